@@ -1,0 +1,2 @@
+// The @anthropic-ai/sdk adapter lands with the Anthropic adapter issue.
+export {};

@@ -1,0 +1,197 @@
+import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
+import { isSummaryTurn } from "../core/turn.js";
+
+/** Per-item character caps of one rendering of the transcript. */
+interface ItemCaps {
+  toolInputChars: number;
+  toolResultChars: number;
+  textChars: number;
+}
+
+/** How {@link formatTranscript} fits the transcript into its budget. */
+export interface TranscriptLimits {
+  /** Characters of one tool input at most. */
+  maxToolInputChars: number;
+  /** Characters of one tool result at most. */
+  maxToolResultChars: number;
+  /** Characters of the whole transcript at most. */
+  maxChars: number;
+}
+
+const TAG_PATTERN = /<(\/?)(tool_output|tool_input|conversation)/gi;
+
+/** Neutralises our delimiters inside quoted content so data cannot pose as structure. */
+function escapeTags(text: string): string {
+  return text.replace(TAG_PATTERN, "<\\$1$2");
+}
+
+/** Cuts `text` to `limit` characters (never inside a surrogate pair), marking the cut. */
+export function truncate(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let end = Math.max(0, limit);
+  const code = text.charCodeAt(end - 1);
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…[truncated ${text.length - end} chars]`;
+}
+
+function toolResultText(block: ToolResultBlock, summaries: ReadonlyMap<string, string>): string {
+  const summary = summaries.get(block.toolUseId) ?? block.compactSummary;
+  if (summary !== undefined) return `(compact summary) ${summary}`;
+  if (typeof block.content === "string") return block.content;
+  return block.content.map((part) => blockText(part)).join("\n");
+}
+
+function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+      return "[image]";
+    case "opaque":
+      return `[${String(block.block.type ?? "unknown")} block] ${JSON.stringify(block.block)}`;
+    default:
+      return `[${block.type}]`;
+  }
+}
+
+/** One line of the transcript; user lines are given up last when the budget is tight. */
+interface Line {
+  text: string;
+  fromUser: boolean;
+}
+
+function renderLines(
+  messages: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  caps: ItemCaps,
+): Line[] {
+  const lines: Line[] = [];
+  const toolNames = new Map<string, string>();
+  for (const message of messages) {
+    if (isSummaryTurn(message.turnId) && message.role === "user") {
+      const text = message.content.map(blockText).join("\n");
+      lines.push({ text: `[Earlier summary]\n${escapeTags(text)}`, fromUser: true });
+      continue;
+    }
+    for (const block of message.content) {
+      const line = renderBlock(message.role, block, summaries, caps, toolNames);
+      if (line !== undefined) lines.push(line);
+    }
+  }
+  return lines;
+}
+
+function renderBlock(
+  role: Message["role"],
+  block: ContentBlock,
+  summaries: ReadonlyMap<string, string>,
+  caps: ItemCaps,
+  toolNames: Map<string, string>,
+): Line | undefined {
+  const speaker = role === "user" ? "User" : "Assistant";
+  switch (block.type) {
+    case "text": {
+      if (block.text.trim() === "") return undefined;
+      const limit = role === "user" ? Math.max(caps.textChars, 2000) : caps.textChars;
+      return {
+        text: `[${speaker}] ${escapeTags(truncate(block.text, limit))}`,
+        fromUser: role === "user",
+      };
+    }
+    case "tool_use": {
+      toolNames.set(block.id, block.name);
+      const input =
+        caps.toolInputChars > 0
+          ? truncate(JSON.stringify(block.input), caps.toolInputChars)
+          : "…[omitted]";
+      return {
+        text: `[Assistant called tool ${block.name} (id ${block.id})]\n<tool_input>${escapeTags(input)}</tool_input>`,
+        fromUser: false,
+      };
+    }
+    case "tool_result": {
+      const name = toolNames.get(block.toolUseId) ?? "unknown";
+      const body =
+        caps.toolResultChars > 0
+          ? truncate(toolResultText(block, summaries), caps.toolResultChars)
+          : "…[omitted]";
+      const error = block.isError ? ' error="true"' : "";
+      return {
+        text: `<tool_output tool="${name}" id="${block.toolUseId}"${error}>\n${escapeTags(body)}\n</tool_output>`,
+        fromUser: false,
+      };
+    }
+    case "image":
+      return { text: `[${speaker} sent an image]`, fromUser: role === "user" };
+    case "opaque":
+      return {
+        text: `[${speaker}] <tool_output tool="${String(block.block.type ?? "block")}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
+        fromUser: false,
+      };
+    case "thinking":
+    case "redacted_thinking":
+      // Private reasoning: not part of what the successor needs, and costly.
+      return undefined;
+  }
+}
+
+function totalLength(lines: readonly Line[]): number {
+  let total = 0;
+  for (const line of lines) total += line.text.length + 1;
+  return total;
+}
+
+/**
+ * Renders old messages as a transcript for the summariser: user and assistant text, tool
+ * calls with their inputs, tool outputs (compact summaries where present) framed as data.
+ * It tightens per-item caps, then drops the oldest non-user lines, then the oldest lines,
+ * until the whole fits in `limits.maxChars`.
+ */
+export function formatTranscript(
+  messages: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  limits: TranscriptLimits,
+): string {
+  const levels: ItemCaps[] = [
+    {
+      toolInputChars: limits.maxToolInputChars,
+      toolResultChars: limits.maxToolResultChars,
+      textChars: Number.POSITIVE_INFINITY,
+    },
+    {
+      toolInputChars: Math.min(limits.maxToolInputChars, 400),
+      toolResultChars: Math.min(limits.maxToolResultChars, 1000),
+      textChars: 4000,
+    },
+    {
+      toolInputChars: Math.min(limits.maxToolInputChars, 100),
+      toolResultChars: Math.min(limits.maxToolResultChars, 200),
+      textChars: 1000,
+    },
+    { toolInputChars: 0, toolResultChars: 0, textChars: 300 },
+  ];
+  let lines: Line[] = [];
+  for (const caps of levels) {
+    lines = renderLines(messages, summaries, caps);
+    if (totalLength(lines) <= limits.maxChars) return join(lines, 0);
+  }
+  let omitted = 0;
+  let total = totalLength(lines);
+  // Give up tool traffic and assistant text first, oldest first; the user's words last.
+  for (const fromUser of [false, true]) {
+    lines = lines.filter((line) => {
+      if (total <= limits.maxChars || line.fromUser !== fromUser) return true;
+      total -= line.text.length + 1;
+      omitted += 1;
+      return false;
+    });
+  }
+  return join(lines, omitted).slice(-limits.maxChars);
+}
+
+function join(lines: readonly Line[], omitted: number): string {
+  const body = lines.map((line) => line.text).join("\n");
+  return omitted === 0
+    ? body
+    : `[… ${omitted} earlier items omitted to fit the summariser's budget …]\n${body}`;
+}

@@ -1,0 +1,76 @@
+import type { z } from "zod";
+
+const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
+const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
+
+/** Why a compaction failed. */
+export type CompactionErrorCode = "llm_error" | "timeout" | "empty_summary" | "aborted";
+
+/** A compaction that failed; nothing of it was applied. */
+export class CompactionError extends Error {
+  override readonly name = "CompactionError";
+  /** Why it failed. */
+  readonly code: CompactionErrorCode;
+  readonly [COMPACTION_ERROR_MARKER] = true;
+
+  constructor(code: CompactionErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+
+  /** Whether `value` is a `CompactionError`, even from another copy of this package. */
+  static isInstance(value: unknown): value is CompactionError {
+    return typeof value === "object" && value !== null && COMPACTION_ERROR_MARKER in value;
+  }
+}
+
+/** One problem found in an input: where, and what is wrong. */
+export interface ValidationIssue {
+  /** Path to the offending field, e.g. `["messages", 3, "turnId", "number"]`. */
+  path: (string | number)[];
+  message: string;
+}
+
+/** Bad input: config, messages or a snapshot. `message` names the offending fields. */
+export class ValidationError extends Error {
+  override readonly name = "ValidationError";
+  /** Every problem found. */
+  readonly issues: ValidationIssue[];
+  readonly [VALIDATION_ERROR_MARKER] = true;
+
+  constructor(subject: string, issues: ValidationIssue[]) {
+    super(`Invalid ${subject}: ${issues.map(formatIssue).join("; ")}`);
+    this.issues = issues;
+  }
+
+  /** Whether `value` is a `ValidationError`, even from another copy of this package. */
+  static isInstance(value: unknown): value is ValidationError {
+    return typeof value === "object" && value !== null && VALIDATION_ERROR_MARKER in value;
+  }
+}
+
+function formatIssue(issue: ValidationIssue): string {
+  return issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`;
+}
+
+/** Renders a path as `messages[3].turnId.number`. */
+export function formatPath(path: readonly (string | number)[]): string {
+  let out = "";
+  for (const part of path) {
+    out += typeof part === "number" ? `[${part}]` : out === "" ? part : `.${part}`;
+  }
+  return out;
+}
+
+/** Parses `value` with `schema`, throwing a `ValidationError` about `subject` on failure. */
+export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    subject,
+    parsed.error.issues.map((issue) => ({
+      path: issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
+      message: issue.message,
+    })),
+  );
+}

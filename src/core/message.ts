@@ -1,0 +1,129 @@
+/** A JSON value, as carried in tool inputs and provider fields. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * Identifies a turn: one user request and everything the agent does for it.
+ * The summary message uses `{ owner: "u", number: 0 }` ({@link SUMMARY_TURN_ID}).
+ */
+export interface TurnId {
+  owner: string;
+  number: number;
+}
+
+/** Provider fields the library does not interpret (Anthropic's `cache_control`, `citations`, …), carried verbatim. */
+export type ProviderExtra = JsonObject;
+
+/** Plain text. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+  /** Provider fields carried verbatim through compaction and conversion. */
+  extra?: ProviderExtra;
+}
+
+/** Where an image comes from. */
+export type ImageSource =
+  | { type: "base64"; mediaType: string; data: string }
+  | { type: "url"; url: string }
+  | { type: "file"; fileId: string };
+
+/** An image. */
+export interface ImageBlock {
+  type: "image";
+  source: ImageSource;
+  /** Provider fields carried verbatim through compaction and conversion. */
+  extra?: ProviderExtra;
+}
+
+/** Extended thinking; the signature must be sent back byte for byte. */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+  /** Provider fields carried verbatim through compaction and conversion. */
+  extra?: ProviderExtra;
+}
+
+/** Thinking the provider encrypted. */
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+  /** Provider fields carried verbatim through compaction and conversion. */
+  extra?: ProviderExtra;
+}
+
+/** A tool call made by the assistant. */
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: JsonObject;
+  /** Provider fields carried verbatim through compaction and conversion. */
+  extra?: ProviderExtra;
+}
+
+/** What a tool result may contain besides a plain string. */
+export type ToolResultContentBlock = TextBlock | ImageBlock | OpaqueBlock;
+
+/** The result of a tool call, sent back in a user message. */
+export interface ToolResultBlock {
+  type: "tool_result";
+  toolUseId: string;
+  content: string | ToolResultContentBlock[];
+  isError: boolean;
+  /** A short summary computed when the tool ran, used by `toolCompaction: "summarize"`. */
+  compactSummary?: string;
+  /** Provider fields carried verbatim through compaction and conversion. */
+  extra?: ProviderExtra;
+}
+
+/**
+ * A provider block the library does not model (documents, server-tool blocks, compaction
+ * blocks, types not yet known), carried unchanged in its provider's wire format.
+ */
+export interface OpaqueBlock {
+  type: "opaque";
+  /** The block exactly as the provider sent it. */
+  block: JsonObject;
+}
+
+/** Any block of a message, discriminated by `type`. */
+export type ContentBlock =
+  | TextBlock
+  | ImageBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | OpaqueBlock;
+
+/** What every message carries. */
+export interface MessageBase {
+  id: string;
+  sessionId: string;
+  turnId: TurnId;
+  createdAt: Date;
+  content: ContentBlock[];
+}
+
+/** A message from the user (requests, tool results, the compaction summary). */
+export interface UserMessage extends MessageBase {
+  role: "user";
+}
+
+/** A message from the assistant (text, thinking, tool calls). */
+export interface AssistantMessage extends MessageBase {
+  role: "assistant";
+}
+
+/** A conversation message, discriminated by `role`. */
+export type Message = UserMessage | AssistantMessage;

@@ -1,0 +1,179 @@
+import { z } from "zod";
+import type {
+  AssistantMessage,
+  ContentBlock,
+  ImageBlock,
+  ImageSource,
+  JsonObject,
+  JsonValue,
+  Message,
+  OpaqueBlock,
+  RedactedThinkingBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolResultContentBlock,
+  ToolUseBlock,
+  TurnId,
+  UserMessage,
+} from "./message.js";
+
+/** Schema of a JSON value (finite numbers only). */
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number().refine(Number.isFinite, "must be a finite number"),
+    z.boolean(),
+    z.null(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
+);
+
+/** Schema of a JSON object. */
+export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), JsonValueSchema);
+
+/** Schema of a {@link TurnId}. */
+export const TurnIdSchema: z.ZodType<TurnId> = z.object({
+  owner: z.string().min(1, "must be a non-empty string"),
+  number: z.number().int("must be a whole number").nonnegative("must be 0 or more"),
+});
+
+const extra = JsonObjectSchema.exactOptional();
+
+/** Schema of a {@link TextBlock}. */
+export const TextBlockSchema: z.ZodType<TextBlock> = z.object({
+  type: z.literal("text"),
+  text: z.string(),
+  extra,
+});
+
+/** Schema of an {@link ImageSource}. */
+export const ImageSourceSchema: z.ZodType<ImageSource> = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("base64"), mediaType: z.string().min(1), data: z.string() }),
+  z.object({ type: z.literal("url"), url: z.string().min(1) }),
+  z.object({ type: z.literal("file"), fileId: z.string().min(1) }),
+]);
+
+/** Schema of an {@link ImageBlock}. */
+export const ImageBlockSchema: z.ZodType<ImageBlock> = z.object({
+  type: z.literal("image"),
+  source: ImageSourceSchema,
+  extra,
+});
+
+/** Schema of a {@link ThinkingBlock}. */
+export const ThinkingBlockSchema: z.ZodType<ThinkingBlock> = z.object({
+  type: z.literal("thinking"),
+  thinking: z.string(),
+  signature: z.string(),
+  extra,
+});
+
+/** Schema of a {@link RedactedThinkingBlock}. */
+export const RedactedThinkingBlockSchema: z.ZodType<RedactedThinkingBlock> = z.object({
+  type: z.literal("redacted_thinking"),
+  data: z.string(),
+  extra,
+});
+
+/** Schema of a {@link ToolUseBlock}. */
+export const ToolUseBlockSchema: z.ZodType<ToolUseBlock> = z.object({
+  type: z.literal("tool_use"),
+  id: z.string().min(1, "must be a non-empty string"),
+  name: z.string().min(1, "must be a non-empty string"),
+  input: JsonObjectSchema,
+  extra,
+});
+
+/** Schema of an {@link OpaqueBlock}. */
+export const OpaqueBlockSchema: z.ZodType<OpaqueBlock> = z.object({
+  type: z.literal("opaque"),
+  block: JsonObjectSchema,
+});
+
+/** Schema of what a tool result may contain. */
+export const ToolResultContentBlockSchema: z.ZodType<ToolResultContentBlock> = z.union([
+  TextBlockSchema,
+  ImageBlockSchema,
+  OpaqueBlockSchema,
+]);
+
+/** Schema of a {@link ToolResultBlock}. */
+export const ToolResultBlockSchema: z.ZodType<ToolResultBlock> = z.object({
+  type: z.literal("tool_result"),
+  toolUseId: z.string().min(1, "must be a non-empty string"),
+  content: z.union([z.string(), z.array(ToolResultContentBlockSchema)]),
+  isError: z.boolean(),
+  compactSummary: z.string().exactOptional(),
+  extra,
+});
+
+/** Schema of any {@link ContentBlock}. */
+export const ContentBlockSchema: z.ZodType<ContentBlock> = z.union([
+  TextBlockSchema,
+  ImageBlockSchema,
+  ThinkingBlockSchema,
+  RedactedThinkingBlockSchema,
+  ToolUseBlockSchema,
+  ToolResultBlockSchema,
+  OpaqueBlockSchema,
+]);
+
+function messageFields<D extends z.ZodType<Date>>(date: D) {
+  return {
+    id: z.string().min(1, "must be a non-empty string"),
+    sessionId: z.string().min(1, "must be a non-empty string"),
+    turnId: TurnIdSchema,
+    createdAt: date,
+    content: z.array(ContentBlockSchema).min(1, "must hold at least one block"),
+  };
+}
+
+const validDate = z.date().refine((date) => !Number.isNaN(date.getTime()), "must be a valid date");
+
+/** Schema of a {@link UserMessage}. */
+export const UserMessageSchema: z.ZodType<UserMessage> = z.object({
+  role: z.literal("user"),
+  ...messageFields(validDate),
+});
+
+/** Schema of an {@link AssistantMessage}. */
+export const AssistantMessageSchema: z.ZodType<AssistantMessage> = z.object({
+  role: z.literal("assistant"),
+  ...messageFields(validDate),
+});
+
+/** Schema of a {@link Message}. */
+export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("user"), ...messageFields(validDate) }),
+  z.object({ role: z.literal("assistant"), ...messageFields(validDate) }),
+]);
+
+/** Schema of a list of messages whose ids are unique. */
+export const MessagesSchema: z.ZodType<Message[]> = z
+  .array(MessageSchema)
+  .superRefine((messages, context) => {
+    const seen = new Set<string>();
+    messages.forEach((message, index) => {
+      if (seen.has(message.id)) {
+        context.addIssue({
+          code: "custom",
+          path: [index, "id"],
+          message: `duplicate message id "${message.id}"`,
+        });
+      }
+      seen.add(message.id);
+    });
+  });
+
+const isoDate = z.iso
+  .datetime({ offset: true })
+  .transform((value) => new Date(value))
+  .pipe(validDate);
+
+/** Schema of a message as stored in a JSON snapshot (`createdAt` as an ISO string). */
+export const SerializedMessageSchema: z.ZodType<Message, unknown> = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("user"), ...messageFields(isoDate) }),
+  z.object({ role: z.literal("assistant"), ...messageFields(isoDate) }),
+]);

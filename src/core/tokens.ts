@@ -1,0 +1,92 @@
+import type { ContentBlock, Message } from "./message.js";
+
+/**
+ * Counts the tokens a conversation takes in a request. May be exact (a provider's
+ * count endpoint) or an estimate; may be async.
+ */
+export interface TokenCounter {
+  countTokens(messages: readonly Message[]): number | Promise<number>;
+}
+
+/** Options of the local, chars-based estimate. */
+export interface TokenEstimateOptions {
+  /** Characters per token for text and JSON. @default 4 */
+  charsPerToken?: number;
+  /** Tokens counted for each image. @default 1600 */
+  imageTokens?: number;
+  /** Tokens of framing counted for each message and block. @default 4 */
+  overheadTokens?: number;
+}
+
+/** The defaults of {@link TokenEstimateOptions}. */
+export const DEFAULT_TOKEN_ESTIMATE_OPTIONS: Readonly<Required<TokenEstimateOptions>> =
+  Object.freeze({ charsPerToken: 4, imageTokens: 1600, overheadTokens: 4 });
+
+function textTokens(length: number, charsPerToken: number): number {
+  return Math.ceil(length / charsPerToken);
+}
+
+/** Estimates the tokens of one content block (chars / 4 for text and JSON, a flat cost per image). */
+export function estimateBlockTokens(
+  block: ContentBlock,
+  options: TokenEstimateOptions = {},
+): number {
+  const { charsPerToken, imageTokens, overheadTokens } = {
+    ...DEFAULT_TOKEN_ESTIMATE_OPTIONS,
+    ...options,
+  };
+  switch (block.type) {
+    case "text":
+      return overheadTokens + textTokens(block.text.length, charsPerToken);
+    case "image":
+      return overheadTokens + imageTokens;
+    case "thinking":
+      return (
+        overheadTokens + textTokens(block.thinking.length + block.signature.length, charsPerToken)
+      );
+    case "redacted_thinking":
+      return overheadTokens + textTokens(block.data.length, charsPerToken);
+    case "tool_use":
+      return (
+        overheadTokens +
+        textTokens(block.name.length + JSON.stringify(block.input).length, charsPerToken)
+      );
+    case "tool_result": {
+      if (typeof block.content === "string") {
+        return overheadTokens + textTokens(block.content.length, charsPerToken);
+      }
+      let total = overheadTokens;
+      for (const part of block.content) total += estimateBlockTokens(part, options);
+      return total;
+    }
+    case "opaque":
+      return overheadTokens + textTokens(JSON.stringify(block.block).length, charsPerToken);
+  }
+}
+
+const messageEstimates = new WeakMap<Message, number>();
+
+/**
+ * Estimates the tokens of one message. Messages are treated as immutable, so the
+ * estimate for a message object is computed once and remembered.
+ */
+export function estimateMessageTokens(message: Message): number {
+  const known = messageEstimates.get(message);
+  if (known !== undefined) return known;
+  let total = DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens;
+  for (const block of message.content) total += estimateBlockTokens(block);
+  messageEstimates.set(message, total);
+  return total;
+}
+
+/** Estimates the tokens of a conversation with the local chars-based estimate. */
+export function estimateTokens(messages: readonly Message[]): number {
+  let total = 0;
+  for (const message of messages) total += estimateMessageTokens(message);
+  return total;
+}
+
+/** The local chars-based {@link TokenCounter}: cheap, synchronous, approximate. */
+export const estimatingTokenCounter: TokenCounter = Object.freeze({
+  countTokens: estimateTokens,
+});

@@ -1,0 +1,38 @@
+import type { Message, TurnId } from "./message.js";
+
+/** The turn id of the compaction summary message. */
+export const SUMMARY_TURN_ID: Readonly<TurnId> = Object.freeze({ owner: "u", number: 0 });
+
+/** A string key that identifies a turn id (`owner:number`). */
+export function turnKey(turnId: TurnId): string {
+  return `${turnId.owner}:${turnId.number}`;
+}
+
+/** Whether two turn ids name the same turn. */
+export function sameTurn(a: TurnId, b: TurnId): boolean {
+  return a.owner === b.owner && a.number === b.number;
+}
+
+/** Whether a turn id is the summary's ({@link SUMMARY_TURN_ID}). */
+export function isSummaryTurn(turnId: TurnId): boolean {
+  return sameTurn(turnId, SUMMARY_TURN_ID);
+}
+
+/**
+ * The unique turn ids of a conversation, in order of first appearance.
+ *
+ * @example
+ * extractTurnIds(session.messages).length // number of turns
+ */
+export function extractTurnIds(messages: readonly Message[]): TurnId[] {
+  const seen = new Set<string>();
+  const turnIds: TurnId[] = [];
+  for (const message of messages) {
+    const key = turnKey(message.turnId);
+    if (!seen.has(key)) {
+      seen.add(key);
+      turnIds.push({ owner: message.turnId.owner, number: message.turnId.number });
+    }
+  }
+  return turnIds;
+}

@@ -1,0 +1,533 @@
+import { z } from "zod";
+import { createCompactor } from "../compactors/create-compactor.js";
+import {
+  type CompactionResult,
+  type Compactor,
+  emptyCompactionResult,
+  isAsyncCompactor,
+  isCompactionResultEmpty,
+} from "../core/compactor.js";
+import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import type {
+  AssistantMessage,
+  ContentBlock,
+  Message,
+  ToolResultBlock,
+  TurnId,
+  UserMessage,
+} from "../core/message.js";
+import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
+import { ContentBlockSchema, MessageSchema, ToolResultBlockSchema } from "../core/schemas.js";
+import { estimateTokens } from "../core/tokens.js";
+import { ContextMeter, type Usage, UsageSchema } from "./context-meter.js";
+import type {
+  CompactionEvent,
+  CompactionEventListener,
+  CompactionStage,
+  CompactionTrigger,
+  Logger,
+} from "./events.js";
+import { type AgentSessionOptions, AgentSessionOptionsSchema } from "./options.js";
+import { parseSnapshot, type SessionSnapshot, type SessionSnapshotDeps } from "./snapshot.js";
+
+/** What `maybeCompact` did. */
+export interface MaybeCompactReport {
+  /** Whether the conversation changed. */
+  compacted: boolean;
+  /** The context measure before and after. */
+  contextUsedBefore: number;
+  contextUsedAfter: number;
+  /** Each compactor's result, present when it ran. */
+  results: { compactor?: CompactionResult; llmCompactor?: CompactionResult };
+  /** The summariser failure, when there was one; the conversation is as the failed stage found it. */
+  error?: CompactionError;
+}
+
+/** Options of `forceCompact`. */
+export interface ForceCompactOptions {
+  /** Extra instructions for the summariser, for this compaction only. */
+  instructions?: string;
+  /** Cancels the compaction (it rejects with code `aborted`). */
+  signal?: AbortSignal;
+}
+
+interface Stage {
+  name: CompactionStage;
+  compactor: Compactor;
+}
+
+const USER_TURN_OWNER = "u";
+
+/**
+ * A conversation with its context measure and compaction: call `maybeCompact()` before
+ * every model request and build the request from `messages` afterwards.
+ *
+ * @example
+ * const session = new AgentSession({ contextLimit: 200_000 });
+ * session.addUserText("Fix the failing test");
+ * await session.maybeCompact();
+ * const response = await callModel(session.messages);
+ */
+export class AgentSession {
+  readonly #sessionId: string;
+  readonly #contextLimit: number;
+  readonly #stages: Stage[];
+  readonly #clock: Clock;
+  readonly #logger: Logger | undefined;
+  readonly #maxConsecutiveFailures: number;
+  readonly #listeners = new Set<CompactionEventListener>();
+  readonly #meter = new ContextMeter();
+  #messages: Message[] = [];
+  #ids = new Set<string>();
+  #summaries = new Map<string, string>();
+  #lastTurnNumber = 0;
+  #generation = 0;
+  #consecutiveFailures = 0;
+  #queue: Promise<unknown> = Promise.resolve();
+  #pendingAuto: Promise<MaybeCompactReport> | undefined;
+  #running = 0;
+
+  /** @throws {ValidationError} when an option is invalid. */
+  constructor(options: AgentSessionOptions) {
+    const parsed = parseOrThrow(AgentSessionOptionsSchema, options, "AgentSessionOptions");
+    this.#sessionId = parsed.sessionId ?? newId();
+    this.#contextLimit = parsed.contextLimit;
+    this.#clock = parsed.clock ?? systemClock;
+    this.#logger = parsed.logger;
+    this.#maxConsecutiveFailures = parsed.maxConsecutiveFailures ?? 3;
+    this.#stages = [];
+    const compactor = resolveCompactor(options.compactor, parsed.llmClient);
+    if (compactor) this.#stages.push({ name: "compactor", compactor });
+    if (parsed.llmCompactor)
+      this.#stages.push({ name: "llmCompactor", compactor: parsed.llmCompactor });
+    if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
+  }
+
+  /** Restores a session from {@link AgentSession.toJSON}'s snapshot; `deps` supplies what JSON cannot hold. */
+  static fromJSON(snapshot: unknown, deps: SessionSnapshotDeps = {}): AgentSession {
+    const parsed = parseSnapshot(snapshot);
+    const session = new AgentSession({
+      ...deps,
+      contextLimit: deps.contextLimit ?? parsed.contextLimit,
+      sessionId: parsed.sessionId,
+    });
+    session.#replace(parsed.messages);
+    session.#meter.restore(parsed.meter, parsed.messages);
+    session.#summaries = new Map(Object.entries(parsed.compactSummaries));
+    session.#lastTurnNumber = Math.max(parsed.lastTurnNumber, session.#lastTurnNumber);
+    session.#consecutiveFailures = parsed.consecutiveFailures;
+    return session;
+  }
+
+  /** This session's id (stamped on the messages its helpers create). */
+  get sessionId(): string {
+    return this.#sessionId;
+  }
+
+  /** The model's context window in tokens. */
+  get contextLimit(): number {
+    return this.#contextLimit;
+  }
+
+  /**
+   * Tokens the next request's messages take: the last reported usage (input + cache creation
+   * + cache read + output) plus an estimate of the messages appended since.
+   */
+  get contextUsed(): number {
+    return this.#meter.contextUsed;
+  }
+
+  /** The conversation, read-only; build each request from it after `maybeCompact()`. */
+  get messages(): readonly Message[] {
+    return this.#messages;
+  }
+
+  /** The compact summaries stored so far, by tool use id. */
+  get compactSummaries(): ReadonlyMap<string, string> {
+    return this.#summaries;
+  }
+
+  /** Whether a compaction is running now. */
+  get isCompacting(): boolean {
+    return this.#running > 0;
+  }
+
+  /** Appends messages as they are. All are validated first; none is added if one is bad. */
+  append(...messages: Message[]): void {
+    const parsed = parseOrThrow(z.array(MessageSchema), messages, "messages");
+    const ids = new Set<string>();
+    const issues = parsed.flatMap((message, index) => {
+      const duplicate = this.#ids.has(message.id) || ids.has(message.id);
+      ids.add(message.id);
+      return duplicate
+        ? [{ path: [index, "id"], message: `duplicate message id "${message.id}"` }]
+        : [];
+    });
+    if (issues.length > 0) throw new ValidationError("messages", issues);
+    this.#push(messages);
+  }
+
+  /** Appends a user message with `text`, opening a new turn. */
+  addUserText(text: string): UserMessage {
+    parseOrThrow(z.string().min(1, "must be a non-empty string"), text, "text");
+    const turnId = { owner: USER_TURN_OWNER, number: this.#lastTurnNumber + 1 };
+    const message = this.#create("user", turnId, [{ type: "text", text }]);
+    this.#push([message]);
+    return message;
+  }
+
+  /** Appends an assistant message to the current turn. */
+  addAssistant(content: ContentBlock[]): AssistantMessage {
+    const blocks = parseOrThrow(
+      z.array(ContentBlockSchema).min(1, "must hold at least one block"),
+      content,
+      "assistant content",
+    );
+    const message = this.#create("assistant", this.#currentTurn("addAssistant"), blocks);
+    this.#push([message]);
+    return message;
+  }
+
+  /**
+   * Appends tool results as one user message in the current turn, and stores each result's
+   * `compactSummary` for later compaction.
+   */
+  addToolResults(results: ToolResultBlock[]): UserMessage {
+    const blocks = parseOrThrow(
+      z.array(ToolResultBlockSchema).min(1, "must hold at least one tool result"),
+      results,
+      "tool results",
+    );
+    const message = this.#create("user", this.#currentTurn("addToolResults"), blocks);
+    this.#push([message]);
+    for (const block of blocks) {
+      if (block.compactSummary !== undefined)
+        this.#summaries.set(block.toolUseId, block.compactSummary);
+    }
+    return message;
+  }
+
+  /** Records the usage the model reported for the last request. */
+  recordUsage(usage: Usage): void {
+    const parsed = parseOrThrow(UsageSchema, usage, "usage");
+    this.#meter.recorded(parsed, this.#messages);
+  }
+
+  /** Stores compact summaries of tool results, by tool use id. */
+  storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
+    const entries = summaries instanceof Map ? [...summaries] : Object.entries(summaries);
+    const parsed = parseOrThrow(
+      z.array(z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()])),
+      entries,
+      "compact summaries",
+    );
+    for (const [toolUseId, summary] of parsed) this.#summaries.set(toolUseId, summary);
+  }
+
+  /** Subscribes to compaction events; returns the unsubscribe function. */
+  on(listener: CompactionEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Compacts if the context is above a compactor's threshold: the first compactor, then the
+   * second judged on what the first left. Call before every model request. Never rejects
+   * for a summariser failure: the report carries it. A call while one runs joins it.
+   */
+  maybeCompact(options: { signal?: AbortSignal } = {}): Promise<MaybeCompactReport> {
+    if (this.#pendingAuto) return this.#pendingAuto;
+    const run = this.#enqueue(() => this.#runAuto(options.signal));
+    this.#pendingAuto = run;
+    const clear = () => {
+      if (this.#pendingAuto === run) this.#pendingAuto = undefined;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+
+  /**
+   * Compacts now, whatever the threshold. All or nothing: on failure it rejects with
+   * `CompactionError` and the conversation is as it was. Waits for a running compaction first.
+   */
+  forceCompact(options: ForceCompactOptions = {}): Promise<CompactionResult> {
+    const parsed = parseOrThrow(
+      z.object({
+        instructions: z.string().exactOptional(),
+        signal: z
+          .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
+          .exactOptional(),
+      }),
+      options,
+      "forceCompact options",
+    );
+    return this.#enqueue(() => this.#runManual(parsed));
+  }
+
+  /** A JSON-safe snapshot of the conversation and its measure; restore with `fromJSON`. */
+  toJSON(): SessionSnapshot {
+    return {
+      version: 1,
+      sessionId: this.#sessionId,
+      contextLimit: this.#contextLimit,
+      messages: this.#messages.map((message) => ({
+        ...message,
+        createdAt: message.createdAt.toISOString(),
+      })),
+      compactSummaries: Object.fromEntries(this.#summaries),
+      meter: this.#meter.state,
+      lastTurnNumber: this.#lastTurnNumber,
+      consecutiveFailures: this.#consecutiveFailures,
+    };
+  }
+
+  #enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(async () => {
+      this.#running += 1;
+      try {
+        return await task();
+      } finally {
+        this.#running -= 1;
+      }
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #runAuto(signal: AbortSignal | undefined): Promise<MaybeCompactReport> {
+    const contextUsedBefore = this.contextUsed;
+    const report: MaybeCompactReport = {
+      compacted: false,
+      contextUsedBefore,
+      contextUsedAfter: contextUsedBefore,
+      results: {},
+    };
+    for (const stage of this.#stages) {
+      if (!stage.compactor.shouldCompact(this.contextUsed, this.#contextLimit)) continue;
+      const summarises = isAsyncCompactor(stage.compactor);
+      if (summarises && this.#consecutiveFailures >= this.#maxConsecutiveFailures) {
+        this.#emit({
+          type: "compaction_skipped",
+          trigger: "auto",
+          stage: stage.name,
+          reason: "circuit_open",
+        });
+        continue;
+      }
+      try {
+        const result = await this.#runStage(stage, "auto", { ...(signal ? { signal } : {}) });
+        report.results[stage.name] = result;
+        if (!isCompactionResultEmpty(result)) report.compacted = true;
+        if (summarises) this.#consecutiveFailures = 0;
+      } catch (error) {
+        const failure = asCompactionError(error);
+        if (summarises) this.#consecutiveFailures += 1;
+        this.#emit({
+          type: "compaction_failed",
+          trigger: "auto",
+          stage: stage.name,
+          error: failure,
+          consecutiveFailures: this.#consecutiveFailures,
+        });
+        report.error = failure;
+        break;
+      }
+    }
+    report.contextUsedAfter = this.contextUsed;
+    return report;
+  }
+
+  async #runManual(options: ForceCompactOptions): Promise<CompactionResult> {
+    const snapshot = this.#messages.slice();
+    const generation = this.#generation;
+    const contextUsedBefore = this.contextUsed;
+    let conversation: Message[] = snapshot;
+    let total = emptyCompactionResult();
+    const applied: { stage: Stage; result: CompactionResult; before: number; after: number }[] = [];
+    for (const stage of this.#stages) {
+      this.#emit({
+        type: "compaction_start",
+        trigger: "manual",
+        stage: stage.name,
+        contextUsed: contextUsedBefore,
+        contextLimit: this.#contextLimit,
+      });
+      try {
+        const before = estimateTokens(conversation);
+        const output = await this.#compactWith(stage.compactor, conversation, options);
+        conversation = output.conversation;
+        applied.push({ stage, result: output.result, before, after: estimateTokens(conversation) });
+        total = addResults(total, output.result);
+      } catch (error) {
+        const failure = asCompactionError(error);
+        this.#emit({
+          type: "compaction_failed",
+          trigger: "manual",
+          stage: stage.name,
+          error: failure,
+          consecutiveFailures: this.#consecutiveFailures,
+        });
+        throw failure;
+      }
+    }
+    if (conversation !== snapshot) this.#splice(snapshot.length, generation, conversation);
+    this.#consecutiveFailures = 0;
+    for (const { stage, result, before, after } of applied) {
+      this.#emit({
+        type: "compaction_end",
+        trigger: "manual",
+        stage: stage.name,
+        result,
+        tokensBefore: before,
+        tokensAfter: after,
+        contextUsedBefore,
+        contextUsedAfter: this.contextUsed,
+      });
+    }
+    return {
+      ...total,
+      tokensBefore: estimateTokens(snapshot),
+      tokensAfter: estimateTokens(conversation),
+    };
+  }
+
+  async #runStage(
+    stage: Stage,
+    trigger: CompactionTrigger,
+    options: ForceCompactOptions,
+  ): Promise<CompactionResult> {
+    const snapshot = this.#messages.slice();
+    const generation = this.#generation;
+    const contextUsedBefore = this.contextUsed;
+    this.#emit({
+      type: "compaction_start",
+      trigger,
+      stage: stage.name,
+      contextUsed: contextUsedBefore,
+      contextLimit: this.#contextLimit,
+    });
+    const output = await this.#compactWith(stage.compactor, snapshot, options);
+    if (!isCompactionResultEmpty(output.result))
+      this.#splice(snapshot.length, generation, output.conversation);
+    this.#emit({
+      type: "compaction_end",
+      trigger,
+      stage: stage.name,
+      result: output.result,
+      tokensBefore: output.result.tokensBefore ?? estimateTokens(snapshot),
+      tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
+      contextUsedBefore,
+      contextUsedAfter: this.contextUsed,
+    });
+    return output.result;
+  }
+
+  #compactWith(
+    compactor: Compactor,
+    conversation: readonly Message[],
+    options: ForceCompactOptions,
+  ) {
+    const summaries = new Map(this.#summaries);
+    if (isAsyncCompactor(compactor))
+      return compactor.compactAsync(conversation, summaries, options);
+    return Promise.resolve(compactor.compact(conversation, summaries));
+  }
+
+  /** Replaces the first `length` messages by `compacted`, keeping everything appended since. */
+  #splice(length: number, generation: number, compacted: readonly Message[]): void {
+    if (generation !== this.#generation) {
+      throw new CompactionError("aborted", "the conversation was replaced while compacting");
+    }
+    this.#replace([...compacted, ...this.#messages.slice(length)]);
+  }
+
+  #replace(messages: Message[]): void {
+    this.#messages = messages;
+    this.#generation += 1;
+    this.#ids = new Set(messages.map((message) => message.id));
+    this.#lastTurnNumber = Math.max(this.#lastTurnNumber, maxUserTurnNumber(messages));
+    const toolUseIds = new Set<string>();
+    for (const message of messages) {
+      for (const block of message.content)
+        if (block.type === "tool_result") toolUseIds.add(block.toolUseId);
+    }
+    // Summaries of tool results that left the conversation are of no further use.
+    for (const toolUseId of this.#summaries.keys())
+      if (!toolUseIds.has(toolUseId)) this.#summaries.delete(toolUseId);
+    this.#meter.replaced(messages);
+  }
+
+  #push(messages: readonly Message[]): void {
+    for (const message of messages) {
+      this.#messages.push(message);
+      this.#ids.add(message.id);
+    }
+    this.#lastTurnNumber = Math.max(this.#lastTurnNumber, maxUserTurnNumber(messages));
+    this.#meter.added(messages);
+  }
+
+  #currentTurn(method: string): TurnId {
+    const last = this.#messages.at(-1);
+    if (last === undefined) {
+      throw new ValidationError(method, [
+        { path: ["messages"], message: "no turn is open: start one with addUserText first" },
+      ]);
+    }
+    return last.turnId;
+  }
+
+  #create<R extends Message["role"]>(
+    role: R,
+    turnId: TurnId,
+    content: ContentBlock[],
+  ): Extract<Message, { role: R }> {
+    const options = { role, sessionId: this.#sessionId, turnId, content, clock: this.#clock };
+    return createMessage(options as never) as Extract<Message, { role: R }>;
+  }
+
+  #emit(event: CompactionEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger?.warn("agent-compaction: an event listener threw", {
+          event: event.type,
+          error,
+        });
+      }
+    }
+  }
+}
+
+function resolveCompactor(
+  option: AgentSessionOptions["compactor"],
+  llmClient: AgentSessionOptions["llmClient"],
+): Compactor | undefined {
+  if (option === false) return undefined;
+  if (option === undefined) return createCompactor({ type: "threshold" });
+  if ("compact" in option) return option;
+  return createCompactor(option, llmClient);
+}
+
+function maxUserTurnNumber(messages: readonly Message[]): number {
+  let max = 0;
+  for (const message of messages) {
+    if (message.turnId.owner === USER_TURN_OWNER && message.turnId.number > max)
+      max = message.turnId.number;
+  }
+  return max;
+}
+
+function asCompactionError(error: unknown): CompactionError {
+  if (CompactionError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new CompactionError("llm_error", `compaction failed: ${message}`, { cause: error });
+}
+
+function addResults(a: CompactionResult, b: CompactionResult): CompactionResult {
+  return {
+    toolResultsSummarized: a.toolResultsSummarized + b.toolResultsSummarized,
+    toolResultsRedacted: a.toolResultsRedacted + b.toolResultsRedacted,
+    turnsCompacted: a.turnsCompacted + b.turnsCompacted,
+  };
+}

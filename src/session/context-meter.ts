@@ -1,0 +1,99 @@
+import { z } from "zod";
+import type { Message } from "../core/message.js";
+import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
+
+/** Token usage reported by the model for one request. */
+export interface Usage {
+  /** Uncached input tokens. */
+  inputTokens: number;
+  /** Input tokens written to the prompt cache. @default 0 */
+  cacheCreationInputTokens?: number;
+  /** Input tokens read from the prompt cache. @default 0 */
+  cacheReadInputTokens?: number;
+  /** Tokens of the reply (it joins the context of the next request). @default 0 */
+  outputTokens?: number;
+}
+
+const tokenCount = z
+  .number({ error: "must be a number" })
+  .int("must be a whole number")
+  .nonnegative("must be 0 or more");
+
+/** Schema of {@link Usage}. */
+export const UsageSchema = z.strictObject({
+  inputTokens: tokenCount,
+  cacheCreationInputTokens: tokenCount.exactOptional(),
+  cacheReadInputTokens: tokenCount.exactOptional(),
+  outputTokens: tokenCount.exactOptional(),
+});
+
+/** The meter's state, as stored in a snapshot. */
+export interface ContextMeterState {
+  /** Tokens the last usage counted beyond the local estimate (system prompt, tools, estimate error). */
+  correction: number;
+  /** Whether the next assistant message is the reply the last usage's output tokens counted. */
+  replyCounted: boolean;
+}
+
+/**
+ * Measures the context a session's next request takes, in O(1) per call: a running local
+ * estimate of the messages, corrected by the last usage the model reported (input + cache
+ * creation + cache read + output), so messages appended since the last response count too.
+ */
+export class ContextMeter {
+  #estimate = 0;
+  #correction = 0;
+  #replyCounted = false;
+
+  /** The measure: local estimate plus the correction from the last reported usage. */
+  get contextUsed(): number {
+    return Math.max(0, this.#estimate + this.#correction);
+  }
+
+  /** The local estimate of the messages alone. */
+  get estimate(): number {
+    return this.#estimate;
+  }
+
+  /** Counts appended messages. */
+  added(messages: readonly Message[]): void {
+    for (const message of messages) {
+      const tokens = estimateMessageTokens(message);
+      this.#estimate += tokens;
+      if (this.#replyCounted && message.role === "assistant") this.#correction -= tokens;
+      this.#replyCounted = false;
+    }
+  }
+
+  /** Calibrates against a usage the model reported for the conversation `messages`. */
+  recorded(usage: Usage, messages: readonly Message[]): void {
+    const input =
+      usage.inputTokens + (usage.cacheCreationInputTokens ?? 0) + (usage.cacheReadInputTokens ?? 0);
+    const output = usage.outputTokens ?? 0;
+    const lastIsReply = messages.at(-1)?.role === "assistant";
+    // When the reply is already appended, input + output covers it; otherwise output stands in for it.
+    this.#correction = input + output - this.#estimate;
+    this.#replyCounted = !lastIsReply && output > 0;
+  }
+
+  /**
+   * Re-bases after the history was replaced. What the usage counted beyond the messages
+   * (system prompt, tools) stays; an overestimate sat in the messages and goes with them.
+   */
+  replaced(messages: readonly Message[]): void {
+    this.#estimate = estimateTokens(messages);
+    this.#correction = Math.max(0, this.#correction);
+  }
+
+  /** The state to store in a snapshot. */
+  get state(): ContextMeterState {
+    return { correction: this.#correction, replyCounted: this.#replyCounted };
+  }
+
+  /** Restores a snapshot's state for `messages`. */
+  restore(state: ContextMeterState, messages: readonly Message[]): void {
+    this.#estimate = estimateTokens(messages);
+    this.#correction = state.correction;
+    this.#replyCounted = state.replyCounted;
+  }
+}

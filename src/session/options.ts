@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { CompactorType } from "../compactors/create-compactor.js";
+import type { AsyncCompactor, Compactor } from "../core/compactor.js";
+import type { LlmClient } from "../core/llm-client.js";
+import type { Clock } from "../core/message-factory.js";
+import type { CompactionEvent, Logger } from "./events.js";
+
+/** Options of {@link AgentSession}. */
+export interface AgentSessionOptions {
+  /** The model's context window in tokens. */
+  contextLimit: number;
+  /** @default a new uuid v7 */
+  sessionId?: string;
+  /**
+   * The first compactor `maybeCompact` runs: a `Compactor`, a `CompactorType`, or `false`
+   * for none. @default { type: "threshold" }
+   */
+  compactor?: Compactor | CompactorType | false;
+  /** The second compactor, judged on the context left after the first. */
+  llmCompactor?: AsyncCompactor;
+  /** The client a `{ type: "llm" }` compactor uses. */
+  llmClient?: LlmClient;
+  /** Clock for message timestamps. @default the wall clock */
+  clock?: Clock;
+  /** Called with every compaction event. */
+  onEvent?: (event: CompactionEvent) => void;
+  /** Receives what cannot go through events (a listener that threw). @default silent */
+  logger?: Logger;
+  /** Automatic summaries pause after this many failures in a row. @default 3 */
+  maxConsecutiveFailures?: number;
+}
+
+const isFunction = (value: unknown) => typeof value === "function";
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null;
+
+/** Schema of {@link AgentSessionOptions}. */
+export const AgentSessionOptionsSchema = z.strictObject({
+  contextLimit: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number of tokens")
+    .positive("must be greater than 0"),
+  sessionId: z.string().min(1, "must be a non-empty string").exactOptional(),
+  compactor: z
+    .union(
+      [
+        z.literal(false),
+        z.custom<Compactor>(
+          (value) =>
+            isObject(value) && isFunction(value.compact) && isFunction(value.shouldCompact),
+        ),
+        z.object({
+          type: z.enum(["threshold", "llm"]),
+          config: z.record(z.string(), z.unknown()).exactOptional(),
+        }),
+      ],
+      { error: 'must be a Compactor, a CompactorType ({ type: "threshold" | "llm" }) or false' },
+    )
+    .exactOptional(),
+  llmCompactor: z
+    .custom<AsyncCompactor>(
+      (value) =>
+        isObject(value) && isFunction(value.compactAsync) && isFunction(value.shouldCompact),
+      "must be an AsyncCompactor (with compactAsync and shouldCompact)",
+    )
+    .exactOptional(),
+  llmClient: z
+    .custom<LlmClient>(
+      (value) => isObject(value) && isFunction(value.complete),
+      "must be an LlmClient",
+    )
+    .exactOptional(),
+  clock: z.custom<Clock>(isFunction, "must be a function").exactOptional(),
+  onEvent: z
+    .custom<(event: CompactionEvent) => void>(isFunction, "must be a function")
+    .exactOptional(),
+  logger: z
+    .custom<Logger>((value) => isObject(value) && isFunction(value.warn), "must have a warn method")
+    .exactOptional(),
+  maxConsecutiveFailures: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be greater than 0")
+    .exactOptional(),
+});

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { parseOrThrow } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { SerializedMessageSchema } from "../core/schemas.js";
+import type { ContextMeterState } from "./context-meter.js";
+import type { AgentSessionOptions } from "./options.js";
+
+/** A message as stored in a snapshot: `createdAt` is an ISO 8601 string. */
+export type SerializedMessage = Omit<Message, "createdAt"> & { createdAt: string };
+
+/** A session as JSON: what `AgentSession.toJSON` returns and `AgentSession.fromJSON` takes. */
+export interface SessionSnapshot {
+  version: 1;
+  sessionId: string;
+  contextLimit: number;
+  messages: SerializedMessage[];
+  compactSummaries: Record<string, string>;
+  meter: ContextMeterState;
+  lastTurnNumber: number;
+  consecutiveFailures: number;
+}
+
+/** What `fromJSON` needs beside the snapshot: compactors, clients, listeners. */
+export type SessionSnapshotDeps = Omit<AgentSessionOptions, "sessionId" | "contextLimit"> & {
+  /** Overrides the snapshot's context limit (e.g. a model with a larger window). */
+  contextLimit?: number;
+};
+
+const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
+
+const SessionSnapshotSchema = z
+  .object({
+    version: z.literal(1, { error: "must be 1 (the only snapshot version)" }),
+    sessionId: z.string().min(1, "must be a non-empty string"),
+    contextLimit: z.number().int("must be a whole number").positive("must be greater than 0"),
+    messages: z.array(SerializedMessageSchema),
+    compactSummaries: z.record(z.string(), z.string()),
+    meter: z.object({
+      correction: z.number().refine(Number.isFinite, "must be a finite number"),
+      replyCounted: z.boolean(),
+    }),
+    lastTurnNumber: count,
+    consecutiveFailures: count,
+  })
+  .superRefine((snapshot, context) => {
+    const seen = new Set<string>();
+    snapshot.messages.forEach((message, index) => {
+      if (seen.has(message.id)) {
+        context.addIssue({
+          code: "custom",
+          path: ["messages", index, "id"],
+          message: `duplicate message id "${message.id}"`,
+        });
+      }
+      seen.add(message.id);
+    });
+  });
+
+/** A validated snapshot, dates restored. */
+export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
+
+/** Validates a snapshot and restores its dates. @throws {ValidationError} naming the bad field. */
+export function parseSnapshot(snapshot: unknown): ParsedSnapshot {
+  return parseOrThrow(SessionSnapshotSchema, snapshot, "session snapshot");
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    setupFiles: ["test/setup/no-console.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
