@@ -1,0 +1,377 @@
+import { describe, expect, it } from "vitest";
+import {
+  AgentSession,
+  CompactionError,
+  type CompactionEvent,
+  estimateMessageTokens,
+  estimateTokens,
+  LLMCompactor,
+  type Message,
+  REDACTION_NOTICE,
+  SUMMARY_PREFIX,
+  ThresholdCompactor,
+  ValidationError,
+} from "../../src/index.js";
+import { ConversationBuilder, MockLlmClient, toolResultBlock } from "../../src/testing/index.js";
+
+const fixedClock = () => new Date("2026-06-01T12:00:00Z");
+
+function history(turns: number, resultSize = 2000): Message[] {
+  const builder = new ConversationBuilder();
+  for (let turn = 1; turn <= turns; turn += 1) {
+    builder
+      .user(`request ${turn}`)
+      .toolCall({
+        name: "read",
+        result: "r".repeat(resultSize),
+        compactSummary: `summary ${turn}`,
+      })
+      .assistant(`answer ${turn}`);
+  }
+  return builder.build();
+}
+
+/** A summariser whose reply the test releases by hand. */
+function controlledClient() {
+  const pending: { resolve: (text: string) => void; reject: (error: Error) => void }[] = [];
+  const client = new MockLlmClient({
+    defaultReply: () =>
+      new Promise<string>((resolve, reject) => {
+        pending.push({ resolve, reject });
+      }),
+  });
+  return { client, pending };
+}
+
+describe("AgentSession: building the conversation", () => {
+  it("assigns ids, turns and timestamps with its helpers", () => {
+    const session = new AgentSession({ contextLimit: 10_000, sessionId: "s-1", clock: fixedClock });
+    const first = session.addUserText("hello");
+    const reply = session.addAssistant([
+      { type: "text", text: "let me look" },
+      { type: "tool_use", id: "t1", name: "ls", input: { path: "." } },
+    ]);
+    const results = session.addToolResults([
+      toolResultBlock("t1", "a b c", { compactSummary: "3 files" }),
+    ]);
+    const second = session.addUserText("thanks");
+    expect(first).toMatchObject({
+      role: "user",
+      sessionId: "s-1",
+      turnId: { owner: "u", number: 1 },
+    });
+    expect(first.createdAt).toEqual(fixedClock());
+    expect(reply.turnId).toEqual({ owner: "u", number: 1 });
+    expect(results).toMatchObject({ role: "user", turnId: { owner: "u", number: 1 } });
+    expect(second.turnId).toEqual({ owner: "u", number: 2 });
+    expect(new Set(session.messages.map((message) => message.id)).size).toBe(4);
+    // uuid v7: time-ordered ids
+    expect(first.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    expect(session.compactSummaries.get("t1")).toBe("3 files");
+  });
+
+  it("refuses an assistant message or tool results before any user turn", () => {
+    const session = new AgentSession({ contextLimit: 10_000 });
+    expect(() => session.addAssistant([{ type: "text", text: "hi" }])).toThrow(ValidationError);
+    expect(() => session.addToolResults([toolResultBlock("x", "y")])).toThrow(ValidationError);
+    expect(session.messages).toHaveLength(0);
+  });
+
+  it("validates appended messages all first: nothing is half-applied", () => {
+    const session = new AgentSession({ contextLimit: 10_000 });
+    const [good, bad] = new ConversationBuilder().user("a").user("b").build();
+    const broken = { ...bad!, turnId: { owner: "u", number: -1 } };
+    expect(() => session.append(good!, broken as Message)).toThrow(/\[1\]\.turnId\.number/);
+    expect(session.messages).toHaveLength(0);
+    session.append(good!);
+    expect(() => session.append(good!)).toThrow(/duplicate message id/);
+    expect(session.messages).toHaveLength(1);
+  });
+
+  it.each([
+    [{ contextLimit: 0 }, "contextLimit"],
+    [{ contextLimit: Number.NaN }, "contextLimit"],
+    [{ contextLimit: 1000, sessionId: "" }, "sessionId"],
+    [{ contextLimit: 1000, compactor: { type: "nope" } }, "compactor"],
+    [
+      { contextLimit: 1000, compactor: { type: "threshold", config: { threshold: 1.5 } } },
+      "threshold",
+    ],
+    [{ contextLimit: 1000, llmCompactor: {} }, "llmCompactor"],
+    [{ contextLimit: 1000, compactor: { type: "llm" } }, "llmClient"],
+  ])("refuses options %j naming %s", (options, field) => {
+    const attempt = () => new AgentSession(options as never);
+    expect(attempt).toThrow(ValidationError);
+    expect(attempt).toThrow(field);
+  });
+});
+
+describe("AgentSession: measuring the context", () => {
+  it("counts input + cache creation + cache read + output, plus messages appended since", () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    session.append(...history(2));
+    session.recordUsage({
+      inputTokens: 1000,
+      cacheCreationInputTokens: 2000,
+      cacheReadInputTokens: 30_000,
+      outputTokens: 500,
+    });
+    expect(session.contextUsed).toBe(33_500);
+    const next = session.addUserText("x".repeat(400));
+    expect(session.contextUsed).toBe(33_500 + estimateMessageTokens(next));
+  });
+
+  it("does not count the reply twice when usage is recorded before the reply is appended", () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    session.addUserText("question");
+    session.recordUsage({ inputTokens: 5000, outputTokens: 300 });
+    session.addAssistant([{ type: "text", text: "y".repeat(4000) }]);
+    expect(session.contextUsed).toBe(5300);
+    const next = session.addUserText("follow-up");
+    expect(session.contextUsed).toBe(5300 + estimateMessageTokens(next));
+  });
+
+  it("estimates locally before any usage is recorded", () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    const messages = history(3);
+    session.append(...messages);
+    expect(session.contextUsed).toBe(estimateTokens(messages));
+  });
+
+  it.each([
+    [{ inputTokens: -1 }, "inputTokens"],
+    [{ inputTokens: 1.5 }, "inputTokens"],
+    [{ inputTokens: 10, cacheReadInputTokens: Number.NaN }, "cacheReadInputTokens"],
+    [{}, "inputTokens"],
+  ])("refuses usage %j naming %s", (usage, field) => {
+    const session = new AgentSession({ contextLimit: 1000 });
+    expect(() => session.recordUsage(usage as never)).toThrow(field);
+  });
+});
+
+describe("AgentSession: maybeCompact", () => {
+  it("does nothing under the threshold", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 1_000_000,
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(6));
+    const before = session.messages;
+    const report = await session.maybeCompact();
+    expect(report).toMatchObject({ compacted: false, results: {} });
+    expect(session.messages).toBe(before);
+    expect(events).toEqual([]);
+  });
+
+  it("runs the default threshold compactor over the threshold, then reports and emits", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 10_000,
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(6));
+    session.recordUsage({ inputTokens: 9000 });
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    expect(report.results.compactor).toMatchObject({ toolResultsSummarized: 3 });
+    expect(report.contextUsedAfter).toBeLessThan(report.contextUsedBefore);
+    expect(events.map((event) => event.type)).toEqual(["compaction_start", "compaction_end"]);
+    expect(events[1]).toMatchObject({ trigger: "auto", stage: "compactor" });
+    const contents = session.messages.flatMap((message) =>
+      message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
+    );
+    expect(contents.slice(0, 3)).toEqual(["summary 1", "summary 2", "summary 3"]);
+  });
+
+  it("judges the LLM compactor on the context left after the threshold compactor", async () => {
+    const client = new MockLlmClient();
+    const session = new AgentSession({
+      contextLimit: 4000,
+      compactor: { type: "threshold", config: { toolCompaction: "redact" } },
+      llmCompactor: new LLMCompactor(client, { threshold: 0.75 }),
+    });
+    session.append(...history(6));
+    const report = await session.maybeCompact();
+    // 6 turns of ~515 tokens (77% of 4000): the redaction alone brings it well below 75%.
+    expect(report.contextUsedBefore / 4000).toBeGreaterThan(0.75);
+    expect(report.results.compactor?.toolResultsRedacted).toBe(3);
+    expect(JSON.stringify(session.messages)).toContain(REDACTION_NOTICE);
+    expect(report.results.llmCompactor).toBeUndefined();
+    expect(client.callCount).toBe(0);
+
+    const tight = new AgentSession({
+      contextLimit: 2000,
+      compactor: { type: "threshold", config: { toolCompaction: "redact" } },
+      llmCompactor: new LLMCompactor(client),
+    });
+    tight.append(...history(6));
+    const tightReport = await tight.maybeCompact();
+    expect(tightReport.results.llmCompactor?.turnsCompacted).toBe(3);
+    expect(tight.messages[0]?.content[0]).toMatchObject({
+      text: expect.stringContaining(SUMMARY_PREFIX),
+    });
+    expect(client.callCount).toBe(1);
+    // The summariser sees the compact summary of a redacted result, not the redacted text.
+    expect(client.lastRequest?.prompt).toContain("summary 1");
+    expect(client.lastRequest?.prompt).not.toContain("rrrr");
+  });
+
+  it("runs an llm CompactorType as the session's compactor", async () => {
+    const client = new MockLlmClient().reply("compact story");
+    const session = new AgentSession({
+      contextLimit: 1000,
+      compactor: { type: "llm", config: { keepRecentTurns: 1 } },
+      llmClient: client,
+    });
+    session.append(...history(3));
+    const report = await session.maybeCompact();
+    expect(report.results.compactor?.turnsCompacted).toBe(2);
+    expect(session.messages[0]?.content[0]).toMatchObject({
+      text: `${SUMMARY_PREFIX}compact story`,
+    });
+  });
+
+  it("can be turned off with compactor: false", async () => {
+    const session = new AgentSession({ contextLimit: 100, compactor: false });
+    session.append(...history(6));
+    expect(await session.maybeCompact()).toMatchObject({ compacted: false, results: {} });
+  });
+
+  it("never rejects for a summariser failure: reports it once and leaves the history as it was", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 1000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient().fail(new Error("503"))),
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(5));
+    const before = structuredClone(session.messages);
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(false);
+    expect(report.error?.code).toBe("llm_error");
+    expect(session.messages).toEqual(before);
+    expect(events.filter((event) => event.type === "compaction_failed")).toHaveLength(1);
+  });
+
+  it("keeps every message appended while a summary is being written, in order", async () => {
+    const { client, pending } = controlledClient();
+    const session = new AgentSession({
+      contextLimit: 1000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 2 }),
+    });
+    session.append(...history(5));
+    const running = session.maybeCompact();
+    await expect.poll(() => pending.length).toBe(1);
+    expect(session.isCompacting).toBe(true);
+    const late = [
+      session.addUserText("while summarising"),
+      session.addAssistant([{ type: "text", text: "ok" }]),
+    ];
+    pending[0]!.resolve("the summary");
+    const report = await running;
+    expect(report.results.llmCompactor?.turnsCompacted).toBe(3);
+    expect(session.messages.slice(-2)).toEqual(late);
+    expect(session.messages[0]?.content[0]).toMatchObject({ text: `${SUMMARY_PREFIX}the summary` });
+    // turns 4 and 5 are kept whole, then the late messages
+    expect(session.messages.map((message) => message.turnId.number)).toEqual([
+      0, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6,
+    ]);
+  });
+
+  it("runs one compaction at a time: a second call joins the first", async () => {
+    const { client, pending } = controlledClient();
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 1000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(client),
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(5));
+    const first = session.maybeCompact();
+    const second = session.maybeCompact();
+    expect(second).toBe(first);
+    const forced = session.forceCompact();
+    await expect.poll(() => pending.length).toBe(1);
+    pending[0]!.resolve("one");
+    await first;
+    // forceCompact waited for the first run, then found nothing more to summarise.
+    expect(await forced).toMatchObject({ turnsCompacted: 0 });
+    expect(client.callCount).toBe(1);
+    const starts = events.filter((event) => event.type === "compaction_start").length;
+    expect(starts).toBe(2);
+  });
+});
+
+describe("AgentSession: forceCompact", () => {
+  it("ignores the threshold", async () => {
+    const session = new AgentSession({ contextLimit: 10_000_000 });
+    session.append(...history(5));
+    const result = await session.forceCompact();
+    expect(result).toMatchObject({ toolResultsSummarized: 2 });
+  });
+
+  it("rejects with CompactionError and applies nothing, not even the threshold pass", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 10_000_000,
+      compactor: new ThresholdCompactor({ toolCompaction: "redact" }),
+      llmCompactor: new LLMCompactor(new MockLlmClient().empty()),
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(5));
+    const before = structuredClone(session.messages);
+    const error = await session.forceCompact().catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(CompactionError);
+    expect((error as CompactionError).code).toBe("empty_summary");
+    expect(session.messages).toEqual(before);
+    expect(events.map((event) => event.type)).toEqual([
+      "compaction_start",
+      "compaction_start",
+      "compaction_failed",
+    ]);
+  });
+
+  it("passes instructions to the summariser and returns the combined result", async () => {
+    const client = new MockLlmClient();
+    const session = new AgentSession({
+      contextLimit: 10_000_000,
+      llmCompactor: new LLMCompactor(client),
+    });
+    session.append(...history(5));
+    const result = await session.forceCompact({ instructions: "Focus on file names" });
+    expect(client.lastRequest?.prompt).toContain("Focus on file names");
+    expect(result).toMatchObject({ toolResultsSummarized: 2, turnsCompacted: 2 });
+  });
+});
+
+describe("AgentSession: snapshots", () => {
+  it("round-trips through JSON with dates restored", async () => {
+    const session = new AgentSession({ contextLimit: 5000, sessionId: "snap" });
+    session.append(...history(4));
+    session.storeCompactSummaries({ toolu_1: "changed summary" });
+    session.recordUsage({ inputTokens: 4200, cacheReadInputTokens: 100 });
+    const json = JSON.parse(JSON.stringify(session));
+    const restored = AgentSession.fromJSON(json);
+    expect(restored.messages).toEqual(session.messages);
+    expect(restored.messages[0]?.createdAt).toBeInstanceOf(Date);
+    expect(restored.sessionId).toBe("snap");
+    expect(restored.contextLimit).toBe(5000);
+    expect(restored.contextUsed).toBe(session.contextUsed);
+    expect(restored.compactSummaries.get("toolu_1")).toBe("changed summary");
+    expect(restored.addUserText("next").turnId.number).toBe(5);
+  });
+
+  it("refuses a malformed snapshot naming the field", () => {
+    const session = new AgentSession({ contextLimit: 5000 });
+    session.append(...history(1));
+    const json = JSON.parse(JSON.stringify(session));
+    json.messages[1].createdAt = "yesterday";
+    expect(() => AgentSession.fromJSON(json)).toThrow(/messages\[1\]\.createdAt/);
+    expect(() => AgentSession.fromJSON({ ...json, version: 2 })).toThrow(/version/);
+    expect(() => AgentSession.fromJSON(null)).toThrow(ValidationError);
+  });
+});
