@@ -442,18 +442,17 @@ export class AgentSession {
   }
 
   #replace(messages: Message[]): void {
+    const previous = this.#messages;
     this.#messages = messages;
     this.#generation += 1;
     this.#ids = new Set(messages.map((message) => message.id));
     this.#lastTurnNumber = Math.max(this.#lastTurnNumber, maxUserTurnNumber(messages));
-    const toolUseIds = new Set<string>();
-    for (const message of messages) {
-      for (const block of message.content)
-        if (block.type === "tool_result") toolUseIds.add(block.toolUseId);
+    // Summaries of tool results that left the conversation are of no further use; summaries
+    // stored ahead of their result (not yet appended) stay.
+    const kept = toolResultIds(messages);
+    for (const toolUseId of toolResultIds(previous)) {
+      if (!kept.has(toolUseId)) this.#summaries.delete(toolUseId);
     }
-    // Summaries of tool results that left the conversation are of no further use.
-    for (const toolUseId of this.#summaries.keys())
-      if (!toolUseIds.has(toolUseId)) this.#summaries.delete(toolUseId);
     this.#meter.replaced(messages);
   }
 
@@ -507,6 +506,14 @@ function resolveCompactor(
   if (option === undefined) return createCompactor({ type: "threshold" });
   if ("compact" in option) return option;
   return createCompactor(option, llmClient);
+}
+
+function toolResultIds(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    for (const block of message.content) if (block.type === "tool_result") ids.add(block.toolUseId);
+  }
+  return ids;
 }
 
 function maxUserTurnNumber(messages: readonly Message[]): number {

@@ -304,6 +304,23 @@ describe("AgentSession: maybeCompact", () => {
     const starts = events.filter((event) => event.type === "compaction_start").length;
     expect(starts).toBe(2);
   });
+  it("forgets compact summaries of tool results a summary replaced, keeps those stored ahead", async () => {
+    const session = new AgentSession({
+      contextLimit: 1000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient(), { keepRecentTurns: 1 }),
+    });
+    session.append(...history(3));
+    session.storeCompactSummaries(
+      new Map([
+        ["toolu_1", "one"],
+        ["toolu_3", "three"],
+        ["later", "ahead"],
+      ]),
+    );
+    await session.forceCompact();
+    expect([...session.compactSummaries.keys()].sort()).toEqual(["later", "toolu_3"]);
+  });
 });
 
 describe("AgentSession: forceCompact", () => {
