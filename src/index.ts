@@ -97,6 +97,12 @@ export {
 } from "./core/tokens.js";
 export { extractTurnIds, isSummaryTurn, SUMMARY_TURN_ID, sameTurn, turnKey } from "./core/turn.js";
 export {
+  type ConversationProblem,
+  type ConversationProblemCode,
+  MAX_MESSAGES_PER_REQUEST,
+  validateConversation,
+} from "./core/validate-conversation.js";
+export {
   AgentSession,
   type ForceCompactOptions,
   type MaybeCompactReport,

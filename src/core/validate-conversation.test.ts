@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import { ConversationBuilder, textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
+import { ValidationError } from "./errors.js";
+import type { ContentBlock, Message } from "./message.js";
+import { assertMessages, validateConversation } from "./validate-conversation.js";
+
+function message(role: Message["role"], content: ContentBlock[], index: number): Message {
+  return {
+    role,
+    id: `m${index}`,
+    sessionId: "s",
+    turnId: { owner: "u", number: 1 },
+    createdAt: new Date(0),
+    content,
+  } as Message;
+}
+
+function conversation(...specs: [Message["role"], ContentBlock[]][]): Message[] {
+  return specs.map(([role, content], index) => message(role, content, index));
+}
+
+const codes = (messages: Message[]) => validateConversation(messages).map((p) => p.code);
+
+describe("validateConversation", () => {
+  it("accepts a conversation with parallel tool calls, errors and text after results", () => {
+    const messages = new ConversationBuilder()
+      .user("Fix the bug")
+      .toolCalls(
+        [
+          { name: "read", result: "contents" },
+          { name: "grep", result: "no match", isError: true },
+        ],
+        { text: "Looking." },
+      )
+      .assistant([toolUseBlock("toolu_x", "ls")])
+      .toolResults([toolResultBlock("toolu_x", "a b")])
+      .build();
+    // Text after the tool results, in the same user message.
+    const last = messages.at(-1)!;
+    messages[messages.length - 1] = { ...last, content: [...last.content, textBlock("Also X")] };
+    expect(validateConversation(messages)).toEqual([]);
+  });
+
+  it("accepts a final assistant message with a pending tool_use or empty content", () => {
+    expect(
+      codes(conversation(["user", [textBlock("hi")]], ["assistant", [toolUseBlock("t1", "ls")]])),
+    ).toEqual([]);
+    expect(codes(conversation(["user", [textBlock("hi")]], ["assistant", []]))).toEqual([]);
+  });
+
+  it("reports an empty conversation and a first message from the assistant", () => {
+    expect(validateConversation([])).toEqual([
+      { code: "empty_conversation", message: "messages: at least one message is required" },
+    ]);
+    expect(validateConversation(conversation(["assistant", [textBlock("hi")]]))).toEqual([
+      {
+        code: "first_message_not_user",
+        messageIndex: 0,
+        message: 'messages: first message must use the "user" role',
+      },
+    ]);
+  });
+
+  it("reports a tool_use without its result in the next message, in the API's words", () => {
+    const problems = validateConversation(
+      conversation(
+        ["user", [textBlock("hi")]],
+        ["assistant", [toolUseBlock("toolu_1", "ls")]],
+        ["user", [textBlock("never mind")]],
+      ),
+    );
+    expect(problems).toEqual([
+      {
+        code: "missing_tool_result",
+        messageIndex: 1,
+        toolUseId: "toolu_1",
+        message:
+          "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
+      },
+    ]);
+  });
+
+  it("reports a tool_result whose tool_use is not in the previous message", () => {
+    const problems = validateConversation(
+      conversation(["user", [toolResultBlock("toolu_9", "x")]], ["assistant", [textBlock("ok")]]),
+    );
+    expect(problems).toEqual([
+      {
+        code: "orphan_tool_result",
+        messageIndex: 0,
+        blockIndex: 0,
+        toolUseId: "toolu_9",
+        message:
+          "messages.0.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+      },
+    ]);
+  });
+
+  it("reports a result two messages after its use (a message in between)", () => {
+    expect(
+      codes(
+        conversation(
+          ["user", [textBlock("hi")]],
+          ["assistant", [toolUseBlock("t1", "ls")]],
+          ["assistant", [textBlock("thinking aloud")]],
+          ["user", [toolResultBlock("t1", "x")]],
+        ),
+      ),
+    ).toEqual(["missing_tool_result", "orphan_tool_result"]);
+  });
+
+  it("reports placement errors: results not first, results from the assistant, tool_use from the user", () => {
+    expect(
+      codes(
+        conversation(
+          ["user", [textBlock("hi")]],
+          ["assistant", [toolUseBlock("t1", "ls")]],
+          ["user", [textBlock("first"), toolResultBlock("t1", "x")]],
+        ),
+      ),
+    ).toEqual(["tool_result_not_first"]);
+    expect(
+      codes(conversation(["user", [textBlock("hi")]], ["assistant", [toolResultBlock("t1", "x")]])),
+    ).toEqual(["tool_result_in_assistant_message"]);
+    expect(
+      codes(
+        conversation([
+          "user",
+          [toolUseBlock("t1", "ls"), { type: "thinking", thinking: "t", signature: "s" }],
+        ]),
+      ),
+    ).toEqual(["assistant_block_in_user_message", "assistant_block_in_user_message"]);
+  });
+
+  it("reports duplicate tool_use ids and duplicate results", () => {
+    const problems = validateConversation(
+      conversation(
+        ["user", [textBlock("hi")]],
+        ["assistant", [toolUseBlock("t1", "ls"), toolUseBlock("t1", "ls")]],
+        ["user", [toolResultBlock("t1", "x"), toolResultBlock("t1", "y")]],
+      ),
+    );
+    expect(problems.map((p) => [p.code, p.messageIndex, p.blockIndex])).toEqual([
+      ["duplicate_tool_use_id", 1, 1],
+      ["duplicate_tool_result", 2, 1],
+    ]);
+    expect(problems[0]?.message).toBe("messages.1.content.1: `tool_use` ids must be unique");
+  });
+
+  it("reports empty messages, empty and whitespace text, and trailing whitespace at the end", () => {
+    expect(
+      validateConversation(
+        conversation(["user", []], ["assistant", [textBlock("ok")]], ["user", [textBlock("")]]),
+      ).map((p) => p.message),
+    ).toEqual([
+      "messages.0: all messages must have non-empty content except for the optional final assistant message",
+      "messages.2.content.0: text content blocks must be non-empty",
+    ]);
+    expect(codes(conversation(["user", [textBlock(" \n")]]))).toEqual(["whitespace_text"]);
+    expect(
+      codes(conversation(["user", [textBlock("hi")]], ["assistant", [textBlock("Sure. ")]])),
+    ).toEqual(["trailing_whitespace"]);
+  });
+
+  it("checks server tool results against their server_tool_use in the same message", () => {
+    const use = {
+      type: "opaque",
+      block: { type: "server_tool_use", id: "srv_1", name: "web_search", input: {} },
+    } satisfies ContentBlock;
+    const result = {
+      type: "opaque",
+      block: { type: "web_search_tool_result", tool_use_id: "srv_1", content: [] },
+    } satisfies ContentBlock;
+    expect(
+      codes(conversation(["user", [textBlock("search")]], ["assistant", [use, result]])),
+    ).toEqual([]);
+    const problems = validateConversation(
+      conversation(["user", [textBlock("search")]], ["assistant", [result, use]]),
+    );
+    expect(problems.map((p) => p.message)).toEqual([
+      "messages.1.content.0: unexpected `tool_use_id` found in `web_search_tool_result` blocks: srv_1. Each `web_search_tool_result` block must have a corresponding `server_tool_use` block before it.",
+    ]);
+  });
+
+  it("refuses malformed input with a ValidationError naming the path", () => {
+    expect(() => validateConversation(null as never)).toThrow(ValidationError);
+    expect(() => validateConversation("x" as never)).toThrow(ValidationError);
+    try {
+      validateConversation([{ ...message("user", [textBlock("x")], 0), role: "system" }] as never);
+      expect.unreachable();
+    } catch (error) {
+      expect(ValidationError.isInstance(error)).toBe(true);
+      expect((error as ValidationError).issues[0]?.path).toEqual([0, "role"]);
+    }
+  });
+});
+
+describe("assertMessages", () => {
+  it("accepts well-formed messages, twice from its cache, and refuses duplicates and junk", () => {
+    const messages = new ConversationBuilder().user("a").assistant("b").build();
+    expect(() => assertMessages(messages, "conversation")).not.toThrow();
+    expect(() => assertMessages(messages, "conversation")).not.toThrow();
+    expect(() => assertMessages([messages[0], messages[0]], "conversation")).toThrow(
+      /duplicate message id/,
+    );
+    expect(() => assertMessages({}, "conversation")).toThrow(ValidationError);
+    expect(() => assertMessages([{ role: "user" }], "conversation")).toThrow(ValidationError);
+  });
+});

@@ -1,0 +1,326 @@
+import { z } from "zod";
+import { parseOrThrow } from "./errors.js";
+import type { ContentBlock, Message } from "./message.js";
+import { ContentBlockSchema, MessagesSchema, TurnIdSchema } from "./schemas.js";
+
+/** What is wrong with a conversation, as the Anthropic Messages API would reject it. */
+export type ConversationProblemCode =
+  /** The request has no messages. */
+  | "empty_conversation"
+  /** More messages than one request may carry (100,000). */
+  | "too_many_messages"
+  /** The first message is not from the user. */
+  | "first_message_not_user"
+  /** A message with no blocks (only the final assistant message may be empty). */
+  | "empty_content"
+  /** A text block with no text. */
+  | "empty_text"
+  /** A text block of whitespace only. */
+  | "whitespace_text"
+  /** The final assistant message ends with whitespace (a prefill the API refuses). */
+  | "trailing_whitespace"
+  /** A `tool_result` block in an assistant message. */
+  | "tool_result_in_assistant_message"
+  /** A block only the assistant produces (`tool_use`, thinking) in a user message. */
+  | "assistant_block_in_user_message"
+  /** A `tool_result` block after other content in its user message. */
+  | "tool_result_not_first"
+  /** A `tool_use` without its `tool_result` in the very next message. */
+  | "missing_tool_result"
+  /** A `tool_result` without its `tool_use` in the message right before it. */
+  | "orphan_tool_result"
+  /** Two `tool_result` blocks for the same `tool_use`. */
+  | "duplicate_tool_result"
+  /** Two `tool_use` blocks with the same id. */
+  | "duplicate_tool_use_id"
+  /** A server-tool result (`web_search_tool_result`, …) without its `server_tool_use` before it in the same message. */
+  | "orphan_server_tool_result";
+
+/** One problem found by {@link validateConversation}. */
+export interface ConversationProblem {
+  /** What is wrong. */
+  code: ConversationProblemCode;
+  /** Index of the offending message, when one is to blame. */
+  messageIndex?: number;
+  /** Index of the offending block in that message, when one is to blame. */
+  blockIndex?: number;
+  /** The tool use id concerned, for tool pairing problems. */
+  toolUseId?: string;
+  /** What the API says, in its own words where they are known (`messages.3.content.0: …`). */
+  message: string;
+}
+
+/** The most messages one request may carry. */
+export const MAX_MESSAGES_PER_REQUEST = 100_000;
+
+const validDate = z.date().refine((date) => !Number.isNaN(date.getTime()), "must be a valid date");
+
+// Like MessageSchema, but an empty `content` is an API problem to report, not a malformed message.
+const LenientMessageSchema = z.object({
+  role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }),
+  id: z.string().min(1, "must be a non-empty string"),
+  sessionId: z.string().min(1, "must be a non-empty string"),
+  turnId: TurnIdSchema,
+  createdAt: validDate,
+  content: z.array(ContentBlockSchema),
+});
+
+const LenientMessagesSchema = z.array(LenientMessageSchema, {
+  error: "must be an array of messages",
+});
+
+const ASSISTANT_ONLY_BLOCKS = new Set<ContentBlock["type"]>([
+  "tool_use",
+  "thinking",
+  "redacted_thinking",
+]);
+
+/**
+ * The problems the Anthropic Messages API would reject this conversation for, in order;
+ * empty when it is valid. Messages must be well-formed (`ValidationError` otherwise): this
+ * checks what the API checks across messages — tool pairing, roles, placement, emptiness.
+ *
+ * @example
+ * const problems = validateConversation(session.messages);
+ * if (problems.length > 0) throw new Error(problems.map((p) => p.message).join("\n"));
+ */
+export function validateConversation(messages: readonly Message[]): ConversationProblem[] {
+  const parsed = parseOrThrow(LenientMessagesSchema, messages, "messages");
+  // Checks on what was parsed but reports on the caller's objects' positions: the same indexes.
+  const problems: ConversationProblem[] = [];
+  const report = (problem: ConversationProblem) => problems.push(problem);
+
+  if (parsed.length === 0) {
+    report({ code: "empty_conversation", message: "messages: at least one message is required" });
+    return problems;
+  }
+  if (parsed.length > MAX_MESSAGES_PER_REQUEST) {
+    report({
+      code: "too_many_messages",
+      message: `messages: a request may hold at most ${MAX_MESSAGES_PER_REQUEST} messages, found ${parsed.length}`,
+    });
+  }
+  if (parsed[0]?.role !== "user") {
+    report({
+      code: "first_message_not_user",
+      messageIndex: 0,
+      message: 'messages: first message must use the "user" role',
+    });
+  }
+
+  const seenToolUseIds = new Set<string>();
+  const last = parsed.length - 1;
+  parsed.forEach((message, index) => {
+    const where = `messages.${index}`;
+    if (message.content.length === 0 && !(index === last && message.role === "assistant")) {
+      report({
+        code: "empty_content",
+        messageIndex: index,
+        message: `${where}: all messages must have non-empty content except for the optional final assistant message`,
+      });
+    }
+    checkBlocks(message.role, message.content, index, seenToolUseIds, report);
+    if (message.role === "assistant") {
+      checkToolResultsFollow(message.content, parsed[index + 1], index, index === last, report);
+      checkServerToolPairs(message.content, index, report);
+    } else {
+      checkToolResultsAnswer(message.content, parsed[index - 1], index, report);
+    }
+  });
+
+  const final = parsed[last];
+  if (final?.role === "assistant") {
+    const lastBlock = final.content.at(-1);
+    if (lastBlock?.type === "text" && lastBlock.text.trim() !== "" && /\s$/.test(lastBlock.text)) {
+      report({
+        code: "trailing_whitespace",
+        messageIndex: last,
+        blockIndex: final.content.length - 1,
+        message: "messages: final assistant content cannot end with trailing whitespace",
+      });
+    }
+  }
+  return problems;
+}
+
+function checkBlocks(
+  role: Message["role"],
+  content: readonly ContentBlock[],
+  index: number,
+  seenToolUseIds: Set<string>,
+  report: (problem: ConversationProblem) => void,
+): void {
+  let otherContentSeen = false;
+  content.forEach((block, blockIndex) => {
+    const where = `messages.${index}.content.${blockIndex}`;
+    if (block.type === "text") {
+      if (block.text === "") {
+        report({
+          code: "empty_text",
+          messageIndex: index,
+          blockIndex,
+          message: `${where}: text content blocks must be non-empty`,
+        });
+      } else if (block.text.trim() === "") {
+        report({
+          code: "whitespace_text",
+          messageIndex: index,
+          blockIndex,
+          message: `${where}: text content blocks must contain non-whitespace text`,
+        });
+      }
+    }
+    if (block.type === "tool_use") {
+      if (seenToolUseIds.has(block.id)) {
+        report({
+          code: "duplicate_tool_use_id",
+          messageIndex: index,
+          blockIndex,
+          toolUseId: block.id,
+          message: `${where}: \`tool_use\` ids must be unique`,
+        });
+      }
+      seenToolUseIds.add(block.id);
+    }
+    if (role === "assistant" && block.type === "tool_result") {
+      report({
+        code: "tool_result_in_assistant_message",
+        messageIndex: index,
+        blockIndex,
+        toolUseId: block.toolUseId,
+        message: `messages.${index}: \`tool_result\` blocks can only be in \`user\` messages`,
+      });
+    }
+    if (role === "user" && ASSISTANT_ONLY_BLOCKS.has(block.type)) {
+      report({
+        code: "assistant_block_in_user_message",
+        messageIndex: index,
+        blockIndex,
+        message: `messages.${index}: \`${block.type}\` blocks can only be in \`assistant\` messages`,
+      });
+    }
+    if (role === "user") {
+      if (block.type === "tool_result" && otherContentSeen) {
+        report({
+          code: "tool_result_not_first",
+          messageIndex: index,
+          blockIndex,
+          toolUseId: block.toolUseId,
+          message: `${where}: \`tool_result\` blocks must come first in the user message; any text must come after all tool results`,
+        });
+      }
+      if (block.type !== "tool_result") otherContentSeen = true;
+    }
+  });
+}
+
+function toolUseIdsOf(content: readonly ContentBlock[]): string[] {
+  const ids: string[] = [];
+  for (const block of content) if (block.type === "tool_use") ids.push(block.id);
+  return ids;
+}
+
+/** Every `tool_use` of an assistant message is answered in the very next message (unless it is the last). */
+function checkToolResultsFollow(
+  content: readonly ContentBlock[],
+  next: { role: Message["role"]; content: ContentBlock[] } | undefined,
+  index: number,
+  isLast: boolean,
+  report: (problem: ConversationProblem) => void,
+): void {
+  const uses = toolUseIdsOf(content);
+  if (uses.length === 0 || isLast) return;
+  const answered = new Set<string>();
+  if (next?.role === "user") {
+    for (const block of next.content)
+      if (block.type === "tool_result") answered.add(block.toolUseId);
+  }
+  const missing = uses.filter((id) => !answered.has(id));
+  if (missing.length === 0) return;
+  report({
+    code: "missing_tool_result",
+    messageIndex: index,
+    ...(missing.length === 1 ? { toolUseId: missing[0] } : {}),
+    message: `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+  });
+}
+
+/** Every `tool_result` of a user message answers a `tool_use` of the message right before it, once. */
+function checkToolResultsAnswer(
+  content: readonly ContentBlock[],
+  previous: { role: Message["role"]; content: ContentBlock[] } | undefined,
+  index: number,
+  report: (problem: ConversationProblem) => void,
+): void {
+  const uses = new Set(previous?.role === "assistant" ? toolUseIdsOf(previous.content) : []);
+  const answered = new Set<string>();
+  content.forEach((block, blockIndex) => {
+    if (block.type !== "tool_result") return;
+    const where = `messages.${index}.content.${blockIndex}`;
+    if (!uses.has(block.toolUseId)) {
+      report({
+        code: "orphan_tool_result",
+        messageIndex: index,
+        blockIndex,
+        toolUseId: block.toolUseId,
+        message: `${where}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.toolUseId}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+      });
+    } else if (answered.has(block.toolUseId)) {
+      report({
+        code: "duplicate_tool_result",
+        messageIndex: index,
+        blockIndex,
+        toolUseId: block.toolUseId,
+        message: `${where}: each tool_use must have a single result. Found multiple \`tool_result\` blocks with id: ${block.toolUseId}`,
+      });
+    }
+    answered.add(block.toolUseId);
+  });
+}
+
+/** Server-tool results (opaque `*_tool_result` blocks) follow their `*_tool_use` in the same message. */
+function checkServerToolPairs(
+  content: readonly ContentBlock[],
+  index: number,
+  report: (problem: ConversationProblem) => void,
+): void {
+  const uses = new Set<string>();
+  content.forEach((block, blockIndex) => {
+    if (block.type !== "opaque") return;
+    const type = block.block.type;
+    if (typeof type !== "string") return;
+    if (type.endsWith("_tool_use") && typeof block.block.id === "string") {
+      uses.add(block.block.id);
+    } else if (type.endsWith("_tool_result") && typeof block.block.tool_use_id === "string") {
+      const id = block.block.tool_use_id;
+      if (uses.has(id)) return;
+      const use = type === "mcp_tool_result" ? "mcp_tool_use" : "server_tool_use";
+      report({
+        code: "orphan_server_tool_result",
+        messageIndex: index,
+        blockIndex,
+        toolUseId: id,
+        message: `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`${type}\` blocks: ${id}. Each \`${type}\` block must have a corresponding \`${use}\` block before it.`,
+      });
+    }
+  });
+}
+
+const knownValid = new WeakSet<object>();
+
+/**
+ * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
+ * with unique ids. Messages are immutable, so each message object is checked once.
+ */
+export function assertMessages(value: unknown, subject: string): asserts value is Message[] {
+  if (Array.isArray(value) && value.every((message) => knownValid.has(message))) {
+    const ids = new Set<string>();
+    for (const message of value as Message[]) {
+      if (ids.has(message.id)) break;
+      ids.add(message.id);
+    }
+    if (ids.size === value.length) return;
+  }
+  parseOrThrow(MessagesSchema, value, subject);
+  for (const message of value as Message[]) knownValid.add(message);
+}
