@@ -45,7 +45,7 @@ function deepFreeze<T>(value: T): T {
 
 describe("ThresholdCompactor", () => {
   it("has the seed's defaults", () => {
-    expect(new ThresholdCompactor().config).toEqual({
+    expect(new ThresholdCompactor().config).toMatchObject({
       threshold: 0.75,
       keepRecentTurns: 3,
       toolCompaction: "summarize",
