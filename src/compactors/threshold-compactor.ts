@@ -1,29 +1,36 @@
 import { z } from "zod";
 import {
+  type CompactionContext,
   type CompactionOutput,
-  type CompactionResult,
   type Compactor,
-  emptyCompactionResult,
   exceedsThreshold,
 } from "../core/compactor.js";
-import { parseOrThrow } from "../core/errors.js";
-import type { Message, ToolResultBlock, UserMessage } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
-import { turnKey } from "../core/turn.js";
-import { KEEP_RECENT_TURNS_SCHEMA, THRESHOLD_SCHEMA } from "./config-schemas.js";
-import { oldTurnKeys } from "./retention.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import {
+  CLEAR_TOOL_INPUTS_SCHEMA,
+  KEEP_RECENT_TOOL_USES_SCHEMA,
+  KEEP_RECENT_TURNS_SCHEMA,
+  NON_NEGATIVE_INT_SCHEMA,
+  THRESHOLD_SCHEMA,
+  TOOL_NAMES_SCHEMA,
+  targetIssues,
+} from "./config-schemas.js";
+import { maskToolResults, type ToolCompaction } from "./tool-masking.js";
 
-/** What replaces a tool result's content in `redact` mode. */
-export const REDACTION_NOTICE = "[Content redacted for context management]";
-
-/** How old tool results are shrunk. */
-export type ToolCompaction = "summarize" | "redact";
+export {
+  CLEARED_INPUT_KEY,
+  clearedToolInput,
+  isClearedToolInput,
+  REDACTION_NOTICE,
+  type ToolCompaction,
+} from "./tool-masking.js";
 
 /** Configuration of {@link ThresholdCompactor}. */
 export interface CompactionConfig {
   /** Compact when `contextUsed / contextLimit` is strictly above this; in (0, 1]. @default 0.75 */
   threshold: number;
-  /** Turns at the end left untouched; a whole number ≥ 1. @default 3 */
+  /** Turns at the end whose tool results are kept (see `keepRecentToolUses`); a whole number ≥ 1. @default 3 */
   keepRecentTurns: number;
   /**
    * `summarize` replaces an old tool result with its compact summary (from the map passed
@@ -31,6 +38,34 @@ export interface CompactionConfig {
    * `redact` replaces it with {@link REDACTION_NOTICE}. @default "summarize"
    */
   toolCompaction: ToolCompaction;
+  /**
+   * Within-turn retention, like Anthropic's `clear_tool_uses` `keep`: results of tool uses
+   * older than the this many most recent ones are compacted even inside the recent turns (one
+   * long agent turn of hundreds of tool calls). The newest results of the latest turn are never
+   * compacted. A whole number ≥ 1; unset, only turns older than `keepRecentTurns` are compacted.
+   * @default undefined (off, as the seed)
+   */
+  keepRecentToolUses?: number;
+  /**
+   * Hysteresis: once triggered, compact oldest first only until the context is at or below
+   * this utilisation, in (0, threshold]. Needs the context the session passes to `compact`;
+   * without it (or unset) every eligible result is compacted. @default undefined (compact all eligible)
+   */
+  targetUtilization?: number;
+  /**
+   * Minimum gain in estimated tokens: a compaction that would free fewer is skipped (the
+   * conversation is returned unchanged, counting nothing), since every rewrite invalidates
+   * the prompt-cache prefix. Ignored by manual (`forceCompact`) compactions. @default 0
+   */
+  clearAtLeast: number;
+  /** Names of tools whose results (and inputs) are never compacted, e.g. a memory tool. @default [] */
+  excludeTools: readonly string[];
+  /**
+   * Also clear the inputs of the tool uses whose results are compacted: `true` for every tool,
+   * or the names of the tools. The input becomes a small JSON object noting what was cleared
+   * ({@link clearedToolInput}). @default false
+   */
+  clearToolInputs: boolean | readonly string[];
 }
 
 /** The defaults of {@link CompactionConfig}. */
@@ -38,81 +73,70 @@ export const DEFAULT_COMPACTION_CONFIG: Readonly<CompactionConfig> = Object.free
   threshold: 0.75,
   keepRecentTurns: 3,
   toolCompaction: "summarize",
+  clearAtLeast: 0,
+  excludeTools: Object.freeze([]) as readonly string[],
+  clearToolInputs: false,
 });
 
 /** Schema of a partial {@link CompactionConfig}. */
 export const CompactionConfigSchema = z.strictObject({
   threshold: THRESHOLD_SCHEMA.exactOptional(),
   keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-  toolCompaction: z.enum(["summarize", "redact"]).exactOptional(),
+  toolCompaction: z
+    .enum(["summarize", "redact"], { error: 'must be "summarize" or "redact"' })
+    .exactOptional(),
+  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
+  targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
+  clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
+  excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
+  clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
 });
 
 /**
- * The synchronous compactor: replaces the content of tool results in old turns by their
- * compact summary or a redaction notice. Fast, free and never fails.
+ * The synchronous compactor: replaces the content of old tool results by their compact
+ * summary or a redaction notice (and optionally clears their inputs). Fast, free and never
+ * fails.
  *
  * @example
- * const compactor = new ThresholdCompactor({ keepRecentTurns: 2, toolCompaction: "redact" });
+ * const compactor = new ThresholdCompactor({ keepRecentToolUses: 10, toolCompaction: "redact" });
  * const { conversation, result } = compactor.compact(messages, new Map());
  */
 export class ThresholdCompactor implements Compactor {
   /** The validated configuration, defaults filled in. */
   readonly config: Readonly<CompactionConfig>;
   readonly isAsync = false;
+  /** The strategy name reported in compaction boundaries. */
+  readonly strategy = "threshold";
 
   /** @throws {ValidationError} when a config field is out of range. */
   constructor(config: Partial<CompactionConfig> = {}) {
     const parsed = parseOrThrow(CompactionConfigSchema, config, "CompactionConfig");
-    this.config = Object.freeze({ ...DEFAULT_COMPACTION_CONFIG, ...parsed });
+    const merged = { ...DEFAULT_COMPACTION_CONFIG, ...parsed } as CompactionConfig;
+    const issues = targetIssues(merged);
+    if (issues.length > 0) throw new ValidationError("CompactionConfig", issues);
+    this.config = Object.freeze({
+      ...merged,
+      excludeTools: Object.freeze([...merged.excludeTools]),
+      clearToolInputs:
+        typeof merged.clearToolInputs === "boolean"
+          ? merged.clearToolInputs
+          : Object.freeze([...merged.clearToolInputs]),
+    });
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
     return exceedsThreshold(contextUsed, contextLimit, this.config.threshold);
   }
 
+  /**
+   * Compacts eligible tool results, oldest first. `context` (passed by the session) lets it
+   * stop at `targetUtilization`; without it every eligible result is compacted.
+   */
   compact(
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
+    context?: CompactionContext,
   ): CompactionOutput {
-    const result = emptyCompactionResult();
-    const old = oldTurnKeys(conversation, this.config.keepRecentTurns);
-    if (old.size === 0) return { conversation: [...conversation], result };
-
-    const tokensBefore = estimateTokens(conversation);
-    const compacted = conversation.map((message) =>
-      message.role === "user" && old.has(turnKey(message.turnId))
-        ? this.#compactMessage(message, summaries, result)
-        : message,
-    );
-    return {
-      conversation: compacted,
-      result: { ...result, tokensBefore, tokensAfter: estimateTokens(compacted) },
-    };
-  }
-
-  #compactMessage(
-    message: UserMessage,
-    summaries: ReadonlyMap<string, string>,
-    result: CompactionResult,
-  ): UserMessage {
-    let changed = false;
-    const content = message.content.map((block) => {
-      if (block.type !== "tool_result") return block;
-      const replacement = this.#replacementFor(block, summaries);
-      if (replacement === undefined || block.content === replacement) return block;
-      changed = true;
-      if (this.config.toolCompaction === "summarize") result.toolResultsSummarized += 1;
-      else result.toolResultsRedacted += 1;
-      return { ...block, content: replacement } satisfies ToolResultBlock;
-    });
-    return changed ? { ...message, content } : message;
-  }
-
-  #replacementFor(
-    block: ToolResultBlock,
-    summaries: ReadonlyMap<string, string>,
-  ): string | undefined {
-    if (this.config.toolCompaction === "redact") return REDACTION_NOTICE;
-    return summaries.get(block.toolUseId) ?? block.compactSummary;
+    return maskToolResults(conversation, summaries, this.config, context);
   }
 }

@@ -8,6 +8,8 @@ export interface CompactionResult {
   toolResultsRedacted: number;
   /** Turns folded into a summary. */
   turnsCompacted: number;
+  /** Tool inputs replaced by a small note (`clearToolInputs`); absent means 0. */
+  toolInputsCleared?: number;
   /** Local token estimate of the conversation before. */
   tokensBefore?: number;
   /** Local token estimate of the conversation after. */
@@ -24,7 +26,8 @@ export function isCompactionResultEmpty(result: CompactionResult): boolean {
   return (
     result.toolResultsSummarized === 0 &&
     result.toolResultsRedacted === 0 &&
-    result.turnsCompacted === 0
+    result.turnsCompacted === 0 &&
+    (result.toolInputsCleared ?? 0) === 0
   );
 }
 
@@ -32,6 +35,20 @@ export function isCompactionResultEmpty(result: CompactionResult): boolean {
 export interface CompactionOutput {
   conversation: Message[];
   result: CompactionResult;
+}
+
+/**
+ * What a compactor may know besides the conversation: the session passes it so a compactor
+ * can aim at a target utilisation. Every field is optional; without them a compactor
+ * compacts everything its retention rules allow.
+ */
+export interface CompactionContext {
+  /** The model's context window in tokens. */
+  contextLimit?: number;
+  /** The context this conversation takes in a request (messages plus system prompt and tools). */
+  contextUsed?: number;
+  /** `manual` (`forceCompact`) compacts everything eligible, ignoring targets and minimum gains. */
+  trigger?: "auto" | "manual";
 }
 
 /** Shrinks a conversation. `compact` is pure: it never mutates its input. */
@@ -45,13 +62,14 @@ export interface Compactor {
   compact(
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
+    context?: CompactionContext,
   ): CompactionOutput;
   /** Whether the real work happens in `compactAsync`. */
   readonly isAsync: boolean;
 }
 
 /** Options of one asynchronous compaction. */
-export interface CompactAsyncOptions {
+export interface CompactAsyncOptions extends CompactionContext {
   /** Cancels the compaction; it then rejects with `CompactionError` code `aborted`. */
   signal?: AbortSignal;
   /** Extra instructions for the summariser, for this run only. */

@@ -1,0 +1,247 @@
+import {
+  type CompactionContext,
+  type CompactionOutput,
+  type CompactionResult,
+  emptyCompactionResult,
+} from "../core/compactor.js";
+import type {
+  ContentBlock,
+  JsonObject,
+  Message,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "../core/message.js";
+import { estimateBlockTokens, estimateTokens } from "../core/tokens.js";
+import { isSummaryTurn, turnKey } from "../core/turn.js";
+import { oldTurnKeys } from "./retention.js";
+import { minimumGain, targetBudget } from "./target.js";
+
+/** What replaces a tool result's content in `redact` mode. */
+export const REDACTION_NOTICE = "[Content redacted for context management]";
+
+/** The single key of a cleared tool input: `{ "_cleared": "Tool input cleared …" }`. */
+export const CLEARED_INPUT_KEY = "_cleared";
+
+const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
+
+/** How old tool results are shrunk. */
+export type ToolCompaction = "summarize" | "redact";
+
+/** The masking rules shared by `ThresholdCompactor` and `HybridCompactor`. */
+export interface ToolMaskingSettings {
+  keepRecentTurns: number;
+  keepRecentToolUses?: number | undefined;
+  toolCompaction: ToolCompaction;
+  excludeTools: readonly string[];
+  clearToolInputs: boolean | readonly string[];
+  clearAtLeast: number;
+  targetUtilization?: number | undefined;
+}
+
+/**
+ * The small, valid JSON object that replaces a cleared tool input: it says what was there
+ * (size and top-level keys) so the model knows the call happened and what it was about.
+ */
+export function clearedToolInput(input: JsonObject): JsonObject {
+  const keys = Object.keys(input)
+    .slice(0, 8)
+    .map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key));
+  const more = Object.keys(input).length > keys.length ? ", …" : "";
+  const described = keys.length === 0 ? "" : `; keys: ${keys.join(", ")}${more}`;
+  return {
+    [CLEARED_INPUT_KEY]: `${CLEARED_INPUT_NOTE} (${JSON.stringify(input).length} characters${described})`,
+  };
+}
+
+/** Whether a tool input is one {@link clearedToolInput} produced. */
+export function isClearedToolInput(input: JsonObject): boolean {
+  const keys = Object.keys(input);
+  const note = input[CLEARED_INPUT_KEY];
+  return keys.length === 1 && typeof note === "string" && note.startsWith(CLEARED_INPUT_NOTE);
+}
+
+interface ToolUseSite {
+  block: ToolUseBlock;
+  messageIndex: number;
+  blockIndex: number;
+}
+
+interface ToolResultSite {
+  block: ToolResultBlock;
+  messageIndex: number;
+  blockIndex: number;
+}
+
+/** Where each tool use and result sits, in order of appearance. */
+function indexTools(conversation: readonly Message[]) {
+  const uses = new Map<string, ToolUseSite>();
+  const useOrder: string[] = [];
+  const results: ToolResultSite[] = [];
+  conversation.forEach((message, messageIndex) => {
+    message.content.forEach((block, blockIndex) => {
+      if (block.type === "tool_use" && message.role === "assistant") {
+        if (!uses.has(block.id)) useOrder.push(block.id);
+        uses.set(block.id, { block, messageIndex, blockIndex });
+      } else if (block.type === "tool_result" && message.role === "user") {
+        results.push({ block, messageIndex, blockIndex });
+      }
+    });
+  });
+  return { uses, useOrder, results };
+}
+
+function lastIndexWhere(conversation: readonly Message[], test: (message: Message) => boolean) {
+  for (let index = conversation.length - 1; index >= 0; index -= 1)
+    if (test(conversation[index]!)) return index;
+  return -1;
+}
+
+/**
+ * Tool use ids whose results are never compacted whatever the settings: the newest results
+ * (the last message holding tool results), when they belong to the turn of the last message.
+ */
+function newestResultIds(conversation: readonly Message[]): Set<string> {
+  const last = conversation.at(-1);
+  const index = lastIndexWhere(
+    conversation,
+    (message) =>
+      message.role === "user" && message.content.some((block) => block.type === "tool_result"),
+  );
+  const newest = conversation[index];
+  if (last === undefined || newest === undefined || turnKey(newest.turnId) !== turnKey(last.turnId))
+    return new Set();
+  return new Set(
+    newest.content.flatMap((block) => (block.type === "tool_result" ? [block.toolUseId] : [])),
+  );
+}
+
+function clearsInputsOf(setting: boolean | readonly string[], name: string): boolean {
+  return setting === true || (Array.isArray(setting) && setting.includes(name));
+}
+
+/**
+ * Masks tool results (and optionally their inputs), oldest first. A result is eligible when
+ * its turn is older than `keepRecentTurns`, or, with `keepRecentToolUses`, when its tool use
+ * is not among the most recent ones; results of `excludeTools` and of the latest turn's newest
+ * exchange never are. With a target budget it stops once the estimate fits; a rewrite freeing
+ * less than `clearAtLeast` is skipped. Pure and idempotent.
+ */
+export function maskToolResults(
+  conversation: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  settings: ToolMaskingSettings,
+  context?: CompactionContext,
+): CompactionOutput {
+  const result = emptyCompactionResult();
+  const tokensBefore = estimateTokens(conversation);
+  const unchanged = (): CompactionOutput => ({
+    conversation: [...conversation],
+    result: { ...emptyCompactionResult(), tokensBefore, tokensAfter: tokensBefore },
+  });
+
+  const old = oldTurnKeys(conversation, settings.keepRecentTurns);
+  const { uses, useOrder, results } = indexTools(conversation);
+  const recentUses =
+    settings.keepRecentToolUses === undefined
+      ? undefined
+      : new Set(useOrder.slice(Math.max(0, useOrder.length - settings.keepRecentToolUses)));
+  if (old.size === 0 && recentUses === undefined) return unchanged();
+
+  const protectedIds = newestResultIds(conversation);
+  const lastAssistant = lastIndexWhere(conversation, (message) => message.role === "assistant");
+  const excluded = new Set(settings.excludeTools);
+  const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
+
+  // New content per message index, copied on first change.
+  const edits = new Map<number, ContentBlock[]>();
+  const edit = (messageIndex: number, blockIndex: number, block: ContentBlock) => {
+    let content = edits.get(messageIndex);
+    if (content === undefined) {
+      content = [...conversation[messageIndex]!.content];
+      edits.set(messageIndex, content);
+    }
+    content[blockIndex] = block;
+  };
+  let estimate = tokensBefore;
+
+  for (const site of results) {
+    if (budget !== undefined && estimate <= budget) break;
+    const { block } = site;
+    const message = conversation[site.messageIndex]!;
+    if (isSummaryTurn(message.turnId) || protectedIds.has(block.toolUseId)) continue;
+    const use = uses.get(block.toolUseId);
+    if (use !== undefined && excluded.has(use.block.name)) continue;
+    const eligible =
+      old.has(turnKey(message.turnId)) ||
+      (recentUses !== undefined && !recentUses.has(block.toolUseId));
+    if (!eligible) continue;
+
+    const replacement =
+      settings.toolCompaction === "redact"
+        ? REDACTION_NOTICE
+        : (summaries.get(block.toolUseId) ?? block.compactSummary);
+    if (replacement === undefined) continue;
+    if (block.content !== replacement) {
+      const masked: ToolResultBlock = { ...block, content: replacement };
+      estimate -= estimateBlockTokens(block) - estimateBlockTokens(masked);
+      edit(site.messageIndex, site.blockIndex, masked);
+      if (settings.toolCompaction === "summarize") result.toolResultsSummarized += 1;
+      else result.toolResultsRedacted += 1;
+    }
+
+    // The result is compacted (now or earlier): its input may go too.
+    if (
+      use === undefined ||
+      use.messageIndex === lastAssistant ||
+      !clearsInputsOf(settings.clearToolInputs, use.block.name) ||
+      isClearedToolInput(use.block.input)
+    )
+      continue;
+    const cleared: ToolUseBlock = { ...use.block, input: clearedToolInput(use.block.input) };
+    const saved = estimateBlockTokens(use.block) - estimateBlockTokens(cleared);
+    if (saved <= 0) continue;
+    estimate -= saved;
+    edit(use.messageIndex, use.blockIndex, cleared);
+    result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
+  }
+
+  if (edits.size === 0) return unchanged();
+  const compacted = conversation.map((message, index) => {
+    const content = edits.get(index);
+    return content === undefined ? message : ({ ...message, content } as Message);
+  });
+  const tokensAfter = estimateTokens(compacted);
+  if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context)) return unchanged();
+  return { conversation: compacted, result: { ...result, tokensBefore, tokensAfter } };
+}
+
+/**
+ * Counts what masking changed between two versions of the same messages (same length and
+ * order): tool results summarised or redacted, tool inputs cleared.
+ */
+export function maskingChanges(
+  before: readonly Message[],
+  after: readonly Message[],
+): CompactionResult {
+  const result = emptyCompactionResult();
+  after.forEach((message, index) => {
+    const original = before[index];
+    if (original === undefined || original === message) return;
+    message.content.forEach((block, blockIndex) => {
+      const was = original.content[blockIndex];
+      if (was === undefined || was === block) return;
+      if (block.type === "tool_result" && was.type === "tool_result") {
+        if (block.content === was.content) return;
+        if (block.content === REDACTION_NOTICE) result.toolResultsRedacted += 1;
+        else result.toolResultsSummarized += 1;
+      } else if (
+        block.type === "tool_use" &&
+        was.type === "tool_use" &&
+        block.input !== was.input
+      ) {
+        result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
+      }
+    });
+  });
+  return result;
+}
