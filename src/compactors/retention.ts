@@ -1,31 +1,53 @@
 import type { Message } from "../core/message.js";
-import { extractTurnIds, isSummaryTurn, turnKey } from "../core/turn.js";
+import { isSummaryTurn, turnKey } from "../core/turn.js";
 
 /**
- * Keys of the turns older than the `keepRecentTurns` most recent ones. The summary turn
- * never counts as a turn, so an already compacted conversation is not compacted again.
+ * Where the recent part starts before any tool-pair adjustment: the longest suffix whose
+ * messages belong to the `keepRecentTurns` turns seen last. Turns are ordered by their last
+ * appearance, so a hand-numbered turn id that comes back (a restarted counter) is recent, not
+ * old. The summary turn never counts as a turn.
+ */
+function recentStart(conversation: readonly Message[], keepRecentTurns: number): number {
+  const recent = new Set<string>();
+  for (let index = conversation.length - 1; index >= 0; index -= 1) {
+    const turnId = conversation[index]!.turnId;
+    if (isSummaryTurn(turnId)) continue;
+    const key = turnKey(turnId);
+    if (recent.has(key)) continue;
+    if (recent.size === keepRecentTurns) return index + 1;
+    recent.add(key);
+  }
+  return 0;
+}
+
+/**
+ * Keys of the turns older than the `keepRecentTurns` most recent ones (by last appearance).
+ * The summary turn never counts as a turn, so an already compacted conversation is not
+ * compacted again; a turn with messages in the recent part is never old.
  */
 export function oldTurnKeys(
   conversation: readonly Message[],
   keepRecentTurns: number,
 ): Set<string> {
-  const turns = extractTurnIds(conversation).filter((turnId) => !isSummaryTurn(turnId));
-  if (turns.length <= keepRecentTurns) return new Set();
-  return new Set(turns.slice(0, turns.length - keepRecentTurns).map(turnKey));
+  const start = recentStart(conversation, keepRecentTurns);
+  const old = new Set<string>();
+  for (let index = 0; index < start; index += 1) {
+    const turnId = conversation[index]!.turnId;
+    if (!isSummaryTurn(turnId)) old.add(turnKey(turnId));
+  }
+  for (let index = start; index < conversation.length; index += 1)
+    old.delete(turnKey(conversation[index]!.turnId));
+  return old;
 }
 
 /**
- * Where the recent part starts: the first message of a recent turn, moved earlier until no
+ * Where the recent part starts: the start of the recent turns' suffix, moved earlier until no
  * tool result in the recent part answers a tool use before it. Everything from the cut on is
- * kept, so messages of old turns that appear late (irregular numbering) are never lost.
+ * kept verbatim; everything before it is old.
  */
 export function safeCutIndex(conversation: readonly Message[], keepRecentTurns: number): number {
-  const old = oldTurnKeys(conversation, keepRecentTurns);
-  if (old.size === 0) return 0;
-  let cut = conversation.findIndex(
-    (message) => !old.has(turnKey(message.turnId)) && !isSummaryTurn(message.turnId),
-  );
-  if (cut === -1) return 0;
+  let cut = recentStart(conversation, keepRecentTurns);
+  if (cut === 0) return 0;
 
   const toolUseIndex = new Map<string, number>();
   conversation.forEach((message, index) => {
