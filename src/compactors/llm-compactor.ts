@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
+  type CompactionContext,
   type CompactionOutput,
   emptyCompactionResult,
   exceedsThreshold,
@@ -11,21 +12,21 @@ import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.j
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message, TextBlock, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
 import {
   KEEP_RECENT_TURNS_SCHEMA,
+  NON_NEGATIVE_INT_SCHEMA,
   POSITIVE_INT_SCHEMA,
   THRESHOLD_SCHEMA,
+  targetIssues,
 } from "./config-schemas.js";
-import {
-  buildSummaryPrompt,
-  DEFAULT_SUMMARY_PROMPT,
-  EARLIER_USER_MESSAGE_PREFIX,
-  SUMMARY_PREFIX,
-} from "./prompt.js";
+import { DEFAULT_SUMMARY_PROMPT, EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 import { safeCutIndex } from "./retention.js";
-import { formatTranscript } from "./transcript.js";
+import { type SummaryOverflow, summariseTranscript } from "./summary-chunking.js";
+import { minimumGain, targetBudget } from "./target.js";
+
+export type { SummaryOverflow } from "./summary-chunking.js";
 
 /** Timer functions, injectable so tests can control the summary deadline. */
 export interface Timers {
@@ -45,8 +46,32 @@ export interface LLMCompactorConfig {
   maxSummaryTokens: number;
   /** Milliseconds before the summary call is abandoned (`timeout`). @default 60000 */
   summaryTimeoutMs: number;
-  /** Token budget of the transcript sent to the summariser, so the request always fits. @default 50000 */
+  /**
+   * Token budget (chars / 4) of one summarisation request: system prompt, user prompt and
+   * transcript. A longer compacted part is summarised in parts that each fit, then combined
+   * (see `summaryOverflow`), so no request exceeds the summariser's window. @default 50000
+   */
   maxTranscriptTokens: number;
+  /**
+   * When the compacted part does not fit one request: `chunk` summarises it in parts and
+   * combines their summaries (map-reduce, more requests, nothing dropped); `truncate` tightens
+   * per-item caps and then drops the oldest items so one request fits. @default "chunk"
+   */
+  summaryOverflow: SummaryOverflow;
+  /**
+   * Hysteresis: when folding the turns older than `keepRecentTurns` would leave the context
+   * above this utilisation (counting a summary of `maxSummaryTokens`), newer messages are
+   * folded too, oldest first at safe points, until it fits; the latest user message and its
+   * pending tool exchange are always kept verbatim. In (0, threshold]; needs the context the
+   * session passes. @default undefined (fold only the turns older than keepRecentTurns)
+   */
+  targetUtilization?: number;
+  /**
+   * Minimum gain in estimated tokens (folded part minus a summary of `maxSummaryTokens`): a
+   * summary that would free fewer is not requested, and the conversation is returned
+   * unchanged. Ignored by manual (`forceCompact`) compactions. @default 0
+   */
+  clearAtLeast: number;
   /** Characters of one tool input shown to the summariser. @default 2000 */
   maxToolInputChars: number;
   /** Characters of one tool result shown to the summariser. @default 4000 */
@@ -66,15 +91,14 @@ export const DEFAULT_LLM_COMPACTOR_CONFIG: Readonly<LLMCompactorConfig> = Object
   maxSummaryTokens: 2048,
   summaryTimeoutMs: 60_000,
   maxTranscriptTokens: 50_000,
+  summaryOverflow: "chunk",
+  clearAtLeast: 0,
   maxToolInputChars: 2000,
   maxToolResultChars: 4000,
   keepUserMessagesTokens: 2000,
 });
 
-const nonNegativeInt = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more");
+const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;
 
 /** Schema of a partial {@link LLMCompactorConfig}. */
 export const LLMCompactorConfigSchema = z.strictObject({
@@ -84,6 +108,11 @@ export const LLMCompactorConfigSchema = z.strictObject({
   maxSummaryTokens: POSITIVE_INT_SCHEMA.exactOptional(),
   summaryTimeoutMs: POSITIVE_INT_SCHEMA.exactOptional(),
   maxTranscriptTokens: POSITIVE_INT_SCHEMA.exactOptional(),
+  summaryOverflow: z
+    .enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' })
+    .exactOptional(),
+  targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
+  clearAtLeast: nonNegativeInt.exactOptional(),
   maxToolInputChars: nonNegativeInt.exactOptional(),
   maxToolResultChars: nonNegativeInt.exactOptional(),
   keepUserMessagesTokens: nonNegativeInt.exactOptional(),
@@ -102,6 +131,9 @@ export const LLMCompactorConfigSchema = z.strictObject({
     .exactOptional(),
 });
 
+/** The options of one summarisation: per-call instructions, cancellation, and the context. */
+export type SummariseOptions = CompactAsyncOptions & CompactionContext;
+
 /**
  * The asynchronous compactor: asks an LLM to summarise the turns older than
  * `keepRecentTurns`, and replaces them with one user message holding the summary.
@@ -114,6 +146,8 @@ export class LLMCompactor implements AsyncCompactor {
   /** The validated configuration, defaults filled in. */
   readonly config: Readonly<LLMCompactorConfig>;
   readonly isAsync = true;
+  /** The strategy name reported in compaction boundaries. */
+  readonly strategy: string = "llm";
   readonly #client: LlmClient;
 
   /** @throws {ValidationError} when a config field is out of range. */
@@ -124,11 +158,11 @@ export class LLMCompactor implements AsyncCompactor {
       ]);
     }
     const parsed = parseOrThrow(LLMCompactorConfigSchema, config, "LLMCompactorConfig");
+    const merged = { ...DEFAULT_LLM_COMPACTOR_CONFIG, ...parsed } as LLMCompactorConfig;
+    const issues = targetIssues(merged);
+    if (issues.length > 0) throw new ValidationError("LLMCompactorConfig", issues);
     this.#client = client;
-    this.config = Object.freeze({
-      ...DEFAULT_LLM_COMPACTOR_CONFIG,
-      ...parsed,
-    } as LLMCompactorConfig);
+    this.config = Object.freeze(merged);
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
@@ -140,48 +174,74 @@ export class LLMCompactor implements AsyncCompactor {
     return { conversation: [...conversation], result: emptyCompactionResult() };
   }
 
-  async compactAsync(
+  compactAsync(
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
-    options: CompactAsyncOptions = {},
+    options: SummariseOptions = {},
+  ): Promise<CompactionOutput> {
+    return this.summariseInto(conversation, conversation, summaries, options);
+  }
+
+  /**
+   * Folds a prefix of `conversation` into a summary written from the same messages of
+   * `source` (same length and order; the hybrid passes the unmasked originals so the
+   * summariser sees what masking hid). Unchanged (no request) when nothing is to be folded.
+   *
+   * @internal used by `HybridCompactor`.
+   */
+  async summariseInto(
+    conversation: readonly Message[],
+    source: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: SummariseOptions = {},
   ): Promise<CompactionOutput> {
     const { signal } = options;
     if (signal?.aborted) throw abortedError(signal);
+    const unchanged = (): CompactionOutput => ({
+      conversation: [...conversation],
+      result: emptyCompactionResult(),
+    });
 
-    const cut = safeCutIndex(conversation, this.config.keepRecentTurns);
-    const old = conversation.slice(0, cut);
-    const recent = conversation.slice(cut);
+    const plan = planFold(conversation, this.config, options);
+    if (plan === undefined) return unchanged();
+    const folded = (from: readonly Message[]) =>
+      from.slice(0, plan.cut).filter((_, index) => index !== plan.keepIndex);
+    const foldedSource = folded(source.length === conversation.length ? source : conversation);
     const compactedTurns = new Set(
-      old
+      folded(conversation)
         .filter((message) => !isSummaryTurn(message.turnId))
         .map((message) => turnKey(message.turnId)),
     );
-    if (compactedTurns.size === 0) {
-      return { conversation: [...conversation], result: emptyCompactionResult() };
+    if (compactedTurns.size === 0) return unchanged();
+
+    const userRequests = collectUserRequests(foldedSource);
+    const keptRequests = keptUserMessages(userRequests, this.config.keepUserMessagesTokens);
+    const gain = minimumGain(this.config.clearAtLeast, options);
+    if (gain > 0) {
+      const reserve = this.config.maxSummaryTokens + textTokens(keptRequests);
+      if (estimateTokens(folded(conversation)) - reserve < gain) return unchanged();
     }
 
-    const userRequests = collectUserRequests(old);
-    const transcript = formatTranscript(old, summaries, {
-      maxToolInputChars: this.config.maxToolInputChars,
-      maxToolResultChars: this.config.maxToolResultChars,
-      maxChars: this.config.maxTranscriptTokens * 4,
-    });
-    const summary = await this.#summarise(
-      buildSummaryPrompt({
+    const summary = await summariseTranscript(
+      {
+        messages: foldedSource,
+        summaries,
         userRequests: fitUserRequests(userRequests, this.config.maxTranscriptTokens),
-        transcript,
         instructions: options.instructions,
-      }),
+        system: this.config.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT,
+        requestBudgetTokens: this.config.maxTranscriptTokens,
+        maxToolInputChars: this.config.maxToolInputChars,
+        maxToolResultChars: this.config.maxToolResultChars,
+        overflow: this.config.summaryOverflow,
+      },
+      (prompt, requestSignal) => this.#summarise(prompt, requestSignal),
       signal,
     );
 
     const sessionId = conversation[0]?.sessionId ?? "";
-    const summaryMessage = this.#summaryMessage(
-      summary,
-      keptUserMessages(userRequests, this.config.keepUserMessagesTokens),
-      sessionId,
-    );
-    const compacted = [summaryMessage, ...recent];
+    const summaryMessage = this.#summaryMessage(summary, keptRequests, sessionId);
+    const kept = plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!];
+    const compacted = [summaryMessage, ...kept, ...conversation.slice(plan.cut)];
     return {
       conversation: compacted,
       result: {
@@ -314,4 +374,96 @@ function keptUserMessages(requests: readonly string[], budgetTokens: number): st
 /** User requests for the prompt: at most a quarter of the transcript budget, newest kept. */
 function fitUserRequests(requests: readonly string[], transcriptTokens: number): string[] {
   return keptUserMessages(requests, Math.floor(transcriptTokens / 4));
+}
+
+/** Tokens (chars / 4 plus framing) of texts kept in the summary message. */
+function textTokens(texts: readonly string[]): number {
+  let total = 0;
+  for (const text of texts)
+    total += Math.ceil((EARLIER_USER_MESSAGE_PREFIX.length + text.length) / 4) + 4;
+  return total;
+}
+
+/** Which messages a summary folds: those before `cut`, except `keepIndex` (kept verbatim). */
+interface FoldPlan {
+  cut: number;
+  keepIndex?: number;
+}
+
+/** Index of the latest user request: a user message with text and no tool results. */
+function latestRequestIndex(conversation: readonly Message[]): number {
+  for (let index = conversation.length - 1; index >= 0; index -= 1) {
+    const message = conversation[index]!;
+    if (message.role !== "user" || isSummaryTurn(message.turnId)) continue;
+    if (message.content.some((block) => block.type === "tool_result")) continue;
+    if (message.content.some((block) => block.type === "text" && block.text.trim() !== ""))
+      return index;
+  }
+  return -1;
+}
+
+/**
+ * Plans the fold: the turns older than `keepRecentTurns`, and, when a target is known and
+ * that would not reach it, later safe cut points (never between a tool use and its result),
+ * oldest first, up to the latest assistant message. Past the latest user request, that
+ * request is kept verbatim right after the summary.
+ */
+function planFold(
+  conversation: readonly Message[],
+  config: Readonly<LLMCompactorConfig>,
+  context: CompactionContext,
+): FoldPlan | undefined {
+  const base = safeCutIndex(conversation, config.keepRecentTurns);
+  const baseline = base === 0 ? undefined : { cut: base };
+  const budget = targetBudget(config.targetUtilization, context, estimateTokens(conversation));
+  if (budget === undefined) return baseline;
+
+  const count = conversation.length;
+  const suffix = new Array<number>(count + 1).fill(0);
+  for (let index = count - 1; index >= 0; index -= 1)
+    suffix[index] = suffix[index + 1]! + estimateMessageTokens(conversation[index]!);
+  const reserve = config.maxSummaryTokens + config.keepUserMessagesTokens;
+  const latest = latestRequestIndex(conversation);
+  const fits = (plan: FoldPlan) =>
+    reserve +
+      suffix[plan.cut]! +
+      (plan.keepIndex === undefined ? 0 : estimateMessageTokens(conversation[plan.keepIndex]!)) <=
+    budget;
+  if (baseline === undefined ? suffix[0]! <= budget : fits(baseline)) return baseline;
+  if (latest === -1) return baseline;
+
+  // crossing[i] > 0 once summed: cutting at i would split a tool use from its result.
+  const crossing = new Array<number>(count + 2).fill(0);
+  const useIndex = new Map<string, number>();
+  conversation.forEach((message, index) => {
+    for (const block of message.content) {
+      if (block.type === "tool_use") useIndex.set(block.id, index);
+      else if (block.type === "tool_result") {
+        const use = useIndex.get(block.toolUseId);
+        if (use !== undefined && use < index) {
+          crossing[use + 1]! += 1;
+          crossing[index + 1]! -= 1;
+        }
+      }
+    }
+  });
+  let lastAssistant = -1;
+  for (let index = count - 1; index > latest; index -= 1) {
+    if (conversation[index]!.role === "assistant") {
+      lastAssistant = index;
+      break;
+    }
+  }
+  const limit = lastAssistant === -1 ? latest : lastAssistant;
+
+  let best = baseline;
+  let crossed = 0;
+  for (let cut = 0; cut <= limit; cut += 1) {
+    crossed += crossing[cut]!;
+    if (cut <= base || crossed > 0 || cut === latest + 1) continue;
+    const plan: FoldPlan = cut > latest ? { cut, keepIndex: latest } : { cut };
+    best = plan;
+    if (fits(plan)) return plan;
+  }
+  return best;
 }

@@ -55,7 +55,7 @@ function blockText(block: ContentBlock): string {
 }
 
 /** One line of the transcript; user lines are given up last when the budget is tight. */
-interface Line {
+export interface Line {
   text: string;
   fromUser: boolean;
 }
@@ -194,4 +194,20 @@ function join(lines: readonly Line[], omitted: number): string {
   return omitted === 0
     ? body
     : `[… ${omitted} earlier items omitted to fit the summariser's budget …]\n${body}`;
+}
+
+/**
+ * Renders messages as transcript lines with the full per-item caps and no overall budget,
+ * for summarising in chunks.
+ */
+export function transcriptLines(
+  messages: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  limits: Omit<TranscriptLimits, "maxChars">,
+): Line[] {
+  return renderLines(messages, summaries, {
+    toolInputChars: limits.maxToolInputChars,
+    toolResultChars: limits.maxToolResultChars,
+    textChars: Number.POSITIVE_INFINITY,
+  });
 }
