@@ -1,2 +1,56 @@
-// The @anthropic-ai/sdk adapter lands with the Anthropic adapter issue.
-export {};
+/**
+ * `agent-compaction/anthropic`: the `@anthropic-ai/sdk` adapter. Convert conversations both
+ * ways without loss, take whole responses (content and usage) into a session, summarise with
+ * Claude, and count tokens with the API.
+ *
+ * @example
+ * import Anthropic from "@anthropic-ai/sdk";
+ * import { AgentSession, LLMCompactor } from "agent-compaction";
+ * import {
+ *   AnthropicLlmClient, appendAnthropicResponse, toAnthropicMessages,
+ * } from "agent-compaction/anthropic";
+ *
+ * const client = new Anthropic();
+ * const session = new AgentSession({
+ *   contextLimit: 200_000,
+ *   llmCompactor: new LLMCompactor(new AnthropicLlmClient({ client, model: "claude-haiku-4-5" })),
+ * });
+ * session.addUserText("Fix the failing test");
+ * await session.maybeCompact();
+ * const response = await client.messages.create({
+ *   model: "claude-sonnet-4-5", max_tokens: 4096, messages: toAnthropicMessages(session.messages),
+ * });
+ * appendAnthropicResponse(session, response);
+ *
+ * @packageDocumentation
+ */
+export {
+  type AnthropicBlock,
+  type FromAnthropicOptions,
+  fromAnthropicContent,
+  fromAnthropicMessages,
+  STRING_CONTENT_KEY,
+  toAnthropicContent,
+  toAnthropicMessages,
+} from "./convert.js";
+export {
+  type AnthropicExtraParams,
+  AnthropicLlmClient,
+  type AnthropicLlmClientOptions,
+  type AnthropicMessagesClient,
+  type AnthropicRequestOptions,
+  DEFAULT_ANTHROPIC_LLM_CLIENT_OPTIONS,
+  responseText,
+} from "./llm-client.js";
+export {
+  type AnthropicResponseLike,
+  type AppendedResponse,
+  appendAnthropicResponse,
+  type ResponseTarget,
+} from "./response.js";
+export {
+  AnthropicTokenCounter,
+  type AnthropicTokenCounterOptions,
+  type TokenCountFallback,
+} from "./token-counter.js";
+export { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";

@@ -1,0 +1,366 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/**
+ * A loopback HTTP server that speaks enough of the Anthropic Messages API for the real
+ * `@anthropic-ai/sdk` client to talk to it (`new Anthropic({ baseURL: server.url })`):
+ * `POST /v1/messages` and `POST /v1/messages/count_tokens`. It records every request
+ * (headers and parsed JSON body) and answers from a script: messages, token counts, API
+ * errors (4xx, 429, 5xx), dropped connections, slow or hung responses.
+ *
+ * Used by the offline stand-in of `examples/anthropic-agent.ts` and by the adapter's tests.
+ */
+
+/** The endpoints the server speaks. */
+export type Endpoint = "messages" | "count_tokens";
+
+/** How a request ended. */
+export type RequestOutcome = "answered" | "dropped" | "closed_by_client";
+
+/** One request as the server received it. */
+export interface RecordedRequest {
+  /** Which endpoint it hit; `unknown` for any other path. */
+  endpoint: Endpoint | "unknown";
+  method: string;
+  /** The path with the query string. */
+  path: string;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string>;
+  /** The body parsed as JSON (the raw text when it is not JSON). */
+  body: unknown;
+  /** Settles when the exchange ends: answered, dropped by the server, or closed by the client. */
+  outcome: Promise<RequestOutcome>;
+}
+
+/** A usage object as the API reports it. */
+export interface WireUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+}
+
+/** What the server answers with. */
+export type Reply =
+  /** A `Message` response; `content` defaults to one text block with `text` ("ok"). */
+  | {
+      type: "message";
+      text?: string;
+      content?: Record<string, unknown>[];
+      usage?: Partial<WireUsage>;
+      stopReason?: string;
+      id?: string;
+    }
+  /** A `count_tokens` response. */
+  | { type: "tokens"; inputTokens: number }
+  /**
+   * An API error: `{ type: "error", error: { type, message } }` with this status. Unless
+   * `headers` says otherwise it carries `retry-after-ms: 1`, so the SDK's retries don't wait.
+   */
+  | {
+      type: "error";
+      status: number;
+      errorType?: string;
+      message?: string;
+      headers?: Record<string, string>;
+    }
+  /** Any JSON body with any status. */
+  | { type: "json"; status: number; body: unknown; headers?: Record<string, string> }
+  /** Destroys the connection without answering. */
+  | { type: "drop" }
+  /** Never answers (until the client gives up or the server closes). */
+  | { type: "hang" }
+  /** Answers `then` after `ms` milliseconds (a slow response). */
+  | { type: "delay"; ms: number; then: Reply };
+
+/** A reply, or a function choosing one from the request. */
+export type ReplyScript = Reply | ((request: RecordedRequest) => Reply | Promise<Reply>);
+
+/** Options of {@link MessagesApiServer.start}. */
+export interface MessagesApiServerOptions {
+  /** Answers `/v1/messages` when no queued reply is left. @default a text reply "ok" */
+  onMessages?: ReplyScript;
+  /** Answers `/v1/messages/count_tokens` when no queued reply is left. @default about 4 chars a token */
+  onCountTokens?: ReplyScript;
+}
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
+
+/** A rough token count of a request: about four characters a token. */
+export function roughTokens(value: unknown): number {
+  return Math.ceil(JSON.stringify(value ?? "").length / 4);
+}
+
+function requestTokens(body: unknown): number {
+  const { system, tools, messages } = (body ?? {}) as Record<string, unknown>;
+  return roughTokens({ system, tools, messages });
+}
+
+const defaultMessages: ReplyScript = () => ({ type: "message", text: "ok" });
+const defaultCountTokens: ReplyScript = (request) => ({
+  type: "tokens",
+  inputTokens: requestTokens(request.body),
+});
+
+/** The loopback Messages API server. Start it with {@link MessagesApiServer.start}. */
+export class MessagesApiServer {
+  /** Every request received, in order. */
+  readonly requests: RecordedRequest[] = [];
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  readonly #queues: Record<Endpoint, ReplyScript[]> = { messages: [], count_tokens: [] };
+  readonly #defaults: Record<Endpoint, ReplyScript>;
+  readonly #waiters = new Set<() => void>();
+  #messageCount = 0;
+  #url = "";
+  #closing = false;
+
+  private constructor(options: MessagesApiServerOptions) {
+    this.#defaults = {
+      messages: options.onMessages ?? defaultMessages,
+      count_tokens: options.onCountTokens ?? defaultCountTokens,
+    };
+    this.#server = createServer((request, response) => {
+      void this.#handle(request, response);
+    });
+    this.#server.on("connection", (socket) => {
+      this.#sockets.add(socket);
+      socket.on("close", () => this.#sockets.delete(socket));
+    });
+  }
+
+  /** Starts a server on a free port of 127.0.0.1. */
+  static async start(options: MessagesApiServerOptions = {}): Promise<MessagesApiServer> {
+    const server = new MessagesApiServer(options);
+    await new Promise<void>((resolve, reject) => {
+      server.#server.once("error", reject);
+      server.#server.listen(0, "127.0.0.1", () => resolve());
+    });
+    const { port } = server.#server.address() as AddressInfo;
+    server.#url = `http://127.0.0.1:${port}`;
+    return server;
+  }
+
+  /** The base URL to give the SDK (`baseURL`). */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** The requests one endpoint received, in order. */
+  requestsTo(endpoint: Endpoint): RecordedRequest[] {
+    return this.requests.filter((request) => request.endpoint === endpoint);
+  }
+
+  /** Queues replies for the next requests to `endpoint`, before its default answers again. */
+  queue(endpoint: Endpoint, ...replies: ReplyScript[]): this {
+    this.#queues[endpoint].push(...replies);
+    return this;
+  }
+
+  /** Sets how `endpoint` answers once its queue is empty. */
+  setDefault(endpoint: Endpoint, script: ReplyScript): this {
+    this.#defaults[endpoint] = script;
+    return this;
+  }
+
+  /** Resolves once `endpoint` has received `count` requests in all. */
+  async waitForRequests(endpoint: Endpoint, count: number): Promise<RecordedRequest[]> {
+    while (this.requestsTo(endpoint).length < count) {
+      await new Promise<void>((resolve) => this.#waiters.add(resolve));
+    }
+    return this.requestsTo(endpoint);
+  }
+
+  /** Closes the server and every open connection (hung responses included). */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const text = await readBody(request);
+    let body: unknown = text;
+    try {
+      body = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      // Not JSON: recorded as the raw text.
+    }
+    const path = request.url ?? "/";
+    const pathname = path.split("?")[0];
+    const endpoint: RecordedRequest["endpoint"] =
+      pathname === "/v1/messages"
+        ? "messages"
+        : pathname === "/v1/messages/count_tokens"
+          ? "count_tokens"
+          : "unknown";
+    let settle: (outcome: RequestOutcome) => void = () => {};
+    const outcome = new Promise<RequestOutcome>((resolve) => {
+      settle = resolve;
+    });
+    let dropped = false;
+    response.on("close", () =>
+      settle(
+        response.writableFinished
+          ? "answered"
+          : dropped || this.#closing
+            ? "dropped"
+            : "closed_by_client",
+      ),
+    );
+    const recorded: RecordedRequest = {
+      endpoint,
+      method: request.method ?? "GET",
+      path,
+      headers: flattenHeaders(request.headers),
+      body,
+      outcome,
+    };
+    this.requests.push(recorded);
+    for (const wake of [...this.#waiters]) {
+      this.#waiters.delete(wake);
+      wake();
+    }
+
+    if (endpoint === "unknown" || request.method !== "POST") {
+      this.#send(response, errorReply(404, `no route for ${request.method} ${pathname}`));
+      return;
+    }
+    const script = this.#queues[endpoint].shift() ?? this.#defaults[endpoint];
+    let reply: Reply;
+    try {
+      reply = typeof script === "function" ? await script(recorded) : script;
+    } catch (error) {
+      reply = errorReply(500, `script failed: ${error instanceof Error ? error.message : error}`);
+    }
+    this.#answer(response, reply, recorded, () => {
+      dropped = true;
+    });
+  }
+
+  #answer(
+    response: ServerResponse,
+    reply: Reply,
+    request: RecordedRequest,
+    markDropped: () => void,
+  ): void {
+    switch (reply.type) {
+      case "drop":
+        markDropped();
+        response.socket?.destroy();
+        return;
+      case "hang":
+        return;
+      case "delay": {
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          if (!response.destroyed) this.#answer(response, reply.then, request, markDropped);
+        }, reply.ms);
+        this.#timers.add(timer);
+        response.on("close", () => {
+          clearTimeout(timer);
+          this.#timers.delete(timer);
+        });
+        return;
+      }
+      default:
+        this.#send(response, reply, request);
+    }
+  }
+
+  #send(response: ServerResponse, reply: Reply, request?: RecordedRequest): void {
+    let status = 200;
+    let body: unknown;
+    let headers: Record<string, string> = {};
+    switch (reply.type) {
+      case "message": {
+        this.#messageCount += 1;
+        const input = requestTokens(request?.body);
+        const content = reply.content ?? [{ type: "text", text: reply.text ?? "ok" }];
+        const model = (request?.body as { model?: unknown } | undefined)?.model;
+        body = {
+          id: reply.id ?? `msg_loopback_${this.#messageCount}`,
+          type: "message",
+          role: "assistant",
+          model: typeof model === "string" ? model : "loopback",
+          content,
+          stop_reason:
+            reply.stopReason ??
+            (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
+          stop_sequence: null,
+          container: null,
+          usage: {
+            input_tokens: input,
+            output_tokens: roughTokens(content),
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            ...reply.usage,
+          },
+        };
+        break;
+      }
+      case "tokens":
+        body = { input_tokens: reply.inputTokens };
+        break;
+      case "error":
+        status = reply.status;
+        headers = { "retry-after-ms": "1", ...reply.headers };
+        body = {
+          type: "error",
+          error: {
+            type: reply.errorType ?? ERROR_TYPES[reply.status] ?? "api_error",
+            message: reply.message ?? `loopback error ${reply.status}`,
+          },
+        };
+        break;
+      case "json":
+        status = reply.status;
+        headers = reply.headers ?? {};
+        body = reply.body;
+        break;
+      default:
+        return;
+    }
+    const text = JSON.stringify(body);
+    response.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+      "request-id": `req_loopback_${this.requests.length}`,
+      ...headers,
+    });
+    response.end(text);
+  }
+}
+
+function errorReply(status: number, message: string): Reply {
+  return { type: "error", status, message, headers: { "x-should-retry": "false" } };
+}
+
+function flattenHeaders(headers: IncomingMessage["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
+}

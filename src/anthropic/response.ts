@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { parseOrThrow } from "../core/errors.js";
+import type { AssistantMessage, ContentBlock } from "../core/message.js";
+import type { AgentSession } from "../session/agent-session.js";
+import type { Usage } from "../session/context-meter.js";
+import { type AnthropicBlock, fromAnthropicContent } from "./convert.js";
+import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
+
+/** What {@link appendAnthropicResponse} reads of a response: the SDK's `Message` (or a beta one). */
+export interface AnthropicResponseLike {
+  content: readonly AnthropicBlock[] | readonly unknown[];
+  usage?: AnthropicUsageLike | null;
+}
+
+/** What {@link appendAnthropicResponse} did. */
+export interface AppendedResponse {
+  /** The assistant message appended; `undefined` when the response had no content. */
+  message: AssistantMessage | undefined;
+  /** The usage recorded; `undefined` when the response reported none. */
+  usage: Usage | undefined;
+}
+
+const ResponseShapeSchema = z.looseObject(
+  {
+    content: z.array(z.unknown(), { error: "must be an array of content blocks" }),
+    usage: z.unknown().optional(),
+  },
+  { error: "must be a response message (with content)" },
+);
+
+/** The session's side of {@link appendAnthropicResponse}: its public append and usage API. */
+export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage">;
+
+/**
+ * Takes a whole `messages.create` response into a session in one call: appends its content
+ * as an assistant message in the current turn (blocks converted losslessly, so thinking
+ * signatures and server-tool blocks go back to the API unchanged), then records its usage,
+ * which, recorded after the reply, counts input + cache + output tokens. A response with no
+ * content appends nothing (an empty message is invalid) but its usage is still recorded.
+ *
+ * @example
+ * const response = await client.messages.create({ model, max_tokens, messages });
+ * appendAnthropicResponse(session, response);
+ * @throws {ValidationError} when the response is malformed or no turn is open.
+ */
+export function appendAnthropicResponse(
+  session: ResponseTarget,
+  response: AnthropicResponseLike,
+): AppendedResponse {
+  const parsed = parseOrThrow(ResponseShapeSchema, response, "Anthropic response");
+  const content: ContentBlock[] = fromAnthropicContent(parsed.content);
+  const usage = usageFromAnthropic(parsed.usage as AnthropicUsageLike | null | undefined);
+  const message = content.length > 0 ? session.addAssistant(content) : undefined;
+  if (usage !== undefined) session.recordUsage(usage);
+  return { message, usage };
+}

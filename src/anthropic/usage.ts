@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { parseOrThrow } from "../core/errors.js";
+import type { Usage } from "../session/context-meter.js";
+
+/**
+ * The token fields of an Anthropic usage object: the SDK's `Usage`, `MessageDeltaUsage`
+ * and the beta variants all fit. Missing and `null` fields count as absent.
+ */
+export interface AnthropicUsageLike {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens?: number | null;
+}
+
+const tokenCount = z
+  .number({ error: "must be a number or null" })
+  .int("must be a whole number")
+  .nonnegative("must be 0 or more")
+  .nullish();
+
+const AnthropicUsageSchema = z.looseObject(
+  {
+    input_tokens: tokenCount,
+    cache_creation_input_tokens: tokenCount,
+    cache_read_input_tokens: tokenCount,
+    output_tokens: tokenCount,
+  },
+  { error: "must be a usage object, null or undefined" },
+);
+
+/**
+ * Converts the usage of an Anthropic response to ours, null-safe. Without `input_tokens`
+ * (no usage at all, or a streaming delta that left it `null`) the context size is unknown
+ * and the result is `undefined`: record nothing rather than a context of zero.
+ *
+ * @example
+ * const usage = usageFromAnthropic(response.usage);
+ * if (usage) session.recordUsage(usage);
+ * @throws {ValidationError} when a field is present but not a whole number ≥ 0.
+ */
+export function usageFromAnthropic(usage: AnthropicUsageLike & { input_tokens: number }): Usage;
+export function usageFromAnthropic(usage: AnthropicUsageLike | null | undefined): Usage | undefined;
+export function usageFromAnthropic(
+  usage: AnthropicUsageLike | null | undefined,
+): Usage | undefined {
+  const parsed = parseOrThrow(AnthropicUsageSchema.nullish(), usage, "Anthropic usage");
+  if (parsed == null || parsed.input_tokens == null) return undefined;
+  const out: Usage = { inputTokens: parsed.input_tokens };
+  if (parsed.cache_creation_input_tokens != null)
+    out.cacheCreationInputTokens = parsed.cache_creation_input_tokens;
+  if (parsed.cache_read_input_tokens != null)
+    out.cacheReadInputTokens = parsed.cache_read_input_tokens;
+  if (parsed.output_tokens != null) out.outputTokens = parsed.output_tokens;
+  return out;
+}
