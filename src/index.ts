@@ -4,10 +4,19 @@ export {
   DEFAULT_COMPACTOR_TYPE,
 } from "./compactors/create-compactor.js";
 export {
+  DEFAULT_HYBRID_COMPACTOR_CONFIG,
+  type HybridCompactionResult,
+  HybridCompactor,
+  type HybridCompactorConfig,
+  HybridCompactorConfigSchema,
+} from "./compactors/hybrid-compactor.js";
+export {
   DEFAULT_LLM_COMPACTOR_CONFIG,
   LLMCompactor,
   type LLMCompactorConfig,
   LLMCompactorConfigSchema,
+  type SummariseOptions,
+  type SummaryOverflow,
   type Timers,
 } from "./compactors/llm-compactor.js";
 export {
@@ -16,9 +25,12 @@ export {
   SUMMARY_PREFIX,
 } from "./compactors/prompt.js";
 export {
+  CLEARED_INPUT_KEY,
   type CompactionConfig,
   CompactionConfigSchema,
+  clearedToolInput,
   DEFAULT_COMPACTION_CONFIG,
+  isClearedToolInput,
   REDACTION_NOTICE,
   ThresholdCompactor,
   type ToolCompaction,
@@ -26,6 +38,7 @@ export {
 export {
   type AsyncCompactor,
   type CompactAsyncOptions,
+  type CompactionContext,
   type CompactionOutput,
   type CompactionResult,
   type Compactor,
@@ -105,6 +118,7 @@ export {
 export {
   AgentSession,
   type ForceCompactOptions,
+  type ForceCompactResult,
   type MaybeCompactReport,
 } from "./session/agent-session.js";
 export { type ContextMeterState, type Usage, UsageSchema } from "./session/context-meter.js";
@@ -119,6 +133,13 @@ export type {
   CompactionTrigger,
   Logger,
 } from "./session/events.js";
+export type {
+  AfterCompactHook,
+  BeforeCompactContext,
+  BeforeCompactDecision,
+  BeforeCompactHook,
+  CompactionBoundary,
+} from "./session/hooks.js";
 export type { AgentSessionOptions } from "./session/options.js";
 export type {
   SerializedMessage,

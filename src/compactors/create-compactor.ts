@@ -2,24 +2,28 @@ import { z } from "zod";
 import type { AsyncCompactor, Compactor } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
+import { HybridCompactor, type HybridCompactorConfig } from "./hybrid-compactor.js";
 import { LLMCompactor, type LLMCompactorConfig } from "./llm-compactor.js";
 import { type CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
 
 /** Selects a compaction strategy and its configuration. @default { type: "threshold" } */
 export type CompactorType =
   | { type: "threshold"; config?: Partial<CompactionConfig> }
-  | { type: "llm"; config?: Partial<LLMCompactorConfig> };
+  | { type: "llm"; config?: Partial<LLMCompactorConfig> }
+  | { type: "hybrid"; config?: Partial<HybridCompactorConfig> };
 
 /** The default strategy: tool-result compaction with default settings. */
 export const DEFAULT_COMPACTOR_TYPE: Readonly<CompactorType> = Object.freeze({ type: "threshold" });
 
 const CompactorTypeSchema = z.object({
-  type: z.enum(["threshold", "llm"], { error: 'must be "threshold" or "llm"' }),
+  type: z.enum(["threshold", "llm", "hybrid"], {
+    error: 'must be "threshold", "llm" or "hybrid"',
+  }),
   config: z.record(z.string(), z.unknown()).exactOptional(),
 });
 
 /**
- * Builds the compactor a {@link CompactorType} names. `llm` needs an `LlmClient`.
+ * Builds the compactor a {@link CompactorType} names. `llm` and `hybrid` need an `LlmClient`.
  *
  * @example
  * const compactor = createCompactor({ type: "llm", config: { keepRecentTurns: 2 } }, client);
@@ -40,8 +44,9 @@ export function createCompactor(
   if (type.type === "threshold") return new ThresholdCompactor(type.config ?? {});
   if (llmClient === undefined) {
     throw new ValidationError("CompactorType", [
-      { path: ["llmClient"], message: 'an LlmClient is required for type "llm"' },
+      { path: ["llmClient"], message: `an LlmClient is required for type "${type.type}"` },
     ]);
   }
+  if (type.type === "hybrid") return new HybridCompactor(llmClient, type.config ?? {});
   return new LLMCompactor(llmClient, type.config ?? {});
 }

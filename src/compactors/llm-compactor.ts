@@ -242,13 +242,21 @@ export class LLMCompactor implements AsyncCompactor {
     const summaryMessage = this.#summaryMessage(summary, keptRequests, sessionId);
     const kept = plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!];
     const compacted = [summaryMessage, ...kept, ...conversation.slice(plan.cut)];
+    const tokensBefore = estimateTokens(conversation);
+    const tokensAfter = estimateTokens(compacted);
+    if (tokensAfter >= tokensBefore) {
+      throw new CompactionError(
+        "summary_too_large",
+        `the summary would not shrink the conversation (${tokensAfter} tokens after, ${tokensBefore} before)`,
+      );
+    }
     return {
       conversation: compacted,
       result: {
         ...emptyCompactionResult(),
         turnsCompacted: compactedTurns.size,
-        tokensBefore: estimateTokens(conversation),
-        tokensAfter: estimateTokens(compacted),
+        tokensBefore,
+        tokensAfter,
       },
     };
   }

@@ -35,7 +35,8 @@ export interface CompactionConfig {
   /**
    * `summarize` replaces an old tool result with its compact summary (from the map passed
    * to `compact`, else the block's own `compactSummary`) and leaves it alone when it has none;
-   * `redact` replaces it with {@link REDACTION_NOTICE}. @default "summarize"
+   * `redact` replaces it with {@link REDACTION_NOTICE}; `summarize_or_redact` uses the summary
+   * where there is one and the notice otherwise. @default "summarize"
    */
   toolCompaction: ToolCompaction;
   /**
@@ -83,7 +84,9 @@ export const CompactionConfigSchema = z.strictObject({
   threshold: THRESHOLD_SCHEMA.exactOptional(),
   keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
   toolCompaction: z
-    .enum(["summarize", "redact"], { error: 'must be "summarize" or "redact"' })
+    .enum(["summarize", "redact", "summarize_or_redact"], {
+      error: 'must be "summarize", "redact" or "summarize_or_redact"',
+    })
     .exactOptional(),
   keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),

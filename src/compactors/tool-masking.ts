@@ -24,8 +24,12 @@ export const CLEARED_INPUT_KEY = "_cleared";
 
 const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
 
-/** How old tool results are shrunk. */
-export type ToolCompaction = "summarize" | "redact";
+/**
+ * How old tool results are shrunk: `summarize` by their compact summary (left alone without
+ * one), `redact` by {@link REDACTION_NOTICE}, `summarize_or_redact` by the summary where one
+ * exists and the notice otherwise.
+ */
+export type ToolCompaction = "summarize" | "redact" | "summarize_or_redact";
 
 /** The masking rules shared by `ThresholdCompactor` and `HybridCompactor`. */
 export interface ToolMaskingSettings {
@@ -176,17 +180,19 @@ export function maskToolResults(
       (recentUses !== undefined && !recentUses.has(block.toolUseId));
     if (!eligible) continue;
 
-    const replacement =
+    const summary =
       settings.toolCompaction === "redact"
-        ? REDACTION_NOTICE
+        ? undefined
         : (summaries.get(block.toolUseId) ?? block.compactSummary);
+    const replacement =
+      summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
     if (replacement === undefined) continue;
     if (block.content !== replacement) {
       const masked: ToolResultBlock = { ...block, content: replacement };
       estimate -= estimateBlockTokens(block) - estimateBlockTokens(masked);
       edit(site.messageIndex, site.blockIndex, masked);
-      if (settings.toolCompaction === "summarize") result.toolResultsSummarized += 1;
-      else result.toolResultsRedacted += 1;
+      if (summary === undefined) result.toolResultsRedacted += 1;
+      else result.toolResultsSummarized += 1;
     }
 
     // The result is compacted (now or earlier): its input may go too.
@@ -210,7 +216,9 @@ export function maskToolResults(
     const content = edits.get(index);
     return content === undefined ? message : ({ ...message, content } as Message);
   });
-  const tokensAfter = estimateTokens(compacted);
+  // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
+  // there is no need for a second pass over the whole conversation.
+  const tokensAfter = estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context)) return unchanged();
   return { conversation: compacted, result: { ...result, tokensBefore, tokensAfter } };
 }

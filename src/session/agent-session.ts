@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createCompactor } from "../compactors/create-compactor.js";
 import {
+  type CompactionContext,
   type CompactionResult,
   type Compactor,
   emptyCompactionResult,
@@ -27,6 +28,12 @@ import type {
   CompactionTrigger,
   Logger,
 } from "./events.js";
+import type {
+  AfterCompactHook,
+  BeforeCompactDecision,
+  BeforeCompactHook,
+  CompactionBoundary,
+} from "./hooks.js";
 import { type AgentSessionOptions, AgentSessionOptionsSchema } from "./options.js";
 import { parseSnapshot, type SessionSnapshot, type SessionSnapshotDeps } from "./snapshot.js";
 
@@ -41,6 +48,8 @@ export interface MaybeCompactReport {
   results: { compactor?: CompactionResult; llmCompactor?: CompactionResult };
   /** The summariser failure, when there was one; the conversation is as the failed stage found it. */
   error?: CompactionError;
+  /** A boundary record for each stage that changed the conversation, in order. */
+  boundaries: CompactionBoundary[];
 }
 
 /** Options of `forceCompact`. */
@@ -49,6 +58,11 @@ export interface ForceCompactOptions {
   instructions?: string;
   /** Cancels the compaction (it rejects with code `aborted`). */
   signal?: AbortSignal;
+}
+
+/** What `forceCompact` did: the combined result and a boundary record per stage that changed something. */
+export interface ForceCompactResult extends CompactionResult {
+  boundaries: CompactionBoundary[];
 }
 
 interface Stage {
@@ -74,6 +88,8 @@ export class AgentSession {
   readonly #stages: Stage[];
   readonly #clock: Clock;
   readonly #logger: Logger | undefined;
+  readonly #beforeCompact: BeforeCompactHook | undefined;
+  readonly #afterCompact: AfterCompactHook | undefined;
   readonly #maxConsecutiveFailures: number;
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #meter = new ContextMeter();
@@ -94,6 +110,8 @@ export class AgentSession {
     this.#contextLimit = parsed.contextLimit;
     this.#clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
+    this.#beforeCompact = parsed.beforeCompact;
+    this.#afterCompact = parsed.afterCompact;
     this.#maxConsecutiveFailures = parsed.maxConsecutiveFailures ?? 3;
     this.#stages = [];
     const compactor = resolveCompactor(options.compactor, parsed.llmClient);
@@ -250,7 +268,7 @@ export class AgentSession {
    * Compacts now, whatever the threshold. All or nothing: on failure it rejects with
    * `CompactionError` and the conversation is as it was. Waits for a running compaction first.
    */
-  forceCompact(options: ForceCompactOptions = {}): Promise<CompactionResult> {
+  forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
     const parsed = parseOrThrow(
       z.object({
         instructions: z.string().exactOptional(),
@@ -301,6 +319,7 @@ export class AgentSession {
       contextUsedBefore,
       contextUsedAfter: contextUsedBefore,
       results: {},
+      boundaries: [],
     };
     for (const stage of this.#stages) {
       if (!stage.compactor.shouldCompact(this.contextUsed, this.#contextLimit)) continue;
@@ -314,9 +333,23 @@ export class AgentSession {
         });
         continue;
       }
+      const decision = await this.#askBeforeCompact(stage, "auto", undefined);
+      if (decision.veto === true) {
+        this.#emit({
+          type: "compaction_skipped",
+          trigger: "auto",
+          stage: stage.name,
+          reason: "vetoed",
+        });
+        continue;
+      }
       try {
-        const result = await this.#runStage(stage, "auto", { ...(signal ? { signal } : {}) });
+        const { result, boundary } = await this.#runStage(stage, "auto", {
+          ...(signal ? { signal } : {}),
+          ...(decision.instructions === undefined ? {} : { instructions: decision.instructions }),
+        });
         report.results[stage.name] = result;
+        if (boundary !== undefined) report.boundaries.push(boundary);
         if (!isCompactionResultEmpty(result)) report.compacted = true;
         if (summarises) this.#consecutiveFailures = 0;
       } catch (error) {
@@ -337,7 +370,7 @@ export class AgentSession {
     return report;
   }
 
-  async #runManual(options: ForceCompactOptions): Promise<CompactionResult> {
+  async #runManual(options: ForceCompactOptions): Promise<ForceCompactResult> {
     const snapshot = this.#messages.slice();
     const generation = this.#generation;
     const contextUsedBefore = this.contextUsed;
@@ -345,6 +378,16 @@ export class AgentSession {
     let total = emptyCompactionResult();
     const applied: { stage: Stage; result: CompactionResult; before: number; after: number }[] = [];
     for (const stage of this.#stages) {
+      const decision = await this.#askBeforeCompact(stage, "manual", options.instructions);
+      if (decision.veto === true) {
+        this.#emit({
+          type: "compaction_skipped",
+          trigger: "manual",
+          stage: stage.name,
+          reason: "vetoed",
+        });
+        continue;
+      }
       this.#emit({
         type: "compaction_start",
         trigger: "manual",
@@ -354,7 +397,10 @@ export class AgentSession {
       });
       try {
         const before = estimateTokens(conversation);
-        const output = await this.#compactWith(stage.compactor, conversation, options);
+        const output = await this.#compactWith(stage.compactor, conversation, "manual", {
+          ...options,
+          ...(decision.instructions === undefined ? {} : { instructions: decision.instructions }),
+        });
         conversation = output.conversation;
         applied.push({ stage, result: output.result, before, after: estimateTokens(conversation) });
         total = addResults(total, output.result);
@@ -372,7 +418,11 @@ export class AgentSession {
     }
     if (conversation !== snapshot) this.#splice(snapshot.length, generation, conversation);
     this.#consecutiveFailures = 0;
+    const boundaries: CompactionBoundary[] = [];
     for (const { stage, result, before, after } of applied) {
+      const boundary = isCompactionResultEmpty(result)
+        ? undefined
+        : boundaryOf(stage, "manual", result, before, after);
       this.#emit({
         type: "compaction_end",
         trigger: "manual",
@@ -382,12 +432,18 @@ export class AgentSession {
         tokensAfter: after,
         contextUsedBefore,
         contextUsedAfter: this.contextUsed,
+        ...(boundary === undefined ? {} : { boundary }),
       });
+      if (boundary !== undefined) {
+        boundaries.push(boundary);
+        await this.#notifyAfterCompact(boundary);
+      }
     }
     return {
       ...total,
       tokensBefore: estimateTokens(snapshot),
       tokensAfter: estimateTokens(conversation),
+      boundaries,
     };
   }
 
@@ -395,7 +451,7 @@ export class AgentSession {
     stage: Stage,
     trigger: CompactionTrigger,
     options: ForceCompactOptions,
-  ): Promise<CompactionResult> {
+  ): Promise<{ result: CompactionResult; boundary: CompactionBoundary | undefined }> {
     const snapshot = this.#messages.slice();
     const generation = this.#generation;
     const contextUsedBefore = this.contextUsed;
@@ -406,31 +462,93 @@ export class AgentSession {
       contextUsed: contextUsedBefore,
       contextLimit: this.#contextLimit,
     });
-    const output = await this.#compactWith(stage.compactor, snapshot, options);
-    if (!isCompactionResultEmpty(output.result))
-      this.#splice(snapshot.length, generation, output.conversation);
+    const output = await this.#compactWith(stage.compactor, snapshot, trigger, options);
+    const changed = !isCompactionResultEmpty(output.result);
+    if (changed) this.#splice(snapshot.length, generation, output.conversation);
+    const tokensBefore = output.result.tokensBefore ?? estimateTokens(snapshot);
+    const tokensAfter = output.result.tokensAfter ?? estimateTokens(output.conversation);
+    const boundary = changed
+      ? boundaryOf(stage, trigger, output.result, tokensBefore, tokensAfter)
+      : undefined;
     this.#emit({
       type: "compaction_end",
       trigger,
       stage: stage.name,
       result: output.result,
-      tokensBefore: output.result.tokensBefore ?? estimateTokens(snapshot),
-      tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
+      tokensBefore,
+      tokensAfter,
       contextUsedBefore,
       contextUsedAfter: this.contextUsed,
+      ...(boundary === undefined ? {} : { boundary }),
     });
-    return output.result;
+    if (boundary !== undefined) await this.#notifyAfterCompact(boundary);
+    return { result: output.result, boundary };
+  }
+
+  /** Asks the `beforeCompact` hook; a hook that throws is logged and ignored. */
+  async #askBeforeCompact(
+    stage: Stage,
+    trigger: CompactionTrigger,
+    instructions: string | undefined,
+  ): Promise<BeforeCompactDecision> {
+    if (this.#beforeCompact === undefined)
+      return instructions === undefined ? {} : { instructions };
+    let decision: BeforeCompactDecision | undefined;
+    try {
+      decision = await this.#beforeCompact({
+        trigger,
+        stage: stage.name,
+        strategy: strategyOf(stage.compactor),
+        contextUsed: this.contextUsed,
+        contextLimit: this.#contextLimit,
+        messages: this.#messages,
+        ...(instructions === undefined ? {} : { instructions }),
+      });
+    } catch (error) {
+      this.#logger?.warn("agent-compaction: the beforeCompact hook threw", { error });
+    }
+    const added =
+      typeof decision?.instructions === "string" && decision.instructions.trim() !== ""
+        ? decision.instructions
+        : undefined;
+    const combined =
+      instructions === undefined
+        ? added
+        : added === undefined
+          ? instructions
+          : `${instructions}\n\n${added}`;
+    return {
+      ...(decision?.veto === true ? { veto: true } : {}),
+      ...(combined === undefined ? {} : { instructions: combined }),
+    };
+  }
+
+  async #notifyAfterCompact(boundary: CompactionBoundary): Promise<void> {
+    if (this.#afterCompact === undefined) return;
+    try {
+      await this.#afterCompact(boundary);
+    } catch (error) {
+      this.#logger?.warn("agent-compaction: the afterCompact hook threw", { error });
+    }
   }
 
   #compactWith(
     compactor: Compactor,
     conversation: readonly Message[],
+    trigger: CompactionTrigger,
     options: ForceCompactOptions,
   ) {
     const summaries = new Map(this.#summaries);
+    // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.
+    const overhead = Math.max(0, this.contextUsed - this.#meter.estimate);
+    const context: CompactionContext = {
+      contextLimit: this.#contextLimit,
+      contextUsed: overhead + estimateTokens(conversation),
+      trigger,
+    };
     if (isAsyncCompactor(compactor))
-      return compactor.compactAsync(conversation, summaries, options);
-    return Promise.resolve(compactor.compact(conversation, summaries));
+      return compactor.compactAsync(conversation, summaries, { ...options, ...context });
+    return Promise.resolve(compactor.compact(conversation, summaries, context));
   }
 
   /** Replaces the first `length` messages by `compacted`, keeping everything appended since. */
@@ -536,5 +654,33 @@ function addResults(a: CompactionResult, b: CompactionResult): CompactionResult 
     toolResultsSummarized: a.toolResultsSummarized + b.toolResultsSummarized,
     toolResultsRedacted: a.toolResultsRedacted + b.toolResultsRedacted,
     turnsCompacted: a.turnsCompacted + b.turnsCompacted,
+    ...((a.toolInputsCleared ?? 0) + (b.toolInputsCleared ?? 0) === 0
+      ? {}
+      : { toolInputsCleared: (a.toolInputsCleared ?? 0) + (b.toolInputsCleared ?? 0) }),
+  };
+}
+
+/** A compactor's strategy name: its `strategy` property, else `custom`. */
+function strategyOf(compactor: Compactor): string {
+  const strategy = (compactor as { strategy?: unknown }).strategy;
+  return typeof strategy === "string" && strategy !== "" ? strategy : "custom";
+}
+
+function boundaryOf(
+  stage: Stage,
+  trigger: CompactionTrigger,
+  result: CompactionResult,
+  tokensBefore: number,
+  tokensAfter: number,
+): CompactionBoundary {
+  return {
+    trigger,
+    strategy: strategyOf(stage.compactor),
+    stage: stage.name,
+    tokensBefore,
+    tokensAfter,
+    turnsCompacted: result.turnsCompacted,
+    toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
+    toolInputsCleared: result.toolInputsCleared ?? 0,
   };
 }

@@ -1,5 +1,6 @@
 import type { CompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
+import type { CompactionBoundary } from "./hooks.js";
 
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */
 export type CompactionTrigger = "auto" | "manual";
@@ -29,6 +30,8 @@ export interface CompactionEndEvent {
   /** The session's context measure before and after. */
   contextUsedBefore: number;
   contextUsedAfter: number;
+  /** The boundary record, when the stage changed the conversation. */
+  boundary?: CompactionBoundary;
 }
 
 /** A compaction stage failed; the conversation is as it was before that stage. */
@@ -46,8 +49,11 @@ export interface CompactionSkippedEvent {
   type: "compaction_skipped";
   trigger: CompactionTrigger;
   stage: CompactionStage;
-  /** `circuit_open`: automatic summaries are paused after repeated failures. */
-  reason: "circuit_open";
+  /**
+   * `circuit_open`: automatic summaries are paused after repeated failures; `vetoed`: the
+   * `beforeCompact` hook vetoed it.
+   */
+  reason: "circuit_open" | "vetoed";
 }
 
 /** Everything a session reports to observers. */

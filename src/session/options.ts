@@ -4,6 +4,7 @@ import type { AsyncCompactor, Compactor } from "../core/compactor.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Clock } from "../core/message-factory.js";
 import type { CompactionEvent, Logger } from "./events.js";
+import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";
 
 /** Options of {@link AgentSession}. */
 export interface AgentSessionOptions {
@@ -28,6 +29,10 @@ export interface AgentSessionOptions {
   logger?: Logger;
   /** Automatic summaries pause after this many failures in a row. @default 3 */
   maxConsecutiveFailures?: number;
+  /** Called before each compaction stage: may veto it or add instructions for the summariser. */
+  beforeCompact?: BeforeCompactHook;
+  /** Called with the boundary record after each compaction stage that changed the conversation. */
+  afterCompact?: AfterCompactHook;
 }
 
 const isFunction = (value: unknown) => typeof value === "function";
@@ -50,11 +55,14 @@ export const AgentSessionOptionsSchema = z.strictObject({
             isObject(value) && isFunction(value.compact) && isFunction(value.shouldCompact),
         ),
         z.object({
-          type: z.enum(["threshold", "llm"]),
+          type: z.enum(["threshold", "llm", "hybrid"]),
           config: z.record(z.string(), z.unknown()).exactOptional(),
         }),
       ],
-      { error: 'must be a Compactor, a CompactorType ({ type: "threshold" | "llm" }) or false' },
+      {
+        error:
+          'must be a Compactor, a CompactorType ({ type: "threshold" | "llm" | "hybrid" }) or false',
+      },
     )
     .exactOptional(),
   llmCompactor: z
@@ -77,6 +85,8 @@ export const AgentSessionOptionsSchema = z.strictObject({
   logger: z
     .custom<Logger>((value) => isObject(value) && isFunction(value.warn), "must have a warn method")
     .exactOptional(),
+  beforeCompact: z.custom<BeforeCompactHook>(isFunction, "must be a function").exactOptional(),
+  afterCompact: z.custom<AfterCompactHook>(isFunction, "must be a function").exactOptional(),
   maxConsecutiveFailures: z
     .number({ error: "must be a number" })
     .int("must be a whole number")

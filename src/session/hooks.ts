@@ -1,0 +1,55 @@
+import type { Message } from "../core/message.js";
+import type { CompactionStage, CompactionTrigger } from "./events.js";
+
+/**
+ * The record of one compaction that changed the conversation (like Claude Code's
+ * `compact_boundary`): hosts persist it, show it, or count it.
+ */
+export interface CompactionBoundary {
+  /** `auto` (`maybeCompact`) or `manual` (`forceCompact`). */
+  trigger: CompactionTrigger;
+  /** The compactor's strategy: `threshold`, `llm`, `hybrid`, or `custom` for a compactor without a `strategy` name. */
+  strategy: string;
+  /** Which of the session's compactors ran. */
+  stage: CompactionStage;
+  /** Local token estimate of the messages before and after. */
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Turns folded into a summary. */
+  turnsCompacted: number;
+  /** Tool results summarised or redacted. */
+  toolResultsCompacted: number;
+  /** Tool inputs cleared. */
+  toolInputsCleared: number;
+}
+
+/** What `beforeCompact` is told about the compaction about to run. */
+export interface BeforeCompactContext {
+  trigger: CompactionTrigger;
+  stage: CompactionStage;
+  /** The compactor's strategy name (see {@link CompactionBoundary.strategy}). */
+  strategy: string;
+  /** The session's context measure and window. */
+  contextUsed: number;
+  contextLimit: number;
+  /** The conversation as it is now (read-only). */
+  messages: readonly Message[];
+  /** Instructions already given for this compaction (`forceCompact({ instructions })`). */
+  instructions?: string;
+}
+
+/** What `beforeCompact` may answer: veto this compaction, or add instructions for the summariser. */
+export interface BeforeCompactDecision {
+  /** Skip this compaction (reported as `compaction_skipped` with reason `vetoed`). */
+  veto?: boolean;
+  /** Appended to the summariser's instructions for this compaction. */
+  instructions?: string;
+}
+
+/** Called before each compaction stage runs; may be async. A hook that throws is ignored (and logged). */
+export type BeforeCompactHook = (
+  context: BeforeCompactContext,
+) => BeforeCompactDecision | undefined | Promise<BeforeCompactDecision | undefined>;
+
+/** Called after each compaction stage that changed the conversation; may be async. */
+export type AfterCompactHook = (boundary: CompactionBoundary) => void | Promise<void>;
