@@ -189,7 +189,10 @@ export function maskToolResults(
     if (replacement === undefined) continue;
     if (block.content !== replacement) {
       const masked: ToolResultBlock = { ...block, content: replacement };
-      estimate -= estimateBlockTokens(block) - estimateBlockTokens(masked);
+      const saved = estimateBlockTokens(block) - estimateBlockTokens(masked);
+      // A result already smaller than its replacement stays: compaction never grows a conversation.
+      if (saved <= 0) continue;
+      estimate -= saved;
       edit(site.messageIndex, site.blockIndex, masked);
       if (summary === undefined) result.toolResultsRedacted += 1;
       else result.toolResultsSummarized += 1;
