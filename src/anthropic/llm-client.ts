@@ -48,7 +48,7 @@ export interface AnthropicLlmClientOptions {
   model: string;
   /** `max_tokens` when the request does not set `maxTokens`. @default 2048 */
   maxTokens?: number;
-  /** More request parameters (temperature, metadata, service_tier, …). */
+  /** More request parameters (metadata, service_tier, thinking, …). */
   params?: AnthropicExtraParams;
   /** SDK request options (timeout, maxRetries, headers). */
   requestOptions?: AnthropicRequestOptions;

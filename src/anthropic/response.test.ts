@@ -1,0 +1,141 @@
+import type { Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { estimateMessageTokens } from "../core/tokens.js";
+import { AgentSession } from "../session/agent-session.js";
+import { toAnthropicMessages } from "./convert.js";
+import { appendAnthropicResponse } from "./response.js";
+
+function response(
+  content: unknown[],
+  usage: Partial<AnthropicMessage["usage"]> | null = {
+    input_tokens: 100,
+    output_tokens: 20,
+    cache_creation_input_tokens: 300,
+    cache_read_input_tokens: 600,
+  },
+): AnthropicMessage {
+  return {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-test",
+    content,
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage,
+  } as unknown as AnthropicMessage;
+}
+
+function session(): AgentSession {
+  return new AgentSession({ contextLimit: 100_000, sessionId: "s", compactor: false });
+}
+
+describe("appendAnthropicResponse", () => {
+  it("appends the reply in the current turn and records usage: input + cache + output", () => {
+    const target = session();
+    target.addUserText("What is in a.ts?");
+    const { message, usage } = appendAnthropicResponse(
+      target,
+      response([
+        { type: "thinking", thinking: "Read it.", signature: "sig==" },
+        { type: "text", text: "Reading.", citations: null },
+        {
+          type: "tool_use",
+          id: "toolu_1",
+          name: "read",
+          input: { path: "a.ts" },
+          caller: { type: "direct" },
+        },
+      ]),
+    );
+    expect(message?.turnId).toEqual({ owner: "u", number: 1 });
+    expect(message?.role).toBe("assistant");
+    expect(target.messages.at(-1)).toBe(message);
+    expect(usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 20,
+      cacheCreationInputTokens: 300,
+      cacheReadInputTokens: 600,
+    });
+    expect(target.contextUsed).toBe(100 + 300 + 600 + 20);
+
+    const results = target.addToolResults([
+      { type: "tool_result", toolUseId: "toolu_1", content: "export const a = 1;", isError: false },
+    ]);
+    expect(target.contextUsed).toBe(1020 + estimateMessageTokens(results));
+  });
+
+  it("sends the reply back exactly as the API gave it", () => {
+    const target = session();
+    target.addUserText("hi");
+    const content = [
+      { type: "thinking", thinking: "…", signature: "EqQBCgIYAhIM+/=" },
+      { type: "redacted_thinking", data: "EmwKAhgB" },
+      {
+        type: "server_tool_use",
+        id: "srvtoolu_1",
+        name: "web_search",
+        input: { query: "q" },
+        caller: { type: "direct" },
+      },
+      {
+        type: "web_search_tool_result",
+        tool_use_id: "srvtoolu_1",
+        content: [],
+        caller: { type: "direct" },
+      },
+      { type: "text", text: "Found nothing.", citations: null },
+    ];
+    appendAnthropicResponse(target, response(content));
+    expect(toAnthropicMessages(target.messages)[1]).toEqual({ role: "assistant", content });
+  });
+
+  it("appends nothing for an empty reply but still records its usage", () => {
+    const target = session();
+    target.addUserText("hi");
+    const { message } = appendAnthropicResponse(
+      target,
+      response([], { input_tokens: 50, output_tokens: 3 }),
+    );
+    expect(message).toBeUndefined();
+    expect(target.messages).toHaveLength(1);
+    expect(target.contextUsed).toBe(53);
+  });
+
+  it("records nothing when the response has no usage", () => {
+    const target = session();
+    target.addUserText("hi");
+    const before = target.contextUsed;
+    const { usage, message } = appendAnthropicResponse(
+      target,
+      response([{ type: "text", text: "yo" }], null),
+    );
+    expect(usage).toBeUndefined();
+    expect(target.contextUsed).toBe(before + estimateMessageTokens(message!));
+  });
+
+  it("rejects a malformed response before touching the session", () => {
+    const target = session();
+    target.addUserText("hi");
+    expect(() => appendAnthropicResponse(target, { content: "nope" } as never)).toThrow(
+      ValidationError,
+    );
+    expect(() => appendAnthropicResponse(target, response([{ type: "text", text: 1 }]))).toThrow(
+      /\[0\]\.text/,
+    );
+    expect(() =>
+      appendAnthropicResponse(
+        target,
+        response([{ type: "text", text: "fine" }], { input_tokens: -5, output_tokens: 1 }),
+      ),
+    ).toThrow(/input_tokens/);
+    expect(target.messages).toHaveLength(1);
+  });
+
+  it("needs an open turn", () => {
+    expect(() =>
+      appendAnthropicResponse(session(), response([{ type: "text", text: "a" }])),
+    ).toThrow(ValidationError);
+  });
+});
