@@ -70,8 +70,8 @@ export type Reply =
   | { type: "drop" }
   /** Never answers (until the client gives up or the server closes). */
   | { type: "hang" }
-  /** Answers `then` after `ms` milliseconds (a slow response). */
-  | { type: "delay"; ms: number; then: Reply };
+  /** Answers `reply` after `ms` milliseconds (a slow response). */
+  | { type: "delay"; ms: number; reply: Reply };
 
 /** A reply, or a function choosing one from the request. */
 export type ReplyScript = Reply | ((request: RecordedRequest) => Reply | Promise<Reply>);
@@ -266,7 +266,7 @@ export class MessagesApiServer {
       case "delay": {
         const timer = setTimeout(() => {
           this.#timers.delete(timer);
-          if (!response.destroyed) this.#answer(response, reply.then, request, markDropped);
+          if (!response.destroyed) this.#answer(response, reply.reply, request, markDropped);
         }, reply.ms);
         this.#timers.add(timer);
         response.on("close", () => {
