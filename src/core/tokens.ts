@@ -31,10 +31,12 @@ export function estimateBlockTokens(
   block: ContentBlock,
   options: TokenEstimateOptions = {},
 ): number {
-  const { charsPerToken, imageTokens, overheadTokens } = {
-    ...DEFAULT_TOKEN_ESTIMATE_OPTIONS,
-    ...options,
-  };
+  // Destructuring with defaults, not a spread: this runs once per block, on every estimate.
+  const {
+    charsPerToken = DEFAULT_TOKEN_ESTIMATE_OPTIONS.charsPerToken,
+    imageTokens = DEFAULT_TOKEN_ESTIMATE_OPTIONS.imageTokens,
+    overheadTokens = DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens,
+  } = options;
   switch (block.type) {
     case "text":
       return overheadTokens + textTokens(block.text.length, charsPerToken);
@@ -66,16 +68,30 @@ export function estimateBlockTokens(
 
 const messageEstimates = new WeakMap<Message, number>();
 
+/** Whether estimating a block serialises JSON (worth remembering) rather than reading lengths. */
+function isCostlyToEstimate(block: ContentBlock): boolean {
+  return (
+    block.type === "tool_use" ||
+    block.type === "opaque" ||
+    (block.type === "tool_result" && typeof block.content !== "string")
+  );
+}
+
 /**
  * Estimates the tokens of one message. Messages are treated as immutable, so the
- * estimate for a message object is computed once and remembered.
+ * estimate for a message object whose blocks need JSON serialisation is computed once and
+ * remembered; the others only read string lengths, which costs less than a cache entry.
  */
 export function estimateMessageTokens(message: Message): number {
   const known = messageEstimates.get(message);
   if (known !== undefined) return known;
   let total = DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens;
-  for (const block of message.content) total += estimateBlockTokens(block);
-  messageEstimates.set(message, total);
+  let costly = false;
+  for (const block of message.content) {
+    total += estimateBlockTokens(block);
+    if (!costly && isCostlyToEstimate(block)) costly = true;
+  }
+  if (costly) messageEstimates.set(message, total);
   return total;
 }
 

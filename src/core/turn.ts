@@ -27,7 +27,11 @@ export function isSummaryTurn(turnId: TurnId): boolean {
 export function extractTurnIds(messages: readonly Message[]): TurnId[] {
   const seen = new Set<string>();
   const turnIds: TurnId[] = [];
+  let previous: TurnId | undefined;
   for (const message of messages) {
+    // Consecutive messages mostly share a turn: skip building its key again.
+    if (previous !== undefined && sameTurn(previous, message.turnId)) continue;
+    previous = message.turnId;
     const key = turnKey(message.turnId);
     if (!seen.has(key)) {
       seen.add(key);

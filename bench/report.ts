@@ -1,0 +1,88 @@
+import { formatMs, formatPercent, formatTokens } from "./format.js";
+import type { RunMetrics } from "./simulate.js";
+import type { SpeedRow } from "./speed.js";
+import type { TargetCheck } from "./targets.js";
+
+/** Headers of the trajectory table. */
+export const TRAJECTORY_HEADERS = [
+  "steps",
+  "strategy",
+  "billed input",
+  "vs none",
+  "summariser",
+  "peak",
+  "over window",
+  "compactions",
+  "cache hit",
+  "rewrites",
+  "cost $",
+  "facts kept",
+  "kept|handed",
+] as const;
+
+/** One table row per run; `vs none` compares with the `none` run of the same workload. */
+export function trajectoryRows(runs: readonly RunMetrics[]): string[][] {
+  return runs.map((run) => {
+    const baseline = runs.find(
+      (other) =>
+        other.strategy === "none" && other.shape === run.shape && other.steps === run.steps,
+    );
+    const versus =
+      baseline === undefined || run === baseline
+        ? "-"
+        : `${((run.billedInputTokens / baseline.billedInputTokens - 1) * 100).toFixed(1)}%`;
+    return [
+      String(run.steps),
+      run.strategy,
+      formatTokens(run.billedInputTokens),
+      versus,
+      run.summariserCalls === 0 ? "-" : formatPercent(run.summariserShare),
+      formatTokens(run.peakContext),
+      String(run.requestsOverWindow),
+      String(run.compactions),
+      formatPercent(run.cacheHitRatio),
+      String(run.prefixBreaks),
+      run.costUsd.toFixed(2),
+      formatPercent(run.facts === 0 ? 1 : run.factsKept / run.facts),
+      formatPercent(run.facts === 0 ? 1 : run.factsKeptOrHanded / run.facts),
+    ];
+  });
+}
+
+/** Headers and rows of the speed table; compact timings show their ratio to the floor. */
+export function speedTable(rows: readonly SpeedRow[]): { headers: string[]; rows: string[][] } {
+  const compactors = [...new Set(rows.flatMap((row) => Object.keys(row.compact)))];
+  const headers = [
+    "messages",
+    "floor (copy)",
+    ...compactors.map((name) => `compact ${name}`),
+    "maybeCompact under",
+    "maybeCompact over",
+    "heap/message",
+    "session/message",
+  ];
+  return {
+    headers,
+    rows: rows.map((row) => [
+      String(row.messages),
+      formatMs(row.floor.medianMs),
+      ...compactors.map((name) => {
+        const timing = row.compact[name];
+        return timing === undefined
+          ? "-"
+          : `${formatMs(timing.medianMs)} (${(timing.medianMs / row.floor.medianMs).toFixed(1)}x)`;
+      }),
+      formatMs(row.maybeCompactUnder.medianMs),
+      formatMs(row.maybeCompactOver.medianMs),
+      row.bytesPerMessage === undefined ? "-" : `${row.bytesPerMessage.conversation} B`,
+      row.bytesPerMessage === undefined ? "-" : `${row.bytesPerMessage.session} B`,
+    ]),
+  };
+}
+
+/** Target lines with PASS/FAIL in front. */
+export function targetLines(checks: readonly TargetCheck[]): string[] {
+  return checks.map(
+    (check) => `${check.pass ? "PASS" : "FAIL"}  ${check.target}: ${check.measured}`,
+  );
+}
