@@ -82,19 +82,26 @@ describe("HybridCompactor", () => {
     expect(CompactionError.isInstance(error)).toBe(true);
   });
 
-  it("keeps masking's progress when the summary fails in an automatic compaction", async () => {
+  it("is all or nothing: when the summary fails it rejects, and masking is not applied either", async () => {
     const conversation = history(6, 1500);
-    const client = new MockLlmClient().fail(new Error("529")).fail(new Error("529"));
-    const compactor = new HybridCompactor(client);
-    const first = await compactor.compactAsync(conversation, new Map(), context(conversation, 0.8));
-    expect(first.result.summarized).toBe(false);
-    expect(first.result.summaryError?.code).toBe("llm_error");
-    expect(first.result.toolResultsRedacted).toBeGreaterThan(0);
-    // Nothing left to mask: the next failure is reported as a rejection.
-    const second = await compactor
-      .compactAsync(first.conversation, new Map(), context(conversation, 0.8))
+    const frozen = structuredClone(conversation);
+    const client = new MockLlmClient().fail(new Error("529"));
+    const error = await new HybridCompactor(client)
+      .compactAsync(conversation, new Map(), context(conversation, 0.8))
       .catch((reason: unknown) => reason);
-    expect(CompactionError.isInstance(second)).toBe(true);
+    expect(CompactionError.isInstance(error)).toBe(true);
+    expect((error as CompactionError).code).toBe("llm_error");
+    expect(conversation).toEqual(frozen);
+  });
+
+  it("without a context, masks and summarises what is old enough, and a second pass changes nothing", async () => {
+    const client = new MockLlmClient();
+    const compactor = new HybridCompactor(client);
+    const once = await compactor.compactAsync(history(6), new Map());
+    expect(once.result.summarized).toBe(true);
+    const twice = await compactor.compactAsync(once.conversation, new Map());
+    expect(client.callCount).toBe(1);
+    expect(twice.conversation).toEqual(once.conversation);
   });
 
   it("its synchronous compact masks only", () => {

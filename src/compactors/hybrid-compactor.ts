@@ -65,15 +65,10 @@ export const HybridCompactorConfigSchema = z.strictObject({
   ...CompactionConfigSchema.shape,
 });
 
-/** What a hybrid compaction did: masking counts, summary counts, and a summary failure masking survived. */
+/** What a hybrid compaction did: masking counts, summary counts, and whether it summarised. */
 export interface HybridCompactionResult extends CompactionResult {
   /** Whether a summary was written (masking alone could not reach the target). */
   summarized: boolean;
-  /**
-   * The summariser's failure, when masking still made progress and was applied without the
-   * summary (an automatic compaction only; a manual one rejects).
-   */
-  summaryError?: CompactionError;
 }
 
 const MASKING_KEYS = [
@@ -146,8 +141,9 @@ export class HybridCompactor implements AsyncCompactor {
   }
 
   /**
-   * Masks, then summarises when masking cannot reach the target (without a known context:
-   * when masking changed nothing; a manual compaction always summarises what is old enough).
+   * Masks, then summarises when masking cannot reach the target. Without a known context, or
+   * in a manual compaction, it masks and summarises whatever is old enough. All or nothing: if
+   * the summary fails it rejects with `CompactionError`, and the masking is not applied either.
    */
   async compactAsync(
     conversation: readonly Message[],
@@ -168,33 +164,19 @@ export class HybridCompactor implements AsyncCompactor {
       { ...options, trigger: "auto" },
       tokensBefore,
     );
-    const maskingReached =
-      budget === undefined ? !isCompactionResultEmpty(masked.result) : maskedTokens <= budget;
+    const maskingReached = budget !== undefined && maskedTokens <= budget;
     const maskOnly = () => ({
       conversation: masked.conversation,
       result: { ...masked.result, summarized: false, tokensBefore, tokensAfter: maskedTokens },
     });
     if (!manual && maskingReached) return maskOnly();
 
-    let summarised: CompactionOutput;
-    try {
-      summarised = await this.#summariser.summariseInto(
-        masked.conversation,
-        conversation,
-        summaries,
-        options,
-      );
-    } catch (error) {
-      const failure = CompactionError.isInstance(error)
-        ? error
-        : new CompactionError("llm_error", "summary failed", { cause: error });
-      if (manual || failure.code === "aborted" || isCompactionResultEmpty(masked.result))
-        throw failure;
-      return {
-        conversation: masked.conversation,
-        result: { ...maskOnly().result, summaryError: failure },
-      };
-    }
+    const summarised = await this.#summariser.summariseInto(
+      masked.conversation,
+      conversation,
+      summaries,
+      options,
+    );
     if (isCompactionResultEmpty(summarised.result)) return maskOnly();
 
     // Masking counts only for the messages the summary kept.

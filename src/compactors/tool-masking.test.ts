@@ -204,7 +204,7 @@ describe("clearAtLeast (minimum gain)", () => {
     const compactor = new ThresholdCompactor({ toolCompaction: "redact", clearAtLeast: 1000 });
     const { conversation: out, result } = compactor.compact(conversation, new Map());
     expect(out).toEqual(conversation);
-    out.forEach((message, index) => expect(message).toBe(conversation[index]));
+    for (const [index, message] of out.entries()) expect(message).toBe(conversation[index]);
     expect(result).toMatchObject({
       toolResultsRedacted: 0,
       toolResultsSummarized: 0,
