@@ -410,6 +410,16 @@ function latestRequestIndex(conversation: readonly Message[]): number {
   return -1;
 }
 
+/** The last user message (summary aside) with words of the user, tool results beside them or not. */
+function latestUserWordsIndex(conversation: readonly Message[]): number {
+  return conversation.findLastIndex(
+    (message) =>
+      message.role === "user" &&
+      !isSummaryTurn(message.turnId) &&
+      message.content.some((block) => block.type === "text" && block.text.trim() !== ""),
+  );
+}
+
 /**
  * Plans the fold: the turns older than `keepRecentTurns`, and, when a target is known and
  * that would not reach it, later safe cut points (never between a tool use and its result),
@@ -422,7 +432,15 @@ function planFold(
   context: CompactionContext,
 ): FoldPlan | undefined {
   const base = safeCutIndex(conversation, config.keepRecentTurns);
-  const baseline = base === 0 ? undefined : { cut: base };
+  const latest = latestRequestIndex(conversation);
+  // The latest request stays verbatim even when its turn is old (a previous fold kept it
+  // beside the summary), so folding again finds nothing new: idempotent.
+  const baseline =
+    base === 0
+      ? undefined
+      : latest !== -1 && latest < base
+        ? { cut: base, keepIndex: latest }
+        : { cut: base };
   const budget = targetBudget(config.targetUtilization, context, estimateTokens(conversation));
   if (budget === undefined) return baseline;
 
@@ -431,7 +449,6 @@ function planFold(
   for (let index = count - 1; index >= 0; index -= 1)
     suffix[index] = suffix[index + 1]! + estimateMessageTokens(conversation[index]!);
   const reserve = config.maxSummaryTokens + config.keepUserMessagesTokens;
-  const latest = latestRequestIndex(conversation);
   const fits = (plan: FoldPlan) =>
     reserve +
       suffix[plan.cut]! +
@@ -462,7 +479,13 @@ function planFold(
       break;
     }
   }
-  const limit = lastAssistant === -1 ? latest : lastAssistant;
+  // User words sharing a message with tool results cannot be kept apart from their tool use:
+  // the fold never goes past them.
+  const words = latestUserWordsIndex(conversation);
+  const limit = Math.min(
+    lastAssistant === -1 ? latest : lastAssistant,
+    words > latest ? words : Number.POSITIVE_INFINITY,
+  );
 
   let best = baseline;
   let crossed = 0;

@@ -3,8 +3,16 @@ import type { z } from "zod";
 const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
 
-/** Why a compaction failed. */
-export type CompactionErrorCode = "llm_error" | "timeout" | "empty_summary" | "aborted";
+/**
+ * Why a compaction failed. `summary_too_large`: the summary would not make the conversation
+ * smaller than it was, so applying it would only cost a cache rewrite.
+ */
+export type CompactionErrorCode =
+  | "llm_error"
+  | "timeout"
+  | "empty_summary"
+  | "aborted"
+  | "summary_too_large";
 
 /** A compaction that failed; nothing of it was applied. */
 export class CompactionError extends Error {

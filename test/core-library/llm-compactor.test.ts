@@ -161,7 +161,9 @@ describe("LLMCompactor", () => {
     const client = new MockLlmClient().reply("first summary").reply("second summary");
     const compactor = new LLMCompactor(client, { keepRecentTurns: 2 });
     const builder = new ConversationBuilder();
-    for (let turn = 1; turn <= 4; turn += 1) builder.user(`rule ${turn}`).assistant(`ok ${turn}`);
+    // Long answers, so that a summary is smaller than what it replaces.
+    for (let turn = 1; turn <= 4; turn += 1)
+      builder.user(`rule ${turn}`).assistant(`ok ${turn} ${"details ".repeat(40)}`);
     const once = await compactor.compactAsync(builder.build(), new Map());
     expect(once.conversation[0]?.content.map((block) => (block as { text: string }).text)).toEqual([
       `${SUMMARY_PREFIX}first summary`,
@@ -205,7 +207,7 @@ describe("LLMCompactor", () => {
     const builder = new ConversationBuilder()
       .inTurn({ owner: "agent", number: 1 })
       .user("first")
-      .assistant("a");
+      .assistant(`a ${"long answer ".repeat(40)}`);
     builder
       .inTurn({ owner: "agent", number: 7 })
       .assistant([{ type: "tool_use", id: "call-1", name: "search", input: {} }]);
@@ -231,7 +233,10 @@ describe("LLMCompactor", () => {
 
   it("moves the cut back so the kept part never starts with a tool result", async () => {
     // One long turn: the only way to keep the latest turn is to keep it whole.
-    const builder = new ConversationBuilder().user("old").assistant("old answer").user("do it");
+    const builder = new ConversationBuilder()
+      .user("old")
+      .assistant(`old answer ${"details ".repeat(40)}`)
+      .user("do it");
     for (let call = 0; call < 5; call += 1)
       builder.toolCall({ name: "step", result: `step ${call}` });
     const conversation = builder.build();
