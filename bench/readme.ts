@@ -65,6 +65,17 @@ export function readmeSection(input: ReadmeInput): string {
       );
     }
   }
+  parts.push(
+    "Reading the tables: masking alone (any setting) slows the growth but cannot bound it, because",
+    "the agent's own text and tool calls keep accumulating, so long runs still overflow; the seed's",
+    "turn-based strategies never compact one long turn at all. `keepRecentToolUses` reaches inside",
+    "a long turn, `targetUtilization` with `clearAtLeast` turns many small rewrites into a few large",
+    "ones (fewer cache rewrites, lower cost), and only the strategies that can summarise (`llm→50%`,",
+    "`hybrid`) stay inside the window at every length. Facts found only inside tool outputs leave",
+    "with the output when it is masked; over very long runs the summary budget (`maxSummaryTokens`)",
+    "bounds how many facts a summary can carry.",
+    "",
+  );
   if (speed.length > 0) {
     parts.push(
       "**Speed.** Medians of repeated runs on conversations of four tool calls per turn; `(Nx)` is the",

@@ -17,7 +17,7 @@ export const TRAJECTORY_HEADERS = [
   "rewrites",
   "cost $",
   "facts kept",
-  "kept|handed",
+  "kept or handed",
 ] as const;
 
 /** One table row per run; `vs none` compares with the `none` run of the same workload. */

@@ -7,8 +7,9 @@
  *   npm run bench -- --quick      50 and 200 steps, 1k and 10k messages
  *   npm run bench -- --readme     also writes bench/README-section.md
  *   npm run bench -- --only=trajectories | --only=speed
+ *   npm run bench -- --readme-only  rewrites bench/README-section.md from bench/results.json
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { renderTable } from "./format.js";
@@ -150,4 +151,25 @@ async function main(): Promise<void> {
   print(`Wrote bench/results.json in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 }
 
-await main();
+if (args.has("--readme-only")) {
+  const resultsPath = fileURLToPath(new URL("./results.json", import.meta.url));
+  const saved = JSON.parse(readFileSync(resultsPath, "utf8")) as {
+    trajectories: RunMetrics[];
+    speed: SpeedRow[];
+    targets: ReturnType<typeof trajectoryTargets>;
+    environment: { node: string; cpus: number; cpuModel: string };
+  };
+  const readmePath = fileURLToPath(new URL("./README-section.md", import.meta.url));
+  writeFileSync(
+    readmePath,
+    readmeSection({
+      runs: saved.trajectories,
+      speed: saved.speed,
+      targets: saved.targets,
+      environment: saved.environment,
+    }),
+  );
+  print("Wrote bench/README-section.md from bench/results.json.");
+} else {
+  await main();
+}

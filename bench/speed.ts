@@ -93,16 +93,20 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** Times `run` `samples` times after two warm-up runs (a GC before each run when available). */
+/**
+ * Times `run` `samples` times after two warm-up runs, with a GC before each run when
+ * available (`collect: false` skips it: a forced GC slows the calls right after it).
+ */
 export async function time(
   samples: number,
   run: () => unknown,
   prepare: () => unknown = () => undefined,
+  collect = true,
 ): Promise<Timing> {
   const durations: number[] = [];
   for (let index = 0; index < samples + 2; index += 1) {
     await prepare();
-    gc?.();
+    if (collect) gc?.();
     const start = performance.now();
     await run();
     const elapsed = performance.now() - start;
@@ -113,9 +117,14 @@ export async function time(
 
 /** Times a sub-microsecond call by batching: the median of batches, divided by the batch size. */
 async function timeBatched(samples: number, batch: number, run: () => unknown): Promise<Timing> {
-  const timing = await time(samples, async () => {
-    for (let index = 0; index < batch; index += 1) await run();
-  });
+  const timing = await time(
+    samples,
+    async () => {
+      for (let index = 0; index < batch; index += 1) await run();
+    },
+    undefined,
+    false,
+  );
   return { medianMs: timing.medianMs / batch, samples: samples * batch };
 }
 
@@ -171,7 +180,7 @@ export async function measureSpeed(options: SpeedOptions): Promise<SpeedRow[]> {
       summariser.compactAsync(conversation, new Map()),
     );
 
-    const maybeCompactUnder = await timeBatched(Math.min(samples, 21), 100, () =>
+    const maybeCompactUnder = await timeBatched(Math.min(samples, 21), 1000, () =>
       session.maybeCompact(),
     );
     // Over the threshold, in steady state: each run has one newly old turn to compact.
