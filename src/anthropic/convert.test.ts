@@ -6,6 +6,7 @@ import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { ValidationError } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
+import { AgentSession } from "../session/agent-session.js";
 import { ConversationBuilder, toolResultBlock, toolUseBlock } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import {
@@ -462,11 +463,19 @@ describe("toAnthropicMessages", () => {
     expect(toAnthropicMessages(again)).toEqual(params);
   });
 
-  it("rejects malformed messages with a ValidationError", () => {
+  it("rejects malformed messages with a ValidationError naming the path", () => {
     const error = validationError(() =>
       toAnthropicMessages([{ role: "user", content: [] } as unknown as Message]),
     );
-    expect(error.message).toMatch(/\[0\]/);
+    expect(error.message).toMatch(/\[0\]\.content/);
+    const [good] = from([user("a")]);
+    const bad = {
+      ...good!,
+      content: [{ type: "tool_result", toolUseId: "t", isError: false, content: 5 }],
+    } as unknown as Message;
+    expect(validationError(() => toAnthropicMessages([good!, bad])).message).toMatch(
+      /\[1\]\.content\[0\]/,
+    );
   });
 });
 
@@ -626,3 +635,23 @@ function canonical(value: unknown): string {
       : item,
   );
 }
+
+describe("with a session", () => {
+  it("a session continues turn numbering after imported messages", () => {
+    const session = new AgentSession({ contextLimit: 10_000, compactor: false, sessionId: "s1" });
+    session.append(
+      ...from([
+        user(`${SUMMARY_PREFIX}earlier work`),
+        assistant("ok"),
+        user("task one"),
+        assistant("done"),
+      ]),
+    );
+    const next = session.addUserText("task two");
+    expect(next.turnId).toEqual({ owner: "u", number: 2 });
+    expect(toAnthropicMessages(session.messages).at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "task two" }],
+    });
+  });
+});

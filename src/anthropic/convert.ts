@@ -20,7 +20,7 @@ import type {
   TurnId,
 } from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
-import { MessageSchema, MessagesSchema } from "../core/schemas.js";
+import { MessageSchema } from "../core/schemas.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { isJsonObject, normalizeJson, setProperty } from "./json.js";
 
@@ -500,10 +500,94 @@ export function fromAnthropicMessages(
     const continuesToolLoop = content.some((block) => block.type === "tool_result");
     push("user", continuesToolLoop && current !== undefined ? current : openTurn(), content);
   }
-  // Catches what the options produced (a clock's invalid date, duplicate ids); the messages
-  // returned are ours, not zod's copies.
-  parseOrThrow(MessagesSchema, messages, "converted messages");
+  checkGenerated(messages);
   return messages;
+}
+
+/** Checks what the options produced: ids (unique, non-empty) and dates (valid). */
+function checkGenerated(messages: readonly Message[]): void {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  messages.forEach((message, index) => {
+    if (typeof message.id !== "string" || message.id === "") {
+      issues.push({ path: [index, "id"], message: "generateId must return a non-empty string" });
+    } else if (seen.has(message.id)) {
+      issues.push({ path: [index, "id"], message: `duplicate message id "${message.id}"` });
+    }
+    seen.add(message.id);
+    if (!(message.createdAt instanceof Date) || Number.isNaN(message.createdAt.getTime())) {
+      issues.push({ path: [index, "createdAt"], message: "clock must return a valid Date" });
+    }
+  });
+  if (issues.length > 0) throw new ValidationError("converted messages", issues);
+}
+
+const BLOCK_TYPES = new Set<string>([
+  "text",
+  "image",
+  "thinking",
+  "redacted_thinking",
+  "tool_use",
+  "tool_result",
+  "opaque",
+]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A structural check of our messages before conversion, so bad input is a ValidationError
+ * naming the path rather than a crash. It is cheap on purpose (it runs before every request
+ * on messages the session already validated); a failure is explained by the full schema.
+ */
+function checkMessages(messages: readonly Message[]): void {
+  const ok =
+    Array.isArray(messages) &&
+    messages.every(
+      (message) =>
+        isPlainObject(message) &&
+        (message.role === "user" || message.role === "assistant") &&
+        Array.isArray(message.content) &&
+        message.content.length > 0 &&
+        message.content.every(isWellFormedBlock),
+    );
+  if (!ok) parseOrThrow(z.array(MessageSchema), messages, "messages");
+}
+
+function isWellFormedBlock(block: unknown): boolean {
+  if (!isPlainObject(block) || typeof block.type !== "string" || !BLOCK_TYPES.has(block.type)) {
+    return false;
+  }
+  switch (block.type) {
+    case "text":
+      return typeof block.text === "string";
+    case "image":
+      return isPlainObject(block.source) && typeof block.source.type === "string";
+    case "thinking":
+      return typeof block.thinking === "string" && typeof block.signature === "string";
+    case "redacted_thinking":
+      return typeof block.data === "string";
+    case "tool_use":
+      return (
+        typeof block.id === "string" && typeof block.name === "string" && isPlainObject(block.input)
+      );
+    case "tool_result":
+      return (
+        typeof block.toolUseId === "string" &&
+        typeof block.isError === "boolean" &&
+        (typeof block.content === "string" ||
+          (Array.isArray(block.content) &&
+            block.content.every(
+              (part) =>
+                isPlainObject(part) &&
+                (part.type === "text" || part.type === "image" || part.type === "opaque") &&
+                isWellFormedBlock(part),
+            )))
+      );
+    default:
+      return isPlainObject(block.block);
+  }
 }
 
 function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {
@@ -534,7 +618,7 @@ function isStringContent(blocks: readonly ContentBlock[]): blocks is [TextBlock]
  * @throws {ValidationError} when a message is malformed.
  */
 export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
-  parseOrThrow(z.array(MessageSchema), messages, "messages");
+  checkMessages(messages);
   const params: MessageParam[] = [];
   let index = 0;
   while (index < messages.length) {

@@ -13,42 +13,60 @@ export function normalizeJson(
   value: unknown,
   path: Path,
   issues: ValidationIssue[],
-  ancestors: Set<object> = new Set(),
+): JsonValue | undefined {
+  // One path array, pushed and popped on the way down, copied only into an issue.
+  return normalize(value, [...path], issues, new Set());
+}
+
+function normalize(
+  value: unknown,
+  path: Path,
+  issues: ValidationIssue[],
+  ancestors: Set<object>,
 ): JsonValue | undefined {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") {
     if (Number.isFinite(value)) return value;
-    issues.push({ path, message: "must be a finite number" });
+    issues.push({ path: [...path], message: "must be a finite number" });
     return undefined;
   }
   if (typeof value !== "object") {
-    issues.push({ path, message: `must be a JSON value, not ${typeof value}` });
+    issues.push({ path: [...path], message: `must be a JSON value, not ${typeof value}` });
     return undefined;
   }
   if (ancestors.has(value)) {
-    issues.push({ path, message: "must not contain itself (circular reference)" });
+    issues.push({ path: [...path], message: "must not contain itself (circular reference)" });
     return undefined;
   }
   ancestors.add(value);
   try {
     if (Array.isArray(value)) {
-      return value.map((item, index) => {
+      const copy: JsonValue[] = new Array(value.length);
+      for (let index = 0; index < value.length; index += 1) {
+        path.push(index);
+        const item: unknown = value[index];
         if (item === undefined) {
-          issues.push({ path: [...path, index], message: "must not be undefined" });
-          return null;
+          issues.push({ path: [...path], message: "must not be undefined" });
+          copy[index] = null;
+        } else {
+          copy[index] = normalize(item, path, issues, ancestors) ?? null;
         }
-        return normalizeJson(item, [...path, index], issues, ancestors) ?? null;
-      });
+        path.pop();
+      }
+      return copy;
     }
     const prototype = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) {
-      issues.push({ path, message: "must be a plain JSON object" });
+      issues.push({ path: [...path], message: "must be a plain JSON object" });
       return undefined;
     }
     const copy: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const item: unknown = (value as Record<string, unknown>)[key];
       if (item === undefined) continue;
-      const normalized = normalizeJson(item, [...path, key], issues, ancestors);
+      path.push(key);
+      const normalized = normalize(item, path, issues, ancestors);
+      path.pop();
       if (normalized !== undefined) setProperty(copy, key, normalized);
     }
     return copy;
