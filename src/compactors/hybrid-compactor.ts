@@ -12,6 +12,7 @@ import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.j
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/tokens.js";
+import { assertCompactArguments } from "../core/validate-conversation.js";
 import { targetIssues } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_CONFIG,
@@ -150,6 +151,7 @@ export class HybridCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: SummariseOptions = {},
   ): Promise<{ conversation: Message[]; result: HybridCompactionResult }> {
+    assertCompactArguments(conversation, summaries, options);
     if (options.signal?.aborted) {
       throw new CompactionError("aborted", "compaction was aborted", {
         cause: options.signal.reason,

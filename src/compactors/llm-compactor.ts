@@ -14,6 +14,7 @@ import type { Message, TextBlock, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import { assertCompactArguments, assertMessages } from "../core/validate-conversation.js";
 import {
   KEEP_RECENT_TURNS_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
@@ -171,6 +172,7 @@ export class LLMCompactor implements AsyncCompactor {
 
   /** Summaries need the LLM: the synchronous path changes nothing (use `compactAsync`). */
   compact(conversation: readonly Message[]): CompactionOutput {
+    assertMessages(conversation, "conversation");
     return { conversation: [...conversation], result: emptyCompactionResult() };
   }
 
@@ -195,6 +197,7 @@ export class LLMCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: SummariseOptions = {},
   ): Promise<CompactionOutput> {
+    assertCompactArguments(conversation, summaries, options);
     const { signal } = options;
     if (signal?.aborted) throw abortedError(signal);
     const unchanged = (): CompactionOutput => ({

@@ -7,6 +7,7 @@ import {
 } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { assertCompactArguments } from "../core/validate-conversation.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
   KEEP_RECENT_TOOL_USES_SCHEMA,
@@ -140,6 +141,7 @@ export class ThresholdCompactor implements Compactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
+    assertCompactArguments(conversation, summaries, context);
     return maskToolResults(conversation, summaries, this.config, context);
   }
 }

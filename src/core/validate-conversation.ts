@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOrThrow } from "./errors.js";
+import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
 import { ContentBlockSchema, MessagesSchema, TurnIdSchema } from "./schemas.js";
 
@@ -323,4 +323,47 @@ export function assertMessages(value: unknown, subject: string): asserts value i
   }
   parseOrThrow(MessagesSchema, value, subject);
   for (const message of value as Message[]) knownValid.add(message);
+}
+
+const CompactOptionsSchema = z.object(
+  {
+    signal: z
+      .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
+      .exactOptional(),
+    instructions: z.string({ error: "must be a string" }).exactOptional(),
+    contextLimit: z
+      .number({ error: "must be a number" })
+      .refine((value) => Number.isFinite(value) && value > 0, "must be a finite number above 0")
+      .exactOptional(),
+    contextUsed: z
+      .number({ error: "must be a number" })
+      .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more")
+      .exactOptional(),
+    trigger: z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' }).exactOptional(),
+  },
+  { error: "must be an object" },
+);
+
+/**
+ * Validates what `compact`/`compactAsync` receive: the conversation (well-formed messages,
+ * unique ids), the summaries (a `Map`) and the options or context, if any.
+ * @throws {ValidationError} naming the offending argument and path.
+ */
+export function assertCompactArguments(
+  conversation: unknown,
+  summaries: unknown,
+  options?: unknown,
+): void {
+  assertMessages(conversation, "conversation");
+  if (
+    !(summaries instanceof Map) &&
+    (typeof summaries !== "object" ||
+      summaries === null ||
+      typeof (summaries as { get?: unknown }).get !== "function")
+  ) {
+    throw new ValidationError("summaries", [
+      { path: [], message: "must be a Map of tool use id to compact summary" },
+    ]);
+  }
+  if (options !== undefined) parseOrThrow(CompactOptionsSchema, options, "compaction options");
 }

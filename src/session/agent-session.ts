@@ -95,6 +95,7 @@ export class AgentSession {
   readonly #meter = new ContextMeter();
   #messages: Message[] = [];
   #ids = new Set<string>();
+  #toolUseIds = new Set<string>();
   #summaries = new Map<string, string>();
   #lastTurnNumber = 0;
   #generation = 0;
@@ -123,7 +124,12 @@ export class AgentSession {
 
   /** Restores a session from {@link AgentSession.toJSON}'s snapshot; `deps` supplies what JSON cannot hold. */
   static fromJSON(snapshot: unknown, deps: SessionSnapshotDeps = {}): AgentSession {
+    if (!isPlainObject(deps)) {
+      throw new ValidationError("fromJSON deps", [{ path: [], message: "must be an object" }]);
+    }
     const parsed = parseSnapshot(snapshot);
+    const duplicates = duplicateToolUseIssues(parsed.messages, new Set(), ["messages"]);
+    if (duplicates.length > 0) throw new ValidationError("session snapshot", duplicates);
     const session = new AgentSession({
       ...deps,
       contextLimit: deps.contextLimit ?? parsed.contextLimit,
@@ -181,6 +187,7 @@ export class AgentSession {
         ? [{ path: [index, "id"], message: `duplicate message id "${message.id}"` }]
         : [];
     });
+    issues.push(...duplicateToolUseIssues(parsed, this.#toolUseIds, []));
     if (issues.length > 0) throw new ValidationError("messages", issues);
     this.#push(messages);
   }
@@ -201,6 +208,10 @@ export class AgentSession {
       content,
       "assistant content",
     );
+    const duplicates = duplicateToolUseIssues([{ content: blocks }], this.#toolUseIds, []).map(
+      (issue) => ({ ...issue, path: issue.path.slice(2) }),
+    );
+    if (duplicates.length > 0) throw new ValidationError("assistant content", duplicates);
     const message = this.#create("assistant", this.#currentTurn("addAssistant"), blocks);
     this.#push([message]);
     return message;
@@ -233,6 +244,11 @@ export class AgentSession {
 
   /** Stores compact summaries of tool results, by tool use id. */
   storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
+    if (!(summaries instanceof Map) && !isPlainObject(summaries)) {
+      throw new ValidationError("compact summaries", [
+        { path: [], message: "must be a Map or a plain object of tool use id to summary" },
+      ]);
+    }
     const entries = summaries instanceof Map ? [...summaries] : Object.entries(summaries);
     const parsed = parseOrThrow(
       z.array(z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()])),
@@ -254,6 +270,7 @@ export class AgentSession {
    * for a summariser failure: the report carries it. A call while one runs joins it.
    */
   maybeCompact(options: { signal?: AbortSignal } = {}): Promise<MaybeCompactReport> {
+    parseOrThrow(MAYBE_COMPACT_OPTIONS_SCHEMA, options, "maybeCompact options");
     if (this.#pendingAuto) return this.#pendingAuto;
     const run = this.#enqueue(() => this.#runAuto(options.signal));
     this.#pendingAuto = run;
@@ -354,7 +371,8 @@ export class AgentSession {
         if (summarises) this.#consecutiveFailures = 0;
       } catch (error) {
         const failure = asCompactionError(error);
-        if (summarises) this.#consecutiveFailures += 1;
+        // A caller's abort says nothing about the summariser: it does not trip the breaker.
+        if (summarises && failure.code !== "aborted") this.#consecutiveFailures += 1;
         this.#emit({
           type: "compaction_failed",
           trigger: "auto",
@@ -564,6 +582,7 @@ export class AgentSession {
     this.#messages = messages;
     this.#generation += 1;
     this.#ids = new Set(messages.map((message) => message.id));
+    this.#toolUseIds = new Set(toolUseIdsOf(messages));
     this.#lastTurnNumber = Math.max(this.#lastTurnNumber, maxUserTurnNumber(messages));
     // Summaries of tool results that left the conversation are of no further use; summaries
     // stored ahead of their result (not yet appended) stay.
@@ -579,6 +598,7 @@ export class AgentSession {
       this.#messages.push(message);
       this.#ids.add(message.id);
     }
+    for (const id of toolUseIdsOf(messages)) this.#toolUseIds.add(id);
     this.#lastTurnNumber = Math.max(this.#lastTurnNumber, maxUserTurnNumber(messages));
     this.#meter.added(messages);
   }
@@ -632,6 +652,51 @@ function toolResultIds(messages: readonly Message[]): Set<string> {
     for (const block of message.content) if (block.type === "tool_result") ids.add(block.toolUseId);
   }
   return ids;
+}
+
+const MAYBE_COMPACT_OPTIONS_SCHEMA = z.strictObject(
+  {
+    signal: z
+      .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
+      .exactOptional(),
+  },
+  { error: "must be an object" },
+);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function toolUseIdsOf(messages: readonly Pick<Message, "content">[]): string[] {
+  const ids: string[] = [];
+  for (const message of messages)
+    for (const block of message.content) if (block.type === "tool_use") ids.push(block.id);
+  return ids;
+}
+
+/** Issues for tool use ids seen before (in `known`) or twice in `messages` (the API refuses them). */
+function duplicateToolUseIssues(
+  messages: readonly Pick<Message, "content">[],
+  known: ReadonlySet<string>,
+  prefix: (string | number)[],
+): { path: (string | number)[]; message: string }[] {
+  const seen = new Set<string>();
+  const issues: { path: (string | number)[]; message: string }[] = [];
+  messages.forEach((message, index) => {
+    message.content.forEach((block, blockIndex) => {
+      if (block.type !== "tool_use") return;
+      if (known.has(block.id) || seen.has(block.id)) {
+        issues.push({
+          path: [...prefix, index, "content", blockIndex, "id"],
+          message: `duplicate tool_use id "${block.id}" (\`tool_use\` ids must be unique)`,
+        });
+      }
+      seen.add(block.id);
+    });
+  });
+  return issues;
 }
 
 function maxUserTurnNumber(messages: readonly Message[]): number {

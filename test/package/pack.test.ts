@@ -38,6 +38,7 @@ afterAll(() => {
 const USE_IT = `
   const session = new lib.AgentSession({ contextLimit: 1000 });
   session.addUserText("hello");
+  session.addAssistant([{ type: "text", text: "a long answer ".repeat(50) }]);
   const client = new testing.MockLlmClient().reply("a summary");
   const compactor = new lib.LLMCompactor(client, { keepRecentTurns: 1 });
   const messages = [...session.messages];
