@@ -15,7 +15,7 @@ export type CompactorType =
 /** The default strategy: tool-result compaction with default settings. */
 export const DEFAULT_COMPACTOR_TYPE: Readonly<CompactorType> = Object.freeze({ type: "threshold" });
 
-const CompactorTypeSchema = z.object({
+const CompactorTypeSchema = z.strictObject({
   type: z.enum(["threshold", "llm", "hybrid"], {
     error: 'must be "threshold", "llm" or "hybrid"',
   }),

@@ -54,7 +54,7 @@ export const AgentSessionOptionsSchema = z.strictObject({
           (value) =>
             isObject(value) && isFunction(value.compact) && isFunction(value.shouldCompact),
         ),
-        z.object({
+        z.strictObject({
           type: z.enum(["threshold", "llm", "hybrid"]),
           config: z.record(z.string(), z.unknown()).exactOptional(),
         }),
