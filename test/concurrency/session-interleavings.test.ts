@@ -229,7 +229,11 @@ async function run(
           if (action.kind === "assistantText") {
             appended.push(session.addAssistant([{ type: "text", text: action.text }]).id);
           } else {
-            const ids = Array.from({ length: action.count }, () => `toolu_c${(toolCount += 1)}`);
+            const ids = Array.from(
+              { length: action.count },
+              (_, i) => `toolu_c${toolCount + i + 1}`,
+            );
+            toolCount += action.count;
             appended.push(
               session.addAssistant(
                 ids.map((id) => ({ type: "tool_use" as const, id, name: "read", input: {} })),
