@@ -25,6 +25,11 @@ function escapeTags(text: string): string {
   return text.replace(TAG_PATTERN, "<\\$1$2");
 }
 
+/** A tool name, id or block type as the transcript shows it: one line, no quotes or brackets. */
+function label(value: string): string {
+  return value.replace(/[^\w.:@/-]/g, "_").slice(0, 200);
+}
+
 /** Cuts `text` to `limit` characters (never inside a surrogate pair), marking the cut. */
 export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
@@ -105,7 +110,7 @@ function renderBlock(
           ? truncate(JSON.stringify(block.input), caps.toolInputChars)
           : "…[omitted]";
       return {
-        text: `[Assistant called tool ${block.name} (id ${block.id})]\n<tool_input>${escapeTags(input)}</tool_input>`,
+        text: `[Assistant called tool ${label(block.name)} (id ${label(block.id)})]\n<tool_input>${escapeTags(input)}</tool_input>`,
         fromUser: false,
       };
     }
@@ -117,7 +122,7 @@ function renderBlock(
           : "…[omitted]";
       const error = block.isError ? ' error="true"' : "";
       return {
-        text: `<tool_output tool="${name}" id="${block.toolUseId}"${error}>\n${escapeTags(body)}\n</tool_output>`,
+        text: `<tool_output tool="${label(name)}" id="${label(block.toolUseId)}"${error}>\n${escapeTags(body)}\n</tool_output>`,
         fromUser: false,
       };
     }
@@ -125,7 +130,7 @@ function renderBlock(
       return { text: `[${speaker} sent an image]`, fromUser: role === "user" };
     case "opaque":
       return {
-        text: `[${speaker}] <tool_output tool="${String(block.block.type ?? "block")}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
+        text: `[${speaker}] <tool_output tool="${label(String(block.block.type ?? "block"))}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
         fromUser: false,
       };
     case "thinking":
