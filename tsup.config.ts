@@ -19,6 +19,8 @@ export default defineConfig([
   {
     entry,
     format: ["cjs"],
+    // One shared chunk, so the error classes are the same objects in every entry.
+    splitting: true,
     dts: true,
     sourcemap: true,
     target: "node20",

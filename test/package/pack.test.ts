@@ -37,19 +37,26 @@ afterAll(() => {
 
 const USE_IT = `
   const session = new lib.AgentSession({ contextLimit: 1000 });
-  session.addUserText("hello");
-  session.addAssistant([{ type: "text", text: "a long answer ".repeat(50) }]);
+  session.addUserText("hello: " + "an old request with details ".repeat(20));
+  session.addAssistant([{ type: "text", text: "an old answer ".repeat(40) }]);
   const client = new testing.MockLlmClient().reply("a summary");
   const compactor = new lib.LLMCompactor(client, { keepRecentTurns: 1 });
   const messages = [...session.messages];
   session.addUserText("again");
+  let sameErrorClass = false;
+  try {
+    anthropic.toAnthropicMessages([{ role: "user" }]);
+  } catch (error) {
+    sameErrorClass = error instanceof lib.ValidationError;
+  }
   compactor.compactAsync([...session.messages], new Map()).then((out) => {
     console.log(JSON.stringify({
       summary: out.conversation[0].content[0].text,
       threshold: new lib.ThresholdCompactor().config.threshold,
       isError: lib.CompactionError.isInstance(new lib.CompactionError("timeout", "x")),
       idVersion: messages[0].id[14],
-      anthropic: typeof anthropic,
+      anthropic: typeof anthropic.AnthropicLlmClient,
+      sameErrorClass,
     }));
   });
 `;
@@ -59,7 +66,8 @@ const expected = {
   threshold: 0.75,
   isError: true,
   idVersion: "7",
-  anthropic: "object",
+  anthropic: "function",
+  sameErrorClass: true,
 };
 
 describe("the packed package", () => {
