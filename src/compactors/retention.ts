@@ -1,5 +1,5 @@
-import type { Message } from "../core/message.js";
-import { isSummaryTurn, turnKey } from "../core/turn.js";
+import type { Message, TurnId } from "../core/message.js";
+import { isSummaryTurn, sameTurn, turnKey } from "../core/turn.js";
 
 /**
  * Where the recent part starts before any tool-pair adjustment: the longest suffix whose
@@ -7,7 +7,7 @@ import { isSummaryTurn, turnKey } from "../core/turn.js";
  * appearance, so a hand-numbered turn id that comes back (a restarted counter) is recent, not
  * old. The summary turn never counts as a turn.
  */
-function recentStart(conversation: readonly Message[], keepRecentTurns: number): number {
+export function recentStart(conversation: readonly Message[], keepRecentTurns: number): number {
   const recent = new Set<string>();
   for (let index = conversation.length - 1; index >= 0; index -= 1) {
     const turnId = conversation[index]!.turnId;
@@ -18,6 +18,18 @@ function recentStart(conversation: readonly Message[], keepRecentTurns: number):
     recent.add(key);
   }
   return 0;
+}
+
+/** The distinct turns of the messages from `start` on, the summary turn left out. */
+export function turnsFrom(conversation: readonly Message[], start: number): TurnId[] {
+  const turns: TurnId[] = [];
+  for (let index = start; index < conversation.length; index += 1) {
+    const turnId = conversation[index]!.turnId;
+    if (!isSummaryTurn(turnId) && !turns.some((known) => sameTurn(known, turnId))) {
+      turns.push(turnId);
+    }
+  }
+  return turns;
 }
 
 /**

@@ -298,6 +298,32 @@ describe("excludeTools and clearToolInputs", () => {
     ]);
   });
 
+  it("clears a large input even when the result is already small (an edit's 'ok')", () => {
+    const messages = new ConversationBuilder()
+      .user("edit it")
+      .toolCall({
+        name: "edit_file",
+        input: { path: "a.ts", patch: "x".repeat(10_000) },
+        result: "ok",
+        compactSummary: "edit_file a.ts: applied",
+      })
+      .assistant("done")
+      .user("next")
+      .assistant("a")
+      .user("next")
+      .assistant("b")
+      .user("next")
+      .assistant("c")
+      .build();
+    const { conversation, result } = new ThresholdCompactor({
+      clearToolInputs: ["edit_file"],
+    }).compact(messages, new Map());
+    expect(result.toolInputsCleared).toBe(1);
+    expect(result.toolResultsSummarized).toBe(0);
+    expect(isClearedToolInput(uses(conversation)[0]!.input)).toBe(true);
+    expect(results(conversation)[0]!.content).toBe("ok");
+  });
+
   it("describes what was cleared", () => {
     const input = { path: "/a", content: "x".repeat(100) };
     expect(clearedToolInput(input)).toEqual({

@@ -12,8 +12,8 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { estimateBlockTokens, estimateTokens } from "../core/tokens.js";
-import { isSummaryTurn, turnKey } from "../core/turn.js";
-import { oldTurnKeys } from "./retention.js";
+import { isSummaryTurn, sameTurn } from "../core/turn.js";
+import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 
 /** What replaces a tool result's content in `redact` mode. */
@@ -68,30 +68,25 @@ interface ToolUseSite {
   block: ToolUseBlock;
   messageIndex: number;
   blockIndex: number;
+  /** Position among the conversation's distinct tool uses, oldest first. */
+  ordinal: number;
 }
 
-interface ToolResultSite {
-  block: ToolResultBlock;
-  messageIndex: number;
-  blockIndex: number;
-}
-
-/** Where each tool use and result sits, in order of appearance. */
-function indexTools(conversation: readonly Message[]) {
+/** Where each tool use sits, and in which order the uses first appeared. */
+function indexToolUses(conversation: readonly Message[]): Map<string, ToolUseSite> {
   const uses = new Map<string, ToolUseSite>();
-  const useOrder: string[] = [];
-  const results: ToolResultSite[] = [];
-  conversation.forEach((message, messageIndex) => {
-    message.content.forEach((block, blockIndex) => {
-      if (block.type === "tool_use" && message.role === "assistant") {
-        if (!uses.has(block.id)) useOrder.push(block.id);
-        uses.set(block.id, { block, messageIndex, blockIndex });
-      } else if (block.type === "tool_result" && message.role === "user") {
-        results.push({ block, messageIndex, blockIndex });
-      }
-    });
-  });
-  return { uses, useOrder, results };
+  for (let messageIndex = 0; messageIndex < conversation.length; messageIndex += 1) {
+    const message = conversation[messageIndex]!;
+    if (message.role !== "assistant") continue;
+    const content = message.content;
+    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
+      const block = content[blockIndex]!;
+      if (block.type !== "tool_use") continue;
+      const ordinal = uses.get(block.id)?.ordinal ?? uses.size;
+      uses.set(block.id, { block, messageIndex, blockIndex, ordinal });
+    }
+  }
+  return uses;
 }
 
 function lastIndexWhere(conversation: readonly Message[], test: (message: Message) => boolean) {
@@ -112,7 +107,7 @@ function newestResultIds(conversation: readonly Message[]): Set<string> {
       message.role === "user" && message.content.some((block) => block.type === "tool_result"),
   );
   const newest = conversation[index];
-  if (last === undefined || newest === undefined || turnKey(newest.turnId) !== turnKey(last.turnId))
+  if (last === undefined || newest === undefined || !sameTurn(newest.turnId, last.turnId))
     return new Set();
   return new Set(
     newest.content.flatMap((block) => (block.type === "tool_result" ? [block.toolUseId] : [])),
@@ -143,17 +138,25 @@ export function maskToolResults(
     result: { ...emptyCompactionResult(), tokensBefore, tokensAfter: tokensBefore },
   });
 
-  const old = oldTurnKeys(conversation, settings.keepRecentTurns);
-  const { uses, useOrder, results } = indexTools(conversation);
-  const recentUses =
-    settings.keepRecentToolUses === undefined
-      ? undefined
-      : new Set(useOrder.slice(Math.max(0, useOrder.length - settings.keepRecentToolUses)));
-  if (old.size === 0 && recentUses === undefined) return unchanged();
+  // Messages from `start` on belong to the recent turns; before it, a message is old unless
+  // its (irregularly numbered) turn comes back in the recent part.
+  const start = recentStart(conversation, settings.keepRecentTurns);
+  const recentTurns = turnsFrom(conversation, start);
+  const keepRecentToolUses = settings.keepRecentToolUses;
+  if (start === 0 && keepRecentToolUses === undefined) return unchanged();
 
+  const excluded = new Set(settings.excludeTools);
+  // The tool uses are needed only to know a result's tool name or its recency.
+  const uses =
+    keepRecentToolUses !== undefined || excluded.size > 0 || settings.clearToolInputs !== false
+      ? indexToolUses(conversation)
+      : undefined;
+  const oldestRecentUse =
+    keepRecentToolUses === undefined || uses === undefined
+      ? undefined
+      : uses.size - keepRecentToolUses;
   const protectedIds = newestResultIds(conversation);
   const lastAssistant = lastIndexWhere(conversation, (message) => message.role === "assistant");
-  const excluded = new Set(settings.excludeTools);
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
 
   // New content per message index, copied on first change.
@@ -168,50 +171,60 @@ export function maskToolResults(
   };
   let estimate = tokensBefore;
 
-  for (const site of results) {
-    if (budget !== undefined && estimate <= budget) break;
-    const { block } = site;
-    const message = conversation[site.messageIndex]!;
-    if (isSummaryTurn(message.turnId) || protectedIds.has(block.toolUseId)) continue;
-    const use = uses.get(block.toolUseId);
-    if (use !== undefined && excluded.has(use.block.name)) continue;
-    const eligible =
-      old.has(turnKey(message.turnId)) ||
-      (recentUses !== undefined && !recentUses.has(block.toolUseId));
-    if (!eligible) continue;
+  // Without within-turn retention nothing from `start` on is eligible.
+  const scanEnd = keepRecentToolUses === undefined ? start : conversation.length;
+  scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
+    const message = conversation[messageIndex]!;
+    if (message.role !== "user" || isSummaryTurn(message.turnId)) continue;
+    const inOldTurn =
+      messageIndex < start && !recentTurns.some((turnId) => sameTurn(turnId, message.turnId));
+    const content = message.content;
+    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
+      const block = content[blockIndex]!;
+      if (block.type !== "tool_result") continue;
+      if (budget !== undefined && estimate <= budget) break scan;
+      if (protectedIds.has(block.toolUseId)) continue;
+      const use = uses?.get(block.toolUseId);
+      if (use !== undefined && excluded.has(use.block.name)) continue;
+      const eligible =
+        inOldTurn ||
+        (oldestRecentUse !== undefined && (use === undefined || use.ordinal < oldestRecentUse));
+      if (!eligible) continue;
 
-    const summary =
-      settings.toolCompaction === "redact"
-        ? undefined
-        : (summaries.get(block.toolUseId) ?? block.compactSummary);
-    const replacement =
-      summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
-    if (replacement === undefined) continue;
-    if (block.content !== replacement) {
-      const masked: ToolResultBlock = { ...block, content: replacement };
-      const saved = estimateBlockTokens(block) - estimateBlockTokens(masked);
-      // A result already smaller than its replacement stays: compaction never grows a conversation.
+      const summary =
+        settings.toolCompaction === "redact"
+          ? undefined
+          : (summaries.get(block.toolUseId) ?? block.compactSummary);
+      const replacement =
+        summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
+      if (replacement === undefined) continue;
+      if (block.content !== replacement) {
+        const masked: ToolResultBlock = { ...block, content: replacement };
+        const saved = estimateBlockTokens(block) - estimateBlockTokens(masked);
+        // A result already smaller than its replacement stays (compaction never grows a
+        // conversation), but its input may still go: an edit's result is small, its input not.
+        if (saved > 0) {
+          estimate -= saved;
+          edit(messageIndex, blockIndex, masked);
+          if (summary === undefined) result.toolResultsRedacted += 1;
+          else result.toolResultsSummarized += 1;
+        }
+      }
+
+      if (
+        use === undefined ||
+        use.messageIndex === lastAssistant ||
+        !clearsInputsOf(settings.clearToolInputs, use.block.name) ||
+        isClearedToolInput(use.block.input)
+      )
+        continue;
+      const cleared: ToolUseBlock = { ...use.block, input: clearedToolInput(use.block.input) };
+      const saved = estimateBlockTokens(use.block) - estimateBlockTokens(cleared);
       if (saved <= 0) continue;
       estimate -= saved;
-      edit(site.messageIndex, site.blockIndex, masked);
-      if (summary === undefined) result.toolResultsRedacted += 1;
-      else result.toolResultsSummarized += 1;
+      edit(use.messageIndex, use.blockIndex, cleared);
+      result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
     }
-
-    // The result is compacted (now or earlier): its input may go too.
-    if (
-      use === undefined ||
-      use.messageIndex === lastAssistant ||
-      !clearsInputsOf(settings.clearToolInputs, use.block.name) ||
-      isClearedToolInput(use.block.input)
-    )
-      continue;
-    const cleared: ToolUseBlock = { ...use.block, input: clearedToolInput(use.block.input) };
-    const saved = estimateBlockTokens(use.block) - estimateBlockTokens(cleared);
-    if (saved <= 0) continue;
-    estimate -= saved;
-    edit(use.messageIndex, use.blockIndex, cleared);
-    result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
   }
 
   if (edits.size === 0) return unchanged();
