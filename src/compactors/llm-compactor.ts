@@ -242,11 +242,23 @@ export class LLMCompactor implements AsyncCompactor {
     );
 
     const sessionId = conversation[0]?.sessionId ?? "";
-    const summaryMessage = this.#summaryMessage(summary, keptRequests, sessionId);
     const kept = plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!];
-    const compacted = [summaryMessage, ...kept, ...conversation.slice(plan.cut)];
     const tokensBefore = estimateTokens(conversation);
-    const tokensAfter = estimateTokens(compacted);
+    const build = (requests: readonly string[]) => {
+      const messages = [
+        this.#summaryMessage(summary, requests, sessionId),
+        ...kept,
+        ...conversation.slice(plan.cut),
+      ];
+      return { messages, tokens: estimateTokens(messages) };
+    };
+    // The verbatim requests give way, oldest first, before the summary may grow the conversation.
+    let verbatim = keptRequests;
+    let { messages: compacted, tokens: tokensAfter } = build(verbatim);
+    while (tokensAfter >= tokensBefore && verbatim.length > 0) {
+      verbatim = verbatim.slice(1);
+      ({ messages: compacted, tokens: tokensAfter } = build(verbatim));
+    }
     if (tokensAfter >= tokensBefore) {
       throw new CompactionError(
         "summary_too_large",

@@ -306,23 +306,34 @@ function checkServerToolPairs(
   });
 }
 
-const knownValid = new WeakSet<object>();
+/** Message objects already validated, each with the last check that saw it. */
+const knownValid = new WeakMap<object, number>();
+let checks = 0;
+
+/**
+ * Whether every element is a message object validated before, none of them twice. Ids were
+ * checked unique when the messages were validated together; compaction itself never relies on
+ * message ids, so this O(n) identity check (no id hashing) is all a repeat check needs.
+ */
+function allKnownAndDistinct(values: readonly unknown[]): boolean {
+  checks += 1;
+  for (const value of values) {
+    if (typeof value !== "object" || value === null) return false;
+    const seen = knownValid.get(value);
+    if (seen === undefined || seen === checks) return false;
+    knownValid.set(value, checks);
+  }
+  return true;
+}
 
 /**
  * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
- * with unique ids. Messages are immutable, so each message object is checked once.
+ * with unique ids. Messages are immutable, so each message object is fully checked once.
  */
 export function assertMessages(value: unknown, subject: string): asserts value is Message[] {
-  if (Array.isArray(value) && value.every((message) => knownValid.has(message))) {
-    const ids = new Set<string>();
-    for (const message of value as Message[]) {
-      if (ids.has(message.id)) break;
-      ids.add(message.id);
-    }
-    if (ids.size === value.length) return;
-  }
+  if (Array.isArray(value) && allKnownAndDistinct(value)) return;
   parseOrThrow(MessagesSchema, value, subject);
-  for (const message of value as Message[]) knownValid.add(message);
+  for (const message of value as Message[]) knownValid.set(message, 0);
 }
 
 const CompactOptionsSchema = z.object(

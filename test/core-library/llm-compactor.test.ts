@@ -192,6 +192,27 @@ describe("LLMCompactor", () => {
     expect(twice.conversation.filter((message) => message.turnId.number === 0)).toHaveLength(1);
   });
 
+  it("drops verbatim user messages, oldest first, before a summary of short turns would grow the conversation", async () => {
+    const builder = new ConversationBuilder();
+    for (let turn = 1; turn <= 5; turn += 1)
+      builder.user(`Question ${turn}`).assistant(`Answer ${turn}`);
+    const conversation = builder.build();
+    const { conversation: compacted, result } = await new LLMCompactor(
+      new MockLlmClient().reply("Asked two questions."),
+    ).compactAsync(conversation, new Map());
+    expect(result.turnsCompacted).toBe(2);
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore!);
+    const texts = compacted[0]!.content.map((block) => (block as { text: string }).text);
+    expect(texts[0]).toBe(`${SUMMARY_PREFIX}Asked two questions.`);
+    // whatever verbatim requests fit are the newest ones
+    expect(texts.slice(1)).toEqual(
+      [
+        `${EARLIER_USER_MESSAGE_PREFIX}Question 1`,
+        `${EARLIER_USER_MESSAGE_PREFIX}Question 2`,
+      ].slice(3 - texts.length),
+    );
+  });
+
   it("is idempotent: an already compacted conversation is left alone without calling the LLM", async () => {
     const client = new MockLlmClient();
     const compactor = new LLMCompactor(client);
