@@ -270,7 +270,12 @@ export class AgentSession {
    * for a summariser failure: the report carries it. A call while one runs joins it.
    */
   maybeCompact(options: { signal?: AbortSignal } = {}): Promise<MaybeCompactReport> {
-    parseOrThrow(MAYBE_COMPACT_OPTIONS_SCHEMA, options, "maybeCompact options");
+    // Bad options reject like every other failure of an async method, rather than throw.
+    try {
+      parseOrThrow(MAYBE_COMPACT_OPTIONS_SCHEMA, options, "maybeCompact options");
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (this.#pendingAuto) return this.#pendingAuto;
     const run = this.#enqueue(() => this.#runAuto(options.signal));
     this.#pendingAuto = run;
@@ -286,16 +291,12 @@ export class AgentSession {
    * `CompactionError` and the conversation is as it was. Waits for a running compaction first.
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
-    const parsed = parseOrThrow(
-      z.object({
-        instructions: z.string().exactOptional(),
-        signal: z
-          .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
-          .exactOptional(),
-      }),
-      options,
-      "forceCompact options",
-    );
+    let parsed: ForceCompactOptions;
+    try {
+      parsed = parseOrThrow(FORCE_COMPACT_OPTIONS_SCHEMA, options, "forceCompact options");
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return this.#enqueue(() => this.#runManual(parsed));
   }
 
@@ -656,6 +657,16 @@ function toolResultIds(messages: readonly Message[]): Set<string> {
 
 const MAYBE_COMPACT_OPTIONS_SCHEMA = z.strictObject(
   {
+    signal: z
+      .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
+      .exactOptional(),
+  },
+  { error: "must be an object" },
+);
+
+const FORCE_COMPACT_OPTIONS_SCHEMA = z.object(
+  {
+    instructions: z.string({ error: "must be a string" }).exactOptional(),
     signal: z
       .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
       .exactOptional(),
