@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
+import { hasUniqueIds, isWellFormedMessage } from "./message-check.js";
 import { ContentBlockSchema, MessagesSchema, TurnIdSchema } from "./schemas.js";
 
 /** What is wrong with a conversation, as the Anthropic Messages API would reject it. */
@@ -311,29 +312,49 @@ const knownValid = new WeakMap<object, number>();
 let checks = 0;
 
 /**
- * Whether every element is a message object validated before, none of them twice. Ids were
- * checked unique when the messages were validated together; compaction itself never relies on
- * message ids, so this O(n) identity check (no id hashing) is all a repeat check needs.
+ * How many leading elements are message objects validated before, none of them twice (all of
+ * them: `values.length`). Ids were checked unique when the messages were validated together;
+ * compaction itself never relies on message ids, so this O(n) identity check (no id hashing) is
+ * all a repeat check needs.
  */
-function allKnownAndDistinct(values: readonly unknown[]): boolean {
+function knownAndDistinctPrefix(values: readonly unknown[]): number {
   checks += 1;
-  for (const value of values) {
-    if (typeof value !== "object" || value === null) return false;
+  for (let index = 0; index < values.length; index += 1) {
+    const value = values[index];
+    if (typeof value !== "object" || value === null) return index;
     const seen = knownValid.get(value);
-    if (seen === undefined || seen === checks) return false;
+    if (seen === undefined || seen === checks) return index;
     knownValid.set(value, checks);
   }
-  return true;
+  return values.length;
 }
 
 /**
  * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
- * with unique ids. Messages are immutable, so each message object is fully checked once.
+ * with unique ids. Messages are immutable, so each message object is fully checked once: by a
+ * hand-written check that only ever vouches for what `MessagesSchema` accepts, or, when that
+ * check declines, by the schema itself (which names what is wrong).
  */
 export function assertMessages(value: unknown, subject: string): asserts value is Message[] {
-  if (Array.isArray(value) && allKnownAndDistinct(value)) return;
+  if (Array.isArray(value)) {
+    const known = knownAndDistinctPrefix(value);
+    if (known === value.length) return;
+    if (allWellFormedFrom(value, known) && hasUniqueIds(value as Message[])) {
+      for (let index = known; index < value.length; index += 1) {
+        knownValid.set(value[index] as Message, 0);
+      }
+      return;
+    }
+  }
   parseOrThrow(MessagesSchema, value, subject);
   for (const message of value as Message[]) knownValid.set(message, 0);
+}
+
+function allWellFormedFrom(values: readonly unknown[], start: number): boolean {
+  for (let index = start; index < values.length; index += 1) {
+    if (!isWellFormedMessage(values[index])) return false;
+  }
+  return true;
 }
 
 const CompactOptionsSchema = z.object(
