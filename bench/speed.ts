@@ -87,6 +87,8 @@ export function buildConversation(count: number, startTurn = 0): Message[] {
   return builder.build().slice(0, count);
 }
 
+const WARM_UP_RUNS = 5;
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
@@ -94,7 +96,7 @@ function median(values: number[]): number {
 }
 
 /**
- * Times `run` `samples` times after two warm-up runs, with a GC before each run when
+ * Times `run` `samples` times after five warm-up runs (so the JIT has compiled it), with a GC before each run when
  * available (`collect: false` skips it: a forced GC slows the calls right after it).
  */
 export async function time(
@@ -104,13 +106,13 @@ export async function time(
   collect = true,
 ): Promise<Timing> {
   const durations: number[] = [];
-  for (let index = 0; index < samples + 2; index += 1) {
+  for (let index = 0; index < samples + WARM_UP_RUNS; index += 1) {
     await prepare();
     if (collect) gc?.();
     const start = performance.now();
     await run();
     const elapsed = performance.now() - start;
-    if (index >= 2) durations.push(elapsed);
+    if (index >= WARM_UP_RUNS) durations.push(elapsed);
   }
   return { medianMs: median(durations), samples };
 }

@@ -11,7 +11,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { estimateBlockTokens, estimateTokens } from "../core/tokens.js";
+import { estimateBlockTokens, estimateTextTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
@@ -160,14 +160,16 @@ export function maskToolResults(
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
 
   // New content per message index, copied on first change.
-  const edits = new Map<number, ContentBlock[]>();
+  const edits: (ContentBlock[] | undefined)[] = new Array(conversation.length);
+  let edited = 0;
   const edit = (messageIndex: number, blockIndex: number, block: ContentBlock) => {
-    let content = edits.get(messageIndex);
+    let content = edits[messageIndex];
     if (content === undefined) {
       content = [...conversation[messageIndex]!.content];
-      edits.set(messageIndex, content);
+      edits[messageIndex] = content;
     }
     content[blockIndex] = block;
+    edited += 1;
   };
   let estimate = tokensBefore;
 
@@ -199,13 +201,12 @@ export function maskToolResults(
         summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
       if (replacement === undefined) continue;
       if (block.content !== replacement) {
-        const masked: ToolResultBlock = { ...block, content: replacement };
-        const saved = estimateBlockTokens(block) - estimateBlockTokens(masked);
+        const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
         // A result already smaller than its replacement stays (compaction never grows a
         // conversation), but its input may still go: an edit's result is small, its input not.
         if (saved > 0) {
           estimate -= saved;
-          edit(messageIndex, blockIndex, masked);
+          edit(messageIndex, blockIndex, { ...block, content: replacement } as ToolResultBlock);
           if (summary === undefined) result.toolResultsRedacted += 1;
           else result.toolResultsSummarized += 1;
         }
@@ -227,9 +228,9 @@ export function maskToolResults(
     }
   }
 
-  if (edits.size === 0) return unchanged();
+  if (edited === 0) return unchanged();
   const compacted = conversation.map((message, index) => {
-    const content = edits.get(index);
+    const content = edits[index];
     return content === undefined ? message : ({ ...message, content } as Message);
   });
   // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so

@@ -66,6 +66,14 @@ export function estimateBlockTokens(
   }
 }
 
+/** Estimates a block holding only `text` (a text block, or a tool result with string content). */
+export function estimateTextTokens(text: string): number {
+  return (
+    DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens +
+    textTokens(text.length, DEFAULT_TOKEN_ESTIMATE_OPTIONS.charsPerToken)
+  );
+}
+
 const messageEstimates = new WeakMap<Message, number>();
 
 /** Whether estimating a block serialises JSON (worth remembering) rather than reading lengths. */
