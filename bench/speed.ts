@@ -87,7 +87,7 @@ export function buildConversation(count: number, startTurn = 0): Message[] {
   return builder.build().slice(0, count);
 }
 
-const WARM_UP_RUNS = 5;
+const WARM_UP_RUNS = 10;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -96,7 +96,7 @@ function median(values: number[]): number {
 }
 
 /**
- * Times `run` `samples` times after five warm-up runs (so the JIT has compiled it), with a GC before each run when
+ * Times `run` `samples` times after ten warm-up runs (so the JIT has compiled it), with a GC before each run when
  * available (`collect: false` skips it: a forced GC slows the calls right after it).
  */
 export async function time(
