@@ -20,6 +20,12 @@ export {
   type Timers,
 } from "./compactors/llm-compactor.js";
 export {
+  TRIM_NOTICE,
+  type TrimOptions,
+  type TrimOutput,
+  trimOldest,
+} from "./compactors/overflow-trim.js";
+export {
   DEFAULT_SUMMARY_PROMPT,
   EARLIER_USER_MESSAGE_PREFIX,
   SUMMARY_PREFIX,
@@ -131,6 +137,7 @@ export type {
   CompactionStage,
   CompactionStartEvent,
   CompactionTrigger,
+  ContextTrimmedEvent,
   Logger,
 } from "./session/events.js";
 export type {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { createCompactor } from "../compactors/create-compactor.js";
+import { trimOldest } from "../compactors/overflow-trim.js";
 import {
   type CompactionContext,
   type CompactionResult,
@@ -50,6 +51,8 @@ export interface MaybeCompactReport {
   error?: CompactionError;
   /** A boundary record for each stage that changed the conversation, in order. */
   boundaries: CompactionBoundary[];
+  /** The messages `trimOnOverflow` removed, when it had to. */
+  trimmed?: Message[];
 }
 
 /** Options of `forceCompact`. */
@@ -91,6 +94,7 @@ export class AgentSession {
   readonly #beforeCompact: BeforeCompactHook | undefined;
   readonly #afterCompact: AfterCompactHook | undefined;
   readonly #maxConsecutiveFailures: number;
+  readonly #trimTarget: number | undefined;
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #meter = new ContextMeter();
   #messages: Message[] = [];
@@ -114,6 +118,9 @@ export class AgentSession {
     this.#beforeCompact = parsed.beforeCompact;
     this.#afterCompact = parsed.afterCompact;
     this.#maxConsecutiveFailures = parsed.maxConsecutiveFailures ?? 3;
+    const trim = parsed.trimOnOverflow ?? false;
+    this.#trimTarget =
+      trim === false ? undefined : trim === true ? 0.5 : (trim.targetUtilization ?? 0.5);
     this.#stages = [];
     const compactor = resolveCompactor(options.compactor, parsed.llmClient);
     if (compactor) this.#stages.push({ name: "compactor", compactor });
@@ -385,8 +392,33 @@ export class AgentSession {
         break;
       }
     }
+    const trimmed = this.#trimOnOverflow();
+    if (trimmed !== undefined) {
+      report.trimmed = trimmed;
+      report.compacted = true;
+    }
     report.contextUsedAfter = this.contextUsed;
     return report;
+  }
+
+  /** Removes the oldest messages when the context is still above the window (opt-in). */
+  #trimOnOverflow(): Message[] | undefined {
+    if (this.#trimTarget === undefined || this.contextUsed <= this.#contextLimit) return undefined;
+    const contextUsedBefore = this.contextUsed;
+    // What the measure counts beyond the messages (system prompt, tools) stays.
+    const overhead = Math.max(0, contextUsedBefore - this.#meter.estimate);
+    const budget = Math.floor(this.#trimTarget * this.#contextLimit) - overhead;
+    const output = trimOldest(this.#messages, budget, { clock: this.#clock });
+    if (output === undefined) return undefined;
+    this.#replace(output.conversation);
+    this.#emit({
+      type: "context_trimmed",
+      trigger: "auto",
+      removed: output.removed,
+      contextUsedBefore,
+      contextUsedAfter: this.contextUsed,
+    });
+    return output.removed;
   }
 
   async #runManual(options: ForceCompactOptions): Promise<ForceCompactResult> {

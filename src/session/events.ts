@@ -1,5 +1,6 @@
 import type { CompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
 import type { CompactionBoundary } from "./hooks.js";
 
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */
@@ -56,12 +57,26 @@ export interface CompactionSkippedEvent {
   reason: "circuit_open" | "vetoed";
 }
 
+/**
+ * The context was still above the window after every compactor, and the oldest messages were
+ * removed (`trimOnOverflow`). They are handed over here so the host can keep them.
+ */
+export interface ContextTrimmedEvent {
+  type: "context_trimmed";
+  trigger: CompactionTrigger;
+  /** The removed messages, in order. */
+  removed: Message[];
+  contextUsedBefore: number;
+  contextUsedAfter: number;
+}
+
 /** Everything a session reports to observers. */
 export type CompactionEvent =
   | CompactionStartEvent
   | CompactionEndEvent
   | CompactionFailedEvent
-  | CompactionSkippedEvent;
+  | CompactionSkippedEvent
+  | ContextTrimmedEvent;
 
 /** A listener of compaction events. */
 export type CompactionEventListener<E extends CompactionEvent = CompactionEvent> = (

@@ -33,6 +33,14 @@ export interface AgentSessionOptions {
   beforeCompact?: BeforeCompactHook;
   /** Called with the boundary record after each compaction stage that changed the conversation. */
   afterCompact?: AfterCompactHook;
+  /**
+   * The last resort of `maybeCompact`: when the context is still above the window after every
+   * compactor, remove the oldest messages (never splitting a tool exchange, keeping summaries
+   * and the latest request) until it is at or below `targetUtilization` of the window. The
+   * removed messages go out in a `context_trimmed` event. `true` means `{ targetUtilization: 0.5 }`.
+   * @default false
+   */
+  trimOnOverflow?: boolean | { targetUtilization?: number };
 }
 
 const isFunction = (value: unknown) => typeof value === "function";
@@ -91,5 +99,19 @@ export const AgentSessionOptionsSchema = z.strictObject({
     .number({ error: "must be a number" })
     .int("must be a whole number")
     .positive("must be greater than 0")
+    .exactOptional(),
+  trimOnOverflow: z
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          targetUtilization: z
+            .number({ error: "must be a number" })
+            .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
+            .exactOptional(),
+        }),
+      ],
+      { error: "must be a boolean or { targetUtilization }" },
+    )
     .exactOptional(),
 });
