@@ -55,6 +55,8 @@ export interface RunMetrics {
   /** Compactions that changed the conversation, by stage. */
   compactions: number;
   compactionsByStage: { compactor: number; llmCompactor: number };
+  /** Times the session's last resort (`trimOnOverflow`) removed the oldest messages. */
+  trims: number;
   failedCompactions: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
@@ -88,9 +90,10 @@ export async function simulate(
     tick += 1000;
     return new Date(tick);
   };
-  const counts = { compactor: 0, llmCompactor: 0, failed: 0 };
+  const counts = { compactor: 0, llmCompactor: 0, failed: 0, trims: 0 };
   const onEvent = (event: CompactionEvent) => {
     if (event.type === "compaction_failed") counts.failed += 1;
+    if (event.type === "context_trimmed") counts.trims += 1;
     if (event.type !== "compaction_end") return;
     const { result } = event;
     const changed =
@@ -102,6 +105,8 @@ export async function simulate(
     sessionId: `bench-${strategy.name}`,
     clock,
     onEvent,
+    // Every strategy but the baseline runs with the session's last resort, as we recommend.
+    trimOnOverflow: strategy.origin !== "baseline",
     ...strategy.options({ client, clock, contextLimit: settings.contextLimit }),
   });
 
@@ -207,6 +212,7 @@ export async function simulate(
     requestsOverWindow: overWindow,
     compactions: counts.compactor + counts.llmCompactor,
     compactionsByStage: { compactor: counts.compactor, llmCompactor: counts.llmCompactor },
+    trims: counts.trims,
     failedCompactions: counts.failed,
     cacheReadTokens: cacheRead,
     cacheWriteTokens: cacheWrite,
