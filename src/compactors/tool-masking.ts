@@ -202,9 +202,9 @@ export function maskToolResults(
       if (replacement === undefined) continue;
       if (block.content !== replacement) {
         const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
-        // A result already smaller than its replacement stays (compaction never grows a
-        // conversation), but its input may still go: an edit's result is small, its input not.
-        if (saved > 0) {
+        // A result smaller than its replacement stays (compaction never grows a conversation),
+        // but its input may still go: an edit's result is small, its input not.
+        if (saved >= 0) {
           estimate -= saved;
           edit(messageIndex, blockIndex, { ...block, content: replacement } as ToolResultBlock);
           if (summary === undefined) result.toolResultsRedacted += 1;

@@ -107,6 +107,20 @@ describe("ThresholdCompactor", () => {
     });
   });
 
+  it("replaces a short result by a summary of the same size, but never by a longer one", () => {
+    const conversation = new ConversationBuilder()
+      .user("one")
+      .toolCall({ name: "run", result: "output 1", compactSummary: "sum 1" })
+      .toolCall({ name: "run", result: "ok", compactSummary: "the command ran and printed ok" })
+      .user("two")
+      .build();
+    const { conversation: compacted, result } = new ThresholdCompactor({
+      keepRecentTurns: 1,
+    }).compact(conversation, new Map());
+    expect(result.toolResultsSummarized).toBe(1);
+    expect(toolResults(compacted).map(({ block }) => block.content)).toEqual(["sum 1", "ok"]);
+  });
+
   it("leaves a tool result without any summary alone in summarize mode", () => {
     const conversation = new ConversationBuilder()
       .user("one")
