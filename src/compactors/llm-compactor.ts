@@ -255,14 +255,14 @@ export class LLMCompactor implements AsyncCompactor {
     // The verbatim requests give way, oldest first, before the summary may grow the conversation.
     let verbatim = keptRequests;
     let { messages: compacted, tokens: tokensAfter } = build(verbatim);
-    while (tokensAfter >= tokensBefore && verbatim.length > 0) {
+    while (tokensAfter > tokensBefore && verbatim.length > 0) {
       verbatim = verbatim.slice(1);
       ({ messages: compacted, tokens: tokensAfter } = build(verbatim));
     }
-    if (tokensAfter >= tokensBefore) {
+    if (tokensAfter > tokensBefore) {
       throw new CompactionError(
         "summary_too_large",
-        `the summary would not shrink the conversation (${tokensAfter} tokens after, ${tokensBefore} before)`,
+        `the summary would grow the conversation (${tokensAfter} tokens after, ${tokensBefore} before)`,
       );
     }
     return {

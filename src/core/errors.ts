@@ -4,8 +4,8 @@ const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
 
 /**
- * Why a compaction failed. `summary_too_large`: the summary would not make the conversation
- * smaller than it was, so applying it would only cost a cache rewrite.
+ * Why a compaction failed. `summary_too_large`: even without the verbatim user messages, the
+ * summary would make the conversation larger than it was (a compaction never grows it).
  */
 export type CompactionErrorCode =
   | "llm_error"
