@@ -72,7 +72,11 @@ export function formatPath(path: readonly (string | number)[]): string {
 
 /** Parses `value` with `schema`, throwing a `ValidationError` about `subject` on failure. */
 export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
-  const parsed = schema.safeParse(value);
+  let parsed = schema.safeParse(value);
+  // An optional field set to `undefined` means absent (as callers without
+  // exactOptionalPropertyTypes write it): retry without such keys before refusing.
+  if (!parsed.success && hasUndefinedProperty(value))
+    parsed = schema.safeParse(withoutUndefined(value));
   if (parsed.success) return parsed.data;
   throw new ValidationError(
     subject,
@@ -81,4 +85,31 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, subject: s
       message: issue.message,
     })),
   );
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function hasUndefinedProperty(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (Array.isArray(value)) return value.some((item) => hasUndefinedProperty(item, depth + 1));
+  if (!isPlainObject(value)) return false;
+  return Object.values(value).some(
+    (inner) => inner === undefined || hasUndefinedProperty(inner, depth + 1),
+  );
+}
+
+/** A copy of plain objects and arrays without the properties whose value is `undefined`. */
+function withoutUndefined(value: unknown, depth = 0): unknown {
+  if (depth > 64) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutUndefined(item, depth + 1));
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (inner !== undefined) copy[key] = withoutUndefined(inner, depth + 1);
+  }
+  return copy;
 }

@@ -106,6 +106,32 @@ describe("AgentSession: building the conversation", () => {
   });
 });
 
+describe("optional fields set to undefined", () => {
+  it("are treated as absent, as callers without exactOptionalPropertyTypes write them", () => {
+    const session = new AgentSession({
+      contextLimit: 1000,
+      sessionId: undefined,
+      llmCompactor: undefined,
+    });
+    session.addUserText("hi");
+    session.addAssistant([{ type: "tool_use", id: "t", name: "ls", input: {} }]);
+    session.addToolResults([
+      {
+        type: "tool_result",
+        toolUseId: "t",
+        content: "a b",
+        isError: false,
+        compactSummary: undefined,
+      },
+    ]);
+    session.recordUsage({ inputTokens: 5, cacheReadInputTokens: undefined });
+    expect(session.contextUsed).toBe(5);
+    expect(new ThresholdCompactor({ threshold: undefined }).config.threshold).toBe(0.75);
+    // A required field stays required.
+    expect(() => session.recordUsage({ inputTokens: undefined } as never)).toThrow(/inputTokens/);
+  });
+});
+
 describe("AgentSession: measuring the context", () => {
   it("counts input + cache creation + cache read + output, plus messages appended since", () => {
     const session = new AgentSession({ contextLimit: 200_000 });
