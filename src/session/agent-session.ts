@@ -98,6 +98,7 @@ export class AgentSession {
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #meter = new ContextMeter();
   #messages: Message[] = [];
+  #view: readonly Message[] | undefined;
   #ids = new Set<string>();
   #toolUseIds = new Set<string>();
   #summaries = new Map<string, string>();
@@ -170,7 +171,9 @@ export class AgentSession {
 
   /** The conversation, read-only; build each request from it after `maybeCompact()`. */
   get messages(): readonly Message[] {
-    return this.#messages;
+    // A frozen snapshot, made once per change: holding it is safe, pushing to it throws.
+    this.#view ??= Object.freeze(this.#messages.slice());
+    return this.#view;
   }
 
   /** The compact summaries stored so far, by tool use id. */
@@ -552,7 +555,7 @@ export class AgentSession {
         strategy: strategyOf(stage.compactor),
         contextUsed: this.contextUsed,
         contextLimit: this.#contextLimit,
-        messages: this.#messages,
+        messages: this.messages,
         ...(instructions === undefined ? {} : { instructions }),
       });
     } catch (error) {
@@ -613,6 +616,7 @@ export class AgentSession {
   #replace(messages: Message[]): void {
     const previous = this.#messages;
     this.#messages = messages;
+    this.#view = undefined;
     this.#generation += 1;
     this.#ids = new Set(messages.map((message) => message.id));
     this.#toolUseIds = new Set(toolUseIdsOf(messages));
@@ -627,6 +631,7 @@ export class AgentSession {
   }
 
   #push(messages: readonly Message[]): void {
+    this.#view = undefined;
     for (const message of messages) {
       this.#messages.push(message);
       this.#ids.add(message.id);

@@ -108,27 +108,29 @@ describe("AgentSession: building the conversation", () => {
 
 describe("optional fields set to undefined", () => {
   it("are treated as absent, as callers without exactOptionalPropertyTypes write them", () => {
-    const session = new AgentSession({
-      contextLimit: 1000,
-      sessionId: undefined,
-      llmCompactor: undefined,
-    });
+    // Typed loosely on purpose: this is what a caller without exactOptionalPropertyTypes passes.
+    const loose = <T>(value: unknown) => value as T;
+    const session = new AgentSession(
+      loose({ contextLimit: 1000, sessionId: undefined, llmCompactor: undefined }),
+    );
     session.addUserText("hi");
     session.addAssistant([{ type: "tool_use", id: "t", name: "ls", input: {} }]);
-    session.addToolResults([
-      {
-        type: "tool_result",
-        toolUseId: "t",
-        content: "a b",
-        isError: false,
-        compactSummary: undefined,
-      },
-    ]);
-    session.recordUsage({ inputTokens: 5, cacheReadInputTokens: undefined });
+    session.addToolResults(
+      loose([
+        {
+          type: "tool_result",
+          toolUseId: "t",
+          content: "a b",
+          isError: false,
+          compactSummary: undefined,
+        },
+      ]),
+    );
+    session.recordUsage(loose({ inputTokens: 5, cacheReadInputTokens: undefined }));
     expect(session.contextUsed).toBe(5);
-    expect(new ThresholdCompactor({ threshold: undefined }).config.threshold).toBe(0.75);
+    expect(new ThresholdCompactor(loose({ threshold: undefined })).config.threshold).toBe(0.75);
     // A required field stays required.
-    expect(() => session.recordUsage({ inputTokens: undefined } as never)).toThrow(/inputTokens/);
+    expect(() => session.recordUsage(loose({ inputTokens: undefined }))).toThrow(/inputTokens/);
   });
 });
 
@@ -416,5 +418,18 @@ describe("AgentSession: snapshots", () => {
     expect(() => AgentSession.fromJSON(json)).toThrow(/messages\[1\]\.createdAt/);
     expect(() => AgentSession.fromJSON({ ...json, version: 2 })).toThrow(/version/);
     expect(() => AgentSession.fromJSON(null)).toThrow(ValidationError);
+  });
+});
+
+describe("AgentSession: messages", () => {
+  it("is a frozen snapshot: holding it is safe and writing to it throws", () => {
+    const session = new AgentSession({ contextLimit: 1000 });
+    session.addUserText("one");
+    const view = session.messages;
+    expect(session.messages).toBe(view);
+    expect(() => (view as Message[]).push(view[0]!)).toThrow(TypeError);
+    session.addUserText("two");
+    expect(view).toHaveLength(1);
+    expect(session.messages).toHaveLength(2);
   });
 });
