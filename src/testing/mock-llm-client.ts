@@ -32,7 +32,9 @@ export class MockLlmClient implements LlmClient {
   readonly #script: MockReply[];
   readonly #defaultReply: MockReply;
 
-  constructor(options: MockLlmClientOptions = {}) {
+  /** Takes options, or the scripted replies alone (`new MockLlmClient(["first", "second"])`). */
+  constructor(options: MockLlmClientOptions | MockReply[] = {}) {
+    if (Array.isArray(options)) options = { replies: options };
     this.#script = [...(options.replies ?? [])];
     this.#defaultReply =
       options.defaultReply ??
