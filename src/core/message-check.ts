@@ -88,19 +88,11 @@ function isImageSource(value: unknown): boolean {
   }
 }
 
+const TOOL_RESULT_PART_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "opaque"]);
+
 /** A text, image or opaque block: what a tool result's content array may hold. */
 function isToolResultContentBlock(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
-  switch (value.type) {
-    case "text":
-      return typeof value.text === "string" && hasValidExtra(value);
-    case "image":
-      return isImageSource(value.source) && hasValidExtra(value);
-    case "opaque":
-      return isJsonObject(value.block, 1);
-    default:
-      return false;
-  }
+  return isPlainObject(value) && TOOL_RESULT_PART_TYPES.has(value.type) && isWellFormedBlock(value);
 }
 
 function isToolResultContent(value: unknown): boolean {
