@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { isPlainObject } from "./plain-object.js";
 
 const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
@@ -85,12 +86,6 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, subject: s
       message: issue.message,
     })),
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }
 
 function hasUndefinedProperty(value: unknown, depth = 0): boolean {

@@ -9,19 +9,12 @@
  * each read are beyond what this (or the schema) can vouch for.
  */
 
+import { isPlainObject } from "./plain-object.js";
+
 /** How deeply JSON values may nest (arrays and objects) before the fast check gives up. */
 export const MAX_JSON_DEPTH = 64;
 
 type Fields = Record<string, unknown>;
-
-const OBJECT_PROTOTYPE: unknown = Object.prototype;
-
-/** A non-array object whose prototype is `Object.prototype` or `null`. */
-function isPlainObject(value: unknown): value is Fields {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === OBJECT_PROTOTYPE || prototype === null;
-}
 
 function isNonEmptyString(value: unknown): value is string {
   return typeof value === "string" && value.length > 0;

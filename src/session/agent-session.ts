@@ -19,6 +19,7 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
+import { isPlainObject } from "../core/plain-object.js";
 import { ContentBlockSchema, MessageSchema, ToolResultBlockSchema } from "../core/schemas.js";
 import { estimateTokens } from "../core/tokens.js";
 import { ContextMeter, type Usage, UsageSchema } from "./context-meter.js";
@@ -710,12 +711,6 @@ const FORCE_COMPACT_OPTIONS_SCHEMA = z.object(
   },
   { error: "must be an object" },
 );
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
 
 function toolUseIdsOf(messages: readonly Pick<Message, "content">[]): string[] {
   const ids: string[] = [];
