@@ -33,26 +33,6 @@ export function turnsFrom(conversation: readonly Message[], start: number): Turn
 }
 
 /**
- * Keys of the turns older than the `keepRecentTurns` most recent ones (by last appearance).
- * The summary turn never counts as a turn, so an already compacted conversation is not
- * compacted again; a turn with messages in the recent part is never old.
- */
-export function oldTurnKeys(
-  conversation: readonly Message[],
-  keepRecentTurns: number,
-): Set<string> {
-  const start = recentStart(conversation, keepRecentTurns);
-  const old = new Set<string>();
-  for (let index = 0; index < start; index += 1) {
-    const turnId = conversation[index]!.turnId;
-    if (!isSummaryTurn(turnId)) old.add(turnKey(turnId));
-  }
-  for (let index = start; index < conversation.length; index += 1)
-    old.delete(turnKey(conversation[index]!.turnId));
-  return old;
-}
-
-/**
  * Where the recent part starts: the start of the recent turns' suffix, moved earlier until no
  * tool result in the recent part answers a tool use before it. Everything from the cut on is
  * kept verbatim; everything before it is old.
