@@ -35,6 +35,8 @@ export function isCompactionResultEmpty(result: CompactionResult): boolean {
 export interface CompactionOutput {
   conversation: Message[];
   result: CompactionResult;
+  /** Why nothing changed, when nothing did; the session reports it in `compaction_skipped`. */
+  skipReason?: string;
 }
 
 /**
@@ -85,11 +87,77 @@ export interface AsyncCompactor extends Compactor {
   ): Promise<CompactionOutput>;
 }
 
-/** Whether a compactor does its work asynchronously. */
-export function isAsyncCompactor(compactor: Compactor): compactor is AsyncCompactor {
-  return (
-    compactor.isAsync && typeof (compactor as Partial<AsyncCompactor>).compactAsync === "function"
-  );
+/**
+ * How a compactor of ours runs on a conversation its caller already validated (the session,
+ * a pipeline of ours): the same work as its public methods, without validating again.
+ */
+export type TrustedCompaction = (
+  conversation: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  options: CompactAsyncOptions,
+) => CompactionOutput | Promise<CompactionOutput>;
+
+const trustedRuns = new WeakMap<Compactor, TrustedCompaction>();
+
+/** Registers how the session runs a built-in compactor on data validated where it entered. */
+export function registerTrustedCompaction(compactor: Compactor, run: TrustedCompaction): void {
+  trustedRuns.set(compactor, run);
+}
+
+/** Whether the session runs `compactAsync` (else `compact`): what `isAsync` says. */
+function runsAsync(compactor: Compactor): compactor is AsyncCompactor {
+  return compactor.isAsync === true;
+}
+
+/**
+ * Whether `value` is a compactor the session can run: `shouldCompact`, and `compactAsync` when
+ * `isAsync` is true, `compact` otherwise. Explains what is missing, or returns `undefined`.
+ */
+export function compactorProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return "must be a Compactor object";
+  const candidate = value as Partial<AsyncCompactor>;
+  if (typeof candidate.shouldCompact !== "function") return "must have a shouldCompact method";
+  if (candidate.isAsync === true) {
+    return typeof candidate.compactAsync === "function"
+      ? undefined
+      : "has isAsync: true but no compactAsync method";
+  }
+  return typeof candidate.compact === "function"
+    ? undefined
+    : "must have a compact method (or isAsync: true and a compactAsync method)";
+}
+
+/**
+ * Runs any compactor the same way, sync or async: a built-in one through its trusted path, a
+ * custom one through `compactAsync` (when `isAsync`) or `compact`. Always a promise; a sync
+ * throw becomes a rejection.
+ */
+export async function runCompactor(
+  compactor: Compactor,
+  conversation: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  options: CompactAsyncOptions,
+): Promise<CompactionOutput> {
+  const trusted = trustedRuns.get(compactor);
+  if (trusted !== undefined) return trusted(conversation, summaries, options);
+  if (runsAsync(compactor)) return compactor.compactAsync(conversation, summaries, options);
+  const { signal: _signal, instructions: _instructions, ...context } = options;
+  return compactor.compact(conversation, summaries, context);
+}
+
+/**
+ * Whether a compactor's output differs from its input: the returned conversation is the result,
+ * whatever the counters say. Unchanged messages are shared, so identity decides.
+ */
+export function conversationChanged(
+  before: readonly Message[],
+  after: readonly Message[],
+): boolean {
+  if (before.length !== after.length) return true;
+  for (let index = 0; index < before.length; index += 1) {
+    if (before[index] !== after[index]) return true;
+  }
+  return false;
 }
 
 /** The shared threshold rule: strictly greater, and never for a non-positive limit. */

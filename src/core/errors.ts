@@ -5,15 +5,19 @@ const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
 
 /**
- * Why a compaction failed. `summary_too_large`: even without the verbatim user messages, the
- * summary would make the conversation larger than it was (a compaction never grows it).
+ * Why a compaction failed: `llm_error` the summariser (the `LlmClient`) threw or returned no
+ * string; `timeout` it took longer than `summaryTimeoutMs`; `empty_summary` it returned only
+ * whitespace; `aborted` the caller's signal fired; `compactor_error` a custom compactor threw
+ * (a bug in it, not the summariser's failure); `busy` `maybeCompact`/`forceCompact` was called
+ * from a `beforeCompact` hook, which would wait for the compaction that waits for the hook.
  */
 export type CompactionErrorCode =
   | "llm_error"
   | "timeout"
   | "empty_summary"
   | "aborted"
-  | "summary_too_large";
+  | "compactor_error"
+  | "busy";
 
 /** A compaction that failed; nothing of it was applied. */
 export class CompactionError extends Error {
