@@ -109,7 +109,8 @@ export interface RunAgentOptions {
 export interface AgentRunReport {
   requests: number;
   toolCalls: number;
-  compactions: { compactor: number; llmCompactor: number; failed: number };
+  /** Compactions that changed the conversation, by strategy (`threshold`, `llm`), and failures. */
+  compactions: { threshold: number; llm: number; failed: number };
   /** The highest context measure seen before a request was sent. */
   peakContextUsed: number;
   /** The session at the end. */
@@ -128,23 +129,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
   const report: Omit<AgentRunReport, "session"> = {
     requests: 0,
     toolCalls: 0,
-    compactions: { compactor: 0, llmCompactor: 0, failed: 0 },
+    compactions: { threshold: 0, llm: 0, failed: 0 },
     peakContextUsed: 0,
   };
   const onEvent = (event: CompactionEvent) => {
     if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      report.compactions[event.stage] += 1;
+      if (event.strategy === "threshold" || event.strategy === "llm")
+        report.compactions[event.strategy] += 1;
       const { result } = event;
       const what =
-        event.stage === "compactor"
+        event.strategy === "threshold"
           ? `${result.toolResultsSummarized} tool result(s) replaced by their compact summaries`
           : `${result.turnsCompacted} turn(s) folded into one summary message`;
       log(
-        `  ⇣ compaction (${event.stage}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
+        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
       );
     } else if (event.type === "compaction_failed") {
       report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.stage}): ${event.error.code}: ${event.error.message}`);
+      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
     }
   };
 
@@ -234,7 +236,7 @@ async function main(): Promise<void> {
       `Done: ${report.requests} requests, ${report.toolCalls} tool calls, peak context ${percent(report.peakContextUsed, session.contextLimit)}.`,
     );
     log(
-      `Compactions: ${report.compactions.compactor} by tool-result summaries, ${report.compactions.llmCompactor} by LLM summary, ${report.compactions.failed} failed.`,
+      `Compactions: ${report.compactions.threshold} by tool-result summaries, ${report.compactions.llm} by LLM summary, ${report.compactions.failed} failed.`,
     );
     log(
       `The final history: ${session.messages.length} messages, ${exact.toLocaleString("en-US")} tokens by countTokens.`,

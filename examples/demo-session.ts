@@ -2,7 +2,6 @@ import {
   AgentSession,
   type CompactionEvent,
   type ContentBlock,
-  estimateMessageTokens,
   estimateTokens,
   HybridCompactor,
   type ToolResultBlock,
@@ -163,7 +162,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   for (request = 0; request < requests; request += 1) {
     if (request === nextTask) {
       const message = session.addUserText(TASKS[task % TASKS.length]!);
-      uncompacted += estimateMessageTokens(message);
+      uncompacted += estimateTokens([message]);
       task += 1;
       nextTask = request + 6 + Math.floor(random() * 20);
     }
@@ -185,8 +184,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     const content: ContentBlock[] = [{ type: "text", text: text(60 + random() * 200) }];
     if (!last) content.push({ type: "tool_use", id, name: tool, input: { path: file } });
     const reply = session.addAssistant(content);
-    uncompacted += estimateMessageTokens(reply);
-    session.recordUsage({ inputTokens: used, outputTokens: estimateMessageTokens(reply) });
+    uncompacted += estimateTokens([reply]);
+    session.recordUsage({ inputTokens: used, outputTokens: estimateTokens([reply]) });
     if (last) break;
 
     const size = random() < 0.1 ? 6000 + random() * 6000 : 300 + random() * 2500;
@@ -197,7 +196,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       isError: tool === "run_tests" && random() < 0.3,
       compactSummary: `${tool} ${file}: ${thousands(size)} tokens of output (re-run to see it again)`,
     };
-    uncompacted += estimateMessageTokens(session.addToolResults([output]));
+    uncompacted += estimateTokens([session.addToolResults([output])]);
   }
 
   write("");

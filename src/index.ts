@@ -1,55 +1,41 @@
+/**
+ * `agent-compaction`: keeps long-running LLM agent conversations inside the model's context
+ * window. The session, the compactors, the errors, and the message types.
+ *
+ * @packageDocumentation
+ */
+export { type CompactorType, createCompactor } from "./compactors/create-compactor.js";
 export {
-  type CompactorType,
-  createCompactor,
-  DEFAULT_COMPACTOR_TYPE,
-} from "./compactors/create-compactor.js";
-export {
-  DEFAULT_HYBRID_COMPACTOR_CONFIG,
+  DEFAULT_HYBRID_COMPACTOR_OPTIONS,
   type HybridCompactionResult,
   HybridCompactor,
-  type HybridCompactorConfig,
-  HybridCompactorConfigSchema,
+  type HybridCompactorOptions,
 } from "./compactors/hybrid-compactor.js";
 export {
-  DEFAULT_LLM_COMPACTOR_CONFIG,
+  DEFAULT_LLM_COMPACTOR_OPTIONS,
   LLMCompactor,
   type LLMCompactorConfig,
-  LLMCompactorConfigSchema,
-  type SummariseOptions,
+  type LLMCompactorOptions,
   type SummaryOverflow,
   type Timers,
 } from "./compactors/llm-compactor.js";
+export { TRIM_NOTICE } from "./compactors/overflow-trim.js";
+export { DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX } from "./compactors/prompt.js";
 export {
-  TRIM_NOTICE,
-  type TrimOptions,
-  type TrimOutput,
-  trimOldest,
-} from "./compactors/overflow-trim.js";
-export {
-  DEFAULT_SUMMARY_PROMPT,
-  EARLIER_USER_MESSAGE_PREFIX,
-  SUMMARY_PREFIX,
-} from "./compactors/prompt.js";
-export {
-  CLEARED_INPUT_KEY,
   type CompactionConfig,
-  CompactionConfigSchema,
-  clearedToolInput,
-  DEFAULT_COMPACTION_CONFIG,
-  isClearedToolInput,
+  DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
   REDACTION_NOTICE,
   ThresholdCompactor,
+  type ThresholdCompactorOptions,
   type ToolCompaction,
 } from "./compactors/threshold-compactor.js";
-export {
-  type AsyncCompactor,
-  type CompactAsyncOptions,
-  type CompactionContext,
-  type CompactionOutput,
-  type CompactionResult,
-  type Compactor,
-  emptyCompactionResult,
-  isAsyncCompactor,
+export type {
+  AsyncCompactor,
+  CompactAsyncOptions,
+  CompactionContext,
+  CompactionOutput,
+  CompactionResult,
+  Compactor,
 } from "./core/compactor.js";
 export {
   CompactionError,
@@ -78,63 +64,30 @@ export type {
   TurnId,
   UserMessage,
 } from "./core/message.js";
-export {
-  type Clock,
-  type CreateMessageOptions,
-  createMessage,
-  newId,
-  systemClock,
-} from "./core/message-factory.js";
-export {
-  AssistantMessageSchema,
-  ContentBlockSchema,
-  ImageBlockSchema,
-  ImageSourceSchema,
-  JsonObjectSchema,
-  JsonValueSchema,
-  MessageSchema,
-  MessagesSchema,
-  OpaqueBlockSchema,
-  RedactedThinkingBlockSchema,
-  SerializedMessageSchema,
-  TextBlockSchema,
-  ThinkingBlockSchema,
-  ToolResultBlockSchema,
-  ToolResultContentBlockSchema,
-  ToolUseBlockSchema,
-  TurnIdSchema,
-  UserMessageSchema,
-} from "./core/schemas.js";
-export {
-  DEFAULT_TOKEN_ESTIMATE_OPTIONS,
-  estimateBlockTokens,
-  estimateMessageTokens,
-  estimateTokens,
-  estimatingTokenCounter,
-  type TokenCounter,
-  type TokenEstimateOptions,
-} from "./core/tokens.js";
-export { extractTurnIds, isSummaryTurn, SUMMARY_TURN_ID, sameTurn, turnKey } from "./core/turn.js";
+export type { Clock } from "./core/message-factory.js";
+export { MessageSchema } from "./core/schemas.js";
+export { estimateTokens, type TokenCounter } from "./core/tokens.js";
+export { extractTurnIds, SUMMARY_TURN_ID } from "./core/turn.js";
 export {
   type ConversationProblem,
   type ConversationProblemCode,
-  MAX_MESSAGES_PER_REQUEST,
   validateConversation,
 } from "./core/validate-conversation.js";
 export {
   AgentSession,
   type ForceCompactOptions,
   type ForceCompactResult,
+  type MaybeCompactOptions,
   type MaybeCompactReport,
 } from "./session/agent-session.js";
-export { type ContextMeterState, type Usage, UsageSchema } from "./session/context-meter.js";
+export type { CompactionStepResult } from "./session/compaction-run.js";
+export type { ContextMeterState, Usage } from "./session/context-meter.js";
 export type {
   CompactionEndEvent,
   CompactionEvent,
   CompactionEventListener,
   CompactionFailedEvent,
   CompactionSkippedEvent,
-  CompactionStage,
   CompactionStartEvent,
   CompactionTrigger,
   ContextTrimmedEvent,
@@ -150,6 +103,6 @@ export type {
 export type { AgentSessionOptions } from "./session/options.js";
 export type {
   SerializedMessage,
+  SessionRestoreOptions,
   SessionSnapshot,
-  SessionSnapshotDeps,
 } from "./session/snapshot.js";

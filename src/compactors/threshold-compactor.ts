@@ -4,6 +4,7 @@ import {
   type CompactionOutput,
   type Compactor,
   exceedsThreshold,
+  registerTrustedCompaction,
 } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
@@ -19,16 +20,10 @@ import {
 } from "./config-schemas.js";
 import { maskToolResults, type ToolCompaction } from "./tool-masking.js";
 
-export {
-  CLEARED_INPUT_KEY,
-  clearedToolInput,
-  isClearedToolInput,
-  REDACTION_NOTICE,
-  type ToolCompaction,
-} from "./tool-masking.js";
+export { REDACTION_NOTICE, type ToolCompaction } from "./tool-masking.js";
 
-/** Configuration of {@link ThresholdCompactor}. */
-export interface CompactionConfig {
+/** Options of {@link ThresholdCompactor}. */
+export interface ThresholdCompactorOptions {
   /** Compact when `contextUsed / contextLimit` is strictly above this; in (0, 1]. @default 0.75 */
   threshold: number;
   /** Turns at the end whose tool results are kept (see `keepRecentToolUses`); a whole number ≥ 1. @default 3 */
@@ -44,10 +39,10 @@ export interface CompactionConfig {
    * Within-turn retention, like Anthropic's `clear_tool_uses` `keep`: results of tool uses
    * older than the this many most recent ones are compacted even inside the recent turns (one
    * long agent turn of hundreds of tool calls). The newest results of the latest turn are never
-   * compacted. A whole number ≥ 1; unset, only turns older than `keepRecentTurns` are compacted.
-   * @default undefined (off, as the seed)
+   * compacted. A whole number ≥ 1; `false` (or unset), only turns older than `keepRecentTurns`
+   * are compacted. @default false (off, as the seed)
    */
-  keepRecentToolUses?: number;
+  keepRecentToolUses?: number | false;
   /**
    * Hysteresis: once triggered, compact oldest first only until the context is at or below
    * this utilisation, in (0, threshold]. Needs the context the session passes to `compact`;
@@ -70,18 +65,22 @@ export interface CompactionConfig {
   clearToolInputs: boolean | readonly string[];
 }
 
-/** The defaults of {@link CompactionConfig}. */
-export const DEFAULT_COMPACTION_CONFIG: Readonly<CompactionConfig> = Object.freeze({
-  threshold: 0.75,
-  keepRecentTurns: 3,
-  toolCompaction: "summarize",
-  clearAtLeast: 0,
-  excludeTools: Object.freeze([]) as readonly string[],
-  clearToolInputs: false,
-});
+/** The seed's name for {@link ThresholdCompactorOptions}. */
+export type CompactionConfig = ThresholdCompactorOptions;
 
-/** Schema of a partial {@link CompactionConfig}. */
-export const CompactionConfigSchema = z.strictObject({
+/** The defaults of {@link ThresholdCompactorOptions}. */
+export const DEFAULT_THRESHOLD_COMPACTOR_OPTIONS: Readonly<ThresholdCompactorOptions> =
+  Object.freeze({
+    threshold: 0.75,
+    keepRecentTurns: 3,
+    toolCompaction: "summarize",
+    clearAtLeast: 0,
+    excludeTools: Object.freeze([]) as readonly string[],
+    clearToolInputs: false,
+  });
+
+/** Schema of a partial {@link ThresholdCompactorOptions}. */
+export const ThresholdCompactorOptionsSchema = z.strictObject({
   threshold: THRESHOLD_SCHEMA.exactOptional(),
   keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
   toolCompaction: z
@@ -89,7 +88,7 @@ export const CompactionConfigSchema = z.strictObject({
       error: 'must be "summarize", "redact" or "summarize_or_redact"',
     })
     .exactOptional(),
-  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
+  keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
   excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
@@ -106,18 +105,25 @@ export const CompactionConfigSchema = z.strictObject({
  * const { conversation, result } = compactor.compact(messages, new Map());
  */
 export class ThresholdCompactor implements Compactor {
-  /** The validated configuration, defaults filled in. */
-  readonly config: Readonly<CompactionConfig>;
+  /** The validated options, defaults filled in. */
+  readonly config: Readonly<ThresholdCompactorOptions>;
   readonly isAsync = false;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "threshold";
 
-  /** @throws {ValidationError} when a config field is out of range. */
-  constructor(config: Partial<CompactionConfig> = {}) {
-    const parsed = parseOrThrow(CompactionConfigSchema, config, "CompactionConfig");
-    const merged = { ...DEFAULT_COMPACTION_CONFIG, ...parsed } as CompactionConfig;
+  /** @throws {ValidationError} when an option is out of range. */
+  constructor(options: Partial<ThresholdCompactorOptions> = {}) {
+    const parsed = parseOrThrow(
+      ThresholdCompactorOptionsSchema,
+      options,
+      "ThresholdCompactorOptions",
+    );
+    const merged = {
+      ...DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
+      ...parsed,
+    } as ThresholdCompactorOptions;
     const issues = targetIssues(merged);
-    if (issues.length > 0) throw new ValidationError("CompactionConfig", issues);
+    if (issues.length > 0) throw new ValidationError("ThresholdCompactorOptions", issues);
     this.config = Object.freeze({
       ...merged,
       excludeTools: Object.freeze([...merged.excludeTools]),
@@ -126,6 +132,9 @@ export class ThresholdCompactor implements Compactor {
           ? merged.clearToolInputs
           : Object.freeze([...merged.clearToolInputs]),
     });
+    registerTrustedCompaction(this, (conversation, summaries, context) =>
+      maskToolResults(conversation, summaries, this.config, context),
+    );
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {

@@ -34,7 +34,7 @@ export type ToolCompaction = "summarize" | "redact" | "summarize_or_redact";
 /** The masking rules shared by `ThresholdCompactor` and `HybridCompactor`. */
 export interface ToolMaskingSettings {
   keepRecentTurns: number;
-  keepRecentToolUses?: number | undefined;
+  keepRecentToolUses?: number | false | undefined;
   toolCompaction: ToolCompaction;
   excludeTools: readonly string[];
   clearToolInputs: boolean | readonly string[];
@@ -142,7 +142,8 @@ export function maskToolResults(
   // its (irregularly numbered) turn comes back in the recent part.
   const start = recentStart(conversation, settings.keepRecentTurns);
   const recentTurns = turnsFrom(conversation, start);
-  const keepRecentToolUses = settings.keepRecentToolUses;
+  const keepRecentToolUses =
+    settings.keepRecentToolUses === false ? undefined : settings.keepRecentToolUses;
   if (start === 0 && keepRecentToolUses === undefined) return unchanged();
 
   const excluded = new Set(settings.excludeTools);

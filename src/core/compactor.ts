@@ -104,6 +104,11 @@ export function registerTrustedCompaction(compactor: Compactor, run: TrustedComp
   trustedRuns.set(compactor, run);
 }
 
+/** Whether a compactor is one of ours, run without validating its input or output again. */
+export function isTrustedCompactor(compactor: Compactor): boolean {
+  return trustedRuns.has(compactor);
+}
+
 /** Whether the session runs `compactAsync` (else `compact`): what `isAsync` says. */
 function runsAsync(compactor: Compactor): compactor is AsyncCompactor {
   return compactor.isAsync === true;

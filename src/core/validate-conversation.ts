@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
-import { hasUniqueIds, isWellFormedMessage } from "./message-check.js";
 import { ContentBlockSchema, MessagesSchema, TurnIdSchema } from "./schemas.js";
 
 /** What is wrong with a conversation, as the Anthropic Messages API would reject it. */
@@ -331,37 +331,24 @@ function knownAndDistinctPrefix(values: readonly unknown[]): number {
 
 /**
  * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
- * with unique ids. Messages are immutable, so each message object is fully checked once: by a
- * hand-written check that only ever vouches for what `MessagesSchema` accepts, or, when that
- * check declines, by the schema itself (which names what is wrong).
+ * with unique ids. Messages are immutable, so each message object is checked by the schema
+ * once; a conversation of messages seen before (the same objects, none twice) costs one
+ * lookup per message.
  */
 export function assertMessages(value: unknown, subject: string): asserts value is Message[] {
-  if (Array.isArray(value)) {
-    const known = knownAndDistinctPrefix(value);
-    if (known === value.length) return;
-    if (allWellFormedFrom(value, known) && hasUniqueIds(value as Message[])) {
-      for (let index = known; index < value.length; index += 1) {
-        knownValid.set(value[index] as Message, 0);
-      }
-      return;
-    }
-  }
+  if (Array.isArray(value) && knownAndDistinctPrefix(value) === value.length) return;
   parseOrThrow(MessagesSchema, value, subject);
   for (const message of value as Message[]) knownValid.set(message, 0);
 }
 
-function allWellFormedFrom(values: readonly unknown[], start: number): boolean {
-  for (let index = start; index < values.length; index += 1) {
-    if (!isWellFormedMessage(values[index])) return false;
-  }
-  return true;
+/** Remembers messages validated where they entered (the session's `append`), so no later check repeats it. */
+export function markValidated(messages: readonly Message[]): void {
+  for (const message of messages) knownValid.set(message, 0);
 }
 
 const CompactOptionsSchema = z.object(
   {
-    signal: z
-      .custom<AbortSignal>((value) => value instanceof AbortSignal, "must be an AbortSignal")
-      .exactOptional(),
+    signal: z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional(),
     instructions: z.string({ error: "must be a string" }).exactOptional(),
     contextLimit: z
       .number({ error: "must be a number" })

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { createCompactor } from "../compactors/create-compactor.js";
 import { HybridCompactor } from "../compactors/hybrid-compactor.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
@@ -162,7 +163,6 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
       {
         trigger: "auto",
         strategy: "threshold",
-        stage: "compactor",
         tokensBefore: expect.any(Number),
         tokensAfter: expect.any(Number),
         turnsCompacted: 0,
@@ -200,11 +200,16 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
     expect(report).toMatchObject({ compacted: false, boundaries: [] });
     expect(session.messages).toBe(before);
     expect(events).toEqual([
-      { type: "compaction_skipped", trigger: "auto", stage: "compactor", reason: "vetoed" },
+      {
+        type: "compaction_skipped",
+        trigger: "auto",
+        strategy: "threshold",
+        reason: "vetoed",
+        detail: "the beforeCompact hook vetoed it",
+      },
     ]);
     expect(seen[0]).toMatchObject({
       trigger: "auto",
-      stage: "compactor",
       strategy: "threshold",
       contextLimit: 3000,
     });
@@ -261,12 +266,11 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
     ]);
   });
 
-  it("runs a { type: 'hybrid' } compactor with the session's llmClient", async () => {
+  it("runs a hybrid compactor made by createCompactor", async () => {
     const client = new MockLlmClient();
     const session = new AgentSession({
       contextLimit: 3000,
-      compactor: { type: "hybrid", config: { targetUtilization: 0.3 } },
-      llmClient: client,
+      compactor: createCompactor({ type: "hybrid", config: { targetUtilization: 0.3 } }, client),
     });
     session.append(...history(6));
     const report = await session.maybeCompact();

@@ -6,24 +6,23 @@ import type { CompactionBoundary } from "./hooks.js";
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */
 export type CompactionTrigger = "auto" | "manual";
 
-/** Which of the session's compactors ran: `compactor` or `llmCompactor`. */
-export type CompactionStage = "compactor" | "llmCompactor";
-
-/** A compaction stage is about to run. */
+/** A summarizing (async) compactor is about to run; a sync one reports only its end or skip. */
 export interface CompactionStartEvent {
   type: "compaction_start";
   trigger: CompactionTrigger;
-  stage: CompactionStage;
-  /** The session's context measure when the stage started. */
+  /** The compactor's strategy: `threshold`, `llm`, `hybrid`, or `custom`. */
+  strategy: string;
+  /** The session's context measure when the compactor started. */
   contextUsed: number;
   contextLimit: number;
 }
 
-/** A compaction stage finished and its result was applied. */
+/** A compactor changed the conversation, and its result was applied. */
 export interface CompactionEndEvent {
   type: "compaction_end";
   trigger: CompactionTrigger;
-  stage: CompactionStage;
+  /** The compactor's strategy: `threshold`, `llm`, `hybrid`, or `custom`. */
+  strategy: string;
   result: CompactionResult;
   /** Local token estimate of the messages before and after. */
   tokensBefore: number;
@@ -31,30 +30,34 @@ export interface CompactionEndEvent {
   /** The session's context measure before and after. */
   contextUsedBefore: number;
   contextUsedAfter: number;
-  /** The boundary record, when the stage changed the conversation. */
-  boundary?: CompactionBoundary;
+  /** The boundary record of this change. */
+  boundary: CompactionBoundary;
 }
 
-/** A compaction stage failed; the conversation is as it was before that stage. */
+/** A compactor failed; the conversation is as it was before that compactor ran. */
 export interface CompactionFailedEvent {
   type: "compaction_failed";
   trigger: CompactionTrigger;
-  stage: CompactionStage;
+  /** The compactor's strategy: `threshold`, `llm`, `hybrid`, or `custom`. */
+  strategy: string;
   error: CompactionError;
   /** Failures in a row of automatic summaries, this one included. */
   consecutiveFailures: number;
 }
 
-/** A compaction stage was due but did not run. */
+/** A compactor was due but changed nothing. */
 export interface CompactionSkippedEvent {
   type: "compaction_skipped";
   trigger: CompactionTrigger;
-  stage: CompactionStage;
+  /** The compactor's strategy: `threshold`, `llm`, `hybrid`, or `custom`. */
+  strategy: string;
   /**
    * `circuit_open`: automatic summaries are paused after repeated failures; `vetoed`: the
-   * `beforeCompact` hook vetoed it.
+   * `beforeCompact` hook vetoed it; `nothing_to_compact`: it ran and changed nothing.
    */
-  reason: "circuit_open" | "vetoed";
+  reason: "circuit_open" | "vetoed" | "nothing_to_compact";
+  /** Why, in words (for `nothing_to_compact`, what the compactor said). */
+  detail: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Message } from "../core/message.js";
-import type { CompactionStage, CompactionTrigger } from "./events.js";
+import type { CompactionTrigger } from "./events.js";
 
 /**
  * The record of one compaction that changed the conversation (like Claude Code's
@@ -10,8 +10,6 @@ export interface CompactionBoundary {
   trigger: CompactionTrigger;
   /** The compactor's strategy: `threshold`, `llm`, `hybrid`, or `custom` for a compactor without a `strategy` name. */
   strategy: string;
-  /** Which of the session's compactors ran. */
-  stage: CompactionStage;
   /** Local token estimate of the messages before and after. */
   tokensBefore: number;
   tokensAfter: number;
@@ -26,7 +24,6 @@ export interface CompactionBoundary {
 /** What `beforeCompact` is told about the compaction about to run. */
 export interface BeforeCompactContext {
   trigger: CompactionTrigger;
-  stage: CompactionStage;
   /** The compactor's strategy name (see {@link CompactionBoundary.strategy}). */
   strategy: string;
   /** The session's context measure and window. */
@@ -46,10 +43,10 @@ export interface BeforeCompactDecision {
   instructions?: string;
 }
 
-/** Called before each compaction stage runs; may be async. A hook that throws is ignored (and logged). */
+/** Called before each compactor runs; may be async. A hook that throws is ignored (and logged). */
 export type BeforeCompactHook = (
   context: BeforeCompactContext,
 ) => BeforeCompactDecision | undefined | Promise<BeforeCompactDecision | undefined>;
 
-/** Called after each compaction stage that changed the conversation; may be async. */
+/** Called after each compactor that changed the conversation; may be async. */
 export type AfterCompactHook = (boundary: CompactionBoundary) => void | Promise<void>;

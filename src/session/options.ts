@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { CompactorType } from "../compactors/create-compactor.js";
-import type { AsyncCompactor, Compactor } from "../core/compactor.js";
-import type { LlmClient } from "../core/llm-client.js";
+import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
+import { isPlainObject } from "../core/plain-object.js";
 import type { CompactionEvent, Logger } from "./events.js";
 import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";
 
@@ -13,25 +13,23 @@ export interface AgentSessionOptions {
   /** @default a new uuid v7 */
   sessionId?: string;
   /**
-   * The first compactor `maybeCompact` runs: a `Compactor`, a `CompactorType`, or `false`
-   * for none. @default { type: "threshold" }
+   * The first compactor `maybeCompact` runs: a `Compactor`, a `CompactorType` that needs no
+   * client (`{ type: "threshold" }`), or `false` for none. @default { type: "threshold" }
    */
   compactor?: Compactor | CompactorType | false;
-  /** The second compactor, judged on the context left after the first. */
+  /** The second compactor, judged on the context left after the first. @default none */
   llmCompactor?: AsyncCompactor;
-  /** The client a `{ type: "llm" }` compactor uses. */
-  llmClient?: LlmClient;
   /** Clock for message timestamps. @default the wall clock */
   clock?: Clock;
-  /** Called with every compaction event. */
+  /** Called with every compaction event. @default none */
   onEvent?: (event: CompactionEvent) => void;
-  /** Receives what cannot go through events (a listener that threw). @default silent */
+  /** Receives what cannot go through events (a listener or hook that threw). @default silent */
   logger?: Logger;
   /** Automatic summaries pause after this many failures in a row. @default 3 */
   maxConsecutiveFailures?: number;
-  /** Called before each compaction stage: may veto it or add instructions for the summariser. */
+  /** Called before each compactor runs: may veto it or add instructions for the summarizer. @default none */
   beforeCompact?: BeforeCompactHook;
-  /** Called with the boundary record after each compaction stage that changed the conversation. */
+  /** Called with the boundary record after each compactor that changed the conversation. @default none */
   afterCompact?: AfterCompactHook;
   /**
    * The last resort of `maybeCompact`: when the context is still above the window after every
@@ -44,8 +42,27 @@ export interface AgentSessionOptions {
 }
 
 const isFunction = (value: unknown) => typeof value === "function";
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null;
+
+/** What is wrong with a `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor. */
+function compactorOptionProblem(value: unknown): string | undefined {
+  if (value === false) return undefined;
+  if (isPlainObject(value) && "type" in value) {
+    if (value.type === "llm" || value.type === "hybrid") {
+      return `{ type: "${value.type}" } needs an LlmClient: pass createCompactor({ type: "${value.type}" }, client) or a compactor object`;
+    }
+    if (value.type !== "threshold") return 'must be a Compactor, { type: "threshold" } or false';
+    const extra = Object.keys(value).filter((key) => key !== "type" && key !== "config");
+    if (extra.length > 0) return `unknown key "${extra[0]}" in a CompactorType`;
+    return undefined;
+  }
+  return compactorProblem(value);
+}
+
+const runnableCompactor = <T extends Compactor>() =>
+  z.unknown().superRefine((value, context) => {
+    const problem = compactorProblem(value);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+  }) as unknown as z.ZodType<T>;
 
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z.strictObject({
@@ -55,43 +72,22 @@ export const AgentSessionOptionsSchema = z.strictObject({
     .positive("must be greater than 0"),
   sessionId: z.string().min(1, "must be a non-empty string").exactOptional(),
   compactor: z
-    .union(
-      [
-        z.literal(false),
-        z.custom<Compactor>(
-          (value) =>
-            isObject(value) && isFunction(value.compact) && isFunction(value.shouldCompact),
-        ),
-        z.strictObject({
-          type: z.enum(["threshold", "llm", "hybrid"]),
-          config: z.record(z.string(), z.unknown()).exactOptional(),
-        }),
-      ],
-      {
-        error:
-          'must be a Compactor, a CompactorType ({ type: "threshold" | "llm" | "hybrid" }) or false',
-      },
-    )
-    .exactOptional(),
-  llmCompactor: z
-    .custom<AsyncCompactor>(
-      (value) =>
-        isObject(value) && isFunction(value.compactAsync) && isFunction(value.shouldCompact),
-      "must be an AsyncCompactor (with compactAsync and shouldCompact)",
-    )
-    .exactOptional(),
-  llmClient: z
-    .custom<LlmClient>(
-      (value) => isObject(value) && isFunction(value.complete),
-      "must be an LlmClient",
-    )
-    .exactOptional(),
+    .unknown()
+    .superRefine((value, context) => {
+      const problem = compactorOptionProblem(value);
+      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    })
+    .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
+  llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
   clock: z.custom<Clock>(isFunction, "must be a function").exactOptional(),
   onEvent: z
     .custom<(event: CompactionEvent) => void>(isFunction, "must be a function")
     .exactOptional(),
   logger: z
-    .custom<Logger>((value) => isObject(value) && isFunction(value.warn), "must have a warn method")
+    .custom<Logger>(
+      (value) => typeof value === "object" && value !== null && isFunction((value as Logger).warn),
+      "must have a warn method",
+    )
     .exactOptional(),
   beforeCompact: z.custom<BeforeCompactHook>(isFunction, "must be a function").exactOptional(),
   afterCompact: z.custom<AfterCompactHook>(isFunction, "must be a function").exactOptional(),

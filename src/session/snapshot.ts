@@ -20,8 +20,8 @@ export interface SessionSnapshot {
   consecutiveFailures: number;
 }
 
-/** What `fromJSON` needs beside the snapshot: compactors, clients, listeners. */
-export type SessionSnapshotDeps = Omit<AgentSessionOptions, "sessionId" | "contextLimit"> & {
+/** Options of `AgentSession.fromJSON`: what JSON cannot hold (compactors, listeners, hooks). */
+export type SessionRestoreOptions = Omit<AgentSessionOptions, "sessionId" | "contextLimit"> & {
   /** Overrides the snapshot's context limit (e.g. a model with a larger window). */
   contextLimit?: number;
 };

@@ -28,8 +28,8 @@ describe("examples/anthropic-agent.ts", () => {
       model: "claude-haiku-4-5",
       log: (line) => lines.push(line),
     });
-    expect(report.compactions.compactor).toBeGreaterThanOrEqual(1);
-    expect(report.compactions.llmCompactor).toBeGreaterThanOrEqual(1);
+    expect(report.compactions.threshold).toBeGreaterThanOrEqual(1);
+    expect(report.compactions.llm).toBeGreaterThanOrEqual(1);
     expect(report.compactions.failed).toBe(0);
     expect(report.toolCalls).toBe(6);
     expect(lines.some((line) => line.includes("⇣ compaction (llmCompactor)"))).toBe(true);

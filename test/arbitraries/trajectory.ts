@@ -1,7 +1,7 @@
 import fc from "fast-check";
+import { EARLIER_USER_MESSAGE_PREFIX } from "../../src/compactors/prompt.js";
 import {
   type ContentBlock,
-  EARLIER_USER_MESSAGE_PREFIX,
   type ImageBlock,
   type Message,
   type OpaqueBlock,

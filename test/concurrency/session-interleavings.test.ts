@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { isSummaryTurn } from "../../src/core/turn.js";
 import {
   AgentSession,
   type AsyncCompactor,
@@ -7,7 +8,6 @@ import {
   type CompactionEvent,
   type Compactor,
   HybridCompactor,
-  isSummaryTurn,
   LLMCompactor,
   type Message,
   ThresholdCompactor,

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { estimateMessageTokens } from "../../src/core/tokens.js";
 import {
   AgentSession,
   CompactionError,
   type CompactionEvent,
-  estimateMessageTokens,
+  createCompactor,
   estimateTokens,
   LLMCompactor,
   type Message,
@@ -98,7 +99,23 @@ describe("AgentSession: building the conversation", () => {
       "threshold",
     ],
     [{ contextLimit: 1000, llmCompactor: {} }, "llmCompactor"],
-    [{ contextLimit: 1000, compactor: { type: "llm" } }, "llmClient"],
+    [{ contextLimit: 1000, compactor: { type: "llm" } }, "needs an LlmClient"],
+    [{ contextLimit: 1000, llmClient: {} }, "llmClient"],
+    // Exactly what the session can run: isAsync with compactAsync, or compact.
+    [
+      {
+        contextLimit: 1000,
+        llmCompactor: { shouldCompact: () => true, compactAsync: async () => ({}) },
+      },
+      "compact method",
+    ],
+    [
+      {
+        contextLimit: 1000,
+        compactor: { shouldCompact: () => true, isAsync: true, compact: () => ({}) },
+      },
+      "compactAsync",
+    ],
   ])("refuses options %j naming %s", (options, field) => {
     const attempt = () => new AgentSession(options as never);
     expect(attempt).toThrow(ValidationError);
@@ -187,7 +204,7 @@ describe("AgentSession: maybeCompact", () => {
     session.append(...history(6));
     const before = session.messages;
     const report = await session.maybeCompact();
-    expect(report).toMatchObject({ compacted: false, results: {} });
+    expect(report).toMatchObject({ compacted: false, results: [] });
     expect(session.messages).toBe(before);
     expect(events).toEqual([]);
   });
@@ -202,10 +219,13 @@ describe("AgentSession: maybeCompact", () => {
     session.recordUsage({ inputTokens: 9000 });
     const report = await session.maybeCompact();
     expect(report.compacted).toBe(true);
-    expect(report.results.compactor).toMatchObject({ toolResultsSummarized: 3 });
+    expect(report.results).toMatchObject([
+      { strategy: "threshold", result: { toolResultsSummarized: 3 } },
+    ]);
     expect(report.contextUsedAfter).toBeLessThan(report.contextUsedBefore);
-    expect(events.map((event) => event.type)).toEqual(["compaction_start", "compaction_end"]);
-    expect(events[1]).toMatchObject({ trigger: "auto", stage: "compactor" });
+    // A sync compactor is instantaneous: it reports its end (or a skip), no start.
+    expect(events.map((event) => event.type)).toEqual(["compaction_end"]);
+    expect(events[0]).toMatchObject({ trigger: "auto", strategy: "threshold" });
     const contents = session.messages.flatMap((message) =>
       message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
     );
@@ -223,9 +243,9 @@ describe("AgentSession: maybeCompact", () => {
     const report = await session.maybeCompact();
     // 6 turns of ~515 tokens (77% of 4000): the redaction alone brings it well below 75%.
     expect(report.contextUsedBefore / 4000).toBeGreaterThan(0.75);
-    expect(report.results.compactor?.toolResultsRedacted).toBe(3);
+    expect(report.results.map((step) => step.strategy)).toEqual(["threshold"]);
+    expect(report.results[0]?.result.toolResultsRedacted).toBe(3);
     expect(JSON.stringify(session.messages)).toContain(REDACTION_NOTICE);
-    expect(report.results.llmCompactor).toBeUndefined();
     expect(client.callCount).toBe(0);
 
     const tight = new AgentSession({
@@ -235,7 +255,10 @@ describe("AgentSession: maybeCompact", () => {
     });
     tight.append(...history(6));
     const tightReport = await tight.maybeCompact();
-    expect(tightReport.results.llmCompactor?.turnsCompacted).toBe(3);
+    expect(tightReport.results[1]).toMatchObject({
+      strategy: "llm",
+      result: { turnsCompacted: 3 },
+    });
     expect(tight.messages[0]?.content[0]).toMatchObject({
       text: expect.stringContaining(SUMMARY_PREFIX),
     });
@@ -245,16 +268,15 @@ describe("AgentSession: maybeCompact", () => {
     expect(client.lastRequest?.prompt).not.toContain("rrrr");
   });
 
-  it("runs an llm CompactorType as the session's compactor", async () => {
+  it("runs an llm compactor made by createCompactor as the session's compactor", async () => {
     const client = new MockLlmClient().reply("compact story");
     const session = new AgentSession({
       contextLimit: 1000,
-      compactor: { type: "llm", config: { keepRecentTurns: 1 } },
-      llmClient: client,
+      compactor: createCompactor({ type: "llm", config: { keepRecentTurns: 1 } }, client),
     });
     session.append(...history(3));
     const report = await session.maybeCompact();
-    expect(report.results.compactor?.turnsCompacted).toBe(2);
+    expect(report.results[0]?.result.turnsCompacted).toBe(2);
     expect(session.messages[0]?.content[0]).toMatchObject({
       text: `${SUMMARY_PREFIX}compact story`,
     });
@@ -263,7 +285,7 @@ describe("AgentSession: maybeCompact", () => {
   it("can be turned off with compactor: false", async () => {
     const session = new AgentSession({ contextLimit: 100, compactor: false });
     session.append(...history(6));
-    expect(await session.maybeCompact()).toMatchObject({ compacted: false, results: {} });
+    expect(await session.maybeCompact()).toMatchObject({ compacted: false, results: [] });
   });
 
   it("never rejects for a summariser failure: reports it once and leaves the history as it was", async () => {
@@ -300,7 +322,7 @@ describe("AgentSession: maybeCompact", () => {
     ];
     pending[0]!.resolve("the summary");
     const report = await running;
-    expect(report.results.llmCompactor?.turnsCompacted).toBe(3);
+    expect(report.results[0]?.result.turnsCompacted).toBe(3);
     expect(session.messages.slice(-2)).toEqual(late);
     expect(session.messages[0]?.content[0]).toMatchObject({ text: `${SUMMARY_PREFIX}the summary` });
     // turns 4 and 5 are kept whole, then the late messages
@@ -373,11 +395,8 @@ describe("AgentSession: forceCompact", () => {
     expect(error).toBeInstanceOf(CompactionError);
     expect((error as CompactionError).code).toBe("empty_summary");
     expect(session.messages).toEqual(before);
-    expect(events.map((event) => event.type)).toEqual([
-      "compaction_start",
-      "compaction_start",
-      "compaction_failed",
-    ]);
+    // The threshold pass computed its change but never applied it: no end event.
+    expect(events.map((event) => event.type)).toEqual(["compaction_start", "compaction_failed"]);
   });
 
   it("passes instructions to the summariser and returns the combined result", async () => {

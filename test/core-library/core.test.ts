@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { createMessage } from "../../src/core/message-factory.js";
 import {
   CompactionError,
-  createMessage,
   estimateTokens,
   extractTurnIds,
   type Message,
   MessageSchema,
-  SerializedMessageSchema,
   ValidationError,
 } from "../../src/index.js";
+import { SerializedMessageSchema } from "../../src/schemas.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
 
 describe("extractTurnIds", () => {

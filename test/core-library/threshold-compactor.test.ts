@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   createCompactor,
-  DEFAULT_COMPACTION_CONFIG,
+  DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
   extractTurnIds,
   type Message,
   REDACTION_NOTICE,
@@ -50,7 +50,7 @@ describe("ThresholdCompactor", () => {
       keepRecentTurns: 3,
       toolCompaction: "summarize",
     });
-    expect(DEFAULT_COMPACTION_CONFIG.threshold).toBe(0.75);
+    expect(DEFAULT_THRESHOLD_COMPACTOR_OPTIONS.threshold).toBe(0.75);
   });
 
   it("triggers only strictly above the threshold", () => {

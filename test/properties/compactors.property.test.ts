@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import {
+  type AsyncCompactor,
   createCompactor,
-  isAsyncCompactor,
   LLMCompactor,
   ThresholdCompactor,
 } from "../../src/index.js";
@@ -55,8 +55,8 @@ describe("compactor properties over random trajectories: synchronous paths and l
           async ({ messages, summaries }, type, context) => {
             const client = new MockLlmClient();
             const compactor = createCompactor(type, client);
-            if (isAsyncCompactor(compactor))
-              await checkAsync(compactor, client, messages, summaries, context);
+            if (compactor.isAsync)
+              await checkAsync(compactor as AsyncCompactor, client, messages, summaries, context);
             else checkSync(compactor, messages, summaries, context);
           },
         ),

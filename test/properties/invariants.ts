@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { expect } from "vitest";
+import { isSummaryTurn } from "../../src/core/turn.js";
 import {
   type CompactionResult,
   estimateTokens,
-  isSummaryTurn,
   type Message,
   validateConversation,
 } from "../../src/index.js";

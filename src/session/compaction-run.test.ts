@@ -1,0 +1,239 @@
+import { describe, expect, it } from "vitest";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
+import type { CompactionOutput, Compactor } from "../core/compactor.js";
+import { CompactionError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { ConversationBuilder } from "../testing/builders.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
+import { AgentSession } from "./agent-session.js";
+import type { CompactionEvent } from "./events.js";
+
+/** Turns of one tool call each, with results that have compact summaries. */
+function history(turns: number): Message[] {
+  const builder = new ConversationBuilder();
+  for (let turn = 1; turn <= turns; turn += 1) {
+    builder
+      .user(`request ${turn}`)
+      .toolCall({ name: "read", result: "r".repeat(2000), compactSummary: `summary ${turn}` })
+      .assistant(`answer ${turn} ${"a".repeat(800)}`);
+  }
+  return builder.build();
+}
+
+/** A custom compactor that drops the first turn's messages and reports no counter at all. */
+function droppingCompactor(): Compactor {
+  return {
+    isAsync: false,
+    shouldCompact: () => true,
+    compact(conversation): CompactionOutput {
+      const first = conversation[0]?.turnId.number;
+      return {
+        conversation: conversation.filter((message) => message.turnId.number !== first),
+        result: { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 },
+      };
+    },
+  };
+}
+
+describe("the stage loop: one definition of changed", () => {
+  it("applies a custom compactor's conversation whatever its counters say, in maybeCompact and forceCompact alike", async () => {
+    for (const run of ["auto", "manual"] as const) {
+      const events: CompactionEvent[] = [];
+      const session = new AgentSession({
+        contextLimit: 100,
+        compactor: droppingCompactor(),
+        onEvent: (event) => events.push(event),
+      });
+      session.append(...history(3));
+      if (run === "auto") expect((await session.maybeCompact()).compacted).toBe(true);
+      else await session.forceCompact();
+      expect(session.messages.map((message) => message.turnId.number)).not.toContain(1);
+      expect(session.messages).toHaveLength(8);
+      expect(events.map((event) => event.type)).toEqual(["compaction_end"]);
+    }
+  });
+
+  it("reports a compactor that changed nothing as a skip with its reason, never an end", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 100,
+      compactor: {
+        isAsync: false,
+        shouldCompact: () => true,
+        compact: (conversation) => ({
+          conversation: [...conversation],
+          result: { toolResultsSummarized: 5, toolResultsRedacted: 0, turnsCompacted: 0 },
+          skipReason: "nothing old enough",
+        }),
+      },
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(2));
+    const before = session.messages;
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(false);
+    expect(report.boundaries).toEqual([]);
+    expect(session.messages).toBe(before);
+    expect(events).toEqual([
+      {
+        type: "compaction_skipped",
+        trigger: "auto",
+        strategy: "custom",
+        reason: "nothing_to_compact",
+        detail: "nothing old enough",
+      },
+    ]);
+  });
+
+  it("leaves the recorded usage alone when forceCompact changes nothing", async () => {
+    const session = new AgentSession({ contextLimit: 100_000, compactor: false });
+    session.append(...history(2));
+    session.recordUsage({ inputTokens: 1010 });
+    expect(session.contextUsed).toBe(1010);
+    const result = await session.forceCompact();
+    expect(result.boundaries).toEqual([]);
+    expect(session.contextUsed).toBe(1010);
+
+    const masking = new AgentSession({ contextLimit: 100_000 });
+    masking.append(...history(1));
+    masking.recordUsage({ inputTokens: 1010 });
+    await masking.forceCompact();
+    expect(masking.contextUsed).toBe(1010);
+  });
+
+  it("labels an exception from a custom compactor compactor_error, not the summarizer's llm_error", async () => {
+    const bug = new TypeError("cannot read properties of undefined");
+    const session = new AgentSession({
+      contextLimit: 100,
+      compactor: false,
+      llmCompactor: {
+        isAsync: true,
+        shouldCompact: () => true,
+        compact: (conversation) => ({
+          conversation: [...conversation],
+          result: { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 },
+        }),
+        compactAsync: async () => {
+          throw bug;
+        },
+      },
+    });
+    session.append(...history(2));
+    const report = await session.maybeCompact();
+    expect(report.error?.code).toBe("compactor_error");
+    expect(report.error?.cause).toBe(bug);
+    const forced = await session.forceCompact().catch((error: unknown) => error);
+    expect(forced).toBeInstanceOf(CompactionError);
+    expect((forced as CompactionError).code).toBe("compactor_error");
+  });
+
+  it("refuses what a custom compactor returns when it is not a valid conversation", async () => {
+    const session = new AgentSession({
+      contextLimit: 100,
+      compactor: {
+        isAsync: false,
+        shouldCompact: () => true,
+        compact: (conversation) => ({
+          conversation: [{ ...conversation[0]!, content: "not blocks" } as never],
+          result: { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 },
+        }),
+      },
+    });
+    session.append(...history(2));
+    const before = session.messages;
+    const report = await session.maybeCompact();
+    expect(report.error?.code).toBe("compactor_error");
+    expect(report.error?.message).toContain("content");
+    expect(session.messages).toBe(before);
+  });
+
+  it("runs an async custom compactor (isAsync with compactAsync only) the same way", async () => {
+    const session = new AgentSession({
+      contextLimit: 100,
+      compactor: false,
+      llmCompactor: {
+        isAsync: true,
+        shouldCompact: () => true,
+        compactAsync: async (conversation: readonly Message[]) =>
+          droppingCompactor().compact(conversation, new Map()),
+      } as never,
+    });
+    session.append(...history(2));
+    expect((await session.maybeCompact()).compacted).toBe(true);
+    expect(session.messages).toHaveLength(4);
+  });
+});
+
+describe("hooks that start a compaction never hang the session", () => {
+  it("runs a compaction an afterCompact hook awaits after the current one", async () => {
+    const forced: number[] = [];
+    const session: AgentSession = new AgentSession({
+      contextLimit: 3000,
+      afterCompact: async (boundary) => {
+        if (boundary.trigger !== "auto") return;
+        const result = await session.forceCompact();
+        forced.push(result.boundaries.length);
+        await session.maybeCompact();
+      },
+    });
+    session.append(...history(5));
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    expect(forced).toEqual([0]);
+    expect(session.isCompacting).toBe(false);
+  });
+
+  it("rejects at once a compaction a beforeCompact hook awaits, with code busy", async () => {
+    const seen: unknown[] = [];
+    const session: AgentSession = new AgentSession({
+      contextLimit: 3000,
+      beforeCompact: async () => {
+        seen.push(await session.forceCompact().catch((error: unknown) => error));
+        seen.push(await session.maybeCompact().catch((error: unknown) => error));
+        return undefined;
+      },
+    });
+    session.append(...history(5));
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    expect(seen).toHaveLength(2);
+    for (const error of seen) {
+      expect(error).toBeInstanceOf(CompactionError);
+      expect((error as CompactionError).code).toBe("busy");
+    }
+    expect(session.isCompacting).toBe(false);
+    await expect(session.forceCompact()).resolves.toBeDefined();
+  });
+});
+
+describe("signals from another realm or a polyfill", () => {
+  it("are accepted by maybeCompact and forceCompact, and honoured", async () => {
+    const listeners: (() => void)[] = [];
+    const polyfill = {
+      aborted: true,
+      reason: new Error("stop"),
+      onabort: null,
+      addEventListener: (_type: string, listener: () => void) => listeners.push(listener),
+      removeEventListener: () => {},
+      dispatchEvent: () => true,
+      throwIfAborted: () => {},
+    } as unknown as AbortSignal;
+    const session = new AgentSession({
+      contextLimit: 100,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient()),
+    });
+    session.append(...history(4));
+    const report = await session.maybeCompact({ signal: polyfill });
+    expect(report.error?.code).toBe("aborted");
+    const forced = await session
+      .forceCompact({ signal: polyfill })
+      .catch((error: unknown) => error);
+    expect((forced as CompactionError).code).toBe("aborted");
+  });
+
+  it("still refuses what is not a signal, naming the field", async () => {
+    const session = new AgentSession({ contextLimit: 100 });
+    await expect(session.maybeCompact({ signal: {} as never })).rejects.toThrow("signal");
+  });
+});

@@ -1,0 +1,149 @@
+import type { ValidationIssue } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { isSummaryTurn } from "../core/turn.js";
+import { ContextMeter } from "./context-meter.js";
+
+/** The owner of the turns `addUserText` opens (the summary turn is `u0`). */
+export const USER_TURN_OWNER = "u";
+
+/**
+ * A session's messages and what is derived from them: ids in use, tool use ids in use, the
+ * last user turn number, stored compact summaries, and the context meter. It trusts what it
+ * is given: the session validates messages where they enter.
+ */
+export class History {
+  readonly meter = new ContextMeter();
+  /** Compact summaries by tool use id. */
+  readonly summaries = new Map<string, string>();
+  #messages: Message[] = [];
+  #view: readonly Message[] | undefined;
+  #ids = new Set<string>();
+  #toolUseIds = new Set<string>();
+  #lastTurnNumber = 0;
+  #generation = 0;
+
+  /** The messages, as a frozen snapshot made once per change: holding it is safe. */
+  get messages(): readonly Message[] {
+    this.#view ??= Object.freeze(this.#messages.slice());
+    return this.#view;
+  }
+
+  /** Bumped by every replacement: a compaction computed on an older generation is stale. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  get lastTurnNumber(): number {
+    return this.#lastTurnNumber;
+  }
+
+  set lastTurnNumber(value: number) {
+    this.#lastTurnNumber = Math.max(this.#lastTurnNumber, value);
+  }
+
+  /** Issues for ids already in use (message ids, `tool_use` ids) or repeated within `messages`. */
+  duplicateIssues(messages: readonly Pick<Message, "id" | "content">[]): ValidationIssue[] {
+    const issues: ValidationIssue[] = [];
+    const ids = new Set<string>();
+    const toolUseIds = new Set<string>();
+    messages.forEach((message, index) => {
+      if (this.#ids.has(message.id) || ids.has(message.id)) {
+        issues.push({ path: [index, "id"], message: `duplicate message id "${message.id}"` });
+      }
+      ids.add(message.id);
+      message.content.forEach((block, blockIndex) => {
+        if (block.type !== "tool_use") return;
+        if (this.#toolUseIds.has(block.id) || toolUseIds.has(block.id)) {
+          issues.push({
+            path: [index, "content", blockIndex, "id"],
+            message: `duplicate tool_use id "${block.id}" (\`tool_use\` ids must be unique)`,
+          });
+        }
+        toolUseIds.add(block.id);
+      });
+    });
+    return issues;
+  }
+
+  /** Tool use ids of the last assistant message, when it is the last message. */
+  pendingToolUseIds(): Set<string> {
+    const last = this.#messages.at(-1);
+    const ids = new Set<string>();
+    if (last?.role !== "assistant") return ids;
+    for (const block of last.content) if (block.type === "tool_use") ids.add(block.id);
+    return ids;
+  }
+
+  /** The last message, if any. */
+  get last(): Message | undefined {
+    return this.#messages.at(-1);
+  }
+
+  /** Appends validated messages. */
+  push(messages: readonly Message[]): void {
+    this.#view = undefined;
+    for (const message of messages) {
+      this.#messages.push(message);
+      this.#ids.add(message.id);
+      for (const block of message.content)
+        if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+    }
+    this.lastTurnNumber = maxUserTurnNumber(messages);
+    this.meter.added(messages);
+  }
+
+  /**
+   * Replaces the first `length` messages by `compacted`, keeping everything appended since.
+   * `false` when the history was replaced meanwhile (the compaction is stale).
+   */
+  splice(length: number, generation: number, compacted: readonly Message[]): boolean {
+    if (generation !== this.#generation) return false;
+    this.replace([...compacted, ...this.#messages.slice(length)]);
+    return true;
+  }
+
+  /** Replaces every message (a compaction applied, a trim, a restored snapshot). */
+  replace(messages: Message[]): void {
+    const previous = this.#messages;
+    this.#messages = messages;
+    this.#view = undefined;
+    this.#generation += 1;
+    this.#ids = new Set(messages.map((message) => message.id));
+    this.#toolUseIds = new Set();
+    for (const message of messages) {
+      for (const block of message.content)
+        if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+    }
+    this.lastTurnNumber = maxUserTurnNumber(messages);
+    // Summaries of tool results that left the conversation are of no further use; summaries
+    // stored ahead of their result (not yet appended) stay.
+    const kept = toolResultIds(messages);
+    for (const toolUseId of toolResultIds(previous)) {
+      if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
+    }
+    this.meter.replaced(messages);
+  }
+
+  /** A copy of the messages as they are now (a compaction's input). */
+  snapshot(): Message[] {
+    return this.#messages.slice();
+  }
+}
+
+function toolResultIds(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    for (const block of message.content) if (block.type === "tool_result") ids.add(block.toolUseId);
+  }
+  return ids;
+}
+
+function maxUserTurnNumber(messages: readonly Message[]): number {
+  let max = 0;
+  for (const message of messages) {
+    const { turnId } = message;
+    if (turnId.owner === USER_TURN_OWNER && !isSummaryTurn(turnId) && turnId.number > max)
+      max = turnId.number;
+  }
+  return max;
+}
