@@ -26,13 +26,10 @@
  */
 export {
   type AnthropicBlock,
-  type FromAnthropicOptions,
   fromAnthropicContent,
-  fromAnthropicMessages,
   STRING_CONTENT_KEY,
   toAnthropicContent,
-  toAnthropicMessages,
-} from "./convert.js";
+} from "./blocks.js";
 export {
   type AnthropicExtraParams,
   AnthropicLlmClient,
@@ -42,6 +39,7 @@ export {
   DEFAULT_ANTHROPIC_LLM_CLIENT_OPTIONS,
   responseText,
 } from "./llm-client.js";
+export { toAnthropicMessages } from "./request.js";
 export {
   type AnthropicResponseLike,
   type AppendedResponse,
@@ -53,4 +51,5 @@ export {
   type AnthropicTokenCounterOptions,
   type TokenCountFallback,
 } from "./token-counter.js";
+export { type FromAnthropicOptions, fromAnthropicMessages } from "./turns.js";
 export { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";

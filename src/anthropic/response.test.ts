@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
 import { estimateMessageTokens } from "../core/tokens.js";
 import { AgentSession } from "../session/agent-session.js";
-import { toAnthropicMessages } from "./convert.js";
+import { toAnthropicMessages } from "./request.js";
 import { appendAnthropicResponse } from "./response.js";
 
 function response(

@@ -3,7 +3,7 @@ import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock } from "../core/message.js";
 import type { AgentSession } from "../session/agent-session.js";
 import type { Usage } from "../session/context-meter.js";
-import { type AnthropicBlock, fromAnthropicContent } from "./convert.js";
+import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
 import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
 
 /** What {@link appendAnthropicResponse} reads of a response: the SDK's `Message` (or a beta one). */

@@ -5,7 +5,7 @@ import { MessagesApiServer } from "../../test/support/messages-api-server.js";
 import { ValidationError } from "../core/errors.js";
 import { estimateTokens } from "../core/tokens.js";
 import { ConversationBuilder } from "../testing/builders.js";
-import { toAnthropicMessages } from "./convert.js";
+import { toAnthropicMessages } from "./request.js";
 import { AnthropicTokenCounter, type TokenCountFallback } from "./token-counter.js";
 
 const API_KEY = "sk-ant-api03-counter-SECRET-0123456789";

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens, type TokenCounter } from "../core/tokens.js";
-import { toAnthropicMessages } from "./convert.js";
+import { toAnthropicMessages } from "./request.js";
 import {
   type AnthropicMessagesClient,
   AnthropicMessagesClientSchema,

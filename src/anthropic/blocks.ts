@@ -1,0 +1,271 @@
+import type {
+  ContentBlock as AnthropicContentBlock,
+  ContentBlockParam,
+} from "@anthropic-ai/sdk/resources/messages";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import type {
+  ContentBlock,
+  ImageBlock,
+  ImageSource,
+  JsonObject,
+  JsonValue,
+  OpaqueBlock,
+  RedactedThinkingBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolResultContentBlock,
+  ToolUseBlock,
+} from "../core/message.js";
+import { setProperty } from "./json.js";
+import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
+
+/**
+ * The key, in a text block's `extra`, that remembers the block came from a message whose
+ * content was a plain string (`content: "hi"`). `toAnthropicMessages` turns such a message
+ * back into a string and never sends the key.
+ */
+export const STRING_CONTENT_KEY = "agentCompaction:stringContent";
+
+/** A block as the SDK takes it in a request or gives it in a response. */
+export type AnthropicBlock = ContentBlockParam | AnthropicContentBlock;
+
+/** Blocks whose modelled fields have the same names on the wire as in ours. */
+type SameNamedBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+
+/**
+ * The wire fields each modelled block type maps to fields of ours (`type` besides); the rest go
+ * in `extra`, and on the way out modelled fields win over a stray copy in `extra`.
+ */
+const MODELLED_WIRE_FIELDS = {
+  text: ["text"],
+  image: ["source"],
+  thinking: ["thinking", "signature"],
+  redacted_thinking: ["data"],
+  tool_use: ["id", "name", "input"],
+  tool_result: ["tool_use_id", "content", "is_error"],
+} as const satisfies Record<Exclude<ContentBlock["type"], "opaque">, readonly string[]>;
+
+function withExtra<B extends object>(block: B, extra: JsonObject): B & { extra?: JsonObject } {
+  return Object.keys(extra).length === 0 ? block : { ...block, extra };
+}
+
+/** The fields of a wire block we do not model: its `extra`. */
+function rest(block: JsonObject, modelled: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(block)) {
+    if (key !== "type" && !modelled.includes(key)) setProperty(out, key, value);
+  }
+  return out;
+}
+
+function opaque(block: JsonObject): OpaqueBlock {
+  return { type: "opaque", block };
+}
+
+function hasExactly(object: JsonObject, keys: readonly string[]): boolean {
+  const own = Object.keys(object);
+  return own.length === keys.length && keys.every((key) => typeof object[key] === "string");
+}
+
+/** Our image source for a wire source, or undefined when it carries more than we model. */
+function imageSourceFromWire(source: JsonObject): ImageSource | undefined {
+  if (source.type === "base64" && hasExactly(source, ["type", "media_type", "data"])) {
+    const mediaType = source.media_type as string;
+    return mediaType === ""
+      ? undefined
+      : { type: "base64", mediaType, data: source.data as string };
+  }
+  if (source.type === "url" && hasExactly(source, ["type", "url"]) && source.url !== "") {
+    return { type: "url", url: source.url as string };
+  }
+  if (source.type === "file" && hasExactly(source, ["type", "file_id"]) && source.file_id !== "") {
+    return { type: "file", fileId: source.file_id as string };
+  }
+  return undefined;
+}
+
+function imageSourceToWire(source: ImageSource): JsonObject {
+  switch (source.type) {
+    case "base64":
+      return { type: "base64", media_type: source.mediaType, data: source.data };
+    case "url":
+      return { type: "url", url: source.url };
+    case "file":
+      return { type: "file", file_id: source.fileId };
+  }
+}
+
+/** A checked wire block of a same-named type, as ours: the wire checks vouch for the fields. */
+function sameNamedFromWire<T extends SameNamedBlock["type"]>(
+  type: T,
+  block: JsonObject,
+): Extract<SameNamedBlock, { type: T }> {
+  const fields = MODELLED_WIRE_FIELDS[type];
+  const ours: JsonObject = { type };
+  for (const field of fields) ours[field] = block[field] as JsonValue;
+  return withExtra(ours, rest(block, fields)) as unknown as Extract<SameNamedBlock, { type: T }>;
+}
+
+function imageFromWire(block: JsonObject): ImageBlock | OpaqueBlock {
+  const source = imageSourceFromWire(block.source as JsonObject);
+  if (source === undefined) return opaque(block);
+  return withExtra({ type: "image", source }, rest(block, MODELLED_WIRE_FIELDS.image));
+}
+
+function partFromWire(part: JsonObject): ToolResultContentBlock {
+  if (part.type === "text") return sameNamedFromWire("text", part);
+  if (part.type === "image") return imageFromWire(part);
+  return opaque(part);
+}
+
+function toolResultFromWire(block: JsonObject): ToolResultBlock {
+  const extra = rest(block, MODELLED_WIRE_FIELDS.tool_result);
+  // Wire forms our model cannot tell from its defaults are kept as they were sent:
+  // `is_error: false` (vs absent) and `content: ""` (vs absent).
+  if (block.is_error === false) extra.is_error = false;
+  if (block.content === "") extra.content = "";
+  const content = block.content;
+  return withExtra(
+    {
+      type: "tool_result",
+      toolUseId: block.tool_use_id as string,
+      content:
+        content === undefined
+          ? ""
+          : typeof content === "string"
+            ? content
+            : (content as JsonObject[]).map(partFromWire),
+      isError: block.is_error === true,
+    },
+    extra,
+  );
+}
+
+/** Converts one checked, normalized wire block. */
+function blockFromWire(block: JsonObject): ContentBlock {
+  switch (block.type) {
+    case "text":
+    case "thinking":
+    case "redacted_thinking":
+    case "tool_use":
+      return sameNamedFromWire(block.type, block);
+    case "image":
+      return imageFromWire(block);
+    case "tool_result":
+      return toolResultFromWire(block);
+    default:
+      return opaque(block);
+  }
+}
+
+/**
+ * Converts content that passed the wire checks (`parseWireMessage`, `parseWireBlocks`) to
+ * ours; string content becomes one text block that remembers it was a string.
+ */
+export function contentFromWire(content: string | readonly JsonObject[]): ContentBlock[] {
+  if (typeof content === "string") {
+    return [{ type: "text", text: content, extra: { [STRING_CONTENT_KEY]: true } }];
+  }
+  return content.map(blockFromWire);
+}
+
+/** Whether blocks are one text block that came from string content (sent back as a string). */
+export function isStringContent(blocks: readonly ContentBlock[]): blocks is [TextBlock] {
+  const [only] = blocks;
+  if (blocks.length !== 1 || only?.type !== "text" || only.extra === undefined) return false;
+  const keys = Object.keys(only.extra);
+  return keys.length === 1 && only.extra[STRING_CONTENT_KEY] === true;
+}
+
+/** The wire fields `extra` adds: all but the modelled ones, `type` and our own marker. */
+function extraToWire(extra: JsonObject | undefined, modelled: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  if (extra === undefined) return out;
+  for (const [key, value] of Object.entries(extra)) {
+    if (key !== "type" && key !== STRING_CONTENT_KEY && !modelled.includes(key)) {
+      setProperty(out, key, value);
+    }
+  }
+  return out;
+}
+
+function sameNamedToWire(block: SameNamedBlock): JsonObject {
+  const fields = MODELLED_WIRE_FIELDS[block.type];
+  const out: JsonObject = { type: block.type, ...extraToWire(block.extra, fields) };
+  const ours = block as unknown as JsonObject;
+  for (const field of fields) out[field] = ours[field] as JsonValue;
+  return out;
+}
+
+function partToWire(part: ToolResultContentBlock): JsonObject {
+  switch (part.type) {
+    case "text":
+      return sameNamedToWire(part);
+    case "image":
+      return {
+        type: "image",
+        ...extraToWire(part.extra, MODELLED_WIRE_FIELDS.image),
+        source: imageSourceToWire(part.source),
+      };
+    case "opaque":
+      return part.block;
+  }
+}
+
+function toolResultToWire(block: ToolResultBlock): JsonObject {
+  const out: JsonObject = {
+    type: "tool_result",
+    ...extraToWire(block.extra, MODELLED_WIRE_FIELDS.tool_result),
+    tool_use_id: block.toolUseId,
+  };
+  if (block.content !== "") {
+    out.content = typeof block.content === "string" ? block.content : block.content.map(partToWire);
+  } else if (block.extra?.content === "") {
+    out.content = "";
+  }
+  if (block.isError) out.is_error = true;
+  else if (block.extra?.is_error === false) out.is_error = false;
+  return out;
+}
+
+/** Converts one of our blocks to the wire; our own fields (`compactSummary`) stay behind. */
+function blockToWire(block: ContentBlock): JsonObject {
+  switch (block.type) {
+    case "image":
+    case "opaque":
+      return partToWire(block);
+    case "text":
+    case "thinking":
+    case "redacted_thinking":
+    case "tool_use":
+      return sameNamedToWire(block);
+    case "tool_result":
+      return toolResultToWire(block);
+  }
+}
+
+/**
+ * Converts content blocks as the SDK takes or gives them (a request's `ContentBlockParam`s,
+ * a response's `ContentBlock`s, or a plain string) to ours, losslessly: fields we do not
+ * model go in `extra`, blocks we do not model are carried as `OpaqueBlock`.
+ *
+ * @example
+ * const blocks = fromAnthropicContent(response.content);
+ * @throws {ValidationError} naming the path of each malformed block.
+ */
+export function fromAnthropicContent(
+  content: string | readonly AnthropicBlock[] | readonly unknown[],
+): ContentBlock[] {
+  if (typeof content === "string") return contentFromWire(content);
+  const array = parseOrThrow(BlocksWireSchema, content, "Anthropic content");
+  const issues: ValidationIssue[] = [];
+  const blocks = parseWireBlocks(array, [], issues);
+  if (blocks === undefined) throw new ValidationError("Anthropic content", issues);
+  return contentFromWire(blocks);
+}
+
+/** Converts our blocks to the SDK's `ContentBlockParam`s, dropping our own fields. */
+export function toAnthropicContent(blocks: readonly ContentBlock[]): ContentBlockParam[] {
+  return blocks.map((block) => blockToWire(block) as unknown as ContentBlockParam);
+}

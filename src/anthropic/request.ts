@@ -1,0 +1,47 @@
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlock, Message } from "../core/message.js";
+import { assertMessages } from "../core/validate-conversation.js";
+import { isStringContent, toAnthropicContent } from "./blocks.js";
+
+function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {
+  const results = blocks.filter((block) => block.type === "tool_result");
+  if (results.length === 0) return blocks;
+  return [...results, ...blocks.filter((block) => block.type !== "tool_result")];
+}
+
+/**
+ * Converts our conversation to the `messages` of an Anthropic request: consecutive messages
+ * of one role become one message (so the summary and the first kept user message are sent
+ * as one user message), `tool_result` blocks lead their user message, and our own fields
+ * (`compactSummary`, the adapter's markers) are left out. Messages that came from
+ * `fromAnthropicMessages` come back exactly as they were sent, string content included.
+ *
+ * @example
+ * await session.maybeCompact();
+ * const response = await client.messages.create({
+ *   model, max_tokens: 1024, messages: toAnthropicMessages(session.messages),
+ * });
+ * @throws {ValidationError} when a message is malformed or two share an id.
+ */
+export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
+  // Cheap for a session's messages: each message object is fully checked only once.
+  assertMessages(messages, "messages");
+  const params: MessageParam[] = [];
+  let index = 0;
+  while (index < messages.length) {
+    const role = messages[index]!.role;
+    const group: ContentBlock[][] = [];
+    while (index < messages.length && messages[index]!.role === role) {
+      group.push(messages[index]!.content);
+      index += 1;
+    }
+    const blocks = group.flat();
+    if (group.length === 1 && isStringContent(blocks)) {
+      params.push({ role, content: blocks[0].text });
+      continue;
+    }
+    const ordered = role === "user" ? reorderToolResultsFirst(blocks) : blocks;
+    params.push({ role, content: toAnthropicContent(ordered) });
+  }
+  return params;
+}

@@ -1,0 +1,139 @@
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { z } from "zod";
+import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { ContentBlock, Message, TurnId } from "../core/message.js";
+import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
+import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { assertMessages } from "../core/validate-conversation.js";
+import { contentFromWire } from "./blocks.js";
+import {
+  MessageParamsWireSchema,
+  NonEmptyStringSchema,
+  parseWireMessage,
+  type WireMessage,
+} from "./wire-schemas.js";
+
+/** Options of {@link fromAnthropicMessages}. */
+export interface FromAnthropicOptions {
+  /** The session id stamped on every message. @default a new uuid v7 */
+  sessionId?: string;
+  /** The number of the first turn (owner `"u"`). @default 1 */
+  firstTurnNumber?: number;
+  /** Clock for `createdAt`. @default the wall clock */
+  clock?: Clock;
+  /** Makes each message id. @default a new uuid v7 per message */
+  generateId?: () => string;
+}
+
+const isFunction = (value: unknown) => typeof value === "function";
+
+const FromAnthropicOptionsSchema = z.strictObject({
+  sessionId: NonEmptyStringSchema.exactOptional(),
+  firstTurnNumber: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be 1 or more (turn 0 is the summary's)")
+    .exactOptional(),
+  clock: z.custom<Clock>(isFunction, "must be a function").exactOptional(),
+  generateId: z.custom<() => string>(isFunction, "must be a function").exactOptional(),
+});
+
+function isSummaryText(block: ContentBlock | undefined): boolean {
+  return block?.type === "text" && block.text.startsWith(SUMMARY_PREFIX);
+}
+
+/**
+ * Splits a user message that starts with the compaction summary into the summary's blocks
+ * and what follows (the first kept user message, merged into it by `toAnthropicMessages`).
+ */
+function splitSummary(blocks: ContentBlock[]): [ContentBlock[], ContentBlock[]] {
+  let end = 1;
+  while (end < blocks.length) {
+    const block = blocks[end]!;
+    if (block.type !== "text" || !block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX)) break;
+    end += 1;
+  }
+  const after = blocks.slice(end);
+  // Tool results must lead a user message; a message where they follow the summary is left whole.
+  if (after.some((block) => block.type === "tool_result")) return [blocks, []];
+  return [blocks.slice(0, end), after];
+}
+
+/** Parses every message param, throwing one ValidationError that names each bad path. */
+function parseWireMessages(params: readonly unknown[]): WireMessage[] {
+  const issues: ValidationIssue[] = [];
+  const messages: WireMessage[] = [];
+  params.forEach((param, index) => {
+    const message = parseWireMessage(param, ["messages", index], issues);
+    if (message !== undefined) messages.push(message);
+  });
+  if (issues.length > 0) throw new ValidationError("Anthropic messages", issues);
+  return messages;
+}
+
+/**
+ * Converts an Anthropic conversation (the `messages` of a request) to ours, losslessly, and
+ * assigns turns the way `AgentSession` does: a user message opens a new turn (owner `"u"`,
+ * numbered from `firstTurnNumber`) unless it carries tool results, which continue the tool
+ * loop of the current turn; assistant messages stay in the current turn. A user message that
+ * starts with the compaction summary (`SUMMARY_PREFIX`) becomes the summary message (turn
+ * `u0`), and the rest of it, the first kept user message, a message of its own.
+ *
+ * @example
+ * const messages = fromAnthropicMessages(params, { sessionId: "s1" });
+ * session.append(...messages);
+ * @throws {ValidationError} naming the path of each malformed message or block.
+ */
+export function fromAnthropicMessages(
+  params: readonly MessageParam[] | readonly unknown[],
+  options: FromAnthropicOptions = {},
+): Message[] {
+  const parsedOptions = parseOrThrow(
+    FromAnthropicOptionsSchema,
+    options,
+    "fromAnthropicMessages options",
+  );
+  const wire = parseWireMessages(
+    parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages"),
+  );
+
+  const sessionId = parsedOptions.sessionId ?? newId();
+  const clock = parsedOptions.clock ?? systemClock;
+  const generateId = parsedOptions.generateId ?? newId;
+  let turnNumber = (parsedOptions.firstTurnNumber ?? 1) - 1;
+  let current: TurnId | undefined;
+  const openTurn = (): TurnId => {
+    turnNumber += 1;
+    current = { owner: "u", number: turnNumber };
+    return current;
+  };
+  const messages: Message[] = [];
+  const push = (role: "user" | "assistant", turnId: TurnId, content: ContentBlock[]) => {
+    const common = { sessionId, turnId, content, clock, id: generateId() };
+    messages.push(
+      role === "user" ? createMessage({ role, ...common }) : createMessage({ role, ...common }),
+    );
+  };
+
+  for (const message of wire) {
+    const content = contentFromWire(message.content);
+    if (message.role === "assistant") {
+      push("assistant", current ?? openTurn(), content);
+      continue;
+    }
+    if (isSummaryText(content[0])) {
+      const [summary, after] = splitSummary(content);
+      current = { ...SUMMARY_TURN_ID };
+      push("user", current, summary);
+      if (after.length > 0) push("user", openTurn(), after);
+      continue;
+    }
+    const continuesToolLoop = content.some((block) => block.type === "tool_result");
+    push("user", continuesToolLoop && current !== undefined ? current : openTurn(), content);
+  }
+  // What the options made (ids, dates) is checked here, where it enters: later checks of these
+  // messages (a session's, `toAnthropicMessages`) then find them already validated.
+  assertMessages(messages, "messages from fromAnthropicMessages (see its generateId and clock)");
+  return messages;
+}

@@ -1,0 +1,169 @@
+/**
+ * The SDK's wire shapes (message params and content blocks) as zod schemas, and the one check
+ * of what enters the adapter against them. Everything past these checks trusts its input.
+ */
+
+import { z } from "zod";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { JsonObject, JsonValue } from "../core/message.js";
+import { normalizeJson } from "./json.js";
+
+type Path = (string | number)[];
+
+/** Schema of a non-empty string, with the adapter's wording. */
+export const NonEmptyStringSchema = z
+  .string({ error: "must be a string" })
+  .min(1, "must be a non-empty string");
+
+const anyString = z.string({ error: "must be a string" });
+
+const TextWireSchema = z.looseObject({ type: z.literal("text"), text: anyString });
+const ImageWireSchema = z.looseObject({
+  type: z.literal("image"),
+  source: z.looseObject({ type: anyString }, { error: "must be an object with a type" }),
+});
+const ThinkingWireSchema = z.looseObject({
+  type: z.literal("thinking"),
+  thinking: anyString,
+  signature: anyString,
+});
+const RedactedThinkingWireSchema = z.looseObject({
+  type: z.literal("redacted_thinking"),
+  data: anyString,
+});
+const ToolUseWireSchema = z.looseObject({
+  type: z.literal("tool_use"),
+  id: NonEmptyStringSchema,
+  name: NonEmptyStringSchema,
+  input: z.record(z.string(), z.unknown(), { error: "must be a JSON object" }),
+});
+const BlockShapeSchema = z.looseObject(
+  { type: NonEmptyStringSchema },
+  { error: "must be a content block (an object with a type)" },
+);
+const ToolResultWireSchema = z.looseObject({
+  type: z.literal("tool_result"),
+  tool_use_id: NonEmptyStringSchema,
+  content: z
+    .union([anyString, z.array(z.unknown())], {
+      error: "must be a string or an array of blocks",
+    })
+    .optional(),
+  is_error: z.boolean({ error: "must be a boolean" }).optional(),
+});
+
+// Blocks of other types are carried opaquely: any JSON object with a type will do.
+const KNOWN_BLOCK_SCHEMAS: Record<string, z.ZodType<object>> = {
+  text: TextWireSchema,
+  image: ImageWireSchema,
+  thinking: ThinkingWireSchema,
+  redacted_thinking: RedactedThinkingWireSchema,
+  tool_use: ToolUseWireSchema,
+  tool_result: ToolResultWireSchema,
+};
+
+/** Schema of a message param: a role we model and string or block content. */
+export const MessageParamWireSchema = z.strictObject({
+  role: z.enum(["user", "assistant"], {
+    error: (issue) =>
+      issue.input === "system"
+        ? 'role "system" is not supported: pass the system prompt as the request\'s `system`'
+        : 'must be "user" or "assistant"',
+  }),
+  content: z.union([anyString, z.array(z.unknown()).min(1, "must hold at least one block")], {
+    error: "must be a string or a non-empty array of blocks",
+  }),
+});
+
+/** Schema of a request's `messages`, before each message is checked. */
+export const MessageParamsWireSchema = z.array(z.unknown(), {
+  error: "must be an array of messages",
+});
+
+/** Schema of content as blocks, before each block is checked. */
+export const BlocksWireSchema = z.array(z.unknown(), {
+  error: "must be a string or an array of blocks",
+});
+
+/** A message param that passed {@link parseWireMessage}: its blocks are checked JSON objects. */
+export interface WireMessage {
+  role: "user" | "assistant";
+  content: string | JsonObject[];
+}
+
+/** What `schema` makes of `value`, or undefined after adding its issues below `path`. */
+function parseInto<T extends object>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  path: Path,
+  issues: ValidationIssue[],
+): T | undefined {
+  try {
+    return parseOrThrow(schema, value, "Anthropic wire data");
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    for (const issue of error.issues) {
+      issues.push({ path: [...path, ...issue.path], message: issue.message });
+    }
+    return undefined;
+  }
+}
+
+/** Checks a normalized wire block (and the parts of a tool result) against what we model. */
+function checkBlock(block: JsonValue, path: Path, issues: ValidationIssue[]): boolean {
+  const shape = parseInto(BlockShapeSchema, block, path, issues);
+  if (shape === undefined) return false;
+  const schema = KNOWN_BLOCK_SCHEMAS[shape.type];
+  if (schema === undefined) return true;
+  if (parseInto(schema, block, path, issues) === undefined) return false;
+  const content = (block as JsonObject).content;
+  if (shape.type !== "tool_result" || !Array.isArray(content)) return true;
+  return checkBlocks(content, [...path, "content"], issues);
+}
+
+/** Checks every normalized block (all of them, so each bad path is reported). */
+function checkBlocks(blocks: readonly JsonValue[], path: Path, issues: ValidationIssue[]): boolean {
+  let valid = true;
+  blocks.forEach((block, index) => {
+    valid = checkBlock(block, [...path, index], issues) && valid;
+  });
+  return valid;
+}
+
+/**
+ * Normalizes wire blocks to JSON and checks them, adding what is wrong to `issues` with its
+ * path below `path`; `undefined` when anything was.
+ */
+export function parseWireBlocks(
+  blocks: readonly unknown[],
+  path: Path,
+  issues: ValidationIssue[],
+): JsonObject[] | undefined {
+  const before = issues.length;
+  const normalized = blocks.map((block, index) => {
+    const copy = normalizeJson(block, [...path, index], issues);
+    if (copy !== undefined) checkBlock(copy, [...path, index], issues);
+    return copy as JsonObject;
+  });
+  return issues.length === before ? normalized : undefined;
+}
+
+/**
+ * Normalizes one message param to JSON and checks it and its blocks, adding what is wrong to
+ * `issues` with its path below `path`; `undefined` when anything was.
+ */
+export function parseWireMessage(
+  param: unknown,
+  path: Path,
+  issues: ValidationIssue[],
+): WireMessage | undefined {
+  const before = issues.length;
+  const normalized = normalizeJson(param, path, issues);
+  if (normalized === undefined) return undefined;
+  const shape = parseInto(MessageParamWireSchema, normalized, path, issues);
+  if (shape === undefined) return undefined;
+  const { role, content } = shape;
+  if (typeof content !== "string")
+    checkBlocks(content as JsonValue[], [...path, "content"], issues);
+  return issues.length === before ? { role, content: content as string | JsonObject[] } : undefined;
+}
