@@ -1,5 +1,6 @@
 import type { ValidationIssue } from "../core/errors.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
 
 type Path = (string | number)[];
 
@@ -55,8 +56,7 @@ function normalize(
       }
       return copy;
     }
-    const prototype = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) {
+    if (!isPlainObject(value)) {
       issues.push({ path: [...path], message: "must be a plain JSON object" });
       return undefined;
     }
@@ -87,9 +87,4 @@ export function setProperty(target: JsonObject, key: string, value: JsonValue): 
   } else {
     target[key] = value;
   }
-}
-
-/** Whether `value` is a JSON object (not an array, not null). */
-export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
