@@ -8,14 +8,18 @@ import type {
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens, type TokenCounter } from "../core/tokens.js";
-import { toAnthropicMessages } from "./request.js";
+import {
+  DEFAULT_TOKEN_ESTIMATE_OPTIONS,
+  estimateTokens,
+  type TokenCounter,
+} from "../core/tokens.js";
 import {
   type AnthropicMessagesClient,
   AnthropicMessagesClientSchema,
   type AnthropicRequestOptions,
 } from "./llm-client.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
+import { toAnthropicMessages } from "./request.js";
 
 /** Why a count fell back to the local estimate, reported to `onFallback`. */
 export interface TokenCountFallback {
@@ -66,8 +70,9 @@ const AnthropicTokenCounterOptionsSchema = z.strictObject({
     .exactOptional(),
 });
 
+/** Tokens of text sent outside the messages (system, tools): characters over the local ratio. */
 function textTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return Math.ceil(text.length / DEFAULT_TOKEN_ESTIMATE_OPTIONS.charsPerToken);
 }
 
 /**
