@@ -1,3 +1,4 @@
+import { latestRequestIndex, safeCuts, suffixTokenSums } from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/tokens.js";
@@ -27,44 +28,12 @@ function isTrimNotice(message: Message): boolean {
   );
 }
 
-/** Whether a user message carries the user's own words (not only tool results). */
-function isRequest(message: Message): boolean {
-  return (
-    message.role === "user" &&
-    !isSummaryTurn(message.turnId) &&
-    !message.content.some((block) => block.type === "tool_result")
-  );
-}
-
-/**
- * Cut points whose tail is self-contained: no tool result at or after the cut answers a tool
- * use before it. Index 0 is never one (nothing would be removed), nor the last message's end.
- */
-function selfContainedCuts(conversation: readonly Message[]): boolean[] {
-  const useIndex = new Map<string, number>();
-  conversation.forEach((message, index) => {
-    for (const block of message.content)
-      if (block.type === "tool_use") useIndex.set(block.id, index);
-  });
-  const cuts = new Array<boolean>(conversation.length).fill(false);
-  let earliestReference = Number.POSITIVE_INFINITY;
-  for (let index = conversation.length - 1; index >= 1; index -= 1) {
-    for (const block of conversation[index]!.content) {
-      if (block.type !== "tool_result") continue;
-      const use = useIndex.get(block.toolUseId);
-      if (use !== undefined && use < earliestReference) earliestReference = use;
-    }
-    cuts[index] = earliestReference >= index;
-  }
-  return cuts;
-}
-
 /**
  * The last resort when compaction cannot bring a conversation under its window: removes the
  * oldest messages, at a point that never separates a tool use from its result, until the
  * local estimate is at or below `budgetTokens` (or only the newest message is left). Summary
- * messages and the user's latest request are kept, and a notice (turn `u0`) tells the model
- * that earlier messages were removed. Pure; `undefined` when nothing can be removed.
+ * messages and the user's latest request ({@link latestRequestIndex}) are kept, and a notice
+ * (turn `u0`) tells the model that earlier messages were removed. Pure; `undefined` when nothing can be removed.
  */
 export function trimOldest(
   conversation: readonly Message[],
@@ -72,15 +41,9 @@ export function trimOldest(
   options: TrimOptions = {},
 ): TrimOutput | undefined {
   const count = conversation.length;
-  const cuts = selfContainedCuts(conversation);
-  const suffix = new Array<number>(count + 1).fill(0);
-  for (let index = count - 1; index >= 0; index -= 1) {
-    suffix[index] = suffix[index + 1]! + estimateMessageTokens(conversation[index]!);
-  }
-  let latestRequest = -1;
-  for (let index = count - 1; index >= 0 && latestRequest === -1; index -= 1) {
-    if (isRequest(conversation[index]!)) latestRequest = index;
-  }
+  const safe = safeCuts(conversation);
+  const suffix = suffixTokenSums(conversation);
+  const latestRequest = latestRequestIndex(conversation);
   const notice = noticeFor(conversation[0]?.sessionId ?? "", options.clock ?? systemClock);
   const hasNotice = conversation.some(isTrimNotice);
 
@@ -89,7 +52,7 @@ export function trimOldest(
   for (let cut = 1; cut < count; cut += 1) {
     const previous = conversation[cut - 1]!;
     if (isSummaryTurn(previous.turnId)) summaryTokens += estimateMessageTokens(previous);
-    if (!cuts[cut]) continue;
+    if (!safe[cut]) continue;
     chosen = cut;
     const request =
       latestRequest !== -1 && latestRequest < cut

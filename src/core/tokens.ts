@@ -8,9 +8,20 @@ export interface TokenCounter {
   countTokens(messages: readonly Message[]): number | Promise<number>;
 }
 
+/**
+ * Characters per token of the local estimate, for text and JSON: every conversion between
+ * characters and tokens in the library uses it.
+ */
+export const CHARS_PER_TOKEN = 4;
+
+/** The characters that `tokens` tokens hold by the local estimate ({@link CHARS_PER_TOKEN}). */
+export function tokensToChars(tokens: number): number {
+  return tokens * CHARS_PER_TOKEN;
+}
+
 /** Options of the local, chars-based estimate. */
 export interface TokenEstimateOptions {
-  /** Characters per token for text and JSON. @default 4 */
+  /** Characters per token for text and JSON. @default CHARS_PER_TOKEN (4) */
   charsPerToken?: number;
   /** Tokens counted for each image. @default 1600 */
   imageTokens?: number;
@@ -20,13 +31,13 @@ export interface TokenEstimateOptions {
 
 /** The defaults of {@link TokenEstimateOptions}. */
 export const DEFAULT_TOKEN_ESTIMATE_OPTIONS: Readonly<Required<TokenEstimateOptions>> =
-  Object.freeze({ charsPerToken: 4, imageTokens: 1600, overheadTokens: 4 });
+  Object.freeze({ charsPerToken: CHARS_PER_TOKEN, imageTokens: 1600, overheadTokens: 4 });
 
 function textTokens(length: number, charsPerToken: number): number {
   return Math.ceil(length / charsPerToken);
 }
 
-/** Estimates the tokens of one content block (chars / 4 for text and JSON, a flat cost per image). */
+/** Estimates the tokens of one content block (chars per token for text and JSON, a flat cost per image). */
 export function estimateBlockTokens(
   block: ContentBlock,
   options: TokenEstimateOptions = {},
@@ -68,10 +79,7 @@ export function estimateBlockTokens(
 
 /** Estimates a block holding only `text` (a text block, or a tool result with string content). */
 export function estimateTextTokens(text: string): number {
-  return (
-    DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens +
-    textTokens(text.length, DEFAULT_TOKEN_ESTIMATE_OPTIONS.charsPerToken)
-  );
+  return DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens + textTokens(text.length, CHARS_PER_TOKEN);
 }
 
 const messageEstimates = new WeakMap<Message, number>();

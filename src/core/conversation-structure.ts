@@ -1,0 +1,79 @@
+import type { Message } from "./message.js";
+import { estimateMessageTokens } from "./tokens.js";
+import { isSummaryTurn } from "./turn.js";
+
+/**
+ * Where a conversation may be cut without splitting a tool exchange: `safe[cut]` is true when no
+ * tool result at or after `cut` answers a tool use before it, so the messages before `cut` can
+ * be folded, trimmed or summarized apart from the rest. Has `length + 1` entries; cutting at 0
+ * or at the end is always safe. A result whose use is missing splits nothing.
+ */
+export function safeCuts(conversation: readonly Message[]): boolean[] {
+  const useIndex = new Map<string, number>();
+  conversation.forEach((message, index) => {
+    for (const block of message.content) {
+      if (block.type === "tool_use") useIndex.set(block.id, index);
+    }
+  });
+  const safe = new Array<boolean>(conversation.length + 1).fill(true);
+  // Scanning back, the earliest tool use that a result at or after `cut` answers.
+  let earliestAnswered = Number.POSITIVE_INFINITY;
+  for (let cut = conversation.length - 1; cut >= 1; cut -= 1) {
+    for (const block of conversation[cut]!.content) {
+      if (block.type !== "tool_result") continue;
+      const use = useIndex.get(block.toolUseId);
+      if (use !== undefined && use < earliestAnswered) earliestAnswered = use;
+    }
+    safe[cut] = earliestAnswered >= cut;
+  }
+  return safe;
+}
+
+/** The latest safe cut (see {@link safeCuts}) at or before `atMost`; 0 when there is none. */
+export function latestSafeCut(safe: readonly boolean[], atMost: number): number {
+  for (let cut = Math.min(atMost, safe.length - 1); cut > 0; cut -= 1) {
+    if (safe[cut]) return cut;
+  }
+  return 0;
+}
+
+/**
+ * Whether a message holds the user's own words: a user message, not a summary (turn `u0`),
+ * with a non-empty text block, tool results beside it or not.
+ */
+export function hasUserText(message: Message): boolean {
+  return (
+    message.role === "user" &&
+    !isSummaryTurn(message.turnId) &&
+    message.content.some((block) => block.type === "text" && block.text.trim() !== "")
+  );
+}
+
+/**
+ * Whether a message is a request of the user: the user's own words ({@link hasUserText}) and
+ * no tool results. A message answering tool calls is the agent's loop going on, even with
+ * words beside the results; an image alone asks nothing.
+ */
+export function isUserRequest(message: Message): boolean {
+  return hasUserText(message) && !message.content.some((block) => block.type === "tool_result");
+}
+
+/**
+ * Index of the latest request of the user ({@link isUserRequest}): what compaction keeps
+ * verbatim whatever else it folds or trims. -1 when there is none.
+ */
+export function latestRequestIndex(conversation: readonly Message[]): number {
+  return conversation.findLastIndex(isUserRequest);
+}
+
+/**
+ * Estimated tokens from each index to the end: `sums[index]` is the estimate of the messages
+ * from `index` on, `sums[length]` is 0. What is kept after a cut at `index` costs `sums[index]`.
+ */
+export function suffixTokenSums(conversation: readonly Message[]): number[] {
+  const sums = new Array<number>(conversation.length + 1).fill(0);
+  for (let index = conversation.length - 1; index >= 0; index -= 1) {
+    sums[index] = sums[index + 1]! + estimateMessageTokens(conversation[index]!);
+  }
+  return sums;
+}
