@@ -1,6 +1,6 @@
 /**
  * `agent-compaction/anthropic`: the `@anthropic-ai/sdk` adapter. Convert conversations both
- * ways without loss, take whole responses (content and usage) into a session, summarise with
+ * ways without loss, take whole responses (content and usage) into a session, summarize with
  * Claude, and count tokens with the API.
  *
  * @example
