@@ -1,4 +1,4 @@
-/** The system prompt the summariser gets unless `summarySystemPrompt` is set: a structured handoff. */
+/** The system prompt the summarizer gets unless `summarySystemPrompt` is set: a structured handoff. */
 export const DEFAULT_SUMMARY_PROMPT = `You are a conversation summarizer writing a handoff. Another assistant will continue this conversation from your summary alone: it will not see the messages you summarize, so write everything it needs to carry on without asking the user again.
 
 Write these sections, in this order, under these headings (write "None" where a section has nothing):
@@ -29,7 +29,7 @@ export const SUMMARY_PREFIX = "[Previous conversation summary]: ";
 /** The prefix of a user message kept verbatim in the summary message. */
 export const EARLIER_USER_MESSAGE_PREFIX = "[Earlier user message]: ";
 
-/** The parts every summariser prompt is built from. */
+/** The parts every summarizer prompt is built from. */
 export interface SummaryPromptParts {
   /** The user's own words from the compacted part, oldest first. */
   userRequests: readonly string[];
@@ -51,7 +51,7 @@ function instructionsSection(instructions: string | undefined): string[] {
   return [`Additional instructions for this summary:\n${instructions.trim()}`];
 }
 
-/** Builds the summariser's user prompt around the transcript. */
+/** Builds the summarizer's user prompt around the transcript. */
 export function buildSummaryPrompt(parts: SummaryPromptParts & { transcript: string }): string {
   return [
     "Summarize this conversation.",
@@ -61,7 +61,7 @@ export function buildSummaryPrompt(parts: SummaryPromptParts & { transcript: str
   ].join("\n\n");
 }
 
-/** Builds the prompt summarising one part of a conversation too long for one request (map). */
+/** Builds the prompt summarizing one part of a conversation too long for one request (map). */
 export function buildChunkPrompt(
   parts: SummaryPromptParts & { transcript: string; part: number; parts: number },
 ): string {

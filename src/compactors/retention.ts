@@ -31,35 +31,3 @@ export function turnsFrom(conversation: readonly Message[], start: number): Turn
   }
   return turns;
 }
-
-/**
- * Where the recent part starts: the start of the recent turns' suffix, moved earlier until no
- * tool result in the recent part answers a tool use before it. Everything from the cut on is
- * kept verbatim; everything before it is old.
- */
-export function safeCutIndex(conversation: readonly Message[], keepRecentTurns: number): number {
-  let cut = recentStart(conversation, keepRecentTurns);
-  if (cut === 0) return 0;
-
-  const toolUseIndex = new Map<string, number>();
-  conversation.forEach((message, index) => {
-    for (const block of message.content) {
-      if (block.type === "tool_use") toolUseIndex.set(block.id, index);
-    }
-  });
-
-  // Moving the cut earlier pulls in more messages, whose results may point earlier still.
-  let scanned = conversation.length;
-  while (cut < scanned) {
-    const scanFrom = cut;
-    for (let index = cut; index < scanned; index += 1) {
-      for (const block of conversation[index]!.content) {
-        if (block.type !== "tool_result") continue;
-        const useIndex = toolUseIndex.get(block.toolUseId);
-        if (useIndex !== undefined && useIndex < cut) cut = useIndex;
-      }
-    }
-    scanned = scanFrom;
-  }
-  return cut;
-}

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type { LlmRequest } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { CHARS_PER_TOKEN, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";
@@ -27,13 +27,13 @@ function history(turns: number): Message[] {
   return builder.build();
 }
 
-/** Tokens of one request as the budget counts them: system prompt and prompt, chars / 4. */
+/** Tokens of one request as the budget counts them: system prompt and prompt, by characters. */
 function requestTokens(request: LlmRequest): number {
-  return Math.ceil(((request.system ?? "").length + request.prompt.length) / 4);
+  return Math.ceil(((request.system ?? "").length + request.prompt.length) / CHARS_PER_TOKEN);
 }
 
-describe("summarisation that always fits", () => {
-  it("summarises a part 10x the budget in chunks and combines them, every request within budget", async () => {
+describe("summarization that always fits", () => {
+  it("summarizes a part 10x the budget in chunks and combines them, every request within budget", async () => {
     const conversation = history(40);
     const client = new MockLlmClient({
       defaultReply: (request, index) =>
@@ -114,6 +114,24 @@ describe("summarisation that always fits", () => {
     expect(client.requests.length).toBeLessThanOrEqual(5);
     expect(client.requests.slice(2).every((request) => request.signal?.aborted)).toBe(true);
     expect(conversation).toEqual(history(40));
+  });
+
+  it("rejects with aborted when the signal fires between the parts and the combine step", async () => {
+    const controller = new AbortController();
+    const client = new MockLlmClient({
+      defaultReply: (request) => {
+        const part = /^Summarize part (\d+) of (\d+)/.exec(request.prompt);
+        // The last part's summary arrives, then the caller aborts before anything is combined.
+        if (part !== null && part[1] === part[2]) controller.abort(new Error("user left"));
+        return "part summary";
+      },
+    });
+    const error = await new LLMCompactor(client, { maxTranscriptTokens: BUDGET })
+      .compactAsync(history(40), new Map(), { signal: controller.signal })
+      .catch((reason: unknown) => reason);
+    expect(CompactionError.isInstance(error) && error.code).toBe("aborted");
+    expect(client.requests.length).toBeGreaterThan(1);
+    expect(client.requests.some((request) => request.prompt.startsWith("Combine"))).toBe(false);
   });
 
   it("refuses a bad summaryOverflow naming the field", () => {
@@ -214,10 +232,15 @@ describe("LLMCompactor targetUtilization and clearAtLeast", () => {
     const client = new MockLlmClient();
     // One old turn of ~1000 tokens, less a summary of up to 2048: nowhere near 500 freed.
     const compactor = new LLMCompactor(client, { clearAtLeast: 500 });
-    const { conversation: out, result } = await compactor.compactAsync(conversation, new Map());
+    const {
+      conversation: out,
+      result,
+      skipReason,
+    } = await compactor.compactAsync(conversation, new Map());
     expect(client.callCount).toBe(0);
     expect(out).toEqual(conversation);
     expect(result.turnsCompacted).toBe(0);
+    expect(skipReason).toMatch(/clearAtLeast/);
     // A manual compaction was asked for: it goes ahead.
     await compactor.compactAsync(conversation, new Map(), { trigger: "manual" });
     expect(client.callCount).toBe(1);

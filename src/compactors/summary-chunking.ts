@@ -1,36 +1,44 @@
+import { linkAbort } from "../core/abort.js";
 import type { Message } from "../core/message.js";
+import { tokensToChars } from "../core/tokens.js";
 import {
   buildChunkPrompt,
   buildCombinePrompt,
   buildSummaryPrompt,
   type SummaryPromptParts,
 } from "./prompt.js";
-import { formatTranscript, type Line, transcriptLines, truncate } from "./transcript.js";
+import {
+  formatTranscript,
+  type Line,
+  linesLength,
+  transcriptLines,
+  truncate,
+} from "./transcript.js";
 
 /**
- * What happens when the part to summarise does not fit one summarisation request:
- * `chunk` summarises it in parts that each fit, then combines the parts' summaries (map-reduce);
+ * What happens when the part to summarize does not fit one summarization request:
+ * `chunk` summarizes it in parts that each fit, then combines the parts' summaries (map-reduce);
  * `truncate` tightens per-item caps, then drops the oldest items, so one request fits.
  */
 export type SummaryOverflow = "chunk" | "truncate";
 
-/** Sends one summarisation request; rejects with `CompactionError`. */
+/** Sends one summarization request; rejects with `CompactionError`. */
 export type SummaryRequest = (prompt: string, signal: AbortSignal | undefined) => Promise<string>;
 
-/** What {@link summariseTranscript} needs. */
-export interface SummarisationInput extends SummaryPromptParts {
-  /** The messages to summarise (the compacted part). */
+/** What {@link summarizeTranscript} needs. */
+export interface SummarizationInput extends SummaryPromptParts {
+  /** The messages to summarize (the compacted part). */
   messages: readonly Message[];
   /** Compact summaries of tool results, by tool use id. */
   summaries: ReadonlyMap<string, string>;
   /** The system prompt every request carries. */
   system: string;
-  /** Tokens (chars / 4) one request may take: system prompt, prompt and transcript. */
+  /** Tokens (by `CHARS_PER_TOKEN`) one request may take: system prompt, prompt and transcript. */
   requestBudgetTokens: number;
   maxToolInputChars: number;
   maxToolResultChars: number;
   overflow: SummaryOverflow;
-  /** Requests in flight at once while summarising parts. @default 4 */
+  /** Requests in flight at once while summarizing parts. @default 4 */
   concurrency?: number;
 }
 
@@ -40,12 +48,6 @@ const MIN_TRANSCRIPT_CHARS = 500;
 const SUMMARY_FRAME_CHARS = 48;
 /** What `truncate` adds beyond its limit, at most. */
 const TRUNCATION_MARK_CHARS = 32;
-
-function totalLength(lines: readonly Line[]): number {
-  let total = 0;
-  for (const line of lines) total += line.text.length + 1;
-  return total;
-}
 
 /** Cuts one line to `limit` characters, keeping a tool output's closing tag. */
 function fitLine(text: string, limit: number): string {
@@ -101,10 +103,8 @@ async function mapLimited<T>(
   outer: AbortSignal | undefined,
   task: (item: T, index: number, signal: AbortSignal) => Promise<string>,
 ): Promise<string[]> {
-  const controller = new AbortController();
-  const forwardAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted) forwardAbort();
-  outer?.addEventListener("abort", forwardAbort, { once: true });
+  // The tasks' signal: aborted when the caller aborts or when one task fails.
+  const link = linkAbort(outer);
   const results: string[] = new Array<string>(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -113,11 +113,11 @@ async function mapLimited<T>(
       const index = next;
       next += 1;
       try {
-        results[index] = await task(items[index]!, index, controller.signal);
+        results[index] = await task(items[index]!, index, link.signal);
       } catch (error) {
         if (failure === undefined) {
           failure = { error };
-          controller.abort(error);
+          link.abort(error);
         }
       }
     }
@@ -125,24 +125,24 @@ async function mapLimited<T>(
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   } finally {
-    outer?.removeEventListener("abort", forwardAbort);
+    link.release();
   }
   if (failure !== undefined) throw failure.error;
   return results;
 }
 
 /**
- * Summarises messages so that every request (system prompt + prompt, chars / 4) stays
- * within `requestBudgetTokens`: in one request when the transcript fits, else in parts that
+ * Summarizes messages so that every request (system prompt + prompt, in tokens by
+ * `CHARS_PER_TOKEN`) stays within `requestBudgetTokens`: in one request when the transcript fits, else in parts that
  * each fit, whose summaries are then combined, in rounds if they do not fit one request
  * either (map-reduce). With `overflow: "truncate"` it drops the oldest items instead.
  */
-export async function summariseTranscript(
-  input: SummarisationInput,
+export async function summarizeTranscript(
+  input: SummarizationInput,
   request: SummaryRequest,
   signal?: AbortSignal,
 ): Promise<string> {
-  const requestChars = input.requestBudgetTokens * 4;
+  const requestChars = tokensToChars(input.requestBudgetTokens);
   const parts: SummaryPromptParts = {
     userRequests: input.userRequests,
     instructions:
@@ -159,7 +159,7 @@ export async function summariseTranscript(
 
   const singleRoom = room(buildSummaryPrompt({ ...parts, transcript: "" }));
   const lines = transcriptLines(input.messages, input.summaries, caps);
-  if (input.overflow === "truncate" || totalLength(lines) <= singleRoom) {
+  if (input.overflow === "truncate" || linesLength(lines) <= singleRoom) {
     const transcript = formatTranscript(input.messages, input.summaries, {
       ...caps,
       maxChars: singleRoom,

@@ -140,14 +140,15 @@ function renderBlock(
   }
 }
 
-function totalLength(lines: readonly Line[]): number {
+/** Characters of `lines` joined, one newline each. */
+export function linesLength(lines: readonly Line[]): number {
   let total = 0;
   for (const line of lines) total += line.text.length + 1;
   return total;
 }
 
 /**
- * Renders old messages as a transcript for the summariser: user and assistant text, tool
+ * Renders old messages as a transcript for the summarizer: user and assistant text, tool
  * calls with their inputs, tool outputs (compact summaries where present) framed as data.
  * It tightens per-item caps, then drops the oldest non-user lines, then the oldest lines,
  * until the whole fits in `limits.maxChars`.
@@ -178,10 +179,10 @@ export function formatTranscript(
   let lines: Line[] = [];
   for (const caps of levels) {
     lines = renderLines(messages, summaries, caps);
-    if (totalLength(lines) <= limits.maxChars) return join(lines, 0);
+    if (linesLength(lines) <= limits.maxChars) return join(lines, 0);
   }
   let omitted = 0;
-  let total = totalLength(lines);
+  let total = linesLength(lines);
   // Give up tool traffic and assistant text first, oldest first; the user's words last.
   for (const fromUser of [false, true]) {
     lines = lines.filter((line) => {
@@ -198,12 +199,12 @@ function join(lines: readonly Line[], omitted: number): string {
   const body = lines.map((line) => line.text).join("\n");
   return omitted === 0
     ? body
-    : `[… ${omitted} earlier items omitted to fit the summariser's budget …]\n${body}`;
+    : `[… ${omitted} earlier items omitted to fit the summarizer's budget …]\n${body}`;
 }
 
 /**
  * Renders messages as transcript lines with the full per-item caps and no overall budget,
- * for summarising in chunks.
+ * for summarizing in chunks.
  */
 export function transcriptLines(
   messages: readonly Message[],

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { EARLIER_USER_MESSAGE_PREFIX } from "../../src/compactors/prompt.js";
+import { CHARS_PER_TOKEN } from "../../src/core/tokens.js";
 import {
   CompactionError,
   DEFAULT_SUMMARY_PROMPT,
-  EARLIER_USER_MESSAGE_PREFIX,
+  estimateTokens,
   extractTurnIds,
   LLMCompactor,
   type Message,
@@ -82,7 +84,7 @@ describe("LLMCompactor", () => {
     expect(extractTurnIds(compacted).map((turn) => turn.number)).toEqual([0, 3, 4, 5]);
   });
 
-  it("sends the summariser tool names, inputs and results, the system prompt and maxSummaryTokens", async () => {
+  it("sends the summarizer tool names, inputs and results, the system prompt and maxSummaryTokens", async () => {
     const client = new MockLlmClient();
     await new LLMCompactor(client, { maxSummaryTokens: 500 }).compactAsync(fiveTurns(), new Map());
     const request = client.lastRequest!;
@@ -152,7 +154,9 @@ describe("LLMCompactor", () => {
       builder.build(),
       new Map(),
     );
-    expect(client.lastRequest!.prompt.length).toBeLessThanOrEqual(5000 * 4 + 5000 + 200);
+    expect(client.lastRequest!.prompt.length).toBeLessThanOrEqual(
+      5000 * CHARS_PER_TOKEN + 5000 + 200,
+    );
     // The latest compacted requests are still there.
     expect(client.lastRequest!.prompt).toContain("request 296");
   });
@@ -192,25 +196,72 @@ describe("LLMCompactor", () => {
     expect(twice.conversation.filter((message) => message.turnId.number === 0)).toHaveLength(1);
   });
 
-  it("drops verbatim user messages, oldest first, before a summary of short turns would grow the conversation", async () => {
+  it("drops verbatim user messages, oldest first, before a summary would fail to shrink the conversation", async () => {
+    const builder = new ConversationBuilder();
+    for (let turn = 1; turn <= 5; turn += 1)
+      builder.user(`Question ${turn}`).assistant(`Answer ${turn} ${"details ".repeat(10)}`);
+    const conversation = builder.build();
+    // Turns 1-2 take 84 tokens. With both questions kept verbatim this summary would take 90;
+    // with the newer one only, 77.
+    const summary = "Asked two questions.".padEnd(188, " Then more.");
+    const { conversation: compacted, result } = await new LLMCompactor(
+      new MockLlmClient().reply(summary),
+    ).compactAsync(conversation, new Map());
+    expect(result.turnsCompacted).toBe(2);
+    expect(result.tokensAfter).toBeLessThan(result.tokensBefore!);
+    expect(result.tokensAfter).toBe(estimateTokens(compacted));
+    const texts = compacted[0]!.content.map((block) => (block as { text: string }).text);
+    expect(texts).toEqual([
+      `${SUMMARY_PREFIX}${summary}`,
+      `${EARLIER_USER_MESSAGE_PREFIX}Question 2`,
+    ]);
+  });
+
+  it("resolves unchanged with a skipReason when the summary would not shrink the conversation", async () => {
+    const conversation = fiveTurns();
+    const client = new MockLlmClient().reply("summary ".repeat(2000));
+    const output = await new LLMCompactor(client).compactAsync(conversation, new Map());
+    expect(client.callCount).toBe(1);
+    expect(output.conversation).toEqual(conversation);
+    expect(output.result).toMatchObject({ turnsCompacted: 0, toolResultsSummarized: 0 });
+    expect(output.skipReason).toMatch(/would not shrink/);
+  });
+
+  it("does not ask for a summary when the foldable part is too small for one to gain anything", async () => {
     const builder = new ConversationBuilder();
     for (let turn = 1; turn <= 5; turn += 1)
       builder.user(`Question ${turn}`).assistant(`Answer ${turn}`);
     const conversation = builder.build();
-    const { conversation: compacted, result } = await new LLMCompactor(
-      new MockLlmClient().reply("Asked two questions."),
-    ).compactAsync(conversation, new Map());
-    expect(result.turnsCompacted).toBe(2);
-    expect(result.tokensAfter).toBeLessThan(result.tokensBefore!);
-    const texts = compacted[0]!.content.map((block) => (block as { text: string }).text);
-    expect(texts[0]).toBe(`${SUMMARY_PREFIX}Asked two questions.`);
-    // whatever verbatim requests fit are the newest ones
-    expect(texts.slice(1)).toEqual(
-      [
-        `${EARLIER_USER_MESSAGE_PREFIX}Question 1`,
-        `${EARLIER_USER_MESSAGE_PREFIX}Question 2`,
-      ].slice(3 - texts.length),
-    );
+    const client = new MockLlmClient();
+    for (const trigger of ["auto", "manual"] as const) {
+      const output = await new LLMCompactor(client).compactAsync(conversation, new Map(), {
+        trigger,
+      });
+      expect(output.conversation).toEqual(conversation);
+      expect(output.result.turnsCompacted).toBe(0);
+      expect(output.skipReason).toMatch(/too small/);
+    }
+    expect(client.callCount).toBe(0);
+  });
+
+  it("says why whenever it changes nothing", async () => {
+    const client = new MockLlmClient();
+    const compactor = new LLMCompactor(client);
+    const recentOnly = fiveTurns().filter((message) => message.turnId.number >= 3);
+    const outputs = [
+      await compactor.compactAsync(recentOnly, new Map()),
+      await compactor.compactAsync(
+        (await compactor.compactAsync(fiveTurns(), new Map())).conversation,
+        new Map(),
+      ),
+      await new LLMCompactor(client, { clearAtLeast: 5000 }).compactAsync(fiveTurns(), new Map()),
+      compactor.compact(fiveTurns()),
+    ];
+    for (const output of outputs) {
+      expect(output.result.turnsCompacted).toBe(0);
+      expect(output.skipReason).toEqual(expect.any(String));
+    }
+    expect(client.callCount).toBe(1);
   });
 
   it("is idempotent: an already compacted conversation is left alone without calling the LLM", async () => {
@@ -220,6 +271,7 @@ describe("LLMCompactor", () => {
     const twice = await compactor.compactAsync(once.conversation, new Map());
     expect(twice.conversation).toEqual(once.conversation);
     expect(twice.result).toMatchObject({ turnsCompacted: 0, toolResultsSummarized: 0 });
+    expect(twice.skipReason).toEqual(expect.any(String));
     expect(client.callCount).toBe(1);
   });
 
@@ -356,7 +408,27 @@ describe("LLMCompactor", () => {
     expect(hanging.lastRequest?.signal?.aborted).toBe(true);
   });
 
-  it("passes per-call instructions to the summariser", async () => {
+  it("rejects with aborted when the caller aborts as the summary arrives", async () => {
+    const controller = new AbortController();
+    const client = new MockLlmClient({
+      replies: [
+        () => {
+          controller.abort(new Error("user pressed Esc"));
+          return "a summary that came back anyway";
+        },
+      ],
+    });
+    const conversation = fiveTurns();
+    await expectCode(
+      new LLMCompactor(client).compactAsync(conversation, new Map(), {
+        signal: controller.signal,
+      }),
+      "aborted",
+    );
+    expect(client.callCount).toBe(1);
+  });
+
+  it("passes per-call instructions to the summarizer", async () => {
     const client = new MockLlmClient();
     await new LLMCompactor(client).compactAsync(fiveTurns(), new Map(), {
       instructions: "Keep every file path.",

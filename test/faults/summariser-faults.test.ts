@@ -140,11 +140,6 @@ const FAULTS: Fault[] = [
   },
   { name: "an empty summary", code: "empty_summary", replies: [""] },
   { name: "a whitespace summary", code: "empty_summary", replies: [" \n\t  "] },
-  {
-    name: "a summary too large to help",
-    code: "summary_too_large",
-    replies: ["summary ".repeat(20_000)],
-  },
   { name: "a timeout", code: "timeout", replies: [hang], drive: ({ timers }) => timers.fireAll() },
   {
     name: "an abort",
@@ -175,7 +170,7 @@ describe("summariser faults: history unchanged, failure reported once", () => {
       expect(report.compacted).toBe(false);
       expect(snapshot(state.session)).toEqual(before);
       expect(failures(state.events)).toHaveLength(1);
-      expect(failures(state.events)[0]).toMatchObject({ trigger: "auto", stage: "llmCompactor" });
+      expect(failures(state.events)[0]).toMatchObject({ trigger: "auto", strategy: "llm" });
       expect(state.session.isCompacting).toBe(false);
     });
 
@@ -243,6 +238,41 @@ describe("summariser faults: history unchanged, failure reported once", () => {
   });
 });
 
+describe("a summary that would not shrink the history is a skip, not a failure", () => {
+  const tooLarge = "summary ".repeat(20_000);
+
+  it("maybeCompact reports a skip, changes nothing, and leaves the breaker alone", async () => {
+    const state = setup([tooLarge, tooLarge, tooLarge, tooLarge]);
+    const before = snapshot(state.session);
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      const report = await state.session.maybeCompact();
+      expect(report.error).toBeUndefined();
+      expect(report.compacted).toBe(false);
+    }
+    expect(snapshot(state.session)).toEqual(before);
+    expect(failures(state.events)).toHaveLength(0);
+    expect(state.session.toJSON().consecutiveFailures).toBe(0);
+    // Four attempts, four requests: the breaker never opened.
+    expect(state.client.callCount).toBe(4);
+    const skips = state.events.filter((event) => event.type === "compaction_skipped");
+    expect(skips).toHaveLength(4);
+    expect(skips[0]).toMatchObject({
+      reason: "nothing_to_compact",
+      strategy: "llm",
+      detail: expect.stringMatching(/would not shrink/),
+    });
+  });
+
+  it("forceCompact resolves with nothing compacted", async () => {
+    const state = setup([tooLarge]);
+    const before = snapshot(state.session);
+    const result = await state.session.forceCompact();
+    expect(result.turnsCompacted).toBe(0);
+    expect(snapshot(state.session)).toEqual(before);
+    expect(failures(state.events)).toHaveLength(0);
+  });
+});
+
 describe("circuit breaker: automatic summaries pause after 3 failures in a row", () => {
   const calls = (client: MockLlmClient) => client.callCount;
 
@@ -263,7 +293,7 @@ describe("circuit breaker: automatic summaries pause after 3 failures in a row",
     expect(state.events.filter((event) => event.type === "compaction_skipped")).toHaveLength(5);
     expect(state.events.filter((event) => event.type === "compaction_skipped")[0]).toMatchObject({
       reason: "circuit_open",
-      stage: "llmCompactor",
+      strategy: "llm",
     });
     expect(failures(state.events)).toHaveLength(3);
     expect(snapshot(state.session)).toEqual(before);

@@ -1,0 +1,90 @@
+import type { CompactionContext } from "../core/compactor.js";
+import {
+  hasUserText,
+  latestRequestIndex,
+  latestSafeCut,
+  safeCuts,
+  suffixTokenSums,
+} from "../core/conversation-structure.js";
+import type { Message } from "../core/message.js";
+import { estimateMessageTokens } from "../core/tokens.js";
+import type { LLMCompactorOptions } from "./llm-compactor.js";
+import { recentStart } from "./retention.js";
+import { targetBudget } from "./target.js";
+
+/** Which messages a summary folds: those before `cut`, except `keepIndex` (kept verbatim). */
+export interface FoldPlan {
+  cut: number;
+  keepIndex?: number;
+}
+
+/** The options that decide how far a fold goes. */
+export type FoldPlanOptions = Pick<
+  LLMCompactorOptions,
+  "keepRecentTurns" | "targetUtilization" | "maxSummaryTokens" | "keepUserMessagesTokens"
+>;
+
+/**
+ * Plans the fold: the turns older than `keepRecentTurns`, and, when a target is known and
+ * that would not reach it, later safe cut points (never between a tool use and its result),
+ * oldest first, up to the latest assistant message. Past the latest user request, that
+ * request is kept verbatim right after the summary. `undefined` when nothing is old enough.
+ */
+export function planFold(
+  conversation: readonly Message[],
+  options: Readonly<FoldPlanOptions>,
+  context: CompactionContext,
+): FoldPlan | undefined {
+  const safe = safeCuts(conversation);
+  const base = latestSafeCut(safe, recentStart(conversation, options.keepRecentTurns));
+  const latest = latestRequestIndex(conversation);
+  // The latest request stays verbatim even when its turn is old (a previous fold kept it
+  // beside the summary), so folding again finds nothing new: idempotent.
+  const baseline: FoldPlan | undefined =
+    base === 0
+      ? undefined
+      : latest !== -1 && latest < base
+        ? { cut: base, keepIndex: latest }
+        : { cut: base };
+  const suffix = suffixTokenSums(conversation);
+  const budget = targetBudget(options.targetUtilization, context, suffix[0]!);
+  if (budget === undefined) return baseline;
+
+  const reserve = options.maxSummaryTokens + options.keepUserMessagesTokens;
+  const fits = (plan: FoldPlan) =>
+    reserve +
+      suffix[plan.cut]! +
+      (plan.keepIndex === undefined ? 0 : estimateMessageTokens(conversation[plan.keepIndex]!)) <=
+    budget;
+  if (baseline === undefined ? suffix[0]! <= budget : fits(baseline)) return baseline;
+  if (latest === -1) return baseline;
+
+  let lastAssistant = -1;
+  for (let index = conversation.length - 1; index > latest; index -= 1) {
+    if (conversation[index]!.role === "assistant") {
+      lastAssistant = index;
+      break;
+    }
+  }
+  // User words sharing a message with tool results cannot be kept apart from their tool use:
+  // the fold never goes past them.
+  const words = conversation.findLastIndex(hasUserText);
+  const limit = Math.min(
+    lastAssistant === -1 ? latest : lastAssistant,
+    words > latest ? words : Number.POSITIVE_INFINITY,
+  );
+
+  let best = baseline;
+  for (let cut = base + 1; cut <= limit; cut += 1) {
+    if (!safe[cut] || cut === latest + 1) continue;
+    const plan: FoldPlan = cut > latest ? { cut, keepIndex: latest } : { cut };
+    best = plan;
+    if (fits(plan)) return plan;
+  }
+  return best;
+}
+
+/** The messages a plan folds into the summary, in order: those before its cut but the kept one. */
+export function foldedMessages(messages: readonly Message[], plan: FoldPlan): Message[] {
+  return messages.slice(0, plan.cut).filter((_, index) => index !== plan.keepIndex);
+}

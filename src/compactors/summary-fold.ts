@@ -1,0 +1,193 @@
+import pTimeout, { TimeoutError } from "p-timeout";
+import { linkAbort, throwIfAborted } from "../core/abort.js";
+import {
+  type CompactAsyncOptions,
+  type CompactionOutput,
+  emptyCompactionResult,
+} from "../core/compactor.js";
+import { CompactionError } from "../core/errors.js";
+import type { LlmClient } from "../core/llm-client.js";
+import type { Message } from "../core/message.js";
+import { systemClock } from "../core/message-factory.js";
+import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
+import { isSummaryTurn, turnKey } from "../core/turn.js";
+import { foldedMessages, planFold } from "./fold-plan.js";
+import type { LLMCompactorOptions } from "./llm-compactor.js";
+import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
+import { summarizeTranscript } from "./summary-chunking.js";
+import {
+  collectUserRequests,
+  newestWithin,
+  requestsForPrompt,
+  summaryFramingTokens,
+  summaryMessage,
+} from "./summary-message.js";
+import { minimumGain } from "./target.js";
+
+/** What writes a summary: the client, and the compactor options (defaults filled in) it runs with. */
+export interface Summarizer {
+  readonly client: LlmClient;
+  readonly options: Readonly<LLMCompactorOptions>;
+}
+
+/**
+ * The least a fold must free before the summary's own text, in estimated tokens: the folded
+ * part's estimate minus what stands in its place even with an empty summary (the summary
+ * message's framing and the user messages it keeps verbatim). Below it no summary is asked
+ * for: even a one-sentence summary (about 128 characters) would take all of the gain.
+ */
+export const MIN_FOLD_GAIN_TOKENS = 32;
+
+const SKIP_NOTHING_OLD = "no turn is old enough to fold";
+const SKIP_ONLY_SUMMARIES = "only earlier summaries are old enough to fold";
+const SKIP_TOO_SMALL = "the part to fold is too small for a summary to shrink the conversation";
+const SKIP_NOT_SHRINKING = "the summary would not shrink the conversation";
+
+/**
+ * Folds a prefix of `conversation` into one summary message (turn `u0`), the summary written
+ * from the same messages of `source` (same length and order; the hybrid passes the unmasked
+ * originals so the summarizer sees what masking hid). Trusts its arguments: validate them
+ * first. Resolves unchanged, with a `skipReason`, when there is nothing worth folding or the
+ * summary would not shrink the conversation; rejects with `CompactionError` when the
+ * summarizer fails or `options.signal` fires.
+ */
+export async function foldIntoSummary(
+  summarizer: Summarizer,
+  conversation: readonly Message[],
+  source: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  options: CompactAsyncOptions = {},
+): Promise<CompactionOutput> {
+  const { signal } = options;
+  throwIfAborted(signal);
+  const settings = summarizer.options;
+  const skip = (skipReason: string): CompactionOutput => ({
+    conversation: [...conversation],
+    result: emptyCompactionResult(),
+    skipReason,
+  });
+
+  const plan = planFold(conversation, settings, options);
+  if (plan === undefined) return skip(SKIP_NOTHING_OLD);
+  const folded = foldedMessages(conversation, plan);
+  const turnsCompacted = new Set(
+    folded.filter((message) => !isSummaryTurn(message.turnId)).map((m) => turnKey(m.turnId)),
+  ).size;
+  if (turnsCompacted === 0) return skip(SKIP_ONLY_SUMMARIES);
+
+  const foldedSource =
+    source.length === conversation.length ? foldedMessages(source, plan) : folded;
+  const userRequests = collectUserRequests(foldedSource);
+  const verbatim = newestWithin(userRequests, settings.keepUserMessagesTokens);
+  const foldedTokens = estimateTokens(folded);
+  const gainBeforeSummary = foldedTokens - summaryFramingTokens(verbatim);
+  if (gainBeforeSummary < MIN_FOLD_GAIN_TOKENS) return skip(SKIP_TOO_SMALL);
+  const clearAtLeast = minimumGain(settings.clearAtLeast, options);
+  if (clearAtLeast > 0 && gainBeforeSummary - settings.maxSummaryTokens < clearAtLeast) {
+    return skip(`a summary could free fewer than clearAtLeast (${clearAtLeast}) tokens`);
+  }
+
+  const summary = await summarizeTranscript(
+    {
+      messages: foldedSource,
+      summaries,
+      userRequests: requestsForPrompt(userRequests, settings.maxTranscriptTokens),
+      instructions: options.instructions,
+      system: settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT,
+      requestBudgetTokens: settings.maxTranscriptTokens,
+      maxToolInputChars: settings.maxToolInputChars,
+      maxToolResultChars: settings.maxToolResultChars,
+      overflow: settings.summaryOverflow,
+    },
+    (prompt, requestSignal) => requestSummary(summarizer, prompt, requestSignal),
+    signal,
+  );
+  throwIfAborted(signal);
+
+  const where = {
+    sessionId: conversation[0]?.sessionId ?? "",
+    clock: settings.clock ?? systemClock,
+  };
+  const tokensBefore = estimateTokens(conversation);
+  const unfoldedTokens = tokensBefore - foldedTokens;
+  // The verbatim requests give way, oldest first, before the summary may fail to shrink it.
+  let kept = verbatim;
+  let message = summaryMessage(summary, kept, where);
+  while (unfoldedTokens + estimateMessageTokens(message) >= tokensBefore && kept.length > 0) {
+    kept = kept.slice(1);
+    message = summaryMessage(summary, kept, where);
+  }
+  const tokensAfter = unfoldedTokens + estimateMessageTokens(message);
+  if (tokensAfter >= tokensBefore) return skip(SKIP_NOT_SHRINKING);
+  return {
+    conversation: [
+      message,
+      ...(plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!]),
+      ...conversation.slice(plan.cut),
+    ],
+    result: { ...emptyCompactionResult(), turnsCompacted, tokensBefore, tokensAfter },
+  };
+}
+
+/**
+ * One summarizer request under the deadline, linked to the caller's signal. Rejects with
+ * `CompactionError`: `aborted` (checked before the request is sent too), `timeout` (the request
+ * is then aborted), `llm_error`, or `empty_summary`.
+ */
+async function requestSummary(
+  { client, options }: Summarizer,
+  prompt: string,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  throwIfAborted(signal);
+  const link = linkAbort(signal);
+  let completion: Promise<unknown>;
+  try {
+    completion = Promise.resolve(
+      client.complete({
+        prompt,
+        system: options.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT,
+        maxTokens: options.maxSummaryTokens,
+        signal: link.signal,
+      }),
+    );
+  } catch (error) {
+    completion = Promise.reject(error);
+  }
+  completion.catch(() => {});
+
+  let text: unknown;
+  try {
+    text = await pTimeout(Promise.race([completion, link.aborted]), {
+      milliseconds: options.summaryTimeoutMs,
+      ...(options.timers ? { customTimers: options.timers } : {}),
+    });
+  } catch (error) {
+    if (CompactionError.isInstance(error)) throw error;
+    throwIfAborted(signal);
+    if (error instanceof TimeoutError) {
+      link.abort(error);
+      throw new CompactionError(
+        "timeout",
+        `summary timed out after ${options.summaryTimeoutMs} ms`,
+        { cause: error },
+      );
+    }
+    throw new CompactionError("llm_error", `summarizer failed: ${describe(error)}`, {
+      cause: error,
+    });
+  } finally {
+    link.release();
+  }
+  if (typeof text !== "string") {
+    throw new CompactionError("llm_error", `summarizer returned ${typeof text}, not a string`);
+  }
+  if (text.trim() === "") {
+    throw new CompactionError("empty_summary", "summarizer returned an empty summary");
+  }
+  return text.trim();
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
