@@ -10,7 +10,9 @@ export default defineConfig([
   {
     entry,
     format: ["esm"],
-    dts: true,
+    // Declarations come from tsc (scripts/build-types.mjs): tsup's bundled .d.ts files name
+    // shared types by chunk aliases (`import("./llm-client-DpTQAiWV").g`) in users' errors.
+    dts: false,
     sourcemap: true,
     clean: true,
     target: "node20",
@@ -21,7 +23,7 @@ export default defineConfig([
     format: ["cjs"],
     // One shared chunk, so the error classes are the same objects in every entry.
     splitting: true,
-    dts: true,
+    dts: false,
     sourcemap: true,
     target: "node20",
     // uuid and p-timeout ship ESM only; bundle them so require() works without require(esm).

@@ -1,11 +1,12 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Packs the package the way it is published, installs the tarball into an empty project and
-// uses it as users do: import (ESM) and require (CJS, without Node's require(esm) support).
+// uses it as users do: import (ESM) and require (CJS, without Node's require(esm) support), and
+// compiles TypeScript against it under each moduleResolution users have.
 const root = resolve(import.meta.dirname, "../..");
 let workdir: string;
 
@@ -20,13 +21,22 @@ beforeAll(() => {
   if (tarball === undefined) throw new Error("npm pack wrote no tarball");
   writeFileSync(join(workdir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
   // The SDK is an optional peer: users of agent-compaction/anthropic install it themselves.
+  // @types/node too, as a Node project has: the declarations mention AbortSignal.
   const { devDependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
     devDependencies: Record<string, string>;
   };
-  const sdk = `@anthropic-ai/sdk@${devDependencies["@anthropic-ai/sdk"]}`;
+  const pinned = (name: string) => `${name}@${devDependencies[name]}`;
   run(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--prefer-offline", `./${tarball}`, sdk],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      `./${tarball}`,
+      pinned("@anthropic-ai/sdk"),
+      pinned("@types/node"),
+    ],
     workdir,
   );
 }, 180_000);
@@ -96,8 +106,167 @@ describe("the packed package", () => {
     const [{ files: packed }] = JSON.parse(files) as [{ files: { path: string }[] }];
     const paths = packed.map((file) => file.path);
     expect(paths).toContain("dist/index.cjs");
-    expect(paths).toContain("dist/index.d.cts");
+    expect(paths).toContain("dist/types/index.d.cts");
+    // Declarations come one per source file from tsc, as .d.ts (import) and .d.cts (require).
+    const declarations = paths.filter((path) => /\.d\.c?ts$/.test(path));
+    expect(declarations.filter((path) => !path.startsWith("dist/types/"))).toEqual([]);
+    const esm = declarations.filter((path) => path.endsWith(".d.ts")).sort();
+    const cjs = declarations.filter((path) => path.endsWith(".d.cts")).sort();
+    expect(cjs).toEqual(esm.map((path) => path.replace(/\.d\.ts$/, ".d.cts")));
     expect(paths).toContain("LICENSE");
     expect(paths.filter((path) => path.startsWith("src/") || path.startsWith("test/"))).toEqual([]);
+  });
+});
+
+// What tsup's bundled declarations made a user's type error read: a chunk file and its minified
+// export alias, `Type 'import(".../dist/llm-client-DpTQAiWV").M' is not assignable to …`.
+// (Under node16 ESM the compiler adds `, { with: { "resolution-mode": "import" } }` in the parens.)
+const CHUNK_FILE = /import\("[^"]*-[A-Za-z0-9_]{8}"/;
+const SHORT_ALIAS = /import\("[^"]*"[^)]*\)\.[A-Za-z_$][\w$]?(?![\w$])/;
+
+const MODES = [
+  { name: "bundler", ext: ".ts", flags: ["--module", "esnext", "--moduleResolution", "bundler"] },
+  {
+    name: "node16 (ESM)",
+    ext: ".mts",
+    flags: ["--module", "node16", "--moduleResolution", "node16"],
+  },
+  {
+    name: "node16 (CJS)",
+    ext: ".cts",
+    flags: ["--module", "node16", "--moduleResolution", "node16"],
+  },
+  { name: "node10", ext: ".ts", flags: ["--module", "commonjs", "--moduleResolution", "node10"] },
+];
+
+// Only names of the fixed public contract, from all three entries.
+const GOOD = `
+import {
+  AgentSession,
+  type AgentSessionOptions,
+  type AssistantMessage,
+  CompactionError,
+  LLMCompactor,
+  type Message,
+  ThresholdCompactor,
+  ValidationError,
+} from "agent-compaction";
+import {
+  AnthropicLlmClient,
+  fromAnthropicMessages,
+  toAnthropicMessages,
+} from "agent-compaction/anthropic";
+import { ConversationBuilder, MockLlmClient } from "agent-compaction/testing";
+
+const options: AgentSessionOptions = { contextLimit: 1000 };
+const session = new AgentSession(options);
+session.addUserText("hello");
+const messages: readonly Message[] = session.messages;
+const answers: AssistantMessage[] = messages.filter(
+  (message): message is AssistantMessage => message.role === "assistant",
+);
+const built: Message[] = new ConversationBuilder().user("hi").assistant("hello").build();
+const roundTrip: Message[] = fromAnthropicMessages(toAnthropicMessages(built));
+const compactor = new LLMCompactor(new MockLlmClient().reply("a summary"));
+const threshold: number = new ThresholdCompactor().config.threshold;
+const clientClass: typeof AnthropicLlmClient = AnthropicLlmClient;
+function explain(error: unknown): string {
+  if (error instanceof ValidationError) return error.message;
+  if (CompactionError.isInstance(error)) return error.code;
+  return "other";
+}
+export { answers, clientClass, compactor, explain, roundTrip, threshold };
+`;
+
+// Deliberate mistakes. The consumer's own `Message` makes the compiler qualify the library's.
+const BAD = `
+import { AgentSession, type AssistantMessage } from "agent-compaction";
+import { ConversationBuilder } from "agent-compaction/testing";
+
+interface Message {
+  role: "user" | "assistant";
+  text: string;
+}
+const reply: AssistantMessage = { role: "assistant" };
+const session = new AgentSession({ contextLimit: 1000, contextLimt: 5 });
+const mine: Message = session.messages[0]!;
+const built: Message[] = new ConversationBuilder().user("hi").build();
+export { built, mine, reply };
+`;
+
+type Compiled = { status: number | null; output: string };
+
+/** Runs the repository's tsc on consumer files inside the temp project (libraries checked too). */
+function typecheck(files: string[], flags: string[]): Promise<Compiled> {
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  const args = [tsc, "--noEmit", "--pretty", "false", "--strict", "--target", "es2022"];
+  // esModuleInterop: zod's own .d.cts files need it under module commonjs (node10).
+  args.push("--esModuleInterop", "--types", "node", ...flags, ...files);
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      args,
+      { cwd: workdir, encoding: "utf8" },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === "number" ? error.code : null;
+        done({ status, output: `${stdout}${stderr}` });
+      },
+    );
+  });
+}
+
+/** The error lines of tsc's output, by file. */
+function errorsIn(output: string, file: string): string[] {
+  return output
+    .split("\n")
+    .filter((line) => line.startsWith(`${file}(`) && / error TS\d+:/.test(line));
+}
+
+describe("the packed types", () => {
+  const compiled = new Map<string, Compiled>();
+  const files = (name: string, ext: string) => {
+    const slug = name.replace(/\W+/g, "-").replace(/-$/, "");
+    return { good: `good-${slug}${ext}`, bad: `bad-${slug}${ext}` };
+  };
+
+  // One tsc per mode (good and bad consumer files together), all modes at once: tsc is slow.
+  beforeAll(async () => {
+    await Promise.all(
+      MODES.map(async ({ name, ext, flags }) => {
+        const { good, bad } = files(name, ext);
+        writeFileSync(join(workdir, good), GOOD);
+        writeFileSync(join(workdir, bad), BAD);
+        compiled.set(name, await typecheck([good, bad], flags));
+      }),
+    );
+  }, 300_000);
+
+  it("the chunk-alias patterns catch what tsup's bundled declarations printed", () => {
+    const before = `Type 'import("/tmp/p/node_modules/agent-compaction/dist/llm-client-DpTQAiWV").M' is not assignable to type 'Message'.`;
+    expect(before).toMatch(CHUNK_FILE);
+    expect(before).toMatch(SHORT_ALIAS);
+  });
+
+  describe.each(MODES)("moduleResolution $name", ({ name, ext }) => {
+    it("compiles a consumer of all three entries, and the package's declarations, without error", () => {
+      const { output } = compiled.get(name)!;
+      const { good, bad } = files(name, ext);
+      expect(errorsIn(output, good)).toEqual([]);
+      // Every error is the bad file's: none from resolving or checking the package.
+      const others = output.split("\n").filter((line) => / error TS\d+:/.test(line));
+      expect(others.filter((line) => !line.startsWith(`${bad}(`))).toEqual([]);
+    });
+
+    it("names the library's own types in a consumer's type errors", () => {
+      const { status, output } = compiled.get(name)!;
+      const { bad } = files(name, ext);
+      expect(status).not.toBe(0);
+      expect(errorsIn(output, bad)).toHaveLength(4);
+      expect(output).toContain("type 'AssistantMessage'");
+      expect(output).toContain("type 'AgentSessionOptions'");
+      expect(output).toMatch(/'import\("[^"]*\/agent-compaction\/[^"]*"[^)]*\)\.Message'/);
+      expect(output).not.toMatch(CHUNK_FILE);
+      expect(output).not.toMatch(SHORT_ALIAS);
+    });
   });
 });
