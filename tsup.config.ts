@@ -4,6 +4,7 @@ const entry = {
   index: "src/index.ts",
   "anthropic/index": "src/anthropic/index.ts",
   "testing/index": "src/testing/index.ts",
+  schemas: "src/schemas.ts",
 };
 
 export default defineConfig([

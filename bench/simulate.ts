@@ -1,8 +1,8 @@
+import { estimateMessageTokens } from "../src/core/tokens.js";
 import {
   AgentSession,
   type CompactionEvent,
   type ContentBlock,
-  estimateMessageTokens,
   type Message,
 } from "../src/index.js";
 import { factsInMessages } from "./facts.js";
@@ -90,7 +90,7 @@ export async function simulate(
     tick += 1000;
     return new Date(tick);
   };
-  const counts = { compactor: 0, llmCompactor: 0, failed: 0, trims: 0 };
+  const counts = { compactions: 0, failed: 0, trims: 0 };
   const onEvent = (event: CompactionEvent) => {
     if (event.type === "compaction_failed") counts.failed += 1;
     if (event.type === "context_trimmed") counts.trims += 1;
@@ -98,7 +98,7 @@ export async function simulate(
     const { result } = event;
     const changed =
       result.toolResultsSummarized + result.toolResultsRedacted + result.turnsCompacted > 0;
-    if (changed) counts[event.stage] += 1;
+    if (changed) counts.compactions += 1;
   };
   const session = new AgentSession({
     contextLimit: settings.contextLimit,
@@ -210,7 +210,7 @@ export async function simulate(
     peakContext,
     finalContext,
     requestsOverWindow: overWindow,
-    compactions: counts.compactor + counts.llmCompactor,
+    compactions: counts.compactions,
     compactionsByStage: { compactor: counts.compactor, llmCompactor: counts.llmCompactor },
     trims: counts.trims,
     failedCompactions: counts.failed,

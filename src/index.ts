@@ -106,3 +106,4 @@ export type {
   SessionRestoreOptions,
   SessionSnapshot,
 } from "./session/snapshot.js";
+export type { ToolResultInput } from "./session/tool-results.js";

@@ -91,7 +91,8 @@ describe("toAnthropicMessages", () => {
   it("sends a compacted conversation as valid alternating messages, summary merged with the kept request", async () => {
     const conversation = new ConversationBuilder()
       .user("Never edit generated files.")
-      .toolCall({ name: "ls", result: "a.ts", compactSummary: "1 file" })
+      // Large enough for a summary to shrink it (a tiny fold is skipped without a request).
+      .toolCall({ name: "ls", result: "a.ts ".repeat(200), compactSummary: "1 file" })
       .assistant("One file.")
       .user("Now fix a.ts")
       .toolCall({ name: "read", input: { path: "a.ts" }, result: "x".repeat(400) })

@@ -2,18 +2,15 @@ import { z } from "zod";
 import type { AsyncCompactor, Compactor } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
-import { HybridCompactor, type HybridCompactorConfig } from "./hybrid-compactor.js";
+import { HybridCompactor, type HybridCompactorOptions } from "./hybrid-compactor.js";
 import { LLMCompactor, type LLMCompactorConfig } from "./llm-compactor.js";
 import { type CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
 
-/** Selects a compaction strategy and its configuration. @default { type: "threshold" } */
+/** Selects a compaction strategy and its options. @default { type: "threshold" } */
 export type CompactorType =
   | { type: "threshold"; config?: Partial<CompactionConfig> }
   | { type: "llm"; config?: Partial<LLMCompactorConfig> }
-  | { type: "hybrid"; config?: Partial<HybridCompactorConfig> };
-
-/** The default strategy: tool-result compaction with default settings. */
-export const DEFAULT_COMPACTOR_TYPE: Readonly<CompactorType> = Object.freeze({ type: "threshold" });
+  | { type: "hybrid"; config?: Partial<HybridCompactorOptions> };
 
 const CompactorTypeSchema = z.strictObject({
   type: z.enum(["threshold", "llm", "hybrid"], {
@@ -37,7 +34,7 @@ export function createCompactor(
   llmClient?: LlmClient,
 ): Compactor | AsyncCompactor;
 export function createCompactor(
-  type: CompactorType = DEFAULT_COMPACTOR_TYPE,
+  type: CompactorType = { type: "threshold" },
   llmClient?: LlmClient,
 ): Compactor | AsyncCompactor {
   parseOrThrow(CompactorTypeSchema, type, "CompactorType");

@@ -1,43 +1,43 @@
 import { z } from "zod";
 import {
   type AsyncCompactor,
+  type CompactAsyncOptions,
   type CompactionContext,
   type CompactionOutput,
   type CompactionResult,
+  conversationChanged,
   emptyCompactionResult,
   exceedsThreshold,
-  isCompactionResultEmpty,
+  registerTrustedCompaction,
 } from "../core/compactor.js";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/tokens.js";
 import { assertCompactArguments } from "../core/validate-conversation.js";
 import { targetIssues } from "./config-schemas.js";
 import {
-  DEFAULT_LLM_COMPACTOR_CONFIG,
-  LLMCompactor,
-  type LLMCompactorConfig,
-  LLMCompactorConfigSchema,
-  type SummariseOptions,
+  DEFAULT_LLM_COMPACTOR_OPTIONS,
+  type LLMCompactorOptions,
+  LLMCompactorOptionsSchema,
 } from "./llm-compactor.js";
+import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 import { targetBudget } from "./target.js";
 import {
-  type CompactionConfig,
-  CompactionConfigSchema,
-  DEFAULT_COMPACTION_CONFIG,
-  ThresholdCompactor,
+  DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
+  type ThresholdCompactorOptions,
+  ThresholdCompactorOptionsSchema,
 } from "./threshold-compactor.js";
-import { maskingChanges } from "./tool-masking.js";
+import { maskingChanges, maskToolResults } from "./tool-masking.js";
 
 /**
- * Configuration of {@link HybridCompactor}: the masking options of {@link CompactionConfig}
- * and the summary options of {@link LLMCompactorConfig}, with one threshold, one target and
+ * Options of {@link HybridCompactor}: the masking options of {@link ThresholdCompactorOptions}
+ * and the summary options of {@link LLMCompactorOptions}, with one threshold, one target and
  * one `keepRecentTurns` for both.
  */
-export interface HybridCompactorConfig
-  extends Omit<CompactionConfig, "targetUtilization">,
-    Omit<LLMCompactorConfig, "targetUtilization"> {
+export interface HybridCompactorOptions
+  extends Omit<ThresholdCompactorOptions, "targetUtilization">,
+    Omit<LLMCompactorOptions, "targetUtilization"> {
   /** Compact when `contextUsed / contextLimit` is strictly above this; in (0, 1]. @default 0.75 */
   threshold: number;
   /**
@@ -45,48 +45,50 @@ export interface HybridCompactorConfig
    * it, and a summary is written only when masking cannot get there. @default 0.5
    */
   targetUtilization: number;
-  /** Tool results of this many most recent tool uses are never masked (as SWE-agent's M = 10). @default 10 */
-  keepRecentToolUses?: number;
+  /**
+   * Tool results of this many most recent tool uses are never masked (as SWE-agent's M = 10);
+   * `false` masks by turn only. @default 10
+   */
+  keepRecentToolUses?: number | false;
   /** Summary where one exists, the redaction notice otherwise. @default "summarize_or_redact" */
-  toolCompaction: CompactionConfig["toolCompaction"];
+  toolCompaction: ThresholdCompactorOptions["toolCompaction"];
 }
 
-/** The defaults of {@link HybridCompactorConfig}. */
-export const DEFAULT_HYBRID_COMPACTOR_CONFIG: Readonly<HybridCompactorConfig> = Object.freeze({
-  ...DEFAULT_LLM_COMPACTOR_CONFIG,
-  ...DEFAULT_COMPACTION_CONFIG,
+/** The defaults of {@link HybridCompactorOptions}. */
+export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> = Object.freeze({
+  ...DEFAULT_LLM_COMPACTOR_OPTIONS,
+  ...DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
   targetUtilization: 0.5,
   keepRecentToolUses: 10,
   toolCompaction: "summarize_or_redact",
 });
 
-/** Schema of a partial {@link HybridCompactorConfig}. */
-export const HybridCompactorConfigSchema = z.strictObject({
-  ...LLMCompactorConfigSchema.shape,
-  ...CompactionConfigSchema.shape,
+/** Schema of a partial {@link HybridCompactorOptions}. */
+const HybridCompactorOptionsSchema = z.strictObject({
+  ...LLMCompactorOptionsSchema.shape,
+  ...ThresholdCompactorOptionsSchema.shape,
 });
 
-/** What a hybrid compaction did: masking counts, summary counts, and whether it summarised. */
+/** What a hybrid compaction did: masking counts, summary counts, and whether it summarized. */
 export interface HybridCompactionResult extends CompactionResult {
   /** Whether a summary was written (masking alone could not reach the target). */
   summarized: boolean;
 }
 
-const MASKING_KEYS = [
-  "threshold",
-  "keepRecentTurns",
-  "toolCompaction",
-  "keepRecentToolUses",
-  "targetUtilization",
-  "clearAtLeast",
-  "excludeTools",
-  "clearToolInputs",
-] as const;
+/** The options of `options` that `schema` knows: each part gets its own, derived, never listed by hand. */
+function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject): T {
+  const picked: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const value = (options as unknown as Record<string, unknown>)[key];
+    if (value !== undefined) picked[key] = value;
+  }
+  return picked as T;
+}
 
 /**
  * The pipeline compactor: masks old tool results first (free, keeps the prompt cache stable)
- * and summarises only when masking cannot bring the context down to `targetUtilization` — the
- * best cost/solve-rate result in "The Complexity Trap". The summariser sees the unmasked
+ * and summarizes only when masking cannot bring the context down to `targetUtilization` — the
+ * best cost/solve-rate result in "The Complexity Trap". The summarizer sees the unmasked
  * messages. Usable as the session's single `compactor`.
  *
  * @example
@@ -96,36 +98,36 @@ const MASKING_KEYS = [
  * });
  */
 export class HybridCompactor implements AsyncCompactor {
-  /** The validated configuration, defaults filled in. */
-  readonly config: Readonly<HybridCompactorConfig>;
+  /** The validated options, defaults filled in. */
+  readonly config: Readonly<HybridCompactorOptions>;
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "hybrid";
-  readonly #masker: ThresholdCompactor;
-  readonly #summariser: LLMCompactor;
+  readonly #masking: Readonly<ThresholdCompactorOptions>;
+  readonly #summarizer: Summarizer;
 
-  /** @throws {ValidationError} when a config field is out of range. */
-  constructor(client: LlmClient, config: Partial<HybridCompactorConfig> = {}) {
+  /** @throws {ValidationError} when an option is out of range. */
+  constructor(client: LlmClient, options: Partial<HybridCompactorOptions> = {}) {
     if (typeof client?.complete !== "function") {
       throw new ValidationError("HybridCompactor arguments", [
         { path: ["client"], message: "must be an LlmClient with a complete() method" },
       ]);
     }
-    const parsed = parseOrThrow(HybridCompactorConfigSchema, config, "HybridCompactorConfig");
-    const merged = { ...DEFAULT_HYBRID_COMPACTOR_CONFIG, ...parsed } as HybridCompactorConfig;
+    const parsed = parseOrThrow(HybridCompactorOptionsSchema, options, "HybridCompactorOptions");
+    const merged = { ...DEFAULT_HYBRID_COMPACTOR_OPTIONS, ...parsed } as HybridCompactorOptions;
     const issues = targetIssues(merged);
-    if (issues.length > 0) throw new ValidationError("HybridCompactorConfig", issues);
-    const masking: Partial<CompactionConfig> = {};
-    const summary: Partial<LLMCompactorConfig> = {};
-    for (const [key, value] of Object.entries(merged)) {
-      if (value === undefined) continue;
-      if ((MASKING_KEYS as readonly string[]).includes(key))
-        (masking as Record<string, unknown>)[key] = value;
-      if (key in LLMCompactorConfigSchema.shape) (summary as Record<string, unknown>)[key] = value;
-    }
-    this.#masker = new ThresholdCompactor(masking);
-    this.#summariser = new LLMCompactor(client, summary);
-    this.config = Object.freeze({ ...merged, ...this.#masker.config });
+    if (issues.length > 0) throw new ValidationError("HybridCompactorOptions", issues);
+    this.config = Object.freeze(merged);
+    this.#masking = Object.freeze(
+      pick<ThresholdCompactorOptions>(merged, ThresholdCompactorOptionsSchema),
+    );
+    this.#summarizer = {
+      client,
+      options: Object.freeze(pick<LLMCompactorOptions>(merged, LLMCompactorOptionsSchema)),
+    };
+    registerTrustedCompaction(this, (conversation, summaries, runOptions) =>
+      this.#compact(conversation, summaries, runOptions),
+    );
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
@@ -138,51 +140,59 @@ export class HybridCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    return this.#masker.compact(conversation, summaries, context);
+    assertCompactArguments(conversation, summaries, context);
+    return maskToolResults(conversation, summaries, this.#masking, context);
   }
 
   /**
-   * Masks, then summarises when masking cannot reach the target. Without a known context, or
-   * in a manual compaction, it masks and summarises whatever is old enough. All or nothing: if
+   * Masks, then summarizes when masking cannot reach the target. Without a known context, or
+   * in a manual compaction, it masks and summarizes whatever is old enough. All or nothing: if
    * the summary fails it rejects with `CompactionError`, and the masking is not applied either.
    */
-  async compactAsync(
+  compactAsync(
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
-    options: SummariseOptions = {},
-  ): Promise<{ conversation: Message[]; result: HybridCompactionResult }> {
+    options: CompactAsyncOptions = {},
+  ): Promise<{ conversation: Message[]; result: HybridCompactionResult; skipReason?: string }> {
     assertCompactArguments(conversation, summaries, options);
-    if (options.signal?.aborted) {
-      throw new CompactionError("aborted", "compaction was aborted", {
-        cause: options.signal.reason,
-      });
-    }
+    return this.#compact(conversation, summaries, options);
+  }
+
+  async #compact(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<{ conversation: Message[]; result: HybridCompactionResult; skipReason?: string }> {
     const manual = options.trigger === "manual";
     const tokensBefore = estimateTokens(conversation);
-    const masked = this.#masker.compact(conversation, summaries, options);
-    const maskedTokens = estimateTokens(masked.conversation);
+    const masked = maskToolResults(conversation, summaries, this.#masking, options);
+    const maskedTokens = masked.result.tokensAfter ?? estimateTokens(masked.conversation);
     const budget = targetBudget(
       this.config.targetUtilization,
       { ...options, trigger: "auto" },
       tokensBefore,
     );
-    const maskingReached = budget !== undefined && maskedTokens <= budget;
-    const maskOnly = () => ({
+    const maskOnly = (skipReason?: string) => ({
       conversation: masked.conversation,
       result: { ...masked.result, summarized: false, tokensBefore, tokensAfter: maskedTokens },
+      ...(skipReason === undefined ? {} : { skipReason }),
     });
-    if (!manual && maskingReached) return maskOnly();
+    if (!manual && budget !== undefined && maskedTokens <= budget) return maskOnly();
 
-    const summarised = await this.#summariser.summariseInto(
+    const folded = await foldIntoSummary(
+      this.#summarizer,
       masked.conversation,
       conversation,
       summaries,
       options,
     );
-    if (isCompactionResultEmpty(summarised.result)) return maskOnly();
+    if (folded.result.turnsCompacted === 0) {
+      const masking = conversationChanged(conversation, masked.conversation);
+      return maskOnly(masking ? undefined : folded.skipReason);
+    }
 
     // Masking counts only for the messages the summary kept.
-    const kept = new Set(summarised.conversation);
+    const kept = new Set(folded.conversation);
     const before: Message[] = [];
     const after: Message[] = [];
     masked.conversation.forEach((message, index) => {
@@ -190,16 +200,15 @@ export class HybridCompactor implements AsyncCompactor {
       before.push(conversation[index]!);
       after.push(message);
     });
-    const maskedKept = maskingChanges(before, after);
     return {
-      conversation: summarised.conversation,
+      conversation: folded.conversation,
       result: {
         ...emptyCompactionResult(),
-        ...maskedKept,
-        turnsCompacted: summarised.result.turnsCompacted,
+        ...maskingChanges(before, after),
+        turnsCompacted: folded.result.turnsCompacted,
         summarized: true,
         tokensBefore,
-        tokensAfter: estimateTokens(summarised.conversation),
+        tokensAfter: estimateTokens(folded.conversation),
       },
     };
   }

@@ -31,6 +31,9 @@ const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
  */
 export type ToolCompaction = "summarize" | "redact" | "summarize_or_redact";
 
+const NOTHING_ELIGIBLE =
+  "no tool result is old enough to compact, or each already is (or is excluded)";
+
 /** The masking rules shared by `ThresholdCompactor` and `HybridCompactor`. */
 export interface ToolMaskingSettings {
   keepRecentTurns: number;
@@ -133,9 +136,10 @@ export function maskToolResults(
 ): CompactionOutput {
   const result = emptyCompactionResult();
   const tokensBefore = estimateTokens(conversation);
-  const unchanged = (): CompactionOutput => ({
+  const unchanged = (skipReason = NOTHING_ELIGIBLE): CompactionOutput => ({
     conversation: [...conversation],
     result: { ...emptyCompactionResult(), tokensBefore, tokensAfter: tokensBefore },
+    skipReason,
   });
 
   // Messages from `start` on belong to the recent turns; before it, a message is old unless
@@ -237,7 +241,8 @@ export function maskToolResults(
   // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
   // there is no need for a second pass over the whole conversation.
   const tokensAfter = estimate;
-  if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context)) return unchanged();
+  if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
+    return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
   return { conversation: compacted, result: { ...result, tokensBefore, tokensAfter } };
 }
 

@@ -7,13 +7,12 @@ import type {
   AssistantMessage,
   ContentBlock,
   Message,
-  ToolResultBlock,
   TurnId,
   UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
-import { ContentBlockSchema, MessageSchema, ToolResultBlockSchema } from "../core/schemas.js";
+import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { estimateTokens } from "../core/tokens.js";
 import { markValidated } from "../core/validate-conversation.js";
 import {
@@ -28,6 +27,7 @@ import { History, USER_TURN_OWNER } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 import { type AgentSessionOptions, AgentSessionOptionsSchema } from "./options.js";
 import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
+import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
 
 /** What `maybeCompact` did. */
 export interface MaybeCompactReport {
@@ -217,14 +217,12 @@ export class AgentSession {
 
   /**
    * Appends tool results as one user message in the current turn, and stores each result's
-   * `compactSummary` for later compaction.
+   * `compactSummary` for later compaction. Takes the library's shape (`isError` optional) or
+   * the Anthropic SDK's (`tool_use_id`, `is_error`); each must answer a `tool_use` of the
+   * assistant message right before.
    */
-  addToolResults(results: ToolResultBlock[]): UserMessage {
-    const blocks = parseOrThrow(
-      z.array(ToolResultBlockSchema).min(1, "must hold at least one tool result"),
-      results,
-      "tool results",
-    );
+  addToolResults(results: ToolResultInput[]): UserMessage {
+    const blocks = toToolResultBlocks(results, this.#history.pendingToolUseIds());
     const message = this.#add("user", this.#currentTurn("addToolResults"), blocks);
     for (const block of blocks) {
       if (block.compactSummary !== undefined)
@@ -267,23 +265,27 @@ export class AgentSession {
    * for a summarizer failure: the report carries it. A call while one runs joins it.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<MaybeCompactReport> {
-    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", async (parsed) => {
-      // A call while an automatic compaction is queued or running joins it.
-      let report = this.#pendingAuto;
-      if (report === undefined) {
-        const pending = this.#enqueue(() => this.#runner.run("auto", parsed)).then((outcome) =>
-          this.#report(outcome),
-        );
-        report = pending;
-        this.#pendingAuto = pending;
-        const clear = () => {
-          if (this.#pendingAuto === pending) this.#pendingAuto = undefined;
-        };
-        pending.then(clear, clear);
-      }
-      const result = await report;
-      await this.#runner.notifyAfterCompact(result.boundaries);
-      return result;
+    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) => {
+      if (this.#pendingAuto) return this.#pendingAuto;
+      const queued = this.#enqueue(() => this.#runner.run("auto", parsed));
+      const clear = () => {
+        if (this.#pendingAuto === run) this.#pendingAuto = undefined;
+      };
+      // Joining ends when the run has released the session, before the hooks run.
+      const run = queued.then(
+        async (outcome) => {
+          clear();
+          const report = this.#report(outcome);
+          await this.#runner.notifyAfterCompact(report.boundaries);
+          return report;
+        },
+        (error: unknown) => {
+          clear();
+          throw error;
+        },
+      );
+      this.#pendingAuto = run;
+      return run;
     });
   }
 

@@ -134,8 +134,11 @@ describe("clearAtLeast in a session", () => {
     expect(report.compacted).toBe(false);
     expect(report.boundaries).toEqual([]);
     expect(session.messages).toBe(before);
-    expect(events.find((event) => event.type === "compaction_end")).toMatchObject({
-      result: { toolResultsRedacted: 0 },
+    // A compaction that changed nothing is a skip with its reason, never an end.
+    expect(events.map((event) => event.type)).toEqual(["compaction_skipped"]);
+    expect(events[0]).toMatchObject({
+      reason: "nothing_to_compact",
+      detail: expect.stringContaining("clearAtLeast"),
     });
     // forceCompact is a request: the minimum gain does not apply.
     const forced = await session.forceCompact();

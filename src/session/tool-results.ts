@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { ToolResultBlock, ToolResultContentBlock } from "../core/message.js";
+import { JsonObjectSchema, ToolResultContentBlockSchema } from "../core/schemas.js";
+
+/**
+ * A tool result as `addToolResults` takes it: the library's shape with `isError` optional
+ * (default `false`), or the Anthropic SDK's `tool_result` param (`tool_use_id`, `content`
+ * as a string or text blocks, `is_error`), so the blocks an app builds for the SDK need no
+ * rewriting.
+ */
+export type ToolResultInput =
+  | (Omit<ToolResultBlock, "isError"> & { isError?: boolean })
+  | {
+      type: "tool_result";
+      tool_use_id: string;
+      content?: string | { type: "text"; text: string }[];
+      is_error?: boolean;
+      /** A short summary computed when the tool ran (see `ToolResultBlock.compactSummary`). */
+      compactSummary?: string;
+    };
+
+const OwnShapeSchema = z.strictObject({
+  type: z.literal("tool_result"),
+  toolUseId: z.string().min(1, "must be a non-empty tool use id"),
+  content: z.union([z.string(), z.array(ToolResultContentBlockSchema)], {
+    error: "must be a string or an array of text and image blocks",
+  }),
+  isError: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  compactSummary: z.string({ error: "must be a string" }).exactOptional(),
+  extra: JsonObjectSchema.exactOptional(),
+});
+
+const SdkShapeSchema = z.strictObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string().min(1, "must be a non-empty tool use id"),
+  content: z
+    .union([
+      z.string(),
+      z.array(z.looseObject({ type: z.literal("text"), text: z.string() }), {
+        error: "must be a string or text blocks (send images in the library's own shape)",
+      }),
+    ])
+    .exactOptional(),
+  is_error: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  cache_control: JsonObjectSchema.exactOptional(),
+  compactSummary: z.string().exactOptional(),
+});
+
+function fromSdkShape(value: unknown, index: number): ToolResultBlock {
+  const parsed = parseOrThrow(SdkShapeSchema, value, `tool results[${index}]`);
+  const content =
+    parsed.content === undefined
+      ? ""
+      : typeof parsed.content === "string"
+        ? parsed.content
+        : parsed.content.map(
+            ({ type: _type, text, ...extra }): ToolResultContentBlock =>
+              Object.keys(extra).length === 0
+                ? { type: "text", text }
+                : { type: "text", text, extra: parseOrThrow(JsonObjectSchema, extra, "extra") },
+          );
+  return {
+    type: "tool_result",
+    toolUseId: parsed.tool_use_id,
+    content,
+    isError: parsed.is_error ?? false,
+    ...(parsed.compactSummary === undefined ? {} : { compactSummary: parsed.compactSummary }),
+    ...(parsed.cache_control === undefined
+      ? {}
+      : { extra: { cache_control: parsed.cache_control } }),
+  };
+}
+
+/**
+ * Turns what `addToolResults` was given into tool result blocks, and checks that each one
+ * answers a `tool_use` of the assistant message right before (the API refuses a result that
+ * answers nothing), once.
+ * @throws {ValidationError} naming the offending result and id.
+ */
+export function toToolResultBlocks(
+  results: unknown,
+  pendingToolUseIds: ReadonlySet<string>,
+): ToolResultBlock[] {
+  if (!Array.isArray(results) || results.length === 0) {
+    throw new ValidationError("tool results", [
+      { path: [], message: "must be a non-empty array of tool results" },
+    ]);
+  }
+  const blocks = results.map((result: unknown, index) => {
+    if (typeof result === "object" && result !== null && "tool_use_id" in result) {
+      return fromSdkShape(result, index);
+    }
+    const { isError, ...block } = parseOrThrow(OwnShapeSchema, result, `tool results[${index}]`);
+    return { ...block, isError: isError ?? false } as ToolResultBlock;
+  });
+  const issues: ValidationIssue[] = [];
+  const answered = new Set<string>();
+  const expected = [...pendingToolUseIds].join(", ") || "none";
+  blocks.forEach((block, index) => {
+    if (!pendingToolUseIds.has(block.toolUseId)) {
+      issues.push({
+        path: [index, "toolUseId"],
+        message: `"${block.toolUseId}" answers no tool_use of the previous assistant message (its tool_use ids: ${expected})`,
+      });
+    } else if (answered.has(block.toolUseId)) {
+      issues.push({
+        path: [index, "toolUseId"],
+        message: `a second result for tool_use "${block.toolUseId}"`,
+      });
+    }
+    answered.add(block.toolUseId);
+  });
+  if (issues.length > 0) throw new ValidationError("tool results", issues);
+  return blocks;
+}
