@@ -54,7 +54,8 @@ export interface RunMetrics {
   requestsOverWindow: number;
   /** Compactions that changed the conversation, by stage. */
   compactions: number;
-  compactionsByStage: { compactor: number; llmCompactor: number };
+  /** Compactions that changed the conversation, by strategy (`threshold`, `llm`, `hybrid`, …). */
+  compactionsByStrategy: Record<string, number>;
   /** Times the session's last resort (`trimOnOverflow`) removed the oldest messages. */
   trims: number;
   failedCompactions: number;
@@ -91,6 +92,7 @@ export async function simulate(
     return new Date(tick);
   };
   const counts = { compactions: 0, failed: 0, trims: 0 };
+  const byStrategy: Record<string, number> = {};
   const onEvent = (event: CompactionEvent) => {
     if (event.type === "compaction_failed") counts.failed += 1;
     if (event.type === "context_trimmed") counts.trims += 1;
@@ -98,7 +100,9 @@ export async function simulate(
     const { result } = event;
     const changed =
       result.toolResultsSummarized + result.toolResultsRedacted + result.turnsCompacted > 0;
-    if (changed) counts.compactions += 1;
+    if (!changed) return;
+    counts.compactions += 1;
+    byStrategy[event.strategy] = (byStrategy[event.strategy] ?? 0) + 1;
   };
   const session = new AgentSession({
     contextLimit: settings.contextLimit,
@@ -211,7 +215,7 @@ export async function simulate(
     finalContext,
     requestsOverWindow: overWindow,
     compactions: counts.compactions,
-    compactionsByStage: { compactor: counts.compactor, llmCompactor: counts.llmCompactor },
+    compactionsByStrategy: byStrategy,
     trims: counts.trims,
     failedCompactions: counts.failed,
     cacheReadTokens: cacheRead,
