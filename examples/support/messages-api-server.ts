@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import {
+  judgeThinking,
+  type PreservedThinkingMode,
+  signReplyContent,
+  type ThinkingVerdict,
+} from "./thinking-rules.js";
 
 /**
  * A loopback HTTP server that speaks enough of the Anthropic Messages API for the real
@@ -7,6 +13,14 @@ import type { AddressInfo, Socket } from "node:net";
  * `POST /v1/messages` and `POST /v1/messages/count_tokens`. It records every request
  * (headers and parsed JSON body) and answers from a script: messages, token counts, API
  * errors (4xx, 429, 5xx), dropped connections, slow or hung responses.
+ *
+ * It plays a model with preserved thinking (`thinking-rules.ts` has the rules and their
+ * sources): while the request thinks (`thinking: { type: "enabled" | "adaptive" }`, or no
+ * `thinking` on a server started with `thinkByDefault`) a reply starts with a signed
+ * `thinking` block, and every `thinking` / `redacted_thinking` block sent back is checked
+ * against the prefix it was produced after: a 400 in the API's words, or dropped and listed
+ * in `input_transformations` under `thinking.block_binding.prefix_mismatch_behavior:
+ * "drop_block"`. A request the checks reject never reaches the script.
  *
  * Used by the offline stand-in of `examples/anthropic-agent.ts` and by the adapter's tests.
  */
@@ -42,11 +56,24 @@ export interface WireUsage {
 
 /** What the server answers with. */
 export type Reply =
-  /** A `Message` response; `content` defaults to one text block with `text` ("ok"). */
+  /**
+   * A `Message` response; `content` defaults to one text block with `text` ("ok"). While the
+   * request thinks, a `thinking` block leads it unless `content` has one. The server signs
+   * every `thinking` block without a `signature` and every `redacted_thinking` block without
+   * `data` in the reply (a `redacted_thinking` block may carry its hidden text as `hidden`).
+   */
   | {
       type: "message";
       text?: string;
       content?: Record<string, unknown>[];
+      /**
+       * The leading thinking block's text; a string leads the reply with it even when the
+       * request does not think, `false` answers without one even when it does.
+       * @default a short fixed text while the request thinks
+       */
+      thinking?: string | false;
+      /** Adds a `redacted_thinking` block after the leading thinking block, hiding this text. */
+      redactedThinking?: string;
       usage?: Partial<WireUsage>;
       stopReason?: string;
       id?: string;
@@ -82,6 +109,15 @@ export interface MessagesApiServerOptions {
   onMessages?: ReplyScript;
   /** Answers `/v1/messages/count_tokens` when no queued reply is left. @default about 4 chars a token */
   onCountTokens?: ReplyScript;
+  /**
+   * The preserved-thinking prefix check: `"enforced"` (an account created on or after
+   * 2026-08-31), `"opt-in"` (an older account: only requests that set
+   * `prefix_mismatch_behavior` are checked), `"off"` (a model without the check).
+   * @default "enforced"
+   */
+  preservedThinking?: PreservedThinkingMode;
+  /** Think when the request sets no `thinking`, as current models do. @default false */
+  thinkByDefault?: boolean;
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -106,6 +142,7 @@ function requestTokens(body: unknown): number {
 }
 
 const defaultMessages: ReplyScript = () => ({ type: "message", text: "ok" });
+const DEFAULT_THINKING = "Let me work out what the request needs before answering.";
 const defaultCountTokens: ReplyScript = (request) => ({
   type: "tokens",
   inputTokens: requestTokens(request.body),
@@ -121,11 +158,14 @@ export class MessagesApiServer {
   readonly #queues: Record<Endpoint, ReplyScript[]> = { messages: [], count_tokens: [] };
   readonly #defaults: Record<Endpoint, ReplyScript>;
   readonly #waiters = new Set<() => void>();
+  readonly #thinking = new WeakMap<RecordedRequest, Extract<ThinkingVerdict, { ok: true }>>();
+  readonly #options: MessagesApiServerOptions;
   #messageCount = 0;
   #url = "";
   #closing = false;
 
   private constructor(options: MessagesApiServerOptions) {
+    this.#options = options;
     this.#defaults = {
       messages: options.onMessages ?? defaultMessages,
       count_tokens: options.onCountTokens ?? defaultCountTokens,
@@ -238,6 +278,16 @@ export class MessagesApiServer {
       this.#send(response, errorReply(404, `no route for ${request.method} ${pathname}`));
       return;
     }
+    const verdict = judgeThinking(recorded, {
+      endpoint,
+      mode: this.#options.preservedThinking ?? "enforced",
+      thinkByDefault: this.#options.thinkByDefault ?? false,
+    });
+    if (!verdict.ok) {
+      this.#send(response, errorReply(400, verdict.message));
+      return;
+    }
+    this.#thinking.set(recorded, verdict);
     const script = this.#queues[endpoint].shift() ?? this.#defaults[endpoint];
     let reply: Reply;
     try {
@@ -287,8 +337,17 @@ export class MessagesApiServer {
     switch (reply.type) {
       case "message": {
         this.#messageCount += 1;
-        const input = requestTokens(request?.body);
-        const content = reply.content ?? [{ type: "text", text: reply.text ?? "ok" }];
+        const verdict = request === undefined ? undefined : this.#thinking.get(request);
+        const input = requestTokens(withoutBlocks(request?.body, verdict?.dropped ?? []));
+        const content = signReplyContent(
+          request?.body,
+          withLeadingThinking(
+            reply.content ?? [{ type: "text", text: reply.text ?? "ok" }],
+            reply,
+            verdict?.thinking ?? false,
+          ),
+          verdict?.previous ?? null,
+        );
         const model = (request?.body as { model?: unknown } | undefined)?.model;
         body = {
           id: reply.id ?? `msg_loopback_${this.#messageCount}`,
@@ -308,6 +367,9 @@ export class MessagesApiServer {
             cache_read_input_tokens: 0,
             ...reply.usage,
           },
+          ...(verdict?.inputTransformations === undefined
+            ? {}
+            : { input_transformations: verdict.inputTransformations }),
         };
         break;
       }
@@ -342,6 +404,49 @@ export class MessagesApiServer {
     });
     response.end(text);
   }
+}
+
+/** The reply's content with its leading thinking (and redacted thinking) blocks. */
+function withLeadingThinking(
+  content: Record<string, unknown>[],
+  reply: Extract<Reply, { type: "message" }>,
+  requestThinks: boolean,
+): Record<string, unknown>[] {
+  if (content.some((block) => block.type === "thinking" || block.type === "redacted_thinking")) {
+    return content;
+  }
+  const lead: Record<string, unknown>[] = [];
+  const text = reply.thinking ?? (requestThinks ? DEFAULT_THINKING : false);
+  if (text !== false) lead.push({ type: "thinking", thinking: text });
+  if (reply.redactedThinking !== undefined) {
+    lead.push({ type: "redacted_thinking", hidden: reply.redactedThinking });
+  }
+  return [...lead, ...content];
+}
+
+/** The body without the thinking blocks the model is not shown (for the token count). */
+function withoutBlocks(
+  body: unknown,
+  dropped: readonly { messageIndex: number; blockIndex: number }[],
+): unknown {
+  if (dropped.length === 0) return body;
+  const { messages } = body as { messages: { content: unknown }[] };
+  return {
+    ...(body as object),
+    messages: messages.map((message, messageIndex) =>
+      Array.isArray(message.content)
+        ? {
+            ...message,
+            content: message.content.filter(
+              (_, blockIndex) =>
+                !dropped.some(
+                  (block) => block.messageIndex === messageIndex && block.blockIndex === blockIndex,
+                ),
+            ),
+          }
+        : message,
+    ),
+  };
 }
 
 function errorReply(status: number, message: string): Reply {
