@@ -32,7 +32,7 @@ describe("examples/anthropic-agent.ts", () => {
     expect(report.compactions.llm).toBeGreaterThanOrEqual(1);
     expect(report.compactions.failed).toBe(0);
     expect(report.toolCalls).toBe(6);
-    expect(lines.some((line) => line.includes("⇣ compaction (llmCompactor)"))).toBe(true);
+    expect(lines.some((line) => line.includes("⇣ compaction (llm)"))).toBe(true);
     for (const request of server.requestsTo("messages")) {
       expect(requestProblems((request.body as { messages: unknown }).messages)).toEqual([]);
     }
