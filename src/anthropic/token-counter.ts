@@ -8,11 +8,7 @@ import type {
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import {
-  DEFAULT_TOKEN_ESTIMATE_OPTIONS,
-  estimateTokens,
-  type TokenCounter,
-} from "../core/tokens.js";
+import { charsToTokens, estimateTokens, type TokenCounter } from "../core/tokens.js";
 import {
   type AnthropicMessagesClient,
   AnthropicMessagesClientSchema,
@@ -72,7 +68,7 @@ const AnthropicTokenCounterOptionsSchema = z.strictObject({
 
 /** Tokens of text sent outside the messages (system, tools): characters over the local ratio. */
 function textTokens(text: string): number {
-  return Math.ceil(text.length / DEFAULT_TOKEN_ESTIMATE_OPTIONS.charsPerToken);
+  return charsToTokens(text.length);
 }
 
 /**

@@ -104,6 +104,26 @@ describe("HybridCompactor", () => {
     expect(twice.conversation).toEqual(once.conversation);
   });
 
+  it("turns within-turn retention off with keepRecentToolUses: false, and routes every masking option", () => {
+    // One long turn: with the default (10 recent tool uses kept) the old results of this very
+    // turn are masked; with `false` only turns older than keepRecentTurns are.
+    const builder = new ConversationBuilder().user("one long request");
+    for (let call = 1; call <= 15; call += 1)
+      builder.toolCall({ name: "grep", result: `match-${call} `.repeat(200) });
+    const longTurn = builder.assistant("done").build();
+    const client = new MockLlmClient();
+    const masked = new HybridCompactor(client).compact(longTurn, new Map());
+    expect(masked.result.toolResultsRedacted).toBe(5);
+    const off = new HybridCompactor(client, { keepRecentToolUses: false });
+    expect(off.config.keepRecentToolUses).toBe(false);
+    const untouched = off.compact(longTurn, new Map());
+    expect(untouched.result.toolResultsRedacted).toBe(0);
+    expect(untouched.conversation).toEqual(longTurn);
+    // A masking option the hybrid never listed by name still reaches the masking.
+    const excluded = new HybridCompactor(client, { excludeTools: ["grep"] });
+    expect(excluded.compact(longTurn, new Map()).result.toolResultsRedacted).toBe(0);
+  });
+
   it("its synchronous compact masks only", () => {
     const { result } = new HybridCompactor(new MockLlmClient()).compact(history(6), new Map());
     expect(result.toolResultsRedacted).toBeGreaterThan(0);

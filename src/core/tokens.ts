@@ -19,67 +19,46 @@ export function tokensToChars(tokens: number): number {
   return tokens * CHARS_PER_TOKEN;
 }
 
-/** Options of the local, chars-based estimate. */
-export interface TokenEstimateOptions {
-  /** Characters per token for text and JSON. @default CHARS_PER_TOKEN (4) */
-  charsPerToken?: number;
-  /** Tokens counted for each image. @default 1600 */
-  imageTokens?: number;
-  /** Tokens of framing counted for each message and block. @default 4 */
-  overheadTokens?: number;
-}
+/** Tokens counted for each image by the local estimate. */
+const IMAGE_TOKENS = 1600;
+/** Tokens of framing counted for each message and block by the local estimate. */
+const OVERHEAD_TOKENS = 4;
 
-/** The defaults of {@link TokenEstimateOptions}. */
-export const DEFAULT_TOKEN_ESTIMATE_OPTIONS: Readonly<Required<TokenEstimateOptions>> =
-  Object.freeze({ charsPerToken: CHARS_PER_TOKEN, imageTokens: 1600, overheadTokens: 4 });
-
-function textTokens(length: number, charsPerToken: number): number {
-  return Math.ceil(length / charsPerToken);
+/** Tokens that `length` characters take by the local estimate ({@link CHARS_PER_TOKEN}). */
+export function charsToTokens(length: number): number {
+  return Math.ceil(length / CHARS_PER_TOKEN);
 }
 
 /** Estimates the tokens of one content block (chars per token for text and JSON, a flat cost per image). */
-export function estimateBlockTokens(
-  block: ContentBlock,
-  options: TokenEstimateOptions = {},
-): number {
-  // Destructuring with defaults, not a spread: this runs once per block, on every estimate.
-  const {
-    charsPerToken = DEFAULT_TOKEN_ESTIMATE_OPTIONS.charsPerToken,
-    imageTokens = DEFAULT_TOKEN_ESTIMATE_OPTIONS.imageTokens,
-    overheadTokens = DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens,
-  } = options;
+export function estimateBlockTokens(block: ContentBlock): number {
   switch (block.type) {
     case "text":
-      return overheadTokens + textTokens(block.text.length, charsPerToken);
+      return OVERHEAD_TOKENS + charsToTokens(block.text.length);
     case "image":
-      return overheadTokens + imageTokens;
+      return OVERHEAD_TOKENS + IMAGE_TOKENS;
     case "thinking":
-      return (
-        overheadTokens + textTokens(block.thinking.length + block.signature.length, charsPerToken)
-      );
+      return OVERHEAD_TOKENS + charsToTokens(block.thinking.length + block.signature.length);
     case "redacted_thinking":
-      return overheadTokens + textTokens(block.data.length, charsPerToken);
+      return OVERHEAD_TOKENS + charsToTokens(block.data.length);
     case "tool_use":
       return (
-        overheadTokens +
-        textTokens(block.name.length + JSON.stringify(block.input).length, charsPerToken)
+        OVERHEAD_TOKENS + charsToTokens(block.name.length + JSON.stringify(block.input).length)
       );
     case "tool_result": {
-      if (typeof block.content === "string") {
-        return overheadTokens + textTokens(block.content.length, charsPerToken);
-      }
-      let total = overheadTokens;
-      for (const part of block.content) total += estimateBlockTokens(part, options);
+      if (typeof block.content === "string")
+        return OVERHEAD_TOKENS + charsToTokens(block.content.length);
+      let total = OVERHEAD_TOKENS;
+      for (const part of block.content) total += estimateBlockTokens(part);
       return total;
     }
     case "opaque":
-      return overheadTokens + textTokens(JSON.stringify(block.block).length, charsPerToken);
+      return OVERHEAD_TOKENS + charsToTokens(JSON.stringify(block.block).length);
   }
 }
 
 /** Estimates a block holding only `text` (a text block, or a tool result with string content). */
 export function estimateTextTokens(text: string): number {
-  return DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens + textTokens(text.length, CHARS_PER_TOKEN);
+  return OVERHEAD_TOKENS + charsToTokens(text.length);
 }
 
 const messageEstimates = new WeakMap<Message, number>();
@@ -101,7 +80,7 @@ function isCostlyToEstimate(block: ContentBlock): boolean {
 export function estimateMessageTokens(message: Message): number {
   const known = messageEstimates.get(message);
   if (known !== undefined) return known;
-  let total = DEFAULT_TOKEN_ESTIMATE_OPTIONS.overheadTokens;
+  let total = OVERHEAD_TOKENS;
   let costly = false;
   for (const block of message.content) {
     total += estimateBlockTokens(block);
@@ -117,8 +96,3 @@ export function estimateTokens(messages: readonly Message[]): number {
   for (const message of messages) total += estimateMessageTokens(message);
   return total;
 }
-
-/** The local chars-based {@link TokenCounter}: cheap, synchronous, approximate. */
-export const estimatingTokenCounter: TokenCounter = Object.freeze({
-  countTokens: estimateTokens,
-});
