@@ -73,13 +73,13 @@ export {
   type ConversationProblemCode,
   validateConversation,
 } from "./core/validate-conversation.js";
-export {
-  AgentSession,
-  type ForceCompactOptions,
-  type ForceCompactResult,
-  type MaybeCompactOptions,
-  type MaybeCompactReport,
-} from "./session/agent-session.js";
+export { AgentSession } from "./session/agent-session.js";
+export type {
+  ForceCompactOptions,
+  ForceCompactResult,
+  MaybeCompactOptions,
+  MaybeCompactReport,
+} from "./session/compaction-report.js";
 export type { CompactionStepResult } from "./session/compaction-run.js";
 export type { ContextMeterState, Usage } from "./session/context-meter.js";
 export type {

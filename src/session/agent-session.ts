@@ -16,6 +16,16 @@ import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { estimateTokens } from "../core/tokens.js";
 import { markValidated } from "../core/validate-conversation.js";
 import {
+  type ForceCompactOptions,
+  ForceCompactOptionsSchema,
+  type ForceCompactResult,
+  forceCompactResult,
+  type MaybeCompactOptions,
+  MaybeCompactOptionsSchema,
+  type MaybeCompactReport,
+  maybeCompactReport,
+} from "./compaction-report.js";
+import {
   CompactionRunner,
   type CompactionRunOptions,
   type CompactionRunOutcome,
@@ -28,50 +38,6 @@ import type { CompactionBoundary } from "./hooks.js";
 import { type AgentSessionOptions, AgentSessionOptionsSchema } from "./options.js";
 import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
 import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
-
-/** What `maybeCompact` did. */
-export interface MaybeCompactReport {
-  /** Whether the conversation changed. */
-  compacted: boolean;
-  /** The context measure before and after. */
-  contextUsedBefore: number;
-  contextUsedAfter: number;
-  /** Each compactor that ran, in order, with its result. */
-  results: CompactionStepResult[];
-  /** The failure, when a compactor failed; the conversation is as the failed compactor found it. */
-  error?: CompactionError;
-  /** A boundary record for each compactor that changed the conversation, in order. */
-  boundaries: CompactionBoundary[];
-  /** The messages `trimOnOverflow` removed, when it had to. */
-  trimmed?: Message[];
-}
-
-/** Options of `maybeCompact`. */
-export interface MaybeCompactOptions {
-  /** Cancels a summary in flight (reported as an `aborted` failure). */
-  signal?: AbortSignal;
-}
-
-/** Options of `forceCompact`. */
-export interface ForceCompactOptions extends MaybeCompactOptions {
-  /** Extra instructions for the summarizer, for this compaction only. */
-  instructions?: string;
-}
-
-/** What `forceCompact` did: the combined result and a boundary record per compactor that changed something. */
-export interface ForceCompactResult extends CompactionResult {
-  boundaries: CompactionBoundary[];
-}
-
-const signalSchema = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional();
-const MaybeCompactOptionsSchema = z.strictObject(
-  { signal: signalSchema },
-  { error: "must be an object" },
-);
-const ForceCompactOptionsSchema = z.strictObject(
-  { signal: signalSchema, instructions: z.string({ error: "must be a string" }).exactOptional() },
-  { error: "must be an object" },
-);
 
 /**
  * A conversation with its context measure and compaction: call `maybeCompact()` before
@@ -275,7 +241,7 @@ export class AgentSession {
       const run = queued.then(
         async (outcome) => {
           clear();
-          const report = this.#report(outcome);
+          const report = maybeCompactReport(outcome, this.contextUsed);
           await this.#runner.notifyAfterCompact(report.boundaries);
           return report;
         },
@@ -298,12 +264,11 @@ export class AgentSession {
       const before = this.#history.messages;
       const outcome = await this.#enqueue(() => this.#runner.run("manual", parsed));
       await this.#runner.notifyAfterCompact(outcome.boundaries);
-      return {
-        ...sumResults(outcome.steps.map((step) => step.result)),
-        tokensBefore: estimateTokens(before),
-        tokensAfter: estimateTokens(this.#history.messages),
-        boundaries: outcome.boundaries,
-      };
+      return forceCompactResult(
+        outcome,
+        estimateTokens(before),
+        estimateTokens(this.#history.messages),
+      );
     });
   }
 
@@ -366,18 +331,6 @@ export class AgentSession {
     return run;
   }
 
-  #report(outcome: CompactionRunOutcome): MaybeCompactReport {
-    return {
-      compacted: outcome.compacted,
-      contextUsedBefore: outcome.contextUsedBefore,
-      contextUsedAfter: this.contextUsed,
-      results: outcome.steps,
-      boundaries: outcome.boundaries,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
-      ...(outcome.trimmed === undefined ? {} : { trimmed: outcome.trimmed }),
-    };
-  }
-
   #currentTurn(method: string): TurnId {
     const last = this.#history.last;
     if (last === undefined) {
@@ -412,20 +365,4 @@ export class AgentSession {
       }
     }
   }
-}
-
-function sumResults(results: readonly CompactionResult[]): CompactionResult {
-  const total: CompactionResult = {
-    toolResultsSummarized: 0,
-    toolResultsRedacted: 0,
-    turnsCompacted: 0,
-  };
-  let toolInputsCleared = 0;
-  for (const result of results) {
-    total.toolResultsSummarized += result.toolResultsSummarized;
-    total.toolResultsRedacted += result.toolResultsRedacted;
-    total.turnsCompacted += result.turnsCompacted;
-    toolInputsCleared += result.toolInputsCleared ?? 0;
-  }
-  return toolInputsCleared === 0 ? total : { ...total, toolInputsCleared };
 }

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { isAbortSignal } from "../core/abort.js";
+import type { CompactionResult } from "../core/compactor.js";
+import type { CompactionError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import type { CompactionRunOutcome, CompactionStepResult } from "./compaction-run.js";
+import type { CompactionBoundary } from "./hooks.js";
+
+/** What `maybeCompact` did. */
+export interface MaybeCompactReport {
+  /** Whether the conversation changed. */
+  compacted: boolean;
+  /** The context measure before and after. */
+  contextUsedBefore: number;
+  contextUsedAfter: number;
+  /** Each compactor that ran, in order, with its result. */
+  results: CompactionStepResult[];
+  /** The failure, when a compactor failed; the conversation is as the failed compactor found it. */
+  error?: CompactionError;
+  /** A boundary record for each compactor that changed the conversation, in order. */
+  boundaries: CompactionBoundary[];
+  /** The messages `trimOnOverflow` removed, when it had to. */
+  trimmed?: Message[];
+}
+
+/** Options of `maybeCompact`. */
+export interface MaybeCompactOptions {
+  /** Cancels a summary in flight (reported as an `aborted` failure). */
+  signal?: AbortSignal;
+}
+
+/** Options of `forceCompact`. */
+export interface ForceCompactOptions extends MaybeCompactOptions {
+  /** Extra instructions for the summarizer, for this compaction only. */
+  instructions?: string;
+}
+
+/** What `forceCompact` did: the combined result and a boundary record per compactor that changed something. */
+export interface ForceCompactResult extends CompactionResult {
+  boundaries: CompactionBoundary[];
+}
+
+const signalSchema = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional();
+export const MaybeCompactOptionsSchema = z.strictObject(
+  { signal: signalSchema },
+  { error: "must be an object" },
+);
+export const ForceCompactOptionsSchema = z.strictObject(
+  { signal: signalSchema, instructions: z.string({ error: "must be a string" }).exactOptional() },
+  { error: "must be an object" },
+);
+
+/** The report of an automatic run. */
+export function maybeCompactReport(
+  outcome: CompactionRunOutcome,
+  contextUsedAfter: number,
+): MaybeCompactReport {
+  return {
+    compacted: outcome.compacted,
+    contextUsedBefore: outcome.contextUsedBefore,
+    contextUsedAfter,
+    results: outcome.steps,
+    boundaries: outcome.boundaries,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.trimmed === undefined ? {} : { trimmed: outcome.trimmed }),
+  };
+}
+
+/** The result of a manual run: the steps' results summed, tokens before and after. */
+export function forceCompactResult(
+  outcome: CompactionRunOutcome,
+  tokensBefore: number,
+  tokensAfter: number,
+): ForceCompactResult {
+  return {
+    ...sumResults(outcome.steps.map((step) => step.result)),
+    tokensBefore,
+    tokensAfter,
+    boundaries: outcome.boundaries,
+  };
+}
+
+function sumResults(results: readonly CompactionResult[]): CompactionResult {
+  const total: CompactionResult = {
+    toolResultsSummarized: 0,
+    toolResultsRedacted: 0,
+    turnsCompacted: 0,
+  };
+  let toolInputsCleared = 0;
+  for (const result of results) {
+    total.toolResultsSummarized += result.toolResultsSummarized;
+    total.toolResultsRedacted += result.toolResultsRedacted;
+    total.turnsCompacted += result.turnsCompacted;
+    toolInputsCleared += result.toolInputsCleared ?? 0;
+  }
+  return toolInputsCleared === 0 ? total : { ...total, toolInputsCleared };
+}
