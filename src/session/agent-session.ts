@@ -1,20 +1,22 @@
 import { z } from "zod";
-import { createCompactor } from "../compactors/create-compactor.js";
 import { isAbortSignal } from "../core/abort.js";
 import type { CompactionResult, Compactor } from "../core/compactor.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
+  JsonObject,
   Message,
   TurnId,
   UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
-import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
+import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { estimateTokens } from "../core/tokens.js";
 import { markValidated } from "../core/validate-conversation.js";
+import { clampMessage } from "./clamp.js";
+import { CompactionHooks } from "./compaction-hooks.js";
 import {
   type ForceCompactOptions,
   ForceCompactOptionsSchema,
@@ -35,7 +37,12 @@ import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History, USER_TURN_OWNER } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
-import { type AgentSessionOptions, AgentSessionOptionsSchema } from "./options.js";
+import {
+  type AgentSessionOptions,
+  AgentSessionOptionsSchema,
+  sessionCompactors,
+  trimTarget,
+} from "./options.js";
 import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
 import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
 
@@ -56,6 +63,8 @@ export class AgentSession {
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #history = new History();
   readonly #runner: CompactionRunner;
+  readonly #hooks: CompactionHooks;
+  readonly #maxBlockTokens: number;
   readonly #logger: AgentSessionOptions["logger"];
   #queue: Promise<unknown> = Promise.resolve();
   #pendingAuto: Promise<MaybeCompactReport> | undefined;
@@ -68,23 +77,18 @@ export class AgentSession {
     this.#contextLimit = parsed.contextLimit;
     this.#clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
-    const trim = parsed.trimOnOverflow ?? false;
-    const compactors: Compactor[] = [];
-    const first = options.compactor ?? { type: "threshold" };
-    if (first !== false) compactors.push("type" in first ? createCompactor(first) : first);
-    if (options.llmCompactor) compactors.push(options.llmCompactor);
+    this.#maxBlockTokens = Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit);
+    this.#hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
     this.#runner = new CompactionRunner({
       history: this.#history,
       contextLimit: parsed.contextLimit,
-      compactors,
+      compactors: sessionCompactors(options),
       maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
-      trimTarget:
-        trim === false ? undefined : trim === true ? 0.5 : (trim.targetUtilization ?? 0.5),
+      trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.#clock,
       emit: (event) => this.#emit(event),
-      logger: parsed.logger,
-      beforeCompact: parsed.beforeCompact,
-      afterCompact: parsed.afterCompact,
+      hooks: this.#hooks,
+      keepStaleThinking: parsed.keepStaleThinking ?? false,
     });
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
   }
@@ -156,8 +160,7 @@ export class AgentSession {
     parseOrThrow(z.array(MessageSchema), messages, "messages");
     const issues = this.#history.duplicateIssues(messages);
     if (issues.length > 0) throw new ValidationError("messages", issues);
-    markValidated(messages);
-    this.#history.push(messages);
+    this.#push(messages);
   }
 
   /** Appends a user message with `text`, opening a new turn. */
@@ -203,6 +206,20 @@ export class AgentSession {
     this.#history.meter.recorded(parsed, this.#history.messages);
   }
 
+  /**
+   * Reports what the API changed in the last request before the model read it (a response's
+   * `input_transformations`, e.g. thinking dropped with `prefix_mismatch_behavior:
+   * "drop_block"`) as an `input_transformations` event. `appendAnthropicResponse` calls it.
+   */
+  recordInputTransformations(transformations: readonly JsonObject[]): void {
+    const parsed = parseOrThrow(
+      z.array(JsonObjectSchema),
+      transformations,
+      "input_transformations",
+    );
+    if (parsed.length > 0) this.#emit({ type: "input_transformations", transformations: parsed });
+  }
+
   /** Stores compact summaries of tool results, by tool use id. */
   storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
     if (!(summaries instanceof Map) && !isPlainObject(summaries)) {
@@ -242,7 +259,7 @@ export class AgentSession {
         async (outcome) => {
           clear();
           const report = maybeCompactReport(outcome, this.contextUsed);
-          await this.#runner.notifyAfterCompact(report.boundaries);
+          await this.#hooks.after(report.boundaries);
           return report;
         },
         (error: unknown) => {
@@ -263,7 +280,7 @@ export class AgentSession {
     return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
       const before = this.#history.messages;
       const outcome = await this.#enqueue(() => this.#runner.run("manual", parsed));
-      await this.#runner.notifyAfterCompact(outcome.boundaries);
+      await this.#hooks.after(outcome.boundaries);
       return forceCompactResult(
         outcome,
         estimateTokens(before),
@@ -302,7 +319,7 @@ export class AgentSession {
   ): Promise<R> {
     try {
       const parsed = parseOrThrow(schema, options, `${method} options`);
-      if (this.#runner.inHook) {
+      if (this.#hooks.inHook) {
         throw new CompactionError(
           "busy",
           `${method}() was called while a beforeCompact hook runs: it would wait for the compaction that waits for the hook; call it after the hook returns`,
@@ -347,10 +364,24 @@ export class AgentSession {
     content: ContentBlock[],
   ): Extract<Message, { role: R }> {
     const options = { role, sessionId: this.#sessionId, turnId, content, clock: this.#clock };
-    const message = createMessage(options as never) as Extract<Message, { role: R }>;
-    markValidated([message]);
-    this.#history.push([message]);
-    return message;
+    const [message] = this.#push([createMessage(options as never)]);
+    return message as Extract<Message, { role: R }>;
+  }
+
+  /**
+   * Appends validated messages, each text too large for the window clamped to its head and
+   * tail (reported in a `content_clamped` event with the original).
+   */
+  #push(messages: readonly Message[]): Message[] {
+    const clamped = messages.map((message) => clampMessage(message, this.#maxBlockTokens));
+    const appended = clamped.map((entry) => entry.message);
+    markValidated(appended);
+    this.#history.push(appended);
+    for (const { message, clamped: blocks } of clamped) {
+      for (const block of blocks)
+        this.#emit({ type: "content_clamped", messageId: message.id, ...block });
+    }
+    return appended;
   }
 
   #emit(event: CompactionEvent): void {

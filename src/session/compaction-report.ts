@@ -21,6 +21,8 @@ export interface MaybeCompactReport {
   boundaries: CompactionBoundary[];
   /** The messages `trimOnOverflow` removed, when it had to. */
   trimmed?: Message[];
+  /** Whether the context is still above the window (a `context_overflow` event said why). */
+  overWindow: boolean;
 }
 
 /** Options of `maybeCompact`. */
@@ -38,6 +40,8 @@ export interface ForceCompactOptions extends MaybeCompactOptions {
 /** What `forceCompact` did: the combined result and a boundary record per compactor that changed something. */
 export interface ForceCompactResult extends CompactionResult {
   boundaries: CompactionBoundary[];
+  /** Whether the context is still above the window (a `context_overflow` event said why). */
+  overWindow: boolean;
 }
 
 const signalSchema = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional();
@@ -61,6 +65,7 @@ export function maybeCompactReport(
     contextUsedAfter,
     results: outcome.steps,
     boundaries: outcome.boundaries,
+    overWindow: outcome.overWindow,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.trimmed === undefined ? {} : { trimmed: outcome.trimmed }),
   };
@@ -77,6 +82,7 @@ export function forceCompactResult(
     tokensBefore,
     tokensAfter,
     boundaries: outcome.boundaries,
+    overWindow: outcome.overWindow,
   };
 }
 

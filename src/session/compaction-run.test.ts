@@ -40,7 +40,9 @@ describe("the stage loop: one definition of changed", () => {
     for (const run of ["auto", "manual"] as const) {
       const events: CompactionEvent[] = [];
       const session = new AgentSession({
-        contextLimit: 100,
+        // A window the messages fit: the custom compactor runs (its shouldCompact always holds)
+        // and nothing else does.
+        contextLimit: 100_000,
         compactor: droppingCompactor(),
         onEvent: (event) => events.push(event),
       });
@@ -56,7 +58,8 @@ describe("the stage loop: one definition of changed", () => {
   it("reports a compactor that changed nothing as a skip with its reason, never an end", async () => {
     const events: CompactionEvent[] = [];
     const session = new AgentSession({
-      contextLimit: 100,
+      contextLimit: 100_000,
+      trimOnOverflow: false,
       compactor: {
         isAsync: false,
         shouldCompact: () => true,
@@ -105,6 +108,7 @@ describe("the stage loop: one definition of changed", () => {
     const bug = new TypeError("cannot read properties of undefined");
     const session = new AgentSession({
       contextLimit: 100,
+      trimOnOverflow: false,
       compactor: false,
       llmCompactor: {
         isAsync: true,
@@ -130,6 +134,7 @@ describe("the stage loop: one definition of changed", () => {
   it("refuses what a custom compactor returns when it is not a valid conversation", async () => {
     const session = new AgentSession({
       contextLimit: 100,
+      trimOnOverflow: false,
       compactor: {
         isAsync: false,
         shouldCompact: () => true,
@@ -150,6 +155,7 @@ describe("the stage loop: one definition of changed", () => {
   it("runs an async custom compactor (isAsync with compactAsync only) the same way", async () => {
     const session = new AgentSession({
       contextLimit: 100,
+      trimOnOverflow: false,
       compactor: false,
       llmCompactor: {
         isAsync: true,
@@ -220,6 +226,7 @@ describe("signals from another realm or a polyfill", () => {
     } as unknown as AbortSignal;
     const session = new AgentSession({
       contextLimit: 100,
+      trimOnOverflow: false,
       compactor: false,
       llmCompactor: new LLMCompactor(new MockLlmClient()),
     });

@@ -11,16 +11,20 @@ import {
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
+import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
 import { estimateTokens } from "../core/tokens.js";
 import { assertMessages } from "../core/validate-conversation.js";
-import type { CompactionEvent, CompactionTrigger, Logger } from "./events.js";
+import type { CompactionHooks } from "./compaction-hooks.js";
+import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
-import type {
-  AfterCompactHook,
-  BeforeCompactDecision,
-  BeforeCompactHook,
-  CompactionBoundary,
-} from "./hooks.js";
+import type { CompactionBoundary } from "./hooks.js";
+
+const NO_REPAIR: ThinkingRepair = Object.freeze({
+  firstChange: 0,
+  thinkingBlocksDropped: 0,
+  thinkingTokensDropped: 0,
+  toolExchangeClosed: false,
+});
 
 /** What one compactor did in a run. */
 export interface CompactionStepResult {
@@ -43,6 +47,8 @@ export interface CompactionRunOutcome {
   error?: CompactionError;
   /** The messages `trimOnOverflow` removed, when it had to. */
   trimmed?: Message[];
+  /** Whether the context is still above the window (a `context_overflow` event said why). */
+  overWindow: boolean;
 }
 
 /** Options of one run. */
@@ -61,9 +67,9 @@ export interface CompactionRunnerSettings {
   trimTarget: number | undefined;
   clock: Clock;
   emit: (event: CompactionEvent) => void;
-  logger: Logger | undefined;
-  beforeCompact: BeforeCompactHook | undefined;
-  afterCompact: AfterCompactHook | undefined;
+  hooks: CompactionHooks;
+  /** Keep thinking blocks an edit made stale (the app sends `drop_block`). */
+  keepStaleThinking: boolean;
 }
 
 interface Computed {
@@ -85,15 +91,9 @@ export class CompactionRunner {
   readonly #settings: CompactionRunnerSettings;
   /** Automatic summaries failed in a row (the circuit breaker). */
   consecutiveFailures = 0;
-  #hookDepth = 0;
 
   constructor(settings: CompactionRunnerSettings) {
     this.#settings = settings;
-  }
-
-  /** Whether a `beforeCompact` hook is running (a compaction started from it would wait forever). */
-  get inHook(): boolean {
-    return this.#hookDepth > 0;
   }
 
   /** The session's context measure. */
@@ -116,6 +116,7 @@ export class CompactionRunner {
       compacted: false,
       steps: [],
       boundaries: [],
+      overWindow: false,
     };
 
     for (const compactor of compactors) {
@@ -133,7 +134,16 @@ export class CompactionRunner {
           continue;
         }
       }
-      const decision = await this.#askBeforeCompact(trigger, strategy, options.instructions);
+      const decision = await this.#settings.hooks.before(
+        {
+          trigger,
+          strategy,
+          contextUsed: this.contextUsed,
+          contextLimit,
+          messages: history.messages,
+        },
+        options.instructions,
+      );
       if (decision.veto === true) {
         this.#skip(trigger, strategy, "vetoed", "the beforeCompact hook vetoed it");
         continue;
@@ -193,38 +203,41 @@ export class CompactionRunner {
         continue;
       }
       const contextUsedBefore = this.contextUsed;
-      this.#apply(from.length, generation, output.conversation);
-      this.#ended(trigger, computed, contextUsedBefore, outcome);
+      const repair = this.#apply(from.length, generation, output.conversation);
+      this.#ended(trigger, computed, repair, contextUsedBefore, outcome);
     }
 
     if (manual) {
       if (pending.length > 0) {
         const contextUsedBefore = this.contextUsed;
-        this.#apply(input.length, inputGeneration, working);
-        for (const computed of pending) this.#ended(trigger, computed, contextUsedBefore, outcome);
+        const repair = this.#apply(input.length, inputGeneration, working);
+        pending.forEach((computed, index) => {
+          // The repair happened once, after the last of them.
+          const last = index === pending.length - 1;
+          this.#ended(trigger, computed, last ? repair : NO_REPAIR, contextUsedBefore, outcome);
+        });
       }
       this.consecutiveFailures = 0;
-    } else {
-      const trimmed = this.#trimOnOverflow();
-      if (trimmed !== undefined) {
-        outcome.trimmed = trimmed;
-        outcome.compacted = true;
-      }
+    }
+    const trimmed = this.#trimOnOverflow(trigger);
+    if (trimmed !== undefined) {
+      outcome.trimmed = trimmed;
+      outcome.compacted = true;
+    }
+    if (this.contextUsed > contextLimit) {
+      outcome.overWindow = true;
+      this.#settings.emit({
+        type: "context_overflow",
+        trigger,
+        contextUsed: this.contextUsed,
+        contextLimit,
+        detail:
+          this.#settings.trimTarget === undefined
+            ? "compaction could not bring the context under the window: configure a summarizer (llmCompactor, HybridCompactor) or trimOnOverflow"
+            : "even trimming could not bring the context under the window: the newest messages alone exceed it",
+      });
     }
     return outcome;
-  }
-
-  /** Calls `afterCompact` with each boundary; run after the compaction released the session. */
-  async notifyAfterCompact(boundaries: readonly CompactionBoundary[]): Promise<void> {
-    const hook = this.#settings.afterCompact;
-    if (hook === undefined) return;
-    for (const boundary of boundaries) {
-      try {
-        await hook(boundary);
-      } catch (error) {
-        this.#settings.logger?.warn("agent-compaction: the afterCompact hook threw", { error });
-      }
-    }
   }
 
   async #compact(
@@ -257,19 +270,35 @@ export class CompactionRunner {
     return output;
   }
 
-  #apply(length: number, generation: number, compacted: readonly Message[]): void {
-    if (!this.#settings.history.splice(length, generation, compacted)) {
+  /**
+   * Applies a compacted prefix of `length` messages, keeping what was appended meanwhile, and
+   * removes the thinking the change made stale (see {@link keepThinkingValid}).
+   */
+  #apply(length: number, generation: number, compacted: readonly Message[]): ThinkingRepair {
+    const { history } = this.#settings;
+    if (generation !== history.generation) {
       throw new CompactionError("aborted", "the conversation was replaced while compacting");
     }
+    const before = history.messages;
+    const after = [...compacted, ...before.slice(length)];
+    if (this.#settings.keepStaleThinking) {
+      history.replace(after);
+      return NO_REPAIR;
+    }
+    const { conversation, repair } = keepThinkingValid(before, after);
+    history.replace(conversation);
+    return repair;
   }
 
   #ended(
     trigger: CompactionTrigger,
     computed: Computed,
+    repair: ThinkingRepair,
     contextUsedBefore: number,
     outcome: CompactionRunOutcome,
   ): void {
-    const { result, strategy, tokensBefore, tokensAfter } = computed;
+    const { result, strategy, tokensBefore } = computed;
+    const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
     const boundary: CompactionBoundary = {
       trigger,
       strategy,
@@ -278,6 +307,9 @@ export class CompactionRunner {
       turnsCompacted: result.turnsCompacted,
       toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
       toolInputsCleared: result.toolInputsCleared ?? 0,
+      thinkingBlocksDropped: repair.thinkingBlocksDropped,
+      thinkingTokensDropped: repair.thinkingTokensDropped,
+      toolExchangeClosed: repair.toolExchangeClosed,
     };
     outcome.compacted = true;
     outcome.boundaries.push(boundary);
@@ -303,44 +335,8 @@ export class CompactionRunner {
     this.#settings.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
   }
 
-  /** Asks the `beforeCompact` hook; a hook that throws is logged and ignored. */
-  async #askBeforeCompact(
-    trigger: CompactionTrigger,
-    strategy: string,
-    instructions: string | undefined,
-  ): Promise<BeforeCompactDecision> {
-    const hook = this.#settings.beforeCompact;
-    if (hook === undefined) return instructions === undefined ? {} : { instructions };
-    const { history, contextLimit } = this.#settings;
-    let decision: BeforeCompactDecision | undefined;
-    this.#hookDepth += 1;
-    try {
-      decision = await hook({
-        trigger,
-        strategy,
-        contextUsed: this.contextUsed,
-        contextLimit,
-        messages: history.messages,
-        ...(instructions === undefined ? {} : { instructions }),
-      });
-    } catch (error) {
-      this.#settings.logger?.warn("agent-compaction: the beforeCompact hook threw", { error });
-    } finally {
-      this.#hookDepth -= 1;
-    }
-    const added =
-      typeof decision?.instructions === "string" && decision.instructions.trim() !== ""
-        ? decision.instructions
-        : undefined;
-    const combined = [instructions, added].filter((part) => part !== undefined).join("\n\n");
-    return {
-      ...(decision?.veto === true ? { veto: true } : {}),
-      ...(combined === "" ? {} : { instructions: combined }),
-    };
-  }
-
-  /** Removes the oldest messages when the context is still above the window (opt-in). */
-  #trimOnOverflow(): Message[] | undefined {
+  /** Removes the oldest messages when the context is still above the window. */
+  #trimOnOverflow(trigger: CompactionTrigger): Message[] | undefined {
     const { history, contextLimit, trimTarget, clock } = this.#settings;
     if (trimTarget === undefined || this.contextUsed <= contextLimit) return undefined;
     const contextUsedBefore = this.contextUsed;
@@ -349,10 +345,10 @@ export class CompactionRunner {
     const budget = Math.floor(trimTarget * contextLimit) - overhead;
     const output = trimOldest(history.messages, budget, { clock });
     if (output === undefined) return undefined;
-    history.replace(output.conversation);
+    this.#apply(history.messages.length, history.generation, output.conversation);
     this.#settings.emit({
       type: "context_trimmed",
-      trigger: "auto",
+      trigger,
       removed: output.removed,
       contextUsedBefore,
       contextUsedAfter: this.contextUsed,

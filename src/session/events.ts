@@ -1,6 +1,6 @@
 import type { CompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
-import type { Message } from "../core/message.js";
+import type { JsonObject, Message } from "../core/message.js";
 import type { CompactionBoundary } from "./hooks.js";
 
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */
@@ -73,13 +73,58 @@ export interface ContextTrimmedEvent {
   contextUsedAfter: number;
 }
 
+/**
+ * The context is still above the window after everything the session could do: the next
+ * request would be refused. Configure a summarizer (`llmCompactor` or `HybridCompactor`), or
+ * turn `trimOnOverflow` on.
+ */
+export interface ContextOverflowEvent {
+  type: "context_overflow";
+  trigger: CompactionTrigger;
+  contextUsed: number;
+  contextLimit: number;
+  /** Why, in words. */
+  detail: string;
+}
+
+/**
+ * A block too large for any request was cut to its head and tail as it was appended
+ * (`maxBlockShare` of the window). The original text is handed over here so the host can
+ * keep it.
+ */
+export interface ContentClampedEvent {
+  type: "content_clamped";
+  /** The message appended, and the block's index in it. */
+  messageId: string;
+  blockIndex: number;
+  /** The tool use the block answers, for a tool result. */
+  toolUseId?: string;
+  /** The text as it was, and the characters kept of it. */
+  original: string;
+  keptChars: number;
+}
+
+/**
+ * The API changed the request before the model read it (a response's
+ * `input_transformations`, e.g. thinking blocks dropped with `prefix_mismatch_behavior:
+ * "drop_block"`), as reported through `recordInputTransformations`.
+ */
+export interface InputTransformationsEvent {
+  type: "input_transformations";
+  /** The entries as the API wrote them. */
+  transformations: JsonObject[];
+}
+
 /** Everything a session reports to observers. */
 export type CompactionEvent =
   | CompactionStartEvent
   | CompactionEndEvent
   | CompactionFailedEvent
   | CompactionSkippedEvent
-  | ContextTrimmedEvent;
+  | ContextTrimmedEvent
+  | ContextOverflowEvent
+  | ContentClampedEvent
+  | InputTransformationsEvent;
 
 /** A listener of compaction events. */
 export type CompactionEventListener<E extends CompactionEvent = CompactionEvent> = (

@@ -92,16 +92,6 @@ export class History {
     this.meter.added(messages);
   }
 
-  /**
-   * Replaces the first `length` messages by `compacted`, keeping everything appended since.
-   * `false` when the history was replaced meanwhile (the compaction is stale).
-   */
-  splice(length: number, generation: number, compacted: readonly Message[]): boolean {
-    if (generation !== this.#generation) return false;
-    this.replace([...compacted, ...this.#messages.slice(length)]);
-    return true;
-  }
-
   /** Replaces every message (a compaction applied, a trim, a restored snapshot). */
   replace(messages: Message[]): void {
     const previous = this.#messages;

@@ -15,10 +15,22 @@ export interface CompactionBoundary {
   tokensAfter: number;
   /** Turns folded into a summary. */
   turnsCompacted: number;
-  /** Tool results summarised or redacted. */
+  /** Tool results summarized or redacted. */
   toolResultsCompacted: number;
   /** Tool inputs cleared. */
   toolInputsCleared: number;
+  /**
+   * `thinking`/`redacted_thinking` blocks removed after the first changed message, so that no
+   * later request fails the API's preserved-thinking prefix check; 0 with `keepStaleThinking`.
+   */
+  thinkingBlocksDropped: number;
+  /** Their estimated tokens. */
+  thinkingTokensDropped: number;
+  /**
+   * Whether the tool exchange the conversation ended in was written out as text: its assistant
+   * message lost its thinking, and a request continuing a tool loop needs it.
+   */
+  toolExchangeClosed: boolean;
 }
 
 /** What `beforeCompact` is told about the compaction about to run. */
@@ -35,11 +47,11 @@ export interface BeforeCompactContext {
   instructions?: string;
 }
 
-/** What `beforeCompact` may answer: veto this compaction, or add instructions for the summariser. */
+/** What `beforeCompact` may answer: veto this compaction, or add instructions for the summarizer. */
 export interface BeforeCompactDecision {
   /** Skip this compaction (reported as `compaction_skipped` with reason `vetoed`). */
   veto?: boolean;
-  /** Appended to the summariser's instructions for this compaction. */
+  /** Appended to the summarizer's instructions for this compaction. */
   instructions?: string;
 }
 

@@ -1,5 +1,9 @@
 import { z } from "zod";
-import type { CompactorType } from "../compactors/create-compactor.js";
+import { type CompactorType, createCompactor } from "../compactors/create-compactor.js";
+import {
+  ThresholdCompactor,
+  type ThresholdCompactorOptions,
+} from "../compactors/threshold-compactor.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
@@ -14,7 +18,8 @@ export interface AgentSessionOptions {
   sessionId?: string;
   /**
    * The first compactor `maybeCompact` runs: a `Compactor`, a `CompactorType` that needs no
-   * client (`{ type: "threshold" }`), or `false` for none. @default { type: "threshold" }
+   * client (`{ type: "threshold", config? }`, the seed's defaults), or `false` for none.
+   * @default a ThresholdCompactor with {@link DEFAULT_SESSION_COMPACTOR_OPTIONS}
    */
   compactor?: Compactor | CompactorType | false;
   /** The second compactor, judged on the context left after the first. @default none */
@@ -32,13 +37,57 @@ export interface AgentSessionOptions {
   /** Called with the boundary record after each compactor that changed the conversation. @default none */
   afterCompact?: AfterCompactHook;
   /**
-   * The last resort of `maybeCompact`: when the context is still above the window after every
-   * compactor, remove the oldest messages (never splitting a tool exchange, keeping summaries
-   * and the latest request) until it is at or below `targetUtilization` of the window. The
-   * removed messages go out in a `context_trimmed` event. `true` means `{ targetUtilization: 0.5 }`.
-   * @default false
+   * The last resort: when the context is still above the window after every compactor, remove
+   * the oldest messages (never splitting a tool exchange, keeping summaries and the latest
+   * request) until it is at or below `targetUtilization` of the window. The removed messages
+   * go out in a `context_trimmed` event and the report. `true` means `{ targetUtilization:
+   * 0.5 }`; with `false` an overflow is only reported (`context_overflow`). @default true
    */
   trimOnOverflow?: boolean | { targetUtilization?: number };
+  /**
+   * The largest share of the window one text may take (a tool result, a pasted document);
+   * a longer one is cut to its head and tail as it is appended, and the original goes out in
+   * a `content_clamped` event. In (0, 1]. @default 0.25
+   */
+  maxBlockShare?: number;
+  /**
+   * Keep the thinking blocks a compaction made stale. By default every `thinking` and
+   * `redacted_thinking` block after the first message a compaction changed is removed, so no
+   * request fails the API's preserved-thinking prefix check; keep them only when your requests
+   * send `thinking.block_binding.prefix_mismatch_behavior: "drop_block"`. @default false
+   */
+  keepStaleThinking?: boolean;
+}
+
+/**
+ * The compactor a session runs when `compactor` is not given, tuned for real agent runs (few
+ * user turns, long tool loops, results without a compact summary): old tool results give way
+ * to their summary or the redaction notice, within one turn too (all but the 5 most recent
+ * tool uses), down to half the window once the threshold (0.75) is crossed, so it is rare.
+ */
+export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
+  Object.freeze({
+    toolCompaction: "summarize_or_redact",
+    keepRecentToolUses: 5,
+    targetUtilization: 0.5,
+  });
+
+/** The compactors a session runs, in order, from its options. */
+export function sessionCompactors(options: AgentSessionOptions): Compactor[] {
+  const compactors: Compactor[] = [];
+  const first = options.compactor;
+  if (first === undefined)
+    compactors.push(new ThresholdCompactor(DEFAULT_SESSION_COMPACTOR_OPTIONS));
+  else if (first !== false) compactors.push("type" in first ? createCompactor(first) : first);
+  if (options.llmCompactor) compactors.push(options.llmCompactor);
+  return compactors;
+}
+
+/** `trimOnOverflow` as a target utilisation, or `undefined` when it is off. */
+export function trimTarget(option: AgentSessionOptions["trimOnOverflow"]): number | undefined {
+  if (option === false) return undefined;
+  if (option === undefined || option === true) return 0.5;
+  return option.targetUtilization ?? 0.5;
 }
 
 const isFunction = (value: unknown) => typeof value === "function";
@@ -110,4 +159,9 @@ export const AgentSessionOptionsSchema = z.strictObject({
       { error: "must be a boolean or { targetUtilization }" },
     )
     .exactOptional(),
+  maxBlockShare: z
+    .number({ error: "must be a number" })
+    .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
+    .exactOptional(),
+  keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
 });

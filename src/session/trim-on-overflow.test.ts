@@ -16,13 +16,41 @@ function oneLongTurn(calls: number): Message[] {
 }
 
 describe("AgentSession trimOnOverflow", () => {
-  it("is off by default: the session never drops messages on its own", async () => {
+  it("is on by default: an overflow no compactor could fix is trimmed, the removed messages handed over", async () => {
     const session = new AgentSession({ contextLimit: 1000, compactor: false });
+    const conversation = oneLongTurn(30);
+    session.append(...conversation);
+    const report = await session.maybeCompact();
+    expect(report.trimmed?.length).toBeGreaterThan(0);
+    expect(report.overWindow).toBe(false);
+    expect(session.contextUsed).toBeLessThanOrEqual(1000);
+    expect(report.trimmed!.length + session.messages.length - 1).toBe(conversation.length);
+  });
+
+  it("when off, never drops messages on its own: the report and a context_overflow event say so", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 1000,
+      compactor: false,
+      trimOnOverflow: false,
+      onEvent: (event) => events.push(event),
+    });
     session.append(...oneLongTurn(30));
     const before = session.messages.length;
     const report = await session.maybeCompact();
     expect(report.trimmed).toBeUndefined();
+    expect(report.overWindow).toBe(true);
     expect(session.messages).toHaveLength(before);
+    expect(events).toEqual([
+      expect.objectContaining({
+        type: "context_overflow",
+        trigger: "auto",
+        contextLimit: 1000,
+        detail: expect.stringContaining("summarizer"),
+      }),
+    ]);
+    const forced = await session.forceCompact();
+    expect(forced.overWindow).toBe(true);
   });
 
   it("trims to the target when compaction leaves the context above the window, and hands the messages over", async () => {

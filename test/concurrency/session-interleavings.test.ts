@@ -175,6 +175,8 @@ async function run(
       overlap,
     ),
     llmCompactor: watched(llm, overlap),
+    // Only compaction is under test: the last resort's notice would be a second `u0` message.
+    trimOnOverflow: false,
     onEvent: (event) => events.push(event),
   });
 

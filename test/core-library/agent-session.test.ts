@@ -283,7 +283,11 @@ describe("AgentSession: maybeCompact", () => {
   });
 
   it("can be turned off with compactor: false", async () => {
-    const session = new AgentSession({ contextLimit: 100, compactor: false });
+    const session = new AgentSession({
+      contextLimit: 100,
+      compactor: false,
+      trimOnOverflow: false,
+    });
     session.append(...history(6));
     expect(await session.maybeCompact()).toMatchObject({ compacted: false, results: [] });
   });
@@ -293,6 +297,7 @@ describe("AgentSession: maybeCompact", () => {
     const session = new AgentSession({
       contextLimit: 1000,
       compactor: false,
+      trimOnOverflow: false,
       llmCompactor: new LLMCompactor(new MockLlmClient().fail(new Error("503"))),
       onEvent: (event) => events.push(event),
     });

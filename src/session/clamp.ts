@@ -1,0 +1,60 @@
+import type { ContentBlock, Message } from "../core/message.js";
+import { tokensToChars } from "../core/tokens.js";
+
+/** A block cut to fit the window as it was appended. */
+export interface ClampedBlock {
+  blockIndex: number;
+  toolUseId?: string;
+  /** The text as it was. */
+  original: string;
+  /** Characters kept of it. */
+  keptChars: number;
+}
+
+/** Share of what is kept that comes from the head of the text; the rest is its tail. */
+const HEAD_SHARE = 0.6;
+
+function clampText(text: string, maxChars: number): string {
+  const head = Math.floor(maxChars * HEAD_SHARE);
+  const tail = maxChars - head;
+  const cut = text.length - head - tail;
+  return `${text.slice(0, head)}\n[… ${cut} characters cut to fit the context window …]\n${text.slice(text.length - tail)}`;
+}
+
+/**
+ * Cuts every text of a user message longer than `maxTokens` (by the local estimate) to its
+ * head and tail: a text block, a tool result's string content, or a text part of a tool result.
+ * No one block can then push a request over the window. The same message when nothing is cut.
+ */
+export function clampMessage(
+  message: Message,
+  maxTokens: number,
+): { message: Message; clamped: ClampedBlock[] } {
+  const maxChars = tokensToChars(maxTokens);
+  const clamped: ClampedBlock[] = [];
+  if (message.role !== "user") return { message, clamped };
+  const content = message.content.map((block, blockIndex): ContentBlock => {
+    if (block.type === "text" && block.text.length > maxChars) {
+      clamped.push({ blockIndex, original: block.text, keptChars: maxChars });
+      return { ...block, text: clampText(block.text, maxChars) };
+    }
+    if (block.type !== "tool_result") return block;
+    const toolUseId = block.toolUseId;
+    if (typeof block.content === "string") {
+      if (block.content.length <= maxChars) return block;
+      clamped.push({ blockIndex, toolUseId, original: block.content, keptChars: maxChars });
+      return { ...block, content: clampText(block.content, maxChars) };
+    }
+    let changed = false;
+    const parts = block.content.map((part) => {
+      if (part.type !== "text" || part.text.length <= maxChars) return part;
+      changed = true;
+      clamped.push({ blockIndex, toolUseId, original: part.text, keptChars: maxChars });
+      return { ...part, text: clampText(part.text, maxChars) };
+    });
+    return changed ? { ...block, content: parts } : block;
+  });
+  return clamped.length === 0
+    ? { message, clamped }
+    : { message: { ...message, content } as Message, clamped };
+}
