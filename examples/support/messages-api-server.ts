@@ -118,6 +118,12 @@ export interface MessagesApiServerOptions {
   preservedThinking?: PreservedThinkingMode;
   /** Think when the request sets no `thinking`, as current models do. @default false */
   thinkByDefault?: boolean;
+  /**
+   * The model's context window in tokens (counted as {@link roughTokens} of `system`, `tools`
+   * and `messages`): a `/v1/messages` request above it gets the API's 400 "prompt is too
+   * long". @default no limit
+   */
+  contextWindow?: number;
 }
 
 const ERROR_TYPES: Record<number, string> = {
@@ -285,6 +291,12 @@ export class MessagesApiServer {
     });
     if (!verdict.ok) {
       this.#send(response, errorReply(400, verdict.message));
+      return;
+    }
+    const window = this.#options.contextWindow;
+    const tokens = endpoint === "messages" && window !== undefined ? requestTokens(body) : 0;
+    if (window !== undefined && tokens > window) {
+      this.#send(response, errorReply(400, `prompt is too long: ${tokens} tokens > ${window} maximum`));
       return;
     }
     this.#thinking.set(recorded, verdict);

@@ -1,4 +1,5 @@
-import type { ContentBlock, JsonObject, Message, TextBlock } from "./message.js";
+import type { ContentBlock, Message } from "./message.js";
+import { type Clock, createMessage, systemClock } from "./message-factory.js";
 import { estimateBlockTokens } from "./tokens.js";
 
 /**
@@ -13,7 +14,7 @@ export interface ThinkingRepair {
   thinkingBlocksDropped: number;
   /** Their estimated tokens. */
   thinkingTokensDropped: number;
-  /** Whether the open tool exchange at the end was written out as text (see below). */
+  /** Whether the open tool exchange at the end was closed by a continuation (see below). */
   toolExchangeClosed: boolean;
 }
 
@@ -39,49 +40,31 @@ function openExchange(conversation: readonly Message[]): number | undefined {
   return conversation.length - 2;
 }
 
-function describeInput(input: JsonObject): string {
-  const json = JSON.stringify(input);
-  return json.length > 2000 ? `${json.slice(0, 2000)}…` : json;
-}
+/** What the assistant says in the turn that closes an open tool exchange after a compaction. */
+export const CONTINUATION_NOTE = "[Context compacted; continuing the task.]";
+/** What the user says to it. */
+export const CONTINUATION_REQUEST = "Continue.";
 
 /**
- * Writes the open tool exchange at the end out as text: the calls in the assistant message,
- * the results in the user message, each result beside its call's name. Needed when its
- * assistant message lost its thinking: while thinking is on, the API wants the assistant
- * message a request continues through `tool_result` blocks to start with a thinking block.
- * Written as text, the request is a new user message the model answers afresh.
+ * The two messages that close an open tool exchange whose assistant message lost its thinking:
+ * while thinking is on, the API wants the assistant message a request answers through
+ * `tool_result` blocks to start with a thinking block. After a short assistant note and a user
+ * message the request answers nothing: the model reads the results and goes on afresh, and the
+ * results stay tool results (compactable later like any other).
  */
-function closeExchange(call: Message, answer: Message): [Message, Message] {
-  const names = new Map<string, string>();
-  const callContent: ContentBlock[] = [];
-  for (const block of call.content) {
-    if (block.type !== "tool_use") {
-      callContent.push(block);
-      continue;
-    }
-    names.set(block.id, block.name);
-    callContent.push({
-      type: "text",
-      text: `[Called tool ${block.name} (id ${block.id}) with input ${describeInput(block.input)}]`,
-    });
-  }
-  const answerContent: ContentBlock[] = [];
-  for (const block of answer.content) {
-    if (block.type !== "tool_result") {
-      answerContent.push(block);
-      continue;
-    }
-    const label = `[Result of tool ${names.get(block.toolUseId) ?? "call"} (id ${block.toolUseId})${block.isError ? ", an error" : ""}]:`;
-    if (typeof block.content === "string") {
-      answerContent.push({ type: "text", text: `${label} ${block.content}` });
-      continue;
-    }
-    answerContent.push({ type: "text", text: label } satisfies TextBlock);
-    for (const part of block.content) answerContent.push(part);
-  }
+function continuation(last: Message, clock: Clock): [Message, Message] {
+  const base = { sessionId: last.sessionId, turnId: last.turnId, clock };
   return [
-    { ...call, content: callContent } as Message,
-    { ...answer, content: answerContent } as Message,
+    createMessage({
+      ...base,
+      role: "assistant",
+      content: [{ type: "text", text: CONTINUATION_NOTE }],
+    }),
+    createMessage({
+      ...base,
+      role: "user",
+      content: [{ type: "text", text: CONTINUATION_REQUEST }],
+    }),
   ];
 }
 
@@ -91,13 +74,14 @@ function closeExchange(call: Message, answer: Message): [Message, Message] {
  * unchanged). From the first message that differs from `before`, every `thinking` and
  * `redacted_thinking` block goes, whole, none left between (the documented manual fix); an
  * assistant message left empty says so in a text block. When the conversation then ends in a
- * tool exchange whose assistant message lost its thinking, that exchange is written out as
- * text. Thinking before the change is untouched, so it stays valid, and the history is
- * append-only again from here. Pure: unchanged messages are shared.
+ * tool exchange whose assistant message lost its thinking, a short assistant note and a user
+ * message "Continue." close it. Thinking before the change is untouched, so it stays valid,
+ * and the history is append-only again from here. Pure: unchanged messages are shared.
  */
 export function keepThinkingValid(
   before: readonly Message[],
   after: readonly Message[],
+  clock: Clock = systemClock,
 ): { conversation: Message[]; repair: ThinkingRepair } {
   const firstChange = firstDifference(before, after);
   const conversation = after.slice();
@@ -126,10 +110,8 @@ export function keepThinkingValid(
       content: kept.length > 0 ? kept : [{ type: "text", text: "[thinking omitted]" }],
     } as Message;
   }
-  if (strippedCall && exchange !== undefined) {
-    const [call, answer] = closeExchange(conversation[exchange]!, conversation[exchange + 1]!);
-    conversation[exchange] = call;
-    conversation[exchange + 1] = answer;
+  if (strippedCall) {
+    conversation.push(...continuation(conversation.at(-1)!, clock));
     repair.toolExchangeClosed = true;
   }
   return { conversation, repair };

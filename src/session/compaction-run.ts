@@ -19,6 +19,13 @@ import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 
+/**
+ * The last resort acts above this share of the window, not only above it: the messages
+ * appended since the last reported usage are estimated (about 4 characters a token), and an
+ * estimate a few percent low must not let a request over the window through.
+ */
+const TRIM_AT = 0.95;
+
 const NO_REPAIR: ThinkingRepair = Object.freeze({
   firstChange: 0,
   thinkingBlocksDropped: 0,
@@ -285,7 +292,7 @@ export class CompactionRunner {
       history.replace(after);
       return NO_REPAIR;
     }
-    const { conversation, repair } = keepThinkingValid(before, after);
+    const { conversation, repair } = keepThinkingValid(before, after, this.#settings.clock);
     history.replace(conversation);
     return repair;
   }
@@ -338,20 +345,21 @@ export class CompactionRunner {
   /** Removes the oldest messages when the context is still above the window. */
   #trimOnOverflow(trigger: CompactionTrigger): Message[] | undefined {
     const { history, contextLimit, trimTarget, clock } = this.#settings;
-    if (trimTarget === undefined || this.contextUsed <= contextLimit) return undefined;
+    if (trimTarget === undefined || this.contextUsed <= TRIM_AT * contextLimit) return undefined;
     const contextUsedBefore = this.contextUsed;
     // What the measure counts beyond the messages (system prompt, tools) stays.
     const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
     const budget = Math.floor(trimTarget * contextLimit) - overhead;
     const output = trimOldest(history.messages, budget, { clock });
     if (output === undefined) return undefined;
-    this.#apply(history.messages.length, history.generation, output.conversation);
+    const repair = this.#apply(history.messages.length, history.generation, output.conversation);
     this.#settings.emit({
       type: "context_trimmed",
       trigger,
       removed: output.removed,
       contextUsedBefore,
       contextUsedAfter: this.contextUsed,
+      thinkingBlocksDropped: repair.thinkingBlocksDropped,
     });
     return output.removed;
   }

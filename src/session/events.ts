@@ -71,6 +71,8 @@ export interface ContextTrimmedEvent {
   removed: Message[];
   contextUsedBefore: number;
   contextUsedAfter: number;
+  /** Thinking blocks removed after the cut, as a compaction removes them (see `CompactionBoundary`). */
+  thinkingBlocksDropped: number;
 }
 
 /**

@@ -37,7 +37,8 @@ export interface AgentSessionOptions {
   /** Called with the boundary record after each compactor that changed the conversation. @default none */
   afterCompact?: AfterCompactHook;
   /**
-   * The last resort: when the context is still above the window after every compactor, remove
+   * The last resort: when the context is still above 95% of the window after every compactor
+   * (the margin covers the estimate of what was appended since the last usage), remove
    * the oldest messages (never splitting a tool exchange, keeping summaries and the latest
    * request) until it is at or below `targetUtilization` of the window. The removed messages
    * go out in a `context_trimmed` event and the report. `true` means `{ targetUtilization:

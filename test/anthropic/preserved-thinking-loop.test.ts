@@ -1,0 +1,208 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { Tool } from "@anthropic-ai/sdk/resources/messages";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  MessagesApiServer,
+  roughTokens,
+  type MessagesApiServer as Server,
+} from "../../examples/support/messages-api-server.js";
+import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
+import {
+  AgentSession,
+  type AgentSessionOptions,
+  type CompactionEvent,
+  HybridCompactor,
+  LLMCompactor,
+  ThresholdCompactor,
+  validateConversation,
+} from "../../src/index.js";
+import { MockLlmClient } from "../../src/testing/index.js";
+
+/**
+ * The README's agent loop, exactly as written (maybeCompact, messages.create with
+ * toAnthropicMessages(session.messages), appendAnthropicResponse, addToolResults), through the
+ * real SDK against the loopback Messages API, which signs a thinking block at the start of
+ * every reply and enforces the preserved-thinking prefix check, the tool-loop thinking rule
+ * and the context window. Invariant 6: no request built after a compaction is refused.
+ */
+
+const WINDOW = 24_000;
+const SYSTEM = "You are a coding agent. Use the tools.";
+const TOOLS: Tool[] = [
+  {
+    name: "read_file",
+    description: "Reads a file",
+    input_schema: { type: "object", properties: { path: { type: "string" } } },
+  },
+];
+
+/** The model: a run of tool calls per request (a long loop every fourth request), then an answer. */
+function agentScript() {
+  let calls = 0;
+  return (request: { body: unknown }) => {
+    const body = request.body as { messages: { role: string; content: unknown }[] };
+    const last = body.messages.at(-1);
+    const lastIsResults =
+      Array.isArray(last?.content) &&
+      (last.content as { type: string }[]).some((block) => block.type === "tool_result");
+    const loop = body.messages.filter((message) => message.role === "assistant").length;
+    const prompt = roughTokens({ system: SYSTEM, tools: TOOLS, messages: body.messages });
+    const usage = { input_tokens: prompt, output_tokens: 60 };
+    // End the turn now and then; a long loop otherwise.
+    if (lastIsResults && loop % 9 === 8) {
+      return { type: "message" as const, text: "Done with this step.", usage };
+    }
+    calls += 1;
+    return {
+      type: "message" as const,
+      content: [
+        { type: "text", text: `Reading file ${calls}.` },
+        {
+          type: "tool_use",
+          id: `toolu_${calls}`,
+          name: "read_file",
+          input: { path: `src/f${calls}.ts` },
+        },
+      ],
+      stopReason: "tool_use",
+      usage,
+    };
+  };
+}
+
+function toolOutput(id: string, step: number): string {
+  return `// ${id}\n${"export const value = 1;\n".repeat(80 + (step % 5) * 60)}`;
+}
+
+interface LoopOutcome {
+  requests: number;
+  rejected: string[];
+  largest: number;
+  thinkingDropped: number;
+  events: CompactionEvent[];
+}
+
+async function readmeLoop(
+  server: Server,
+  options: AgentSessionOptions,
+  steps: number,
+): Promise<LoopOutcome> {
+  const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
+  const events: CompactionEvent[] = [];
+  const session = new AgentSession({ ...options, onEvent: (event) => events.push(event) });
+  const outcome: LoopOutcome = {
+    requests: 0,
+    rejected: [],
+    largest: 0,
+    thinkingDropped: 0,
+    events,
+  };
+  session.addUserText("Read the source tree and fix the failing test. Never edit generated files.");
+  for (let step = 1; step <= steps; step += 1) {
+    await session.maybeCompact();
+    const messages = toAnthropicMessages(session.messages);
+    outcome.largest = Math.max(
+      outcome.largest,
+      roughTokens({ system: SYSTEM, tools: TOOLS, messages }),
+    );
+    let response: Anthropic.Message;
+    try {
+      response = await client.messages.create({
+        model: "claude-fable-5-1",
+        max_tokens: 1024,
+        system: SYSTEM,
+        tools: TOOLS,
+        thinking: { type: "adaptive" },
+        messages,
+      } as Anthropic.MessageCreateParamsNonStreaming);
+    } catch (error) {
+      outcome.rejected.push(error instanceof Error ? error.message : String(error));
+      break;
+    }
+    outcome.requests += 1;
+    appendAnthropicResponse(session, response);
+    const uses = response.content.filter((block) => block.type === "tool_use");
+    if (uses.length > 0) {
+      session.addToolResults(
+        uses.map((use) => ({
+          type: "tool_result",
+          tool_use_id: use.id,
+          content: toolOutput(use.id, step),
+        })),
+      );
+    } else {
+      session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
+    }
+  }
+  expect(validateConversation(session.messages)).toEqual([]);
+  for (const event of events) {
+    if (event.type === "compaction_end") {
+      outcome.thinkingDropped += event.boundary.thinkingBlocksDropped;
+    } else if (event.type === "context_trimmed") {
+      outcome.thinkingDropped += event.thinkingBlocksDropped;
+    }
+  }
+  return outcome;
+}
+
+let server: Server;
+beforeAll(async () => {
+  server = await MessagesApiServer.start({
+    onMessages: agentScript(),
+    thinkByDefault: true,
+    preservedThinking: "enforced",
+    contextWindow: WINDOW,
+  });
+});
+afterAll(() => server.close());
+
+describe("invariant 6: the README loop with thinking in every reply, 150 requests, no rejection", () => {
+  const strategies: [string, () => AgentSessionOptions][] = [
+    ["the default session", () => ({ contextLimit: WINDOW })],
+    [
+      "threshold with redact",
+      () => ({
+        contextLimit: WINDOW,
+        compactor: new ThresholdCompactor({ toolCompaction: "redact" }),
+      }),
+    ],
+    [
+      "hybrid",
+      () => ({ contextLimit: WINDOW, compactor: new HybridCompactor(new MockLlmClient()) }),
+    ],
+    [
+      "LLM",
+      () => ({
+        contextLimit: WINDOW,
+        compactor: new ThresholdCompactor({ toolCompaction: "redact" }),
+        llmCompactor: new LLMCompactor(new MockLlmClient(), {
+          keepRecentTurns: 1,
+          targetUtilization: 0.5,
+        }),
+      }),
+    ],
+  ];
+
+  it.each(strategies)("%s", async (_name, options) => {
+    const outcome = await readmeLoop(server, options(), 150);
+    expect(outcome.rejected).toEqual([]);
+    expect(outcome.requests).toBe(150);
+    expect(outcome.largest).toBeLessThanOrEqual(WINDOW);
+    // Compaction happened, and it removed stale thinking rather than send it.
+    expect(
+      outcome.events.some(
+        (event) => event.type === "compaction_end" || event.type === "context_trimmed",
+      ),
+    ).toBe(true);
+    expect(outcome.thinkingDropped).toBeGreaterThan(0);
+  });
+
+  it("keepStaleThinking without drop_block is refused at the first compaction: the check is real", async () => {
+    const outcome = await readmeLoop(
+      server,
+      { contextLimit: WINDOW, keepStaleThinking: true },
+      150,
+    );
+    expect(outcome.rejected[0]).toMatch(/bound to a different conversation/);
+  });
+});
