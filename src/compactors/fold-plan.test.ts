@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeCuts } from "../core/conversation-structure.js";
+import { latestRequestIndex, latestSafeCut, safeCuts } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
@@ -75,17 +75,18 @@ describe("planFold", () => {
     expect(folded).not.toContain(conversation[2]);
   });
 
-  it("ignores the target in a manual compaction and without a context", () => {
+  it("ignores the target without a context, and folds as far as it can in a manual compaction", () => {
     const conversation = longTurn();
     const options = { ...OPTIONS, keepRecentTurns: 1, targetUtilization: 0.5 };
     const total = estimateTokens(conversation);
     expect(planFold(conversation, options, {})).toEqual({ cut: 2 });
-    expect(
-      planFold(conversation, options, {
-        contextLimit: total,
-        contextUsed: total,
-        trigger: "manual",
-      }),
-    ).toEqual({ cut: 2 });
+    const context = { contextLimit: total, contextUsed: total };
+    const auto = planFold(conversation, options, { ...context, trigger: "auto" })!;
+    const manual = planFold(conversation, options, { ...context, trigger: "manual" })!;
+    // At least as strong as the automatic fold: up to the latest safe cut, the request kept.
+    expect(manual.cut).toBeGreaterThanOrEqual(auto.cut);
+    expect(manual.keepIndex).toBe(latestRequestIndex(conversation));
+    const lastAssistant = conversation.findLastIndex((message) => message.role === "assistant");
+    expect(manual.cut).toBe(latestSafeCut(safeCuts(conversation), lastAssistant));
   });
 });

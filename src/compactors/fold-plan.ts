@@ -26,7 +26,7 @@ export type FoldPlanOptions = Pick<
 
 /**
  * Plans the fold: the turns older than `keepRecentTurns`, and, when a target is known and
- * that would not reach it, later safe cut points (never between a tool use and its result),
+ * that would not reach it (or in a manual compaction, always), later safe cut points (never between a tool use and its result),
  * oldest first, up to the latest assistant message. Past the latest user request, that
  * request is kept verbatim right after the summary. `undefined` when nothing is old enough.
  */
@@ -47,7 +47,12 @@ export function planFold(
         ? { cut: base, keepIndex: latest }
         : { cut: base };
   const suffix = suffixTokenSums(conversation);
-  const budget = targetBudget(options.targetUtilization, context, suffix[0]!);
+  // A manual compaction is at least as strong as an automatic one: it folds as far as the
+  // rules allow (inside the latest turn too, when nothing older is left).
+  const budget =
+    context.trigger === "manual"
+      ? Number.NEGATIVE_INFINITY
+      : targetBudget(options.targetUtilization, context, suffix[0]!);
   if (budget === undefined) return baseline;
 
   const reserve = options.maxSummaryTokens + options.keepUserMessagesTokens;

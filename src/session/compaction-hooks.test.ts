@@ -188,7 +188,8 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
     expect(forced.boundaries.map((boundary) => [boundary.trigger, boundary.strategy])).toEqual([
       ["manual", "llm"],
     ]);
-    expect(forced.boundaries[0]).toMatchObject({ turnsCompacted: 3, toolResultsCompacted: 0 });
+    // A manual summary folds every turn (the latest request kept verbatim).
+    expect(forced.boundaries[0]).toMatchObject({ turnsCompacted: 6, toolResultsCompacted: 0 });
     expect(after).toHaveLength(2);
   });
 

@@ -226,7 +226,8 @@ export class CompactionRunner {
       }
       this.consecutiveFailures = 0;
     }
-    const trimmed = this.#trimOnOverflow(trigger);
+    // After a failure the conversation stays as it was (the report carries the failure).
+    const trimmed = outcome.error === undefined ? this.#trimOnOverflow(trigger) : undefined;
     if (trimmed !== undefined) {
       outcome.trimmed = trimmed;
       outcome.compacted = true;

@@ -12,6 +12,7 @@ import {
   SUMMARY_PREFIX,
   ThresholdCompactor,
   ValidationError,
+  validateConversation,
 } from "../../src/index.js";
 import { ConversationBuilder, MockLlmClient, toolResultBlock } from "../../src/testing/index.js";
 
@@ -351,11 +352,16 @@ describe("AgentSession: maybeCompact", () => {
     expect(second).toBe(first);
     const forced = session.forceCompact();
     await expect.poll(() => pending.length).toBe(1);
+    // The forced compaction waits for the first run: no second request while it runs.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pending).toHaveLength(1);
     pending[0]!.resolve("one");
     await first;
-    // forceCompact waited for the first run, then found nothing more to summarise.
-    expect(await forced).toMatchObject({ turnsCompacted: 0 });
-    expect(client.callCount).toBe(1);
+    // Then it runs, and folds what the automatic run kept of the latest turn.
+    await expect.poll(() => pending.length).toBe(2);
+    pending[1]!.resolve("two");
+    expect((await forced).turnsCompacted).toBeGreaterThan(0);
+    expect(client.callCount).toBe(2);
     const starts = events.filter((event) => event.type === "compaction_start").length;
     expect(starts).toBe(2);
   });
@@ -363,6 +369,7 @@ describe("AgentSession: maybeCompact", () => {
     const session = new AgentSession({
       contextLimit: 1000,
       compactor: false,
+      trimOnOverflow: false,
       llmCompactor: new LLMCompactor(new MockLlmClient(), { keepRecentTurns: 1 }),
     });
     session.append(...history(3));
@@ -373,7 +380,8 @@ describe("AgentSession: maybeCompact", () => {
         ["later", "ahead"],
       ]),
     );
-    await session.forceCompact();
+    // An automatic summary folds the turns older than keepRecentTurns: toolu_3's stays.
+    await session.maybeCompact();
     expect([...session.compactSummaries.keys()].sort()).toEqual(["later", "toolu_3"]);
   });
 });
@@ -413,7 +421,32 @@ describe("AgentSession: forceCompact", () => {
     session.append(...history(5));
     const result = await session.forceCompact({ instructions: "Focus on file names" });
     expect(client.lastRequest?.prompt).toContain("Focus on file names");
-    expect(result).toMatchObject({ toolResultsSummarized: 2, turnsCompacted: 2 });
+    // A manual compaction folds as far as it can: every turn, the latest request kept verbatim.
+    expect(result).toMatchObject({ toolResultsSummarized: 2, turnsCompacted: 5 });
+  });
+
+  it("is at least as strong as an automatic one: inside one turn it folds the old tool exchanges", async () => {
+    const builder = new ConversationBuilder().user("Migrate every module.");
+    for (let call = 1; call <= 12; call += 1)
+      builder.toolCall({
+        name: "edit",
+        input: { file: `m${call}.ts` },
+        result: "done ".repeat(300),
+      });
+    const session = new AgentSession({
+      contextLimit: 10_000_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient()),
+    });
+    session.append(...builder.build());
+    const before = estimateTokens(session.messages);
+    const result = await session.forceCompact();
+    expect(result.turnsCompacted).toBe(1);
+    expect(result.tokensAfter).toBeLessThan(before / 3);
+    expect(validateConversation(session.messages)).toEqual([]);
+    // The request and the newest exchange are kept verbatim.
+    expect(JSON.stringify(session.messages)).toContain("Migrate every module.");
+    expect(session.messages.at(-1)?.content[0]).toMatchObject({ type: "tool_result" });
   });
 });
 
