@@ -61,16 +61,18 @@ export interface AgentSessionOptions {
 }
 
 /**
- * The compactor a session runs when `compactor` is not given, tuned for real agent runs (few
- * user turns, long tool loops, results without a compact summary): old tool results give way
- * to their summary or the redaction notice, within one turn too (all but the 5 most recent
- * tool uses), down to half the window once the threshold (0.75) is crossed, so it is rare.
+ * The compactor a session runs when `compactor` is not given, tuned on real agent runs (few
+ * user turns, long tool loops, results without a compact summary, file contents in tool
+ * inputs): old tool results give way to their summary or the redaction notice and their
+ * inputs are cleared, within one turn too (all but the 5 most recent tool uses), down to 40%
+ * of the window once the threshold (0.75) is crossed, so compactions are rare.
  */
 export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
   Object.freeze({
     toolCompaction: "summarize_or_redact",
     keepRecentToolUses: 5,
-    targetUtilization: 0.5,
+    targetUtilization: 0.4,
+    clearToolInputs: true,
   });
 
 /** The compactors a session runs, in order, from its options. */

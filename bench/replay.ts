@@ -1,0 +1,230 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { roughTokens } from "../examples/support/messages-api-server.js";
+import { checkThinkingPrefix, signReplyContent } from "../examples/support/thinking-rules.js";
+import { appendAnthropicResponse, toAnthropicMessages } from "../src/anthropic/index.js";
+import {
+  AgentSession,
+  type AgentSessionOptions,
+  type CompactionEvent,
+  HybridCompactor,
+  LLMCompactor,
+  type Message,
+  ThresholdCompactor,
+  validateConversation,
+} from "../src/index.js";
+import { createSummariser } from "./summariser.js";
+
+/**
+ * Replays real agent runs (Anthropic-Messages-shaped JSON, as in `../shared/realdata`) through
+ * the library: before each assistant reply the session compacts (`maybeCompact`), the request
+ * is built from `toAnthropicMessages(session.messages)` as the README's loop builds it, and is
+ * checked as the API would check it: valid structure, inside the window, and the
+ * preserved-thinking prefix check (each recorded reply's thinking is signed against the
+ * request that produced it, as the model would sign it). Then the recorded reply and the
+ * recorded tool results are appended, so every strategy sees the same run.
+ */
+
+/** One recorded run. */
+interface RecordedRun {
+  system?: string;
+  messages: { role: "user" | "assistant"; content: string | Record<string, unknown>[] }[];
+}
+
+/** A strategy replayed: how the session is configured. */
+export interface ReplayStrategy {
+  name: string;
+  options: () => Partial<AgentSessionOptions>;
+}
+
+/** The strategies the replay compares, `none` first (the baseline). */
+export const REPLAY_STRATEGIES: readonly ReplayStrategy[] = [
+  { name: "none", options: () => ({ compactor: false, trimOnOverflow: false }) },
+  { name: "default", options: () => ({}) },
+  {
+    name: "threshold-redact",
+    options: () => ({ compactor: new ThresholdCompactor({ toolCompaction: "redact" }) }),
+  },
+  {
+    name: "hybrid",
+    options: () => ({ compactor: new HybridCompactor(createSummariser().client) }),
+  },
+  {
+    name: "llm",
+    options: () => ({
+      llmCompactor: new LLMCompactor(createSummariser().client, {
+        keepRecentTurns: 1,
+        targetUtilization: 0.5,
+      }),
+    }),
+  },
+];
+
+/** What one run through one strategy did. */
+export interface ReplayResult {
+  file: string;
+  strategy: string;
+  /** Requests sent: one per recorded assistant reply. */
+  requests: number;
+  /** Input tokens of every request, summed (what a provider bills, before caching). */
+  billedInputTokens: number;
+  /** Requests above the window (the API would refuse them). */
+  overWindow: number;
+  /** Requests with a structural problem the API refuses (`validateConversation`). */
+  invalid: number;
+  /** Requests with a thinking block that fails the prefix check (a 400 by default). */
+  prefixFailures: number;
+  /** Thinking blocks the session removed to keep the prefix valid. */
+  thinkingDropped: number;
+  /** Tokens written to the prompt cache anew by the request after each compaction. */
+  compactionCacheWrites: number;
+  /** Compactions that changed the conversation, trims included. */
+  compactions: number;
+  /** The largest request, in tokens. */
+  peakTokens: number;
+}
+
+function asBlocks(content: RecordedRun["messages"][number]["content"]): Record<string, unknown>[] {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+/** Tokens of the messages two requests share at their start: what the prompt cache still holds. */
+function sharedPrefixTokens(previous: readonly unknown[], current: readonly unknown[]): number {
+  let tokens = 0;
+  for (let index = 0; index < Math.min(previous.length, current.length); index += 1) {
+    const text = JSON.stringify(current[index]);
+    if (JSON.stringify(previous[index]) !== text) break;
+    tokens += roughTokens(current[index]);
+  }
+  return tokens;
+}
+
+/** Replays one recorded run through one strategy with a window of `contextLimit` tokens. */
+export async function replayRun(
+  file: string,
+  strategy: ReplayStrategy,
+  contextLimit: number,
+): Promise<ReplayResult> {
+  const run = JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
+  const system = run.system ?? "";
+  let tick = Date.UTC(2026, 0, 1);
+  const clock = () => new Date((tick += 1000));
+  let changed = false;
+  const result: ReplayResult = {
+    file: basename(file),
+    strategy: strategy.name,
+    requests: 0,
+    billedInputTokens: 0,
+    overWindow: 0,
+    invalid: 0,
+    prefixFailures: 0,
+    thinkingDropped: 0,
+    compactionCacheWrites: 0,
+    compactions: 0,
+    peakTokens: 0,
+  };
+  const onEvent = (event: CompactionEvent) => {
+    if (event.type === "compaction_end") {
+      changed = true;
+      result.compactions += 1;
+      result.thinkingDropped += event.boundary.thinkingBlocksDropped;
+    } else if (event.type === "context_trimmed") {
+      changed = true;
+      result.compactions += 1;
+      result.thinkingDropped += event.thinkingBlocksDropped;
+    }
+  };
+  const session = new AgentSession({
+    contextLimit,
+    sessionId: `replay-${strategy.name}`,
+    clock,
+    onEvent,
+    ...strategy.options(),
+  });
+  let turn = 0;
+  let ids = 0;
+  let previous: unknown[] = [];
+  for (const recorded of run.messages) {
+    const content = asBlocks(recorded.content);
+    if (recorded.role === "user") {
+      const answersTools = content.some((block) => block.type === "tool_result");
+      if (!answersTools) turn += 1;
+      const message = {
+        role: "user" as const,
+        id: `replay-${(ids += 1)}`,
+        sessionId: session.sessionId,
+        turnId: { owner: "u", number: Math.max(turn, 1) },
+        createdAt: clock(),
+        content: toOurs(content),
+      };
+      session.append(message as Message);
+      continue;
+    }
+    await session.maybeCompact();
+    const messages = toAnthropicMessages(session.messages);
+    const body = { system, tools: [], thinking: { type: "adaptive" }, messages };
+    const tokens = roughTokens({ system, messages });
+    result.requests += 1;
+    result.billedInputTokens += tokens;
+    result.peakTokens = Math.max(result.peakTokens, tokens);
+    if (tokens > contextLimit) result.overWindow += 1;
+    if (validateConversation(session.messages).length > 0) result.invalid += 1;
+    if (checkThinkingPrefix(body).some((failure) => failure.reason !== "model_binding_mismatch"))
+      result.prefixFailures += 1;
+    if (changed) result.compactionCacheWrites += tokens - sharedPrefixTokens(previous, messages);
+    changed = false;
+    previous = messages;
+    // The recorded reply, its thinking signed against this request as the model would sign it.
+    const reply = signReplyContent(body, content.map(unsigned));
+    appendAnthropicResponse(session, {
+      content: reply as never,
+      usage: { input_tokens: tokens, output_tokens: roughTokens(reply) },
+    });
+  }
+  return result;
+}
+
+/** Thinking as the model writes it: the recorded (sanitised) signature is replaced on replay. */
+function unsigned(block: Record<string, unknown>): Record<string, unknown> {
+  if (block.type === "thinking") return { type: "thinking", thinking: block.thinking ?? "" };
+  if (block.type === "redacted_thinking") return { type: "redacted_thinking", hidden: "" };
+  return block;
+}
+
+/** Our blocks from the recorded wire blocks (user side: text, images, tool results). */
+function toOurs(content: Record<string, unknown>[]) {
+  return content.map((block) => {
+    if (block.type === "tool_result") {
+      const raw = block.content;
+      return {
+        type: "tool_result" as const,
+        toolUseId: String(block.tool_use_id),
+        content: typeof raw === "string" ? raw : JSON.stringify(raw ?? ""),
+        isError: block.is_error === true,
+      };
+    }
+    if (block.type === "text") return { type: "text" as const, text: String(block.text) || " " };
+    return { type: "opaque" as const, block: block as never };
+  });
+}
+
+/** The `*.json` runs of a folder, sorted. */
+export function runsIn(directory: string): string[] {
+  return readdirSync(directory)
+    .filter((name) => name.endsWith(".json"))
+    .sort()
+    .map((name) => join(directory, name));
+}
+
+/** Replays every run of `directory` through every strategy. */
+export async function replayAll(
+  directory: string,
+  contextLimit: number,
+  strategies: readonly ReplayStrategy[] = REPLAY_STRATEGIES,
+): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  for (const file of runsIn(directory)) {
+    for (const strategy of strategies) results.push(await replayRun(file, strategy, contextLimit));
+  }
+  return results;
+}
