@@ -90,7 +90,10 @@ export type {
   CompactionSkippedEvent,
   CompactionStartEvent,
   CompactionTrigger,
+  ContentClampedEvent,
+  ContextOverflowEvent,
   ContextTrimmedEvent,
+  InputTransformationsEvent,
   Logger,
 } from "./session/events.js";
 export type {
@@ -100,7 +103,10 @@ export type {
   BeforeCompactHook,
   CompactionBoundary,
 } from "./session/hooks.js";
-export type { AgentSessionOptions } from "./session/options.js";
+export {
+  type AgentSessionOptions,
+  DEFAULT_SESSION_COMPACTOR_OPTIONS,
+} from "./session/options.js";
 export type {
   SerializedMessage,
   SessionRestoreOptions,
