@@ -6,7 +6,7 @@ import { HybridCompactor, type HybridCompactorOptions } from "./hybrid-compactor
 import { LLMCompactor, type LLMCompactorConfig } from "./llm-compactor.js";
 import { type CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
 
-/** Selects a compaction strategy and its options. @default { type: "threshold" } */
+/** Selects a compaction strategy and its options, for `createCompactor`. */
 export type CompactorType =
   | { type: "threshold"; config?: Partial<CompactionConfig> }
   | { type: "llm"; config?: Partial<LLMCompactorConfig> }

@@ -43,7 +43,7 @@ export interface LLMCompactorOptions {
   /** Milliseconds before the summary call is abandoned (`timeout`). @default 60000 */
   summaryTimeoutMs: number;
   /**
-   * Token budget (estimated by `CHARS_PER_TOKEN`) of one summarization request: system prompt,
+   * Token budget (about 4 characters a token) of one summarization request: system prompt,
    * user prompt and transcript. A longer compacted part is summarized in parts that each fit,
    * then combined
    * (see `summaryOverflow`), so no request exceeds the summariser's window. @default 50000

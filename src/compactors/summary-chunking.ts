@@ -33,7 +33,7 @@ export interface SummarizationInput extends SummaryPromptParts {
   summaries: ReadonlyMap<string, string>;
   /** The system prompt every request carries. */
   system: string;
-  /** Tokens (by `CHARS_PER_TOKEN`) one request may take: system prompt, prompt and transcript. */
+  /** Tokens (about 4 characters a token) one request may take: system prompt, prompt and transcript. */
   requestBudgetTokens: number;
   maxToolInputChars: number;
   maxToolResultChars: number;
@@ -133,7 +133,7 @@ async function mapLimited<T>(
 
 /**
  * Summarizes messages so that every request (system prompt + prompt, in tokens by
- * `CHARS_PER_TOKEN`) stays within `requestBudgetTokens`: in one request when the transcript fits, else in parts that
+ * 4 characters a token) stays within `requestBudgetTokens`: in one request when the transcript fits, else in parts that
  * each fit, whose summaries are then combined, in rounds if they do not fit one request
  * either (map-reduce). With `overflow: "truncate"` it drops the oldest items instead.
  */

@@ -37,10 +37,10 @@ export interface ThresholdCompactorOptions {
   toolCompaction: ToolCompaction;
   /**
    * Within-turn retention, like Anthropic's `clear_tool_uses` `keep`: results of tool uses
-   * older than the this many most recent ones are compacted even inside the recent turns (one
+   * older than this many most recent ones are compacted even inside the recent turns (one
    * long agent turn of hundreds of tool calls). The newest results of the latest turn are never
    * compacted. A whole number ≥ 1; `false` (or unset), only turns older than `keepRecentTurns`
-   * are compacted. @default false (off, as the seed)
+   * are compacted. @default false
    */
   keepRecentToolUses?: number | false;
   /**
@@ -60,7 +60,7 @@ export interface ThresholdCompactorOptions {
   /**
    * Also clear the inputs of the tool uses whose results are compacted: `true` for every tool,
    * or the names of the tools. The input becomes a small JSON object noting what was cleared
-   * ({@link clearedToolInput}). @default false
+   * (its size and top-level keys). @default false
    */
   clearToolInputs: boolean | readonly string[];
 }

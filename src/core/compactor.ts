@@ -45,11 +45,17 @@ export interface CompactionOutput {
  * compacts everything its retention rules allow.
  */
 export interface CompactionContext {
-  /** The model's context window in tokens. */
+  /** The model's context window in tokens. @default unknown (no target applies) */
   contextLimit?: number;
-  /** The context this conversation takes in a request (messages plus system prompt and tools). */
+  /**
+   * The context this conversation takes in a request (messages plus system prompt and tools).
+   * @default the local estimate of the messages
+   */
   contextUsed?: number;
-  /** `manual` (`forceCompact`) compacts everything eligible, ignoring targets and minimum gains. */
+  /**
+   * `manual` (`forceCompact`) compacts everything eligible, ignoring targets and minimum gains.
+   * @default "auto"
+   */
   trigger?: "auto" | "manual";
 }
 
@@ -72,9 +78,9 @@ export interface Compactor {
 
 /** Options of one asynchronous compaction. */
 export interface CompactAsyncOptions extends CompactionContext {
-  /** Cancels the compaction; it then rejects with `CompactionError` code `aborted`. */
+  /** Cancels the compaction; it then rejects with `CompactionError` code `aborted`. @default none */
   signal?: AbortSignal;
-  /** Extra instructions for the summariser, for this run only. */
+  /** Extra instructions for the summarizer, for this run only. @default none */
   instructions?: string;
 }
 

@@ -27,13 +27,13 @@ export interface MaybeCompactReport {
 
 /** Options of `maybeCompact`. */
 export interface MaybeCompactOptions {
-  /** Cancels a summary in flight (reported as an `aborted` failure). */
+  /** Cancels a summary in flight (reported as an `aborted` failure). @default none */
   signal?: AbortSignal;
 }
 
 /** Options of `forceCompact`. */
 export interface ForceCompactOptions extends MaybeCompactOptions {
-  /** Extra instructions for the summarizer, for this compaction only. */
+  /** Extra instructions for the summarizer, for this compaction only. @default none */
   instructions?: string;
 }
 

@@ -22,7 +22,7 @@ export interface SessionSnapshot {
 
 /** Options of `AgentSession.fromJSON`: what JSON cannot hold (compactors, listeners, hooks). */
 export type SessionRestoreOptions = Omit<AgentSessionOptions, "sessionId" | "contextLimit"> & {
-  /** Overrides the snapshot's context limit (e.g. a model with a larger window). */
+  /** Overrides the snapshot's context limit (e.g. a model with a larger window). @default the snapshot's */
   contextLimit?: number;
 };
 

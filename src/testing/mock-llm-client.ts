@@ -12,7 +12,7 @@ export type MockReply =
 
 /** Options of {@link MockLlmClient}. */
 export interface MockLlmClientOptions {
-  /** Replies used in order, one per request. */
+  /** Replies used in order, one per request. @default [] */
   replies?: MockReply[];
   /** The reply once the script runs out. @default a short deterministic summary */
   defaultReply?: MockReply;
