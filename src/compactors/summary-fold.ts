@@ -7,7 +7,7 @@ import {
 } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
-import type { Message } from "../core/message.js";
+import type { Message, ToolResultBlock } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
@@ -75,8 +75,10 @@ export async function foldIntoSummary(
   ).size;
   if (turnsCompacted === 0) return skip(SKIP_ONLY_SUMMARIES);
 
-  const foldedSource =
-    source.length === conversation.length ? foldedMessages(source, plan) : folded;
+  const foldedSource = withOriginals(
+    source.length === conversation.length ? foldedMessages(source, plan) : folded,
+    options.originals,
+  );
   const userRequests = collectUserRequests(foldedSource);
   const verbatim = newestWithin(userRequests, settings.keepUserMessagesTokens);
   const foldedTokens = estimateTokens(folded);
@@ -186,6 +188,26 @@ async function requestSummary(
     throw new CompactionError("empty_summary", "summarizer returned an empty summary");
   }
   return text.trim();
+}
+
+/** `messages` with each placeholder tool result replaced by its original, where one is known. */
+function withOriginals(
+  messages: Message[],
+  originals: ReadonlyMap<string, ToolResultBlock> | undefined,
+): Message[] {
+  if (originals === undefined || originals.size === 0) return messages;
+  return messages.map((message) => {
+    if (
+      !message.content.some(
+        (block) => block.type === "tool_result" && originals.has(block.toolUseId),
+      )
+    )
+      return message;
+    const content = message.content.map((block) =>
+      block.type === "tool_result" ? (originals.get(block.toolUseId) ?? block) : block,
+    );
+    return { ...message, content } as Message;
+  });
 }
 
 function describe(error: unknown): string {

@@ -25,7 +25,9 @@ export function collectUserRequests(folded: readonly Message[]): string[] {
       }
     }
   }
-  return requests;
+  // The same words twice (a pinned message folded again, a request repeated) are kept once,
+  // where they were said last.
+  return requests.filter((text, index) => requests.indexOf(text, index + 1) === -1);
 }
 
 /** The newest of `texts` whose characters together fit in `budgetTokens`, oldest first. */

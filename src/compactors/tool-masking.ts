@@ -205,7 +205,11 @@ export function maskToolResults(
       const replacement =
         summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
       if (replacement === undefined) continue;
-      if (block.content !== replacement) {
+      // Already compacted: the replacement, perhaps naming its recall handle.
+      const done =
+        block.content === replacement ||
+        (typeof block.content === "string" && block.content.startsWith(`${replacement} [recall `));
+      if (!done) {
         const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
         // A result smaller than its replacement stays (compaction never grows a conversation),
         // but its input may still go: an edit's result is small, its input not.

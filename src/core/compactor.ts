@@ -1,4 +1,4 @@
-import type { Message } from "./message.js";
+import type { Message, ToolResultBlock } from "./message.js";
 
 /** What a compaction changed. Counts only what this run changed, never what an earlier run did. */
 export interface CompactionResult {
@@ -82,6 +82,12 @@ export interface CompactAsyncOptions extends CompactionContext {
   signal?: AbortSignal;
   /** Extra instructions for the summarizer, for this run only. @default none */
   instructions?: string;
+  /**
+   * The originals of tool results an earlier compaction replaced, by tool use id (the session
+   * passes them from its archive), so a summarizer reads what was there, not the placeholder.
+   * @default none
+   */
+  originals?: ReadonlyMap<string, ToolResultBlock>;
 }
 
 /** A compactor whose work needs I/O (an LLM call). Rejects with `CompactionError`. */

@@ -1,21 +1,17 @@
-import { z } from "zod";
-import { isAbortSignal } from "../core/abort.js";
-import type { CompactionResult, Compactor } from "../core/compactor.js";
+import type { z } from "zod";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
   JsonObject,
   Message,
-  TurnId,
   UserMessage,
 } from "../core/message.js";
-import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
-import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { estimateTokens } from "../core/tokens.js";
-import { markValidated } from "../core/validate-conversation.js";
-import { clampMessage } from "./clamp.js";
+import { type ArchiveRecord, MemoryArchive } from "./archive.js";
+import { ArchiveKeeper } from "./archive-keeper.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import {
   type ForceCompactOptions,
@@ -31,20 +27,25 @@ import {
   CompactionRunner,
   type CompactionRunOptions,
   type CompactionRunOutcome,
-  type CompactionStepResult,
 } from "./compaction-run.js";
-import { type Usage, UsageSchema } from "./context-meter.js";
+import type { Usage } from "./context-meter.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
-import { History, USER_TURN_OWNER } from "./history.js";
-import type { CompactionBoundary } from "./hooks.js";
+import { History } from "./history.js";
+import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
   AgentSessionOptionsSchema,
   sessionCompactors,
   trimTarget,
 } from "./options.js";
-import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
-import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
+import {
+  parseSnapshot,
+  type SessionRestoreOptions,
+  type SessionSnapshot,
+  serializeMessage,
+  serializeRecord,
+} from "./snapshot.js";
+import type { ToolResultInput } from "./tool-results.js";
 
 /**
  * A conversation with its context measure and compaction: call `maybeCompact()` before
@@ -64,7 +65,8 @@ export class AgentSession {
   readonly #history = new History();
   readonly #runner: CompactionRunner;
   readonly #hooks: CompactionHooks;
-  readonly #maxBlockTokens: number;
+  readonly #keeper: ArchiveKeeper | undefined;
+  readonly #intake: MessageIntake;
   readonly #logger: AgentSessionOptions["logger"];
   #queue: Promise<unknown> = Promise.resolve();
   #pendingAuto: Promise<MaybeCompactReport> | undefined;
@@ -77,8 +79,16 @@ export class AgentSession {
     this.#contextLimit = parsed.contextLimit;
     this.#clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
-    this.#maxBlockTokens = Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit);
+    this.#intake = new MessageIntake({
+      history: this.#history,
+      sessionId: this.#sessionId,
+      clock: this.#clock,
+      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit),
+      emit: (event) => this.#emit(event),
+    });
     this.#hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
+    const archive = options.archive ?? new MemoryArchive();
+    this.#keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.#sessionId);
     this.#runner = new CompactionRunner({
       history: this.#history,
       contextLimit: parsed.contextLimit,
@@ -89,6 +99,7 @@ export class AgentSession {
       emit: (event) => this.#emit(event),
       hooks: this.#hooks,
       keepStaleThinking: parsed.keepStaleThinking ?? false,
+      archive: this.#keeper,
     });
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
   }
@@ -104,20 +115,13 @@ export class AgentSession {
       contextLimit: options.contextLimit ?? parsed.contextLimit,
       sessionId: parsed.sessionId,
     });
-    const history = session.#history;
-    const duplicates = history.duplicateIssues(parsed.messages);
-    if (duplicates.length > 0) {
-      throw new ValidationError(
-        "session snapshot",
-        duplicates.map((issue) => ({ ...issue, path: ["messages", ...issue.path] })),
-      );
+    session.#history.restore(parsed);
+    const keeper = session.#keeper;
+    if (parsed.archive !== undefined && keeper !== undefined) {
+      keeper.next = parsed.archive.next;
+      const records = parsed.archive.records ?? [];
+      if (records.length > 0) void keeper.archive.put(parsed.sessionId, records);
     }
-    markValidated(parsed.messages);
-    history.replace(parsed.messages);
-    history.meter.restore(parsed.meter, parsed.messages);
-    for (const [toolUseId, summary] of Object.entries(parsed.compactSummaries))
-      history.summaries.set(toolUseId, summary);
-    history.lastTurnNumber = parsed.lastTurnNumber;
     session.#runner.consecutiveFailures = parsed.consecutiveFailures;
     return session;
   }
@@ -157,31 +161,45 @@ export class AgentSession {
 
   /** Appends messages as they are. All are validated first; none is added if one is bad. */
   append(...messages: Message[]): void {
-    parseOrThrow(z.array(MessageSchema), messages, "messages");
-    const issues = this.#history.duplicateIssues(messages);
-    if (issues.length > 0) throw new ValidationError("messages", issues);
-    this.#push(messages);
+    this.#intake.append(...messages);
   }
 
-  /** Appends a user message with `text`, opening a new turn. */
-  addUserText(text: string): UserMessage {
-    parseOrThrow(z.string().min(1, "must be a non-empty string"), text, "text");
-    const turnId = { owner: USER_TURN_OWNER, number: this.#history.lastTurnNumber + 1 };
-    return this.#add("user", turnId, [{ type: "text", text }]);
+  /**
+   * Appends a user message with `text`, opening a new turn. `pinned`: no compaction ever
+   * changes or removes it (see {@link AgentSession.pin}).
+   */
+  addUserText(text: string, options: { pinned?: boolean } = {}): UserMessage {
+    return this.#intake.addUserText(text, options);
+  }
+
+  /**
+   * Pins one of the user's own messages (no tool results in it): no compaction changes or
+   * removes it, and after a summary it comes back right after the summary.
+   * @throws {ValidationError} for an unknown id or a message that cannot be pinned.
+   */
+  pin(messageId: string): void {
+    this.#intake.pin(messageId);
+  }
+
+  /**
+   * What a compaction removed or replaced, by the recall handle its placeholder names
+   * (`[recall r7-3f2a]`): the original tool result, tool input, or messages.
+   * @throws {ValidationError} for a handle this session never gave, or with `archive: false`.
+   */
+  recall(handle: string): Promise<ArchiveRecord> {
+    if (this.#keeper === undefined) {
+      return Promise.reject(
+        new ValidationError("recall", [
+          { path: [], message: "this session keeps no archive (archive: false)" },
+        ]),
+      );
+    }
+    return this.#keeper.recall(handle);
   }
 
   /** Appends an assistant message to the current turn. */
   addAssistant(content: ContentBlock[]): AssistantMessage {
-    const blocks = parseOrThrow(
-      z.array(ContentBlockSchema).min(1, "must hold at least one block"),
-      content,
-      "assistant content",
-    );
-    const issues = this.#history
-      .duplicateIssues([{ id: "", content: blocks }])
-      .map((issue) => ({ ...issue, path: issue.path.slice(2) }));
-    if (issues.length > 0) throw new ValidationError("assistant content", issues);
-    return this.#add("assistant", this.#currentTurn("addAssistant"), blocks);
+    return this.#intake.addAssistant(content);
   }
 
   /**
@@ -191,19 +209,12 @@ export class AgentSession {
    * assistant message right before.
    */
   addToolResults(results: ToolResultInput[]): UserMessage {
-    const blocks = toToolResultBlocks(results, this.#history.pendingToolUseIds());
-    const message = this.#add("user", this.#currentTurn("addToolResults"), blocks);
-    for (const block of blocks) {
-      if (block.compactSummary !== undefined)
-        this.#history.summaries.set(block.toolUseId, block.compactSummary);
-    }
-    return message;
+    return this.#intake.addToolResults(results);
   }
 
   /** Records the usage the model reported for the last request. */
   recordUsage(usage: Usage): void {
-    const parsed = parseOrThrow(UsageSchema, usage, "usage");
-    this.#history.meter.recorded(parsed, this.#history.messages);
+    this.#intake.recordUsage(usage);
   }
 
   /**
@@ -212,28 +223,12 @@ export class AgentSession {
    * "drop_block"`) as an `input_transformations` event. `appendAnthropicResponse` calls it.
    */
   recordInputTransformations(transformations: readonly JsonObject[]): void {
-    const parsed = parseOrThrow(
-      z.array(JsonObjectSchema),
-      transformations,
-      "input_transformations",
-    );
-    if (parsed.length > 0) this.#emit({ type: "input_transformations", transformations: parsed });
+    this.#intake.recordInputTransformations(transformations);
   }
 
   /** Stores compact summaries of tool results, by tool use id. */
   storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
-    if (!(summaries instanceof Map) && !isPlainObject(summaries)) {
-      throw new ValidationError("compact summaries", [
-        { path: [], message: "must be a Map or a plain object of tool use id to summary" },
-      ]);
-    }
-    const entries = summaries instanceof Map ? [...summaries] : Object.entries(summaries);
-    const parsed = parseOrThrow(
-      z.array(z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()])),
-      entries,
-      "compact summaries",
-    );
-    for (const [toolUseId, summary] of parsed) this.#history.summaries.set(toolUseId, summary);
+    this.#intake.storeCompactSummaries(summaries);
   }
 
   /** Subscribes to compaction events; returns the unsubscribe function. */
@@ -289,21 +284,34 @@ export class AgentSession {
     });
   }
 
-  /** A JSON-safe snapshot of the conversation and its measure; restore with `fromJSON`. */
+  /**
+   * A JSON-safe snapshot of the conversation, its measure, its pins and its archive (the
+   * records too with the default in-memory archive); restore with `fromJSON`.
+   */
   toJSON(): SessionSnapshot {
     const history = this.#history;
+    const keeper = this.#keeper;
+    const archive = keeper?.archive;
     return {
       version: 1,
       sessionId: this.#sessionId,
       contextLimit: this.#contextLimit,
-      messages: history.messages.map((message) => ({
-        ...message,
-        createdAt: message.createdAt.toISOString(),
-      })),
+      messages: history.messages.map(serializeMessage),
       compactSummaries: Object.fromEntries(history.summaries),
       meter: history.meter.state,
       lastTurnNumber: history.lastTurnNumber,
       consecutiveFailures: this.#runner.consecutiveFailures,
+      pinned: [...history.pinned],
+      ...(keeper === undefined
+        ? {}
+        : archive instanceof MemoryArchive
+          ? {
+              archive: {
+                next: keeper.next,
+                records: archive.records(this.#sessionId).map(serializeRecord),
+              },
+            }
+          : { archive: { next: keeper.next, external: true as const } }),
     };
   }
 
@@ -346,42 +354,6 @@ export class AgentSession {
     });
     this.#queue = run.catch(() => undefined);
     return run;
-  }
-
-  #currentTurn(method: string): TurnId {
-    const last = this.#history.last;
-    if (last === undefined) {
-      throw new ValidationError(method, [
-        { path: ["messages"], message: "no turn is open: start one with addUserText first" },
-      ]);
-    }
-    return last.turnId;
-  }
-
-  #add<R extends Message["role"]>(
-    role: R,
-    turnId: TurnId,
-    content: ContentBlock[],
-  ): Extract<Message, { role: R }> {
-    const options = { role, sessionId: this.#sessionId, turnId, content, clock: this.#clock };
-    const [message] = this.#push([createMessage(options as never)]);
-    return message as Extract<Message, { role: R }>;
-  }
-
-  /**
-   * Appends validated messages, each text too large for the window clamped to its head and
-   * tail (reported in a `content_clamped` event with the original).
-   */
-  #push(messages: readonly Message[]): Message[] {
-    const clamped = messages.map((message) => clampMessage(message, this.#maxBlockTokens));
-    const appended = clamped.map((entry) => entry.message);
-    markValidated(appended);
-    this.#history.push(appended);
-    for (const { message, clamped: blocks } of clamped) {
-      for (const block of blocks)
-        this.#emit({ type: "content_clamped", messageId: message.id, ...block });
-    }
-    return appended;
   }
 
   #emit(event: CompactionEvent): void {

@@ -14,10 +14,13 @@ import type { Clock } from "../core/message-factory.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
 import { estimateTokens } from "../core/tokens.js";
 import { assertMessages } from "../core/validate-conversation.js";
+import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
+import { restorePinned } from "./pins.js";
+import { asCompactionError, strategyOf } from "./strategy.js";
 
 /**
  * The last resort acts above this share of the window, not only above it: the messages
@@ -75,6 +78,8 @@ export interface CompactionRunnerSettings {
   clock: Clock;
   emit: (event: CompactionEvent) => void;
   hooks: CompactionHooks;
+  /** Where what compactions remove is kept; `undefined` with `archive: false`. */
+  archive: ArchiveKeeper | undefined;
   /** Keep thinking blocks an edit made stale (the app sends `drop_block`). */
   keepStaleThinking: boolean;
 }
@@ -210,14 +215,14 @@ export class CompactionRunner {
         continue;
       }
       const contextUsedBefore = this.contextUsed;
-      const repair = this.#apply(from.length, generation, output.conversation);
+      const repair = await this.#apply(from, generation, output.conversation);
       this.#ended(trigger, computed, repair, contextUsedBefore, outcome);
     }
 
     if (manual) {
       if (pending.length > 0) {
         const contextUsedBefore = this.contextUsed;
-        const repair = this.#apply(input.length, inputGeneration, working);
+        const repair = await this.#apply(input, inputGeneration, working);
         pending.forEach((computed, index) => {
           // The repair happened once, after the last of them.
           const last = index === pending.length - 1;
@@ -227,7 +232,7 @@ export class CompactionRunner {
       this.consecutiveFailures = 0;
     }
     // After a failure the conversation stays as it was (the report carries the failure).
-    const trimmed = outcome.error === undefined ? this.#trimOnOverflow(trigger) : undefined;
+    const trimmed = outcome.error === undefined ? await this.#trimOnOverflow(trigger) : undefined;
     if (trimmed !== undefined) {
       outcome.trimmed = trimmed;
       outcome.compacted = true;
@@ -262,9 +267,16 @@ export class CompactionRunner {
       contextUsed: overhead + estimateTokens(conversation),
       trigger,
     };
+    // A summarizer reads the originals of what earlier compactions replaced.
+    const keeper = this.#settings.archive;
+    const originals =
+      keeper !== undefined && compactor.isAsync === true
+        ? await keeper.originals(conversation)
+        : undefined;
     const output = await runCompactor(compactor, conversation, new Map(history.summaries), {
       ...options,
       ...context,
+      ...(originals === undefined || originals.size === 0 ? {} : { originals }),
     });
     if (!isTrustedCompactor(compactor)) {
       // What a custom compactor returns enters the session: validated here, once.
@@ -279,21 +291,38 @@ export class CompactionRunner {
   }
 
   /**
-   * Applies a compacted prefix of `length` messages, keeping what was appended meanwhile, and
-   * removes the thinking the change made stale (see {@link keepThinkingValid}).
+   * Applies the compaction of the prefix `from` into `compacted`, keeping what was appended
+   * meanwhile: pinned messages stay as they were, the thinking the change made stale goes (see
+   * {@link keepThinkingValid}), and everything removed or replaced is archived first (the
+   * placeholders then name their recall handles).
    */
-  #apply(length: number, generation: number, compacted: readonly Message[]): ThinkingRepair {
-    const { history } = this.#settings;
+  async #apply(
+    from: readonly Message[],
+    generation: number,
+    compacted: readonly Message[],
+  ): Promise<ThinkingRepair> {
+    const { history, archive } = this.#settings;
+    const kept = restorePinned(from, compacted, history.pinned);
+    const rewrite = (before: readonly Message[], after: readonly Message[]) =>
+      this.#settings.keepStaleThinking
+        ? { conversation: [...after], repair: NO_REPAIR }
+        : keepThinkingValid(before, after, this.#settings.clock);
+    let before = history.messages;
+    let { conversation, repair } = rewrite(before, [...kept, ...before.slice(from.length)]);
+    if (archive !== undefined) {
+      const prepared = archive.prepare(before, conversation);
+      await archive.store(prepared.records);
+      conversation = prepared.conversation;
+      // Appended while the archive wrote: they follow the change, so their thinking goes too.
+      if (history.messages.length !== before.length) {
+        const appended = history.messages.slice(before.length);
+        before = history.messages;
+        ({ conversation } = rewrite(before, [...conversation, ...appended]));
+      }
+    }
     if (generation !== history.generation) {
       throw new CompactionError("aborted", "the conversation was replaced while compacting");
     }
-    const before = history.messages;
-    const after = [...compacted, ...before.slice(length)];
-    if (this.#settings.keepStaleThinking) {
-      history.replace(after);
-      return NO_REPAIR;
-    }
-    const { conversation, repair } = keepThinkingValid(before, after, this.#settings.clock);
     history.replace(conversation);
     return repair;
   }
@@ -344,7 +373,7 @@ export class CompactionRunner {
   }
 
   /** Removes the oldest messages when the context is still above the window. */
-  #trimOnOverflow(trigger: CompactionTrigger): Message[] | undefined {
+  async #trimOnOverflow(trigger: CompactionTrigger): Promise<Message[] | undefined> {
     const { history, contextLimit, trimTarget, clock } = this.#settings;
     if (trimTarget === undefined || this.contextUsed <= TRIM_AT * contextLimit) return undefined;
     const contextUsedBefore = this.contextUsed;
@@ -353,7 +382,7 @@ export class CompactionRunner {
     const budget = Math.floor(trimTarget * contextLimit) - overhead;
     const output = trimOldest(history.messages, budget, { clock });
     if (output === undefined) return undefined;
-    const repair = this.#apply(history.messages.length, history.generation, output.conversation);
+    const repair = await this.#apply(history.messages, history.generation, output.conversation);
     this.#settings.emit({
       type: "context_trimmed",
       trigger,
@@ -364,24 +393,4 @@ export class CompactionRunner {
     });
     return output.removed;
   }
-}
-
-/** A compactor's strategy name: its `strategy` property, else `custom`. */
-export function strategyOf(compactor: Compactor): string {
-  const strategy = (compactor as { strategy?: unknown }).strategy;
-  return typeof strategy === "string" && strategy !== "" ? strategy : "custom";
-}
-
-/**
- * A failure as a `CompactionError`: a summariser's failures already are one; anything else a
- * compactor throws is a bug in that compactor (`compactor_error`), never the summariser's.
- */
-function asCompactionError(error: unknown, compactor: Compactor): CompactionError {
-  if (CompactionError.isInstance(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new CompactionError(
-    "compactor_error",
-    `the ${strategyOf(compactor)} compactor threw: ${message}`,
-    { cause: error },
-  );
 }

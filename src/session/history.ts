@@ -1,7 +1,9 @@
-import type { ValidationIssue } from "../core/errors.js";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { markValidated } from "../core/validate-conversation.js";
 import { ContextMeter } from "./context-meter.js";
+import type { ParsedSnapshot } from "./snapshot.js";
 
 /** The owner of the turns `addUserText` opens (the summary turn is `u0`). */
 export const USER_TURN_OWNER = "u";
@@ -15,6 +17,8 @@ export class History {
   readonly meter = new ContextMeter();
   /** Compact summaries by tool use id. */
   readonly summaries = new Map<string, string>();
+  /** Ids of the messages no compaction may change or remove. */
+  readonly pinned = new Set<string>();
   #messages: Message[] = [];
   #view: readonly Message[] | undefined;
   #ids = new Set<string>();
@@ -112,6 +116,24 @@ export class History {
       if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
     }
     this.meter.replaced(messages);
+  }
+
+  /** Takes a validated snapshot's history. @throws {ValidationError} for ids used twice. */
+  restore(snapshot: ParsedSnapshot): void {
+    const duplicates = this.duplicateIssues(snapshot.messages);
+    if (duplicates.length > 0) {
+      throw new ValidationError(
+        "session snapshot",
+        duplicates.map((issue) => ({ ...issue, path: ["messages", ...issue.path] })),
+      );
+    }
+    markValidated(snapshot.messages);
+    this.replace(snapshot.messages);
+    this.meter.restore(snapshot.meter, snapshot.messages);
+    for (const [toolUseId, summary] of Object.entries(snapshot.compactSummaries))
+      this.summaries.set(toolUseId, summary);
+    this.lastTurnNumber = snapshot.lastTurnNumber;
+    for (const id of snapshot.pinned ?? []) this.pinned.add(id);
   }
 
   /** A copy of the messages as they are now (a compaction's input). */

@@ -7,6 +7,7 @@ import {
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
+import type { CompactionArchive } from "./archive.js";
 import type { CompactionEvent, Logger } from "./events.js";
 import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";
 
@@ -58,6 +59,12 @@ export interface AgentSessionOptions {
    * send `thinking.block_binding.prefix_mismatch_behavior: "drop_block"`. @default false
    */
   keepStaleThinking?: boolean;
+  /**
+   * Where what compactions remove or replace is kept, under the recall handle its placeholder
+   * names (`session.recall(handle)`); `false` keeps nothing (placeholders then name no handle).
+   * @default a new MemoryArchive
+   */
+  archive?: CompactionArchive | false;
 }
 
 /**
@@ -167,4 +174,15 @@ export const AgentSessionOptionsSchema = z.strictObject({
     .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
     .exactOptional(),
   keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  archive: z
+    .custom<CompactionArchive | false>(
+      (value) =>
+        value === false ||
+        (typeof value === "object" &&
+          value !== null &&
+          isFunction((value as CompactionArchive).put) &&
+          isFunction((value as CompactionArchive).get)),
+      "must be a CompactionArchive (with put and get) or false",
+    )
+    .exactOptional(),
 });

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { SerializedMessageSchema } from "../core/schemas.js";
+import {
+  JsonObjectSchema,
+  SerializedMessageSchema,
+  ToolResultBlockSchema,
+} from "../core/schemas.js";
+import type { ArchiveRecord } from "./archive.js";
 import type { ContextMeterState } from "./context-meter.js";
 import type { AgentSessionOptions } from "./options.js";
 
@@ -18,6 +23,14 @@ export interface SessionSnapshot {
   meter: ContextMeterState;
   lastTurnNumber: number;
   consecutiveFailures: number;
+  /** Ids of the pinned messages. */
+  pinned?: string[];
+  /**
+   * The archive: the next recall handle's number, and, for the default in-memory archive, its
+   * records (messages with ISO dates). A session with an archive of its own (a shared store)
+   * carries only `next` (`external: true`): restore it with the same archive.
+   */
+  archive?: { next: number; external?: true; records?: unknown[] };
 }
 
 /** Options of `AgentSession.fromJSON`: what JSON cannot hold (compactors, listeners, hooks). */
@@ -25,6 +38,31 @@ export type SessionRestoreOptions = Omit<AgentSessionOptions, "sessionId" | "con
   /** Overrides the snapshot's context limit (e.g. a model with a larger window). @default the snapshot's */
   contextLimit?: number;
 };
+
+const SerializedRecordBase = {
+  handle: z.string().regex(/^r\d+-[0-9a-f]{4}$/, "must be a recall handle"),
+};
+
+/** An archive record in a snapshot; messages' dates as ISO strings, restored to dates. */
+const ArchiveRecordSchema = z.discriminatedUnion("kind", [
+  z.object({
+    ...SerializedRecordBase,
+    kind: z.literal("tool_result"),
+    toolUseId: z.string(),
+    original: ToolResultBlockSchema,
+  }),
+  z.object({
+    ...SerializedRecordBase,
+    kind: z.literal("tool_input"),
+    toolUseId: z.string(),
+    original: JsonObjectSchema,
+  }),
+  z.object({
+    ...SerializedRecordBase,
+    kind: z.literal("messages"),
+    original: z.array(SerializedMessageSchema),
+  }),
+]) as z.ZodType<ArchiveRecord, unknown>;
 
 const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
 
@@ -41,6 +79,14 @@ const SessionSnapshotSchema = z
     }),
     lastTurnNumber: count,
     consecutiveFailures: count,
+    pinned: z.array(z.string()).exactOptional(),
+    archive: z
+      .object({
+        next: z.number().int().positive("must be a whole number above 0"),
+        external: z.literal(true).exactOptional(),
+        records: z.array(ArchiveRecordSchema).exactOptional(),
+      })
+      .exactOptional(),
   })
   .superRefine((snapshot, context) => {
     const seen = new Set<string>();
@@ -62,4 +108,15 @@ export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
 /** Validates a snapshot and restores its dates. @throws {ValidationError} naming the bad field. */
 export function parseSnapshot(snapshot: unknown): ParsedSnapshot {
   return parseOrThrow(SessionSnapshotSchema, snapshot, "session snapshot");
+}
+
+/** An archive record as JSON (its messages' dates as ISO strings). */
+export function serializeRecord(record: ArchiveRecord): unknown {
+  if (record.kind !== "messages") return record;
+  return { ...record, original: record.original.map(serializeMessage) };
+}
+
+/** A message as JSON: `createdAt` as an ISO string. */
+export function serializeMessage(message: Message): SerializedMessage {
+  return { ...message, createdAt: message.createdAt.toISOString() };
 }

@@ -230,7 +230,17 @@ describe("AgentSession: maybeCompact", () => {
     const contents = session.messages.flatMap((message) =>
       message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
     );
-    expect(contents.slice(0, 3)).toEqual(["summary 1", "summary 2", "summary 3"]);
+    // Each placeholder names the recall handle its original is archived under.
+    expect(contents.slice(0, 3)).toEqual([
+      expect.stringMatching(/^summary 1 \[recall r\d+-[0-9a-f]{4}\]$/),
+      expect.stringMatching(/^summary 2 \[recall r\d+-[0-9a-f]{4}\]$/),
+      expect.stringMatching(/^summary 3 \[recall r\d+-[0-9a-f]{4}\]$/),
+    ]);
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(String(contents[0]))![1]!;
+    expect(await session.recall(handle)).toMatchObject({
+      kind: "tool_result",
+      original: { content: "r".repeat(2000) },
+    });
   });
 
   it("judges the LLM compactor on the context left after the threshold compactor", async () => {

@@ -78,6 +78,8 @@ function setup(
     contextLimit: 2000,
     sessionId: "faults",
     compactor: options.withThreshold ? new ThresholdCompactor({ keepRecentTurns: 1 }) : false,
+    // Placeholders as the compactor writes them (no recall handle), to compare with it alone.
+    archive: false,
     llmCompactor: new LLMCompactor(client, {
       threshold: 0.1,
       keepRecentTurns: 1,

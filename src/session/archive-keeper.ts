@@ -1,0 +1,69 @@
+import { ValidationError } from "../core/errors.js";
+import type { Message, ToolResultBlock } from "../core/message.js";
+import {
+  type ArchiveRecord,
+  archiveChanges,
+  archivedOriginals,
+  type CompactionArchive,
+  sessionTag,
+} from "./archive.js";
+
+/**
+ * A session's side of its archive: hands out recall handles (`r7-3f2a`: a counter and the
+ * session's tag), keeps what each compaction removes before it is applied, and answers recalls.
+ */
+export class ArchiveKeeper {
+  readonly #archive: CompactionArchive;
+  readonly #sessionId: string;
+  readonly #tag: string;
+  /** The number of the next handle; stored in snapshots. */
+  next = 1;
+
+  constructor(archive: CompactionArchive, sessionId: string) {
+    this.#archive = archive;
+    this.#sessionId = sessionId;
+    this.#tag = sessionTag(sessionId);
+  }
+
+  get archive(): CompactionArchive {
+    return this.#archive;
+  }
+
+  /**
+   * What turning `before` into `after` removed or replaced, as records under new handles, and
+   * `after` with each placeholder naming its handle. Store the records before applying it.
+   */
+  prepare(
+    before: readonly Message[],
+    after: readonly Message[],
+  ): { records: ArchiveRecord[]; conversation: Message[] } {
+    return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
+  }
+
+  /** Keeps records; resolves once the archive holds them. */
+  async store(records: readonly ArchiveRecord[]): Promise<void> {
+    if (records.length > 0) await this.#archive.put(this.#sessionId, records);
+  }
+
+  /** The originals of the placeholder tool results in `conversation`, by tool use id. */
+  originals(conversation: readonly Message[]): Promise<Map<string, ToolResultBlock>> {
+    return archivedOriginals(conversation, (handle) => this.#archive.get(this.#sessionId, handle));
+  }
+
+  /** The record under `handle`. @throws {ValidationError} for a handle this session never gave. */
+  async recall(handle: unknown): Promise<ArchiveRecord> {
+    const issue = (message: string) =>
+      new ValidationError("recall handle", [{ path: [], message }]);
+    if (typeof handle !== "string" || !/^r\d+-[0-9a-f]{4}$/.test(handle)) {
+      throw issue(`${JSON.stringify(handle)} is not a recall handle (like "r7-${this.#tag}")`);
+    }
+    if (!handle.endsWith(`-${this.#tag}`)) {
+      throw issue(
+        `"${handle}" belongs to another session (this session's handles end in -${this.#tag})`,
+      );
+    }
+    const record = await this.#archive.get(this.#sessionId, handle);
+    if (record === undefined) throw issue(`nothing is archived under "${handle}" in this session`);
+    return record;
+  }
+}

@@ -1,0 +1,173 @@
+import type { JsonObject, Message, ToolResultBlock } from "../core/message.js";
+import { isSummaryTurn } from "../core/turn.js";
+
+/** What a compaction removed or replaced, kept under a recall handle. */
+export type ArchiveRecord =
+  /** A tool result whose content was replaced (by its compact summary or the notice). */
+  | { handle: string; kind: "tool_result"; toolUseId: string; original: ToolResultBlock }
+  /** A tool input that was cleared. */
+  | { handle: string; kind: "tool_input"; toolUseId: string; original: JsonObject }
+  /** Messages folded into a summary, trimmed, or rewritten by a custom compactor. */
+  | { handle: string; kind: "messages"; original: Message[] };
+
+/**
+ * Where a session keeps what its compactions remove: in memory by default
+ * ({@link MemoryArchive}); a shared store can implement it. Records are written before the
+ * compaction that made them is applied, so nothing is removed that is not kept.
+ */
+export interface CompactionArchive {
+  /** Keeps records of a session. */
+  put(sessionId: string, records: readonly ArchiveRecord[]): void | Promise<void>;
+  /** The record under a handle, if this session has one. */
+  get(
+    sessionId: string,
+    handle: string,
+  ): ArchiveRecord | undefined | Promise<ArchiveRecord | undefined>;
+}
+
+/** The in-memory {@link CompactionArchive}: a map per session, kept as long as the object lives. */
+export class MemoryArchive implements CompactionArchive {
+  readonly #sessions = new Map<string, Map<string, ArchiveRecord>>();
+
+  put(sessionId: string, records: readonly ArchiveRecord[]): void {
+    let session = this.#sessions.get(sessionId);
+    if (session === undefined) {
+      session = new Map();
+      this.#sessions.set(sessionId, session);
+    }
+    for (const record of records) session.set(record.handle, record);
+  }
+
+  get(sessionId: string, handle: string): ArchiveRecord | undefined {
+    return this.#sessions.get(sessionId)?.get(handle);
+  }
+
+  /** Every record of a session, in the order they were kept. */
+  records(sessionId: string): ArchiveRecord[] {
+    return [...(this.#sessions.get(sessionId)?.values() ?? [])];
+  }
+}
+
+/** How a placeholder names its handle: `… [recall r7-3f2a]`. */
+export const RECALL_MARK = " [recall ";
+const RECALL_PATTERN = /\[recall (r\d+-[0-9a-f]{4})\]$/;
+
+/** The handle a placeholder text names, if any. */
+export function recallHandleIn(text: string): string | undefined {
+  return RECALL_PATTERN.exec(text)?.[1];
+}
+
+/** A session's fingerprint in its handles, so a handle from another session is told apart. */
+export function sessionTag(sessionId: string): string {
+  let hash = 2166136261;
+  for (let index = 0; index < sessionId.length; index += 1) {
+    hash = Math.imul(hash ^ sessionId.charCodeAt(index), 16777619);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0").slice(0, 4);
+}
+
+const mark = (handle: string) => `${RECALL_MARK}${handle}]`;
+
+/**
+ * What a compaction of `from` into `compacted` removed or replaced, as archive records, and
+ * `compacted` with each placeholder naming its handle: a replaced tool result's content, a
+ * cleared tool input's note, and the summary (or trim notice) that stands for removed
+ * messages. `nextHandle` makes each handle.
+ */
+export function archiveChanges(
+  from: readonly Message[],
+  compacted: readonly Message[],
+  nextHandle: () => string,
+): { records: ArchiveRecord[]; conversation: Message[] } {
+  const records: ArchiveRecord[] = [];
+  const before = new Map(from.map((message) => [message.id, message]));
+  const kept = new Set(compacted.map((message) => message.id));
+  const conversation = compacted.map((message) => {
+    const original = before.get(message.id);
+    if (original === undefined || original === message) return message;
+    return annotateChanged(original, message, nextHandle, records);
+  });
+  const removed = from.filter((message) => !kept.has(message.id));
+  if (removed.length > 0) {
+    const handle = nextHandle();
+    records.push({ handle, kind: "messages", original: removed });
+    const standIn = conversation.findIndex(
+      (message) => !before.has(message.id) && isSummaryTurn(message.turnId),
+    );
+    const message = conversation[standIn];
+    if (message !== undefined) {
+      const note = `[The ${removed.length} earlier messages this stands for are archived.]${mark(handle)}`;
+      conversation[standIn] = {
+        ...message,
+        content: [...message.content, { type: "text", text: note }],
+      } as Message;
+    }
+  }
+  return { records, conversation };
+}
+
+function annotateChanged(
+  original: Message,
+  message: Message,
+  nextHandle: () => string,
+  records: ArchiveRecord[],
+): Message {
+  let other = false;
+  // Thinking removed to keep the prefix valid is no compaction: it could not be sent back.
+  const blocks = original.content.filter(
+    (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
+  );
+  const content = message.content.map((block, index) => {
+    const was = blocks[index];
+    if (was === undefined || was === block) return block;
+    if (block.type === "tool_result" && was.type === "tool_result") {
+      const handle = nextHandle();
+      records.push({ handle, kind: "tool_result", toolUseId: was.toolUseId, original: was });
+      return typeof block.content === "string"
+        ? { ...block, content: `${block.content}${mark(handle)}` }
+        : {
+            ...block,
+            content: [...block.content, { type: "text" as const, text: mark(handle).trim() }],
+          };
+    }
+    if (block.type === "tool_use" && was.type === "tool_use" && block.input !== was.input) {
+      const handle = nextHandle();
+      records.push({ handle, kind: "tool_input", toolUseId: was.id, original: was.input });
+      const note = block.input._cleared;
+      return typeof note === "string"
+        ? { ...block, input: { ...block.input, _cleared: `${note}${mark(handle)}` } }
+        : block;
+    }
+    other = true;
+    return block;
+  });
+  if (other || content.length !== blocks.length) {
+    records.push({ handle: nextHandle(), kind: "messages", original: [original] });
+  }
+  return { ...message, content } as Message;
+}
+
+/**
+ * The tool results of `conversation` that stand for an archived original (their content names
+ * a handle), with the originals: what a summarizer should read instead of the placeholders.
+ */
+export async function archivedOriginals(
+  conversation: readonly Message[],
+  lookup: (handle: string) => ArchiveRecord | undefined | Promise<ArchiveRecord | undefined>,
+): Promise<Map<string, ToolResultBlock>> {
+  const originals = new Map<string, ToolResultBlock>();
+  for (const message of conversation) {
+    for (const block of message.content) {
+      if (block.type !== "tool_result") continue;
+      const text =
+        typeof block.content === "string"
+          ? block.content
+          : block.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      const handle = recallHandleIn(text);
+      if (handle === undefined) continue;
+      const record = await lookup(handle);
+      if (record?.kind === "tool_result") originals.set(block.toolUseId, record.original);
+    }
+  }
+  return originals;
+}

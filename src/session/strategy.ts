@@ -1,0 +1,22 @@
+import type { Compactor } from "../core/compactor.js";
+import { CompactionError } from "../core/errors.js";
+
+/** A compactor's strategy name: its `strategy` property, else `custom`. */
+export function strategyOf(compactor: Compactor): string {
+  const strategy = (compactor as { strategy?: unknown }).strategy;
+  return typeof strategy === "string" && strategy !== "" ? strategy : "custom";
+}
+
+/**
+ * A failure as a `CompactionError`: a summariser's failures already are one; anything else a
+ * compactor throws is a bug in that compactor (`compactor_error`), never the summariser's.
+ */
+export function asCompactionError(error: unknown, compactor: Compactor): CompactionError {
+  if (CompactionError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new CompactionError(
+    "compactor_error",
+    `the ${strategyOf(compactor)} compactor threw: ${message}`,
+    { cause: error },
+  );
+}
