@@ -1,8 +1,28 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import {
+  diagnose,
+  fingerprintOf,
+  previousMessageId,
+  type RequestFingerprint,
+  wantsDiagnostics,
+} from "./cache-diagnostics.js";
+import {
+  type ApiProblem,
+  compactionProblem,
+  defaultSummary,
+  isCompactionRequest,
+} from "./compaction-rules.js";
+import {
+  type AppliedEdit,
+  applyContextEdits,
+  contextManagementProblem,
+} from "./context-editing.js";
+import { renderedMessages, systemMessageProblem } from "./system-messages.js";
+import {
   judgeThinking,
   type PreservedThinkingMode,
+  signCompaction,
   signReplyContent,
   type ThinkingVerdict,
 } from "./thinking-rules.js";
@@ -22,11 +42,21 @@ import {
  * in `input_transformations` under `thinking.block_binding.prefix_mismatch_behavior:
  * "drop_block"`. A request the checks reject never reaches the script.
  *
+ * It also speaks on-demand compaction (`compaction-rules.ts`: a request with a top-level
+ * `compaction` is answered with one signed `compaction` block from the `compaction` script,
+ * and blocks sent back are checked), mid-conversation `role: "system"` messages
+ * (`system-messages.ts`), server-side context editing (`context-editing.ts`: the model reads
+ * the edited request, the response lists `context_management.applied_edits`) and cache
+ * diagnostics (`cache-diagnostics.ts`).
+ *
  * Used by the offline stand-in of `examples/anthropic-agent.ts` and by the adapter's tests.
  */
 
 /** The endpoints the server speaks. */
 export type Endpoint = "messages" | "count_tokens";
+
+/** What answers a request: an endpoint's script, or (for compaction requests) the compaction script. */
+export type Script = Endpoint | "compaction";
 
 /** How a request ended. */
 export type RequestOutcome = "answered" | "dropped" | "closed_by_client";
@@ -78,16 +108,33 @@ export type Reply =
       stopReason?: string;
       id?: string;
     }
+  /**
+   * The answer to a compaction request: one `compaction` block holding `summary` (default: a
+   * short summary of the request's messages), signed so that the turns kept after it continue
+   * the summarized prefix, `stop_reason: "compaction"`, top-level usage 0 and the cost in
+   * `usage.iterations`. With another `stopReason` (`max_tokens`, `refusal`, ...) the content is
+   * empty, as when the summarization call writes no summary.
+   */
+  | {
+      type: "compaction";
+      summary?: string;
+      stopReason?: string;
+      /** The `compaction` iteration's tokens. @default the request's and the summary's rough size */
+      iteration?: { input_tokens?: number; output_tokens?: number };
+      id?: string;
+    }
   /** A `count_tokens` response. */
   | { type: "tokens"; inputTokens: number }
   /**
-   * An API error: `{ type: "error", error: { type, message } }` with this status. Unless
-   * `headers` says otherwise it carries `retry-after-ms: 1`, so the SDK's retries don't wait.
+   * An API error: `{ type: "error", error: { type, message, details? } }` with this status
+   * (`errorCode` goes in `error.details.error_code`). Unless `headers` says otherwise it carries
+   * `retry-after-ms: 1`, so the SDK's retries don't wait.
    */
   | {
       type: "error";
       status: number;
       errorType?: string;
+      errorCode?: string;
       message?: string;
       headers?: Record<string, string>;
     }
@@ -109,6 +156,8 @@ export interface MessagesApiServerOptions {
   onMessages?: ReplyScript;
   /** Answers `/v1/messages/count_tokens` when no queued reply is left. @default about 4 chars a token */
   onCountTokens?: ReplyScript;
+  /** Answers compaction requests when no queued reply is left. @default `{ type: "compaction" }` */
+  onCompaction?: ReplyScript;
   /**
    * The preserved-thinking prefix check: `"enforced"` (an account created on or after
    * 2026-08-31), `"opt-in"` (an older account: only requests that set
@@ -147,6 +196,12 @@ function requestTokens(body: unknown): number {
   return roughTokens({ system, tools, messages });
 }
 
+/** What the model reads of a request: what it is shown, after the server's context edits. */
+interface ModelView {
+  tokens: number;
+  appliedEdits?: AppliedEdit[];
+}
+
 const defaultMessages: ReplyScript = () => ({ type: "message", text: "ok" });
 const DEFAULT_THINKING = "Let me work out what the request needs before answering.";
 const defaultCountTokens: ReplyScript = (request) => ({
@@ -161,10 +216,16 @@ export class MessagesApiServer {
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
-  readonly #queues: Record<Endpoint, ReplyScript[]> = { messages: [], count_tokens: [] };
-  readonly #defaults: Record<Endpoint, ReplyScript>;
+  readonly #queues: Record<Script, ReplyScript[]> = {
+    messages: [],
+    count_tokens: [],
+    compaction: [],
+  };
+  readonly #defaults: Record<Script, ReplyScript>;
   readonly #waiters = new Set<() => void>();
   readonly #thinking = new WeakMap<RecordedRequest, Extract<ThinkingVerdict, { ok: true }>>();
+  readonly #views = new WeakMap<RecordedRequest, ModelView>();
+  readonly #fingerprints = new Map<string, RequestFingerprint>();
   readonly #options: MessagesApiServerOptions;
   #messageCount = 0;
   #url = "";
@@ -175,6 +236,7 @@ export class MessagesApiServer {
     this.#defaults = {
       messages: options.onMessages ?? defaultMessages,
       count_tokens: options.onCountTokens ?? defaultCountTokens,
+      compaction: options.onCompaction ?? { type: "compaction" },
     };
     this.#server = createServer((request, response) => {
       void this.#handle(request, response);
@@ -207,14 +269,17 @@ export class MessagesApiServer {
     return this.requests.filter((request) => request.endpoint === endpoint);
   }
 
-  /** Queues replies for the next requests to `endpoint`, before its default answers again. */
-  queue(endpoint: Endpoint, ...replies: ReplyScript[]): this {
+  /**
+   * Queues replies for the next requests to `endpoint` (`"compaction"`: the next compaction
+   * requests), before its default answers again.
+   */
+  queue(endpoint: Script, ...replies: ReplyScript[]): this {
     this.#queues[endpoint].push(...replies);
     return this;
   }
 
-  /** Sets how `endpoint` answers once its queue is empty. */
-  setDefault(endpoint: Endpoint, script: ReplyScript): this {
+  /** Sets how `endpoint` (or `"compaction"`) answers once its queue is empty. */
+  setDefault(endpoint: Script, script: ReplyScript): this {
     this.#defaults[endpoint] = script;
     return this;
   }
@@ -284,23 +349,43 @@ export class MessagesApiServer {
       this.#send(response, errorReply(404, `no route for ${request.method} ${pathname}`));
       return;
     }
+    const problem = this.#requestProblem(recorded, endpoint);
+    if (problem !== undefined) {
+      this.#send(response, {
+        type: "error",
+        status: problem.status,
+        message: problem.message,
+        ...(problem.errorType === undefined ? {} : { errorType: problem.errorType }),
+        ...(problem.errorCode === undefined ? {} : { errorCode: problem.errorCode }),
+        headers: { "x-should-retry": "false" },
+      });
+      return;
+    }
+    const compaction = endpoint === "messages" && isCompactionRequest(body);
     const verdict = judgeThinking(recorded, {
       endpoint,
-      mode: this.#options.preservedThinking ?? "enforced",
+      // A compaction request writes a summary, not a turn: the summarizer reads the thinking,
+      // and "If a condition doesn't hold, nothing fails when you compact".
+      mode: compaction ? "off" : (this.#options.preservedThinking ?? "enforced"),
       thinkByDefault: this.#options.thinkByDefault ?? false,
     });
     if (!verdict.ok) {
       this.#send(response, errorReply(400, verdict.message));
       return;
     }
+    const view = modelView(body, verdict.dropped);
     const window = this.#options.contextWindow;
-    const tokens = endpoint === "messages" && window !== undefined ? requestTokens(body) : 0;
-    if (window !== undefined && tokens > window) {
-      this.#send(response, errorReply(400, `prompt is too long: ${tokens} tokens > ${window} maximum`));
+    if (endpoint === "messages" && window !== undefined && view.tokens > window) {
+      this.#send(
+        response,
+        errorReply(400, `prompt is too long: ${view.tokens} tokens > ${window} maximum`),
+      );
       return;
     }
     this.#thinking.set(recorded, verdict);
-    const script = this.#queues[endpoint].shift() ?? this.#defaults[endpoint];
+    this.#views.set(recorded, view);
+    const queue: Script = compaction ? "compaction" : endpoint;
+    const script = this.#queues[queue].shift() ?? this.#defaults[queue];
     let reply: Reply;
     try {
       reply = typeof script === "function" ? await script(recorded) : script;
@@ -310,6 +395,37 @@ export class MessagesApiServer {
     this.#answer(response, reply, recorded, () => {
       dropped = true;
     });
+  }
+
+  /** What the API refuses a request for before the model sees it (compaction, system messages, context editing). */
+  #requestProblem(request: RecordedRequest, endpoint: Endpoint): ApiProblem | undefined {
+    const rules = { body: request.body, headers: request.headers };
+    const compaction = endpoint === "messages" ? compactionProblem(rules) : undefined;
+    if (compaction !== undefined) return compaction;
+    const system = systemMessageProblem(rules);
+    if (system !== undefined) return { status: 400, message: system };
+    return contextManagementProblem(rules, {
+      thinkByDefault: this.#options.thinkByDefault ?? false,
+    });
+  }
+
+  /**
+   * The response's `diagnostics` for a request that asks for them (compared with the request
+   * its `previous_message_id` names), and the request remembered under its response's `id`.
+   */
+  #diagnostics(id: string, request: RecordedRequest | undefined): Record<string, unknown> {
+    if (request === undefined) return {};
+    const current = fingerprintOf(request.body);
+    this.#fingerprints.set(id, current);
+    if (!wantsDiagnostics(request.body)) return {};
+    const previous = previousMessageId(request.body);
+    return {
+      diagnostics: diagnose(
+        previous,
+        previous === null ? undefined : this.#fingerprints.get(previous),
+        current,
+      ),
+    };
   }
 
   #answer(
@@ -350,7 +466,8 @@ export class MessagesApiServer {
       case "message": {
         this.#messageCount += 1;
         const verdict = request === undefined ? undefined : this.#thinking.get(request);
-        const input = requestTokens(withoutBlocks(request?.body, verdict?.dropped ?? []));
+        const view = request === undefined ? undefined : this.#views.get(request);
+        const input = view?.tokens ?? requestTokens(request?.body);
         const content = signReplyContent(
           request?.body,
           withLeadingThinking(
@@ -361,8 +478,9 @@ export class MessagesApiServer {
           verdict?.previous ?? null,
         );
         const model = (request?.body as { model?: unknown } | undefined)?.model;
+        const id = reply.id ?? `msg_loopback_${this.#messageCount}`;
         body = {
-          id: reply.id ?? `msg_loopback_${this.#messageCount}`,
+          id,
           type: "message",
           role: "assistant",
           model: typeof model === "string" ? model : "loopback",
@@ -379,6 +497,61 @@ export class MessagesApiServer {
             cache_read_input_tokens: 0,
             ...reply.usage,
           },
+          ...(view?.appliedEdits === undefined
+            ? {}
+            : { context_management: { applied_edits: view.appliedEdits } }),
+          ...this.#diagnostics(id, request),
+          ...(verdict?.inputTransformations === undefined
+            ? {}
+            : { input_transformations: verdict.inputTransformations }),
+        };
+        break;
+      }
+      case "compaction": {
+        this.#messageCount += 1;
+        const verdict = request === undefined ? undefined : this.#thinking.get(request);
+        const view = request === undefined ? undefined : this.#views.get(request);
+        const stopReason = reply.stopReason ?? "compaction";
+        const summary = reply.summary ?? defaultSummary(request?.body);
+        const content =
+          stopReason === "compaction"
+            ? [
+                {
+                  type: "compaction",
+                  content: summary,
+                  signature: signCompaction(request?.body, summary),
+                },
+              ]
+            : [];
+        const model = (request?.body as { model?: unknown } | undefined)?.model;
+        const id = reply.id ?? `msg_loopback_${this.#messageCount}`;
+        body = {
+          id,
+          type: "message",
+          role: "assistant",
+          model: typeof model === "string" ? model : "loopback",
+          content,
+          stop_reason: stopReason,
+          stop_sequence: null,
+          container: null,
+          usage: {
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            iterations: [
+              {
+                type: "compaction",
+                input_tokens: view?.tokens ?? requestTokens(request?.body),
+                output_tokens: content.length > 0 ? roughTokens(summary) : 0,
+                cache_creation_input_tokens: 0,
+                cache_read_input_tokens: 0,
+                cache_creation: null,
+                ...reply.iteration,
+              },
+            ],
+          },
+          ...this.#diagnostics(id, request),
           ...(verdict?.inputTransformations === undefined
             ? {}
             : { input_transformations: verdict.inputTransformations }),
@@ -396,6 +569,7 @@ export class MessagesApiServer {
           error: {
             type: reply.errorType ?? ERROR_TYPES[reply.status] ?? "api_error",
             message: reply.message ?? `loopback error ${reply.status}`,
+            ...(reply.errorCode === undefined ? {} : { details: { error_code: reply.errorCode } }),
           },
         };
         break;
@@ -416,6 +590,24 @@ export class MessagesApiServer {
     });
     response.end(text);
   }
+}
+
+/**
+ * What the model reads of a request: the thinking blocks the check dropped left out, turn-scoped
+ * system messages no longer shown left out, then the request's context edits applied.
+ */
+function modelView(
+  body: unknown,
+  dropped: readonly { messageIndex: number; blockIndex: number }[],
+): ModelView {
+  const visible = withoutBlocks(body, dropped) as Record<string, unknown> | undefined;
+  const messages = Array.isArray(visible?.messages) ? visible.messages : [];
+  const rendered = { ...visible, messages: renderedMessages(messages) };
+  if (visible?.context_management === undefined || visible.context_management === null) {
+    return { tokens: requestTokens(rendered) };
+  }
+  const edited = applyContextEdits(rendered, requestTokens);
+  return { tokens: requestTokens(edited.body), appliedEdits: edited.appliedEdits };
 }
 
 /** The reply's content with its leading thinking (and redacted thinking) blocks. */
