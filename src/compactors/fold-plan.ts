@@ -10,6 +10,7 @@ import type { Message } from "../core/message.js";
 import { estimateMessageTokens } from "../core/tokens.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { recentStart } from "./retention.js";
+import { userWordsBudget } from "./summary-message.js";
 import { targetBudget } from "./target.js";
 
 /** Which messages a summary folds: those before `cut`, except `keepIndex` (kept verbatim). */
@@ -55,7 +56,9 @@ export function planFold(
       : targetBudget(options.targetUtilization, context, suffix[0]!);
   if (budget === undefined) return baseline;
 
-  const reserve = options.maxSummaryTokens + options.keepUserMessagesTokens;
+  const reserve =
+    options.maxSummaryTokens +
+    userWordsBudget(options.keepUserMessagesTokens, context.contextLimit);
   const fits = (plan: FoldPlan) =>
     reserve +
       suffix[plan.cut]! +

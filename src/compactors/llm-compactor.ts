@@ -19,6 +19,7 @@ import {
   THRESHOLD_SCHEMA,
   targetIssues,
 } from "./config-schemas.js";
+import { DEFAULT_FACTS_SECTION_TOKENS } from "./facts-check.js";
 import type { SummaryOverflow } from "./summary-chunking.js";
 import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
@@ -74,8 +75,19 @@ export interface LLMCompactorOptions {
   maxToolInputChars: number;
   /** Characters of one tool result shown to the summarizer. @default 4000 */
   maxToolResultChars: number;
-  /** Tokens of the newest compacted user messages kept verbatim beside the summary; 0 keeps none. @default 2000 */
-  keepUserMessagesTokens: number;
+  /**
+   * Tokens of the user's newest folded messages kept verbatim beside the summary (carried from
+   * summary to summary; older ones are folded into it); 0 keeps none.
+   * @default 10% of the window (2000 when the window is not known)
+   */
+  keepUserMessagesTokens?: number;
+  /**
+   * After each summary, the identifiers, file paths and user constraints of the folded part
+   * that are neither in the summary nor in what stays are added to the summary message, in a
+   * section of at most this many tokens (no second LLM call); 0 turns the check off.
+   * @default 400
+   */
+  factsSectionTokens: number;
   /** Timers for the deadline. @default the global timers */
   timers?: Timers;
   /** Clock for the summary message's `createdAt`. @default the wall clock */
@@ -96,7 +108,7 @@ export const DEFAULT_LLM_COMPACTOR_OPTIONS: Readonly<LLMCompactorOptions> = Obje
   clearAtLeast: 0,
   maxToolInputChars: 2000,
   maxToolResultChars: 4000,
-  keepUserMessagesTokens: 2000,
+  factsSectionTokens: DEFAULT_FACTS_SECTION_TOKENS,
 });
 
 const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;
@@ -117,6 +129,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
   maxToolInputChars: nonNegativeInt.exactOptional(),
   maxToolResultChars: nonNegativeInt.exactOptional(),
   keepUserMessagesTokens: nonNegativeInt.exactOptional(),
+  factsSectionTokens: nonNegativeInt.exactOptional(),
   timers: z
     .custom<Timers>(
       (value) =>

@@ -11,6 +11,7 @@ import type { Message, ToolResultBlock } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
+import { checkSummaryFacts } from "./facts-check.js";
 import { foldedMessages, planFold } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
@@ -21,6 +22,7 @@ import {
   requestsForPrompt,
   summaryFramingTokens,
   summaryMessage,
+  userWordsBudget,
 } from "./summary-message.js";
 import { minimumGain } from "./target.js";
 
@@ -80,7 +82,10 @@ export async function foldIntoSummary(
     options.originals,
   );
   const userRequests = collectUserRequests(foldedSource);
-  const verbatim = newestWithin(userRequests, settings.keepUserMessagesTokens);
+  const verbatim = newestWithin(
+    userRequests,
+    userWordsBudget(settings.keepUserMessagesTokens, options.contextLimit),
+  );
   const foldedTokens = estimateTokens(folded);
   const gainBeforeSummary = foldedTokens - summaryFramingTokens(verbatim);
   if (gainBeforeSummary < MIN_FOLD_GAIN_TOKENS) return skip(SKIP_TOO_SMALL);
@@ -112,12 +117,27 @@ export async function foldIntoSummary(
   };
   const tokensBefore = estimateTokens(conversation);
   const unfoldedTokens = tokensBefore - foldedTokens;
+  const stays = [
+    ...(plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!]),
+    ...conversation.slice(plan.cut),
+  ];
+  // What the folded part said that neither the summary nor what stays holds.
+  const facts =
+    settings.factsSectionTokens > 0
+      ? checkSummaryFacts({
+          folded: foldedSource,
+          summary: [summary, ...verbatim].join("\n"),
+          kept: stays,
+          maxTokens: settings.factsSectionTokens,
+        })
+      : undefined;
+  const section = facts?.section ?? "";
   // The verbatim requests give way, oldest first, before the summary may fail to shrink it.
   let kept = verbatim;
-  let message = summaryMessage(summary, kept, where);
+  let message = summaryMessage(summary, kept, where, section);
   while (unfoldedTokens + estimateMessageTokens(message) >= tokensBefore && kept.length > 0) {
     kept = kept.slice(1);
-    message = summaryMessage(summary, kept, where);
+    message = summaryMessage(summary, kept, where, section);
   }
   const tokensAfter = unfoldedTokens + estimateMessageTokens(message);
   if (tokensAfter >= tokensBefore) return skip(SKIP_NOT_SHRINKING);
@@ -127,7 +147,15 @@ export async function foldIntoSummary(
       ...(plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!]),
       ...conversation.slice(plan.cut),
     ],
-    result: { ...emptyCompactionResult(), turnsCompacted, tokensBefore, tokensAfter },
+    result: {
+      ...emptyCompactionResult(),
+      turnsCompacted,
+      tokensBefore,
+      tokensAfter,
+      ...(facts === undefined || facts.added.length === 0
+        ? {}
+        : { factsAdded: facts.added.map((fact) => `${fact.kind}: ${fact.text}`) }),
+    },
   };
 }
 

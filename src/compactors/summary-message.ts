@@ -4,6 +4,22 @@ import { estimateMessageTokens, tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 
+/** The share of the window the user's words kept verbatim may take by default. */
+const USER_WORDS_SHARE = 0.1;
+/** Their budget when the window is not known. */
+const USER_WORDS_TOKENS = 2000;
+
+/** Tokens of the user's words kept verbatim: the option, else 10% of the window. */
+export function userWordsBudget(
+  option: number | undefined,
+  contextLimit: number | undefined,
+): number {
+  if (option !== undefined) return option;
+  return contextLimit === undefined
+    ? USER_WORDS_TOKENS
+    : Math.floor(contextLimit * USER_WORDS_SHARE);
+}
+
 /** The share of the summarizer's request budget that the user's requests may take. */
 const USER_REQUESTS_SHARE = 1 / 4;
 
@@ -64,8 +80,10 @@ export function summaryMessage(
   summary: string,
   verbatim: readonly string[],
   options: SummaryMessageOptions,
+  factsSection = "",
 ): UserMessage {
   const content: TextBlock[] = [{ type: "text", text: `${SUMMARY_PREFIX}${summary}` }];
+  if (factsSection !== "") content.push({ type: "text", text: factsSection });
   for (const text of verbatim)
     content.push({ type: "text", text: `${EARLIER_USER_MESSAGE_PREFIX}${text}` });
   return createMessage({

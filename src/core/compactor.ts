@@ -14,6 +14,11 @@ export interface CompactionResult {
   tokensBefore?: number;
   /** Local token estimate of the conversation after. */
   tokensAfter?: number;
+  /**
+   * Facts of the folded part a summary missed and the summary message now lists
+   * (`kind: text`, e.g. `path: src/app.ts`); absent when none were missing.
+   */
+  factsAdded?: string[];
 }
 
 /** A compaction result that changed nothing. */
