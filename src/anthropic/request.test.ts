@@ -101,6 +101,7 @@ describe("toAnthropicMessages", () => {
     const compactor = new LLMCompactor(new MockLlmClient().reply("They listed files."), {
       keepRecentTurns: 1,
       keepUserMessagesTokens: 0,
+      factsSectionTokens: 0,
     });
     const { conversation: compacted } = await compactor.compactAsync(conversation, new Map());
     const params = toAnthropicMessages(compacted);
