@@ -74,6 +74,11 @@ export {
   validateConversation,
 } from "./core/validate-conversation.js";
 export { AgentSession } from "./session/agent-session.js";
+export {
+  type ArchiveRecord,
+  type CompactionArchive,
+  MemoryArchive,
+} from "./session/archive.js";
 export type {
   ForceCompactOptions,
   ForceCompactResult,

@@ -39,6 +39,7 @@ export {
   DEFAULT_ANTHROPIC_LLM_CLIENT_OPTIONS,
   responseText,
 } from "./llm-client.js";
+export { answerRecall, RECALL_TOOL, recallText } from "./recall-tool.js";
 export { toAnthropicMessages } from "./request.js";
 export {
   type AnthropicResponseLike,
