@@ -1,4 +1,9 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import {
+  isSystemMessage,
+  isSystemMessageBlock,
+  startsWithCompaction,
+} from "../core/conversation-structure.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { assertMessages } from "../core/validate-conversation.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
@@ -9,11 +14,16 @@ function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {
   return [...results, ...blocks.filter((block) => block.type !== "tool_result")];
 }
 
+/** Whether a message is sent as a wire message of its own, never merged with a neighbour. */
+const standsAlone = (message: Message) => isSystemMessage(message) || startsWithCompaction(message);
+
 /**
  * Converts our conversation to the `messages` of an Anthropic request: consecutive messages
  * of one role become one message (so the summary and the first kept user message are sent
  * as one user message), `tool_result` blocks lead their user message, and our own fields
- * (`compactSummary`, the adapter's markers) are left out. Messages that came from
+ * (`compactSummary`, the adapter's markers) are left out. A mid-conversation system message
+ * goes out as the `role: "system"` message it carries, and a message led by the API's
+ * `compaction` block as a message of its own, both where they stand. Messages that came from
  * `fromAnthropicMessages` come back exactly as they were sent, string content included.
  *
  * @example
@@ -29,11 +39,25 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
   const params: MessageParam[] = [];
   let index = 0;
   while (index < messages.length) {
-    const role = messages[index]!.role;
-    const group: ContentBlock[][] = [];
-    while (index < messages.length && messages[index]!.role === role) {
-      group.push(messages[index]!.content);
+    const first = messages[index]!;
+    const carried = first.content[0];
+    if (isSystemMessage(first) && isSystemMessageBlock(carried)) {
+      params.push(carried.block.message as unknown as MessageParam);
       index += 1;
+      continue;
+    }
+    const role = first.role;
+    const group: ContentBlock[][] = [first.content];
+    index += 1;
+    if (!standsAlone(first)) {
+      while (
+        index < messages.length &&
+        messages[index]!.role === role &&
+        !standsAlone(messages[index]!)
+      ) {
+        group.push(messages[index]!.content);
+        index += 1;
+      }
     }
     const blocks = group.flat();
     if (group.length === 1 && isStringContent(blocks)) {

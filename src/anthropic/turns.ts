@@ -1,8 +1,16 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
+import { isCompactionBlock } from "../core/conversation-structure.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { ContentBlock, Message, TurnId } from "../core/message.js";
+import {
+  type ContentBlock,
+  type JsonObject,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  type SystemMessageBlock,
+  type TurnId,
+} from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { assertMessages } from "../core/validate-conversation.js";
@@ -68,8 +76,28 @@ function parseWireMessages(params: readonly unknown[]): WireMessage[] {
     const message = parseWireMessage(param, ["messages", index], issues);
     if (message !== undefined) messages.push(message);
   });
+  const first = messages[0];
+  if (first?.role === "system" && carriesContent(first.message)) {
+    issues.push({
+      path: ["messages", 0, "role"],
+      message:
+        'a "system" message with content cannot be the first message: pass the system prompt as the request\'s `system`',
+    });
+  }
   if (issues.length > 0) throw new ValidationError("Anthropic messages", issues);
   return messages;
+}
+
+function carriesContent(message: JsonObject): boolean {
+  const { content } = message;
+  return typeof content === "string"
+    ? content !== ""
+    : Array.isArray(content) && content.length > 0;
+}
+
+/** The block that carries a `role: "system"` message, verbatim. */
+function systemMessageBlock(message: JsonObject): SystemMessageBlock {
+  return { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message } };
 }
 
 /**
@@ -78,12 +106,16 @@ function parseWireMessages(params: readonly unknown[]): WireMessage[] {
  * numbered from `firstTurnNumber`) unless it carries tool results, which continue the tool
  * loop of the current turn; assistant messages stay in the current turn. A user message that
  * starts with the compaction summary (`SUMMARY_PREFIX`) becomes the summary message (turn
- * `u0`), and the rest of it, the first kept user message, a message of its own.
+ * `u0`), and the rest of it, the first kept user message, a message of its own. A first message
+ * led by the API's `compaction` block is the summary too (turn `u0`), kept whole; the message
+ * after it opens a turn. A mid-conversation `role: "system"` message becomes a message of its own in
+ * the turn it follows, holding it verbatim ({@link SystemMessageBlock}).
  *
  * @example
  * const messages = fromAnthropicMessages(params, { sessionId: "s1" });
  * session.append(...messages);
- * @throws {ValidationError} naming the path of each malformed message or block.
+ * @throws {ValidationError} naming the path of each malformed message or block, or a system
+ * message with content in the first place.
  */
 export function fromAnthropicMessages(
   params: readonly MessageParam[] | readonly unknown[],
@@ -116,8 +148,25 @@ export function fromAnthropicMessages(
     );
   };
 
+  let started = false;
   for (const message of wire) {
+    if (message.role === "system") {
+      // It belongs to the turn it follows (before any: the turn the next user message opens).
+      push("user", current ?? { owner: "u", number: turnNumber + 1 }, [
+        systemMessageBlock(message.message),
+      ]);
+      continue;
+    }
     const content = contentFromWire(message.content);
+    // On-demand compaction's block leads the conversation (a threshold compaction's block,
+    // later in a reply, is part of that reply).
+    const opening = !started;
+    started = true;
+    if (opening && isCompactionBlock(content[0])) {
+      push(message.role, { ...SUMMARY_TURN_ID }, content);
+      current = undefined;
+      continue;
+    }
     if (message.role === "assistant") {
       push("assistant", current ?? openTurn(), content);
       continue;

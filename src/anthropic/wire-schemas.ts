@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
 import { normalizeJson } from "./json.js";
 
 type Path = (string | number)[];
@@ -62,17 +63,27 @@ const KNOWN_BLOCK_SCHEMAS: Record<string, z.ZodType<object>> = {
   tool_result: ToolResultWireSchema,
 };
 
-/** Schema of a message param: a role we model and string or block content. */
+/** Schema of a user or assistant message param: string or block content. */
 export const MessageParamWireSchema = z.strictObject({
-  role: z.enum(["user", "assistant"], {
-    error: (issue) =>
-      issue.input === "system"
-        ? 'role "system" is not supported: pass the system prompt as the request\'s `system`'
-        : 'must be "user" or "assistant"',
-  }),
+  role: z.enum(["user", "assistant"], { error: 'must be "user", "assistant" or "system"' }),
   content: z.union([anyString, z.array(z.unknown()).min(1, "must hold at least one block")], {
     error: "must be a string or a non-empty array of blocks",
   }),
+});
+
+/**
+ * Schema of a mid-conversation `role: "system"` message param: string or block content (none
+ * for one that only sets `output_config`), `clear_at`, and whatever else the API adds, carried
+ * verbatim.
+ */
+export const SystemMessageWireSchema = z.looseObject({
+  role: z.literal("system"),
+  content: z
+    .union([anyString, z.array(z.unknown())], { error: "must be a string or an array of blocks" })
+    .optional(),
+  clear_at: z
+    .enum(["next_user_message", "never"], { error: 'must be "next_user_message" or "never"' })
+    .nullish(),
 });
 
 /** Schema of a request's `messages`, before each message is checked. */
@@ -85,11 +96,13 @@ export const BlocksWireSchema = z.array(z.unknown(), {
   error: "must be a string or an array of blocks",
 });
 
-/** A message param that passed {@link parseWireMessage}: its blocks are checked JSON objects. */
-export interface WireMessage {
-  role: "user" | "assistant";
-  content: string | JsonObject[];
-}
+/**
+ * A message param that passed {@link parseWireMessage}: a user or assistant message with its
+ * blocks checked JSON objects, or a system message as its JSON.
+ */
+export type WireMessage =
+  | { role: "user" | "assistant"; content: string | JsonObject[] }
+  | { role: "system"; message: JsonObject };
 
 /** What `schema` makes of `value`, or undefined after adding its issues below `path`. */
 function parseInto<T extends object>(
@@ -160,6 +173,16 @@ export function parseWireMessage(
   const before = issues.length;
   const normalized = normalizeJson(param, path, issues);
   if (normalized === undefined) return undefined;
+  if (isPlainObject(normalized) && normalized.role === "system") {
+    const system = parseInto(SystemMessageWireSchema, normalized, path, issues);
+    if (system === undefined) return undefined;
+    if (Array.isArray(system.content)) {
+      checkBlocks(system.content as JsonValue[], [...path, "content"], issues);
+    }
+    return issues.length === before
+      ? { role: "system", message: normalized as JsonObject }
+      : undefined;
+  }
   const shape = parseInto(MessageParamWireSchema, normalized, path, issues);
   if (shape === undefined) return undefined;
   const { role, content } = shape;

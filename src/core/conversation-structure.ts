@@ -1,12 +1,46 @@
-import type { Message } from "./message.js";
+import {
+  COMPACTION_BLOCK_TYPE,
+  type CompactionBlock,
+  type ContentBlock,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  type SystemMessageBlock,
+} from "./message.js";
 import { estimateMessageTokens } from "./tokens.js";
 import { isSummaryTurn } from "./turn.js";
+
+/** Whether a block is a `compaction` block the Anthropic API wrote ({@link CompactionBlock}). */
+export function isCompactionBlock(block: ContentBlock | undefined): block is CompactionBlock {
+  return block?.type === "opaque" && block.block.type === COMPACTION_BLOCK_TYPE;
+}
+
+/** Whether a message starts with a `compaction` block: it stands for the messages it summarized. */
+export function startsWithCompaction(message: Message | undefined): boolean {
+  return isCompactionBlock(message?.content[0]);
+}
+
+/** Whether a block carries a mid-conversation system message ({@link SystemMessageBlock}). */
+export function isSystemMessageBlock(block: ContentBlock | undefined): block is SystemMessageBlock {
+  return (
+    block?.type === "opaque" &&
+    block.block.type === SYSTEM_MESSAGE_BLOCK_TYPE &&
+    typeof block.block.message === "object" &&
+    block.block.message !== null &&
+    !Array.isArray(block.block.message)
+  );
+}
+
+/** Whether a message is a mid-conversation system message: one {@link SystemMessageBlock}. */
+export function isSystemMessage(message: Message | undefined): boolean {
+  return message?.content.length === 1 && isSystemMessageBlock(message.content[0]);
+}
 
 /**
  * Where a conversation may be cut without splitting a tool exchange: `safe[cut]` is true when no
  * tool result at or after `cut` answers a tool use before it, so the messages before `cut` can
  * be folded, trimmed or summarized apart from the rest. Has `length + 1` entries; cutting at 0
- * or at the end is always safe. A result whose use is missing splits nothing.
+ * or at the end is always safe. A result whose use is missing splits nothing. A cut never falls
+ * right before a system message ({@link isSystemMessage}): it stays with the message it follows.
  */
 export function safeCuts(conversation: readonly Message[]): boolean[] {
   const useIndex = new Map<string, number>();
@@ -24,7 +58,7 @@ export function safeCuts(conversation: readonly Message[]): boolean[] {
       const use = useIndex.get(block.toolUseId);
       if (use !== undefined && use < earliestAnswered) earliestAnswered = use;
     }
-    safe[cut] = earliestAnswered >= cut;
+    safe[cut] = earliestAnswered >= cut && !isSystemMessage(conversation[cut]);
   }
   return safe;
 }

@@ -96,6 +96,33 @@ export interface OpaqueBlock {
   block: JsonObject;
 }
 
+/** The `type` of the block Anthropic's server-side compaction writes (a summary and its signature). */
+export const COMPACTION_BLOCK_TYPE = "compaction";
+
+/**
+ * A `compaction` block written by the Anthropic API (`{ type: "compaction", content, signature }`),
+ * carried as an {@link OpaqueBlock}, unchanged: the API checks its signature and content. A
+ * conversation may start with it, as an assistant message of its own or as the first block of
+ * the first message: it stands for the messages it summarized.
+ */
+export interface CompactionBlock extends OpaqueBlock {
+  block: JsonObject & { type: typeof COMPACTION_BLOCK_TYPE };
+}
+
+/** The `type` of the opaque block that carries a mid-conversation `role: "system"` message. */
+export const SYSTEM_MESSAGE_BLOCK_TYPE = "agentCompaction:systemMessage";
+
+/**
+ * A mid-conversation `role: "system"` message (an instruction the app adds partway through,
+ * without editing the request's `system`), carried verbatim in `message` as the only block of
+ * a message of its own where the caller put it. That message's `role` is nominally `"user"`
+ * (a system message follows a user turn and precedes the reply); converters send it back as
+ * the `role: "system"` message it is, and compaction never splits it from the message it follows.
+ */
+export interface SystemMessageBlock extends OpaqueBlock {
+  block: { type: typeof SYSTEM_MESSAGE_BLOCK_TYPE; message: JsonObject };
+}
+
 /** Any block of a message, discriminated by `type`. */
 export type ContentBlock =
   | TextBlock

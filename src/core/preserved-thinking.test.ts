@@ -95,3 +95,86 @@ describe("keepThinkingValid", () => {
     expect(out[1]?.content).toEqual([{ type: "text", text: "[thinking omitted]" }]);
   });
 });
+
+describe("keepThinkingValid after the API's compaction block", () => {
+  const compactionMessage = (conversation: readonly Message[]): Message => ({
+    ...conversation[0]!,
+    id: "compaction",
+    role: "assistant",
+    turnId: { owner: "u", number: 0 },
+    content: [
+      { type: "opaque", block: { type: "compaction", content: "Summary.", signature: "sig" } },
+    ],
+  });
+
+  it("keeps the thinking of the turns kept unchanged after a new leading block", () => {
+    const conversation = thinkingLoop();
+    // Summarize the first exchange: the kept part starts with the second call (an assistant
+    // message after a user message, so the API does not merge it into the summary).
+    const after = [compactionMessage(conversation), ...conversation.slice(3)];
+    const { conversation: out, repair } = keepThinkingValid(conversation, after);
+    expect(out).toEqual(after);
+    expect(thinkingOf(out)).toEqual(["1:t2", "3:t3"]);
+    expect(repair).toMatchObject({ firstChange: after.length, thinkingBlocksDropped: 0 });
+  });
+
+  it("removes it from an edit in the kept part on, and when the kept part would be merged into the summary", () => {
+    const conversation = thinkingLoop();
+    const edited = [compactionMessage(conversation), ...conversation.slice(3)];
+    edited[3] = {
+      ...edited[3]!,
+      content: [
+        { type: "tool_result", toolUseId: "toolu_2", content: "[cleared]", isError: false },
+      ],
+    } as Message;
+    expect(thinkingOf(keepThinkingValid(conversation, edited).conversation)).toEqual(["1:t2"]);
+    // The kept part starts with a system message: the API merges it into the summary.
+    const system: Message = {
+      ...conversation[2]!,
+      id: "system",
+      content: [
+        {
+          type: "opaque",
+          block: {
+            type: "agentCompaction:systemMessage",
+            message: { role: "system", content: "Hurry." },
+          },
+        },
+      ],
+    };
+    const before = [...conversation.slice(0, 3), system, ...conversation.slice(3)];
+    const merged = [compactionMessage(before), ...before.slice(3)];
+    const { repair } = keepThinkingValid(before, merged);
+    expect(repair.firstChange).toBe(1);
+    expect(repair.thinkingBlocksDropped).toBe(2);
+  });
+
+  it("closes an open exchange that ends in system messages like any other", () => {
+    const conversation = thinkingLoop();
+    const system: Message = {
+      ...conversation.at(-1)!,
+      id: "system",
+      content: [
+        {
+          type: "opaque",
+          block: {
+            type: "agentCompaction:systemMessage",
+            message: { role: "system", content: "Hurry." },
+          },
+        },
+      ],
+    };
+    const before = [...conversation, system];
+    const edited = [...before];
+    edited[2] = {
+      ...edited[2]!,
+      content: [
+        { type: "tool_result", toolUseId: "toolu_1", content: "[cleared]", isError: false },
+      ],
+    } as Message;
+    const { conversation: out, repair } = keepThinkingValid(before, edited, () => new Date(0));
+    expect(repair.toolExchangeClosed).toBe(true);
+    expect(out.at(-3)).toBe(system);
+    expect(out.at(-1)!.content).toEqual([{ type: "text", text: CONTINUATION_REQUEST }]);
+  });
+});

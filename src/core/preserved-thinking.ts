@@ -1,3 +1,4 @@
+import { isSystemMessage, startsWithCompaction } from "./conversation-structure.js";
 import type { ContentBlock, Message } from "./message.js";
 import { type Clock, createMessage, systemClock } from "./message-factory.js";
 import { estimateBlockTokens } from "./tokens.js";
@@ -8,7 +9,11 @@ import { estimateBlockTokens } from "./tokens.js";
  * {@link keepThinkingValid}).
  */
 export interface ThinkingRepair {
-  /** Index of the first message that differs from the history before (its length when none). */
+  /**
+   * Index of the first message whose thinking an edit made stale: the first that differs from
+   * the history before, or after a new leading `compaction` block the first that is not kept
+   * unchanged (its length when none).
+   */
   firstChange: number;
   /** `thinking` and `redacted_thinking` blocks removed, whole. */
   thinkingBlocksDropped: number;
@@ -30,14 +35,45 @@ function firstDifference(before: readonly Message[], after: readonly Message[]):
   return length;
 }
 
-/** The tool exchange the conversation ends in: a user message answering the assistant message before it. */
+/** The role the API reads a message with: a system message is its own. */
+const wireRole = (message: Message) => (isSystemMessage(message) ? "system" : message.role);
+
+/**
+ * Index of the first message of `after` whose thinking an edit invalidated. Usually the first
+ * message that differs from `before`; but a new leading `compaction` block (the API's own
+ * summary) starts a new checked prefix that continues the messages it summarized: "the checked
+ * prefix starts at the most recent compaction block". So when `after` is such a block followed
+ * by messages of `before` kept unchanged (the same objects, in order, up to its end or the
+ * first difference), those kept messages are not edited, provided the API does not merge the
+ * first of them into the summarized part: it must not be a system message, and its role must
+ * differ from that of the last message before it in `before` (the compaction-thinking-blocks
+ * doc's conditions). The block is trusted to summarize exactly the messages it replaced.
+ */
+function firstEdit(before: readonly Message[], after: readonly Message[]): number {
+  const first = firstDifference(before, after);
+  if (first !== 0 || !startsWithCompaction(after[0])) return first;
+  const kept = after[1];
+  if (kept === undefined) return after.length;
+  const at = before.indexOf(kept);
+  const last = before[at - 1];
+  if (at < 1 || last === undefined) return 1;
+  if (isSystemMessage(kept) || wireRole(kept) === wireRole(last)) return 1;
+  return 1 + firstDifference(before.slice(at), after.slice(1));
+}
+
+/**
+ * The tool exchange the conversation ends in (system messages after it aside): a user message
+ * answering the assistant message before it.
+ */
 function openExchange(conversation: readonly Message[]): number | undefined {
-  const answer = conversation.at(-1);
-  const call = conversation.at(-2);
+  let end = conversation.length;
+  while (end > 0 && isSystemMessage(conversation[end - 1])) end -= 1;
+  const answer = conversation[end - 1];
+  const call = conversation[end - 2];
   if (answer?.role !== "user" || call?.role !== "assistant") return undefined;
   if (!answer.content.some((block) => block.type === "tool_result")) return undefined;
   if (!call.content.some((block) => block.type === "tool_use")) return undefined;
-  return conversation.length - 2;
+  return end - 2;
 }
 
 /** What the assistant says in the turn that closes an open tool exchange after a compaction. */
@@ -72,7 +108,9 @@ function continuation(last: Message, clock: Clock): [Message, Message] {
  * Keeps a rewritten history valid under preserved thinking (Claude Fable 5.1 and later: a
  * thinking block sent back is valid only while `system`, `tools` and everything before it are
  * unchanged). From the first message that differs from `before`, every `thinking` and
- * `redacted_thinking` block goes, whole, none left between (the documented manual fix); an
+ * `redacted_thinking` block goes, whole, none left between (the documented manual fix). A new
+ * leading `compaction` block written by the API is no edit of the messages it keeps after it
+ * unchanged: their thinking stays (see {@link firstEdit} for the conditions). An
  * assistant message left empty says so in a text block. When the conversation then ends in a
  * tool exchange whose assistant message lost its thinking, a short assistant note and a user
  * message "Continue." close it. Thinking before the change is untouched, so it stays valid,
@@ -83,7 +121,7 @@ export function keepThinkingValid(
   after: readonly Message[],
   clock: Clock = systemClock,
 ): { conversation: Message[]; repair: ThinkingRepair } {
-  const firstChange = firstDifference(before, after);
+  const firstChange = firstEdit(before, after);
   const conversation = after.slice();
   const repair: ThinkingRepair = {
     firstChange,

@@ -207,3 +207,86 @@ describe("assertMessages", () => {
     expect(() => assertMessages([{ role: "user" }], "conversation")).toThrow(ValidationError);
   });
 });
+
+describe("validateConversation: the API's compaction block and system messages", () => {
+  const compaction = {
+    type: "opaque" as const,
+    block: { type: "compaction", content: "Summary.", signature: "sig" },
+  };
+  const system = (content: unknown = "Be brief."): ContentBlock => ({
+    type: "opaque",
+    block: { type: "agentCompaction:systemMessage", message: { role: "system", content } as never },
+  });
+
+  it("accepts a conversation that starts with the compaction block, as its own assistant message", () => {
+    const messages = conversation(
+      ["assistant", [compaction]],
+      ["assistant", [textBlock("Continuing.")]],
+      ["user", [textBlock("Next.")]],
+    );
+    expect(validateConversation(messages)).toEqual([]);
+    expect(codes(conversation(["assistant", [textBlock("Hi.")]]))).toEqual([
+      "first_message_not_user",
+    ]);
+  });
+
+  it("accepts system messages after a user turn, before the reply or at the end", () => {
+    const messages = conversation(
+      ["user", [textBlock("Fix it.")]],
+      ["user", [system()]],
+      ["user", [system([{ type: "text", text: "Use the tools." }])]],
+      ["assistant", [textBlock("Done.")]],
+      ["user", [textBlock("Thanks.")]],
+      ["user", [system()]],
+    );
+    expect(validateConversation(messages)).toEqual([]);
+    // One that only sets output_config goes anywhere, first included.
+    const effort: ContentBlock = {
+      type: "opaque",
+      block: {
+        type: "agentCompaction:systemMessage",
+        message: { role: "system", output_config: { effort: "low" } },
+      },
+    };
+    expect(
+      validateConversation(
+        conversation(
+          ["user", [effort]],
+          ["user", [textBlock("Go.")]],
+          ["assistant", [textBlock("Ok.")]],
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it("reports a system message first, after an assistant turn, before a user message, or among other blocks", () => {
+    expect(codes(conversation(["user", [system()]], ["user", [textBlock("Go.")]]))).toEqual([
+      "misplaced_system_message",
+    ]);
+    const afterCall = conversation(
+      ["user", [textBlock("Read it.")]],
+      ["assistant", [toolUseBlock("toolu_1", "read")]],
+      ["user", [system()]],
+      ["user", [toolResultBlock("toolu_1", "a")]],
+    );
+    expect(codes(afterCall)).toEqual([
+      "missing_tool_result",
+      "orphan_tool_result",
+      "misplaced_system_message",
+    ]);
+    expect(
+      codes(
+        conversation(
+          ["user", [textBlock("One.")]],
+          ["user", [system()]],
+          ["user", [textBlock("Two.")]],
+        ),
+      ),
+    ).toEqual(["misplaced_system_message"]);
+    expect(
+      codes(
+        conversation(["user", [textBlock("One."), system()]], ["assistant", [textBlock("Ok.")]]),
+      ),
+    ).toEqual(["misplaced_system_message"]);
+  });
+});

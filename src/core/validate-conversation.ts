@@ -1,5 +1,11 @@
 import { z } from "zod";
 import { isAbortSignal } from "./abort.js";
+import {
+  isCompactionBlock,
+  isSystemMessage,
+  isSystemMessageBlock,
+  startsWithCompaction,
+} from "./conversation-structure.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
 import { ContentBlockSchema, MessagesSchema, TurnIdSchema } from "./schemas.js";
@@ -10,8 +16,14 @@ export type ConversationProblemCode =
   | "empty_conversation"
   /** More messages than one request may carry (100,000). */
   | "too_many_messages"
-  /** The first message is not from the user. */
+  /** The first message is not from the user (nor led by the API's `compaction` block). */
   | "first_message_not_user"
+  /**
+   * A mid-conversation system message out of place: first, not right after a user turn (or an
+   * assistant turn ending in a server tool result), before a message other than an assistant
+   * turn, or sharing its message with other blocks.
+   */
+  | "misplaced_system_message"
   /** A message with no blocks (only the final assistant message may be empty). */
   | "empty_content"
   /** A text block with no text. */
@@ -101,10 +113,17 @@ export function validateConversation(messages: readonly Message[]): Conversation
       message: `messages: a request may hold at most ${MAX_MESSAGES_PER_REQUEST} messages, found ${parsed.length}`,
     });
   }
-  if (parsed[0]?.role !== "user") {
+  // What counts is the first message the model reads: system messages that only set
+  // `output_config` may come before it.
+  const first = Math.max(
+    0,
+    parsed.findIndex((message) => !isSystemMessage(message as Message)),
+  );
+  const opening = parsed[first] as Message | undefined;
+  if (opening?.role !== "user" && !startsWithCompaction(opening)) {
     report({
       code: "first_message_not_user",
-      messageIndex: 0,
+      messageIndex: first,
       message: 'messages: first message must use the "user" role',
     });
   }
@@ -128,6 +147,8 @@ export function validateConversation(messages: readonly Message[]): Conversation
       checkToolResultsAnswer(message.content, parsed[index - 1], index, report);
     }
   });
+
+  checkSystemMessages(parsed as Message[], report);
 
   const final = parsed[last];
   if (final?.role === "assistant") {
@@ -305,6 +326,72 @@ function checkServerToolPairs(
       });
     }
   });
+}
+
+/** Whether a system message carries content (an `output_config`-only one is accepted anywhere). */
+function carriesContent(message: Message): boolean {
+  const block = message.content[0];
+  if (!isSystemMessageBlock(block)) return false;
+  const { content } = block.block.message;
+  return typeof content === "string"
+    ? content !== ""
+    : Array.isArray(content) && content.length > 0;
+}
+
+/** Whether an assistant message ends in a server tool result (a paused turn). */
+function endsInServerToolResult(message: Message | undefined): boolean {
+  const last = message?.role === "assistant" ? message.content.at(-1) : undefined;
+  const type = last?.type === "opaque" ? last.block.type : undefined;
+  return typeof type === "string" && type.endsWith("_tool_result");
+}
+
+/**
+ * Mid-conversation system messages where the API takes them: a message of their own; and a
+ * group of them that carries content right after a user turn (or an assistant turn ending in a
+ * server tool result, or the compaction block that stands for summarized messages), before an
+ * assistant turn or at the end.
+ */
+function checkSystemMessages(
+  messages: readonly Message[],
+  report: (problem: ConversationProblem) => void,
+): void {
+  messages.forEach((message, index) => {
+    if (isSystemMessage(message) || !message.content.some(isSystemMessageBlock)) return;
+    report({
+      code: "misplaced_system_message",
+      messageIndex: index,
+      message: `messages.${index}: a \`system\` message must be a message of its own, not a block among others`,
+    });
+  });
+  let index = 0;
+  while (index < messages.length) {
+    if (!isSystemMessage(messages[index])) {
+      index += 1;
+      continue;
+    }
+    const start = index;
+    let content = false;
+    while (index < messages.length && isSystemMessage(messages[index])) {
+      content ||= carriesContent(messages[index]!);
+      index += 1;
+    }
+    if (!content) continue;
+    const before = messages[start - 1];
+    const after = messages[index];
+    const follows =
+      (before?.role === "user" && !isSystemMessage(before)) ||
+      endsInServerToolResult(before) ||
+      (before !== undefined && before.content.length === 1 && isCompactionBlock(before.content[0]));
+    if (follows && (after === undefined || after.role === "assistant")) continue;
+    report({
+      code: "misplaced_system_message",
+      messageIndex: start,
+      message:
+        start === 0
+          ? "messages.0: a `system` message that carries content cannot be the first message: use the top-level `system` field"
+          : `messages.${start}: a \`system\` message that carries content must follow a \`user\` turn (or an \`assistant\` turn ending in a server tool result) and precede an \`assistant\` turn or end \`messages\``,
+    });
+  }
 }
 
 /** Message objects already validated, each with the last check that saw it. */
