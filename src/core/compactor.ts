@@ -19,6 +19,23 @@ export interface CompactionResult {
    * (`kind: text`, e.g. `path: src/app.ts`); absent when none were missing.
    */
   factsAdded?: string[];
+  /**
+   * What the compaction's own model calls used, as the provider billed them (a server-side
+   * compaction's `usage.iterations`); absent when not known.
+   */
+  usage?: CompactionUsage;
+}
+
+/** Tokens a compaction's own model calls used. */
+export interface CompactionUsage {
+  /** Uncached input tokens. */
+  inputTokens: number;
+  /** Output tokens (the summary, and any thinking before it). */
+  outputTokens: number;
+  /** Input tokens written to the prompt cache. @default 0 */
+  cacheCreationInputTokens?: number;
+  /** Input tokens read from the prompt cache. @default 0 */
+  cacheReadInputTokens?: number;
 }
 
 /** A compaction result that changed nothing. */
