@@ -1,17 +1,33 @@
-import { renderMarkdownTable } from "./format.js";
+import { formatMs, renderMarkdownTable } from "./format.js";
+import {
+  DEFAULT_TRIM_BUDGET_MS,
+  FRESH_SAMPLES,
+  KEEP_RECENT_TURNS,
+  PEER_HEADERS,
+  type PeerResults,
+  type PeerRow,
+  peerOutcomeLines,
+  peerRows,
+  peerSamples,
+  peerWarmUps,
+} from "./peers.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, type RunMetrics } from "./simulate.js";
 import type { SpeedRow } from "./speed.js";
 import { STRATEGIES } from "./strategies.js";
 import type { TargetCheck } from "./targets.js";
 
-/** What the README section is built from. */
+/** What `bench/README.md` and the summary are built from (one run, or `bench/results.json`). */
 export interface ReadmeInput {
   runs: readonly RunMetrics[];
   speed: readonly SpeedRow[];
+  peers?: PeerResults | undefined;
   targets: readonly TargetCheck[];
-  environment: { node: string; cpus: number; cpuModel: string };
+  environment: { node: string; cpus: number; cpuModel: string; platform?: string };
 }
+
+/** The most lines {@link readmeSummary} may take. */
+export const SUMMARY_MAX_LINES = 15;
 
 function trajectoryTable(runs: readonly RunMetrics[], shape: string, steps: number): string {
   const all = runs.filter((run) => run.shape === shape);
@@ -22,34 +38,39 @@ function trajectoryTable(runs: readonly RunMetrics[], shape: string, steps: numb
   );
 }
 
-/** The README's Benchmarks section, from one run of `npm run bench -- --readme`. */
-export function readmeSection(input: ReadmeInput): string {
-  const { runs, speed, targets, environment } = input;
+function machine(environment: ReadmeInput["environment"]): string {
+  const platform = environment.platform === undefined ? "" : ` (${environment.platform})`;
+  return `Node ${environment.node} on ${environment.cpus} × ${environment.cpuModel}${platform}`;
+}
+
+function trajectorySection(runs: readonly RunMetrics[]): string[] {
+  if (runs.length === 0) return [];
   const window = DEFAULT_SIMULATION_SETTINGS.contextLimit.toLocaleString("en");
   const steps = [...new Set(runs.map((run) => run.steps))];
-  const speedRows = speedTable(speed);
   const parts = [
-    "## Benchmarks",
+    "## Part 1: trajectories (cost, window, facts)",
     "",
-    "`npm run bench` runs a deterministic, offline benchmark (seeded; no network, no key) and writes",
-    "`bench/results.json`; `npm run bench -- --readme` also rewrites this section. It takes about two",
-    "minutes on 2 cores.",
-    "",
-    `**Trajectories.** A simulated agent loop calls \`maybeCompact()\` before each request, builds the request from`,
+    "A simulated agent loop calls `maybeCompact()` before each request, builds the request from",
     `\`session.messages\` and reports the model's usage (the local estimate plus ${DEFAULT_SIMULATION_SETTINGS.systemTokens} tokens of system prompt and`,
-    `tools). Tool outputs are heavy-tailed (log-normal, median 1.2k tokens, p99 30k, capped at 40k) and make up`,
+    "tools). Tool outputs are heavy-tailed (log-normal, median 1.2k tokens, p99 30k, capped at 40k) and make up",
     `~86% of the tokens; a ${window}-token window. Two workloads: *short turns* (a user message every 2–12`,
     "steps) and *one long turn* (one request answered by every step). The summariser is a deterministic",
     "`MockLlmClient` that keeps every id, path, value and user constraint it is handed, newest first, up",
-    "to `maxSummaryTokens`. Columns: billed input tokens over the run (summariser input and output",
-    "included) and the change against no compaction; the summariser's share; peak context; requests",
-    "over the window (sent anyway and counted; a real API would refuse them); compactions; trims (every",
-    "strategy but `none` runs with the session's last resort `trimOnOverflow`, which removes the oldest",
-    "messages, handed to the app in an event, when compaction leaves the context above the window); the share of",
-    "input read from a simulated prefix cache and the requests that rewrote part of it; the cost at",
-    "$3/MTok input with cache reads at 0.1x and writes at 1.25x (summariser at list price); the share",
-    "of planted facts (ids, paths, numbers, user constraints) present in the final request, and present",
-    "or handed to the summariser at some point.",
+    "to `maxSummaryTokens`.",
+    "",
+    "Columns:",
+    "",
+    "- *billed input*: input tokens billed over the run, the summariser's input and output included; *vs none*: the change against no compaction.",
+    "- *summariser*: the summariser's share of the billed tokens.",
+    "- *peak*: the largest request.",
+    "- *over window*: requests above the window (sent anyway and counted; a real API would refuse them).",
+    "- *compactions*: compactions that changed the conversation; *trims*: runs of the session's last resort",
+    "  `trimOnOverflow` (every strategy but `none` has it), which removes the oldest messages, handed to the",
+    "  app in an event, when compaction leaves the context above the window.",
+    "- *cache hit*: the share of input read from a simulated prefix cache; *rewrites*: requests that rewrote part of it.",
+    "- *cost $*: at $3/MTok input, cache reads at 0.1x and writes at 1.25x (the summariser at list price).",
+    "- *facts kept*: the share of planted facts (ids, paths, numbers, user constraints) present in the final",
+    "  request; *kept or handed*: present, or handed to the summariser at some point.",
     "",
     "Strategies:",
     "",
@@ -81,25 +102,215 @@ export function readmeSection(input: ReadmeInput): string {
     "(`maxSummaryTokens`) bounds how many facts a summary can carry.",
     "",
   );
-  if (speed.length > 0) {
+  return parts;
+}
+
+function speedSection(speed: readonly SpeedRow[]): string[] {
+  if (speed.length === 0) return [];
+  const table = speedTable(speed);
+  return [
+    "## Part 2: speed of the library's own calls",
+    "",
+    "Conversations of turns of a user request, four tool calls with ~1 KB results (each with a compact",
+    "summary) and a final answer. Each number is the median of repeated runs (41 at 1k messages, 15 at",
+    "10k, 5 at 100k) after ten warm-up runs, with a forced GC before each run.",
+    "",
+    "- *floor (copy)*: `messages.map(m => ({ ...m, content: [...m.content] }))`, the least any compaction",
+    "  returning new messages could cost; `(Nx)` after a time is that time over the floor.",
+    "- *compact NAME*: `compact(conversation, new Map())` of a `ThresholdCompactor` (`summarize`, `redact`,",
+    "  `toolUses 10` = `keepRecentToolUses: 10`) and of an `LLMCompactor` with a mock client (no network).",
+    "- *maybeCompact under*: `session.maybeCompact()` below the threshold (nothing to do).",
+    "- *maybeCompact over*: above it, in steady state: each run has one newly old turn to mask.",
+    "- *heap/message*: heap bytes per message of the conversation; *session/message*: what a session holding",
+    "  it adds.",
+    "",
+    renderMarkdownTable(table.headers, table.rows),
+    "",
+  ];
+}
+
+function peerSection(peers: PeerResults | undefined): string[] {
+  if (peers === undefined || peers.rows.length === 0) return [];
+  const versions = Object.entries(peers.versions)
+    .map(([name, version]) => `\`${name}@${version}\``)
+    .join(", ");
+  const load = (values: readonly number[]) => values[0]?.toFixed(1) ?? "?";
+  return [
+    "## Part 3: against the peers",
+    "",
+    `\`ThresholdCompactor.compact\` timed side by side, in one process, with ${versions}, doing the same`,
+    `job: tool output older than the last ${KEEP_RECENT_TURNS} turns dropped, the last ${KEEP_RECENT_TURNS} turns kept whole (\`bench/peers.ts\`).`,
+    "",
+    "- The conversation: built with the repo's `ConversationBuilder` (seeded): turns of a user request,",
+    "  1 to 6 tool calls (an assistant message with a sentence and a `tool_use`, then a `tool_result` of",
+    "  1–4 KB with a compact summary) and a final answer. It is converted to the AI SDK's `ModelMessage[]`",
+    "  (results become `tool` messages) and to LangChain's `BaseMessage[]` before timing.",
+    '- *ours*: `new ThresholdCompactor({ toolCompaction: "redact" }).compact(conversation, new Map())`:',
+    "  each old result's output becomes a short notice; the tool calls stay.",
+    '- *pruneMessages*: `pruneMessages({ messages, toolCalls: "before-last-N-messages" })`, N the messages',
+    "  of the last 3 turns (a turn is not a fixed number of messages); it removes old tool calls with their",
+    "  results, and the `tool` messages left empty.",
+    '- *trimMessages*: `await trimMessages(messages, { strategy: "last", startOn: "human", maxTokens,',
+    "  tokenCounter })`, `maxTokens` the size of the last 3 turns by a chars/4 counter that reads only",
+    "  string lengths; it drops every older message. It calls the counter on every shorter prefix until",
+    "  one fits, so its time grows with the square of the messages it drops: a size whose run is",
+    `  estimated over the budget (${DEFAULT_TRIM_BUDGET_MS / 1000} s; \`--trim-budget=SECONDS\`) is skipped. The estimate is`,
+    "  optimistic: at 100k messages it said about a minute, and a one-off run (`--trim-budget=600`)",
+    "  took 221 s on the machine below, once its arrays outgrew the CPU caches.",
+    "- *ours per 1k msgs*: ours' median per 1,000 messages: the same at every size means linear.",
+    "- *ours (fresh)*: `compact` on a new copy of the messages each run (copied untimed): the first time",
+    "  the library sees them, so every message is validated and estimated. *ours* passes the same",
+    "  objects each run, as a session does: the library remembers the message objects it validated.",
+    "",
+    "Method: each size runs in a fresh process, since what a size leaves behind (the library's",
+    "caches are module-level WeakMaps whose tables keep the size of every message they ever held,",
+    "the JIT's feedback, the heap) slowed `compact` at the next size by up to 3x. In it, ours and",
+    "pruneMessages run in alternating rounds (ours first, then",
+    `pruneMessages first): warm-up rounds (at least ${peerWarmUps(1000)} at 1k, ${peerWarmUps(10_000)} at 10k, ${peerWarmUps(100_000)} at 100k, and at least a second`,
+    `of them), then ${peerSamples(1000)}, ${peerSamples(10_000)} and ${peerSamples(100_000)} timed rounds. trimMessages and *ours (fresh)* run after them, apart:`,
+    "trimMessages leaves hundreds of megabytes of garbage, and fresh copies fill the library's caches",
+    `(WeakMaps) until the next GC. *ours (fresh)* gets at most ${FRESH_SAMPLES} timed runs; trimMessages at most 61,`,
+    "7 when a run takes more than 50 ms, and one when it takes more than 5 s. The numbers are medians,",
+    "the ratios ratios of medians (`results.json` also has each fastest run). No GC is forced between",
+    "runs: a forced full GC slows the call right after it by up to 10x, and unevenly between contenders.",
+    "",
+    renderMarkdownTable(PEER_HEADERS, peerRows(peers.rows)),
+    "",
+    "What each left, checked untimed (the same full outputs: those of the last 3 turns):",
+    "",
+    ...peerOutcomeLines(peers.rows).map((line) => `- ${line}`),
+    "",
+    "Reading it: ours' calls spread more than pruneMessages' (its per-message cache lookups, module-",
+    "level WeakMaps, wait on memory), so the ratio at 10k moved between 1.1x and 3.8x across runs on",
+    "this 2-core machine, shared with other work; the fresh column is the cost of the first look at",
+    "each message (its validation by the schema), which a session pays once, at `append`.",
+    "",
+    `Measured with ${machine(peers.environment)}; load average (1 min) ${load(peers.loadAverage.before)} before`,
+    `and ${load(peers.loadAverage.after)} after. Other processes on the machine slow runs at random: compare`,
+    "ratios measured in the same run rather than times across runs.",
+    "",
+  ];
+}
+
+/** `bench/README.md`: what the benchmark measures, how to reproduce it, and every table. */
+export function benchReadme(input: ReadmeInput): string {
+  const { runs, speed, peers, targets, environment } = input;
+  const parts = [
+    "# Benchmarks",
+    "",
+    "<!-- Generated by `npm run bench -- --readme` (or `--readme-only`, from bench/results.json): edit bench/readme.ts. -->",
+    "",
+    "`npm run bench` runs a deterministic, offline benchmark (seeded; no network, no API key) in three",
+    "parts and writes every number to `bench/results.json`:",
+    "",
+    "1. **Trajectories**: simulated agent loops with every compaction strategy: billed tokens, peak",
+    "   context, requests over the window, prompt-cache reuse, cost and facts kept.",
+    "2. **Speed**: the library's own calls (`compact`, `maybeCompact`) at 1k, 10k and 100k messages.",
+    "3. **Peers**: `ThresholdCompactor.compact` against the AI SDK's `pruneMessages` and LangChain's",
+    "   `trimMessages` doing the same job, side by side, at 1k, 10k and 100k messages.",
+    "",
+    "## Reproduce",
+    "",
+    "```sh",
+    "npm ci",
+    "npm run bench                        # all three parts (3 to 5 minutes on 2 cores)",
+    "npm run bench -- --only peers        # one part: trajectories, speed or peers",
+    "npm run bench -- --quick             # 50 and 200 steps, 1k and 10k messages",
+    "npm run bench -- --trim-budget=600   # also time trimMessages at 100k (one run of minutes)",
+    "npm run bench -- --readme            # also rewrite this file and bench/README-summary.md",
+    "npm run bench -- --readme-only       # rewrite both from bench/results.json",
+    "```",
+    "",
+    "A part run alone replaces only its own numbers in `bench/results.json`. The trajectories are the",
+    "same on every machine; times are not.",
+    "",
+    "## Machine",
+    "",
+    `The numbers below: ${machine(environment)}${peers === undefined || machine(peers.environment) === machine(environment) ? "" : `; part 3: ${machine(peers.environment)}`}.`,
+    "",
+    ...trajectorySection(runs),
+    ...speedSection(speed),
+    ...peerSection(peers),
+  ];
+  if (targets.length > 0) {
     parts.push(
-      "**Speed.** Medians of repeated runs on conversations of four tool calls per turn; `(Nx)` is the",
-      "time over the floor `messages.map(m => ({ ...m, content: [...m.content] }))`. `maybeCompact`",
-      "under the threshold does nothing; over it, each run has one newly old turn to mask (steady state).",
+      "## Targets",
       "",
-      renderMarkdownTable(speedRows.headers, speedRows.rows),
+      "The issue's targets, checked against these numbers:",
+      "",
+      "```",
+      ...targetLines(targets),
+      "```",
       "",
     );
   }
-  parts.push(
-    "**Targets** (read from this run):",
-    "",
-    "```",
-    ...targetLines(targets),
-    "```",
-    "",
-    `Measured with Node ${environment.node} on ${environment.cpus} × ${environment.cpuModel}.`,
-    "",
-  );
   return parts.join("\n");
+}
+
+function share(value: number): string {
+  return `${(value * 100).toFixed(0)}%`;
+}
+
+function trajectoryLine(runs: readonly RunMetrics[]): string | undefined {
+  const at = (strategy: string) =>
+    runs.find(
+      (run) => run.strategy === strategy && run.shape === "short-turns" && run.steps === 500,
+    );
+  const none = at("none");
+  const redact = at("redact");
+  const hybrid = at("hybrid");
+  if (none === undefined || redact === undefined || hybrid === undefined) return undefined;
+  const cut = (run: RunMetrics) => share(1 - run.billedInputTokens / none.billedInputTokens);
+  const facts = (run: RunMetrics) => share(run.facts === 0 ? 1 : run.factsKept / run.facts);
+  return (
+    `Over a simulated 500-step agent run (${DEFAULT_SIMULATION_SETTINGS.contextLimit.toLocaleString("en")}-token window), masking old tool output cuts billed input tokens by ` +
+    `${cut(redact)} and masking plus summaries (\`HybridCompactor\`) by ${cut(hybrid)}, keeping ${facts(hybrid)} of the planted ` +
+    `facts (masking alone: ${facts(redact)}); ${redact.requestsOverWindow + hybrid.requestsOverWindow === 0 ? "no request goes" : "some requests go"} over the window.`
+  );
+}
+
+function peerSummaryRow(row: PeerRow): string {
+  const times = (peer: PeerRow["pruneMessages"] | undefined) =>
+    peer === undefined
+      ? "not timed (quadratic)"
+      : `${formatMs(peer.medianMs)} (${(row.ours.medianMs / peer.medianMs).toFixed(peer.medianMs > 100 * row.ours.medianMs ? 3 : 2)}x)`;
+  return `| ${row.messages.toLocaleString("en")} | ${formatMs(row.ours.medianMs)} | ${times(row.pruneMessages)} | ${times(row.trimMessages)} |`;
+}
+
+/**
+ * A short block (at most {@link SUMMARY_MAX_LINES} lines, no target checks) for the main README,
+ * pointing to `bench/README.md` for the rest.
+ */
+export function readmeSummary(input: ReadmeInput): string {
+  const lines = [
+    "## Benchmarks",
+    "",
+    `Measured by \`npm run bench\` (offline, seeded) with ${machine(input.peers?.environment ?? input.environment)}; method, every table and how to reproduce: [bench/README.md](bench/README.md).`,
+  ];
+  const peers = input.peers?.rows ?? [];
+  if (peers.length > 0) {
+    lines.push(
+      "",
+      "| messages | `ThresholdCompactor.compact` | AI SDK `pruneMessages` (ours/theirs) | LangChain `trimMessages` (ours/theirs) |",
+      "|---:|---:|---:|---:|",
+      ...peers.map(peerSummaryRow),
+      "",
+      `The same job for all three (tool output older than the last ${KEEP_RECENT_TURNS} turns dropped, those turns kept whole); medians, side by side in one process.`,
+    );
+  }
+  const trajectory = trajectoryLine(input.runs);
+  if (trajectory !== undefined) lines.push("", trajectory);
+  if (input.speed.length > 0) {
+    const under = input.speed
+      .map(
+        (row) =>
+          `${formatMs(row.maybeCompactUnder.medianMs)} at ${row.messages.toLocaleString("en")}`,
+      )
+      .join(", ");
+    lines.push(
+      "",
+      `\`maybeCompact()\` under the threshold (nothing to do): ${under} messages of history.`,
+    );
+  }
+  return `${lines.slice(0, SUMMARY_MAX_LINES).join("\n")}\n`;
 }

@@ -1,37 +1,77 @@
 /**
  * `npm run bench`: the deterministic, offline benchmark. Part 1 runs simulated agent loops
- * with every strategy; part 2 times `compact` and `maybeCompact`. Prints tables and the
- * issue's targets with PASS/FAIL, and writes `bench/results.json`.
+ * with every strategy; part 2 times `compact` and `maybeCompact`; part 3 times
+ * `ThresholdCompactor.compact` side by side with the AI SDK's `pruneMessages` and LangChain's
+ * `trimMessages`. Prints tables and the issue's targets with PASS/FAIL, and writes
+ * `bench/results.json` (a part run alone replaces only its own key).
  *
- *   npm run bench                 everything (~2 minutes on 2 cores)
- *   npm run bench -- --quick      50 and 200 steps, 1k and 10k messages
- *   npm run bench -- --readme     also writes bench/README-section.md
- *   npm run bench -- --only=trajectories | --only=speed
- *   npm run bench -- --readme-only  rewrites bench/README-section.md from bench/results.json
+ *   npm run bench                      everything (3–5 minutes on 2 cores; part 3 runs each size
+ *                                      in a fresh process)
+ *   npm run bench -- --quick           50 and 200 steps, 1k and 10k messages
+ *   npm run bench -- --only peers      one part: trajectories | speed | peers (also --only=peers)
+ *   npm run bench -- --trim-budget=600 time trimMessages where one run is estimated under 600 s
+ *                                      (default 60: it is quadratic, so 100k is skipped)
+ *   npm run bench -- --readme          also writes bench/README.md and bench/README-summary.md
+ *   npm run bench -- --readme-only     rewrites both from bench/results.json
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { renderTable } from "./format.js";
-import { readmeSection } from "./readme.js";
+import {
+  DEFAULT_TRIM_BUDGET_MS,
+  measurePeers,
+  PEER_HEADERS,
+  type PeerResults,
+  type PeerRow,
+  peerOutcomeLines,
+  peerRows,
+  peerSamples,
+  peerVersions,
+  peerWarmUps,
+} from "./peers.js";
+import { benchReadme, readmeSummary } from "./readme.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
 import { STRATEGIES } from "./strategies.js";
-import { speedTargets, trajectoryTargets } from "./targets.js";
+import { peerTargets, speedTargets, type TargetCheck, trajectoryTargets } from "./targets.js";
 import { generateTrajectory, type Trajectory, type WorkloadShape } from "./workload.js";
 
 const SEED = 20_260_101;
 const SHAPES: readonly WorkloadShape[] = ["short-turns", "long-turn"];
+const PARTS = ["trajectories", "speed", "peers"] as const;
+type Part = (typeof PARTS)[number];
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const quick = args.has("--quick");
-const only = [...args].find((arg) => arg.startsWith("--only="))?.slice("--only=".length);
+
+function optionValue(name: string): string | undefined {
+  const inline = argv.find((arg) => arg.startsWith(`${name}=`));
+  if (inline !== undefined) return inline.slice(name.length + 1);
+  const index = argv.indexOf(name);
+  return index === -1 ? undefined : argv[index + 1];
+}
+
+const onlyValue = optionValue("--only");
+if (onlyValue !== undefined && !PARTS.includes(onlyValue as Part)) {
+  process.stderr.write(`--only must be one of ${PARTS.join(", ")}; got ${onlyValue}\n`);
+  process.exit(2);
+}
+const only = onlyValue as Part | undefined;
+const runs = (part: Part) => only === undefined || only === part;
+const trimBudgetSeconds = Number(optionValue("--trim-budget") ?? DEFAULT_TRIM_BUDGET_MS / 1000);
 const stepCounts = quick ? [50, 200] : [50, 200, 500, 2000];
 const sizes = quick ? [1000, 10_000] : [1000, 10_000, 100_000];
 
 const print = (text = "") => process.stdout.write(`${text}\n`);
 const progress = (text: string) => process.stderr.write(text);
+
+const resultsPath = fileURLToPath(new URL("./results.json", import.meta.url));
+const readmePath = fileURLToPath(new URL("./README.md", import.meta.url));
+const summaryPath = fileURLToPath(new URL("./README-summary.md", import.meta.url));
 
 interface WorkloadSummary {
   shape: WorkloadShape;
@@ -40,6 +80,52 @@ interface WorkloadSummary {
   facts: number;
   observationShare: number;
   largestOutputTokens: number;
+}
+
+interface Environment {
+  node: string;
+  platform: string;
+  cpus: number;
+  cpuModel: string;
+}
+
+/** What `bench/results.json` holds (older files may lack `peers`). */
+interface Results {
+  version: number;
+  seed: number;
+  settings: typeof DEFAULT_SIMULATION_SETTINGS;
+  prices: typeof PRICES;
+  environment: Environment;
+  strategies: { name: string; description: string; origin: string }[];
+  workloads: WorkloadSummary[];
+  trajectories: RunMetrics[];
+  speed: SpeedRow[];
+  peers?: PeerResults;
+  targets: TargetCheck[];
+}
+
+function readResults(): Results | undefined {
+  if (!existsSync(resultsPath)) return undefined;
+  try {
+    return JSON.parse(readFileSync(resultsPath, "utf8")) as Results;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeReadmes(results: Results): void {
+  const input = {
+    runs: results.trajectories,
+    speed: results.speed,
+    peers: results.peers,
+    targets: results.targets,
+    environment: results.environment,
+  };
+  writeFileSync(readmePath, benchReadme(input));
+  writeFileSync(summaryPath, readmeSummary(input));
+  print(`Wrote bench/README.md and, to paste into the README, bench/README-summary.md:`);
+  print();
+  print(readFileSync(summaryPath, "utf8").trimEnd());
 }
 
 async function runTrajectories(): Promise<{ runs: RunMetrics[]; workloads: WorkloadSummary[] }> {
@@ -67,9 +153,93 @@ async function runTrajectories(): Promise<{ runs: RunMetrics[]; workloads: Workl
   return { runs, workloads };
 }
 
+const CHILD_ROW_MARKER = "peer-row:";
+
+/**
+ * Part 3, one size per fresh process (this script with `--peer-size`): what a size leaves
+ * behind (the library's caches are module-level WeakMaps whose tables keep the size of every
+ * message they ever held, the JIT's feedback, the heap) slowed `compact` at the next size by
+ * up to 3x, so that no size's numbers depend on what ran before it.
+ */
+function measurePeerSizeInChild(
+  size: number,
+  previousTrim: { messages: number; trimMs: number } | undefined,
+): PeerRow {
+  const child = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      `--peer-size=${size}`,
+      `--trim-budget=${trimBudgetSeconds}`,
+      ...(previousTrim === undefined
+        ? []
+        : [`--previous-trim=${previousTrim.messages}:${previousTrim.trimMs}`]),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  const line = child.stdout
+    ?.split("\n")
+    .find((candidate) => candidate.startsWith(CHILD_ROW_MARKER));
+  if (child.status !== 0 || line === undefined) {
+    throw new Error(
+      `the peer part at ${size} messages failed (exit ${child.status ?? child.signal})`,
+    );
+  }
+  return JSON.parse(line.slice(CHILD_ROW_MARKER.length)) as PeerRow;
+}
+
+/** `--peer-size=N`: the child side of {@link measurePeerSizeInChild}. */
+async function peerSizeChild(size: number): Promise<void> {
+  const previous = optionValue("--previous-trim")?.split(":").map(Number);
+  const [row] = await measurePeers({
+    sizes: [size],
+    samples: peerSamples,
+    warmUps: peerWarmUps,
+    trimBudgetMs: trimBudgetSeconds * 1000,
+    previousTrim:
+      previous === undefined ? undefined : { messages: previous[0]!, trimMs: previous[1]! },
+  });
+  print(`${CHILD_ROW_MARKER}${JSON.stringify(row)}`);
+}
+
+/** Part 3: prints its table and returns what goes into `results.json`. */
+function runPeers(environment: Environment): PeerResults {
+  progress("peers:");
+  const loadBefore = os.loadavg();
+  const rows: PeerRow[] = [];
+  let previousTrim: { messages: number; trimMs: number } | undefined;
+  for (const size of sizes) {
+    progress(` ${size}`);
+    const row = measurePeerSizeInChild(size, previousTrim);
+    rows.push(row);
+    if (row.trimMessages !== undefined)
+      previousTrim = { messages: size, trimMs: row.trimMessages.medianMs };
+  }
+  progress(" done\n");
+  const loadAfter = os.loadavg();
+  print();
+  print(
+    "Part 3 · peers · medians, side by side in one process per size (interleaved runs, no forced GC); " +
+      "ours = new ThresholdCompactor({ toolCompaction: 'redact' }).compact(conversation, new Map())",
+  );
+  print(renderTable(PEER_HEADERS, peerRows(rows)));
+  print("What each left (the same job: old tool output gone, the last 3 turns whole):");
+  for (const line of peerOutcomeLines(rows)) print(`  ${line}`);
+  print(
+    `Load average (1 min) ${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after, on ${environment.cpus} CPUs.`,
+  );
+  return {
+    environment,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    versions: peerVersions(),
+    rows,
+  };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
-  const environment = {
+  const environment: Environment = {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     cpus: os.cpus().length,
@@ -78,11 +248,13 @@ async function main(): Promise<void> {
   print(
     `agent-compaction benchmark · ${environment.node} · ${environment.cpus} × ${environment.cpuModel}`,
   );
+  const saved = readResults();
+  const newTargets: TargetCheck[] = [];
 
-  let runs: RunMetrics[] = [];
-  let workloads: WorkloadSummary[] = [];
-  if (only === undefined || only === "trajectories") {
-    ({ runs, workloads } = await runTrajectories());
+  let trajectories = saved?.trajectories ?? [];
+  let workloads = saved?.workloads ?? [];
+  if (runs("trajectories")) {
+    ({ runs: trajectories, workloads } = await runTrajectories());
     print();
     print(
       `Part 1 · trajectories · window ${DEFAULT_SIMULATION_SETTINGS.contextLimit.toLocaleString("en")} tokens, ` +
@@ -103,13 +275,17 @@ async function main(): Promise<void> {
           .join(" · ")}`,
       );
       print(
-        renderTable(TRAJECTORY_HEADERS, trajectoryRows(runs.filter((run) => run.shape === shape))),
+        renderTable(
+          TRAJECTORY_HEADERS,
+          trajectoryRows(trajectories.filter((run) => run.shape === shape)),
+        ),
       );
     }
+    newTargets.push(...trajectoryTargets(trajectories));
   }
 
-  let speed: SpeedRow[] = [];
-  if (only === undefined || only === "speed") {
+  let speed = saved?.speed ?? [];
+  if (runs("speed")) {
     progress("speed:");
     speed = await measureSpeed({
       sizes,
@@ -122,14 +298,20 @@ async function main(): Promise<void> {
       "Part 2 · speed · medians; (Nx) = times the floor messages.map(m => ({ ...m, content: [...m.content] }))",
     );
     print(renderTable(table.headers, table.rows));
+    newTargets.push(...speedTargets(speed));
   }
 
-  const targets = [...trajectoryTargets(runs), ...speedTargets(speed)];
+  let peers = saved?.peers;
+  if (runs("peers")) {
+    peers = runPeers(environment);
+    newTargets.push(...peerTargets(peers.rows));
+  }
+
   print();
   print("Targets");
-  for (const line of targetLines(targets)) print(line);
+  for (const line of targetLines(newTargets)) print(line);
 
-  const results = {
+  const results: Results = {
     version: 1,
     seed: SEED,
     settings: DEFAULT_SIMULATION_SETTINGS,
@@ -137,39 +319,31 @@ async function main(): Promise<void> {
     environment,
     strategies: STRATEGIES.map(({ name, description, origin }) => ({ name, description, origin })),
     workloads,
-    trajectories: runs,
+    trajectories,
     speed,
-    targets,
+    ...(peers === undefined ? {} : { peers }),
+    targets: [
+      ...trajectoryTargets(trajectories),
+      ...speedTargets(speed),
+      ...(peers === undefined ? [] : peerTargets(peers.rows)),
+    ],
   };
-  const resultsPath = fileURLToPath(new URL("./results.json", import.meta.url));
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
-  if (args.has("--readme")) {
-    const readmePath = fileURLToPath(new URL("./README-section.md", import.meta.url));
-    writeFileSync(readmePath, readmeSection({ runs, speed, targets, environment }));
-  }
   print();
   print(`Wrote bench/results.json in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  if (args.has("--readme")) writeReadmes(results);
 }
 
-if (args.has("--readme-only")) {
-  const resultsPath = fileURLToPath(new URL("./results.json", import.meta.url));
-  const saved = JSON.parse(readFileSync(resultsPath, "utf8")) as {
-    trajectories: RunMetrics[];
-    speed: SpeedRow[];
-    targets: ReturnType<typeof trajectoryTargets>;
-    environment: { node: string; cpus: number; cpuModel: string };
-  };
-  const readmePath = fileURLToPath(new URL("./README-section.md", import.meta.url));
-  writeFileSync(
-    readmePath,
-    readmeSection({
-      runs: saved.trajectories,
-      speed: saved.speed,
-      targets: saved.targets,
-      environment: saved.environment,
-    }),
-  );
-  print("Wrote bench/README-section.md from bench/results.json.");
+const peerSize = optionValue("--peer-size");
+if (peerSize !== undefined) {
+  await peerSizeChild(Number(peerSize));
+} else if (args.has("--readme-only")) {
+  const saved = readResults();
+  if (saved === undefined) {
+    process.stderr.write("No readable bench/results.json: run `npm run bench` first.\n");
+    process.exit(1);
+  }
+  writeReadmes(saved);
 } else {
   await main();
 }

@@ -52,7 +52,8 @@ function exposeGc(): (() => void) | undefined {
   }
 }
 
-const gc = exposeGc();
+/** A forced full GC, when the flag could be set (undefined otherwise). */
+export const gc = exposeGc();
 
 /**
  * A conversation of `count` messages: turns of a user request, four tool calls with
@@ -89,7 +90,8 @@ export function buildConversation(count: number, startTurn = 0): Message[] {
 
 const WARM_UP_RUNS = 10;
 
-function median(values: number[]): number {
+/** The median of a non-empty list. */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;

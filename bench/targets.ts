@@ -1,3 +1,4 @@
+import type { PeerRow } from "./peers.js";
 import type { RunMetrics } from "./simulate.js";
 import type { SpeedRow } from "./speed.js";
 
@@ -101,6 +102,33 @@ export function speedTargets(rows: readonly SpeedRow[]): TargetCheck[] {
       target: `maybeCompact under the threshold independent of history (100k vs 1k ≤${FLAT_SLACK}x)`,
       measured: `${ratio.toFixed(2)}x (${(small.maybeCompactUnder.medianMs * 1000).toFixed(1)} µs vs ${(large.maybeCompactUnder.medianMs * 1000).toFixed(1)} µs)`,
       pass: ratio <= FLAT_SLACK,
+    });
+  }
+  return checks;
+}
+
+/** At most this fraction of `pruneMessages`' time on 10k messages (issue 9, "Speed"). */
+const PRUNE_FACTOR = 0.5;
+
+/** Checks the peer targets: ours against `pruneMessages` at 10k, and linear to 100k. */
+export function peerTargets(rows: readonly PeerRow[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const medium = rows.find((row) => row.messages === 10_000);
+  const large = rows.find((row) => row.messages === 100_000);
+  if (medium !== undefined) {
+    const ratio = medium.ours.medianMs / medium.pruneMessages.medianMs;
+    checks.push({
+      target: `ThresholdCompactor (redact).compact on 10k messages ≤${PRUNE_FACTOR}x pruneMessages, side by side`,
+      measured: `${ratio.toFixed(2)}x (${medium.ours.medianMs.toFixed(2)} ms vs ${medium.pruneMessages.medianMs.toFixed(2)} ms)`,
+      pass: ratio <= PRUNE_FACTOR,
+    });
+  }
+  if (medium !== undefined && large !== undefined) {
+    const ratio = large.ours.medianMs / medium.ours.medianMs;
+    checks.push({
+      target: `ThresholdCompactor (redact).compact linear from 10k to 100k (time ratio ≤${10 * LINEAR_SLACK})`,
+      measured: `${ratio.toFixed(1)}x for 10x the messages`,
+      pass: ratio <= 10 * LINEAR_SLACK,
     });
   }
   return checks;
