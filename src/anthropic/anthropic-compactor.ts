@@ -1,0 +1,519 @@
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import pTimeout, { TimeoutError } from "p-timeout";
+import { z } from "zod";
+import { recentStart } from "../compactors/retention.js";
+import { linkAbort, throwIfAborted } from "../core/abort.js";
+import {
+  type AsyncCompactor,
+  type CompactAsyncOptions,
+  type CompactionOutput,
+  type CompactionUsage,
+  emptyCompactionResult,
+  exceedsThreshold,
+} from "../core/compactor.js";
+import {
+  isCompactionBlock,
+  isSystemMessage,
+  safeCuts,
+  suffixTokenSums,
+} from "../core/conversation-structure.js";
+import { CompactionError, parseOrThrow } from "../core/errors.js";
+import type { ContentBlock, Message } from "../core/message.js";
+import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/tokens.js";
+import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import { assertCompactArguments, assertMessages } from "../core/validate-conversation.js";
+import { fromAnthropicContent } from "./blocks.js";
+import type { AnthropicRequestOptions } from "./llm-client.js";
+import { clientSecrets, redactSecrets } from "./redact.js";
+import { toAnthropicMessages } from "./request.js";
+
+/** The beta of on-demand compaction: send it on every request that carries the block too. */
+export const COMPACTION_BETA = "compact-2026-09-04";
+
+/** The most characters the API takes in `compaction.instructions`. */
+export const MAX_COMPACTION_INSTRUCTIONS = 16_384;
+
+/**
+ * The part of an SDK client {@link AnthropicCompactor} uses: `beta.messages.create` (`new
+ * Anthropic()` fits). Typed loosely so that any SDK version with the beta API will do.
+ */
+export interface AnthropicCompactionClient {
+  beta: { messages: { create(body: never, options?: never): PromiseLike<unknown> } };
+  /** Scrubbed from errors, so the key never reaches a message or an event. */
+  apiKey?: string | null;
+  /** Scrubbed from errors like `apiKey`. */
+  authToken?: string | null;
+}
+
+/**
+ * More parameters for the compaction request (`thinking`, `metadata`, ...). The API rejects
+ * `stop_sequences`, `tool_choice` of type `any` or `tool`, `output_config.format` and
+ * `context_management` on it, so they are not taken.
+ */
+export type AnthropicCompactionParams = Omit<
+  MessageCreateParamsNonStreaming,
+  | "model"
+  | "messages"
+  | "max_tokens"
+  | "system"
+  | "tools"
+  | "stream"
+  | "stop_sequences"
+  | "tool_choice"
+  | "output_config"
+>;
+
+/** Options of {@link AnthropicCompactor}. */
+export interface AnthropicCompactorOptions {
+  /** The SDK client, e.g. `new Anthropic()`. */
+  client: AnthropicCompactionClient;
+  /**
+   * The conversation's model: the summary must be written by a model with preserved thinking
+   * for the kept turns' thinking to stay valid.
+   */
+  model: string;
+  /** The conversation's `system` prompt, sent unchanged (the kept thinking is bound to it). @default none */
+  system?: MessageCreateParamsNonStreaming["system"];
+  /** The conversation's `tools`, sent unchanged (the kept thinking is bound to them). @default none */
+  tools?: MessageCreateParamsNonStreaming["tools"];
+  /** Compact when `contextUsed / contextLimit` is strictly above this; in (0, 1]. @default 0.75 */
+  threshold?: number;
+  /**
+   * Turns at the end kept word for word after the block (a turn is a user request and
+   * everything done for it); a whole number ≥ 1. When that would leave the context above
+   * `targetUtilization`, the cut moves later, inside those turns, never inside an open tool call.
+   * @default 3
+   */
+  keepRecentTurns?: number;
+  /**
+   * What the kept part may take of the window, in (0, threshold], when the session passes the
+   * context (it does): the cut moves later until the kept part fits. @default 0.5
+   */
+  targetUtilization?: number;
+  /**
+   * Replaces the API's summarization prompt (at most 16,384 characters): say what the summary
+   * must keep, and not to call tools. A `beforeCompact` hook's instructions are added to it.
+   * @default the API's own prompt
+   */
+  instructions?: string;
+  /** `max_tokens` of the compaction request (thinking included). @default 8192 */
+  maxTokens?: number;
+  /** Milliseconds before the compaction request is abandoned (`timeout`). @default 120000 */
+  timeoutMs?: number;
+  /** Betas sent besides `compact-2026-09-04` (e.g. `thinking-binding-controls-2026-08-01`). @default none */
+  betas?: readonly string[];
+  /** More request parameters, such as the conversation's `thinking`. @default none */
+  params?: AnthropicCompactionParams;
+  /** SDK request options (headers, maxRetries). @default none */
+  requestOptions?: AnthropicRequestOptions;
+  /** Clock for the block's message `createdAt`. @default the wall clock */
+  clock?: Clock;
+}
+
+/** The defaults of {@link AnthropicCompactorOptions}. */
+export const DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS = Object.freeze({
+  threshold: 0.75,
+  keepRecentTurns: 3,
+  targetUtilization: 0.5,
+  maxTokens: 8192,
+  timeoutMs: 120_000,
+});
+
+/** Estimated tokens the block takes (a summary and its signature), reserved when aiming at the target. */
+const SUMMARY_RESERVE_TOKENS = 1024;
+/** An automatic compaction does not summarize fewer estimated tokens than this. */
+const MIN_SUMMARIZED_TOKENS = 256;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null;
+
+const ratio = z
+  .number({ error: "must be a number" })
+  .refine(
+    (value) => Number.isFinite(value) && value > 0 && value <= 1,
+    "must be a number in (0, 1]",
+  );
+const positiveInt = z
+  .number({ error: "must be a number" })
+  .int("must be a whole number")
+  .positive("must be greater than 0");
+
+const AnthropicCompactorOptionsSchema = z
+  .strictObject({
+    client: z.custom<AnthropicCompactionClient>(
+      (value) =>
+        isObject(value) &&
+        isObject(value.beta) &&
+        isObject(value.beta.messages) &&
+        typeof value.beta.messages.create === "function",
+      "must be an Anthropic client (with beta.messages.create)",
+    ),
+    model: z.string({ error: "must be a string" }).min(1, "must be a non-empty model name"),
+    system: z
+      .union([z.string(), z.array(z.record(z.string(), z.unknown()))], {
+        error: "must be a string or an array of text blocks",
+      })
+      .exactOptional(),
+    tools: z
+      .array(z.record(z.string(), z.unknown()), { error: "must be an array of tools" })
+      .exactOptional(),
+    threshold: ratio.exactOptional(),
+    keepRecentTurns: positiveInt.exactOptional(),
+    targetUtilization: ratio.exactOptional(),
+    instructions: z
+      .string({ error: "must be a string" })
+      .refine((value) => value.trim() !== "", "must not be blank")
+      .refine(
+        (value) => value.length <= MAX_COMPACTION_INSTRUCTIONS,
+        `must be at most ${MAX_COMPACTION_INSTRUCTIONS} characters`,
+      )
+      .exactOptional(),
+    maxTokens: positiveInt.exactOptional(),
+    timeoutMs: positiveInt.exactOptional(),
+    betas: z.array(z.string().min(1), { error: "must be an array of beta names" }).exactOptional(),
+    params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
+    requestOptions: z
+      .record(z.string(), z.unknown(), { error: "must be an object" })
+      .exactOptional(),
+    clock: z
+      .custom<Clock>((value) => typeof value === "function", "must be a function")
+      .exactOptional(),
+  })
+  .superRefine((options, context) => {
+    const threshold = options.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
+    const target =
+      options.targetUtilization ??
+      Math.min(threshold, DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.targetUtilization);
+    if (target > threshold) {
+      context.addIssue({
+        code: "custom",
+        path: ["targetUtilization"],
+        message: `must be at most the threshold (${threshold})`,
+      });
+    }
+  });
+
+/** What stop reasons without a summary mean, and what to do (the docs' table). */
+const NO_SUMMARY: Record<string, string> = {
+  max_tokens: "the summary was cut off: raise maxTokens",
+  model_context_window_exceeded:
+    "there was no room for the summarization prompt: compact earlier or shorten the instructions",
+  tool_use:
+    "the model called a tool instead of writing the summary: tell it not to in the instructions",
+  refusal: "the request was declined: continue without a summary",
+  end_turn: "the call returned no text: continue without a summary",
+};
+
+/** The role the API reads a message with: a system message is its own. */
+const wireRole = (message: Message) => (isSystemMessage(message) ? "system" : message.role);
+
+/**
+ * Where the conversation may be cut: the messages before go into the compaction request, the
+ * messages from it on are kept after the block, unchanged. A cut leaves no tool call open,
+ * keeps a system message with what it follows, and puts a message of the other role first
+ * (else the API merges it into the summary, and its thinking fails); something besides an
+ * earlier block must be summarized, and at least the last message kept.
+ */
+function validCuts(conversation: readonly Message[]): number[] {
+  const safe = safeCuts(conversation);
+  const cuts: number[] = [];
+  let summarizable = false;
+  for (let cut = 1; cut < conversation.length; cut += 1) {
+    const last = conversation[cut - 1]!;
+    if (!isSystemMessage(last) && !(cut === 1 && isCompactionBlock(last.content[0]))) {
+      summarizable = true;
+    }
+    const first = conversation[cut]!;
+    if (!summarizable || !safe[cut] || isSystemMessage(first)) continue;
+    if (wireRole(first) === wireRole(last)) continue;
+    cuts.push(cut);
+  }
+  return cuts;
+}
+
+/**
+ * On-demand compaction by the Anthropic API itself, as an `AsyncCompactor`: the older part of
+ * the conversation goes to the Messages API with `compaction: { type: "summarize" }` (beta
+ * `compact-2026-09-04`) and the conversation's own `system` and `tools`; the signed
+ * `compaction` block that comes back leads the conversation, as an assistant message of its own
+ * (turn `u0`), and the recent messages follow it unchanged, so the thinking in them stays valid
+ * (the API's check accepts the summary it wrote). Its cost (`usage.iterations`) is in the
+ * result's `usage`. A missing summary (empty content) rejects with `empty_summary`, an API
+ * error (`compaction_*`, 529 `compaction_unavailable`, ...) with `llm_error` (the SDK error as
+ * `cause`), a timeout with `timeout`, an abort with `aborted`: the conversation is left as it was.
+ * Every later request must carry the beta header ({@link COMPACTION_BETA}).
+ *
+ * @example
+ * const session = new AgentSession({
+ *   contextLimit: 200_000,
+ *   compactor: false,
+ *   llmCompactor: new AnthropicCompactor({ client, model, system: SYSTEM, tools: TOOLS }),
+ * });
+ */
+export class AnthropicCompactor implements AsyncCompactor {
+  readonly isAsync = true;
+  /** The strategy name reported in compaction boundaries. */
+  readonly strategy = "anthropic";
+  /** The validated options, defaults filled in (the client aside). */
+  readonly config: Readonly<
+    Required<
+      Pick<
+        AnthropicCompactorOptions,
+        "model" | "threshold" | "keepRecentTurns" | "targetUtilization" | "maxTokens" | "timeoutMs"
+      >
+    > &
+      Pick<AnthropicCompactorOptions, "instructions">
+  >;
+  readonly #client: AnthropicCompactionClient;
+  readonly #options: AnthropicCompactorOptions;
+  readonly #clock: Clock;
+
+  /** @throws {ValidationError} when an option is invalid. */
+  constructor(options: AnthropicCompactorOptions) {
+    const parsed = parseOrThrow(
+      AnthropicCompactorOptionsSchema,
+      options,
+      "AnthropicCompactorOptions",
+    );
+    const threshold = parsed.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
+    this.config = Object.freeze({
+      model: parsed.model,
+      threshold,
+      keepRecentTurns:
+        parsed.keepRecentTurns ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.keepRecentTurns,
+      targetUtilization:
+        parsed.targetUtilization ??
+        Math.min(threshold, DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.targetUtilization),
+      maxTokens: parsed.maxTokens ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.maxTokens,
+      timeoutMs: parsed.timeoutMs ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.timeoutMs,
+      ...(parsed.instructions === undefined ? {} : { instructions: parsed.instructions }),
+    });
+    this.#client = options.client;
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  shouldCompact(contextUsed: number, contextLimit: number): boolean {
+    return exceedsThreshold(contextUsed, contextLimit, this.config.threshold);
+  }
+
+  /** The summary needs the API: the synchronous path changes nothing (use `compactAsync`). */
+  compact(conversation: readonly Message[]): CompactionOutput {
+    assertMessages(conversation, "conversation");
+    return {
+      conversation: [...conversation],
+      result: emptyCompactionResult(),
+      skipReason: "AnthropicCompactor compacts only in compactAsync",
+    };
+  }
+
+  /**
+   * Asks the API for a summary of the older part and puts the signed block in its place.
+   * Resolves unchanged, with a `skipReason`, when there is no place to cut or too little to
+   * summarize; rejects with `CompactionError` when the API writes no summary or fails.
+   */
+  async compactAsync(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions = {},
+  ): Promise<CompactionOutput> {
+    assertCompactArguments(conversation, summaries, options);
+    throwIfAborted(options.signal);
+    const skip = (skipReason: string): CompactionOutput => ({
+      conversation: [...conversation],
+      result: emptyCompactionResult(),
+      skipReason,
+    });
+    const cut = this.#planCut(conversation, options);
+    if (cut === undefined) {
+      return skip(
+        "no place to cut: the older part would leave a tool call open, or nothing is older",
+      );
+    }
+    const older = conversation.slice(0, cut);
+    if (options.trigger !== "manual" && estimateTokens(older) < MIN_SUMMARIZED_TOKENS) {
+      return skip("the part to summarize is too small for a summary to shrink the conversation");
+    }
+
+    const { blocks, usage } = await this.#summarize(older, options);
+    const summary = createMessage({
+      role: "assistant",
+      sessionId: conversation[0]?.sessionId ?? "",
+      turnId: SUMMARY_TURN_ID,
+      content: blocks,
+      clock: this.#clock,
+    });
+    const compacted = [summary, ...conversation.slice(cut)];
+    const turns = new Set(
+      older
+        .filter((message) => !isSummaryTurn(message.turnId))
+        .map((message) => turnKey(message.turnId)),
+    );
+    return {
+      conversation: compacted,
+      result: {
+        ...emptyCompactionResult(),
+        turnsCompacted: turns.size,
+        tokensBefore: estimateTokens(conversation),
+        tokensAfter: estimateTokens(compacted),
+        ...(usage === undefined ? {} : { usage }),
+      },
+    };
+  }
+
+  /**
+   * The cut: as far back as `keepRecentTurns` allows; later while the kept part would not fit
+   * `targetUtilization` of the window (when the context is known); as late as the rules allow
+   * in a manual compaction.
+   */
+  #planCut(conversation: readonly Message[], options: CompactAsyncOptions): number | undefined {
+    const cuts = validCuts(conversation);
+    if (cuts.length === 0) return undefined;
+    if (options.trigger === "manual") return cuts.at(-1);
+    const recent = recentStart(conversation, this.config.keepRecentTurns);
+    const preferred = cuts.filter((cut) => cut <= recent).at(-1);
+    const { contextLimit, contextUsed } = options;
+    if (contextLimit === undefined || contextUsed === undefined) return preferred;
+    const suffix = suffixTokenSums(conversation);
+    const overhead = Math.max(0, contextUsed - suffix[0]!);
+    const budget = this.config.targetUtilization * contextLimit - overhead - SUMMARY_RESERVE_TOKENS;
+    const fitting = cuts.find((cut) => cut >= (preferred ?? 0) && suffix[cut]! <= budget);
+    return fitting ?? cuts.at(-1);
+  }
+
+  /** The instructions of one run: the configured ones, and the run's (a hook's) after them. */
+  #instructions(run: string | undefined): string | undefined {
+    const parts = [this.config.instructions, run].filter(
+      (part): part is string => part !== undefined && part.trim() !== "",
+    );
+    return parts.length === 0
+      ? undefined
+      : parts.join("\n\n").slice(0, MAX_COMPACTION_INSTRUCTIONS);
+  }
+
+  /** The compaction request, and its block and cost; rejects with `CompactionError`. */
+  async #summarize(
+    older: readonly Message[],
+    options: CompactAsyncOptions,
+  ): Promise<{ blocks: ContentBlock[]; usage: CompactionUsage | undefined }> {
+    const { system, tools, params, betas, requestOptions } = this.#options;
+    const instructions = this.#instructions(options.instructions);
+    const body = {
+      ...params,
+      model: this.config.model,
+      max_tokens: this.config.maxTokens,
+      ...(system === undefined ? {} : { system }),
+      ...(tools === undefined ? {} : { tools }),
+      messages: toAnthropicMessages(older),
+      compaction: { type: "summarize", ...(instructions === undefined ? {} : { instructions }) },
+      betas: [COMPACTION_BETA, ...(betas ?? []).filter((beta) => beta !== COMPACTION_BETA)],
+    };
+    const link = linkAbort(options.signal);
+    let response: unknown;
+    try {
+      const request = Promise.resolve(
+        this.#client.beta.messages.create(
+          body as never,
+          { ...requestOptions, signal: link.signal } as never,
+        ),
+      );
+      request.catch(() => {});
+      response = await pTimeout(Promise.race([request, link.aborted]), {
+        milliseconds: this.config.timeoutMs,
+      });
+    } catch (error) {
+      if (CompactionError.isInstance(error)) throw error;
+      throwIfAborted(options.signal);
+      if (
+        error instanceof TimeoutError ||
+        (isObject(error) && error.name === "APIConnectionTimeoutError")
+      ) {
+        link.abort(error);
+        throw new CompactionError(
+          "timeout",
+          `compaction request timed out after ${this.config.timeoutMs} ms`,
+          {
+            cause: error,
+          },
+        );
+      }
+      const cause = redactSecrets(error, clientSecrets(this.#client));
+      throw new CompactionError("llm_error", `compaction request failed: ${describe(cause)}`, {
+        cause,
+      });
+    } finally {
+      link.release();
+    }
+    return readCompaction(response);
+  }
+}
+
+/** The block and cost of a compaction response; rejects with `CompactionError` when there is none. */
+function readCompaction(response: unknown): {
+  blocks: ContentBlock[];
+  usage: CompactionUsage | undefined;
+} {
+  if (!isObject(response) || !Array.isArray(response.content)) {
+    throw new CompactionError("llm_error", "compaction response has no content array", {
+      cause: response,
+    });
+  }
+  const usage = compactionUsage(response.usage);
+  const stopReason = String(response.stop_reason);
+  if (response.content.length === 0) {
+    const why = NO_SUMMARY[stopReason] ?? "no summary came back";
+    throw new CompactionError(
+      "empty_summary",
+      `no compaction summary (stop_reason "${stopReason}"): ${why}`,
+      { cause: response },
+    );
+  }
+  let blocks: ContentBlock[];
+  try {
+    blocks = fromAnthropicContent(response.content);
+  } catch (error) {
+    throw new CompactionError("llm_error", `compaction response is malformed: ${describe(error)}`, {
+      cause: error,
+    });
+  }
+  const [block] = blocks;
+  if (stopReason !== "compaction" || blocks.length !== 1 || !isCompactionBlock(block)) {
+    throw new CompactionError(
+      "llm_error",
+      `expected one compaction block with stop_reason "compaction", got ${blocks.length} block(s) with stop_reason "${stopReason}"`,
+      { cause: response },
+    );
+  }
+  const content = block.block.content;
+  if (typeof content !== "string" || content.trim() === "") {
+    throw new CompactionError("empty_summary", "the compaction block holds no summary", {
+      cause: response,
+    });
+  }
+  return { blocks, usage };
+}
+
+/** The cost of the `compaction` entries of `usage.iterations` (top-level usage is 0). */
+function compactionUsage(usage: unknown): CompactionUsage | undefined {
+  if (!isObject(usage) || !Array.isArray(usage.iterations)) return undefined;
+  const entries = usage.iterations.filter(
+    (entry): entry is Record<string, unknown> => isObject(entry) && entry.type === "compaction",
+  );
+  if (entries.length === 0) return undefined;
+  const sum = (field: string) =>
+    entries.reduce(
+      (total, entry) => total + (typeof entry[field] === "number" ? (entry[field] as number) : 0),
+      0,
+    );
+  return {
+    inputTokens: sum("input_tokens"),
+    outputTokens: sum("output_tokens"),
+    cacheCreationInputTokens: sum("cache_creation_input_tokens"),
+    cacheReadInputTokens: sum("cache_read_input_tokens"),
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,172 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { Tool } from "@anthropic-ai/sdk/resources/messages";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MessagesApiServer, roughTokens } from "../../examples/support/messages-api-server.js";
+import { AnthropicCompactor, COMPACTION_BETA } from "../../src/anthropic/anthropic-compactor.js";
+import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
+import { isCompactionBlock } from "../../src/core/conversation-structure.js";
+import {
+  AgentSession,
+  type CompactionEvent,
+  type Message,
+  validateConversation,
+} from "../../src/index.js";
+
+/**
+ * The README's agent loop (maybeCompact, the request built from `toAnthropicMessages(session
+ * .messages)`, appendAnthropicResponse, addToolResults), with the compaction beta on every
+ * request, through the real SDK against the loopback Messages API: thinking in every reply, the
+ * preserved-thinking check enforced, a 24k window, and AnthropicCompactor as the session's
+ * `llmCompactor`. 150 requests: none refused, every one under the window, and after each
+ * compaction the kept turns' thinking is still there (not stripped) and accepted.
+ */
+
+const WINDOW = 24_000;
+const SYSTEM = "You are a coding agent. Use the tools.";
+const TOOLS: Tool[] = [
+  {
+    name: "read_file",
+    description: "Reads a file",
+    input_schema: { type: "object", properties: { path: { type: "string" } } },
+  },
+];
+
+/** The model: runs of tool calls, an answer every ninth step of a loop. */
+function agentScript() {
+  let calls = 0;
+  let steps = 0;
+  return (request: { body: unknown }) => {
+    const body = request.body as { messages: { role: string; content: unknown }[] };
+    const last = body.messages.at(-1);
+    const lastIsResults =
+      Array.isArray(last?.content) &&
+      (last.content as { type: string }[]).some((block) => block.type === "tool_result");
+    steps += 1;
+    const prompt = roughTokens({ system: SYSTEM, tools: TOOLS, messages: body.messages });
+    const usage = { input_tokens: prompt, output_tokens: 60 };
+    if (lastIsResults && steps % 9 === 0) {
+      return { type: "message" as const, text: "Done with this step.", usage };
+    }
+    calls += 1;
+    return {
+      type: "message" as const,
+      content: [
+        { type: "text", text: `Reading file ${calls}.` },
+        { type: "tool_use", id: `toolu_${calls}`, name: "read_file", input: { path: `f${calls}` } },
+      ],
+      stopReason: "tool_use",
+      usage,
+    };
+  };
+}
+
+function toolOutput(id: string, step: number): string {
+  return `// ${id}\n${"export const value = 1;\n".repeat(80 + (step % 5) * 60)}`;
+}
+
+let server: MessagesApiServer;
+beforeAll(async () => {
+  server = await MessagesApiServer.start({
+    onMessages: agentScript(),
+    thinkByDefault: true,
+    preservedThinking: "enforced",
+    contextWindow: WINDOW,
+  });
+});
+afterAll(() => server.close());
+
+const thinkingCount = (messages: readonly Message[]) =>
+  messages.reduce(
+    (count, message) => count + message.content.filter((block) => block.type === "thinking").length,
+    0,
+  );
+
+describe("AnthropicCompactor in the README loop: 150 requests, thinking in every reply", () => {
+  it("is never refused, stays under the window, and keeps the kept turns' thinking", async () => {
+    const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: WINDOW,
+      compactor: false,
+      // The archive's note on the new summary message would sit between the block and the kept
+      // turns (and break their thinking) until it leaves a compaction-led message alone.
+      archive: false,
+      llmCompactor: new AnthropicCompactor({
+        client,
+        model: "claude-fable-5-1",
+        system: SYSTEM,
+        tools: TOOLS,
+        params: { thinking: { type: "adaptive" } },
+      }),
+      onEvent: (event) => events.push(event),
+    });
+    session.addUserText(
+      "Read the source tree and fix the failing test. Never edit generated files.",
+    );
+    const rejected: string[] = [];
+    let largest = 0;
+    let requests = 0;
+    let compactions = 0;
+    for (let step = 1; step <= 150; step += 1) {
+      const report = await session.maybeCompact();
+      if (report.compacted) {
+        compactions += 1;
+        // The block leads; what follows is the kept part, its thinking all there.
+        const [first, ...kept] = session.messages;
+        expect(isCompactionBlock(first!.content[0])).toBe(true);
+        const replies = kept.filter((message) => message.role === "assistant");
+        expect(replies.length).toBeGreaterThan(0);
+        expect(thinkingCount(kept)).toBe(replies.length);
+      }
+      const messages = toAnthropicMessages(session.messages);
+      largest = Math.max(largest, roughTokens({ system: SYSTEM, tools: TOOLS, messages }));
+      let response: Anthropic.Beta.Messages.BetaMessage;
+      try {
+        response = await client.beta.messages.create({
+          model: "claude-fable-5-1",
+          max_tokens: 1024,
+          system: SYSTEM,
+          tools: TOOLS,
+          thinking: { type: "adaptive" },
+          betas: [COMPACTION_BETA],
+          messages,
+        });
+      } catch (error) {
+        rejected.push(error instanceof Error ? error.message : String(error));
+
+        break;
+      }
+      requests += 1;
+      appendAnthropicResponse(session, response);
+      const uses = response.content.filter((block) => block.type === "tool_use");
+      if (uses.length > 0) {
+        session.addToolResults(
+          uses.map((use) => ({
+            type: "tool_result",
+            tool_use_id: use.id,
+            content: toolOutput(use.id, step),
+          })),
+        );
+      } else {
+        session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
+      }
+    }
+    expect(rejected).toEqual([]);
+    expect(requests).toBe(150);
+    expect(largest).toBeLessThanOrEqual(WINDOW);
+    expect(validateConversation(session.messages)).toEqual([]);
+    expect(compactions).toBeGreaterThan(3);
+    const ends = events.filter((event) => event.type === "compaction_end");
+    expect(ends).toHaveLength(compactions);
+    for (const end of ends) {
+      expect(end.strategy).toBe("anthropic");
+      // Nothing stripped: the API's block keeps the kept thinking valid.
+      expect(end.boundary.thinkingBlocksDropped).toBe(0);
+      // The compaction's cost, from usage.iterations.
+      expect(end.result.usage?.inputTokens).toBeGreaterThan(0);
+      expect(end.result.usage?.outputTokens).toBeGreaterThan(0);
+    }
+    expect(events.some((event) => event.type === "context_trimmed")).toBe(false);
+    expect(events.some((event) => event.type === "compaction_failed")).toBe(false);
+  });
+});
