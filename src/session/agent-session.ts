@@ -12,6 +12,7 @@ import { isPlainObject } from "../core/plain-object.js";
 import { estimateTokens } from "../core/tokens.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
+import { BackgroundGate, backgroundReport } from "./background.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import {
   type ForceCompactOptions,
@@ -22,6 +23,7 @@ import {
   MaybeCompactOptionsSchema,
   type MaybeCompactReport,
   maybeCompactReport,
+  startCall,
 } from "./compaction-report.js";
 import {
   CompactionRunner,
@@ -67,6 +69,8 @@ export class AgentSession {
   readonly #hooks: CompactionHooks;
   readonly #keeper: ArchiveKeeper | undefined;
   readonly #intake: MessageIntake;
+  /** Background mode, or `undefined` when it is off. */
+  readonly #background: BackgroundGate | undefined;
   readonly #logger: AgentSessionOptions["logger"];
   #queue: Promise<unknown> = Promise.resolve();
   #pendingAuto: Promise<MaybeCompactReport> | undefined;
@@ -79,6 +83,11 @@ export class AgentSession {
     this.#contextLimit = parsed.contextLimit;
     this.#clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
+    const background = parsed.background ?? false;
+    this.#background =
+      background === false
+        ? undefined
+        : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95));
     this.#intake = new MessageIntake({
       history: this.#history,
       sessionId: this.#sessionId,
@@ -116,12 +125,7 @@ export class AgentSession {
       sessionId: parsed.sessionId,
     });
     session.#history.restore(parsed);
-    const keeper = session.#keeper;
-    if (parsed.archive !== undefined && keeper !== undefined) {
-      keeper.next = parsed.archive.next;
-      const records = parsed.archive.records ?? [];
-      if (records.length > 0) void keeper.archive.put(parsed.sessionId, records);
-    }
+    if (parsed.archive !== undefined) session.#keeper?.restore(parsed.archive);
     session.#runner.consecutiveFailures = parsed.consecutiveFailures;
     return session;
   }
@@ -243,28 +247,69 @@ export class AgentSession {
    * for a summarizer failure: the report carries it. A call while one runs joins it.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<MaybeCompactReport> {
-    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) => {
-      if (this.#pendingAuto) return this.#pendingAuto;
-      const queued = this.#enqueue(() => this.#runner.run("auto", parsed));
-      const clear = () => {
-        if (this.#pendingAuto === run) this.#pendingAuto = undefined;
-      };
-      // Joining ends when the run has released the session, before the hooks run.
-      const run = queued.then(
-        async (outcome) => {
-          clear();
-          const report = maybeCompactReport(outcome, this.contextUsed);
-          await this.#hooks.after(report.boundaries);
-          return report;
-        },
-        (error: unknown) => {
-          clear();
-          throw error;
-        },
-      );
-      this.#pendingAuto = run;
-      return run;
+    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
+      this.#background === undefined
+        ? (this.#pendingAuto ?? this.#runAuto(parsed))
+        : this.#maybeCompactInBackground(this.#background, parsed),
+    );
+  }
+
+  /**
+   * Background mode: a summary starts and `maybeCompact` returns; one that arrived is applied
+   * at the next call, before its request; one in flight is waited for only above the ceiling.
+   */
+  async #maybeCompactInBackground(
+    background: BackgroundGate,
+    options: CompactionRunOptions,
+  ): Promise<MaybeCompactReport> {
+    const underCeiling = () => this.contextUsed <= background.ceiling * this.#contextLimit;
+    const pending = this.#pendingAuto;
+    if (pending !== undefined) {
+      if (!background.waiting && underCeiling())
+        return backgroundReport(this.contextUsed, this.#contextLimit);
+      background.release();
+      return pending;
+    }
+    let detached = () => {};
+    const started = new Promise<"detached">((resolve) => {
+      detached = () => resolve("detached");
     });
+    const run = this.#runAuto({
+      ...options,
+      detach: detached,
+      beforeApply: background.beforeApply,
+    });
+    run.catch(() => {});
+    const first = await Promise.race([run, started]);
+    if (first === "detached" && underCeiling())
+      return backgroundReport(this.contextUsed, this.#contextLimit);
+    background.release();
+    return run;
+  }
+
+  /** One automatic run; a call while it is queued or running joins it. */
+  #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
+    const queued = this.#enqueue(() => this.#runner.run("auto", options));
+    const clear = () => {
+      if (this.#pendingAuto !== run) return;
+      this.#pendingAuto = undefined;
+      this.#background?.reset();
+    };
+    // Joining ends when the run has released the session, before the hooks run.
+    const run = queued.then(
+      async (outcome) => {
+        clear();
+        const report = maybeCompactReport(outcome, this.contextUsed);
+        await this.#hooks.after(report.boundaries);
+        return report;
+      },
+      (error: unknown) => {
+        clear();
+        throw error;
+      },
+    );
+    this.#pendingAuto = run;
+    return run;
   }
 
   /**
@@ -273,6 +318,7 @@ export class AgentSession {
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
     return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
+      if (this.#pendingAuto !== undefined) this.#background?.release();
       const before = this.#history.messages;
       const outcome = await this.#enqueue(() => this.#runner.run("manual", parsed));
       await this.#hooks.after(outcome.boundaries);
@@ -291,7 +337,6 @@ export class AgentSession {
   toJSON(): SessionSnapshot {
     const history = this.#history;
     const keeper = this.#keeper;
-    const archive = keeper?.archive;
     return {
       version: 1,
       sessionId: this.#sessionId,
@@ -302,41 +347,20 @@ export class AgentSession {
       lastTurnNumber: history.lastTurnNumber,
       consecutiveFailures: this.#runner.consecutiveFailures,
       pinned: [...history.pinned],
-      ...(keeper === undefined
-        ? {}
-        : archive instanceof MemoryArchive
-          ? {
-              archive: {
-                next: keeper.next,
-                records: archive.records(this.#sessionId).map(serializeRecord),
-              },
-            }
-          : { archive: { next: keeper.next, external: true as const } }),
+      ...(keeper === undefined ? {} : { archive: keeper.snapshot() }),
     };
   }
 
-  /**
-   * Validates a compaction call's options and refuses one made from a `beforeCompact` hook
-   * (it would wait for the compaction that waits for the hook); both reject, never throw.
-   */
+  /** Validates a call's options; refuses one from a `beforeCompact` hook (see {@link startCall}). */
   #start<O, R>(
     schema: z.ZodType<O>,
     options: unknown,
     method: string,
     run: (options: O & CompactionRunOptions) => Promise<R>,
   ): Promise<R> {
-    try {
-      const parsed = parseOrThrow(schema, options, `${method} options`);
-      if (this.#hooks.inHook) {
-        throw new CompactionError(
-          "busy",
-          `${method}() was called while a beforeCompact hook runs: it would wait for the compaction that waits for the hook; call it after the hook returns`,
-        );
-      }
-      return run(parsed as O & CompactionRunOptions);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return startCall(schema, options, method, this.#hooks.inHook, (parsed) =>
+      run(parsed as O & CompactionRunOptions),
+    );
   }
 
   /**

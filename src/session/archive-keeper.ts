@@ -5,8 +5,11 @@ import {
   archiveChanges,
   archivedOriginals,
   type CompactionArchive,
+  MemoryArchive,
   sessionTag,
 } from "./archive.js";
+import type { SessionSnapshot } from "./snapshot.js";
+import { serializeRecord } from "./snapshot.js";
 
 /**
  * A session's side of its archive: hands out recall handles (`r7-3f2a`: a counter and the
@@ -48,6 +51,20 @@ export class ArchiveKeeper {
   /** The originals of the placeholder tool results in `conversation`, by tool use id. */
   originals(conversation: readonly Message[]): Promise<Map<string, ToolResultBlock>> {
     return archivedOriginals(conversation, (handle) => this.#archive.get(this.#sessionId, handle));
+  }
+
+  /** The archive's part of a snapshot: the next handle, and the records of an in-memory archive. */
+  snapshot(): NonNullable<SessionSnapshot["archive"]> {
+    return this.#archive instanceof MemoryArchive
+      ? { next: this.next, records: this.#archive.records(this.#sessionId).map(serializeRecord) }
+      : { next: this.next, external: true };
+  }
+
+  /** Takes a snapshot's archive part (records go back into this session's archive). */
+  restore(snapshot: { next: number; records?: ArchiveRecord[] }): void {
+    this.next = snapshot.next;
+    const records = snapshot.records ?? [];
+    if (records.length > 0) void this.#archive.put(this.#sessionId, records);
   }
 
   /** The record under `handle`. @throws {ValidationError} for a handle this session never gave. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isAbortSignal } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
-import type { CompactionError } from "../core/errors.js";
+import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { CompactionRunOutcome, CompactionStepResult } from "./compaction-run.js";
 import type { CompactionBoundary } from "./hooks.js";
@@ -23,6 +23,11 @@ export interface MaybeCompactReport {
   trimmed?: Message[];
   /** Whether the context is still above the window (a `context_overflow` event said why). */
   overWindow: boolean;
+  /**
+   * Background mode: a summary is being written while the agent goes on; it replaces exactly
+   * the messages it covers when it arrives (a `compaction_end` event says so).
+   */
+  inBackground?: true;
 }
 
 /** Options of `maybeCompact`. */
@@ -42,6 +47,11 @@ export interface ForceCompactResult extends CompactionResult {
   boundaries: CompactionBoundary[];
   /** Whether the context is still above the window (a `context_overflow` event said why). */
   overWindow: boolean;
+  /**
+   * Background mode: a summary is being written while the agent goes on; it replaces exactly
+   * the messages it covers when it arrives (a `compaction_end` event says so).
+   */
+  inBackground?: true;
 }
 
 const signalSchema = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional();
@@ -100,4 +110,30 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
     toolInputsCleared += result.toolInputsCleared ?? 0;
   }
   return toolInputsCleared === 0 ? total : { ...total, toolInputsCleared };
+}
+
+/**
+ * Starts a compaction call: validates its options, and refuses one made from a
+ * `beforeCompact` hook (it would wait for the compaction that waits for the hook). Both
+ * reject, never throw.
+ */
+export function startCall<O, R>(
+  schema: z.ZodType<O>,
+  options: unknown,
+  method: string,
+  inHook: boolean,
+  run: (options: O) => Promise<R>,
+): Promise<R> {
+  try {
+    const parsed = parseOrThrow(schema, options, `${method} options`);
+    if (inHook) {
+      throw new CompactionError(
+        "busy",
+        `${method}() was called while a beforeCompact hook runs: it would wait for the compaction that waits for the hook; call it after the hook returns`,
+      );
+    }
+    return run(parsed);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

@@ -65,6 +65,13 @@ export interface CompactionRunOutcome {
 export interface CompactionRunOptions {
   signal?: AbortSignal;
   instructions?: string;
+  /** Called when an automatic run starts a summary (background mode stops waiting there). */
+  detach?: () => void;
+  /**
+   * Awaited before a detached summary is applied: background mode applies it at the next
+   * `maybeCompact`, where the conversation ends in a user message, never mid-exchange.
+   */
+  beforeApply?: () => Promise<void>;
 }
 
 /** What the runner needs from its session. */
@@ -170,6 +177,7 @@ export class CompactionRunner {
           contextUsed: this.contextUsed,
           contextLimit,
         });
+        if (!manual) options.detach?.();
       }
       let output: CompactionOutput;
       try {
@@ -214,6 +222,7 @@ export class CompactionRunner {
         pending.push(computed);
         continue;
       }
+      if (summarizes) await options.beforeApply?.();
       const contextUsedBefore = this.contextUsed;
       const repair = await this.#apply(from, generation, output.conversation);
       this.#ended(trigger, computed, repair, contextUsedBefore, outcome);

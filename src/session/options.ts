@@ -65,6 +65,14 @@ export interface AgentSessionOptions {
    * @default a new MemoryArchive
    */
   archive?: CompactionArchive | false;
+  /**
+   * Background compaction: from a summarizing compactor's threshold, `maybeCompact` starts
+   * the summary and returns at once; the agent goes on with the full history, and the exact
+   * prefix the summary covers is swapped when it arrives (messages appended meanwhile stay
+   * after it). Never two in flight; `maybeCompact` waits only while the context is above
+   * `ceiling` of the window. `true` means `{ ceiling: 0.95 }`. @default false
+   */
+  background?: boolean | { ceiling?: number };
 }
 
 /**
@@ -174,6 +182,20 @@ export const AgentSessionOptionsSchema = z.strictObject({
     .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
     .exactOptional(),
   keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  background: z
+    .union(
+      [
+        z.boolean(),
+        z.strictObject({
+          ceiling: z
+            .number({ error: "must be a number" })
+            .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
+            .exactOptional(),
+        }),
+      ],
+      { error: "must be a boolean or { ceiling }" },
+    )
+    .exactOptional(),
   archive: z
     .custom<CompactionArchive | false>(
       (value) =>
