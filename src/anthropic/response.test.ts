@@ -139,3 +139,58 @@ describe("appendAnthropicResponse", () => {
     ).toThrow(ValidationError);
   });
 });
+
+describe("appendAnthropicResponse: context editing and cache diagnostics", () => {
+  it("returns the applied edits and the cache diagnosis, and hands them to a session that takes them", () => {
+    const target = session();
+    target.addUserText("Go.");
+    const seen: unknown[] = [];
+    const withHooks = Object.assign(target, {
+      recordContextEdits: (edits: unknown) => seen.push(["edits", edits]),
+      recordCacheDiagnosis: (reason: unknown) => seen.push(["cache", reason]),
+    });
+    const applied = [
+      { type: "clear_thinking_20251015", cleared_thinking_turns: 2, cleared_input_tokens: 300 },
+      { type: "clear_tool_uses_20250919", cleared_tool_uses: 4, cleared_input_tokens: 1200 },
+    ];
+    const reason = { type: "messages_changed", cache_missed_input_tokens: 5000 };
+    const result = appendAnthropicResponse(withHooks, {
+      ...response([{ type: "text", text: "Done." }]),
+      context_management: { applied_edits: applied },
+      diagnostics: { cache_miss_reason: reason },
+    } as never);
+    expect(result.appliedEdits).toEqual([
+      { type: "clear_thinking_20251015", clearedThinkingTurns: 2, clearedInputTokens: 300 },
+      { type: "clear_tool_uses_20250919", clearedToolUses: 4, clearedInputTokens: 1200 },
+    ]);
+    expect(result.cacheMissReason).toEqual({
+      type: "messages_changed",
+      cacheMissedInputTokens: 5000,
+    });
+    expect(seen).toEqual([
+      ["edits", applied],
+      ["cache", reason],
+    ]);
+  });
+
+  it("reports nothing it was not sent: no edits, no miss, no fields", () => {
+    const target = session();
+    target.addUserText("Go.");
+    const plain = appendAnthropicResponse(target, response([{ type: "text", text: "a" }]));
+    expect(plain).not.toHaveProperty("appliedEdits");
+    expect(plain).not.toHaveProperty("cacheMissReason");
+    const quiet = appendAnthropicResponse(target, {
+      ...response([{ type: "text", text: "b" }]),
+      context_management: { applied_edits: [] },
+      diagnostics: null,
+    } as never);
+    expect(quiet.appliedEdits).toEqual([]);
+    expect(quiet.cacheMissReason).toBeNull();
+    expect(() =>
+      appendAnthropicResponse(target, {
+        ...response([]),
+        context_management: { applied_edits: [{ cleared_tool_uses: 1 }] },
+      } as never),
+    ).toThrow(/applied_edits/);
+  });
+});

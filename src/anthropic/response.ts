@@ -12,6 +12,34 @@ export interface AnthropicResponseLike {
   usage?: AnthropicUsageLike | null;
   /** What the API changed in the request before the model read it (beta responses). */
   input_transformations?: readonly unknown[] | null;
+  /** What server-side context editing cleared (beta `context-management-2025-06-27`). */
+  context_management?: { applied_edits?: readonly unknown[] | null } | null;
+  /** Why the prompt cache missed, when the request sent `diagnostics.previous_message_id`. */
+  diagnostics?: { cache_miss_reason?: unknown } | null;
+}
+
+/** One edit server-side context editing applied to the request (`context_management.applied_edits`). */
+export interface AppliedContextEdit {
+  /** The edit: `clear_tool_uses_20250919`, `clear_thinking_20251015`, or one not known yet. */
+  type: string;
+  /** Input tokens it cleared: the model read that many fewer than the conversation holds. */
+  clearedInputTokens: number;
+  /** Tool uses it cleared (`clear_tool_uses_20250919`). */
+  clearedToolUses?: number;
+  /** Assistant turns whose thinking it cleared (`clear_thinking_20251015`). */
+  clearedThinkingTurns?: number;
+}
+
+/**
+ * Why the prompt cache could not reuse the previous request's prefix (the response's
+ * `diagnostics.cache_miss_reason`): `model_changed`, `system_changed`, `tools_changed`,
+ * `messages_changed` (history edited rather than appended to, as a compaction does),
+ * `previous_message_not_found`, `unavailable`, or one not known yet.
+ */
+export interface CacheMissReason {
+  type: string;
+  /** About how many input tokens would have been read from the cache had the prefix matched. */
+  cacheMissedInputTokens?: number;
 }
 
 /** What {@link appendAnthropicResponse} did. */
@@ -20,7 +48,31 @@ export interface AppendedResponse {
   message: AssistantMessage | undefined;
   /** The usage recorded; `undefined` when the response reported none. */
   usage: Usage | undefined;
+  /**
+   * What server-side context editing cleared, when the request sent `context_management`
+   * (`[]` when nothing); the recorded usage already counts the edited prompt.
+   */
+  appliedEdits?: AppliedContextEdit[];
+  /**
+   * The cache diagnosis, when the request sent `diagnostics`: a reason when the prefix of the
+   * request it named was not reused, `null` when it was (or a first turn, or still pending).
+   */
+  cacheMissReason?: CacheMissReason | null;
 }
+
+const count = z.number({ error: "must be a number" }).int().nonnegative();
+
+const AppliedEditSchema = z.looseObject({
+  type: z.string({ error: "must be a string" }),
+  cleared_input_tokens: count.nullish(),
+  cleared_tool_uses: count.nullish(),
+  cleared_thinking_turns: count.nullish(),
+});
+
+const CacheMissReasonSchema = z.looseObject({
+  type: z.string({ error: "must be a string" }),
+  cache_missed_input_tokens: count.nullish(),
+});
 
 const ResponseShapeSchema = z.looseObject(
   {
@@ -31,13 +83,26 @@ const ResponseShapeSchema = z.looseObject(
         error: "must be an array of objects",
       })
       .nullish(),
+    context_management: z
+      .looseObject({ applied_edits: z.array(AppliedEditSchema).nullish() })
+      .nullish(),
+    diagnostics: z.looseObject({ cache_miss_reason: CacheMissReasonSchema.nullish() }).nullish(),
   },
   { error: "must be a response message (with content)" },
 );
 
-/** The session's side of {@link appendAnthropicResponse}: its public append and usage API. */
+/**
+ * The session's side of {@link appendAnthropicResponse}: its public append and usage API, and
+ * (when it has them) what reports the API's input transformations, context edits and cache
+ * diagnosis to its observers.
+ */
 export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage"> &
-  Partial<Pick<AgentSession, "recordInputTransformations">>;
+  Partial<Pick<AgentSession, "recordInputTransformations">> & {
+    /** Receives the response's `context_management.applied_edits`, as sent. */
+    recordContextEdits?: (edits: readonly JsonObject[]) => void;
+    /** Receives the response's `diagnostics.cache_miss_reason`, as sent (`null`: no miss). */
+    recordCacheDiagnosis?: (reason: JsonObject | null) => void;
+  };
 
 /**
  * Takes a whole `messages.create` response into a session in one call: appends its content
@@ -46,7 +111,11 @@ export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage"> 
  * which, recorded after the reply, counts input + cache + output tokens. A response with no
  * content appends nothing (an empty message is invalid) but its usage is still recorded.
  * Its `input_transformations` (thinking the API dropped with `prefix_mismatch_behavior:
- * "drop_block"`, …), when there are any, reach the session's observers as an event.
+ * "drop_block"`, …), when there are any, reach the session's observers as an event. Its
+ * `context_management.applied_edits` (server-side clearing) come back as `appliedEdits` (the
+ * usage recorded already counts the edited prompt, so the context measure follows), and its
+ * `diagnostics.cache_miss_reason` as `cacheMissReason`; a session that has
+ * `recordContextEdits` / `recordCacheDiagnosis` gets them too.
  *
  * @example
  * const response = await client.messages.create({ model, max_tokens, messages });
@@ -66,5 +135,33 @@ export function appendAnthropicResponse(
   if (transformations.length > 0) {
     session.recordInputTransformations?.(transformations as JsonObject[]);
   }
-  return { message, usage };
+  const appended: AppendedResponse = { message, usage };
+  const management = parsed.context_management;
+  if (management !== undefined && management !== null) {
+    const edits = management.applied_edits ?? [];
+    appended.appliedEdits = edits.map(appliedEdit);
+    if (edits.length > 0) session.recordContextEdits?.(edits as JsonObject[]);
+  }
+  if (parsed.diagnostics !== undefined) {
+    const reason = parsed.diagnostics?.cache_miss_reason ?? null;
+    appended.cacheMissReason = reason === null ? null : cacheMissReason(reason);
+    session.recordCacheDiagnosis?.(reason as JsonObject | null);
+  }
+  return appended;
+}
+
+function appliedEdit(edit: z.infer<typeof AppliedEditSchema>): AppliedContextEdit {
+  const out: AppliedContextEdit = {
+    type: edit.type,
+    clearedInputTokens: edit.cleared_input_tokens ?? 0,
+  };
+  if (edit.cleared_tool_uses != null) out.clearedToolUses = edit.cleared_tool_uses;
+  if (edit.cleared_thinking_turns != null) out.clearedThinkingTurns = edit.cleared_thinking_turns;
+  return out;
+}
+
+function cacheMissReason(reason: z.infer<typeof CacheMissReasonSchema>): CacheMissReason {
+  return reason.cache_missed_input_tokens == null
+    ? { type: reason.type }
+    : { type: reason.type, cacheMissedInputTokens: reason.cache_missed_input_tokens };
 }
