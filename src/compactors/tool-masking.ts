@@ -31,6 +31,9 @@ const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
  */
 export type ToolCompaction = "summarize" | "redact" | "summarize_or_redact";
 
+/** How a placeholder naming its recall handle goes on after the replacement. */
+const RECALL_SUFFIX_START = " [recall ";
+
 const NOTHING_ELIGIBLE =
   "no tool result is old enough to compact, or each already is (or is excluded)";
 
@@ -208,7 +211,9 @@ export function maskToolResults(
       // Already compacted: the replacement, perhaps naming its recall handle.
       const done =
         block.content === replacement ||
-        (typeof block.content === "string" && block.content.startsWith(`${replacement} [recall `));
+        (typeof block.content === "string" &&
+          block.content.startsWith(RECALL_SUFFIX_START, replacement.length) &&
+          block.content.startsWith(replacement));
       if (!done) {
         const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
         // A result smaller than its replacement stays (compaction never grows a conversation),
