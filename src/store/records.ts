@@ -1,0 +1,182 @@
+import { z } from "zod";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { SerializedMessageSchema } from "../core/schemas.js";
+import { type Usage, UsageSchema } from "../session/context-meter.js";
+import type { SerializedMessage, SessionSnapshot } from "../session/snapshot.js";
+
+/** The format of the records this version writes; it reads this one and none newer. */
+export const STORE_FORMAT = 1;
+
+const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
+
+/** What one log record holds: messages appended, a usage recorded, or compact summaries stored. */
+export type LogEntry =
+  | { kind: "messages"; messages: Message[]; pinned?: string[] }
+  | { kind: "pins"; messageIds: string[] }
+  | { kind: "usage"; usage: Usage }
+  | { kind: "summaries"; summaries: Record<string, string> };
+
+/** A log record: its entry and the head version the writer's history had when it wrote it. */
+export type LogRecord = LogEntry & {
+  /**
+   * The head version of the history the content was produced from: thinking in a message
+   * written against an older head is bound to a prefix that has changed since.
+   */
+  headVersion: number;
+};
+
+const LogRecordSchema = z.discriminatedUnion("kind", [
+  z.object({
+    format: z.literal(STORE_FORMAT),
+    headVersion: count,
+    kind: z.literal("messages"),
+    messages: z.array(SerializedMessageSchema).min(1, "must hold at least one message"),
+    pinned: z.array(z.string().min(1)).exactOptional(),
+  }),
+  z.object({
+    format: z.literal(STORE_FORMAT),
+    headVersion: count,
+    kind: z.literal("pins"),
+    messageIds: z.array(z.string().min(1)).min(1, "must name at least one message"),
+  }),
+  z.object({
+    format: z.literal(STORE_FORMAT),
+    headVersion: count,
+    kind: z.literal("usage"),
+    usage: UsageSchema,
+  }),
+  z.object({
+    format: z.literal(STORE_FORMAT),
+    headVersion: count,
+    kind: z.literal("summaries"),
+    summaries: z.record(z.string().min(1), z.string()),
+  }),
+]);
+
+/** A head record: the session's snapshot after a compaction. */
+export interface HeadRecord {
+  snapshot: SessionSnapshot;
+  /**
+   * Id of the last message when it is an assistant message with `tool_use` whose thinking the
+   * compaction removed: results that answer it later need a continuation (see `replay.ts`).
+   */
+  strippedToolCall?: string;
+}
+
+const HeadRecordSchema = z.object({
+  format: z.literal(STORE_FORMAT),
+  snapshot: z.unknown(),
+  strippedToolCall: z.string().min(1).exactOptional(),
+});
+
+const serialize = (message: Message): SerializedMessage => ({
+  ...message,
+  createdAt: message.createdAt.toISOString(),
+});
+
+/** A log record as stored. */
+export function encodeRecord(record: LogRecord): string {
+  const { headVersion } = record;
+  switch (record.kind) {
+    case "messages":
+      return JSON.stringify({
+        format: STORE_FORMAT,
+        headVersion,
+        kind: record.kind,
+        messages: record.messages.map(serialize),
+        ...(record.pinned === undefined ? {} : { pinned: record.pinned }),
+      });
+    case "pins":
+      return JSON.stringify({
+        format: STORE_FORMAT,
+        headVersion,
+        kind: record.kind,
+        messageIds: record.messageIds,
+      });
+    case "usage":
+      return JSON.stringify({
+        format: STORE_FORMAT,
+        headVersion,
+        kind: record.kind,
+        usage: record.usage,
+      });
+    case "summaries":
+      return JSON.stringify({
+        format: STORE_FORMAT,
+        headVersion,
+        kind: record.kind,
+        summaries: record.summaries,
+      });
+  }
+}
+
+/** A head record as stored. */
+export function encodeHead(head: HeadRecord): string {
+  return JSON.stringify({ format: STORE_FORMAT, ...head });
+}
+
+/** The error for bad stored data of a session: subject `stored session "<id>"`, paths from `path`. */
+export function storedDataError(
+  sessionId: string,
+  path: (string | number)[],
+  issues: readonly ValidationIssue[],
+): ValidationError {
+  return new ValidationError(
+    `stored session ${JSON.stringify(sessionId)}`,
+    issues.map((issue) => ({ path: [...path, ...issue.path], message: issue.message })),
+  );
+}
+
+/** Parses stored JSON and checks its format version before anything else. */
+function parseJson(sessionId: string, path: (string | number)[], data: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw storedDataError(sessionId, path, [
+      { path: [], message: `is not valid JSON (${reason})` },
+    ]);
+  }
+  const format = (value as { format?: unknown } | null)?.format;
+  if (typeof format === "number" && format > STORE_FORMAT) {
+    throw storedDataError(sessionId, path, [
+      {
+        path: ["format"],
+        message: `is ${format}, newer than this version of agent-compaction reads (${STORE_FORMAT}): upgrade it`,
+      },
+    ]);
+  }
+  return value;
+}
+
+function issuesOf(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
+    message: issue.message,
+  }));
+}
+
+/** @throws {ValidationError} naming the session and the field when record `seq` is bad. */
+export function decodeRecord(sessionId: string, seq: number, data: string): LogRecord {
+  const path = ["log", seq];
+  const parsed = LogRecordSchema.safeParse(parseJson(sessionId, path, data));
+  if (!parsed.success) throw storedDataError(sessionId, path, issuesOf(parsed.error));
+  const { format: _format, ...record } = parsed.data;
+  return record as LogRecord;
+}
+
+/**
+ * Checks a stored head's envelope; its snapshot is checked by `AgentSession.fromJSON`.
+ * @throws {ValidationError} naming the session and the field.
+ */
+export function decodeHead(sessionId: string, data: string): HeadRecord {
+  const parsed = HeadRecordSchema.safeParse(parseJson(sessionId, ["head"], data));
+  if (!parsed.success) throw storedDataError(sessionId, ["head"], issuesOf(parsed.error));
+  const { snapshot, strippedToolCall } = parsed.data;
+  return {
+    snapshot: snapshot as SessionSnapshot,
+    ...(strippedToolCall === undefined ? {} : { strippedToolCall }),
+  };
+}

@@ -1,0 +1,80 @@
+import { z } from "zod";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { isPlainObject } from "../core/plain-object.js";
+import type { AgentSessionOptions } from "../session/options.js";
+
+/** Options of `openSession`: the session's own options, and how it shares the store. */
+export interface StoredSessionOptions extends Omit<AgentSessionOptions, "sessionId"> {
+  /**
+   * How long a compaction lease lasts unless renewed (a live worker renews it every third of
+   * this while its summary runs): the longest a dead worker keeps others from compacting.
+   * @default 30000
+   */
+  leaseMs?: number;
+  /**
+   * How many times a compaction is computed when another worker changed the head first (each
+   * time on the new history); then `maybeCompact` reports the conflict and `forceCompact`
+   * rejects. @default 3
+   */
+  maxAttempts?: number;
+  /** This worker's name in the session's lease. @default a new uuid v7 */
+  workerId?: string;
+}
+
+/** The defaults of {@link StoredSessionOptions}' own options. */
+export const DEFAULT_STORED_SESSION_OPTIONS = Object.freeze({
+  leaseMs: 30_000,
+  maxAttempts: 3,
+});
+
+const StoredOptionsSchema = z.object({
+  leaseMs: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number of milliseconds")
+    .positive("must be greater than 0")
+    .exactOptional(),
+  maxAttempts: z
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .positive("must be greater than 0")
+    .exactOptional(),
+  workerId: z.string().min(1, "must be a non-empty string").exactOptional(),
+});
+
+/** The options split: the store's own (validated, defaults applied), and the session's. */
+export function splitOptions(options: StoredSessionOptions): {
+  own: { leaseMs: number; maxAttempts: number; workerId: string | undefined };
+  session: Omit<AgentSessionOptions, "sessionId">;
+} {
+  if (!isPlainObject(options)) {
+    throw new ValidationError("openSession options", [{ path: [], message: "must be an object" }]);
+  }
+  const { leaseMs, maxAttempts, workerId, ...session } = options;
+  if ("sessionId" in session) {
+    throw new ValidationError("openSession options", [
+      { path: ["sessionId"], message: "is openSession's second argument, not an option" },
+    ]);
+  }
+  if (session.background !== undefined && session.background !== false) {
+    throw new ValidationError("openSession options", [
+      {
+        path: ["background"],
+        message:
+          "is not for stored sessions: run forceCompact in a worker of its own (a background job) instead; the others keep appending, and its result is swapped in by compare-and-swap",
+      },
+    ]);
+  }
+  const own = parseOrThrow(
+    StoredOptionsSchema,
+    { leaseMs, maxAttempts, workerId },
+    "openSession options",
+  );
+  return {
+    own: {
+      leaseMs: own.leaseMs ?? DEFAULT_STORED_SESSION_OPTIONS.leaseMs,
+      maxAttempts: own.maxAttempts ?? DEFAULT_STORED_SESSION_OPTIONS.maxAttempts,
+      workerId: own.workerId,
+    },
+    session,
+  };
+}
