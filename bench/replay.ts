@@ -108,7 +108,10 @@ export async function replayRun(
   const run = JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
   const system = run.system ?? "";
   let tick = Date.UTC(2026, 0, 1);
-  const clock = () => new Date((tick += 1000));
+  const clock = () => {
+    tick += 1000;
+    return new Date(tick);
+  };
   let changed = false;
   const result: ReplayResult = {
     file: basename(file),
@@ -149,9 +152,10 @@ export async function replayRun(
     if (recorded.role === "user") {
       const answersTools = content.some((block) => block.type === "tool_result");
       if (!answersTools) turn += 1;
+      ids += 1;
       const message = {
         role: "user" as const,
-        id: `replay-${(ids += 1)}`,
+        id: `replay-${ids}`,
         sessionId: session.sessionId,
         turnId: { owner: "u", number: Math.max(turn, 1) },
         createdAt: clock(),

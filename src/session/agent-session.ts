@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -45,7 +45,6 @@ import {
   type SessionRestoreOptions,
   type SessionSnapshot,
   serializeMessage,
-  serializeRecord,
 } from "./snapshot.js";
 import type { ToolResultInput } from "./tool-results.js";
 
