@@ -19,6 +19,9 @@ export const TRAJECTORY_HEADERS = [
   "cost $",
   "facts kept",
   "kept or handed",
+  "recoverable",
+  "shown to summariser",
+  "archive",
 ] as const;
 
 /** One table row per run; `vs none` compares with the `none` run of the same workload. */
@@ -47,6 +50,9 @@ export function trajectoryRows(runs: readonly RunMetrics[]): string[][] {
       run.costUsd.toFixed(2),
       formatPercent(run.facts === 0 ? 1 : run.factsKept / run.facts),
       formatPercent(run.facts === 0 ? 1 : run.factsKeptOrHanded / run.facts),
+      formatPercent(run.facts === 0 ? 1 : run.factsRecoverable / run.facts),
+      formatPercent(run.facts === 0 ? 0 : run.factsShownToSummariser / run.facts),
+      `${(run.archiveChars / 1024).toFixed(0)} KB`,
     ];
   });
 }

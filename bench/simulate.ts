@@ -73,6 +73,12 @@ export interface RunMetrics {
   /** Planted facts in the final request or handed to the summariser at some point. */
   factsKeptOrHanded: number;
   factsKeptByKind: Record<FactKind, { planted: number; kept: number }>;
+  /** Planted facts in the final request or recoverable through recall (the session's archive). */
+  factsRecoverable: number;
+  /** Planted facts shown to the summariser at some point. */
+  factsShownToSummariser: number;
+  /** Characters of the session's archive (its records as JSON) at the end. */
+  archiveChars: number;
 }
 
 /**
@@ -193,6 +199,26 @@ export async function simulate(
     if (kept || ledger.handed.has(fact.text)) factsKeptOrHanded += 1;
   }
 
+  // Everything compaction removed is in the archive, and every archived record is reachable
+  // from a handle the conversation names (test/properties/archive-recall.property.test.ts).
+  const archiveText = JSON.stringify(session.toJSON().archive?.records ?? []);
+  const archived = factsInMessages([
+    {
+      role: "user",
+      id: "a",
+      sessionId: "a",
+      turnId: { owner: "u", number: 0 },
+      createdAt: new Date(0),
+      content: [{ type: "text", text: archiveText.replaceAll("\\n", "\n") }],
+    },
+  ]);
+  let factsRecoverable = 0;
+  let factsShownToSummariser = 0;
+  for (const fact of trajectory.facts) {
+    if (present.has(fact.text) || archived.has(fact.text)) factsRecoverable += 1;
+    if (ledger.handed.has(fact.text)) factsShownToSummariser += 1;
+  }
+
   const summariserTokens = ledger.inputTokens + ledger.outputTokens;
   const billedInputTokens = requestTokens + summariserTokens;
   const costUsd =
@@ -227,5 +253,8 @@ export async function simulate(
     factsKept,
     factsKeptOrHanded,
     factsKeptByKind,
+    factsRecoverable,
+    factsShownToSummariser,
+    archiveChars: archiveText.length,
   };
 }

@@ -44,6 +44,13 @@ export const STRATEGIES: readonly Strategy[] = [
     options: () => ({ compactor: false }),
   },
   {
+    name: "default",
+    description:
+      "`new AgentSession({ contextLimit })` with nothing else (masking tuned on real runs)",
+    origin: "beyond",
+    options: () => ({}),
+  },
+  {
     name: "redact",
     description: "ThresholdCompactor, toolCompaction redact, keepRecentTurns 3",
     origin: "seed",
