@@ -1,6 +1,7 @@
 import type { CompactionContext } from "../core/compactor.js";
 import {
   hasUserText,
+  isSystemMessage,
   latestRequestIndex,
   latestSafeCut,
   safeCuts,
@@ -13,7 +14,10 @@ import { recentStart } from "./retention.js";
 import { userWordsBudget } from "./summary-message.js";
 import { targetBudget } from "./target.js";
 
-/** Which messages a summary folds: those before `cut`, except `keepIndex` (kept verbatim). */
+/**
+ * Which messages a summary folds: those before `cut`, except `keepIndex` (kept verbatim, with
+ * the system messages right after it).
+ */
 export interface FoldPlan {
   cut: number;
   keepIndex?: number;
@@ -62,7 +66,10 @@ export function planFold(
   const fits = (plan: FoldPlan) =>
     reserve +
       suffix[plan.cut]! +
-      (plan.keepIndex === undefined ? 0 : estimateMessageTokens(conversation[plan.keepIndex]!)) <=
+      keptVerbatim(conversation, plan).reduce(
+        (sum, message) => sum + estimateMessageTokens(message),
+        0,
+      ) <=
     budget;
   if (baseline === undefined ? suffix[0]! <= budget : fits(baseline)) return baseline;
   if (latest === -1) return baseline;
@@ -84,7 +91,9 @@ export function planFold(
 
   let best = baseline;
   for (let cut = base + 1; cut <= limit; cut += 1) {
-    if (!safe[cut] || cut === latest + 1) continue;
+    // Right after the request (and its system messages) a fold would keep everything after it.
+    if (!safe[cut] || (cut > latest && isKept(conversation, { cut, keepIndex: latest }, cut - 1)))
+      continue;
     const plan: FoldPlan = cut > latest ? { cut, keepIndex: latest } : { cut };
     best = plan;
     if (fits(plan)) return plan;
@@ -92,7 +101,24 @@ export function planFold(
   return best;
 }
 
-/** The messages a plan folds into the summary, in order: those before its cut but the kept one. */
+/** Whether `index` is the kept request or a system message right after it ({@link keptVerbatim}). */
+function isKept(messages: readonly Message[], plan: FoldPlan, index: number): boolean {
+  if (plan.keepIndex === undefined || index < plan.keepIndex || index >= plan.cut) return false;
+  for (let at = plan.keepIndex + 1; at <= index; at += 1) {
+    if (!isSystemMessage(messages[at])) return false;
+  }
+  return true;
+}
+
+/**
+ * The messages before a plan's cut kept verbatim after the summary: the latest request, with
+ * the system messages that follow it (a system message stays with what it follows).
+ */
+export function keptVerbatim(messages: readonly Message[], plan: FoldPlan): Message[] {
+  return messages.slice(0, plan.cut).filter((_, index) => isKept(messages, plan, index));
+}
+
+/** The messages a plan folds into the summary, in order: those before its cut but the kept ones. */
 export function foldedMessages(messages: readonly Message[], plan: FoldPlan): Message[] {
-  return messages.slice(0, plan.cut).filter((_, index) => index !== plan.keepIndex);
+  return messages.slice(0, plan.cut).filter((_, index) => !isKept(messages, plan, index));
 }

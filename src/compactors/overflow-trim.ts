@@ -1,4 +1,9 @@
-import { latestRequestIndex, safeCuts, suffixTokenSums } from "../core/conversation-structure.js";
+import {
+  isSystemMessage,
+  latestRequestIndex,
+  safeCuts,
+  suffixTokenSums,
+} from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/tokens.js";
@@ -32,7 +37,8 @@ function isTrimNotice(message: Message): boolean {
  * The last resort when compaction cannot bring a conversation under its window: removes the
  * oldest messages, at a point that never separates a tool use from its result, until the
  * local estimate is at or below `budgetTokens` (or only the newest message is left). Summary
- * messages and the user's latest request ({@link latestRequestIndex}) are kept, and a notice
+ * messages and the user's latest request ({@link latestRequestIndex}, with the system messages
+ * right after it) are kept, and a notice
  * (turn `u0`) tells the model that earlier messages were removed. Pure; `undefined` when nothing can be removed.
  */
 export function trimOldest(
@@ -65,10 +71,16 @@ export function trimOldest(
   if (chosen === -1) return undefined;
 
   const before = conversation.slice(0, chosen);
+  // The latest request stays, with the system messages right after it.
+  let requestEnd = latestRequest + 1;
+  while (requestEnd < chosen && isSystemMessage(conversation[requestEnd])) requestEnd += 1;
   const keptRequest =
-    latestRequest !== -1 && latestRequest < chosen ? [conversation[latestRequest]!] : [];
+    latestRequest !== -1 && latestRequest < chosen
+      ? conversation.slice(latestRequest, requestEnd)
+      : [];
   const removed = before.filter(
-    (message, index) => !isSummaryTurn(message.turnId) && index !== latestRequest,
+    (message, index) =>
+      !isSummaryTurn(message.turnId) && !(index >= latestRequest && index < requestEnd),
   );
   if (removed.length === 0) return undefined;
   return {

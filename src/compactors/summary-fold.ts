@@ -12,7 +12,7 @@ import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
 import { checkSummaryFacts } from "./facts-check.js";
-import { foldedMessages, planFold } from "./fold-plan.js";
+import { foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
 import { summarizeTranscript } from "./summary-chunking.js";
@@ -117,10 +117,7 @@ export async function foldIntoSummary(
   };
   const tokensBefore = estimateTokens(conversation);
   const unfoldedTokens = tokensBefore - foldedTokens;
-  const stays = [
-    ...(plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!]),
-    ...conversation.slice(plan.cut),
-  ];
+  const stays = [...keptVerbatim(conversation, plan), ...conversation.slice(plan.cut)];
   // What the folded part said that neither the summary nor what stays holds.
   const facts =
     settings.factsSectionTokens > 0
@@ -142,11 +139,7 @@ export async function foldIntoSummary(
   const tokensAfter = unfoldedTokens + estimateMessageTokens(message);
   if (tokensAfter >= tokensBefore) return skip(SKIP_NOT_SHRINKING);
   return {
-    conversation: [
-      message,
-      ...(plan.keepIndex === undefined ? [] : [conversation[plan.keepIndex]!]),
-      ...conversation.slice(plan.cut),
-    ],
+    conversation: [message, ...keptVerbatim(conversation, plan), ...conversation.slice(plan.cut)],
     result: {
       ...emptyCompactionResult(),
       turnsCompacted,

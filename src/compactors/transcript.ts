@@ -1,4 +1,5 @@
-import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
+import { isCompactionBlock, isSystemMessageBlock } from "../core/conversation-structure.js";
+import type { ContentBlock, JsonValue, Message, ToolResultBlock } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
 
 /** Per-item character caps of one rendering of the transcript. */
@@ -57,6 +58,23 @@ function blockText(block: ContentBlock): string {
     default:
       return `[${block.type}]`;
   }
+}
+
+/** The text of a system message's content (a string, or its text blocks). */
+function systemMessageText(content: JsonValue | undefined): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part) =>
+      typeof part === "object" &&
+      part !== null &&
+      !Array.isArray(part) &&
+      typeof part.text === "string"
+        ? part.text
+        : "",
+    )
+    .filter((text) => text !== "")
+    .join("\n");
 }
 
 /** One line of the transcript; user lines are given up last when the budget is tight. */
@@ -129,6 +147,14 @@ function renderBlock(
     case "image":
       return { text: `[${speaker} sent an image]`, fromUser: role === "user" };
     case "opaque":
+      if (isCompactionBlock(block) && typeof block.block.content === "string") {
+        return { text: `[Earlier summary]\n${escapeTags(block.block.content)}`, fromUser: true };
+      }
+      if (isSystemMessageBlock(block)) {
+        // Operator instructions the app added mid-conversation: given up last, like the user's.
+        const text = systemMessageText(block.block.message.content);
+        return text === "" ? undefined : { text: `[System] ${escapeTags(text)}`, fromUser: true };
+      }
       return {
         text: `[${speaker}] <tool_output tool="${label(String(block.block.type ?? "block"))}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
         fromUser: false,
