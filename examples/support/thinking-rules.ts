@@ -24,7 +24,13 @@ import { createHash, createHmac } from "node:crypto";
  *    `tool_choice`, `metadata`…)", "`cache_control` markers", "a tool with `defer_loading:
  *    true` that nothing has referenced yet" (a `tool_addition` block references it), and,
  *    with server-side compaction, what comes before the latest `compaction` block ("the
- *    checked prefix starts at the most recent compaction block"). The check compares what the
+ *    checked prefix starts at the most recent compaction block"). A block written by an
+ *    on-demand compaction request (`compaction-rules.ts`) stands for the messages it summarized:
+ *    "the check accepts the swap when the API wrote the summary", so the messages are hashed as
+ *    a chain and the block's signature records the chain's state after them; the kept turns that
+ *    follow it unchanged continue that state and their thinking stays valid, unless the first of
+ *    them is a system message or has the last summarized message's role (the API merges it), or
+ *    `system` or the tools differ from the compaction request's. The check compares what the
  *    model reads, so a `null` field counts as absent and a string `content` as one text block.
  *    The tool set is a set: reordering `tools` is no edit.
  * 2. Valid: appending messages; "Remove `thinking` blocks from the start of the history" (a
