@@ -232,3 +232,79 @@ export async function replayAll(
   }
   return results;
 }
+
+const REPLAY_HEADERS = [
+  "run",
+  "strategy",
+  "requests",
+  "billed input",
+  "vs none",
+  "over window",
+  "invalid",
+  "prefix failures",
+  "thinking dropped",
+  "compactions",
+  "cache write / compaction",
+] as const;
+
+/** Table rows: one per run and strategy, then the totals per strategy. */
+export function replayRows(results: readonly ReplayResult[]): string[][] {
+  const row = (
+    file: string,
+    strategy: string,
+    list: readonly ReplayResult[],
+    none: readonly ReplayResult[],
+  ) => {
+    const sum = (key: keyof ReplayResult) =>
+      list.reduce((total, result) => total + (result[key] as number), 0);
+    const billed = sum("billedInputTokens");
+    const baseline = none.reduce((total, result) => total + result.billedInputTokens, 0);
+    const compactions = sum("compactions");
+    return [
+      file,
+      strategy,
+      String(sum("requests")),
+      String(billed),
+      strategy === "none" || baseline === 0
+        ? "-"
+        : `${((billed / baseline - 1) * 100).toFixed(1)}%`,
+      String(sum("overWindow")),
+      String(sum("invalid")),
+      String(sum("prefixFailures")),
+      String(sum("thinkingDropped")),
+      String(compactions),
+      compactions === 0 ? "-" : String(Math.round(sum("compactionCacheWrites") / compactions)),
+    ];
+  };
+  const strategies = [...new Set(results.map((result) => result.strategy))];
+  const files = [...new Set(results.map((result) => result.file))];
+  const none = (file?: string) =>
+    results.filter(
+      (result) => result.strategy === "none" && (file === undefined || result.file === file),
+    );
+  return [
+    ...files.flatMap((file) =>
+      strategies.map((strategy) =>
+        row(
+          file,
+          strategy,
+          results.filter((r) => r.file === file && r.strategy === strategy),
+          none(file),
+        ),
+      ),
+    ),
+    ...strategies.map((strategy) =>
+      row(
+        "total",
+        strategy,
+        results.filter((r) => r.strategy === strategy),
+        none(),
+      ),
+    ),
+  ];
+}
+
+/** The headers of {@link replayRows}. */
+export function replayHeaders(): string[] {
+  return [...REPLAY_HEADERS];
+}

@@ -13,6 +13,8 @@
  *                                      (default 60: it is quadratic, so 100k is skipped)
  *   npm run bench -- --readme          also writes bench/README.md and bench/README-summary.md
  *   npm run bench -- --readme-only     rewrites both from bench/results.json
+ *   npm run bench -- --trajectories ../shared/realdata [--window 64000]
+ *                                      replays recorded agent runs through each strategy
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -32,6 +34,7 @@ import {
   peerWarmUps,
 } from "./peers.js";
 import { benchReadme, readmeSummary } from "./readme.js";
+import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
@@ -345,5 +348,13 @@ if (peerSize !== undefined) {
   }
   writeReadmes(saved);
 } else {
-  await main();
+  const replayDirectory = optionValue("--trajectories");
+  if (replayDirectory === undefined) await main();
+  else {
+    // Real agent runs (e.g. ../shared/realdata): each replayed through each strategy.
+    const window = Number(optionValue("--window") ?? 64_000);
+    print(`Replaying ${replayDirectory} with a ${window}-token window, one request per reply`);
+    const results = await replayAll(replayDirectory, window);
+    print(renderTable(replayHeaders(), replayRows(results)));
+  }
 }
