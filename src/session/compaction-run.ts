@@ -126,7 +126,8 @@ export class CompactionRunner {
   ): Promise<CompactionRunOutcome> {
     const { history, compactors, contextLimit } = this.#settings;
     const manual = trigger === "manual";
-    const input = history.snapshot();
+    // A manual run works on one copy throughout; an automatic one copies when a compactor runs.
+    const input = manual ? history.snapshot() : [];
     const inputGeneration = history.generation;
     let working = input;
     const pending: Computed[] = [];
