@@ -1,0 +1,172 @@
+import { createHash } from "node:crypto";
+import { type Clock, systemClock } from "../core/message-factory.js";
+import {
+  type AppendResult,
+  assertCount,
+  assertName,
+  checkArguments,
+  type SessionStore,
+  type StoredState,
+  type StorePosition,
+} from "../store/session-store.js";
+import { ACQUIRE_LEASE, APPEND, READ, RELEASE_LEASE, SWAP_HEAD } from "./scripts.js";
+
+/**
+ * What the store needs of a Redis client: `sendCommand`, as a connected `redis` (node-redis)
+ * client has it (`createClient({ url })` then `await client.connect()`).
+ */
+export interface RedisCommandClient {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** Options of {@link RedisStore}. */
+export interface RedisStoreOptions {
+  /** A connected client of the `redis` package; the store never closes it. */
+  client: RedisCommandClient;
+  /** Prefix of every key the store writes. @default "agent-compaction:" */
+  prefix?: string;
+  /** The clock leases expire by (the workers' clocks, not the server's). @default the wall clock */
+  clock?: Clock;
+}
+
+const sha1 = (script: string) => createHash("sha1").update(script).digest("hex");
+
+const SCRIPTS = { READ, APPEND, SWAP_HEAD, ACQUIRE_LEASE, RELEASE_LEASE } as const;
+export const SHAS = Object.fromEntries(
+  Object.entries(SCRIPTS).map(([name, script]) => [name, sha1(script)]),
+) as Record<keyof typeof SCRIPTS, string>;
+
+const toNumber = (value: unknown) => Number(value ?? 0);
+const toText = (value: unknown) =>
+  value === null || value === undefined ? undefined : String(value);
+
+/** The state from a script's reply {tail, version, through, head|nil, records…}. */
+function toState(reply: unknown[], after: number): StoredState {
+  const [tail, version, through, head] = reply;
+  const first = Math.max(after, toNumber(through)) + 1;
+  return {
+    tail: toNumber(tail),
+    version: toNumber(version),
+    through: toNumber(through),
+    head: toText(head),
+    records: reply.slice(4).map((data, index) => ({ seq: first + index, data: String(data) })),
+  };
+}
+
+/**
+ * A {@link SessionStore} on Redis, for workers on many machines: per session a list of
+ * records, a hash with the tail, the head's version and what it covers, and the head. Each
+ * operation is one Lua script, which Redis runs atomically (so every write is a
+ * compare-and-swap and every read one consistent state). Durable as the server is: with
+ * `appendonly yes` and `appendfsync always`, every write that resolved survives a crash of
+ * the server; with `everysec`, up to a second of them may not.
+ *
+ * @example
+ * import { createClient } from "redis";
+ * const client = await createClient({ url: "redis://localhost:6379" }).connect();
+ * const session = await openSession(new RedisStore({ client }), "conversation-42", { contextLimit: 200_000 });
+ */
+export class RedisStore implements SessionStore {
+  readonly #client: RedisCommandClient;
+  readonly #prefix: string;
+  readonly #clock: Clock;
+
+  constructor(options: RedisStoreOptions) {
+    if (typeof options?.client?.sendCommand !== "function") {
+      throw new TypeError("RedisStore: `client` must be a connected client of the `redis` package");
+    }
+    this.#client = options.client;
+    this.#prefix = options.prefix ?? "agent-compaction:";
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  async read(sessionId: string, after: number): Promise<StoredState> {
+    checkArguments(sessionId, { tail: after });
+    const reply = await this.#run("READ", this.#keys(sessionId, "meta", "head", "log"), [
+      String(after),
+    ]);
+    return toState(reply as unknown[], after);
+  }
+
+  async append(sessionId: string, expected: StorePosition, data: string): Promise<AppendResult> {
+    checkArguments(sessionId, expected);
+    const reply = (await this.#run("APPEND", this.#keys(sessionId, "meta", "head", "log"), [
+      String(expected.tail),
+      String(expected.version),
+      String(data),
+    ])) as unknown[];
+    const seq = toNumber(reply[0]);
+    if (seq > 0) return { appended: true, seq };
+    return { appended: false, state: toState(reply.slice(1), expected.tail) };
+  }
+
+  async swapHead(
+    sessionId: string,
+    expectedVersion: number,
+    head: { through: number; data: string },
+  ): Promise<boolean> {
+    checkArguments(sessionId, { version: expectedVersion, through: head.through });
+    const swapped = await this.#run("SWAP_HEAD", this.#keys(sessionId, "meta", "head", "log"), [
+      String(expectedVersion),
+      String(head.through),
+      String(head.data),
+    ]);
+    return toNumber(swapped) === 1;
+  }
+
+  async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+    checkArguments(sessionId);
+    assertName(owner, "lease owner");
+    assertCount(ttlMs, "lease ttlMs");
+    const now = this.#clock().getTime();
+    const held = await this.#run("ACQUIRE_LEASE", this.#keys(sessionId, "lease"), [
+      owner,
+      String(now),
+      String(ttlMs),
+    ]);
+    return toNumber(held) === 1;
+  }
+
+  async releaseLease(sessionId: string, owner: string): Promise<void> {
+    checkArguments(sessionId);
+    await this.#run("RELEASE_LEASE", this.#keys(sessionId, "lease"), [String(owner)]);
+  }
+
+  async getValue(sessionId: string, key: string): Promise<string | undefined> {
+    checkArguments(sessionId);
+    assertName(key, "key");
+    const [values] = this.#keys(sessionId, "values");
+    return toText(await this.#client.sendCommand(["HGET", values!, key]));
+  }
+
+  async setValue(sessionId: string, key: string, value: string): Promise<void> {
+    checkArguments(sessionId);
+    assertName(key, "key");
+    const [values] = this.#keys(sessionId, "values");
+    await this.#client.sendCommand(["HSET", values!, key, String(value)]);
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    checkArguments(sessionId);
+    await this.#client.sendCommand([
+      "DEL",
+      ...this.#keys(sessionId, "meta", "head", "log", "lease", "values"),
+    ]);
+  }
+
+  /** The session's keys; the braces make them one hash slot on a cluster. */
+  #keys(sessionId: string, ...names: string[]): string[] {
+    return names.map((name) => `${this.#prefix}{${sessionId}}:${name}`);
+  }
+
+  /** Runs a script by its hash, loading it on first use (or after the server lost it). */
+  async #run(name: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
+    const tail = [String(keys.length), ...keys, ...args];
+    try {
+      return await this.#client.sendCommand(["EVALSHA", SHAS[name], ...tail]);
+    } catch (error) {
+      if (!String((error as { message?: unknown })?.message).startsWith("NOSCRIPT")) throw error;
+      return this.#client.sendCommand(["EVAL", SCRIPTS[name], ...tail]);
+    }
+  }
+}
