@@ -8,19 +8,18 @@ import {
   isTrustedCompactor,
   runCompactor,
 } from "../core/compactor.js";
-import { CompactionError, ValidationError } from "../core/errors.js";
+import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
 import { estimateTokens } from "../core/tokens.js";
-import { assertMessages } from "../core/validate-conversation.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 import { restorePinned } from "./pins.js";
-import { asCompactionError, strategyOf } from "./strategy.js";
+import { asCompactionError, assertCompactorOutput, strategyOf } from "./strategy.js";
 
 /**
  * The last resort acts above this share of the window, not only above it: the messages
@@ -288,15 +287,8 @@ export class CompactionRunner {
       ...context,
       ...(originals === undefined || originals.size === 0 ? {} : { originals }),
     });
-    if (!isTrustedCompactor(compactor)) {
-      // What a custom compactor returns enters the session: validated here, once.
-      if (typeof output !== "object" || output === null || !Array.isArray(output.conversation)) {
-        throw new ValidationError("compactor output", [
-          { path: ["conversation"], message: "must be an array of messages" },
-        ]);
-      }
-      assertMessages(output.conversation, "compactor output conversation");
-    }
+    // What a custom compactor returns enters the session: validated here, once.
+    if (!isTrustedCompactor(compactor)) assertCompactorOutput(output);
     return output;
   }
 

@@ -1,5 +1,6 @@
-import type { Compactor } from "../core/compactor.js";
-import { CompactionError } from "../core/errors.js";
+import type { CompactionOutput, Compactor } from "../core/compactor.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
+import { assertMessages } from "../core/validate-conversation.js";
 
 /** A compactor's strategy name: its `strategy` property, else `custom`. */
 export function strategyOf(compactor: Compactor): string {
@@ -19,4 +20,15 @@ export function asCompactionError(error: unknown, compactor: Compactor): Compact
     `the ${strategyOf(compactor)} compactor threw: ${message}`,
     { cause: error },
   );
+}
+
+/** Validates what a custom compactor returned. @throws {ValidationError} naming what is wrong. */
+export function assertCompactorOutput(output: unknown): asserts output is CompactionOutput {
+  const conversation = (output as Partial<CompactionOutput> | null)?.conversation;
+  if (typeof output !== "object" || output === null || !Array.isArray(conversation)) {
+    throw new ValidationError("compactor output", [
+      { path: ["conversation"], message: "must be an array of messages" },
+    ]);
+  }
+  assertMessages(conversation, "compactor output conversation");
 }
