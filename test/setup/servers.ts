@@ -177,8 +177,12 @@ export async function startRedis(
   };
 }
 
-/** Starts PostgreSQL on a free loopback port, in a new cluster (as the `postgres` user when root). */
-export async function startPostgres(): Promise<TestServer> {
+/**
+ * Starts PostgreSQL on a free loopback port, in a new cluster (as the `postgres` user when
+ * root), with `fsync` off unless asked (a crash of the server still loses no committed write:
+ * the operating system keeps what was written; a crash of the machine would).
+ */
+export async function startPostgres(options: { fsync?: boolean } = {}): Promise<TestServer> {
   const bin = postgresBinaries();
   const dir = mkdtempSync(join(tmpdir(), "agent-compaction-postgres-"));
   const data = join(dir, "data");
@@ -206,7 +210,7 @@ export async function startPostgres(): Promise<TestServer> {
         "-c",
         "unix_socket_directories=",
         "-c",
-        "fsync=off",
+        `fsync=${options.fsync === true ? "on" : "off"}`,
         "-c",
         "max_connections=300",
       ]),

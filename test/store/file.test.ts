@@ -1,9 +1,13 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { FileStore } from "../../src/store/file-store.js";
+import { openSession } from "../../src/store/stored-session.js";
 import { storeContract } from "./store-contract.js";
 import { delegate, signal } from "./support/delegate.js";
+import { numbered } from "./support/file-appender.js";
 
 /** The directory FileStore keeps a session in (its naming, for tests that reach past it). */
 const sessionDir = (root: string, sessionId: string) =>
@@ -36,4 +40,45 @@ storeContract("file", async () => {
     },
     close: async () => rmSync(root, { recursive: true, force: true }),
   };
+});
+
+describe("file store: the process killed mid-append", () => {
+  it("leaves no half-written message, loses no acknowledged one, and a new process loads the session", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "agent-compaction-file-crash-"));
+    try {
+      const sessionId = "crashed-conversation";
+      const script = join(import.meta.dirname, "support", "file-appender.ts");
+      const child = spawn(process.execPath, ["--import", "tsx", script, directory, sessionId], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const acknowledged: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        let buffered = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString();
+          const lines = buffered.split("\n");
+          buffered = lines.pop() ?? "";
+          acknowledged.push(...lines);
+          if (acknowledged.length >= 40 && child.exitCode === null) child.kill("SIGKILL");
+        });
+        child.once("exit", () => resolve());
+        child.once("error", reject);
+      });
+      expect(acknowledged.length).toBeGreaterThanOrEqual(40);
+      // The dead writer's lock file is broken once it is older than staleLockMs.
+      const store = new FileStore({ directory, staleLockMs: 200 });
+      const session = await openSession(store, sessionId, { contextLimit: 10_000_000 });
+      const stored = session.messages.map((message) => message.id);
+      expect(stored.slice(0, acknowledged.length)).toEqual(acknowledged);
+      // At most the append in flight landed unacknowledged; every message is whole.
+      expect(stored.length - acknowledged.length).toBeLessThanOrEqual(1);
+      session.messages.forEach((message, index) => {
+        expect(message).toEqual(numbered(sessionId, index));
+      });
+      await session.addUserText("the worker restarted");
+      expect(session.position.tail).toBe(stored.length + 1);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 });

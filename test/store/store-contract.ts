@@ -122,7 +122,7 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
       for (const mine of written)
         expect(order.filter((entry) => mine.includes(entry))).toEqual(mine);
       expect(reader.position).toEqual({ tail: 1000, version: 0 });
-    });
+    }, 120_000);
 
     it("a compaction computed while others append keeps every append, after the compacted prefix", async () => {
       const h = await get();
