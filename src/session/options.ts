@@ -131,6 +131,18 @@ const runnableCompactor = <T extends Compactor>() =>
     if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
   }) as unknown as z.ZodType<T>;
 
+/** A share of the window, in (0, 1]. */
+const SHARE_SCHEMA = z
+  .number({ error: "must be a number" })
+  .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]");
+
+/** `true`, `false` or `{ [key]?: share }` (an option on or off, or on with a share of the window). */
+function booleanOrShare(key: string) {
+  return z.union([z.boolean(), z.strictObject({ [key]: SHARE_SCHEMA.exactOptional() })], {
+    error: `must be a boolean or { ${key} }`,
+  });
+}
+
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z.strictObject({
   contextLimit: z
@@ -163,39 +175,10 @@ export const AgentSessionOptionsSchema = z.strictObject({
     .int("must be a whole number")
     .positive("must be greater than 0")
     .exactOptional(),
-  trimOnOverflow: z
-    .union(
-      [
-        z.boolean(),
-        z.strictObject({
-          targetUtilization: z
-            .number({ error: "must be a number" })
-            .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
-            .exactOptional(),
-        }),
-      ],
-      { error: "must be a boolean or { targetUtilization }" },
-    )
-    .exactOptional(),
-  maxBlockShare: z
-    .number({ error: "must be a number" })
-    .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
-    .exactOptional(),
+  trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
+  maxBlockShare: SHARE_SCHEMA.exactOptional(),
   keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  background: z
-    .union(
-      [
-        z.boolean(),
-        z.strictObject({
-          ceiling: z
-            .number({ error: "must be a number" })
-            .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]")
-            .exactOptional(),
-        }),
-      ],
-      { error: "must be a boolean or { ceiling }" },
-    )
-    .exactOptional(),
+  background: booleanOrShare("ceiling").exactOptional(),
   archive: z
     .custom<CompactionArchive | false>(
       (value) =>
