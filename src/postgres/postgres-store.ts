@@ -57,16 +57,18 @@ export class PostgresStore implements SessionStore {
     this.#clock = options.clock ?? systemClock;
   }
 
-  async read(sessionId: string, after: number): Promise<StoredState> {
+  async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
     checkArguments(sessionId, { tail: after });
     const { sessions, log } = this.#table;
     const { rows } = await this.#query(
-      `SELECT s.tail, s.version, s.through, s.head, l.seq, l.record
+      // The head once (on the first row), and only when the caller does not hold it already.
+      `SELECT s.tail, s.version, s.through, l.seq, l.record,
+         CASE WHEN s.version <> $3 AND row_number() OVER (ORDER BY l.seq) = 1 THEN s.head END AS head
        FROM ${sessions} s
        LEFT JOIN ${log} l ON l.session_id = s.session_id AND l.seq > GREATEST($2::bigint, s.through)
        WHERE s.session_id = $1
        ORDER BY l.seq`,
-      [sessionId, after],
+      [sessionId, after, knownVersion],
     );
     const first = rows[0];
     if (first === undefined)
@@ -96,7 +98,7 @@ export class PostgresStore implements SessionStore {
       [sessionId, expected.tail, expected.version, String(data)],
     );
     if (rows[0] !== undefined) return { appended: true, seq: toNumber(rows[0].seq) };
-    return { appended: false, state: await this.read(sessionId, expected.tail) };
+    return { appended: false, state: await this.read(sessionId, expected.tail, expected.version) };
   }
 
   async swapHead(

@@ -80,10 +80,11 @@ export class RedisStore implements SessionStore {
     this.#clock = options.clock ?? systemClock;
   }
 
-  async read(sessionId: string, after: number): Promise<StoredState> {
+  async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
     checkArguments(sessionId, { tail: after });
     const reply = await this.#run("READ", this.#keys(sessionId, "meta", "head", "log"), [
       String(after),
+      String(knownVersion),
     ]);
     return toState(reply as unknown[], after);
   }

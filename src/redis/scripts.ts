@@ -5,14 +5,19 @@
 // Per session: `meta` a hash {tail, version, through}; `log` a list of the records
 // `through + 1 … tail`; `head` the head's data; `lease` a hash {owner, expires}; `values` a hash.
 
-/** Reads the state: {tail, version, through, head|false, records after max(after, through)…}. */
+/**
+ * Reads the state: {tail, version, through, head (false at version 0 or when it is the known
+ * version), records after max(after, through)…}.
+ */
 const READ_STATE = `
-local function read_state(after)
+local function read_state(after, known)
   local m = redis.call('HMGET', KEYS[1], 'tail', 'version', 'through')
   local tail = tonumber(m[1] or '0')
   local version = tonumber(m[2] or '0')
   local through = tonumber(m[3] or '0')
-  local reply = {tail, version, through, redis.call('GET', KEYS[2])}
+  local head = false
+  if version ~= known then head = redis.call('GET', KEYS[2]) end
+  local reply = {tail, version, through, head}
   local from = math.max(after, through)
   if from < tail then
     local records = redis.call('LRANGE', KEYS[3], from - through, -1)
@@ -22,9 +27,9 @@ local function read_state(after)
 end
 `;
 
-/** KEYS meta, head, log; ARGV after → the state. */
+/** KEYS meta, head, log; ARGV after, known version (-1: none) → the state. */
 export const READ = `${READ_STATE}
-return read_state(tonumber(ARGV[1]))
+return read_state(tonumber(ARGV[1]), tonumber(ARGV[2]))
 `;
 
 /**
@@ -36,7 +41,7 @@ local m = redis.call('HMGET', KEYS[1], 'tail', 'version')
 local tail = tonumber(m[1] or '0')
 local version = tonumber(m[2] or '0')
 if tail ~= tonumber(ARGV[1]) or version ~= tonumber(ARGV[2]) then
-  local reply = read_state(tonumber(ARGV[1]))
+  local reply = read_state(tonumber(ARGV[1]), tonumber(ARGV[2]))
   table.insert(reply, 1, -1)
   return reply
 end

@@ -76,10 +76,10 @@ export class FileStore implements SessionStore {
     this.#clock = options.clock ?? systemClock;
   }
 
-  read(sessionId: string, after: number): Promise<StoredState> {
+  read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
     checkArguments(sessionId, { tail: after });
     return this.#locked(sessionId, async (dir) =>
-      this.#read(sessionId, dir, await this.#state(sessionId, dir), after),
+      this.#read(sessionId, dir, await this.#state(sessionId, dir), after, knownVersion),
     );
   }
 
@@ -88,7 +88,8 @@ export class FileStore implements SessionStore {
     return this.#locked(sessionId, async (dir): Promise<AppendResult> => {
       const state = await this.#state(sessionId, dir);
       if (state.tail !== expected.tail || state.version !== expected.version) {
-        return { appended: false, state: await this.#read(sessionId, dir, state, expected.tail) };
+        const missed = await this.#read(sessionId, dir, state, expected.tail, expected.version);
+        return { appended: false, state: missed };
       }
       const seq = state.tail + 1;
       await mkdir(join(dir, "log"), { recursive: true });
@@ -192,9 +193,17 @@ export class FileStore implements SessionStore {
   }
 
   /** The head and the records after `max(after, through)` of `state` (holding the lock). */
-  async #read(sessionId: string, dir: string, state: State, after: number): Promise<StoredState> {
+  async #read(
+    sessionId: string,
+    dir: string,
+    state: State,
+    after: number,
+    knownVersion: number,
+  ): Promise<StoredState> {
     const head =
-      state.version === 0 ? undefined : await this.#text(join(dir, `head-${state.version}.json`));
+      state.version === 0 || state.version === knownVersion
+        ? undefined
+        : await this.#text(join(dir, `head-${state.version}.json`));
     const records = [];
     for (let seq = Math.max(after, state.through) + 1; seq <= state.tail; seq += 1) {
       const data = await this.#text(join(dir, "log", `${seq}.json`));

@@ -50,7 +50,7 @@ export class MemoryStore implements SessionStore {
     return view;
   }
 
-  async read(sessionId: string, after: number): Promise<StoredState> {
+  async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
     checkArguments(sessionId, { tail: after });
     const entry = this.#sessions.get(sessionId);
     if (entry === undefined) {
@@ -61,7 +61,7 @@ export class MemoryStore implements SessionStore {
       tail: entry.tail,
       version: entry.version,
       through: entry.through,
-      head: entry.head,
+      head: entry.version === knownVersion ? undefined : entry.head,
       records: entry.records
         .slice(from - entry.through)
         .map((data, index) => ({ seq: from + index + 1, data })),
@@ -72,7 +72,8 @@ export class MemoryStore implements SessionStore {
     checkArguments(sessionId, expected);
     const entry = this.#entry(sessionId);
     if (entry.tail !== expected.tail || entry.version !== expected.version) {
-      return { appended: false, state: await this.read(sessionId, expected.tail) };
+      const state = await this.read(sessionId, expected.tail, expected.version);
+      return { appended: false, state };
     }
     entry.records.push(String(data));
     entry.tail += 1;

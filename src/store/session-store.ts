@@ -14,7 +14,10 @@ export interface StoredState {
   version: number;
   /** The records the head replaces: every record with `seq <= through` is in it. */
   through: number;
-  /** The head's data (a compacted prefix); `undefined` at version 0. */
+  /**
+   * The head's data (a compacted prefix); `undefined` at version 0, and when the version is
+   * the `knownVersion` the caller gave (it has that head already).
+   */
   head: string | undefined;
   /** The records after `max(after, through)`, in order. */
   records: StoredRecord[];
@@ -25,7 +28,7 @@ export type AppendResult =
   | { appended: true; seq: number }
   | {
       appended: false;
-      /** The state that refused it: as `read(sessionId, expected.tail)` returns it then. */
+      /** The state that refused it: as `read(sessionId, expected.tail, expected.version)` returns it then. */
       state: StoredState;
     };
 
@@ -50,8 +53,11 @@ export interface StorePosition {
  * `PostgresStore` (`agent-compaction/postgres`).
  */
 export interface SessionStore {
-  /** The head and the records with `seq > max(after, through)`, read as one consistent state. */
-  read(sessionId: string, after: number): Promise<StoredState>;
+  /**
+   * The head and the records with `seq > max(after, through)`, read as one consistent state;
+   * the head's data is left out when its version is `knownVersion`.
+   */
+  read(sessionId: string, after: number, knownVersion?: number): Promise<StoredState>;
   /**
    * Appends `data` as record `expected.tail + 1`, persisted before the promise resolves, if the
    * tail and the head's version are still `expected`. On a conflict nothing is written and the

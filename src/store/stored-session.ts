@@ -277,7 +277,8 @@ export class StoredSession {
   /** Brings the copy up to the store: the records appended since, or all of it after a new head. */
   async #sync(known?: StoredState): Promise<void> {
     const view = this.#view;
-    const state = known ?? (await this.#store.read(this.#sessionId, view?.tail ?? 0));
+    const state =
+      known ?? (await this.#store.read(this.#sessionId, view?.tail ?? 0, view?.version));
     if (view !== undefined && state.version === view.version) {
       view.applyRecords(state.records);
       return;

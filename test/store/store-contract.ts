@@ -301,6 +301,37 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
       );
     });
 
+    it("swaps a head only at the version read and within the log, and sends it only to callers without it", async () => {
+      const h = await get();
+      const store = await h.open();
+      const id = newId();
+      for (let tail = 0; tail < 3; tail += 1)
+        expect(await store.append(id, { tail, version: 0 }, `{"record":${tail + 1}}`)).toEqual({
+          appended: true,
+          seq: tail + 1,
+        });
+      expect(await store.swapHead(id, 0, { through: 4, data: "beyond the tail" })).toBe(false);
+      expect(await store.swapHead(id, 1, { through: 2, data: "a version never read" })).toBe(false);
+      expect(await store.swapHead(id, 0, { through: 2, data: "head 1" })).toBe(true);
+      expect(await store.swapHead(id, 0, { through: 3, data: "lost the race" })).toBe(false);
+      expect(await store.swapHead(id, 1, { through: 1, data: "covers less" })).toBe(false);
+      const state = await store.read(id, 0);
+      expect(state).toEqual({
+        tail: 3,
+        version: 1,
+        through: 2,
+        head: "head 1",
+        records: [{ seq: 3, data: '{"record":3}' }],
+      });
+      expect((await store.read(id, 0, 1)).head).toBeUndefined();
+      expect((await store.read(id, 3, 0)).head).toBe("head 1");
+      // A stale position is refused, with what it missed.
+      const refused = await store.append(id, { tail: 1, version: 0 }, "{}");
+      expect(refused).toEqual({ appended: false, state: { ...state, records: state.records } });
+      const behind = await store.append(id, { tail: 3, version: 0 }, "{}");
+      expect(behind).toMatchObject({ appended: false, state: { version: 1, head: "head 1" } });
+    });
+
     it("keeps a small key/value area per session, and deletes a session whole", async () => {
       const h = await get();
       const store = await h.open();
