@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
@@ -12,7 +13,7 @@ import { isPlainObject } from "../core/plain-object.js";
 import { estimateTokens } from "../core/tokens.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { BackgroundGate, backgroundReport } from "./background.js";
+import { BackgroundGate, compactInBackground } from "./background.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import {
   type ForceCompactOptions,
@@ -229,6 +230,26 @@ export class AgentSession {
     this.#intake.recordInputTransformations(transformations);
   }
 
+  /** Reports a response's `context_management.applied_edits` (event `context_edits_applied`). */
+  recordContextEdits(edits: readonly JsonObject[]): void {
+    this.#intake.recordContextEdits(edits);
+  }
+
+  /** Reports a response's `diagnostics.cache_miss_reason` (event `cache_diagnosis`). */
+  recordCacheDiagnosis(reason: JsonObject | null): void {
+    this.#intake.recordCacheDiagnosis(reason);
+  }
+
+  /** Appends a mid-conversation `role: "system"` message to the current turn, where you put it. */
+  addSystemMessage(text: string): Message {
+    return this.#intake.addSystemMessage(text);
+  }
+
+  /** What compactions cost (the summarizer's usage, where the compactor reports it), summed. */
+  get compactionUsage(): Readonly<CompactionUsage> {
+    return this.#runner.usage;
+  }
+
   /** Stores compact summaries of tool results, by tool use id. */
   storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
     this.#intake.storeCompactSummaries(summaries);
@@ -249,41 +270,13 @@ export class AgentSession {
     return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
       this.#background === undefined
         ? (this.#pendingAuto ?? this.#runAuto(parsed))
-        : this.#maybeCompactInBackground(this.#background, parsed),
+        : compactInBackground(this.#background, parsed, {
+            contextUsed: () => this.contextUsed,
+            contextLimit: this.#contextLimit,
+            pending: this.#pendingAuto,
+            runAuto: (options) => this.#runAuto(options),
+          }),
     );
-  }
-
-  /**
-   * Background mode: a summary starts and `maybeCompact` returns; one that arrived is applied
-   * at the next call, before its request; one in flight is waited for only above the ceiling.
-   */
-  async #maybeCompactInBackground(
-    background: BackgroundGate,
-    options: CompactionRunOptions,
-  ): Promise<MaybeCompactReport> {
-    const underCeiling = () => this.contextUsed <= background.ceiling * this.#contextLimit;
-    const pending = this.#pendingAuto;
-    if (pending !== undefined) {
-      if (!background.waiting && underCeiling())
-        return backgroundReport(this.contextUsed, this.#contextLimit);
-      background.release();
-      return pending;
-    }
-    let detached = () => {};
-    const started = new Promise<"detached">((resolve) => {
-      detached = () => resolve("detached");
-    });
-    const run = this.#runAuto({
-      ...options,
-      detach: detached,
-      beforeApply: background.beforeApply,
-    });
-    run.catch(() => {});
-    const first = await Promise.race([run, started]);
-    if (first === "detached" && underCeiling())
-      return backgroundReport(this.contextUsed, this.#contextLimit);
-    background.release();
-    return run;
   }
 
   /** One automatic run; a call while it is queued or running joins it. */

@@ -1,3 +1,4 @@
+import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { JsonObject, Message, ToolResultBlock } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
 
@@ -91,8 +92,14 @@ export function archiveChanges(
   if (removed.length > 0) {
     const handle = nextHandle();
     records.push({ handle, kind: "messages", original: removed });
+    // Our summary or trim notice names the handle; the API's signed compaction block is left
+    // as it is (a block after it would fail the prefix check of the turns kept after it).
     const standIn = conversation.findIndex(
-      (message) => !before.has(message.id) && isSummaryTurn(message.turnId),
+      (message) =>
+        !before.has(message.id) &&
+        isSummaryTurn(message.turnId) &&
+        message.role === "user" &&
+        !startsWithCompaction(message),
     );
     const message = conversation[standIn];
     if (message !== undefined) {

@@ -1,4 +1,15 @@
 import type { MaybeCompactReport } from "./compaction-report.js";
+import type { CompactionRunOptions } from "./compaction-run.js";
+
+/** What background mode needs from its session. */
+export interface BackgroundSession {
+  contextUsed: () => number;
+  contextLimit: number;
+  /** The automatic run in flight, if any. */
+  pending: Promise<MaybeCompactReport> | undefined;
+  /** Starts an automatic run (a call while one runs joins it). */
+  runAuto: (options: CompactionRunOptions) => Promise<MaybeCompactReport>;
+}
 
 /**
  * Background mode's gate: a summary written in the background is applied at the next
@@ -54,4 +65,33 @@ export function backgroundReport(contextUsed: number, contextLimit: number): May
     overWindow: contextUsed > contextLimit,
     inBackground: true,
   };
+}
+
+/**
+ * `maybeCompact` in background mode: a summary starts and the call returns; one that arrived is
+ * applied at the next call, before its request; one in flight is waited for only above the
+ * ceiling.
+ */
+export async function compactInBackground(
+  gate: BackgroundGate,
+  options: CompactionRunOptions,
+  session: BackgroundSession,
+): Promise<MaybeCompactReport> {
+  const underCeiling = () => session.contextUsed() <= gate.ceiling * session.contextLimit;
+  const report = () => backgroundReport(session.contextUsed(), session.contextLimit);
+  if (session.pending !== undefined) {
+    if (!gate.waiting && underCeiling()) return report();
+    gate.release();
+    return session.pending;
+  }
+  let detached = () => {};
+  const started = new Promise<"detached">((resolve) => {
+    detached = () => resolve("detached");
+  });
+  const run = session.runAuto({ ...options, detach: detached, beforeApply: gate.beforeApply });
+  run.catch(() => {});
+  const first = await Promise.race([run, started]);
+  if (first === "detached" && underCeiling()) return report();
+  gate.release();
+  return run;
 }

@@ -3,6 +3,7 @@ import {
   type CompactionContext,
   type CompactionOutput,
   type CompactionResult,
+  type CompactionUsage,
   type Compactor,
   conversationChanged,
   isTrustedCompactor,
@@ -19,12 +20,11 @@ import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 import { restorePinned } from "./pins.js";
-import { asCompactionError, assertCompactorOutput, strategyOf } from "./strategy.js";
+import { addUsage, asCompactionError, assertCompactorOutput, strategyOf } from "./strategy.js";
 
 /**
- * The last resort acts above this share of the window, not only above it: the messages
- * appended since the last reported usage are estimated (about 4 characters a token), and an
- * estimate a few percent low must not let a request over the window through.
+ * The last resort acts above this share of the window: what was appended since the last usage
+ * is estimated, and an estimate a few percent low must not let a request over the window.
  */
 const TRIM_AT = 0.95;
 
@@ -79,8 +79,7 @@ export interface CompactionRunnerSettings {
   contextLimit: number;
   compactors: readonly Compactor[];
   maxConsecutiveFailures: number;
-  /** `trimOnOverflow`'s target utilisation, or `undefined` when it is off. */
-  trimTarget: number | undefined;
+  trimTarget: number | undefined; // trimOnOverflow's target utilisation, undefined when off
   clock: Clock;
   emit: (event: CompactionEvent) => void;
   hooks: CompactionHooks;
@@ -109,6 +108,8 @@ export class CompactionRunner {
   readonly #settings: CompactionRunnerSettings;
   /** Automatic summaries failed in a row (the circuit breaker). */
   consecutiveFailures = 0;
+  /** What compactions cost, summed from the usage their results report. */
+  readonly usage: CompactionUsage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(settings: CompactionRunnerSettings) {
     this.#settings = settings;
@@ -201,6 +202,7 @@ export class CompactionRunner {
         break;
       }
       if (!manual && summarizes) this.consecutiveFailures = 0;
+      addUsage(this.usage, output.result.usage);
       const computed: Computed = {
         strategy,
         result: output.result,

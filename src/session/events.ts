@@ -117,6 +117,22 @@ export interface InputTransformationsEvent {
   transformations: JsonObject[];
 }
 
+/** The API cleared context server-side (`context_management.applied_edits`), as reported. */
+export interface ContextEditsAppliedEvent {
+  type: "context_edits_applied";
+  /** The edits as the API wrote them (`cleared_tool_uses`, `cleared_input_tokens`, …). */
+  edits: JsonObject[];
+  /** The input tokens they cleared, summed. */
+  clearedInputTokens: number;
+}
+
+/** Why the prompt cache missed on the last request (`diagnostics.cache_miss_reason`), as reported. */
+export interface CacheDiagnosisEvent {
+  type: "cache_diagnosis";
+  /** The reason as the API wrote it; `null` when the cache did not miss. */
+  reason: JsonObject | null;
+}
+
 /** Everything a session reports to observers. */
 export type CompactionEvent =
   | CompactionStartEvent
@@ -126,7 +142,9 @@ export type CompactionEvent =
   | ContextTrimmedEvent
   | ContextOverflowEvent
   | ContentClampedEvent
-  | InputTransformationsEvent;
+  | InputTransformationsEvent
+  | ContextEditsAppliedEvent
+  | CacheDiagnosisEvent;
 
 /** A listener of compaction events. */
 export type CompactionEventListener<E extends CompactionEvent = CompactionEvent> = (

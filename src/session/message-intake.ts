@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import type {
-  AssistantMessage,
-  ContentBlock,
-  JsonObject,
-  Message,
-  TurnId,
-  UserMessage,
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  type JsonObject,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  type TurnId,
+  type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
@@ -126,6 +127,32 @@ export class MessageIntake {
     );
     if (parsed.length > 0)
       this.#settings.emit({ type: "input_transformations", transformations: parsed });
+  }
+
+  recordContextEdits(edits: readonly JsonObject[]): void {
+    const parsed = parseOrThrow(z.array(JsonObjectSchema), edits, "applied_edits");
+    if (parsed.length === 0) return;
+    const clearedInputTokens = parsed.reduce(
+      (sum, edit) =>
+        sum + (typeof edit.cleared_input_tokens === "number" ? edit.cleared_input_tokens : 0),
+      0,
+    );
+    this.#settings.emit({ type: "context_edits_applied", edits: parsed, clearedInputTokens });
+  }
+
+  recordCacheDiagnosis(reason: JsonObject | null): void {
+    const parsed = parseOrThrow(JsonObjectSchema.nullable(), reason, "cache_miss_reason");
+    this.#settings.emit({ type: "cache_diagnosis", reason: parsed });
+  }
+
+  /** A mid-conversation `role: "system"` message, in the current turn, where the caller puts it. */
+  addSystemMessage(text: string): Message {
+    parseOrThrow(z.string().min(1, "must be a non-empty string"), text, "system message text");
+    const block = {
+      type: "opaque" as const,
+      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: text } },
+    };
+    return this.#add("user", this.#currentTurn("addSystemMessage"), [block]);
   }
 
   /** Stores compact summaries of tool results, by tool use id. */

@@ -1,4 +1,4 @@
-import type { CompactionOutput, Compactor } from "../core/compactor.js";
+import type { CompactionOutput, CompactionUsage, Compactor } from "../core/compactor.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import { assertMessages } from "../core/validate-conversation.js";
 
@@ -31,4 +31,15 @@ export function assertCompactorOutput(output: unknown): asserts output is Compac
     ]);
   }
   assertMessages(conversation, "compactor output conversation");
+}
+
+/** Adds a compaction's reported usage into a running total. */
+export function addUsage(total: CompactionUsage, usage: CompactionUsage | undefined): void {
+  if (usage === undefined) return;
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  const created = (total.cacheCreationInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0);
+  const read = (total.cacheReadInputTokens ?? 0) + (usage.cacheReadInputTokens ?? 0);
+  if (created > 0) total.cacheCreationInputTokens = created;
+  if (read > 0) total.cacheReadInputTokens = read;
 }

@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { isSystemMessage } from "../core/conversation-structure.js";
+import { validateConversation } from "../core/validate-conversation.js";
+import { AgentSession } from "./agent-session.js";
+import type { CompactionEvent } from "./events.js";
+
+describe("what the API reports, through the session", () => {
+  it("context edits and cache diagnoses reach the observers", () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 10_000,
+      onEvent: (event) => events.push(event),
+    });
+    session.recordContextEdits([
+      { type: "clear_tool_uses_20250919", cleared_tool_uses: 3, cleared_input_tokens: 1200 },
+    ]);
+    session.recordCacheDiagnosis({ type: "messages_changed" });
+    session.recordCacheDiagnosis(null);
+    expect(events).toEqual([
+      {
+        type: "context_edits_applied",
+        edits: [
+          { type: "clear_tool_uses_20250919", cleared_tool_uses: 3, cleared_input_tokens: 1200 },
+        ],
+        clearedInputTokens: 1200,
+      },
+      { type: "cache_diagnosis", reason: { type: "messages_changed" } },
+      { type: "cache_diagnosis", reason: null },
+    ]);
+  });
+
+  it("adds a mid-conversation system message where the caller puts it", () => {
+    const session = new AgentSession({ contextLimit: 10_000 });
+    session.addUserText("hello");
+    const message = session.addSystemMessage("From now on, answer in French.");
+    expect(isSystemMessage(message)).toBe(true);
+    expect(session.messages.at(-1)).toBe(message);
+    expect(validateConversation(session.messages)).toEqual([]);
+  });
+
+  it("sums what compactions cost where the compactor reports it", async () => {
+    const session = new AgentSession({
+      contextLimit: 10_000,
+      compactor: false,
+      llmCompactor: {
+        isAsync: true,
+        shouldCompact: () => true,
+        compact: (conversation) => ({
+          conversation: [...conversation],
+          result: { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 },
+        }),
+        compactAsync: async (conversation) => ({
+          conversation: [...conversation],
+          result: {
+            toolResultsSummarized: 0,
+            toolResultsRedacted: 0,
+            turnsCompacted: 0,
+            usage: { inputTokens: 900, outputTokens: 120, cacheReadInputTokens: 50 },
+          },
+        }),
+      },
+    });
+    expect(session.compactionUsage).toEqual({ inputTokens: 0, outputTokens: 0 });
+    session.addUserText("hello");
+    await session.maybeCompact();
+    await session.forceCompact();
+    expect(session.compactionUsage).toEqual({
+      inputTokens: 1800,
+      outputTokens: 240,
+      cacheReadInputTokens: 100,
+    });
+  });
+});
