@@ -20,8 +20,9 @@ import type { SessionStore, StorePosition } from "./session-store.js";
 export interface StoredCompactionReport extends MaybeCompactReport {
   /**
    * Why a compaction was not applied: `conflict` another worker changed the head first (in
-   * every attempt), so this one was discarded; `lease_held` another worker holds the lease and
-   * is compacting (its result reaches this worker on the next read).
+   * every attempt), so this one was discarded and nothing of it applied; `lease_held` another
+   * worker holds the lease and is compacting, so this one's compactors did not run (the last
+   * resort may still have trimmed); the other's result reaches this worker on its next read.
    */
   discarded?: "conflict" | "lease_held";
 }
