@@ -35,8 +35,15 @@ export type {
   CompactionContext,
   CompactionOutput,
   CompactionResult,
+  CompactionUsage,
   Compactor,
 } from "./core/compactor.js";
+export {
+  isCompactionBlock,
+  isSystemMessage,
+  isSystemMessageBlock,
+  startsWithCompaction,
+} from "./core/conversation-structure.js";
 export {
   CompactionError,
   type CompactionErrorCode,
@@ -44,25 +51,29 @@ export {
   type ValidationIssue,
 } from "./core/errors.js";
 export type { LlmClient, LlmRequest } from "./core/llm-client.js";
-export type {
-  AssistantMessage,
-  ContentBlock,
-  ImageBlock,
-  ImageSource,
-  JsonObject,
-  JsonValue,
-  Message,
-  MessageBase,
-  OpaqueBlock,
-  ProviderExtra,
-  RedactedThinkingBlock,
-  TextBlock,
-  ThinkingBlock,
-  ToolResultBlock,
-  ToolResultContentBlock,
-  ToolUseBlock,
-  TurnId,
-  UserMessage,
+export {
+  type AssistantMessage,
+  COMPACTION_BLOCK_TYPE,
+  type CompactionBlock,
+  type ContentBlock,
+  type ImageBlock,
+  type ImageSource,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+  type MessageBase,
+  type OpaqueBlock,
+  type ProviderExtra,
+  type RedactedThinkingBlock,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  type SystemMessageBlock,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolResultBlock,
+  type ToolResultContentBlock,
+  type ToolUseBlock,
+  type TurnId,
+  type UserMessage,
 } from "./core/message.js";
 export type { Clock } from "./core/message-factory.js";
 export { MessageSchema } from "./core/schemas.js";
@@ -88,6 +99,7 @@ export type {
 export type { CompactionStepResult } from "./session/compaction-run.js";
 export type { ContextMeterState, Usage } from "./session/context-meter.js";
 export type {
+  CacheDiagnosisEvent,
   CompactionEndEvent,
   CompactionEvent,
   CompactionEventListener,
@@ -96,6 +108,7 @@ export type {
   CompactionStartEvent,
   CompactionTrigger,
   ContentClampedEvent,
+  ContextEditsAppliedEvent,
   ContextOverflowEvent,
   ContextTrimmedEvent,
   InputTransformationsEvent,

@@ -24,12 +24,30 @@
  *
  * @packageDocumentation
  */
+
+export {
+  type AnthropicCompactionClient,
+  type AnthropicCompactionParams,
+  AnthropicCompactor,
+  type AnthropicCompactorOptions,
+  COMPACTION_BETA,
+  DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
+  MAX_COMPACTION_INSTRUCTIONS,
+} from "./anthropic-compactor.js";
 export {
   type AnthropicBlock,
   fromAnthropicContent,
   STRING_CONTENT_KEY,
   toAnthropicContent,
 } from "./blocks.js";
+export {
+  type AnthropicContextManagement,
+  type AnthropicContextManagementOptions,
+  anthropicContextManagement,
+  type ClearThinkingEdit,
+  type ClearToolUsesEdit,
+  CONTEXT_MANAGEMENT_BETA,
+} from "./context-management.js";
 export {
   type AnthropicExtraParams,
   AnthropicLlmClient,
@@ -44,7 +62,9 @@ export { toAnthropicMessages } from "./request.js";
 export {
   type AnthropicResponseLike,
   type AppendedResponse,
+  type AppliedContextEdit,
   appendAnthropicResponse,
+  type CacheMissReason,
   type ResponseTarget,
 } from "./response.js";
 export {
