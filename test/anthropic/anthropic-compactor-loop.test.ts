@@ -82,91 +82,103 @@ const thinkingCount = (messages: readonly Message[]) =>
   );
 
 describe("AnthropicCompactor in the README loop: 150 requests, thinking in every reply", () => {
-  it("is never refused, stays under the window, and keeps the kept turns' thinking", async () => {
-    const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
-    const events: CompactionEvent[] = [];
-    const session = new AgentSession({
-      contextLimit: WINDOW,
-      compactor: false,
-      // The archive's note on the new summary message would sit between the block and the kept
-      // turns (and break their thinking) until it leaves a compaction-led message alone.
-      archive: false,
-      llmCompactor: new AnthropicCompactor({
-        client,
-        model: "claude-fable-5-1",
-        system: SYSTEM,
-        tools: TOOLS,
-        params: { thinking: { type: "adaptive" } },
-      }),
-      onEvent: (event) => events.push(event),
-    });
-    session.addUserText(
-      "Read the source tree and fix the failing test. Never edit generated files.",
-    );
-    const rejected: string[] = [];
-    let largest = 0;
-    let requests = 0;
-    let compactions = 0;
-    for (let step = 1; step <= 150; step += 1) {
-      const report = await session.maybeCompact();
-      if (report.compacted) {
-        compactions += 1;
-        // The block leads; what follows is the kept part, its thinking all there.
-        const [first, ...kept] = session.messages;
-        expect(isCompactionBlock(first!.content[0])).toBe(true);
-        const replies = kept.filter((message) => message.role === "assistant");
-        expect(replies.length).toBeGreaterThan(0);
-        expect(thinkingCount(kept)).toBe(replies.length);
-      }
-      const messages = toAnthropicMessages(session.messages);
-      largest = Math.max(largest, roughTokens({ system: SYSTEM, tools: TOOLS, messages }));
-      let response: Anthropic.Beta.Messages.BetaMessage;
-      try {
-        response = await client.beta.messages.create({
+  it.each([
+    ["in the foreground", false],
+    ["in the background", true],
+  ] as const)(
+    "%s: is never refused, stays under the window, and keeps the kept turns' thinking",
+    async (_mode, background) => {
+      const client = new Anthropic({ apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
+      const events: CompactionEvent[] = [];
+      const session = new AgentSession({
+        contextLimit: WINDOW,
+        compactor: false,
+        background,
+        llmCompactor: new AnthropicCompactor({
+          client,
           model: "claude-fable-5-1",
-          max_tokens: 1024,
           system: SYSTEM,
           tools: TOOLS,
-          thinking: { type: "adaptive" },
-          betas: [COMPACTION_BETA],
-          messages,
-        });
-      } catch (error) {
-        rejected.push(error instanceof Error ? error.message : String(error));
+          params: { thinking: { type: "adaptive" } },
+        }),
+        onEvent: (event) => events.push(event),
+      });
+      session.addUserText(
+        "Read the source tree and fix the failing test. Never edit generated files.",
+      );
+      const rejected: string[] = [];
+      let largest = 0;
+      let requests = 0;
+      let compactions = 0;
+      let backgrounded = 0;
+      for (let step = 1; step <= 150; step += 1) {
+        const report = await session.maybeCompact();
+        if (report.inBackground) backgrounded += 1;
+        if (report.compacted) {
+          compactions += 1;
+          // The block leads; what follows is the kept part, its thinking all there.
+          const [first, ...kept] = session.messages;
+          expect(isCompactionBlock(first!.content[0])).toBe(true);
+          const replies = kept.filter((message) => message.role === "assistant");
+          expect(replies.length).toBeGreaterThan(0);
+          expect(thinkingCount(kept)).toBe(replies.length);
+        }
+        const messages = toAnthropicMessages(session.messages);
+        largest = Math.max(largest, roughTokens({ system: SYSTEM, tools: TOOLS, messages }));
+        let response: Anthropic.Beta.Messages.BetaMessage;
+        try {
+          response = await client.beta.messages.create({
+            model: "claude-fable-5-1",
+            max_tokens: 1024,
+            system: SYSTEM,
+            tools: TOOLS,
+            thinking: { type: "adaptive" },
+            betas: [COMPACTION_BETA],
+            messages,
+          });
+        } catch (error) {
+          rejected.push(error instanceof Error ? error.message : String(error));
 
-        break;
+          break;
+        }
+        requests += 1;
+        appendAnthropicResponse(session, response);
+        const uses = response.content.filter((block) => block.type === "tool_use");
+        if (uses.length > 0) {
+          session.addToolResults(
+            uses.map((use) => ({
+              type: "tool_result",
+              tool_use_id: use.id,
+              content: toolOutput(use.id, step),
+            })),
+          );
+        } else {
+          session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
+        }
       }
-      requests += 1;
-      appendAnthropicResponse(session, response);
-      const uses = response.content.filter((block) => block.type === "tool_use");
-      if (uses.length > 0) {
-        session.addToolResults(
-          uses.map((use) => ({
-            type: "tool_result",
-            tool_use_id: use.id,
-            content: toolOutput(use.id, step),
-          })),
-        );
-      } else {
-        session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
+      expect(rejected).toEqual([]);
+      expect(requests).toBe(150);
+      expect(largest).toBeLessThanOrEqual(WINDOW);
+      expect(validateConversation(session.messages)).toEqual([]);
+      const ends = events.filter((event) => event.type === "compaction_end");
+      expect(ends.length).toBeGreaterThan(3);
+      // In the background a summary can be applied by the run a later call joins.
+      if (!background) expect(ends).toHaveLength(compactions);
+      // In the background the agent went on while summaries were written.
+      expect(backgrounded > 0).toBe(background);
+      expect(compactions).toBeGreaterThan(0);
+      // The compactions' cost, in the session's usage.
+      expect(session.compactionUsage.inputTokens).toBeGreaterThan(0);
+      for (const end of ends) {
+        expect(end.strategy).toBe("anthropic");
+        // Nothing stripped: the API's block keeps the kept thinking valid.
+        expect(end.boundary.thinkingBlocksDropped).toBe(0);
+        // The compaction's cost, from usage.iterations.
+        expect(end.result.usage?.inputTokens).toBeGreaterThan(0);
+        expect(end.result.usage?.outputTokens).toBeGreaterThan(0);
       }
-    }
-    expect(rejected).toEqual([]);
-    expect(requests).toBe(150);
-    expect(largest).toBeLessThanOrEqual(WINDOW);
-    expect(validateConversation(session.messages)).toEqual([]);
-    expect(compactions).toBeGreaterThan(3);
-    const ends = events.filter((event) => event.type === "compaction_end");
-    expect(ends).toHaveLength(compactions);
-    for (const end of ends) {
-      expect(end.strategy).toBe("anthropic");
-      // Nothing stripped: the API's block keeps the kept thinking valid.
-      expect(end.boundary.thinkingBlocksDropped).toBe(0);
-      // The compaction's cost, from usage.iterations.
-      expect(end.result.usage?.inputTokens).toBeGreaterThan(0);
-      expect(end.result.usage?.outputTokens).toBeGreaterThan(0);
-    }
-    expect(events.some((event) => event.type === "context_trimmed")).toBe(false);
-    expect(events.some((event) => event.type === "compaction_failed")).toBe(false);
-  });
+      expect(events.some((event) => event.type === "context_trimmed")).toBe(false);
+      expect(events.some((event) => event.type === "compaction_failed")).toBe(false);
+    },
+  );
 });
