@@ -12,7 +12,12 @@ import {
   appendAnthropicResponse,
   toAnthropicMessages,
 } from "../../src/anthropic/index.js";
-import { AgentSession, estimateTokens, type Message } from "../../src/index.js";
+import {
+  AgentSession,
+  type CompactionEvent,
+  estimateTokens,
+  type Message,
+} from "../../src/index.js";
 
 /**
  * Server-side clearing and cache evidence through the real SDK against the loopback Messages
@@ -89,7 +94,14 @@ async function step(session: AgentSession, extra: Record<string, unknown>, betas
 describe("server-side clearing (anthropicContextManagement)", () => {
   it("comes back as applied edits that move the context measure, the history append-only", async () => {
     const WINDOW = 20_000;
-    const session = new AgentSession({ contextLimit: WINDOW, compactor: false });
+    const edited: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: WINDOW,
+      compactor: false,
+      onEvent: (event) => {
+        if (event.type === "context_edits_applied") edited.push(event);
+      },
+    });
     session.addUserText("Read every file.");
     const contextManagement = anthropicContextManagement({
       contextLimit: WINDOW,
@@ -119,6 +131,9 @@ describe("server-side clearing (anthropicContextManagement)", () => {
     });
     // The measure follows what the model read, not the whole history.
     expect(session.contextUsed).toBeLessThan(estimateTokens(session.messages));
+    // Each applied edit reached the session's observers.
+    expect(edited).toHaveLength(cleared.length);
+    expect(edited[0]).toMatchObject({ clearedInputTokens: expect.any(Number) });
     // Append-only: every earlier message is still the same object, its thinking all there.
     for (const earlier of history) {
       expect(earlier.every((message, index) => session.messages[index] === message)).toBe(true);
