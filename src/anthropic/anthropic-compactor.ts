@@ -1,6 +1,7 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import pTimeout, { TimeoutError } from "p-timeout";
 import { z } from "zod";
+import { POSITIVE_INT_SCHEMA, THRESHOLD_SCHEMA } from "../compactors/config-schemas.js";
 import { recentStart } from "../compactors/retention.js";
 import { linkAbort, throwIfAborted } from "../core/abort.js";
 import {
@@ -11,19 +12,14 @@ import {
   emptyCompactionResult,
   exceedsThreshold,
 } from "../core/compactor.js";
-import {
-  isCompactionBlock,
-  isSystemMessage,
-  safeCuts,
-  suffixTokenSums,
-} from "../core/conversation-structure.js";
+import { suffixTokenSums } from "../core/conversation-structure.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
 import { assertCompactArguments, assertMessages } from "../core/validate-conversation.js";
-import { fromAnthropicContent } from "./blocks.js";
+import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 import { toAnthropicMessages } from "./request.js";
@@ -125,19 +121,8 @@ const SUMMARY_RESERVE_TOKENS = 1024;
 /** An automatic compaction does not summarize fewer estimated tokens than this. */
 const MIN_SUMMARIZED_TOKENS = 256;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null;
-
-const ratio = z
-  .number({ error: "must be a number" })
-  .refine(
-    (value) => Number.isFinite(value) && value > 0 && value <= 1,
-    "must be a number in (0, 1]",
-  );
-const positiveInt = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .positive("must be greater than 0");
+const ratio = THRESHOLD_SCHEMA;
+const positiveInt = POSITIVE_INT_SCHEMA;
 
 const AnthropicCompactorOptionsSchema = z
   .strictObject({
@@ -193,44 +178,6 @@ const AnthropicCompactorOptionsSchema = z
       });
     }
   });
-
-/** What stop reasons without a summary mean, and what to do (the docs' table). */
-const NO_SUMMARY: Record<string, string> = {
-  max_tokens: "the summary was cut off: raise maxTokens",
-  model_context_window_exceeded:
-    "there was no room for the summarization prompt: compact earlier or shorten the instructions",
-  tool_use:
-    "the model called a tool instead of writing the summary: tell it not to in the instructions",
-  refusal: "the request was declined: continue without a summary",
-  end_turn: "the call returned no text: continue without a summary",
-};
-
-/** The role the API reads a message with: a system message is its own. */
-const wireRole = (message: Message) => (isSystemMessage(message) ? "system" : message.role);
-
-/**
- * Where the conversation may be cut: the messages before go into the compaction request, the
- * messages from it on are kept after the block, unchanged. A cut leaves no tool call open,
- * keeps a system message with what it follows, and puts a message of the other role first
- * (else the API merges it into the summary, and its thinking fails); something besides an
- * earlier block must be summarized, and at least the last message kept.
- */
-function validCuts(conversation: readonly Message[]): number[] {
-  const safe = safeCuts(conversation);
-  const cuts: number[] = [];
-  let summarizable = false;
-  for (let cut = 1; cut < conversation.length; cut += 1) {
-    const last = conversation[cut - 1]!;
-    if (!isSystemMessage(last) && !(cut === 1 && isCompactionBlock(last.content[0]))) {
-      summarizable = true;
-    }
-    const first = conversation[cut]!;
-    if (!summarizable || !safe[cut] || isSystemMessage(first)) continue;
-    if (wireRole(first) === wireRole(last)) continue;
-    cuts.push(cut);
-  }
-  return cuts;
-}
 
 /**
  * On-demand compaction by the Anthropic API itself, as an `AsyncCompactor`: the older part of
@@ -447,73 +394,4 @@ export class AnthropicCompactor implements AsyncCompactor {
     }
     return readCompaction(response);
   }
-}
-
-/** The block and cost of a compaction response; rejects with `CompactionError` when there is none. */
-function readCompaction(response: unknown): {
-  blocks: ContentBlock[];
-  usage: CompactionUsage | undefined;
-} {
-  if (!isObject(response) || !Array.isArray(response.content)) {
-    throw new CompactionError("llm_error", "compaction response has no content array", {
-      cause: response,
-    });
-  }
-  const usage = compactionUsage(response.usage);
-  const stopReason = String(response.stop_reason);
-  if (response.content.length === 0) {
-    const why = NO_SUMMARY[stopReason] ?? "no summary came back";
-    throw new CompactionError(
-      "empty_summary",
-      `no compaction summary (stop_reason "${stopReason}"): ${why}`,
-      { cause: response },
-    );
-  }
-  let blocks: ContentBlock[];
-  try {
-    blocks = fromAnthropicContent(response.content);
-  } catch (error) {
-    throw new CompactionError("llm_error", `compaction response is malformed: ${describe(error)}`, {
-      cause: error,
-    });
-  }
-  const [block] = blocks;
-  if (stopReason !== "compaction" || blocks.length !== 1 || !isCompactionBlock(block)) {
-    throw new CompactionError(
-      "llm_error",
-      `expected one compaction block with stop_reason "compaction", got ${blocks.length} block(s) with stop_reason "${stopReason}"`,
-      { cause: response },
-    );
-  }
-  const content = block.block.content;
-  if (typeof content !== "string" || content.trim() === "") {
-    throw new CompactionError("empty_summary", "the compaction block holds no summary", {
-      cause: response,
-    });
-  }
-  return { blocks, usage };
-}
-
-/** The cost of the `compaction` entries of `usage.iterations` (top-level usage is 0). */
-function compactionUsage(usage: unknown): CompactionUsage | undefined {
-  if (!isObject(usage) || !Array.isArray(usage.iterations)) return undefined;
-  const entries = usage.iterations.filter(
-    (entry): entry is Record<string, unknown> => isObject(entry) && entry.type === "compaction",
-  );
-  if (entries.length === 0) return undefined;
-  const sum = (field: string) =>
-    entries.reduce(
-      (total, entry) => total + (typeof entry[field] === "number" ? (entry[field] as number) : 0),
-      0,
-    );
-  return {
-    inputTokens: sum("input_tokens"),
-    outputTokens: sum("output_tokens"),
-    cacheCreationInputTokens: sum("cache_creation_input_tokens"),
-    cacheReadInputTokens: sum("cache_read_input_tokens"),
-  };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
