@@ -13,12 +13,12 @@ import {
   exceedsThreshold,
 } from "../core/compactor.js";
 import { suffixTokenSums } from "../core/conversation-structure.js";
+import { assertCompactArguments, assertMessages } from "../core/entry-validation.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
-import { assertCompactArguments, assertMessages } from "../core/validate-conversation.js";
 import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";
 import { clientSecrets, redactSecrets } from "./redact.js";

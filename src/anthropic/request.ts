@@ -4,8 +4,8 @@ import {
   isSystemMessageBlock,
   startsWithCompaction,
 } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
 import type { ContentBlock, Message } from "../core/message.js";
-import { assertMessages } from "../core/validate-conversation.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
 
 function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {

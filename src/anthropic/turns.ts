@@ -2,6 +2,7 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { isCompactionBlock } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type ContentBlock,
@@ -13,7 +14,6 @@ import {
 } from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
-import { assertMessages } from "../core/validate-conversation.js";
 import { contentFromWire } from "./blocks.js";
 import {
   MessageParamsWireSchema,

@@ -10,11 +10,11 @@ import {
   exceedsThreshold,
   registerTrustedCompaction,
 } from "../core/compactor.js";
+import { assertCompactArguments } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/tokens.js";
-import { assertCompactArguments } from "../core/validate-conversation.js";
 import { targetIssues } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_OPTIONS,

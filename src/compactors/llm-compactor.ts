@@ -7,11 +7,11 @@ import {
   exceedsThreshold,
   registerTrustedCompaction,
 } from "../core/compactor.js";
+import { assertCompactArguments, assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { assertCompactArguments, assertMessages } from "../core/validate-conversation.js";
 import {
   KEEP_RECENT_TURNS_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,

@@ -6,9 +6,9 @@ import {
   exceedsThreshold,
   registerTrustedCompaction,
 } from "../core/compactor.js";
+import { assertCompactArguments } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { assertCompactArguments } from "../core/validate-conversation.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
   KEEP_RECENT_TOOL_USES_SCHEMA,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ConversationBuilder, textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
+import { assertMessages } from "./entry-validation.js";
 import { ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
-import { assertMessages, validateConversation } from "./validate-conversation.js";
+import { validateConversation } from "./validate-conversation.js";
 
 function message(role: Message["role"], content: ContentBlock[], index: number): Message {
   return {

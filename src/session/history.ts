@@ -1,7 +1,7 @@
+import { markValidated } from "../core/entry-validation.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
-import { markValidated } from "../core/validate-conversation.js";
 import { ContextMeter } from "./context-meter.js";
 import type { ParsedSnapshot } from "./snapshot.js";
 

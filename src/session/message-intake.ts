@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { markValidated } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import {
   type AssistantMessage,
@@ -12,7 +13,6 @@ import {
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
-import { markValidated } from "../core/validate-conversation.js";
 import { clampMessage } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";

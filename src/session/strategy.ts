@@ -1,6 +1,6 @@
 import type { CompactionOutput, CompactionUsage, Compactor } from "../core/compactor.js";
+import { assertMessages } from "../core/entry-validation.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
-import { assertMessages } from "../core/validate-conversation.js";
 
 /** A compactor's strategy name: its `strategy` property, else `custom`. */
 export function strategyOf(compactor: Compactor): string {
