@@ -18,6 +18,7 @@
 export {
   DEFAULT_TABLE_PREFIX,
   migratePostgres,
+  type PostgresClient,
   type PostgresPool,
   type PostgresQueryable,
   postgresMigration,
