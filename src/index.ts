@@ -131,3 +131,18 @@ export type {
   SessionSnapshot,
 } from "./session/snapshot.js";
 export type { ToolResultInput } from "./session/tool-results.js";
+export { FileStore, type FileStoreOptions } from "./store/file-store.js";
+export { MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
+export type {
+  AppendResult,
+  SessionStore,
+  StoredRecord,
+  StoredState,
+  StorePosition,
+} from "./store/session-store.js";
+export type { StoredCompactionReport } from "./store/stored-compaction.js";
+export { openSession, StoredSession } from "./store/stored-session.js";
+export {
+  DEFAULT_STORED_SESSION_OPTIONS,
+  type StoredSessionOptions,
+} from "./store/stored-session-options.js";

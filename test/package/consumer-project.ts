@@ -89,6 +89,9 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
         `./${tarball}`,
         pinned("@anthropic-ai/sdk"),
         pinned("@types/node"),
+        pinned("redis"),
+        pinned("pg"),
+        pinned("@types/pg"),
       ],
       dir,
     );
