@@ -8,7 +8,7 @@
  *   npm run bench                      everything (3–5 minutes on 2 cores; part 3 runs each size
  *                                      in a fresh process)
  *   npm run bench -- --quick           50 and 200 steps, 1k and 10k messages
- *   npm run bench -- --only peers      one part: trajectories | speed | peers (also --only=peers)
+ *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores (also --only=peers)
  *   npm run bench -- --trim-budget=600 time trimMessages where one run is estimated under 600 s
  *                                      (default 60: it is quadratic, so 100k is skipped)
  *   npm run bench -- --readme          also writes bench/README.md and bench/README-summary.md
@@ -38,13 +38,14 @@ import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
+import { measureStores, STORE_HEADERS, type StoreRow, storeRows } from "./stores.js";
 import { STRATEGIES } from "./strategies.js";
 import { peerTargets, speedTargets, type TargetCheck, trajectoryTargets } from "./targets.js";
 import { generateTrajectory, type Trajectory, type WorkloadShape } from "./workload.js";
 
 const SEED = 20_260_101;
 const SHAPES: readonly WorkloadShape[] = ["short-turns", "long-turn"];
-const PARTS = ["trajectories", "speed", "peers"] as const;
+const PARTS = ["trajectories", "speed", "peers", "stores"] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -104,6 +105,7 @@ interface Results {
   trajectories: RunMetrics[];
   speed: SpeedRow[];
   peers?: PeerResults;
+  stores?: StoreRow[];
   targets: TargetCheck[];
 }
 
@@ -310,6 +312,14 @@ async function main(): Promise<void> {
     newTargets.push(...peerTargets(peers.rows));
   }
 
+  let stores = saved?.stores;
+  if (runs("stores")) {
+    print();
+    print("Part 4 · stores · appends and compactions per second, 1 and 8 workers, real servers");
+    stores = await measureStores(quick);
+    print(renderTable(STORE_HEADERS, storeRows(stores)));
+  }
+
   print();
   print("Targets");
   for (const line of targetLines(newTargets)) print(line);
@@ -325,6 +335,7 @@ async function main(): Promise<void> {
     trajectories,
     speed,
     ...(peers === undefined ? {} : { peers }),
+    ...(stores === undefined ? {} : { stores }),
     targets: [
       ...trajectoryTargets(trajectories),
       ...speedTargets(speed),
