@@ -11,9 +11,10 @@ import {
   type CompactionUsage,
   emptyCompactionResult,
   exceedsThreshold,
+  onlyAsync,
 } from "../core/compactor.js";
 import { suffixTokenSums } from "../core/conversation-structure.js";
-import { assertCompactArguments, assertMessages } from "../core/entry-validation.js";
+import { assertCompactArguments } from "../core/entry-validation.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
@@ -247,12 +248,7 @@ export class AnthropicCompactor implements AsyncCompactor {
 
   /** The summary needs the API: the synchronous path changes nothing (use `compactAsync`). */
   compact(conversation: readonly Message[]): CompactionOutput {
-    assertMessages(conversation, "conversation");
-    return {
-      conversation: [...conversation],
-      result: emptyCompactionResult(),
-      skipReason: "AnthropicCompactor compacts only in compactAsync",
-    };
+    return onlyAsync(conversation, "AnthropicCompactor");
   }
 
   /**

@@ -3,11 +3,11 @@ import {
   type AsyncCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  emptyCompactionResult,
   exceedsThreshold,
+  onlyAsync,
   registerTrustedCompaction,
 } from "../core/compactor.js";
-import { assertCompactArguments, assertMessages } from "../core/entry-validation.js";
+import { assertCompactArguments } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
@@ -188,12 +188,7 @@ export class LLMCompactor implements AsyncCompactor {
 
   /** Summaries need the LLM: the synchronous path changes nothing (use `compactAsync`). */
   compact(conversation: readonly Message[]): CompactionOutput {
-    assertMessages(conversation, "conversation");
-    return {
-      conversation: [...conversation],
-      result: emptyCompactionResult(),
-      skipReason: "LLMCompactor summarizes only in compactAsync",
-    };
+    return onlyAsync(conversation, "LLMCompactor");
   }
 
   async compactAsync(

@@ -1,3 +1,4 @@
+import { assertMessages } from "./entry-validation.js";
 import type { Message, ToolResultBlock } from "./message.js";
 
 /** What a compaction changed. Counts only what this run changed, never what an earlier run did. */
@@ -207,4 +208,17 @@ export function exceedsThreshold(
 ): boolean {
   if (!(contextLimit > 0) || !Number.isFinite(contextUsed)) return false;
   return contextUsed / contextLimit > threshold;
+}
+
+/**
+ * The synchronous `compact` of a compactor that works only in `compactAsync` (a summary needs
+ * I/O): validates its input and changes nothing, saying so.
+ */
+export function onlyAsync(conversation: readonly Message[], name: string): CompactionOutput {
+  assertMessages(conversation, "conversation");
+  return {
+    conversation: [...conversation],
+    result: emptyCompactionResult(),
+    skipReason: `${name} compacts only in compactAsync`,
+  };
 }
