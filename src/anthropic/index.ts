@@ -18,7 +18,7 @@
  * session.addUserText("Fix the failing test");
  * await session.maybeCompact();
  * const response = await client.messages.create({
- *   model: "claude-sonnet-4-5", max_tokens: 4096, messages: toAnthropicMessages(session.messages),
+ *   model: "claude-sonnet-5-5", max_tokens: 4096, messages: toAnthropicMessages(session.messages),
  * });
  * appendAnthropicResponse(session, response);
  *
