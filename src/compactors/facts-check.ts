@@ -67,7 +67,7 @@ const EXTENSIONS = new Set(
     "proto graphql vue svelte dart lua ex exs tf gradle properties db sqlite pem"
   ).split(" "),
 );
-// Member accesses in code (`console.log`, `self.db`) read as these; a bare name with one is no path.
+// Member accesses in code (`logger.info`, `self.db`) read as these; a bare name with one is no path.
 const CODE_LIKE_EXTENSIONS = new Set(["log", "db", "cfg"]);
 // Files known by name alone; a bare `.name` is more often an extension or a method (`.py`, `.format`).
 const NAMED_FILES = new Set(
