@@ -63,6 +63,7 @@ export {
   type AnthropicResponseLike,
   type AppendedResponse,
   type AppliedContextEdit,
+  type AsyncResponseTarget,
   appendAnthropicResponse,
   type CacheMissReason,
   type ResponseTarget,

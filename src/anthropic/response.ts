@@ -105,6 +105,18 @@ export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage"> 
   };
 
 /**
+ * The side of a store-backed session (`openSession`) that {@link appendAnthropicResponse}
+ * uses: the same methods, each resolving once what it wrote is stored.
+ */
+export interface AsyncResponseTarget {
+  addAssistant(content: ContentBlock[]): Promise<AssistantMessage>;
+  recordUsage(usage: Usage): Promise<void>;
+  recordInputTransformations?: (transformations: readonly JsonObject[]) => void;
+  recordContextEdits?: (edits: readonly JsonObject[]) => void;
+  recordCacheDiagnosis?: (reason: JsonObject | null) => void;
+}
+
+/**
  * Takes a whole `messages.create` response into a session in one call: appends its content
  * as an assistant message in the current turn (blocks converted losslessly, so thinking
  * signatures and server-tool blocks go back to the API unchanged), then records its usage,
@@ -125,29 +137,52 @@ export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage"> 
 export function appendAnthropicResponse(
   session: ResponseTarget,
   response: AnthropicResponseLike,
-): AppendedResponse {
+): AppendedResponse;
+/** A store-backed session (`openSession`): the same, resolving once the reply is stored. */
+export function appendAnthropicResponse(
+  session: AsyncResponseTarget,
+  response: AnthropicResponseLike,
+): Promise<AppendedResponse>;
+export function appendAnthropicResponse(
+  session: ResponseTarget | AsyncResponseTarget,
+  response: AnthropicResponseLike,
+): AppendedResponse | Promise<AppendedResponse> {
   const parsed = parseOrThrow(ResponseShapeSchema, response, "Anthropic response");
   const content: ContentBlock[] = fromAnthropicContent(parsed.content);
   const usage = usageFromAnthropic(parsed.usage as AnthropicUsageLike | null | undefined);
-  const message = content.length > 0 ? session.addAssistant(content) : undefined;
-  if (usage !== undefined) session.recordUsage(usage);
-  const transformations = parsed.input_transformations ?? [];
-  if (transformations.length > 0) {
-    session.recordInputTransformations?.(transformations as JsonObject[]);
+  const report = (message: AssistantMessage | undefined): AppendedResponse => {
+    const transformations = parsed.input_transformations ?? [];
+    if (transformations.length > 0) {
+      session.recordInputTransformations?.(transformations as JsonObject[]);
+    }
+    const appended: AppendedResponse = { message, usage };
+    const management = parsed.context_management;
+    if (management !== undefined && management !== null) {
+      const edits = management.applied_edits ?? [];
+      appended.appliedEdits = edits.map(appliedEdit);
+      if (edits.length > 0) session.recordContextEdits?.(edits as JsonObject[]);
+    }
+    if (parsed.diagnostics !== undefined) {
+      const reason = parsed.diagnostics?.cache_miss_reason ?? null;
+      appended.cacheMissReason = reason === null ? null : cacheMissReason(reason);
+      session.recordCacheDiagnosis?.(reason as JsonObject | null);
+    }
+    return appended;
+  };
+  const added = content.length > 0 ? session.addAssistant(content) : undefined;
+  if (isPromise(added)) {
+    return added.then(async (message) => {
+      if (usage !== undefined) await session.recordUsage(usage);
+      return report(message);
+    });
   }
-  const appended: AppendedResponse = { message, usage };
-  const management = parsed.context_management;
-  if (management !== undefined && management !== null) {
-    const edits = management.applied_edits ?? [];
-    appended.appliedEdits = edits.map(appliedEdit);
-    if (edits.length > 0) session.recordContextEdits?.(edits as JsonObject[]);
-  }
-  if (parsed.diagnostics !== undefined) {
-    const reason = parsed.diagnostics?.cache_miss_reason ?? null;
-    appended.cacheMissReason = reason === null ? null : cacheMissReason(reason);
-    session.recordCacheDiagnosis?.(reason as JsonObject | null);
-  }
-  return appended;
+  const recorded = usage === undefined ? undefined : session.recordUsage(usage);
+  if (isPromise(recorded)) return recorded.then(() => report(added));
+  return report(added);
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
 
 function appliedEdit(edit: z.infer<typeof AppliedEditSchema>): AppliedContextEdit {
