@@ -11,6 +11,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { RECALL_MARK } from "../core/recall-mark.js";
 import { estimateBlockTokens, estimateTextTokens, estimateTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { recentStart, turnsFrom } from "./retention.js";
@@ -30,9 +31,6 @@ const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
  * exists and the notice otherwise.
  */
 export type ToolCompaction = "summarize" | "redact" | "summarize_or_redact";
-
-/** How a placeholder naming its recall handle goes on after the replacement. */
-const RECALL_SUFFIX_START = " [recall ";
 
 const NOTHING_ELIGIBLE =
   "no tool result is old enough to compact, or each already is (or is excluded)";
@@ -212,7 +210,7 @@ export function maskToolResults(
       const done =
         block.content === replacement ||
         (typeof block.content === "string" &&
-          block.content.startsWith(RECALL_SUFFIX_START, replacement.length) &&
+          block.content.startsWith(RECALL_MARK, replacement.length) &&
           block.content.startsWith(replacement));
       if (!done) {
         const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);

@@ -1,5 +1,6 @@
 import { ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
+import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
   type ArchiveRecord,
   archiveChanges,
@@ -71,7 +72,7 @@ export class ArchiveKeeper {
   async recall(handle: unknown): Promise<ArchiveRecord> {
     const issue = (message: string) =>
       new ValidationError("recall handle", [{ path: [], message }]);
-    if (typeof handle !== "string" || !/^r\d+-[0-9a-f]{4}$/.test(handle)) {
+    if (typeof handle !== "string" || !RECALL_HANDLE_PATTERN.test(handle)) {
       throw issue(`${JSON.stringify(handle)} is not a recall handle (like "r7-${this.#tag}")`);
     }
     if (!handle.endsWith(`-${this.#tag}`)) {

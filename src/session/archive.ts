@@ -1,5 +1,6 @@
 import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { JsonObject, Message, ToolResultBlock } from "../core/message.js";
+import { RECALL_MARK, recallHandleIn } from "../core/recall-mark.js";
 import { isSummaryTurn } from "../core/turn.js";
 
 /** What a compaction removed or replaced, kept under a recall handle. */
@@ -47,15 +48,6 @@ export class MemoryArchive implements CompactionArchive {
   records(sessionId: string): ArchiveRecord[] {
     return [...(this.#sessions.get(sessionId)?.values() ?? [])];
   }
-}
-
-/** How a placeholder names its handle: `… [recall r7-3f2a]`. */
-export const RECALL_MARK = " [recall ";
-const RECALL_PATTERN = /\[recall (r\d+-[0-9a-f]{4})\]$/;
-
-/** The handle a placeholder text names, if any. */
-export function recallHandleIn(text: string): string | undefined {
-  return RECALL_PATTERN.exec(text)?.[1];
 }
 
 /** A session's fingerprint in its handles, so a handle from another session is told apart. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
   JsonObjectSchema,
   SerializedMessageSchema,
@@ -40,7 +41,7 @@ export type SessionRestoreOptions = Omit<AgentSessionOptions, "sessionId" | "con
 };
 
 const SerializedRecordBase = {
-  handle: z.string().regex(/^r\d+-[0-9a-f]{4}$/, "must be a recall handle"),
+  handle: z.string().regex(RECALL_HANDLE_PATTERN, "must be a recall handle"),
 };
 
 /** An archive record in a snapshot; messages' dates as ISO strings, restored to dates. */
