@@ -1,8 +1,8 @@
-import { execFile, execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Compiled, type ConsumerProject, createConsumerProject } from "./consumer-project.js";
 
 // Packs the package the way it is published, installs the tarball into an empty project and
 // uses it as users do: import (ESM) and require (CJS, without Node's require(esm) support), and
@@ -14,36 +14,15 @@ function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+let project: ConsumerProject;
+
 beforeAll(() => {
-  workdir = mkdtempSync(join(tmpdir(), "agent-compaction-pack-"));
-  run("npm", ["pack", "--pack-destination", workdir, "--silent"], root);
-  const tarball = readdirSync(workdir).find((name) => name.endsWith(".tgz"));
-  if (tarball === undefined) throw new Error("npm pack wrote no tarball");
-  writeFileSync(join(workdir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
-  // The SDK is an optional peer: users of agent-compaction/anthropic install it themselves.
-  // @types/node too, as a Node project has: the declarations mention AbortSignal.
-  const { devDependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
-    devDependencies: Record<string, string>;
-  };
-  const pinned = (name: string) => `${name}@${devDependencies[name]}`;
-  run(
-    "npm",
-    [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--prefer-offline",
-      `./${tarball}`,
-      pinned("@anthropic-ai/sdk"),
-      pinned("@types/node"),
-    ],
-    workdir,
-  );
+  // One build and pack from a copy of the sources, installed with the peers users add.
+  project = createConsumerProject("pack");
+  workdir = project.dir;
 }, 180_000);
 
-afterAll(() => {
-  if (workdir) rmSync(workdir, { recursive: true, force: true });
-});
+afterAll(() => project?.remove());
 
 const USE_IT = `
   const session = new lib.AgentSession({ contextLimit: 1000 });
@@ -194,25 +173,14 @@ const built: Message[] = new ConversationBuilder().user("hi").build();
 export { built, mine, reply };
 `;
 
-type Compiled = { status: number | null; output: string };
-
 /** Runs the repository's tsc on consumer files inside the temp project (libraries checked too). */
 function typecheck(files: string[], flags: string[]): Promise<Compiled> {
-  const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  const args = [tsc, "--noEmit", "--pretty", "false", "--strict", "--target", "es2022"];
   // esModuleInterop: zod's own .d.cts files need it under module commonjs (node10).
-  args.push("--esModuleInterop", "--types", "node", ...flags, ...files);
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      args,
-      { cwd: workdir, encoding: "utf8" },
-      (error, stdout, stderr) => {
-        const status = error === null ? 0 : typeof error.code === "number" ? error.code : null;
-        done({ status, output: `${stdout}${stderr}` });
-      },
-    );
-  });
+  return project.typecheck([
+    "--noEmit",
+    ...["--pretty", "false", "--strict", "--target", "es2022"],
+    ...["--esModuleInterop", "--types", "node", ...flags, ...files],
+  ]);
 }
 
 /** The error lines of tsc's output, by file. */
