@@ -1,4 +1,4 @@
-import { estimateMessageTokens } from "../src/core/tokens.js";
+import { estimateMessageTokens } from "../src/core/message-memo.js";
 import {
   AgentSession,
   type CompactionEvent,

@@ -76,8 +76,9 @@ export {
   type UserMessage,
 } from "./core/message.js";
 export type { Clock } from "./core/message-factory.js";
+export { estimateTokens } from "./core/message-memo.js";
 export { MessageSchema } from "./core/schemas.js";
-export { estimateTokens, type TokenCounter } from "./core/tokens.js";
+export type { TokenCounter } from "./core/tokens.js";
 export { extractTurnIds, SUMMARY_TURN_ID } from "./core/turn.js";
 export {
   type ConversationProblem,

@@ -18,7 +18,7 @@ import { assertCompactArguments } from "../core/entry-validation.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
 import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";

@@ -1,7 +1,7 @@
 import type { Message as AnthropicMessage } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
-import { estimateMessageTokens } from "../core/tokens.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import { AgentSession } from "../session/agent-session.js";
 import { toAnthropicMessages } from "./request.js";
 import { appendAnthropicResponse } from "./response.js";

@@ -3,7 +3,7 @@ import type { Tool } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MessagesApiServer } from "../../test/support/messages-api-server.js";
 import { ValidationError } from "../core/errors.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { toAnthropicMessages } from "./request.js";
 import { AnthropicTokenCounter, type TokenCountFallback } from "./token-counter.js";

@@ -8,7 +8,8 @@ import type {
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { charsToTokens, estimateTokens, type TokenCounter } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { charsToTokens, type TokenCounter } from "../core/tokens.js";
 import {
   type AnthropicMessagesClient,
   AnthropicMessagesClientSchema,

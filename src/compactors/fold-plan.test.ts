@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { latestRequestIndex, latestSafeCut, safeCuts } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { type FoldPlanOptions, foldedMessages, planFold } from "./fold-plan.js";

@@ -8,7 +8,7 @@ import {
   suffixTokenSums,
 } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
-import { estimateMessageTokens } from "../core/tokens.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { recentStart } from "./retention.js";
 import { userWordsBudget } from "./summary-message.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";

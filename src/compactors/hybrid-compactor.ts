@@ -14,7 +14,7 @@ import { assertCompactArguments } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { targetIssues } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_OPTIONS,
@@ -140,8 +140,8 @@ export class HybridCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    assertCompactArguments(conversation, summaries, context);
-    return maskToolResults(conversation, summaries, this.#masking, context);
+    const tokens = assertCompactArguments(conversation, summaries, context);
+    return maskToolResults(conversation, summaries, this.#masking, context, tokens);
   }
 
   /**
@@ -164,8 +164,8 @@ export class HybridCompactor implements AsyncCompactor {
     options: CompactAsyncOptions,
   ): Promise<{ conversation: Message[]; result: HybridCompactionResult; skipReason?: string }> {
     const manual = options.trigger === "manual";
-    const tokensBefore = estimateTokens(conversation);
     const masked = maskToolResults(conversation, summaries, this.#masking, options);
+    const tokensBefore = masked.result.tokensBefore ?? estimateTokens(conversation);
     const maskedTokens = masked.result.tokensAfter ?? estimateTokens(masked.conversation);
     const budget = targetBudget(
       this.config.targetUtilization,

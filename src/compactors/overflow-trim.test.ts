@@ -6,7 +6,7 @@ import {
   trajectoryArbitrary,
 } from "../../test/arbitraries/trajectory.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";

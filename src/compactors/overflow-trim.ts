@@ -6,7 +6,7 @@ import {
 } from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
-import { estimateMessageTokens } from "../core/tokens.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 
 /** The user message that stands where trimmed messages were. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";

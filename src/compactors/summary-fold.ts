@@ -9,7 +9,7 @@ import { CompactionError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
-import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
+import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
 import { checkSummaryFacts } from "./facts-check.js";
 import { foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";

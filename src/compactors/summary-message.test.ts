@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CHARS_PER_TOKEN, estimateMessageTokens } from "../core/tokens.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
+import { CHARS_PER_TOKEN } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { ConversationBuilder, textBlock } from "../testing/builders.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";

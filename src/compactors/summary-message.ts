@@ -1,6 +1,7 @@
 import type { Message, TextBlock, UserMessage } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
-import { estimateMessageTokens, tokensToChars } from "../core/tokens.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
+import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 

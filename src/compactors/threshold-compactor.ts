@@ -150,7 +150,7 @@ export class ThresholdCompactor implements Compactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    assertCompactArguments(conversation, summaries, context);
-    return maskToolResults(conversation, summaries, this.config, context);
+    const tokens = assertCompactArguments(conversation, summaries, context);
+    return maskToolResults(conversation, summaries, this.config, context, tokens);
   }
 }

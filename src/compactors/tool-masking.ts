@@ -10,9 +10,11 @@ import type {
   Message,
   ToolResultBlock,
   ToolUseBlock,
+  TurnId,
 } from "../core/message.js";
-import { RECALL_MARK } from "../core/recall-mark.js";
-import { estimateBlockTokens, estimateTextTokens, estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { isPlaceholderText } from "../core/recall-mark.js";
+import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
@@ -100,10 +102,11 @@ function lastIndexWhere(conversation: readonly Message[], test: (message: Messag
 }
 
 /**
- * Tool use ids whose results are never compacted whatever the settings: the newest results
- * (the last message holding tool results), when they belong to the turn of the last message.
+ * Index of the message whose tool results are never compacted whatever the settings: the
+ * newest results (the last message holding tool results), when they belong to the turn of the
+ * last message; -1 when there is none.
  */
-function newestResultIds(conversation: readonly Message[]): Set<string> {
+function newestResultsIndex(conversation: readonly Message[]): number {
   const last = conversation.at(-1);
   const index = lastIndexWhere(
     conversation,
@@ -112,14 +115,47 @@ function newestResultIds(conversation: readonly Message[]): Set<string> {
   );
   const newest = conversation[index];
   if (last === undefined || newest === undefined || !sameTurn(newest.turnId, last.turnId))
-    return new Set();
-  return new Set(
-    newest.content.flatMap((block) => (block.type === "tool_result" ? [block.toolUseId] : [])),
-  );
+    return -1;
+  return index;
 }
 
 function clearsInputsOf(setting: boolean | readonly string[], name: string): boolean {
   return setting === true || (Array.isArray(setting) && setting.includes(name));
+}
+
+/** A tool result with new content; the block's other fields as they were. */
+function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
+  const copy = { ...block };
+  copy.content = content;
+  return copy;
+}
+
+function isAmong(turns: readonly TurnId[], turnId: TurnId): boolean {
+  for (const turn of turns) if (sameTurn(turn, turnId)) return true;
+  return false;
+}
+
+/**
+ * `compacted` (a copy of `conversation`, made now if undefined) with the block at
+ * `blockIndex` of message `messageIndex` replaced; the message and its content are copied on
+ * their first change.
+ */
+function edited(
+  compacted: Message[] | undefined,
+  conversation: readonly Message[],
+  messageIndex: number,
+  blockIndex: number,
+  block: ContentBlock,
+): Message[] {
+  const messages = compacted ?? conversation.slice();
+  let message = messages[messageIndex]!;
+  if (message === conversation[messageIndex]) {
+    message = { ...message };
+    message.content = message.content.slice();
+    messages[messageIndex] = message;
+  }
+  message.content[blockIndex] = block;
+  return messages;
 }
 
 /**
@@ -127,16 +163,17 @@ function clearsInputsOf(setting: boolean | readonly string[], name: string): boo
  * its turn is older than `keepRecentTurns`, or, with `keepRecentToolUses`, when its tool use
  * is not among the most recent ones; results of `excludeTools` and of the latest turn's newest
  * exchange never are. With a target budget it stops once the estimate fits; a rewrite freeing
- * less than `clearAtLeast` is skipped. Pure and idempotent.
+ * less than `clearAtLeast` is skipped. Pure and idempotent. `tokensBefore`, the conversation's
+ * estimate, is passed when validation has already worked it out.
  */
 export function maskToolResults(
   conversation: readonly Message[],
   summaries: ReadonlyMap<string, string>,
   settings: ToolMaskingSettings,
   context?: CompactionContext,
+  tokensBefore = estimateTokens(conversation),
 ): CompactionOutput {
   const result = emptyCompactionResult();
-  const tokensBefore = estimateTokens(conversation);
   const unchanged = (skipReason = NOTHING_ELIGIBLE): CompactionOutput => ({
     conversation: [...conversation],
     result: { ...emptyCompactionResult(), tokensBefore, tokensAfter: tokensBefore },
@@ -161,37 +198,32 @@ export function maskToolResults(
     keepRecentToolUses === undefined || uses === undefined
       ? undefined
       : uses.size - keepRecentToolUses;
-  const protectedIds = newestResultIds(conversation);
+  const protectedIndex = newestResultsIndex(conversation);
   const lastAssistant = lastIndexWhere(conversation, (message) => message.role === "assistant");
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
 
-  // New content per message index, copied on first change.
-  const edits: (ContentBlock[] | undefined)[] = new Array(conversation.length);
-  let edited = 0;
-  const edit = (messageIndex: number, blockIndex: number, block: ContentBlock) => {
-    let content = edits[messageIndex];
-    if (content === undefined) {
-      content = [...conversation[messageIndex]!.content];
-      edits[messageIndex] = content;
-    }
-    content[blockIndex] = block;
-    edited += 1;
-  };
+  // The compacted conversation, copied on the first change; a message (and its content) is
+  // copied on its own first change.
+  let compacted: Message[] | undefined;
   let estimate = tokensBefore;
 
   // Without within-turn retention nothing from `start` on is eligible.
   const scanEnd = keepRecentToolUses === undefined ? start : conversation.length;
   scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
     const message = conversation[messageIndex]!;
-    if (message.role !== "user" || isSummaryTurn(message.turnId)) continue;
-    const inOldTurn =
-      messageIndex < start && !recentTurns.some((turnId) => sameTurn(turnId, message.turnId));
+    if (message.role !== "user" || messageIndex === protectedIndex) continue;
     const content = message.content;
+    // Whether the message is in an old turn, and not the summary; worked out at its first result.
+    let inOldTurn: boolean | undefined;
     for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
       const block = content[blockIndex]!;
       if (block.type !== "tool_result") continue;
       if (budget !== undefined && estimate <= budget) break scan;
-      if (protectedIds.has(block.toolUseId)) continue;
+      if (inOldTurn === undefined) {
+        const turnId = message.turnId;
+        if (isSummaryTurn(turnId)) continue scan;
+        inOldTurn = messageIndex < start && !isAmong(recentTurns, turnId);
+      }
       const use = uses?.get(block.toolUseId);
       if (use !== undefined && excluded.has(use.block.name)) continue;
       const eligible =
@@ -208,17 +240,20 @@ export function maskToolResults(
       if (replacement === undefined) continue;
       // Already compacted: the replacement, perhaps naming its recall handle.
       const done =
-        block.content === replacement ||
-        (typeof block.content === "string" &&
-          block.content.startsWith(RECALL_MARK, replacement.length) &&
-          block.content.startsWith(replacement));
+        typeof block.content === "string" && isPlaceholderText(block.content, replacement);
       if (!done) {
         const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
         // A result smaller than its replacement stays (compaction never grows a conversation),
         // but its input may still go: an edit's result is small, its input not.
         if (saved >= 0) {
           estimate -= saved;
-          edit(messageIndex, blockIndex, { ...block, content: replacement } as ToolResultBlock);
+          compacted = edited(
+            compacted,
+            conversation,
+            messageIndex,
+            blockIndex,
+            withContent(block, replacement),
+          );
           if (summary === undefined) result.toolResultsRedacted += 1;
           else result.toolResultsSummarized += 1;
         }
@@ -235,16 +270,12 @@ export function maskToolResults(
       const saved = estimateBlockTokens(use.block) - estimateBlockTokens(cleared);
       if (saved <= 0) continue;
       estimate -= saved;
-      edit(use.messageIndex, use.blockIndex, cleared);
+      compacted = edited(compacted, conversation, use.messageIndex, use.blockIndex, cleared);
       result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
     }
   }
 
-  if (edited === 0) return unchanged();
-  const compacted = conversation.map((message, index) => {
-    const content = edits[index];
-    return content === undefined ? message : ({ ...message, content } as Message);
-  });
+  if (compacted === undefined) return unchanged();
   // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
   // there is no need for a second pass over the whole conversation.
   const tokensAfter = estimate;

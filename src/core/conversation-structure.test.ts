@@ -11,7 +11,7 @@ import {
   suffixTokenSums,
 } from "./conversation-structure.js";
 import type { Message } from "./message.js";
-import { estimateMessageTokens, estimateTokens } from "./tokens.js";
+import { estimateMessageTokens, estimateTokens } from "./message-memo.js";
 import { SUMMARY_TURN_ID } from "./turn.js";
 import { validateConversation } from "./validate-conversation.js";
 

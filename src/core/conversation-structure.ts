@@ -6,7 +6,7 @@ import {
   SYSTEM_MESSAGE_BLOCK_TYPE,
   type SystemMessageBlock,
 } from "./message.js";
-import { estimateMessageTokens } from "./tokens.js";
+import { estimateMessageTokens } from "./message-memo.js";
 import { isSummaryTurn } from "./turn.js";
 
 /** Whether a block is a `compaction` block the Anthropic API wrote ({@link CompactionBlock}). */

@@ -2,45 +2,51 @@ import { z } from "zod";
 import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
-import { MessagesSchema } from "./schemas.js";
-
-/** Message objects already validated, each with the last check that saw it. */
-const knownValid = new WeakMap<object, number>();
-let checks = 0;
+import { knownMessages, rememberValid } from "./message-memo.js";
+import { MessageSchema, MessagesSchema } from "./schemas.js";
 
 /**
- * How many leading elements are message objects validated before, none of them twice (all of
- * them: `values.length`). Ids were checked unique when the messages were validated together;
- * compaction itself never relies on message ids, so this O(n) identity check (no id hashing) is
- * all a repeat check needs.
+ * Whether the messages at `indexes` of `conversation` are well formed and their ids differ from
+ * every other message's: what a conversation of otherwise validated messages still needs.
  */
-function knownAndDistinctPrefix(values: readonly unknown[]): number {
-  checks += 1;
-  for (let index = 0; index < values.length; index += 1) {
-    const value = values[index];
-    if (typeof value !== "object" || value === null) return index;
-    const seen = knownValid.get(value);
-    if (seen === undefined || seen === checks) return index;
-    knownValid.set(value, checks);
+function newMessagesValid(conversation: readonly unknown[], indexes: readonly number[]): boolean {
+  const ids = new Set<string>();
+  for (const index of indexes) {
+    const message = conversation[index];
+    if (!MessageSchema.safeParse(message).success) return false;
+    const id = (message as Message).id;
+    if (ids.has(id)) return false;
+    ids.add(id);
   }
-  return values.length;
+  let matches = 0;
+  for (const message of conversation) if (ids.has((message as Message).id)) matches += 1;
+  return matches === ids.size;
 }
 
 /**
  * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
- * with unique ids. Messages are immutable, so each message object is checked by the schema
- * once; a conversation of messages seen before (the same objects, none twice) costs one
- * lookup per message.
+ * with unique ids; returns the conversation's token estimate. Messages are immutable, so each
+ * message object is checked by the schema once: a conversation validated before, or grown
+ * since by new messages, costs a comparison or a lookup per message, and a schema check of
+ * the new ones only (see {@link knownMessages}).
  */
-export function assertMessages(value: unknown, subject: string): asserts value is Message[] {
-  if (Array.isArray(value) && knownAndDistinctPrefix(value) === value.length) return;
+export function validatedEstimate(value: unknown, subject: string): number {
+  if (Array.isArray(value)) {
+    const { tokens, unknown } = knownMessages(value);
+    if (unknown.length === 0) return tokens;
+    if (unknown.length < value.length && newMessagesValid(value, unknown)) {
+      rememberValid(unknown.map((index) => value[index] as Message));
+      return knownMessages(value).tokens;
+    }
+  }
   parseOrThrow(MessagesSchema, value, subject);
-  for (const message of value as Message[]) knownValid.set(message, 0);
+  rememberValid(value as Message[]);
+  return knownMessages(value as Message[]).tokens;
 }
 
-/** Remembers messages validated where they entered (the session's `append`), so no later check repeats it. */
-export function markValidated(messages: readonly Message[]): void {
-  for (const message of messages) knownValid.set(message, 0);
+/** Throws a `ValidationError` about `subject` unless `value` is valid messages (see {@link validatedEstimate}). */
+export function assertMessages(value: unknown, subject: string): asserts value is Message[] {
+  validatedEstimate(value, subject);
 }
 
 const CompactOptionsSchema = z.object(
@@ -62,15 +68,16 @@ const CompactOptionsSchema = z.object(
 
 /**
  * Validates what `compact`/`compactAsync` receive: the conversation (well-formed messages,
- * unique ids), the summaries (a `Map`) and the options or context, if any.
+ * unique ids), the summaries (a `Map`) and the options or context, if any. Returns the
+ * conversation's token estimate.
  * @throws {ValidationError} naming the offending argument and path.
  */
 export function assertCompactArguments(
   conversation: unknown,
   summaries: unknown,
   options?: unknown,
-): void {
-  assertMessages(conversation, "conversation");
+): number {
+  const tokens = validatedEstimate(conversation, "conversation");
   if (
     !(summaries instanceof Map) &&
     (typeof summaries !== "object" ||
@@ -82,4 +89,5 @@ export function assertCompactArguments(
     ]);
   }
   if (options !== undefined) parseOrThrow(CompactOptionsSchema, options, "compaction options");
+  return tokens;
 }

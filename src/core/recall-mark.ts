@@ -16,3 +16,21 @@ const MARK_AT_END = new RegExp(`\\[recall (${HANDLE})\\]$`);
 export function recallHandleIn(text: string): string | undefined {
   return MARK_AT_END.exec(text)?.[1];
 }
+
+/** The longest recall mark: {@link RECALL_MARK}, `r`, a counter of up to 16 digits, `-`, the tag, `]`. */
+const MAX_MARK_LENGTH = RECALL_MARK.length + 1 + 16 + 1 + 4 + 1;
+
+/**
+ * Whether `text` is `placeholder`, alone or followed by the recall mark the archive adds: a
+ * result compacted before. Lengths are compared first, so a long original costs nothing.
+ */
+export function isPlaceholderText(text: string, placeholder: string): boolean {
+  const extra = text.length - placeholder.length;
+  if (extra === 0) return text === placeholder;
+  return (
+    extra > RECALL_MARK.length &&
+    extra <= MAX_MARK_LENGTH &&
+    text.startsWith(RECALL_MARK, placeholder.length) &&
+    text.startsWith(placeholder)
+  );
+}

@@ -24,6 +24,9 @@ const IMAGE_TOKENS = 1600;
 /** Tokens of framing counted for each message and block by the local estimate. */
 const OVERHEAD_TOKENS = 4;
 
+/** Tokens of framing the local estimate counts for each message, on top of its blocks. */
+export const MESSAGE_OVERHEAD_TOKENS = OVERHEAD_TOKENS;
+
 /** Tokens that `length` characters take by the local estimate ({@link CHARS_PER_TOKEN}). */
 export function charsToTokens(length: number): number {
   return Math.ceil(length / CHARS_PER_TOKEN);
@@ -59,40 +62,4 @@ export function estimateBlockTokens(block: ContentBlock): number {
 /** Estimates a block holding only `text` (a text block, or a tool result with string content). */
 export function estimateTextTokens(text: string): number {
   return OVERHEAD_TOKENS + charsToTokens(text.length);
-}
-
-const messageEstimates = new WeakMap<Message, number>();
-
-/** Whether estimating a block serialises JSON (worth remembering) rather than reading lengths. */
-function isCostlyToEstimate(block: ContentBlock): boolean {
-  return (
-    block.type === "tool_use" ||
-    block.type === "opaque" ||
-    (block.type === "tool_result" && typeof block.content !== "string")
-  );
-}
-
-/**
- * Estimates the tokens of one message. Messages are treated as immutable, so the
- * estimate for a message object whose blocks need JSON serialisation is computed once and
- * remembered; the others only read string lengths, which costs less than a cache entry.
- */
-export function estimateMessageTokens(message: Message): number {
-  const known = messageEstimates.get(message);
-  if (known !== undefined) return known;
-  let total = OVERHEAD_TOKENS;
-  let costly = false;
-  for (const block of message.content) {
-    total += estimateBlockTokens(block);
-    if (!costly && isCostlyToEstimate(block)) costly = true;
-  }
-  if (costly) messageEstimates.set(message, total);
-  return total;
-}
-
-/** Estimates the tokens of a conversation with the local chars-based estimate. */
-export function estimateTokens(messages: readonly Message[]): number {
-  let total = 0;
-  for (const message of messages) total += estimateMessageTokens(message);
-  return total;
 }

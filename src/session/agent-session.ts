@@ -9,8 +9,8 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
-import { estimateTokens } from "../core/tokens.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate, compactInBackground } from "./background.js";

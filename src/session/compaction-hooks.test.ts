@@ -5,7 +5,7 @@ import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";

@@ -12,8 +12,8 @@ import {
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
-import { estimateTokens } from "../core/tokens.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Message } from "../core/message.js";
-import { estimateMessageTokens, estimateTokens } from "../core/tokens.js";
+import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 
 /** Token usage reported by the model for one request. */
 export interface Usage {

@@ -1,6 +1,6 @@
-import { markValidated } from "../core/entry-validation.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { ContextMeter } from "./context-meter.js";
 import type { ParsedSnapshot } from "./snapshot.js";
@@ -127,7 +127,7 @@ export class History {
         duplicates.map((issue) => ({ ...issue, path: ["messages", ...issue.path] })),
       );
     }
-    markValidated(snapshot.messages);
+    rememberValid(snapshot.messages);
     this.replace(snapshot.messages);
     this.meter.restore(snapshot.meter, snapshot.messages);
     for (const [toolUseId, summary] of Object.entries(snapshot.compactSummaries))

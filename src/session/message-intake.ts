@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { markValidated } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import {
   type AssistantMessage,
@@ -11,6 +10,7 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
+import { rememberValid } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { clampMessage } from "./clamp.js";
@@ -205,7 +205,7 @@ export class MessageIntake {
   #push(messages: readonly Message[]): Message[] {
     const clamped = messages.map((message) => clampMessage(message, this.#settings.maxBlockTokens));
     const appended = clamped.map((entry) => entry.message);
-    markValidated(appended);
+    rememberValid(appended);
     this.#settings.history.push(appended);
     for (const { message, clamped: blocks } of clamped) {
       for (const block of blocks)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TRIM_NOTICE } from "../compactors/overflow-trim.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/tokens.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { AgentSession } from "./agent-session.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateMessageTokens } from "../../src/core/tokens.js";
+import { estimateMessageTokens } from "../../src/core/message-memo.js";
 import {
   AgentSession,
   CompactionError,

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { ConversationBuilder } from "../testing/index.js";
+import { validatedEstimate } from "./entry-validation.js";
+import type { Message } from "./message.js";
+import { estimateTokens, knownMessages } from "./message-memo.js";
+
+function conversation(turns: number, prefix: string): Message[] {
+  const builder = new ConversationBuilder({ idPrefix: prefix });
+  for (let turn = 0; turn < turns; turn += 1) {
+    builder
+      .user(`request ${turn}`)
+      .toolCall({ name: "read", input: { path: `f${turn}` }, result: "x".repeat(100 + turn) })
+      .assistant(`done ${turn}`);
+  }
+  return builder.build();
+}
+
+describe("validatedEstimate: each message object checked once", () => {
+  it("returns the conversation's estimate, the same on a repeat, a copy or a grown array", () => {
+    const messages = conversation(5, "a");
+    const expected = estimateTokens(messages);
+    expect(validatedEstimate(messages, "conversation")).toBe(expected);
+    expect(validatedEstimate(messages, "conversation")).toBe(expected);
+    expect(validatedEstimate([...messages], "conversation")).toBe(expected);
+    const more = conversation(7, "a").slice(messages.length);
+    messages.push(...more);
+    expect(validatedEstimate(messages, "conversation")).toBe(estimateTokens(messages));
+    expect(knownMessages(messages).unknown).toEqual([]);
+  });
+
+  it("checks what was appended to an array validated before", () => {
+    const messages = conversation(3, "b");
+    validatedEstimate(messages, "conversation");
+    messages.push({ ...messages[0]!, id: "new", content: [] });
+    expect(() => validatedEstimate(messages, "conversation")).toThrow(/\[12\]\.content/);
+    messages.pop();
+    messages.push({ ...messages[0]!, id: messages[4]!.id });
+    expect(() => validatedEstimate(messages, "conversation")).toThrow(
+      /\[12\]\.id: duplicate message id/,
+    );
+  });
+
+  it("sees a message replaced in place, and a message object repeated", () => {
+    const messages = conversation(3, "c");
+    validatedEstimate(messages, "conversation");
+    const kept = messages[4]!;
+    messages[4] = { ...kept, role: "system" } as unknown as Message;
+    expect(() => validatedEstimate(messages, "conversation")).toThrow(/\[4\]\.role/);
+    messages[4] = kept;
+    expect(validatedEstimate(messages, "conversation")).toBe(estimateTokens(messages));
+    expect(() => validatedEstimate([...messages, kept], "conversation")).toThrow(
+      /duplicate message id/,
+    );
+    const many = conversation(10, "d");
+    validatedEstimate(many, "conversation");
+    expect(() => validatedEstimate([...many, ...many.slice(0, 20)], "conversation")).toThrow(
+      /duplicate message id/,
+    );
+  });
+});

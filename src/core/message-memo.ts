@@ -1,0 +1,117 @@
+import type { ContentBlock, Message } from "./message.js";
+import { estimateBlockTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
+
+/**
+ * What the library remembers of a message object, by identity. Messages are immutable, so what
+ * was worked out about one holds as long as the object lives: its token estimate (always above
+ * 0), stored as is when the message was validated and negated when it was only estimated.
+ */
+const memos = new WeakMap<object, number>();
+
+/** Whether estimating a block serialises JSON (worth remembering) rather than reading lengths. */
+function isCostlyToEstimate(block: ContentBlock): boolean {
+  return (
+    block.type === "tool_use" ||
+    block.type === "opaque" ||
+    (block.type === "tool_result" && typeof block.content !== "string")
+  );
+}
+
+function countMessageTokens(message: Message): { tokens: number; costly: boolean } {
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
+  let costly = false;
+  for (const block of message.content) {
+    tokens += estimateBlockTokens(block);
+    if (!costly && isCostlyToEstimate(block)) costly = true;
+  }
+  return { tokens, costly };
+}
+
+/**
+ * Estimates the tokens of one message with the local chars-based estimate. The estimate of a
+ * message that needs JSON serialisation, or was validated, is computed once per object; the
+ * others only read string lengths, which costs less than remembering them.
+ */
+export function estimateMessageTokens(message: Message): number {
+  const memo = memos.get(message);
+  if (memo !== undefined) return Math.abs(memo);
+  const { tokens, costly } = countMessageTokens(message);
+  if (costly) memos.set(message, -tokens);
+  return tokens;
+}
+
+/** Estimates the tokens of a conversation with the local chars-based estimate. */
+export function estimateTokens(messages: readonly Message[]): number {
+  let total = 0;
+  for (const message of messages) total += estimateMessageTokens(message);
+  return total;
+}
+
+/**
+ * Remembers messages that were validated where they entered (the session's `append`, a
+ * schema check), so no later check repeats it.
+ */
+export function rememberValid(messages: readonly Message[]): void {
+  for (const message of messages) {
+    const memo = memos.get(message);
+    if (memo === undefined) memos.set(message, countMessageTokens(message).tokens);
+    else if (memo < 0) memos.set(message, -memo);
+  }
+}
+
+/** A conversation array seen validated: its messages then (a copy) and their estimate. */
+interface KnownConversation {
+  messages: unknown[];
+  tokens: number;
+}
+
+const conversations = new WeakMap<readonly unknown[], KnownConversation>();
+
+function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boolean {
+  if (prefix.length > values.length) return false;
+  for (let index = 0; index < prefix.length; index += 1)
+    if (values[index] !== prefix[index]) return false;
+  return true;
+}
+
+/** Whether an element from `from` on repeats an earlier one (those before `from` are distinct). */
+function repeats(values: readonly unknown[], from: number): boolean {
+  if (values.length - from > 16) return new Set(values).size !== values.length;
+  for (let index = from; index < values.length; index += 1)
+    if (values.indexOf(values[index]) !== index) return true;
+  return false;
+}
+
+/**
+ * What is known of `values`: the estimate of its messages validated before, and the indexes of
+ * the elements that were not (messages never seen, a message object repeated, anything else).
+ * An array seen before costs one comparison per element with its copy from then, plus a lookup
+ * per message appended since; any other array, a lookup per message. When every element is
+ * known, the array is remembered as it is now. Message ids are not compared: they were checked
+ * unique within each conversation validated, and compaction never relies on them.
+ */
+export function knownMessages(values: readonly unknown[]): { tokens: number; unknown: number[] } {
+  const known = conversations.get(values);
+  const from =
+    known !== undefined && startsWith(values, known.messages) ? known.messages.length : 0;
+  if (known !== undefined && from === values.length) return { tokens: known.tokens, unknown: [] };
+  let tokens = from === 0 ? 0 : known!.tokens;
+  const unknown: number[] = [];
+  for (let index = from; index < values.length; index += 1) {
+    const value = values[index];
+    const memo = typeof value === "object" && value !== null ? memos.get(value) : undefined;
+    if (memo === undefined || memo < 0) unknown.push(index);
+    else tokens += memo;
+  }
+  if (unknown.length > 0) return { tokens, unknown };
+  if (repeats(values, from)) {
+    return { tokens, unknown: Array.from({ length: values.length - from }, (_, i) => from + i) };
+  }
+  if (known !== undefined && from > 0) {
+    for (let index = from; index < values.length; index += 1) known.messages.push(values[index]);
+    known.tokens = tokens;
+  } else {
+    conversations.set(values, { messages: values.slice(), tokens });
+  }
+  return { tokens, unknown };
+}
