@@ -288,8 +288,13 @@ export interface PeerRow {
   messages: number;
   turns: number;
   toolResults: number;
-  /** `compact` on the same message objects each run (validated and estimated once, as in a session). */
+  /**
+   * `compact` on the same array each run, as a loop that appends to its conversation and
+   * compacts it: validated and estimated once, then one comparison per message.
+   */
   ours: PeerTiming;
+  /** `compact` on a new array of the same messages each run: one cache lookup per message. */
+  oursNewArray: PeerTiming;
   /** `compact` on a fresh copy each run (first sight: every message validated and estimated). */
   oursFresh: PeerTiming;
   pruneMessages: PeerTiming;
@@ -547,8 +552,24 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
         )
       ).trimMessages;
     }
-    // Phase 3, apart: fresh copies fill the library's caches of validated and estimated
-    // messages (WeakMaps) with entries that live until the next GC.
+    // Phase 3, apart: new arrays and fresh copies fill the library's caches (WeakMaps) with
+    // entries that live until the next GC.
+    gc?.();
+    let array: Message[] = workload.conversation;
+    const newArrayTimings = await timeInterleaved(
+      [
+        {
+          name: "oursNewArray",
+          prepare: () => {
+            array = [...workload.conversation];
+          },
+          run: () => compactor.compact(array, new Map()),
+        },
+      ],
+      warmUps,
+      Math.min(samples, 61),
+      timing,
+    );
     gc?.();
     let fresh: Message[] = workload.conversation;
     const freshTimings = await timeInterleaved(
@@ -571,6 +592,7 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
       turns: workload.turns,
       toolResults: workload.toolResults,
       ours: timings.ours!,
+      oursNewArray: newArrayTimings.oursNewArray!,
       oursFresh: freshTimings.oursFresh!,
       pruneMessages: timings.pruneMessages!,
       trimMessages: trimTiming,
@@ -602,6 +624,8 @@ export const PEER_HEADERS = [
   "ours/prune",
   "ours/trim",
   "ours per 1k msgs",
+  "ours (new array)",
+  "new array/prune",
   "ours (fresh)",
   "fresh/prune",
   "fresh per 1k msgs",
@@ -619,6 +643,8 @@ export function peerRows(rows: readonly PeerRow[]): string[][] {
     ratio(row.ours.medianMs, row.pruneMessages),
     ratio(row.ours.medianMs, row.trimMessages),
     formatMs((row.ours.medianMs * 1000) / row.messages),
+    formatMs(row.oursNewArray.medianMs),
+    ratio(row.oursNewArray.medianMs, row.pruneMessages),
     formatMs(row.oursFresh.medianMs),
     ratio(row.oursFresh.medianMs, row.pruneMessages),
     formatMs((row.oursFresh.medianMs * 1000) / row.messages),

@@ -73,6 +73,7 @@ describe("measurePeers", () => {
       expect(trimMessages?.messages).toBe(Number(/\d+/.exec(row.settings.pruneToolCalls)?.[0]));
       expect(row.ours.samples).toBe(1);
       expect(Number.isFinite(row.oursFresh.medianMs)).toBe(true);
+      expect(Number.isFinite(row.oursNewArray.medianMs)).toBe(true);
       expect(row.settings.pruneToolCalls).toMatch(/^before-last-\d+-messages$/);
     }
     expect(peerRows(rows)[0]).toHaveLength(PEER_HEADERS.length);
