@@ -22,6 +22,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
 import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";
+import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 import { toAnthropicMessages } from "./request.js";
 
@@ -135,15 +136,9 @@ const AnthropicCompactorOptionsSchema = z
         typeof value.beta.messages.create === "function",
       "must be an Anthropic client (with beta.messages.create)",
     ),
-    model: z.string({ error: "must be a string" }).min(1, "must be a non-empty model name"),
-    system: z
-      .union([z.string(), z.array(z.record(z.string(), z.unknown()))], {
-        error: "must be a string or an array of text blocks",
-      })
-      .exactOptional(),
-    tools: z
-      .array(z.record(z.string(), z.unknown()), { error: "must be an array of tools" })
-      .exactOptional(),
+    model: ModelNameSchema,
+    system: SystemParamSchema.exactOptional(),
+    tools: ToolsParamSchema.exactOptional(),
     threshold: ratio.exactOptional(),
     keepRecentTurns: positiveInt.exactOptional(),
     targetUtilization: ratio.exactOptional(),

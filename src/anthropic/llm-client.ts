@@ -8,6 +8,7 @@ import type {
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import { ModelNameSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 
 /** SDK request options (timeout, retries, headers); the abort signal is set per call. */
@@ -69,7 +70,7 @@ export const AnthropicMessagesClientSchema = z.custom<AnthropicMessagesClient>(
 
 const AnthropicLlmClientOptionsSchema = z.strictObject({
   client: AnthropicMessagesClientSchema.exactOptional(),
-  model: z.string({ error: "must be a string" }).min(1, "must be a non-empty model name"),
+  model: ModelNameSchema,
   maxTokens: z
     .number({ error: "must be a number" })
     .int("must be a whole number")

@@ -15,6 +15,7 @@ import {
   AnthropicMessagesClientSchema,
   type AnthropicRequestOptions,
 } from "./llm-client.js";
+import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 import { toAnthropicMessages } from "./request.js";
 
@@ -50,15 +51,9 @@ const isFunction = (value: unknown) => typeof value === "function";
 
 const AnthropicTokenCounterOptionsSchema = z.strictObject({
   client: AnthropicMessagesClientSchema.exactOptional(),
-  model: z.string({ error: "must be a string" }).min(1, "must be a non-empty model name"),
-  system: z
-    .union([z.string(), z.array(z.record(z.string(), z.unknown()))], {
-      error: "must be a string or an array of text blocks",
-    })
-    .exactOptional(),
-  tools: z
-    .array(z.record(z.string(), z.unknown()), { error: "must be an array of tools" })
-    .exactOptional(),
+  model: ModelNameSchema,
+  system: SystemParamSchema.exactOptional(),
+  tools: ToolsParamSchema.exactOptional(),
   toolChoice: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
   thinking: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
   requestOptions: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),

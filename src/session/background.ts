@@ -1,4 +1,4 @@
-import type { MaybeCompactReport } from "./compaction-report.js";
+import { idleReport, type MaybeCompactReport } from "./compaction-report.js";
 import type { CompactionRunOptions } from "./compaction-run.js";
 
 /** What background mode needs from its session. */
@@ -56,15 +56,7 @@ export class BackgroundGate {
 
 /** What `maybeCompact` says when a summary goes on in the background. */
 export function backgroundReport(contextUsed: number, contextLimit: number): MaybeCompactReport {
-  return {
-    compacted: false,
-    contextUsedBefore: contextUsed,
-    contextUsedAfter: contextUsed,
-    results: [],
-    boundaries: [],
-    overWindow: contextUsed > contextLimit,
-    inBackground: true,
-  };
+  return { ...idleReport(contextUsed, contextLimit), inBackground: true };
 }
 
 /**

@@ -64,6 +64,18 @@ export const ForceCompactOptionsSchema = z.strictObject(
   { error: "must be an object" },
 );
 
+/** The report of an automatic run that compacted nothing (none was due, or one goes on elsewhere). */
+export function idleReport(contextUsed: number, contextLimit: number): MaybeCompactReport {
+  return {
+    compacted: false,
+    contextUsedBefore: contextUsed,
+    contextUsedAfter: contextUsed,
+    results: [],
+    boundaries: [],
+    overWindow: contextUsed > contextLimit,
+  };
+}
+
 /** The report of an automatic run. */
 export function maybeCompactReport(
   outcome: CompactionRunOutcome,

@@ -2,11 +2,12 @@ import type { Compactor } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { AgentSession } from "../session/agent-session.js";
-import type {
-  ForceCompactOptions,
-  ForceCompactResult,
-  MaybeCompactOptions,
-  MaybeCompactReport,
+import {
+  type ForceCompactOptions,
+  type ForceCompactResult,
+  idleReport,
+  type MaybeCompactOptions,
+  type MaybeCompactReport,
 } from "../session/compaction-report.js";
 import type { CompactionEvent } from "../session/events.js";
 import type { CompactionBoundary } from "../session/hooks.js";
@@ -131,18 +132,6 @@ async function swap(host: CompactionHost, base: CompactionBase, session: AgentSe
     ...(stripped === undefined ? {} : { strippedToolCall: stripped }),
   });
   return host.apply(base.position, data);
-}
-
-/** The report of a run that found nothing due. */
-function idleReport(contextUsed: number, contextLimit: number): StoredCompactionReport {
-  return {
-    compacted: false,
-    contextUsedBefore: contextUsed,
-    contextUsedAfter: contextUsed,
-    results: [],
-    boundaries: [],
-    overWindow: contextUsed > contextLimit,
-  };
 }
 
 /**
