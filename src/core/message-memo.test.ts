@@ -28,6 +28,17 @@ describe("validatedEstimate: each message object checked once", () => {
     expect(knownMessages(messages).unknown).toEqual([]);
   });
 
+  it("takes a frozen array as its own copy, and a grown copy of it as appended to", () => {
+    const frozen = Object.freeze(conversation(4, "e"));
+    expect(validatedEstimate(frozen, "conversation")).toBe(estimateTokens(frozen));
+    expect(validatedEstimate(frozen, "conversation")).toBe(estimateTokens(frozen));
+    const grown = [...frozen, ...conversation(5, "e").slice(frozen.length)];
+    expect(validatedEstimate(grown, "conversation")).toBe(estimateTokens(grown));
+    grown.push(...conversation(6, "e").slice(grown.length));
+    expect(validatedEstimate(grown, "conversation")).toBe(estimateTokens(grown));
+    expect(knownMessages(grown).unknown).toEqual([]);
+  });
+
   it("checks what was appended to an array validated before", () => {
     const messages = conversation(3, "b");
     validatedEstimate(messages, "conversation");

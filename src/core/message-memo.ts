@@ -61,7 +61,7 @@ export function rememberValid(messages: readonly Message[]): void {
 
 /** A conversation array seen validated: its messages then (a copy) and their estimate. */
 interface KnownConversation {
-  messages: unknown[];
+  messages: readonly unknown[];
   tokens: number;
 }
 
@@ -93,7 +93,9 @@ function repeats(values: readonly unknown[], from: number): boolean {
 export function knownMessages(values: readonly unknown[]): { tokens: number; unknown: number[] } {
   const known = conversations.get(values);
   const from =
-    known !== undefined && startsWith(values, known.messages) ? known.messages.length : 0;
+    known !== undefined && (known.messages === values || startsWith(values, known.messages))
+      ? known.messages.length
+      : 0;
   if (known !== undefined && from === values.length) return { tokens: known.tokens, unknown: [] };
   let tokens = from === 0 ? 0 : known!.tokens;
   const unknown: number[] = [];
@@ -108,10 +110,14 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
     return { tokens, unknown: Array.from({ length: values.length - from }, (_, i) => from + i) };
   }
   if (known !== undefined && from > 0) {
-    for (let index = from; index < values.length; index += 1) known.messages.push(values[index]);
+    known.messages = known.messages.concat(values.slice(from));
     known.tokens = tokens;
   } else {
-    conversations.set(values, { messages: values.slice(), tokens });
+    // A frozen array (the session's `messages`) cannot change: it is its own copy.
+    conversations.set(values, {
+      messages: Object.isFrozen(values) ? values : values.slice(),
+      tokens,
+    });
   }
   return { tokens, unknown };
 }
