@@ -186,7 +186,7 @@ function peerSection(peers: PeerResults | undefined): string[] {
     "",
     "Reading it: ours' calls spread more than pruneMessages' (they wait on memory: a call right after",
     "pruneMessages', whose garbage has pushed the conversation out of the CPU caches, takes about",
-    "1.5x one right after its own), so the ratio at 10k moved between 0.48x and 0.66x across runs on",
+    "1.5x one right after its own), so the ratio at 10k moved between 0.43x and 0.59x across runs on",
     "this 2-core machine, shared with other work. Both grow faster than linearly from 10k to 100k",
     "messages, pruneMessages more: at 100k the conversation no longer fits the CPU caches. The fresh",
     "column is the cost of the first look at each message (its validation by the schema), which a",
