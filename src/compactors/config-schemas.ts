@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import type { LlmClient } from "../core/llm-client.js";
 
 /** A utilisation ratio in (0, 1]. */
 export const THRESHOLD_SCHEMA = z
@@ -54,4 +56,30 @@ export function targetIssues(config: {
       message: `must be at most the threshold (${config.threshold})`,
     },
   ];
+}
+
+/**
+ * A compactor's options: `options` checked against `schema`, the defaults filled in and the
+ * target checked against the threshold.
+ * @throws {ValidationError} about `subject`, naming each offending field.
+ */
+export function compactorOptions<T extends { threshold: number; targetUtilization?: number }>(
+  schema: z.ZodType<Partial<T>>,
+  defaults: Readonly<T>,
+  options: unknown,
+  subject: string,
+): T {
+  const merged = { ...defaults, ...parseOrThrow(schema, options, subject) } as T;
+  const issues = targetIssues(merged);
+  if (issues.length > 0) throw new ValidationError(subject, issues);
+  return merged;
+}
+
+/** Throws a `ValidationError` about `subject` unless `client` has a `complete()` method. */
+export function assertLlmClient(client: LlmClient, subject: string): void {
+  if (typeof client?.complete !== "function") {
+    throw new ValidationError(subject, [
+      { path: ["client"], message: "must be an LlmClient with a complete() method" },
+    ]);
+  }
 }

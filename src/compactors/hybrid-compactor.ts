@@ -11,11 +11,10 @@ import {
   registerTrustedCompaction,
 } from "../core/compactor.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { targetIssues } from "./config-schemas.js";
+import { assertLlmClient, compactorOptions } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_OPTIONS,
   type LLMCompactorOptions,
@@ -108,15 +107,13 @@ export class HybridCompactor implements AsyncCompactor {
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(client: LlmClient, options: Partial<HybridCompactorOptions> = {}) {
-    if (typeof client?.complete !== "function") {
-      throw new ValidationError("HybridCompactor arguments", [
-        { path: ["client"], message: "must be an LlmClient with a complete() method" },
-      ]);
-    }
-    const parsed = parseOrThrow(HybridCompactorOptionsSchema, options, "HybridCompactorOptions");
-    const merged = { ...DEFAULT_HYBRID_COMPACTOR_OPTIONS, ...parsed } as HybridCompactorOptions;
-    const issues = targetIssues(merged);
-    if (issues.length > 0) throw new ValidationError("HybridCompactorOptions", issues);
+    assertLlmClient(client, "HybridCompactor arguments");
+    const merged = compactorOptions(
+      HybridCompactorOptionsSchema,
+      DEFAULT_HYBRID_COMPACTOR_OPTIONS,
+      options,
+      "HybridCompactorOptions",
+    );
     this.config = Object.freeze(merged);
     this.#masking = Object.freeze(
       pick<ThresholdCompactorOptions>(merged, ThresholdCompactorOptionsSchema),

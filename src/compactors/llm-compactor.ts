@@ -8,16 +8,16 @@ import {
   registerTrustedCompaction,
 } from "../core/compactor.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import {
+  assertLlmClient,
+  compactorOptions,
   KEEP_RECENT_TURNS_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
   POSITIVE_INT_SCHEMA,
   THRESHOLD_SCHEMA,
-  targetIssues,
 } from "./config-schemas.js";
 import { DEFAULT_FACTS_SECTION_TOKENS } from "./facts-check.js";
 import type { SummaryOverflow } from "./summary-chunking.js";
@@ -165,16 +165,15 @@ export class LLMCompactor implements AsyncCompactor {
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(client: LlmClient, config: Partial<LLMCompactorOptions> = {}) {
-    if (typeof client?.complete !== "function") {
-      throw new ValidationError("LLMCompactor arguments", [
-        { path: ["client"], message: "must be an LlmClient with a complete() method" },
-      ]);
-    }
-    const parsed = parseOrThrow(LLMCompactorOptionsSchema, config, "LLMCompactorOptions");
-    const merged = { ...DEFAULT_LLM_COMPACTOR_OPTIONS, ...parsed } as LLMCompactorOptions;
-    const issues = targetIssues(merged);
-    if (issues.length > 0) throw new ValidationError("LLMCompactorOptions", issues);
-    this.config = Object.freeze(merged);
+    assertLlmClient(client, "LLMCompactor arguments");
+    this.config = Object.freeze(
+      compactorOptions(
+        LLMCompactorOptionsSchema,
+        DEFAULT_LLM_COMPACTOR_OPTIONS,
+        config,
+        "LLMCompactorOptions",
+      ),
+    );
     const summarizer: Summarizer = { client, options: this.config };
     this.#summarizer = summarizer;
     registerTrustedCompaction(this, (conversation, summaries, options) =>

@@ -7,16 +7,15 @@ import {
   registerTrustedCompaction,
 } from "../core/compactor.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
+  compactorOptions,
   KEEP_RECENT_TOOL_USES_SCHEMA,
   KEEP_RECENT_TURNS_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
   THRESHOLD_SCHEMA,
   TOOL_NAMES_SCHEMA,
-  targetIssues,
 } from "./config-schemas.js";
 import { maskToolResults, type ToolCompaction } from "./tool-masking.js";
 
@@ -113,17 +112,12 @@ export class ThresholdCompactor implements Compactor {
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(options: Partial<ThresholdCompactorOptions> = {}) {
-    const parsed = parseOrThrow(
+    const merged = compactorOptions(
       ThresholdCompactorOptionsSchema,
+      DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
       options,
       "ThresholdCompactorOptions",
     );
-    const merged = {
-      ...DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
-      ...parsed,
-    } as ThresholdCompactorOptions;
-    const issues = targetIssues(merged);
-    if (issues.length > 0) throw new ValidationError("ThresholdCompactorOptions", issues);
     this.config = Object.freeze({
       ...merged,
       excludeTools: Object.freeze([...merged.excludeTools]),
