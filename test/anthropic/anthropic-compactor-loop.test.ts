@@ -1,7 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { Tool } from "@anthropic-ai/sdk/resources/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MessagesApiServer, roughTokens } from "../../examples/support/messages-api-server.js";
 import { AnthropicCompactor, COMPACTION_BETA } from "../../src/anthropic/anthropic-compactor.js";
 import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { isCompactionBlock } from "../../src/core/conversation-structure.js";
@@ -11,6 +9,8 @@ import {
   type Message,
   validateConversation,
 } from "../../src/index.js";
+import { SYSTEM, TOOLS, toolLoopScript, toolOutput } from "../support/coding-agent.js";
+import { MessagesApiServer, roughTokens } from "../support/messages-api-server.js";
 
 /**
  * The README's agent loop (maybeCompact, the request built from `toAnthropicMessages(session
@@ -22,47 +22,10 @@ import {
  */
 
 const WINDOW = 24_000;
-const SYSTEM = "You are a coding agent. Use the tools.";
-const TOOLS: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-];
 
-/** The model: runs of tool calls, an answer every ninth step of a loop. */
-function agentScript() {
-  let calls = 0;
-  let steps = 0;
-  return (request: { body: unknown }) => {
-    const body = request.body as { messages: { role: string; content: unknown }[] };
-    const last = body.messages.at(-1);
-    const lastIsResults =
-      Array.isArray(last?.content) &&
-      (last.content as { type: string }[]).some((block) => block.type === "tool_result");
-    steps += 1;
-    const prompt = roughTokens({ system: SYSTEM, tools: TOOLS, messages: body.messages });
-    const usage = { input_tokens: prompt, output_tokens: 60 };
-    if (lastIsResults && steps % 9 === 0) {
-      return { type: "message" as const, text: "Done with this step.", usage };
-    }
-    calls += 1;
-    return {
-      type: "message" as const,
-      content: [
-        { type: "text", text: `Reading file ${calls}.` },
-        { type: "tool_use", id: `toolu_${calls}`, name: "read_file", input: { path: `f${calls}` } },
-      ],
-      stopReason: "tool_use",
-      usage,
-    };
-  };
-}
-
-function toolOutput(id: string, step: number): string {
-  return `// ${id}\n${"export const value = 1;\n".repeat(80 + (step % 5) * 60)}`;
-}
+/** The model: runs of tool calls, an answer every ninth request that follows tool results. */
+const agentScript = () =>
+  toolLoopScript({ endsTurn: (_messages, request) => request % 9 === 0, path: (n) => `f${n}` });
 
 let server: MessagesApiServer;
 beforeAll(async () => {

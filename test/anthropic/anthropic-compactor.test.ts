@@ -1,5 +1,4 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
-import type { Tool } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   AnthropicCompactor,
@@ -20,6 +19,7 @@ import {
   ValidationError,
   validateConversation,
 } from "../../src/index.js";
+import { SYSTEM, TOOLS } from "../support/coding-agent.js";
 import { MessagesApiServer } from "../support/messages-api-server.js";
 
 /**
@@ -30,14 +30,6 @@ import { MessagesApiServer } from "../support/messages-api-server.js";
  */
 
 const API_KEY = "sk-ant-api03-compactor-SECRET-0123456789";
-const SYSTEM = "You are a coding agent. Use the tools.";
-const TOOLS: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-];
 
 let server: MessagesApiServer;
 let client: Anthropic;

@@ -18,6 +18,7 @@ import {
   estimateTokens,
   type Message,
 } from "../../src/index.js";
+import { READ_FILE_TOOL, REMEMBER_TOOL, SYSTEM } from "../support/coding-agent.js";
 
 /**
  * Server-side clearing and cache evidence through the real SDK against the loopback Messages
@@ -26,19 +27,7 @@ import {
  * compaction's cost in cache misses is visible in `appendAnthropicResponse`'s result.
  */
 
-const SYSTEM = "You are a coding agent. Use the tools.";
-const TOOLS: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-  {
-    name: "remember",
-    description: "Keeps a note",
-    input_schema: { type: "object", properties: { note: { type: "string" } } },
-  },
-];
+const TOOLS: Tool[] = [READ_FILE_TOOL, REMEMBER_TOOL];
 
 let server: MessagesApiServer;
 let client: Anthropic;

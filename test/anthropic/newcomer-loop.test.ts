@@ -9,6 +9,7 @@ import {
   type ToolResultInput,
   ValidationError,
 } from "../../src/index.js";
+import { READ_FILE_TOOL } from "../support/coding-agent.js";
 
 /**
  * A newcomer's agent: the quick start's loop and configuration (`new AgentSession({
@@ -19,13 +20,7 @@ import {
 
 const WINDOW = 50_000;
 const SYSTEM = "You are a coding agent working in the user's repository.";
-const TOOLS: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-];
+const TOOLS: Tool[] = [READ_FILE_TOOL];
 
 let server: MessagesApiServer;
 let calls = 0;

@@ -1,11 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { Tool } from "@anthropic-ai/sdk/resources/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  MessagesApiServer,
-  roughTokens,
-  type MessagesApiServer as Server,
-} from "../../examples/support/messages-api-server.js";
 import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
 import {
   AgentSession,
@@ -17,6 +11,12 @@ import {
   validateConversation,
 } from "../../src/index.js";
 import { MockLlmClient } from "../../src/testing/index.js";
+import { SYSTEM, TOOLS, toolLoopScript, toolOutput } from "../support/coding-agent.js";
+import {
+  MessagesApiServer,
+  roughTokens,
+  type MessagesApiServer as Server,
+} from "../support/messages-api-server.js";
 
 /**
  * The README's agent loop, exactly as written (maybeCompact, messages.create with
@@ -27,52 +27,14 @@ import { MockLlmClient } from "../../src/testing/index.js";
  */
 
 const WINDOW = 24_000;
-const SYSTEM = "You are a coding agent. Use the tools.";
-const TOOLS: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-];
 
-/** The model: a run of tool calls per request (a long loop every fourth request), then an answer. */
-function agentScript() {
-  let calls = 0;
-  return (request: { body: unknown }) => {
-    const body = request.body as { messages: { role: string; content: unknown }[] };
-    const last = body.messages.at(-1);
-    const lastIsResults =
-      Array.isArray(last?.content) &&
-      (last.content as { type: string }[]).some((block) => block.type === "tool_result");
-    const loop = body.messages.filter((message) => message.role === "assistant").length;
-    const prompt = roughTokens({ system: SYSTEM, tools: TOOLS, messages: body.messages });
-    const usage = { input_tokens: prompt, output_tokens: 60 };
-    // End the turn now and then; a long loop otherwise.
-    if (lastIsResults && loop % 9 === 8) {
-      return { type: "message" as const, text: "Done with this step.", usage };
-    }
-    calls += 1;
-    return {
-      type: "message" as const,
-      content: [
-        { type: "text", text: `Reading file ${calls}.` },
-        {
-          type: "tool_use",
-          id: `toolu_${calls}`,
-          name: "read_file",
-          input: { path: `src/f${calls}.ts` },
-        },
-      ],
-      stopReason: "tool_use",
-      usage,
-    };
-  };
-}
-
-function toolOutput(id: string, step: number): string {
-  return `// ${id}\n${"export const value = 1;\n".repeat(80 + (step % 5) * 60)}`;
-}
+/** The model: a run of tool calls per request, ending the turn now and then (a long loop otherwise). */
+const agentScript = () =>
+  toolLoopScript({
+    endsTurn: (messages) =>
+      messages.filter((message) => message.role === "assistant").length % 9 === 8,
+    path: (n) => `src/f${n}.ts`,
+  });
 
 interface LoopOutcome {
   requests: number;

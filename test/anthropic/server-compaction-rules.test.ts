@@ -7,6 +7,7 @@ import {
 } from "../../examples/support/context-editing.js";
 import { CLEAR_AT_BETA } from "../../examples/support/system-messages.js";
 import { THINKING_BINDING_BETA } from "../../examples/support/thinking-rules.js";
+import { READ_FILE_TOOL, REMEMBER_TOOL } from "../support/coding-agent.js";
 import { MessagesApiServer } from "../support/messages-api-server.js";
 
 /**
@@ -31,18 +32,7 @@ type Reply = {
 };
 
 const SYSTEM = "You fix failing tests.";
-const TOOLS = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-  {
-    name: "remember",
-    description: "Keeps a note",
-    input_schema: { type: "object", properties: { note: { type: "string" } } },
-  },
-];
+const TOOLS = [READ_FILE_TOOL, REMEMBER_TOOL];
 /** Thinking on, and a failing block refused with a 400 (so a pass is a real pass). */
 const THINKING = { type: "adaptive", block_binding: { prefix_mismatch_behavior: "error" } };
 const BETAS = [COMPACTION_BETA, THINKING_BINDING_BETA];
