@@ -458,16 +458,48 @@ export class MessagesApiServer {
     }
   }
 
+  /**
+   * A `message` response around `content`, numbered in order: the request's model, `usage` and
+   * `extra` as given, then the request's diagnostics and input transformations, if any.
+   */
+  #messageBody(
+    request: RecordedRequest | undefined,
+    replyId: string | undefined,
+    content: readonly unknown[],
+    stopReason: string,
+    usage: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): Record<string, unknown> {
+    this.#messageCount += 1;
+    const verdict = request === undefined ? undefined : this.#thinking.get(request);
+    const model = (request?.body as { model?: unknown } | undefined)?.model;
+    const id = replyId ?? `msg_loopback_${this.#messageCount}`;
+    return {
+      id,
+      type: "message",
+      role: "assistant",
+      model: typeof model === "string" ? model : "loopback",
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
+      container: null,
+      usage,
+      ...extra,
+      ...this.#diagnostics(id, request),
+      ...(verdict?.inputTransformations === undefined
+        ? {}
+        : { input_transformations: verdict.inputTransformations }),
+    };
+  }
+
   #send(response: ServerResponse, reply: Reply, request?: RecordedRequest): void {
     let status = 200;
     let body: unknown;
     let headers: Record<string, string> = {};
     switch (reply.type) {
       case "message": {
-        this.#messageCount += 1;
         const verdict = request === undefined ? undefined : this.#thinking.get(request);
         const view = request === undefined ? undefined : this.#views.get(request);
-        const input = view?.tokens ?? requestTokens(request?.body);
         const content = signReplyContent(
           request?.body,
           withLeadingThinking(
@@ -477,39 +509,26 @@ export class MessagesApiServer {
           ),
           verdict?.previous ?? null,
         );
-        const model = (request?.body as { model?: unknown } | undefined)?.model;
-        const id = reply.id ?? `msg_loopback_${this.#messageCount}`;
-        body = {
-          id,
-          type: "message",
-          role: "assistant",
-          model: typeof model === "string" ? model : "loopback",
+        body = this.#messageBody(
+          request,
+          reply.id,
           content,
-          stop_reason:
-            reply.stopReason ??
+          reply.stopReason ??
             (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
-          stop_sequence: null,
-          container: null,
-          usage: {
-            input_tokens: input,
+          {
+            input_tokens: view?.tokens ?? requestTokens(request?.body),
             output_tokens: roughTokens(content),
             cache_creation_input_tokens: 0,
             cache_read_input_tokens: 0,
             ...reply.usage,
           },
-          ...(view?.appliedEdits === undefined
+          view?.appliedEdits === undefined
             ? {}
-            : { context_management: { applied_edits: view.appliedEdits } }),
-          ...this.#diagnostics(id, request),
-          ...(verdict?.inputTransformations === undefined
-            ? {}
-            : { input_transformations: verdict.inputTransformations }),
-        };
+            : { context_management: { applied_edits: view.appliedEdits } },
+        );
         break;
       }
       case "compaction": {
-        this.#messageCount += 1;
-        const verdict = request === undefined ? undefined : this.#thinking.get(request);
         const view = request === undefined ? undefined : this.#views.get(request);
         const stopReason = reply.stopReason ?? "compaction";
         const summary = reply.summary ?? defaultSummary(request?.body);
@@ -523,39 +542,23 @@ export class MessagesApiServer {
                 },
               ]
             : [];
-        const model = (request?.body as { model?: unknown } | undefined)?.model;
-        const id = reply.id ?? `msg_loopback_${this.#messageCount}`;
-        body = {
-          id,
-          type: "message",
-          role: "assistant",
-          model: typeof model === "string" ? model : "loopback",
-          content,
-          stop_reason: stopReason,
-          stop_sequence: null,
-          container: null,
-          usage: {
-            input_tokens: 0,
-            output_tokens: 0,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
-            iterations: [
-              {
-                type: "compaction",
-                input_tokens: view?.tokens ?? requestTokens(request?.body),
-                output_tokens: content.length > 0 ? roughTokens(summary) : 0,
-                cache_creation_input_tokens: 0,
-                cache_read_input_tokens: 0,
-                cache_creation: null,
-                ...reply.iteration,
-              },
-            ],
-          },
-          ...this.#diagnostics(id, request),
-          ...(verdict?.inputTransformations === undefined
-            ? {}
-            : { input_transformations: verdict.inputTransformations }),
-        };
+        body = this.#messageBody(request, reply.id, content, stopReason, {
+          input_tokens: 0,
+          output_tokens: 0,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          iterations: [
+            {
+              type: "compaction",
+              input_tokens: view?.tokens ?? requestTokens(request?.body),
+              output_tokens: content.length > 0 ? roughTokens(summary) : 0,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens: 0,
+              cache_creation: null,
+              ...reply.iteration,
+            },
+          ],
+        });
         break;
       }
       case "tokens":
