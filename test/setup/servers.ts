@@ -129,6 +129,48 @@ function redisPing(port: number): Promise<boolean> {
   });
 }
 
+/** How {@link serverProcess} runs one server. */
+interface ServerProcess {
+  /** The server's name in errors. */
+  name: string;
+  url: string;
+  /** Its data directory, deleted by `remove`. */
+  dir: string;
+  /** Spawns the server process. */
+  launch: () => ChildProcess;
+  /** Whether it answers yet. */
+  ready: () => Promise<boolean>;
+  /** The signals of a clean stop and of a crash. */
+  signals: { stop: NodeJS.Signals; crash: NodeJS.Signals };
+}
+
+/** Starts a server process and waits for it; the {@link TestServer} that stops, crashes and restarts it. */
+async function serverProcess(server: ServerProcess): Promise<TestServer> {
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = server.launch();
+    await waitFor(server.name, server.ready);
+  };
+  const halt = async (signal: NodeJS.Signals) => {
+    if (child === undefined) return;
+    const running = child;
+    child = undefined;
+    running.kill(signal);
+    await exited(running);
+  };
+  await start();
+  return {
+    url: server.url,
+    stop: () => halt(server.signals.stop),
+    crash: () => halt(server.signals.crash),
+    start,
+    remove: async () => {
+      await halt(server.signals.stop);
+      rmSync(server.dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * Starts redis-server on a free loopback port with an append-only file, flushed on every write
  * (`appendfsync always`: every write that was answered survives a crash of the server) unless
@@ -140,41 +182,28 @@ export async function startRedis(
   const binary = redisServerBinary();
   const dir = mkdtempSync(join(tmpdir(), "agent-compaction-redis-"));
   const port = await freePort();
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    const log = openSync(join(dir, "redis.log"), "a");
-    child = spawn(
-      binary,
-      ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""].concat([
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        options.fsync ?? "always",
-        "--protected-mode",
-        "no",
-      ]),
-      { stdio: ["ignore", log, log] },
-    );
-    await waitFor("redis-server", () => redisPing(port));
-  };
-  const halt = async (signal: NodeJS.Signals) => {
-    if (child === undefined) return;
-    const running = child;
-    child = undefined;
-    running.kill(signal);
-    await exited(running);
-  };
-  await start();
-  return {
+  return serverProcess({
+    name: "redis-server",
     url: `redis://127.0.0.1:${port}`,
-    stop: () => halt("SIGTERM"),
-    crash: () => halt("SIGKILL"),
-    start,
-    remove: async () => {
-      await halt("SIGTERM");
-      rmSync(dir, { recursive: true, force: true });
+    dir,
+    launch: () => {
+      const log = openSync(join(dir, "redis.log"), "a");
+      return spawn(
+        binary,
+        ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""].concat([
+          "--appendonly",
+          "yes",
+          "--appendfsync",
+          options.fsync ?? "always",
+          "--protected-mode",
+          "no",
+        ]),
+        { stdio: ["ignore", log, log] },
+      );
     },
-  };
+    ready: () => redisPing(port),
+    signals: { stop: "SIGTERM", crash: "SIGKILL" },
+  });
 }
 
 /**
@@ -200,23 +229,27 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
     { stdio: "ignore", cwd: dir, ...user },
   );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    const log = openSync(join(dir, "postgres.log"), "a");
-    if (user.uid !== undefined) chownSync(join(dir, "postgres.log"), user.uid, user.gid!);
-    child = spawn(
-      join(bin, "postgres"),
-      ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1"].concat([
-        "-c",
-        "unix_socket_directories=",
-        "-c",
-        `fsync=${options.fsync === true ? "on" : "off"}`,
-        "-c",
-        "max_connections=300",
-      ]),
-      { stdio: ["ignore", log, log], cwd: dir, ...user },
-    );
-    await waitFor("postgres", async () => {
+  return serverProcess({
+    name: "postgres",
+    url,
+    dir,
+    launch: () => {
+      const log = openSync(join(dir, "postgres.log"), "a");
+      if (user.uid !== undefined) chownSync(join(dir, "postgres.log"), user.uid, user.gid!);
+      return spawn(
+        join(bin, "postgres"),
+        ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1"].concat([
+          "-c",
+          "unix_socket_directories=",
+          "-c",
+          `fsync=${options.fsync === true ? "on" : "off"}`,
+          "-c",
+          "max_connections=300",
+        ]),
+        { stdio: ["ignore", log, log], cwd: dir, ...user },
+      );
+    },
+    ready: async () => {
       const client = new pg.Client({ connectionString: url });
       client.on("error", () => undefined);
       try {
@@ -226,27 +259,10 @@ export async function startPostgres(options: { fsync?: boolean } = {}): Promise<
       } finally {
         await client.end().catch(() => undefined);
       }
-    });
-  };
-  // SIGINT: fast shutdown; SIGQUIT: immediate shutdown, crash recovery at the next start.
-  const halt = async (signal: NodeJS.Signals) => {
-    if (child === undefined) return;
-    const running = child;
-    child = undefined;
-    running.kill(signal);
-    await exited(running);
-  };
-  await start();
-  return {
-    url,
-    stop: () => halt("SIGINT"),
-    crash: () => halt("SIGQUIT"),
-    start,
-    remove: async () => {
-      await halt("SIGINT");
-      rmSync(dir, { recursive: true, force: true });
     },
-  };
+    // SIGINT: fast shutdown; SIGQUIT: immediate shutdown, crash recovery at the next start.
+    signals: { stop: "SIGINT", crash: "SIGQUIT" },
+  });
 }
 
 /** The global setup: one Redis and one PostgreSQL for every test file, stopped at the end. */
