@@ -1,30 +1,17 @@
 import { describe, expect, it, vi } from "vitest";
+import { history } from "../../test/support/session-history.js";
 import { createCompactor } from "../compactors/create-compactor.js";
 import { HybridCompactor } from "../compactors/hybrid-compactor.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
 import { ValidationError } from "../core/errors.js";
-import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
 import type { CompactionEvent } from "./events.js";
 import type { BeforeCompactContext, CompactionBoundary } from "./hooks.js";
-
-/** Turns of one tool call each, with results that have compact summaries. */
-function history(turns: number): Message[] {
-  const builder = new ConversationBuilder();
-  for (let turn = 1; turn <= turns; turn += 1) {
-    builder
-      .user(`request ${turn}`)
-      .toolCall({ name: "read", result: "r".repeat(2000), compactSummary: `summary ${turn}` })
-      .assistant(`answer ${turn} ${"a".repeat(800)}`);
-  }
-  return builder.build();
-}
 
 const SYSTEM_PROMPT_TOKENS = 2000;
 

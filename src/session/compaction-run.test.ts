@@ -1,24 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { history } from "../../test/support/session-history.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import type { CompactionOutput, Compactor } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
 import type { CompactionEvent } from "./events.js";
-
-/** Turns of one tool call each, with results that have compact summaries. */
-function history(turns: number): Message[] {
-  const builder = new ConversationBuilder();
-  for (let turn = 1; turn <= turns; turn += 1) {
-    builder
-      .user(`request ${turn}`)
-      .toolCall({ name: "read", result: "r".repeat(2000), compactSummary: `summary ${turn}` })
-      .assistant(`answer ${turn} ${"a".repeat(800)}`);
-  }
-  return builder.build();
-}
 
 /** A custom compactor that drops the first turn's messages and reports no counter at all. */
 function droppingCompactor(): Compactor {
