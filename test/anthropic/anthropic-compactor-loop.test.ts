@@ -9,7 +9,7 @@ import {
   type Message,
   validateConversation,
 } from "../../src/index.js";
-import { SYSTEM, TOOLS, toolLoopScript, toolOutput } from "../support/coding-agent.js";
+import { answerReply, SYSTEM, TOOLS, toolLoopScript } from "../support/coding-agent.js";
 import { MessagesApiServer, roughTokens } from "../support/messages-api-server.js";
 
 /**
@@ -101,23 +101,11 @@ describe("AnthropicCompactor in the README loop: 150 requests, thinking in every
           });
         } catch (error) {
           rejected.push(error instanceof Error ? error.message : String(error));
-
           break;
         }
         requests += 1;
         appendAnthropicResponse(session, response);
-        const uses = response.content.filter((block) => block.type === "tool_use");
-        if (uses.length > 0) {
-          session.addToolResults(
-            uses.map((use) => ({
-              type: "tool_result",
-              tool_use_id: use.id,
-              content: toolOutput(use.id, step),
-            })),
-          );
-        } else {
-          session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
-        }
+        answerReply(session, response, step);
       }
       expect(rejected).toEqual([]);
       expect(requests).toBe(150);

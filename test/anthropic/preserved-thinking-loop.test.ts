@@ -11,7 +11,7 @@ import {
   validateConversation,
 } from "../../src/index.js";
 import { MockLlmClient } from "../../src/testing/index.js";
-import { SYSTEM, TOOLS, toolLoopScript, toolOutput } from "../support/coding-agent.js";
+import { answerReply, SYSTEM, TOOLS, toolLoopScript } from "../support/coding-agent.js";
 import {
   MessagesApiServer,
   roughTokens,
@@ -83,18 +83,7 @@ async function readmeLoop(
     }
     outcome.requests += 1;
     appendAnthropicResponse(session, response);
-    const uses = response.content.filter((block) => block.type === "tool_use");
-    if (uses.length > 0) {
-      session.addToolResults(
-        uses.map((use) => ({
-          type: "tool_result",
-          tool_use_id: use.id,
-          content: toolOutput(use.id, step),
-        })),
-      );
-    } else {
-      session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
-    }
+    answerReply(session, response, step);
   }
   expect(validateConversation(session.messages)).toEqual([]);
   for (const event of events) {

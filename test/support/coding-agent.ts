@@ -1,4 +1,5 @@
 import type { Tool } from "@anthropic-ai/sdk/resources/messages";
+import type { AgentSession } from "../../src/session/agent-session.js";
 import { roughTokens } from "./messages-api-server.js";
 
 /**
@@ -78,4 +79,29 @@ export function toolLoopScript({ endsTurn, path }: ToolLoopScriptOptions) {
 /** What `read_file` returns for tool use `id` at loop step `step`: 2–8 KB of source. */
 export function toolOutput(id: string, step: number): string {
   return `// ${id}\n${"export const value = 1;\n".repeat(80 + (step % 5) * 60)}`;
+}
+
+/**
+ * The agent's side of loop step `step` after `reply` was appended: the results of its tool calls
+ * ({@link toolOutput}), or, when it answered, the user's next request.
+ */
+export function answerReply(
+  session: AgentSession,
+  reply: { content: readonly { type: string }[] },
+  step: number,
+): void {
+  const uses = reply.content.filter(
+    (block): block is { type: "tool_use"; id: string } => block.type === "tool_use",
+  );
+  if (uses.length > 0) {
+    session.addToolResults(
+      uses.map((use) => ({
+        type: "tool_result",
+        tool_use_id: use.id,
+        content: toolOutput(use.id, step),
+      })),
+    );
+  } else {
+    session.addUserText(`Next step ${step}: keep going. Never edit generated files.`);
+  }
 }
