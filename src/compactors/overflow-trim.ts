@@ -1,6 +1,7 @@
 import {
   isSystemMessage,
   latestRequestIndex,
+  readableMessages,
   safeCuts,
   suffixTokenSums,
 } from "../core/conversation-structure.js";
@@ -42,10 +43,11 @@ function isTrimNotice(message: Message): boolean {
  * (turn `u0`) tells the model that earlier messages were removed. Pure; `undefined` when nothing can be removed.
  */
 export function trimOldest(
-  conversation: readonly Message[],
+  messages: readonly Message[],
   budgetTokens: number,
   options: TrimOptions = {},
 ): TrimOutput | undefined {
+  const conversation = readableMessages(messages);
   const count = conversation.length;
   const safe = safeCuts(conversation);
   const suffix = suffixTokenSums(conversation);

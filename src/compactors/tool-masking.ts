@@ -4,6 +4,7 @@ import {
   type CompactionResult,
   emptyCompactionResult,
 } from "../core/compactor.js";
+import { readableMessages } from "../core/conversation-structure.js";
 import type {
   ContentBlock,
   JsonObject,
@@ -167,12 +168,13 @@ function edited(
  * estimate, is passed when validation has already worked it out.
  */
 export function maskToolResults(
-  conversation: readonly Message[],
+  input: readonly Message[],
   summaries: ReadonlyMap<string, string>,
   settings: ToolMaskingSettings,
   context?: CompactionContext,
-  tokensBefore = estimateTokens(conversation),
+  tokensBefore = estimateTokens(input),
 ): CompactionOutput {
+  const conversation = readableMessages(input);
   const result = emptyCompactionResult();
   const unchanged = (skipReason = NOTHING_ELIGIBLE): CompactionOutput => ({
     conversation: [...conversation],

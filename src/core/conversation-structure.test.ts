@@ -7,6 +7,7 @@ import {
   isUserRequest,
   latestRequestIndex,
   latestSafeCut,
+  readableMessages,
   safeCuts,
   suffixTokenSums,
 } from "./conversation-structure.js";
@@ -123,5 +124,18 @@ describe("suffixTokenSums", () => {
     expect(sums[conversation.length]).toBe(0);
     for (let index = 0; index < conversation.length; index += 1)
       expect(sums[index]! - sums[index + 1]!).toBe(estimateMessageTokens(conversation[index]!));
+  });
+});
+
+describe("readableMessages", () => {
+  it("copies a frozen array into a plain one of the same messages, and leaves others as they are", () => {
+    const messages = twoTurns();
+    expect(readableMessages(messages)).toBe(messages);
+    const frozen = Object.freeze([...messages]);
+    const readable = readableMessages(frozen);
+    expect(readable).not.toBe(frozen);
+    expect(Object.isFrozen(readable)).toBe(false);
+    expect(readable).toHaveLength(messages.length);
+    expect(readable.every((message, index) => message === messages[index])).toBe(true);
   });
 });

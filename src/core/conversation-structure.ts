@@ -9,6 +9,16 @@ import {
 import { estimateMessageTokens } from "./message-memo.js";
 import { isSummaryTurn } from "./turn.js";
 
+/**
+ * `messages` as an array V8 reads at full speed: a frozen array (the session's `messages`, an
+ * Immer or Redux state) as a plain copy, any other as it is. On Node 20, V8 reads a frozen
+ * array's elements about 4x slower and slices it about 100x slower than a plain array's, while
+ * copying it with a spread costs about as much as one plain slice.
+ */
+export function readableMessages(messages: readonly Message[]): readonly Message[] {
+  return Object.isFrozen(messages) ? [...messages] : messages;
+}
+
 /** Whether a block is a `compaction` block the Anthropic API wrote ({@link CompactionBlock}). */
 export function isCompactionBlock(block: ContentBlock | undefined): block is CompactionBlock {
   return block?.type === "opaque" && block.block.type === COMPACTION_BLOCK_TYPE;
