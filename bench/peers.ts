@@ -302,6 +302,11 @@ export interface PeerRow {
   trimMessages: PeerTiming | undefined;
   /** Why `trimMessages` was skipped, with its estimated time. */
   trimSkipped?: string;
+  /**
+   * ours/pruneMessages (medians) in each fresh process this size ran in, ascending; the row is
+   * the one of the median process. Absent when the size ran in one process.
+   */
+  processRatios?: number[];
   /** What each left, checked outside the timed region: they do the same job. */
   outcome: {
     ours: PeerOutcome;
@@ -649,6 +654,33 @@ export function peerRows(rows: readonly PeerRow[]): string[][] {
     ratio(row.oursFresh.medianMs, row.pruneMessages),
     formatMs((row.oursFresh.medianMs * 1000) / row.messages),
   ]);
+}
+
+/** ours/pruneMessages of one row: the ratio of their medians. */
+export function pruneRatio(row: PeerRow): number {
+  return row.ours.medianMs / row.pruneMessages.medianMs;
+}
+
+/**
+ * Of the same size's rows from separate processes, the one whose ours/pruneMessages ratio is
+ * the median (the lower middle one for an even count), with every process's ratio recorded.
+ */
+export function medianProcessRow(rows: readonly PeerRow[]): PeerRow {
+  const sorted = [...rows].sort((a, b) => pruneRatio(a) - pruneRatio(b));
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (middle === undefined) throw new Error("no rows to choose from");
+  return sorted.length === 1 ? middle : { ...middle, processRatios: sorted.map(pruneRatio) };
+}
+
+/** One line per size with more than one process: ours/pruneMessages in each. */
+export function processRatioLines(rows: readonly PeerRow[]): string[] {
+  return rows.flatMap((row) =>
+    row.processRatios === undefined
+      ? []
+      : [
+          `${row.messages} messages: ours/prune ${row.processRatios.map((value) => `${value.toFixed(2)}x`).join(", ")} in ${row.processRatios.length} processes (the row is the median one)`,
+        ],
+  );
 }
 
 /** One line per size: what each contender left (the same recent turns, the same full outputs). */

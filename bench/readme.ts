@@ -10,6 +10,7 @@ import {
   peerRows,
   peerSamples,
   peerWarmUps,
+  processRatioLines,
 } from "./peers.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, type RunMetrics } from "./simulate.js";
@@ -118,7 +119,8 @@ function speedSection(speed: readonly SpeedRow[]): string[] {
     "- *floor (copy)*: `messages.map(m => ({ ...m, content: [...m.content] }))`, the least any compaction",
     "  returning new messages could cost; `(Nx)` after a time is that time over the floor.",
     "- *compact NAME*: `compact(conversation, new Map())` of a `ThresholdCompactor` (`summarize`, `redact`,",
-    "  `toolUses 10` = `keepRecentToolUses: 10`) and of an `LLMCompactor` with a mock client (no network).",
+    "  `toolUses 10` = `keepRecentToolUses: 10`) and of an `LLMCompactor` with a mock client (no network);",
+    "  *redact (frozen array)*: `redact` on a frozen array of the same messages, like `session.messages`.",
     "- *maybeCompact under*: `session.maybeCompact()` below the threshold (nothing to do).",
     "- *maybeCompact over*: above it, in steady state: each run has one newly old turn to mask.",
     "- *heap/message*: heap bytes per message of the conversation; *session/message*: what a session holding",
@@ -166,9 +168,11 @@ function peerSection(peers: PeerResults | undefined): string[] {
     "- *ours (fresh)*: `compact` on a new copy of the messages each run (copied untimed): the first time",
     "  the library sees them, so every message is validated by the schema and estimated.",
     "",
-    "Method: each size runs in a fresh process, since what a size leaves behind (the library's",
+    "Method: each size runs in three fresh processes, since what a size leaves behind (the library's",
     "caches are module-level WeakMaps whose tables keep the size of every message they ever held,",
-    "the JIT's feedback, the heap) slowed `compact` at the next size by up to 3x. In it, ours and",
+    "the JIT's feedback, the heap) slowed `compact` at the next size by up to 3x, and the ratio moves",
+    "more between processes than within one. Each row is the process with the median ours/prune",
+    "ratio; the ratios of all three are listed under the table. In a process, ours and",
     "pruneMessages run in alternating rounds (ours first, then",
     `pruneMessages first): warm-up rounds (at least ${peerWarmUps(1000)} at 1k, ${peerWarmUps(10_000)} at 10k, ${peerWarmUps(100_000)} at 100k, and at least a second`,
     `of them), then ${peerSamples(1000)}, ${peerSamples(10_000)} and ${peerSamples(100_000)} timed rounds. trimMessages, *ours (new array)* and *ours (fresh)* run after them, apart:`,
@@ -184,9 +188,17 @@ function peerSection(peers: PeerResults | undefined): string[] {
     "",
     ...peerOutcomeLines(peers.rows).map((line) => `- ${line}`),
     "",
+    ...(peers.rows.some((row) => row.processRatios !== undefined)
+      ? [
+          "ours/prune in each process:",
+          "",
+          ...processRatioLines(peers.rows).map((line) => `- ${line}`),
+          "",
+        ]
+      : []),
     "Reading it: ours' calls spread more than pruneMessages' (they wait on memory: a call right after",
     "pruneMessages', whose garbage has pushed the conversation out of the CPU caches, takes about",
-    "1.5x one right after its own), so the ratio at 10k moved between 0.43x and 0.59x across runs on",
+    "1.5x one right after its own), so the ratio at 10k moved between 0.39x and 0.59x across processes on",
     "this 2-core machine, shared with other work. Both grow faster than linearly from 10k to 100k",
     "messages, pruneMessages more: at 100k the conversation no longer fits the CPU caches. The fresh",
     "column is the cost of the first look at each message (its validation by the schema), which a",

@@ -24,6 +24,7 @@ import { renderTable } from "./format.js";
 import {
   DEFAULT_TRIM_BUDGET_MS,
   measurePeers,
+  medianProcessRow,
   PEER_HEADERS,
   type PeerResults,
   type PeerRow,
@@ -32,6 +33,7 @@ import {
   peerSamples,
   peerVersions,
   peerWarmUps,
+  processRatioLines,
 } from "./peers.js";
 import { benchReadme, readmeSummary } from "./readme.js";
 import { replayAll, replayHeaders, replayRows } from "./replay.js";
@@ -161,6 +163,13 @@ async function runTrajectories(): Promise<{ runs: RunMetrics[]; workloads: Workl
 const CHILD_ROW_MARKER = "peer-row:";
 
 /**
+ * Fresh processes per size in part 3. The ours/pruneMessages ratio moves between processes
+ * more than within one (where the heap puts the conversation, what the JIT compiled): each
+ * size keeps the row of the process with the median ratio, and records all of them.
+ */
+const PEER_PROCESSES = 3;
+
+/**
  * Part 3, one size per fresh process (this script with `--peer-size`): what a size leaves
  * behind (the library's caches are module-level WeakMaps whose tables keep the size of every
  * message they ever held, the JIT's feedback, the heap) slowed `compact` at the next size by
@@ -215,8 +224,12 @@ function runPeers(environment: Environment): PeerResults {
   const rows: PeerRow[] = [];
   let previousTrim: { messages: number; trimMs: number } | undefined;
   for (const size of sizes) {
-    progress(` ${size}`);
-    const row = measurePeerSizeInChild(size, previousTrim);
+    const processes: PeerRow[] = [];
+    for (let run = 0; run < PEER_PROCESSES; run += 1) {
+      progress(` ${size}${PEER_PROCESSES > 1 ? `#${run + 1}` : ""}`);
+      processes.push(measurePeerSizeInChild(size, previousTrim));
+    }
+    const row = medianProcessRow(processes);
     rows.push(row);
     if (row.trimMessages !== undefined)
       previousTrim = { messages: size, trimMs: row.trimMessages.medianMs };
@@ -231,6 +244,8 @@ function runPeers(environment: Environment): PeerResults {
   print(renderTable(PEER_HEADERS, peerRows(rows)));
   print("What each left (the same job: old tool output gone, the last 3 turns whole):");
   for (const line of peerOutcomeLines(rows)) print(`  ${line}`);
+  print("Between processes:");
+  for (const line of processRatioLines(rows)) print(`  ${line}`);
   print(
     `Load average (1 min) ${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after, on ${environment.cpus} CPUs.`,
   );

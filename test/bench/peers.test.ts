@@ -4,10 +4,13 @@ import {
   buildPeerWorkload,
   countLangChainTokens,
   measurePeers,
+  medianProcessRow,
   PEER_HEADERS,
   type PeerResults,
+  type PeerRow,
   peerOutcomeLines,
   peerRows,
+  processRatioLines,
   toLangChainMessages,
   toModelMessages,
 } from "../../bench/peers.js";
@@ -93,6 +96,44 @@ describe("measurePeers", () => {
     expect(rows[1]?.trimMessages).toBeUndefined();
     expect(rows[1]?.trimSkipped).toMatch(/budget/);
     expect(peerRows(rows)[1]?.[3]).toBe("skipped");
+  });
+});
+
+describe("medianProcessRow", () => {
+  const timing = (medianMs: number) => ({ medianMs, minMs: medianMs, samples: 1 });
+  const row = (ours: number, prune: number): PeerRow => ({
+    messages: 10_000,
+    turns: 1,
+    toolResults: 1,
+    ours: timing(ours),
+    oursNewArray: timing(ours),
+    oursFresh: timing(ours),
+    pruneMessages: timing(prune),
+    trimMessages: undefined,
+    outcome: {
+      ours: { messages: 1, fullToolResults: 1 },
+      pruneMessages: { messages: 1, fullToolResults: 1 },
+      trimMessages: undefined,
+    },
+    settings: { pruneToolCalls: "before-last-1-messages", trimMaxTokens: 1 },
+  });
+
+  it("keeps the process whose ours/prune ratio is the median, and records every ratio", () => {
+    // Ratios 0.6, 0.4 and 0.5: not the fastest ours (1 ms), not the slowest prune (5 ms).
+    const chosen = medianProcessRow([row(3, 5), row(1, 2.5), row(2, 4)]);
+    expect(chosen.ours.medianMs).toBe(2);
+    expect(chosen.processRatios).toEqual([0.4, 0.5, 0.6]);
+    expect(processRatioLines([chosen])).toEqual([
+      "10000 messages: ours/prune 0.40x, 0.50x, 0.60x in 3 processes (the row is the median one)",
+    ]);
+    expect(medianProcessRow([row(1, 2), row(3, 2)]).ours.medianMs).toBe(1);
+  });
+
+  it("leaves a single process's row as it is", () => {
+    const only = row(1, 2);
+    expect(medianProcessRow([only])).toBe(only);
+    expect(processRatioLines([only])).toEqual([]);
+    expect(() => medianProcessRow([])).toThrow(/no rows/);
   });
 });
 
