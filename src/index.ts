@@ -92,12 +92,12 @@ export {
   MemoryArchive,
 } from "./session/archive.js";
 export type {
+  CompactionStepResult,
   ForceCompactOptions,
   ForceCompactResult,
   MaybeCompactOptions,
   MaybeCompactReport,
 } from "./session/compaction-report.js";
-export type { CompactionStepResult } from "./session/compaction-run.js";
 export type { ContextMeterState, Usage } from "./session/context-meter.js";
 export type {
   CacheDiagnosisEvent,

@@ -16,6 +16,7 @@ import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate, compactInBackground } from "./background.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import {
+  type CompactionRunOutcome,
   type ForceCompactOptions,
   ForceCompactOptionsSchema,
   type ForceCompactResult,
@@ -26,11 +27,7 @@ import {
   maybeCompactReport,
   startCall,
 } from "./compaction-report.js";
-import {
-  CompactionRunner,
-  type CompactionRunOptions,
-  type CompactionRunOutcome,
-} from "./compaction-run.js";
+import { CompactionRunner, type CompactionRunOptions } from "./compaction-run.js";
 import type { Usage } from "./context-meter.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";

@@ -1,10 +1,35 @@
 import { z } from "zod";
 import { isAbortSignal } from "../core/abort.js";
-import type { CompactionResult } from "../core/compactor.js";
+import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import type { CompactionRunOutcome, CompactionStepResult } from "./compaction-run.js";
+import { estimateTokens } from "../core/message-memo.js";
 import type { CompactionBoundary } from "./hooks.js";
+
+/** What one compactor did in a run. */
+export interface CompactionStepResult {
+  /** The compactor's strategy name: `threshold`, `llm`, `hybrid`, or `custom`. */
+  strategy: string;
+  result: CompactionResult;
+}
+
+/** What a run of the session's compactors did. */
+export interface CompactionRunOutcome {
+  /** The context measure when the run started. */
+  contextUsedBefore: number;
+  /** Whether the conversation changed. */
+  compacted: boolean;
+  /** Each compactor that ran, in order. */
+  steps: CompactionStepResult[];
+  /** A boundary record for each compactor that changed the conversation, in order. */
+  boundaries: CompactionBoundary[];
+  /** The failure of an automatic run; the conversation is as the failed compactor found it. */
+  error?: CompactionError;
+  /** The messages `trimOnOverflow` removed, when it had to. */
+  trimmed?: Message[];
+  /** Whether the context is still above the window (a `context_overflow` event said why). */
+  overWindow: boolean;
+}
 
 /** What `maybeCompact` did. */
 export interface MaybeCompactReport {
@@ -148,4 +173,18 @@ export function startCall<O, R>(
   } catch (error) {
     return Promise.reject(error);
   }
+}
+
+/** The result of a compactor that changed nothing: no counts, its usage (a summary may have been paid for). */
+export function countedNothing(
+  result: CompactionResult,
+  conversation: readonly Message[],
+): CompactionResult {
+  const tokens = estimateTokens(conversation);
+  return {
+    ...emptyCompactionResult(),
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    ...(result.usage === undefined ? {} : { usage: result.usage }),
+  };
 }

@@ -76,6 +76,41 @@ describe("the stage loop: one definition of changed", () => {
     ]);
   });
 
+  it("counts nothing for a compactor that changed nothing, whatever its counters say", async () => {
+    const session = new AgentSession({
+      contextLimit: 100_000,
+      trimOnOverflow: false,
+      compactor: {
+        isAsync: false,
+        shouldCompact: () => true,
+        compact: (conversation) => ({
+          conversation: [...conversation],
+          result: { toolResultsSummarized: 5, toolResultsRedacted: 1, turnsCompacted: 2 },
+        }),
+      },
+    });
+    session.append(...history(2));
+    const report = await session.maybeCompact();
+    expect(report.results).toEqual([
+      {
+        strategy: "custom",
+        result: expect.objectContaining({
+          toolResultsSummarized: 0,
+          toolResultsRedacted: 0,
+          turnsCompacted: 0,
+        }),
+      },
+    ]);
+    const forced = await session.forceCompact();
+    expect(forced).toMatchObject({
+      toolResultsSummarized: 0,
+      toolResultsRedacted: 0,
+      turnsCompacted: 0,
+      boundaries: [],
+    });
+    expect(forced.tokensAfter).toBe(forced.tokensBefore);
+  });
+
   it("leaves the recorded usage alone when forceCompact changes nothing", async () => {
     const session = new AgentSession({ contextLimit: 100_000, compactor: false });
     session.append(...history(2));

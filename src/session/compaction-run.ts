@@ -16,6 +16,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
+import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
@@ -34,31 +35,6 @@ const NO_REPAIR: ThinkingRepair = Object.freeze({
   thinkingTokensDropped: 0,
   toolExchangeClosed: false,
 });
-
-/** What one compactor did in a run. */
-export interface CompactionStepResult {
-  /** The compactor's strategy name: `threshold`, `llm`, `hybrid`, or `custom`. */
-  strategy: string;
-  result: CompactionResult;
-}
-
-/** What a run of the session's compactors did. */
-export interface CompactionRunOutcome {
-  /** The context measure when the run started. */
-  contextUsedBefore: number;
-  /** Whether the conversation changed. */
-  compacted: boolean;
-  /** Each compactor that ran, in order. */
-  steps: CompactionStepResult[];
-  /** A boundary record for each compactor that changed the conversation, in order. */
-  boundaries: CompactionBoundary[];
-  /** The failure of an automatic run; the conversation is as the failed compactor found it. */
-  error?: CompactionError;
-  /** The messages `trimOnOverflow` removed, when it had to. */
-  trimmed?: Message[];
-  /** Whether the context is still above the window (a `context_overflow` event said why). */
-  overWindow: boolean;
-}
 
 /** Options of one run. */
 export interface CompactionRunOptions {
@@ -201,16 +177,11 @@ export class CompactionRunner {
         outcome.error = failure;
         break;
       }
-      if (!manual && summarizes) this.consecutiveFailures = 0;
       addUsage(this.usage, output.result.usage);
-      const computed: Computed = {
-        strategy,
-        result: output.result,
-        tokensBefore: output.result.tokensBefore ?? estimateTokens(from),
-        tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
-      };
-      outcome.steps.push({ strategy, result: output.result });
       if (!conversationChanged(from, output.conversation)) {
+        // Nothing changed, so nothing counts, whatever the counters say; a summary that would
+        // not have shrunk the conversation is no failure, and no success: the breaker stays.
+        outcome.steps.push({ strategy, result: countedNothing(output.result, from) });
         this.#skip(
           trigger,
           strategy,
@@ -219,6 +190,14 @@ export class CompactionRunner {
         );
         continue;
       }
+      if (!manual && summarizes) this.consecutiveFailures = 0;
+      const computed: Computed = {
+        strategy,
+        result: output.result,
+        tokensBefore: output.result.tokensBefore ?? estimateTokens(from),
+        tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
+      };
+      outcome.steps.push({ strategy, result: output.result });
       if (manual) {
         working = output.conversation;
         pending.push(computed);

@@ -265,6 +265,22 @@ describe("a summary that would not shrink the history is a skip, not a failure",
     });
   });
 
+  it("between failures, leaves the count where it was: the breaker still opens at the third", async () => {
+    const state = setup([new Error("1"), new Error("2"), tooLarge, new Error("3")]);
+    const counts: number[] = [];
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      await state.session.maybeCompact();
+      counts.push(state.session.toJSON().consecutiveFailures);
+    }
+    expect(counts).toEqual([1, 2, 2, 3]);
+    await state.session.maybeCompact();
+    expect(state.client.callCount).toBe(4);
+    expect(state.events.at(-1)).toMatchObject({
+      type: "compaction_skipped",
+      reason: "circuit_open",
+    });
+  });
+
   it("forceCompact resolves with nothing compacted", async () => {
     const state = setup([tooLarge]);
     const before = snapshot(state.session);
