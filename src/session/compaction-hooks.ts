@@ -1,4 +1,5 @@
 import type { Logger } from "./events.js";
+import { HookScope } from "./hook-scope.js";
 import type {
   AfterCompactHook,
   BeforeCompactContext,
@@ -9,14 +10,14 @@ import type {
 
 /**
  * Calls the session's `beforeCompact` and `afterCompact` hooks. A hook that throws is logged
- * and ignored. While `beforeCompact` runs, the session refuses new compactions (`inHook`): one
- * started from the hook would wait for the compaction that waits for the hook.
+ * and ignored. The session refuses compactions started from a running `beforeCompact`
+ * (`inHook`, see {@link HookScope}): they would wait for the compaction that waits for the hook.
  */
 export class CompactionHooks {
   readonly #before: BeforeCompactHook | undefined;
   readonly #after: AfterCompactHook | undefined;
   readonly #logger: Logger | undefined;
-  #depth = 0;
+  readonly #scope = new HookScope();
 
   constructor(
     before: BeforeCompactHook | undefined,
@@ -28,9 +29,9 @@ export class CompactionHooks {
     this.#logger = logger;
   }
 
-  /** Whether a `beforeCompact` hook is running. */
+  /** Whether the caller runs inside a `beforeCompact` hook of this session. */
   get inHook(): boolean {
-    return this.#depth > 0;
+    return this.#scope.active;
   }
 
   /**
@@ -42,17 +43,14 @@ export class CompactionHooks {
     instructions: string | undefined,
   ): Promise<BeforeCompactDecision> {
     if (this.#before === undefined) return instructions === undefined ? {} : { instructions };
+    const before = this.#before;
     let decision: BeforeCompactDecision | undefined;
-    this.#depth += 1;
     try {
-      decision = await this.#before({
-        ...context,
-        ...(instructions === undefined ? {} : { instructions }),
-      });
+      decision = await this.#scope.run(async () =>
+        before({ ...context, ...(instructions === undefined ? {} : { instructions }) }),
+      );
     } catch (error) {
       this.#logger?.warn("agent-compaction: the beforeCompact hook threw", { error });
-    } finally {
-      this.#depth -= 1;
     }
     const added =
       typeof decision?.instructions === "string" && decision.instructions.trim() !== ""

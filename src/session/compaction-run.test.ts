@@ -235,6 +235,38 @@ describe("hooks that start a compaction never hang the session", () => {
   });
 });
 
+describe("calls from outside a running beforeCompact hook", () => {
+  it("wait their turn instead of being refused: only the hook's own calls get busy", async () => {
+    let release: () => void = () => {};
+    let entered: () => void = () => {};
+    const inHook = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const session: AgentSession = new AgentSession({
+      contextLimit: 3000,
+      beforeCompact: async (context) => {
+        if (context.trigger !== "auto") return undefined;
+        entered();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return undefined;
+      },
+    });
+    session.append(...history(5));
+    const automatic = session.maybeCompact();
+    await inHook;
+    // The app, not the hook: a forceCompact and a maybeCompact while the hook waits.
+    const forced = session.forceCompact();
+    const joined = session.maybeCompact();
+    release();
+    expect((await automatic).compacted).toBe(true);
+    await expect(joined).resolves.toMatchObject({ compacted: true });
+    await expect(forced).resolves.toMatchObject({ overWindow: false });
+    expect(session.isCompacting).toBe(false);
+  });
+});
+
 describe("signals from another realm or a polyfill", () => {
   it("are accepted by maybeCompact and forceCompact, and honoured", async () => {
     const listeners: (() => void)[] = [];

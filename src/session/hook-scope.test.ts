@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { asyncStorage, HookScope } from "./hook-scope.js";
+
+/** A promise and the function that resolves it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+describe("HookScope", () => {
+  it("finds AsyncLocalStorage on Node", () => {
+    expect(asyncStorage()).toBeDefined();
+  });
+
+  it("with AsyncLocalStorage, is active for the hook's own calls only, while it runs", async () => {
+    const scope = new HookScope();
+    const release = gate();
+    const seen: Record<string, boolean> = {};
+    let later: Promise<boolean> | undefined;
+    const running = scope.run(async () => {
+      seen.inHook = scope.active;
+      await Promise.resolve();
+      seen.afterAwait = scope.active;
+      // Started by the hook, run after it returned: no longer inside it.
+      later = new Promise((resolve) => setTimeout(() => resolve(scope.active), 5));
+      await release.opened;
+    });
+    seen.outside = scope.active;
+    release.open();
+    await running;
+    expect(seen).toEqual({ inHook: true, afterAwait: true, outside: false });
+    expect(await later).toBe(false);
+    expect(scope.active).toBe(false);
+  });
+
+  it("without it, is active for every caller while a hook runs", async () => {
+    const scope = new HookScope(null);
+    const release = gate();
+    const running = scope.run(async () => {
+      await release.opened;
+    });
+    expect(scope.active).toBe(true);
+    release.open();
+    await running;
+    expect(scope.active).toBe(false);
+  });
+
+  it("ends the scope when the hook throws", async () => {
+    const scope = new HookScope();
+    await expect(
+      scope.run(async () => {
+        throw new Error("hook");
+      }),
+    ).rejects.toThrow("hook");
+    expect(scope.active).toBe(false);
+  });
+});
