@@ -80,13 +80,15 @@ export interface ForceCompactResult extends CompactionResult {
 }
 
 const signalSchema = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional();
-export const MaybeCompactOptionsSchema = z.strictObject(
-  { signal: signalSchema },
-  { error: "must be an object" },
-);
+/** "must be an object" for what is not one; zod's own message (naming the key) for an unknown key. */
+const notAnObject = {
+  error: (issue: { code: string }) =>
+    issue.code === "invalid_type" ? "must be an object" : undefined,
+};
+export const MaybeCompactOptionsSchema = z.strictObject({ signal: signalSchema }, notAnObject);
 export const ForceCompactOptionsSchema = z.strictObject(
   { signal: signalSchema, instructions: z.string({ error: "must be a string" }).exactOptional() },
-  { error: "must be an object" },
+  notAnObject,
 );
 
 /** The report of an automatic run that compacted nothing (none was due, or one goes on elsewhere). */

@@ -71,8 +71,14 @@ function isDue(host: CompactionHost, base: CompactionBase): boolean {
   return host.compactors.some((compactor) => compactor.shouldCompact(contextUsed, contextLimit));
 }
 
-/** Runs the `afterCompact` hook for each boundary applied; a hook that throws is logged. */
-async function after(host: CompactionHost, boundaries: readonly CompactionBoundary[]) {
+/**
+ * Runs the `afterCompact` hook for each boundary applied; a hook that throws is logged. Called
+ * once the compaction has released the session (and its lease), so a hook may start another.
+ */
+export async function runAfterHooks(
+  host: CompactionHost,
+  boundaries: readonly CompactionBoundary[],
+): Promise<void> {
   const { afterCompact, logger } = host.sessionOptions;
   if (afterCompact === undefined) return;
   for (const boundary of boundaries) {
@@ -181,7 +187,6 @@ export async function compactAuto(
       };
     }
     for (const event of events) host.emit(event);
-    await after(host, report.boundaries);
     return { ...report, contextUsedAfter: host.contextUsed(), ...discarded };
   } finally {
     await lease.release();
@@ -217,7 +222,6 @@ export async function compactManual(
       }
       if (await swap(host, base, session)) {
         for (const event of events) host.emit(event);
-        await after(host, result.boundaries);
         return result;
       }
       if (attempt >= host.maxAttempts) {

@@ -19,6 +19,7 @@ import type { CompactionEvent, CompactionEventListener } from "../session/events
 import { type AgentSessionOptions, sessionCompactors } from "../session/options.js";
 import type { SessionSnapshot } from "../session/snapshot.js";
 import type { ToolResultInput } from "../session/tool-results.js";
+import { CompactionQueue } from "./compaction-queue.js";
 import { MessageHelper } from "./message-helper.js";
 import {
   assistantRecord,
@@ -39,12 +40,10 @@ import {
   type StorePosition,
 } from "./session-store.js";
 import { SessionView, type SessionViewOptions, viewOptions } from "./session-view.js";
-import {
-  type CompactionBase,
-  type CompactionHost,
-  compactAuto,
-  compactManual,
-  type StoredCompactionReport,
+import type {
+  CompactionBase,
+  CompactionHost,
+  StoredCompactionReport,
 } from "./stored-compaction.js";
 import { type StoredSessionOptions, splitOptions } from "./stored-session-options.js";
 
@@ -93,8 +92,7 @@ export class StoredSession {
   readonly #host: CompactionHost;
   #view: SessionView | undefined;
   #lock: Promise<unknown> = Promise.resolve();
-  #compactions: Promise<unknown> = Promise.resolve();
-  #pendingAuto: Promise<StoredCompactionReport> | undefined;
+  readonly #compactions = new CompactionQueue();
   #failures = 0;
   readonly #helper: MessageHelper;
 
@@ -107,11 +105,13 @@ export class StoredSession {
     this.#store = store;
     this.#sessionId = sessionId;
     this.#own = { ...own, workerId: own.workerId ?? newId() };
-    this.#options = session;
+    const before = this.#compactions.scoped(session.beforeCompact);
+    this.#options = before === undefined ? session : { ...session, beforeCompact: before };
     this.#viewOptions = viewOptions(sessionId, session);
     this.#helper = new MessageHelper(this.#viewOptions);
     if (session.onEvent) this.#listeners.add(session.onEvent);
     this.#host = this.#compactionHost();
+    this.#compactions.attach(this.#host);
   }
 
   /** This session's id in the store. */
@@ -224,17 +224,7 @@ export class StoredSession {
    * Never rejects for a summarizer failure; rejects when the store cannot be reached.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<StoredCompactionReport> {
-    if (this.#pendingAuto) return this.#pendingAuto;
-    const run = this.#compacting(async () => {
-      for (let attempt = 1; ; attempt += 1) {
-        const report = await compactAuto(this.#host, options);
-        if (report.discarded !== "conflict" || attempt >= this.#own.maxAttempts) return report;
-      }
-    }).finally(() => {
-      if (this.#pendingAuto === run) this.#pendingAuto = undefined;
-    });
-    this.#pendingAuto = run;
-    return run;
+    return this.#compactions.maybeCompact(options);
   }
 
   /**
@@ -243,7 +233,7 @@ export class StoredSession {
    * `busy`), and rejects with `aborted` when other workers' compactions won `maxAttempts` times.
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
-    return this.#compacting(() => compactManual(this.#host, options));
+    return this.#compactions.forceCompact(options);
   }
 
   /** A snapshot of the conversation as this worker has it (`AgentSession.toJSON`). */
@@ -264,13 +254,6 @@ export class StoredSession {
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#lock.then(task);
     this.#lock = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Runs `task` after every other compaction of this object. */
-  #compacting<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#compactions.then(task);
-    this.#compactions = run.catch(() => undefined);
     return run;
   }
 
