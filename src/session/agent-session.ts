@@ -308,8 +308,12 @@ export class AgentSession {
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
     return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
       if (this.#pendingAuto !== undefined) this.#background?.release();
-      const before = this.#history.messages;
-      const outcome = await this.#enqueue(() => this.#runner.run("manual", parsed));
+      // What the run finds, once the compactions queued before it are done.
+      let before: readonly Message[] = [];
+      const outcome = await this.#enqueue(() => {
+        before = this.#history.messages;
+        return this.#runner.run("manual", parsed);
+      });
       await this.#hooks.after(outcome.boundaries);
       return forceCompactResult(
         outcome,

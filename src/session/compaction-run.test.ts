@@ -4,6 +4,7 @@ import { LLMCompactor } from "../compactors/llm-compactor.js";
 import type { CompactionOutput, Compactor } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
 import type { CompactionEvent } from "./events.js";
@@ -232,6 +233,37 @@ describe("hooks that start a compaction never hang the session", () => {
     }
     expect(session.isCompacting).toBe(false);
     await expect(session.forceCompact()).resolves.toBeDefined();
+  });
+});
+
+describe("forceCompact queued behind an automatic run", () => {
+  it("counts tokensBefore on the conversation it found, not the one before the automatic run", async () => {
+    const seen: (readonly Message[])[] = [];
+    const session = new AgentSession({
+      contextLimit: 100_000,
+      trimOnOverflow: false,
+      compactor: {
+        isAsync: false,
+        shouldCompact: () => true,
+        compact(conversation, _summaries, context): CompactionOutput {
+          if (context?.trigger === "manual") seen.push(conversation);
+          // Drops the oldest turn each time it runs.
+          const first = conversation[0]?.turnId.number;
+          return {
+            conversation: conversation.filter((message) => message.turnId.number !== first),
+            result: { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 1 },
+          };
+        },
+      },
+    });
+    session.append(...history(4));
+    const automatic = session.maybeCompact();
+    const forced = session.forceCompact();
+    expect((await automatic).compacted).toBe(true);
+    const result = await forced;
+    expect(seen).toHaveLength(1);
+    expect(result.tokensBefore).toBe(estimateTokens(seen[0]!));
+    expect(result.tokensAfter).toBe(estimateTokens(session.messages));
   });
 });
 
