@@ -97,6 +97,11 @@ export interface Compactor {
   ): CompactionOutput;
   /** Whether the real work happens in `compactAsync`. */
   readonly isAsync: boolean;
+  /**
+   * The name events, reports and boundaries give its runs: `threshold`, `llm`, `hybrid` and
+   * `anthropic` for the built-in compactors. @default "custom"
+   */
+  readonly strategy?: string;
 }
 
 /** Options of one asynchronous compaction. */

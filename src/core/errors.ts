@@ -5,11 +5,14 @@ const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
 
 /**
- * Why a compaction failed: `llm_error` the summariser (the `LlmClient`) threw or returned no
- * string; `timeout` it took longer than `summaryTimeoutMs`; `empty_summary` it returned only
- * whitespace; `aborted` the caller's signal fired; `compactor_error` a custom compactor threw
- * (a bug in it, not the summariser's failure); `busy` `maybeCompact`/`forceCompact` was called
- * from a `beforeCompact` hook, which would wait for the compaction that waits for the hook.
+ * Why a compaction failed: `llm_error` the summarizer failed (the `LlmClient` or the Anthropic
+ * API threw, or no string came back); `timeout` it took longer than `summaryTimeoutMs`;
+ * `empty_summary` it returned only whitespace; `aborted` the caller's signal fired, the history
+ * was replaced while compacting, or (stored sessions) other workers' compactions won every
+ * attempt; `compactor_error` a custom compactor threw (a bug in it, not the summarizer's
+ * failure); `busy` `maybeCompact`/`forceCompact` was called from the session's running
+ * `beforeCompact` hook, which would wait for the compaction that waits for the hook, or (stored
+ * sessions) another worker held the compaction lease past `leaseMs`.
  */
 export type CompactionErrorCode =
   | "llm_error"

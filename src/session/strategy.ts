@@ -4,7 +4,7 @@ import { CompactionError, ValidationError } from "../core/errors.js";
 
 /** A compactor's strategy name: its `strategy` property, else `custom`. */
 export function strategyOf(compactor: Compactor): string {
-  const strategy = (compactor as { strategy?: unknown }).strategy;
+  const strategy: unknown = compactor.strategy;
   return typeof strategy === "string" && strategy !== "" ? strategy : "custom";
 }
 
