@@ -89,7 +89,7 @@ export function responseText(response: Pick<AnthropicMessage, "content">): strin
 
 /**
  * An `LlmClient` on `@anthropic-ai/sdk`: each summary is one `messages.create` call with
- * the summariser's system prompt, `max_tokens` from the request and its abort signal. SDK
+ * the summarizer's system prompt, `max_tokens` from the request and its abort signal. SDK
  * errors (4xx, 429 and 5xx after the SDK's own retries, connection errors) are thrown as
  * they are, minus the API key, so `LLMCompactor` reports them as `llm_error` with the
  * original as `cause`.

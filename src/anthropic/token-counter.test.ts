@@ -48,7 +48,7 @@ describe("AnthropicTokenCounter", () => {
     server.queue("count_tokens", { type: "tokens", inputTokens: 1234 });
     const counter = new AnthropicTokenCounter({
       client: sdk(),
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
       system: "You are a coding agent.",
       tools,
       toolChoice: { type: "auto" },
@@ -57,7 +57,7 @@ describe("AnthropicTokenCounter", () => {
     await expect(counter.countTokens(conversation)).resolves.toBe(1234);
     const [request] = server.requestsTo("count_tokens");
     expect(request?.body).toEqual({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
       messages: toAnthropicMessages(conversation),
       system: "You are a coding agent.",
       tools,

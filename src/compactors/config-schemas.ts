@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 
-/** A utilisation ratio in (0, 1]. */
+/** A utilization ratio in (0, 1]. */
 export const THRESHOLD_SCHEMA = z
   .number({ error: "must be a number" })
   .refine((value) => Number.isFinite(value) && value > 0 && value <= 1, {

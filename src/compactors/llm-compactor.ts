@@ -37,7 +37,7 @@ export interface LLMCompactorOptions {
   threshold: number;
   /** Turns at the end kept verbatim; a whole number ≥ 1. @default 3 */
   keepRecentTurns: number;
-  /** The summariser's system prompt. @default DEFAULT_SUMMARY_PROMPT */
+  /** The summarizer's system prompt. @default DEFAULT_SUMMARY_PROMPT */
   summarySystemPrompt?: string;
   /** The most tokens the summary may take. @default 2048 */
   maxSummaryTokens: number;
@@ -47,7 +47,7 @@ export interface LLMCompactorOptions {
    * Token budget (about 4 characters a token) of one summarization request: system prompt,
    * user prompt and transcript. A longer compacted part is summarized in parts that each fit,
    * then combined
-   * (see `summaryOverflow`), so no request exceeds the summariser's window. @default 50000
+   * (see `summaryOverflow`), so no request exceeds the summarizer's window. @default 50000
    */
   maxTranscriptTokens: number;
   /**

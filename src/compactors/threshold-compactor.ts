@@ -44,7 +44,7 @@ export interface ThresholdCompactorOptions {
   keepRecentToolUses?: number | false;
   /**
    * Hysteresis: once triggered, compact oldest first only until the context is at or below
-   * this utilisation, in (0, threshold]. Needs the context the session passes to `compact`;
+   * this utilization, in (0, threshold]. Needs the context the session passes to `compact`;
    * without it (or unset) every eligible result is compacted. @default undefined (compact all eligible)
    */
   targetUtilization?: number;

@@ -288,7 +288,7 @@ export function maskToolResults(
 
 /**
  * Counts what masking changed between two versions of the same messages (same length and
- * order): tool results summarised or redacted, tool inputs cleared.
+ * order): tool results summarized or redacted, tool inputs cleared.
  */
 export function maskingChanges(
   before: readonly Message[],

@@ -64,7 +64,7 @@ export interface CompactionOutput {
 
 /**
  * What a compactor may know besides the conversation: the session passes it so a compactor
- * can aim at a target utilisation. Every field is optional; without them a compactor
+ * can aim at a target utilization. Every field is optional; without them a compactor
  * compacts everything its retention rules allow.
  */
 export interface CompactionContext {

@@ -8,7 +8,7 @@ import { estimateBlockTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
  */
 const memos = new WeakMap<object, number>();
 
-/** Whether estimating a block serialises JSON (worth remembering) rather than reading lengths. */
+/** Whether estimating a block serializes JSON (worth remembering) rather than reading lengths. */
 function isCostlyToEstimate(block: ContentBlock): boolean {
   return (
     block.type === "tool_use" ||
@@ -29,7 +29,7 @@ function countMessageTokens(message: Message): { tokens: number; costly: boolean
 
 /**
  * Estimates the tokens of one message with the local chars-based estimate. The estimate of a
- * message that needs JSON serialisation, or was validated, is computed once per object; the
+ * message that needs JSON serialization, or was validated, is computed once per object; the
  * others only read string lengths, which costs less than remembering them.
  */
 export function estimateMessageTokens(message: Message): number {

@@ -55,7 +55,7 @@ export interface CompactionRunnerSettings {
   contextLimit: number;
   compactors: readonly Compactor[];
   maxConsecutiveFailures: number;
-  trimTarget: number | undefined; // trimOnOverflow's target utilisation, undefined when off
+  trimTarget: number | undefined; // trimOnOverflow's target utilization, undefined when off
   clock: Clock;
   emit: (event: CompactionEvent) => void;
   hooks: CompactionHooks;
@@ -164,7 +164,7 @@ export class CompactionRunner {
         });
       } catch (error) {
         const failure = asCompactionError(error, compactor);
-        // A caller's abort says nothing about the summariser: it does not trip the breaker.
+        // A caller's abort says nothing about the summarizer: it does not trip the breaker.
         if (!manual && summarizes && failure.code !== "aborted") this.consecutiveFailures += 1;
         this.#settings.emit({
           type: "compaction_failed",

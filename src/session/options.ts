@@ -101,7 +101,7 @@ export function sessionCompactors(options: AgentSessionOptions): Compactor[] {
   return compactors;
 }
 
-/** `trimOnOverflow` as a target utilisation, or `undefined` when it is off. */
+/** `trimOnOverflow` as a target utilization, or `undefined` when it is off. */
 export function trimTarget(option: AgentSessionOptions["trimOnOverflow"]): number | undefined {
   if (option === false) return undefined;
   if (option === undefined || option === true) return 0.5;

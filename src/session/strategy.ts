@@ -9,8 +9,8 @@ export function strategyOf(compactor: Compactor): string {
 }
 
 /**
- * A failure as a `CompactionError`: a summariser's failures already are one; anything else a
- * compactor throws is a bug in that compactor (`compactor_error`), never the summariser's.
+ * A failure as a `CompactionError`: a summarizer's failures already are one; anything else a
+ * compactor throws is a bug in that compactor (`compactor_error`), never the summarizer's.
  */
 export function asCompactionError(error: unknown, compactor: Compactor): CompactionError {
   if (CompactionError.isInstance(error)) return error;
