@@ -17,6 +17,7 @@ import type {
   TurnId,
   UserMessage,
 } from "./message.js";
+import { duplicateIdIssues } from "./unique-ids.js";
 
 /** Schema of a JSON value (finite numbers only). */
 export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
@@ -154,17 +155,7 @@ export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
 export const MessagesSchema: z.ZodType<Message[]> = z
   .array(MessageSchema)
   .superRefine((messages, context) => {
-    const seen = new Set<string>();
-    messages.forEach((message, index) => {
-      if (seen.has(message.id)) {
-        context.addIssue({
-          code: "custom",
-          path: [index, "id"],
-          message: `duplicate message id "${message.id}"`,
-        });
-      }
-      seen.add(message.id);
-    });
+    for (const issue of duplicateIdIssues(messages)) context.addIssue({ code: "custom", ...issue });
   });
 
 const isoDate = z.iso

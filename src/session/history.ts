@@ -2,6 +2,7 @@ import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { duplicateIdIssues } from "../core/unique-ids.js";
 import { ContextMeter } from "./context-meter.js";
 import type { ParsedSnapshot } from "./snapshot.js";
 
@@ -47,26 +48,7 @@ export class History {
 
   /** Issues for ids already in use (message ids, `tool_use` ids) or repeated within `messages`. */
   duplicateIssues(messages: readonly Pick<Message, "id" | "content">[]): ValidationIssue[] {
-    const issues: ValidationIssue[] = [];
-    const ids = new Set<string>();
-    const toolUseIds = new Set<string>();
-    messages.forEach((message, index) => {
-      if (this.#ids.has(message.id) || ids.has(message.id)) {
-        issues.push({ path: [index, "id"], message: `duplicate message id "${message.id}"` });
-      }
-      ids.add(message.id);
-      message.content.forEach((block, blockIndex) => {
-        if (block.type !== "tool_use") return;
-        if (this.#toolUseIds.has(block.id) || toolUseIds.has(block.id)) {
-          issues.push({
-            path: [index, "content", blockIndex, "id"],
-            message: `duplicate tool_use id "${block.id}" (\`tool_use\` ids must be unique)`,
-          });
-        }
-        toolUseIds.add(block.id);
-      });
-    });
-    return issues;
+    return duplicateIdIssues(messages, { messageIds: this.#ids, toolUseIds: this.#toolUseIds });
   }
 
   /** Tool use ids of the last assistant message, when it is the last message. */

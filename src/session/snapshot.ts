@@ -7,6 +7,7 @@ import {
   SerializedMessageSchema,
   ToolResultBlockSchema,
 } from "../core/schemas.js";
+import { duplicateIdIssues } from "../core/unique-ids.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { ContextMeterState } from "./context-meter.js";
 import type { AgentSessionOptions } from "./options.js";
@@ -90,17 +91,8 @@ const SessionSnapshotSchema = z
       .exactOptional(),
   })
   .superRefine((snapshot, context) => {
-    const seen = new Set<string>();
-    snapshot.messages.forEach((message, index) => {
-      if (seen.has(message.id)) {
-        context.addIssue({
-          code: "custom",
-          path: ["messages", index, "id"],
-          message: `duplicate message id "${message.id}"`,
-        });
-      }
-      seen.add(message.id);
-    });
+    for (const issue of duplicateIdIssues(snapshot.messages))
+      context.addIssue({ code: "custom", ...issue, path: ["messages", ...issue.path] });
   });
 
 /** A validated snapshot, dates restored. */

@@ -2,6 +2,7 @@ import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { CONTINUATION_NOTE, CONTINUATION_REQUEST } from "../core/preserved-thinking.js";
+import { duplicateIdIssues } from "../core/unique-ids.js";
 import { AgentSession } from "../session/agent-session.js";
 import type { CompactionArchive } from "../session/archive.js";
 import { USER_TURN_OWNER } from "../session/history.js";
@@ -244,22 +245,9 @@ export class SessionView {
     return messages.every((message) => this.#ids.has(message.id));
   }
 
-  /** Issues for message or `tool_use` ids the conversation already holds. */
-  duplicateIssues(messages: readonly Message[]): ValidationIssue[] {
-    const issues: ValidationIssue[] = [];
-    messages.forEach((message, index) => {
-      if (this.#ids.has(message.id))
-        issues.push({ path: [index, "id"], message: `duplicate message id "${message.id}"` });
-      message.content.forEach((block, blockIndex) => {
-        if (block.type === "tool_use" && this.#toolUseIds.has(block.id)) {
-          issues.push({
-            path: [index, "content", blockIndex, "id"],
-            message: `duplicate tool_use id "${block.id}" (\`tool_use\` ids must be unique)`,
-          });
-        }
-      });
-    });
-    return issues;
+  /** Issues for message or `tool_use` ids the conversation already holds, or repeated within `messages`. */
+  duplicateIssues(messages: readonly Pick<Message, "id" | "content">[]): ValidationIssue[] {
+    return duplicateIdIssues(messages, { messageIds: this.#ids, toolUseIds: this.#toolUseIds });
   }
 
   /**
