@@ -1,9 +1,8 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import pTimeout, { TimeoutError } from "p-timeout";
 import { z } from "zod";
 import { POSITIVE_INT_SCHEMA, THRESHOLD_SCHEMA } from "../compactors/config-schemas.js";
 import { recentStart } from "../compactors/retention.js";
-import { linkAbort, throwIfAborted } from "../core/abort.js";
+import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
@@ -347,42 +346,22 @@ export class AnthropicCompactor implements AsyncCompactor {
       compaction: { type: "summarize", ...(instructions === undefined ? {} : { instructions }) },
       betas: [COMPACTION_BETA, ...(betas ?? []).filter((beta) => beta !== COMPACTION_BETA)],
     };
-    const link = linkAbort(options.signal);
-    let response: unknown;
-    try {
-      const request = Promise.resolve(
-        this.#client.beta.messages.create(
-          body as never,
-          { ...requestOptions, signal: link.signal } as never,
-        ),
-      );
-      request.catch(() => {});
-      response = await pTimeout(Promise.race([request, link.aborted]), {
+    const response = await requestWithin(
+      (signal) =>
+        this.#client.beta.messages.create(body as never, { ...requestOptions, signal } as never),
+      {
+        signal: options.signal,
         milliseconds: this.config.timeoutMs,
-      });
-    } catch (error) {
-      if (CompactionError.isInstance(error)) throw error;
-      throwIfAborted(options.signal);
-      if (
-        error instanceof TimeoutError ||
-        (isObject(error) && error.name === "APIConnectionTimeoutError")
-      ) {
-        link.abort(error);
-        throw new CompactionError(
-          "timeout",
-          `compaction request timed out after ${this.config.timeoutMs} ms`,
-          {
-            cause: error,
-          },
-        );
-      }
-      const cause = redactSecrets(error, clientSecrets(this.#client));
-      throw new CompactionError("llm_error", `compaction request failed: ${describe(cause)}`, {
-        cause,
-      });
-    } finally {
-      link.release();
-    }
+        what: "compaction request",
+        isTimeout: (error) => isObject(error) && error.name === "APIConnectionTimeoutError",
+        failure: (error) => {
+          const cause = redactSecrets(error, clientSecrets(this.#client));
+          return new CompactionError("llm_error", `compaction request failed: ${describe(cause)}`, {
+            cause,
+          });
+        },
+      },
+    );
     return readCompaction(response);
   }
 }

@@ -1,5 +1,4 @@
-import pTimeout, { TimeoutError } from "p-timeout";
-import { linkAbort, throwIfAborted } from "../core/abort.js";
+import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type CompactAsyncOptions,
   type CompactionOutput,
@@ -162,46 +161,25 @@ async function requestSummary(
   prompt: string,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  throwIfAborted(signal);
-  const link = linkAbort(signal);
-  let completion: Promise<unknown>;
-  try {
-    completion = Promise.resolve(
+  const text: unknown = await requestWithin(
+    (requestSignal) =>
       client.complete({
         prompt,
         system: options.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT,
         maxTokens: options.maxSummaryTokens,
-        signal: link.signal,
+        signal: requestSignal,
       }),
-    );
-  } catch (error) {
-    completion = Promise.reject(error);
-  }
-  completion.catch(() => {});
-
-  let text: unknown;
-  try {
-    text = await pTimeout(Promise.race([completion, link.aborted]), {
+    {
+      signal,
       milliseconds: options.summaryTimeoutMs,
-      ...(options.timers ? { customTimers: options.timers } : {}),
-    });
-  } catch (error) {
-    if (CompactionError.isInstance(error)) throw error;
-    throwIfAborted(signal);
-    if (error instanceof TimeoutError) {
-      link.abort(error);
-      throw new CompactionError(
-        "timeout",
-        `summary timed out after ${options.summaryTimeoutMs} ms`,
-        { cause: error },
-      );
-    }
-    throw new CompactionError("llm_error", `summarizer failed: ${describe(error)}`, {
-      cause: error,
-    });
-  } finally {
-    link.release();
-  }
+      timers: options.timers,
+      what: "summary",
+      failure: (error) =>
+        new CompactionError("llm_error", `summarizer failed: ${describe(error)}`, {
+          cause: error,
+        }),
+    },
+  );
   if (typeof text !== "string") {
     throw new CompactionError("llm_error", `summarizer returned ${typeof text}, not a string`);
   }

@@ -1,3 +1,4 @@
+import pTimeout, { TimeoutError } from "p-timeout";
 import { CompactionError } from "./errors.js";
 
 /**
@@ -60,4 +61,62 @@ export function linkAbort(callerSignal: AbortSignal | undefined): LinkedAbort {
     abort: (reason) => controller.abort(reason),
     release: () => callerSignal?.removeEventListener("abort", forward),
   };
+}
+
+/** How {@link requestWithin} runs one request. */
+export interface RequestWithinOptions {
+  /** The caller's signal. */
+  signal: AbortSignal | undefined;
+  /** The deadline, in milliseconds. */
+  milliseconds: number;
+  /** Timers for the deadline (tests inject their own). @default the global timers */
+  timers?: { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout } | undefined;
+  /** What timed out, for the message: `${what} timed out after N ms`. */
+  what: string;
+  /** Whether an error the request threw is a timeout of its own (an SDK's). @default none is */
+  isTimeout?: (error: unknown) => boolean;
+  /** The error for anything else the request threw (its `llm_error`). */
+  failure: (error: unknown) => CompactionError;
+}
+
+/**
+ * One request under a deadline, linked to the caller's signal: `start` gets a signal that
+ * fires when the caller aborts or the deadline passes. Rejects with `CompactionError`:
+ * `aborted` when the caller's signal fired (checked before the request starts too), `timeout`
+ * when the deadline passed (the request is then aborted), a `CompactionError` the request threw
+ * as it is, and anything else as `failure` makes it.
+ */
+export async function requestWithin<T>(
+  start: (signal: AbortSignal) => T | PromiseLike<T>,
+  options: RequestWithinOptions,
+): Promise<T> {
+  throwIfAborted(options.signal);
+  const link = linkAbort(options.signal);
+  let request: Promise<T>;
+  try {
+    request = Promise.resolve(start(link.signal));
+  } catch (error) {
+    request = Promise.reject(error);
+  }
+  request.catch(() => {});
+  try {
+    return await pTimeout(Promise.race([request, link.aborted]), {
+      milliseconds: options.milliseconds,
+      ...(options.timers === undefined ? {} : { customTimers: options.timers }),
+    });
+  } catch (error) {
+    if (CompactionError.isInstance(error)) throw error;
+    throwIfAborted(options.signal);
+    if (error instanceof TimeoutError || options.isTimeout?.(error) === true) {
+      link.abort(error);
+      throw new CompactionError(
+        "timeout",
+        `${options.what} timed out after ${options.milliseconds} ms`,
+        { cause: error },
+      );
+    }
+    throw options.failure(error);
+  } finally {
+    link.release();
+  }
 }

@@ -1,20 +1,16 @@
-import { CompactionError } from "../core/errors.js";
+import { abortedError } from "../core/abort.js";
 import type { SessionStore } from "./session-store.js";
 
 /** Resolves after `ms`, or rejects with an `aborted` CompactionError when `signal` fires. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(
-        new CompactionError("aborted", "the compaction was aborted", { cause: signal.reason }),
-      );
+      reject(abortedError(signal));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(
-        new CompactionError("aborted", "the compaction was aborted", { cause: signal?.reason }),
-      );
+      reject(abortedError(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
