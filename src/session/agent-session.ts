@@ -31,6 +31,7 @@ import { CompactionRunner, type CompactionRunOptions } from "./compaction-run.js
 import type { Usage } from "./context-meter.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";
+import { JoinedRun } from "./joined-run.js";
 import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
@@ -70,7 +71,7 @@ export class AgentSession {
   readonly #background: BackgroundGate | undefined;
   readonly #logger: AgentSessionOptions["logger"];
   #queue: Promise<unknown> = Promise.resolve();
-  #pendingAuto: Promise<MaybeCompactReport> | undefined;
+  readonly #auto = new JoinedRun<MaybeCompactReport>();
   #running = 0;
 
   /** @throws {ValidationError} when an option is invalid. */
@@ -266,11 +267,11 @@ export class AgentSession {
   maybeCompact(options: MaybeCompactOptions = {}): Promise<MaybeCompactReport> {
     return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
       this.#background === undefined
-        ? (this.#pendingAuto ?? this.#runAuto(parsed))
+        ? (this.#auto.pending ?? this.#runAuto(parsed))
         : compactInBackground(this.#background, parsed, {
             contextUsed: () => this.contextUsed,
             contextLimit: this.#contextLimit,
-            pending: this.#pendingAuto,
+            pending: this.#auto.pending,
             runAuto: (options) => this.#runAuto(options),
           }),
     );
@@ -278,27 +279,15 @@ export class AgentSession {
 
   /** One automatic run; a call while it is queued or running joins it. */
   #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
-    const queued = this.#enqueue(() => this.#runner.run("auto", options));
-    const clear = () => {
-      if (this.#pendingAuto !== run) return;
-      this.#pendingAuto = undefined;
-      this.#background?.reset();
-    };
-    // Joining ends when the run has released the session, before the hooks run.
-    const run = queued.then(
+    return this.#auto.start(
+      this.#enqueue(() => this.#runner.run("auto", options)),
       async (outcome) => {
-        clear();
         const report = maybeCompactReport(outcome, this.contextUsed);
         await this.#hooks.after(report.boundaries);
         return report;
       },
-      (error: unknown) => {
-        clear();
-        throw error;
-      },
+      () => this.#background?.reset(),
     );
-    this.#pendingAuto = run;
-    return run;
   }
 
   /**
@@ -307,7 +296,7 @@ export class AgentSession {
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
     return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
-      if (this.#pendingAuto !== undefined) this.#background?.release();
+      if (this.#auto.pending !== undefined) this.#background?.release();
       // What the run finds, once the compactions queued before it are done.
       let before: readonly Message[] = [];
       const outcome = await this.#enqueue(() => {

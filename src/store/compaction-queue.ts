@@ -6,6 +6,7 @@ import {
 } from "../session/compaction-report.js";
 import { HookScope } from "../session/hook-scope.js";
 import type { BeforeCompactHook } from "../session/hooks.js";
+import { JoinedRun } from "../session/joined-run.js";
 import {
   type CompactionHost,
   compactAuto,
@@ -25,7 +26,7 @@ export class CompactionQueue {
   readonly #scope = new HookScope();
   #host: CompactionHost | undefined;
   #queue: Promise<unknown> = Promise.resolve();
-  #pendingAuto: Promise<StoredCompactionReport> | undefined;
+  readonly #auto = new JoinedRun<StoredCompactionReport>();
 
   /** The session's `beforeCompact`, run inside the scope whose compactions are refused. */
   scoped(hook: BeforeCompactHook | undefined): BeforeCompactHook | undefined {
@@ -46,7 +47,7 @@ export class CompactionQueue {
       "maybeCompact",
       this.#scope.active,
       (parsed) => {
-        if (this.#pendingAuto !== undefined) return this.#pendingAuto;
+        if (this.#auto.pending !== undefined) return this.#auto.pending;
         const host = this.#attached;
         const queued = this.#enqueue(async () => {
           for (let attempt = 1; ; attempt += 1) {
@@ -54,22 +55,10 @@ export class CompactionQueue {
             if (report.discarded !== "conflict" || attempt >= host.maxAttempts) return report;
           }
         });
-        const clear = () => {
-          if (this.#pendingAuto === run) this.#pendingAuto = undefined;
-        };
-        const run = queued.then(
-          async (report) => {
-            clear();
-            await runAfterHooks(host, report.boundaries);
-            return report;
-          },
-          (error: unknown) => {
-            clear();
-            throw error;
-          },
-        );
-        this.#pendingAuto = run;
-        return run;
+        return this.#auto.start(queued, async (report) => {
+          await runAfterHooks(host, report.boundaries);
+          return report;
+        });
       },
     );
   }
