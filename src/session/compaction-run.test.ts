@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { gate, holdingHook } from "../../test/support/gate.js";
 import { history } from "../../test/support/session-history.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
-import type { CompactionOutput, Compactor } from "../core/compactor.js";
+import type { CompactionOutput, CompactionResult, Compactor } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -21,6 +22,19 @@ function droppingCompactor(): Compactor {
         result: { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 },
       };
     },
+  };
+}
+
+/** A custom compactor that returns its input unchanged, claiming `result`. */
+function unchangedCompactor(result: CompactionResult, skipReason?: string): Compactor {
+  return {
+    isAsync: false,
+    shouldCompact: () => true,
+    compact: (conversation) => ({
+      conversation: [...conversation],
+      result,
+      ...(skipReason === undefined ? {} : { skipReason }),
+    }),
   };
 }
 
@@ -49,15 +63,10 @@ describe("the stage loop: one definition of changed", () => {
     const session = new AgentSession({
       contextLimit: 100_000,
       trimOnOverflow: false,
-      compactor: {
-        isAsync: false,
-        shouldCompact: () => true,
-        compact: (conversation) => ({
-          conversation: [...conversation],
-          result: { toolResultsSummarized: 5, toolResultsRedacted: 0, turnsCompacted: 0 },
-          skipReason: "nothing old enough",
-        }),
-      },
+      compactor: unchangedCompactor(
+        { toolResultsSummarized: 5, toolResultsRedacted: 0, turnsCompacted: 0 },
+        "nothing old enough",
+      ),
       onEvent: (event) => events.push(event),
     });
     session.append(...history(2));
@@ -81,14 +90,11 @@ describe("the stage loop: one definition of changed", () => {
     const session = new AgentSession({
       contextLimit: 100_000,
       trimOnOverflow: false,
-      compactor: {
-        isAsync: false,
-        shouldCompact: () => true,
-        compact: (conversation) => ({
-          conversation: [...conversation],
-          result: { toolResultsSummarized: 5, toolResultsRedacted: 1, turnsCompacted: 2 },
-        }),
-      },
+      compactor: unchangedCompactor({
+        toolResultsSummarized: 5,
+        toolResultsRedacted: 1,
+        turnsCompacted: 2,
+      }),
     });
     session.append(...history(2));
     const report = await session.maybeCompact();
@@ -269,29 +275,19 @@ describe("forceCompact queued behind an automatic run", () => {
 
 describe("calls from outside a running beforeCompact hook", () => {
   it("wait their turn instead of being refused: only the hook's own calls get busy", async () => {
-    let release: () => void = () => {};
-    let entered: () => void = () => {};
-    const inHook = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
+    const entered = gate();
+    const release = gate();
     const session: AgentSession = new AgentSession({
       contextLimit: 3000,
-      beforeCompact: async (context) => {
-        if (context.trigger !== "auto") return undefined;
-        entered();
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        return undefined;
-      },
+      beforeCompact: holdingHook(entered, release),
     });
     session.append(...history(5));
     const automatic = session.maybeCompact();
-    await inHook;
+    await entered.opened;
     // The app, not the hook: a forceCompact and a maybeCompact while the hook waits.
     const forced = session.forceCompact();
     const joined = session.maybeCompact();
-    release();
+    release.open();
     expect((await automatic).compacted).toBe(true);
     await expect(joined).resolves.toMatchObject({ compacted: true });
     await expect(forced).resolves.toMatchObject({ overWindow: false });

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { gate } from "../../test/support/gate.js";
 import { asyncStorage, HookScope } from "./hook-scope.js";
-
-/** A promise and the function that resolves it. */
-function gate(): { opened: Promise<void>; open: () => void } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
 
 describe("HookScope", () => {
   it("finds AsyncLocalStorage on Node", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { gate, holdingHook } from "../../test/support/gate.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { AgentSessionOptions } from "../session/options.js";
@@ -70,26 +71,14 @@ describe("a stored session's hooks that start a compaction never hang it", () =>
   });
 
   it("lets calls from outside a running beforeCompact hook wait their turn", async () => {
-    let release: () => void = () => {};
-    let entered: () => void = () => {};
-    const inHook = new Promise<void>((resolve) => {
-      entered = resolve;
-    });
-    const session = await compactingSession({
-      beforeCompact: async (context) => {
-        if (context.trigger !== "auto") return undefined;
-        entered();
-        await new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        return undefined;
-      },
-    });
+    const entered = gate();
+    const release = gate();
+    const session = await compactingSession({ beforeCompact: holdingHook(entered, release) });
     const automatic = session.maybeCompact();
-    await inHook;
+    await entered.opened;
     const forced = session.forceCompact();
     expect(session.maybeCompact()).toBe(automatic);
-    release();
+    release.open();
     expect((await automatic).compacted).toBe(true);
     await expect(forced).resolves.toMatchObject({ overWindow: false });
   });
