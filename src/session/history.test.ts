@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { ConversationBuilder } from "../testing/builders.js";
+import { AgentSession } from "./agent-session.js";
+import { History } from "./history.js";
+import { parseSnapshot } from "./snapshot.js";
+
+/** u1: a request and a read_file call (tool use `t1`), its result, an answer; u2: a request. */
+function conversation() {
+  return new ConversationBuilder({ idPrefix: "h" })
+    .user("first")
+    .toolCall({ id: "t1", name: "read_file", result: "contents" })
+    .assistant("done")
+    .user("second")
+    .build();
+}
+
+describe("History", () => {
+  it("serves one frozen view per change, and a plain copy for compactions", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages.slice(0, 2));
+    const view = history.messages;
+    expect(Object.isFrozen(view)).toBe(true);
+    expect(history.messages).toBe(view);
+    history.push(messages.slice(2));
+    expect(history.messages).not.toBe(view);
+    expect(history.messages).toEqual(messages);
+    const copy = history.snapshot();
+    expect(Object.isFrozen(copy)).toBe(false);
+    expect(copy).toEqual(messages);
+  });
+
+  it("knows the ids in use, the last user turn and the pending tool uses", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages.slice(0, 2));
+    expect([...history.pendingToolUseIds()]).toEqual(["t1"]);
+    expect(history.duplicateIssues([messages[0]!])).toEqual([
+      { path: [0, "id"], message: `duplicate message id "${messages[0]!.id}"` },
+    ]);
+    const call = messages[1]!.content.filter((block) => block.type === "tool_use");
+    expect(history.duplicateIssues([{ id: "new", content: call }])).toEqual([
+      {
+        path: [0, "content", 0, "id"],
+        message: 'duplicate tool_use id "t1" (`tool_use` ids must be unique)',
+      },
+    ]);
+    history.push(messages.slice(2));
+    expect(history.pendingToolUseIds().size).toBe(0);
+    expect(history.lastTurnNumber).toBe(2);
+  });
+
+  it("on replace, bumps the generation and forgets the summaries of results that left", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages);
+    history.summaries.set("t1", "read_file: 8 characters");
+    history.summaries.set("t9", "stored ahead of its result");
+    const generation = history.generation;
+    history.replace(messages.slice(3));
+    expect(history.generation).toBe(generation + 1);
+    expect([...history.summaries.keys()]).toEqual(["t9"]);
+    expect(history.duplicateIssues([messages[0]!])).toEqual([]);
+  });
+
+  it("restores a snapshot, refusing tool_use ids used twice", () => {
+    const messages = conversation();
+    const session = new AgentSession({ contextLimit: 100_000, compactor: false });
+    session.append(...messages);
+    session.storeCompactSummaries({ t1: "summary" });
+    const history = new History();
+    history.restore(parseSnapshot(session.toJSON()));
+    expect(history.messages).toEqual(messages);
+    expect(history.lastTurnNumber).toBe(2);
+    expect(history.summaries.get("t1")).toBe("summary");
+
+    // The tool call again under another message id: a valid list, but not a valid history.
+    const snapshot = { ...session.toJSON() };
+    snapshot.messages = [...snapshot.messages, { ...snapshot.messages[1]!, id: "again" }];
+    expect(() => new History().restore(parseSnapshot(snapshot))).toThrow(
+      /messages\[5\]\.content\[0\]\.id: duplicate tool_use id "t1"/,
+    );
+  });
+});
