@@ -40,6 +40,23 @@ describe("HookScope", () => {
     expect(scope.active).toBe(false);
   });
 
+  it("knows its hook's calls through another scope's hook they started", async () => {
+    const outer = new HookScope();
+    const inner = new HookScope();
+    const seen: boolean[] = [];
+    await outer.run(async () =>
+      inner.run(async () => {
+        seen.push(outer.active, inner.active);
+      }),
+    );
+    expect(seen).toEqual([true, true]);
+    const other = new HookScope();
+    await inner.run(async () => {
+      seen.push(other.active);
+    });
+    expect(seen).toEqual([true, true, false]);
+  });
+
   it("ends the scope when the hook throws", async () => {
     const scope = new HookScope();
     await expect(

@@ -19,20 +19,36 @@ export function asyncStorage(): AsyncStorage | undefined {
 }
 
 /**
+ * One storage for every scope, made on first use: on Node 20 each `AsyncLocalStorage` that has
+ * run costs every promise created afterwards, for as long as the process lives.
+ */
+let shared: AsyncStorage | null | undefined;
+const sharedStorage = (): AsyncStorage | null => {
+  shared ??= asyncStorage() ?? null;
+  return shared;
+};
+
+/** The hook calls the current code runs inside, innermost first. */
+interface HookFrame {
+  token: object;
+  outer: unknown;
+}
+
+/**
  * Tells whether code runs inside one of a session's `beforeCompact` hooks: a compaction the
  * hook starts and awaits would wait for the compaction that waits for the hook. With
- * `AsyncLocalStorage` it knows the hook's own calls (and what they start) from anyone else's,
- * who then simply wait their turn; without it, every call made while a hook runs counts as
- * the hook's.
+ * `AsyncLocalStorage` it knows the hook's own calls (and what they start, through other
+ * sessions' hooks too) from anyone else's, who then simply wait their turn; without it, every
+ * call made while a hook runs counts as the hook's.
  */
 export class HookScope {
-  readonly #storage: AsyncStorage | undefined;
+  readonly #storage: AsyncStorage | null;
   /** One token per hook call running. */
   readonly #running = new Set<object>();
 
-  /** `storage`: `null` to go without (as on a runtime that has none). */
-  constructor(storage: AsyncStorage | null = asyncStorage() ?? null) {
-    this.#storage = storage ?? undefined;
+  /** `storage`: `null` to go without (as on a runtime that has none). @default the shared one */
+  constructor(storage: AsyncStorage | null = sharedStorage()) {
+    this.#storage = storage;
   }
 
   /** Runs `hook` inside the scope. */
@@ -40,7 +56,9 @@ export class HookScope {
     const token = {};
     this.#running.add(token);
     try {
-      return await (this.#storage === undefined ? hook() : this.#storage.run(token, hook));
+      if (this.#storage === null) return await hook();
+      const frame: HookFrame = { token, outer: this.#storage.getStore() };
+      return await this.#storage.run(frame, hook);
     } finally {
       this.#running.delete(token);
     }
@@ -48,8 +66,13 @@ export class HookScope {
 
   /** Whether the caller runs inside a hook call of this scope that has not returned yet. */
   get active(): boolean {
-    if (this.#storage === undefined) return this.#running.size > 0;
-    const token = this.#storage.getStore();
-    return typeof token === "object" && token !== null && this.#running.has(token);
+    if (this.#storage === null) return this.#running.size > 0;
+    for (let frame = this.#storage.getStore(); isFrame(frame); frame = frame.outer)
+      if (this.#running.has(frame.token)) return true;
+    return false;
   }
+}
+
+function isFrame(value: unknown): value is HookFrame {
+  return typeof value === "object" && value !== null && "token" in value;
 }
