@@ -14,7 +14,11 @@ import type {
  * (`inHook`, see {@link HookScope}): they would wait for the compaction that waits for the hook.
  */
 export class CompactionHooks {
-  readonly #before: BeforeCompactHook | undefined;
+  /**
+   * The `beforeCompact` hook, run inside this session's scope: where a compaction from it is
+   * refused. A stored session hands it to the sessions its compactions run in.
+   */
+  readonly scopedBefore: BeforeCompactHook | undefined;
   readonly #after: AfterCompactHook | undefined;
   readonly #logger: Logger | undefined;
   readonly #scope = new HookScope();
@@ -24,7 +28,8 @@ export class CompactionHooks {
     after: AfterCompactHook | undefined,
     logger: Logger | undefined,
   ) {
-    this.#before = before;
+    this.scopedBefore =
+      before === undefined ? undefined : (context) => this.#scope.run(async () => before(context));
     this.#after = after;
     this.#logger = logger;
   }
@@ -42,13 +47,14 @@ export class CompactionHooks {
     context: Omit<BeforeCompactContext, "instructions">,
     instructions: string | undefined,
   ): Promise<BeforeCompactDecision> {
-    if (this.#before === undefined) return instructions === undefined ? {} : { instructions };
-    const before = this.#before;
+    const before = this.scopedBefore;
+    if (before === undefined) return instructions === undefined ? {} : { instructions };
     let decision: BeforeCompactDecision | undefined;
     try {
-      decision = await this.#scope.run(async () =>
-        before({ ...context, ...(instructions === undefined ? {} : { instructions }) }),
-      );
+      decision = await before({
+        ...context,
+        ...(instructions === undefined ? {} : { instructions }),
+      });
     } catch (error) {
       this.#logger?.warn("agent-compaction: the beforeCompact hook threw", { error });
     }

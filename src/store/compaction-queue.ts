@@ -1,17 +1,15 @@
+import type { CompactionHooks } from "../session/compaction-hooks.js";
 import {
   ForceCompactOptionsSchema,
   type ForceCompactResult,
   MaybeCompactOptionsSchema,
   startCall,
 } from "../session/compaction-report.js";
-import { HookScope } from "../session/hook-scope.js";
-import type { BeforeCompactHook } from "../session/hooks.js";
 import { JoinedRun } from "../session/joined-run.js";
 import {
   type CompactionHost,
   compactAuto,
   compactManual,
-  runAfterHooks,
   type StoredCompactionReport,
 } from "./stored-compaction.js";
 
@@ -23,20 +21,15 @@ import {
  * itself); calls from elsewhere wait their turn.
  */
 export class CompactionQueue {
-  readonly #scope = new HookScope();
-  #host: CompactionHost | undefined;
+  readonly #host: CompactionHost;
+  readonly #hooks: CompactionHooks;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #auto = new JoinedRun<StoredCompactionReport>();
 
-  /** The session's `beforeCompact`, run inside the scope whose compactions are refused. */
-  scoped(hook: BeforeCompactHook | undefined): BeforeCompactHook | undefined {
-    if (hook === undefined) return undefined;
-    return (context) => this.#scope.run(async () => hook(context));
-  }
-
-  /** Binds the queue to its session (whose options hold the {@link scoped} hook). */
-  attach(host: CompactionHost): void {
+  /** `hooks`: the session's, whose `scopedBefore` the host's session options hold. */
+  constructor(host: CompactionHost, hooks: CompactionHooks) {
     this.#host = host;
+    this.#hooks = hooks;
   }
 
   /** See `StoredSession.maybeCompact`. */
@@ -45,10 +38,10 @@ export class CompactionQueue {
       MaybeCompactOptionsSchema,
       options,
       "maybeCompact",
-      this.#scope.active,
+      this.#hooks.inHook,
       (parsed) => {
         if (this.#auto.pending !== undefined) return this.#auto.pending;
-        const host = this.#attached;
+        const host = this.#host;
         const queued = this.#enqueue(async () => {
           for (let attempt = 1; ; attempt += 1) {
             const report = await compactAuto(host, parsed);
@@ -56,7 +49,7 @@ export class CompactionQueue {
           }
         });
         return this.#auto.start(queued, async (report) => {
-          await runAfterHooks(host, report.boundaries);
+          await this.#hooks.after(report.boundaries);
           return report;
         });
       },
@@ -69,19 +62,14 @@ export class CompactionQueue {
       ForceCompactOptionsSchema,
       options,
       "forceCompact",
-      this.#scope.active,
+      this.#hooks.inHook,
       async (parsed) => {
-        const host = this.#attached;
+        const host = this.#host;
         const result = await this.#enqueue(() => compactManual(host, parsed));
-        await runAfterHooks(host, result.boundaries);
+        await this.#hooks.after(result.boundaries);
         return result;
       },
     );
-  }
-
-  get #attached(): CompactionHost {
-    if (this.#host === undefined) throw new Error("the compaction queue has no session");
-    return this.#host;
   }
 
   /** Runs `task` after every compaction queued before it. */

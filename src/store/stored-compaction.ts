@@ -10,7 +10,6 @@ import {
   type MaybeCompactReport,
 } from "../session/compaction-report.js";
 import type { CompactionEvent } from "../session/events.js";
-import type { CompactionBoundary } from "../session/hooks.js";
 import type { AgentSessionOptions } from "../session/options.js";
 import type { SessionSnapshot } from "../session/snapshot.js";
 import { Lease } from "./lease.js";
@@ -69,25 +68,6 @@ function isDue(host: CompactionHost, base: CompactionBase): boolean {
   const { contextLimit, trimOnOverflow } = host.sessionOptions;
   if (trimOnOverflow !== false && contextUsed > TRIM_DUE_SHARE * contextLimit) return true;
   return host.compactors.some((compactor) => compactor.shouldCompact(contextUsed, contextLimit));
-}
-
-/**
- * Runs the `afterCompact` hook for each boundary applied; a hook that throws is logged. Called
- * once the compaction has released the session (and its lease), so a hook may start another.
- */
-export async function runAfterHooks(
-  host: CompactionHost,
-  boundaries: readonly CompactionBoundary[],
-): Promise<void> {
-  const { afterCompact, logger } = host.sessionOptions;
-  if (afterCompact === undefined) return;
-  for (const boundary of boundaries) {
-    try {
-      await afterCompact(boundary);
-    } catch (error) {
-      logger?.warn("agent-compaction: an afterCompact hook threw", { error });
-    }
-  }
 }
 
 const isThinking = (block: ContentBlock) =>

@@ -9,6 +9,7 @@ import type {
 import { newId } from "../core/message-factory.js";
 import { AgentSession } from "../session/agent-session.js";
 import type { ArchiveRecord } from "../session/archive.js";
+import { CompactionHooks } from "../session/compaction-hooks.js";
 import type {
   ForceCompactOptions,
   ForceCompactResult,
@@ -92,7 +93,7 @@ export class StoredSession {
   readonly #host: CompactionHost;
   #view: SessionView | undefined;
   #lock: Promise<unknown> = Promise.resolve();
-  readonly #compactions = new CompactionQueue();
+  readonly #compactions: CompactionQueue;
   #failures = 0;
   readonly #helper: MessageHelper;
 
@@ -105,13 +106,14 @@ export class StoredSession {
     this.#store = store;
     this.#sessionId = sessionId;
     this.#own = { ...own, workerId: own.workerId ?? newId() };
-    const before = this.#compactions.scoped(session.beforeCompact);
+    const hooks = new CompactionHooks(session.beforeCompact, session.afterCompact, session.logger);
+    const before = hooks.scopedBefore;
     this.#options = before === undefined ? session : { ...session, beforeCompact: before };
     this.#viewOptions = viewOptions(sessionId, session);
     this.#helper = new MessageHelper(this.#viewOptions);
     if (session.onEvent) this.#listeners.add(session.onEvent);
     this.#host = this.#compactionHost();
-    this.#compactions.attach(this.#host);
+    this.#compactions = new CompactionQueue(this.#host, hooks);
   }
 
   /** This session's id in the store. */
