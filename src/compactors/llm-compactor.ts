@@ -25,11 +25,9 @@ import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
 export type { SummaryOverflow } from "./summary-chunking.js";
 
-/** Timer functions, injectable so tests can control the summary deadline. */
-export interface Timers {
-  setTimeout: typeof globalThis.setTimeout;
-  clearTimeout: typeof globalThis.clearTimeout;
-}
+import type { Timers } from "../core/abort.js";
+
+export type { Timers };
 
 /** Options of {@link LLMCompactor}. */
 export interface LLMCompactorOptions {

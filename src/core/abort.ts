@@ -63,6 +63,12 @@ export function linkAbort(callerSignal: AbortSignal | undefined): LinkedAbort {
   };
 }
 
+/** Timer functions, injectable so tests can control the summary deadline. */
+export interface Timers {
+  setTimeout: typeof globalThis.setTimeout;
+  clearTimeout: typeof globalThis.clearTimeout;
+}
+
 /** How {@link requestWithin} runs one request. */
 export interface RequestWithinOptions {
   /** The caller's signal. */
@@ -70,7 +76,7 @@ export interface RequestWithinOptions {
   /** The deadline, in milliseconds. */
   milliseconds: number;
   /** Timers for the deadline (tests inject their own). @default the global timers */
-  timers?: { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout } | undefined;
+  timers?: Timers | undefined;
   /** What timed out, for the message: `${what} timed out after N ms`. */
   what: string;
   /** Whether an error the request threw is a timeout of its own (an SDK's). @default none is */
