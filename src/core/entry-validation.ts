@@ -36,7 +36,9 @@ export function validatedEstimate(value: unknown, subject: string): number {
     if (unknown.length === 0) return tokens;
     if (unknown.length < value.length && newMessagesValid(value, unknown)) {
       rememberValid(unknown.map((index) => value[index] as Message));
-      return knownMessages(value).tokens;
+      // Now all known: unless a message object stands twice, which the schema check names.
+      const again = knownMessages(value);
+      if (again.unknown.length === 0) return again.tokens;
     }
   }
   parseOrThrow(MessagesSchema, value, subject);

@@ -68,4 +68,21 @@ describe("validatedEstimate: each message object checked once", () => {
       /duplicate message id/,
     );
   });
+
+  it("sees a message object repeated in what was appended to an array validated before", () => {
+    const messages = conversation(10, "f");
+    validatedEstimate(messages, "conversation");
+    const grown = [...messages];
+    validatedEstimate(grown, "conversation");
+    grown.push(messages[3]!);
+    expect(() => validatedEstimate(grown, "conversation")).toThrow(/duplicate message id/);
+    const many = [...messages];
+    validatedEstimate(many, "conversation");
+    many.push(...conversation(20, "f").slice(messages.length, messages.length + 20), messages[7]!);
+    expect(() => validatedEstimate(many, "conversation")).toThrow(/duplicate message id/);
+    // Known messages in another order, each once: valid, however often the array is checked.
+    const reordered = [...messages].reverse();
+    expect(validatedEstimate(reordered, "conversation")).toBe(estimateTokens(messages));
+    expect(validatedEstimate([...reordered], "conversation")).toBe(estimateTokens(messages));
+  });
 });

@@ -1,12 +1,22 @@
 import type { ContentBlock, Message } from "./message.js";
 import { estimateBlockTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 
+/** What the library remembers of a message object. */
+interface Memo {
+  /** Its token estimate (always above 0): as is when validated, negated when only estimated. */
+  tokens: number;
+  /** The last {@link knownMessages} call that met it: a repeat in one array is seen without a set. */
+  seen: number;
+}
+
 /**
- * What the library remembers of a message object, by identity. Messages are immutable, so what
- * was worked out about one holds as long as the object lives: its token estimate (always above
- * 0), stored as is when the message was validated and negated when it was only estimated.
+ * What is remembered of each message object, by identity. Messages are immutable, so what was
+ * worked out about one holds as long as the object lives.
  */
-const memos = new WeakMap<object, number>();
+const memos = new WeakMap<object, Memo>();
+
+/** Numbers the {@link knownMessages} calls, for {@link Memo.seen}. */
+let calls = 0;
 
 /** Whether estimating a block serializes JSON (worth remembering) rather than reading lengths. */
 function isCostlyToEstimate(block: ContentBlock): boolean {
@@ -34,9 +44,9 @@ function countMessageTokens(message: Message): { tokens: number; costly: boolean
  */
 export function estimateMessageTokens(message: Message): number {
   const memo = memos.get(message);
-  if (memo !== undefined) return Math.abs(memo);
+  if (memo !== undefined) return Math.abs(memo.tokens);
   const { tokens, costly } = countMessageTokens(message);
-  if (costly) memos.set(message, -tokens);
+  if (costly) memos.set(message, { tokens: -tokens, seen: 0 });
   return tokens;
 }
 
@@ -54,8 +64,9 @@ export function estimateTokens(messages: readonly Message[]): number {
 export function rememberValid(messages: readonly Message[]): void {
   for (const message of messages) {
     const memo = memos.get(message);
-    if (memo === undefined) memos.set(message, countMessageTokens(message).tokens);
-    else if (memo < 0) memos.set(message, -memo);
+    if (memo === undefined)
+      memos.set(message, { tokens: countMessageTokens(message).tokens, seen: 0 });
+    else if (memo.tokens < 0) memo.tokens = -memo.tokens;
   }
 }
 
@@ -74,9 +85,13 @@ function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boo
   return true;
 }
 
-/** Whether an element from `from` on repeats an earlier one (those before `from` are distinct). */
-function repeats(values: readonly unknown[], from: number): boolean {
-  if (values.length - from > 16) return new Set(values).size !== values.length;
+/** Whether an element from `from` on (those are distinct) is one of those before it. */
+function repeatsKnown(values: readonly unknown[], from: number): boolean {
+  if (values.length - from > 16) {
+    const appended = new Set(values.slice(from));
+    for (let index = 0; index < from; index += 1) if (appended.has(values[index])) return true;
+    return false;
+  }
   for (let index = from; index < values.length; index += 1)
     if (values.indexOf(values[index]) !== index) return true;
   return false;
@@ -99,14 +114,21 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
   if (known !== undefined && from === values.length) return { tokens: known.tokens, unknown: [] };
   let tokens = from === 0 ? 0 : known!.tokens;
   const unknown: number[] = [];
+  const call = ++calls;
+  let repeated = false;
   for (let index = from; index < values.length; index += 1) {
     const value = values[index];
     const memo = typeof value === "object" && value !== null ? memos.get(value) : undefined;
-    if (memo === undefined || memo < 0) unknown.push(index);
-    else tokens += memo;
+    if (memo === undefined || memo.tokens < 0) {
+      unknown.push(index);
+      continue;
+    }
+    tokens += memo.tokens;
+    if (memo.seen === call) repeated = true;
+    memo.seen = call;
   }
   if (unknown.length > 0) return { tokens, unknown };
-  if (repeats(values, from)) {
+  if (repeated || (from > 0 && repeatsKnown(values, from))) {
     return { tokens, unknown: Array.from({ length: values.length - from }, (_, i) => from + i) };
   }
   if (known !== undefined && from > 0) {
