@@ -42,12 +42,13 @@ export const TurnIdSchema: z.ZodType<TurnId> = z.object({
 
 const extra = JsonObjectSchema.exactOptional();
 
-/** Schema of a {@link TextBlock}. */
-export const TextBlockSchema: z.ZodType<TextBlock> = z.object({
+const textBlock = z.object({
   type: z.literal("text"),
   text: z.string(),
   extra,
 });
+/** Schema of a {@link TextBlock}. */
+export const TextBlockSchema: z.ZodType<TextBlock> = textBlock;
 
 /** Schema of an {@link ImageSource}. */
 export const ImageSourceSchema: z.ZodType<ImageSource> = z.discriminatedUnion("type", [
@@ -56,52 +57,55 @@ export const ImageSourceSchema: z.ZodType<ImageSource> = z.discriminatedUnion("t
   z.object({ type: z.literal("file"), fileId: z.string().min(1) }),
 ]);
 
-/** Schema of an {@link ImageBlock}. */
-export const ImageBlockSchema: z.ZodType<ImageBlock> = z.object({
+const imageBlock = z.object({
   type: z.literal("image"),
   source: ImageSourceSchema,
   extra,
 });
+/** Schema of an {@link ImageBlock}. */
+export const ImageBlockSchema: z.ZodType<ImageBlock> = imageBlock;
 
-/** Schema of a {@link ThinkingBlock}. */
-export const ThinkingBlockSchema: z.ZodType<ThinkingBlock> = z.object({
+const thinkingBlock = z.object({
   type: z.literal("thinking"),
   thinking: z.string(),
   signature: z.string(),
   extra,
 });
+/** Schema of a {@link ThinkingBlock}. */
+export const ThinkingBlockSchema: z.ZodType<ThinkingBlock> = thinkingBlock;
 
-/** Schema of a {@link RedactedThinkingBlock}. */
-export const RedactedThinkingBlockSchema: z.ZodType<RedactedThinkingBlock> = z.object({
+const redactedThinkingBlock = z.object({
   type: z.literal("redacted_thinking"),
   data: z.string(),
   extra,
 });
+/** Schema of a {@link RedactedThinkingBlock}. */
+export const RedactedThinkingBlockSchema: z.ZodType<RedactedThinkingBlock> = redactedThinkingBlock;
 
-/** Schema of a {@link ToolUseBlock}. */
-export const ToolUseBlockSchema: z.ZodType<ToolUseBlock> = z.object({
+const toolUseBlock = z.object({
   type: z.literal("tool_use"),
   id: z.string().min(1, "must be a non-empty string"),
   name: z.string().min(1, "must be a non-empty string"),
   input: JsonObjectSchema,
   extra,
 });
+/** Schema of a {@link ToolUseBlock}. */
+export const ToolUseBlockSchema: z.ZodType<ToolUseBlock> = toolUseBlock;
 
-/** Schema of an {@link OpaqueBlock}. */
-export const OpaqueBlockSchema: z.ZodType<OpaqueBlock> = z.object({
+const opaqueBlock = z.object({
   type: z.literal("opaque"),
   block: JsonObjectSchema,
 });
+/** Schema of an {@link OpaqueBlock}. */
+export const OpaqueBlockSchema: z.ZodType<OpaqueBlock> = opaqueBlock;
 
 /** Schema of what a tool result may contain. */
-export const ToolResultContentBlockSchema: z.ZodType<ToolResultContentBlock> = z.union([
-  TextBlockSchema,
-  ImageBlockSchema,
-  OpaqueBlockSchema,
-]);
+export const ToolResultContentBlockSchema: z.ZodType<ToolResultContentBlock> = z.discriminatedUnion(
+  "type",
+  [textBlock, imageBlock, opaqueBlock],
+);
 
-/** Schema of a {@link ToolResultBlock}. */
-export const ToolResultBlockSchema: z.ZodType<ToolResultBlock> = z.object({
+const toolResultBlock = z.object({
   type: z.literal("tool_result"),
   toolUseId: z.string().min(1, "must be a non-empty string"),
   content: z.union([z.string(), z.array(ToolResultContentBlockSchema)]),
@@ -109,16 +113,18 @@ export const ToolResultBlockSchema: z.ZodType<ToolResultBlock> = z.object({
   compactSummary: z.string().exactOptional(),
   extra,
 });
+/** Schema of a {@link ToolResultBlock}. */
+export const ToolResultBlockSchema: z.ZodType<ToolResultBlock> = toolResultBlock;
 
 /** Schema of any {@link ContentBlock}. */
-export const ContentBlockSchema: z.ZodType<ContentBlock> = z.union([
-  TextBlockSchema,
-  ImageBlockSchema,
-  ThinkingBlockSchema,
-  RedactedThinkingBlockSchema,
-  ToolUseBlockSchema,
-  ToolResultBlockSchema,
-  OpaqueBlockSchema,
+export const ContentBlockSchema: z.ZodType<ContentBlock> = z.discriminatedUnion("type", [
+  textBlock,
+  imageBlock,
+  thinkingBlock,
+  redactedThinkingBlock,
+  toolUseBlock,
+  toolResultBlock,
+  opaqueBlock,
 ]);
 
 function messageFields<D extends z.ZodType<Date>>(date: D) {
