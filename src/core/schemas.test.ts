@@ -39,4 +39,22 @@ describe("message schemas: a broken block is named by its field", () => {
     expect(issue?.path).toEqual([1, "content", 0, "type"]);
     expect(issue?.message).toMatch(/'text' \| 'image' .*'tool_use' \| 'tool_result'/);
   });
+
+  it("names a value JSON cannot hold inside a tool input, a circular one too", () => {
+    const messages = structuredClone(conversation());
+    const use = messages[1]!.content[0] as { input: Record<string, unknown> };
+    use.input = { path: "a.ts", range: [1, Number.NaN] };
+    expect(issuesOf(messages)).toEqual([
+      { path: [1, "content", 0, "input", "range", 1], message: "must be a finite number" },
+    ]);
+    const options: Record<string, unknown> = {};
+    options.self = options;
+    use.input = { path: "a.ts", options };
+    expect(issuesOf(messages)).toEqual([
+      {
+        path: [1, "content", 0, "input", "options", "self"],
+        message: "must not contain itself (circular reference)",
+      },
+    ]);
+  });
 });

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { ValidationIssue } from "./errors.js";
+import { jsonObjectIssues, jsonValueIssues } from "./json-value.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -19,20 +21,22 @@ import type {
 } from "./message.js";
 import { duplicateIdIssues } from "./unique-ids.js";
 
-/** Schema of a JSON value (finite numbers only). */
-export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number().refine(Number.isFinite, "must be a finite number"),
-    z.boolean(),
-    z.null(),
-    z.array(JsonValueSchema),
-    z.record(z.string(), JsonValueSchema),
-  ]),
-);
+/** A schema of `T` whose check is `issues` (paths relative to the value checked). */
+function checkedBy<T>(issues: (value: unknown) => ValidationIssue[]): z.ZodType<T> {
+  return z.custom<T>().superRefine((value, context) => {
+    for (const issue of issues(value)) context.addIssue({ code: "custom", ...issue });
+  });
+}
+
+/**
+ * Schema of a JSON value (finite numbers, plain objects, no cycles). A hand-written walk
+ * rather than a recursive zod schema: it reports the same paths, and keeps every schema that
+ * holds it free of recursion, which `z.compile` needs (see `compiled-schema.ts`).
+ */
+export const JsonValueSchema: z.ZodType<JsonValue> = checkedBy<JsonValue>(jsonValueIssues);
 
 /** Schema of a JSON object. */
-export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), JsonValueSchema);
+export const JsonObjectSchema: z.ZodType<JsonObject> = checkedBy<JsonObject>(jsonObjectIssues);
 
 /** Schema of a {@link TurnId}. */
 export const TurnIdSchema: z.ZodType<TurnId> = z.object({
