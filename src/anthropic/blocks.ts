@@ -3,6 +3,7 @@ import type {
   ContentBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import { setProperty } from "../core/json-value.js";
 import type {
   ContentBlock,
   ImageBlock,
@@ -17,7 +18,6 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { setProperty } from "./json.js";
 import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
 
 /**

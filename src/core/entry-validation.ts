@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { isAbortSignal } from "./abort.js";
+import { validity } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
 import { knownMessages, rememberValid } from "./message-memo.js";
 import { MessageSchema, MessagesSchema } from "./schemas.js";
+
+const messageValid = validity(MessageSchema);
+const messagesValid = validity(MessagesSchema);
 
 /**
  * Whether the messages at `indexes` of `conversation` are well formed and their ids differ from
@@ -13,7 +17,7 @@ function newMessagesValid(conversation: readonly unknown[], indexes: readonly nu
   const ids = new Set<string>();
   for (const index of indexes) {
     const message = conversation[index];
-    if (!MessageSchema.safeParse(message).success) return false;
+    if (!messageValid(message, 1)) return false;
     const id = (message as Message).id;
     if (ids.has(id)) return false;
     ids.add(id);
@@ -41,7 +45,9 @@ export function validatedEstimate(value: unknown, subject: string): number {
       if (again.unknown.length === 0) return again.tokens;
     }
   }
-  parseOrThrow(MessagesSchema, value, subject);
+  // The issues, or valid after all: an optional field set to `undefined` counts as absent.
+  if (!messagesValid(value, Array.isArray(value) ? value.length : 1))
+    parseOrThrow(MessagesSchema, value, subject);
   rememberValid(value as Message[]);
   return knownMessages(value as Message[]).tokens;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonObjectIssues, jsonValueIssues } from "./json-value.js";
+import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "./json-value.js";
 import { JsonObjectSchema, JsonValueSchema } from "./schemas.js";
 
 describe("jsonValueIssues", () => {
@@ -25,8 +25,8 @@ describe("jsonValueIssues", () => {
       { path: ["b", "c"], message: "must be a finite number" },
       { path: ["b", "d"], message: "must be a JSON value, not function" },
       { path: ["b", "e"], message: "must be a JSON value, not undefined" },
-      { path: ["f"], message: "must be a JSON value, not a class instance" },
-      { path: ["g"], message: "must be a JSON value, not a class instance" },
+      { path: ["f"], message: "must be a plain JSON object, not a Point" },
+      { path: ["g"], message: "must be a plain JSON object, not a Date" },
     ]);
   });
 
@@ -54,14 +54,31 @@ describe("jsonValueIssues", () => {
   });
 });
 
+describe("normalizeJson", () => {
+  it("copies as JSON carries it: undefined properties dropped, -0 kept, issues below the path", () => {
+    const issues: { path: (string | number)[]; message: string }[] = [];
+    const value = { a: undefined, b: [-0, undefined], c: { d: Number.NaN } };
+    const copy = normalizeJson(value, ["x"], issues);
+    expect(copy).toEqual({ b: [-0, null], c: {} });
+    expect(Object.is((copy as { b: number[] }).b[0], -0)).toBe(true);
+    expect(copy).not.toBe(value);
+    expect(issues).toEqual([
+      { path: ["x", "b", 1], message: "must be a JSON value, not undefined" },
+      { path: ["x", "c", "d"], message: "must be a finite number" },
+    ]);
+  });
+});
+
 describe("JsonValueSchema and JsonObjectSchema", () => {
-  it("report the issues with their paths, below the path of the value", () => {
+  it("report the first issue, named by its path within the value", () => {
     const result = JsonObjectSchema.safeParse({ a: { b: [Number.NaN] } });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map(({ path, message }) => ({ path, message }))).toEqual([
-      { path: ["a", "b", 0], message: "must be a finite number" },
+      { path: [], message: "a.b[0] must be a finite number" },
     ]);
     expect(JsonValueSchema.safeParse([1, "x", null]).success).toBe(true);
-    expect(JsonObjectSchema.safeParse([1]).success).toBe(false);
+    expect(JsonObjectSchema.safeParse([1]).error?.issues[0]?.message).toBe(
+      "must be a JSON object, not an array",
+    );
   });
 });

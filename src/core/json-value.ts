@@ -1,4 +1,5 @@
 import type { ValidationIssue } from "./errors.js";
+import type { JsonObject, JsonValue } from "./message.js";
 import { isPlainObject } from "./plain-object.js";
 
 type Path = (string | number)[];
@@ -9,9 +10,9 @@ type Path = (string | number)[];
  * object that contains itself. Empty when it is one. Reads only; nothing is copied.
  */
 export function jsonValueIssues(value: unknown): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  check(value, [], issues, []);
-  return issues;
+  const walk: Walk = { issues: [], ancestors: [], copy: false };
+  visit(value, [], walk);
+  return walk.issues;
 }
 
 /** {@link jsonValueIssues}, and an issue when `value` is not an object (an array is not one). */
@@ -20,41 +21,99 @@ export function jsonObjectIssues(value: unknown): ValidationIssue[] {
   return [{ path: [], message: `must be a JSON object, not ${describe(value)}` }];
 }
 
+/**
+ * A deep copy of `value` as JSON would carry it: object properties holding `undefined` are
+ * dropped (as `JSON.stringify` drops them); what JSON cannot hold (see {@link jsonValueIssues})
+ * is reported in `issues` with its path below `path`, and left out of the copy. Numbers are
+ * copied as they are, so `-0` stays `-0`.
+ */
+export function normalizeJson(
+  value: unknown,
+  path: Path,
+  issues: ValidationIssue[],
+): JsonValue | undefined {
+  return visit(value, [...path], { issues, ancestors: [], copy: true });
+}
+
+/** Sets an own property, even one named `__proto__` (as `JSON.parse` would). */
+export function setProperty(target: JsonObject, key: string, value: JsonValue): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
+}
+
 function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "a class instance" : typeof value;
+  if (typeof value !== "object") return typeof value;
+  const name: unknown = value.constructor?.name;
+  return typeof name === "string" && name !== "" ? `a ${name}` : "a class instance";
 }
 
-// One path array, pushed and popped on the way down, copied only into an issue.
-function check(value: unknown, path: Path, issues: ValidationIssue[], ancestors: object[]) {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return;
+/** One walk: the issues found, the objects it is inside of, and whether it copies. */
+interface Walk {
+  issues: ValidationIssue[];
+  ancestors: object[];
+  copy: boolean;
+}
+
+/**
+ * Checks `value` (and copies it when `walk.copy`; otherwise returns `undefined`). One path
+ * array, pushed and popped on the way down, copied only into an issue.
+ */
+function visit(value: unknown, path: Path, walk: Walk): JsonValue | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
   if (typeof value === "number") {
-    if (!Number.isFinite(value))
-      issues.push({ path: [...path], message: "must be a finite number" });
-    return;
+    if (Number.isFinite(value)) return value;
+    walk.issues.push({ path: [...path], message: "must be a finite number" });
+    return undefined;
   }
-  if (typeof value !== "object" || !(Array.isArray(value) || isPlainObject(value))) {
-    issues.push({ path: [...path], message: `must be a JSON value, not ${describe(value)}` });
-    return;
+  if (typeof value !== "object") {
+    walk.issues.push({ path: [...path], message: `must be a JSON value, not ${describe(value)}` });
+    return undefined;
   }
-  if (ancestors.includes(value)) {
-    issues.push({ path: [...path], message: "must not contain itself (circular reference)" });
-    return;
+  if (!Array.isArray(value) && !isPlainObject(value)) {
+    walk.issues.push({
+      path: [...path],
+      message: `must be a plain JSON object, not ${describe(value)}`,
+    });
+    return undefined;
   }
-  ancestors.push(value);
+  if (walk.ancestors.includes(value)) {
+    walk.issues.push({ path: [...path], message: "must not contain itself (circular reference)" });
+    return undefined;
+  }
+  walk.ancestors.push(value);
+  let copy: JsonValue | undefined;
   if (Array.isArray(value)) {
+    const items: JsonValue[] | undefined = walk.copy ? new Array(value.length) : undefined;
     for (let index = 0; index < value.length; index += 1) {
       path.push(index);
-      check(value[index], path, issues, ancestors);
+      const item = visit(value[index], path, walk);
+      if (items !== undefined) items[index] = item ?? null;
       path.pop();
     }
+    copy = items;
   } else {
+    const fields: JsonObject | undefined = walk.copy ? {} : undefined;
     for (const key of Object.keys(value)) {
+      const item: unknown = value[key];
+      // JSON drops such a property: a copy leaves it out, a check names it.
+      if (item === undefined && fields !== undefined) continue;
       path.push(key);
-      check((value as Record<string, unknown>)[key], path, issues, ancestors);
+      const field = visit(item, path, walk);
       path.pop();
+      if (fields !== undefined && field !== undefined) setProperty(fields, key, field);
     }
+    copy = fields;
   }
-  ancestors.pop();
+  walk.ancestors.pop();
+  return copy;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ValidationIssue } from "./errors.js";
+import { formatPath, type ValidationIssue } from "./errors.js";
 import { jsonObjectIssues, jsonValueIssues } from "./json-value.js";
 import type {
   AssistantMessage,
@@ -21,10 +21,17 @@ import type {
 } from "./message.js";
 import { duplicateIdIssues } from "./unique-ids.js";
 
-/** A schema of `T` whose check is `issues` (paths relative to the value checked). */
+/**
+ * A schema of `T` valid when `issues` finds none; its message is the first, named by its path
+ * within the value. A plain check, not a refinement: `z.compile` runs it inline.
+ */
 function checkedBy<T>(issues: (value: unknown) => ValidationIssue[]): z.ZodType<T> {
-  return z.custom<T>().superRefine((value, context) => {
-    for (const issue of issues(value)) context.addIssue({ code: "custom", ...issue });
+  return z.custom<T>((value) => issues(value).length === 0, {
+    error: ({ input }) => {
+      const [first] = issues(input);
+      if (first === undefined || first.path.length === 0) return first?.message;
+      return `${formatPath(first.path)} ${first.message}`;
+    },
   });
 }
 
