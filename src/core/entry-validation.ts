@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { isAbortSignal } from "./abort.js";
-import { validity } from "./compiled-schema.js";
+import { LazilyCompiled } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
 import { knownMessages, rememberValid } from "./message-memo.js";
 import { MessageSchema, MessagesSchema } from "./schemas.js";
 
-const messageValid = validity(MessageSchema);
-const messagesValid = validity(MessagesSchema);
+const messageSchema = new LazilyCompiled(MessageSchema);
+const messagesSchema = new LazilyCompiled(MessagesSchema);
 
 /**
  * Whether the messages at `indexes` of `conversation` are well formed and their ids differ from
@@ -16,9 +16,9 @@ const messagesValid = validity(MessagesSchema);
 function newMessagesValid(conversation: readonly unknown[], indexes: readonly number[]): boolean {
   const ids = new Set<string>();
   for (const index of indexes) {
-    const message = conversation[index];
-    if (!messageValid(message, 1)) return false;
-    const id = (message as Message).id;
+    const value = conversation[index];
+    if (!messageSchema.for(1).validate(value)) return false;
+    const id = (value as Message).id;
     if (ids.has(id)) return false;
     ids.add(id);
   }
@@ -46,8 +46,8 @@ export function validatedEstimate(value: unknown, subject: string): number {
     }
   }
   // The issues, or valid after all: an optional field set to `undefined` counts as absent.
-  if (!messagesValid(value, Array.isArray(value) ? value.length : 1))
-    parseOrThrow(MessagesSchema, value, subject);
+  const schema = messagesSchema.for(Array.isArray(value) ? value.length : 1);
+  if (!schema.validate(value)) parseOrThrow(schema, value, subject);
   rememberValid(value as Message[]);
   return knownMessages(value as Message[]).tokens;
 }

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { LazilyCompiled } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
 import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
   JsonObjectSchema,
@@ -68,7 +70,8 @@ const ArchiveRecordSchema = z.discriminatedUnion("kind", [
 
 const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
 
-const SessionSnapshotSchema = z
+/** Schema of a {@link SessionSnapshot}, dates restored. */
+export const SessionSnapshotSchema = z
   .object({
     version: z.literal(1, { error: "must be 1 (the only snapshot version)" }),
     sessionId: z.string().min(1, "must be a non-empty string"),
@@ -95,12 +98,16 @@ const SessionSnapshotSchema = z
       context.addIssue({ code: "custom", ...issue, path: ["messages", ...issue.path] });
   });
 
+const snapshotSchema = new LazilyCompiled(SessionSnapshotSchema);
+
 /** A validated snapshot, dates restored. */
 export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
 
 /** Validates a snapshot and restores its dates. @throws {ValidationError} naming the bad field. */
 export function parseSnapshot(snapshot: unknown): ParsedSnapshot {
-  return parseOrThrow(SessionSnapshotSchema, snapshot, "session snapshot");
+  const messages =
+    isPlainObject(snapshot) && Array.isArray(snapshot.messages) ? snapshot.messages.length : 1;
+  return parseOrThrow(snapshotSchema.for(messages), snapshot, "session snapshot");
 }
 
 /** An archive record as JSON (its messages' dates as ISO strings). */

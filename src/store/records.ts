@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
 import { type Usage, UsageSchema } from "../session/context-meter.js";
 import type { SerializedMessage, SessionSnapshot } from "../session/snapshot.js";
@@ -26,7 +28,8 @@ export type LogRecord = LogEntry & {
   headVersion: number;
 };
 
-const LogRecordSchema = z.discriminatedUnion("kind", [
+/** Schema of a log record as stored. */
+export const LogRecordSchema = z.discriminatedUnion("kind", [
   z.object({
     format: z.literal(STORE_FORMAT),
     headVersion: count,
@@ -53,6 +56,8 @@ const LogRecordSchema = z.discriminatedUnion("kind", [
     summaries: z.record(z.string().min(1), z.string()),
   }),
 ]);
+
+const logRecordSchema = new LazilyCompiled(LogRecordSchema);
 
 /** A head record: the session's snapshot after a compaction. */
 export interface HeadRecord {
@@ -161,7 +166,10 @@ function issuesOf(error: z.ZodError): ValidationIssue[] {
 /** @throws {ValidationError} naming the session and the field when record `seq` is bad. */
 export function decodeRecord(sessionId: string, seq: number, data: string): LogRecord {
   const path = ["log", seq];
-  const parsed = LogRecordSchema.safeParse(parseJson(sessionId, path, data));
+  const value = parseJson(sessionId, path, data);
+  const messages =
+    isPlainObject(value) && Array.isArray(value.messages) ? value.messages.length : 1;
+  const parsed = logRecordSchema.for(messages).safeParse(value);
   if (!parsed.success) throw storedDataError(sessionId, path, issuesOf(parsed.error));
   const { format: _format, ...record } = parsed.data;
   return record as LogRecord;

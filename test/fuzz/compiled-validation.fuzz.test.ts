@@ -1,9 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { validity } from "../../src/core/compiled-schema.js";
-import { MessageSchema, MessagesSchema, SerializedMessageSchema } from "../../src/core/schemas.js";
-import type { Message } from "../../src/index.js";
+import { LazilyCompiled } from "../../src/core/compiled-schema.js";
+import { MessageSchema, MessagesSchema } from "../../src/core/schemas.js";
+import { AgentSession, type Message } from "../../src/index.js";
+import { SessionSnapshotSchema } from "../../src/session/snapshot.js";
+import { LogRecordSchema } from "../../src/store/records.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
 import { seed } from "../properties/invariants.js";
 import { DELETE, junkArbitrary, mutate, paths } from "../support/mutation.js";
@@ -12,14 +14,16 @@ import { DELETE, junkArbitrary, mutate, paths } from "../support/mutation.js";
 const PLAUSIBLE: readonly unknown[] = ["", "x", 0, 1, 2.5, true, false, null, [], {}, new Date(0)];
 
 describe("the compiled message check agrees with zod's runtime parser", () => {
-  it("the message schemas compile (a recursive one would silently stay on the runtime parser)", () => {
-    for (const schema of [MessageSchema, MessagesSchema, z.array(SerializedMessageSchema)])
+  it("the schemas compile (a recursive one would silently stay on the runtime parser)", () => {
+    for (const schema of [MessageSchema, MessagesSchema, SessionSnapshotSchema, LogRecordSchema])
       expect(() => z.compile(schema, { strict: true })).not.toThrow();
   });
 
   it("on conversations with one value replaced or deleted, a message repeated or moved", () => {
-    const compiled = validity(MessagesSchema, 0);
-    const runtime = validity(MessagesSchema, Number.POSITIVE_INFINITY);
+    const compiled = new LazilyCompiled(MessagesSchema, 0).for(1);
+    const runtime = new LazilyCompiled(MessagesSchema, Number.POSITIVE_INFINITY).for(1);
+    expect(compiled).not.toBe(MessagesSchema);
+    expect(runtime).toBe(MessagesSchema);
     let refused = 0;
     fc.assert(
       fc.property(
@@ -38,9 +42,10 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
             messages,
           ];
           for (const value of broken) {
-            const valid = runtime(value, 1);
+            const valid = runtime.validate(value);
             expect(valid).toBe(MessagesSchema.safeParse(value).success);
-            expect(compiled(value, 1)).toBe(valid);
+            expect(compiled.validate(value)).toBe(valid);
+            expect(compiled.safeParse(value).success).toBe(valid);
             if (!valid) refused += 1;
           }
         },
@@ -49,5 +54,33 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
     );
     // The property saw both answers.
     expect(refused).toBeGreaterThan(400);
+  });
+
+  it("on session snapshots with one value replaced or deleted", () => {
+    const compiled = new LazilyCompiled(SessionSnapshotSchema, 0).for(1);
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        trajectoryArbitrary(),
+        fc.nat(),
+        fc.oneof(junkArbitrary, fc.constant(DELETE), fc.constantFrom(...PLAUSIBLE)),
+        (messages: Message[], pick, replacement) => {
+          const session = new AgentSession({
+            contextLimit: 100_000,
+            sessionId: messages[0]!.sessionId,
+          });
+          session.append(...messages);
+          const snapshot: unknown = JSON.parse(JSON.stringify(session.toJSON()));
+          const all = paths(snapshot);
+          const broken = mutate(snapshot, all[pick % all.length]!, replacement);
+          const valid = SessionSnapshotSchema.safeParse(broken).success;
+          expect(compiled.safeParse(broken).success).toBe(valid);
+          expect(compiled.validate(broken)).toBe(valid);
+          if (!valid) refused += 1;
+        },
+      ),
+      { seed: seed(20_261_202), numRuns: 200 },
+    );
+    expect(refused).toBeGreaterThan(50);
   });
 });

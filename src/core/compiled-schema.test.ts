@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { LazilyCompiled } from "./compiled-schema.js";
+
+describe("LazilyCompiled", () => {
+  const schema = z.array(z.object({ id: z.string().min(1) }));
+
+  it("answers with the runtime schema until the items would pass the bound, then compiled", () => {
+    const lazily = new LazilyCompiled(schema, 10);
+    expect(lazily.for(4)).toBe(schema);
+    expect(lazily.for(5)).toBe(schema);
+    const compiled = lazily.for(1);
+    expect(compiled).not.toBe(schema);
+    expect(lazily.for(1_000)).toBe(compiled);
+  });
+
+  it("compiles at once for a value larger than the bound", () => {
+    expect(new LazilyCompiled(schema, 10).for(10)).not.toBe(schema);
+  });
+
+  it("the compiled schema gives the runtime one's answers and issues", () => {
+    const compiled = new LazilyCompiled(schema, 0).for(1);
+    expect(compiled.validate([{ id: "a" }])).toBe(true);
+    expect(compiled.parse([{ id: "a", extra: 1 }])).toEqual([{ id: "a" }]);
+    const bad = [{ id: "a" }, { id: "" }];
+    expect(compiled.validate(bad)).toBe(false);
+    expect(compiled.safeParse(bad).error?.issues).toEqual(schema.safeParse(bad).error?.issues);
+  });
+});
