@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LazilyCompiled } from "./compiled-schema.js";
 import {
   isCompactionBlock,
   isSystemMessage,
@@ -77,9 +78,12 @@ const LenientMessageSchema = z.object({
   content: z.array(ContentBlockSchema),
 });
 
-const LenientMessagesSchema = z.array(LenientMessageSchema, {
+/** Schema of what `validateConversation` takes: messages whose content may be empty. */
+export const LenientMessagesSchema = z.array(LenientMessageSchema, {
   error: "must be an array of messages",
 });
+
+const lenientMessagesSchema = new LazilyCompiled(LenientMessagesSchema);
 
 const ASSISTANT_ONLY_BLOCKS = new Set<ContentBlock["type"]>([
   "tool_use",
@@ -97,7 +101,8 @@ const ASSISTANT_ONLY_BLOCKS = new Set<ContentBlock["type"]>([
  * if (problems.length > 0) throw new Error(problems.map((p) => p.message).join("\n"));
  */
 export function validateConversation(messages: readonly Message[]): ConversationProblem[] {
-  const parsed = parseOrThrow(LenientMessagesSchema, messages, "messages");
+  const schema = lenientMessagesSchema.for(Array.isArray(messages) ? messages.length : 1);
+  const parsed = parseOrThrow(schema, messages, "messages");
   // Checks on what was parsed but reports on the caller's objects' positions: the same indexes.
   const problems: ConversationProblem[] = [];
   const report = (problem: ConversationProblem) => problems.push(problem);

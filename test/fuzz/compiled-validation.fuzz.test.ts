@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LazilyCompiled } from "../../src/core/compiled-schema.js";
 import { MessageSchema, MessagesSchema } from "../../src/core/schemas.js";
+import { LenientMessagesSchema } from "../../src/core/validate-conversation.js";
 import { AgentSession, type Message } from "../../src/index.js";
 import { SessionSnapshotSchema } from "../../src/session/snapshot.js";
 import { LogRecordSchema } from "../../src/store/records.js";
@@ -15,7 +16,13 @@ const PLAUSIBLE: readonly unknown[] = ["", "x", 0, 1, 2.5, true, false, null, []
 
 describe("the compiled message check agrees with zod's runtime parser", () => {
   it("the schemas compile (a recursive one would silently stay on the runtime parser)", () => {
-    for (const schema of [MessageSchema, MessagesSchema, SessionSnapshotSchema, LogRecordSchema])
+    for (const schema of [
+      MessageSchema,
+      MessagesSchema,
+      LenientMessagesSchema,
+      SessionSnapshotSchema,
+      LogRecordSchema,
+    ])
       expect(() => z.compile(schema, { strict: true })).not.toThrow();
   });
 
@@ -24,6 +31,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
     const runtime = new LazilyCompiled(MessagesSchema, Number.POSITIVE_INFINITY).for(1);
     expect(compiled).not.toBe(MessagesSchema);
     expect(runtime).toBe(MessagesSchema);
+    const lenient = new LazilyCompiled(LenientMessagesSchema, 0).for(1);
     let refused = 0;
     fc.assert(
       fc.property(
@@ -46,6 +54,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
             expect(valid).toBe(MessagesSchema.safeParse(value).success);
             expect(compiled.validate(value)).toBe(valid);
             expect(compiled.safeParse(value).success).toBe(valid);
+            expect(lenient.validate(value)).toBe(LenientMessagesSchema.safeParse(value).success);
             if (!valid) refused += 1;
           }
         },
