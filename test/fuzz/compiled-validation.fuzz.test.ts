@@ -14,6 +14,19 @@ import { DELETE, junkArbitrary, mutate, paths } from "../support/mutation.js";
 /** Values some field accepts: a change to one may keep the conversation valid, or not. */
 const PLAUSIBLE: readonly unknown[] = ["", "x", 0, 1, 2.5, true, false, null, [], {}, new Date(0)];
 
+/** What replaces one value: junk, a plausible value, or nothing (the value deleted). */
+const replacementArbitrary = fc.oneof(
+  junkArbitrary,
+  fc.constant(DELETE),
+  fc.constantFrom(...PLAUSIBLE),
+);
+
+/** A copy of `value` with the value at one of its paths (the `pick`-th, wrapping) replaced. */
+function oneChanged(value: unknown, pick: number, replacement: unknown): unknown {
+  const all = paths(value);
+  return mutate(value, all[pick % all.length]!, replacement);
+}
+
 describe("the compiled message check agrees with zod's runtime parser", () => {
   it("the schemas compile (a recursive one would silently stay on the runtime parser)", () => {
     for (const schema of [
@@ -37,12 +50,11 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        fc.oneof(junkArbitrary, fc.constant(DELETE), fc.constantFrom(...PLAUSIBLE)),
+        replacementArbitrary,
         fc.nat(),
         (messages: Message[], pick, replacement, other) => {
-          const all = paths(messages);
           const broken = [
-            mutate(messages, all[pick % all.length]!, replacement),
+            oneChanged(messages, pick, replacement),
             [...messages, messages[other % messages.length]],
             messages.map((message, index) =>
               index === other % messages.length ? messages[0] : message,
@@ -72,7 +84,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        fc.oneof(junkArbitrary, fc.constant(DELETE), fc.constantFrom(...PLAUSIBLE)),
+        replacementArbitrary,
         (messages: Message[], pick, replacement) => {
           const session = new AgentSession({
             contextLimit: 100_000,
@@ -80,8 +92,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
           });
           session.append(...messages);
           const snapshot: unknown = JSON.parse(JSON.stringify(session.toJSON()));
-          const all = paths(snapshot);
-          const broken = mutate(snapshot, all[pick % all.length]!, replacement);
+          const broken = oneChanged(snapshot, pick, replacement);
           const valid = SessionSnapshotSchema.safeParse(broken).success;
           expect(compiled.safeParse(broken).success).toBe(valid);
           expect(compiled.validate(broken)).toBe(valid);
