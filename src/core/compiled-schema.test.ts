@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LazilyCompiled } from "./compiled-schema.js";
+import { LazilyCompiled, messageCount } from "./compiled-schema.js";
 
 describe("LazilyCompiled", () => {
   const schema = z.array(z.object({ id: z.string().min(1) }));
@@ -25,5 +25,14 @@ describe("LazilyCompiled", () => {
     const bad = [{ id: "a" }, { id: "" }];
     expect(compiled.validate(bad)).toBe(false);
     expect(compiled.safeParse(bad).error?.issues).toEqual(schema.safeParse(bad).error?.issues);
+  });
+});
+
+describe("messageCount", () => {
+  it("counts an array's items, an object's messages, and anything else as one", () => {
+    expect(messageCount([1, 2, 3])).toBe(3);
+    expect(messageCount({ messages: [1, 2] })).toBe(2);
+    expect(messageCount({ messages: "x" })).toBe(1);
+    expect(messageCount(null)).toBe(1);
   });
 });

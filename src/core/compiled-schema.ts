@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPlainObject } from "./plain-object.js";
 
 /**
  * How many items (messages) a schema checks with zod's runtime parser before it is compiled.
@@ -34,4 +35,11 @@ export class LazilyCompiled<T> {
     this.#compiled = z.compile(this.#schema);
     return this.#compiled;
   }
+}
+
+/** The messages in `value`: an array's length, or that of an object's `messages`; else 1. */
+export function messageCount(value: unknown): number {
+  if (Array.isArray(value)) return value.length;
+  if (isPlainObject(value) && Array.isArray(value.messages)) return value.messages.length;
+  return 1;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isAbortSignal } from "./abort.js";
-import { LazilyCompiled } from "./compiled-schema.js";
+import { LazilyCompiled, messageCount } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
 import { knownMessages, rememberValid } from "./message-memo.js";
@@ -46,7 +46,7 @@ export function validatedEstimate(value: unknown, subject: string): number {
     }
   }
   // The issues, or valid after all: an optional field set to `undefined` counts as absent.
-  const schema = messagesSchema.for(Array.isArray(value) ? value.length : 1);
+  const schema = messagesSchema.for(messageCount(value));
   if (!schema.validate(value)) parseOrThrow(schema, value, subject);
   rememberValid(value as Message[]);
   return knownMessages(value as Message[]).tokens;

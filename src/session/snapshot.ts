@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { LazilyCompiled } from "../core/compiled-schema.js";
+import { LazilyCompiled, messageCount } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
 import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
   JsonObjectSchema,
@@ -105,9 +104,7 @@ export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
 
 /** Validates a snapshot and restores its dates. @throws {ValidationError} naming the bad field. */
 export function parseSnapshot(snapshot: unknown): ParsedSnapshot {
-  const messages =
-    isPlainObject(snapshot) && Array.isArray(snapshot.messages) ? snapshot.messages.length : 1;
-  return parseOrThrow(snapshotSchema.for(messages), snapshot, "session snapshot");
+  return parseOrThrow(snapshotSchema.for(messageCount(snapshot)), snapshot, "session snapshot");
 }
 
 /** An archive record as JSON (its messages' dates as ISO strings). */

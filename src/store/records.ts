@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { LazilyCompiled } from "../core/compiled-schema.js";
+import { LazilyCompiled, messageCount } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
 import { type Usage, UsageSchema } from "../session/context-meter.js";
 import type { SerializedMessage, SessionSnapshot } from "../session/snapshot.js";
@@ -167,9 +166,7 @@ function issuesOf(error: z.ZodError): ValidationIssue[] {
 export function decodeRecord(sessionId: string, seq: number, data: string): LogRecord {
   const path = ["log", seq];
   const value = parseJson(sessionId, path, data);
-  const messages =
-    isPlainObject(value) && Array.isArray(value.messages) ? value.messages.length : 1;
-  const parsed = logRecordSchema.for(messages).safeParse(value);
+  const parsed = logRecordSchema.for(messageCount(value)).safeParse(value);
   if (!parsed.success) throw storedDataError(sessionId, path, issuesOf(parsed.error));
   const { format: _format, ...record } = parsed.data;
   return record as LogRecord;
