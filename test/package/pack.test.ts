@@ -38,6 +38,19 @@ const USE_IT = `
   } catch (error) {
     sameErrorClass = error instanceof lib.ValidationError;
   }
+  // 6,000 messages the library has not seen: checked by zod's compiled schema.
+  const builder = new testing.ConversationBuilder();
+  for (let turn = 0; turn < 1500; turn += 1)
+    builder.user("q" + turn).toolCall({ name: "read", result: "x".repeat(200) }).assistant("a");
+  const big = builder.build().map((message) => ({ ...message }));
+  const redact = new lib.ThresholdCompactor({ toolCompaction: "redact" });
+  const bigRedacted = redact.compact(big, new Map()).result.toolResultsRedacted;
+  let bigError = "";
+  try {
+    redact.compact(big.map((message, index) => (index === 4321 ? { ...message, id: "" } : message)), new Map());
+  } catch (error) {
+    bigError = error.message;
+  }
   compactor.compactAsync([...session.messages], new Map()).then((out) => {
     console.log(JSON.stringify({
       summary: out.conversation[0].content[0].text,
@@ -46,6 +59,8 @@ const USE_IT = `
       idVersion: messages[0].id[14],
       anthropic: typeof anthropic.AnthropicLlmClient,
       sameErrorClass,
+      bigRedacted,
+      bigError,
     }));
   });
 `;
@@ -57,6 +72,8 @@ const expected = {
   idVersion: "7",
   anthropic: "function",
   sameErrorClass: true,
+  bigRedacted: 1497,
+  bigError: "Invalid conversation: [4321].id: must be a non-empty string",
 };
 
 describe("the packed package", () => {
