@@ -97,6 +97,16 @@ describe("the packed package", () => {
     expect(JSON.parse(output)).toEqual(expected);
   });
 
+  it("works where code cannot be generated from strings (a CSP): zod's parser checks alone", () => {
+    const script = `
+      import * as lib from "agent-compaction";
+      import * as testing from "agent-compaction/testing";
+      import * as anthropic from "agent-compaction/anthropic";
+      ${USE_IT}`;
+    const flags = ["--disallow-code-generation-from-strings", "--input-type=module", "-e", script];
+    expect(JSON.parse(run("node", flags, workdir))).toEqual(expected);
+  });
+
   it("ships only the build, the README and the licence", () => {
     const files = run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], root);
     const [{ files: packed }] = JSON.parse(files) as [{ files: { path: string }[] }];
