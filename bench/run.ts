@@ -125,6 +125,7 @@ function writeReadmes(results: Results): void {
     runs: results.trajectories,
     speed: results.speed,
     peers: results.peers,
+    stores: results.stores,
     targets: results.targets,
     environment: results.environment,
   };
