@@ -47,7 +47,7 @@ export const REPLAY_STRATEGIES: readonly ReplayStrategy[] = [
   },
   {
     name: "hybrid",
-    options: () => ({ compactor: new HybridCompactor(createSummariser().client) }),
+    options: () => ({ compactor: new HybridCompactor({ client: createSummariser().client }) }),
   },
   {
     name: "llm",

@@ -129,14 +129,15 @@ export const STRATEGIES: readonly Strategy[] = [
     name: "hybrid",
     description: "HybridCompactor defaults: mask to 0.5, summarise only if masking cannot",
     origin: "beyond",
-    options: ({ client, clock }) => ({ compactor: new HybridCompactor(client, { clock }) }),
+    options: ({ client, clock }) => ({ compactor: new HybridCompactor({ client, clock }) }),
   },
   {
     name: "hybrid+inputs",
     description: "hybrid + clearToolInputs for edit_file + clearAtLeast 10% of the window",
     origin: "beyond",
     options: ({ client, clock, contextLimit }) => ({
-      compactor: new HybridCompactor(client, {
+      compactor: new HybridCompactor({
+        client,
         clock,
         clearToolInputs: ["edit_file"],
         clearAtLeast: clearAtLeast(contextLimit),

@@ -133,7 +133,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     contextLimit,
     clock,
     onEvent,
-    compactor: new HybridCompactor(summariser, {
+    compactor: new HybridCompactor({
+      client: summariser,
       threshold: THRESHOLD,
       targetUtilization: TARGET,
       keepRecentToolUses: 6,

@@ -76,8 +76,8 @@ export function compactorOptions<T extends { threshold: number; targetUtilizatio
 }
 
 /** Throws a `ValidationError` about `subject` unless `client` has a `complete()` method. */
-export function assertLlmClient(client: LlmClient, subject: string): void {
-  if (typeof client?.complete !== "function") {
+export function assertLlmClient(client: unknown, subject: string): asserts client is LlmClient {
+  if (typeof (client as Partial<LlmClient> | undefined)?.complete !== "function") {
     throw new ValidationError(subject, [
       { path: ["client"], message: "must be an LlmClient with a complete() method" },
     ]);

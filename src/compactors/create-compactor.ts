@@ -44,6 +44,6 @@ export function createCompactor(
       { path: ["llmClient"], message: `an LlmClient is required for type "${type.type}"` },
     ]);
   }
-  if (type.type === "hybrid") return new HybridCompactor(llmClient, type.config ?? {});
+  if (type.type === "hybrid") return new HybridCompactor({ ...type.config, client: llmClient });
   return new LLMCompactor(llmClient, type.config ?? {});
 }

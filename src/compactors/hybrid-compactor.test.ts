@@ -31,11 +31,9 @@ describe("HybridCompactor", () => {
   it("masks only, without any LLM call, when masking reaches the target", async () => {
     const conversation = history(6);
     const client = new MockLlmClient();
-    const { conversation: out, result } = await new HybridCompactor(client).compactAsync(
-      conversation,
-      new Map(),
-      context(conversation, 0.8),
-    );
+    const { conversation: out, result } = await new HybridCompactor({
+      client,
+    }).compactAsync(conversation, new Map(), context(conversation, 0.8));
     expect(client.callCount).toBe(0);
     expect(result.summarized).toBe(false);
     expect(result.toolResultsRedacted).toBeGreaterThan(0);
@@ -47,7 +45,8 @@ describe("HybridCompactor", () => {
     const conversation = history(6, 1500);
     const client = new MockLlmClient().reply("handoff");
     const ctx = context(conversation, 0.8);
-    const { conversation: out, result } = await new HybridCompactor(client, {
+    const { conversation: out, result } = await new HybridCompactor({
+      client,
       keepRecentToolUses: 2,
     }).compactAsync(conversation, new Map(), ctx);
     expect(client.callCount).toBe(1);
@@ -69,14 +68,14 @@ describe("HybridCompactor", () => {
   it("always summarises in a manual compaction, and rejects if that fails", async () => {
     const conversation = history(6);
     const ok = new MockLlmClient();
-    const manual = await new HybridCompactor(ok).compactAsync(conversation, new Map(), {
+    const manual = await new HybridCompactor({ client: ok }).compactAsync(conversation, new Map(), {
       trigger: "manual",
     });
     expect(manual.result.summarized).toBe(true);
     expect(ok.callCount).toBe(1);
 
     const failing = new MockLlmClient().fail(new Error("boom"));
-    const error = await new HybridCompactor(failing)
+    const error = await new HybridCompactor({ client: failing })
       .compactAsync(conversation, new Map(), { trigger: "manual" })
       .catch((reason: unknown) => reason);
     expect(CompactionError.isInstance(error)).toBe(true);
@@ -86,7 +85,7 @@ describe("HybridCompactor", () => {
     const conversation = history(6, 1500);
     const frozen = structuredClone(conversation);
     const client = new MockLlmClient().fail(new Error("529"));
-    const error = await new HybridCompactor(client)
+    const error = await new HybridCompactor({ client })
       .compactAsync(conversation, new Map(), context(conversation, 0.8))
       .catch((reason: unknown) => reason);
     expect(CompactionError.isInstance(error)).toBe(true);
@@ -96,7 +95,7 @@ describe("HybridCompactor", () => {
 
   it("without a context, masks and summarises what is old enough, and a second pass changes nothing", async () => {
     const client = new MockLlmClient();
-    const compactor = new HybridCompactor(client);
+    const compactor = new HybridCompactor({ client });
     const once = await compactor.compactAsync(history(6), new Map());
     expect(once.result.summarized).toBe(true);
     const twice = await compactor.compactAsync(once.conversation, new Map());
@@ -112,20 +111,23 @@ describe("HybridCompactor", () => {
       builder.toolCall({ name: "grep", result: `match-${call} `.repeat(200) });
     const longTurn = builder.assistant("done").build();
     const client = new MockLlmClient();
-    const masked = new HybridCompactor(client).compact(longTurn, new Map());
+    const masked = new HybridCompactor({ client }).compact(longTurn, new Map());
     expect(masked.result.toolResultsRedacted).toBe(5);
-    const off = new HybridCompactor(client, { keepRecentToolUses: false });
+    const off = new HybridCompactor({ client, keepRecentToolUses: false });
     expect(off.config.keepRecentToolUses).toBe(false);
     const untouched = off.compact(longTurn, new Map());
     expect(untouched.result.toolResultsRedacted).toBe(0);
     expect(untouched.conversation).toEqual(longTurn);
     // A masking option the hybrid never listed by name still reaches the masking.
-    const excluded = new HybridCompactor(client, { excludeTools: ["grep"] });
+    const excluded = new HybridCompactor({ client, excludeTools: ["grep"] });
     expect(excluded.compact(longTurn, new Map()).result.toolResultsRedacted).toBe(0);
   });
 
   it("its synchronous compact masks only", () => {
-    const { result } = new HybridCompactor(new MockLlmClient()).compact(history(6), new Map());
+    const { result } = new HybridCompactor({ client: new MockLlmClient() }).compact(
+      history(6),
+      new Map(),
+    );
     expect(result.toolResultsRedacted).toBeGreaterThan(0);
     expect(result.turnsCompacted).toBe(0);
   });
@@ -146,6 +148,16 @@ describe("HybridCompactor", () => {
     expect(() => createCompactor({ type: "hybrid" })).toThrow("llmClient");
   });
 
+  it("takes one options object with the client in it, and names what is missing", () => {
+    const client = new MockLlmClient();
+    expect(new HybridCompactor({ client, threshold: 0.6 }).config.threshold).toBe(0.6);
+    expect(() => new HybridCompactor({} as never)).toThrow(/client: must be an LlmClient/);
+    expect(() => new HybridCompactor(undefined as never)).toThrow(/client: must be an LlmClient/);
+    expect(() => new (HybridCompactor as new (...args: unknown[]) => unknown)(client, {})).toThrow(
+      /one object with the client in it/,
+    );
+  });
+
   it.each([
     [{ targetUtilization: 0.9 }, "targetUtilization"],
     [{ keepRecentToolUses: 0 }, "keepRecentToolUses"],
@@ -153,7 +165,8 @@ describe("HybridCompactor", () => {
     [{ excludeTools: [1] }, "excludeTools"],
     [{ unknownOption: true }, "unknownOption"],
   ])("refuses %j naming %s", (config, field) => {
-    const attempt = () => new HybridCompactor(new MockLlmClient(), config as never);
+    const attempt = () =>
+      new HybridCompactor({ client: new MockLlmClient(), ...(config as object) });
     expect(attempt).toThrow(ValidationError);
     expect(attempt).toThrow(field);
   });

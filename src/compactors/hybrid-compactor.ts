@@ -11,9 +11,11 @@ import {
   registerTrustedCompaction,
 } from "../core/compactor.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
+import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { isPlainObject } from "../core/plain-object.js";
 import { assertLlmClient, compactorOptions } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_OPTIONS,
@@ -93,7 +95,7 @@ function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject)
  * @example
  * const session = new AgentSession({
  *   contextLimit: 200_000,
- *   compactor: new HybridCompactor(client, { targetUtilization: 0.5 }),
+ *   compactor: new HybridCompactor({ client, targetUtilization: 0.5 }),
  * });
  */
 export class HybridCompactor implements AsyncCompactor {
@@ -105,13 +107,22 @@ export class HybridCompactor implements AsyncCompactor {
   readonly #masking: Readonly<ThresholdCompactorOptions>;
   readonly #summarizer: Summarizer;
 
-  /** @throws {ValidationError} when an option is out of range. */
-  constructor(client: LlmClient, options: Partial<HybridCompactorOptions> = {}) {
-    assertLlmClient(client, "HybridCompactor arguments");
+  /**
+   * `client` writes the summaries; the other options are {@link HybridCompactorOptions}.
+   * @throws {ValidationError} when the client or an option is missing or out of range.
+   */
+  constructor(options: { client: LlmClient } & Partial<HybridCompactorOptions>) {
+    if (typeof (options as Partial<LlmClient> | undefined)?.complete === "function") {
+      throw new ValidationError("HybridCompactorOptions", [
+        { path: [], message: "must be one object with the client in it: { client, ...options }" },
+      ]);
+    }
+    const { client, ...tuning } = isPlainObject(options) ? options : { client: undefined };
+    assertLlmClient(client, "HybridCompactorOptions");
     const merged = compactorOptions(
       HybridCompactorOptionsSchema,
       DEFAULT_HYBRID_COMPACTOR_OPTIONS,
-      options,
+      isPlainObject(options) ? tuning : options,
       "HybridCompactorOptions",
     );
     this.config = Object.freeze(merged);

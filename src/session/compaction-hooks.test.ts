@@ -95,7 +95,11 @@ describe("a 1,000-tool-call single-turn trajectory", () => {
     const client = new MockLlmClient();
     const session = new AgentSession({
       contextLimit,
-      compactor: new HybridCompactor(client, { keepRecentToolUses: 5, clearToolInputs: true }),
+      compactor: new HybridCompactor({
+        client,
+        keepRecentToolUses: 5,
+        clearToolInputs: true,
+      }),
     });
     const requests = await runLongTurn(session, 1000);
     expect(Math.max(...requests)).toBeLessThanOrEqual(contextLimit);

@@ -119,7 +119,10 @@ describe("invariant 6: the README loop with thinking in every reply, 150 request
     ],
     [
       "hybrid",
-      () => ({ contextLimit: WINDOW, compactor: new HybridCompactor(new MockLlmClient()) }),
+      () => ({
+        contextLimit: WINDOW,
+        compactor: new HybridCompactor({ client: new MockLlmClient() }),
+      }),
     ],
     [
       "LLM",

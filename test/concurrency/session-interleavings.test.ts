@@ -164,7 +164,12 @@ async function run(
   const llm =
     kind === "llm"
       ? new LLMCompactor(client, { ...summaryConfig, threshold: 0.5 })
-      : new HybridCompactor(client, { ...summaryConfig, threshold: 0.5, targetUtilization: 0.3 });
+      : new HybridCompactor({
+          client,
+          ...summaryConfig,
+          threshold: 0.5,
+          targetUtilization: 0.3,
+        });
   const events: CompactionEvent[] = [];
   const session = new AgentSession({
     contextLimit: 4000,

@@ -78,7 +78,7 @@ describe("bad input at every public entry point: ValidationError naming the path
       const constructors: [string, (config: unknown) => unknown][] = [
         ["ThresholdCompactor", (config) => new ThresholdCompactor(config as never)],
         ["LLMCompactor", (config) => new LLMCompactor(client, config as never)],
-        ["HybridCompactor", (config) => new HybridCompactor(client, config as never)],
+        ["HybridCompactor", (config) => new HybridCompactor(config as never)],
         ["AgentSession", (config) => new AgentSession(config as never)],
         ["createCompactor", (config) => createCompactor(config as never, client)],
       ];
@@ -100,7 +100,13 @@ describe("bad input at every public entry point: ValidationError naming the path
           "timers",
           "clock",
         ],
-        HybridCompactor: ["threshold", "targetUtilization", "keepRecentTurns", "maxSummaryTokens"],
+        HybridCompactor: [
+          "client",
+          "threshold",
+          "targetUtilization",
+          "keepRecentTurns",
+          "maxSummaryTokens",
+        ],
         AgentSession: [
           "contextLimit",
           "sessionId",
@@ -128,7 +134,9 @@ describe("bad input at every public entry point: ValidationError naming the path
                 ? { contextLimit: 1000 }
                 : name === "createCompactor"
                   ? { type: "threshold" }
-                  : {};
+                  : name === "HybridCompactor"
+                    ? { client }
+                    : {};
             const error = await mustRefuse(() => build({ ...base, [field]: invalid }));
             expect(
               error.issues.some((issue) => issue.path[0] === field || issue.path.includes(field)),
@@ -341,7 +349,7 @@ describe("bad input at every public entry point: ValidationError naming the path
       const compactors = [
         new ThresholdCompactor(),
         new LLMCompactor(client),
-        new HybridCompactor(client),
+        new HybridCompactor({ client }),
       ];
       await fc.assert(
         fc.asyncProperty(junkArbitrary, junkArbitrary, async (conversation, summaries) => {
@@ -364,7 +372,7 @@ describe("bad input at every public entry point: ValidationError naming the path
         if (!(compactor instanceof LLMCompactor))
           await mustRefuse(() => compactor.compact(validMessages(), null as never));
       }
-      for (const compactor of [new LLMCompactor(client), new HybridCompactor(client)]) {
+      for (const compactor of [new LLMCompactor(client), new HybridCompactor({ client })]) {
         await mustRefuse(() => compactor.compactAsync({} as never, new Map()));
         await mustRefuse(() => compactor.compactAsync(validMessages(), "map" as never));
         await mustRefuse(() => compactor.compactAsync(validMessages(), new Map(), null as never));

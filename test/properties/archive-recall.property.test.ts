@@ -52,7 +52,8 @@ const strategies: [string, () => Partial<ConstructorParameters<typeof AgentSessi
   [
     "hybrid",
     () => ({
-      compactor: new HybridCompactor(new MockLlmClient(), {
+      compactor: new HybridCompactor({
+        client: new MockLlmClient(),
         keepRecentTurns: 1,
         clearToolInputs: true,
       }),

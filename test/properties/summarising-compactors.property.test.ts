@@ -55,7 +55,7 @@ describe("compactor properties over random trajectories: summarising compactors"
           contextArbitrary,
           async ({ messages, summaries }, config, reply, context) => {
             const client = new MockLlmClient({ defaultReply: reply });
-            const compactor = new HybridCompactor(client, config);
+            const compactor = new HybridCompactor({ client, ...config });
             checkSync(compactor, messages, summaries, context);
             await checkAsync(compactor, client, messages, summaries, context);
           },
