@@ -9,6 +9,8 @@ import {
   extractFacts,
   type Fact,
   type FactKind,
+  mayBeFact,
+  tokenFacts,
 } from "./facts-check.js";
 import { summaryMessage } from "./summary-message.js";
 
@@ -142,6 +144,29 @@ function folded(): Message[] {
     .assistant("Done with deadbeef42.")
     .build();
 }
+
+describe("mayBeFact", () => {
+  it("passes every token that holds a fact: one it skips yields none", () => {
+    const token = fc.string({
+      unit: fc.constantFrom(..."abzAZ019/\\.:_-~@+#!?vVtsx".split("")),
+      minLength: 1,
+      maxLength: 9,
+    });
+    let skipped = 0;
+    fc.assert(
+      fc.property(token, (text) => {
+        const facts: Fact[] = [];
+        tokenFacts(text, facts);
+        if (!mayBeFact(text)) skipped += 1;
+        return mayBeFact(text) || facts.length === 0;
+      }),
+      { numRuns: 20_000, seed: 20_261_203 },
+    );
+    expect(skipped).toBeGreaterThan(1000);
+    for (const fact of ["a.ts", "v1.2", "ABC-1", "a_b", "fooBar", "7f3a9c1", "Makefile"])
+      expect(mayBeFact(fact)).toBe(true);
+  });
+});
 
 describe("checkSummaryFacts", () => {
   it("adds exactly the facts found neither in the summary nor in the kept messages", () => {
