@@ -132,7 +132,8 @@ function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
 }
 
 function isAmong(turns: readonly TurnId[], turnId: TurnId): boolean {
-  for (const turn of turns) if (sameTurn(turn, turnId)) return true;
+  for (let index = 0; index < turns.length; index += 1)
+    if (sameTurn(turns[index]!, turnId)) return true;
   return false;
 }
 

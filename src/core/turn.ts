@@ -8,9 +8,9 @@ export function turnKey(turnId: TurnId): string {
   return `${turnId.owner}:${turnId.number}`;
 }
 
-/** Whether two turn ids name the same turn. */
+/** Whether two turn ids name the same turn (numbers first: they tell turns apart at once). */
 export function sameTurn(a: TurnId, b: TurnId): boolean {
-  return a.owner === b.owner && a.number === b.number;
+  return a.number === b.number && a.owner === b.owner;
 }
 
 /** Whether a turn id is the summary's ({@link SUMMARY_TURN_ID}). */
