@@ -202,7 +202,7 @@ function peerSection(peers: PeerResults | undefined): string[] {
       : []),
     "Reading it: ours' calls spread more than pruneMessages' (they wait on memory: a call right after",
     "pruneMessages', whose garbage has pushed the conversation out of the CPU caches, takes about",
-    "1.5x one right after its own), so the ratio at 10k moved between 0.39x and 0.59x across processes on",
+    "1.5x one right after its own), so the ratio at 10k moved between 0.36x and 0.59x across processes on",
     "this 2-core machine, shared with other work. Both grow faster than linearly from 10k to 100k",
     "messages, pruneMessages more: at 100k the conversation no longer fits the CPU caches, and each",
     "call's output (about 7 MB of copied messages) outlives a young-generation collection, which",
