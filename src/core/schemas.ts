@@ -37,8 +37,9 @@ function checkedBy<T>(issues: (value: unknown) => ValidationIssue[]): z.ZodType<
 
 /**
  * Schema of a JSON value (finite numbers, plain objects, no cycles). A hand-written walk
- * rather than a recursive zod schema: it reports the same paths, and keeps every schema that
- * holds it free of recursion, which `z.compile` needs (see `compiled-schema.ts`).
+ * rather than a recursive zod schema: its issue names the bad value's path within the value
+ * (`input: range[1] must be a finite number`), and every schema that holds it stays free of
+ * recursion, which `z.compile` needs (see `compiled-schema.ts`).
  */
 export const JsonValueSchema: z.ZodType<JsonValue> = checkedBy<JsonValue>(jsonValueIssues);
 
