@@ -16,7 +16,6 @@ import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate, compactInBackground } from "./background.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import {
-  type CompactionRunOutcome,
   type ForceCompactOptions,
   ForceCompactOptionsSchema,
   type ForceCompactResult,
@@ -39,6 +38,7 @@ import {
   sessionCompactors,
   trimTarget,
 } from "./options.js";
+import { SerialQueue } from "./serial-queue.js";
 import {
   parseSnapshot,
   type SessionRestoreOptions,
@@ -70,9 +70,8 @@ export class AgentSession {
   /** Background mode, or `undefined` when it is off. */
   readonly #background: BackgroundGate | undefined;
   readonly #logger: AgentSessionOptions["logger"];
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
   readonly #auto = new JoinedRun<MaybeCompactReport>();
-  #running = 0;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions) {
@@ -158,7 +157,7 @@ export class AgentSession {
 
   /** Whether a compaction is running now. */
   get isCompacting(): boolean {
-    return this.#running > 0;
+    return this.#queue.running;
   }
 
   /** Appends messages as they are. All are validated first; none is added if one is bad. */
@@ -280,7 +279,7 @@ export class AgentSession {
   /** One automatic run; a call while it is queued or running joins it. */
   #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
     return this.#auto.start(
-      this.#enqueue(() => this.#runner.run("auto", options)),
+      this.#queue.enqueue(() => this.#runner.run("auto", options)),
       async (outcome) => {
         const report = maybeCompactReport(outcome, this.contextUsed);
         await this.#hooks.after(report.boundaries);
@@ -299,7 +298,7 @@ export class AgentSession {
       if (this.#auto.pending !== undefined) this.#background?.release();
       // What the run finds, once the compactions queued before it are done.
       let before: readonly Message[] = [];
-      const outcome = await this.#enqueue(() => {
+      const outcome = await this.#queue.enqueue(() => {
         before = this.#history.messages;
         return this.#runner.run("manual", parsed);
       });
@@ -349,19 +348,6 @@ export class AgentSession {
    * Runs `task` after every compaction queued before it. Callers run the `afterCompact` hooks
    * once it has settled, when the session is free again, so a hook may start a compaction.
    */
-  #enqueue(task: () => Promise<CompactionRunOutcome>): Promise<CompactionRunOutcome> {
-    const run = this.#queue.then(async () => {
-      this.#running += 1;
-      try {
-        return await task();
-      } finally {
-        this.#running -= 1;
-      }
-    });
-    this.#queue = run.catch(() => undefined);
-    return run;
-  }
-
   #emit(event: CompactionEvent): void {
     for (const listener of this.#listeners) {
       try {

@@ -6,6 +6,7 @@ import {
   startCall,
 } from "../session/compaction-report.js";
 import { JoinedRun } from "../session/joined-run.js";
+import { SerialQueue } from "../session/serial-queue.js";
 import {
   type CompactionHost,
   compactAuto,
@@ -23,7 +24,7 @@ import {
 export class CompactionQueue {
   readonly #host: CompactionHost;
   readonly #hooks: CompactionHooks;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
   readonly #auto = new JoinedRun<StoredCompactionReport>();
 
   /** `hooks`: the session's, whose `scopedBefore` the host's session options hold. */
@@ -42,7 +43,7 @@ export class CompactionQueue {
       (parsed) => {
         if (this.#auto.pending !== undefined) return this.#auto.pending;
         const host = this.#host;
-        const queued = this.#enqueue(async () => {
+        const queued = this.#queue.enqueue(async () => {
           for (let attempt = 1; ; attempt += 1) {
             const report = await compactAuto(host, parsed);
             if (report.discarded !== "conflict" || attempt >= host.maxAttempts) return report;
@@ -65,17 +66,10 @@ export class CompactionQueue {
       this.#hooks.inHook,
       async (parsed) => {
         const host = this.#host;
-        const result = await this.#enqueue(() => compactManual(host, parsed));
+        const result = await this.#queue.enqueue(() => compactManual(host, parsed));
         await this.#hooks.after(result.boundaries);
         return result;
       },
     );
-  }
-
-  /** Runs `task` after every compaction queued before it. */
-  #enqueue<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task);
-    this.#queue = run.catch(() => undefined);
-    return run;
   }
 }
