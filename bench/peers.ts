@@ -32,6 +32,7 @@ import {
   ThresholdCompactor,
 } from "../src/index.js";
 import { ConversationBuilder } from "../src/testing/index.js";
+import { checkCopyFloor, copyFloor, readFloor } from "./floors.js";
 import { formatMs } from "./format.js";
 import { createRandom } from "./random.js";
 import { gc, median, type Timing } from "./speed.js";
@@ -307,6 +308,12 @@ export interface PeerRow {
    * the one of the median process. Absent when the size ran in one process.
    */
   processRatios?: number[];
+  /**
+   * Ours again, interleaved with the floors of `bench/floors.ts` in a phase of their own: the
+   * job's output made as cheaply as possible, and a pass that only reads what masking reads.
+   * Their growth from 10k to 100k is the machine's; ours beyond it would be the code's.
+   */
+  floors: { ours: PeerTiming; copy: PeerTiming; read: PeerTiming };
   /** What each left, checked outside the timed region: they do the same job. */
   outcome: {
     ours: PeerOutcome;
@@ -503,6 +510,8 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
 
     // Untimed: what each one leaves (the first trimMessages run also sizes its timing plan).
     const oursOut = compactor.compact(workload.conversation, new Map()).conversation;
+    const floorIndexes = checkCopyFloor(workload.conversation, oursOut);
+    const lastOld = floorIndexes.at(-1) ?? -1;
     const pruneOut = pruneMessages({ messages: workload.modelMessages, toolCalls });
     const ratio = previous === undefined ? 1 : size / previous.messages;
     const estimatedTrimMs = previous === undefined ? undefined : previous.trimMs * ratio * ratio;
@@ -557,7 +566,19 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
         )
       ).trimMessages;
     }
-    // Phase 3, apart: new arrays and fresh copies fill the library's caches (WeakMaps) with
+    // Phase 3, apart: ours beside the floors, to separate the machine's growth from the code's.
+    gc?.();
+    const floorTimings = await timeInterleaved(
+      [
+        { name: "ours", run: () => compactor.compact(workload.conversation, new Map()) },
+        { name: "copy", run: () => copyFloor(workload.conversation, floorIndexes) },
+        { name: "read", run: () => readFloor(workload.conversation, lastOld + 1) },
+      ],
+      warmUps,
+      Math.min(samples, 61),
+      timing,
+    );
+    // Phase 4, apart: new arrays and fresh copies fill the library's caches (WeakMaps) with
     // entries that live until the next GC.
     gc?.();
     let array: Message[] = workload.conversation;
@@ -601,6 +622,7 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
       oursFresh: freshTimings.oursFresh!,
       pruneMessages: timings.pruneMessages!,
       trimMessages: trimTiming,
+      floors: { ours: floorTimings.ours!, copy: floorTimings.copy!, read: floorTimings.read! },
       ...(trimSkipped === undefined ? {} : { trimSkipped }),
       outcome: {
         ours: oursOutcome(oursOut),

@@ -20,6 +20,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
+import { FLOOR_HEADERS, floorRows, growth, growthLine } from "./floors.js";
 import { renderTable } from "./format.js";
 import {
   DEFAULT_TRIM_BUDGET_MS,
@@ -247,6 +248,10 @@ function runPeers(environment: Environment): PeerResults {
   for (const line of peerOutcomeLines(rows)) print(`  ${line}`);
   print("Between processes:");
   for (const line of processRatioLines(rows)) print(`  ${line}`);
+  print("Ours beside the floors (bench/floors.ts), interleaved in a phase of their own:");
+  print(renderTable(FLOOR_HEADERS, floorRows(rows)));
+  const grown = growth(rows);
+  if (grown !== undefined) print(growthLine(grown));
   print(
     `Load average (1 min) ${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after, on ${environment.cpus} CPUs.`,
   );

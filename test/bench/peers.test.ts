@@ -77,6 +77,8 @@ describe("measurePeers", () => {
       expect(row.ours.samples).toBe(1);
       expect(Number.isFinite(row.oursFresh.medianMs)).toBe(true);
       expect(Number.isFinite(row.oursNewArray.medianMs)).toBe(true);
+      expect(row.floors.copy.samples).toBe(1);
+      expect(Number.isFinite(row.floors.read.medianMs)).toBe(true);
       expect(row.settings.pruneToolCalls).toMatch(/^before-last-\d+-messages$/);
     }
     expect(peerRows(rows)[0]).toHaveLength(PEER_HEADERS.length);
@@ -110,6 +112,7 @@ describe("medianProcessRow", () => {
     oursFresh: timing(ours),
     pruneMessages: timing(prune),
     trimMessages: undefined,
+    floors: { ours: timing(ours), copy: timing(ours), read: timing(ours) },
     outcome: {
       ours: { messages: 1, fullToolResults: 1 },
       pruneMessages: { messages: 1, fullToolResults: 1 },
@@ -167,6 +170,8 @@ describe("the bench README and its summary", () => {
     const readme = benchReadme(input);
     expect(readme).toContain("## Reproduce");
     expect(readme).toContain("## Part 3: against the peers");
+    expect(readme).toContain("### Linear?");
+    expect(readme).toContain("| messages | ours | copy floor | read floor |");
     expect(readme).toContain("FAIL  a target: 1x");
   });
 });
