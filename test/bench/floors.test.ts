@@ -12,6 +12,7 @@ import {
 import { buildPeerConversation, type PeerRow } from "../../bench/peers.js";
 import { peerTargets } from "../../bench/targets.js";
 import { REDACTION_NOTICE, ThresholdCompactor } from "../../src/index.js";
+import { peerRow } from "../support/peer-row.js";
 
 describe("the floors", () => {
   const conversation = buildPeerConversation(400);
@@ -50,24 +51,8 @@ describe("the floors", () => {
 });
 
 describe("growth and the linear target", () => {
-  const timing = (medianMs: number) => ({ medianMs, minMs: medianMs, samples: 1 });
-  const row = (messages: number, ours: number, copy: number): PeerRow => ({
-    messages,
-    turns: 1,
-    toolResults: 1,
-    ours: timing(ours),
-    oursNewArray: timing(ours),
-    oursFresh: timing(ours),
-    pruneMessages: timing(ours * 3),
-    trimMessages: undefined,
-    floors: { ours: timing(ours), copy: timing(copy), read: timing(copy / 2) },
-    outcome: {
-      ours: { messages: 1, fullToolResults: 1 },
-      pruneMessages: { messages: 1, fullToolResults: 1 },
-      trimMessages: undefined,
-    },
-    settings: { pruneToolCalls: "before-last-1-messages", trimMaxTokens: 1 },
-  });
+  const row = (messages: number, ours: number, copyFloor: number): PeerRow =>
+    peerRow({ messages, ours, prune: ours * 3, copyFloor, readFloor: copyFloor / 2 });
 
   it("is each contender's time at 100k over its time at 10k", () => {
     const rows = [row(10_000, 1, 0.5), row(100_000, 30, 20)];

@@ -17,6 +17,7 @@ import {
 import { benchReadme, readmeSummary, SUMMARY_MAX_LINES } from "../../bench/readme.js";
 import { peerTargets } from "../../bench/targets.js";
 import { validateConversation } from "../../src/index.js";
+import { peerRow } from "../support/peer-row.js";
 
 describe("the peer workload", () => {
   it("is a valid conversation of exactly the size asked, the same on every build", () => {
@@ -102,24 +103,7 @@ describe("measurePeers", () => {
 });
 
 describe("medianProcessRow", () => {
-  const timing = (medianMs: number) => ({ medianMs, minMs: medianMs, samples: 1 });
-  const row = (ours: number, prune: number): PeerRow => ({
-    messages: 10_000,
-    turns: 1,
-    toolResults: 1,
-    ours: timing(ours),
-    oursNewArray: timing(ours),
-    oursFresh: timing(ours),
-    pruneMessages: timing(prune),
-    trimMessages: undefined,
-    floors: { ours: timing(ours), copy: timing(ours), read: timing(ours) },
-    outcome: {
-      ours: { messages: 1, fullToolResults: 1 },
-      pruneMessages: { messages: 1, fullToolResults: 1 },
-      trimMessages: undefined,
-    },
-    settings: { pruneToolCalls: "before-last-1-messages", trimMaxTokens: 1 },
-  });
+  const row = (ours: number, prune: number): PeerRow => peerRow({ ours, prune });
 
   it("keeps the process whose ours/prune ratio is the median, and records every ratio", () => {
     // Ratios 0.6, 0.4 and 0.5: not the fastest ours (1 ms), not the slowest prune (5 ms).
