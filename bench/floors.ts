@@ -4,18 +4,31 @@
  * Every decision is made in advance, untimed: which messages are old tool results.
  *
  * - {@link copyFloor}: the job's output and nothing else: a copy of the array in which each
- *   old tool result's message is copied with the notice in place of its output. The copies are
- *   object literals of the conversation's own keys, the fastest copy V8 makes (it can allocate
- *   a literal that keeps surviving straight into the old generation), not the spread ours uses.
+ *   old tool result's message is copied with the notice in place of its output, by object
+ *   spread as ours copies. (Object literals of the conversation's keys are faster, but V8 may
+ *   allocate a literal straight into the old generation once its copies keep surviving, and
+ *   at 10k messages it did so in some processes and not others: 0.37 ms or 1.07 ms a call.)
  * - {@link readFloor}: reads what masking must read of every older message (its role, its
  *   first block's type and its turn) and writes nothing.
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { type Message, REDACTION_NOTICE, type ToolResultBlock } from "../src/index.js";
+import {
+  type Message,
+  REDACTION_NOTICE,
+  ThresholdCompactor,
+  type ToolResultBlock,
+} from "../src/index.js";
 import { formatMs } from "./format.js";
-import type { PeerRow } from "./peers.js";
-import type { Timing } from "./speed.js";
+import {
+  buildPeerConversation,
+  medianProcess,
+  type PeerRow,
+  type PeerTiming,
+  ratioLines,
+  timeInterleaved,
+} from "./peers.js";
+import { gc, type Timing } from "./speed.js";
 
 /** Indexes of the messages `compacted` changed: the ones {@link copyFloor} copies. */
 export function changedIndexes(
@@ -29,30 +42,19 @@ export function changedIndexes(
 }
 
 /**
- * The job's output for `indexes` (each a user message whose only block is a tool result with
- * `isError` and `compactSummary`, as the peer conversation's are), made as cheaply as possible.
+ * The job's output for `indexes` (each a user message whose only block is a tool result, as
+ * the peer conversation's are), copied the way ours copies: by object spread.
  */
 export function copyFloor(conversation: readonly Message[], indexes: readonly number[]) {
   const out = conversation.slice();
   for (let at = 0; at < indexes.length; at += 1) {
     const index = indexes[at]!;
     const message = conversation[index]!;
-    const block = message.content[0] as ToolResultBlock;
-    const masked = {
-      type: block.type,
-      toolUseId: block.toolUseId,
-      content: REDACTION_NOTICE,
-      isError: block.isError,
-      compactSummary: block.compactSummary,
-    } as ToolResultBlock;
-    out[index] = {
-      role: message.role,
-      id: message.id,
-      sessionId: message.sessionId,
-      turnId: message.turnId,
-      createdAt: message.createdAt,
-      content: [masked],
-    } as Message;
+    const block = { ...(message.content[0] as ToolResultBlock) };
+    block.content = REDACTION_NOTICE;
+    const copy = { ...message };
+    copy.content = [block];
+    out[index] = copy;
   }
   return out;
 }
@@ -84,6 +86,62 @@ export function checkCopyFloor(
   return indexes;
 }
 
+/** Ours and the floors at one size, timed interleaved in a process of their own. */
+export interface FloorRow {
+  messages: number;
+  ours: PeerTiming;
+  copy: PeerTiming;
+  read: PeerTiming;
+  /** ours/copy floor in each process this size ran in, ascending; the row is the median one. */
+  processRatios?: number[];
+}
+
+/** How {@link measureFloors} runs: the peer part's rounds. */
+export interface FloorOptions {
+  warmUps: number;
+  samples: number;
+  minWarmUpMs?: number;
+}
+
+/**
+ * Times ours and the two floors on the peer conversation of `size` messages, in interleaved
+ * rounds. The process holds nothing else (no peer's messages, no peer's garbage): in the peer
+ * process, after trimMessages' hundreds of megabytes, the same 10k timings moved by 3x.
+ */
+export async function measureFloors(size: number, options: FloorOptions): Promise<FloorRow> {
+  const conversation = buildPeerConversation(size);
+  const compactor = new ThresholdCompactor({ toolCompaction: "redact" });
+  const indexes = checkCopyFloor(
+    conversation,
+    compactor.compact(conversation, new Map()).conversation,
+  );
+  const readEnd = (indexes.at(-1) ?? -1) + 1;
+  gc?.();
+  const timings = await timeInterleaved(
+    [
+      { name: "ours", run: () => compactor.compact(conversation, new Map()) },
+      { name: "copy", run: () => copyFloor(conversation, indexes) },
+      { name: "read", run: () => readFloor(conversation, readEnd) },
+    ],
+    options.warmUps,
+    options.samples,
+    { collect: false, minWarmUpMs: options.minWarmUpMs ?? 1000 },
+  );
+  return { messages: size, ours: timings.ours!, copy: timings.copy!, read: timings.read! };
+}
+
+const floorRatio = (row: FloorRow) => row.ours.medianMs / row.copy.medianMs;
+
+/** Of one size's rows from separate processes, the one with the median ours/copy floor ratio. */
+export function medianFloorRow(rows: readonly FloorRow[]): FloorRow {
+  return medianProcess(rows, floorRatio);
+}
+
+/** One line per size with more than one process: ours/copy floor in each. */
+export function floorRatioLines(rows: readonly FloorRow[]): string[] {
+  return ratioLines(rows, "ours/copy floor");
+}
+
 /** Headers of the floors table. */
 export const FLOOR_HEADERS = [
   "messages",
@@ -96,44 +154,50 @@ export const FLOOR_HEADERS = [
   "read floor per 1k msgs",
 ] as const;
 
-/** The floors table: ours and the floors, timed in their own interleaved phase. */
-export function floorRows(rows: readonly PeerRow[]): string[][] {
+/** The floors table. */
+export function floorRows(rows: readonly FloorRow[]): string[][] {
   const perThousand = (timing: Timing, messages: number) =>
     formatMs((timing.medianMs * 1000) / messages);
-  return rows.map(({ messages, floors }) => [
-    String(messages),
-    formatMs(floors.ours.medianMs),
-    formatMs(floors.copy.medianMs),
-    formatMs(floors.read.medianMs),
-    `${(floors.ours.medianMs / floors.copy.medianMs).toFixed(2)}x`,
-    perThousand(floors.ours, messages),
-    perThousand(floors.copy, messages),
-    perThousand(floors.read, messages),
+  return rows.map((row) => [
+    String(row.messages),
+    formatMs(row.ours.medianMs),
+    formatMs(row.copy.medianMs),
+    formatMs(row.read.medianMs),
+    `${floorRatio(row).toFixed(2)}x`,
+    perThousand(row.ours, row.messages),
+    perThousand(row.copy, row.messages),
+    perThousand(row.read, row.messages),
   ]);
 }
 
 /** How much longer a 10x larger conversation takes (100k over 10k), for each contender. */
 export interface Growth {
+  /** Beside pruneMessages, in the peer processes. */
   ours: number;
   pruneMessages: number;
-  /** Ours in the floors' phase. */
+  /** Ours beside the floors, in their processes. */
   oursBesideFloors: number;
   copyFloor: number;
   readFloor: number;
 }
 
-/** The growth from 10k to 100k messages, when both rows are there. */
-export function growth(rows: readonly PeerRow[]): Growth | undefined {
-  const medium = rows.find((row) => row.messages === 10_000);
-  const large = rows.find((row) => row.messages === 100_000);
-  if (medium === undefined || large === undefined) return undefined;
-  const of = (pick: (row: PeerRow) => Timing) => pick(large).medianMs / pick(medium).medianMs;
+/** The growth from 10k to 100k messages, when every row is there. */
+export function growth(
+  peers: readonly PeerRow[],
+  floors: readonly FloorRow[] | undefined,
+): Growth | undefined {
+  const at = <T extends { messages: number }>(rows: readonly T[] | undefined, messages: number) =>
+    rows?.find((row) => row.messages === messages);
+  const [peer10k, peer100k] = [at(peers, 10_000), at(peers, 100_000)];
+  const [floor10k, floor100k] = [at(floors, 10_000), at(floors, 100_000)];
+  if (!peer10k || !peer100k || !floor10k || !floor100k) return undefined;
+  const grew = (large: Timing, medium: Timing) => large.medianMs / medium.medianMs;
   return {
-    ours: of((row) => row.ours),
-    pruneMessages: of((row) => row.pruneMessages),
-    oursBesideFloors: of((row) => row.floors.ours),
-    copyFloor: of((row) => row.floors.copy),
-    readFloor: of((row) => row.floors.read),
+    ours: grew(peer100k.ours, peer10k.ours),
+    pruneMessages: grew(peer100k.pruneMessages, peer10k.pruneMessages),
+    oursBesideFloors: grew(floor100k.ours, floor10k.ours),
+    copyFloor: grew(floor100k.copy, floor10k.copy),
+    readFloor: grew(floor100k.read, floor10k.read),
   };
 }
 
@@ -147,7 +211,7 @@ export function growthLine({
 }: Growth) {
   const x = (value: number) => `${value.toFixed(1)}x`;
   return (
-    `From 10k to 100k messages (10x): ours ${x(ours)}, pruneMessages ${x(pruneMessages)}; ` +
-    `in the floors' phase ours ${x(oursBesideFloors)}, the copy floor ${x(copyFloor)}, the read floor ${x(readFloor)}.`
+    `From 10k to 100k messages (10x): beside pruneMessages ours ${x(ours)}, pruneMessages ${x(pruneMessages)}; ` +
+    `beside the floors ours ${x(oursBesideFloors)}, the copy floor ${x(copyFloor)}, the read floor ${x(readFloor)}.`
   );
 }

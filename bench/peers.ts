@@ -32,7 +32,7 @@ import {
   ThresholdCompactor,
 } from "../src/index.js";
 import { ConversationBuilder } from "../src/testing/index.js";
-import { checkCopyFloor, copyFloor, readFloor } from "./floors.js";
+import type { FloorRow } from "./floors.js";
 import { formatMs } from "./format.js";
 import { createRandom } from "./random.js";
 import { gc, median, type Timing } from "./speed.js";
@@ -308,12 +308,6 @@ export interface PeerRow {
    * the one of the median process. Absent when the size ran in one process.
    */
   processRatios?: number[];
-  /**
-   * Ours again, interleaved with the floors of `bench/floors.ts` in a phase of their own: the
-   * job's output made as cheaply as possible, and a pass that only reads what masking reads.
-   * Their growth from 10k to 100k is the machine's; ours beyond it would be the code's.
-   */
-  floors: { ours: PeerTiming; copy: PeerTiming; read: PeerTiming };
   /** What each left, checked outside the timed region: they do the same job. */
   outcome: {
     ours: PeerOutcome;
@@ -325,6 +319,8 @@ export interface PeerRow {
 
 /** The peer part as saved in `bench/results.json` under `peers`. */
 export interface PeerResults {
+  /** Ours beside the floors, per size (`bench/floors.ts`); absent in older results. */
+  floors?: FloorRow[];
   environment: { node: string; platform: string; cpus: number; cpuModel: string };
   /** `os.loadavg()` before and after: other processes on the machine make timings noisy. */
   loadAverage: { before: number[]; after: number[] };
@@ -379,7 +375,8 @@ export interface PeerOptions {
   progress?: (text: string) => void;
 }
 
-interface Contender {
+/** One of the functions {@link timeInterleaved} times. */
+export interface Contender {
   name: string;
   run: () => unknown;
   /** Untimed, before each run (a fresh copy of the input). */
@@ -399,7 +396,7 @@ const MIN_WARM_UP_MS = 1000;
  * other's garbage). The first rounds warm up (at least `warmUps` of them, for at least
  * `minWarmUpMs`); the next `samples` are recorded. Returns each one's median.
  */
-async function timeInterleaved(
+export async function timeInterleaved(
   contenders: readonly Contender[],
   warmUps: number,
   samples: number,
@@ -510,8 +507,6 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
 
     // Untimed: what each one leaves (the first trimMessages run also sizes its timing plan).
     const oursOut = compactor.compact(workload.conversation, new Map()).conversation;
-    const floorIndexes = checkCopyFloor(workload.conversation, oursOut);
-    const lastOld = floorIndexes.at(-1) ?? -1;
     const pruneOut = pruneMessages({ messages: workload.modelMessages, toolCalls });
     const ratio = previous === undefined ? 1 : size / previous.messages;
     const estimatedTrimMs = previous === undefined ? undefined : previous.trimMs * ratio * ratio;
@@ -566,19 +561,7 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
         )
       ).trimMessages;
     }
-    // Phase 3, apart: ours beside the floors, to separate the machine's growth from the code's.
-    gc?.();
-    const floorTimings = await timeInterleaved(
-      [
-        { name: "ours", run: () => compactor.compact(workload.conversation, new Map()) },
-        { name: "copy", run: () => copyFloor(workload.conversation, floorIndexes) },
-        { name: "read", run: () => readFloor(workload.conversation, lastOld + 1) },
-      ],
-      warmUps,
-      Math.min(samples, 61),
-      timing,
-    );
-    // Phase 4, apart: new arrays and fresh copies fill the library's caches (WeakMaps) with
+    // Phase 3, apart: new arrays and fresh copies fill the library's caches (WeakMaps) with
     // entries that live until the next GC.
     gc?.();
     let array: Message[] = workload.conversation;
@@ -622,7 +605,6 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
       oursFresh: freshTimings.oursFresh!,
       pruneMessages: timings.pruneMessages!,
       trimMessages: trimTiming,
-      floors: { ours: floorTimings.ours!, copy: floorTimings.copy!, read: floorTimings.read! },
       ...(trimSkipped === undefined ? {} : { trimSkipped }),
       outcome: {
         ours: oursOutcome(oursOut),
@@ -684,25 +666,41 @@ export function pruneRatio(row: PeerRow): number {
 }
 
 /**
- * Of the same size's rows from separate processes, the one whose ours/pruneMessages ratio is
- * the median (the lower middle one for an even count), with every process's ratio recorded.
+ * Of the same size's rows from separate processes, the one whose `ratio` is the median (the
+ * lower middle one for an even count), with every process's ratio recorded.
  */
-export function medianProcessRow(rows: readonly PeerRow[]): PeerRow {
-  const sorted = [...rows].sort((a, b) => pruneRatio(a) - pruneRatio(b));
+export function medianProcess<T extends { processRatios?: number[] }>(
+  rows: readonly T[],
+  ratio: (row: T) => number,
+): T {
+  const sorted = [...rows].sort((a, b) => ratio(a) - ratio(b));
   const middle = sorted[Math.floor((sorted.length - 1) / 2)];
   if (middle === undefined) throw new Error("no rows to choose from");
-  return sorted.length === 1 ? middle : { ...middle, processRatios: sorted.map(pruneRatio) };
+  return sorted.length === 1 ? middle : { ...middle, processRatios: sorted.map(ratio) };
 }
 
-/** One line per size with more than one process: ours/pruneMessages in each. */
-export function processRatioLines(rows: readonly PeerRow[]): string[] {
+/** Of the same size's rows from separate processes, the one with the median ours/prune ratio. */
+export function medianProcessRow(rows: readonly PeerRow[]): PeerRow {
+  return medianProcess(rows, pruneRatio);
+}
+
+/** One line per size with more than one process: the ratio called `name` in each. */
+export function ratioLines(
+  rows: readonly { messages: number; processRatios?: number[] }[],
+  name: string,
+): string[] {
   return rows.flatMap((row) =>
     row.processRatios === undefined
       ? []
       : [
-          `${row.messages} messages: ours/prune ${row.processRatios.map((value) => `${value.toFixed(2)}x`).join(", ")} in ${row.processRatios.length} processes (the row is the median one)`,
+          `${row.messages} messages: ${name} ${row.processRatios.map((value) => `${value.toFixed(2)}x`).join(", ")} in ${row.processRatios.length} processes (the row is the median one)`,
         ],
   );
+}
+
+/** One line per size with more than one process: ours/pruneMessages in each. */
+export function processRatioLines(rows: readonly PeerRow[]): string[] {
+  return ratioLines(rows, "ours/prune");
 }
 
 /** One line per size: what each contender left (the same recent turns, the same full outputs). */

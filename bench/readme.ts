@@ -1,4 +1,4 @@
-import { FLOOR_HEADERS, floorRows, growth, growthLine } from "./floors.js";
+import { FLOOR_HEADERS, floorRatioLines, floorRows, growth, growthLine } from "./floors.js";
 import { formatMs, renderMarkdownTable } from "./format.js";
 import {
   DEFAULT_TRIM_BUDGET_MS,
@@ -140,7 +140,6 @@ function peerSection(peers: PeerResults | undefined): string[] {
     .map(([name, version]) => `\`${name}@${version}\``)
     .join(", ");
   const load = (values: readonly number[]) => values[0]?.toFixed(1) ?? "?";
-  const grown = growth(peers.rows);
   return [
     "## Part 3: against the peers",
     "",
@@ -209,29 +208,44 @@ function peerSection(peers: PeerResults | undefined): string[] {
     "message (its validation by the schema), which a session pays once, at `append`, and a stateless",
     "server on every request.",
     "",
-    "### Linear?",
-    "",
-    "Both contenders take more than 10x as long for 10x the messages. To tell the machine's part from",
-    "the code's, a later phase of the same process times ours interleaved with two floors",
-    "(`bench/floors.ts`), each given every decision in advance (which messages are old tool results):",
-    "",
-    "- *copy floor*: the job's output and nothing else: the array copied, each old tool result's message",
-    "  copied with the notice in place of its output, as object literals of the conversation's own",
-    "  keys (the fastest copy V8 makes). Checked untimed to leave exactly what ours leaves.",
-    "- *read floor*: reads the role, first block and turn of every older message; writes nothing.",
-    "",
-    renderMarkdownTable(FLOOR_HEADERS, floorRows(peers.rows)),
-    "",
-    ...(grown === undefined ? [] : [`${growthLine(grown)}`, ""]),
-    "Even the read floor's time per message grows from 10k to 100k: the 10k conversation fits the",
-    "CPU's caches and the 100k one does not. The copy floor grows more: each call's output (about 7 MB",
-    "at 100k) outlives a young-generation collection, which copies it. Ours is linear when it grows no",
-    `more than ${LINEAR_SLACK}x as much as the copy floor, side by side: that is the target below, and ours' own`,
-    "work per message (one turn comparison, one estimate subtraction) is constant.",
-    "",
+    ...linearSection(peers),
     `Measured with ${machine(peers.environment)}; load average (1 min) ${load(peers.loadAverage.before)} before`,
     `and ${load(peers.loadAverage.after)} after. Other processes on the machine slow runs at random: compare`,
     "ratios measured in the same run rather than times across runs.",
+    "",
+  ];
+}
+
+/** Part 3's floors and what they say about linearity; nothing for results without floors. */
+function linearSection(peers: PeerResults): string[] {
+  const floors = peers.floors;
+  if (floors === undefined || floors.length === 0) return [];
+  const grown = growth(peers.rows, floors);
+  return [
+    "### Linear?",
+    "",
+    "Both contenders take more than 10x as long for 10x the messages. To tell the machine's part from",
+    "the code's, ours is timed interleaved with two floors (`bench/floors.ts`), each given every",
+    "decision in advance (which messages are old tool results), in three more fresh processes per",
+    "size that hold nothing else (no peer's messages or garbage):",
+    "",
+    "- *copy floor*: the job's output and nothing else: the array copied, each old tool result's message",
+    "  copied (by object spread, as ours copies) with the notice in place of its output. Checked",
+    "  untimed to leave exactly what ours leaves.",
+    "- *read floor*: reads the role, first block and turn of every older message; writes nothing.",
+    "",
+    "Each row is the process with the median ours/copy floor ratio.",
+    "",
+    renderMarkdownTable(FLOOR_HEADERS, floorRows(floors)),
+    "",
+    ...floorRatioLines(floors).map((line) => `- ${line}`),
+    "",
+    ...(grown === undefined ? [] : [growthLine(grown), ""]),
+    "Even the read floor's time per message grows from 10k to 100k: the 10k conversation fits the",
+    "CPU's caches and the 100k one does not. The copy floor grows more: each call's output (about 7 MB",
+    "at 100k) outlives a young-generation collection, which copies it. Ours is linear when it grows no",
+    `more than ${LINEAR_SLACK}x as much as the copy floor, side by side (the target below): its own work per`,
+    "message (one turn comparison, one estimate subtraction) is constant.",
     "",
   ];
 }

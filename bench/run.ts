@@ -20,7 +20,16 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { FLOOR_HEADERS, floorRows, growth, growthLine } from "./floors.js";
+import {
+  FLOOR_HEADERS,
+  type FloorRow,
+  floorRatioLines,
+  floorRows,
+  growth,
+  growthLine,
+  measureFloors,
+  medianFloorRow,
+} from "./floors.js";
 import { renderTable } from "./format.js";
 import {
   DEFAULT_TRIM_BUDGET_MS,
@@ -171,6 +180,21 @@ const CHILD_ROW_MARKER = "peer-row:";
  */
 const PEER_PROCESSES = 3;
 
+/** Runs this script again with `args` and returns the row its child side prints. */
+function rowFromChild<T>(args: readonly string[], what: string): T {
+  const child = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), ...args],
+    { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  const line = child.stdout
+    ?.split("\n")
+    .find((candidate) => candidate.startsWith(CHILD_ROW_MARKER));
+  if (child.status !== 0 || line === undefined)
+    throw new Error(`${what} failed (exit ${child.status ?? child.signal})`);
+  return JSON.parse(line.slice(CHILD_ROW_MARKER.length)) as T;
+}
+
 /**
  * Part 3, one size per fresh process (this script with `--peer-size`): what a size leaves
  * behind (the library's caches are module-level WeakMaps whose tables keep the size of every
@@ -181,28 +205,16 @@ function measurePeerSizeInChild(
   size: number,
   previousTrim: { messages: number; trimMs: number } | undefined,
 ): PeerRow {
-  const child = spawnSync(
-    process.execPath,
+  return rowFromChild<PeerRow>(
     [
-      ...process.execArgv,
-      fileURLToPath(import.meta.url),
       `--peer-size=${size}`,
       `--trim-budget=${trimBudgetSeconds}`,
       ...(previousTrim === undefined
         ? []
         : [`--previous-trim=${previousTrim.messages}:${previousTrim.trimMs}`]),
     ],
-    { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+    `the peer part at ${size} messages`,
   );
-  const line = child.stdout
-    ?.split("\n")
-    .find((candidate) => candidate.startsWith(CHILD_ROW_MARKER));
-  if (child.status !== 0 || line === undefined) {
-    throw new Error(
-      `the peer part at ${size} messages failed (exit ${child.status ?? child.signal})`,
-    );
-  }
-  return JSON.parse(line.slice(CHILD_ROW_MARKER.length)) as PeerRow;
 }
 
 /** `--peer-size=N`: the child side of {@link measurePeerSizeInChild}. */
@@ -219,11 +231,21 @@ async function peerSizeChild(size: number): Promise<void> {
   print(`${CHILD_ROW_MARKER}${JSON.stringify(row)}`);
 }
 
+/** `--floor-size=N`: ours beside the floors (`bench/floors.ts`) in a process of their own. */
+async function floorSizeChild(size: number): Promise<void> {
+  const row = await measureFloors(size, {
+    warmUps: peerWarmUps(size),
+    samples: Math.min(peerSamples(size), 61),
+  });
+  print(`${CHILD_ROW_MARKER}${JSON.stringify(row)}`);
+}
+
 /** Part 3: prints its table and returns what goes into `results.json`. */
 function runPeers(environment: Environment): PeerResults {
   progress("peers:");
   const loadBefore = os.loadavg();
   const rows: PeerRow[] = [];
+  const floors: FloorRow[] = [];
   let previousTrim: { messages: number; trimMs: number } | undefined;
   for (const size of sizes) {
     const processes: PeerRow[] = [];
@@ -235,6 +257,14 @@ function runPeers(environment: Environment): PeerResults {
     rows.push(row);
     if (row.trimMessages !== undefined)
       previousTrim = { messages: size, trimMs: row.trimMessages.medianMs };
+    const floorProcesses: FloorRow[] = [];
+    for (let run = 0; run < PEER_PROCESSES; run += 1) {
+      progress(` floors@${size}${PEER_PROCESSES > 1 ? `#${run + 1}` : ""}`);
+      floorProcesses.push(
+        rowFromChild<FloorRow>([`--floor-size=${size}`], `the floors at ${size} messages`),
+      );
+    }
+    floors.push(medianFloorRow(floorProcesses));
   }
   progress(" done\n");
   const loadAfter = os.loadavg();
@@ -248,9 +278,10 @@ function runPeers(environment: Environment): PeerResults {
   for (const line of peerOutcomeLines(rows)) print(`  ${line}`);
   print("Between processes:");
   for (const line of processRatioLines(rows)) print(`  ${line}`);
-  print("Ours beside the floors (bench/floors.ts), interleaved in a phase of their own:");
-  print(renderTable(FLOOR_HEADERS, floorRows(rows)));
-  const grown = growth(rows);
+  print("Ours beside the floors (bench/floors.ts), interleaved, in processes of their own:");
+  print(renderTable(FLOOR_HEADERS, floorRows(floors)));
+  for (const line of floorRatioLines(floors)) print(`  ${line}`);
+  const grown = growth(rows, floors);
   if (grown !== undefined) print(growthLine(grown));
   print(
     `Load average (1 min) ${loadBefore[0]?.toFixed(1)} before, ${loadAfter[0]?.toFixed(1)} after, on ${environment.cpus} CPUs.`,
@@ -260,6 +291,7 @@ function runPeers(environment: Environment): PeerResults {
     loadAverage: { before: loadBefore, after: loadAfter },
     versions: peerVersions(),
     rows,
+    floors,
   };
 }
 
@@ -330,7 +362,7 @@ async function main(): Promise<void> {
   let peers = saved?.peers;
   if (runs("peers")) {
     peers = runPeers(environment);
-    newTargets.push(...peerTargets(peers.rows));
+    newTargets.push(...peerTargets(peers.rows, peers.floors));
   }
 
   let stores = saved?.stores;
@@ -360,7 +392,7 @@ async function main(): Promise<void> {
     targets: [
       ...trajectoryTargets(trajectories),
       ...speedTargets(speed),
-      ...(peers === undefined ? [] : peerTargets(peers.rows)),
+      ...(peers === undefined ? [] : peerTargets(peers.rows, peers.floors)),
     ],
   };
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
@@ -370,8 +402,11 @@ async function main(): Promise<void> {
 }
 
 const peerSize = optionValue("--peer-size");
+const floorSize = optionValue("--floor-size");
 if (peerSize !== undefined) {
   await peerSizeChild(Number(peerSize));
+} else if (floorSize !== undefined) {
+  await floorSizeChild(Number(floorSize));
 } else if (args.has("--readme-only")) {
   const saved = readResults();
   if (saved === undefined) {

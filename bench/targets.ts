@@ -1,4 +1,4 @@
-import { growth } from "./floors.js";
+import { type FloorRow, growth } from "./floors.js";
 import type { PeerRow } from "./peers.js";
 import type { RunMetrics } from "./simulate.js";
 import type { SpeedRow } from "./speed.js";
@@ -115,7 +115,10 @@ export function speedTargets(rows: readonly SpeedRow[]): TargetCheck[] {
 const PRUNE_FACTOR = 0.5;
 
 /** Checks the peer targets: ours against `pruneMessages` at 10k, and linear to 100k. */
-export function peerTargets(rows: readonly PeerRow[]): TargetCheck[] {
+export function peerTargets(
+  rows: readonly PeerRow[],
+  floors?: readonly FloorRow[] | undefined,
+): TargetCheck[] {
   const checks: TargetCheck[] = [];
   const medium = rows.find((row) => row.messages === 10_000);
   if (medium !== undefined) {
@@ -130,7 +133,7 @@ export function peerTargets(rows: readonly PeerRow[]): TargetCheck[] {
       pass: ratio <= PRUNE_FACTOR,
     });
   }
-  const grown = growth(rows);
+  const grown = growth(rows, floors);
   if (grown !== undefined) {
     const relative = grown.oursBesideFloors / grown.copyFloor;
     checks.push({

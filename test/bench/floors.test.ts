@@ -4,15 +4,18 @@ import {
   checkCopyFloor,
   copyFloor,
   FLOOR_HEADERS,
+  floorRatioLines,
   floorRows,
   growth,
   growthLine,
+  measureFloors,
+  medianFloorRow,
   readFloor,
 } from "../../bench/floors.js";
-import { buildPeerConversation, type PeerRow } from "../../bench/peers.js";
+import { buildPeerConversation } from "../../bench/peers.js";
 import { peerTargets } from "../../bench/targets.js";
 import { REDACTION_NOTICE, ThresholdCompactor } from "../../src/index.js";
-import { peerRow } from "../support/peer-row.js";
+import { floorRow, peerRow } from "../support/peer-row.js";
 
 describe("the floors", () => {
   const conversation = buildPeerConversation(400);
@@ -50,34 +53,62 @@ describe("the floors", () => {
   });
 });
 
+describe("measureFloors", () => {
+  it("times ours and both floors on the peer conversation (no timing assertions)", async () => {
+    const row = await measureFloors(400, { warmUps: 0, samples: 2, minWarmUpMs: 0 });
+    expect(row.messages).toBe(400);
+    for (const timing of [row.ours, row.copy, row.read]) {
+      expect(timing.samples).toBe(2);
+      expect(Number.isFinite(timing.medianMs)).toBe(true);
+    }
+  });
+
+  it("keeps the process with the median ours/copy floor ratio, and records every ratio", () => {
+    const chosen = medianFloorRow([
+      floorRow(10_000, 3, 1),
+      floorRow(10_000, 1, 1),
+      floorRow(10_000, 4, 2),
+    ]);
+    expect(chosen.ours.medianMs).toBe(4);
+    expect(chosen.processRatios).toEqual([1, 2, 3]);
+    expect(floorRatioLines([chosen])).toEqual([
+      "10000 messages: ours/copy floor 1.00x, 2.00x, 3.00x in 3 processes (the row is the median one)",
+    ]);
+    expect(medianFloorRow([floorRow(1000, 1, 1)]).processRatios).toBeUndefined();
+    expect(() => medianFloorRow([])).toThrow(/no rows/);
+  });
+});
+
 describe("growth and the linear target", () => {
-  const row = (messages: number, ours: number, copyFloor: number): PeerRow =>
-    peerRow({ messages, ours, prune: ours * 3, copyFloor, readFloor: copyFloor / 2 });
+  const peers = [
+    peerRow({ messages: 10_000, ours: 1, prune: 3 }),
+    peerRow({ messages: 100_000, ours: 30, prune: 60 }),
+  ];
+  const floors = (ours100k: number) => [floorRow(10_000, 1, 0.5), floorRow(100_000, ours100k, 20)];
 
   it("is each contender's time at 100k over its time at 10k", () => {
-    const rows = [row(10_000, 1, 0.5), row(100_000, 30, 20)];
-    expect(growth(rows)).toEqual({
+    expect(growth(peers, floors(30))).toEqual({
       ours: 30,
-      pruneMessages: 30,
+      pruneMessages: 20,
       oursBesideFloors: 30,
       copyFloor: 40,
       readFloor: 40,
     });
-    expect(growth(rows.slice(0, 1))).toBeUndefined();
-    expect(growthLine(growth(rows)!)).toContain("the copy floor 40.0x");
-    expect(floorRows(rows)[1]).toHaveLength(FLOOR_HEADERS.length);
-    expect(floorRows(rows)[1]?.[4]).toBe("1.50x");
+    expect(growth(peers, undefined)).toBeUndefined();
+    expect(growth(peers.slice(0, 1), floors(30))).toBeUndefined();
+    expect(growthLine(growth(peers, floors(30))!)).toContain("the copy floor 40.0x");
+    expect(floorRows(floors(30))[1]).toHaveLength(FLOOR_HEADERS.length);
+    expect(floorRows(floors(30))[1]?.[4]).toBe("1.50x");
   });
 
   it("passes when ours grows at most 1.5x as much as the copy floor, and fails beyond", () => {
-    const linear = (rows: PeerRow[]) =>
-      peerTargets(rows).find((check) => /linear/.test(check.target));
-    expect(linear([row(10_000, 1, 0.5), row(100_000, 30, 20)])?.pass).toBe(true);
+    const linear = (ours100k: number) =>
+      peerTargets(peers, floors(ours100k)).find((check) => /linear/.test(check.target));
+    expect(linear(30)?.pass).toBe(true);
     // 60x against the floor's 40x: the limit, still linear.
-    expect(linear([row(10_000, 1, 0.5), row(100_000, 60, 20)])?.pass).toBe(true);
-    expect(linear([row(10_000, 1, 0.5), row(100_000, 60, 20)])?.measured).toMatch(
-      /^1\.50x as much/,
-    );
-    expect(linear([row(10_000, 1, 0.5), row(100_000, 61, 20)])?.pass).toBe(false);
+    expect(linear(60)?.pass).toBe(true);
+    expect(linear(60)?.measured).toMatch(/^1\.50x as much/);
+    expect(linear(61)?.pass).toBe(false);
+    expect(peerTargets(peers).some((check) => /linear/.test(check.target))).toBe(false);
   });
 });

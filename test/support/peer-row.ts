@@ -1,17 +1,12 @@
+import type { FloorRow } from "../../bench/floors.js";
 import type { PeerRow } from "../../bench/peers.js";
 
 /** A timing of one sample. */
 export const timing = (medianMs: number) => ({ medianMs, minMs: medianMs, samples: 1 });
 
-/** A part-3 row with the given medians; the floors take ours' time unless given. */
-export function peerRow(times: {
-  messages?: number;
-  ours: number;
-  prune: number;
-  copyFloor?: number;
-  readFloor?: number;
-}): PeerRow {
-  const { messages = 10_000, ours, prune, copyFloor = ours, readFloor = copyFloor } = times;
+/** A part-3 row with the given medians. */
+export function peerRow(times: { messages?: number; ours: number; prune: number }): PeerRow {
+  const { messages = 10_000, ours, prune } = times;
   return {
     messages,
     turns: 1,
@@ -21,7 +16,6 @@ export function peerRow(times: {
     oursFresh: timing(ours),
     pruneMessages: timing(prune),
     trimMessages: undefined,
-    floors: { ours: timing(ours), copy: timing(copyFloor), read: timing(readFloor) },
     outcome: {
       ours: { messages: 1, fullToolResults: 1 },
       pruneMessages: { messages: 1, fullToolResults: 1 },
@@ -29,4 +23,9 @@ export function peerRow(times: {
     },
     settings: { pruneToolCalls: "before-last-1-messages", trimMaxTokens: 1 },
   };
+}
+
+/** A floors row with the given medians; the read floor half the copy floor. */
+export function floorRow(messages: number, ours: number, copy: number): FloorRow {
+  return { messages, ours: timing(ours), copy: timing(copy), read: timing(copy / 2) };
 }
