@@ -1,6 +1,6 @@
 /**
- * The least any code can do for part 3's job, timed beside ours to tell what the machine does
- * as a conversation grows (CPU caches, the young-generation collector) from what the code does.
+ * Floors of part 3's job: its bare minimum, timed beside ours to tell what the machine does as
+ * a conversation grows (CPU caches, the young-generation collector) from what the code does.
  * Every decision is made in advance, untimed: which messages are old tool results.
  *
  * - {@link copyFloor}: the job's output and nothing else: a copy of the array in which each
@@ -105,8 +105,9 @@ export interface FloorOptions {
 
 /**
  * Times ours and the two floors on the peer conversation of `size` messages, in interleaved
- * rounds. The process holds nothing else (no peer's messages, no peer's garbage): in the peer
- * process, after trimMessages' hundreds of megabytes, the same 10k timings moved by 3x.
+ * rounds. The process holds nothing else: in the peer process, which also holds the peers'
+ * messages and the garbage of their runs, the same 10k timings moved by up to 3x between
+ * processes.
  */
 export async function measureFloors(size: number, options: FloorOptions): Promise<FloorRow> {
   const conversation = buildPeerConversation(size);
