@@ -145,6 +145,67 @@ function folded(): Message[] {
     .build();
 }
 
+describe("extractFacts on random texts (properties)", () => {
+  // Lines, list markers, numbering, closing tags, paths, identifiers, repeats.
+  const text = fc.string({
+    unit: fc.constantFrom(
+      ..."aZ09 /\\.:_-<>()'\"`=,;|*\n\tvV-ABCxyz~@+#!?•".split(""),
+      "\n- ",
+      "\n1. ",
+      "\n> ",
+      "src/a.ts",
+      "</a.ts>",
+      "toolu_1",
+      "fooBar",
+    ),
+    maxLength: 120,
+  });
+  const notConstraints = (facts: readonly Fact[]) =>
+    facts.filter((fact) => fact.kind !== "constraint");
+
+  it("reads a tool result as it reads the user's words, less the constraints", () => {
+    fc.assert(
+      fc.property(text, (body) => {
+        const user = new ConversationBuilder().user(`x ${body}`).build();
+        const tool = new ConversationBuilder()
+          .user("go")
+          .toolCall({ name: "t", input: {}, result: `x ${body}` })
+          .build();
+        expect(extractFacts(tool)).toEqual(notConstraints(extractFacts(user)));
+      }),
+      { numRuns: 2000, seed: 20_261_201 },
+    );
+  });
+
+  it("skips a closing tag's name there, not where the same text is a path", () => {
+    const messages = new ConversationBuilder()
+      .user("go")
+      .toolCall({ name: "t", input: {}, result: "<a/b.ts>x</a/b.ts> then open /a/b.ts" })
+      .build();
+    expect(texts(extractFacts(messages), "path")).toEqual(["a/b.ts", "/a/b.ts"]);
+  });
+
+  it("finds in a conversation what it finds in its messages one by one, once each", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.boolean()), { maxLength: 6 }), (parts) => {
+        const builder = new ConversationBuilder().user("go");
+        for (const [body, fromUser] of parts) {
+          if (fromUser) builder.user(`x ${body}`);
+          else builder.toolCall({ name: "t", input: { q: body }, result: `x ${body}` });
+        }
+        const messages = builder.build();
+        const oneByOne = new Map<string, Fact>();
+        for (const message of messages)
+          for (const fact of notConstraints(extractFacts([message])))
+            if (!oneByOne.has(`${fact.kind}:${fact.text}`))
+              oneByOne.set(`${fact.kind}:${fact.text}`, fact);
+        expect(notConstraints(extractFacts(messages))).toEqual([...oneByOne.values()]);
+      }),
+      { numRuns: 1000, seed: 20_261_202 },
+    );
+  });
+});
+
 describe("mayBeFact", () => {
   it("passes every token that holds a fact: one it skips yields none", () => {
     const token = fc.string({

@@ -143,16 +143,35 @@ export function tokenFacts(raw: string, into: Fact[]): void {
       into.push({ kind: "identifier", text: match[0] });
 }
 
-function textTokenFacts(text: string, into: Fact[]): void {
+/**
+ * Where facts go, and the tokens already read: a token's facts are the same wherever it
+ * stands, and were found at its first appearance, so a repeat is skipped (in a large fold,
+ * most tokens are repeats).
+ */
+interface FactSink {
+  facts: Fact[];
+  seen: Set<string>;
+}
+
+function textTokenFacts(text: string, sink: FactSink): void {
   for (const { 0: raw, index } of text.matchAll(TOKEN)) {
     // A closing tag (`</div>`) is markup, not a path.
     if (raw.length > MAX_TOKEN_LENGTH || (raw[0] === "/" && text[index - 1] === "<")) continue;
-    if (mayBeFact(raw)) tokenFacts(raw, into);
+    if (sink.seen.has(raw)) continue;
+    sink.seen.add(raw);
+    if (mayBeFact(raw)) tokenFacts(raw, sink.facts);
   }
 }
 
 /** Facts of one text, sentence by sentence; constraints only where the user wrote it. */
-function textFacts(text: string, userWords: boolean, summary: boolean, into: Fact[]): void {
+function textFacts(text: string, userWords: boolean, summary: boolean, sink: FactSink): void {
+  // Without constraints to find, lines and sentences do not matter: tokens never span
+  // whitespace, and the list markers and numbers cut off below hold no fact.
+  if (!userWords && !summary) {
+    textTokenFacts(text, sink);
+    return;
+  }
+  const into = sink.facts;
   for (const line of (summary ? text.replace(LEADING_TAG, "") : text).split(/\r?\n/)) {
     const own = summary ? SECTION_LINE.exec(line) : null;
     if (own !== null) {
@@ -166,7 +185,7 @@ function textFacts(text: string, userWords: boolean, summary: boolean, into: Fac
       const trimmed = sentence.trim();
       if (userWords && trimmed !== "" && (numbered !== null || CONSTRAINT_WORDS.test(trimmed)))
         into.push({ kind: "constraint", text: trimmed });
-      textTokenFacts(trimmed, into);
+      textTokenFacts(trimmed, sink);
     }
   }
 }
@@ -202,18 +221,19 @@ function factKey(fact: Fact): string {
  */
 export function extractFacts(messages: readonly Message[]): Fact[] {
   const found: Fact[] = [];
+  const sink: FactSink = { facts: found, seen: new Set() };
   for (const message of messages) {
     const summary = isSummaryTurn(message.turnId);
     for (const [index, block] of message.content.entries()) {
       if (block.type === "text") {
         // The summary message's first block is the model's summary, not the user's words.
         const userWords = message.role === "user" && !(summary && index === 0);
-        textFacts(block.text, userWords, summary, found);
+        textFacts(block.text, userWords, summary, sink);
         continue;
       }
       const texts: string[] = [];
       blockTexts(block, texts);
-      for (const text of texts) textFacts(text, false, false, found);
+      for (const text of texts) textFacts(text, false, false, sink);
     }
   }
   const seen = new Set<string>();
