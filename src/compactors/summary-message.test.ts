@@ -37,6 +37,22 @@ describe("collectUserRequests", () => {
     ]);
     expect(requests).toEqual(["never touch /etc", "fix the build", "and the tests"]);
   });
+
+  it("keeps words said more than once once, where they were said last", () => {
+    const builder = new ConversationBuilder();
+    for (const text of ["a", "b", "a", "c", "b"]) builder.user(text).assistant("ok");
+    expect(collectUserRequests(builder.build())).toEqual(["a", "c", "b"]);
+  });
+
+  it("keeps 20,000 distinct requests, in order", () => {
+    const builder = new ConversationBuilder();
+    for (let index = 0; index < 20_000; index += 1)
+      builder.user(`request ${index}`).assistant("ok");
+    const requests = collectUserRequests(builder.build());
+    expect(requests).toHaveLength(20_000);
+    expect(requests[0]).toBe("request 0");
+    expect(requests.at(-1)).toBe("request 19999");
+  });
 });
 
 describe("newestWithin", () => {

@@ -44,7 +44,15 @@ export function collectUserRequests(folded: readonly Message[]): string[] {
   }
   // The same words twice (a pinned message folded again, a request repeated) are kept once,
   // where they were said last.
-  return requests.filter((text, index) => requests.indexOf(text, index + 1) === -1);
+  const seen = new Set<string>();
+  const newestFirst: string[] = [];
+  for (let index = requests.length - 1; index >= 0; index -= 1) {
+    const text = requests[index]!;
+    if (seen.has(text)) continue;
+    seen.add(text);
+    newestFirst.push(text);
+  }
+  return newestFirst.reverse();
 }
 
 /** The newest of `texts` whose characters together fit in `budgetTokens`, oldest first. */
