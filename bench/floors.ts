@@ -28,7 +28,7 @@ import {
   ratioLines,
   timeInterleaved,
 } from "./peers.js";
-import { gc, type Timing } from "./speed.js";
+import { gc, median, type Timing } from "./speed.js";
 
 /** Indexes of the messages `compacted` changed: the ones {@link copyFloor} copies. */
 export function changedIndexes(
@@ -86,14 +86,22 @@ export function checkCopyFloor(
   return indexes;
 }
 
-/** Ours and the floors at one size, timed interleaved in a process of their own. */
+/** Ours and the floors at one size, timed in a process of their own. */
 export interface FloorRow {
   messages: number;
+  /** The job, interleaved with the copy floor. */
   ours: PeerTiming;
   copy: PeerTiming;
+  /**
+   * `compact` on its own output, interleaved with the read floor: every decision of the job
+   * (each message read, each old result found done), nothing to copy.
+   */
+  oursAgain: PeerTiming;
   read: PeerTiming;
   /** ours/copy floor in each process this size ran in, ascending; the row is the median one. */
   processRatios?: number[];
+  /** oursAgain/read floor in each process, ascending. */
+  againRatios?: number[];
 }
 
 /** How {@link measureFloors} runs: the peer part's rounds. */
@@ -104,43 +112,73 @@ export interface FloorOptions {
 }
 
 /**
- * Times ours and the two floors on the peer conversation of `size` messages, in interleaved
- * rounds. The process holds nothing else: in the peer process, which also holds the peers'
- * messages and the garbage of their runs, the same 10k timings moved by up to 3x between
- * processes.
+ * Times ours beside each floor on the peer conversation of `size` messages: the job beside
+ * the copy floor, then `compact` on its own output beside the read floor, two by two in
+ * alternating rounds. The process holds nothing else: in the peer process, which also holds
+ * the peers' messages and the garbage of their runs, the same 10k timings moved by up to 3x.
  */
 export async function measureFloors(size: number, options: FloorOptions): Promise<FloorRow> {
   const conversation = buildPeerConversation(size);
   const compactor = new ThresholdCompactor({ toolCompaction: "redact" });
-  const indexes = checkCopyFloor(
-    conversation,
-    compactor.compact(conversation, new Map()).conversation,
-  );
+  const masked = compactor.compact(conversation, new Map()).conversation;
+  const indexes = checkCopyFloor(conversation, masked);
   const readEnd = (indexes.at(-1) ?? -1) + 1;
+  const timing = { collect: false, minWarmUpMs: options.minWarmUpMs ?? 1000 };
   gc?.();
-  const timings = await timeInterleaved(
+  const job = await timeInterleaved(
     [
       { name: "ours", run: () => compactor.compact(conversation, new Map()) },
       { name: "copy", run: () => copyFloor(conversation, indexes) },
-      { name: "read", run: () => readFloor(conversation, readEnd) },
     ],
     options.warmUps,
     options.samples,
-    { collect: false, minWarmUpMs: options.minWarmUpMs ?? 1000 },
+    timing,
   );
-  return { messages: size, ours: timings.ours!, copy: timings.copy!, read: timings.read! };
+  gc?.();
+  const pass = await timeInterleaved(
+    [
+      { name: "oursAgain", run: () => compactor.compact(masked, new Map()) },
+      { name: "read", run: () => readFloor(masked, readEnd) },
+    ],
+    options.warmUps,
+    options.samples,
+    timing,
+  );
+  return {
+    messages: size,
+    ours: job.ours!,
+    copy: job.copy!,
+    oursAgain: pass.oursAgain!,
+    read: pass.read!,
+  };
 }
 
 const floorRatio = (row: FloorRow) => row.ours.medianMs / row.copy.medianMs;
+const againRatio = (row: FloorRow) => row.oursAgain.medianMs / row.read.medianMs;
 
-/** Of one size's rows from separate processes, the one with the median ours/copy floor ratio. */
+/**
+ * Of one size's rows from separate processes, the one with the median ours/copy floor ratio,
+ * with both ratios of every process.
+ */
 export function medianFloorRow(rows: readonly FloorRow[]): FloorRow {
-  return medianProcess(rows, floorRatio);
+  const row = medianProcess(rows, floorRatio);
+  return rows.length === 1
+    ? row
+    : { ...row, againRatios: rows.map(againRatio).sort((a, b) => a - b) };
 }
 
-/** One line per size with more than one process: ours/copy floor in each. */
+/** One line per size with more than one process: both ratios in each. */
 export function floorRatioLines(rows: readonly FloorRow[]): string[] {
-  return ratioLines(rows, "ours/copy floor");
+  return [
+    ...ratioLines(rows, "ours/copy floor"),
+    ...ratioLines(
+      rows.map((row) => ({
+        messages: row.messages,
+        ...(row.againRatios === undefined ? {} : { processRatios: row.againRatios }),
+      })),
+      "ours again/read floor",
+    ).map((line) => line.replace(" (the row is the median one)", " (the median is used)")),
+  ];
 }
 
 /** Headers of the floors table. */
@@ -148,10 +186,12 @@ export const FLOOR_HEADERS = [
   "messages",
   "ours",
   "copy floor",
-  "read floor",
   "ours/copy floor",
+  "ours again",
+  "read floor",
+  "ours again/read floor",
   "ours per 1k msgs",
-  "copy floor per 1k msgs",
+  "ours again per 1k msgs",
   "read floor per 1k msgs",
 ] as const;
 
@@ -163,12 +203,20 @@ export function floorRows(rows: readonly FloorRow[]): string[][] {
     String(row.messages),
     formatMs(row.ours.medianMs),
     formatMs(row.copy.medianMs),
-    formatMs(row.read.medianMs),
     `${floorRatio(row).toFixed(2)}x`,
+    formatMs(row.oursAgain.medianMs),
+    formatMs(row.read.medianMs),
+    `${medianAgainRatio(row).toFixed(2)}x`,
     perThousand(row.ours, row.messages),
-    perThousand(row.copy, row.messages),
+    perThousand(row.oursAgain, row.messages),
     perThousand(row.read, row.messages),
   ]);
+}
+
+/** oursAgain/read floor: the median over the processes, or the row's own. */
+function medianAgainRatio(row: FloorRow): number {
+  const ratios = row.againRatios;
+  return ratios === undefined ? againRatio(row) : median(ratios);
 }
 
 /** How much longer a 10x larger conversation takes (100k over 10k), for each contender. */
@@ -176,10 +224,15 @@ export interface Growth {
   /** Beside pruneMessages, in the peer processes. */
   ours: number;
   pruneMessages: number;
-  /** Ours beside the floors, in their processes. */
-  oursBesideFloors: number;
+  /** In the floors' processes. */
+  oursBesideCopy: number;
   copyFloor: number;
+  oursAgain: number;
   readFloor: number;
+  /** How much more ours grew than the copy floor: ours/copy at 100k over ours/copy at 10k. */
+  jobOverCopy: number;
+  /** The same for ours again and the read floor (median ratios of the processes). */
+  againOverRead: number;
 }
 
 /** The growth from 10k to 100k messages, when every row is there. */
@@ -196,23 +249,21 @@ export function growth(
   return {
     ours: grew(peer100k.ours, peer10k.ours),
     pruneMessages: grew(peer100k.pruneMessages, peer10k.pruneMessages),
-    oursBesideFloors: grew(floor100k.ours, floor10k.ours),
+    oursBesideCopy: grew(floor100k.ours, floor10k.ours),
     copyFloor: grew(floor100k.copy, floor10k.copy),
+    oursAgain: grew(floor100k.oursAgain, floor10k.oursAgain),
     readFloor: grew(floor100k.read, floor10k.read),
+    jobOverCopy: floorRatio(floor100k) / floorRatio(floor10k),
+    againOverRead: medianAgainRatio(floor100k) / medianAgainRatio(floor10k),
   };
 }
 
 /** One line: each contender's growth from 10k to 100k. */
-export function growthLine({
-  ours,
-  pruneMessages,
-  oursBesideFloors,
-  copyFloor,
-  readFloor,
-}: Growth) {
+export function growthLine(grown: Growth) {
   const x = (value: number) => `${value.toFixed(1)}x`;
   return (
-    `From 10k to 100k messages (10x): beside pruneMessages ours ${x(ours)}, pruneMessages ${x(pruneMessages)}; ` +
-    `beside the floors ours ${x(oursBesideFloors)}, the copy floor ${x(copyFloor)}, the read floor ${x(readFloor)}.`
+    `From 10k to 100k messages (10x): beside pruneMessages ours ${x(grown.ours)}, pruneMessages ${x(grown.pruneMessages)}; ` +
+    `the job ${x(grown.oursBesideCopy)} beside the copy floor's ${x(grown.copyFloor)}; ` +
+    `ours again ${x(grown.oursAgain)} beside the read floor's ${x(grown.readFloor)}.`
   );
 }

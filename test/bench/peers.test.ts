@@ -154,7 +154,9 @@ describe("the bench README and its summary", () => {
     expect(readme).toContain("## Reproduce");
     expect(readme).toContain("## Part 3: against the peers");
     expect(readme).toContain("### Linear?");
-    expect(readme).toContain("| messages | ours | copy floor | read floor |");
+    expect(readme).toContain(
+      "| messages | ours | copy floor | ours/copy floor | ours again | read floor |",
+    );
     expect(readme).toContain("FAIL  a target: 1x");
   });
 });

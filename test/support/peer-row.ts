@@ -25,7 +25,19 @@ export function peerRow(times: { messages?: number; ours: number; prune: number 
   };
 }
 
-/** A floors row with the given medians; the read floor half the copy floor. */
-export function floorRow(messages: number, ours: number, copy: number): FloorRow {
-  return { messages, ours: timing(ours), copy: timing(copy), read: timing(copy / 2) };
+/** A floors row with the given medians: the job and the copy floor, ours again and the read floor. */
+export function floorRow(
+  messages: number,
+  ours: number,
+  copy: number,
+  again = ours / 2,
+  read = copy / 2,
+): FloorRow {
+  return {
+    messages,
+    ours: timing(ours),
+    copy: timing(copy),
+    oursAgain: timing(again),
+    read: timing(read),
+  };
 }
