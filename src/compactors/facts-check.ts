@@ -163,7 +163,10 @@ function textTokenFacts(text: string, sink: FactSink): void {
   }
 }
 
-/** Facts of one text, sentence by sentence; constraints only where the user wrote it. */
+/**
+ * Facts of one text; where the user wrote it (or a summary holds it), sentence by sentence,
+ * with the sentences that state constraints.
+ */
 function textFacts(text: string, userWords: boolean, summary: boolean, sink: FactSink): void {
   // Without constraints to find, lines and sentences do not matter: tokens never span
   // whitespace, and the list markers and numbers cut off below hold no fact.
