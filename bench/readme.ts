@@ -251,7 +251,8 @@ function linearSection(peers: PeerResults): string[] {
     `ours grow at most ${FLOOR_SLACK}x as much as the floor beside it. The job's is weak: the copies are most of`,
     "its time, and a part that grew with the square of the messages could hide under their growth.",
     "Ours again's is not: without copies, a part of its time that grew with the square of the messages",
-    "(a tenth of it at 10k is enough) takes it over the limit.",
+    "takes it over the limit once that part is a sixth of its time at 10k (with the read floor growing",
+    "about 25x).",
     "",
   ];
 }
