@@ -70,6 +70,10 @@ export class AgentSession {
   /** Background mode, or `undefined` when it is off. */
   readonly #background: BackgroundGate | undefined;
   readonly #logger: AgentSessionOptions["logger"];
+  /**
+   * Compactions, one at a time. Callers run the `afterCompact` hooks once their run has
+   * settled, when the session is free again, so a hook may start a compaction.
+   */
   readonly #queue = new SerialQueue();
   readonly #auto = new JoinedRun<MaybeCompactReport>();
 
@@ -344,10 +348,6 @@ export class AgentSession {
     );
   }
 
-  /**
-   * Runs `task` after every compaction queued before it. Callers run the `afterCompact` hooks
-   * once it has settled, when the session is free again, so a hook may start a compaction.
-   */
   #emit(event: CompactionEvent): void {
     for (const listener of this.#listeners) {
       try {
