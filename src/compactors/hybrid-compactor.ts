@@ -122,7 +122,7 @@ export class HybridCompactor implements AsyncCompactor {
     const merged = compactorOptions(
       HybridCompactorOptionsSchema,
       DEFAULT_HYBRID_COMPACTOR_OPTIONS,
-      isPlainObject(options) ? tuning : options,
+      tuning,
       "HybridCompactorOptions",
     );
     this.config = Object.freeze(merged);
