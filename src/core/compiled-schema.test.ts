@@ -5,21 +5,23 @@ import { LazilyCompiled, messageCount } from "./compiled-schema.js";
 describe("LazilyCompiled", () => {
   const schema = z.array(z.object({ id: z.string().min(1) }));
 
+  const items = (count: number) => Array.from({ length: count }, () => ({ id: "a" }));
+
   it("answers with the runtime schema until the items would pass the bound, then compiled", () => {
     const lazily = new LazilyCompiled(schema, 10);
-    expect(lazily.for(4)).toBe(schema);
-    expect(lazily.for(5)).toBe(schema);
-    const compiled = lazily.for(1);
+    expect(lazily.for(items(4))).toBe(schema);
+    expect(lazily.for({ messages: items(5) })).toBe(schema);
+    const compiled = lazily.for({ id: "a" });
     expect(compiled).not.toBe(schema);
-    expect(lazily.for(1_000)).toBe(compiled);
+    expect(lazily.for(items(1_000))).toBe(compiled);
   });
 
   it("compiles at once for a value larger than the bound", () => {
-    expect(new LazilyCompiled(schema, 10).for(10)).not.toBe(schema);
+    expect(new LazilyCompiled(schema, 10).for(items(10))).not.toBe(schema);
   });
 
   it("the compiled schema gives the runtime one's answers and issues", () => {
-    const compiled = new LazilyCompiled(schema, 0).for(1);
+    const compiled = new LazilyCompiled(schema, 0).for([]);
     expect(compiled.validate([{ id: "a" }])).toBe(true);
     expect(compiled.parse([{ id: "a", extra: 1 }])).toEqual([{ id: "a" }]);
     const bad = [{ id: "a" }, { id: "" }];

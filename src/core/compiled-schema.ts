@@ -27,10 +27,10 @@ export class LazilyCompiled<T> {
     this.#compileAfter = compileAfter;
   }
 
-  /** The schema to parse or check a value of `items` items (messages) with. */
-  for(items: number): z.ZodType<T> {
+  /** The schema to parse or check `value` with; its messages ({@link messageCount}) count as used. */
+  for(value: unknown): z.ZodType<T> {
     if (this.#compiled !== undefined) return this.#compiled;
-    this.#used += items;
+    this.#used += messageCount(value);
     if (this.#used < this.#compileAfter) return this.#schema;
     this.#compiled = z.compile(this.#schema);
     return this.#compiled;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isAbortSignal } from "./abort.js";
-import { LazilyCompiled, messageCount } from "./compiled-schema.js";
+import { LazilyCompiled } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
 import { knownMessages, rememberValid } from "./message-memo.js";
@@ -17,7 +17,7 @@ function newMessagesValid(conversation: readonly unknown[], indexes: readonly nu
   const ids = new Set<string>();
   for (const index of indexes) {
     const value = conversation[index];
-    if (!messageSchema.for(1).validate(value)) return false;
+    if (!messageSchema.for(value).validate(value)) return false;
     const id = (value as Message).id;
     if (ids.has(id)) return false;
     ids.add(id);
@@ -46,7 +46,7 @@ export function validatedEstimate(value: unknown, subject: string): number {
     }
   }
   // The issues, or valid after all: an optional field set to `undefined` counts as absent.
-  const schema = messagesSchema.for(messageCount(value));
+  const schema = messagesSchema.for(value);
   if (!schema.validate(value)) parseOrThrow(schema, value, subject);
   rememberValid(value as Message[]);
   return knownMessages(value as Message[]).tokens;

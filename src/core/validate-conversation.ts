@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LazilyCompiled, messageCount } from "./compiled-schema.js";
+import { LazilyCompiled } from "./compiled-schema.js";
 import {
   isCompactionBlock,
   isSystemMessage,
@@ -101,7 +101,7 @@ const ASSISTANT_ONLY_BLOCKS = new Set<ContentBlock["type"]>([
  * if (problems.length > 0) throw new Error(problems.map((p) => p.message).join("\n"));
  */
 export function validateConversation(messages: readonly Message[]): ConversationProblem[] {
-  const schema = lenientMessagesSchema.for(messageCount(messages));
+  const schema = lenientMessagesSchema.for(messages);
   const parsed = parseOrThrow(schema, messages, "messages");
   // Checks on what was parsed but reports on the caller's objects' positions: the same indexes.
   const problems: ConversationProblem[] = [];

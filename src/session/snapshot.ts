@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LazilyCompiled, messageCount } from "../core/compiled-schema.js";
+import { LazilyCompiled } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
@@ -104,7 +104,7 @@ export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
 
 /** Validates a snapshot and restores its dates. @throws {ValidationError} naming the bad field. */
 export function parseSnapshot(snapshot: unknown): ParsedSnapshot {
-  return parseOrThrow(snapshotSchema.for(messageCount(snapshot)), snapshot, "session snapshot");
+  return parseOrThrow(snapshotSchema.for(snapshot), snapshot, "session snapshot");
 }
 
 /** An archive record as JSON (its messages' dates as ISO strings). */

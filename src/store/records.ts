@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LazilyCompiled, messageCount } from "../core/compiled-schema.js";
+import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
@@ -166,7 +166,7 @@ function issuesOf(error: z.ZodError): ValidationIssue[] {
 export function decodeRecord(sessionId: string, seq: number, data: string): LogRecord {
   const path = ["log", seq];
   const value = parseJson(sessionId, path, data);
-  const parsed = logRecordSchema.for(messageCount(value)).safeParse(value);
+  const parsed = logRecordSchema.for(value).safeParse(value);
   if (!parsed.success) throw storedDataError(sessionId, path, issuesOf(parsed.error));
   const { format: _format, ...record } = parsed.data;
   return record as LogRecord;
