@@ -5,6 +5,8 @@ const entry = {
   "anthropic/index": "src/anthropic/index.ts",
   "testing/index": "src/testing/index.ts",
   schemas: "src/schemas.ts",
+  "store/index": "src/store/index.ts",
+  "file-store/index": "src/file-store/index.ts",
   "redis/index": "src/redis/index.ts",
   "postgres/index": "src/postgres/index.ts",
 };

@@ -1,6 +1,8 @@
 /**
  * `agent-compaction`: keeps long-running LLM agent conversations inside the model's context
- * window. The session, the compactors, the errors, and the message types.
+ * window. The session, the compactors, the errors, and the message types. Platform-neutral: it
+ * imports no Node built-in, so it bundles for browsers and edge runtimes; the stores sit in
+ * `agent-compaction/store` (and `/file-store`, `/redis`, `/postgres`).
  *
  * @packageDocumentation
  */
@@ -38,12 +40,7 @@ export type {
   CompactionUsage,
   Compactor,
 } from "./core/compactor.js";
-export {
-  isCompactionBlock,
-  isSystemMessage,
-  isSystemMessageBlock,
-  startsWithCompaction,
-} from "./core/conversation-structure.js";
+export { isSystemMessage, isSystemMessageBlock } from "./core/conversation-structure.js";
 export {
   CompactionError,
   type CompactionErrorCode,
@@ -53,8 +50,6 @@ export {
 export type { LlmClient, LlmRequest } from "./core/llm-client.js";
 export {
   type AssistantMessage,
-  COMPACTION_BLOCK_TYPE,
-  type CompactionBlock,
   type ContentBlock,
   type ImageBlock,
   type ImageSource,
@@ -132,18 +127,3 @@ export type {
   SessionSnapshot,
 } from "./session/snapshot.js";
 export type { ToolResultInput } from "./session/tool-results.js";
-export { FileStore, type FileStoreOptions } from "./store/file-store.js";
-export { MemoryStore, type MemoryStoreOptions } from "./store/memory-store.js";
-export type {
-  AppendResult,
-  SessionStore,
-  StoredRecord,
-  StoredState,
-  StorePosition,
-} from "./store/session-store.js";
-export type { StoredCompactionReport } from "./store/stored-compaction.js";
-export { openSession, StoredSession } from "./store/stored-session.js";
-export {
-  DEFAULT_STORED_SESSION_OPTIONS,
-  type StoredSessionOptions,
-} from "./store/stored-session-options.js";

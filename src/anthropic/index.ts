@@ -26,6 +26,11 @@
  */
 
 export {
+  isCompactionBlock,
+  startsWithCompaction,
+} from "../core/conversation-structure.js";
+export { COMPACTION_BLOCK_TYPE, type CompactionBlock } from "../core/message.js";
+export {
   type AnthropicCompactionClient,
   type AnthropicCompactionParams,
   AnthropicCompactor,

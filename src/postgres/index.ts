@@ -5,7 +5,7 @@
  *
  * @example
  * import pg from "pg";
- * import { openSession } from "agent-compaction";
+ * import { openSession } from "agent-compaction/store";
  * import { PostgresStore } from "agent-compaction/postgres";
  *
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });

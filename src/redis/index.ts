@@ -4,7 +4,7 @@
  *
  * @example
  * import { createClient } from "redis";
- * import { openSession } from "agent-compaction";
+ * import { openSession } from "agent-compaction/store";
  * import { RedisStore } from "agent-compaction/redis";
  *
  * const client = await createClient({ url: "redis://localhost:6379" }).connect();

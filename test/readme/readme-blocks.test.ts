@@ -18,6 +18,8 @@ const ENTRIES = [
   "agent-compaction/anthropic",
   "agent-compaction/testing",
   "agent-compaction/schemas",
+  "agent-compaction/store",
+  "agent-compaction/file-store",
   "agent-compaction/redis",
   "agent-compaction/postgres",
 ];

@@ -1,0 +1,28 @@
+/**
+ * `agent-compaction/store`: sessions kept in a store, shared by id between workers and
+ * processes. The `SessionStore` contract, `openSession`, and `MemoryStore` for one process; the
+ * stores for one machine and for many sit in `/file-store`, `/redis` and `/postgres`.
+ *
+ * @example
+ * import { MemoryStore, openSession } from "agent-compaction/store";
+ *
+ * const session = await openSession(new MemoryStore(), "conversation-42", { contextLimit: 200_000 });
+ * await session.addUserText("Fix the failing test");
+ * await session.maybeCompact();
+ *
+ * @packageDocumentation
+ */
+export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
+export type {
+  AppendResult,
+  SessionStore,
+  StoredRecord,
+  StoredState,
+  StorePosition,
+} from "./session-store.js";
+export type { StoredCompactionReport } from "./stored-compaction.js";
+export { openSession, StoredSession } from "./stored-session.js";
+export {
+  DEFAULT_STORED_SESSION_OPTIONS,
+  type StoredSessionOptions,
+} from "./stored-session-options.js";
