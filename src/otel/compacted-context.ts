@@ -1,0 +1,62 @@
+import { type Span, trace } from "@opentelemetry/api";
+import { SUMMARY_PREFIX } from "../compactors/prompt.js";
+import { COMPACTION_BLOCK_TYPE } from "../core/message.js";
+import { GEN_AI_ATTRIBUTES } from "./attributes.js";
+
+type Loose = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Loose => typeof value === "object" && value !== null;
+
+/** Whether a block is a compaction: the API's `compaction` block (ours wraps it) or a summary text. */
+function isCompactionBlock(block: unknown): boolean {
+  if (!isObject(block)) return false;
+  if (block.type === COMPACTION_BLOCK_TYPE) return true;
+  if (block.type === "opaque" && isObject(block.block)) {
+    return block.block.type === COMPACTION_BLOCK_TYPE;
+  }
+  return (
+    block.type === "text" && typeof block.text === "string" && block.text.startsWith(SUMMARY_PREFIX)
+  );
+}
+
+/** Whether a message is a compaction's: the summary message (its turn or its text) or a compaction block. */
+function isCompactionMessage(message: unknown): boolean {
+  if (!isObject(message)) return false;
+  if (message.type === COMPACTION_BLOCK_TYPE) return true; // an OpenAI Responses compaction item
+  const turn = message.turnId;
+  if (isObject(turn) && turn.owner === "u" && turn.number === 0) return true;
+  const content = message.content;
+  if (typeof content === "string") return content.startsWith(SUMMARY_PREFIX);
+  // Every block: a wire message may join the summary to the messages of its role around it.
+  return Array.isArray(content) && content.some(isCompactionBlock);
+}
+
+/**
+ * Whether a request's messages hold a compaction: the summary message a summarizing compactor
+ * wrote, or a `compaction` block. Reads the session's messages or the wire messages
+ * (`toAnthropicMessages`, the AI SDK's, OpenAI's input items with a `content` array).
+ */
+export function holdsCompaction(messages: readonly unknown[]): boolean {
+  for (const message of messages) {
+    if (isCompactionMessage(message)) return true;
+  }
+  return false;
+}
+
+/**
+ * Sets `gen_ai.conversation.compacted = true` on the app's own inference span (by default the
+ * active span) when the request's messages hold a compaction, and never sets `false`, as the
+ * GenAI conventions ask. Returns whether it set the attribute.
+ *
+ * @example
+ * const messages = toAnthropicMessages(session.messages);
+ * markCompactedConversation(messages); // inside your `chat` span
+ */
+export function markCompactedConversation(
+  messages: readonly unknown[],
+  span: Span | undefined = trace.getActiveSpan(),
+): boolean {
+  if (span === undefined || !span.isRecording() || !holdsCompaction(messages)) return false;
+  span.setAttribute(GEN_AI_ATTRIBUTES.CONVERSATION_COMPACTED, true);
+  return true;
+}

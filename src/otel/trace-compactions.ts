@@ -1,0 +1,295 @@
+import {
+  type Attributes,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
+import type { CompactionUsage } from "../core/compactor.js";
+import { ValidationError } from "../core/errors.js";
+import type { LlmClient } from "../core/llm-client.js";
+import type {
+  CompactionEndEvent,
+  CompactionEvent,
+  CompactionFailedEvent,
+  CompactionSkippedEvent,
+  CompactionStartEvent,
+  ContextTrimmedEvent,
+} from "../session/events.js";
+import {
+  COMPACTION_ATTRIBUTES as A,
+  COMPACTION_SPAN_NAME,
+  GEN_AI_ATTRIBUTES,
+} from "./attributes.js";
+import { type SummarizerLink, summarizerLink } from "./summarizer-link.js";
+import { assertTracer, tracerOf } from "./tracer.js";
+import { genAiUsageAttributes } from "./usage.js";
+
+/** What {@link traceCompactions} needs of a session: `AgentSession` fits. */
+export interface TracedSession {
+  /** Subscribes to the session's events; returns the unsubscribe function. */
+  on(listener: (event: CompactionEvent) => void): () => void;
+  /** Recorded as `gen_ai.conversation.id`. */
+  readonly sessionId?: string;
+  /** Read for the message counts before and after a run. */
+  readonly messages: readonly unknown[];
+}
+
+/** Options of {@link traceCompactions}. */
+export interface TraceCompactionsOptions {
+  /** The tracer. @default the global provider's tracer `agent-compaction` */
+  tracer?: Tracer;
+  /**
+   * The summarizer's client as `traceLlmClient` returned it: its `chat` spans become children
+   * of the compaction span that calls it. @default none
+   */
+  summarizer?: LlmClient;
+  /**
+   * The model of a compactor whose cost arrives only in its result (`AnthropicCompactor`):
+   * its `chat` child span, built from `result.usage`, names it. @default not set
+   */
+  summarizerModel?: string;
+}
+
+/** One compaction run whose span is open. */
+interface OpenRun {
+  span: Span;
+  strategy: string;
+  trigger: string;
+  /** The summarizer's traced requests when the run started. */
+  requestsBefore: number;
+}
+
+type RunEnd = CompactionEndEvent | CompactionFailedEvent | CompactionSkippedEvent;
+
+function validate(session: unknown, options: unknown): TraceCompactionsOptions {
+  const hasOn =
+    typeof session === "object" &&
+    session !== null &&
+    "on" in session &&
+    typeof session.on === "function";
+  if (!hasOn) {
+    throw new ValidationError("traceCompactions session", [
+      { path: ["session"], message: "must be a session with on(listener)" },
+    ]);
+  }
+  const given = (typeof options === "object" && options !== null ? options : {}) as Record<
+    string,
+    unknown
+  >;
+  assertTracer(given.tracer, "traceCompactions options");
+  const summarizer = given.summarizer;
+  if (summarizer !== undefined && summarizerLink(summarizer as LlmClient) === undefined) {
+    throw new ValidationError("traceCompactions options", [
+      { path: ["summarizer"], message: "must be a client returned by traceLlmClient" },
+    ]);
+  }
+  if (given.summarizerModel !== undefined && typeof given.summarizerModel !== "string") {
+    throw new ValidationError("traceCompactions options", [
+      { path: ["summarizerModel"], message: "must be a string" },
+    ]);
+  }
+  return given as TraceCompactionsOptions;
+}
+
+/**
+ * Traces a session's compactions: each run is a span (`agent_compaction.compact`) with its
+ * strategy, trigger, tokens and messages before and after, outcome and cost, and an overflow
+ * trim is one too. The spans start under the active context (wrap `maybeCompact` in your own
+ * span to nest them). Without a registered tracer provider the spans are no-ops and no
+ * attribute is computed. Returns the function that stops tracing.
+ *
+ * @example
+ * const stop = traceCompactions(session, { summarizer });
+ */
+export function traceCompactions(
+  session: TracedSession,
+  options: TraceCompactionsOptions = {},
+): () => void {
+  const { tracer, summarizer, summarizerModel } = validate(session, options);
+  const link = summarizer === undefined ? undefined : summarizerLink(summarizer);
+  const tracing = new CompactionTracing(session, tracerOf(tracer), link, summarizerModel);
+  const unsubscribe = session.on((event) => tracing.handle(event));
+  return () => {
+    unsubscribe();
+    tracing.close();
+  };
+}
+
+class CompactionTracing {
+  readonly #session: TracedSession;
+  readonly #tracer: Tracer;
+  readonly #link: SummarizerLink | undefined;
+  readonly #model: string | undefined;
+  #open: OpenRun | undefined;
+
+  constructor(
+    session: TracedSession,
+    tracer: Tracer,
+    link: SummarizerLink | undefined,
+    model: string | undefined,
+  ) {
+    this.#session = session;
+    this.#tracer = tracer;
+    this.#link = link;
+    this.#model = model;
+  }
+
+  handle(event: CompactionEvent): void {
+    switch (event.type) {
+      case "compaction_start":
+        this.#start(event);
+        return;
+      case "compaction_end":
+      case "compaction_failed":
+      case "compaction_skipped":
+        this.#finish(event);
+        return;
+      case "context_trimmed":
+        this.#trimmed(event);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Ends a span left open (tracing stopped mid-run). */
+  close(): void {
+    this.#open?.span.end();
+    this.#open = undefined;
+    if (this.#link !== undefined) this.#link.parent = undefined;
+  }
+
+  #startSpan(strategy: string, trigger: string, extra: () => Attributes): Span {
+    const span = this.#tracer.startSpan(
+      COMPACTION_SPAN_NAME,
+      { kind: SpanKind.INTERNAL },
+      context.active(),
+    );
+    if (span.isRecording()) {
+      const id = this.#session.sessionId;
+      span.setAttributes({
+        [A.STRATEGY]: strategy,
+        [A.TRIGGER]: trigger,
+        ...(typeof id === "string" ? { [GEN_AI_ATTRIBUTES.CONVERSATION_ID]: id } : {}),
+        ...extra(),
+      });
+    }
+    return span;
+  }
+
+  #start(event: CompactionStartEvent): void {
+    this.close();
+    const span = this.#startSpan(event.strategy, event.trigger, () => ({
+      [A.CONTEXT_LIMIT]: event.contextLimit,
+      [A.CONTEXT_USED_BEFORE]: event.contextUsed,
+      [A.MESSAGES_BEFORE]: this.#session.messages.length,
+    }));
+    const requestsBefore = this.#link?.requests ?? 0;
+    this.#open = { span, strategy: event.strategy, trigger: event.trigger, requestsBefore };
+    if (this.#link !== undefined) this.#link.parent = span;
+  }
+
+  /** The run an end event closes: the open one when it matches, else a run without a start (a sync compactor's). */
+  #take(event: RunEnd): OpenRun {
+    const open = this.#open;
+    if (open !== undefined && open.strategy === event.strategy && open.trigger === event.trigger) {
+      this.#open = undefined;
+      if (this.#link !== undefined) this.#link.parent = undefined;
+      return open;
+    }
+    const span = this.#startSpan(event.strategy, event.trigger, () => ({}));
+    return { span, strategy: event.strategy, trigger: event.trigger, requestsBefore: -1 };
+  }
+
+  #finish(event: RunEnd): void {
+    const run = this.#take(event);
+    const { span } = run;
+    if (event.type === "compaction_failed") {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message });
+    }
+    if (span.isRecording()) {
+      span.setAttributes(this.#outcome(event));
+      if (event.type === "compaction_end" && event.result.usage !== undefined) {
+        span.setAttributes(costAttributes(event.result.usage));
+        const link = this.#link;
+        const traced =
+          link !== undefined && run.requestsBefore >= 0 && link.requests > run.requestsBefore;
+        if (!traced) this.#usageSpan(span, event.result.usage);
+      }
+    }
+    span.end();
+  }
+
+  #outcome(event: RunEnd): Attributes {
+    switch (event.type) {
+      case "compaction_skipped":
+        return { [A.OUTCOME]: "skipped", [A.SKIP_REASON]: event.reason };
+      case "compaction_failed":
+        return {
+          [A.OUTCOME]: "failed",
+          [A.ERROR_CODE]: event.error.code,
+          [GEN_AI_ATTRIBUTES.ERROR_TYPE]: event.error.code,
+        };
+      default: {
+        const { result, boundary } = event;
+        return {
+          [A.OUTCOME]: "compacted",
+          [A.TOKENS_BEFORE]: event.tokensBefore,
+          [A.TOKENS_AFTER]: event.tokensAfter,
+          [A.CONTEXT_USED_BEFORE]: event.contextUsedBefore,
+          [A.CONTEXT_USED_AFTER]: event.contextUsedAfter,
+          [A.MESSAGES_AFTER]: this.#session.messages.length,
+          [A.TURNS_COMPACTED]: result.turnsCompacted,
+          [A.TOOL_RESULTS_SUMMARIZED]: result.toolResultsSummarized,
+          [A.TOOL_RESULTS_REDACTED]: result.toolResultsRedacted,
+          [A.THINKING_BLOCKS_DROPPED]: boundary.thinkingBlocksDropped,
+        };
+      }
+    }
+  }
+
+  /**
+   * The summarizer's request as a `chat` child span, from the usage the result reports, for a
+   * compactor whose requests were not traced (a server-side compaction's).
+   */
+  #usageSpan(parent: Span, usage: CompactionUsage): void {
+    const model = this.#model;
+    const span = this.#tracer.startSpan(
+      model === undefined ? "chat" : `chat ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          [GEN_AI_ATTRIBUTES.OPERATION_NAME]: "chat",
+          ...(model === undefined ? {} : { [GEN_AI_ATTRIBUTES.REQUEST_MODEL]: model }),
+          ...genAiUsageAttributes(usage),
+        },
+      },
+      trace.setSpan(context.active(), parent),
+    );
+    span.end();
+  }
+
+  #trimmed(event: ContextTrimmedEvent): void {
+    const span = this.#startSpan("trim", event.trigger, () => ({
+      [A.OUTCOME]: "trimmed",
+      [A.CONTEXT_USED_BEFORE]: event.contextUsedBefore,
+      [A.CONTEXT_USED_AFTER]: event.contextUsedAfter,
+      [A.MESSAGES_REMOVED]: event.removed.length,
+      [A.THINKING_BLOCKS_DROPPED]: event.thinkingBlocksDropped,
+    }));
+    span.end();
+  }
+}
+
+/** A compaction's own cost in tokens, as span attributes. */
+function costAttributes(usage: CompactionUsage): Attributes {
+  return {
+    [A.COST_INPUT_TOKENS]: usage.inputTokens,
+    [A.COST_OUTPUT_TOKENS]: usage.outputTokens,
+    [A.COST_CACHE_READ_INPUT_TOKENS]: usage.cacheReadInputTokens ?? 0,
+    [A.COST_CACHE_WRITE_INPUT_TOKENS]: usage.cacheCreationInputTokens ?? 0,
+  };
+}

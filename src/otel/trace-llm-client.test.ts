@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { memoryTracing } from "../../test/support/otel-tracing.js";
+import { ValidationError } from "../core/errors.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
+import { GEN_AI_ATTRIBUTES as G } from "./attributes.js";
+import { traceLlmClient } from "./trace-llm-client.js";
+
+describe("traceLlmClient", () => {
+  it("passes the request and the reply through unchanged", async () => {
+    const { tracer, spans } = memoryTracing();
+    const inner = new MockLlmClient().reply("Goal: fix the build.");
+    const client = traceLlmClient(inner, { model: "gpt-5.6-sol", tracer });
+    const reply = await client.complete({ prompt: "Summarize.", system: "Be brief." });
+    expect(reply).toBe("Goal: fix the build.");
+    expect(inner.lastRequest).toMatchObject({ prompt: "Summarize.", system: "Be brief." });
+    expect(spans()[0]?.attributes).toEqual({
+      [G.OPERATION_NAME]: "chat",
+      [G.REQUEST_MODEL]: "gpt-5.6-sol",
+    });
+    expect(spans()[0]?.kind).toBe(2); // SpanKind.CLIENT
+  });
+
+  it("marks a failed request as an error span with error.type and rethrows the same error", async () => {
+    const { tracer, spans } = memoryTracing();
+    const failure = new TypeError("overloaded");
+    const client = traceLlmClient(new MockLlmClient().fail(failure), { model: "m", tracer });
+    await expect(client.complete({ prompt: "p" })).rejects.toBe(failure);
+    expect(spans()[0]?.status.code).toBe(2); // SpanStatusCode.ERROR
+    expect(spans()[0]?.attributes[G.ERROR_TYPE]).toBe("TypeError");
+    expect(spans()[0]?.attributes[G.USAGE_INPUT_TOKENS]).toBeUndefined();
+  });
+
+  it("reads no usage from a reply that carries none or a malformed one", async () => {
+    const { tracer, spans } = memoryTracing();
+    const replies: unknown[] = [
+      "text",
+      { text: "t", usage: { inputTokens: -1, outputTokens: 2 } },
+      { usage: null },
+    ];
+    for (const reply of replies) {
+      const client = traceLlmClient(
+        { complete: async () => reply as string },
+        { model: "m", tracer },
+      );
+      await client.complete({ prompt: "p" });
+    }
+    expect(spans().map((span) => span.attributes[G.USAGE_OUTPUT_TOKENS])).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("refuses a missing model or client, naming the field", () => {
+    expect(() => traceLlmClient(new MockLlmClient(), { model: " " })).toThrow(/model/);
+    expect(() => traceLlmClient({} as never, { model: "m" })).toThrow(ValidationError);
+    expect(() => traceLlmClient(new MockLlmClient(), { model: "m", provider: 3 as never })).toThrow(
+      /provider/,
+    );
+  });
+});
