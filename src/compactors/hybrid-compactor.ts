@@ -217,6 +217,7 @@ export class HybridCompactor implements AsyncCompactor {
         summarized: true,
         tokensBefore,
         tokensAfter: estimateTokens(folded.conversation),
+        ...(folded.result.usage === undefined ? {} : { usage: folded.result.usage }),
       },
     };
   }

@@ -2,14 +2,16 @@ import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type CompactAsyncOptions,
   type CompactionOutput,
+  type CompactionUsage,
   emptyCompactionResult,
 } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
-import type { LlmClient } from "../core/llm-client.js";
+import { type LlmClient, type LlmRequest, readLlmUsage, sumUsage } from "../core/llm-client.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
+import { conversationSummaryRequest } from "./conversation-summary.js";
 import { checkSummaryFacts } from "./facts-check.js";
 import { foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
@@ -93,21 +95,48 @@ export async function foldIntoSummary(
     return skip(`a summary could free fewer than clearAtLeast (${clearAtLeast}) tokens`);
   }
 
-  const summary = await summarizeTranscript(
-    {
-      messages: foldedSource,
-      summaries,
-      userRequests: requestsForPrompt(userRequests, settings.maxTranscriptTokens),
-      instructions: options.instructions,
-      system: settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT,
-      requestBudgetTokens: settings.maxTranscriptTokens,
-      maxToolInputChars: settings.maxToolInputChars,
-      maxToolResultChars: settings.maxToolResultChars,
-      overflow: settings.summaryOverflow,
-    },
-    (prompt, requestSignal) => requestSummary(summarizer, prompt, requestSignal),
-    signal,
-  );
+  // Every request's cost, summed into the result (chunked summaries make several).
+  let usage: CompactionUsage | undefined;
+  const send = async (
+    request: Omit<LlmRequest, "signal" | "maxTokens">,
+    requestSignal?: AbortSignal,
+  ) => {
+    const reply = await requestSummary(summarizer, request, requestSignal);
+    if (reply.usage !== undefined) usage = sumUsage(usage, reply.usage);
+    return reply.text;
+  };
+  const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;
+  const cached =
+    summarizer.client.acceptsConversation === true && source.length === conversation.length
+      ? conversationSummaryRequest({
+          conversation: source,
+          plan,
+          system,
+          instructions: options.instructions,
+          maxSummaryTokens: settings.maxSummaryTokens,
+          contextLimit: options.contextLimit,
+          contextUsed: options.contextUsed,
+          requestBudgetTokens: settings.maxTranscriptTokens,
+        })
+      : undefined;
+  const summary =
+    cached !== undefined
+      ? await send({ prompt: cached.instruction, conversation: cached.messages }, signal)
+      : await summarizeTranscript(
+          {
+            messages: foldedSource,
+            summaries,
+            userRequests: requestsForPrompt(userRequests, settings.maxTranscriptTokens),
+            instructions: options.instructions,
+            system,
+            requestBudgetTokens: settings.maxTranscriptTokens,
+            maxToolInputChars: settings.maxToolInputChars,
+            maxToolResultChars: settings.maxToolResultChars,
+            overflow: settings.summaryOverflow,
+          },
+          (prompt, requestSignal) => send({ prompt, system }, requestSignal),
+          signal,
+        );
   throwIfAborted(signal);
 
   const where = {
@@ -147,28 +176,26 @@ export async function foldIntoSummary(
       ...(facts === undefined || facts.added.length === 0
         ? {}
         : { factsAdded: facts.added.map((fact) => `${fact.kind}: ${fact.text}`) }),
+      ...(usage === undefined ? {} : { usage }),
     },
   };
 }
 
 /**
- * One summarizer request under the deadline, linked to the caller's signal. Rejects with
- * `CompactionError`: `aborted` (checked before the request is sent too), `timeout` (the request
- * is then aborted), `llm_error`, or `empty_summary`.
+ * One summarizer request under the deadline, linked to the caller's signal: its text, and its
+ * usage when the client reported one. Rejects with `CompactionError`: `aborted` (checked before
+ * the request is sent too), `timeout` (the request is then aborted), `llm_error` (the client
+ * threw, replied with neither a string nor `{ text }`, or reported a usage whose counts are not
+ * whole numbers ≥ 0: the `ValidationError` is the cause), or `empty_summary`.
  */
 async function requestSummary(
   { client, options }: Summarizer,
-  prompt: string,
+  request: Omit<LlmRequest, "signal" | "maxTokens">,
   signal: AbortSignal | undefined,
-): Promise<string> {
-  const text: unknown = await requestWithin(
+): Promise<{ text: string; usage?: CompactionUsage }> {
+  const reply: unknown = await requestWithin(
     (requestSignal) =>
-      client.complete({
-        prompt,
-        system: options.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT,
-        maxTokens: options.maxSummaryTokens,
-        signal: requestSignal,
-      }),
+      client.complete({ ...request, maxTokens: options.maxSummaryTokens, signal: requestSignal }),
     {
       signal,
       milliseconds: options.summaryTimeoutMs,
@@ -180,13 +207,35 @@ async function requestSummary(
         }),
     },
   );
-  if (typeof text !== "string") {
-    throw new CompactionError("llm_error", `summarizer returned ${typeof text}, not a string`);
-  }
+  const { text, usage } = readReply(reply);
   if (text.trim() === "") {
     throw new CompactionError("empty_summary", "summarizer returned an empty summary");
   }
-  return text.trim();
+  return { text: text.trim(), ...(usage === undefined ? {} : { usage }) };
+}
+
+/** The text and checked usage of a client's reply; rejects anything else with `llm_error`. */
+function readReply(reply: unknown): { text: string; usage?: CompactionUsage } {
+  if (typeof reply === "string") return { text: reply };
+  if (
+    typeof reply !== "object" ||
+    reply === null ||
+    typeof (reply as { text?: unknown }).text !== "string"
+  ) {
+    throw new CompactionError(
+      "llm_error",
+      `summarizer returned ${reply === null ? "null" : typeof reply}, not a string or { text }`,
+    );
+  }
+  const { text, usage } = reply as { text: string; usage?: unknown };
+  if (usage === undefined) return { text };
+  try {
+    return { text, usage: readLlmUsage(usage, "summarizer usage") };
+  } catch (error) {
+    throw new CompactionError("llm_error", `summarizer reported ${describe(error)}`, {
+      cause: error,
+    });
+  }
 }
 
 /** `messages` with each placeholder tool result replaced by its original, where one is known. */

@@ -1,16 +1,119 @@
+import type { CompactionUsage } from "./compactor.js";
+import { ValidationError, type ValidationIssue } from "./errors.js";
+import type { Message } from "./message.js";
+
 /** One completion request to a summarising model. */
 export interface LlmRequest {
-  /** The user prompt (the conversation transcript and the instructions). */
+  /**
+   * The user prompt: the transcript and the instructions; with `conversation`, the summary
+   * instruction alone, to be appended as the final user message.
+   */
   prompt: string;
-  /** The system prompt. */
+  /**
+   * The system prompt. With `conversation` it is not sent as the system prompt (the agent's own
+   * is, so the prefix matches): a client puts it before the instruction instead.
+   */
   system?: string;
   /** The most tokens the reply may take. */
   maxTokens?: number;
   /** Aborts the request (timeout or caller cancellation). */
   signal?: AbortSignal;
+  /**
+   * The conversation as the agent last sent it, set only for a client whose
+   * `acceptsConversation` is true: the client sends these messages unchanged, with the agent's
+   * own model, system prompt and tools, and `prompt` appended as the final user message, so the
+   * provider reads the prefix from its prompt cache. @default none (a plain transcript request)
+   */
+  conversation?: readonly Message[];
 }
 
-/** The model behind `LLMCompactor`: takes a prompt, returns text. */
+/** A reply with what it cost: its text, and the tokens the provider billed for it. */
+export interface LlmReply {
+  /** The reply's text. */
+  text: string;
+  /** The tokens billed (cache reads and writes included); absent when not known. */
+  usage?: CompactionUsage;
+}
+
+/**
+ * The model behind `LLMCompactor`: takes a prompt, returns text (or text and usage, so the
+ * summary's cost is counted).
+ */
 export interface LlmClient {
-  complete(request: LlmRequest): Promise<string>;
+  complete(request: LlmRequest): Promise<string | LlmReply>;
+  /**
+   * Whether `complete` takes `conversation` (sends the agent's own messages, system prompt and
+   * tools with the instruction appended). @default false
+   */
+  readonly acceptsConversation?: boolean;
+}
+
+const USAGE_FIELDS = [
+  "inputTokens",
+  "outputTokens",
+  "cacheCreationInputTokens",
+  "cacheReadInputTokens",
+] as const;
+
+/**
+ * What is wrong with a reported usage: each token count must be a whole number ≥ 0 (no
+ * `NaN`, no `Infinity`, nothing negative); `inputTokens` is required, the others optional.
+ */
+export function usageIssues(
+  usage: unknown,
+  required: readonly (typeof USAGE_FIELDS)[number][] = ["inputTokens"],
+): ValidationIssue[] {
+  if (typeof usage !== "object" || usage === null || Array.isArray(usage)) {
+    return [{ path: [], message: "must be a usage object" }];
+  }
+  const record = usage as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  for (const field of USAGE_FIELDS) {
+    const value = record[field];
+    if (value === undefined) {
+      if (required.includes(field)) issues.push({ path: [field], message: "is required" });
+      continue;
+    }
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+      issues.push({ path: [field], message: "must be a whole number ≥ 0" });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Reads the usage a client reported with its reply: a copy with `inputTokens` and
+ * `outputTokens` (0 when absent) and the cache counts it reported.
+ *
+ * @throws {ValidationError} naming the field when a count is not a whole number ≥ 0.
+ */
+export function readLlmUsage(usage: unknown, subject = "LlmReply.usage"): CompactionUsage {
+  const issues = usageIssues(usage);
+  if (issues.length > 0) throw new ValidationError(subject, issues);
+  const record = usage as CompactionUsage;
+  return {
+    inputTokens: record.inputTokens,
+    outputTokens: record.outputTokens ?? 0,
+    ...(record.cacheCreationInputTokens === undefined
+      ? {}
+      : { cacheCreationInputTokens: record.cacheCreationInputTokens }),
+    ...(record.cacheReadInputTokens === undefined
+      ? {}
+      : { cacheReadInputTokens: record.cacheReadInputTokens }),
+  };
+}
+
+/** The sum of two usages (absent cache counts count as 0). */
+export function sumUsage(
+  total: CompactionUsage | undefined,
+  more: CompactionUsage,
+): CompactionUsage {
+  if (total === undefined) return { ...more };
+  return {
+    inputTokens: total.inputTokens + more.inputTokens,
+    outputTokens: total.outputTokens + more.outputTokens,
+    cacheCreationInputTokens:
+      (total.cacheCreationInputTokens ?? 0) + (more.cacheCreationInputTokens ?? 0),
+    cacheReadInputTokens: (total.cacheReadInputTokens ?? 0) + (more.cacheReadInputTokens ?? 0),
+  };
 }

@@ -1,14 +1,16 @@
-import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
 
 /**
- * One scripted reply: a summary text, an `Error` to reject with, `{ hang: true }` to never
- * settle (until aborted), or a function of the request.
+ * One scripted reply: a summary text, a text with its usage (`{ text, usage }`, so the cost is
+ * counted), an `Error` to reject with, `{ hang: true }` to never settle (until aborted), or a
+ * function of the request.
  */
 export type MockReply =
   | string
+  | LlmReply
   | Error
   | { hang: true }
-  | ((request: LlmRequest, index: number) => string | Promise<string>);
+  | ((request: LlmRequest, index: number) => string | LlmReply | Promise<string | LlmReply>);
 
 /** Options of {@link MockLlmClient}. */
 export interface MockLlmClientOptions {
@@ -16,6 +18,11 @@ export interface MockLlmClientOptions {
   replies?: MockReply[];
   /** The reply once the script runs out. @default a short deterministic summary */
   defaultReply?: MockReply;
+  /**
+   * Whether the mock takes the conversation (`LlmRequest.conversation`), as a provider client
+   * that reads the prompt cache does. @default false
+   */
+  acceptsConversation?: boolean;
 }
 
 /**
@@ -29,6 +36,8 @@ export interface MockLlmClientOptions {
 export class MockLlmClient implements LlmClient {
   /** Every request received, in order. */
   readonly requests: LlmRequest[] = [];
+  /** Whether `LLMCompactor` sends it the conversation (see {@link MockLlmClientOptions}). */
+  readonly acceptsConversation: boolean;
   readonly #script: MockReply[];
   readonly #defaultReply: MockReply;
 
@@ -36,13 +45,14 @@ export class MockLlmClient implements LlmClient {
   constructor(options: MockLlmClientOptions | MockReply[] = {}) {
     if (Array.isArray(options)) options = { replies: options };
     this.#script = [...(options.replies ?? [])];
+    this.acceptsConversation = options.acceptsConversation === true;
     this.#defaultReply =
       options.defaultReply ??
       ((request, index) => `Summary ${index + 1} of ${request.prompt.length} characters.`);
   }
 
-  /** Queues a reply. */
-  reply(text: string): this {
+  /** Queues a reply: a text, or a text with its usage. */
+  reply(text: string | LlmReply): this {
     this.#script.push(text);
     return this;
   }
@@ -75,7 +85,7 @@ export class MockLlmClient implements LlmClient {
     return this.requests.at(-1);
   }
 
-  async complete(request: LlmRequest): Promise<string> {
+  async complete(request: LlmRequest): Promise<string | LlmReply> {
     const index = this.requests.length;
     this.requests.push(request);
     const reply = this.#script.shift() ?? this.#defaultReply;
@@ -83,6 +93,7 @@ export class MockLlmClient implements LlmClient {
     if (typeof reply === "string") return reply;
     if (reply instanceof Error) throw reply;
     if (typeof reply === "function") return reply(request, index);
+    if ("text" in reply) return reply;
     return new Promise<string>((_, reject) => {
       request.signal?.addEventListener("abort", () => reject(abortError(request.signal)), {
         once: true,
