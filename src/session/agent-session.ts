@@ -1,6 +1,5 @@
-import type { z } from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -8,43 +7,20 @@ import type {
   Message,
   UserMessage,
 } from "../core/message.js";
-import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
-import { type ArchiveRecord, MemoryArchive } from "./archive.js";
-import { ArchiveKeeper } from "./archive-keeper.js";
-import { BackgroundGate, compactInBackground } from "./background.js";
-import { CompactionHooks } from "./compaction-hooks.js";
-import {
-  type ForceCompactOptions,
-  ForceCompactOptionsSchema,
-  type ForceCompactResult,
-  forceCompactResult,
-  type MaybeCompactOptions,
-  MaybeCompactOptionsSchema,
-  type MaybeCompactReport,
-  maybeCompactReport,
-  startCall,
+import type { ArchiveRecord } from "./archive.js";
+import type { CompactingSession } from "./compacting-session.js";
+import type {
+  ForceCompactOptions,
+  ForceCompactResult,
+  MaybeCompactOptions,
+  MaybeCompactReport,
 } from "./compaction-report.js";
-import { CompactionRunner, type CompactionRunOptions } from "./compaction-run.js";
 import type { Usage } from "./context-meter.js";
-import type { CompactionEvent, CompactionEventListener } from "./events.js";
-import { History } from "./history.js";
-import { JoinedRun } from "./joined-run.js";
-import { MessageIntake } from "./message-intake.js";
-import {
-  type AgentSessionOptions,
-  AgentSessionOptionsSchema,
-  sessionCompactors,
-  trimTarget,
-} from "./options.js";
-import { SerialQueue } from "./serial-queue.js";
-import {
-  parseSnapshot,
-  type SessionRestoreOptions,
-  type SessionSnapshot,
-  serializeMessage,
-} from "./snapshot.js";
+import type { CompactionEventListener } from "./events.js";
+import type { AgentSessionOptions } from "./options.js";
+import { SessionCore } from "./session-core.js";
+import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
 import type { ToolResultInput } from "./tool-results.js";
 
 /**
@@ -57,61 +33,12 @@ import type { ToolResultInput } from "./tool-results.js";
  * await session.maybeCompact();
  * const request = session.messages; // build the model request from these
  */
-export class AgentSession {
-  readonly #sessionId: string;
-  readonly #contextLimit: number;
-  readonly #clock: Clock;
-  readonly #listeners = new Set<CompactionEventListener>();
-  readonly #history = new History();
-  readonly #runner: CompactionRunner;
-  readonly #hooks: CompactionHooks;
-  readonly #keeper: ArchiveKeeper | undefined;
-  readonly #intake: MessageIntake;
-  /** Background mode, or `undefined` when it is off. */
-  readonly #background: BackgroundGate | undefined;
-  readonly #logger: AgentSessionOptions["logger"];
-  /**
-   * Compactions, one at a time. Callers run the `afterCompact` hooks once their run has
-   * settled, when the session is free again, so a hook may start a compaction.
-   */
-  readonly #queue = new SerialQueue();
-  readonly #auto = new JoinedRun<MaybeCompactReport>();
+export class AgentSession implements CompactingSession<"sync"> {
+  readonly #core: SessionCore;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions) {
-    const parsed = parseOrThrow(AgentSessionOptionsSchema, options, "AgentSessionOptions");
-    this.#sessionId = parsed.sessionId ?? newId();
-    this.#contextLimit = parsed.contextLimit;
-    this.#clock = parsed.clock ?? systemClock;
-    this.#logger = parsed.logger;
-    const background = parsed.background ?? false;
-    this.#background =
-      background === false
-        ? undefined
-        : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95));
-    this.#intake = new MessageIntake({
-      history: this.#history,
-      sessionId: this.#sessionId,
-      clock: this.#clock,
-      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit),
-      emit: (event) => this.#emit(event),
-    });
-    this.#hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
-    const archive = options.archive ?? new MemoryArchive();
-    this.#keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.#sessionId);
-    this.#runner = new CompactionRunner({
-      history: this.#history,
-      contextLimit: parsed.contextLimit,
-      compactors: sessionCompactors(options),
-      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
-      trimTarget: trimTarget(parsed.trimOnOverflow),
-      clock: this.#clock,
-      emit: (event) => this.#emit(event),
-      hooks: this.#hooks,
-      keepStaleThinking: parsed.keepStaleThinking ?? false,
-      archive: this.#keeper,
-    });
-    if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
+    this.#core = new SessionCore(options);
   }
 
   /** Restores a session from {@link AgentSession.toJSON}'s snapshot; `options` supply what JSON cannot hold. */
@@ -125,20 +52,18 @@ export class AgentSession {
       contextLimit: options.contextLimit ?? parsed.contextLimit,
       sessionId: parsed.sessionId,
     });
-    session.#history.restore(parsed);
-    if (parsed.archive !== undefined) session.#keeper?.restore(parsed.archive);
-    session.#runner.consecutiveFailures = parsed.consecutiveFailures;
+    session.#core.load(parsed);
     return session;
   }
 
   /** This session's id (stamped on the messages its helpers create). */
   get sessionId(): string {
-    return this.#sessionId;
+    return this.#core.sessionId;
   }
 
   /** The model's context window in tokens. */
   get contextLimit(): number {
-    return this.#contextLimit;
+    return this.#core.contextLimit;
   }
 
   /**
@@ -146,35 +71,40 @@ export class AgentSession {
    * + cache read + output) plus an estimate of the messages appended since.
    */
   get contextUsed(): number {
-    return this.#history.meter.contextUsed;
+    return this.#core.history.meter.contextUsed;
   }
 
   /** The conversation, a frozen snapshot; build each request from it after `maybeCompact()`. */
   get messages(): readonly Message[] {
-    return this.#history.messages;
+    return this.#core.history.messages;
   }
 
   /** The compact summaries stored so far, by tool use id. */
   get compactSummaries(): ReadonlyMap<string, string> {
-    return this.#history.summaries;
+    return this.#core.history.summaries;
   }
 
   /** Whether a compaction is running now. */
   get isCompacting(): boolean {
-    return this.#queue.running;
+    return this.#core.isCompacting;
+  }
+
+  /** What compactions cost (the summarizer's usage, where the compactor reports it), summed. */
+  get compactionUsage(): Readonly<CompactionUsage> {
+    return this.#core.compactionUsage;
   }
 
   /** Appends messages as they are. All are validated first; none is added if one is bad. */
   append(...messages: Message[]): void {
-    this.#intake.append(...messages);
+    this.#core.take(this.#core.intake.append(messages));
   }
 
   /**
    * Appends a user message with `text`, opening a new turn. `pinned`: no compaction ever
    * changes or removes it (see {@link AgentSession.pin}).
    */
-  addUserText(text: string, options: { pinned?: boolean } = {}): UserMessage {
-    return this.#intake.addUserText(text, options);
+  addUserText(text: string, options?: { pinned?: boolean }): UserMessage {
+    return this.#core.take(this.#core.intake.addUserText(text, options));
   }
 
   /**
@@ -183,7 +113,7 @@ export class AgentSession {
    * @throws {ValidationError} for an unknown id or a message that cannot be pinned.
    */
   pin(messageId: string): void {
-    this.#intake.pin(messageId);
+    this.#core.take(this.#core.intake.pin(messageId));
   }
 
   /**
@@ -192,19 +122,12 @@ export class AgentSession {
    * @throws {ValidationError} for a handle this session never gave, or with `archive: false`.
    */
   recall(handle: string): Promise<ArchiveRecord> {
-    if (this.#keeper === undefined) {
-      return Promise.reject(
-        new ValidationError("recall", [
-          { path: [], message: "this session keeps no archive (archive: false)" },
-        ]),
-      );
-    }
-    return this.#keeper.recall(handle);
+    return this.#core.recall(handle);
   }
 
   /** Appends an assistant message to the current turn. */
   addAssistant(content: ContentBlock[]): AssistantMessage {
-    return this.#intake.addAssistant(content);
+    return this.#core.take(this.#core.intake.addAssistant(content));
   }
 
   /**
@@ -214,12 +137,12 @@ export class AgentSession {
    * assistant message right before.
    */
   addToolResults(results: ToolResultInput[]): UserMessage {
-    return this.#intake.addToolResults(results);
+    return this.#core.take(this.#core.intake.addToolResults(results));
   }
 
   /** Records the usage the model reported for the last request. */
   recordUsage(usage: Usage): void {
-    this.#intake.recordUsage(usage);
+    this.#core.take(this.#core.intake.recordUsage(usage));
   }
 
   /**
@@ -228,38 +151,32 @@ export class AgentSession {
    * "drop_block"`) as an `input_transformations` event. `appendAnthropicResponse` calls it.
    */
   recordInputTransformations(transformations: readonly JsonObject[]): void {
-    this.#intake.recordInputTransformations(transformations);
+    this.#core.take(this.#core.intake.recordInputTransformations(transformations));
   }
 
   /** Reports a response's `context_management.applied_edits` (event `context_edits_applied`). */
   recordContextEdits(edits: readonly JsonObject[]): void {
-    this.#intake.recordContextEdits(edits);
+    this.#core.take(this.#core.intake.recordContextEdits(edits));
   }
 
   /** Reports a response's `diagnostics.cache_miss_reason` (event `cache_diagnosis`). */
   recordCacheDiagnosis(reason: JsonObject | null): void {
-    this.#intake.recordCacheDiagnosis(reason);
+    this.#core.take(this.#core.intake.recordCacheDiagnosis(reason));
   }
 
   /** Appends a mid-conversation `role: "system"` message to the current turn, where you put it. */
   addSystemMessage(text: string): Message {
-    return this.#intake.addSystemMessage(text);
-  }
-
-  /** What compactions cost (the summarizer's usage, where the compactor reports it), summed. */
-  get compactionUsage(): Readonly<CompactionUsage> {
-    return this.#runner.usage;
+    return this.#core.take(this.#core.intake.addSystemMessage(text));
   }
 
   /** Stores compact summaries of tool results, by tool use id. */
   storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
-    this.#intake.storeCompactSummaries(summaries);
+    this.#core.take(this.#core.intake.storeCompactSummaries(summaries));
   }
 
   /** Subscribes to compaction events; returns the unsubscribe function. */
   on(listener: CompactionEventListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#core.on(listener);
   }
 
   /**
@@ -268,29 +185,7 @@ export class AgentSession {
    * for a summarizer failure: the report carries it. A call while one runs joins it.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<MaybeCompactReport> {
-    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
-      this.#background === undefined
-        ? (this.#auto.pending ?? this.#runAuto(parsed))
-        : compactInBackground(this.#background, parsed, {
-            contextUsed: () => this.contextUsed,
-            contextLimit: this.#contextLimit,
-            pending: this.#auto.pending,
-            runAuto: (options) => this.#runAuto(options),
-          }),
-    );
-  }
-
-  /** One automatic run; a call while it is queued or running joins it. */
-  #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
-    return this.#auto.start(
-      this.#queue.enqueue(() => this.#runner.run("auto", options)),
-      async (outcome) => {
-        const report = maybeCompactReport(outcome, this.contextUsed);
-        await this.#hooks.after(report.boundaries);
-        return report;
-      },
-      () => this.#background?.reset(),
-    );
+    return this.#core.maybeCompact(options);
   }
 
   /**
@@ -298,21 +193,7 @@ export class AgentSession {
    * `CompactionError` and the conversation is as it was. Waits for a running compaction first.
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
-    return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
-      if (this.#auto.pending !== undefined) this.#background?.release();
-      // What the run finds, once the compactions queued before it are done.
-      let before: readonly Message[] = [];
-      const outcome = await this.#queue.enqueue(() => {
-        before = this.#history.messages;
-        return this.#runner.run("manual", parsed);
-      });
-      await this.#hooks.after(outcome.boundaries);
-      return forceCompactResult(
-        outcome,
-        estimateTokens(before),
-        estimateTokens(this.#history.messages),
-      );
-    });
+    return this.#core.forceCompact(options);
   }
 
   /**
@@ -320,44 +201,6 @@ export class AgentSession {
    * records too with the default in-memory archive); restore with `fromJSON`.
    */
   toJSON(): SessionSnapshot {
-    const history = this.#history;
-    const keeper = this.#keeper;
-    return {
-      version: 1,
-      sessionId: this.#sessionId,
-      contextLimit: this.#contextLimit,
-      messages: history.messages.map(serializeMessage),
-      compactSummaries: Object.fromEntries(history.summaries),
-      meter: history.meter.state,
-      lastTurnNumber: history.lastTurnNumber,
-      consecutiveFailures: this.#runner.consecutiveFailures,
-      pinned: [...history.pinned],
-      ...(keeper === undefined ? {} : { archive: keeper.snapshot() }),
-    };
-  }
-
-  /** Validates a call's options; refuses one from a `beforeCompact` hook (see {@link startCall}). */
-  #start<O, R>(
-    schema: z.ZodType<O>,
-    options: unknown,
-    method: string,
-    run: (options: O & CompactionRunOptions) => Promise<R>,
-  ): Promise<R> {
-    return startCall(schema, options, method, this.#hooks.inHook, (parsed) =>
-      run(parsed as O & CompactionRunOptions),
-    );
-  }
-
-  #emit(event: CompactionEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger?.warn("agent-compaction: an event listener threw", {
-          event: event.type,
-          error,
-        });
-      }
-    }
+    return this.#core.toJSON();
   }
 }

@@ -29,6 +29,11 @@ export interface CompactionRunOutcome {
   trimmed?: Message[];
   /** Whether the context is still above the window (a `context_overflow` event said why). */
   overWindow: boolean;
+  /**
+   * Why what was computed did not land (stored sessions): `conflict`, another worker changed
+   * the history first; `lease_held`, another worker is compacting, so the compactors did not run.
+   */
+  discarded?: "conflict" | "lease_held";
 }
 
 /** What `maybeCompact` did. */

@@ -1,40 +1,26 @@
-import { trimOldest } from "../compactors/overflow-trim.js";
 import {
   type CompactionContext,
   type CompactionOutput,
-  type CompactionResult,
   type CompactionUsage,
   type Compactor,
   conversationChanged,
   isTrustedCompactor,
   runCompactor,
 } from "../core/compactor.js";
-import { CompactionError } from "../core/errors.js";
+import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
+import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
-import type { CompactionBoundary } from "./hooks.js";
-import { restorePinned } from "./pins.js";
+import { type ComputedStep, type Landing, landCompaction } from "./landing.js";
+import { type RunPolicy, runPolicy } from "./run-policy.js";
 import { addUsage, asCompactionError, assertCompactorOutput, strategyOf } from "./strategy.js";
-
-/**
- * The last resort acts above this share of the window: what was appended since the last usage
- * is estimated, and an estimate a few percent low must not let a request over the window.
- */
-const TRIM_AT = 0.95;
-
-const NO_REPAIR: ThinkingRepair = Object.freeze({
-  firstChange: 0,
-  thinkingBlocksDropped: 0,
-  thinkingTokensDropped: 0,
-  toolExchangeClosed: false,
-});
+import { trimOnOverflow } from "./trim-stage.js";
 
 /** Options of one run. */
 export interface CompactionRunOptions {
@@ -63,22 +49,30 @@ export interface CompactionRunnerSettings {
   archive: ArchiveKeeper | undefined;
   /** Keep thinking blocks an edit made stale (the app sends `drop_block`). */
   keepStaleThinking: boolean;
+  /** How a replacement lands: at once in memory, by compare-and-swap in a store. */
+  commit: CompactionCommit;
 }
 
-interface Computed {
-  strategy: string;
-  result: CompactionResult;
-  tokensBefore: number;
-  tokensAfter: number;
+type Computed = ComputedStep;
+
+/** One run's state: the conversation the pending results were computed from, and them. */
+interface RunState {
+  readonly policy: RunPolicy;
+  readonly options: CompactionRunOptions;
+  readonly outcome: CompactionRunOutcome;
+  from: readonly Message[];
+  generation: number;
+  working: readonly Message[];
+  pending: Computed[];
+  began: boolean;
 }
 
 /**
- * The one stage loop of automatic and manual compaction. Automatic (`maybeCompact`): each
- * compactor whose `shouldCompact` holds runs on the conversation as the previous one left it,
- * and what it changes is applied at once; a failure stops the run and is reported, not thrown.
- * Manual (`forceCompact`): every compactor runs, the thresholds ignored, and the result is
- * applied only when all succeeded (all or nothing); a failure rejects. A compactor's returned
- * conversation is its result: it changed something when it differs from its input.
+ * The stage loop of every compaction, automatic and manual alike: plan (is each compactor
+ * due: its threshold, the circuit breaker; the policy says), compute (the compactor on the
+ * conversation as the previous one left it), apply (archive what goes, then land it through
+ * the session's commit step). The last resort, trimming, is a stage of its own after them.
+ * A compactor's returned conversation is its result: it changed something when it differs.
  */
 export class CompactionRunner {
   readonly #settings: CompactionRunnerSettings;
@@ -100,147 +94,218 @@ export class CompactionRunner {
     trigger: CompactionTrigger,
     options: CompactionRunOptions,
   ): Promise<CompactionRunOutcome> {
-    const { history, compactors, contextLimit } = this.#settings;
-    const manual = trigger === "manual";
-    // A manual run works on one copy throughout; an automatic one copies when a compactor runs.
-    const input = manual ? history.snapshot() : [];
-    const inputGeneration = history.generation;
-    let working = input;
-    const pending: Computed[] = [];
-    const outcome: CompactionRunOutcome = {
-      contextUsedBefore: this.contextUsed,
-      compacted: false,
-      steps: [],
-      boundaries: [],
-      overWindow: false,
+    const { history, commit } = this.#settings;
+    const from = history.snapshot();
+    const state: RunState = {
+      policy: runPolicy(
+        trigger,
+        this.#settings.contextLimit,
+        this.#settings.maxConsecutiveFailures,
+      ),
+      options,
+      outcome: {
+        contextUsedBefore: this.contextUsed,
+        compacted: false,
+        steps: [],
+        boundaries: [],
+        overWindow: false,
+      },
+      from,
+      generation: history.generation,
+      working: from,
+      pending: [],
+      began: false,
     };
+    try {
+      await this.#stages(state);
+      if (state.policy.resetsBreaker) this.consecutiveFailures = 0;
+      if (state.outcome.error === undefined && state.outcome.discarded !== "conflict")
+        await trimOnOverflow(this.#landing(), trigger, state.outcome);
+      this.#reportOverflow(trigger, state.outcome);
+      return state.outcome;
+    } finally {
+      if (state.began) await commit.end();
+    }
+  }
 
-    for (const compactor of compactors) {
+  /** Each compactor in turn: planned, computed, and landed when the policy says. */
+  async #stages(state: RunState): Promise<void> {
+    const { policy } = state;
+    for (const compactor of this.#settings.compactors) {
       const strategy = strategyOf(compactor);
-      const summarizes = compactor.isAsync === true;
-      if (!manual) {
-        if (!compactor.shouldCompact(this.contextUsed, contextLimit)) continue;
-        if (summarizes && this.consecutiveFailures >= this.#settings.maxConsecutiveFailures) {
-          this.#skip(
-            trigger,
-            strategy,
-            "circuit_open",
-            "automatic summaries paused after repeated failures",
-          );
-          continue;
-        }
-      }
-      const decision = await this.#settings.hooks.before(
-        {
-          trigger,
-          strategy,
-          contextUsed: this.contextUsed,
-          contextLimit,
-          messages: history.messages,
-        },
-        options.instructions,
-      );
-      if (decision.veto === true) {
-        this.#skip(trigger, strategy, "vetoed", "the beforeCompact hook vetoed it");
-        continue;
-      }
-      const from = manual ? working : history.snapshot();
-      const generation = manual ? inputGeneration : history.generation;
-      if (summarizes) {
-        this.#settings.emit({
-          type: "compaction_start",
-          trigger,
-          strategy,
-          contextUsed: this.contextUsed,
-          contextLimit,
-        });
-        if (!manual) options.detach?.();
-      }
-      let output: CompactionOutput;
-      try {
-        output = await this.#compact(compactor, from, trigger, {
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          ...(decision.instructions === undefined ? {} : { instructions: decision.instructions }),
-        });
-      } catch (error) {
-        const failure = asCompactionError(error, compactor);
-        // A caller's abort says nothing about the summarizer: it does not trip the breaker.
-        if (!manual && summarizes && failure.code !== "aborted") this.consecutiveFailures += 1;
-        this.#settings.emit({
-          type: "compaction_failed",
-          trigger,
-          strategy,
-          error: failure,
-          consecutiveFailures: this.consecutiveFailures,
-        });
-        if (manual) throw failure;
-        outcome.error = failure;
-        break;
-      }
-      addUsage(this.usage, output.result.usage);
-      if (!conversationChanged(from, output.conversation)) {
-        // Nothing changed, so nothing counts, whatever the counters say; a summary that would
-        // not have shrunk the conversation is no failure, and no success: the breaker stays.
-        outcome.steps.push({ strategy, result: countedNothing(output.result, from) });
+      const gate = policy.gate(compactor, this.#planContext(state), this.consecutiveFailures);
+      if (gate === "not_due") continue;
+      if (gate === "circuit_open") {
         this.#skip(
-          trigger,
+          policy.trigger,
           strategy,
-          "nothing_to_compact",
-          output.skipReason ?? "nothing to compact",
+          "circuit_open",
+          "automatic summaries paused after repeated failures",
         );
         continue;
       }
-      if (!manual && summarizes) this.consecutiveFailures = 0;
-      const computed: Computed = {
-        strategy,
-        result: output.result,
-        tokensBefore: output.result.tokensBefore ?? estimateTokens(from),
-        tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
-      };
-      outcome.steps.push({ strategy, result: output.result });
-      if (manual) {
-        working = output.conversation;
-        pending.push(computed);
-        continue;
-      }
-      if (summarizes) await options.beforeApply?.();
-      const contextUsedBefore = this.contextUsed;
-      const repair = await this.#apply(from, generation, output.conversation);
-      this.#ended(trigger, computed, repair, contextUsedBefore, outcome);
+      if (!(await this.#begin(state))) return;
+      const computed = await this.#compute(state, compactor, strategy);
+      if (computed === "stop") return;
+      if (computed === "unchanged") continue;
+      state.pending.push(computed);
+      if (policy.landsEachStep && !(await this.#landPending(state, compactor.isAsync === true)))
+        return;
     }
+    if (state.pending.length > 0) await this.#landPending(state, false);
+  }
 
-    if (manual) {
-      if (pending.length > 0) {
-        const contextUsedBefore = this.contextUsed;
-        const repair = await this.#apply(input, inputGeneration, working);
-        pending.forEach((computed, index) => {
-          // The repair happened once, after the last of them.
-          const last = index === pending.length - 1;
-          this.#ended(trigger, computed, last ? repair : NO_REPAIR, contextUsedBefore, outcome);
-        });
-      }
-      this.consecutiveFailures = 0;
-    }
-    // After a failure the conversation stays as it was (the report carries the failure).
-    const trimmed = outcome.error === undefined ? await this.#trimOnOverflow(trigger) : undefined;
-    if (trimmed !== undefined) {
-      outcome.trimmed = trimmed;
-      outcome.compacted = true;
-    }
-    if (this.contextUsed > contextLimit) {
-      outcome.overWindow = true;
-      this.#settings.emit({
-        type: "context_overflow",
+  /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */
+  #planContext(state: RunState): number {
+    const { meter } = this.#settings.history;
+    if (state.working === state.from && state.pending.length === 0) return meter.contextUsed;
+    return Math.max(0, meter.contextUsed - meter.estimate) + estimateTokens(state.working);
+  }
+
+  /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */
+  async #begin(state: RunState): Promise<boolean> {
+    if (state.began) return true;
+    state.began = true;
+    if (await this.#settings.commit.begin(state.policy.trigger, state.options.signal)) return true;
+    state.outcome.discarded = "lease_held";
+    return false;
+  }
+
+  /** Runs one compactor after the `beforeCompact` hook: its output, or why there is none. */
+  async #compute(
+    state: RunState,
+    compactor: Compactor,
+    strategy: string,
+  ): Promise<Computed | "unchanged" | "stop"> {
+    const { policy, options } = state;
+    const { trigger } = policy;
+    const decision = await this.#settings.hooks.before(
+      {
         trigger,
+        strategy,
         contextUsed: this.contextUsed,
-        contextLimit,
-        detail:
-          this.#settings.trimTarget === undefined
-            ? "compaction could not bring the context under the window: configure a summarizer (llmCompactor, HybridCompactor) or trimOnOverflow"
-            : "even trimming could not bring the context under the window: the newest messages alone exceed it",
-      });
+        contextLimit: this.#settings.contextLimit,
+        messages: this.#settings.history.messages,
+      },
+      options.instructions,
+    );
+    if (decision.veto === true) {
+      this.#skip(trigger, strategy, "vetoed", "the beforeCompact hook vetoed it");
+      return "unchanged";
     }
-    return outcome;
+    const summarizes = compactor.isAsync === true;
+    if (summarizes) this.#startSummary(state, strategy);
+    // Nothing pending: computed on the conversation as it is now (the hook may have waited).
+    if (state.pending.length === 0) this.#rebase(state);
+    const input = state.working;
+    let output: CompactionOutput;
+    try {
+      output = await this.#compact(compactor, input, trigger, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...(decision.instructions === undefined ? {} : { instructions: decision.instructions }),
+      });
+    } catch (error) {
+      this.#failed(state, asCompactionError(error, compactor), strategy, summarizes);
+      return "stop";
+    }
+    return this.#computed(state, output, input, strategy, summarizes);
+  }
+
+  /** A summary starts: its event, and background mode stops waiting for it. */
+  #startSummary(state: RunState, strategy: string): void {
+    const { trigger } = state.policy;
+    const { contextLimit } = this.#settings;
+    this.#settings.emit({
+      type: "compaction_start",
+      trigger,
+      strategy,
+      contextUsed: this.contextUsed,
+      contextLimit,
+    });
+    if (state.policy.detaches) state.options.detach?.();
+  }
+
+  /** A failure: counted by the breaker (not a caller's abort), reported, thrown or kept. */
+  #failed(state: RunState, failure: CompactionError, strategy: string, summarizes: boolean): void {
+    const { policy } = state;
+    if (policy.countsFailures && summarizes && failure.code !== "aborted")
+      this.consecutiveFailures += 1;
+    this.#settings.emit({
+      type: "compaction_failed",
+      trigger: policy.trigger,
+      strategy,
+      error: failure,
+      consecutiveFailures: this.consecutiveFailures,
+    });
+    if (policy.rethrows) throw failure;
+    state.outcome.error = failure;
+  }
+
+  /** Takes a compactor's output: nothing changed (a skip, no counts) or the next working conversation. */
+  #computed(
+    state: RunState,
+    output: CompactionOutput,
+    input: readonly Message[],
+    strategy: string,
+    summarizes: boolean,
+  ): Computed | "unchanged" {
+    const { trigger, countsFailures } = state.policy;
+    addUsage(this.usage, output.result.usage);
+    if (!conversationChanged(input, output.conversation)) {
+      // A summary that would not have shrunk the conversation is no failure, and no success.
+      state.outcome.steps.push({ strategy, result: countedNothing(output.result, input) });
+      this.#skip(
+        trigger,
+        strategy,
+        "nothing_to_compact",
+        output.skipReason ?? "nothing to compact",
+      );
+      return "unchanged";
+    }
+    if (countsFailures && summarizes) this.consecutiveFailures = 0;
+    state.outcome.steps.push({ strategy, result: output.result });
+    state.working = output.conversation;
+    return {
+      strategy,
+      result: output.result,
+      tokensBefore: output.result.tokensBefore ?? estimateTokens(input),
+      tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
+    };
+  }
+
+  /** Lands what is pending; `false` when another worker's change won (the run stops). */
+  async #landPending(state: RunState, summarized: boolean): Promise<boolean> {
+    if (summarized) await state.options.beforeApply?.();
+    const pending = state.pending;
+    state.pending = [];
+    const landed = await landCompaction(this.#landing(), state.policy.trigger, {
+      from: state.from,
+      generation: state.generation,
+      conversation: state.working,
+      computed: pending,
+      outcome: state.outcome,
+    });
+    if (!landed) {
+      state.outcome.discarded = "conflict";
+      return false;
+    }
+    this.#rebase(state);
+    return true;
+  }
+
+  /** The run goes on from the conversation as it is now. */
+  #rebase(state: RunState): void {
+    const { history } = this.#settings;
+    if (state.from.length === history.messages.length && state.generation === history.generation)
+      return;
+    state.from = history.snapshot();
+    state.generation = history.generation;
+    state.working = state.from;
+  }
+
+  #landing(): Landing {
+    const settings = this.#settings;
+    return { ...settings, contextUsed: () => this.contextUsed };
   }
 
   async #compact(
@@ -273,79 +338,6 @@ export class CompactionRunner {
     return output;
   }
 
-  /**
-   * Applies the compaction of the prefix `from` into `compacted`, keeping what was appended
-   * meanwhile: pinned messages stay as they were, the thinking the change made stale goes (see
-   * {@link keepThinkingValid}), and everything removed or replaced is archived first (the
-   * placeholders then name their recall handles).
-   */
-  async #apply(
-    from: readonly Message[],
-    generation: number,
-    compacted: readonly Message[],
-  ): Promise<ThinkingRepair> {
-    const { history, archive } = this.#settings;
-    const kept = restorePinned(from, compacted, history.pinned);
-    const rewrite = (before: readonly Message[], after: readonly Message[]) =>
-      this.#settings.keepStaleThinking
-        ? { conversation: [...after], repair: NO_REPAIR }
-        : keepThinkingValid(before, after, this.#settings.clock);
-    let before = history.messages;
-    let { conversation, repair } = rewrite(before, [...kept, ...before.slice(from.length)]);
-    if (archive !== undefined) {
-      const prepared = archive.prepare(before, conversation);
-      await archive.store(prepared.records);
-      conversation = prepared.conversation;
-      // Appended while the archive wrote: they follow the change, so their thinking goes too.
-      if (history.messages.length !== before.length) {
-        const appended = history.messages.slice(before.length);
-        before = history.messages;
-        ({ conversation } = rewrite(before, [...conversation, ...appended]));
-      }
-    }
-    if (generation !== history.generation) {
-      throw new CompactionError("aborted", "the conversation was replaced while compacting");
-    }
-    history.replace(conversation);
-    return repair;
-  }
-
-  #ended(
-    trigger: CompactionTrigger,
-    computed: Computed,
-    repair: ThinkingRepair,
-    contextUsedBefore: number,
-    outcome: CompactionRunOutcome,
-  ): void {
-    const { result, strategy, tokensBefore } = computed;
-    const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
-    const boundary: CompactionBoundary = {
-      trigger,
-      strategy,
-      tokensBefore,
-      tokensAfter,
-      turnsCompacted: result.turnsCompacted,
-      toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
-      toolInputsCleared: result.toolInputsCleared ?? 0,
-      thinkingBlocksDropped: repair.thinkingBlocksDropped,
-      thinkingTokensDropped: repair.thinkingTokensDropped,
-      toolExchangeClosed: repair.toolExchangeClosed,
-    };
-    outcome.compacted = true;
-    outcome.boundaries.push(boundary);
-    this.#settings.emit({
-      type: "compaction_end",
-      trigger,
-      strategy,
-      result,
-      tokensBefore,
-      tokensAfter,
-      contextUsedBefore,
-      contextUsedAfter: this.contextUsed,
-      boundary,
-    });
-  }
-
   #skip(
     trigger: CompactionTrigger,
     strategy: string,
@@ -355,25 +347,19 @@ export class CompactionRunner {
     this.#settings.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
   }
 
-  /** Removes the oldest messages when the context is still above the window. */
-  async #trimOnOverflow(trigger: CompactionTrigger): Promise<Message[] | undefined> {
-    const { history, contextLimit, trimTarget, clock } = this.#settings;
-    if (trimTarget === undefined || this.contextUsed <= TRIM_AT * contextLimit) return undefined;
-    const contextUsedBefore = this.contextUsed;
-    // What the measure counts beyond the messages (system prompt, tools) stays.
-    const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
-    const budget = Math.floor(trimTarget * contextLimit) - overhead;
-    const output = trimOldest(history.messages, budget, { clock });
-    if (output === undefined) return undefined;
-    const repair = await this.#apply(history.messages, history.generation, output.conversation);
+  #reportOverflow(trigger: CompactionTrigger, outcome: CompactionRunOutcome): void {
+    const { contextLimit, trimTarget } = this.#settings;
+    if (this.contextUsed <= contextLimit) return;
+    outcome.overWindow = true;
     this.#settings.emit({
-      type: "context_trimmed",
+      type: "context_overflow",
       trigger,
-      removed: output.removed,
-      contextUsedBefore,
-      contextUsedAfter: this.contextUsed,
-      thinkingBlocksDropped: repair.thinkingBlocksDropped,
+      contextUsed: this.contextUsed,
+      contextLimit,
+      detail:
+        trimTarget === undefined
+          ? "compaction could not bring the context under the window: configure a summarizer (llmCompactor, HybridCompactor) or trimOnOverflow"
+          : "even trimming could not bring the context under the window: the newest messages alone exceed it",
     });
-    return output.removed;
   }
 }

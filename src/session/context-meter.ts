@@ -85,6 +85,11 @@ export class ContextMeter {
     this.#correction = Math.max(0, this.#correction);
   }
 
+  /** The state {@link ContextMeter.replaced} would leave (a head written before it applies). */
+  get stateAfterReplace(): ContextMeterState {
+    return { correction: Math.max(0, this.#correction), replyCounted: this.#replyCounted };
+  }
+
   /** The state to store in a snapshot. */
   get state(): ContextMeterState {
     return { correction: this.#correction, replyCounted: this.#replyCounted };

@@ -100,9 +100,12 @@ export class History {
     this.meter.replaced(messages);
   }
 
-  /** Takes a validated snapshot's history. @throws {ValidationError} for ids used twice. */
+  /** Takes a validated snapshot's history in place of this one. @throws {ValidationError} for ids used twice. */
   restore(snapshot: ParsedSnapshot): void {
-    const duplicates = this.duplicateIssues(snapshot.messages);
+    const duplicates = duplicateIdIssues(snapshot.messages, {
+      messageIds: new Set(),
+      toolUseIds: new Set(),
+    });
     if (duplicates.length > 0) {
       throw new ValidationError(
         "session snapshot",
@@ -110,12 +113,38 @@ export class History {
       );
     }
     rememberValid(snapshot.messages);
+    this.summaries.clear();
+    this.pinned.clear();
     this.replace(snapshot.messages);
     this.meter.restore(snapshot.meter, snapshot.messages);
     for (const [toolUseId, summary] of Object.entries(snapshot.compactSummaries))
       this.summaries.set(toolUseId, summary);
     this.lastTurnNumber = snapshot.lastTurnNumber;
     for (const id of snapshot.pinned ?? []) this.pinned.add(id);
+  }
+
+  /** Whether a message with this id is in the history. */
+  has(messageId: string): boolean {
+    return this.#ids.has(messageId);
+  }
+
+  /** The message with this id, if it is in the history. */
+  byId(messageId: string): Message | undefined {
+    if (!this.#ids.has(messageId)) return undefined;
+    return this.#messages.findLast((message) => message.id === messageId);
+  }
+
+  /**
+   * The compact summaries as {@link History.replace} would leave them for `messages`: those of
+   * tool results that left the conversation go; those stored ahead of their result stay.
+   */
+  summariesAfter(messages: readonly Message[]): Map<string, string> {
+    const kept = toolResultIds(messages);
+    const summaries = new Map(this.summaries);
+    for (const toolUseId of toolResultIds(this.#messages)) {
+      if (!kept.has(toolUseId)) summaries.delete(toolUseId);
+    }
+    return summaries;
   }
 
   /** A copy of the messages as they are now (a compaction's input). */

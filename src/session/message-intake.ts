@@ -10,28 +10,51 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
-import { rememberValid } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { clampMessage } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
 import { type History, USER_TURN_OWNER } from "./history.js";
+import type { Intake } from "./session-entry.js";
 import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
 
-/** What the intake needs from its session. */
+/** What the intake reads of its session. */
 export interface MessageIntakeSettings {
   history: History;
   sessionId: string;
   clock: Clock;
   /** The largest text one block may hold, in tokens; longer ones are clamped. */
   maxBlockTokens: number;
-  emit: (event: CompactionEvent) => void;
+}
+
+const NON_EMPTY_TEXT = z.string().min(1, "must be a non-empty string");
+const MESSAGES = z.array(MessageSchema);
+const ASSISTANT_CONTENT = z.array(ContentBlockSchema).min(1, "must hold at least one block");
+const JSON_OBJECTS = z.array(JsonObjectSchema);
+const SUMMARY_ENTRIES = z.array(
+  z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()]),
+);
+
+/** The `pinned` option of `addUserText`. @throws {ValidationError} unless an object with a boolean `pinned`. */
+function parsePinned(options: unknown): boolean {
+  if (options === undefined) return false;
+  if (!isPlainObject(options)) {
+    throw new ValidationError("addUserText options", [{ path: [], message: "must be an object" }]);
+  }
+  const pinned = options.pinned;
+  if (pinned !== undefined && typeof pinned !== "boolean") {
+    throw new ValidationError("addUserText options", [
+      { path: ["pinned"], message: "must be a boolean" },
+    ]);
+  }
+  return pinned === true;
 }
 
 /**
  * Where data enters a session: messages, tool results, usage, summaries and pins are
- * validated here, once (clamped too), then trusted by everything behind.
+ * validated here, once (long texts clamped, ids and turns assigned), and built into a
+ * {@link Intake} without changing anything; the core applies it. Everything behind trusts it.
  */
 export class MessageIntake {
   readonly #settings: MessageIntakeSettings;
@@ -40,136 +63,121 @@ export class MessageIntake {
     this.#settings = settings;
   }
 
-  /** Appends messages as they are. All are validated first; none is added if one is bad. */
-  append(...messages: Message[]): void {
-    parseOrThrow(z.array(MessageSchema), messages, "messages");
-    const issues = this.#settings.history.duplicateIssues(messages);
+  /** Messages as they are. All are validated first; a bad one refuses them all. */
+  append(messages: unknown[]): Intake<void> {
+    const parsed = parseOrThrow(MESSAGES, messages, "messages");
+    const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
-    this.#push(messages);
+    return this.#messages(parsed, undefined);
   }
 
-  /**
-   * Appends a user message with `text`, opening a new turn. `pinned`: no compaction ever
-   * changes or removes it (see {@link AgentSession.pin}).
-   */
-  addUserText(text: string, options: { pinned?: boolean } = {}): UserMessage {
-    parseOrThrow(z.string().min(1, "must be a non-empty string"), text, "text");
+  /** A user message with `text`, opening a new turn; `pinned` pins it. */
+  addUserText(text: string, options?: { pinned?: boolean }): Intake<UserMessage> {
+    parseOrThrow(NON_EMPTY_TEXT, text, "text");
+    const pinned = parsePinned(options);
     const turnId = { owner: USER_TURN_OWNER, number: this.#settings.history.lastTurnNumber + 1 };
-    const message = this.#add("user", turnId, [{ type: "text", text }]);
-    if (options.pinned === true) this.#settings.history.pinned.add(message.id);
-    return message;
+    return this.#add("user", turnId, [{ type: "text", text }], pinned);
   }
 
-  /**
-   * Pins one of the user's own messages (no tool results in it): no compaction changes or
-   * removes it, and after a summary it comes back right after the summary.
-   * @throws {ValidationError} for an unknown id or a message that cannot be pinned.
-   */
-  pin(messageId: string): void {
-    const message = this.#settings.history.messages.find((candidate) => candidate.id === messageId);
+  /** A pin of one of the user's own messages. @throws {ValidationError} for one that cannot be pinned. */
+  pin(messageId: string): Intake<void> {
+    const message = this.#settings.history.byId(messageId);
     const problem =
       message === undefined
-        ? `no message "${messageId}" in this session`
+        ? `no message ${JSON.stringify(messageId)} in this session`
         : message.role !== "user" || message.content.some((block) => block.type === "tool_result")
           ? "only a user message without tool results can be pinned"
           : undefined;
     if (problem !== undefined)
       throw new ValidationError("pin", [{ path: ["messageId"], message: problem }]);
-    this.#settings.history.pinned.add(messageId);
+    return { entry: { kind: "pins", messageIds: [messageId] }, result: undefined, events: [] };
   }
 
-  /** Appends an assistant message to the current turn. */
-  addAssistant(content: ContentBlock[]): AssistantMessage {
-    const blocks = parseOrThrow(
-      z.array(ContentBlockSchema).min(1, "must hold at least one block"),
-      content,
-      "assistant content",
-    );
+  /** An assistant message in the current turn; its `tool_use` ids new to the conversation. */
+  addAssistant(content: ContentBlock[]): Intake<AssistantMessage> {
+    const blocks = parseOrThrow(ASSISTANT_CONTENT, content, "assistant content");
     const issues = this.#settings.history
       .duplicateIssues([{ id: "", content: blocks }])
       .map((issue) => ({ ...issue, path: issue.path.slice(2) }));
     if (issues.length > 0) throw new ValidationError("assistant content", issues);
-    return this.#add("assistant", this.#currentTurn("addAssistant"), blocks);
+    return this.#add("assistant", this.#currentTurn("addAssistant"), blocks, false);
   }
 
-  /**
-   * Appends tool results as one user message in the current turn, and stores each result's
-   * `compactSummary` for later compaction. Takes the library's shape (`isError` optional) or
-   * the Anthropic SDK's (`tool_use_id`, `is_error`); each must answer a `tool_use` of the
-   * assistant message right before.
-   */
-  addToolResults(results: ToolResultInput[]): UserMessage {
+  /** Tool results answering the `tool_use` blocks of the last message, as one user message. */
+  addToolResults(results: ToolResultInput[]): Intake<UserMessage> {
     const blocks = toToolResultBlocks(results, this.#settings.history.pendingToolUseIds());
-    const message = this.#add("user", this.#currentTurn("addToolResults"), blocks);
-    for (const block of blocks) {
-      if (block.compactSummary !== undefined)
-        this.#settings.history.summaries.set(block.toolUseId, block.compactSummary);
-    }
-    return message;
+    return this.#add("user", this.#currentTurn("addToolResults"), blocks, false);
   }
 
-  /** Records the usage the model reported for the last request. */
-  recordUsage(usage: Usage): void {
+  /** A usage the model reported for the last request. */
+  recordUsage(usage: Usage): Intake<void> {
     const parsed = parseOrThrow(UsageSchema, usage, "usage");
-    this.#settings.history.meter.recorded(parsed, this.#settings.history.messages);
+    return { entry: { kind: "usage", usage: parsed }, result: undefined, events: [] };
   }
 
-  /**
-   * Reports what the API changed in the last request before the model read it (a response's
-   * `input_transformations`, e.g. thinking dropped with `prefix_mismatch_behavior:
-   * "drop_block"`) as an `input_transformations` event. `appendAnthropicResponse` calls it.
-   */
-  recordInputTransformations(transformations: readonly JsonObject[]): void {
-    const parsed = parseOrThrow(
-      z.array(JsonObjectSchema),
-      transformations,
-      "input_transformations",
-    );
-    if (parsed.length > 0)
-      this.#settings.emit({ type: "input_transformations", transformations: parsed });
+  /** A response's `input_transformations`, as an event (nothing is stored). */
+  recordInputTransformations(transformations: readonly JsonObject[]): Intake<void> {
+    const parsed = parseOrThrow(JSON_OBJECTS, transformations, "input_transformations");
+    const events: CompactionEvent[] =
+      parsed.length > 0 ? [{ type: "input_transformations", transformations: parsed }] : [];
+    return { entry: undefined, result: undefined, events };
   }
 
-  recordContextEdits(edits: readonly JsonObject[]): void {
-    const parsed = parseOrThrow(z.array(JsonObjectSchema), edits, "applied_edits");
-    if (parsed.length === 0) return;
+  /** A response's `context_management.applied_edits`, as an event (nothing is stored). */
+  recordContextEdits(edits: readonly JsonObject[]): Intake<void> {
+    const parsed = parseOrThrow(JSON_OBJECTS, edits, "applied_edits");
+    if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };
     const clearedInputTokens = parsed.reduce(
       (sum, edit) =>
         sum + (typeof edit.cleared_input_tokens === "number" ? edit.cleared_input_tokens : 0),
       0,
     );
-    this.#settings.emit({ type: "context_edits_applied", edits: parsed, clearedInputTokens });
+    const event: CompactionEvent = {
+      type: "context_edits_applied",
+      edits: parsed,
+      clearedInputTokens,
+    };
+    return { entry: undefined, result: undefined, events: [event] };
   }
 
-  recordCacheDiagnosis(reason: JsonObject | null): void {
+  /** A response's `diagnostics.cache_miss_reason`, as an event (nothing is stored). */
+  recordCacheDiagnosis(reason: JsonObject | null): Intake<void> {
     const parsed = parseOrThrow(JsonObjectSchema.nullable(), reason, "cache_miss_reason");
-    this.#settings.emit({ type: "cache_diagnosis", reason: parsed });
+    return {
+      entry: undefined,
+      result: undefined,
+      events: [{ type: "cache_diagnosis", reason: parsed }],
+    };
   }
 
   /** A mid-conversation `role: "system"` message, in the current turn, where the caller puts it. */
-  addSystemMessage(text: string): Message {
-    parseOrThrow(z.string().min(1, "must be a non-empty string"), text, "system message text");
+  addSystemMessage(text: string): Intake<Message> {
+    parseOrThrow(NON_EMPTY_TEXT, text, "system message text");
     const block = {
       type: "opaque" as const,
       block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: text } },
     };
-    return this.#add("user", this.#currentTurn("addSystemMessage"), [block]);
+    return this.#add("user", this.#currentTurn("addSystemMessage"), [block], false);
   }
 
-  /** Stores compact summaries of tool results, by tool use id. */
-  storeCompactSummaries(summaries: ReadonlyMap<string, string> | Record<string, string>): void {
+  /** Compact summaries by tool use id; those stored already with the same text are left out. */
+  storeCompactSummaries(
+    summaries: ReadonlyMap<string, string> | Record<string, string>,
+  ): Intake<void> {
     if (!(summaries instanceof Map) && !isPlainObject(summaries)) {
       throw new ValidationError("compact summaries", [
         { path: [], message: "must be a Map or a plain object of tool use id to summary" },
       ]);
     }
     const entries = summaries instanceof Map ? [...summaries] : Object.entries(summaries);
-    const parsed = parseOrThrow(
-      z.array(z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()])),
-      entries,
-      "compact summaries",
-    );
-    for (const [toolUseId, summary] of parsed)
-      this.#settings.history.summaries.set(toolUseId, summary);
+    const parsed = parseOrThrow(SUMMARY_ENTRIES, entries, "compact summaries");
+    const stored = this.#settings.history.summaries;
+    const changed = parsed.filter(([toolUseId, text]) => stored.get(toolUseId) !== text);
+    const entry =
+      changed.length === 0
+        ? undefined
+        : { kind: "summaries" as const, summaries: Object.fromEntries(changed) };
+    return { entry, result: undefined, events: [] };
   }
 
   #currentTurn(method: string): TurnId {
@@ -186,31 +194,28 @@ export class MessageIntake {
     role: R,
     turnId: TurnId,
     content: ContentBlock[],
-  ): Extract<Message, { role: R }> {
-    const options = {
-      role,
-      sessionId: this.#settings.sessionId,
-      turnId,
-      content,
-      clock: this.#settings.clock,
-    };
-    const [message] = this.#push([createMessage(options as never)]);
-    return message as Extract<Message, { role: R }>;
+    pinned: boolean,
+  ): Intake<Extract<Message, { role: R }>> {
+    const { sessionId, clock } = this.#settings;
+    const message = createMessage({ role, sessionId, turnId, content, clock } as never) as Message;
+    const intake = this.#messages([message], pinned ? [message.id] : undefined);
+    const [built] = (intake.entry as { messages: Message[] }).messages;
+    return { ...intake, result: built as Extract<Message, { role: R }> };
   }
 
   /**
-   * Appends validated messages, each text too large for the window clamped to its head and
-   * tail (reported in a `content_clamped` event with the original).
+   * The entry of validated messages, each text too large for the window clamped to its head
+   * and tail (a `content_clamped` event carries the original).
    */
-  #push(messages: readonly Message[]): Message[] {
-    const clamped = messages.map((message) => clampMessage(message, this.#settings.maxBlockTokens));
-    const appended = clamped.map((entry) => entry.message);
-    rememberValid(appended);
-    this.#settings.history.push(appended);
-    for (const { message, clamped: blocks } of clamped) {
-      for (const block of blocks)
-        this.#settings.emit({ type: "content_clamped", messageId: message.id, ...block });
-    }
-    return appended;
+  #messages(messages: readonly Message[], pinned: string[] | undefined): Intake<void> {
+    const events: CompactionEvent[] = [];
+    const built = messages.map((message) => {
+      const clamped = clampMessage(message, this.#settings.maxBlockTokens);
+      for (const block of clamped.clamped)
+        events.push({ type: "content_clamped", messageId: message.id, ...block });
+      return clamped.message;
+    });
+    const entry = { kind: "messages" as const, messages: built, ...(pinned ? { pinned } : {}) };
+    return { entry, result: undefined, events };
   }
 }

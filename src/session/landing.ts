@@ -1,0 +1,144 @@
+import type { CompactionResult } from "../core/compactor.js";
+import { CompactionError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import type { Clock } from "../core/message-factory.js";
+import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
+import type { ArchiveKeeper } from "./archive-keeper.js";
+import type { CompactionCommit } from "./compaction-commit.js";
+import type { CompactionRunOutcome } from "./compaction-report.js";
+import type { CompactionEvent, CompactionTrigger } from "./events.js";
+import type { History } from "./history.js";
+import type { CompactionBoundary } from "./hooks.js";
+import { restorePinned } from "./pins.js";
+
+/** What landing a replacement needs of its session. */
+export interface Landing {
+  history: History;
+  archive: ArchiveKeeper | undefined;
+  keepStaleThinking: boolean;
+  clock: Clock;
+  emit: (event: CompactionEvent) => void;
+  commit: CompactionCommit;
+  contextLimit: number;
+  trimTarget: number | undefined;
+  contextUsed: () => number;
+}
+
+const NO_REPAIR: ThinkingRepair = Object.freeze({
+  firstChange: 0,
+  thinkingBlocksDropped: 0,
+  thinkingTokensDropped: 0,
+  toolExchangeClosed: false,
+});
+
+/** A compactor's result waiting to land, with its token estimates. */
+export interface ComputedStep {
+  strategy: string;
+  result: CompactionResult;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** What one landing replaces: `from` (at `generation`) by `conversation`, and the steps that made it. */
+export interface LandingChange {
+  from: readonly Message[];
+  generation: number;
+  conversation: readonly Message[];
+  computed: readonly ComputedStep[];
+  outcome: CompactionRunOutcome;
+}
+
+/**
+ * Lands computed steps as one replacement, then reports each (`compaction_end`, a boundary);
+ * `false` when another worker's change won and nothing landed.
+ */
+export async function landCompaction(
+  landing: Landing,
+  trigger: CompactionTrigger,
+  change: LandingChange,
+): Promise<boolean> {
+  const contextUsedBefore = landing.contextUsed();
+  const repair = await replaceHistory(landing, change.from, change.generation, change.conversation);
+  if (repair === undefined) return false;
+  change.computed.forEach((computed, index) => {
+    // The repair happened once, after the last of them.
+    const last = index === change.computed.length - 1;
+    ended(landing, trigger, computed, last ? repair : NO_REPAIR, contextUsedBefore, change.outcome);
+  });
+  return true;
+}
+
+/**
+ * Replaces the prefix `from` by `compacted`, keeping what was appended meanwhile: pinned
+ * messages stay as they were, the thinking the change made stale goes (see
+ * {@link keepThinkingValid}), and everything removed or replaced is archived first (the
+ * placeholders then name their recall handles). `undefined` when the commit lost a race.
+ */
+export async function replaceHistory(
+  landing: Landing,
+  from: readonly Message[],
+  generation: number,
+  compacted: readonly Message[],
+): Promise<ThinkingRepair | undefined> {
+  const { history, archive } = landing;
+  const kept = restorePinned(from, compacted, history.pinned);
+  const rewrite = (before: readonly Message[], after: readonly Message[]) =>
+    landing.keepStaleThinking
+      ? { conversation: [...after], repair: NO_REPAIR }
+      : keepThinkingValid(before, after, landing.clock);
+  const before = history.messages;
+  let { conversation, repair } = rewrite(before, [...kept, ...before.slice(from.length)]);
+  if (archive !== undefined) {
+    const prepared = archive.prepare(before, conversation);
+    await archive.store(prepared.records);
+    conversation = prepared.conversation;
+  }
+  const build = (): Message[] => {
+    if (generation !== history.generation) {
+      throw new CompactionError("aborted", "the conversation was replaced while compacting");
+    }
+    const now = history.messages;
+    if (now.length === before.length) return conversation;
+    // Appended while the archive wrote: they follow the change, so their thinking goes too.
+    return rewrite(now, [...conversation, ...now.slice(before.length)]).conversation;
+  };
+  const landed = await landing.commit.commit(build, (next) => history.replace(next));
+  return landed ? repair : undefined;
+}
+
+function ended(
+  landing: Landing,
+  trigger: CompactionTrigger,
+  computed: ComputedStep,
+  repair: ThinkingRepair,
+  contextUsedBefore: number,
+  outcome: CompactionRunOutcome,
+): void {
+  const { result, strategy, tokensBefore } = computed;
+  const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
+  const boundary: CompactionBoundary = {
+    trigger,
+    strategy,
+    tokensBefore,
+    tokensAfter,
+    turnsCompacted: result.turnsCompacted,
+    toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
+    toolInputsCleared: result.toolInputsCleared ?? 0,
+    thinkingBlocksDropped: repair.thinkingBlocksDropped,
+    thinkingTokensDropped: repair.thinkingTokensDropped,
+    toolExchangeClosed: repair.toolExchangeClosed,
+  };
+  outcome.compacted = true;
+  outcome.boundaries.push(boundary);
+  landing.emit({
+    type: "compaction_end",
+    trigger,
+    strategy,
+    result,
+    tokensBefore,
+    tokensAfter,
+    contextUsedBefore,
+    contextUsedAfter: landing.contextUsed(),
+    boundary,
+  });
+}

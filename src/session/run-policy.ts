@@ -1,0 +1,57 @@
+import type { Compactor } from "../core/compactor.js";
+import type { CompactionTrigger } from "./events.js";
+
+/** Whether a compactor runs now: yes, not due (silently), or the circuit breaker is open. */
+export type Gate = "run" | "not_due" | "circuit_open";
+
+/**
+ * How a run treats its compactors: the only difference between `maybeCompact` (automatic)
+ * and `forceCompact` (manual), held as data so the stage loop has one path for both.
+ */
+export interface RunPolicy {
+  readonly trigger: CompactionTrigger;
+  /** Whether `compactor` runs, judged on the context measure of what the previous one left. */
+  gate(compactor: Compactor, contextUsed: number, consecutiveFailures: number): Gate;
+  /** Each result lands as soon as it is computed; else all land together at the end (all or nothing). */
+  readonly landsEachStep: boolean;
+  /** A failure rejects the call; else it is reported and what landed stays. */
+  readonly rethrows: boolean;
+  /** Summaries' failures count toward the circuit breaker. */
+  readonly countsFailures: boolean;
+  /** A summary detaches from the call (background mode). */
+  readonly detaches: boolean;
+  /** A finished run closes the circuit breaker. */
+  readonly resetsBreaker: boolean;
+}
+
+/** The policy of a run started by `trigger`. */
+export function runPolicy(
+  trigger: CompactionTrigger,
+  contextLimit: number,
+  maxConsecutiveFailures: number,
+): RunPolicy {
+  if (trigger === "manual") {
+    return {
+      trigger,
+      gate: () => "run",
+      landsEachStep: false,
+      rethrows: true,
+      countsFailures: false,
+      detaches: false,
+      resetsBreaker: true,
+    };
+  }
+  return {
+    trigger,
+    gate(compactor, contextUsed, consecutiveFailures) {
+      if (!compactor.shouldCompact(contextUsed, contextLimit)) return "not_due";
+      const summarizes = compactor.isAsync === true;
+      return summarizes && consecutiveFailures >= maxConsecutiveFailures ? "circuit_open" : "run";
+    },
+    landsEachStep: true,
+    rethrows: false,
+    countsFailures: true,
+    detaches: true,
+    resetsBreaker: false,
+  };
+}

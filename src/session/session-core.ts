@@ -1,0 +1,288 @@
+import type { z } from "zod";
+import type { CompactionUsage } from "../core/compactor.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { estimateTokens, rememberValid } from "../core/message-memo.js";
+import { type ArchiveRecord, MemoryArchive } from "./archive.js";
+import { ArchiveKeeper } from "./archive-keeper.js";
+import { BackgroundGate, compactInBackground } from "./background.js";
+import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js";
+import { CompactionHooks } from "./compaction-hooks.js";
+import {
+  type CompactionRunOutcome,
+  ForceCompactOptionsSchema,
+  type ForceCompactResult,
+  forceCompactResult,
+  MaybeCompactOptionsSchema,
+  type MaybeCompactReport,
+  maybeCompactReport,
+  startCall,
+} from "./compaction-report.js";
+import { CompactionRunner, type CompactionRunOptions } from "./compaction-run.js";
+import type { CompactionEvent, CompactionEventListener } from "./events.js";
+import { History } from "./history.js";
+import { JoinedRun } from "./joined-run.js";
+import { MessageIntake } from "./message-intake.js";
+import {
+  type AgentSessionOptions,
+  AgentSessionOptionsSchema,
+  sessionCompactors,
+  trimTarget,
+} from "./options.js";
+import { SerialQueue } from "./serial-queue.js";
+import type { Intake, SessionEntry } from "./session-entry.js";
+import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
+
+/** What a face adds to the session's options: how compactions land, and how handles are made. */
+export interface SessionCoreSettings {
+  /** @default {@link IN_MEMORY_COMMIT} */
+  commit?: CompactionCommit;
+  /** Makes the number of the next recall handle from the counter (a store's must be unique across workers). */
+  handleNumbers?: (next: number) => number;
+}
+
+/**
+ * The one implementation behind `AgentSession` and `StoredSession`: the history, the intake
+ * (validate and build an entry, changing nothing), `apply` (the only way state changes, for
+ * calls and replayed records alike), and the compaction stages. The faces differ only in what
+ * happens between intake and apply (a store persists the entry) and in the commit step.
+ */
+export class SessionCore {
+  readonly sessionId: string;
+  readonly contextLimit: number;
+  readonly clock: Clock;
+  readonly history = new History();
+  readonly intake: MessageIntake;
+  readonly hooks: CompactionHooks;
+  readonly keeper: ArchiveKeeper | undefined;
+  readonly runner: CompactionRunner;
+  /** Compactions, one at a time; `afterCompact` hooks run once a run has settled. */
+  readonly queue = new SerialQueue();
+  readonly #auto = new JoinedRun<MaybeCompactReport>();
+  readonly #background: BackgroundGate | undefined;
+  readonly #listeners = new Set<CompactionEventListener>();
+  readonly #logger: AgentSessionOptions["logger"];
+
+  /** @throws {ValidationError} when an option is invalid. */
+  constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
+    const parsed = parseOrThrow(AgentSessionOptionsSchema, options, "AgentSessionOptions");
+    this.sessionId = parsed.sessionId ?? newId();
+    this.contextLimit = parsed.contextLimit;
+    this.clock = parsed.clock ?? systemClock;
+    this.#logger = parsed.logger;
+    const background = parsed.background ?? false;
+    this.#background =
+      background === false
+        ? undefined
+        : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95));
+    this.intake = new MessageIntake({
+      history: this.history,
+      sessionId: this.sessionId,
+      clock: this.clock,
+      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit),
+    });
+    this.hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
+    const archive = options.archive ?? new MemoryArchive();
+    this.keeper =
+      archive === false
+        ? undefined
+        : new ArchiveKeeper(archive, this.sessionId, settings.handleNumbers);
+    this.runner = new CompactionRunner({
+      history: this.history,
+      contextLimit: parsed.contextLimit,
+      compactors: sessionCompactors(options),
+      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
+      trimTarget: trimTarget(parsed.trimOnOverflow),
+      clock: this.clock,
+      emit: (event) => this.emit(event),
+      hooks: this.hooks,
+      keepStaleThinking: parsed.keepStaleThinking ?? false,
+      archive: this.keeper,
+      commit: settings.commit ?? IN_MEMORY_COMMIT,
+    });
+    if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
+  }
+
+  /** What compactions cost, summed. */
+  get compactionUsage(): Readonly<CompactionUsage> {
+    return this.runner.usage;
+  }
+
+  /** Whether a compaction is running now. */
+  get isCompacting(): boolean {
+    return this.queue.running;
+  }
+
+  /** Applies what the intake built and returns the call's value (the in-memory face). */
+  take<T>(intake: Intake<T>): T {
+    if (intake.entry !== undefined) this.apply(intake.entry);
+    for (const event of intake.events) this.emit(event);
+    return intake.result;
+  }
+
+  /**
+   * Applies one entry: the only way a session's state changes outside a compaction, for a
+   * call's entry and a stored record alike. Trusts it: the intake or the record's schema
+   * validated it.
+   */
+  apply(entry: SessionEntry): void {
+    const { history } = this;
+    switch (entry.kind) {
+      case "messages": {
+        rememberValid(entry.messages);
+        history.push(entry.messages);
+        for (const message of entry.messages) {
+          for (const block of message.content) {
+            if (block.type === "tool_result" && block.compactSummary !== undefined)
+              history.summaries.set(block.toolUseId, block.compactSummary);
+          }
+        }
+        this.#pin(entry.pinned ?? []);
+        return;
+      }
+      case "pins":
+        this.#pin(entry.messageIds);
+        return;
+      case "usage":
+        history.meter.recorded(entry.usage, history.messages);
+        return;
+      case "summaries":
+        for (const [toolUseId, text] of Object.entries(entry.summaries))
+          history.summaries.set(toolUseId, text);
+    }
+  }
+
+  /** Pins what is here (a pin replayed after the message was folded finds it gone). */
+  #pin(messageIds: readonly string[]): void {
+    for (const id of messageIds) if (this.history.has(id)) this.history.pinned.add(id);
+  }
+
+  /** Subscribes to events; returns the unsubscribe function. */
+  on(listener: CompactionEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(event: CompactionEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger?.warn("agent-compaction: an event listener threw", {
+          event: event.type,
+          error,
+        });
+      }
+    }
+  }
+
+  /** The archived original a placeholder names. */
+  recall(handle: string): Promise<ArchiveRecord> {
+    if (this.keeper === undefined) {
+      return Promise.reject(
+        new ValidationError("recall", [
+          { path: [], message: "this session keeps no archive (archive: false)" },
+        ]),
+      );
+    }
+    return this.keeper.recall(handle);
+  }
+
+  /** `maybeCompact`: options checked, a call while one runs joins it, background mode honoured. */
+  maybeCompact(options: unknown, run = (parsed: CompactionRunOptions) => this.#runAuto(parsed)) {
+    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
+      this.#background === undefined
+        ? (this.#auto.pending ?? run(parsed))
+        : compactInBackground(this.#background, parsed, {
+            contextUsed: () => this.history.meter.contextUsed,
+            contextLimit: this.contextLimit,
+            pending: this.#auto.pending,
+            runAuto: run,
+          }),
+    );
+  }
+
+  /** One automatic run, queued; `attempt` runs it (a store retries after conflicts). */
+  #runAuto(
+    options: CompactionRunOptions,
+    attempt = () => this.runner.run("auto", options),
+  ): Promise<MaybeCompactReport> {
+    return this.#auto.start(
+      this.queue.enqueue(attempt),
+      async (outcome) => {
+        const report = maybeCompactReport(outcome, this.history.meter.contextUsed);
+        await this.hooks.after(report.boundaries);
+        return report;
+      },
+      () => this.#background?.reset(),
+    );
+  }
+
+  /** An automatic run with `attempt` in place of the runner (see {@link SessionCore.maybeCompact}). */
+  runAutoWith(
+    options: CompactionRunOptions,
+    attempt: () => Promise<CompactionRunOutcome>,
+  ): Promise<MaybeCompactReport> {
+    return this.#runAuto(options, attempt);
+  }
+
+  /** `forceCompact`: all or nothing, after the compactions queued before it. */
+  forceCompact(
+    options: unknown,
+    attempt = (parsed: CompactionRunOptions) => this.runner.run("manual", parsed),
+  ): Promise<ForceCompactResult> {
+    return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
+      if (this.#auto.pending !== undefined) this.#background?.release();
+      let before: readonly Message[] = [];
+      const outcome = await this.queue.enqueue(() => {
+        before = this.history.messages;
+        return attempt(parsed);
+      });
+      await this.hooks.after(outcome.boundaries);
+      return forceCompactResult(
+        outcome,
+        estimateTokens(before),
+        estimateTokens(this.history.messages),
+      );
+    });
+  }
+
+  #start<O, R>(
+    schema: z.ZodType<O>,
+    options: unknown,
+    method: string,
+    run: (options: O & CompactionRunOptions) => Promise<R>,
+  ): Promise<R> {
+    return startCall(schema, options, method, this.hooks.inHook, (parsed) =>
+      run(parsed as O & CompactionRunOptions),
+    );
+  }
+
+  /** A snapshot of the session; with `conversation`, as it would be once that replaced the history. */
+  toJSON(conversation?: readonly Message[]): SessionSnapshot {
+    const { history, keeper } = this;
+    const messages = conversation ?? history.messages;
+    return {
+      version: 1,
+      sessionId: this.sessionId,
+      contextLimit: this.contextLimit,
+      messages: messages.map(serializeMessage),
+      compactSummaries: Object.fromEntries(
+        conversation === undefined ? history.summaries : history.summariesAfter(conversation),
+      ),
+      meter: conversation === undefined ? history.meter.state : history.meter.stateAfterReplace,
+      lastTurnNumber: history.lastTurnNumber,
+      consecutiveFailures: this.runner.consecutiveFailures,
+      pinned: [...history.pinned],
+      ...(keeper === undefined ? {} : { archive: keeper.snapshot() }),
+    };
+  }
+
+  /** Takes a validated snapshot's state in place of this one's. */
+  load(snapshot: ParsedSnapshot): void {
+    this.history.restore(snapshot);
+    if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
+    this.runner.consecutiveFailures = snapshot.consecutiveFailures;
+  }
+}

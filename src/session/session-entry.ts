@@ -1,0 +1,24 @@
+import type { Message } from "../core/message.js";
+import type { Usage } from "./context-meter.js";
+import type { CompactionEvent } from "./events.js";
+
+/**
+ * One change a session takes in, built by the intake (validated, clamped, ids and turns
+ * assigned) and applied by the core: the unit a stored session persists between the two, and
+ * replays from its log.
+ */
+export type SessionEntry =
+  | { kind: "messages"; messages: Message[]; pinned?: string[] }
+  | { kind: "pins"; messageIds: string[] }
+  | { kind: "usage"; usage: Usage }
+  | { kind: "summaries"; summaries: Record<string, string> };
+
+/**
+ * What the intake built for one call: the entry (`undefined` when there is nothing to write),
+ * the value the call returns, and the events applying it emits.
+ */
+export interface Intake<T> {
+  entry: SessionEntry | undefined;
+  result: T;
+  events: CompactionEvent[];
+}
