@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "./errors.js";
+import {
+  checkConfiguredWindow,
+  checkReportedUsage,
+  contextWindowOf,
+  KNOWN_MODEL_LIMITS,
+  modelLimitsOf,
+  resolveContextLimit,
+} from "./models.js";
+
+describe("modelLimitsOf / contextWindowOf", () => {
+  it("knows current Claude and OpenAI models by their ids", () => {
+    expect(modelLimitsOf("claude-fable-5-1")).toEqual({
+      contextWindow: 1_000_000,
+      maxOutputTokens: 128_000,
+    });
+    expect(modelLimitsOf("claude-haiku-4-5")).toEqual({
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+    });
+    expect(modelLimitsOf("gpt-5.6-sol")).toEqual({
+      contextWindow: 1_050_000,
+      maxOutputTokens: 128_000,
+    });
+    expect(contextWindowOf("gpt-5")).toBe(400_000);
+    expect(contextWindowOf("gpt-5-mini")).toBe(400_000);
+    expect(contextWindowOf("gpt-4o")).toBe(128_000);
+    expect(contextWindowOf("o3")).toBe(200_000);
+  });
+
+  it("matches dated snapshots, aliases, gateway, Bedrock and Vertex names", () => {
+    expect(contextWindowOf("claude-haiku-4-5-20251001")).toBe(200_000);
+    expect(contextWindowOf("claude-opus-4-0")).toBe(200_000);
+    expect(contextWindowOf("gpt-5-2025-08-07")).toBe(400_000);
+    expect(contextWindowOf("gpt-5.6")).toBe(1_050_000);
+    expect(contextWindowOf("anthropic/claude-fable-5.1")).toBe(1_000_000);
+    expect(contextWindowOf("openai/gpt-6-astra")).toBe(1_050_000);
+    expect(contextWindowOf("us.anthropic.claude-sonnet-4-5-20250929-v1:0")).toBe(200_000);
+    expect(contextWindowOf("anthropic.claude-opus-5-v1")).toBe(1_000_000);
+    expect(contextWindowOf("claude-opus-5@20260724")).toBe(1_000_000);
+    expect(contextWindowOf("  Claude-Sonnet-5-5 ")).toBe(1_000_000);
+  });
+
+  it("reads Claude Code's [1m] suffix as the 1M window", () => {
+    expect(contextWindowOf("claude-sonnet-4-5[1m]")).toBe(1_000_000);
+    expect(modelLimitsOf("claude-sonnet-4-5[1m]")?.maxOutputTokens).toBe(64_000);
+  });
+
+  it("returns undefined for unknown models, never a guess from a shared prefix", () => {
+    for (const model of [
+      "gpt-5.6-terra",
+      "gpt-5-chat",
+      "claude-opus-5-7",
+      "claude",
+      "gpt",
+      "",
+      "toString",
+      "__proto__",
+      "llama-3-70b",
+      "x".repeat(300),
+    ]) {
+      expect(contextWindowOf(model), model).toBeUndefined();
+    }
+    expect(contextWindowOf(3 as never)).toBeUndefined();
+  });
+
+  it("has sane numbers for every entry", () => {
+    for (const [model, limits] of Object.entries(KNOWN_MODEL_LIMITS)) {
+      expect(limits.maxOutputTokens, model).toBeLessThan(limits.contextWindow);
+      expect(contextWindowOf(model), model).toBe(limits.contextWindow);
+    }
+  });
+
+  it("stays linear on long adversarial names", () => {
+    // Refused past 256 characters; below it, one pass per step (no backtracking to blow up).
+    const name = `${"-v1:".repeat(60)}anthropic.${"9".repeat(8)}`;
+    expect(contextWindowOf(name)).toBeUndefined();
+    expect(contextWindowOf("-".repeat(255))).toBeUndefined();
+  });
+});
+
+describe("checkReportedUsage", () => {
+  it("says when the provider accepted more tokens than the configured window", () => {
+    const mismatch = checkReportedUsage(652_000, 200_000);
+    expect(mismatch).toMatchObject({
+      kind: "usage_above_window",
+      usedTokens: 652_000,
+      configuredLimit: 200_000,
+    });
+    expect(mismatch?.message).toContain("652,000");
+    expect(mismatch?.message).toContain("contextLimit");
+  });
+
+  it("is silent when the usage fits, at the window included", () => {
+    expect(checkReportedUsage(200_000, 200_000)).toBeUndefined();
+    expect(checkReportedUsage(0, 200_000)).toBeUndefined();
+  });
+
+  it("refuses bad numbers, naming the argument", () => {
+    expect(() => checkReportedUsage(Number.NaN, 1)).toThrow(/usedTokens/);
+    expect(() => checkReportedUsage(1, -5)).toThrow(ValidationError);
+    expect(() => checkReportedUsage(1, 0)).toThrow(/configuredLimit/);
+  });
+});
+
+describe("checkConfiguredWindow / resolveContextLimit", () => {
+  it("reports an unknown window only when no contextLimit was given", () => {
+    expect(checkConfiguredWindow("my-local-model")).toMatchObject({ kind: "unknown_model" });
+    expect(checkConfiguredWindow("my-local-model", 32_000)).toBeUndefined();
+    expect(checkConfiguredWindow("claude-opus-5")).toBeUndefined();
+  });
+
+  it("reports a configured window above the model's, not one below it", () => {
+    expect(checkConfiguredWindow("claude-haiku-4-5", 1_000_000)).toMatchObject({
+      kind: "above_model_window",
+      modelWindow: 200_000,
+      configuredLimit: 1_000_000,
+    });
+    expect(checkConfiguredWindow("claude-opus-5", 200_000)).toBeUndefined();
+    expect(() => checkConfiguredWindow("claude-opus-5", -1)).toThrow(/configuredLimit/);
+  });
+
+  it("lets a user value win over the model's window", () => {
+    expect(resolveContextLimit({ model: "claude-opus-5", contextLimit: 150_000 })).toEqual({
+      contextLimit: 150_000,
+      source: "configured",
+    });
+    expect(resolveContextLimit({ model: "claude-opus-5" })).toEqual({
+      contextLimit: 1_000_000,
+      source: "model",
+    });
+    expect(resolveContextLimit({ model: "unknown" })).toBeUndefined();
+    expect(resolveContextLimit({})).toBeUndefined();
+  });
+});
