@@ -1,0 +1,175 @@
+import type {
+  AssistantContent,
+  AssistantModelMessage,
+  ModelMessage,
+  SystemModelMessage,
+  ToolContent,
+  ToolModelMessage,
+  UserContent,
+  UserModelMessage,
+} from "ai";
+import { isCompactionBlock, isSystemMessage } from "../core/conversation-structure.js";
+import {
+  COMPACTION_BLOCK_TYPE,
+  type ContentBlock,
+  type JsonObject,
+  type Message,
+  type OpaqueBlock,
+  type SystemMessageBlock,
+} from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
+import { AI_SDK_KEY } from "./parts-in.js";
+import {
+  aiSdkFields,
+  imageToPart,
+  opaqueToPart,
+  textToPart,
+  thinkingToPart,
+  toolResultToPart,
+  toolUseToPart,
+} from "./parts-out.js";
+
+type ProviderOptions = NonNullable<ModelMessage["providerOptions"]>;
+type AssistantPart = Exclude<AssistantContent, string>[number];
+type UserPart = Exclude<UserContent, string>[number];
+type ToolPart = ToolContent[number];
+
+const MESSAGE_OPTIONS_KEY = `${AI_SDK_KEY}:messageProviderOptions`;
+const PROVIDER_OPTIONS_KEY = `${AI_SDK_KEY}:providerOptions`;
+
+/** A compaction block as the text part the AI SDK's Anthropic provider sends as one. */
+function compactionToPart(block: OpaqueBlock): AssistantPart {
+  const { content, signature, cache_control: cacheControl } = block.block;
+  const kept = block.block[PROVIDER_OPTIONS_KEY];
+  let providerOptions: ProviderOptions;
+  if (isPlainObject(kept)) providerOptions = kept as ProviderOptions;
+  else {
+    const anthropic: JsonObject = { type: COMPACTION_BLOCK_TYPE };
+    if (typeof signature === "string") anthropic.signature = signature;
+    if (cacheControl !== undefined) anthropic.cacheControl = cacheControl;
+    providerOptions = { anthropic };
+  }
+  return { type: "text", text: typeof content === "string" ? content : "", providerOptions };
+}
+
+function opaqueToModelPart<P>(block: OpaqueBlock): P {
+  if (isCompactionBlock(block)) return compactionToPart(block) as P;
+  if (!(MESSAGE_OPTIONS_KEY in block.block)) return opaqueToPart<P>(block);
+  const { [MESSAGE_OPTIONS_KEY]: _options, ...rest } = block.block;
+  return opaqueToPart<P>({ type: "opaque", block: rest });
+}
+
+function blockToPart(block: ContentBlock, toolNames: Map<string, string>): AssistantPart {
+  switch (block.type) {
+    case "text":
+      return textToPart(block);
+    case "image":
+      return imageToPart(block) as AssistantPart;
+    case "thinking":
+    case "redacted_thinking":
+      return thinkingToPart(block);
+    case "tool_use":
+      toolNames.set(block.id, block.name);
+      return toolUseToPart(block);
+    case "tool_result":
+      return toolResultToPart(block, toolNames);
+    case "opaque":
+      return opaqueToModelPart<AssistantPart>(block);
+  }
+}
+
+/** The message's own `providerOptions`, kept on its last block. */
+function messageOptions(message: Message): ProviderOptions | undefined {
+  const last = message.content.at(-1);
+  if (last === undefined) return undefined;
+  const options =
+    last.type === "opaque"
+      ? last.block[MESSAGE_OPTIONS_KEY]
+      : aiSdkFields(last).messageProviderOptions;
+  return isPlainObject(options) ? (options as ProviderOptions) : undefined;
+}
+
+/** How the content was written: a string, an empty array, or parts. */
+function contentForm(message: Message): "string" | "empty" | "parts" {
+  const only = message.content.length === 1 ? message.content[0] : undefined;
+  if (only?.type !== "text") return "parts";
+  const form = aiSdkFields(only).content;
+  return form === "string" || form === "empty" ? form : "parts";
+}
+
+function isToolSide(block: ContentBlock): boolean {
+  return (
+    block.type === "tool_result" ||
+    (block.type === "opaque" && block.block.type === "tool-approval-response")
+  );
+}
+
+function withMessageOptions<M extends ModelMessage>(
+  message: M,
+  options: ProviderOptions | undefined,
+): M {
+  return options === undefined ? message : { ...message, providerOptions: options };
+}
+
+function assistantToModel(message: Message, toolNames: Map<string, string>): AssistantModelMessage {
+  const options = messageOptions(message);
+  const form = contentForm(message);
+  const only = message.content[0];
+  if (form !== "parts" && only?.type === "text") {
+    const content = form === "string" ? only.text : [];
+    return withMessageOptions({ role: "assistant", content }, options);
+  }
+  const content = message.content.map((block) => blockToPart(block, toolNames));
+  return withMessageOptions({ role: "assistant", content }, options);
+}
+
+/**
+ * A user message: its leading tool results (and tool approvals) as a `tool` message, the rest
+ * as a `user` message, each only when it has parts.
+ */
+function userToModel(message: Message, toolNames: Map<string, string>, out: ModelMessage[]): void {
+  const options = messageOptions(message);
+  const form = contentForm(message);
+  const only = message.content[0];
+  if (form !== "parts" && only?.type === "text") {
+    const content = form === "string" ? only.text : [];
+    out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
+    return;
+  }
+  let split = 0;
+  while (split < message.content.length && isToolSide(message.content[split]!)) split += 1;
+  const rest = message.content.length - split;
+  if (split > 0) {
+    const content = message.content
+      .slice(0, split)
+      .map((block) => blockToPart(block, toolNames) as ToolPart);
+    out.push(
+      withMessageOptions<ToolModelMessage>(
+        { role: "tool", content },
+        rest === 0 ? options : undefined,
+      ),
+    );
+  }
+  if (rest > 0) {
+    const content = message.content
+      .slice(split)
+      .map((block) => blockToPart(block, toolNames) as UserPart);
+    out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
+  }
+}
+
+/** Appends the AI SDK messages one of ours stands for to `out`. */
+export function messageToModel(
+  message: Message,
+  toolNames: Map<string, string>,
+  out: ModelMessage[],
+): void {
+  if (isSystemMessage(message)) {
+    out.push(
+      (message.content[0] as SystemMessageBlock).block.message as unknown as SystemModelMessage,
+    );
+    return;
+  }
+  if (message.role === "assistant") out.push(assistantToModel(message, toolNames));
+  else userToModel(message, toolNames, out);
+}

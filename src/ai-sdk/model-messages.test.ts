@@ -1,0 +1,302 @@
+import type { ModelMessage } from "ai";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { MessagesSchema } from "../core/schemas.js";
+import { validateConversation } from "../core/validate-conversation.js";
+import { fromModelMessages, toModelMessages } from "./model-messages.js";
+
+const json = fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)));
+const jsonObject = fc.dictionary(fc.constantFrom("a", "b", "cache", "id"), json, { maxKeys: 3 });
+const providerOptions = fc.option(
+  fc.record({ anthropic: jsonObject, openai: jsonObject }, { requiredKeys: [] }),
+  { nil: undefined },
+);
+const text = fc.string({ maxLength: 12 });
+const id = fc.stringMatching(/^[a-z0-9_]{1,8}$/);
+
+function withOptions<T extends object>(part: T, options: object | undefined): T {
+  return options === undefined ? part : { ...part, providerOptions: options };
+}
+
+const textPart = fc
+  .tuple(text, providerOptions)
+  .map(([value, options]) => withOptions({ type: "text" as const, text: value }, options));
+const bytes = fc.uint8Array({ maxLength: 16 });
+const imagePart = fc.oneof(
+  fc.tuple(bytes, fc.constantFrom("image/png", "image/jpeg")).map(([data, mediaType]) => ({
+    type: "image" as const,
+    image: data,
+    mediaType,
+  })),
+  fc.webUrl().map((url) => ({ type: "image" as const, image: new URL(url) })),
+  fc.base64String({ maxLength: 12 }).map((data) => ({ type: "image" as const, image: data })),
+  fc
+    .tuple(bytes, fc.option(fc.string({ minLength: 1, maxLength: 6 }), { nil: undefined }))
+    .map(([data, filename]) => ({
+      type: "file" as const,
+      data,
+      mediaType: "image/webp",
+      ...(filename === undefined ? {} : { filename }),
+    })),
+  bytes.map((data) => ({ type: "file" as const, data, mediaType: "application/pdf" })),
+);
+const reasoningPart = fc.oneof(
+  fc.tuple(text, id).map(([value, signature]) => ({
+    type: "reasoning" as const,
+    text: value,
+    providerOptions: { anthropic: { signature } },
+  })),
+  id.map((data) => ({
+    type: "reasoning" as const,
+    text: "",
+    providerOptions: { anthropic: { redactedData: data } },
+  })),
+  fc.tuple(text, id).map(([value, itemId]) => ({
+    type: "reasoning" as const,
+    text: value,
+    providerOptions: { openai: { itemId, reasoningEncryptedContent: "enc" } },
+  })),
+);
+const toolCallPart = fc
+  .tuple(id, id, fc.oneof(jsonObject, fc.string()), providerOptions)
+  .map(([callId, name, input, options]) =>
+    withOptions({ type: "tool-call" as const, toolCallId: callId, toolName: name, input }, options),
+  );
+const output = fc.oneof(
+  text.map((value) => ({ type: "text" as const, value })),
+  text.map((value) => ({ type: "error-text" as const, value })),
+  json.map((value) => ({ type: "json" as const, value })),
+  json.map((value) => ({ type: "error-json" as const, value })),
+  fc
+    .option(text, { nil: undefined })
+    .map((reason) =>
+      reason === undefined
+        ? { type: "execution-denied" as const }
+        : { type: "execution-denied" as const, reason },
+    ),
+  fc
+    .array(
+      fc.oneof(
+        text.map((value) => ({ type: "text" as const, text: value })),
+        fc.base64String({ maxLength: 8 }).map((data) => ({
+          type: "image-data" as const,
+          data,
+          mediaType: "image/png",
+        })),
+        fc.webUrl().map((url) => ({ type: "image-url" as const, url })),
+        fc.base64String({ maxLength: 8 }).map((data) => ({
+          type: "file-data" as const,
+          data,
+          mediaType: "application/pdf",
+        })),
+      ),
+      { maxLength: 3 },
+    )
+    .map((value) => ({ type: "content" as const, value })),
+);
+const toolResultPart = fc
+  .tuple(id, id, output, providerOptions)
+  .map(([callId, name, value, options]) =>
+    withOptions(
+      { type: "tool-result" as const, toolCallId: callId, toolName: name, output: value },
+      options,
+    ),
+  );
+const compactionPart = fc.tuple(text, id).map(([value, signature]) => ({
+  type: "text" as const,
+  text: value,
+  providerOptions: { anthropic: { type: "compaction", signature } },
+}));
+
+const message: fc.Arbitrary<ModelMessage> = fc.oneof(
+  fc
+    .tuple(text, providerOptions)
+    .map(([value, options]) => withOptions({ role: "system" as const, content: value }, options)),
+  fc
+    .tuple(
+      fc.oneof(text, fc.array(fc.oneof(textPart, imagePart), { maxLength: 4 })),
+      providerOptions,
+    )
+    .map(([content, options]) => withOptions({ role: "user" as const, content }, options)),
+  fc
+    .tuple(
+      fc.oneof(
+        text,
+        fc.array(fc.oneof(textPart, reasoningPart, toolCallPart, compactionPart), { maxLength: 4 }),
+      ),
+      providerOptions,
+    )
+    .map(([content, options]) => withOptions({ role: "assistant" as const, content }, options)),
+  fc
+    .tuple(fc.array(toolResultPart, { minLength: 1, maxLength: 3 }), providerOptions)
+    .map(([content, options]) => withOptions({ role: "tool" as const, content }, options)),
+);
+
+describe("fromModelMessages / toModelMessages", () => {
+  it("round-trips any AI SDK conversation exactly, into well-formed messages", () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
+        const ours = fromModelMessages(messages, { sessionId: "s" });
+        expect(MessagesSchema.safeParse(ours).success).toBe(true);
+        expect(toModelMessages(ours)).toEqual(messages);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("assigns turns as the session does and maps a tool loop to Anthropic-valid blocks", () => {
+    const messages: ModelMessage[] = [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Fix the build" },
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "reasoning",
+            text: "think",
+            providerOptions: { anthropic: { signature: "sig" } },
+          },
+          { type: "tool-call", toolCallId: "c1", toolName: "read", input: { path: "a.ts" } },
+        ],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "read",
+            output: { type: "error-text", value: "ENOENT" },
+          },
+        ],
+      },
+      { role: "assistant", content: "Done." },
+      { role: "user", content: [{ type: "text", text: "Thanks" }] },
+    ];
+    const ours = fromModelMessages(messages, { sessionId: "s" });
+    expect(ours.map((m) => `${m.role}:${m.turnId.number}`)).toEqual([
+      "user:1",
+      "user:1",
+      "assistant:1",
+      "user:1",
+      "assistant:1",
+      "user:2",
+    ]);
+    expect(ours[2]?.content[0]).toMatchObject({ type: "thinking", signature: "sig" });
+    expect(ours[3]?.content[0]).toMatchObject({
+      type: "tool_result",
+      toolUseId: "c1",
+      isError: true,
+      content: "ENOENT",
+    });
+    expect(validateConversation(ours.slice(1))).toEqual([]);
+  });
+
+  it("keeps Anthropic's compaction part as the API's block, with its signature", () => {
+    const messages: ModelMessage[] = [
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "text",
+            text: "Summary",
+            providerOptions: { anthropic: { type: "compaction", signature: "S1" } },
+          },
+        ],
+      },
+      { role: "user", content: "go on" },
+    ];
+    const ours = fromModelMessages(messages);
+    expect(ours[0]?.content[0]).toEqual({
+      type: "opaque",
+      block: {
+        type: "compaction",
+        content: "Summary",
+        signature: "S1",
+        "aiSdk:providerOptions": { anthropic: { type: "compaction", signature: "S1" } },
+      },
+    });
+    expect(ours[0]?.turnId).toEqual({ owner: "u", number: 0 });
+    expect(toModelMessages(ours)).toEqual(messages);
+  });
+
+  it("gives a masked JSON result back as text, and finds a tool name from its call", () => {
+    const ours = fromModelMessages([
+      { role: "user", content: "x" },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "grep", input: {} }],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "grep",
+            output: { type: "json", value: [1, 2] },
+          },
+        ],
+      },
+    ]);
+    const result = ours[2]!.content[0]!;
+    if (result.type !== "tool_result") throw new Error("expected a tool result");
+    const masked = { ...ours[2]!, content: [{ ...result, content: "[redacted]" }] };
+    const plain = {
+      ...ours[2]!,
+      content: [{ type: "tool_result" as const, toolUseId: "c1", content: "ok", isError: false }],
+    };
+    expect(toModelMessages([ours[1]!, masked])[1]).toEqual({
+      role: "tool",
+      content: [
+        {
+          type: "tool-result",
+          toolCallId: "c1",
+          toolName: "grep",
+          output: { type: "text", value: "[redacted]" },
+        },
+      ],
+    });
+    expect(toModelMessages([ours[1]!, plain])[1]).toMatchObject({
+      content: [{ toolName: "grep", output: { type: "text", value: "ok" } }],
+    });
+  });
+
+  it("names the path of every malformed message or part", () => {
+    const bad = [
+      { role: "user", content: [{ type: "tool-call" }] },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "", toolName: "x", input: {} }],
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: "c", toolName: "x", output: { type: "nope" } },
+        ],
+      },
+      { role: "robot", content: "hi" },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "x", providerOptions: { a: { n: Number.NaN } } }],
+      },
+    ];
+    let error: unknown;
+    try {
+      fromModelMessages(bad);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues.map((issue) => issue.path.join("."))).toEqual([
+      "0.content.0.type",
+      "1.content.0.toolCallId",
+      "2.content.0.output",
+      "3.role",
+      "4.content.0.providerOptions.a.n",
+    ]);
+    expect(() => fromModelMessages("nope" as never)).toThrow(/must be an array of messages/);
+    expect(() => fromModelMessages([], { firstTurnNumber: 0 })).toThrow(/firstTurnNumber/);
+  });
+});

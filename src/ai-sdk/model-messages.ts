@@ -1,0 +1,302 @@
+import type { ModelMessage } from "ai";
+import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
+import { isCompactionBlock } from "../core/conversation-structure.js";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import {
+  type ContentBlock,
+  type JsonObject,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  type TurnId,
+} from "../core/message.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { rememberValid } from "../core/message-memo.js";
+import { isPlainObject } from "../core/plain-object.js";
+import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { messageToModel } from "./message-out.js";
+import {
+  AI_SDK_KEY,
+  filePart,
+  imagePart,
+  opaquePart,
+  type PartContext,
+  reasoningPart,
+  textPart,
+  toolCallPart,
+  toolResultPart,
+} from "./parts-in.js";
+import { aiSdkFields } from "./parts-out.js";
+
+/** Options of {@link fromModelMessages}. */
+export interface FromModelMessagesOptions {
+  /** The session id stamped on every message. @default a new uuid v7 */
+  sessionId?: string;
+  /** The number of the first turn (owner `"u"`). @default 1 */
+  firstTurnNumber?: number;
+  /** Clock for `createdAt`, read once per call: every message gets that instant. @default the wall clock */
+  clock?: Clock;
+  /** Makes each message id. @default one uuid v7 per call, suffixed with the message's index */
+  generateId?: () => string;
+}
+
+type Record_ = Record<string, unknown>;
+type Part = Record_ & { type?: unknown };
+
+const USER_PARTS = new Set(["text", "image", "file"]);
+const ASSISTANT_PARTS = new Set([
+  "text",
+  "file",
+  "reasoning",
+  "tool-call",
+  "tool-result",
+  "tool-approval-request",
+]);
+const TOOL_PARTS = new Set(["tool-result", "tool-approval-response"]);
+
+function partToBlock(context: PartContext, role: string, part: Part): ContentBlock {
+  switch (part.type) {
+    case "text":
+      return textPart(context, part);
+    case "image":
+      return imagePart(context, part, false);
+    case "file":
+      return filePart(context, part);
+    case "reasoning":
+      return reasoningPart(context, part);
+    case "tool-call":
+      return toolCallPart(context, part);
+    case "tool-result":
+      // In an assistant message: a provider-executed tool's result, carried whole.
+      return role === "tool" ? toolResultPart(context, part) : opaquePart(context, part);
+    default:
+      return opaquePart(context, part);
+  }
+}
+
+function allowedParts(role: string): Set<string> {
+  return role === "user" ? USER_PARTS : role === "assistant" ? ASSISTANT_PARTS : TOOL_PARTS;
+}
+
+/** The blocks of one message's content; a string or empty content is marked to come back so. */
+function contentBlocks(
+  message: Record_,
+  role: string,
+  issues: ValidationIssue[],
+  path: (string | number)[],
+): ContentBlock[] {
+  const { content } = message;
+  if (typeof content === "string" && role !== "tool") {
+    return [{ type: "text", text: content, extra: { [AI_SDK_KEY]: { content: "string" } } }];
+  }
+  if (!Array.isArray(content)) {
+    issues.push({
+      path: [...path, "content"],
+      message:
+        role === "tool" ? "must be an array of parts" : "must be a string or an array of parts",
+    });
+    return [];
+  }
+  if (content.length === 0) {
+    return [{ type: "text", text: "", extra: { [AI_SDK_KEY]: { content: "empty" } } }];
+  }
+  const allowed = allowedParts(role);
+  const blocks: ContentBlock[] = [];
+  for (let index = 0; index < content.length; index += 1) {
+    const part = content[index] as unknown;
+    const partPath = [...path, "content", index];
+    if (!isPlainObject(part) || typeof part.type !== "string" || !allowed.has(part.type)) {
+      issues.push({
+        path: [...partPath, "type"],
+        message: `must be one of ${[...allowed].join(", ")} in a ${role} message`,
+      });
+      continue;
+    }
+    blocks.push(partToBlock({ issues, path: partPath }, role, part));
+  }
+  return blocks;
+}
+
+/** Keeps a message's own `providerOptions` on its last block, where the way back finds them. */
+function keepMessageOptions(
+  blocks: ContentBlock[],
+  options: unknown,
+  issues: ValidationIssue[],
+  path: (string | number)[],
+): void {
+  if (options === undefined) return;
+  if (!isPlainObject(options)) {
+    issues.push({ path: [...path, "providerOptions"], message: "must be an object" });
+    return;
+  }
+  const last = blocks.length - 1;
+  const block = blocks[last];
+  if (block === undefined) return;
+  if (block.type === "opaque") {
+    blocks[last] = {
+      type: "opaque",
+      block: { ...block.block, [`${AI_SDK_KEY}:messageProviderOptions`]: options as JsonObject },
+    };
+    return;
+  }
+  const fields = { ...aiSdkFields(block), messageProviderOptions: options as JsonObject };
+  blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
+}
+
+function isSummaryText(block: ContentBlock | undefined): boolean {
+  return (
+    block?.type === "text" &&
+    (block.text.startsWith(SUMMARY_PREFIX) || block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
+  );
+}
+
+function checkOptions(options: FromModelMessagesOptions): void {
+  const issues: ValidationIssue[] = [];
+  if (!isPlainObject(options)) issues.push({ path: [], message: "must be an object" });
+  else {
+    const { sessionId, firstTurnNumber, clock, generateId } = options;
+    if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
+      issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
+    if (
+      firstTurnNumber !== undefined &&
+      !(Number.isInteger(firstTurnNumber) && (firstTurnNumber as number) >= 1)
+    )
+      issues.push({ path: ["firstTurnNumber"], message: "must be a whole number, 1 or more" });
+    if (clock !== undefined && typeof clock !== "function")
+      issues.push({ path: ["clock"], message: "must be a function" });
+    if (generateId !== undefined && typeof generateId !== "function")
+      issues.push({ path: ["generateId"], message: "must be a function" });
+  }
+  if (issues.length > 0) throw new ValidationError("fromModelMessages options", issues);
+}
+
+/** Assigns turns as the session does, one message at a time. */
+class TurnTracker {
+  #number: number;
+  #current: TurnId | undefined;
+  constructor(firstTurnNumber: number) {
+    this.#number = firstTurnNumber - 1;
+  }
+  open(): TurnId {
+    this.#number += 1;
+    this.#current = { owner: "u", number: this.#number };
+    return this.#current;
+  }
+  /** The turn in flight; the first message of a run opens one. */
+  current(): TurnId {
+    return this.#current ?? this.open();
+  }
+  /** Where a system message goes: the turn it follows, or the one the next message opens. */
+  pending(): TurnId {
+    return this.#current ?? { owner: "u", number: this.#number + 1 };
+  }
+  summary(): TurnId {
+    this.#current = { ...SUMMARY_TURN_ID };
+    return this.#current;
+  }
+}
+
+function turnOf(turns: TurnTracker, role: string, blocks: ContentBlock[], first: boolean): TurnId {
+  if (first && isCompactionBlock(blocks[0])) return turns.summary();
+  if (role === "user") return isSummaryText(blocks[0]) ? turns.summary() : turns.open();
+  return turns.current();
+}
+
+/**
+ * Converts AI SDK messages (`ModelMessage[]`: what `generateText`, `streamText` and
+ * `prepareStep` hand over) to ours, losslessly: {@link toModelMessages} gives the same messages
+ * back. A `tool` message becomes a user message of tool results; a `system` message one holding
+ * it verbatim ({@link SystemMessageBlock}). Turns are assigned as the session does: a user
+ * message opens one, tool results and replies continue it. Fields our blocks do not model
+ * (`providerOptions`, tool names, binary data) are kept under `extra.aiSdk`; a tool call's
+ * malformed input, a provider-executed call, non-image files and reasoning without
+ * Anthropic's signature are carried whole.
+ *
+ * @example
+ * const messages = fromModelMessages(modelMessages, { sessionId: session.sessionId });
+ * session.append(...messages);
+ * @throws {ValidationError} naming the path of each malformed message or part.
+ */
+export function fromModelMessages(
+  messages: readonly ModelMessage[] | readonly unknown[],
+  options: FromModelMessagesOptions = {},
+): Message[] {
+  checkOptions(options);
+  if (!Array.isArray(messages)) {
+    throw new ValidationError("AI SDK messages", [
+      { path: [], message: "must be an array of messages" },
+    ]);
+  }
+  const sessionId = options.sessionId ?? newId();
+  const createdAt = (options.clock ?? systemClock)();
+  const prefix = options.generateId === undefined ? newId() : "";
+  const generateId = options.generateId;
+  const turns = new TurnTracker(options.firstTurnNumber ?? 1);
+  const issues: ValidationIssue[] = [];
+  const out: Message[] = new Array(messages.length);
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index] as unknown;
+    const path = [index];
+    const role = isPlainObject(message) ? message.role : undefined;
+    if (
+      !isPlainObject(message) ||
+      (role !== "system" && role !== "user" && role !== "assistant" && role !== "tool")
+    ) {
+      issues.push({
+        path: [...path, "role"],
+        message: 'must be "system", "user", "assistant" or "tool"',
+      });
+      continue;
+    }
+    const id = generateId === undefined ? `${prefix}-${index}` : generateId();
+    if (role === "system") {
+      if (typeof message.content !== "string")
+        issues.push({ path: [...path, "content"], message: "must be a string" });
+      const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: message as JsonObject };
+      const content: ContentBlock[] = [{ type: "opaque", block }];
+      out[index] = { role: "user", id, sessionId, turnId: turns.pending(), createdAt, content };
+      continue;
+    }
+    const content = contentBlocks(message, role, issues, path);
+    keepMessageOptions(content, message.providerOptions, issues, path);
+    const turnId = turnOf(turns, role as string, content, index === 0);
+    out[index] =
+      role === "assistant"
+        ? { role: "assistant", id, sessionId, turnId, createdAt, content }
+        : { role: "user", id, sessionId, turnId, createdAt, content };
+  }
+  if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
+  if (generateId !== undefined) checkIds(out);
+  // Built and checked here: every later check (a compactor's, a session's) finds them known.
+  rememberValid(out);
+  return out;
+}
+
+function checkIds(messages: readonly Message[]): void {
+  const seen = new Set<string>();
+  messages.forEach((message, index) => {
+    if (typeof message.id !== "string" || message.id === "" || seen.has(message.id)) {
+      throw new ValidationError("messages from fromModelMessages (see its generateId)", [
+        { path: [index, "id"], message: "must be a non-empty string, unique in the conversation" },
+      ]);
+    }
+    seen.add(message.id);
+  });
+}
+
+/**
+ * Converts our messages to AI SDK messages (`ModelMessage[]`), the inverse of
+ * {@link fromModelMessages}: a user message of tool results becomes a `tool` message (and a
+ * user message for any text after them), a held `system` message comes back verbatim, every
+ * kept AI SDK field (`extra.aiSdk`) returns to its place. Blocks written elsewhere (the
+ * Anthropic adapter's, a summary) get the AI SDK's plain shapes; a tool result's `toolName`
+ * is found from its call.
+ *
+ * @example
+ * const result = await generateText({ model, messages: toModelMessages(session.messages) });
+ */
+export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
+  const toolNames = new Map<string, string>();
+  const out: ModelMessage[] = [];
+  for (const message of messages) messageToModel(message, toolNames, out);
+  return out;
+}

@@ -1,0 +1,309 @@
+import type { ValidationIssue } from "../core/errors.js";
+import { jsonValueIssues } from "../core/json-value.js";
+import {
+  COMPACTION_BLOCK_TYPE,
+  type ContentBlock,
+  type ImageBlock,
+  type JsonObject,
+  type JsonValue,
+  type OpaqueBlock,
+  type ToolResultBlock,
+  type ToolResultContentBlock,
+} from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
+import { type DataKind, dataKind, dataToText } from "./binary.js";
+
+/**
+ * The key, in a block's `extra`, under which the AI SDK's fields that our blocks do not model
+ * are kept verbatim (`providerOptions`, a tool result's `toolName`, how data was held), so
+ * `toModelMessages` gives back the parts `fromModelMessages` took.
+ */
+export const AI_SDK_KEY = "aiSdk";
+
+/** The AI SDK's fields of one block that ours do not model. */
+export type AiSdkFields = JsonObject;
+
+type Path = (string | number)[];
+type Record_ = Record<string, unknown>;
+
+/** Where conversion problems are collected, and the path of the part being read. */
+export interface PartContext {
+  issues: ValidationIssue[];
+  path: Path;
+}
+
+function fail(context: PartContext, field: string | undefined, message: string): void {
+  context.issues.push({
+    path: field === undefined ? context.path : [...context.path, field],
+    message,
+  });
+}
+
+function stringField(context: PartContext, part: Record_, field: string, empty = true): string {
+  const value = part[field];
+  if (typeof value === "string" && (empty || value !== "")) return value;
+  fail(context, field, empty ? "must be a string" : "must be a non-empty string");
+  return "";
+}
+
+/** A JSON value carried verbatim; reports what JSON cannot hold. */
+function jsonField(context: PartContext, value: unknown, field: string): JsonValue | undefined {
+  if (value === undefined) return undefined;
+  // Strings, numbers and flat objects are the common case: no walk for a string.
+  if (typeof value === "string" || typeof value === "boolean") return value;
+  const issues = jsonValueIssues(value);
+  for (const issue of issues) {
+    context.issues.push({ path: [...context.path, field, ...issue.path], message: issue.message });
+  }
+  return issues.length === 0 ? (value as JsonValue) : undefined;
+}
+
+function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
+  for (const _ in fields) return { ...block, extra: { [AI_SDK_KEY]: fields } };
+  return block;
+}
+
+/** The part's `providerOptions`, checked, into `fields`. */
+function keepProviderOptions(context: PartContext, part: Record_, fields: AiSdkFields): void {
+  if (part.providerOptions === undefined) return;
+  if (!isPlainObject(part.providerOptions)) {
+    fail(context, "providerOptions", "must be an object");
+    return;
+  }
+  const options = jsonField(context, part.providerOptions, "providerOptions");
+  if (options !== undefined) fields.providerOptions = options;
+}
+
+function anthropicOptions(part: Record_): Record_ | undefined {
+  const options = part.providerOptions;
+  if (!isPlainObject(options)) return undefined;
+  const anthropic = options.anthropic;
+  return isPlainObject(anthropic) ? anthropic : undefined;
+}
+
+/** A part carried whole (tool approvals, provider-executed calls, files, custom parts). */
+export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
+  const block: JsonObject = {};
+  for (const key of Object.keys(part)) {
+    const value = part[key];
+    if (value === undefined) continue;
+    const kind = key === "data" ? dataKind(value) : undefined;
+    if (kind !== undefined && kind !== "string") {
+      block.data = dataToText(value as Uint8Array);
+      block[`${AI_SDK_KEY}:data`] = kind;
+      continue;
+    }
+    const json = jsonField(context, value, key);
+    if (json !== undefined) block[key] = json;
+  }
+  return { type: "opaque", block };
+}
+
+/**
+ * A text part; Anthropic's compaction block (a text part whose `providerOptions.anthropic.type`
+ * is `compaction`) becomes the API's own block, its signature kept beside its content.
+ */
+export function textPart(context: PartContext, part: Record_): ContentBlock {
+  const text = stringField(context, part, "text");
+  const anthropic = anthropicOptions(part);
+  if (anthropic?.type === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
+  const fields: AiSdkFields = {};
+  keepProviderOptions(context, part, fields);
+  return withExtra({ type: "text", text }, fields);
+}
+
+function compactionPart(context: PartContext, part: Record_, text: string): OpaqueBlock {
+  const block: JsonObject = { type: COMPACTION_BLOCK_TYPE, content: text };
+  const options = jsonField(context, part.providerOptions, "providerOptions");
+  if (isPlainObject(options)) {
+    const anthropic = options.anthropic as JsonObject;
+    if (typeof anthropic.signature === "string") block.signature = anthropic.signature;
+    if (anthropic.cacheControl !== undefined) block.cache_control = anthropic.cacheControl;
+    block[`${AI_SDK_KEY}:providerOptions`] = options;
+  }
+  return { type: "opaque", block };
+}
+
+function imageSource(
+  context: PartContext,
+  data: unknown,
+  mediaType: unknown,
+  field: string,
+): { source: ImageBlock["source"]; kind: DataKind; mediaTypeKept: boolean } | undefined {
+  const kind = dataKind(data);
+  if (kind === undefined) {
+    fail(context, field, "must be a base64 string, a Uint8Array, an ArrayBuffer or a URL");
+    return undefined;
+  }
+  const text = dataToText(data as string);
+  if (kind === "URL" || (kind === "string" && /^https?:\/\//i.test(text))) {
+    return { source: { type: "url", url: text }, kind, mediaTypeKept: false };
+  }
+  const known = typeof mediaType === "string" && mediaType !== "";
+  return {
+    source: { type: "base64", mediaType: known ? mediaType : "image/*", data: text },
+    kind,
+    mediaTypeKept: known,
+  };
+}
+
+/** An image part, or a file part holding an image. */
+export function imagePart(context: PartContext, part: Record_, asFile: boolean): ImageBlock {
+  const field = asFile ? "data" : "image";
+  const found = imageSource(context, part[field], part.mediaType, field);
+  const fields: AiSdkFields = {};
+  if (asFile) fields.part = "file";
+  if (found !== undefined && found.kind !== "string") fields.data = found.kind;
+  if (found !== undefined && !found.mediaTypeKept && part.mediaType !== undefined) {
+    const mediaType = jsonField(context, part.mediaType, "mediaType");
+    if (mediaType !== undefined) fields.mediaType = mediaType;
+  }
+  if (part.filename !== undefined) {
+    fields.filename = stringField(context, part, "filename");
+  }
+  keepProviderOptions(context, part, fields);
+  const source = found?.source ?? { type: "url", url: "about:blank" };
+  return withExtra({ type: "image", source }, fields);
+}
+
+/** A file part: an image becomes an image block, any other file is carried whole. */
+export function filePart(context: PartContext, part: Record_): ContentBlock {
+  const mediaType = stringField(context, part, "mediaType", false);
+  return mediaType.startsWith("image/")
+    ? imagePart(context, part, true)
+    : opaquePart(context, part);
+}
+
+/**
+ * A reasoning part: Anthropic's signed thinking (or its redacted form) becomes our thinking
+ * block, which compaction keeps or removes whole; any other (OpenAI's encrypted reasoning, …)
+ * is carried whole and in place, never removed apart from the part that follows it.
+ */
+export function reasoningPart(context: PartContext, part: Record_): ContentBlock {
+  const text = stringField(context, part, "text");
+  const anthropic = anthropicOptions(part);
+  const fields: AiSdkFields = {};
+  keepProviderOptions(context, part, fields);
+  if (typeof anthropic?.signature === "string") {
+    return withExtra({ type: "thinking", thinking: text, signature: anthropic.signature }, fields);
+  }
+  if (typeof anthropic?.redactedData === "string") {
+    if (text !== "") fields.text = text;
+    return withExtra({ type: "redacted_thinking", data: anthropic.redactedData }, fields);
+  }
+  return opaquePart(context, part);
+}
+
+/** A tool call the app runs (a provider-executed one is carried whole). */
+export function toolCallPart(context: PartContext, part: Record_): ContentBlock {
+  if (part.providerExecuted === true) return opaquePart(context, part);
+  const id = stringField(context, part, "toolCallId", false);
+  const name = stringField(context, part, "toolName", false);
+  const fields: AiSdkFields = {};
+  let input: JsonObject = {};
+  if (isPlainObject(part.input)) {
+    const checked = jsonField(context, part.input, "input");
+    if (checked !== undefined) input = checked as JsonObject;
+  } else {
+    // A model's malformed arguments (a string, an array): kept as they were, outside `input`.
+    const raw = jsonField(context, part.input ?? null, "input");
+    fields.input = raw ?? null;
+  }
+  if (part.providerExecuted === false) fields.providerExecuted = false;
+  keepProviderOptions(context, part, fields);
+  return withExtra({ type: "tool_use", id, name, input }, fields);
+}
+
+const OUTPUT_TYPES = new Set([
+  "text",
+  "json",
+  "error-text",
+  "error-json",
+  "content",
+  "execution-denied",
+]);
+
+/** One part of a `content` output. */
+function outputContentPart(context: PartContext, part: unknown): ToolResultContentBlock {
+  if (!isPlainObject(part) || typeof part.type !== "string") {
+    fail(context, undefined, "must be a tool output part with a type");
+    return { type: "opaque", block: {} };
+  }
+  switch (part.type) {
+    case "text":
+      return textPart(context, part) as ToolResultContentBlock;
+    case "image-data":
+    case "media":
+      if (part.type === "media" && !String(part.mediaType).startsWith("image/")) break;
+      return withExtra(
+        {
+          type: "image",
+          source: {
+            type: "base64",
+            mediaType: stringField(context, part, "mediaType", false),
+            data: stringField(context, part, "data"),
+          },
+        } satisfies ImageBlock,
+        partFields(context, part),
+      );
+    case "image-url":
+      return withExtra(
+        { type: "image", source: { type: "url", url: stringField(context, part, "url", false) } },
+        partFields(context, part),
+      );
+  }
+  return opaquePart(context, part);
+}
+
+function partFields(context: PartContext, part: Record_): AiSdkFields {
+  const fields: AiSdkFields = { part: part.type as string };
+  keepProviderOptions(context, part, fields);
+  return fields;
+}
+
+/** A tool result part of a `tool` message. */
+export function toolResultPart(context: PartContext, part: Record_): ToolResultBlock {
+  const toolUseId = stringField(context, part, "toolCallId", false);
+  const fields: AiSdkFields = { toolName: stringField(context, part, "toolName", false) };
+  keepProviderOptions(context, part, fields);
+  const output = part.output;
+  if (!isPlainObject(output) || !OUTPUT_TYPES.has(output.type as string)) {
+    fail(
+      context,
+      "output",
+      `must be a tool output whose type is one of ${[...OUTPUT_TYPES].join(", ")}`,
+    );
+    return { type: "tool_result", toolUseId, content: "", isError: false };
+  }
+  const type = output.type as string;
+  fields.output = type;
+  const outputContext = { issues: context.issues, path: [...context.path, "output"] };
+  if (output.providerOptions !== undefined) {
+    const options = jsonField(outputContext, output.providerOptions, "providerOptions");
+    if (options !== undefined) fields.outputProviderOptions = options;
+  }
+  const isError = type === "error-text" || type === "error-json" || type === "execution-denied";
+  let content: ToolResultBlock["content"];
+  if (type === "text" || type === "error-text") {
+    content = stringField(outputContext, output, "value");
+  } else if (type === "json" || type === "error-json") {
+    const value = jsonField(outputContext, output.value ?? null, "value") ?? null;
+    content = JSON.stringify(value);
+    // Only this exact text is the JSON value: a masked or summarized result is text again.
+    fields.jsonLength = content.length;
+  } else if (type === "execution-denied") {
+    if (output.reason === undefined) fields.noReason = true;
+    content = output.reason === undefined ? "" : stringField(outputContext, output, "reason");
+  } else if (Array.isArray(output.value)) {
+    content = output.value.map((item, index) =>
+      outputContentPart(
+        { issues: context.issues, path: [...outputContext.path, "value", index] },
+        item,
+      ),
+    );
+  } else {
+    fail(outputContext, "value", "must be an array of content parts");
+    content = [];
+  }
+  return withExtra({ type: "tool_result", toolUseId, content, isError }, fields);
+}

@@ -1,0 +1,187 @@
+import type {
+  AssistantContent,
+  FilePart,
+  ImagePart,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from "ai";
+import type {
+  ContentBlock,
+  ImageBlock,
+  JsonObject,
+  JsonValue,
+  OpaqueBlock,
+  RedactedThinkingBlock,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolResultContentBlock,
+  ToolUseBlock,
+} from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
+import { textToData } from "./binary.js";
+import { AI_SDK_KEY } from "./parts-in.js";
+
+type ProviderOptions = NonNullable<TextPart["providerOptions"]>;
+type ReasoningPart = Extract<Exclude<AssistantContent, string>[number], { type: "reasoning" }>;
+type ToolResultOutput = ToolResultPart["output"];
+type OutputContentPart = Extract<ToolResultOutput, { type: "content" }>["value"][number];
+
+/** The AI SDK fields a block kept (see {@link AI_SDK_KEY}); empty for a block made elsewhere. */
+export function aiSdkFields(block: ContentBlock): JsonObject {
+  if (block.type === "opaque") return {};
+  const fields = block.extra?.[AI_SDK_KEY];
+  return isPlainObject(fields) ? (fields as JsonObject) : {};
+}
+
+function providerOptionsOf(
+  fields: JsonObject,
+  key = "providerOptions",
+): ProviderOptions | undefined {
+  const options = fields[key];
+  return isPlainObject(options) ? (options as ProviderOptions) : undefined;
+}
+
+function withOptions<P extends object>(part: P, options: ProviderOptions | undefined): P {
+  return options === undefined ? part : { ...part, providerOptions: options };
+}
+
+/** A text block as a text part. */
+export function textToPart(block: TextBlock): TextPart {
+  return withOptions({ type: "text", text: block.text }, providerOptionsOf(aiSdkFields(block)));
+}
+
+/** An image block as an image part, or as the file part it came from. */
+export function imageToPart(block: ImageBlock): ImagePart | FilePart {
+  const fields = aiSdkFields(block);
+  const { source } = block;
+  const text =
+    source.type === "base64" ? source.data : source.type === "url" ? source.url : source.fileId;
+  const data = textToData(text, fields.data);
+  const mediaType =
+    source.type === "base64" && source.mediaType !== "image/*"
+      ? source.mediaType
+      : typeof fields.mediaType === "string"
+        ? fields.mediaType
+        : undefined;
+  const options = providerOptionsOf(fields);
+  if (fields.part === "file") {
+    const file: FilePart = { type: "file", data, mediaType: mediaType ?? "image/*" };
+    if (typeof fields.filename === "string") file.filename = fields.filename;
+    return withOptions(file, options);
+  }
+  const image: ImagePart = { type: "image", image: data };
+  if (mediaType !== undefined) image.mediaType = mediaType;
+  return withOptions(image, options);
+}
+
+/** A thinking block (Anthropic's signed reasoning) as a reasoning part. */
+export function thinkingToPart(block: ThinkingBlock | RedactedThinkingBlock): ReasoningPart {
+  const fields = aiSdkFields(block);
+  const kept = providerOptionsOf(fields);
+  if (block.type === "thinking") {
+    const options = kept ?? { anthropic: { signature: block.signature } };
+    return { type: "reasoning", text: block.thinking, providerOptions: options };
+  }
+  const options = kept ?? { anthropic: { redactedData: block.data } };
+  const text = typeof fields.text === "string" ? fields.text : "";
+  return { type: "reasoning", text, providerOptions: options };
+}
+
+/** A tool use block as a tool call part. */
+export function toolUseToPart(block: ToolUseBlock): ToolCallPart {
+  const fields = aiSdkFields(block);
+  const part: ToolCallPart = {
+    type: "tool-call",
+    toolCallId: block.id,
+    toolName: block.name,
+    input: "input" in fields ? fields.input : block.input,
+  };
+  if (fields.providerExecuted === false) part.providerExecuted = false;
+  return withOptions(part, providerOptionsOf(fields));
+}
+
+/** An opaque block as the part it was, its binary data restored. */
+export function opaqueToPart<P>(block: OpaqueBlock): P {
+  const kindKey = `${AI_SDK_KEY}:data`;
+  if (!(kindKey in block.block)) return block.block as P;
+  const { [kindKey]: kind, ...part } = block.block;
+  return { ...part, data: textToData(String(part.data), kind) } as P;
+}
+
+function contentToPart(block: ToolResultContentBlock): OutputContentPart {
+  if (block.type === "opaque") return opaqueToPart<OutputContentPart>(block);
+  const fields = aiSdkFields(block);
+  const options = providerOptionsOf(fields);
+  if (block.type === "text") return withOptions({ type: "text", text: block.text }, options);
+  const { source } = block;
+  if (source.type === "base64") {
+    const type = fields.part === "media" ? "media" : "image-data";
+    return withOptions(
+      { type, data: source.data, mediaType: source.mediaType },
+      options,
+    ) as OutputContentPart;
+  }
+  if (source.type === "url") return withOptions({ type: "image-url", url: source.url }, options);
+  return withOptions({ type: "image-file-id", fileId: source.fileId }, options);
+}
+
+function resultText(content: ToolResultBlock["content"]): string {
+  if (typeof content === "string") return content;
+  let text = "";
+  for (const block of content) if (block.type === "text") text += block.text;
+  return text;
+}
+
+function parsedJson(text: string, length: JsonValue | undefined): JsonValue | undefined {
+  if (length !== text.length) return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The output a result block holds: its own kind while its content is the original. */
+function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput {
+  const kind = fields.output;
+  const { content } = block;
+  let output: ToolResultOutput;
+  if (kind === "execution-denied" && typeof content === "string") {
+    output =
+      fields.noReason === true && content === "" ? { type: kind } : { type: kind, reason: content };
+  } else if (Array.isArray(content)) {
+    output = { type: "content", value: content.map(contentToPart) };
+  } else {
+    const json =
+      kind === "json" || kind === "error-json" ? parsedJson(content, fields.jsonLength) : undefined;
+    output =
+      json !== undefined
+        ? { type: block.isError ? "error-json" : "json", value: json }
+        : { type: block.isError ? "error-text" : "text", value: resultText(content) };
+  }
+  const options = providerOptionsOf(fields, "outputProviderOptions");
+  return options === undefined
+    ? output
+    : ({ ...output, providerOptions: options } as ToolResultOutput);
+}
+
+/** A tool result block as a tool result part; `toolName` kept, or found from its call. */
+export function toolResultToPart(
+  block: ToolResultBlock,
+  toolNames: ReadonlyMap<string, string>,
+): ToolResultPart {
+  const fields = aiSdkFields(block);
+  const toolName =
+    typeof fields.toolName === "string"
+      ? fields.toolName
+      : (toolNames.get(block.toolUseId) ?? "unknown");
+  const part: ToolResultPart = {
+    type: "tool-result",
+    toolCallId: block.toolUseId,
+    toolName,
+    output: outputOf(block, fields),
+  };
+  return withOptions(part, providerOptionsOf(fields));
+}
