@@ -52,6 +52,8 @@ export const COMPACTION_ATTRIBUTES = Object.freeze({
   COST_OUTPUT_TOKENS: "agent_compaction.cost.output_tokens",
   COST_CACHE_READ_INPUT_TOKENS: "agent_compaction.cost.cache_read.input_tokens",
   COST_CACHE_WRITE_INPUT_TOKENS: "agent_compaction.cost.cache_write.input_tokens",
+  /** The same in dollars, with `traceCompactions({ pricing })`. */
+  COST_USD: "agent_compaction.cost.usd",
 } as const);
 
 /** The name of a compaction run's span. */

@@ -121,7 +121,8 @@ describe("traceCompactions", () => {
   it("records a server-side compaction's cost, and its request as a chat child span from result.usage", () => {
     const { tracer, spans } = memoryTracing();
     const session = new FakeSession();
-    traceCompactions(session, { tracer, summarizerModel: "claude-fable-5-1" });
+    const pricing = { inputPerMTok: 10, outputPerMTok: 50, cacheReadMultiplier: 0.025 };
+    traceCompactions(session, { tracer, summarizerModel: "claude-fable-5-1", pricing });
     const usage = { inputTokens: 3_000, outputTokens: 400, cacheReadInputTokens: 10_000 };
     session.emit({ ...start, strategy: "anthropic" });
     session.emit({ ...end, strategy: "anthropic", result: { ...end.result, usage } });
@@ -132,6 +133,8 @@ describe("traceCompactions", () => {
       [A.COST_CACHE_READ_INPUT_TOKENS]: 10_000,
       [A.COST_CACHE_WRITE_INPUT_TOKENS]: 0,
     });
+    // 3,000 × $10 + 10,000 × $0.25 + 400 × $50, per million tokens.
+    expect(compaction?.attributes[A.COST_USD]).toBeCloseTo(0.0525, 10);
     const chat = spans().find((span) => span.name === "chat claude-fable-5-1");
     expect(chat?.parentSpanContext?.spanId).toBe(compaction?.spanContext().spanId);
     expect(chat?.attributes[G.USAGE_INPUT_TOKENS]).toBe(13_000);

@@ -10,6 +10,8 @@ import {
 import type { CompactionUsage } from "../core/compactor.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
+import { definePricing, type ModelPricing } from "../pricing/model-pricing.js";
+import { priceUsage } from "../pricing/price-usage.js";
 import type {
   CompactionEndEvent,
   CompactionEvent,
@@ -51,6 +53,11 @@ export interface TraceCompactionsOptions {
    * its `chat` child span, built from `result.usage`, names it. @default not set
    */
   summarizerModel?: string;
+  /**
+   * The summarizer model's prices: a run's cost in dollars (`agent_compaction.cost.usd`) from
+   * its `result.usage`. @default not priced (the cost in tokens only)
+   */
+  pricing?: ModelPricing;
 }
 
 /** One compaction run whose span is open. */
@@ -91,7 +98,9 @@ function validate(session: unknown, options: unknown): TraceCompactionsOptions {
       { path: ["summarizerModel"], message: "must be a string" },
     ]);
   }
-  return given as TraceCompactionsOptions;
+  const pricing =
+    given.pricing === undefined ? undefined : definePricing(given.pricing as ModelPricing);
+  return { ...(given as TraceCompactionsOptions), ...(pricing === undefined ? {} : { pricing }) };
 }
 
 /**
@@ -108,9 +117,12 @@ export function traceCompactions(
   session: TracedSession,
   options: TraceCompactionsOptions = {},
 ): () => void {
-  const { tracer, summarizer, summarizerModel } = validate(session, options);
+  const { tracer, summarizer, summarizerModel, pricing } = validate(session, options);
   const link = summarizer === undefined ? undefined : summarizerLink(summarizer);
-  const tracing = new CompactionTracing(session, tracerOf(tracer), link, summarizerModel);
+  const tracing = new CompactionTracing(session, tracerOf(tracer), link, {
+    model: summarizerModel,
+    pricing,
+  });
   const unsubscribe = session.on((event) => tracing.handle(event));
   return () => {
     unsubscribe();
@@ -123,18 +135,20 @@ class CompactionTracing {
   readonly #tracer: Tracer;
   readonly #link: SummarizerLink | undefined;
   readonly #model: string | undefined;
+  readonly #pricing: ModelPricing | undefined;
   #open: OpenRun | undefined;
 
   constructor(
     session: TracedSession,
     tracer: Tracer,
     link: SummarizerLink | undefined,
-    model: string | undefined,
+    summarizer: { model: string | undefined; pricing: ModelPricing | undefined },
   ) {
     this.#session = session;
     this.#tracer = tracer;
     this.#link = link;
-    this.#model = model;
+    this.#model = summarizer.model;
+    this.#pricing = summarizer.pricing;
   }
 
   handle(event: CompactionEvent): void {
@@ -213,7 +227,7 @@ class CompactionTracing {
     if (span.isRecording()) {
       span.setAttributes(this.#outcome(event));
       if (event.type === "compaction_end" && event.result.usage !== undefined) {
-        span.setAttributes(costAttributes(event.result.usage));
+        span.setAttributes(costAttributes(event.result.usage, this.#pricing));
         const link = this.#link;
         const traced =
           link !== undefined && run.requestsBefore >= 0 && link.requests > run.requestsBefore;
@@ -285,8 +299,9 @@ class CompactionTracing {
 }
 
 /** A compaction's own cost in tokens, as span attributes. */
-function costAttributes(usage: CompactionUsage): Attributes {
+function costAttributes(usage: CompactionUsage, pricing: ModelPricing | undefined): Attributes {
   return {
+    ...(pricing === undefined ? {} : { [A.COST_USD]: priceUsage(usage, pricing).totalUsd }),
     [A.COST_INPUT_TOKENS]: usage.inputTokens,
     [A.COST_OUTPUT_TOKENS]: usage.outputTokens,
     [A.COST_CACHE_READ_INPUT_TOKENS]: usage.cacheReadInputTokens ?? 0,

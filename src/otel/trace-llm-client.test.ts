@@ -51,6 +51,12 @@ describe("traceLlmClient", () => {
     ]);
   });
 
+  it("keeps acceptsConversation, so a cache-reading client still gets the conversation", () => {
+    const cached = traceLlmClient(new MockLlmClient({ acceptsConversation: true }), { model: "m" });
+    expect(cached.acceptsConversation).toBe(true);
+    expect(traceLlmClient(new MockLlmClient(), { model: "m" }).acceptsConversation).toBeUndefined();
+  });
+
   it("refuses a missing model or client, naming the field", () => {
     expect(() => traceLlmClient(new MockLlmClient(), { model: " " })).toThrow(/model/);
     expect(() => traceLlmClient({} as never, { model: "m" })).toThrow(ValidationError);

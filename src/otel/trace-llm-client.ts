@@ -56,6 +56,8 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
   // Assigned below, before any call: the link is keyed by the client it is made for.
   let link: SummarizerLink | undefined;
   const traced: LlmClient = {
+    // Kept, so a client that reads the prompt cache still gets the conversation.
+    ...(client.acceptsConversation === true ? { acceptsConversation: true } : {}),
     async complete(request: LlmRequest) {
       const parentSpan = link?.parent;
       const parent =

@@ -1,27 +1,21 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { CompactionUsage } from "../core/compactor.js";
+import { readLlmUsage } from "../core/llm-client.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
 
-const isCount = (value: unknown): value is number =>
-  typeof value === "number" && Number.isFinite(value) && value >= 0;
-
 /**
- * The usage a summarizer's reply carries, when it carries one: a reply object with a `usage`
- * holding `inputTokens` and `outputTokens` (and the cache counts). A bare string carries none.
+ * The usage a summarizer's reply carries (`LlmReply.usage`), read as the compactors read it;
+ * `undefined` for a bare string or a usage that is not whole numbers ≥ 0 (the compactor reports
+ * that one as a failure; the span only goes without usage).
  */
 export function replyUsage(reply: unknown): CompactionUsage | undefined {
   if (typeof reply !== "object" || reply === null || !("usage" in reply)) return undefined;
-  const usage: unknown = reply.usage;
-  if (typeof usage !== "object" || usage === null) return undefined;
-  const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } =
-    usage as Record<string, unknown>;
-  if (!isCount(inputTokens) || !isCount(outputTokens)) return undefined;
-  return {
-    inputTokens,
-    outputTokens,
-    ...(isCount(cacheReadInputTokens) ? { cacheReadInputTokens } : {}),
-    ...(isCount(cacheCreationInputTokens) ? { cacheCreationInputTokens } : {}),
-  };
+  if (reply.usage === undefined) return undefined;
+  try {
+    return readLlmUsage(reply.usage);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
