@@ -19,7 +19,6 @@ import {
   POSITIVE_INT_SCHEMA,
   THRESHOLD_SCHEMA,
 } from "./config-schemas.js";
-import { DEFAULT_FACTS_SECTION_TOKENS } from "./facts-check.js";
 import type { SummaryOverflow } from "./summary-chunking.js";
 import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
@@ -82,10 +81,11 @@ export interface LLMCompactorOptions {
   /**
    * After each summary, the identifiers, file paths and user constraints of the folded part
    * that are neither in the summary nor in what stays are added to the summary message, in a
-   * section of at most this many tokens (no second LLM call); 0 turns the check off.
-   * @default 400
+   * section of at most this many tokens (no second LLM call), each line naming the message or
+   * tool call it came from; 0 turns the check off.
+   * @default 1% of the window, at least 400 (400 when the window is not known)
    */
-  factsSectionTokens: number;
+  factsSectionTokens?: number;
   /** Timers for the deadline. @default the global timers */
   timers?: Timers;
   /** Clock for the summary message's `createdAt`. @default the wall clock */
@@ -106,7 +106,6 @@ export const DEFAULT_LLM_COMPACTOR_OPTIONS: Readonly<LLMCompactorOptions> = Obje
   clearAtLeast: 0,
   maxToolInputChars: 2000,
   maxToolResultChars: 4000,
-  factsSectionTokens: DEFAULT_FACTS_SECTION_TOKENS,
 });
 
 const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;

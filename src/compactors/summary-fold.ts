@@ -12,18 +12,18 @@ import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
-import { checkSummaryFacts } from "./facts-check.js";
+import { checkSummaryFacts, factsSectionBudget } from "./facts-check.js";
+import { collectFileLedger, ledgerBudget, renderFileLedger } from "./file-ledger.js";
 import { foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
 import { summarizeTranscript } from "./summary-chunking.js";
 import {
-  collectUserRequests,
-  newestWithin,
   requestsForPrompt,
   summaryFramingTokens,
   summaryMessage,
   userWordsBudget,
+  userWordsToKeep,
 } from "./summary-message.js";
 import { minimumGain } from "./target.js";
 
@@ -82,11 +82,12 @@ export async function foldIntoSummary(
     source.length === conversation.length ? foldedMessages(source, plan) : folded,
     options.originals,
   );
-  const userRequests = collectUserRequests(foldedSource);
-  const verbatim = newestWithin(
-    userRequests,
+  const words = userWordsToKeep(
+    foldedSource,
     userWordsBudget(settings.keepUserMessagesTokens, options.contextLimit),
   );
+  const userRequests = words.all.map((each) => each.text);
+  const verbatim = words.verbatim;
   const foldedTokens = estimateTokens(folded);
   const gainBeforeSummary = foldedTokens - summaryFramingTokens(verbatim);
   if (gainBeforeSummary < MIN_FOLD_GAIN_TOKENS) return skip(SKIP_TOO_SMALL);
@@ -147,22 +148,29 @@ export async function foldIntoSummary(
   const unfoldedTokens = tokensBefore - foldedTokens;
   const stays = [...keptVerbatim(conversation, plan), ...conversation.slice(plan.cut)];
   // What the folded part said that neither the summary nor what stays holds.
+  const factsTokens = factsSectionBudget(settings.factsSectionTokens, options.contextLimit);
   const facts =
-    settings.factsSectionTokens > 0
+    factsTokens > 0
       ? checkSummaryFacts({
           folded: foldedSource,
-          summary: [summary, ...verbatim].join("\n"),
+          summary: [summary, ...verbatim.map((each) => each.text)].join("\n"),
           kept: stays,
-          maxTokens: settings.factsSectionTokens,
+          maxTokens: factsTokens,
+          cite: true,
         })
       : undefined;
   const section = facts?.section ?? "";
+  // The files the folded tool calls touched, from their inputs: kept beside the summary.
+  const ledger = renderFileLedger(
+    collectFileLedger(foldedSource),
+    ledgerBudget(options.contextLimit),
+  );
   // The verbatim requests give way, oldest first, before the summary may fail to shrink it.
   let kept = verbatim;
-  let message = summaryMessage(summary, kept, where, section);
+  let message = summaryMessage(summary, kept, where, section, ledger);
   while (unfoldedTokens + estimateMessageTokens(message) >= tokensBefore && kept.length > 0) {
     kept = kept.slice(1);
-    message = summaryMessage(summary, kept, where, section);
+    message = summaryMessage(summary, kept, where, section, ledger);
   }
   const tokensAfter = unfoldedTokens + estimateMessageTokens(message);
   if (tokensAfter >= tokensBefore) return skip(SKIP_NOT_SHRINKING);

@@ -3,6 +3,7 @@ import { type Clock, createMessage } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
+import { sourceLabel } from "./file-ledger.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 
 /** The share of the window the user's words kept verbatim may take by default. */
@@ -24,44 +25,107 @@ export function userWordsBudget(
 /** The share of the summarizer's request budget that the user's requests may take. */
 const USER_REQUESTS_SHARE = 1 / 4;
 
+/** Words of the user kept verbatim, and the id of the user message they came from. */
+export interface UserWords {
+  text: string;
+  /** The user message's id; unknown for words an older summary kept without one. */
+  source?: string;
+}
+
 /**
- * The user's own words from the folded part, oldest first: those an earlier summary kept
- * verbatim, then the text of the user's messages (words beside tool results included).
+ * The text of a summary message's verbatim block. The words' source is not written there: the
+ * block is the library's copy of the user's words, and every token spent on it is the user's.
  */
-export function collectUserRequests(folded: readonly Message[]): string[] {
-  const requests: string[] = [];
+function earlierUserText(words: string | UserWords): string {
+  return `${EARLIER_USER_MESSAGE_PREFIX}${typeof words === "string" ? words : words.text}`;
+}
+
+/** The user's words a summary message's block keeps verbatim, or undefined for another block. */
+export function earlierUserWords(text: string): UserWords | undefined {
+  if (!text.startsWith(EARLIER_USER_MESSAGE_PREFIX)) return undefined;
+  return { text: text.slice(EARLIER_USER_MESSAGE_PREFIX.length) };
+}
+
+/**
+ * The user's own words from the folded part, oldest first, with the message each came from:
+ * those an earlier summary kept verbatim, then the text of the user's messages (words beside
+ * tool results included). Words said more than once are kept once, where said last.
+ */
+export function collectUserWords(folded: readonly Message[]): UserWords[] {
+  const words: UserWords[] = [];
   for (const message of folded) {
     if (message.role !== "user") continue;
     const summary = isSummaryTurn(message.turnId);
     for (const block of message.content) {
       if (block.type !== "text") continue;
       if (!summary) {
-        if (block.text.trim() !== "") requests.push(block.text);
-      } else if (block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX)) {
-        requests.push(block.text.slice(EARLIER_USER_MESSAGE_PREFIX.length));
+        if (block.text.trim() !== "") words.push({ text: block.text, source: message.id });
+        continue;
       }
+      const kept = earlierUserWords(block.text);
+      if (kept !== undefined) words.push(kept);
     }
   }
   // The same words twice (a pinned message folded again, a request repeated) are kept once,
   // where they were said last.
   const seen = new Set<string>();
-  const newestFirst: string[] = [];
-  for (let index = requests.length - 1; index >= 0; index -= 1) {
-    const text = requests[index]!;
-    if (seen.has(text)) continue;
-    seen.add(text);
-    newestFirst.push(text);
+  const newestFirst: UserWords[] = [];
+  for (let index = words.length - 1; index >= 0; index -= 1) {
+    const each = words[index]!;
+    if (seen.has(each.text)) continue;
+    seen.add(each.text);
+    newestFirst.push(each);
   }
   return newestFirst.reverse();
 }
 
+/**
+ * The user's own words from the folded part, oldest first: those an earlier summary kept
+ * verbatim, then the text of the user's messages (words beside tool results included).
+ */
+export function collectUserRequests(folded: readonly Message[]): string[] {
+  return collectUserWords(folded).map((words) => words.text);
+}
+
+/** Share of a clipped text kept from its head; the rest is its tail. */
+const CLIP_HEAD_SHARE = 0.6;
+/** The fewest tokens one user message keeps before it is clipped. */
+const MIN_CLIP_TOKENS = 256;
+
+/** Tokens one user message may keep verbatim: an eighth of the user's words budget, at least 256. */
+export function userMessageClipTokens(userWordsTokens: number): number {
+  return Math.max(MIN_CLIP_TOKENS, Math.floor(userWordsTokens / 8));
+}
+
+/**
+ * `words` cut to their head and tail when longer than `maxTokens`, so one long paste (a log,
+ * a file) cannot push the user's other directives out of the budget. The marker names the
+ * message, whose whole text the archive keeps with the messages the summary stands for.
+ */
+export function clipUserWords(words: UserWords, maxTokens: number): UserWords {
+  const maxChars = tokensToChars(maxTokens);
+  if (words.text.length <= maxChars) return words;
+  const head = Math.floor(maxChars * CLIP_HEAD_SHARE);
+  const tail = maxChars - head;
+  const cut = words.text.length - head - tail;
+  const where = words.source === undefined ? "" : ` of user message ${sourceLabel(words.source)}`;
+  const text =
+    `${words.text.slice(0, head)}\n[… ${cut} characters${where} cut here; the whole message is ` +
+    `archived with the messages this summary stands for …]\n${words.text.slice(-tail)}`;
+  return { ...words, text };
+}
+
 /** The newest of `texts` whose characters together fit in `budgetTokens`, oldest first. */
-export function newestWithin(texts: readonly string[], budgetTokens: number): string[] {
+export function newestWithin<T extends string | UserWords>(
+  texts: readonly T[],
+  budgetTokens: number,
+): T[] {
+  const length = (each: T) => (typeof each === "string" ? each.length : each.text.length);
   let remaining = tokensToChars(budgetTokens);
   let first = texts.length;
-  while (first > 0 && texts[first - 1]!.length <= remaining) {
+  while (first > 0 && length(texts[first - 1]!) <= remaining) {
     first -= 1;
-    remaining -= texts[first]!.length;
+    remaining -= length(texts[first]!);
   }
   return texts.slice(first);
 }
@@ -82,19 +146,21 @@ export interface SummaryMessageOptions {
 
 /**
  * The message that stands where the folded messages were (turn `u0`): the summary after
- * {@link SUMMARY_PREFIX}, then each user message kept verbatim after
+ * {@link SUMMARY_PREFIX}, the facts section and the file ledger (the library's own records,
+ * each in a block of its own), then each user message kept verbatim after
  * {@link EARLIER_USER_MESSAGE_PREFIX}, in a block of its own.
  */
 export function summaryMessage(
   summary: string,
-  verbatim: readonly string[],
+  verbatim: readonly (string | UserWords)[],
   options: SummaryMessageOptions,
   factsSection = "",
+  fileLedger = "",
 ): UserMessage {
   const content: TextBlock[] = [{ type: "text", text: `${SUMMARY_PREFIX}${summary}` }];
   if (factsSection !== "") content.push({ type: "text", text: factsSection });
-  for (const text of verbatim)
-    content.push({ type: "text", text: `${EARLIER_USER_MESSAGE_PREFIX}${text}` });
+  if (fileLedger !== "") content.push({ type: "text", text: fileLedger });
+  for (const words of verbatim) content.push({ type: "text", text: earlierUserText(words) });
   return createMessage({
     role: "user",
     sessionId: options.sessionId,
@@ -110,6 +176,19 @@ const ESTIMATE_ONLY: SummaryMessageOptions = { sessionId: "", clock: () => new D
  * Estimated tokens of the summary message before its summary text: the framing, and the user
  * messages it keeps verbatim. What stands in the folded part's place even with an empty summary.
  */
-export function summaryFramingTokens(verbatim: readonly string[]): number {
+export function summaryFramingTokens(verbatim: readonly (string | UserWords)[]): number {
   return estimateMessageTokens(summaryMessage("", verbatim, ESTIMATE_ONLY));
+}
+
+/**
+ * The user's words of a folded part, oldest first, each clipped to its share of the budget
+ * ({@link userMessageClipTokens}), and the newest of them that fit `budgetTokens` together.
+ */
+export function userWordsToKeep(
+  folded: readonly Message[],
+  budgetTokens: number,
+): { all: UserWords[]; verbatim: UserWords[] } {
+  const clipTokens = userMessageClipTokens(budgetTokens);
+  const all = collectUserWords(folded).map((words) => clipUserWords(words, clipTokens));
+  return { all, verbatim: newestWithin(all, budgetTokens) };
 }
