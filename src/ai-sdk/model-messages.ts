@@ -173,8 +173,10 @@ function checkOptions(options: FromModelMessagesOptions): void {
 class TurnTracker {
   #number: number;
   #current: TurnId | undefined;
-  constructor(firstTurnNumber: number) {
-    this.#number = firstTurnNumber - 1;
+  constructor(firstTurnNumber: number, after: TurnId | undefined) {
+    this.#number =
+      after === undefined ? firstTurnNumber - 1 : Math.max(after.number, firstTurnNumber - 1);
+    this.#current = after;
   }
   open(): TurnId {
     this.#number += 1;
@@ -221,6 +223,19 @@ export function fromModelMessages(
   options: FromModelMessagesOptions = {},
 ): Message[] {
   checkOptions(options);
+  return convertModelMessages(messages, options, undefined);
+}
+
+/**
+ * {@link fromModelMessages} on options already checked; `after`, when given, is the turn of
+ * the message before the first (a conversation converted a part at a time): replies and tool
+ * results continue it.
+ */
+export function convertModelMessages(
+  messages: readonly unknown[],
+  options: FromModelMessagesOptions,
+  after: TurnId | undefined,
+): Message[] {
   if (!Array.isArray(messages)) {
     throw new ValidationError("AI SDK messages", [
       { path: [], message: "must be an array of messages" },
@@ -230,17 +245,14 @@ export function fromModelMessages(
   const createdAt = (options.clock ?? systemClock)();
   const prefix = options.generateId === undefined ? newId() : "";
   const generateId = options.generateId;
-  const turns = new TurnTracker(options.firstTurnNumber ?? 1);
+  const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
   const issues: ValidationIssue[] = [];
   const out: Message[] = new Array(messages.length);
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index] as unknown;
     const path = [index];
     const role = isPlainObject(message) ? message.role : undefined;
-    if (
-      !isPlainObject(message) ||
-      (role !== "system" && role !== "user" && role !== "assistant" && role !== "tool")
-    ) {
+    if (!isPlainObject(message) || !ROLES.has(role as string)) {
       issues.push({
         path: [...path, "role"],
         message: 'must be "system", "user", "assistant" or "tool"',
@@ -256,9 +268,9 @@ export function fromModelMessages(
       out[index] = { role: "user", id, sessionId, turnId: turns.pending(), createdAt, content };
       continue;
     }
-    const content = contentBlocks(message, role, issues, path);
+    const content = contentBlocks(message, role as string, issues, path);
     keepMessageOptions(content, message.providerOptions, issues, path);
-    const turnId = turnOf(turns, role as string, content, index === 0);
+    const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
     out[index] =
       role === "assistant"
         ? { role: "assistant", id, sessionId, turnId, createdAt, content }
@@ -270,6 +282,8 @@ export function fromModelMessages(
   rememberValid(out);
   return out;
 }
+
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
 function checkIds(messages: readonly Message[]): void {
   const seen = new Set<string>();

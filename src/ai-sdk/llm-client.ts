@@ -1,0 +1,83 @@
+import { generateText, type LanguageModel } from "ai";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import { isPlainObject } from "../core/plain-object.js";
+
+/** Provider options passed through to every summary request (`providerOptions` of `generateText`). */
+export type AiSdkProviderOptions = NonNullable<
+  Parameters<typeof generateText>[0]["providerOptions"]
+>;
+
+/** Options of {@link AiSdkLlmClient}. */
+export interface AiSdkLlmClientOptions {
+  /** The model that writes summaries: any AI SDK `LanguageModel` (a provider's model or an id). */
+  model: LanguageModel;
+  /** The summary's token budget when the request sets none. @default 2048 */
+  maxOutputTokens?: number;
+  /** Retries of a failed call, by the AI SDK. @default 2 (the AI SDK's own default) */
+  maxRetries?: number;
+  /** Provider options for every request (`{ anthropic: { … } }`). @default none */
+  providerOptions?: AiSdkProviderOptions;
+}
+
+/** Defaults of {@link AiSdkLlmClientOptions}. */
+export const DEFAULT_AI_SDK_LLM_CLIENT_OPTIONS = Object.freeze({ maxOutputTokens: 2048 });
+
+function checkOptions(options: AiSdkLlmClientOptions): void {
+  const issues: ValidationIssue[] = [];
+  if (!isPlainObject(options)) {
+    throw new ValidationError("AiSdkLlmClientOptions", [
+      { path: [], message: "must be an object" },
+    ]);
+  }
+  const { model, maxOutputTokens, maxRetries, providerOptions } = options;
+  if (typeof model !== "string" && (typeof model !== "object" || model === null))
+    issues.push({ path: ["model"], message: "must be a LanguageModel or a model id" });
+  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0))
+    issues.push({ path: ["maxOutputTokens"], message: "must be a whole number above 0" });
+  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0))
+    issues.push({ path: ["maxRetries"], message: "must be a whole number, 0 or more" });
+  if (providerOptions !== undefined && !isPlainObject(providerOptions))
+    issues.push({ path: ["providerOptions"], message: "must be an object" });
+  if (issues.length > 0) throw new ValidationError("AiSdkLlmClientOptions", issues);
+}
+
+/**
+ * An `LlmClient` on any AI SDK `LanguageModel`: each summary is one `generateText` call with
+ * the summarizer's system prompt, the request's token budget and its abort signal. Errors
+ * (after the AI SDK's retries) are thrown as they are, so `LLMCompactor` reports them as
+ * `llm_error` with the original as `cause`.
+ *
+ * @example
+ * import { anthropic } from "@ai-sdk/anthropic";
+ * const compactor = new LLMCompactor(new AiSdkLlmClient({ model: anthropic("claude-haiku-4-5") }));
+ */
+export class AiSdkLlmClient implements LlmClient {
+  readonly #options: AiSdkLlmClientOptions;
+
+  /** @throws {ValidationError} when an option is invalid. */
+  constructor(options: AiSdkLlmClientOptions) {
+    checkOptions(options);
+    this.#options = { ...options };
+  }
+
+  /** Sends the prompt as one user message and returns the reply's text. */
+  async complete(request: LlmRequest): Promise<string> {
+    const options = this.#options;
+    const result = await generateText({
+      model: options.model,
+      prompt: request.prompt,
+      maxOutputTokens:
+        request.maxTokens ??
+        options.maxOutputTokens ??
+        DEFAULT_AI_SDK_LLM_CLIENT_OPTIONS.maxOutputTokens,
+      ...(request.system === undefined ? {} : { system: request.system }),
+      ...(request.signal === undefined ? {} : { abortSignal: request.signal }),
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      ...(options.providerOptions === undefined
+        ? {}
+        : { providerOptions: options.providerOptions }),
+    });
+    return result.text;
+  }
+}
