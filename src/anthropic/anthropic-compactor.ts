@@ -23,7 +23,11 @@ import { describe, isObject, readCompaction, validCuts } from "./compaction-resp
 import type { AnthropicRequestOptions } from "./llm-client.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
-import { toAnthropicMessages } from "./request.js";
+import {
+  type AnthropicRequestDescription,
+  AnthropicRequestDescriptionSchema,
+  toAnthropicMessages,
+} from "./request.js";
 
 /** The beta of on-demand compaction: send it on every request that carries the block too. */
 export const COMPACTION_BETA = "compact-2026-09-04";
@@ -66,10 +70,17 @@ export interface AnthropicCompactorOptions {
   /** The SDK client, e.g. `new Anthropic()`. */
   client: AnthropicCompactionClient;
   /**
-   * The conversation's model: the summary must be written by a model with preserved thinking
-   * for the kept turns' thinking to stay valid.
+   * The agent's own request description (the object its loop passes to `anthropicRequest`):
+   * its model, system prompt, tools and thinking are sent unchanged, so the prefix is the one
+   * the kept thinking is bound to. Give it instead of `model`, `system` and `tools`.
+   * @default none
    */
-  model: string;
+  request?: AnthropicRequestDescription;
+  /**
+   * The conversation's model: the summary must be written by a model with preserved thinking
+   * for the kept turns' thinking to stay valid. Required unless `request` is given.
+   */
+  model?: string;
   /** The conversation's `system` prompt, sent unchanged (the kept thinking is bound to it). @default none */
   system?: MessageCreateParamsNonStreaming["system"];
   /** The conversation's `tools`, sent unchanged (the kept thinking is bound to them). @default none */
@@ -135,7 +146,8 @@ const AnthropicCompactorOptionsSchema = z
         typeof value.beta.messages.create === "function",
       "must be an Anthropic client (with beta.messages.create)",
     ),
-    model: ModelNameSchema,
+    request: AnthropicRequestDescriptionSchema.exactOptional(),
+    model: ModelNameSchema.exactOptional(),
     system: SystemParamSchema.exactOptional(),
     tools: ToolsParamSchema.exactOptional(),
     threshold: ratio.exactOptional(),
@@ -161,6 +173,22 @@ const AnthropicCompactorOptionsSchema = z
       .exactOptional(),
   })
   .superRefine((options, context) => {
+    if (options.request === undefined && options.model === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["model"],
+        message: "is required unless request (the agent's request description) is given",
+      });
+    }
+    for (const field of ["model", "system", "tools"] as const) {
+      if (options.request !== undefined && options[field] !== undefined) {
+        context.addIssue({
+          code: "custom",
+          path: [field],
+          message: `must not be given with request (the request's ${field} is sent)`,
+        });
+      }
+    }
     const threshold = options.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
     const target =
       options.targetUtilization ??
@@ -220,7 +248,7 @@ export class AnthropicCompactor implements AsyncCompactor {
     );
     const threshold = parsed.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
     this.config = Object.freeze({
-      model: parsed.model,
+      model: parsed.request?.model ?? parsed.model!,
       threshold,
       keepRecentTurns:
         parsed.keepRecentTurns ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.keepRecentTurns,
@@ -334,7 +362,10 @@ export class AnthropicCompactor implements AsyncCompactor {
     older: readonly Message[],
     options: CompactAsyncOptions,
   ): Promise<{ blocks: ContentBlock[]; usage: CompactionUsage | undefined }> {
-    const { system, tools, params, betas, requestOptions } = this.#options;
+    const { params, betas, requestOptions, request } = this.#options;
+    const system = request?.system ?? this.#options.system;
+    const tools = request?.tools ?? this.#options.tools;
+    const thinking = request?.thinking;
     const instructions = this.#instructions(options.instructions);
     const body = {
       ...params,
@@ -342,6 +373,7 @@ export class AnthropicCompactor implements AsyncCompactor {
       max_tokens: this.config.maxTokens,
       ...(system === undefined ? {} : { system }),
       ...(tools === undefined ? {} : { tools }),
+      ...(thinking === undefined ? {} : { thinking }),
       messages: toAnthropicMessages(older),
       compaction: { type: "summarize", ...(instructions === undefined ? {} : { instructions }) },
       betas: [COMPACTION_BETA, ...(betas ?? []).filter((beta) => beta !== COMPACTION_BETA)],

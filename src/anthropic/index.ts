@@ -63,7 +63,13 @@ export {
   responseText,
 } from "./llm-client.js";
 export { answerRecall, RECALL_TOOL, recallText } from "./recall-tool.js";
-export { toAnthropicMessages } from "./request.js";
+export {
+  type AnthropicRequestBuildOptions,
+  type AnthropicRequestDescription,
+  AnthropicRequestDescriptionSchema,
+  anthropicRequest,
+  toAnthropicMessages,
+} from "./request.js";
 export {
   type AnthropicResponseLike,
   type AppendedResponse,

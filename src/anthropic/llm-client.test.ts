@@ -30,7 +30,7 @@ describe("AnthropicLlmClient", () => {
     });
     await expect(
       client.complete({ prompt: "Summarize this.", system: "You summarize.", maxTokens: 512 }),
-    ).resolves.toBe("ok");
+    ).resolves.toMatchObject({ text: "ok" });
     const [request] = server.requestsTo("messages");
     expect(request?.method).toBe("POST");
     expect(request?.body).toEqual({
@@ -67,9 +67,11 @@ describe("AnthropicLlmClient", () => {
       ],
     });
     const client = new AnthropicLlmClient({ client: sdk(), model: "m" });
-    await expect(client.complete({ prompt: "p" })).resolves.toBe("The user fixed the parser.");
+    await expect(client.complete({ prompt: "p" })).resolves.toMatchObject({
+      text: "The user fixed the parser.",
+    });
     server.queue("messages", { type: "message", content: [] });
-    await expect(client.complete({ prompt: "p" })).resolves.toBe("");
+    await expect(client.complete({ prompt: "p" })).resolves.toMatchObject({ text: "" });
   });
 
   it("throws the SDK's own error for an API error", async () => {
@@ -121,7 +123,7 @@ describe("AnthropicLlmClient", () => {
     vi.stubEnv("ANTHROPIC_BASE_URL", server.url);
     vi.stubEnv("ANTHROPIC_LOG", undefined);
     const client = new AnthropicLlmClient({ model: "m", requestOptions: { maxRetries: 0 } });
-    await expect(client.complete({ prompt: "p" })).resolves.toBe("ok");
+    await expect(client.complete({ prompt: "p" })).resolves.toMatchObject({ text: "ok" });
     expect(server.requestsTo("messages")).toHaveLength(1);
   });
 

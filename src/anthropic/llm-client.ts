@@ -6,10 +6,19 @@ import type {
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
+import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
 import { ModelNameSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
+import {
+  type AnthropicRequestDescription,
+  AnthropicRequestDescriptionSchema,
+  requestFromParams,
+  toAnthropicMessages,
+  withFinalUserText,
+} from "./request.js";
+import { usageFromAnthropic } from "./usage.js";
 
 /** SDK request options (timeout, retries, headers); the abort signal is set per call. */
 export type AnthropicRequestOptions = Omit<Anthropic.RequestOptions, "signal">;
@@ -45,8 +54,19 @@ export type AnthropicExtraParams = Omit<
 export interface AnthropicLlmClientOptions {
   /** The SDK client. @default new Anthropic() (reads ANTHROPIC_API_KEY) */
   client?: AnthropicMessagesClient;
-  /** The model that writes summaries, e.g. `"claude-haiku-4-5"`. */
-  model: string;
+  /**
+   * The model that writes transcript summaries, e.g. `"claude-haiku-5-5"`; required unless
+   * `request` is given. @default request.model
+   */
+  model?: string;
+  /**
+   * The agent's own request description (the object its loop passes to `anthropicRequest`).
+   * With it the client takes the conversation: a summary request is the agent's conversation
+   * with its model, system prompt, tools and thinking, the instruction appended as the final
+   * user message and a top-level `cache_control`, so its input is read from the prompt cache.
+   * Without it every summary is a transcript in one user message. @default none
+   */
+  request?: AnthropicRequestDescription;
   /** `max_tokens` when the request does not set `maxTokens`. @default 2048 */
   maxTokens?: number;
   /** More request parameters (metadata, service_tier, thinking, …). */
@@ -68,17 +88,25 @@ export const AnthropicMessagesClientSchema = z.custom<AnthropicMessagesClient>(
   "must be an Anthropic client (with messages.create)",
 );
 
-const AnthropicLlmClientOptionsSchema = z.strictObject({
-  client: AnthropicMessagesClientSchema.exactOptional(),
-  model: ModelNameSchema,
-  maxTokens: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .positive("must be greater than 0")
-    .exactOptional(),
-  params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-  requestOptions: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-});
+const AnthropicLlmClientOptionsSchema = z
+  .strictObject({
+    client: AnthropicMessagesClientSchema.exactOptional(),
+    model: ModelNameSchema.exactOptional(),
+    request: AnthropicRequestDescriptionSchema.exactOptional(),
+    maxTokens: z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .positive("must be greater than 0")
+      .exactOptional(),
+    params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
+    requestOptions: z
+      .record(z.string(), z.unknown(), { error: "must be an object" })
+      .exactOptional(),
+  })
+  .refine((options) => options.model !== undefined || options.request !== undefined, {
+    path: ["model"],
+    message: "is required unless request (the agent's request description) is given",
+  });
 
 /** The text of a response: its text blocks, concatenated. */
 export function responseText(response: Pick<AnthropicMessage, "content">): string {
@@ -88,21 +116,27 @@ export function responseText(response: Pick<AnthropicMessage, "content">): strin
 }
 
 /**
- * An `LlmClient` on `@anthropic-ai/sdk`: each summary is one `messages.create` call with
- * the summarizer's system prompt, `max_tokens` from the request and its abort signal. SDK
- * errors (4xx, 429 and 5xx after the SDK's own retries, connection errors) are thrown as
- * they are, minus the API key, so `LLMCompactor` reports them as `llm_error` with the
- * original as `cause`.
+ * An `LlmClient` on `@anthropic-ai/sdk`: each summary is one `messages.create` call, and its
+ * reply comes back with the response's usage (cache reads and writes included), so the
+ * session counts what summaries cost. Built with the agent's `request` description it takes
+ * the conversation: the summary request is the agent's own request (same model, system,
+ * tools, thinking and messages) with the instruction appended, read from the prompt cache.
+ * Otherwise, and for a conversation too long to send, it is a transcript with the
+ * summarizer's system prompt. SDK errors (4xx, 429 and 5xx after the SDK's own retries,
+ * connection errors) are thrown as they are, minus the API key, so `LLMCompactor` reports
+ * them as `llm_error` with the original as `cause`.
  *
  * @example
- * const compactor = new LLMCompactor(
- *   new AnthropicLlmClient({ client: new Anthropic(), model: "claude-haiku-4-5" }),
- * );
+ * const AGENT = { model: "claude-sonnet-5-5", system: SYSTEM, tools: TOOLS };
+ * const compactor = new LLMCompactor(new AnthropicLlmClient({ client: new Anthropic(), request: AGENT }));
  */
 export class AnthropicLlmClient implements LlmClient {
-  /** The model that writes summaries. */
+  /** The model that writes transcript summaries. */
   readonly model: string;
+  /** Whether summaries are sent as the agent's own conversation (a `request` was given). */
+  readonly acceptsConversation: boolean;
   readonly #client: AnthropicMessagesClient;
+  readonly #description: AnthropicRequestDescription | undefined;
   readonly #maxTokens: number;
   readonly #params: AnthropicExtraParams;
   readonly #requestOptions: AnthropicRequestOptions;
@@ -114,22 +148,24 @@ export class AnthropicLlmClient implements LlmClient {
       options,
       "AnthropicLlmClientOptions",
     );
-    this.model = parsed.model;
+    this.#description = options.request;
+    this.model = parsed.model ?? parsed.request!.model;
+    this.acceptsConversation = options.request !== undefined;
     this.#client = options.client ?? new Anthropic();
     this.#maxTokens = parsed.maxTokens ?? DEFAULT_ANTHROPIC_LLM_CLIENT_OPTIONS.maxTokens;
     this.#params = options.params ?? {};
     this.#requestOptions = options.requestOptions ?? {};
   }
 
-  /** Sends the prompt as one user message and returns the reply's text. */
-  async complete(request: LlmRequest): Promise<string> {
-    const body: MessageCreateParamsNonStreaming = {
-      ...this.#params,
-      model: this.model,
-      max_tokens: request.maxTokens ?? this.#maxTokens,
-      messages: [{ role: "user", content: request.prompt }],
-      ...(request.system === undefined ? {} : { system: request.system }),
-    };
+  /**
+   * Sends one summary request and returns the reply's text and usage: the conversation with
+   * the prompt appended when `request.conversation` is set, else the prompt as one user message.
+   */
+  async complete(request: LlmRequest): Promise<LlmReply> {
+    const body =
+      request.conversation === undefined
+        ? this.#transcriptBody(request)
+        : this.#conversationBody(request);
     let response: AnthropicMessage;
     try {
       response = await this.#client.messages.create(body, {
@@ -142,6 +178,65 @@ export class AnthropicLlmClient implements LlmClient {
     if (!isObject(response) || !Array.isArray(response.content)) {
       throw new TypeError("Anthropic response has no content array");
     }
-    return responseText(response);
+    const usage = replyUsage(response.usage);
+    return { text: responseText(response), ...(usage === undefined ? {} : { usage }) };
   }
+
+  #transcriptBody(request: LlmRequest): MessageCreateParamsNonStreaming {
+    return {
+      ...this.#params,
+      model: this.model,
+      max_tokens: request.maxTokens ?? this.#maxTokens,
+      messages: [{ role: "user", content: request.prompt }],
+      ...(request.system === undefined ? {} : { system: request.system }),
+    };
+  }
+
+  /** The agent's request with the instruction appended; the description wins over `params`. */
+  #conversationBody(request: LlmRequest): MessageCreateParamsNonStreaming {
+    const description = this.#description ?? { model: this.model };
+    const instruction =
+      request.system === undefined ? request.prompt : `${request.system}\n\n${request.prompt}`;
+    const messages = withFinalUserText(
+      toAnthropicMessages(request.conversation ?? []),
+      instruction,
+    );
+    const maxTokens = request.maxTokens ?? this.#maxTokens;
+    return {
+      ...this.#params,
+      ...requestFromParams(description, messages, {
+        maxTokens: maxTokens + thinkingReserve(description.thinking, maxTokens),
+      }),
+    };
+  }
+}
+
+/**
+ * Tokens added to `max_tokens` when the agent's requests think, so thinking does not eat the
+ * summary: the thinking budget when one is set, else as much again as the summary may take.
+ */
+function thinkingReserve(
+  thinking: AnthropicRequestDescription["thinking"],
+  summaryTokens: number,
+): number {
+  if (thinking === undefined || thinking.type === "disabled") return 0;
+  const budget = (thinking as { budget_tokens?: unknown }).budget_tokens;
+  return typeof budget === "number" && Number.isSafeInteger(budget) && budget > 0
+    ? budget
+    : summaryTokens;
+}
+
+/**
+ * The usage of a summary response, as a compaction reports it; `undefined` without
+ * `input_tokens`. Throws `ValidationError` for counts that are not whole numbers ≥ 0.
+ */
+function replyUsage(usage: unknown): CompactionUsage | undefined {
+  const read = usageFromAnthropic(usage as Parameters<typeof usageFromAnthropic>[0]);
+  if (read === undefined) return undefined;
+  return {
+    inputTokens: read.inputTokens,
+    outputTokens: read.outputTokens ?? 0,
+    cacheCreationInputTokens: read.cacheCreationInputTokens ?? 0,
+    cacheReadInputTokens: read.cacheReadInputTokens ?? 0,
+  };
 }

@@ -1,12 +1,19 @@
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type {
+  CacheControlEphemeral,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+} from "@anthropic-ai/sdk/resources/messages";
+import { z } from "zod";
 import {
   isSystemMessage,
   isSystemMessageBlock,
   startsWithCompaction,
 } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
+import { parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
+import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 
 function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {
   const results = blocks.filter((block) => block.type === "tool_result");
@@ -68,4 +75,116 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
     params.push({ role, content: toAnthropicContent(ordered) });
   }
   return params;
+}
+
+/**
+ * What every request of one agent shares before its messages: the model, the system prompt,
+ * the tools and the thinking setting. The agent's loop ({@link anthropicRequest}),
+ * `AnthropicLlmClient` and `AnthropicCompactor` all take the same object, so a summary or a
+ * compaction request sends the prefix the agent sent, byte for byte: its thinking stays valid
+ * and the provider reads it from the prompt cache.
+ */
+export interface AnthropicRequestDescription {
+  /** The model, e.g. `"claude-sonnet-5-5"`. */
+  model: string;
+  /** The system prompt. @default none */
+  system?: MessageCreateParamsNonStreaming["system"];
+  /** The tools. @default none */
+  tools?: MessageCreateParamsNonStreaming["tools"];
+  /** The thinking setting. @default none (the model's default) */
+  thinking?: MessageCreateParamsNonStreaming["thinking"];
+}
+
+/** Schema of {@link AnthropicRequestDescription}. */
+export const AnthropicRequestDescriptionSchema = z.strictObject(
+  {
+    model: ModelNameSchema,
+    system: SystemParamSchema.exactOptional(),
+    tools: ToolsParamSchema.exactOptional(),
+    thinking: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === "invalid_type" ? "must be { model, system?, tools?, thinking? }" : undefined,
+  },
+);
+
+/** Checks a request description, naming the bad field. */
+export function assertRequestDescription(
+  value: unknown,
+  subject: string,
+): asserts value is AnthropicRequestDescription {
+  parseOrThrow(AnthropicRequestDescriptionSchema, value, subject);
+}
+
+/** Options of {@link anthropicRequest}. */
+export interface AnthropicRequestBuildOptions {
+  /** `max_tokens` of the request. */
+  maxTokens: number;
+  /**
+   * The request's top-level `cache_control`: the API puts a cache breakpoint on its last
+   * cacheable block, so the next request (or a summary request) reads this one's prefix from
+   * the cache; `false` sends none. @default { type: "ephemeral" }
+   */
+  cacheControl?: CacheControlEphemeral | false;
+}
+
+/**
+ * Builds one request of the agent's loop from the shared description and the session's
+ * messages: `model`, `system`, `tools` and `thinking` from the description (absent ones left
+ * out), `messages` from {@link toAnthropicMessages}, and a top-level `cache_control`.
+ *
+ * @example
+ * const AGENT = { model: "claude-sonnet-5-5", system: SYSTEM, tools: TOOLS };
+ * await session.maybeCompact();
+ * const response = await client.messages.create(
+ *   anthropicRequest(AGENT, session.messages, { maxTokens: 4096 }),
+ * );
+ * @throws {ValidationError} when the description or a message is malformed.
+ */
+export function anthropicRequest(
+  description: AnthropicRequestDescription,
+  messages: readonly Message[],
+  options: AnthropicRequestBuildOptions,
+): MessageCreateParamsNonStreaming {
+  assertRequestDescription(description, "AnthropicRequestDescription");
+  return requestFromParams(description, toAnthropicMessages(messages), options);
+}
+
+/** The request body for wire messages already converted (the description trusted). */
+export function requestFromParams(
+  description: AnthropicRequestDescription,
+  messages: MessageParam[],
+  options: AnthropicRequestBuildOptions,
+): MessageCreateParamsNonStreaming {
+  const cacheControl = options.cacheControl ?? { type: "ephemeral" };
+  return {
+    model: description.model,
+    max_tokens: options.maxTokens,
+    ...(description.system === undefined ? {} : { system: description.system }),
+    ...(description.tools === undefined ? {} : { tools: description.tools }),
+    ...(description.thinking === undefined ? {} : { thinking: description.thinking }),
+    ...(cacheControl === false ? {} : { cache_control: cacheControl }),
+    messages,
+  };
+}
+
+/**
+ * `messages` with `text` appended as the final user message: added to the last message when it
+ * is the user's (a new message of the same role would be merged into it anyway), a new user
+ * message otherwise. The messages before the last are the same objects.
+ */
+export function withFinalUserText(messages: readonly MessageParam[], text: string): MessageParam[] {
+  const last = messages.at(-1);
+  if (last === undefined || last.role !== "user") {
+    return [...messages, { role: "user", content: [{ type: "text", text }] }];
+  }
+  const content =
+    typeof last.content === "string"
+      ? [{ type: "text" as const, text: last.content }]
+      : [...last.content];
+  return [
+    ...messages.slice(0, -1),
+    { role: "user", content: [...content, { type: "text", text }] },
+  ];
 }
