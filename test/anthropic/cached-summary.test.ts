@@ -83,9 +83,10 @@ class PromptCache {
 
 function lastText(body: Body): string {
   const last = body.messages.at(-1);
-  if (last === undefined || typeof last.content === "string") return last?.content ?? "";
-  const block = last.content.at(-1);
-  return block?.type === "text" ? block.text : "";
+  if (last === undefined) return "";
+  if (typeof last.content === "string") return last.content;
+  const block = last.content.at(-1) as { type?: string; text?: string } | undefined;
+  return block?.type === "text" ? (block.text ?? "") : "";
 }
 
 const isSummaryRequest = (request: RecordedRequest) =>
