@@ -54,8 +54,11 @@ export class ValidationError extends Error {
   readonly issues: ValidationIssue[];
   readonly [VALIDATION_ERROR_MARKER] = true;
 
-  constructor(subject: string, issues: ValidationIssue[]) {
-    super(`Invalid ${subject}: ${issues.map(formatIssue).join("; ")}`);
+  constructor(subject: string, issues: ValidationIssue[], options?: { cause?: unknown }) {
+    super(
+      `Invalid ${subject}: ${issues.map(formatIssue).join("; ")}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.issues = issues;
   }
 

@@ -1,13 +1,16 @@
+import { ValidationError } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import {
   type AppendResult,
   assertCount,
   assertName,
   checkArguments,
+  checkStoredState,
   type SessionStore,
   type StoredState,
   type StorePosition,
 } from "../store/session-store.js";
+import { StoreError } from "../store/store-error.js";
 import { inTransaction, migratePostgres, type PostgresPool, tableNames } from "./migration.js";
 
 /** Options of {@link PostgresStore}. */
@@ -23,6 +26,13 @@ export interface PostgresStoreOptions {
 }
 
 const toNumber = (value: unknown) => Number(value ?? 0);
+
+/** A server's or pool's error as a `StoreError` naming the session (typed errors pass as they are). */
+function asStoreError(sessionId: string, error: unknown): Error {
+  if (StoreError.isInstance(error) || ValidationError.isInstance(error)) return error;
+  const message = String((error as { message?: unknown } | null)?.message ?? error);
+  return new StoreError("io_error", sessionId, message, { cause: error });
+}
 
 /**
  * A {@link SessionStore} on PostgreSQL, for workers on many machines: a row per session (the
@@ -69,11 +79,14 @@ export class PostgresStore implements SessionStore {
        WHERE s.session_id = $1
        ORDER BY l.seq`,
       [sessionId, after, knownVersion],
+      sessionId,
     );
     const first = rows[0];
-    if (first === undefined)
-      return { tail: 0, version: 0, through: 0, head: undefined, records: [] };
-    return {
+    if (first === undefined) {
+      const empty = { tail: 0, version: 0, through: 0, head: undefined, records: [] };
+      return checkStoredState(sessionId, empty, after);
+    }
+    const state = {
       tail: toNumber(first.tail),
       version: toNumber(first.version),
       through: toNumber(first.through),
@@ -82,6 +95,7 @@ export class PostgresStore implements SessionStore {
         .filter((row) => row.seq !== null && row.seq !== undefined)
         .map((row) => ({ seq: toNumber(row.seq), data: String(row.record) })),
     };
+    return checkStoredState(sessionId, state, after);
   }
 
   async append(sessionId: string, expected: StorePosition, data: string): Promise<AppendResult> {
@@ -96,6 +110,7 @@ export class PostgresStore implements SessionStore {
        )
        INSERT INTO ${log} (session_id, seq, record) SELECT $1, tail, $4 FROM bumped RETURNING seq`,
       [sessionId, expected.tail, expected.version, String(data)],
+      sessionId,
     );
     if (rows[0] !== undefined) return { appended: true, seq: toNumber(rows[0].seq) };
     return { appended: false, state: await this.read(sessionId, expected.tail, expected.version) };
@@ -107,22 +122,33 @@ export class PostgresStore implements SessionStore {
     head: { through: number; data: string },
   ): Promise<boolean> {
     checkArguments(sessionId, { version: expectedVersion, through: head.through });
-    await this.#migrated();
     const { sessions, log } = this.#table;
-    return inTransaction(this.#pool, async (client) => {
-      const swapped = await client.query(
-        `UPDATE ${sessions} SET version = version + 1, through = $3, head = $4
+    return this.#guarded(sessionId, () =>
+      inTransaction(this.#pool, async (client) => {
+        const swapped = await client.query(
+          `UPDATE ${sessions} SET version = version + 1, through = $3, head = $4
          WHERE session_id = $1 AND version = $2 AND through <= $3 AND tail >= $3
          RETURNING version`,
-        [sessionId, expectedVersion, head.through, String(head.data)],
-      );
-      if (swapped.rows.length === 0) return false;
-      await client.query(`DELETE FROM ${log} WHERE session_id = $1 AND seq <= $2`, [
-        sessionId,
-        head.through,
-      ]);
-      return true;
-    });
+          [sessionId, expectedVersion, head.through, String(head.data)],
+        );
+        if (swapped.rows.length === 0) return false;
+        await client.query(`DELETE FROM ${log} WHERE session_id = $1 AND seq <= $2`, [
+          sessionId,
+          head.through,
+        ]);
+        return true;
+      }),
+    );
+  }
+
+  /** Runs `task` after the migration; an error of the server or the pool becomes a `StoreError`. */
+  async #guarded<T>(sessionId: string, task: () => Promise<T>): Promise<T> {
+    try {
+      await this.#migrated();
+      return await task();
+    } catch (error) {
+      throw asStoreError(sessionId, error);
+    }
   }
 
   async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
@@ -139,6 +165,7 @@ export class PostgresStore implements SessionStore {
            OR s.lease_expires_at <= $3::bigint
        RETURNING 1 AS held`,
       [sessionId, owner, now, ttlMs],
+      sessionId,
     );
     return rows.length > 0;
   }
@@ -149,6 +176,7 @@ export class PostgresStore implements SessionStore {
       `UPDATE ${this.#table.sessions} SET lease_owner = NULL, lease_expires_at = NULL
        WHERE session_id = $1 AND lease_owner = $2`,
       [sessionId, String(owner)],
+      sessionId,
     );
   }
 
@@ -158,6 +186,7 @@ export class PostgresStore implements SessionStore {
     const { rows } = await this.#query(
       `SELECT value FROM ${this.#table.values} WHERE session_id = $1 AND key = $2`,
       [sessionId, key],
+      sessionId,
     );
     return rows[0] === undefined ? undefined : String(rows[0].value);
   }
@@ -169,6 +198,7 @@ export class PostgresStore implements SessionStore {
       `INSERT INTO ${this.#table.values} (session_id, key, value) VALUES ($1, $2, $3)
        ON CONFLICT (session_id, key) DO UPDATE SET value = EXCLUDED.value`,
       [sessionId, key, String(value)],
+      sessionId,
     );
   }
 
@@ -180,6 +210,7 @@ export class PostgresStore implements SessionStore {
             entries AS (DELETE FROM ${values} WHERE session_id = $1)
        DELETE FROM ${sessions} WHERE session_id = $1`,
       [sessionId],
+      sessionId,
     );
   }
 
@@ -187,12 +218,18 @@ export class PostgresStore implements SessionStore {
     await this.#query(
       `INSERT INTO ${this.#table.sessions} (session_id) VALUES ($1) ON CONFLICT DO NOTHING`,
       [sessionId],
+      sessionId,
     );
   }
 
-  async #query(text: string, values: unknown[]) {
-    await this.#migrated();
-    return this.#pool.query(text, values);
+  /** Runs one statement; an error of the server or the pool becomes a `StoreError` naming the session. */
+  async #query(text: string, values: unknown[], sessionId: string) {
+    try {
+      await this.#migrated();
+      return await this.#pool.query(text, values);
+    } catch (error) {
+      throw asStoreError(sessionId, error);
+    }
   }
 
   /** Creates the tables once, on first use (again after a failed attempt). */

@@ -5,10 +5,13 @@ import {
   assertCount,
   assertName,
   checkArguments,
+  checkStoredState,
   type SessionStore,
   type StoredState,
   type StorePosition,
+  storedStateError,
 } from "../store/session-store.js";
+import { StoreError } from "../store/store-error.js";
 import { ACQUIRE_LEASE, APPEND, READ, RELEASE_LEASE, SWAP_HEAD } from "./scripts.js";
 
 /**
@@ -40,17 +43,47 @@ const toNumber = (value: unknown) => Number(value ?? 0);
 const toText = (value: unknown) =>
   value === null || value === undefined ? undefined : String(value);
 
-/** The state from a script's reply {tail, version, through, head|nil, records…}. */
-function toState(reply: unknown[], after: number): StoredState {
+/** The state from a script's reply {tail, version, through, head|nil, records…}, checked. */
+function toState(sessionId: string, reply: unknown, after: number): StoredState {
+  if (!Array.isArray(reply)) {
+    throw storedStateError(sessionId, [], `came back as ${typeof reply}, not the state's list`);
+  }
   const [tail, version, through, head] = reply;
   const first = Math.max(after, toNumber(through)) + 1;
-  return {
+  const state = {
     tail: toNumber(tail),
     version: toNumber(version),
     through: toNumber(through),
     head: toText(head),
     records: reply.slice(4).map((data, index) => ({ seq: first + index, data: String(data) })),
   };
+  return checkStoredState(sessionId, state, after);
+}
+
+const BAD_DATA = "AC_BADDATA ";
+
+/**
+ * A Redis error as a typed one naming the session: data the scripts refused (`AC_BADDATA`) or
+ * a key of the wrong type (`WRONGTYPE`) are bad stored data; anything else the server or the
+ * client failed.
+ */
+function typedError(sessionId: string, error: unknown, key: string): Error {
+  const message = String((error as { message?: unknown } | null)?.message ?? error);
+  if (message.startsWith(BAD_DATA)) {
+    const field = message.slice(BAD_DATA.length).split(" ", 1)[0]!;
+    const end = message.indexOf(" script: ");
+    const problem = message.slice(BAD_DATA.length + field.length + 1, end < 0 ? undefined : end);
+    return storedStateError(sessionId, field.split("."), problem, error);
+  }
+  if (message.startsWith("WRONGTYPE")) {
+    return storedStateError(
+      sessionId,
+      [key],
+      `holds a value of the wrong type (${message})`,
+      error,
+    );
+  }
+  return new StoreError("io_error", sessionId, message, { cause: error });
 }
 
 /**
@@ -82,23 +115,27 @@ export class RedisStore implements SessionStore {
 
   async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
     checkArguments(sessionId, { tail: after });
-    const reply = await this.#run("READ", this.#keys(sessionId, "meta", "head", "log"), [
-      String(after),
-      String(knownVersion),
-    ]);
-    return toState(reply as unknown[], after);
+    const reply = await this.#run(
+      sessionId,
+      "READ",
+      ["meta", "head", "log"],
+      [String(after), String(knownVersion)],
+    );
+    return toState(sessionId, reply, after);
   }
 
   async append(sessionId: string, expected: StorePosition, data: string): Promise<AppendResult> {
     checkArguments(sessionId, expected);
-    const reply = (await this.#run("APPEND", this.#keys(sessionId, "meta", "head", "log"), [
-      String(expected.tail),
-      String(expected.version),
-      String(data),
-    ])) as unknown[];
-    const seq = toNumber(reply[0]);
+    const reply = await this.#run(
+      sessionId,
+      "APPEND",
+      ["meta", "head", "log"],
+      [String(expected.tail), String(expected.version), String(data)],
+    );
+    const seq = toNumber(Array.isArray(reply) ? reply[0] : reply);
     if (seq > 0) return { appended: true, seq };
-    return { appended: false, state: toState(reply.slice(1), expected.tail) };
+    const state = toState(sessionId, Array.isArray(reply) ? reply.slice(1) : reply, expected.tail);
+    return { appended: false, state };
   }
 
   async swapHead(
@@ -107,11 +144,12 @@ export class RedisStore implements SessionStore {
     head: { through: number; data: string },
   ): Promise<boolean> {
     checkArguments(sessionId, { version: expectedVersion, through: head.through });
-    const swapped = await this.#run("SWAP_HEAD", this.#keys(sessionId, "meta", "head", "log"), [
-      String(expectedVersion),
-      String(head.through),
-      String(head.data),
-    ]);
+    const swapped = await this.#run(
+      sessionId,
+      "SWAP_HEAD",
+      ["meta", "head", "log"],
+      [String(expectedVersion), String(head.through), String(head.data)],
+    );
     return toNumber(swapped) === 1;
   }
 
@@ -120,39 +158,38 @@ export class RedisStore implements SessionStore {
     assertName(owner, "lease owner");
     assertCount(ttlMs, "lease ttlMs");
     const now = this.#clock().getTime();
-    const held = await this.#run("ACQUIRE_LEASE", this.#keys(sessionId, "lease"), [
-      owner,
-      String(now),
-      String(ttlMs),
-    ]);
+    const held = await this.#run(
+      sessionId,
+      "ACQUIRE_LEASE",
+      ["lease"],
+      [owner, String(now), String(ttlMs)],
+    );
     return toNumber(held) === 1;
   }
 
   async releaseLease(sessionId: string, owner: string): Promise<void> {
     checkArguments(sessionId);
-    await this.#run("RELEASE_LEASE", this.#keys(sessionId, "lease"), [String(owner)]);
+    await this.#run(sessionId, "RELEASE_LEASE", ["lease"], [String(owner)]);
   }
 
   async getValue(sessionId: string, key: string): Promise<string | undefined> {
     checkArguments(sessionId);
     assertName(key, "key");
     const [values] = this.#keys(sessionId, "values");
-    return toText(await this.#client.sendCommand(["HGET", values!, key]));
+    return toText(await this.#send(sessionId, "values", ["HGET", values!, key]));
   }
 
   async setValue(sessionId: string, key: string, value: string): Promise<void> {
     checkArguments(sessionId);
     assertName(key, "key");
     const [values] = this.#keys(sessionId, "values");
-    await this.#client.sendCommand(["HSET", values!, key, String(value)]);
+    await this.#send(sessionId, "values", ["HSET", values!, key, String(value)]);
   }
 
   async deleteSession(sessionId: string): Promise<void> {
     checkArguments(sessionId);
-    await this.#client.sendCommand([
-      "DEL",
-      ...this.#keys(sessionId, "meta", "head", "log", "lease", "values"),
-    ]);
+    const keys = this.#keys(sessionId, "meta", "head", "log", "lease", "values");
+    await this.#send(sessionId, "", ["DEL", ...keys]);
   }
 
   /** The session's keys; the braces make them one hash slot on a cluster. */
@@ -160,14 +197,30 @@ export class RedisStore implements SessionStore {
     return names.map((name) => `${this.#prefix}{${sessionId}}:${name}`);
   }
 
-  /** Runs a script by its hash, loading it on first use (or after the server lost it). */
-  async #run(name: keyof typeof SCRIPTS, keys: string[], args: string[]): Promise<unknown> {
+  /** Sends one command; an error becomes a typed one naming the session (and `key`, on WRONGTYPE). */
+  async #send(sessionId: string, key: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.#client.sendCommand(args);
+    } catch (error) {
+      throw typedError(sessionId, error, key);
+    }
+  }
+
+  /** Runs a script by its hash on the session's keys `names`, loading it on first use (or after the server lost it). */
+  async #run(
+    sessionId: string,
+    name: keyof typeof SCRIPTS,
+    names: string[],
+    args: string[],
+  ): Promise<unknown> {
+    const keys = this.#keys(sessionId, ...names);
     const tail = [String(keys.length), ...keys, ...args];
     try {
       return await this.#client.sendCommand(["EVALSHA", SHAS[name], ...tail]);
     } catch (error) {
-      if (!String((error as { message?: unknown })?.message).startsWith("NOSCRIPT")) throw error;
-      return this.#client.sendCommand(["EVAL", SCRIPTS[name], ...tail]);
+      if (!String((error as { message?: unknown })?.message).startsWith("NOSCRIPT"))
+        throw typedError(sessionId, error, names.join("|"));
     }
+    return this.#send(sessionId, names.join("|"), ["EVAL", SCRIPTS[name], ...tail]);
   }
 }

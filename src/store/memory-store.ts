@@ -4,6 +4,7 @@ import {
   assertCount,
   assertName,
   checkArguments,
+  checkStoredState,
   type SessionStore,
   type StoredState,
   type StorePosition,
@@ -54,10 +55,11 @@ export class MemoryStore implements SessionStore {
     checkArguments(sessionId, { tail: after });
     const entry = this.#sessions.get(sessionId);
     if (entry === undefined) {
-      return { tail: 0, version: 0, through: 0, head: undefined, records: [] };
+      const empty = { tail: 0, version: 0, through: 0, head: undefined, records: [] };
+      return checkStoredState(sessionId, empty, after);
     }
     const from = Math.max(after, entry.through);
-    return {
+    const state = {
       tail: entry.tail,
       version: entry.version,
       through: entry.through,
@@ -66,6 +68,7 @@ export class MemoryStore implements SessionStore {
         .slice(from - entry.through)
         .map((data, index) => ({ seq: from + index + 1, data })),
     };
+    return checkStoredState(sessionId, state, after);
   }
 
   async append(sessionId: string, expected: StorePosition, data: string): Promise<AppendResult> {

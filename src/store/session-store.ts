@@ -89,10 +89,37 @@ export interface SessionStore {
   deleteSession(sessionId: string): Promise<void>;
 }
 
-/** @throws {ValidationError} unless `value` is a non-empty string (a session id or a key). */
+/** Whether `value` holds no lone surrogate (it is well-formed UTF-16) and no NUL. */
+function isStorableText(value: string): boolean {
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code === 0) return false;
+    if (code >= 0xdc00 && code <= 0xdfff) return false;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = value.charCodeAt(index + 1);
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
+      index += 1;
+    }
+  }
+  return true;
+}
+
+/**
+ * @throws {ValidationError} unless `value` is a non-empty string (a session id or a key) that
+ * is well-formed UTF-16 and holds no NUL: stores keep names as UTF-8, which turns every lone
+ * surrogate into U+FFFD (two ids would share one session), and PostgreSQL's text refuses NUL.
+ */
 export function assertName(value: unknown, subject: string): asserts value is string {
   if (typeof value !== "string" || value.length === 0) {
     throw new ValidationError(subject, [{ path: [], message: "must be a non-empty string" }]);
+  }
+  if (!isStorableText(value)) {
+    throw new ValidationError(subject, [
+      {
+        path: [],
+        message: "must be well-formed UTF-16 without NUL (it holds a lone surrogate or a NUL)",
+      },
+    ]);
   }
 }
 
@@ -111,4 +138,72 @@ export function checkArguments(
   assertName(sessionId, "session id");
   if (position === undefined) return;
   for (const [key, value] of Object.entries(position)) assertCount(value, key);
+}
+
+/**
+ * The error for bad stored data of a session, as `openSession` reports it: a `ValidationError`
+ * about `stored session "<id>"`, at `path`, with the server's error as its `cause` when there is one.
+ */
+export function storedStateError(
+  sessionId: string,
+  path: (string | number)[],
+  message: string,
+  cause?: unknown,
+): ValidationError {
+  return new ValidationError(
+    `stored session ${JSON.stringify(sessionId)}`,
+    [{ path, message }],
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+const isCount = (value: unknown) =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+/**
+ * Checks a state a store read before it is returned: whole positions with `through <= tail`,
+ * a tail not behind the caller's `after` (records it saw are not lost), and exactly the records
+ * `max(after, through) + 1 … tail`. Every store's `read` (and a refused `append`'s state) goes
+ * through it, so lost records (a lagging replica, a restart without persistence) fail the call
+ * instead of sending a writer round a compare-and-swap it can never win.
+ * @throws {ValidationError} about `stored session "<id>"` naming the field.
+ */
+export function checkStoredState(
+  sessionId: string,
+  state: StoredState,
+  after: number,
+): StoredState {
+  for (const key of ["tail", "version", "through"] as const) {
+    if (!isCount(state[key]))
+      throw storedStateError(
+        sessionId,
+        [key],
+        `must be a whole number ≥ 0 (it is ${String(state[key])})`,
+      );
+  }
+  const { tail, through, records } = state;
+  if (through > tail)
+    throw storedStateError(sessionId, ["through"], `is ${through}, past the tail (${tail})`);
+  if (after > tail) {
+    throw storedStateError(
+      sessionId,
+      ["tail"],
+      `is ${tail}, behind position ${after} read before: stored records were lost (a restart without persistence, a lagging replica?)`,
+    );
+  }
+  const first = Math.max(after, through) + 1;
+  for (let index = 0; index < records.length; index += 1) {
+    const record = records[index]!;
+    if (record.seq !== first + index || typeof record.data !== "string") {
+      throw storedStateError(sessionId, ["log", first + index], "is missing or out of order");
+    }
+  }
+  if (records.length !== tail - first + 1) {
+    throw storedStateError(
+      sessionId,
+      ["log"],
+      `holds ${records.length} of the records ${first}…${tail} the tail names: records were lost (a lagging replica, an evicted key?)`,
+    );
+  }
+  return state;
 }

@@ -1,6 +1,9 @@
+import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { ValidationError } from "../../src/core/errors.js";
 import { PostgresStore } from "../../src/postgres/index.js";
+import { StoreError } from "../../src/store/store-error.js";
 import { startPostgres } from "../setup/servers.js";
 import { storeContract } from "./store-contract.js";
 import { restartMidAppend } from "./support/restart-mid-append.js";
@@ -41,6 +44,12 @@ storeContract("postgres", async () => {
         [sessionId, seq, data],
       );
     },
+    lose: async (sessionId, seq) => {
+      await raw.query("DELETE FROM agent_compaction_log WHERE session_id = $1 AND seq = $2", [
+        sessionId,
+        seq,
+      ]);
+    },
     close: async () => {
       for (const proxy of proxies) await proxy.close();
       await Promise.all(pools.map((pool) => pool.end()));
@@ -63,5 +72,61 @@ describe("postgres store: the server restarted", () => {
       return new PostgresStore({ pool });
     };
     await restartMidAppend(server, openStore);
+  });
+});
+
+describe("postgres store: rows it did not write, a failing server", () => {
+  const pools: pg.Pool[] = [];
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+  });
+  const pool = () => {
+    const opened = poolFor(inject("postgresUrl"));
+    pools.push(opened);
+    return opened;
+  };
+
+  it("a malformed row is a ValidationError naming the session and the field", async () => {
+    const raw = pool();
+    const store = new PostgresStore({ pool: raw });
+    const sessionId = `malformed-${randomUUID()}`;
+    for (let tail = 0; tail < 2; tail += 1)
+      await store.append(sessionId, { tail, version: 0 }, "{}");
+    await raw.query("UPDATE agent_compaction_sessions SET through = 5 WHERE session_id = $1", [
+      sessionId,
+    ]);
+    const about = (error: unknown) =>
+      ValidationError.isInstance(error) &&
+      error.message.includes(`stored session "${sessionId}"`) &&
+      error.message.includes("through");
+    await expect(store.read(sessionId, 0)).rejects.toSatisfy(about);
+    await expect(store.append(sessionId, { tail: 1, version: 0 }, "{}")).rejects.toSatisfy(about);
+  });
+
+  it("a PostgreSQL error is a StoreError naming the session, the server's error its cause", async () => {
+    const store = new PostgresStore({
+      pool: pool(),
+      tablePrefix: "never_migrated",
+      migrate: false,
+    });
+    const failed = store.read("no-tables", 0);
+    await expect(failed).rejects.toSatisfy(
+      (error) =>
+        StoreError.isInstance(error) &&
+        error.code === "io_error" &&
+        error.sessionId === "no-tables" &&
+        error.message.includes('session "no-tables"') &&
+        String((error.cause as { code?: unknown }).code) === "42P01",
+    );
+    for (const call of [
+      () => store.append("no-tables", { tail: 0, version: 0 }, "{}"),
+      () => store.swapHead("no-tables", 0, { through: 0, data: "{}" }),
+      () => store.acquireLease("no-tables", "worker", 1000),
+      () => store.releaseLease("no-tables", "worker"),
+      () => store.getValue("no-tables", "key"),
+      () => store.setValue("no-tables", "key", "value"),
+      () => store.deleteSession("no-tables"),
+    ])
+      await expect(call()).rejects.toSatisfy(StoreError.isInstance);
   });
 });

@@ -1,7 +1,9 @@
 import { createClient } from "redis";
-import { afterAll, describe, inject, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { ValidationError } from "../../src/core/errors.js";
 import { RedisStore } from "../../src/redis/index.js";
 import { SHAS } from "../../src/redis/redis-store.js";
+import { StoreError } from "../../src/store/store-error.js";
 import { startRedis } from "../setup/servers.js";
 import { storeContract } from "./store-contract.js";
 import { restartMidAppend } from "./support/restart-mid-append.js";
@@ -43,6 +45,12 @@ storeContract("redis", async () => {
       const meta = await raw.hGetAll(`${prefix}{${sessionId}}:meta`);
       await raw.lSet(`${prefix}{${sessionId}}:log`, seq - Number(meta.through ?? 0) - 1, data);
     },
+    lose: async (sessionId, seq) => {
+      const meta = await raw.hGetAll(`${prefix}{${sessionId}}:meta`);
+      const log = `${prefix}{${sessionId}}:log`;
+      await raw.lSet(log, seq - Number(meta.through ?? 0) - 1, "lost");
+      await raw.lRem(log, 1, "lost");
+    },
     close: async () => {
       for (const client of clients) client.destroy();
       for (const proxy of proxies) await proxy.close();
@@ -65,5 +73,89 @@ describe("redis store: the server restarted", () => {
       return new RedisStore({ client });
     };
     await restartMidAppend(server, openStore);
+  });
+});
+
+describe("redis store: keys it did not write, a failing client", () => {
+  const aboutStored = (sessionId: string, field: string) => (error: unknown) =>
+    ValidationError.isInstance(error) &&
+    error.message.includes(`stored session "${sessionId}"`) &&
+    error.message.includes(field);
+  const clients: Client[] = [];
+  afterAll(() => {
+    for (const client of clients) client.destroy();
+  });
+  const setup = async () => {
+    const client = await connect(inject("redisUrl"));
+    clients.push(client);
+    const prefix = `raw-${Date.now()}-${clients.length}:`;
+    const key = (sessionId: string, name: string) => `${prefix}{${sessionId}}:${name}`;
+    return { client, key, store: new RedisStore({ client, prefix }) };
+  };
+
+  it("a key of the wrong type is a ValidationError naming the session, the server's error its cause", async () => {
+    const { client, key, store } = await setup();
+    await client.set(key("log-a-string", "log"), "not a list");
+    const refused = store.append("log-a-string", { tail: 0, version: 0 }, "{}");
+    await expect(refused).rejects.toSatisfy(aboutStored("log-a-string", "log: is a string"));
+    await expect(refused).rejects.toSatisfy((error) => (error as Error).cause instanceof Error);
+    await client.rPush(key("meta-a-list", "meta"), "not a hash");
+    await expect(store.read("meta-a-list", 0)).rejects.toSatisfy(
+      aboutStored("meta-a-list", "meta"),
+    );
+    await client.set(key("values-a-string", "values"), "not a hash");
+    const read = store.getValue("values-a-string", "archive");
+    await expect(read).rejects.toSatisfy(aboutStored("values-a-string", "values"));
+    await expect(read).rejects.toSatisfy((error) =>
+      String((error as Error).cause).includes("WRONGTYPE"),
+    );
+    await expect(store.setValue("values-a-string", "archive", "x")).rejects.toSatisfy(
+      aboutStored("values-a-string", "values"),
+    );
+    await client.rPush(key("lease-a-list", "lease"), "not a hash");
+    await expect(store.acquireLease("lease-a-list", "worker", 1000)).rejects.toSatisfy(
+      aboutStored("lease-a-list", "lease"),
+    );
+  });
+
+  it("a malformed field is a ValidationError naming the session and the field", async () => {
+    const { client, key, store } = await setup();
+    for (const [field, value] of [
+      ["tail", "many"],
+      ["tail", "1.5"],
+      ["version", "-1"],
+      ["through", "9"],
+    ] as const) {
+      const sessionId = `malformed-${field}-${value}`;
+      await client.hSet(key(sessionId, "meta"), { tail: "2", version: "0", through: "0" });
+      await client.rPush(key(sessionId, "log"), ["{}", "{}"]);
+      await client.hSet(key(sessionId, "meta"), field, value);
+      await expect(store.read(sessionId, 0)).rejects.toSatisfy(
+        aboutStored(sessionId, `meta.${field}`),
+      );
+      await expect(store.append(sessionId, { tail: 2, version: 0 }, "{}")).rejects.toSatisfy(
+        aboutStored(sessionId, `meta.${field}`),
+      );
+      await expect(store.swapHead(sessionId, 0, { through: 1, data: "{}" })).rejects.toSatisfy(
+        aboutStored(sessionId, `meta.${field}`),
+      );
+    }
+  });
+
+  it("a client that fails is a StoreError naming the session, the client's error its cause", async () => {
+    const { client, store } = await setup();
+    client.destroy();
+    const failed = store.read("closed-client", 0);
+    await expect(failed).rejects.toSatisfy(
+      (error) =>
+        StoreError.isInstance(error) &&
+        error.code === "io_error" &&
+        error.sessionId === "closed-client" &&
+        error.message.includes('session "closed-client"') &&
+        error.cause instanceof Error,
+    );
+    await expect(store.setValue("closed-client", "key", "value")).rejects.toSatisfy(
+      StoreError.isInstance,
+    );
   });
 });

@@ -7,6 +7,7 @@ import type { SessionStore } from "../../src/store/session-store.js";
 import { openSession, type StoredSession } from "../../src/store/stored-session.js";
 import type { StoredSessionOptions } from "../../src/store/stored-session-options.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
+import { integrityCases } from "./store-integrity.js";
 
 /** How a store's tests reach it. */
 export interface StoreHarness {
@@ -19,6 +20,8 @@ export interface StoreHarness {
   dropping(): Promise<{ store: SessionStore; dropped: Promise<void> }>;
   /** Overwrites stored record `seq` in place, bypassing the store, when the store has a place. */
   corrupt?(sessionId: string, seq: number, data: string): Promise<void>;
+  /** Deletes stored record `seq` and keeps the tail, bypassing the store (records lost). */
+  lose?(sessionId: string, seq: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -352,5 +355,7 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
         records: [],
       });
     });
+
+    integrityCases(get);
   });
 }

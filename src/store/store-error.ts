@@ -1,0 +1,41 @@
+const STORE_ERROR_MARKER = Symbol.for("agent-compaction.StoreError");
+
+/**
+ * Why a store call failed: `io_error` the server, its client or the file system failed the
+ * call (a connection lost, a statement refused, a disk full: `cause` is its error), and the
+ * call may be retried; `lock_lost` a `FileStore` call stalled past `staleLockMs`, another
+ * process broke its lock as stale, and the call gave up before committing anything.
+ */
+export type StoreErrorCode = "io_error" | "lock_lost";
+
+/**
+ * A store call that failed for a reason other than the data it found (bad stored data is a
+ * `ValidationError` naming `stored session "<id>"`); it names the session.
+ */
+export class StoreError extends Error {
+  override readonly name = "StoreError";
+  /** Why it failed. */
+  readonly code: StoreErrorCode;
+  /** The session the call was about. */
+  readonly sessionId: string;
+  readonly [STORE_ERROR_MARKER] = true;
+
+  constructor(
+    code: StoreErrorCode,
+    sessionId: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `Store call on session ${JSON.stringify(sessionId)} failed: ${message}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.code = code;
+    this.sessionId = sessionId;
+  }
+
+  /** Whether `value` is a `StoreError`, even from another copy of this package. */
+  static isInstance(value: unknown): value is StoreError {
+    return typeof value === "object" && value !== null && STORE_ERROR_MARKER in value;
+  }
+}
