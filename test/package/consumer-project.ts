@@ -36,6 +36,8 @@ export interface Compiled {
 export interface ConsumerProject {
   /** The project's directory. */
   readonly dir: string;
+  /** The copy of the sources the package was built and packed from, its `dist/` included. */
+  readonly buildDir: string;
   /** Runs the repository's tsc in the project with these arguments (files and flags). */
   typecheck(args: readonly string[]): Promise<Compiled>;
   /** Runs `node` in the project and returns its standard output. */
@@ -49,7 +51,8 @@ function run(command: string, args: readonly string[], cwd: string): string {
 }
 
 /**
- * Builds and packs the package the way it is published, from a copy of its sources (so a test
+ * Builds and packs the package the way it is published (`npm pack` runs the `prepack` build, so
+ * the repository needs no `dist/` of its own), from a copy of its sources (so a test
  * never reads the repository's `dist/` while another test's `npm pack` rebuilds it), and
  * installs the tarball into an empty project with the peers a user adds: `@anthropic-ai/sdk`
  * (the optional peer of `agent-compaction/anthropic`) and `@types/node`, at the versions the
@@ -100,8 +103,14 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
     throw error;
   }
 
+  return consumerProjectAt(dir, stage);
+}
+
+/** The {@link ConsumerProject} that {@link createConsumerProject} left in `dir`, built in `buildDir`. */
+export function consumerProjectAt(dir: string, buildDir: string): ConsumerProject {
   return {
     dir,
+    buildDir,
     typecheck(args) {
       const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
       return new Promise((done) => {
@@ -119,6 +128,9 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
     node(args) {
       return run(process.execPath, args, dir);
     },
-    remove,
+    remove() {
+      rmSync(buildDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

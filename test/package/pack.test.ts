@@ -1,28 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Compiled, type ConsumerProject, createConsumerProject } from "./consumer-project.js";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Compiled } from "./consumer-project.js";
+import { sharedConsumerProject } from "./shared-project.js";
 
-// Packs the package the way it is published, installs the tarball into an empty project and
-// uses it as users do: import (ESM) and require (CJS, without Node's require(esm) support), and
-// compiles TypeScript against it under each moduleResolution users have.
-const root = resolve(import.meta.dirname, "../..");
-let workdir: string;
+// The package packed the way it is published and installed into an empty project (by the
+// package project's global setup), used as users do: import (ESM) and require (CJS, without
+// Node's require(esm) support), and compiled against under each moduleResolution users have.
+const project = sharedConsumerProject();
+const workdir = project.dir;
 
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
-
-let project: ConsumerProject;
-
-beforeAll(() => {
-  // One build and pack from a copy of the sources, installed with the peers users add.
-  project = createConsumerProject("pack");
-  workdir = project.dir;
-}, 180_000);
-
-afterAll(() => project?.remove());
 
 const USE_IT = `
   const session = new lib.AgentSession({ contextLimit: 1000 });
@@ -107,8 +98,53 @@ describe("the packed package", () => {
     expect(JSON.parse(run("node", flags, workdir))).toEqual(expected);
   });
 
+  // The stores sit in entries of their own, beside the root (which imports no Node built-in),
+  // and share its classes: an error from /store is the root's ValidationError.
+  const USE_STORES = `
+    (async () => {
+      const session = await store.openSession(new store.MemoryStore(), "s-1", { contextLimit: 1000 });
+      await session.addUserText("hello");
+      const error = await store.openSession(new store.MemoryStore(), "", { contextLimit: 1000 }).catch((e) => e);
+      console.log(JSON.stringify({
+        messages: session.messages.length,
+        sharedError: error instanceof lib.ValidationError,
+        fileStore: typeof fileStore.FileStore,
+        inRoot: ["FileStore", "MemoryStore", "openSession", "StoredSession", "isCompactionBlock"].filter((name) => name in lib),
+        blockInAnthropic: anthropic.isCompactionBlock({ type: "opaque", block: { type: "compaction" } }),
+      }));
+    })();
+  `;
+  const storesExpected = {
+    messages: 1,
+    sharedError: true,
+    fileStore: "function",
+    inRoot: [],
+    blockInAnthropic: true,
+  };
+
+  it("has the stores in /store and /file-store, from import and require", () => {
+    const esm = `
+      import * as lib from "agent-compaction";
+      import * as store from "agent-compaction/store";
+      import * as fileStore from "agent-compaction/file-store";
+      import * as anthropic from "agent-compaction/anthropic";
+      ${USE_STORES}`;
+    expect(JSON.parse(run("node", ["--input-type=module", "-e", esm], workdir))).toEqual(
+      storesExpected,
+    );
+    const cjs = `
+      const lib = require("agent-compaction");
+      const store = require("agent-compaction/store");
+      const fileStore = require("agent-compaction/file-store");
+      const anthropic = require("agent-compaction/anthropic");
+      ${USE_STORES}`;
+    const flags = ["--no-experimental-require-module", "-e", cjs];
+    expect(JSON.parse(run("node", flags, workdir))).toEqual(storesExpected);
+  });
+
   it("ships only the build, the README and the licence", () => {
-    const files = run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], root);
+    // In the copy the package was built from: the repository itself may have no dist/.
+    const files = run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], project.buildDir);
     const [{ files: packed }] = JSON.parse(files) as [{ files: { path: string }[] }];
     const paths = packed.map((file) => file.path);
     expect(paths).toContain("dist/index.cjs");
@@ -145,7 +181,7 @@ const MODES = [
   { name: "node10", ext: ".ts", flags: ["--module", "commonjs", "--moduleResolution", "node10"] },
 ];
 
-// Only names of the fixed public contract, from all three entries.
+// Names of the fixed public contract, from all three of its entries, and the stores' entries.
 const GOOD = `
 import {
   AgentSession,
@@ -162,9 +198,13 @@ import {
   fromAnthropicMessages,
   toAnthropicMessages,
 } from "agent-compaction/anthropic";
+import { FileStore } from "agent-compaction/file-store";
+import { MemoryStore, openSession, type SessionStore, type StoredSession } from "agent-compaction/store";
 import { ConversationBuilder, MockLlmClient } from "agent-compaction/testing";
 
 const options: AgentSessionOptions = { contextLimit: 1000 };
+const stores: SessionStore[] = [new MemoryStore(), new FileStore({ directory: "sessions" })];
+const stored: Promise<StoredSession> = openSession(stores[0]!, "s-1", { contextLimit: 1000 });
 const session = new AgentSession(options);
 session.addUserText("hello");
 const messages: readonly Message[] = session.messages;
@@ -181,7 +221,7 @@ function explain(error: unknown): string {
   if (CompactionError.isInstance(error)) return error.code;
   return "other";
 }
-export { answers, clientClass, compactor, explain, roundTrip, threshold };
+export { answers, clientClass, compactor, explain, roundTrip, stored, threshold };
 `;
 
 // Deliberate mistakes. The consumer's own `Message` makes the compiler qualify the library's.
@@ -243,7 +283,7 @@ describe("the packed types", () => {
   });
 
   describe.each(MODES)("moduleResolution $name", ({ name, ext }) => {
-    it("compiles a consumer of all three entries, and the package's declarations, without error", () => {
+    it("compiles a consumer of the entries, and the package's declarations, without error", () => {
       const { output } = compiled.get(name)!;
       const { good, bad } = files(name, ext);
       expect(errorsIn(output, good)).toEqual([]);

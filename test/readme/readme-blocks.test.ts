@@ -1,13 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Compiled,
-  type ConsumerProject,
-  createConsumerProject,
-  ROOT,
-} from "../package/consumer-project.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Compiled, ROOT } from "../package/consumer-project.js";
+import { sharedConsumerProject } from "../package/shared-project.js";
 
 // The README as a new user meets it: each ```ts block pasted into a file of its own in a fresh
 // project that installed the packed package, and compiled there. A block that is not meant to
@@ -81,11 +77,10 @@ export const session: AgentSession = new AgentSession({ contextLimit: "200k" });
 const blocks = typescriptBlocks(README);
 const fileOf = (block: Block) => `readme/line-${block.line}.ts`;
 
-let project: ConsumerProject;
+const project = sharedConsumerProject();
 let compiled: Compiled;
 
 beforeAll(async () => {
-  project = createConsumerProject("readme");
   mkdirSync(join(project.dir, "readme"));
   for (const block of blocks) writeFileSync(join(project.dir, fileOf(block)), block.code);
   writeFileSync(join(project.dir, "readme/canary.ts"), CANARY);
@@ -112,8 +107,6 @@ beforeAll(async () => {
     "readme/canary.ts",
   ]);
 }, 600_000);
-
-afterAll(() => project?.remove());
 
 /** tsc's errors for one file, each with its indented continuation lines. */
 function errorsIn(file: string): string[] {

@@ -1,0 +1,115 @@
+import { join } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "./consumer-project.js";
+
+// What each entry holds, read from the sources: the root keeps the contract and the session
+// (a budget of names, so it does not grow back into everything), the stores sit in /store and
+// /file-store, the Anthropic API's block in /anthropic.
+const ENTRIES = {
+  root: "src/index.ts",
+  store: "src/store/index.ts",
+  fileStore: "src/file-store/index.ts",
+  anthropic: "src/anthropic/index.ts",
+} as const;
+
+const program = ts.createProgram(
+  Object.values(ENTRIES).map((file) => join(ROOT, file)),
+  {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    noEmit: true,
+  },
+);
+const checker = program.getTypeChecker();
+
+/** Every name an entry exports, types included. */
+function exportedNames(entry: keyof typeof ENTRIES): string[] {
+  const source = program.getSourceFile(join(ROOT, ENTRIES[entry]));
+  const module = source && checker.getSymbolAtLocation(source);
+  if (module === undefined) throw new Error(`${ENTRIES[entry]}: no module`);
+  return checker.getExportsOfModule(module).map((symbol) => symbol.name);
+}
+
+/** The names an entry exports at runtime. */
+async function runtimeNames(entry: keyof typeof ENTRIES): Promise<string[]> {
+  return Object.keys(await import(join(ROOT, ENTRIES[entry])));
+}
+
+/** The names ../shared/DESIGN.md fixes for the root entry. */
+const CONTRACT = [
+  "TurnId",
+  "ContentBlock",
+  "Message",
+  "UserMessage",
+  "AssistantMessage",
+  "extractTurnIds",
+  "MessageSchema",
+  "CompactionResult",
+  "Compactor",
+  "AsyncCompactor",
+  "ThresholdCompactor",
+  "CompactionConfig",
+  "REDACTION_NOTICE",
+  "LLMCompactor",
+  "LLMCompactorConfig",
+  "DEFAULT_SUMMARY_PROMPT",
+  "SUMMARY_PREFIX",
+  "CompactorType",
+  "createCompactor",
+  "LlmClient",
+  "AgentSession",
+  "CompactionError",
+  "ValidationError",
+  "estimateTokens",
+  "validateConversation",
+];
+
+const STORE = [
+  "openSession",
+  "StoredSession",
+  "StoredSessionOptions",
+  "DEFAULT_STORED_SESSION_OPTIONS",
+  "StoredCompactionReport",
+  "MemoryStore",
+  "MemoryStoreOptions",
+  "SessionStore",
+  "StoredState",
+  "StoredRecord",
+  "StorePosition",
+  "AppendResult",
+];
+const FILE_STORE = ["FileStore", "FileStoreOptions"];
+const ANTHROPIC_BLOCK = [
+  "CompactionBlock",
+  "COMPACTION_BLOCK_TYPE",
+  "isCompactionBlock",
+  "startsWithCompaction",
+];
+
+/**
+ * The root's budget. Measured 2026-12-02: 101 names, 24 at runtime (before the split: 119
+ * and 32). A name added to the root should be the contract's or the session's.
+ */
+const ROOT_BUDGET = { names: 105, runtime: 26 };
+
+describe("the entries", () => {
+  it("the root keeps the contract and the session, within its budget of names", async () => {
+    const names = exportedNames("root");
+    const runtime = await runtimeNames("root");
+    expect(names).toEqual(expect.arrayContaining(CONTRACT));
+    expect(names.length, `root: ${names.length} names`).toBeLessThanOrEqual(ROOT_BUDGET.names);
+    expect(runtime.length, `root: ${runtime.length} at runtime`).toBeLessThanOrEqual(
+      ROOT_BUDGET.runtime,
+    );
+  });
+
+  it("the stores and the Anthropic block are in their own entries, not the root", () => {
+    const root = exportedNames("root");
+    const moved = [...STORE, ...FILE_STORE, ...ANTHROPIC_BLOCK];
+    expect(root.filter((name) => moved.includes(name))).toEqual([]);
+    expect(exportedNames("store")).toEqual(expect.arrayContaining(STORE));
+    expect(exportedNames("fileStore").sort()).toEqual([...FILE_STORE].sort());
+    expect(exportedNames("anthropic")).toEqual(expect.arrayContaining(ANTHROPIC_BLOCK));
+  });
+});

@@ -1,0 +1,40 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ROOT } from "../package/consumer-project.js";
+
+// The two commands at the top of the README are what a new user runs in a clone; CI runs the
+// same test command, and the scripts they name exist.
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const CI = readFileSync(join(ROOT, ".ci/run"), "utf8");
+const { scripts } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+  scripts: Record<string, string>;
+};
+
+/** The commands of the README's first ```sh block, comments dropped. */
+function topCommands(): string[] {
+  const block = /```sh\n([\s\S]*?)\n```/.exec(README)?.[1] ?? "";
+  return block.split("\n").map((line) => line.replace(/#.*/, "").trim());
+}
+
+/** The commands CI runs, comments dropped. */
+const ciCommands = CI.split("\n").map((line) => line.replace(/#.*/, "").trim());
+
+describe("the README's commands", () => {
+  it("name the demo, then the tests", () => {
+    const commands = topCommands();
+    const demo = commands.indexOf("npm ci && npm run demo");
+    expect(demo).toBeGreaterThanOrEqual(0);
+    expect(commands.indexOf("npm test")).toBeGreaterThan(demo);
+  });
+
+  it("CI runs the README's test command", () => {
+    expect(ciCommands).toContain("npm test");
+  });
+
+  it("the test scripts run the projects: all of them, or unit alone", () => {
+    expect(scripts.test).toBe("vitest run");
+    expect(scripts["test:unit"]).toBe("vitest run --project unit");
+    expect(scripts.demo).toBeDefined();
+  });
+});
