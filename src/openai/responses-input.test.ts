@@ -1,0 +1,203 @@
+import fc from "fast-check";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { MessagesSchema } from "../core/schemas.js";
+import { fromResponsesInput } from "./responses-input.js";
+import { toResponsesInput } from "./responses-output.js";
+
+const text = fc.string({ maxLength: 10 });
+const id = (prefix: string) =>
+  fc.stringMatching(/^[a-z0-9]{1,6}$/).map((value) => `${prefix}_${value}`);
+const inputText = text.map((value) => ({ type: "input_text", text: value }));
+const inputImage = fc.oneof(
+  fc.webUrl().map((url) => ({ type: "input_image", detail: "auto", image_url: url })),
+  id("file").map((fileId) => ({ type: "input_image", detail: "high", file_id: fileId })),
+);
+const inputFile = id("file").map((fileId) => ({ type: "input_file", file_id: fileId }));
+const userMessage = fc.oneof(
+  text.map((content) => ({ role: "user", content })),
+  fc
+    .array(fc.oneof(inputText, inputImage, inputFile), { maxLength: 3 })
+    .map((content) => ({ type: "message", role: "user", content })),
+);
+const developer = text.map((content) => ({ role: "developer", content }));
+const outputText = text.map((value) => ({ type: "output_text", text: value, annotations: [] }));
+const assistantMessage = fc
+  .tuple(
+    id("msg"),
+    fc.array(
+      fc.oneof(
+        outputText,
+        text.map((refusal) => ({ type: "refusal", refusal })),
+      ),
+      { minLength: 1, maxLength: 2 },
+    ),
+  )
+  .map(([itemId, content]) => ({
+    type: "message",
+    id: itemId,
+    role: "assistant",
+    status: "completed",
+    content,
+  }));
+const reasoning = fc
+  .tuple(id("rs"), fc.base64String({ minLength: 4, maxLength: 16 }))
+  .map(([itemId, encrypted]) => ({
+    type: "reasoning",
+    id: itemId,
+    summary: [{ type: "summary_text", text: "thinking" }],
+    encrypted_content: encrypted,
+  }));
+const args = fc.oneof(
+  fc
+    .dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer()))
+    .map((value) => JSON.stringify(value)),
+  fc.constantFrom('{ "path": "a.ts" }', "not json", "[1,2]"),
+);
+const call = fc.tuple(id("fc"), id("call"), args).map(([itemId, callId, argumentsText]) => ({
+  type: "function_call",
+  id: itemId,
+  call_id: callId,
+  name: "read",
+  arguments: argumentsText,
+  status: "completed",
+}));
+const customCall = fc.tuple(id("call"), text).map(([callId, input]) => ({
+  type: "custom_tool_call",
+  call_id: callId,
+  name: "patch",
+  input,
+}));
+const output = fc
+  .tuple(id("call"), fc.oneof(text, fc.array(fc.oneof(inputText, inputImage), { maxLength: 2 })))
+  .map(([callId, value]) => ({ type: "function_call_output", call_id: callId, output: value }));
+const compaction = fc
+  .tuple(id("cmp"), fc.base64String({ minLength: 4, maxLength: 16 }))
+  .map(([itemId, encrypted]) => ({
+    type: "compaction",
+    id: itemId,
+    encrypted_content: encrypted,
+  }));
+const hosted = id("ws").map((itemId) => ({
+  type: "web_search_call",
+  id: itemId,
+  status: "completed",
+  action: { type: "search", query: "q" },
+}));
+const item = fc.oneof(
+  userMessage,
+  developer,
+  assistantMessage,
+  reasoning,
+  call,
+  customCall,
+  output,
+  compaction,
+  hosted,
+);
+
+describe("fromResponsesInput / toResponsesInput", () => {
+  it("round-trips any input item list exactly, into well-formed messages", () => {
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 10 }), (items) => {
+        const messages = fromResponsesInput(items as ResponseInputItem[], { sessionId: "s" });
+        expect(MessagesSchema.safeParse(messages).success).toBe(true);
+        expect(toResponsesInput(messages)).toEqual(items);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("groups one model turn into one assistant message, reasoning in place, and assigns turns", () => {
+    const items = [
+      { role: "user", content: "Fix it" },
+      { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "ENC" },
+      {
+        type: "function_call",
+        id: "fc_1",
+        call_id: "call_1",
+        name: "read",
+        arguments: '{"path":"a.ts"}',
+      },
+      {
+        type: "function_call",
+        id: "fc_2",
+        call_id: "call_2",
+        name: "read",
+        arguments: '{"path":"b.ts"}',
+      },
+      { type: "function_call_output", call_id: "call_1", output: "A" },
+      { type: "function_call_output", call_id: "call_2", output: "B" },
+      {
+        type: "message",
+        id: "msg_1",
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: "Done", annotations: [] }],
+      },
+      { role: "user", content: "Thanks" },
+    ] as ResponseInputItem[];
+    const messages = fromResponsesInput(items, { sessionId: "s" });
+    expect(
+      messages.map(
+        (message) =>
+          `${message.role}:${message.turnId.number}:${message.content.map((block) => block.type).join(",")}`,
+      ),
+    ).toEqual([
+      "user:1:text",
+      "assistant:1:opaque,tool_use,tool_use",
+      "user:1:tool_result,tool_result",
+      "assistant:1:text",
+      "user:2:text",
+    ]);
+    expect(messages[1]?.content[0]).toEqual({ type: "opaque", block: items[1] });
+    expect(messages[1]?.content[1]).toMatchObject({
+      type: "tool_use",
+      id: "call_1",
+      input: { path: "a.ts" },
+    });
+  });
+
+  it("sends a masked result and library-written text in the API's plain shapes", () => {
+    const messages = fromResponsesInput([
+      { role: "user", content: "x" },
+      { type: "function_call", call_id: "c", name: "read", arguments: "{}" },
+      { type: "function_call_output", call_id: "c", output: "long output" },
+    ] as ResponseInputItem[]);
+    const result = messages[2]!.content[0]!;
+    const masked = {
+      ...messages[2]!,
+      content: [{ ...result, content: "[redacted]" }],
+    } as (typeof messages)[number];
+    const summary = { ...messages[0]!, content: [{ type: "text" as const, text: "Summary" }] };
+    expect(toResponsesInput([summary, messages[1]!, masked])).toEqual([
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Summary" }] },
+      { type: "function_call", call_id: "c", name: "read", arguments: "{}" },
+      { type: "function_call_output", call_id: "c", output: "[redacted]" },
+    ]);
+  });
+
+  it("names the path of each malformed item", () => {
+    let error: unknown;
+    try {
+      fromResponsesInput([
+        7,
+        { type: "function_call", call_id: "", name: "x", arguments: "{}" },
+        { type: "message", role: "user", content: [{ type: "bogus" }] },
+      ]);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as ValidationError).issues.map((issue) => issue.path.join("."))).toEqual([
+      "0",
+      "1.call_id",
+      "2.content.0.type",
+    ]);
+    expect(fromResponsesInput("hello")[0]?.content[0]).toMatchObject({
+      type: "text",
+      text: "hello",
+    });
+  });
+});

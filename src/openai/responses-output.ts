@@ -1,0 +1,209 @@
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { isSystemMessage } from "../core/conversation-structure.js";
+import type {
+  ContentBlock,
+  ImageBlock,
+  JsonObject,
+  JsonValue,
+  Message,
+  SystemMessageBlock,
+  TextBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "../core/message.js";
+import { isPlainObject } from "../core/plain-object.js";
+import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
+
+/** The Responses API fields a block kept (see {@link OPENAI_KEY}); empty for one made elsewhere. */
+function fieldsOf(block: ContentBlock): JsonObject {
+  if (block.type === "opaque") return {};
+  const fields = block.extra?.[OPENAI_KEY];
+  return isPlainObject(fields) ? (fields as JsonObject) : {};
+}
+
+function objectField(fields: JsonObject, key: string): JsonObject | undefined {
+  const value = fields[key];
+  return isPlainObject(value) ? (value as JsonObject) : undefined;
+}
+
+/** Builds the item list, joining the parts of one message item. */
+class ItemWriter {
+  readonly items: JsonObject[] = [];
+  /** The message item parts join: its role, and whether this writer made it. */
+  #open: { item: JsonObject; parts: JsonValue[]; role: string; made: boolean } | undefined;
+
+  close(): void {
+    this.#open = undefined;
+  }
+
+  whole(item: JsonObject): void {
+    this.close();
+    this.items.push(item);
+  }
+
+  /** A content part: joins its item, starts the item it heads, or joins one made here. */
+  part(
+    part: JsonObject,
+    role: Message["role"],
+    marks: { item?: JsonObject; continues?: boolean; content?: JsonValue },
+  ): void {
+    const open = this.#open;
+    if (marks.continues === true && open !== undefined) {
+      open.parts.push(part);
+      return;
+    }
+    if (marks.item !== undefined) {
+      const text = typeof part.text === "string" ? part.text : "";
+      if (marks.content === "string" || marks.content === "empty") {
+        this.whole({ ...marks.item, content: marks.content === "string" ? text : [] });
+        return;
+      }
+      const parts: JsonValue[] = [part];
+      this.whole({ ...marks.item, content: parts });
+      this.#open = { item: marks.item, parts, role: String(marks.item.role ?? role), made: false };
+      return;
+    }
+    if (open?.made === true && open.role === role) {
+      open.parts.push(part);
+      return;
+    }
+    const parts: JsonValue[] = [part];
+    this.whole({ type: "message", role, content: parts });
+    this.#open = { item: {}, parts, role, made: true };
+  }
+}
+
+function textPart(block: TextBlock, role: Message["role"], fields: JsonObject): JsonObject {
+  const kept = objectField(fields, "part");
+  if (kept !== undefined) return { ...kept, text: block.text };
+  return role === "assistant"
+    ? { type: "output_text", text: block.text, annotations: [] }
+    : { type: "input_text", text: block.text };
+}
+
+function imagePart(block: ImageBlock, fields: JsonObject): JsonObject {
+  const part: JsonObject = { type: "input_image", detail: "auto", ...objectField(fields, "part") };
+  const { source } = block;
+  if (source.type === "url") part.image_url = source.url;
+  else if (source.type === "file") part.file_id = source.fileId;
+  else part.image_url = `data:${source.mediaType};base64,${source.data}`;
+  return part;
+}
+
+/** The arguments text: the original while it still stands for the input, else the input's JSON. */
+function argumentsOf(block: ToolUseBlock, raw: JsonValue | undefined): string {
+  const current = JSON.stringify(block.input);
+  if (typeof raw !== "string") return current;
+  let canonical = "{}";
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (isPlainObject(parsed)) canonical = JSON.stringify(parsed);
+  } catch {
+    // Malformed arguments stand for an empty input.
+  }
+  return canonical === current ? raw : current;
+}
+
+function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
+  const item = objectField(fields, "item") ?? { type: "function_call" };
+  if (item.type === "custom_tool_call") {
+    const input = block.input.input;
+    return {
+      ...item,
+      call_id: block.id,
+      name: block.name,
+      input: typeof input === "string" ? input : JSON.stringify(block.input),
+    };
+  }
+  return {
+    ...item,
+    call_id: block.id,
+    name: block.name,
+    arguments: argumentsOf(block, fields.arguments),
+  };
+}
+
+function outputItem(block: ToolResultBlock, fields: JsonObject): JsonObject {
+  const item = objectField(fields, "item") ?? { type: "function_call_output" };
+  const { content } = block;
+  const output: JsonValue =
+    typeof content === "string"
+      ? content
+      : content.map((part): JsonValue => {
+          if (part.type === "opaque") return part.block;
+          const partFields = fieldsOf(part);
+          return part.type === "text"
+            ? textPart(part, "user", partFields)
+            : imagePart(part, partFields);
+        });
+  return { ...item, call_id: block.toolUseId, output };
+}
+
+function marksOf(fields: JsonObject): {
+  item?: JsonObject;
+  continues?: boolean;
+  content?: JsonValue;
+} {
+  const item = objectField(fields, "item");
+  return {
+    ...(item === undefined ? {} : { item }),
+    ...(fields.continues === true ? { continues: true } : {}),
+    ...(fields.content === undefined ? {} : { content: fields.content }),
+  };
+}
+
+function writeBlock(writer: ItemWriter, block: ContentBlock, role: Message["role"]): void {
+  const fields = fieldsOf(block);
+  switch (block.type) {
+    case "text":
+      writer.part(textPart(block, role, fields), role, marksOf(fields));
+      return;
+    case "image":
+      writer.part(imagePart(block, fields), role, marksOf(fields));
+      return;
+    case "tool_use":
+      writer.whole(callItem(block, fields));
+      return;
+    case "tool_result":
+      writer.whole(outputItem(block, fields));
+      return;
+    case "thinking":
+    case "redacted_thinking":
+      // Anthropic's signed thinking means nothing to the Responses API: it is not sent.
+      return;
+    case "opaque": {
+      const { [OPAQUE_ITEM_KEY]: item, [OPAQUE_CONTINUES_KEY]: continues, ...value } = block.block;
+      if (typeof value.type === "string" && PART_TYPES.has(value.type)) {
+        const marks = {
+          ...(isPlainObject(item) ? { item: item as JsonObject } : {}),
+          ...(continues === true ? { continues: true } : {}),
+        };
+        writer.part(value, role, marks);
+      } else writer.whole(value);
+    }
+  }
+}
+
+/**
+ * Converts our messages to a Responses API `input`, the inverse of {@link fromResponsesInput}:
+ * every kept item comes back verbatim and in place (reasoning with its `encrypted_content`,
+ * compaction items, hosted tool calls), parts rejoin their message item. Blocks written
+ * elsewhere get the API's plain shapes (a summary as a user `input_text` message, a masked
+ * result as its `function_call_output`); Anthropic's thinking blocks are left out.
+ *
+ * @example
+ * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
+ */
+export function toResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
+  const writer = new ItemWriter();
+  for (const message of messages) {
+    if (isSystemMessage(message)) {
+      writer.whole((message.content[0] as SystemMessageBlock).block.message);
+      continue;
+    }
+    // A new message never continues the last part of the one before.
+    writer.close();
+    for (const block of message.content) writeBlock(writer, block, message.role);
+  }
+  return writer.items as unknown as ResponseInputItem[];
+}
