@@ -159,11 +159,8 @@ export function fromResponsesInput(
       );
       if (messages.length === 1) current = undefined;
     } else if (side === "user") {
-      push(
-        "user",
-        isSummaryText(blocks[0]) ? (current = { ...SUMMARY_TURN_ID }) : openTurn(),
-        blocks,
-      );
+      if (isSummaryText(blocks[0])) current = { ...SUMMARY_TURN_ID };
+      push("user", isSummaryText(blocks[0]) ? (current as TurnId) : openTurn(), blocks);
     } else {
       open = { side, content: blocks };
       push(side === "tool" ? "user" : "assistant", current ?? openTurn(), open.content);
