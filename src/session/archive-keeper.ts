@@ -20,20 +20,13 @@ export class ArchiveKeeper {
   readonly #archive: CompactionArchive;
   readonly #sessionId: string;
   readonly #tag: string;
-  readonly #numbers: (next: number) => number;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
 
-  /** `numbers` makes a handle's number from the counter (a shared store's must be unique across workers). */
-  constructor(
-    archive: CompactionArchive,
-    sessionId: string,
-    numbers: (next: number) => number = (next) => next,
-  ) {
+  constructor(archive: CompactionArchive, sessionId: string) {
     this.#archive = archive;
     this.#sessionId = sessionId;
     this.#tag = sessionTag(sessionId);
-    this.#numbers = numbers;
   }
 
   get archive(): CompactionArchive {
@@ -48,7 +41,7 @@ export class ArchiveKeeper {
     before: readonly Message[],
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
-    return archiveChanges(before, after, () => `r${this.#numbers(this.next++)}-${this.#tag}`);
+    return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
   }
 
   /** Keeps records; resolves once the archive holds them. */

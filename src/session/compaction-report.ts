@@ -54,6 +54,13 @@ export interface MaybeCompactReport {
   /** Whether the context is still above the window (a `context_overflow` event said why). */
   overWindow: boolean;
   /**
+   * Why what was computed did not land (stored sessions): `conflict`, another worker changed
+   * the head first in every attempt, so nothing of it applied; `lease_held`, another worker
+   * holds the lease and is compacting, so the compactors did not run (the last resort may
+   * still have trimmed); the other's result reaches this worker on its next read.
+   */
+  discarded?: "conflict" | "lease_held";
+  /**
    * Background mode: a summary is being written while the agent goes on; it replaces exactly
    * the messages it covers when it arrives (a `compaction_end` event says so).
    */
@@ -122,6 +129,7 @@ export function maybeCompactReport(
     overWindow: outcome.overWindow,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.trimmed === undefined ? {} : { trimmed: outcome.trimmed }),
+    ...(outcome.discarded === undefined ? {} : { discarded: outcome.discarded }),
   };
 }
 

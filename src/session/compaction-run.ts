@@ -64,7 +64,8 @@ interface RunState {
   generation: number;
   working: readonly Message[];
   pending: Computed[];
-  began: boolean;
+  /** The commit step's `begin`, once called: whether this worker may compact. */
+  began: Promise<boolean> | undefined;
 }
 
 /**
@@ -95,7 +96,7 @@ export class CompactionRunner {
     options: CompactionRunOptions,
   ): Promise<CompactionRunOutcome> {
     const { history, commit } = this.#settings;
-    const from = history.snapshot();
+    const from = history.messages;
     const state: RunState = {
       policy: runPolicy(
         trigger,
@@ -114,17 +115,17 @@ export class CompactionRunner {
       generation: history.generation,
       working: from,
       pending: [],
-      began: false,
+      began: undefined,
     };
     try {
       await this.#stages(state);
       if (state.policy.resetsBreaker) this.consecutiveFailures = 0;
       if (state.outcome.error === undefined && state.outcome.discarded !== "conflict")
-        await trimOnOverflow(this.#landing(), trigger, state.outcome);
+        await trimOnOverflow(this.#landing(), trigger, state.outcome, () => this.#begin(state));
       this.#reportOverflow(trigger, state.outcome);
       return state.outcome;
     } finally {
-      if (state.began) await commit.end();
+      if (state.began !== undefined) await commit.end();
     }
   }
 
@@ -164,9 +165,10 @@ export class CompactionRunner {
 
   /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */
   async #begin(state: RunState): Promise<boolean> {
-    if (state.began) return true;
-    state.began = true;
-    if (await this.#settings.commit.begin(state.policy.trigger, state.options.signal)) return true;
+    if (state.began === undefined) {
+      state.began = this.#settings.commit.begin(state.policy.trigger, state.options.signal);
+    }
+    if (await state.began) return true;
     state.outcome.discarded = "lease_held";
     return false;
   }
@@ -298,7 +300,7 @@ export class CompactionRunner {
     const { history } = this.#settings;
     if (state.from.length === history.messages.length && state.generation === history.generation)
       return;
-    state.from = history.snapshot();
+    state.from = history.messages;
     state.generation = history.generation;
     state.working = state.from;
   }

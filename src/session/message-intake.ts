@@ -68,6 +68,7 @@ export class MessageIntake {
     const parsed = parseOrThrow(MESSAGES, messages, "messages");
     const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
+    if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };
     return this.#messages(parsed, undefined);
   }
 

@@ -34,12 +34,10 @@ import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
 
-/** What a face adds to the session's options: how compactions land, and how handles are made. */
+/** What a face adds to the session's options: how compactions land. */
 export interface SessionCoreSettings {
   /** @default {@link IN_MEMORY_COMMIT} */
   commit?: CompactionCommit;
-  /** Makes the number of the next recall handle from the counter (a store's must be unique across workers). */
-  handleNumbers?: (next: number) => number;
 }
 
 /**
@@ -84,10 +82,7 @@ export class SessionCore {
     });
     this.hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
     const archive = options.archive ?? new MemoryArchive();
-    this.keeper =
-      archive === false
-        ? undefined
-        : new ArchiveKeeper(archive, this.sessionId, settings.handleNumbers);
+    this.keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.runner = new CompactionRunner({
       history: this.history,
       contextLimit: parsed.contextLimit,

@@ -117,3 +117,8 @@ export function serializeRecord(record: ArchiveRecord): unknown {
 export function serializeMessage(message: Message): SerializedMessage {
   return { ...message, createdAt: message.createdAt.toISOString() };
 }
+
+/** Validates one archive record as JSON (dates restored). @throws {ValidationError} naming `subject`. */
+export function parseArchiveRecord(value: unknown, subject: string): ArchiveRecord {
+  return parseOrThrow(ArchiveRecordSchema, value, subject);
+}

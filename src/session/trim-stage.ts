@@ -17,10 +17,13 @@ export async function trimOnOverflow(
   landing: Landing,
   trigger: CompactionTrigger,
   outcome: CompactionRunOutcome,
+  begin: () => Promise<boolean>,
 ): Promise<void> {
   const { history, contextLimit, trimTarget, clock } = landing;
   const contextUsedBefore = landing.contextUsed();
   if (trimTarget === undefined || contextUsedBefore <= TRIM_AT * contextLimit) return;
+  // Under the session's lease, as every compaction: the worker holding it compacts already.
+  if (!(await begin())) return;
   // What the measure counts beyond the messages (system prompt, tools) stays.
   const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
   const budget = Math.floor(trimTarget * contextLimit) - overhead;

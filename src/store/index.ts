@@ -20,8 +20,11 @@ export type {
   StoredState,
   StorePosition,
 } from "./session-store.js";
-export type { StoredCompactionReport } from "./stored-compaction.js";
-export { openSession, StoredSession } from "./stored-session.js";
+export {
+  openSession,
+  type StoredCompactionReport,
+  StoredSession,
+} from "./stored-session.js";
 export {
   DEFAULT_STORED_SESSION_OPTIONS,
   type StoredSessionOptions,

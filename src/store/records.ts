@@ -2,8 +2,9 @@ import { z } from "zod";
 import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import type { SessionEntry } from "../session/session-entry.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
-import { type Usage, UsageSchema } from "../session/context-meter.js";
+import { UsageSchema } from "../session/context-meter.js";
 import type { SerializedMessage, SessionSnapshot } from "../session/snapshot.js";
 
 /** The format of the records this version writes; it reads this one and none newer. */
@@ -11,12 +12,8 @@ export const STORE_FORMAT = 1;
 
 const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
 
-/** What one log record holds: messages appended, a usage recorded, or compact summaries stored. */
-export type LogEntry =
-  | { kind: "messages"; messages: Message[]; pinned?: string[] }
-  | { kind: "pins"; messageIds: string[] }
-  | { kind: "usage"; usage: Usage }
-  | { kind: "summaries"; summaries: Record<string, string> };
+/** What one log record holds: a session entry (messages, pins, a usage, compact summaries). */
+export type LogEntry = SessionEntry;
 
 /** A log record: its entry and the head version the writer's history had when it wrote it. */
 export type LogRecord = LogEntry & {
@@ -63,7 +60,7 @@ export interface HeadRecord {
   snapshot: SessionSnapshot;
   /**
    * Id of the last message when it is an assistant message with `tool_use` whose thinking the
-   * compaction removed: results that answer it later need a continuation (see `replay.ts`).
+   * compaction removed: results that answer it later need a continuation (see `Replay`).
    */
   strippedToolCall?: string;
 }

@@ -1,4 +1,5 @@
-import { ValidationError } from "../core/errors.js";
+import type { CompactionUsage } from "../core/compactor.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -7,32 +8,25 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
-import { AgentSession } from "../session/agent-session.js";
+import { isPlainObject } from "../core/plain-object.js";
 import type { ArchiveRecord } from "../session/archive.js";
-import { CompactionHooks } from "../session/compaction-hooks.js";
+import type { CompactingSession } from "../session/compacting-session.js";
 import type {
+  CompactionRunOutcome,
   ForceCompactOptions,
   ForceCompactResult,
   MaybeCompactOptions,
+  MaybeCompactReport,
 } from "../session/compaction-report.js";
+import type { CompactionRunOptions } from "../session/compaction-run.js";
 import type { Usage } from "../session/context-meter.js";
-import type { CompactionEvent, CompactionEventListener } from "../session/events.js";
-import { type AgentSessionOptions, sessionCompactors } from "../session/options.js";
-import type { SessionSnapshot } from "../session/snapshot.js";
+import type { CompactionEventListener } from "../session/events.js";
+import { SessionCore } from "../session/session-core.js";
+import type { Intake } from "../session/session-entry.js";
+import { parseSnapshot, type SessionSnapshot } from "../session/snapshot.js";
 import type { ToolResultInput } from "../session/tool-results.js";
-import { CompactionQueue } from "./compaction-queue.js";
-import { MessageHelper } from "./message-helper.js";
-import {
-  assistantRecord,
-  messagesRecord,
-  pinRecord,
-  type RecordBuilder,
-  summariesRecord,
-  toolResultsRecord,
-  usageRecord,
-  userTextRecord,
-} from "./record-builders.js";
-import { decodeRecord, encodeRecord, type LogEntry } from "./records.js";
+import { decodeHead, decodeRecord, encodeHead, encodeRecord, storedDataError } from "./records.js";
+import { Replay, strippedToolCall } from "./replay.js";
 import {
   type AppendResult,
   assertName,
@@ -40,13 +34,12 @@ import {
   type StoredState,
   type StorePosition,
 } from "./session-store.js";
-import { SessionView, type SessionViewOptions, viewOptions } from "./session-view.js";
-import type {
-  CompactionBase,
-  CompactionHost,
-  StoredCompactionReport,
-} from "./stored-compaction.js";
+import { StoreArchive } from "./store-archive.js";
+import { StoreCommit } from "./store-commit.js";
 import { type StoredSessionOptions, splitOptions } from "./stored-session-options.js";
+
+/** What `StoredSession.maybeCompact` did (`discarded` says why a compaction did not land). */
+export type StoredCompactionReport = MaybeCompactReport;
 
 /** The longest pause, in milliseconds, of a write that lost races to other workers' writes. */
 const MAX_BACKOFF_MS = 20;
@@ -69,82 +62,91 @@ export async function openSession(
   sessionId: string,
   options: StoredSessionOptions,
 ): Promise<StoredSession> {
-  assertName(sessionId, "session id");
   const session = new StoredSession(store, sessionId, options);
   await session.refresh();
   return session;
 }
 
 /**
- * A session kept in a {@link SessionStore} and shared by workers: the methods of
- * `AgentSession`, made async where they write. Each write is persisted before it resolves, as
- * one record appended at the log's tail (after reading what others appended, when they did);
- * `messages` is the conversation as of this worker's last call. Compactions are computed from
- * a version of the history and applied by compare-and-swap (see `maybeCompact`).
- * Open one with {@link openSession}.
+ * A session kept in a {@link SessionStore} and shared by workers: the same core as
+ * `AgentSession`, its writes persisted before they apply. Each write is one record appended
+ * at the log's tail by compare-and-swap (after reading what others appended, when they did);
+ * every worker replays the records in the store's order through the same apply. Compactions
+ * run under the session's lease and land by compare-and-swap of the head; archived originals
+ * are stored apart from it. Open one with {@link openSession}.
  */
-export class StoredSession {
+export class StoredSession implements CompactingSession<"async"> {
   readonly #store: SessionStore;
-  readonly #sessionId: string;
-  readonly #own: { leaseMs: number; maxAttempts: number; workerId: string };
-  readonly #options: Omit<AgentSessionOptions, "sessionId">;
-  readonly #viewOptions: SessionViewOptions;
-  readonly #listeners = new Set<CompactionEventListener>();
-  readonly #host: CompactionHost;
-  #view: SessionView | undefined;
+  readonly #core: SessionCore;
+  readonly #leaseMs: number;
+  readonly #maxAttempts: number;
+  readonly #workerId: string;
+  readonly #replay: Replay;
+  #tail = 0;
+  #version = 0;
+  #read = false;
   #lock: Promise<unknown> = Promise.resolve();
-  readonly #compactions: CompactionQueue;
-  #failures = 0;
-  readonly #helper: MessageHelper;
 
   /** Use {@link openSession}, which reads the session first. @throws {ValidationError} for bad options. */
   constructor(store: SessionStore, sessionId: string, options: StoredSessionOptions) {
     assertName(sessionId, "session id");
     const { own, session } = splitOptions(options);
-    // Validates the session's options as AgentSession does.
-    new AgentSession({ ...session, sessionId });
     this.#store = store;
-    this.#sessionId = sessionId;
-    this.#own = { ...own, workerId: own.workerId ?? newId() };
-    const hooks = new CompactionHooks(session.beforeCompact, session.afterCompact, session.logger);
-    const before = hooks.scopedBefore;
-    this.#options = before === undefined ? session : { ...session, beforeCompact: before };
-    this.#viewOptions = viewOptions(sessionId, session);
-    this.#helper = new MessageHelper(this.#viewOptions);
-    if (session.onEvent) this.#listeners.add(session.onEvent);
-    this.#host = this.#compactionHost();
-    this.#compactions = new CompactionQueue(this.#host, hooks);
+    this.#leaseMs = own.leaseMs;
+    this.#maxAttempts = own.maxAttempts;
+    this.#workerId = own.workerId ?? newId();
+    this.#replay = new Replay(session.keepStaleThinking === true);
+    const commit = new StoreCommit({
+      store,
+      sessionId,
+      workerId: this.#workerId,
+      leaseMs: this.#leaseMs,
+      exclusive: (task) => this.#exclusive(task),
+      swap: (conversation, apply) => this.#swap(conversation, apply),
+    });
+    const archive = session.archive ?? new StoreArchive(store);
+    this.#core = new SessionCore({ ...session, archive, sessionId }, { commit });
   }
 
   /** This session's id in the store. */
   get sessionId(): string {
-    return this.#sessionId;
+    return this.#core.sessionId;
   }
 
   /** The model's context window in tokens. */
   get contextLimit(): number {
-    return this.#options.contextLimit;
+    return this.#core.contextLimit;
   }
 
   /** Tokens the next request's messages take (see `AgentSession.contextUsed`). */
   get contextUsed(): number {
-    return this.#current.session.contextUsed;
+    return this.#core.history.meter.contextUsed;
   }
 
   /** The conversation as of this worker's last call, a frozen snapshot. */
   get messages(): readonly Message[] {
-    return this.#current.session.messages;
+    this.#assertRead();
+    return this.#core.history.messages;
   }
 
   /** The compact summaries stored so far, by tool use id. */
   get compactSummaries(): ReadonlyMap<string, string> {
-    return this.#current.session.compactSummaries;
+    return this.#core.history.summaries;
+  }
+
+  /** Whether this worker is compacting now. */
+  get isCompacting(): boolean {
+    return this.#core.isCompacting;
+  }
+
+  /** What this worker's compactions cost, summed. */
+  get compactionUsage(): Readonly<CompactionUsage> {
+    return this.#core.compactionUsage;
   }
 
   /** The store position this worker's copy reflects: the log's tail and the head's version. */
   get position(): StorePosition {
-    const view = this.#current;
-    return { tail: view.tail, version: view.version };
+    return { tail: this.#tail, version: this.#version };
   }
 
   /** Reads what other workers appended or compacted since this worker's last call. */
@@ -157,99 +159,137 @@ export class StoredSession {
    * (the same message ids) appends nothing twice.
    */
   append(...messages: Message[]): Promise<void> {
-    return this.#write(messagesRecord(messages));
+    return this.#write(() => {
+      const { history } = this.#core;
+      const stored = messages.every(
+        (message) =>
+          isPlainObject(message) && typeof message.id === "string" && history.has(message.id),
+      );
+      if (stored && messages.length > 0) return { entry: undefined, result: undefined, events: [] };
+      return this.#core.intake.append(messages);
+    });
   }
 
   /** Appends a user message with `text`, opening a new turn; `pinned` pins it (see `pin`). */
-  addUserText(text: string, options: { pinned?: boolean } = {}): Promise<UserMessage> {
-    return this.#write(userTextRecord(text, options));
+  addUserText(text: string, options?: { pinned?: boolean }): Promise<UserMessage> {
+    return this.#write(() => this.#core.intake.addUserText(text, options));
   }
 
   /**
-   * Pins one of the user's own messages: no compaction changes or removes it (see
-   * `AgentSession.pin`). A pin written while another worker's compaction folds the message
-   * comes too late: the summary holds it then.
+   * Pins one of the user's own messages (see `AgentSession.pin`). A pin written while another
+   * worker's compaction folds the message comes too late: the summary holds it then.
    */
   pin(messageId: string): Promise<void> {
-    return this.#write(pinRecord(messageId));
+    return this.#write(() => this.#core.intake.pin(messageId));
   }
 
-  /**
-   * What a compaction removed or replaced, by the recall handle its placeholder names (see
-   * `AgentSession.recall`), from the session's archive: by default the head carries it.
-   */
+  /** The archived original a placeholder names, read from the store (see `AgentSession.recall`). */
   recall(handle: string): Promise<ArchiveRecord> {
-    return this.#exclusive(async () => this.#current.session.recall(handle));
+    return this.#core.recall(handle);
   }
 
   /** Appends an assistant message to the current turn. */
   addAssistant(content: ContentBlock[]): Promise<AssistantMessage> {
-    return this.#write(assistantRecord(content));
+    return this.#write(() => this.#core.intake.addAssistant(content));
   }
 
   /** Appends tool results as one user message in the current turn (see `AgentSession.addToolResults`). */
   addToolResults(results: ToolResultInput[]): Promise<UserMessage> {
-    return this.#write(toolResultsRecord(results));
+    return this.#write(() => this.#core.intake.addToolResults(results));
+  }
+
+  /** Appends a mid-conversation `role: "system"` message to the current turn. */
+  addSystemMessage(text: string): Promise<Message> {
+    return this.#write(() => this.#core.intake.addSystemMessage(text));
   }
 
   /** Records the usage the model reported for the last request. */
   recordUsage(usage: Usage): Promise<void> {
-    return this.#write(usageRecord(usage));
+    return this.#write(() => this.#core.intake.recordUsage(usage));
   }
 
   /** Stores compact summaries of tool results, by tool use id. */
   storeCompactSummaries(
     summaries: ReadonlyMap<string, string> | Record<string, string>,
   ): Promise<void> {
-    return this.#write(summariesRecord(summaries));
+    return this.#write(() => this.#core.intake.storeCompactSummaries(summaries));
   }
 
-  /** Reports what the API changed in the last request (see `AgentSession.recordInputTransformations`); not stored. */
+  /** Reports a response's `input_transformations` (an event on this worker; not stored). */
   recordInputTransformations(transformations: readonly JsonObject[]): void {
-    const helper = new AgentSession({ contextLimit: this.contextLimit, compactor: false });
-    helper.on((event) => this.#emit(event));
-    helper.recordInputTransformations(transformations);
+    this.#core.take(this.#core.intake.recordInputTransformations(transformations));
+  }
+
+  /** Reports a response's `context_management.applied_edits` (an event on this worker; not stored). */
+  recordContextEdits(edits: readonly JsonObject[]): void {
+    this.#core.take(this.#core.intake.recordContextEdits(edits));
+  }
+
+  /** Reports a response's `diagnostics.cache_miss_reason` (an event on this worker; not stored). */
+  recordCacheDiagnosis(reason: JsonObject | null): void {
+    this.#core.take(this.#core.intake.recordCacheDiagnosis(reason));
   }
 
   /** Subscribes to compaction events; returns the unsubscribe function. */
   on(listener: CompactionEventListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#core.on(listener);
   }
 
   /**
-   * Compacts if the context is above a compactor's threshold, as `AgentSession.maybeCompact`
-   * does, from the history as read now. Under the session's lease (when another worker holds
-   * it, this one does not compact: `discarded: "lease_held"`), applied by compare-and-swap of
-   * the head: messages appended meanwhile stay after the compacted prefix; when another worker
-   * changed the head first, it is computed again on the new history (`maxAttempts` in all).
-   * Never rejects for a summarizer failure; rejects when the store cannot be reached.
+   * Compacts if a threshold is crossed, as `AgentSession.maybeCompact` does, on the history as
+   * read now (one store read when nothing is due). Under the session's lease (another worker
+   * holding it: `discarded: "lease_held"`), landed by compare-and-swap of the head: messages
+   * appended meanwhile stay after the compacted prefix; when another worker changed the head
+   * first, it is computed again on the new history (`maxAttempts` in all, then `discarded:
+   * "conflict"`). Never rejects for a summarizer failure; rejects when the store cannot be reached.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<StoredCompactionReport> {
-    return this.#compactions.maybeCompact(options);
+    return this.#core.maybeCompact(options, (parsed) =>
+      this.#core.runAutoWith(parsed, () => this.#attempts("auto", parsed)),
+    );
   }
 
   /**
-   * Compacts now, whatever the thresholds, all or nothing (see `AgentSession.forceCompact`):
-   * waits for the lease while another worker compacts (at most `leaseMs`, then rejects with
-   * `busy`), and rejects with `aborted` when other workers' compactions won `maxAttempts` times.
+   * Compacts now, all or nothing (see `AgentSession.forceCompact`): waits for the lease while
+   * another worker compacts (at most `leaseMs`, then rejects with `busy`), and rejects with
+   * `aborted` when other workers' compactions won `maxAttempts` times.
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
-    return this.#compactions.forceCompact(options);
+    return this.#core.forceCompact(options, (parsed) => this.#attempts("manual", parsed));
   }
 
   /** A snapshot of the conversation as this worker has it (`AgentSession.toJSON`). */
   toJSON(): SessionSnapshot {
-    return this.#current.session.toJSON();
+    this.#assertRead();
+    return this.#core.toJSON();
   }
 
-  get #current(): SessionView {
-    if (this.#view === undefined) {
+  /** One run after reading the store, again after a lost race, `maxAttempts` in all. */
+  async #attempts(
+    trigger: "auto" | "manual",
+    options: CompactionRunOptions,
+  ): Promise<CompactionRunOutcome> {
+    for (let attempt = 1; ; attempt += 1) {
+      await this.#exclusive(() => this.#sync());
+      const outcome = await this.#core.runner.run(trigger, options);
+      if (outcome.discarded !== "conflict" || attempt >= this.#maxAttempts) {
+        if (trigger === "manual" && outcome.discarded === "conflict") {
+          throw new CompactionError(
+            "aborted",
+            `session ${JSON.stringify(this.sessionId)} was compacted by another worker while this one compacted, ${attempt} times: nothing of this compaction was applied`,
+          );
+        }
+        return outcome;
+      }
+    }
+  }
+
+  #assertRead(): void {
+    if (!this.#read) {
       throw new ValidationError("stored session", [
         { path: [], message: "is not read yet: open it with `await openSession(…)`" },
       ]);
     }
-    return this.#view;
   }
 
   /** Runs `task` after every other read or write of this object. */
@@ -261,62 +301,102 @@ export class StoredSession {
 
   /** Brings the copy up to the store: the records appended since, or all of it after a new head. */
   async #sync(known?: StoredState): Promise<void> {
-    const view = this.#view;
+    const sessionId = this.sessionId;
     const state =
-      known ?? (await this.#store.read(this.#sessionId, view?.tail ?? 0, view?.version));
-    if (view !== undefined && state.version === view.version) {
-      view.applyRecords(state.records);
+      known ??
+      (await this.#store.read(sessionId, this.#tail, this.#read ? this.#version : undefined));
+    if (this.#read && state.version === this.#version) {
+      this.#replayRecords(state.records);
       return;
     }
-    const full =
-      view === undefined || view.tail <= state.through
-        ? state
-        : await this.#store.read(this.#sessionId, 0);
-    this.#view = SessionView.load(this.#viewOptions, full);
+    const full = this.#tail <= state.through ? state : await this.#store.read(sessionId, 0);
+    this.#loadHead(full);
+    this.#replayRecords(full.records);
+    this.#read = true;
+  }
+
+  /** Takes a new head (a compaction another worker landed), or the empty session at version 0. */
+  #loadHead(state: StoredState): void {
+    const sessionId = this.sessionId;
+    this.#version = state.version;
+    this.#tail = state.through;
+    if (state.head === undefined) return;
+    const head = decodeHead(sessionId, state.head);
+    let snapshot: ReturnType<typeof parseSnapshot>;
+    try {
+      snapshot = parseSnapshot(head.snapshot);
+    } catch (error) {
+      if (!ValidationError.isInstance(error)) throw error;
+      throw storedDataError(sessionId, ["head", "snapshot"], error.issues);
+    }
+    if (snapshot.sessionId !== sessionId) {
+      throw storedDataError(
+        sessionId,
+        ["head", "snapshot", "sessionId"],
+        [{ path: [], message: `is ${JSON.stringify(snapshot.sessionId)}, not this session's id` }],
+      );
+    }
+    this.#core.load(snapshot);
+    this.#replay.strippedToolCall = head.strippedToolCall;
+  }
+
+  /** Replays stored records, which must follow this copy's position without a gap. */
+  #replayRecords(records: readonly { seq: number; data: string }[]): void {
+    for (const { seq, data } of records) {
+      if (seq <= this.#tail) continue;
+      if (seq !== this.#tail + 1) {
+        throw storedDataError(
+          this.sessionId,
+          ["log", this.#tail + 1],
+          [{ path: [], message: `is missing (the next record read is ${seq})` }],
+        );
+      }
+      this.#applyRecord(seq, decodeRecord(this.sessionId, seq, data));
+    }
+  }
+
+  /** Applies record `seq` through the core's apply, as every worker does. */
+  #applyRecord(seq: number, record: ReturnType<typeof decodeRecord>): void {
+    const { headVersion, ...entry } = record;
+    const { history } = this.#core;
+    const landing = this.#replay.entry(
+      entry,
+      headVersion < this.#version,
+      (id) => history.has(id),
+      history.last,
+    );
+    if (landing !== undefined) this.#core.apply(landing);
+    this.#tail = seq;
   }
 
   /**
-   * Appends the record `build` makes from the conversation as this worker has it, on a helper
-   * session holding its last message (so helpers assign turns and check tool results as
-   * `AgentSession` does). On a conflict it reads what changed and builds again. The record
-   * carries the head version the caller's content came from, whatever the attempt.
+   * Persists the entry `build` makes from the conversation as this worker has it, then applies
+   * it. On a conflict it reads what changed and builds again; a refusal on a stale copy is
+   * final only once the copy is the store's latest. The record carries the head version the
+   * caller's content came from, whatever the attempt.
    */
-  #write<T>(build: RecordBuilder<T>): Promise<T> {
+  #write<T>(build: () => Intake<T>): Promise<T> {
     return this.#exclusive(async () => {
-      const headVersion = this.#current.version;
+      this.#assertRead();
+      const headVersion = this.#version;
       let synced = false;
-      let conflicts = 0;
-      for (;;) {
-        const view = this.#current;
-        const helper = this.#helper.for(view);
-        let built: { entry: LogEntry; result: T } | undefined;
+      for (let conflicts = 0; ; ) {
+        let intake: Intake<T>;
         try {
-          built = build(helper, view);
+          intake = build();
         } catch (error) {
-          this.#helper.reset();
-          // Refused on this worker's copy: refused for good only when it is the store's latest.
           if (synced || !ValidationError.isInstance(error)) throw error;
           synced = true;
           await this.#sync();
           continue;
         }
-        if (built === undefined) return undefined as T;
-        const data = encodeRecord({ ...built.entry, headVersion });
-        const position = { tail: view.tail, version: view.version };
-        let outcome: AppendResult;
-        try {
-          outcome = await this.#store.append(this.#sessionId, position, data);
-        } catch (error) {
-          this.#helper.reset();
-          throw error;
-        }
+        if (intake.entry === undefined) return this.#core.take(intake);
+        const data = encodeRecord({ ...intake.entry, headVersion });
+        const outcome: AppendResult = await this.#store.append(this.sessionId, this.position, data);
         if (outcome.appended) {
-          view.apply(outcome.seq, decodeRecord(this.#sessionId, outcome.seq, data));
-          this.#helper.committed(view, helper);
-          for (const event of this.#helper.events) this.#emit(event);
-          return built.result;
+          this.#applyRecord(outcome.seq, { ...intake.entry, headVersion });
+          return this.#core.take({ ...intake, entry: undefined });
         }
-        this.#helper.reset();
         await this.#sync(outcome.state);
         synced = true;
         conflicts += 1;
@@ -326,60 +406,24 @@ export class StoredSession {
     });
   }
 
-  #compactionHost(): CompactionHost {
-    const self = this;
-    return {
-      store: this.#store,
-      sessionId: this.#sessionId,
-      workerId: this.#own.workerId,
-      leaseMs: this.#own.leaseMs,
-      maxAttempts: this.#own.maxAttempts,
-      sessionOptions: this.#options,
-      compactors: sessionCompactors({ ...this.#options, sessionId: this.#sessionId }),
-      get failures() {
-        return self.#failures;
-      },
-      set failures(value: number) {
-        self.#failures = value;
-      },
-      capture: () =>
-        this.#exclusive(async (): Promise<CompactionBase> => {
-          await this.#sync();
-          const view = this.#current;
-          return {
-            snapshot: view.session.toJSON(),
-            position: { tail: view.tail, version: view.version },
-            contextUsed: view.session.contextUsed,
-          };
-        }),
-      apply: (position, data) =>
-        this.#exclusive(async () => {
-          const applied = await this.#store.swapHead(this.#sessionId, position.version, {
-            through: position.tail,
-            data,
-          });
-          if (applied) {
-            const state = { ...position, version: position.version + 1, through: position.tail };
-            this.#view = SessionView.load(this.#viewOptions, { ...state, head: data, records: [] });
-          }
-          await this.#sync();
-          return applied;
-        }),
-      contextUsed: () => this.contextUsed,
-      emit: (event) => this.#emit(event),
-    };
-  }
-
-  #emit(event: CompactionEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#options.logger?.warn("agent-compaction: an event listener threw", {
-          event: event.type,
-          error,
-        });
-      }
+  /** The commit step's swap: the head as the session would be with `conversation`, by compare-and-swap. */
+  async #swap(conversation: Message[], apply: (conversation: Message[]) => void): Promise<boolean> {
+    const stripped = strippedToolCall(this.#core.history.last, conversation.at(-1));
+    const data = encodeHead({
+      snapshot: this.#core.toJSON(conversation),
+      ...(stripped === undefined ? {} : { strippedToolCall: stripped }),
+    });
+    const swapped = await this.#store.swapHead(this.sessionId, this.#version, {
+      through: this.#tail,
+      data,
+    });
+    if (!swapped) {
+      await this.#sync();
+      return false;
     }
+    apply(conversation);
+    this.#version += 1;
+    this.#replay.strippedToolCall = stripped;
+    return true;
   }
 }
