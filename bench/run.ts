@@ -2,13 +2,16 @@
  * `npm run bench`: the deterministic, offline benchmark. Part 1 runs simulated agent loops
  * with every strategy; part 2 times `compact` and `maybeCompact`; part 3 times
  * `ThresholdCompactor.compact` side by side with the AI SDK's `pruneMessages` and LangChain's
- * `trimMessages`. Prints tables and the issue's targets with PASS/FAIL, and writes
+ * `trimMessages`; part 4 times the stores; part 5 prices simulated and real runs in dollars at
+ * cache prices (`bench/dollars.ts`). Prints tables and the issue's targets with PASS/FAIL, and writes
  * `bench/results.json` (a part run alone replaces only its own key).
  *
  *   npm run bench                      everything (3–5 minutes on 2 cores; part 3 runs each size
  *                                      in a fresh process)
  *   npm run bench -- --quick           50 and 200 steps, 1k and 10k messages
- *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores (also --only=peers)
+ *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars (also --only=peers)
+ *   npm run bench -- --only dollars --trajectories ../shared/realdata [--window 64000]
+ *                                      part 5 on the simulated runs and on recorded runs
  *   npm run bench -- --trim-budget=600 time trimMessages where one run is estimated under 600 s
  *                                      (default 60: it is quadratic, so 100k is skipped)
  *   npm run bench -- --readme          also writes bench/README.md and bench/README-summary.md
@@ -20,6 +23,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
+import { DOLLAR_STRATEGIES, type DollarRun, PRICE_SETS, simulateDollars } from "./dollars.js";
+import { replayDollars } from "./dollars-replay.js";
+import { dollarDetailRows, dollarRows, dollarTargets, realTotals } from "./dollars-report.js";
 import {
   FLOOR_HEADERS,
   type FloorRow,
@@ -46,7 +52,7 @@ import {
   processRatioLines,
 } from "./peers.js";
 import { benchReadme, readmeSummary } from "./readme.js";
-import { replayAll, replayHeaders, replayRows } from "./replay.js";
+import { replayAll, replayHeaders, replayRows, runsIn } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
@@ -57,7 +63,7 @@ import { generateTrajectory, type Trajectory, type WorkloadShape } from "./workl
 
 const SEED = 20_260_101;
 const SHAPES: readonly WorkloadShape[] = ["short-turns", "long-turn"];
-const PARTS = ["trajectories", "speed", "peers", "stores"] as const;
+const PARTS = ["trajectories", "speed", "peers", "stores", "dollars"] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -118,7 +124,18 @@ interface Results {
   speed: SpeedRow[];
   peers?: PeerResults;
   stores?: StoreRow[];
+  dollars?: DollarResults;
   targets: TargetCheck[];
+}
+
+/** Part 5 in `results.json`. */
+interface DollarResults {
+  settings: typeof DEFAULT_SIMULATION_SETTINGS;
+  priceSets: typeof PRICE_SETS;
+  strategies: { name: string; description: string }[];
+  simulated: DollarRun[];
+  /** Recorded runs, when `--trajectories` was given, with the window they were replayed in. */
+  real?: { directory: string; window: number; runs: DollarRun[] };
 }
 
 function readResults(): Results | undefined {
@@ -295,6 +312,76 @@ function runPeers(environment: Environment): PeerResults {
   };
 }
 
+/** Prints one workload's two dollar tables. */
+function printDollarTables(title: string, runs: readonly DollarRun[]): void {
+  print();
+  print(title);
+  const money = dollarRows(runs);
+  print(renderTable(money.headers, money.rows));
+  const detail = dollarDetailRows(runs);
+  print(renderTable(detail.headers, detail.rows));
+}
+
+/** Part 5: dollars at cache prices, simulated (and recorded runs with `--trajectories`). */
+async function runDollars(saved: DollarResults | undefined): Promise<DollarResults> {
+  const simulated: DollarRun[] = [];
+  for (const steps of quick ? [50, 200] : [500, 2000]) {
+    const trajectory = generateTrajectory({ steps, shape: "short-turns", seed: SEED });
+    progress(`dollars ${steps} steps:`);
+    for (const strategy of DOLLAR_STRATEGIES) {
+      simulated.push(await simulateDollars(trajectory, strategy));
+      progress(` ${strategy.name}`);
+    }
+    progress("\n");
+  }
+  print();
+  print(
+    `Part 5 · dollars · window ${DEFAULT_SIMULATION_SETTINGS.contextLimit.toLocaleString("en")} tokens, seed ${SEED}, ` +
+      "every request billed against a prefix cache (reads: the longest prefix byte-identical to the previous request; writes: the rest, 5-minute); the agent's own output left out",
+  );
+  for (const strategy of DOLLAR_STRATEGIES)
+    print(`  ${strategy.name.padEnd(26)} ${strategy.description}`);
+  for (const workload of [...new Set(simulated.map((run) => run.workload))]) {
+    printDollarTables(
+      `simulated ${workload} steps`,
+      simulated.filter((run) => run.workload === workload),
+    );
+  }
+  let real = saved?.real;
+  const directory = optionValue("--trajectories");
+  if (directory !== undefined) {
+    const window = Number(optionValue("--window") ?? 64_000);
+    const runs: DollarRun[] = [];
+    progress("dollars, recorded runs:");
+    for (const file of runsIn(directory)) {
+      for (const strategy of DOLLAR_STRATEGIES)
+        runs.push(await replayDollars(file, strategy, window));
+      progress(".");
+    }
+    progress("\n");
+    real = { directory, window, runs };
+  }
+  if (real !== undefined) {
+    for (const workload of [...new Set(real.runs.map((run) => run.workload))]) {
+      printDollarTables(
+        `recorded ${workload}, ${real.window.toLocaleString("en")}-token window`,
+        real.runs.filter((run) => run.workload === workload),
+      );
+    }
+    printDollarTables(
+      `recorded runs, all ${new Set(real.runs.map((run) => run.workload)).size} together (none: only if every run fits)`,
+      realTotals(real.runs),
+    );
+  }
+  return {
+    settings: DEFAULT_SIMULATION_SETTINGS,
+    priceSets: PRICE_SETS,
+    strategies: DOLLAR_STRATEGIES.map(({ name, description }) => ({ name, description })),
+    simulated,
+    ...(real === undefined ? {} : { real }),
+  };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const environment: Environment = {
@@ -373,6 +460,12 @@ async function main(): Promise<void> {
     print(renderTable(STORE_HEADERS, storeRows(stores)));
   }
 
+  let dollars = saved?.dollars;
+  if (runs("dollars")) {
+    dollars = await runDollars(dollars);
+    newTargets.push(...dollarTargets(dollars.simulated));
+  }
+
   print();
   print("Targets");
   for (const line of targetLines(newTargets)) print(line);
@@ -389,10 +482,12 @@ async function main(): Promise<void> {
     speed,
     ...(peers === undefined ? {} : { peers }),
     ...(stores === undefined ? {} : { stores }),
+    ...(dollars === undefined ? {} : { dollars }),
     targets: [
       ...trajectoryTargets(trajectories),
       ...speedTargets(speed),
       ...(peers === undefined ? [] : peerTargets(peers.rows, peers.floors)),
+      ...(dollars === undefined ? [] : dollarTargets(dollars.simulated)),
     ],
   };
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
@@ -416,7 +511,7 @@ if (peerSize !== undefined) {
   writeReadmes(saved);
 } else {
   const replayDirectory = optionValue("--trajectories");
-  if (replayDirectory === undefined) await main();
+  if (replayDirectory === undefined || only === "dollars") await main();
   else {
     // Real agent runs (e.g. ../shared/realdata): each replayed through each strategy.
     const window = Number(optionValue("--window") ?? 64_000);
