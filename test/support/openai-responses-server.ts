@@ -156,6 +156,8 @@ export class ResponsesApiServer {
   readonly issued: Issued = { encrypted: new Map(), requiresReasoning: new Map() };
   /** Answers `POST /v1/responses`; replace it between requests. */
   script: ResponsesScript;
+  /** When set, `/responses/compact` answers with this status (an API error). */
+  failCompact: number | undefined;
   /** Requests refused, with why (the client saw a 400). */
   readonly refusals: InputProblem[] = [];
   readonly #server: Server;
@@ -228,8 +230,14 @@ export class ResponsesApiServer {
         },
       });
     }
-    if (recorded.path.startsWith("/v1/responses/compact"))
+    if (recorded.path.startsWith("/v1/responses/compact")) {
+      if (this.failCompact !== undefined) {
+        return send(response, this.failCompact, {
+          error: { message: "The server had an error", type: "server_error" },
+        });
+      }
       return send(response, 200, this.#compact(body));
+    }
     if (recorded.path.startsWith("/v1/responses")) {
       const scripted = await this.script(recorded, (kind) => this.id(kind));
       return send(response, 200, this.#respond(body, scripted));

@@ -1,0 +1,132 @@
+import OpenAI from "openai";
+import type {
+  Response,
+  ResponseCreateParamsNonStreaming,
+} from "openai/resources/responses/responses";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import { isPlainObject } from "../core/plain-object.js";
+
+/** Options of one SDK request (`timeout`, `headers`, `maxRetries`, `signal`, …). */
+export type OpenAIRequestOptions = NonNullable<Parameters<OpenAI["responses"]["compact"]>[1]>;
+type RequestOptions = OpenAIRequestOptions;
+
+/** The client shape {@link OpenAILlmClient} needs: `responses.create` (an `OpenAI` or `AzureOpenAI`). */
+export interface OpenAIResponsesClient {
+  responses: {
+    create(body: ResponseCreateParamsNonStreaming, options?: RequestOptions): PromiseLike<Response>;
+  };
+}
+
+/** Extra `responses.create` parameters for every summary request (`reasoning`, `store`, …). */
+export type OpenAIExtraParams = Omit<
+  Partial<ResponseCreateParamsNonStreaming>,
+  "model" | "input" | "instructions" | "max_output_tokens" | "stream"
+>;
+
+/** Options of {@link OpenAILlmClient}. */
+export interface OpenAILlmClientOptions {
+  /** The client. @default new OpenAI() (reads OPENAI_API_KEY) */
+  client?: OpenAIResponsesClient;
+  /** The model that writes summaries. */
+  model: string;
+  /** The summary's token budget when the request sets none. @default 2048 */
+  maxOutputTokens?: number;
+  /** Extra parameters for every request. @default none */
+  params?: OpenAIExtraParams;
+  /** SDK request options (timeout, headers, retries). @default none */
+  requestOptions?: RequestOptions;
+}
+
+/** Defaults of {@link OpenAILlmClientOptions}. */
+export const DEFAULT_OPENAI_LLM_CLIENT_OPTIONS = Object.freeze({ maxOutputTokens: 2048 });
+
+/** Whether `value` has `responses.<method>` as a function. */
+export function hasResponsesMethod(value: unknown, method: string): boolean {
+  return (
+    isPlainObjectLike(value) &&
+    isPlainObjectLike(value.responses) &&
+    typeof value.responses[method] === "function"
+  );
+}
+
+function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function checkOptions(options: OpenAILlmClientOptions): void {
+  if (!isPlainObject(options)) {
+    throw new ValidationError("OpenAILlmClientOptions", [
+      { path: [], message: "must be an object" },
+    ]);
+  }
+  const issues: ValidationIssue[] = [];
+  const { client, model, maxOutputTokens, params, requestOptions } = options;
+  if (client !== undefined && !hasResponsesMethod(client, "create"))
+    issues.push({ path: ["client"], message: "must be an OpenAI client (with responses.create)" });
+  if (typeof model !== "string" || model === "")
+    issues.push({ path: ["model"], message: "must be a non-empty string" });
+  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0))
+    issues.push({ path: ["maxOutputTokens"], message: "must be a whole number above 0" });
+  if (params !== undefined && !isPlainObject(params))
+    issues.push({ path: ["params"], message: "must be an object" });
+  if (requestOptions !== undefined && !isPlainObject(requestOptions))
+    issues.push({ path: ["requestOptions"], message: "must be an object" });
+  if (issues.length > 0) throw new ValidationError("OpenAILlmClientOptions", issues);
+}
+
+/**
+ * An `LlmClient` on OpenAI's Responses API: each summary is one `responses.create` call, the
+ * summarizer's system prompt as `instructions`, the request's token budget and abort signal.
+ * SDK errors are thrown as they are, so `LLMCompactor` reports them as `llm_error`.
+ *
+ * @example
+ * const compactor = new LLMCompactor(new OpenAILlmClient({ client: new OpenAI(), model: "gpt-5.6-luna" }));
+ */
+export class OpenAILlmClient implements LlmClient {
+  /** The model that writes summaries. */
+  readonly model: string;
+  readonly #client: OpenAIResponsesClient;
+  readonly #options: OpenAILlmClientOptions;
+
+  /** @throws {ValidationError} when an option is invalid. */
+  constructor(options: OpenAILlmClientOptions) {
+    checkOptions(options);
+    this.model = options.model;
+    this.#client = options.client ?? new OpenAI();
+    this.#options = { ...options };
+  }
+
+  /** Sends the prompt as the input and returns the reply's text. */
+  async complete(request: LlmRequest): Promise<string> {
+    const options = this.#options;
+    const body: ResponseCreateParamsNonStreaming = {
+      ...options.params,
+      model: this.model,
+      input: request.prompt,
+      max_output_tokens:
+        request.maxTokens ??
+        options.maxOutputTokens ??
+        DEFAULT_OPENAI_LLM_CLIENT_OPTIONS.maxOutputTokens,
+      ...(request.system === undefined ? {} : { instructions: request.system }),
+    };
+    const response = await this.#client.responses.create(body, {
+      ...options.requestOptions,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    if (!isPlainObjectLike(response) || !Array.isArray(response.output)) {
+      throw new TypeError("OpenAI response has no output array");
+    }
+    return responseText(response);
+  }
+}
+
+/** The text of a response: its assistant messages' `output_text` parts, concatenated. */
+export function responseText(response: Pick<Response, "output">): string {
+  let text = "";
+  for (const item of response.output) {
+    if (item.type !== "message") continue;
+    for (const part of item.content) if (part.type === "output_text") text += part.text;
+  }
+  return text;
+}
