@@ -1,3 +1,19 @@
+export { type ApiErrorBody, StandInApiError } from "./anthropic-rules/api-error.js";
+export type {
+  StandInCompactionReply,
+  StandInMessageReply,
+  StandInToolCall,
+} from "./anthropic-rules/responses.js";
+export {
+  AnthropicStandIn,
+  type AnthropicStandInOptions,
+  DEFAULT_ANTHROPIC_STAND_IN_OPTIONS,
+  type StandInEndpoint,
+  type StandInErrorReply,
+  type StandInReply,
+  type StandInRequest,
+  type StandInRequestOptions,
+} from "./anthropic-stand-in.js";
 export {
   ConversationBuilder,
   type ConversationBuilderOptions,

@@ -1,0 +1,87 @@
+/**
+ * The checks the Messages API makes on a request's `messages` that compaction can break, in the
+ * API's own wording (tool_use/tool_result pairing, roles, empty messages), copied from the
+ * loopback server's `examples/support/validate-request.ts`: the stand-in answers 400 with them.
+ */
+
+type WireBlock = { type?: unknown; id?: unknown; tool_use_id?: unknown };
+type WireMessage = { role?: unknown; content?: unknown };
+
+function blocksOf(message: WireMessage): WireBlock[] {
+  return Array.isArray(message.content) ? (message.content as WireBlock[]) : [];
+}
+
+function idsOf(blocks: readonly WireBlock[], type: string, field: "id" | "tool_use_id"): string[] {
+  return blocks.filter((block) => block.type === type).map((block) => String(block[field]));
+}
+
+/** The problems the API would report for `messages`; empty when it would accept them. */
+export function requestProblems(messages: unknown): string[] {
+  if (!Array.isArray(messages) || messages.length === 0) {
+    return ["messages: at least one message is required"];
+  }
+  const list = messages as WireMessage[];
+  const problems: string[] = [];
+  // The API's own `compaction` block may lead as an assistant message of its own (a change to
+  // the loopback's copy, whose requests never carried one through this check).
+  const leadsWithCompaction = blocksOf(list[0] ?? {})[0]?.type === "compaction";
+  if (list[0]?.role !== "user" && !leadsWithCompaction) {
+    problems.push('messages: first message must use the "user" role');
+  }
+  list.forEach((message, index) => {
+    const last = index === list.length - 1;
+    const empty =
+      message.content === "" || (Array.isArray(message.content) && message.content.length === 0);
+    if (empty && !(last && message.role === "assistant")) {
+      problems.push(
+        `messages.${index}: all messages must have non-empty content except for the optional final assistant message`,
+      );
+    }
+    if (index > 0 && list[index - 1]?.role === message.role) {
+      problems.push(
+        `messages.${index}: roles must alternate (found two "${message.role}" in a row)`,
+      );
+    }
+    const blocks = blocksOf(message);
+    if (message.role === "assistant") {
+      if (blocks.some((block) => block.type === "tool_result")) {
+        problems.push(`messages.${index}: \`tool_result\` blocks can only be in \`user\` messages`);
+      }
+      const uses = idsOf(blocks, "tool_use", "id");
+      if (!last && uses.length > 0) {
+        const answered = new Set(
+          idsOf(blocksOf(list[index + 1] ?? {}), "tool_result", "tool_use_id"),
+        );
+        const missing = uses.filter((id) => !answered.has(id));
+        if (missing.length > 0) {
+          problems.push(
+            `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(", ")}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+          );
+        }
+      }
+      return;
+    }
+    const previous = index > 0 ? list[index - 1] : undefined;
+    const offered = new Set(
+      previous?.role === "assistant" ? idsOf(blocksOf(previous), "tool_use", "id") : [],
+    );
+    let seenOther = false;
+    blocks.forEach((block, blockIndex) => {
+      if (block.type !== "tool_result") {
+        seenOther = true;
+        return;
+      }
+      if (seenOther) {
+        problems.push(
+          `messages.${index}.content.${blockIndex}: tool_result blocks must come first in the content array`,
+        );
+      }
+      if (!offered.has(String(block.tool_use_id))) {
+        problems.push(
+          `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+        );
+      }
+    });
+  });
+  return problems;
+}
