@@ -24,6 +24,8 @@ describe("modelLimitsOf / contextWindowOf", () => {
       maxOutputTokens: 128_000,
     });
     expect(contextWindowOf("gpt-5")).toBe(400_000);
+    expect(contextWindowOf("gpt-6.1-sol")).toBe(1_050_000);
+    expect(contextWindowOf("gpt-6-luna")).toBe(1_050_000);
     expect(contextWindowOf("gpt-5-mini")).toBe(400_000);
     expect(contextWindowOf("gpt-4o")).toBe(128_000);
     expect(contextWindowOf("o3")).toBe(200_000);

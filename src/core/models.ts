@@ -17,7 +17,8 @@ const limits = (contextWindow: number, maxOutputTokens: number): ModelLimits =>
  * The windows of current Claude and OpenAI models, by model id with dots written as dashes
  * (`gpt-5.1` is `gpt-5-1`), as the providers' model pages gave them in December 2026
  * (platform.claude.com model overviews; OpenAI's model pages as mirrored by AI gateways).
- * Claude 4.x models take 1M only with the `context-1m` beta (Claude Code's `[1m]` suffix).
+ * Claude 4.x models take 1M only with the `context-1m` beta (Claude Code's `[1m]` suffix);
+ * GPT-6 models take at most 922K of their 1.05M as input (the rest is the reply's).
  */
 export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = Object.freeze({
   // Claude: every model from the 5 generation on has a native 1M window and 128K output.
@@ -42,7 +43,10 @@ export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = Object.
   "claude-3-5-haiku": limits(200 * K, 8_192),
   // OpenAI.
   "gpt-6-2-astra": limits(1_050_000, 128 * K),
+  "gpt-6-1-sol": limits(1_050_000, 128 * K),
   "gpt-6-astra": limits(1_050_000, 128 * K),
+  "gpt-6-sol": limits(1_050_000, 128 * K),
+  "gpt-6-luna": limits(1_050_000, 128 * K),
   "gpt-5-6-sol": limits(1_050_000, 128 * K),
   "gpt-5-5": limits(1_050_000, 128 * K),
   "gpt-5-4": limits(1_050_000, 128 * K),
