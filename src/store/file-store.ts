@@ -1,18 +1,22 @@
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, unlink } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { mkdir, rm, unlink } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
-import { withFileLock } from "./file-lock.js";
-import { storedDataError } from "./records.js";
+import { LinkRefused, readText, realDirectory, syncDirectory, writeWhole } from "./file-io.js";
+import { type HeldLock, withFileLock } from "./file-lock.js";
 import {
   type AppendResult,
   assertCount,
   assertName,
   checkArguments,
+  checkStoredState,
   type SessionStore,
   type StoredState,
   type StorePosition,
+  storedStateError,
 } from "./session-store.js";
+import { StoreError } from "./store-error.js";
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -23,7 +27,12 @@ export interface FileStoreOptions {
    * so it survives a power loss, not only a crash of the process. @default true
    */
   fsync?: boolean;
-  /** A lock file older than this is taken as its holder's crash and broken. @default 10000 */
+  /**
+   * A lock file its holder has not refreshed for this long (it refreshes it every third of
+   * it) is taken as its holder's crash and broken: a whole number of milliseconds, 1 to
+   * 2^31−1. A holder that stalls longer loses the lock, and its call fails with a `StoreError`
+   * (`lock_lost`) before it commits anything. @default 10000
+   */
   staleLockMs?: number;
   /** The clock leases expire by. @default the wall clock */
   clock?: Clock;
@@ -37,8 +46,35 @@ interface State {
 
 const EMPTY: State = { tail: 0, version: 0, through: 0 };
 
-const isMissing = (error: unknown) =>
-  typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** @throws {ValidationError} about `FileStoreOptions`, naming each bad field. */
+function checkOptions(options: unknown): asserts options is FileStoreOptions {
+  const { directory, fsync, staleLockMs, clock } = (
+    typeof options === "object" && options !== null ? options : {}
+  ) as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  if (typeof directory !== "string" || directory.length === 0)
+    issues.push({ path: ["directory"], message: "must be a non-empty string" });
+  if (fsync !== undefined && typeof fsync !== "boolean")
+    issues.push({ path: ["fsync"], message: "must be a boolean" });
+  const staleValid =
+    staleLockMs === undefined ||
+    (typeof staleLockMs === "number" &&
+      Number.isSafeInteger(staleLockMs) &&
+      staleLockMs >= 1 &&
+      staleLockMs <= MAX_TIMER_MS);
+  if (!staleValid) {
+    issues.push({
+      path: ["staleLockMs"],
+      message: `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`,
+    });
+  }
+  if (clock !== undefined && typeof clock !== "function")
+    issues.push({ path: ["clock"], message: "must be a function returning a Date" });
+  if (issues.length > 0) throw new ValidationError("FileStoreOptions", issues);
+}
 
 /** A file or directory name for any session id: base64url, or a hash when that is too long. */
 function fileName(sessionId: string): string {
@@ -46,8 +82,6 @@ function fileName(sessionId: string): string {
   if (encoded.length <= 160) return `s-${encoded}`;
   return `h-${createHash("sha256").update(sessionId).digest("hex")}`;
 }
-
-let temporaryCounter = 0;
 
 /**
  * A {@link SessionStore} in files, for the workers of one machine (threads, processes): a
@@ -68,52 +102,58 @@ export class FileStore implements SessionStore {
   readonly #clock: Clock;
   #created: Promise<unknown> | undefined;
 
+  /** @throws {ValidationError} naming each bad option. */
   constructor(options: FileStoreOptions) {
-    assertName(options?.directory, "FileStore directory");
+    checkOptions(options);
     this.#directory = resolve(options.directory);
     this.#fsync = options.fsync ?? true;
     this.#staleLockMs = options.staleLockMs ?? 10_000;
     this.#clock = options.clock ?? systemClock;
   }
 
-  read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
+  async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {
     checkArguments(sessionId, { tail: after });
     return this.#locked(sessionId, async (dir) =>
       this.#read(sessionId, dir, await this.#state(sessionId, dir), after, knownVersion),
     );
   }
 
-  append(sessionId: string, expected: StorePosition, data: string): Promise<AppendResult> {
+  async append(sessionId: string, expected: StorePosition, data: string): Promise<AppendResult> {
     checkArguments(sessionId, expected);
-    return this.#locked(sessionId, async (dir): Promise<AppendResult> => {
+    return this.#locked(sessionId, async (dir, lock): Promise<AppendResult> => {
       const state = await this.#state(sessionId, dir);
       if (state.tail !== expected.tail || state.version !== expected.version) {
         const missed = await this.#read(sessionId, dir, state, expected.tail, expected.version);
         return { appended: false, state: missed };
       }
       const seq = state.tail + 1;
-      await mkdir(join(dir, "log"), { recursive: true });
-      await this.#write(join(dir, "log", `${seq}.json`), String(data));
+      await realDirectory(dir, true);
+      await realDirectory(join(dir, "log"), true);
+      await this.#put(sessionId, lock, join(dir, "log", `${seq}.json`), String(data));
       await this.#sync(join(dir, "log"));
-      await this.#commit(dir, { ...state, tail: seq });
+      await this.#commit(sessionId, lock, dir, { ...state, tail: seq });
       return { appended: true, seq };
     });
   }
 
-  swapHead(
+  async swapHead(
     sessionId: string,
     expectedVersion: number,
     head: { through: number; data: string },
   ): Promise<boolean> {
     checkArguments(sessionId, { version: expectedVersion, through: head.through });
-    return this.#locked(sessionId, async (dir) => {
+    return this.#locked(sessionId, async (dir, lock) => {
       const state = await this.#state(sessionId, dir);
       if (state.version !== expectedVersion) return false;
       if (head.through < state.through || head.through > state.tail) return false;
       const version = state.version + 1;
-      await mkdir(dir, { recursive: true });
-      await this.#write(join(dir, `head-${version}.json`), String(head.data));
-      await this.#commit(dir, { tail: state.tail, version, through: head.through });
+      await realDirectory(dir, true);
+      await this.#put(sessionId, lock, join(dir, `head-${version}.json`), String(head.data));
+      await this.#commit(sessionId, lock, dir, {
+        tail: state.tail,
+        version,
+        through: head.through,
+      });
       // Committed: what the new head replaces is garbage now (a crash here leaves it unread).
       const garbage = [join(dir, `head-${state.version}.json`)];
       for (let seq = state.through + 1; seq <= head.through; seq += 1)
@@ -123,11 +163,11 @@ export class FileStore implements SessionStore {
     });
   }
 
-  acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
+  async acquireLease(sessionId: string, owner: string, ttlMs: number): Promise<boolean> {
     checkArguments(sessionId);
     assertName(owner, "lease owner");
     assertCount(ttlMs, "lease ttlMs");
-    return this.#locked(sessionId, async (dir) => {
+    return this.#locked(sessionId, async (dir, lock) => {
       const path = join(dir, "lease.json");
       const lease = await this.#json<{ owner: string; expiresAt: number }>(
         sessionId,
@@ -136,14 +176,14 @@ export class FileStore implements SessionStore {
       );
       const now = this.#clock().getTime();
       if (lease !== undefined && lease.owner !== owner && lease.expiresAt > now) return false;
-      await mkdir(dir, { recursive: true });
-      await this.#write(path, JSON.stringify({ owner, expiresAt: now + ttlMs }));
+      await realDirectory(dir, true);
+      await this.#put(sessionId, lock, path, JSON.stringify({ owner, expiresAt: now + ttlMs }));
       await this.#sync(dir);
       return true;
     });
   }
 
-  releaseLease(sessionId: string, owner: string): Promise<void> {
+  async releaseLease(sessionId: string, owner: string): Promise<void> {
     checkArguments(sessionId);
     return this.#locked(sessionId, async (dir) => {
       const path = join(dir, "lease.json");
@@ -152,7 +192,7 @@ export class FileStore implements SessionStore {
     });
   }
 
-  getValue(sessionId: string, key: string): Promise<string | undefined> {
+  async getValue(sessionId: string, key: string): Promise<string | undefined> {
     checkArguments(sessionId);
     assertName(key, "key");
     return this.#locked(sessionId, async (dir) => {
@@ -165,34 +205,65 @@ export class FileStore implements SessionStore {
     });
   }
 
-  setValue(sessionId: string, key: string, value: string): Promise<void> {
+  async setValue(sessionId: string, key: string, value: string): Promise<void> {
     checkArguments(sessionId);
     assertName(key, "key");
-    return this.#locked(sessionId, async (dir) => {
+    return this.#locked(sessionId, async (dir, lock) => {
       const path = join(dir, "values.json");
       const values = (await this.#json<Record<string, string>>(sessionId, path, "values")) ?? {};
       values[key] = String(value);
-      await mkdir(dir, { recursive: true });
-      await this.#write(path, JSON.stringify(values));
+      await realDirectory(dir, true);
+      await this.#put(sessionId, lock, path, JSON.stringify(values));
       await this.#sync(dir);
     });
   }
 
-  deleteSession(sessionId: string): Promise<void> {
+  async deleteSession(sessionId: string): Promise<void> {
     checkArguments(sessionId);
     return this.#locked(sessionId, (dir) => rm(dir, { recursive: true, force: true }));
   }
 
-  /** Runs `task` on the session's directory, holding its lock. */
-  async #locked<T>(sessionId: string, task: (dir: string) => Promise<T>): Promise<T> {
-    this.#created ??= mkdir(this.#directory, { recursive: true });
-    await this.#created;
+  /**
+   * Runs `task` on the session's directory, holding its lock, once the directory (and its log)
+   * are found to be real directories or absent, never links. Errors come out typed, naming
+   * the session: bad stored data and links as a `ValidationError`, the file system's as a `StoreError`.
+   */
+  async #locked<T>(
+    sessionId: string,
+    task: (dir: string, lock: HeldLock) => Promise<T>,
+  ): Promise<T> {
     const name = fileName(sessionId);
-    const lock = join(this.#directory, `${name}.lock`);
-    return withFileLock(lock, this.#staleLockMs, () => task(join(this.#directory, name)));
+    const dir = join(this.#directory, name);
+    try {
+      this.#created ??= mkdir(this.#directory, { recursive: true });
+      await this.#created;
+      return await withFileLock(
+        join(this.#directory, `${name}.lock`),
+        this.#staleLockMs,
+        async (lock) => {
+          await realDirectory(dir, false);
+          await realDirectory(join(dir, "log"), false);
+          return task(dir, lock);
+        },
+      );
+    } catch (error) {
+      if (ValidationError.isInstance(error) || StoreError.isInstance(error)) throw error;
+      if (error instanceof LinkRefused) {
+        const where = relative(dir, error.path) || "directory";
+        const problem = error.message.slice(error.path.length + 1);
+        throw storedStateError(
+          sessionId,
+          [where],
+          `${problem}: refused, the store never follows links`,
+          error,
+        );
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StoreError("io_error", sessionId, message, { cause: error });
+    }
   }
 
-  /** The head and the records after `max(after, through)` of `state` (holding the lock). */
+  /** The head and the records after `max(after, through)` of `state` (holding the lock), checked. */
   async #read(
     sessionId: string,
     dir: string,
@@ -203,45 +274,33 @@ export class FileStore implements SessionStore {
     const head =
       state.version === 0 || state.version === knownVersion
         ? undefined
-        : await this.#text(join(dir, `head-${state.version}.json`));
+        : await readText(join(dir, `head-${state.version}.json`));
     const records = [];
     for (let seq = Math.max(after, state.through) + 1; seq <= state.tail; seq += 1) {
-      const data = await this.#text(join(dir, "log", `${seq}.json`));
+      const data = await readText(join(dir, "log", `${seq}.json`));
       if (data === undefined) {
-        throw storedDataError(sessionId, ["log", seq], [{ path: [], message: "is missing" }]);
+        throw storedStateError(sessionId, ["log", seq], "is missing: records were lost");
       }
       records.push({ seq, data });
     }
-    return { ...state, head, records };
+    return checkStoredState(sessionId, { ...state, head, records }, after);
   }
 
   async #state(sessionId: string, dir: string): Promise<State> {
     const state = await this.#json<State>(sessionId, join(dir, "state.json"), "state");
     if (state === undefined) return EMPTY;
-    for (const key of ["tail", "version", "through"] as const) {
-      const value = state[key];
-      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-        throw storedDataError(
-          sessionId,
-          ["state", key],
-          [{ path: [], message: "must be a whole number ≥ 0" }],
-        );
+    const { tail, version, through } = state;
+    // Checked whole by checkStoredState once read; here only what reading records relies on.
+    for (const [key, value] of Object.entries({ tail, version, through })) {
+      if (!Number.isSafeInteger(value) || (value as number) < 0) {
+        throw storedStateError(sessionId, ["state", key], "must be a whole number ≥ 0");
       }
     }
-    return { tail: state.tail, version: state.version, through: state.through };
-  }
-
-  async #text(path: string): Promise<string | undefined> {
-    try {
-      return await readFile(path, "utf8");
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
+    return { tail, version, through };
   }
 
   async #json<T>(sessionId: string, path: string, field: string): Promise<T | undefined> {
-    const text = await this.#text(path);
+    const text = await readText(path);
     if (text === undefined) return undefined;
     try {
       const value: unknown = JSON.parse(text);
@@ -249,36 +308,28 @@ export class FileStore implements SessionStore {
     } catch {
       // Reported below.
     }
-    throw storedDataError(sessionId, [field], [{ path: [], message: "is not a JSON object" }]);
+    throw storedStateError(sessionId, [field], "is not a JSON object");
   }
 
-  /** Writes `path` whole: a temporary file, flushed, renamed over it. */
-  async #write(path: string, data: string): Promise<void> {
-    temporaryCounter += 1;
-    const temporary = `${path}.${process.pid}.${temporaryCounter}.tmp`;
-    const handle = await open(temporary, "w");
-    try {
-      await handle.writeFile(data);
-      if (this.#fsync) await handle.sync();
-    } finally {
-      await handle.close();
+  /** Writes `path` whole, once this process is found to hold the session's lock still. */
+  async #put(sessionId: string, lock: HeldLock, path: string, data: string): Promise<void> {
+    if (!(await lock.confirm())) {
+      throw new StoreError(
+        "lock_lost",
+        sessionId,
+        "its lock was broken as stale while this call held it (it stalled past staleLockMs); nothing was committed",
+      );
     }
-    await rename(temporary, path);
+    await writeWhole(path, data, this.#fsync);
   }
 
   /** Commits a new state: the rename of the state file is the instant the write takes effect. */
-  async #commit(dir: string, state: State): Promise<void> {
-    await this.#write(join(dir, "state.json"), JSON.stringify(state));
+  async #commit(sessionId: string, lock: HeldLock, dir: string, state: State): Promise<void> {
+    await this.#put(sessionId, lock, join(dir, "state.json"), JSON.stringify(state));
     await this.#sync(dir);
   }
 
   async #sync(dir: string): Promise<void> {
-    if (!this.#fsync) return;
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    if (this.#fsync) await syncDirectory(dir);
   }
 }

@@ -38,6 +38,9 @@ storeContract("file", async () => {
     corrupt: async (sessionId, seq, data) => {
       writeFileSync(join(sessionDir(root, sessionId), "log", `${seq}.json`), data);
     },
+    lose: async (sessionId, seq) => {
+      rmSync(join(sessionDir(root, sessionId), "log", `${seq}.json`));
+    },
     close: async () => rmSync(root, { recursive: true, force: true }),
   };
 });
