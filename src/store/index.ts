@@ -20,6 +20,7 @@ export type {
   StoredState,
   StorePosition,
 } from "./session-store.js";
+export { StoreError, type StoreErrorCode } from "./store-error.js";
 export {
   openSession,
   type StoredCompactionReport,
