@@ -9,6 +9,7 @@ const entry = {
   "file-store/index": "src/file-store/index.ts",
   "redis/index": "src/redis/index.ts",
   "postgres/index": "src/postgres/index.ts",
+  "otel/index": "src/otel/index.ts",
 };
 
 export default defineConfig([

@@ -91,6 +91,7 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
         "--prefer-offline",
         `./${tarball}`,
         pinned("@anthropic-ai/sdk"),
+        pinned("@opentelemetry/api"),
         pinned("@types/node"),
         pinned("redis"),
         pinned("pg"),

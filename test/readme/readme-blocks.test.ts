@@ -18,6 +18,7 @@ const ENTRIES = [
   "agent-compaction/file-store",
   "agent-compaction/redis",
   "agent-compaction/postgres",
+  "agent-compaction/otel",
 ];
 
 interface Block {
