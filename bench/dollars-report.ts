@@ -1,5 +1,6 @@
 import type { DollarRun } from "./dollars.js";
 import { PRICE_SETS } from "./dollars.js";
+import { renderMarkdownTable } from "./format.js";
 import type { TargetCheck } from "./targets.js";
 
 /**
@@ -170,4 +171,115 @@ export function dollarTargets(runs: readonly DollarRun[]): TargetCheck[] {
     }
   }
   return checks;
+}
+
+/** What {@link dollarsReadme} renders (part 5 of `results.json`). */
+export interface DollarReadmeInput {
+  settings: { contextLimit: number; systemTokens: number };
+  seed: number;
+  strategies: readonly { name: string; description: string }[];
+  simulated: readonly DollarRun[];
+  real?: { directory: string; window: number; runs: readonly DollarRun[] };
+}
+
+function markdownTables(runs: readonly DollarRun[]): string[] {
+  const money = dollarRows(runs);
+  const detail = dollarDetailRows(runs);
+  return [
+    renderMarkdownTable(money.headers, money.rows),
+    "",
+    renderMarkdownTable(detail.headers, detail.rows),
+  ];
+}
+
+/** The ratio of a strategy's dollars to trim-only's, at a price set, in one workload. */
+function ratioTo(runs: readonly DollarRun[], strategy: string, set: string): string {
+  const run = runs.find((candidate) => candidate.strategy === strategy);
+  const trim = runs.find((candidate) => candidate.strategy === "trim");
+  const ratio =
+    (run?.dollars[set]?.totalUsd ?? Number.NaN) / (trim?.dollars[set]?.totalUsd ?? Number.NaN);
+  return Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : "-";
+}
+
+/** Part 5 of bench/README.md: method, tables, targets and what would close the gap. */
+export function dollarsReadme(input: DollarReadmeInput): string {
+  const workloads = [...new Set(input.simulated.map((run) => run.workload))];
+  const last = workloads.at(-1) ?? "";
+  const ofLast = input.simulated.filter((run) => run.workload === last);
+  const defaultRun = ofLast.find((run) => run.strategy === "default");
+  const fable = "Fable 5.1 (0.025x)";
+  const flat = "0.1x flat ($3/$15)";
+  const lines: string[] = [
+    "## Part 5: dollars at cache prices",
+    "",
+    "`npm run bench -- --only dollars` (add `--trajectories ../shared/realdata` for the recorded runs). Every",
+    "request is billed against a modelled prompt cache: it reads the longest prefix byte-identical to the",
+    "previous request (system prompt and tools first, then message by message) and writes the rest as",
+    "5-minute cache writes (1.25x); the cache is warm. A transcript summary (`LlmClient` without",
+    "`acceptsConversation`) is cold input at 1x; a summary that sends the conversation (`AnthropicLlmClient`",
+    "with the agent's `request`) is billed against the same cache. Prices come from `PRICING_PRESETS`",
+    "(`src/pricing/presets.ts`, sources there) and a flat 0.1x set; Haiku 5.5 bills a whole request at its",
+    "dearer tier above 100k prompt tokens. The agent's own output is the same for every strategy and is",
+    "left out; the summarizer's output is in. *×trim* is the ratio to trim-only (`compactor: false`, only the",
+    "last resort: oldest messages dropped above 95% of the window, down to 50%); *none* is priced only",
+    "where every request fits the window.",
+    "",
+    `Simulated runs: short turns, ${input.settings.contextLimit.toLocaleString("en")}-token window, ${input.settings.systemTokens} tokens of system prompt and tools, seed ${input.seed}. The summarizer is`,
+    "the deterministic mock of part 1: it keeps every id, path and constraint it is handed up to",
+    "`maxSummaryTokens`, so the retention of summarizing strategies is an upper bound of what a model keeps.",
+    "",
+    "Strategies:",
+    "",
+    ...input.strategies.map((strategy) => `- \`${strategy.name}\`: ${strategy.description}.`),
+    "",
+  ];
+  for (const workload of workloads) {
+    lines.push(`### Simulated, ${workload} steps`, "");
+    lines.push(...markdownTables(input.simulated.filter((run) => run.workload === workload)), "");
+  }
+  if (input.real !== undefined) {
+    const totals = realTotals(input.real.runs);
+    lines.push(
+      `### Recorded runs (\`${input.real.directory}\`, ${input.real.window.toLocaleString("en")}-token window)`,
+      "",
+      `All ${new Set(input.real.runs.map((run) => run.workload)).size} runs together (a column is "does not fit" when one run does not fit). Retention: the files the agent edited and the paths its tool inputs named that the final request still holds.`,
+      "",
+      ...markdownTables(totals),
+      "",
+      "Per run, at 0.1x and 0.025x cache reads (×trim):",
+      "",
+    );
+    const strategies = [...new Set(input.real.runs.map((run) => run.strategy))];
+    const files = [...new Set(input.real.runs.map((run) => run.workload))];
+    const rows = files.map((file) => {
+      const ofFile = input.real!.runs.filter((run) => run.workload === file);
+      return [
+        file,
+        ...strategies.map(
+          (strategy) => `${ratioTo(ofFile, strategy, flat)} / ${ratioTo(ofFile, strategy, fable)}`,
+        ),
+      ];
+    });
+    lines.push(renderMarkdownTable(["run", ...strategies], rows), "");
+  }
+  lines.push("### Targets (issue 23)", "");
+  for (const check of dollarTargets(input.simulated)) {
+    lines.push(`- ${check.pass ? "PASS" : "FAIL"} ${check.target}: ${check.measured}`);
+  }
+  lines.push(
+    "",
+    "### What closes the gap",
+    "",
+    `A request's input costs about its context times the read multiplier, plus what changed since the previous request times the write multiplier; trim-only keeps the context between 50% and 95% of the window and rewrites the cache ${ofLast.find((run) => run.strategy === "trim")?.trims ?? "?"} times in ${last} steps. The default session compacted ${defaultRun?.compactions ?? "?"} times in ${last} steps (${ratioTo(ofLast, "default", flat)} trim at 0.1x, ${ratioTo(ofLast, "default", fable)} at 0.025x): each compaction rewrites the cache from the first changed message on, and masking from 75% down to 40% rarely reaches its target on this workload, so it fires again a few steps later. The settings that meet the target here compact earlier and deeper (the \`0.3→0.1\` and \`0.5→0.15\` rows: ${ratioTo(ofLast, "mask+llm cached 0.5→0.15", flat)} and ${ratioTo(ofLast, "mask+llm cached 0.5→0.15", fable)} of trim at ${last} steps), which keeps the average context small, and their summary reads the conversation from the cache. Decisions the session can take from the prices:`,
+    "",
+    "1. **Hysteresis from prices.** With the context starting a cycle at target T, growing g tokens a step, read multiplier r and write multiplier w, a cycle costs r·(T+H)/2 per step in reads and w·T once in writes, so the cheapest trigger is H = T + √(2·w·T·g / r): about T + 39k tokens at 0.1x and T + 77k at 0.025x for T = 20k and g ≈ 3k (the simulated runs: trim-only drops about 90k tokens 67 times in 2,000 steps). Both are far below 75% of a 200k window.",
+    "2. **No compaction that does not repay its write.** Compact only when (tokens freed) × r × (requests until the next compaction) exceeds (tokens after the first changed message) × w plus the summary request; otherwise wait (trim-only wins when the context would be rewritten often for little).",
+    "3. **One rewrite, not many.** When masking cannot reach the target, summarize in the same compaction instead of masking a little every few steps (the default's thrash above).",
+    "4. **Send the summary as the conversation.** A cold transcript of up to `maxTranscriptTokens` pays 1x per token; the conversation request reads 82–95% of its input from the cache here (the rest is what was appended since the previous request, and the instruction).",
+    "5. **Keep a stable head** (system, tools, pinned messages) before the summary, so the first request after a compaction still reads it.",
+    "",
+    `When not compacting is cheaper: when the run ends before the context reaches the trigger (every request reads the whole prefix at r), and when a compaction would free less than its rewrite costs, A compaction that frees F tokens and rewrites the A tokens after its first changed message saves r·F a request and costs w·A once: it is repaid after w·A / (r·F) requests, 12.5 requests at 0.1x and 50 at 0.025x even when A = F, and never when the run ends sooner or the next compaction comes first (a masking pass that frees a few thousand tokens and rewrites 150k is repaid only after hundreds of requests).`,
+    "",
+  );
+  return lines.join("\n");
 }

@@ -23,9 +23,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { DOLLAR_STRATEGIES, type DollarRun, PRICE_SETS, simulateDollars } from "./dollars.js";
-import { replayDollars } from "./dollars-replay.js";
-import { dollarDetailRows, dollarRows, dollarTargets, realTotals } from "./dollars-report.js";
+import { type DollarResults, runDollars } from "./dollars-part.js";
+import { dollarsReadme, dollarTargets } from "./dollars-report.js";
 import {
   FLOOR_HEADERS,
   type FloorRow,
@@ -52,7 +51,7 @@ import {
   processRatioLines,
 } from "./peers.js";
 import { benchReadme, readmeSummary } from "./readme.js";
-import { replayAll, replayHeaders, replayRows, runsIn } from "./replay.js";
+import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
@@ -128,16 +127,6 @@ interface Results {
   targets: TargetCheck[];
 }
 
-/** Part 5 in `results.json`. */
-interface DollarResults {
-  settings: typeof DEFAULT_SIMULATION_SETTINGS;
-  priceSets: typeof PRICE_SETS;
-  strategies: { name: string; description: string }[];
-  simulated: DollarRun[];
-  /** Recorded runs, when `--trajectories` was given, with the window they were replayed in. */
-  real?: { directory: string; window: number; runs: DollarRun[] };
-}
-
 function readResults(): Results | undefined {
   if (!existsSync(resultsPath)) return undefined;
   try {
@@ -156,7 +145,8 @@ function writeReadmes(results: Results): void {
     targets: results.targets,
     environment: results.environment,
   };
-  writeFileSync(readmePath, benchReadme(input));
+  const dollars = results.dollars === undefined ? "" : `\n${dollarsReadme(results.dollars)}`;
+  writeFileSync(readmePath, `${benchReadme(input).trimEnd()}\n${dollars}`);
   writeFileSync(summaryPath, readmeSummary(input));
   print(`Wrote bench/README.md and, to paste into the README, bench/README-summary.md:`);
   print();
@@ -312,76 +302,6 @@ function runPeers(environment: Environment): PeerResults {
   };
 }
 
-/** Prints one workload's two dollar tables. */
-function printDollarTables(title: string, runs: readonly DollarRun[]): void {
-  print();
-  print(title);
-  const money = dollarRows(runs);
-  print(renderTable(money.headers, money.rows));
-  const detail = dollarDetailRows(runs);
-  print(renderTable(detail.headers, detail.rows));
-}
-
-/** Part 5: dollars at cache prices, simulated (and recorded runs with `--trajectories`). */
-async function runDollars(saved: DollarResults | undefined): Promise<DollarResults> {
-  const simulated: DollarRun[] = [];
-  for (const steps of quick ? [50, 200] : [500, 2000]) {
-    const trajectory = generateTrajectory({ steps, shape: "short-turns", seed: SEED });
-    progress(`dollars ${steps} steps:`);
-    for (const strategy of DOLLAR_STRATEGIES) {
-      simulated.push(await simulateDollars(trajectory, strategy));
-      progress(` ${strategy.name}`);
-    }
-    progress("\n");
-  }
-  print();
-  print(
-    `Part 5 · dollars · window ${DEFAULT_SIMULATION_SETTINGS.contextLimit.toLocaleString("en")} tokens, seed ${SEED}, ` +
-      "every request billed against a prefix cache (reads: the longest prefix byte-identical to the previous request; writes: the rest, 5-minute); the agent's own output left out",
-  );
-  for (const strategy of DOLLAR_STRATEGIES)
-    print(`  ${strategy.name.padEnd(26)} ${strategy.description}`);
-  for (const workload of [...new Set(simulated.map((run) => run.workload))]) {
-    printDollarTables(
-      `simulated ${workload} steps`,
-      simulated.filter((run) => run.workload === workload),
-    );
-  }
-  let real = saved?.real;
-  const directory = optionValue("--trajectories");
-  if (directory !== undefined) {
-    const window = Number(optionValue("--window") ?? 64_000);
-    const runs: DollarRun[] = [];
-    progress("dollars, recorded runs:");
-    for (const file of runsIn(directory)) {
-      for (const strategy of DOLLAR_STRATEGIES)
-        runs.push(await replayDollars(file, strategy, window));
-      progress(".");
-    }
-    progress("\n");
-    real = { directory, window, runs };
-  }
-  if (real !== undefined) {
-    for (const workload of [...new Set(real.runs.map((run) => run.workload))]) {
-      printDollarTables(
-        `recorded ${workload}, ${real.window.toLocaleString("en")}-token window`,
-        real.runs.filter((run) => run.workload === workload),
-      );
-    }
-    printDollarTables(
-      `recorded runs, all ${new Set(real.runs.map((run) => run.workload)).size} together (none: only if every run fits)`,
-      realTotals(real.runs),
-    );
-  }
-  return {
-    settings: DEFAULT_SIMULATION_SETTINGS,
-    priceSets: PRICE_SETS,
-    strategies: DOLLAR_STRATEGIES.map(({ name, description }) => ({ name, description })),
-    simulated,
-    ...(real === undefined ? {} : { real }),
-  };
-}
-
 async function main(): Promise<void> {
   const started = performance.now();
   const environment: Environment = {
@@ -462,7 +382,17 @@ async function main(): Promise<void> {
 
   let dollars = saved?.dollars;
   if (runs("dollars")) {
-    dollars = await runDollars(dollars);
+    const directory = optionValue("--trajectories");
+    dollars = await runDollars({
+      quick,
+      seed: SEED,
+      saved: dollars,
+      ...(directory === undefined
+        ? {}
+        : { recorded: { directory, window: Number(optionValue("--window") ?? 64_000) } }),
+      print,
+      progress,
+    });
     newTargets.push(...dollarTargets(dollars.simulated));
   }
 

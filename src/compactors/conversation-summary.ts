@@ -54,16 +54,32 @@ function keptPartStart(message: Message | undefined): string {
 }
 
 /**
+ * Where the request ends: before the latest assistant message when the fold ends before it.
+ * What comes from there on (the model's last reply and what was appended since) was not in the
+ * agent's last request, so it would be cache writes, and it stays verbatim after the summary
+ * anyway. Otherwise the whole conversation, an open tool call at its end left out (a message
+ * cannot follow it).
+ */
+function requestEnd(conversation: readonly Message[], cut: number): number {
+  for (let index = conversation.length - 1; index > 0; index -= 1) {
+    if (conversation[index]!.role !== "assistant") continue;
+    if (index >= cut) return index;
+    break;
+  }
+  const end = conversation.length;
+  return isOpenToolCall(conversation[end - 1]) ? end - 1 : end;
+}
+
+/**
  * The summary request that reads from the prompt cache: the conversation exactly as the agent
- * sent it (an open tool call at its end left out, since a message cannot follow it), with the
- * instruction appended as the final user message. `undefined` when it would not fit the window
- * with the summary (then the transcript path runs).
+ * last sent it (up to its latest request, when the fold ends before that), with the instruction
+ * appended as the final user message. `undefined` when it would not fit the window with the
+ * summary (then the transcript path runs).
  */
 export function conversationSummaryRequest(
   input: ConversationSummaryInput,
 ): ConversationSummaryRequest | undefined {
-  let end = input.conversation.length;
-  if (isOpenToolCall(input.conversation[end - 1])) end -= 1;
+  const end = requestEnd(input.conversation, input.plan.cut);
   const messages = input.conversation.slice(0, end);
   if (messages.length === 0) return undefined;
   const kept = input.plan.cut < end ? input.conversation[input.plan.cut] : undefined;

@@ -151,6 +151,26 @@ describe("a summary request that sends the conversation", () => {
     expect(client.lastRequest?.conversation).toEqual(conversation);
   });
 
+  it("ends before the latest reply when the fold ends before it: what was appended since was never sent", async () => {
+    const conversation = new ConversationBuilder()
+      .user("first")
+      .toolCall({ name: "read", result: "r".repeat(3000) })
+      .assistant("done")
+      .user("second")
+      .toolCall({ name: "read", result: "s".repeat(3000) })
+      .build();
+    const lastReply = conversation.findLastIndex((message) => message.role === "assistant");
+    const client = new MockLlmClient({ acceptsConversation: true });
+    const output = await new LLMCompactor(client, { keepRecentTurns: 1 }).compactAsync(
+      conversation,
+      new Map(),
+      { contextLimit: 200_000 },
+    );
+    expectSameMessages(client.lastRequest?.conversation, conversation.slice(0, lastReply));
+    expect(client.lastRequest?.prompt).toContain('up to the user message that begins "second"');
+    expect(output.conversation.slice(-3)).toEqual(conversation.slice(-3));
+  });
+
   it("falls back to the transcript when the conversation would not fit the window with the summary", async () => {
     const client = new MockLlmClient({ acceptsConversation: true });
     await new LLMCompactor(client, { keepRecentTurns: 1 }).compactAsync(history(), new Map(), {

@@ -52,9 +52,16 @@ class PromptCache {
 
   reply(request: RecordedRequest, reply: Reply): Reply {
     const body = request.body as Body;
+    // The cache matches block by block: a request that adds a block to the last message still
+    // reads everything before it.
     const parts = [
       JSON.stringify([body.model, body.system, body.tools, body.thinking]),
-      ...body.messages.map((message) => JSON.stringify(message)),
+      ...body.messages.flatMap((message, position) =>
+        (typeof message.content === "string"
+          ? [{ type: "text", text: message.content }]
+          : message.content
+        ).map((block) => JSON.stringify([position, message.role, block])),
+      ),
     ];
     let shared = 0;
     while (
@@ -180,11 +187,16 @@ describe("a summary request that reads from the prompt cache", () => {
       expect(JSON.stringify(summary[field])).toBe(JSON.stringify(agentLast[field]));
     }
     expect(summary.cache_control).toEqual({ type: "ephemeral" });
-    // Every message of the agent's last request, byte for byte, then more.
-    expect(summary.messages.length).toBeGreaterThan(agentLast.messages.length);
-    agentLast.messages.forEach((message, position) => {
+    // Every message of the agent's last request, byte for byte; the instruction is one more
+    // block at the end of its last (user) message, after all of that message's blocks.
+    expect(summary.messages).toHaveLength(agentLast.messages.length);
+    agentLast.messages.slice(0, -1).forEach((message, position) => {
       expect(JSON.stringify(summary.messages[position])).toBe(JSON.stringify(message));
     });
+    const sentLast = agentLast.messages.at(-1)!.content as unknown[];
+    const summaryLast = summary.messages.at(-1)!.content as unknown[];
+    expect(JSON.stringify(summaryLast.slice(0, -1))).toBe(JSON.stringify(sentLast));
+    expect(summaryLast).toHaveLength(sentLast.length + 1);
     // Warm cache: at least 90% of the summary request's input is read from it.
     const { read, written } = cache.usage.get(requests[index]!)!;
     expect(read / (read + written)).toBeGreaterThanOrEqual(0.9);
