@@ -153,7 +153,7 @@ describe("file store: many processes", () => {
     const lock = join(root, `${sessionName(sessionId)}.lock`);
     const script = join(import.meta.dirname, "support", "file-racer.ts");
     const children = Array.from({ length: 15 }, (_, index) =>
-      spawn(process.execPath, ["--import", "tsx", script, root, sessionId, `p${index}`, "1000"], {
+      spawn(process.execPath, ["--import", "tsx", script, root, sessionId, `p${index}`, "2000"], {
         stdio: ["pipe", "pipe", "pipe"],
       }),
     );

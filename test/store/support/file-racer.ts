@@ -21,7 +21,9 @@ for await (const line of createInterface({ input: process.stdin })) {
     const result = await store.append(sessionId, { tail, version }, data);
     outcome = result.appended ? { round, seq: result.seq, data } : { round, refused: true };
   } catch (error) {
-    outcome = { round, error: String(error) };
+    // A lock lost by a stall (an overloaded machine) fails the call before it commits: safe.
+    const code = (error as { code?: unknown }).code;
+    outcome = code === "lock_lost" ? { round, refused: true } : { round, error: String(error) };
   }
   process.stdout.write(`${JSON.stringify(outcome)}\n`);
 }
