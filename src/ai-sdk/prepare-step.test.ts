@@ -7,9 +7,16 @@ import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { REDACTION_NOTICE } from "../compactors/threshold-compactor.js";
 import { CompactionError } from "../core/errors.js";
+import { validateConversation } from "../core/validate-conversation.js";
 import { compactModelMessages } from "./compact-model-messages.js";
 import { AiSdkLlmClient } from "./llm-client.js";
-import { compactionPrepareStep, type PrepareStepCompaction } from "./prepare-step.js";
+import { fromModelMessages } from "./model-messages.js";
+import {
+  compactionPrepareStep,
+  type PrepareStepCompaction,
+  type PrepareStepInput,
+  type PrepareStepOutput,
+} from "./prepare-step.js";
 
 type Prompt = LanguageModelV3CallOptions["prompt"];
 
@@ -94,6 +101,16 @@ const read = tool({
   execute: async ({ path }) => `// ${path}\n${"export const value = 42;\n".repeat(160)}`,
 });
 
+/** The prepareStep, with every step's messages checked against the AI SDK's rules. */
+function checked(prepare: (input: PrepareStepInput) => Promise<PrepareStepOutput>) {
+  return async (input: PrepareStepInput): Promise<PrepareStepOutput> => {
+    const output = await prepare(input);
+    const sent = fromModelMessages(output.messages ?? input.messages);
+    expect(validateConversation(sent, { provider: "ai-sdk" })).toEqual([]);
+    return output;
+  };
+}
+
 const start: ModelMessage[] = [
   { role: "system", content: "You are a careful coding agent." },
   { role: "user", content: "Read every file under src/ and tell me what they export." },
@@ -109,10 +126,12 @@ describe("compactionPrepareStep through generateText", () => {
       messages: start,
       stopWhen: stepCountIs(20),
       allowSystemInMessages: true,
-      prepareStep: compactionPrepareStep({
-        contextLimit: 12_000,
-        onCompaction: (event) => compactions.push(event),
-      }),
+      prepareStep: checked(
+        compactionPrepareStep({
+          contextLimit: 12_000,
+          onCompaction: (event) => compactions.push(event),
+        }),
+      ),
     });
     expect(result.text).toBe("All files read.");
     expect(result.steps).toHaveLength(13);

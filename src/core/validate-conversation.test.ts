@@ -291,3 +291,107 @@ describe("validateConversation: the API's compaction block and system messages",
     ).toEqual(["misplaced_system_message"]);
   });
 });
+
+describe("validateConversation for each provider", () => {
+  const reasoning: ContentBlock = {
+    type: "opaque",
+    block: { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "E" },
+  };
+  const compaction: ContentBlock = {
+    type: "opaque",
+    block: { type: "compaction", id: "cmp_1", encrypted_content: "C" },
+  };
+  const openai = (messages: Message[]) =>
+    validateConversation(messages, { provider: "openai" }).map((p) => p.code);
+  const aiSdk = (messages: Message[]) =>
+    validateConversation(messages, { provider: "ai-sdk" }).map((p) => p.code);
+
+  it("keeps the Anthropic rules as the default", () => {
+    const messages = conversation(["assistant", [textBlock("hi")]]);
+    expect(validateConversation(messages, { provider: "anthropic" })).toEqual(
+      validateConversation(messages),
+    );
+    expect(codes(messages)).toEqual(["first_message_not_user"]);
+  });
+
+  it("openai: pairs calls and outputs by id anywhere later, the end included", () => {
+    const loop = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [reasoning, toolUseBlock("c1", "read"), toolUseBlock("c2", "read")]],
+      ["user", [toolResultBlock("c2", "b")]],
+      ["assistant", [textBlock("one more")]],
+      ["user", [toolResultBlock("c1", "a")]],
+    );
+    expect(openai(loop)).toEqual([]);
+    // Anthropic wants every result in the very next message.
+    expect(codes(loop)).toContain("missing_tool_result");
+    expect(openai(loop.slice(0, 3))).toEqual(["missing_tool_result"]);
+    expect(validateConversation(loop.slice(0, 3), { provider: "openai" })[0]?.message).toBe(
+      "No tool output found for function call c1.",
+    );
+    expect(openai(conversation(["user", [toolResultBlock("c9", "x")]]))).toEqual([
+      "orphan_tool_result",
+    ]);
+    // An assistant message first is fine for OpenAI.
+    expect(
+      openai(conversation(["assistant", [textBlock("hi")]], ["user", [textBlock("ok")]])),
+    ).toEqual([]);
+  });
+
+  it("openai: keeps reasoning with the item after it, and compaction items between whole items", () => {
+    expect(openai(conversation(["user", [textBlock("go")]], ["assistant", [reasoning]]))).toEqual([
+      "reasoning_without_following_item",
+    ]);
+    expect(
+      openai(conversation(["user", [textBlock("go")]], ["assistant", [reasoning, compaction]])),
+    ).toContain("reasoning_without_following_item");
+    const split = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [toolUseBlock("c1", "read")]],
+      ["assistant", [compaction]],
+      ["user", [toolResultBlock("c1", "a")]],
+    );
+    expect(openai(split)).toEqual(["misplaced_compaction"]);
+    expect(
+      openai(
+        conversation(
+          ["user", [textBlock("a")]],
+          ["assistant", [compaction]],
+          ["user", [textBlock("b")]],
+        ),
+      ),
+    ).toEqual([]);
+  });
+
+  it("ai-sdk: every call answered before the next user or system message and by the end", () => {
+    const ok = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [toolUseBlock("c1", "read")]],
+      ["assistant", [textBlock("still working")]],
+      ["user", [toolResultBlock("c1", "a")]],
+    );
+    expect(aiSdk(ok)).toEqual([]);
+    const interrupted = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [toolUseBlock("c1", "read")]],
+      ["user", [textBlock("never mind")]],
+    );
+    expect(validateConversation(interrupted, { provider: "ai-sdk" })).toEqual([
+      {
+        code: "missing_tool_result",
+        messageIndex: 1,
+        blockIndex: 0,
+        toolUseId: "c1",
+        message: "Tool result is missing for tool call c1.",
+      },
+    ]);
+    expect(aiSdk(ok.slice(0, 2))).toEqual(["missing_tool_result"]);
+    expect(aiSdk([])).toEqual(["empty_conversation"]);
+  });
+
+  it("refuses an unknown provider, naming the field", () => {
+    expect(() => validateConversation([], { provider: "gemini" as never })).toThrow(
+      /provider: must be "anthropic", "openai" or "ai-sdk"/,
+    );
+  });
+});

@@ -1,66 +1,47 @@
 import { z } from "zod";
 import { LazilyCompiled } from "./compiled-schema.js";
+import type { ConversationProblem } from "./conversation-problem.js";
 import {
   isCompactionBlock,
   isSystemMessage,
   isSystemMessageBlock,
   startsWithCompaction,
 } from "./conversation-structure.js";
-import { parseOrThrow } from "./errors.js";
+import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
+import { isPlainObject } from "./plain-object.js";
+import { aiSdkProblems, openAIProblems } from "./provider-validity.js";
 import { ContentBlockSchema, TurnIdSchema } from "./schemas.js";
 
-/** What is wrong with a conversation, as the Anthropic Messages API would reject it. */
-export type ConversationProblemCode =
-  /** The request has no messages. */
-  | "empty_conversation"
-  /** More messages than one request may carry (100,000). */
-  | "too_many_messages"
-  /** The first message is not from the user (nor led by the API's `compaction` block). */
-  | "first_message_not_user"
-  /**
-   * A mid-conversation system message out of place: first, not right after a user turn (or an
-   * assistant turn ending in a server tool result), before a message other than an assistant
-   * turn, or sharing its message with other blocks.
-   */
-  | "misplaced_system_message"
-  /** A message with no blocks (only the final assistant message may be empty). */
-  | "empty_content"
-  /** A text block with no text. */
-  | "empty_text"
-  /** A text block of whitespace only. */
-  | "whitespace_text"
-  /** The final assistant message ends with whitespace (a prefill the API refuses). */
-  | "trailing_whitespace"
-  /** A `tool_result` block in an assistant message. */
-  | "tool_result_in_assistant_message"
-  /** A block only the assistant produces (`tool_use`, thinking) in a user message. */
-  | "assistant_block_in_user_message"
-  /** A `tool_result` block after other content in its user message. */
-  | "tool_result_not_first"
-  /** A `tool_use` without its `tool_result` in the very next message. */
-  | "missing_tool_result"
-  /** A `tool_result` without its `tool_use` in the message right before it. */
-  | "orphan_tool_result"
-  /** Two `tool_result` blocks for the same `tool_use`. */
-  | "duplicate_tool_result"
-  /** Two `tool_use` blocks with the same id. */
-  | "duplicate_tool_use_id"
-  /** A server-tool result (`web_search_tool_result`, …) without its `server_tool_use` before it in the same message. */
-  | "orphan_server_tool_result";
+const PROVIDERS: readonly ConversationProvider[] = ["anthropic", "openai", "ai-sdk"];
 
-/** One problem found by {@link validateConversation}. */
-export interface ConversationProblem {
-  /** What is wrong. */
-  code: ConversationProblemCode;
-  /** Index of the offending message, when one is to blame. */
-  messageIndex?: number;
-  /** Index of the offending block in that message, when one is to blame. */
-  blockIndex?: number;
-  /** The tool use id concerned, for tool pairing problems. */
-  toolUseId?: string;
-  /** What the API says, in its own words where they are known (`messages.3.content.0: …`). */
-  message: string;
+function providerOf(options: ValidateConversationOptions): ConversationProvider {
+  const provider: unknown = isPlainObject(options) ? (options.provider ?? "anthropic") : undefined;
+  const found = PROVIDERS.find((known) => known === provider);
+  if (found !== undefined) return found;
+  throw new ValidationError("validateConversation options", [
+    {
+      path: isPlainObject(options) ? ["provider"] : [],
+      message: isPlainObject(options)
+        ? 'must be "anthropic", "openai" or "ai-sdk"'
+        : "must be an object",
+    },
+  ]);
+}
+
+export type { ConversationProblem, ConversationProblemCode } from "./conversation-problem.js";
+
+/** The API a conversation is checked for: each has its own rules. */
+export type ConversationProvider = "anthropic" | "openai" | "ai-sdk";
+
+/** Options of {@link validateConversation}. */
+export interface ValidateConversationOptions {
+  /**
+   * The API the request goes to: `anthropic` (the Messages API), `openai` (the Responses API,
+   * on the items `toResponsesInput` makes) or `ai-sdk` (what `generateText` accepts, on the
+   * messages `toModelMessages` makes). @default "anthropic"
+   */
+  provider?: ConversationProvider;
 }
 
 /** The most messages one request may carry. */
@@ -92,20 +73,34 @@ const ASSISTANT_ONLY_BLOCKS = new Set<ContentBlock["type"]>([
 ]);
 
 /**
- * The problems the Anthropic Messages API would reject this conversation for, in order;
- * empty when it is valid. Messages must be well-formed (`ValidationError` otherwise): this
- * checks what the API checks across messages — tool pairing, roles, placement, emptiness.
+ * The problems the API the conversation goes to would reject it for, in order; empty when it is
+ * valid. `provider` picks the rules: the Anthropic Messages API's by default (tool pairing,
+ * roles, placement, emptiness), OpenAI's Responses API's or the AI SDK's (see
+ * {@link ValidateConversationOptions}). Messages must be well-formed (`ValidationError`
+ * otherwise): this checks what the API checks across messages.
  *
  * @example
- * const problems = validateConversation(session.messages);
+ * const problems = validateConversation(session.messages, { provider: "openai" });
  * if (problems.length > 0) throw new Error(problems.map((p) => p.message).join("\n"));
  */
-export function validateConversation(messages: readonly Message[]): ConversationProblem[] {
+export function validateConversation(
+  messages: readonly Message[],
+  options: ValidateConversationOptions = {},
+): ConversationProblem[] {
+  const provider = providerOf(options);
   const schema = lenientMessagesSchema.for(messages);
   const parsed = parseOrThrow(schema, messages, "messages");
   // Checks on what was parsed but reports on the caller's objects' positions: the same indexes.
   const problems: ConversationProblem[] = [];
   const report = (problem: ConversationProblem) => problems.push(problem);
+  if (provider === "openai") {
+    openAIProblems(parsed as Message[], report);
+    return problems;
+  }
+  if (provider === "ai-sdk") {
+    aiSdkProblems(parsed as Message[], report);
+    return problems;
+  }
 
   if (parsed.length === 0) {
     report({ code: "empty_conversation", message: "messages: at least one message is required" });

@@ -6,7 +6,13 @@ import {
   ResponsesApiServer,
   type ResponsesScript,
 } from "../../test/support/openai-responses-server.js";
-import { AgentSession, CompactionError, LLMCompactor, ValidationError } from "../index.js";
+import {
+  AgentSession,
+  CompactionError,
+  LLMCompactor,
+  ValidationError,
+  validateConversation,
+} from "../index.js";
 import { OpenAILlmClient } from "./llm-client.js";
 import { OpenAICompactor } from "./openai-compactor.js";
 import { appendOpenAIResponse } from "./response.js";
@@ -56,6 +62,7 @@ async function runTurn(session: AgentSession, client: OpenAI, request: string): 
   session.addUserText(request);
   for (;;) {
     await session.maybeCompact();
+    expect(validateConversation(session.messages, { provider: "openai" })).toEqual([]);
     const response = await client.responses.create({
       model: MODEL,
       input: toResponsesInput(session.messages),
