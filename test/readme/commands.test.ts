@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import config from "../../vitest.config.js";
 import { ROOT } from "../package/consumer-project.js";
 
 // The two commands at the top of the README are what a new user runs in a clone; CI runs the
@@ -36,5 +37,23 @@ describe("the README's commands", () => {
     expect(scripts.test).toBe("vitest run");
     expect(scripts["test:unit"]).toBe("vitest run --project unit");
     expect(scripts.demo).toBeDefined();
+  });
+});
+
+describe("the test projects", () => {
+  const projects = (config.test?.projects ?? []).map((project) => {
+    if (typeof project !== "object" || !("test" in project))
+      throw new Error("inline projects only");
+    return project.test ?? {};
+  });
+
+  it("are unit, integration and package; only integration starts the servers", () => {
+    expect(projects.map((project) => project.name)).toEqual(["unit", "integration", "package"]);
+    const setups = projects.map((project) => [project.globalSetup ?? []].flat());
+    expect(setups.flat().filter((file) => file.includes("servers"))).toEqual([
+      "test/setup/servers.ts",
+    ]);
+    expect(setups[1]).toEqual(["test/setup/servers.ts"]);
+    expect(config.test?.globalSetup).toBeUndefined();
   });
 });
