@@ -73,16 +73,19 @@ const EDITING_WORDS = [
   "mkdir",
 ];
 // Editors that take a `command` (`str_replace_editor`, `str_replace_based_edit_tool`).
-const EDITOR_COMMANDS: Record<string, FileAction> = {
-  view: "read",
-  create: "created",
-  str_replace: "edited",
-  insert: "edited",
-  undo_edit: "edited",
-  edit: "edited",
-};
+const EDITOR_COMMANDS = new Map<string, FileAction>([
+  ["view", "read"],
+  ["create", "created"],
+  ["str_replace", "edited"],
+  ["insert", "edited"],
+  ["undo_edit", "edited"],
+  ["edit", "edited"],
+]);
 // Command-line editors whose `command` names the file (SWE-agent): `open PATH`, `create PATH`.
-const FILE_COMMANDS: Record<string, FileAction> = { open: "read", create: "created" };
+const FILE_COMMANDS = new Map<string, FileAction>([
+  ["open", "read"],
+  ["create", "created"],
+]);
 const MAX_PATH_LENGTH = 1024;
 
 function asPath(value: JsonValue | undefined): string | undefined {
@@ -113,7 +116,7 @@ function commandLineTouch(
   state: LedgerState,
 ): { path: string; action: FileAction }[] {
   const [word, argument] = commandWords(command);
-  const fileAction = FILE_COMMANDS[word];
+  const fileAction = FILE_COMMANDS.get(word);
   if (fileAction !== undefined && word === lowerName) {
     const path = asPath(argument?.replace(/^["']|["']$/g, ""));
     if (path === undefined) return [];
@@ -152,7 +155,7 @@ export function fileActions(
   const command = input.command;
   if (paths.length === 0)
     return typeof command === "string" ? commandLineTouch(lowerName, command, state) : [];
-  const byCommand = typeof command === "string" ? EDITOR_COMMANDS[command] : undefined;
+  const byCommand = typeof command === "string" ? EDITOR_COMMANDS.get(command) : undefined;
   const action = byCommand ?? actionOfName(lowerName);
   if (action === "created" && paths.length === 1) state.current = paths[0]!;
   return [...new Set(paths)].map((path) => ({ path, action }));
@@ -197,7 +200,7 @@ function parseLedgerLine(line: string): FileTouch | undefined {
   if (!line.startsWith("- ") || !line.endsWith(")")) return undefined;
   const space = line.indexOf(" ", 2);
   const action = line.slice(2, space);
-  if (space === -1 || !(action in RANK)) return undefined;
+  if (space === -1 || !Object.hasOwn(RANK, action)) return undefined;
   const open = line.lastIndexOf(SOURCE_OPEN);
   if (open <= space) return undefined;
   const path = line.slice(space + 1, open);
@@ -236,8 +239,10 @@ export function collectFileLedger(folded: readonly Message[]): FileTouch[] {
 }
 
 /**
- * The ledger block within `maxTokens`: the files changed first, then those read, the latest
- * touched first within each; what does not fit is counted. `""` when there is nothing to list.
+ * The ledger block within `maxTokens`: the files changed are chosen first, then those read,
+ * the latest touched first within each; what does not fit is counted. The chosen lines are
+ * written oldest touch first, so the next summary reads them back in order. `""` when there
+ * is nothing to list.
  */
 export function renderFileLedger(entries: readonly FileTouch[], maxTokens: number): string {
   if (entries.length === 0) return "";
@@ -247,20 +252,18 @@ export function renderFileLedger(entries: readonly FileTouch[], maxTokens: numbe
     ...newestFirst.filter((entry) => entry.action !== "read"),
     ...newestFirst.filter((entry) => entry.action === "read"),
   ];
-  const lines: string[] = [];
+  const chosen = new Set<FileTouch>();
   // Room for the closing count line, so the block never outgrows its budget.
   let used = LEDGER_HEADING.length + 64;
-  let left = 0;
   for (const entry of ordered) {
-    const line = ledgerLine(entry);
-    if (used + line.length + 1 > budget) {
-      left += 1;
-      continue;
-    }
-    used += line.length + 1;
-    lines.push(line);
+    const length = ledgerLine(entry).length + 1;
+    if (used + length > budget) continue;
+    used += length;
+    chosen.add(entry);
   }
-  if (lines.length === 0) return "";
+  if (chosen.size === 0) return "";
+  const lines = entries.filter((entry) => chosen.has(entry)).map(ledgerLine);
+  const left = entries.length - chosen.size;
   if (left > 0) lines.push(`- (${left} more files touched earlier; in the archive)`);
   return [LEDGER_HEADING, ...lines].join("\n");
 }
