@@ -20,10 +20,17 @@ local function expect_type(index, name, kind)
 end
 local function whole(value, field)
   if not value then return 0 end
-  if string.len(value) > 15 or not string.match(value, '^%d+$') then
+  if string.len(value) > 16 or not string.match(value, '^%d+$') then
     bad(field, 'must be a whole number >= 0 (it is "' .. string.sub(value, 1, 40) .. '")')
   end
   return tonumber(value)
+end
+local function time(value, field)
+  local number = tonumber(value)
+  if not number or number ~= number or number < 0 then
+    bad(field, 'must be a time in ms (it is "' .. string.sub(tostring(value), 1, 40) .. '")')
+  end
+  return number
 end
 `;
 
@@ -98,7 +105,7 @@ return 1
 export const ACQUIRE_LEASE = `${CHECKS}
 expect_type(1, 'lease', 'hash')
 local lease = redis.call('HMGET', KEYS[1], 'owner', 'expires')
-if lease[1] and lease[1] ~= ARGV[1] and whole(lease[2], 'lease.expires') > tonumber(ARGV[2]) then
+if lease[1] and lease[1] ~= ARGV[1] and time(lease[2], 'lease.expires') > tonumber(ARGV[2]) then
   return 0
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'expires', tonumber(ARGV[2]) + tonumber(ARGV[3]))
