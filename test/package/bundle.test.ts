@@ -24,13 +24,14 @@ const PLATFORMS: { name: string; options: BuildOptions }[] = [
 
 /**
  * Minified sizes in bytes, the budget about 5% above the measure. Measured on 2026-12-02
- * (esbuild 0.27.7, zod 4.6.7), the same on both platforms: the root 541,765 (121.8 kB gzipped),
- * `{ AgentSession, ThresholdCompactor }` 535,462 (119.8 kB). zod is most of it: its `z` export
- * carries every locale (264 kB), so one `import { z } from "zod"` anywhere in the graph pulls
- * them in; with `import * as z from "zod"` in all 28 source files the root measured 219,163
- * (65.3 kB gzipped), and this budget can drop to match.
+ * (esbuild 0.27.7, zod 4.6.7; the session core of af479a0 and after), the same on both
+ * platforms: the root 550,567 (124.8 kB gzipped), `{ AgentSession, ThresholdCompactor }`
+ * 541,122 (122.1 kB). zod is most of it: its `z` export carries every locale (264 kB), so one
+ * `import { z } from "zod"` anywhere in the graph pulls them in; with `import * as z from "zod"`
+ * in all 28 source files the root measured 219,163 (65.3 kB gzipped), and this budget can drop
+ * to match.
  */
-const BUDGET = { root: 570_000, pair: 565_000 };
+const BUDGET = { root: 580_000, pair: 570_000 };
 
 interface Bundled {
   bytes: number;
