@@ -6,6 +6,9 @@ import { AgentSession } from "../session/agent-session.js";
 import { toAnthropicMessages } from "./request.js";
 import { appendAnthropicResponse } from "./response.js";
 
+/** Each response a new id, as the API gives (the same response twice is refused). */
+let responses = 0;
+
 function response(
   content: unknown[],
   usage: Partial<AnthropicMessage["usage"]> | null = {
@@ -15,8 +18,9 @@ function response(
     cache_read_input_tokens: 600,
   },
 ): AnthropicMessage {
+  responses += 1;
   return {
-    id: "msg_1",
+    id: `msg_${responses}`,
     type: "message",
     role: "assistant",
     model: "claude-test",

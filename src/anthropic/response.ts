@@ -76,6 +76,7 @@ const CacheMissReasonSchema = z.looseObject({
 
 const ResponseShapeSchema = z.looseObject(
   {
+    id: z.unknown().optional(),
     content: z.array(z.unknown(), { error: "must be an array of content blocks" }),
     usage: z.unknown().optional(),
     input_transformations: z
@@ -109,7 +110,7 @@ export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage"> 
  * uses: the same methods, each resolving once what it wrote is stored.
  */
 export interface AsyncResponseTarget {
-  addAssistant(content: ContentBlock[]): Promise<AssistantMessage>;
+  addAssistant(content: ContentBlock[], options?: { id?: string }): Promise<AssistantMessage>;
   recordUsage(usage: Usage): Promise<void>;
   recordInputTransformations?: (transformations: readonly JsonObject[]) => void;
   recordContextEdits?: (edits: readonly JsonObject[]) => void;
@@ -169,7 +170,9 @@ export function appendAnthropicResponse(
     }
     return appended;
   };
-  const added = content.length > 0 ? session.addAssistant(content) : undefined;
+  // The response's id names the message: the same response appended twice is refused.
+  const options = typeof parsed.id === "string" && parsed.id !== "" ? { id: parsed.id } : {};
+  const added = content.length > 0 ? session.addAssistant(content, options) : undefined;
   if (isPromise(added)) {
     return added.then(async (message) => {
       if (usage !== undefined) await session.recordUsage(usage);

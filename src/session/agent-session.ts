@@ -125,9 +125,9 @@ export class AgentSession implements CompactingSession<"sync"> {
     return this.#core.recall(handle);
   }
 
-  /** Appends an assistant message to the current turn. */
-  addAssistant(content: ContentBlock[]): AssistantMessage {
-    return this.#core.take(this.#core.intake.addAssistant(content));
+  /** Appends an assistant message to the current turn; `id` names it (refused when in use: a response appended twice). */
+  addAssistant(content: ContentBlock[], options?: { id?: string }): AssistantMessage {
+    return this.#core.take(this.#core.intake.addAssistant(content, options));
   }
 
   /**

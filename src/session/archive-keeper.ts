@@ -44,6 +44,19 @@ export class ArchiveKeeper {
     return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
   }
 
+  /** The handle `offset` places after the next one, without taking it (intake builds; apply takes). */
+  handleAt(offset: number): string {
+    return `r${this.next + offset}-${this.#tag}`;
+  }
+
+  /** Takes handles made by {@link ArchiveKeeper.handleAt}: the counter moves past them. */
+  accept(records: readonly ArchiveRecord[]): void {
+    for (const record of records) {
+      const number = Number(record.handle.slice(1, record.handle.indexOf("-")));
+      if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
+    }
+  }
+
   /** Keeps records; resolves once the archive holds them. */
   async store(records: readonly ArchiveRecord[]): Promise<void> {
     if (records.length > 0) await this.#archive.put(this.#sessionId, records);

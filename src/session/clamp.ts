@@ -9,16 +9,19 @@ export interface ClampedBlock {
   original: string;
   /** Characters kept of it. */
   keptChars: number;
+  /** The recall handle its marker names, when the session keeps an archive. */
+  handle?: string;
 }
 
 /** Share of what is kept that comes from the head of the text; the rest is its tail. */
 const HEAD_SHARE = 0.6;
 
-function clampText(text: string, maxChars: number): string {
+function clampText(text: string, maxChars: number, handle: string | undefined): string {
   const head = Math.floor(maxChars * HEAD_SHARE);
   const tail = maxChars - head;
   const cut = text.length - head - tail;
-  return `${text.slice(0, head)}\n[… ${cut} characters cut to fit the context window …]\n${text.slice(text.length - tail)}`;
+  const recall = handle === undefined ? "" : ` [recall ${handle}]`;
+  return `${text.slice(0, head)}\n[… ${cut} characters cut to fit the context window …]${recall}\n${text.slice(text.length - tail)}`;
 }
 
 /**
@@ -29,28 +32,37 @@ function clampText(text: string, maxChars: number): string {
 export function clampMessage(
   message: Message,
   maxTokens: number,
+  nextHandle?: () => string,
 ): { message: Message; clamped: ClampedBlock[] } {
   const maxChars = tokensToChars(maxTokens);
   const clamped: ClampedBlock[] = [];
   if (message.role !== "user") return { message, clamped };
+  const cut = (blockIndex: number, original: string, toolUseId?: string) => {
+    const handle = nextHandle?.();
+    clamped.push({
+      blockIndex,
+      ...(toolUseId === undefined ? {} : { toolUseId }),
+      original,
+      keptChars: maxChars,
+      ...(handle === undefined ? {} : { handle }),
+    });
+    return clampText(original, maxChars, handle);
+  };
   const content = message.content.map((block, blockIndex): ContentBlock => {
     if (block.type === "text" && block.text.length > maxChars) {
-      clamped.push({ blockIndex, original: block.text, keptChars: maxChars });
-      return { ...block, text: clampText(block.text, maxChars) };
+      return { ...block, text: cut(blockIndex, block.text) };
     }
     if (block.type !== "tool_result") return block;
     const toolUseId = block.toolUseId;
     if (typeof block.content === "string") {
       if (block.content.length <= maxChars) return block;
-      clamped.push({ blockIndex, toolUseId, original: block.content, keptChars: maxChars });
-      return { ...block, content: clampText(block.content, maxChars) };
+      return { ...block, content: cut(blockIndex, block.content, toolUseId) };
     }
     let changed = false;
     const parts = block.content.map((part) => {
       if (part.type !== "text" || part.text.length <= maxChars) return part;
       changed = true;
-      clamped.push({ blockIndex, toolUseId, original: part.text, keptChars: maxChars });
-      return { ...part, text: clampText(part.text, maxChars) };
+      return { ...part, text: cut(blockIndex, part.text, toolUseId) };
     });
     return changed ? { ...block, content: parts } : block;
   });

@@ -45,8 +45,11 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   append(...messages: Message[]): SessionResult<Mode, void>;
   /** Appends a user message opening a new turn; `pinned` pins it. */
   addUserText(text: string, options?: { pinned?: boolean }): SessionResult<Mode, UserMessage>;
-  /** Appends an assistant message to the current turn. */
-  addAssistant(content: ContentBlock[]): SessionResult<Mode, AssistantMessage>;
+  /** Appends an assistant message to the current turn; `id` names it (refused when in use). */
+  addAssistant(
+    content: ContentBlock[],
+    options?: { id?: string },
+  ): SessionResult<Mode, AssistantMessage>;
   /** Appends tool results answering the last assistant message's tool uses. */
   addToolResults(results: ToolResultInput[]): SessionResult<Mode, UserMessage>;
   /** Appends a mid-conversation `role: "system"` message. */

@@ -104,6 +104,20 @@ export interface ContentClampedEvent {
   /** The text as it was, and the characters kept of it. */
   original: string;
   keptChars: number;
+  /** The recall handle the archive keeps the original under (named in the cut's marker); none with `archive: false`. */
+  handle?: string;
+}
+
+/**
+ * A user message went on while tool calls were unanswered: the library closed them with error
+ * results saying so (`INTERRUPTED_NOTICE`), so no request pairs a call with nothing.
+ */
+export interface ToolCallsInterruptedEvent {
+  type: "tool_calls_interrupted";
+  /** The calls closed, by tool use id. */
+  toolUseIds: string[];
+  /** The user message holding their results. */
+  messageId: string;
 }
 
 /**
@@ -142,6 +156,7 @@ export type CompactionEvent =
   | ContextTrimmedEvent
   | ContextOverflowEvent
   | ContentClampedEvent
+  | ToolCallsInterruptedEvent
   | InputTransformationsEvent
   | ContextEditsAppliedEvent
   | CacheDiagnosisEvent;

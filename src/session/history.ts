@@ -51,13 +51,30 @@ export class History {
     return duplicateIdIssues(messages, { messageIds: this.#ids, toolUseIds: this.#toolUseIds });
   }
 
-  /** Tool use ids of the last assistant message, when it is the last message. */
-  pendingToolUseIds(): Set<string> {
+  /**
+   * The tool calls waiting for results at the end of the conversation: those of the last
+   * assistant message not answered by the user message of results after it (`results`, when
+   * there is one and nothing else follows). Empty when no call waits.
+   */
+  openToolUses(): { unanswered: string[]; results: Message | undefined } {
     const last = this.#messages.at(-1);
-    const ids = new Set<string>();
-    if (last?.role !== "assistant") return ids;
-    for (const block of last.content) if (block.type === "tool_use") ids.add(block.id);
-    return ids;
+    const call = last?.role === "assistant" ? last : this.#messages.at(-2);
+    if (call?.role !== "assistant") return { unanswered: [], results: undefined };
+    const results = call === last ? undefined : last;
+    if (results !== undefined && !results.content.some((block) => block.type === "tool_result"))
+      return { unanswered: [], results: undefined };
+    const answered = new Set<string>();
+    for (const block of results?.content ?? [])
+      if (block.type === "tool_result") answered.add(block.toolUseId);
+    const unanswered: string[] = [];
+    for (const block of call.content)
+      if (block.type === "tool_use" && !answered.has(block.id)) unanswered.push(block.id);
+    return { unanswered, results };
+  }
+
+  /** Tool use ids of the last assistant message still waiting for a result. */
+  pendingToolUseIds(): Set<string> {
+    return new Set(this.openToolUses().unanswered);
   }
 
   /** The last message, if any. */
@@ -76,6 +93,15 @@ export class History {
     }
     this.lastTurnNumber = maxUserTurnNumber(messages);
     this.meter.added(messages);
+  }
+
+  /** Puts `message` in place of the last message (results merged into the message of results). */
+  replaceLast(message: Message): void {
+    const last = this.#messages.at(-1);
+    if (last === undefined) return;
+    this.#view = undefined;
+    this.#messages[this.#messages.length - 1] = message;
+    this.meter.swapped(last, message);
   }
 
   /** Replaces every message (a compaction applied, a trim, a restored snapshot). */

@@ -1,18 +1,20 @@
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type AssistantMessage,
   type ContentBlock,
   type JsonObject,
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
+  type ToolResultBlock,
   type TurnId,
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
-import { clampMessage } from "./clamp.js";
+import type { ArchiveRecord } from "./archive.js";
+import { type ClampedBlock, clampMessage } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
 import { type History, USER_TURN_OWNER } from "./history.js";
@@ -26,7 +28,13 @@ export interface MessageIntakeSettings {
   clock: Clock;
   /** The largest text one block may hold, in tokens; longer ones are clamped. */
   maxBlockTokens: number;
+  /** The recall handle `offset` places after the archive's next one; none with `archive: false`. */
+  handleAt?: (offset: number) => string;
 }
+
+/** The content of the error result that closes a tool call the conversation went on without. */
+export const INTERRUPTED_NOTICE =
+  "[Tool call interrupted: the conversation went on before its result was given]";
 
 const NON_EMPTY_TEXT = z.string().min(1, "must be a non-empty string");
 const MESSAGES = z.array(MessageSchema);
@@ -51,6 +59,22 @@ function parsePinned(options: unknown): boolean {
   return pinned === true;
 }
 
+/** The `id` option of `addAssistant`. @throws {ValidationError} unless a non-empty string. */
+function parseAssistantId(options: unknown): string | undefined {
+  if (options === undefined) return undefined;
+  if (!isPlainObject(options)) {
+    throw new ValidationError("addAssistant options", [{ path: [], message: "must be an object" }]);
+  }
+  const id = options.id;
+  if (id === undefined) return undefined;
+  if (typeof id !== "string" || id === "") {
+    throw new ValidationError("addAssistant options", [
+      { path: ["id"], message: "must be a non-empty string" },
+    ]);
+  }
+  return id;
+}
+
 /**
  * Where data enters a session: messages, tool results, usage, summaries and pins are
  * validated here, once (long texts clamped, ids and turns assigned), and built into a
@@ -69,6 +93,7 @@ export class MessageIntake {
     const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
     if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };
+    assertExchanges(this.#settings.history.openToolUses(), parsed);
     return this.#messages(parsed, undefined);
   }
 
@@ -76,8 +101,38 @@ export class MessageIntake {
   addUserText(text: string, options?: { pinned?: boolean }): Intake<UserMessage> {
     parseOrThrow(NON_EMPTY_TEXT, text, "text");
     const pinned = parsePinned(options);
-    const turnId = { owner: USER_TURN_OWNER, number: this.#settings.history.lastTurnNumber + 1 };
-    return this.#add("user", turnId, [{ type: "text", text }], pinned);
+    const { history, sessionId, clock } = this.#settings;
+    const turnId = { owner: USER_TURN_OWNER, number: history.lastTurnNumber + 1 };
+    const message = createMessage({
+      role: "user",
+      sessionId,
+      turnId,
+      content: [{ type: "text", text }],
+      clock,
+    });
+    const open = history.openToolUses();
+    if (open.unanswered.length === 0) {
+      return this.#single(this.#messages([message], pinned ? [message.id] : undefined));
+    }
+    // The user went on while calls wait: they are closed as interrupted, before the new turn.
+    const closing: ToolResultBlock[] = open.unanswered.map((toolUseId) => ({
+      type: "tool_result",
+      toolUseId,
+      content: INTERRUPTED_NOTICE,
+      isError: true,
+    }));
+    const results = this.#results(open.results, closing);
+    const intake = this.#messages(
+      [results, message],
+      pinned ? [message.id] : undefined,
+      open.results !== undefined,
+    );
+    intake.events.push({
+      type: "tool_calls_interrupted",
+      toolUseIds: open.unanswered,
+      messageId: results.id,
+    });
+    return { ...intake, result: message as UserMessage };
   }
 
   /** A pin of one of the user's own messages. @throws {ValidationError} for one that cannot be pinned. */
@@ -94,20 +149,36 @@ export class MessageIntake {
     return { entry: { kind: "pins", messageIds: [messageId] }, result: undefined, events: [] };
   }
 
-  /** An assistant message in the current turn; its `tool_use` ids new to the conversation. */
-  addAssistant(content: ContentBlock[]): Intake<AssistantMessage> {
+  /**
+   * An assistant message in the current turn; its `tool_use` ids new to the conversation. `id`:
+   * the message's id (a provider response's, so the same response appended twice is refused).
+   */
+  addAssistant(content: ContentBlock[], options?: { id?: string }): Intake<AssistantMessage> {
     const blocks = parseOrThrow(ASSISTANT_CONTENT, content, "assistant content");
+    const id = parseAssistantId(options);
     const issues = this.#settings.history
-      .duplicateIssues([{ id: "", content: blocks }])
-      .map((issue) => ({ ...issue, path: issue.path.slice(2) }));
+      .duplicateIssues([{ id: id ?? "", content: blocks }])
+      .filter((issue) => id !== undefined || issue.path[1] !== "id")
+      .map((issue) => ({ ...issue, path: issue.path[1] === "id" ? ["id"] : issue.path.slice(2) }));
     if (issues.length > 0) throw new ValidationError("assistant content", issues);
-    return this.#add("assistant", this.#currentTurn("addAssistant"), blocks, false);
+    this.#assertNoOpenCalls("addAssistant");
+    const { sessionId, clock } = this.#settings;
+    const turnId = this.#currentTurn("addAssistant");
+    const message = createMessage({ role: "assistant", sessionId, turnId, content: blocks, clock });
+    return this.#single(
+      this.#messages([id === undefined ? message : { ...message, id }], undefined),
+    );
   }
 
   /** Tool results answering the `tool_use` blocks of the last message, as one user message. */
   addToolResults(results: ToolResultInput[]): Intake<UserMessage> {
-    const blocks = toToolResultBlocks(results, this.#settings.history.pendingToolUseIds());
-    return this.#add("user", this.#currentTurn("addToolResults"), blocks, false);
+    const open = this.#settings.history.openToolUses();
+    const blocks = toToolResultBlocks(results, new Set(open.unanswered));
+    if (open.results === undefined)
+      return this.#add("user", this.#currentTurn("addToolResults"), blocks, false);
+    // More results for the same calls, nothing in between: one message of results.
+    const merged = this.#results(open.results, blocks);
+    return this.#single(this.#messages([merged], undefined, true));
   }
 
   /** A usage the model reported for the last request. */
@@ -154,6 +225,7 @@ export class MessageIntake {
   /** A mid-conversation `role: "system"` message, in the current turn, where the caller puts it. */
   addSystemMessage(text: string): Intake<Message> {
     parseOrThrow(NON_EMPTY_TEXT, text, "system message text");
+    this.#assertNoOpenCalls("addSystemMessage");
     const block = {
       type: "opaque" as const,
       block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: text } },
@@ -191,6 +263,30 @@ export class MessageIntake {
     return last.turnId;
   }
 
+  /** @throws {ValidationError} while calls of the last assistant message wait for results. */
+  #assertNoOpenCalls(method: string): void {
+    const { unanswered } = this.#settings.history.openToolUses();
+    if (unanswered.length === 0) return;
+    throw new ValidationError(method, [
+      {
+        path: ["messages"],
+        message: `tool_use ${unanswered.join(", ")} of the last assistant message ${unanswered.length === 1 ? "has" : "have"} no result: add ${unanswered.length === 1 ? "it" : "them"} with addToolResults first (a user message closes them as interrupted)`,
+      },
+    ]);
+  }
+
+  /** The message of results `previous` (or a new one in the current turn) with `blocks` after its results. */
+  #results(previous: Message | undefined, blocks: ToolResultBlock[]): Message {
+    if (previous === undefined) {
+      const { sessionId, clock } = this.#settings;
+      const turnId = this.#currentTurn("addToolResults");
+      return createMessage({ role: "user", sessionId, turnId, content: blocks, clock });
+    }
+    const results = previous.content.filter((block) => block.type === "tool_result");
+    const rest = previous.content.filter((block) => block.type !== "tool_result");
+    return { ...previous, content: [...results, ...blocks, ...rest] } as Message;
+  }
+
   #add<R extends Message["role"]>(
     role: R,
     turnId: TurnId,
@@ -199,24 +295,107 @@ export class MessageIntake {
   ): Intake<Extract<Message, { role: R }>> {
     const { sessionId, clock } = this.#settings;
     const message = createMessage({ role, sessionId, turnId, content, clock } as never) as Message;
-    const intake = this.#messages([message], pinned ? [message.id] : undefined);
-    const [built] = (intake.entry as { messages: Message[] }).messages;
-    return { ...intake, result: built as Extract<Message, { role: R }> };
+    return this.#single(this.#messages([message], pinned ? [message.id] : undefined));
+  }
+
+  /** The intake of one message, returning it. */
+  #single<T extends Message>(intake: Intake<void>): Intake<T> {
+    const messages = (intake.entry as { messages: Message[] }).messages;
+    return { ...intake, result: messages.at(-1) as T };
   }
 
   /**
    * The entry of validated messages, each text too large for the window clamped to its head
-   * and tail (a `content_clamped` event carries the original).
+   * and tail; the archive keeps the original under the handle its marker names (a
+   * `content_clamped` event carries it too).
    */
-  #messages(messages: readonly Message[], pinned: string[] | undefined): Intake<void> {
+  #messages(
+    messages: readonly Message[],
+    pinned: string[] | undefined,
+    replacesLast = false,
+  ): Intake<void> {
     const events: CompactionEvent[] = [];
+    const archive: ArchiveRecord[] = [];
+    const { handleAt, maxBlockTokens } = this.#settings;
+    const nextHandle = handleAt === undefined ? undefined : () => handleAt(archive.length);
     const built = messages.map((message) => {
-      const clamped = clampMessage(message, this.#settings.maxBlockTokens);
-      for (const block of clamped.clamped)
+      const clamped = clampMessage(
+        message,
+        maxBlockTokens,
+        nextHandle &&
+          (() => {
+            const handle = nextHandle();
+            archive.push({ handle, kind: "messages", original: [] });
+            return handle;
+          }),
+      );
+      for (const block of clamped.clamped) {
         events.push({ type: "content_clamped", messageId: message.id, ...block });
+        const index = archive.findIndex((record) => record.handle === block.handle);
+        if (index >= 0) archive[index] = archiveRecord(block, message);
+      }
       return clamped.message;
     });
-    const entry = { kind: "messages" as const, messages: built, ...(pinned ? { pinned } : {}) };
+    const entry = {
+      kind: "messages" as const,
+      messages: built,
+      ...(pinned ? { pinned } : {}),
+      ...(replacesLast ? { replacesLast: true as const } : {}),
+      ...(archive.length > 0 ? { archive } : {}),
+    };
     return { entry, result: undefined, events };
   }
+}
+
+/** What the archive keeps of a clamped block: the original tool result, or the original message. */
+function archiveRecord(block: ClampedBlock, message: Message): ArchiveRecord {
+  const handle = block.handle as string;
+  const original = message.content[block.blockIndex];
+  if (block.toolUseId !== undefined && original?.type === "tool_result")
+    return { handle, kind: "tool_result", toolUseId: block.toolUseId, original };
+  return { handle, kind: "messages", original: [message] };
+}
+
+/**
+ * Checks that appended messages keep every tool exchange whole: calls waiting at the end are
+ * answered by the first message, each message of results answers only the calls right before
+ * it, and a call goes unanswered only at the very end (the open tail).
+ * @throws {ValidationError} naming the message and the ids.
+ */
+function assertExchanges(
+  open: { unanswered: string[]; results: Message | undefined },
+  messages: readonly Message[],
+): void {
+  let pending = new Set(open.unanswered);
+  let partialBefore = open.results !== undefined && pending.size > 0;
+  const issues: ValidationIssue[] = [];
+  messages.forEach((message, index) => {
+    const answered = message.content.flatMap((block) =>
+      block.type === "tool_result" ? [block.toolUseId] : [],
+    );
+    const stray = answered.filter((id) => !pending.has(id));
+    if (stray.length > 0)
+      issues.push({
+        path: [index, "content"],
+        message: `tool_result ${stray.join(", ")} answers no tool_use of the message right before`,
+      });
+    const missing = [...pending].filter((id) => !answered.includes(id));
+    const openTail =
+      index === messages.length - 1 && message.role === "user" && answered.length > 0;
+    if (pending.size > 0 && (partialBefore || (missing.length > 0 && !openTail))) {
+      issues.push({
+        path: [index],
+        message: partialBefore
+          ? `tool_use ${missing.join(", ")} already have a message of results: add theirs with addToolResults, which merges them`
+          : `tool_use ${missing.join(", ")} of the message before have no result here: answer every call in the next message`,
+      });
+    }
+    partialBefore = false;
+    pending = new Set(
+      message.role === "assistant"
+        ? message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))
+        : [],
+    );
+  });
+  if (issues.length > 0) throw new ValidationError("messages", issues);
 }

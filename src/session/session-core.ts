@@ -74,15 +74,17 @@ export class SessionCore {
       background === false
         ? undefined
         : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95));
+    this.hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
+    const archive = options.archive ?? new MemoryArchive();
+    const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
+    this.keeper = keeper;
     this.intake = new MessageIntake({
       history: this.history,
       sessionId: this.sessionId,
       clock: this.clock,
       maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit),
+      ...(keeper === undefined ? {} : { handleAt: (offset: number) => keeper.handleAt(offset) }),
     });
-    this.hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
-    const archive = options.archive ?? new MemoryArchive();
-    this.keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.runner = new CompactionRunner({
       history: this.history,
       contextLimit: parsed.contextLimit,
@@ -111,7 +113,13 @@ export class SessionCore {
 
   /** Applies what the intake built and returns the call's value (the in-memory face). */
   take<T>(intake: Intake<T>): T {
-    if (intake.entry !== undefined) this.apply(intake.entry);
+    if (intake.entry !== undefined) {
+      this.apply(intake.entry)?.catch((error: unknown) => {
+        this.#logger?.warn("agent-compaction: the archive could not keep what clamping cut", {
+          error,
+        });
+      });
+    }
     for (const event of intake.events) this.emit(event);
     return intake.result;
   }
@@ -119,14 +127,19 @@ export class SessionCore {
   /**
    * Applies one entry: the only way a session's state changes outside a compaction, for a
    * call's entry and a stored record alike. Trusts it: the intake or the record's schema
-   * validated it.
+   * validated it. Resolves once the archive keeps what clamping cut (`store: false`, a record
+   * another worker wrote: it kept them).
    */
-  apply(entry: SessionEntry): void {
+  apply(entry: SessionEntry, options: { store?: boolean } = {}): Promise<void> | undefined {
     const { history } = this;
     switch (entry.kind) {
       case "messages": {
         rememberValid(entry.messages);
-        history.push(entry.messages);
+        const [first, ...rest] = entry.messages;
+        if (entry.replacesLast === true && first !== undefined) {
+          history.replaceLast(first);
+          history.push(rest);
+        } else history.push(entry.messages);
         for (const message of entry.messages) {
           for (const block of message.content) {
             if (block.type === "tool_result" && block.compactSummary !== undefined)
@@ -134,18 +147,26 @@ export class SessionCore {
           }
         }
         this.#pin(entry.pinned ?? []);
-        return;
+        return this.#archive(entry.archive ?? [], options.store !== false);
       }
       case "pins":
         this.#pin(entry.messageIds);
-        return;
+        return undefined;
       case "usage":
         history.meter.recorded(entry.usage, history.messages);
-        return;
+        return undefined;
       case "summaries":
         for (const [toolUseId, text] of Object.entries(entry.summaries))
           history.summaries.set(toolUseId, text);
+        return undefined;
     }
+  }
+
+  /** Takes the handles of what clamping cut and, unless replayed (`store: false`), keeps the originals. */
+  #archive(records: readonly ArchiveRecord[], store: boolean): Promise<void> | undefined {
+    if (records.length === 0 || this.keeper === undefined) return undefined;
+    this.keeper.accept(records);
+    return store ? this.keeper.store(records) : undefined;
   }
 
   /** Pins what is here (a pin replayed after the message was folded finds it gone). */

@@ -1,4 +1,5 @@
 import type { Message } from "../core/message.js";
+import type { ArchiveRecord } from "./archive.js";
 import type { Usage } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
 
@@ -8,7 +9,15 @@ import type { CompactionEvent } from "./events.js";
  * replays from its log.
  */
 export type SessionEntry =
-  | { kind: "messages"; messages: Message[]; pinned?: string[] }
+  | {
+      kind: "messages";
+      messages: Message[];
+      pinned?: string[];
+      /** The first message takes the place of the last one (more results for the same calls). */
+      replacesLast?: true;
+      /** What clamping cut, kept under the handles its markers name. */
+      archive?: ArchiveRecord[];
+    }
   | { kind: "pins"; messageIds: string[] }
   | { kind: "usage"; usage: Usage }
   | { kind: "summaries"; summaries: Record<string, string> };

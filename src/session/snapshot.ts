@@ -47,7 +47,7 @@ const SerializedRecordBase = {
 };
 
 /** An archive record in a snapshot; messages' dates as ISO strings, restored to dates. */
-const ArchiveRecordSchema = z.discriminatedUnion("kind", [
+export const ArchiveRecordSchema = z.discriminatedUnion("kind", [
   z.object({
     ...SerializedRecordBase,
     kind: z.literal("tool_result"),

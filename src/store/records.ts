@@ -2,10 +2,15 @@ import { z } from "zod";
 import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import type { SessionEntry } from "../session/session-entry.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
 import { UsageSchema } from "../session/context-meter.js";
-import type { SerializedMessage, SessionSnapshot } from "../session/snapshot.js";
+import type { SessionEntry } from "../session/session-entry.js";
+import {
+  ArchiveRecordSchema,
+  type SerializedMessage,
+  type SessionSnapshot,
+  serializeRecord,
+} from "../session/snapshot.js";
 
 /** The format of the records this version writes; it reads this one and none newer. */
 export const STORE_FORMAT = 1;
@@ -32,6 +37,8 @@ export const LogRecordSchema = z.discriminatedUnion("kind", [
     kind: z.literal("messages"),
     messages: z.array(SerializedMessageSchema).min(1, "must hold at least one message"),
     pinned: z.array(z.string().min(1)).exactOptional(),
+    replacesLast: z.literal(true).exactOptional(),
+    archive: z.array(ArchiveRecordSchema).min(1).exactOptional(),
   }),
   z.object({
     format: z.literal(STORE_FORMAT),
@@ -87,6 +94,8 @@ export function encodeRecord(record: LogRecord): string {
         kind: record.kind,
         messages: record.messages.map(serialize),
         ...(record.pinned === undefined ? {} : { pinned: record.pinned }),
+        ...(record.replacesLast === undefined ? {} : { replacesLast: record.replacesLast }),
+        ...(record.archive === undefined ? {} : { archive: record.archive.map(serializeRecord) }),
       });
     case "pins":
       return JSON.stringify({

@@ -85,8 +85,10 @@ export class Replay {
     const strip = stale && !this.#keepStaleThinking;
     const batch: Message[] = [];
     let previous = last;
-    for (const message of entry.messages) {
-      if (has(message.id)) continue;
+    for (const [index, message] of entry.messages.entries()) {
+      // More results merged into the last message keep its id; anything else here already is a retry.
+      const merges = index === 0 && entry.replacesLast === true && last?.id === message.id;
+      if (has(message.id) && !merges) continue;
       const appended = strip ? withoutThinking(message) : message;
       batch.push(appended);
       if (appended.role === "assistant") {
@@ -103,6 +105,8 @@ export class Replay {
       previous = batch.at(-1);
     }
     if (batch.length === 0) return undefined;
-    return { ...entry, messages: batch };
+    const merges = entry.replacesLast === true && batch[0]?.id === last?.id;
+    const { replacesLast: _replacesLast, ...rest } = entry;
+    return { ...rest, messages: batch, ...(merges ? { replacesLast: true as const } : {}) };
   }
 }

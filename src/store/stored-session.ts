@@ -188,9 +188,9 @@ export class StoredSession implements CompactingSession<"async"> {
     return this.#core.recall(handle);
   }
 
-  /** Appends an assistant message to the current turn. */
-  addAssistant(content: ContentBlock[]): Promise<AssistantMessage> {
-    return this.#write(() => this.#core.intake.addAssistant(content));
+  /** Appends an assistant message to the current turn; `id` names it (refused when in use: a response appended twice). */
+  addAssistant(content: ContentBlock[], options?: { id?: string }): Promise<AssistantMessage> {
+    return this.#write(() => this.#core.intake.addAssistant(content, options));
   }
 
   /** Appends tool results as one user message in the current turn (see `AgentSession.addToolResults`). */
@@ -355,8 +355,15 @@ export class StoredSession implements CompactingSession<"async"> {
     }
   }
 
-  /** Applies record `seq` through the core's apply, as every worker does. */
-  #applyRecord(seq: number, record: ReturnType<typeof decodeRecord>): void {
+  /**
+   * Applies record `seq` through the core's apply, as every worker does; `store`: this worker
+   * wrote it, and keeps the originals of what it clamped (others' records were kept by them).
+   */
+  #applyRecord(
+    seq: number,
+    record: ReturnType<typeof decodeRecord>,
+    store = false,
+  ): Promise<void> | undefined {
     const { headVersion, ...entry } = record;
     const { history } = this.#core;
     const landing = this.#replay.entry(
@@ -365,8 +372,8 @@ export class StoredSession implements CompactingSession<"async"> {
       (id) => history.has(id),
       history.last,
     );
-    if (landing !== undefined) this.#core.apply(landing);
     this.#tail = seq;
+    return landing === undefined ? undefined : this.#core.apply(landing, { store });
   }
 
   /**
@@ -394,7 +401,7 @@ export class StoredSession implements CompactingSession<"async"> {
         const data = encodeRecord({ ...intake.entry, headVersion });
         const outcome: AppendResult = await this.#store.append(this.sessionId, this.position, data);
         if (outcome.appended) {
-          this.#applyRecord(outcome.seq, { ...intake.entry, headVersion });
+          await this.#applyRecord(outcome.seq, { ...intake.entry, headVersion }, true);
           return this.#core.take({ ...intake, entry: undefined });
         }
         await this.#sync(outcome.state);

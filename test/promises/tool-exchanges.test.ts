@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
+import { ValidationError } from "../../src/core/errors.js";
+import { validateConversation } from "../../src/core/validate-conversation.js";
+import { AgentSession } from "../../src/session/agent-session.js";
+import type { CompactionEvent } from "../../src/session/events.js";
+import { INTERRUPTED_NOTICE } from "../../src/session/message-intake.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
+import { openSession } from "../../src/store/stored-session.js";
+
+// Issue 22, section 1: the session never holds a conversation the Messages API rejects, except
+// an open tail (the last assistant message's calls waiting for results).
+
+const parallelCalls = [
+  { type: "tool_use" as const, id: "toolu_a", name: "read", input: { path: "a.ts" } },
+  { type: "tool_use" as const, id: "toolu_b", name: "read", input: { path: "b.ts" } },
+];
+const resultOf = (id: string, content = `contents of ${id}`) => ({
+  type: "tool_result" as const,
+  toolUseId: id,
+  content,
+});
+
+function sessionWithCalls() {
+  const events: CompactionEvent[] = [];
+  const session = new AgentSession({
+    contextLimit: 200_000,
+    onEvent: (event) => events.push(event),
+  });
+  session.addUserText("Read both files.");
+  session.addAssistant(parallelCalls);
+  return { session, events };
+}
+
+describe("parallel calls answered over several calls", () => {
+  it("merges the results into one message while nothing else was appended", () => {
+    const { session } = sessionWithCalls();
+    const first = session.addToolResults([resultOf("toolu_a")]);
+    const merged = session.addToolResults([resultOf("toolu_b")]);
+    expect(merged.id).toBe(first.id);
+    expect(session.messages).toHaveLength(3);
+    expect(
+      session.messages[2]?.content.map((block) => block.type === "tool_result" && block.toolUseId),
+    ).toEqual(["toolu_a", "toolu_b"]);
+    expect(validateConversation(session.messages)).toEqual([]);
+    expect(toAnthropicMessages(session.messages)).toHaveLength(3);
+  });
+
+  it("refuses a second result for a call already answered, and a result for no call", () => {
+    const { session } = sessionWithCalls();
+    session.addToolResults([resultOf("toolu_a")]);
+    expect(() => session.addToolResults([resultOf("toolu_a")])).toThrow(/toolu_a/);
+    expect(() => session.addToolResults([resultOf("toolu_z")])).toThrow(/toolu_z/);
+  });
+
+  it("refuses an assistant or system message while calls wait, naming them and how to close them", () => {
+    const { session } = sessionWithCalls();
+    session.addToolResults([resultOf("toolu_a")]);
+    const attempt = () => session.addAssistant([{ type: "text", text: "done" }]);
+    expect(attempt).toThrow(ValidationError);
+    expect(attempt).toThrow(/toolu_b.*addToolResults/);
+    expect(() => session.addSystemMessage("note")).toThrow(/toolu_b/);
+    expect(session.messages).toHaveLength(3);
+  });
+
+  it("closes calls the user went on without as interrupted, and tells the app", () => {
+    const { session, events } = sessionWithCalls();
+    session.addToolResults([resultOf("toolu_a")]);
+    const user = session.addUserText("Stop, do something else.");
+    expect(user.turnId.number).toBe(2);
+    const results = session.messages[2]!;
+    const closed = results.content.find(
+      (block) => block.type === "tool_result" && block.toolUseId === "toolu_b",
+    );
+    expect(closed).toMatchObject({ isError: true, content: INTERRUPTED_NOTICE });
+    expect(events).toContainEqual({
+      type: "tool_calls_interrupted",
+      toolUseIds: ["toolu_b"],
+      messageId: results.id,
+    });
+    expect(validateConversation(session.messages)).toEqual([]);
+  });
+
+  it("closes them in a message of their own when no result came at all", () => {
+    const { session } = sessionWithCalls();
+    session.addUserText("Never mind.");
+    expect(session.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "user",
+    ]);
+    expect(validateConversation(session.messages)).toEqual([]);
+  });
+
+  it("refuses an append that leaves calls unanswered before other messages", () => {
+    const { session } = sessionWithCalls();
+    const base = {
+      sessionId: session.sessionId,
+      turnId: { owner: "u", number: 1 },
+      createdAt: new Date(),
+    };
+    expect(() =>
+      session.append({
+        ...base,
+        id: "x1",
+        role: "user",
+        content: [{ type: "text", text: "hello?" }],
+      }),
+    ).toThrow(/toolu_a, toolu_b/);
+    // Answering every call appends; answering one at the very end leaves an open tail.
+    session.append({
+      ...base,
+      id: "x2",
+      role: "user",
+      content: [{ ...resultOf("toolu_a"), isError: false }],
+    });
+    expect(validateConversation(session.messages.slice(0, 2))).toEqual([]);
+  });
+
+  it("refuses the same response appended twice", () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    session.addUserText("Hi");
+    const response = {
+      id: "msg_01",
+      content: [{ type: "text" as const, text: "Hello", citations: null }],
+      usage: { input_tokens: 10, output_tokens: 2 },
+    };
+    appendAnthropicResponse(session, response);
+    expect(() => appendAnthropicResponse(session, response)).toThrow(/msg_01/);
+    expect(session.messages).toHaveLength(2);
+  });
+
+  it("stored sessions merge results the same way, for every worker", async () => {
+    const store = new MemoryStore();
+    const a = await openSession(store, "s", { contextLimit: 200_000 });
+    await a.addUserText("Read both files.");
+    await a.addAssistant(parallelCalls);
+    await a.addToolResults([resultOf("toolu_a")]);
+    const b = await openSession(store, "s", { contextLimit: 200_000 });
+    await b.addToolResults([resultOf("toolu_b")]);
+    await a.refresh();
+    expect(a.messages).toHaveLength(3);
+    expect(a.messages).toEqual(b.messages);
+    expect(validateConversation(a.messages)).toEqual([]);
+  });
+});
+
+describe("what clamping cuts stays recallable", () => {
+  it("archives a 300,000-character tool result and names the handle in the cut", async () => {
+    const { session, events } = sessionWithCalls();
+    const original = "line of output\n".repeat(20_000);
+    session.addToolResults([resultOf("toolu_a", original), resultOf("toolu_b")]);
+    const block = session.messages[2]?.content[0];
+    const text =
+      block?.type === "tool_result" && typeof block.content === "string" ? block.content : "";
+    expect(text.length).toBeLessThan(original.length);
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(text)?.[1];
+    expect(handle).toBeDefined();
+    const record = await session.recall(handle!);
+    expect(record).toMatchObject({ kind: "tool_result", toolUseId: "toolu_a" });
+    expect(record.kind === "tool_result" && record.original.content).toBe(original);
+    expect(events.find((event) => event.type === "content_clamped")).toMatchObject({ handle });
+  });
+
+  it("archives a long pasted user text, in a stored session too", async () => {
+    const store = new MemoryStore();
+    const writer = await openSession(store, "paste", { contextLimit: 10_000 });
+    const paste = `Here is the log:\n${"x".repeat(50_000)}`;
+    const message = await writer.addUserText(paste);
+    const text = message.content[0]?.type === "text" ? message.content[0].text : "";
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(text)?.[1];
+    const reader = await openSession(store, "paste", { contextLimit: 10_000 });
+    const record = await reader.recall(handle!);
+    expect(record.kind === "messages" && record.original[0]?.content[0]).toEqual({
+      type: "text",
+      text: paste,
+    });
+    // The next handle of every worker comes after it.
+    expect(reader.toJSON().archive?.next).toBe(writer.toJSON().archive?.next);
+  });
+});
