@@ -6,10 +6,12 @@ import { CREATE_EXCLUSIVE, isCode, NO_FOLLOW } from "./file-lock.js";
 /** A file or directory the store found to be a link (or not a directory where one belongs). */
 export class LinkRefused extends Error {
   readonly path: string;
+  readonly problem: string;
 
   constructor(path: string, problem: string) {
     super(`${path} ${problem}`);
     this.path = path;
+    this.problem = problem;
   }
 }
 

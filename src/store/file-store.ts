@@ -235,7 +235,11 @@ export class FileStore implements SessionStore {
     const name = fileName(sessionId);
     const dir = join(this.#directory, name);
     try {
-      this.#created ??= mkdir(this.#directory, { recursive: true });
+      // Created once; a failure (a permission fixed later) is tried again by the next call.
+      this.#created ??= mkdir(this.#directory, { recursive: true }).catch((error: unknown) => {
+        this.#created = undefined;
+        throw error;
+      });
       await this.#created;
       return await withFileLock(
         join(this.#directory, `${name}.lock`),
@@ -250,13 +254,8 @@ export class FileStore implements SessionStore {
       if (ValidationError.isInstance(error) || StoreError.isInstance(error)) throw error;
       if (error instanceof LinkRefused) {
         const where = relative(dir, error.path) || "directory";
-        const problem = error.message.slice(error.path.length + 1);
-        throw storedStateError(
-          sessionId,
-          [where],
-          `${problem}: refused, the store never follows links`,
-          error,
-        );
+        const problem = `${error.problem}: refused, the store never follows links`;
+        throw storedStateError(sessionId, [where], problem, error);
       }
       const message = error instanceof Error ? error.message : String(error);
       throw new StoreError("io_error", sessionId, message, { cause: error });
