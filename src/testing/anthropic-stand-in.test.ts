@@ -98,6 +98,29 @@ describe("AnthropicStandIn replies", () => {
     expect(count.input_tokens).toBe(reply.usage.input_tokens);
   });
 
+  it("simulates the prompt cache: a request reads the prefix an earlier one wrote, an edit rewrites from there", async () => {
+    const client = new AnthropicStandIn({ promptCache: true });
+    const system = "You are a coding agent.";
+    const first = [ask("Fix a.ts")];
+    const one = await client.messages.create({ model, max_tokens: 1, system, messages: first });
+    expect(one.usage).toMatchObject({ input_tokens: 0, cache_read_input_tokens: 0 });
+    expect(one.usage.cache_creation_input_tokens).toBe(
+      Math.ceil(JSON.stringify({ system, messages: first }).length / 4),
+    );
+    const second = [...first, { role: "assistant" as const, content: "Done." }, ask("And b.ts")];
+    const two = await client.messages.create({ model, max_tokens: 1, system, messages: second });
+    const total = Math.ceil(JSON.stringify({ system, messages: second }).length / 4);
+    expect(two.usage.cache_read_input_tokens).toBe(one.usage.cache_creation_input_tokens);
+    expect(
+      (two.usage.cache_read_input_tokens ?? 0) + (two.usage.cache_creation_input_tokens ?? 0),
+    ).toBe(total);
+    const edited = [ask("Fix a.ts, edited"), ...second.slice(1)];
+    const three = await client.messages.create({ model, max_tokens: 1, system, messages: edited });
+    expect(three.usage.cache_read_input_tokens).toBe(
+      Math.ceil(JSON.stringify({ system, messages: [] }).length / 4),
+    );
+  });
+
   it("refuses bad options, naming the field", () => {
     expect(() => new AnthropicStandIn({ contextWindow: 0 })).toThrow(/contextWindow/);
     expect(() => new AnthropicStandIn({ preservedThinking: "on" as never })).toThrow(

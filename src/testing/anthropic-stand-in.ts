@@ -13,6 +13,7 @@ import type {
 import { ValidationError } from "../core/errors.js";
 import { type ApiErrorBody, errorBody, StandInApiError } from "./anthropic-rules/api-error.js";
 import { compactionProblem, isCompactionRequest } from "./anthropic-rules/compaction.js";
+import { PromptCache } from "./anthropic-rules/prompt-cache.js";
 import { requestProblems } from "./anthropic-rules/request.js";
 import {
   type Counters,
@@ -71,6 +72,13 @@ export interface AnthropicStandInOptions {
   preservedThinking?: "enforced" | "opt-in" | "off";
   /** Think when the request sets no `thinking`, as current models do. @default false */
   thinkByDefault?: boolean;
+  /**
+   * Simulate the prompt cache: each request writes its whole prompt, and a later one reads the
+   * longest prefix of whole messages an earlier one wrote (`cache_read_input_tokens`), the rest
+   * written (`cache_creation_input_tokens`), `input_tokens` 0, as with automatic caching.
+   * @default false (every token reported as uncached `input_tokens`)
+   */
+  promptCache?: boolean;
   /** The reply once the script runs out. @default a text reply "ok" */
   defaultReply?: StandInReply;
   /**
@@ -104,6 +112,11 @@ function validate(options: unknown): AnthropicStandInOptions {
   const mode = given.preservedThinking;
   if (mode !== undefined && mode !== "enforced" && mode !== "opt-in" && mode !== "off") {
     issues.push({ path: ["preservedThinking"], message: 'must be "enforced", "opt-in" or "off"' });
+  }
+  for (const flag of ["thinkByDefault", "promptCache"] as const) {
+    if (given[flag] !== undefined && typeof given[flag] !== "boolean") {
+      issues.push({ path: [flag], message: "must be a boolean" });
+    }
   }
   if (given.makeError !== undefined && typeof given.makeError !== "function") {
     issues.push({ path: ["makeError"], message: "must be a function" });
@@ -178,9 +191,11 @@ export class AnthropicStandIn {
   readonly #replies: StandInReply[] = [];
   readonly #compactions: (StandInCompactionReply | StandInErrorReply | Error)[] = [];
   readonly #counters: Counters = { messages: 0, toolCalls: 0 };
+  readonly #cache: PromptCache | undefined;
 
   constructor(options: AnthropicStandInOptions = {}) {
     this.#options = validate(options);
+    this.#cache = this.#options.promptCache === true ? new PromptCache() : undefined;
     this.messages = {
       create: (body, options) => this.#create("messages", body, options) as Promise<Message>,
       countTokens: (body, options) => this.#countTokens(body, options),
@@ -276,7 +291,8 @@ export class AnthropicStandIn {
       return compactionResponse(request.body, tokens, reply, this.#counters);
     }
     const reply = await this.#nextReply(request);
-    return messageResponse(request.body, verdict, tokens, reply, this.#counters);
+    const cache = this.#cache?.use(request.body, tokens);
+    return messageResponse(request.body, verdict, tokens, reply, this.#counters, cache);
   }
 
   #apiError({ error }: StandInErrorReply): Error {

@@ -121,13 +121,13 @@ describe("the stand-in's preserved-thinking rules", () => {
   });
 
   it("refuse an edit before signed thinking, as the loopback does (the comparison can fail)", () => {
-    const edited = {
+    const edited: Scenario = {
       turns: [false, false],
       edit: "edit_first_user",
       behavior: undefined,
       beta: true,
       mode: "enforced",
-    } as const;
+    };
     expect(verdict(rules.standIn, edited)).toMatchObject({ ok: false });
     expect(verdict(rules.standIn, { ...edited, edit: "none" })).toMatchObject({ ok: true });
   });

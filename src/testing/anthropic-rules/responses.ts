@@ -140,6 +140,7 @@ export function messageResponse(
   inputTokens: number,
   reply: StandInMessageReply,
   counters: Counters,
+  cache: { read: number; write: number } = { read: 0, write: 0 },
 ): Record<string, unknown> {
   const content = signReplyContent(
     body,
@@ -149,7 +150,12 @@ export function messageResponse(
   const toolUse = content.some((block) => block.type === "tool_use");
   return {
     ...envelope(body, counters, content, reply.stopReason ?? (toolUse ? "tool_use" : "end_turn")),
-    usage: { ...usage(inputTokens, roughTokens(content)), ...reply.usage },
+    usage: {
+      ...usage(inputTokens - cache.read - cache.write, roughTokens(content)),
+      cache_creation_input_tokens: cache.write,
+      cache_read_input_tokens: cache.read,
+      ...reply.usage,
+    },
     ...(verdict.inputTransformations === undefined
       ? {}
       : { input_transformations: verdict.inputTransformations }),
