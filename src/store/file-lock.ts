@@ -133,11 +133,31 @@ async function acquire(path: string, staleMs: number): Promise<FileHandle> {
 class Lock implements HeldLock {
   readonly #path: string;
   readonly #handle: FileHandle;
+  /** The lock file's identity (an inode stays this file's while the handle keeps it open). */
+  readonly #identity: { ino: number; dev: number };
   readonly #timer: ReturnType<typeof setInterval>;
 
-  constructor(path: string, handle: FileHandle, staleMs: number) {
+  /** Holds the lock file just created as `handle`. */
+  static async take(path: string, handle: FileHandle, staleMs: number): Promise<Lock> {
+    try {
+      const { ino, dev } = await handle.stat();
+      return new Lock(path, handle, { ino, dev }, staleMs);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await unlink(path).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private constructor(
+    path: string,
+    handle: FileHandle,
+    identity: { ino: number; dev: number },
+    staleMs: number,
+  ) {
     this.#path = path;
     this.#handle = handle;
+    this.#identity = identity;
     this.#timer = setInterval(() => void this.#touch(), Math.max(1, Math.floor(staleMs / 3)));
     this.#timer.unref?.();
   }
@@ -163,9 +183,8 @@ class Lock implements HeldLock {
   }
 
   async #isMine(): Promise<boolean> {
-    const mine = await this.#handle.stat();
     const current = await lstat(this.#path).catch(() => undefined);
-    return current !== undefined && current.ino === mine.ino && current.dev === mine.dev;
+    return current?.ino === this.#identity.ino && current.dev === this.#identity.dev;
   }
 }
 
@@ -182,7 +201,7 @@ export function withFileLock<T>(
 ): Promise<T> {
   const previous = held.get(path) ?? Promise.resolve();
   const run = previous.then(async () => {
-    const lock = new Lock(path, await acquire(path, staleMs), staleMs);
+    const lock = await Lock.take(path, await acquire(path, staleMs), staleMs);
     try {
       return await task(lock);
     } finally {
