@@ -25,6 +25,7 @@ const TOKEN_PREFIX = "sti1";
 /** The kinds of signed thinking block. */
 export type ThinkingBlockType = "thinking" | "redacted_thinking";
 
+/** Whether a block is a `thinking` or `redacted_thinking` block. */
 export function isThinkingBlock(block: unknown): block is Block & { type: ThinkingBlockType } {
   return isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking");
 }
@@ -252,6 +253,7 @@ function compactionContinuation(
   };
 }
 
+/** What a thinking block is bound to (carried in its signature). */
 export interface Binding {
   /** Hashes of `system`, the tool set and the messages before the block. */
   s: string;
@@ -263,6 +265,7 @@ export interface Binding {
   x?: string;
 }
 
+/** The binding of the block at `[message, block]` of a request (its `p` left for the caller). */
 export function bindingAt(
   body: Body,
   messages: readonly WireMessage[],
@@ -276,6 +279,7 @@ function mac(type: string, payload: string, thinking: string): string {
   return hashText(`${SECRET}\n${type}\n${payload}\n${thinking}`);
 }
 
+/** The signature of a thinking block: its binding, and a keyed hash of binding and text. */
 export function token(type: ThinkingBlockType, binding: Binding, thinking: string): string {
   const payload = toBase64Url(JSON.stringify(binding));
   return `${TOKEN_PREFIX}.${payload}.${mac(type, payload, thinking)}`;
@@ -303,6 +307,7 @@ export function readToken(
   return { kind: "ours", binding };
 }
 
+/** A thinking block's identity, as the block after it records it. */
 export function fingerprint(block: Block): string {
   const value = block.type === "thinking" ? block.signature : block.data;
   return hashText(`${String(block.type)}:${String(value)}`);

@@ -4,8 +4,11 @@
  * these rules uses `node:crypto`; `/testing` runs wherever the root entry runs).
  */
 
+/** A content block as JSON. */
 export type Block = Record<string, unknown>;
+/** A message as JSON. */
 export type WireMessage = { role?: unknown; content?: unknown } & Record<string, unknown>;
+/** A request body as JSON (the fields the rules read). */
 export type Body = {
   system?: unknown;
   tools?: unknown;
@@ -27,14 +30,17 @@ export interface ApiProblem {
   errorCode?: string;
 }
 
+/** Whether a value is a plain JSON object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A request body, or an empty one for anything that is not an object. */
 export function bodyOf(value: unknown): Body {
   return (isRecord(value) ? value : {}) as Body;
 }
 
+/** A request's `messages`, or none. */
 export function messagesOf(body: unknown): WireMessage[] {
   const messages = isRecord(body) ? body.messages : undefined;
   return Array.isArray(messages) ? (messages as WireMessage[]) : [];
