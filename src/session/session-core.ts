@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
@@ -14,6 +14,7 @@ import {
   ForceCompactOptionsSchema,
   type ForceCompactResult,
   forceCompactResult,
+  idleReport,
   MaybeCompactOptionsSchema,
   type MaybeCompactReport,
   maybeCompactReport,
@@ -208,15 +209,27 @@ export class SessionCore {
   /** `maybeCompact`: options checked, a call while one runs joins it, background mode honoured. */
   maybeCompact(options: unknown, run = (parsed: CompactionRunOptions) => this.#runAuto(parsed)) {
     return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
-      this.#background === undefined
-        ? (this.#auto.pending ?? run(parsed))
-        : compactInBackground(this.#background, parsed, {
-            contextUsed: () => this.history.meter.contextUsed,
-            contextLimit: this.contextLimit,
-            pending: this.#auto.pending,
-            runAuto: run,
-          }),
+      this.#callsWait()
+        ? Promise.resolve(idleReport(this.history.meter.contextUsed, this.contextLimit))
+        : this.#background === undefined
+          ? (this.#auto.pending ?? run(parsed))
+          : compactInBackground(this.#background, parsed, {
+              contextUsed: () => this.history.meter.contextUsed,
+              contextLimit: this.contextLimit,
+              pending: this.#auto.pending,
+              runAuto: run,
+            }),
     );
+  }
+
+  /**
+   * Whether the conversation ends in tool calls waiting for results: no request can go out
+   * before they come, and a compaction now would edit what precedes a message whose thinking
+   * must come back whole with its results, so compaction waits for them.
+   */
+  #callsWait(): boolean {
+    const { unanswered } = this.history.openToolUses();
+    return unanswered.length > 0;
   }
 
   /** One automatic run, queued; `attempt` runs it (a store retries after conflicts). */
@@ -249,6 +262,12 @@ export class SessionCore {
     attempt = (parsed: CompactionRunOptions) => this.runner.run("manual", parsed),
   ): Promise<ForceCompactResult> {
     return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
+      if (this.#callsWait()) {
+        throw new CompactionError(
+          "busy",
+          "the last assistant message's tool calls wait for their results: compact after addToolResults, before the next request (a compaction now would make that message's thinking stale, and the request answering it would fail)",
+        );
+      }
       if (this.#auto.pending !== undefined) this.#background?.release();
       let before: readonly Message[] = [];
       const outcome = await this.queue.enqueue(() => {

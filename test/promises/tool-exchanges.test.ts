@@ -180,3 +180,33 @@ describe("what clamping cuts stays recallable", () => {
     expect(reader.toJSON().archive?.next).toBe(writer.toJSON().archive?.next);
   });
 });
+
+describe("the assistant message in flight keeps its thinking", () => {
+  it("compaction waits while its calls wait for results, then runs before the request", async () => {
+    const session = new AgentSession({
+      contextLimit: 4_000,
+      compactor: {
+        type: "threshold",
+        config: { threshold: 0.1, keepRecentToolUses: 1, toolCompaction: "redact" },
+      },
+    });
+    session.addUserText("Read the files.");
+    for (let step = 1; step <= 4; step += 1) {
+      session.addAssistant([{ type: "tool_use", id: `toolu_${step}`, name: "read", input: {} }]);
+      session.addToolResults([resultOf(`toolu_${step}`, "x".repeat(2_000))]);
+    }
+    const call = session.addAssistant([
+      { type: "thinking", thinking: "I need the last file.", signature: "sig" },
+      { type: "tool_use", id: "toolu_9", name: "read", input: {} },
+    ]);
+    const before = session.messages;
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(false);
+    expect(session.messages).toBe(before);
+    await expect(session.forceCompact()).rejects.toMatchObject({ code: "busy" });
+    expect(session.messages.at(-1)).toEqual(call);
+    session.addToolResults([resultOf("toolu_9")]);
+    expect((await session.maybeCompact()).compacted).toBe(true);
+    expect(validateConversation(session.messages)).toEqual([]);
+  });
+});
