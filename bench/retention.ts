@@ -40,8 +40,10 @@ async function simulated(): Promise<void> {
   const steps = list(option("--steps"), "500,2000").map(Number);
   const shapes = list(option("--shapes"), "short-turns") as WorkloadShape[];
   const names = list(option("--strategies"), "default,llm,mask+llm,llm→50%,hybrid");
-  print("| run | strategy | constraints kept | paths kept | trims | compactions |");
-  print("|---|---|---:|---:|---:|---:|");
+  print(
+    "| run | strategy | constraints kept | paths kept | trims | compactions | billed input | cost $ |",
+  );
+  print("|---|---|---:|---:|---:|---:|---:|---:|");
   for (const shape of shapes) {
     for (const count of steps) {
       const trajectory = generateTrajectory({ steps: count, shape, seed: SEED });
@@ -51,7 +53,8 @@ async function simulated(): Promise<void> {
         print(
           `| ${shape} ${count} | ${strategy.name} | ${constraint.kept}/${constraint.planted} ` +
             `${percent(constraint.kept, constraint.planted)} | ${path.kept}/${path.planted} ` +
-            `${percent(path.kept, path.planted)} | ${run.trims} | ${run.compactions} |`,
+            `${percent(path.kept, path.planted)} | ${run.trims} | ${run.compactions} | ` +
+            `${(run.billedInputTokens / 1e6).toFixed(2)}M | ${run.costUsd.toFixed(2)} |`,
         );
       }
     }
