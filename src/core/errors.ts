@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isPlainObject } from "./plain-object.js";
+import { isPlainObject, setOwnProperty } from "./plain-object.js";
 
 const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
@@ -12,7 +12,9 @@ const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
  * attempt; `compactor_error` a custom compactor threw (a bug in it, not the summarizer's
  * failure); `busy` `maybeCompact`/`forceCompact` was called from the session's running
  * `beforeCompact` hook, which would wait for the compaction that waits for the hook, or (stored
- * sessions) another worker held the compaction lease past `leaseMs`.
+ * sessions) another worker held the compaction lease past `leaseMs`; `archive_error` the
+ * archive's `put` or `get` threw (nothing of the compaction landed). A `beforeCompact` hook, a
+ * custom compactor or the archive outliving its time limit is a `timeout` too.
  */
 export type CompactionErrorCode =
   | "llm_error"
@@ -20,7 +22,8 @@ export type CompactionErrorCode =
   | "empty_summary"
   | "aborted"
   | "compactor_error"
-  | "busy";
+  | "busy"
+  | "archive_error";
 
 /** A compaction that failed; nothing of it was applied. */
 export class CompactionError extends Error {
@@ -114,7 +117,7 @@ function withoutUndefined(value: unknown, depth = 0): unknown {
   if (!isPlainObject(value)) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    if (inner !== undefined) copy[key] = withoutUndefined(inner, depth + 1);
+    if (inner !== undefined) setOwnProperty(copy, key, withoutUndefined(inner, depth + 1));
   }
   return copy;
 }

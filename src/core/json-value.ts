@@ -1,8 +1,15 @@
 import type { ValidationIssue } from "./errors.js";
 import type { JsonObject, JsonValue } from "./message.js";
-import { isPlainObject } from "./plain-object.js";
+import { isPlainObject, setOwnProperty } from "./plain-object.js";
 
 type Path = (string | number)[];
+
+/**
+ * How deep a JSON value may nest (objects and arrays inside one another; the value itself is
+ * level 1). Deeper input is refused where it enters, so every walk over it (validation,
+ * estimates, snapshots and their restore, provider conversions) stays far from the stack limit.
+ */
+export const MAX_JSON_DEPTH = 256;
 
 /**
  * What keeps `value` from being a JSON value, each with its path below `value`: a number
@@ -37,16 +44,7 @@ export function normalizeJson(
 
 /** Sets an own property, even one named `__proto__` (as `JSON.parse` would). */
 export function setProperty(target: JsonObject, key: string, value: JsonValue): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  } else {
-    target[key] = value;
-  }
+  setOwnProperty(target, key, value);
 }
 
 function describe(value: unknown): string {
@@ -66,7 +64,8 @@ interface Walk {
 
 /**
  * Checks `value` (and copies it when `walk.copy`; otherwise returns `undefined`). One path
- * array, pushed and popped on the way down, copied only into an issue.
+ * array, pushed and popped on the way down, copied only into an issue. Recursion is bounded by
+ * {@link MAX_JSON_DEPTH}: deeper input is one issue, about the value as a whole.
  */
 function visit(value: unknown, path: Path, walk: Walk): JsonValue | undefined {
   if (value === null || typeof value === "string" || typeof value === "boolean") return value;
@@ -84,6 +83,10 @@ function visit(value: unknown, path: Path, walk: Walk): JsonValue | undefined {
       path: [...path],
       message: `must be a plain JSON object, not ${describe(value)}`,
     });
+    return undefined;
+  }
+  if (walk.ancestors.length >= MAX_JSON_DEPTH) {
+    walk.issues.push({ path: [], message: `nests deeper than ${MAX_JSON_DEPTH} levels` });
     return undefined;
   }
   if (walk.ancestors.includes(value)) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { formatPath, type ValidationIssue } from "./errors.js";
-import { jsonObjectIssues, jsonValueIssues } from "./json-value.js";
+import { freezeDeeply } from "./frozen.js";
+import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "./json-value.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -36,15 +37,26 @@ function checkedBy<T>(issues: (value: unknown) => ValidationIssue[]): z.ZodType<
 }
 
 /**
- * Schema of a JSON value (finite numbers, plain objects, no cycles). A hand-written walk
+ * A valid JSON value as the library keeps it: a frozen copy, so that nothing the caller holds
+ * (the object it passed in, a request built from the history) can change what is kept.
+ */
+function ownedCopy<T extends JsonValue>(value: T): T {
+  return freezeDeeply(normalizeJson(value, [], []) as T);
+}
+
+/**
+ * Schema of a JSON value (finite numbers, plain objects, no cycles, at most
+ * `MAX_JSON_DEPTH` levels deep); it parses to a frozen copy. A hand-written walk
  * rather than a recursive zod schema: its issue names the bad value's path within the value
  * (`input: range[1] must be a finite number`), and every schema that holds it stays free of
  * recursion, which `z.compile` needs (see `compiled-schema.ts`).
  */
-export const JsonValueSchema: z.ZodType<JsonValue> = checkedBy<JsonValue>(jsonValueIssues);
+export const JsonValueSchema: z.ZodType<JsonValue> =
+  checkedBy<JsonValue>(jsonValueIssues).transform(ownedCopy);
 
-/** Schema of a JSON object. */
-export const JsonObjectSchema: z.ZodType<JsonObject> = checkedBy<JsonObject>(jsonObjectIssues);
+/** Schema of a JSON object; it parses to a frozen copy. */
+export const JsonObjectSchema: z.ZodType<JsonObject> =
+  checkedBy<JsonObject>(jsonObjectIssues).transform(ownedCopy);
 
 /** Schema of a {@link TurnId}. */
 export const TurnIdSchema: z.ZodType<TurnId> = z.object({

@@ -1,25 +1,25 @@
 import {
-  type CompactionContext,
   type CompactionOutput,
   type CompactionUsage,
   type Compactor,
   conversationChanged,
-  isTrustedCompactor,
-  runCompactor,
 } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
+import { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
+import { computeStep } from "./compute-step.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
-import { type ComputedStep, type Landing, landCompaction } from "./landing.js";
+import { archiveFailure, type ComputedStep, type Landing, landCompaction } from "./landing.js";
+import type { SessionLimits } from "./options.js";
 import { type RunPolicy, runPolicy } from "./run-policy.js";
-import { addUsage, asCompactionError, assertCompactorOutput, strategyOf } from "./strategy.js";
+import { addUsage, asCompactionError, strategyOf } from "./strategy.js";
 import { trimOnOverflow } from "./trim-stage.js";
 
 /** Options of one run. */
@@ -51,6 +51,8 @@ export interface CompactionRunnerSettings {
   keepStaleThinking: boolean;
   /** How a replacement lands: at once in memory, by compare-and-swap in a store. */
   commit: CompactionCommit;
+  /** Time limits of hooks, custom compactors and the archive; the breaker's cooldown. */
+  limits: SessionLimits;
 }
 
 type Computed = ComputedStep;
@@ -77,13 +79,27 @@ interface RunState {
  */
 export class CompactionRunner {
   readonly #settings: CompactionRunnerSettings;
-  /** Automatic summaries failed in a row (the circuit breaker). */
-  consecutiveFailures = 0;
+  readonly #breaker: CircuitBreaker;
   /** What compactions cost, summed from the usage their results report. */
   readonly usage: CompactionUsage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(settings: CompactionRunnerSettings) {
     this.#settings = settings;
+    this.#breaker = new CircuitBreaker(
+      settings.maxConsecutiveFailures,
+      settings.limits.circuitCooldownMs,
+      settings.clock,
+    );
+  }
+
+  /** Automatic summaries failed in a row (the circuit breaker's count; see {@link CircuitBreaker}). */
+  get consecutiveFailures(): number {
+    return this.#breaker.failures;
+  }
+
+  /** Takes a snapshot's count: at or above the limit, the breaker is half-open. */
+  set consecutiveFailures(count: number) {
+    this.#breaker.failures = count;
   }
 
   /** The session's context measure. */
@@ -98,11 +114,7 @@ export class CompactionRunner {
     const { history, commit } = this.#settings;
     const from = history.messages;
     const state: RunState = {
-      policy: runPolicy(
-        trigger,
-        this.#settings.contextLimit,
-        this.#settings.maxConsecutiveFailures,
-      ),
+      policy: runPolicy(trigger, this.#settings.contextLimit),
       options,
       outcome: {
         contextUsedBefore: this.contextUsed,
@@ -119,9 +131,15 @@ export class CompactionRunner {
     };
     try {
       await this.#stages(state);
-      if (state.policy.resetsBreaker) this.consecutiveFailures = 0;
-      if (state.outcome.error === undefined && state.outcome.discarded !== "conflict")
-        await trimOnOverflow(this.#landing(), trigger, state.outcome, () => this.#begin(state));
+      if (state.policy.resetsBreaker) this.#breaker.succeeded();
+      // The last resort runs after a failed compactor too, unless the caller stopped the run.
+      const { error, discarded } = state.outcome;
+      if (error?.code !== "aborted" && discarded !== "conflict") {
+        await trimOnOverflow(this.#landing(), trigger, state.outcome, {
+          begin: () => this.#begin(state),
+          signal: options.signal,
+        });
+      }
       this.#reportOverflow(trigger, state.outcome);
       return state.outcome;
     } finally {
@@ -134,7 +152,7 @@ export class CompactionRunner {
     const { policy } = state;
     for (const compactor of this.#settings.compactors) {
       const strategy = strategyOf(compactor);
-      const gate = policy.gate(compactor, this.#planContext(state), this.consecutiveFailures);
+      const gate = policy.gate(compactor, this.#planContext(state), this.#breaker.state === "open");
       if (gate === "not_due") continue;
       if (gate === "circuit_open") {
         this.#skip(
@@ -181,28 +199,36 @@ export class CompactionRunner {
   ): Promise<Computed | "unchanged" | "stop"> {
     const { policy, options } = state;
     const { trigger } = policy;
-    const decision = await this.#settings.hooks.before(
-      {
-        trigger,
-        strategy,
-        contextUsed: this.contextUsed,
-        contextLimit: this.#settings.contextLimit,
-        messages: this.#settings.history.messages,
-      },
-      options.instructions,
-    );
+    const summarizes = compactor.isAsync === true;
+    let decision: Awaited<ReturnType<CompactionHooks["before"]>>;
+    try {
+      decision = await this.#settings.hooks.before(
+        {
+          trigger,
+          strategy,
+          contextUsed: this.contextUsed,
+          contextLimit: this.#settings.contextLimit,
+          messages: this.#settings.history.messages,
+        },
+        options.instructions,
+        options.signal,
+      );
+    } catch (error) {
+      // The hook outlived its time or the caller's signal: no summary ran, none is counted.
+      this.#failed(state, asCompactionError(error, compactor), strategy, false);
+      return "stop";
+    }
     if (decision.veto === true) {
       this.#skip(trigger, strategy, "vetoed", "the beforeCompact hook vetoed it");
       return "unchanged";
     }
-    const summarizes = compactor.isAsync === true;
     if (summarizes) this.#startSummary(state, strategy);
     // Nothing pending: computed on the conversation as it is now (the hook may have waited).
     if (state.pending.length === 0) this.#rebase(state);
     const input = state.working;
     let output: CompactionOutput;
     try {
-      output = await this.#compact(compactor, input, trigger, {
+      output = await computeStep(this.#settings, compactor, input, trigger, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(decision.instructions === undefined ? {} : { instructions: decision.instructions }),
       });
@@ -230,8 +256,7 @@ export class CompactionRunner {
   /** A failure: counted by the breaker (not a caller's abort), reported, thrown or kept. */
   #failed(state: RunState, failure: CompactionError, strategy: string, summarizes: boolean): void {
     const { policy } = state;
-    if (policy.countsFailures && summarizes && failure.code !== "aborted")
-      this.consecutiveFailures += 1;
+    if (policy.countsFailures && summarizes && failure.code !== "aborted") this.#breaker.failed();
     this.#settings.emit({
       type: "compaction_failed",
       trigger: policy.trigger,
@@ -264,7 +289,7 @@ export class CompactionRunner {
       );
       return "unchanged";
     }
-    if (countsFailures && summarizes) this.consecutiveFailures = 0;
+    if (countsFailures && summarizes) this.#breaker.succeeded();
     state.outcome.steps.push({ strategy, result: output.result });
     state.working = output.conversation;
     return {
@@ -280,13 +305,24 @@ export class CompactionRunner {
     if (summarized) await state.options.beforeApply?.();
     const pending = state.pending;
     state.pending = [];
-    const landed = await landCompaction(this.#landing(), state.policy.trigger, {
-      from: state.from,
-      generation: state.generation,
-      conversation: state.working,
-      computed: pending,
-      outcome: state.outcome,
-    });
+    let landed: boolean;
+    try {
+      landed = await landCompaction(this.#landing(), state.policy.trigger, {
+        from: state.from,
+        generation: state.generation,
+        conversation: state.working,
+        computed: pending,
+        outcome: state.outcome,
+        signal: state.options.signal,
+      });
+    } catch (error) {
+      const failure = archiveFailure(error);
+      if (failure === undefined) throw error;
+      // Nothing landed: the conversation is as it was, and the run stops (the last resort runs).
+      state.working = state.from;
+      this.#failed(state, failure, pending.at(-1)?.strategy ?? "custom", summarized);
+      return false;
+    }
     if (!landed) {
       state.outcome.discarded = "conflict";
       return false;
@@ -308,36 +344,6 @@ export class CompactionRunner {
   #landing(): Landing {
     const settings = this.#settings;
     return { ...settings, contextUsed: () => this.contextUsed };
-  }
-
-  async #compact(
-    compactor: Compactor,
-    conversation: readonly Message[],
-    trigger: CompactionTrigger,
-    options: CompactionRunOptions,
-  ): Promise<CompactionOutput> {
-    const { history, contextLimit } = this.#settings;
-    // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.
-    const overhead = Math.max(0, history.meter.contextUsed - history.meter.estimate);
-    const context: CompactionContext = {
-      contextLimit,
-      contextUsed: overhead + estimateTokens(conversation),
-      trigger,
-    };
-    // A summarizer reads the originals of what earlier compactions replaced.
-    const keeper = this.#settings.archive;
-    const originals =
-      keeper !== undefined && compactor.isAsync === true
-        ? await keeper.originals(conversation)
-        : undefined;
-    const output = await runCompactor(compactor, conversation, new Map(history.summaries), {
-      ...options,
-      ...context,
-      ...(originals === undefined || originals.size === 0 ? {} : { originals }),
-    });
-    // What a custom compactor returns enters the session: validated here, once.
-    if (!isTrustedCompactor(compactor)) assertCompactorOutput(output);
-    return output;
   }
 
   #skip(

@@ -27,6 +27,19 @@ export const UsageSchema = z.strictObject({
   outputTokens: tokenCount.exactOptional(),
 });
 
+/**
+ * A reported usage far below the local estimate of the messages it covers is not trusted:
+ * below this share of it, and more than {@link UNTRUSTED_USAGE_GAP} tokens under it. The
+ * estimate (4 characters a token) is rarely above the real count, except for images (a flat
+ * 1,600 tokens each) and the framing of tiny messages; a usage far below it is a gateway's or a
+ * mock's 0, or cache reads left out, and trusting it would let a request over the window go
+ * out untrimmed.
+ */
+export const UNTRUSTED_USAGE_SHARE = 0.5;
+
+/** See {@link UNTRUSTED_USAGE_SHARE}: a gap this small cannot put a request over a window. */
+export const UNTRUSTED_USAGE_GAP = 1_000;
+
 /** The meter's state, as stored in a snapshot. */
 export interface ContextMeterState {
   /** Tokens the last usage counted beyond the local estimate (system prompt, tools, estimate error). */
@@ -65,17 +78,19 @@ export class ContextMeter {
     }
   }
 
-  /** Counts a message that took the place of another (tool results merged into the last message). */
-  swapped(before: Message, after: Message): void {
-    this.#estimate += estimateMessageTokens(after) - estimateMessageTokens(before);
-  }
-
-  /** Calibrates against a usage the model reported for the conversation `messages`. */
+  /**
+   * Calibrates against a usage the model reported for the conversation `messages`. A usage far
+   * below the local estimate of what was sent (see {@link UNTRUSTED_USAGE_SHARE}: a gateway or
+   * a mock reporting 0, cache reads left out) is ignored: the measure keeps what it had.
+   */
   recorded(usage: Usage, messages: readonly Message[]): void {
     const input =
       usage.inputTokens + (usage.cacheCreationInputTokens ?? 0) + (usage.cacheReadInputTokens ?? 0);
     const output = usage.outputTokens ?? 0;
     const lastIsReply = messages.at(-1)?.role === "assistant";
+    const sent = lastIsReply ? input + output : input;
+    const estimate = this.#estimate;
+    if (sent < UNTRUSTED_USAGE_SHARE * estimate && estimate - sent > UNTRUSTED_USAGE_GAP) return;
     // When the reply is already appended, input + output covers it; otherwise output stands in for it.
     this.#correction = input + output - this.#estimate;
     this.#replyCounted = !lastIsReply && output > 0;

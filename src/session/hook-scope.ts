@@ -51,10 +51,14 @@ export class HookScope {
     this.#storage = storage;
   }
 
-  /** Runs `hook` inside the scope. */
-  async run<T>(hook: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `hook` inside the scope, until it settles or `until` does: a hook the session stopped
+   * waiting for (it outlived its time limit) runs on outside it, so it blocks no later call.
+   */
+  async run<T>(hook: () => Promise<T>, until?: Promise<unknown>): Promise<T> {
     const token = {};
     this.#running.add(token);
+    void until?.then(() => this.#running.delete(token));
     try {
       if (this.#storage === null) return await hook();
       const frame: HookFrame = { token, outer: this.#storage.getStore() };

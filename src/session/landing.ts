@@ -1,5 +1,7 @@
+import { requestWithin } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
+import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
@@ -9,6 +11,7 @@ import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
+import type { SessionLimits } from "./options.js";
 import { restorePinned } from "./pins.js";
 
 /** What landing a replacement needs of its session. */
@@ -22,6 +25,43 @@ export interface Landing {
   contextLimit: number;
   trimTarget: number | undefined;
   contextUsed: () => number;
+  limits: Pick<SessionLimits, "archiveTimeoutMs">;
+}
+
+/** The failures of an archive's `put` or `get` ({@link archiveFailure} tells them). */
+const archiveFailures = new WeakSet<CompactionError>();
+
+/** The archive's failure `error` is (`archive_error`, `timeout`, `aborted`), or `undefined`. */
+export function archiveFailure(error: unknown): CompactionError | undefined {
+  return CompactionError.isInstance(error) && archiveFailures.has(error) ? error : undefined;
+}
+
+/**
+ * Keeps records in the archive within `archiveTimeoutMs` and the caller's `signal`.
+ * @throws {CompactionError} `archive_error` (its `put` threw), `timeout` or `aborted`.
+ */
+async function keep(
+  landing: Landing,
+  archive: ArchiveKeeper,
+  records: Parameters<ArchiveKeeper["store"]>[0],
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  try {
+    await requestWithin(() => archive.store(records), {
+      signal,
+      milliseconds: landing.limits.archiveTimeoutMs,
+      what: "the archive's put",
+      failure: (error) =>
+        new CompactionError(
+          "archive_error",
+          `the archive's put failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        ),
+    });
+  } catch (error) {
+    if (CompactionError.isInstance(error)) archiveFailures.add(error);
+    throw error;
+  }
 }
 
 const NO_REPAIR: ThinkingRepair = Object.freeze({
@@ -46,6 +86,8 @@ export interface LandingChange {
   conversation: readonly Message[];
   computed: readonly ComputedStep[];
   outcome: CompactionRunOutcome;
+  /** The caller's signal: it stops waiting for the archive. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -58,7 +100,13 @@ export async function landCompaction(
   change: LandingChange,
 ): Promise<boolean> {
   const contextUsedBefore = landing.contextUsed();
-  const repair = await replaceHistory(landing, change.from, change.generation, change.conversation);
+  const repair = await replaceHistory(
+    landing,
+    change.from,
+    change.generation,
+    change.conversation,
+    change.signal,
+  );
   if (repair === undefined) return false;
   change.computed.forEach((computed, index) => {
     // The repair happened once, after the last of them.
@@ -73,12 +121,14 @@ export async function landCompaction(
  * messages stay as they were, the thinking the change made stale goes (see
  * {@link keepThinkingValid}), and everything removed or replaced is archived first (the
  * placeholders then name their recall handles). `undefined` when the commit lost a race.
+ * @throws {CompactionError} when the archive fails (see {@link archiveFailure}): nothing landed.
  */
 export async function replaceHistory(
   landing: Landing,
   from: readonly Message[],
   generation: number,
   compacted: readonly Message[],
+  signal?: AbortSignal,
 ): Promise<ThinkingRepair | undefined> {
   const { history, archive } = landing;
   const kept = restorePinned(from, compacted, history.pinned);
@@ -90,7 +140,7 @@ export async function replaceHistory(
   let { conversation, repair } = rewrite(before, [...kept, ...before.slice(from.length)]);
   if (archive !== undefined) {
     const prepared = archive.prepare(before, conversation);
-    await archive.store(prepared.records);
+    await keep(landing, archive, prepared.records, signal);
     conversation = prepared.conversation;
   }
   const build = (): Message[] => {
@@ -102,7 +152,11 @@ export async function replaceHistory(
     // Appended while the archive wrote: they follow the change, so their thinking goes too.
     return rewrite(now, [...conversation, ...now.slice(before.length)]).conversation;
   };
-  const landed = await landing.commit.commit(build, (next) => history.replace(next));
+  const landed = await landing.commit.commit(build, (next) => {
+    // What lands is the session's: frozen, so no compactor or caller holding it can change it.
+    freezeMessages(next);
+    history.replace(next);
+  });
   return landed ? repair : undefined;
 }
 

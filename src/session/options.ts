@@ -4,6 +4,7 @@ import {
   ThresholdCompactor,
   type ThresholdCompactorOptions,
 } from "../compactors/threshold-compactor.js";
+import { TimerMillisecondsSchema } from "../core/abort.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
@@ -73,6 +74,58 @@ export interface AgentSessionOptions {
    * `ceiling` of the window. `true` means `{ ceiling: 0.95 }`. @default false
    */
   background?: boolean | { ceiling?: number };
+  /**
+   * How long a `beforeCompact` or `afterCompact` hook may run. A `beforeCompact` hook still
+   * running then ends that compaction as a `CompactionError` `timeout` (the caller's signal
+   * ends it as `aborted`); an `afterCompact` hook is logged and left behind. At most
+   * 2^31 − 1 (as every millisecond option). @default 30000
+   */
+  hookTimeoutMs?: number;
+  /**
+   * How long a custom compactor's `compactAsync` may run; then its signal fires and the
+   * compaction ends as a `timeout`. Built-in compactors keep their own limits
+   * (`summaryTimeoutMs`, `timeoutMs`). @default 300000
+   */
+  compactorTimeoutMs?: number;
+  /**
+   * How long the archive's `put` (before a compaction lands) or `get` (originals for a
+   * summary) may take; then the compaction ends as a `timeout`, and nothing of it lands.
+   * @default 30000
+   */
+  archiveTimeoutMs?: number;
+  /**
+   * How long automatic summaries pause once `maxConsecutiveFailures` failed in a row (by the
+   * session's `clock`). Then the breaker is half-open: the next due summary is tried once; a
+   * success closes it, a failure opens it for another cooldown. @default 60000
+   */
+  circuitCooldownMs?: number;
+}
+
+/** The session's time limits and breaker cooldown, in milliseconds (see {@link AgentSessionOptions}). */
+export interface SessionLimits {
+  hookTimeoutMs: number;
+  compactorTimeoutMs: number;
+  archiveTimeoutMs: number;
+  circuitCooldownMs: number;
+}
+
+/** The defaults of {@link SessionLimits}. */
+export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = Object.freeze({
+  hookTimeoutMs: 30_000,
+  compactorTimeoutMs: 300_000,
+  archiveTimeoutMs: 30_000,
+  circuitCooldownMs: 60_000,
+});
+
+/** The limits of a session from its (parsed) options. */
+export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
+  const defaults = DEFAULT_SESSION_LIMITS;
+  return {
+    hookTimeoutMs: options.hookTimeoutMs ?? defaults.hookTimeoutMs,
+    compactorTimeoutMs: options.compactorTimeoutMs ?? defaults.compactorTimeoutMs,
+    archiveTimeoutMs: options.archiveTimeoutMs ?? defaults.archiveTimeoutMs,
+    circuitCooldownMs: options.circuitCooldownMs ?? defaults.circuitCooldownMs,
+  };
 }
 
 /**
@@ -190,4 +243,8 @@ export const AgentSessionOptionsSchema = z.strictObject({
       "must be a CompactionArchive (with put and get) or false",
     )
     .exactOptional(),
+  hookTimeoutMs: TimerMillisecondsSchema.exactOptional(),
+  compactorTimeoutMs: TimerMillisecondsSchema.exactOptional(),
+  archiveTimeoutMs: TimerMillisecondsSchema.exactOptional(),
+  circuitCooldownMs: TimerMillisecondsSchema.exactOptional(),
 });

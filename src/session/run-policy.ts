@@ -10,8 +10,11 @@ export type Gate = "run" | "not_due" | "circuit_open";
  */
 export interface RunPolicy {
   readonly trigger: CompactionTrigger;
-  /** Whether `compactor` runs, judged on the context measure of what the previous one left. */
-  gate(compactor: Compactor, contextUsed: number, consecutiveFailures: number): Gate;
+  /**
+   * Whether `compactor` runs, judged on the context measure of what the previous one left;
+   * `circuitOpen`: the circuit breaker pauses automatic summaries.
+   */
+  gate(compactor: Compactor, contextUsed: number, circuitOpen: boolean): Gate;
   /** Each result lands as soon as it is computed; else all land together at the end (all or nothing). */
   readonly landsEachStep: boolean;
   /** A failure rejects the call; else it is reported and what landed stays. */
@@ -25,11 +28,7 @@ export interface RunPolicy {
 }
 
 /** The policy of a run started by `trigger`. */
-export function runPolicy(
-  trigger: CompactionTrigger,
-  contextLimit: number,
-  maxConsecutiveFailures: number,
-): RunPolicy {
+export function runPolicy(trigger: CompactionTrigger, contextLimit: number): RunPolicy {
   if (trigger === "manual") {
     return {
       trigger,
@@ -43,10 +42,9 @@ export function runPolicy(
   }
   return {
     trigger,
-    gate(compactor, contextUsed, consecutiveFailures) {
+    gate(compactor, contextUsed, circuitOpen) {
       if (!compactor.shouldCompact(contextUsed, contextLimit)) return "not_due";
-      const summarizes = compactor.isAsync === true;
-      return summarizes && consecutiveFailures >= maxConsecutiveFailures ? "circuit_open" : "run";
+      return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";
     },
     landsEachStep: true,
     rethrows: false,

@@ -29,6 +29,7 @@ import {
   type AgentSessionOptions,
   AgentSessionOptionsSchema,
   sessionCompactors,
+  sessionLimits,
   trimTarget,
 } from "./options.js";
 import { SerialQueue } from "./serial-queue.js";
@@ -75,7 +76,8 @@ export class SessionCore {
       background === false
         ? undefined
         : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95));
-    this.hooks = new CompactionHooks(parsed.beforeCompact, parsed.afterCompact, parsed.logger);
+    const limits = sessionLimits(parsed);
+    this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
     const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.keeper = keeper;
@@ -98,6 +100,7 @@ export class SessionCore {
       keepStaleThinking: parsed.keepStaleThinking ?? false,
       archive: this.keeper,
       commit: settings.commit ?? IN_MEMORY_COMMIT,
+      limits,
     });
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
   }

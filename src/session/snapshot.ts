@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LazilyCompiled } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
+import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
@@ -102,9 +103,14 @@ const snapshotSchema = new LazilyCompiled(SessionSnapshotSchema);
 /** A validated snapshot, dates restored. */
 export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
 
-/** Validates a snapshot and restores its dates. @throws {ValidationError} naming the bad field. */
+/**
+ * Validates a snapshot and restores its dates; its messages are frozen deeply (a session's
+ * own). @throws {ValidationError} naming the bad field.
+ */
 export function parseSnapshot(snapshot: unknown): ParsedSnapshot {
-  return parseOrThrow(snapshotSchema.for(snapshot), snapshot, "session snapshot");
+  const parsed = parseOrThrow(snapshotSchema.for(snapshot), snapshot, "session snapshot");
+  freezeMessages(parsed.messages);
+  return parsed;
 }
 
 /** An archive record as JSON (its messages' dates as ISO strings). */

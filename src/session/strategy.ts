@@ -1,6 +1,9 @@
 import type { CompactionOutput, CompactionUsage, Compactor } from "../core/compactor.js";
+import { latestRequestIndex } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
-import { CompactionError, ValidationError } from "../core/errors.js";
+import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { validateConversation } from "../core/validate-conversation.js";
 
 /** A compactor's strategy name: its `strategy` property, else `custom`. */
 export function strategyOf(compactor: Compactor): string {
@@ -31,6 +34,41 @@ export function assertCompactorOutput(output: unknown): asserts output is Compac
     ]);
   }
   assertMessages(conversation, "compactor output conversation");
+}
+
+/**
+ * Checks what a custom compactor made of `input` as the intake checks input: not empty, the
+ * latest request kept (by id), and no problem the Messages API would reject that `input` did
+ * not have already (a tool result orphaned, a call left without its result).
+ * @throws {ValidationError} naming each problem; nothing of the output is applied.
+ */
+export function assertKeeps(input: readonly Message[], output: readonly Message[]): void {
+  const issues: ValidationIssue[] = [];
+  if (input.length > 0 && output.length === 0) {
+    issues.push({ path: ["conversation"], message: "must not be empty (the input was not)" });
+  } else {
+    const latest = input[latestRequestIndex(input)];
+    if (latest !== undefined && !output.some((message) => message.id === latest.id)) {
+      issues.push({
+        path: ["conversation"],
+        message: `dropped the latest request (message ${JSON.stringify(latest.id)}); keep it`,
+      });
+    }
+    const known = new Set(validateConversation(input).map(problemKey));
+    for (const problem of validateConversation(output)) {
+      if (known.has(problemKey(problem))) continue;
+      const at = problem.messageIndex === undefined ? [] : [problem.messageIndex];
+      issues.push({
+        path: ["conversation", ...at],
+        message: `${problem.code}: ${problem.message}`,
+      });
+    }
+  }
+  if (issues.length > 0) throw new ValidationError("compactor output", issues);
+}
+
+function problemKey(problem: { code: string; toolUseId?: string }): string {
+  return `${problem.code} ${problem.toolUseId ?? ""}`;
 }
 
 /** Adds a compaction's reported usage into a running total. */

@@ -1,7 +1,7 @@
 import { trimOldest } from "../compactors/overflow-trim.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
-import { type Landing, replaceHistory } from "./landing.js";
+import { archiveFailure, type Landing, replaceHistory } from "./landing.js";
 
 /**
  * The last resort acts above this share of the window: what was appended since the last usage
@@ -11,30 +11,37 @@ export const TRIM_AT = 0.95;
 
 /**
  * The last stage of a run, with its own rule: when the context is still above {@link TRIM_AT}
- * of the window, the oldest messages go (archived first) down to `trimTarget`.
+ * of the window, the oldest messages go (archived first) down to `trimTarget`. When the archive
+ * fails (it threw or outlived `archiveTimeoutMs`), they go without it, as with `archive: false`:
+ * the request must fit, and the removed messages are in the report and the event.
  */
 export async function trimOnOverflow(
   landing: Landing,
   trigger: CompactionTrigger,
   outcome: CompactionRunOutcome,
-  begin: () => Promise<boolean>,
+  run: { begin: () => Promise<boolean>; signal?: AbortSignal | undefined },
 ): Promise<void> {
   const { history, contextLimit, trimTarget, clock } = landing;
   const contextUsedBefore = landing.contextUsed();
   if (trimTarget === undefined || contextUsedBefore <= TRIM_AT * contextLimit) return;
   // Under the session's lease, as every compaction: the worker holding it compacts already.
-  if (!(await begin())) return;
+  if (!(await run.begin())) return;
   // What the measure counts beyond the messages (system prompt, tools) stays.
   const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
   const budget = Math.floor(trimTarget * contextLimit) - overhead;
   const output = trimOldest(history.messages, budget, { clock });
   if (output === undefined) return;
-  const repair = await replaceHistory(
-    landing,
-    history.messages,
-    history.generation,
-    output.conversation,
-  );
+  const trim = (keeping: Landing) =>
+    replaceHistory(keeping, history.messages, history.generation, output.conversation, run.signal);
+  let repair: Awaited<ReturnType<typeof replaceHistory>>;
+  try {
+    repair = await trim(landing);
+  } catch (error) {
+    const failure = archiveFailure(error);
+    if (failure === undefined || failure.code === "aborted") throw error;
+    outcome.error ??= failure;
+    repair = await trim({ ...landing, archive: undefined });
+  }
   if (repair === undefined) {
     outcome.discarded = "conflict";
     return;

@@ -1,0 +1,56 @@
+import type { Clock } from "../core/message-factory.js";
+
+/** `closed`: summaries run; `open`: they pause; `half_open`: the next one is tried once. */
+export type CircuitState = "closed" | "open" | "half_open";
+
+/**
+ * Pauses automatic summaries after `maxFailures` failed in a row, for `cooldownMs` by the
+ * session's clock; then it is half-open: the next due summary is tried, and a success closes it
+ * while a failure opens it for another cooldown. A snapshot carries only the count: a restored
+ * breaker at or above `maxFailures` is half-open (its cooldown is not carried over).
+ */
+export class CircuitBreaker {
+  readonly #maxFailures: number;
+  readonly #cooldownMs: number;
+  readonly #clock: Clock;
+  #failures = 0;
+  /** When it last opened (ms since the epoch); `undefined` when closed or restored. */
+  #openedAt: number | undefined;
+
+  constructor(maxFailures: number, cooldownMs: number, clock: Clock) {
+    this.#maxFailures = maxFailures;
+    this.#cooldownMs = cooldownMs;
+    this.#clock = clock;
+  }
+
+  /** Summaries failed in a row. */
+  get failures(): number {
+    return this.#failures;
+  }
+
+  /** Takes a snapshot's count: at or above the limit, the breaker is half-open. */
+  set failures(count: number) {
+    this.#failures = count;
+    this.#openedAt = undefined;
+  }
+
+  get state(): CircuitState {
+    if (this.#failures < this.#maxFailures) return "closed";
+    if (this.#openedAt === undefined) return "half_open";
+    const elapsed = this.#clock().getTime() - this.#openedAt;
+    // A clock set back counts as the cooldown passed: it cannot keep the breaker open for ever.
+    return elapsed >= 0 && elapsed < this.#cooldownMs ? "open" : "half_open";
+  }
+
+  /** A summary failed: counted; at the limit (or from half-open) the breaker opens. */
+  failed(): void {
+    this.#failures += 1;
+    if (this.#failures >= this.#maxFailures) this.#openedAt = this.#clock().getTime();
+  }
+
+  /** A summary succeeded (or a manual run finished): closed. */
+  succeeded(): void {
+    this.#failures = 0;
+    this.#openedAt = undefined;
+  }
+}

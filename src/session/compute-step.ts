@@ -1,0 +1,108 @@
+import { requestWithin } from "../core/abort.js";
+import {
+  type CompactAsyncOptions,
+  type CompactionOutput,
+  type Compactor,
+  isTrustedCompactor,
+  runCompactor,
+} from "../core/compactor.js";
+import { CompactionError } from "../core/errors.js";
+import type { Message, ToolResultBlock } from "../core/message.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { RECALL_MARK } from "../core/recall-mark.js";
+import type { ArchiveKeeper } from "./archive-keeper.js";
+import type { CompactionTrigger } from "./events.js";
+import type { History } from "./history.js";
+import type { SessionLimits } from "./options.js";
+import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
+
+/** What computing one compactor's step reads of its session. */
+export interface StepSession {
+  history: History;
+  contextLimit: number;
+  archive: ArchiveKeeper | undefined;
+  limits: SessionLimits;
+}
+
+/**
+ * Runs one compactor on `conversation`: a built-in one as it is (it keeps its own time limits),
+ * one of the app's within `compactorTimeoutMs` and the caller's signal, its output checked as
+ * the intake checks input. A summarizer gets the originals earlier compactions archived.
+ * @throws {CompactionError} the compactor's failure, a `timeout`, `aborted`, or `compactor_error`
+ * (with the `ValidationError` as its cause) for output the session refuses.
+ */
+export async function computeStep(
+  session: StepSession,
+  compactor: Compactor,
+  conversation: readonly Message[],
+  trigger: CompactionTrigger,
+  options: Pick<CompactAsyncOptions, "signal" | "instructions">,
+): Promise<CompactionOutput> {
+  const { history, contextLimit, limits } = session;
+  // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.
+  const overhead = Math.max(0, history.meter.contextUsed - history.meter.estimate);
+  const keeper = session.archive;
+  const originals =
+    keeper !== undefined && compactor.isAsync === true
+      ? await originalsOf(keeper, conversation, limits.archiveTimeoutMs, options.signal)
+      : undefined;
+  const summaries = new Map(history.summaries);
+  const compactOptions: CompactAsyncOptions = {
+    ...options,
+    contextLimit,
+    contextUsed: overhead + estimateTokens(conversation),
+    trigger,
+    ...(originals === undefined || originals.size === 0 ? {} : { originals }),
+  };
+  if (isTrustedCompactor(compactor))
+    return runCompactor(compactor, conversation, summaries, compactOptions);
+  // A compactor of the app's: bounded in time, its signal fired when the time is up.
+  const output: unknown = await requestWithin(
+    (signal) => runCompactor(compactor, conversation, summaries, { ...compactOptions, signal }),
+    {
+      signal: options.signal,
+      milliseconds: limits.compactorTimeoutMs,
+      what: `the ${strategyOf(compactor)} compactor`,
+      failure: (error) => asCompactionError(error, compactor),
+    },
+  );
+  // What it returns enters the session: validated here, once, as the intake checks input.
+  assertCompactorOutput(output);
+  assertKeeps(conversation, output.conversation);
+  return output;
+}
+
+/**
+ * The archived originals of the placeholders in `conversation`, read within `milliseconds` and
+ * `signal`; without a placeholder, the archive is not waited for at all.
+ */
+async function originalsOf(
+  keeper: ArchiveKeeper,
+  conversation: readonly Message[],
+  milliseconds: number,
+  signal: AbortSignal | undefined,
+): Promise<Map<string, ToolResultBlock>> {
+  if (!conversation.some(namesRecallHandle)) return new Map();
+  return requestWithin(() => keeper.originals(conversation), {
+    signal,
+    milliseconds,
+    what: "the archive's get",
+    failure: (error) =>
+      new CompactionError(
+        "archive_error",
+        `the archive's get failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      ),
+  });
+}
+
+/** Whether a message holds a tool result whose text names a recall handle. */
+function namesRecallHandle(message: Message): boolean {
+  return message.content.some(
+    (block) =>
+      block.type === "tool_result" &&
+      (typeof block.content === "string"
+        ? block.content.includes(RECALL_MARK)
+        : block.content.some((part) => part.type === "text" && part.text.includes(RECALL_MARK))),
+  );
+}
