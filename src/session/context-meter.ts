@@ -78,6 +78,11 @@ export class ContextMeter {
     }
   }
 
+  /** Counts a message that took the place of another (tool results merged into the last message). */
+  swapped(before: Message, after: Message): void {
+    this.#estimate += estimateMessageTokens(after) - estimateMessageTokens(before);
+  }
+
   /**
    * Calibrates against a usage the model reported for the conversation `messages`. A usage far
    * below the local estimate of what was sent (see {@link UNTRUSTED_USAGE_SHARE}: a gateway or
