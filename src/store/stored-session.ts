@@ -431,6 +431,8 @@ export class StoredSession implements CompactingSession<"async"> {
     apply(conversation);
     this.#version += 1;
     this.#replay.strippedToolCall = stripped;
+    // What others appended while this worker compacted follows the new head here too.
+    await this.#sync();
     return true;
   }
 }
