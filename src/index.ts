@@ -86,6 +86,7 @@ export {
   type CompactionArchive,
   MemoryArchive,
 } from "./session/archive.js";
+export type { CompactingSession, SessionResult } from "./session/compacting-session.js";
 export type {
   CompactionStepResult,
   ForceCompactOptions,
@@ -109,6 +110,7 @@ export type {
   ContextTrimmedEvent,
   InputTransformationsEvent,
   Logger,
+  ToolCallsInterruptedEvent,
 } from "./session/events.js";
 export type {
   AfterCompactHook,
@@ -117,6 +119,7 @@ export type {
   BeforeCompactHook,
   CompactionBoundary,
 } from "./session/hooks.js";
+export { INTERRUPTED_NOTICE } from "./session/message-intake.js";
 export {
   type AgentSessionOptions,
   DEFAULT_SESSION_COMPACTOR_OPTIONS,
