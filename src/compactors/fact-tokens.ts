@@ -1,15 +1,23 @@
 import type { FactKind } from "./facts-check.js";
 
+// How the facts check reads tokens. No pattern here may be super-linear on untrusted text
+// (issue 22): TOKEN runs over whole texts and is linear (its URL branch only scans characters
+// its second branch then consumes, so each is read at most twice); every other pattern runs on
+// one token of at most MAX_TOKEN_LENGTH characters, or is anchored and has no nested repeats.
+// Trailing punctuation is trimmed by a loop (trimTrailing), never by `/[…]+$/`.
+
 /** A fact a token holds: an identifier or a path (constraints are sentences, never tokens). */
 export interface TokenFact {
   kind: FactKind;
   text: string;
 }
 
-// A URL whole, or a run of characters that identifiers and paths hold (a Windows path with
-// spaces is cut at the first).
+/**
+ * A URL whole, or a run of characters that identifiers and paths hold (a Windows path with
+ * spaces is cut at the first).
+ */
 export const TOKEN = /[a-z][a-z0-9+.-]*:\/\/[^\s"'`<>()[\]{}]+|[^\s"'`<>()[\]{},;=*|]+/gi;
-// Longer tokens are blobs (base64, minified code), not facts.
+/** Longer tokens are blobs (base64, minified code), not facts. */
 export const MAX_TOKEN_LENGTH = 256;
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
 const WINDOWS_PATH = /^[A-Za-z]:\\[\w.@+~\\-]*[A-Za-z][\w.@+~\\-]*$/;

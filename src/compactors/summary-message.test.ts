@@ -5,11 +5,15 @@ import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { ConversationBuilder, textBlock } from "../testing/builders.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 import {
+  clipUserWords,
   collectUserRequests,
+  collectUserWords,
   newestWithin,
   requestsForPrompt,
   summaryFramingTokens,
   summaryMessage,
+  userMessageClipTokens,
+  userWordsToKeep,
 } from "./summary-message.js";
 
 const AT = new Date("2026-12-01T00:00:00Z");
@@ -97,5 +101,42 @@ describe("summaryMessage", () => {
       estimateMessageTokens(summaryMessage("", ["rule 1"], options)),
     );
     expect(summaryFramingTokens(["rule 1"])).toBeGreaterThan(summaryFramingTokens([]));
+  });
+});
+
+describe("the user's words kept verbatim", () => {
+  it("names the message each came from; an earlier summary's are the user's too", () => {
+    const messages = new ConversationBuilder().user("Never push.").user("Use tabs.").build();
+    const earlier = summaryMessage("gist", ["Old rule."], { sessionId: "s", clock: () => AT });
+    expect(collectUserWords([earlier, ...messages])).toEqual([
+      { text: "Old rule." },
+      { text: "Never push.", source: messages[0]!.id },
+      { text: "Use tabs.", source: messages[1]!.id },
+    ]);
+  });
+
+  it("clips a long text to its head and tail within its budget, once", () => {
+    const text = `Never use eval.${"log line\n".repeat(5000)}Always lint.`;
+    for (const tokens of [1, 40, 256, 1000]) {
+      const clipped = clipUserWords({ text, source: "m(1)" }, tokens);
+      expect(clipped.text.length).toBeLessThanOrEqual(Math.max(tokens, 256) * CHARS_PER_TOKEN);
+      expect(clipUserWords(clipped, tokens)).toEqual(clipped);
+      expect(clipped.text).toContain("of user message m_1_ cut here");
+      expect(clipped.text.startsWith("Never use eval.")).toBe(true);
+      expect(clipped.text.endsWith("Always lint.")).toBe(true);
+    }
+    expect(clipUserWords({ text: "short" }, 1)).toEqual({ text: "short" });
+  });
+
+  it("gives one message at most an eighth of the budget (256 tokens at least)", () => {
+    expect(userMessageClipTokens(20_000)).toBe(2500);
+    expect(userMessageClipTokens(100)).toBe(256);
+    const messages = new ConversationBuilder()
+      .user(`Paste: ${"x".repeat(100_000)}`)
+      .user("Never skip tests.")
+      .build();
+    const { all, verbatim } = userWordsToKeep(messages, 2000);
+    expect(all[0]!.text.length).toBeLessThanOrEqual(userMessageClipTokens(2000) * CHARS_PER_TOKEN);
+    expect(verbatim.map((words) => words.text)).toEqual(all.map((words) => words.text));
   });
 });

@@ -98,20 +98,23 @@ export function userMessageClipTokens(userWordsTokens: number): number {
 }
 
 /**
- * `words` cut to their head and tail when longer than `maxTokens`, so one long paste (a log,
+ * `words` cut to their head and tail when longer than `maxTokens` (256 at least), so one long paste (a log,
  * a file) cannot push the user's other directives out of the budget. The marker names the
  * message, whose whole text the archive keeps with the messages the summary stands for.
  */
 export function clipUserWords(words: UserWords, maxTokens: number): UserWords {
-  const maxChars = tokensToChars(maxTokens);
+  const maxChars = tokensToChars(Math.max(MIN_CLIP_TOKENS, maxTokens));
   if (words.text.length <= maxChars) return words;
-  const head = Math.floor(maxChars * CLIP_HEAD_SHARE);
-  const tail = maxChars - head;
-  const cut = words.text.length - head - tail;
   const where = words.source === undefined ? "" : ` of user message ${sourceLabel(words.source)}`;
-  const text =
-    `${words.text.slice(0, head)}\n[… ${cut} characters${where} cut here; the whole message is ` +
-    `archived with the messages this summary stands for …]\n${words.text.slice(-tail)}`;
+  const marker = (cut: number) =>
+    `\n[… ${cut} characters${where} cut here; the whole message is archived with the ` +
+    "messages this summary stands for …]\n";
+  // The marker counts in the budget, so a clipped text fits it and is never clipped again.
+  const room = Math.max(0, maxChars - marker(words.text.length).length);
+  const head = Math.floor(room * CLIP_HEAD_SHARE);
+  const tail = room - head;
+  const cut = words.text.length - head - tail;
+  const text = `${words.text.slice(0, head)}${marker(cut)}${tail === 0 ? "" : words.text.slice(-tail)}`;
   return { ...words, text };
 }
 
@@ -167,6 +170,7 @@ export function summaryMessage(
     turnId: SUMMARY_TURN_ID,
     content,
     clock: options.clock,
+    generated: "summary",
   });
 }
 
