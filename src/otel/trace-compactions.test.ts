@@ -5,15 +5,19 @@ import {
   memoryTracing,
   StackContextManager,
 } from "../../test/support/otel-tracing.js";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
+import { AgentSession } from "../session/agent-session.js";
 import type { CompactionBoundary } from "../session/hooks.js";
+import type { StoredSession } from "../store/stored-session.js";
+import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import {
   COMPACTION_ATTRIBUTES as A,
   COMPACTION_SPAN_NAME,
   GEN_AI_ATTRIBUTES as G,
 } from "./attributes.js";
-import { traceCompactions } from "./trace-compactions.js";
+import { type TracedSession, traceCompactions } from "./trace-compactions.js";
 import { traceLlmClient } from "./trace-llm-client.js";
 
 const boundary: CompactionBoundary = {
@@ -255,5 +259,49 @@ describe("traceCompactions", () => {
     expect(() => traceCompactions(session, { summarizer: new MockLlmClient() })).toThrow(
       /summarizer/,
     );
+  });
+});
+
+describe("traceCompactions on a real session", () => {
+  it("traces AgentSession's runs, the summarizer's request as their child", async () => {
+    const { tracer, spans } = memoryTracing();
+    const summarizer = traceLlmClient(
+      new MockLlmClient().reply({
+        text: "Goal: fix the build.",
+        usage: { inputTokens: 900, outputTokens: 40 },
+      }),
+      { model: "claude-haiku-5-5", tracer },
+    );
+    const session = new AgentSession({
+      contextLimit: 4_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(summarizer, { keepRecentTurns: 1 }),
+    });
+    const traced: TracedSession = session; // AgentSession fits, and so does StoredSession:
+    const storedFits: StoredSession extends TracedSession ? true : never = true;
+    expect(storedFits).toBe(true);
+    traceCompactions(traced, { tracer, summarizer });
+    const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
+    const conversation = new ConversationBuilder({ sessionId: session.sessionId })
+      .user("Fix the build. Never touch package-lock.json.")
+      .toolCalls(["a.ts", "b.ts", "c.ts", "d.ts"].map(read))
+      .assistant("I read the four files.")
+      .user("Now run the tests.");
+    session.append(...conversation.build());
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    const compaction = spans().find((span) => span.name === COMPACTION_SPAN_NAME);
+    const chat = spans().find((span) => span.name === "chat claude-haiku-5-5");
+    expect(compaction?.attributes).toMatchObject({
+      [A.STRATEGY]: "llm",
+      [A.OUTCOME]: "compacted",
+      [A.COST_INPUT_TOKENS]: 900,
+      [G.CONVERSATION_ID]: session.sessionId,
+    });
+    expect(compaction?.attributes[A.MESSAGES_AFTER]).toBeLessThan(
+      Number(compaction?.attributes[A.MESSAGES_BEFORE]),
+    );
+    expect(chat?.parentSpanContext?.spanId).toBe(compaction?.spanContext().spanId);
+    expect(chat?.attributes[G.USAGE_INPUT_TOKENS]).toBe(900);
   });
 });
