@@ -14,7 +14,8 @@ import {
 } from "../core/compactor.js";
 import { suffixTokenSums } from "../core/conversation-structure.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
-import { CompactionError, parseOrThrow } from "../core/errors.js";
+import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { usageIssues } from "../core/llm-client.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -308,6 +309,7 @@ export class AnthropicCompactor implements AsyncCompactor {
       turnId: SUMMARY_TURN_ID,
       content: blocks,
       clock: this.#clock,
+      generated: "summary",
     });
     const compacted = [summary, ...conversation.slice(cut)];
     const turns = new Set(
@@ -394,6 +396,14 @@ export class AnthropicCompactor implements AsyncCompactor {
         },
       },
     );
-    return readCompaction(response);
+    const compaction = readCompaction(response);
+    const issues = compaction.usage === undefined ? [] : usageIssues(compaction.usage);
+    if (issues.length > 0) {
+      const cause = new ValidationError("compaction usage", issues);
+      throw new CompactionError("llm_error", `compaction response reported ${cause.message}`, {
+        cause,
+      });
+    }
+    return compaction;
   }
 }

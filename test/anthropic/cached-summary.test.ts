@@ -270,3 +270,29 @@ describe("AnthropicCompactor with the shared description", () => {
     expect(() => new AnthropicCompactor({ client } as never)).toThrow(/model: is required/);
   });
 });
+
+describe("AnthropicCompactor usage", () => {
+  it("fails with llm_error when usage.iterations holds a count that is not a whole number ≥ 0", async () => {
+    const compactor = new AnthropicCompactor({ client: sdk(), request: AGENT });
+    const conversation = new AgentSession({ contextLimit: 100_000, compactor: false });
+    conversation.addUserText("Read file-1.ts");
+    conversation.addAssistant([{ type: "text", text: "Done reading." }]);
+    conversation.addUserText("Now file-2.ts");
+    for (const bad of [-5, 1.5]) {
+      server.queue("compaction", { type: "compaction", iteration: { input_tokens: bad } });
+      const error = await compactor
+        .compactAsync(conversation.messages, new Map(), { trigger: "manual" })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: "llm_error" });
+      expect(String((error as Error).message)).toMatch(/inputTokens: must be a whole number/);
+    }
+    server.queue("compaction", {
+      type: "compaction",
+      iteration: { input_tokens: 900, output_tokens: 40 },
+    });
+    const { result } = await compactor.compactAsync(conversation.messages, new Map(), {
+      trigger: "manual",
+    });
+    expect(result.usage).toMatchObject({ inputTokens: 900, outputTokens: 40 });
+  });
+});
