@@ -12,7 +12,7 @@ import {
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { messageToModel } from "./message-out.js";
+import { blockToPart, isToolSide, messageToModel } from "./message-out.js";
 import { convertModelMessages } from "./model-messages.js";
 
 /** Options of {@link compactModelMessages}. */
@@ -133,7 +133,17 @@ export function backToModel(
   let byMessage: Map<Message, number> | undefined;
   for (let position = 0; position < conversation.length; position += 1) {
     const message = conversation[position]!;
-    let index = ours[pointer] === message ? pointer : -1;
+    const here = ours[pointer];
+    if (here !== message && here?.id === message.id) {
+      // Changed in place (a masked result, a cleared input): patched from its source.
+      const source = sources[pointer];
+      pointer += 1;
+      const patch = source === undefined ? undefined : patched(message, here, source, toolNames);
+      if (patch === undefined) messageToModel(message, toolNames, messages);
+      else messages.push(patch);
+      continue;
+    }
+    let index = here === message ? pointer : -1;
     if (index === -1) {
       byMessage ??= new Map(ours.map((known, at) => [known, at]));
       index = byMessage.get(message) ?? -1;
@@ -146,12 +156,41 @@ export function backToModel(
     }
     kept[position] = source;
     messages.push(source);
-    if (source.role === "assistant" && typeof source.content !== "string") {
-      for (const part of source.content)
-        if (part.type === "tool-call") toolNames.set(part.toolCallId, part.toolName);
-    }
+    noteToolNames(source, toolNames);
   }
   return { messages, sources: kept };
+}
+
+function noteToolNames(source: ModelMessage, toolNames: Map<string, string>): void {
+  if (source.role !== "assistant" || typeof source.content === "string") return;
+  for (const part of source.content)
+    if (part.type === "tool-call") toolNames.set(part.toolCallId, part.toolName);
+}
+
+/**
+ * A changed message as its source with only the changed parts converted again: when the
+ * source was written as parts, one per block, and the blocks stayed in place (masking and
+ * input clearing replace blocks, they do not move them). `undefined` otherwise.
+ */
+function patched(
+  message: Message,
+  original: Message,
+  source: ModelMessage,
+  toolNames: Map<string, string>,
+): ModelMessage | undefined {
+  const blocks = message.content;
+  const before = original.content;
+  if (source.role === "system" || typeof source.content === "string") return undefined;
+  if (blocks.length !== before.length || source.content.length !== blocks.length) return undefined;
+  const parts: unknown[] = source.content.slice();
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index]!;
+    if (block === before[index]) continue;
+    if ((source.role === "tool") !== isToolSide(block)) return undefined;
+    parts[index] = blockToPart(block, toolNames);
+  }
+  noteToolNames(source, toolNames);
+  return { ...source, content: parts } as ModelMessage;
 }
 
 /**
@@ -171,7 +210,7 @@ export async function compactModelMessages(
   options: CompactModelMessagesOptions,
 ): Promise<CompactedModelMessages> {
   const checked = checkCompaction(options, "compactModelMessages options");
-  const ours = convertModelMessages(messages, {}, undefined);
+  const ours = convertModelMessages(messages, {}, undefined, false);
   const contextUsed = options.contextUsed ?? estimateTokens(ours) + checked.overheadTokens;
   const { conversation, result } = await compactIfDue(ours, checked, contextUsed, options.signal);
   if (!conversationChanged(ours, conversation)) {

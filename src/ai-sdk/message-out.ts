@@ -59,7 +59,8 @@ function opaqueToModelPart<P>(block: OpaqueBlock): P {
   return opaqueToPart<P>({ type: "opaque", block: rest });
 }
 
-function blockToPart(block: ContentBlock, toolNames: Map<string, string>): AssistantPart {
+/** One block as the AI SDK part it stands for. */
+export function blockToPart(block: ContentBlock, toolNames: Map<string, string>): AssistantPart {
   switch (block.type) {
     case "text":
       return textToPart(block);
@@ -97,7 +98,8 @@ function contentForm(message: Message): "string" | "empty" | "parts" {
   return form === "string" || form === "empty" ? form : "parts";
 }
 
-function isToolSide(block: ContentBlock): boolean {
+/** Whether a block goes in a `tool` message (a tool result, a tool approval). */
+export function isToolSide(block: ContentBlock): boolean {
   return (
     block.type === "tool_result" ||
     (block.type === "opaque" && block.block.type === "tool-approval-response")

@@ -20,6 +20,7 @@ import {
   imagePart,
   opaquePart,
   type PartContext,
+  PartCursor,
   reasoningPart,
   textPart,
   toolCallPart,
@@ -78,19 +79,15 @@ function allowedParts(role: string): Set<string> {
 }
 
 /** The blocks of one message's content; a string or empty content is marked to come back so. */
-function contentBlocks(
-  message: Record_,
-  role: string,
-  issues: ValidationIssue[],
-  path: (string | number)[],
-): ContentBlock[] {
+function contentBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {
   const { content } = message;
+  const { issues } = cursor;
   if (typeof content === "string" && role !== "tool") {
     return [{ type: "text", text: content, extra: { [AI_SDK_KEY]: { content: "string" } } }];
   }
   if (!Array.isArray(content)) {
     issues.push({
-      path: [...path, "content"],
+      path: [cursor.message, "content"],
       message:
         role === "tool" ? "must be an array of parts" : "must be a string or an array of parts",
     });
@@ -103,15 +100,15 @@ function contentBlocks(
   const blocks: ContentBlock[] = [];
   for (let index = 0; index < content.length; index += 1) {
     const part = content[index] as unknown;
-    const partPath = [...path, "content", index];
+    cursor.part = index;
     if (!isPlainObject(part) || typeof part.type !== "string" || !allowed.has(part.type)) {
       issues.push({
-        path: [...partPath, "type"],
+        path: [cursor.message, "content", index, "type"],
         message: `must be one of ${[...allowed].join(", ")} in a ${role} message`,
       });
       continue;
     }
-    blocks.push(partToBlock({ issues, path: partPath }, role, part));
+    blocks.push(partToBlock(cursor, role, part));
   }
   return blocks;
 }
@@ -235,6 +232,7 @@ export function convertModelMessages(
   messages: readonly unknown[],
   options: FromModelMessagesOptions,
   after: TurnId | undefined,
+  remember = true,
 ): Message[] {
   if (!Array.isArray(messages)) {
     throw new ValidationError("AI SDK messages", [
@@ -246,15 +244,15 @@ export function convertModelMessages(
   const prefix = options.generateId === undefined ? newId() : "";
   const generateId = options.generateId;
   const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
-  const issues: ValidationIssue[] = [];
+  const cursor = new PartCursor();
+  const { issues } = cursor;
   const out: Message[] = new Array(messages.length);
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index] as unknown;
-    const path = [index];
     const role = isPlainObject(message) ? message.role : undefined;
     if (!isPlainObject(message) || !ROLES.has(role as string)) {
       issues.push({
-        path: [...path, "role"],
+        path: [index, "role"],
         message: 'must be "system", "user", "assistant" or "tool"',
       });
       continue;
@@ -262,14 +260,16 @@ export function convertModelMessages(
     const id = generateId === undefined ? `${prefix}-${index}` : generateId();
     if (role === "system") {
       if (typeof message.content !== "string")
-        issues.push({ path: [...path, "content"], message: "must be a string" });
+        issues.push({ path: [index, "content"], message: "must be a string" });
       const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: message as JsonObject };
       const content: ContentBlock[] = [{ type: "opaque", block }];
       out[index] = { role: "user", id, sessionId, turnId: turns.pending(), createdAt, content };
       continue;
     }
-    const content = contentBlocks(message, role as string, issues, path);
-    keepMessageOptions(content, message.providerOptions, issues, path);
+    cursor.message = index;
+    const content = contentBlocks(message, role as string, cursor);
+    if (message.providerOptions !== undefined)
+      keepMessageOptions(content, message.providerOptions, issues, [index]);
     const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
     out[index] =
       role === "assistant"
@@ -279,7 +279,7 @@ export function convertModelMessages(
   if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
   if (generateId !== undefined) checkIds(out);
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
-  rememberValid(out);
+  if (remember) rememberValid(out);
   return out;
 }
 

@@ -26,10 +26,64 @@ export type AiSdkFields = JsonObject;
 type Path = (string | number)[];
 type Record_ = Record<string, unknown>;
 
-/** Where conversion problems are collected, and the path of the part being read. */
+/**
+ * Where conversion problems are collected, and the path of the part being read (worked out
+ * only when a problem is reported: a valid conversation allocates no paths).
+ */
 export interface PartContext {
-  issues: ValidationIssue[];
-  path: Path;
+  readonly issues: ValidationIssue[];
+  readonly path: Path;
+  /** Tool names by call id, as the calls were read: a result naming its call's tool need not keep it. */
+  readonly toolNames?: Map<string, string>;
+}
+
+/** The context of the parts of one conversion, moved from part to part without allocating. */
+export class PartCursor implements PartContext {
+  readonly issues: ValidationIssue[] = [];
+  readonly toolNames = new Map<string, string>();
+  message = 0;
+  part = 0;
+  get path(): Path {
+    return [this.message, "content", this.part];
+  }
+}
+
+/** A context for something nested in the part (`output`, `value`, an index). */
+function child(context: PartContext, ...suffix: Path): PartContext {
+  return {
+    issues: context.issues,
+    get path() {
+      return [...context.path, ...suffix];
+    },
+  };
+}
+
+/**
+ * Whether `value` is JSON (finite numbers, plain objects, arrays without holes): the quick
+ * check of what is nearly always valid; what it refuses, or finds deeper than 32 levels, the
+ * full walk (`jsonValueIssues`, which names the path) decides.
+ */
+function isJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isJson(item, depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!isJson(value[key], depth + 1)) return false;
+  return true;
 }
 
 function fail(context: PartContext, field: string | undefined, message: string): void {
@@ -49,8 +103,7 @@ function stringField(context: PartContext, part: Record_, field: string, empty =
 /** A JSON value carried verbatim; reports what JSON cannot hold. */
 function jsonField(context: PartContext, value: unknown, field: string): JsonValue | undefined {
   if (value === undefined) return undefined;
-  // Strings, numbers and flat objects are the common case: no walk for a string.
-  if (typeof value === "string" || typeof value === "boolean") return value;
+  if (isJson(value, 0)) return value as JsonValue;
   const issues = jsonValueIssues(value);
   for (const issue of issues) {
     context.issues.push({ path: [...context.path, field, ...issue.path], message: issue.message });
@@ -105,6 +158,7 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
  */
 export function textPart(context: PartContext, part: Record_): ContentBlock {
   const text = stringField(context, part, "text");
+  if (part.providerOptions === undefined) return { type: "text", text };
   const anthropic = anthropicOptions(part);
   if (anthropic?.type === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
   const fields: AiSdkFields = {};
@@ -199,6 +253,15 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   if (part.providerExecuted === true) return opaquePart(context, part);
   const id = stringField(context, part, "toolCallId", false);
   const name = stringField(context, part, "toolName", false);
+  context.toolNames?.set(id, name);
+  if (
+    part.providerOptions === undefined &&
+    part.providerExecuted === undefined &&
+    isPlainObject(part.input)
+  ) {
+    const input = jsonField(context, part.input, "input");
+    return { type: "tool_use", id, name, input: (input ?? {}) as JsonObject };
+  }
   const fields: AiSdkFields = {};
   let input: JsonObject = {};
   if (isPlainObject(part.input)) {
@@ -264,9 +327,19 @@ function partFields(context: PartContext, part: Record_): AiSdkFields {
 /** A tool result part of a `tool` message. */
 export function toolResultPart(context: PartContext, part: Record_): ToolResultBlock {
   const toolUseId = stringField(context, part, "toolCallId", false);
-  const fields: AiSdkFields = { toolName: stringField(context, part, "toolName", false) };
-  keepProviderOptions(context, part, fields);
+  const toolName = stringField(context, part, "toolName", false);
   const output = part.output;
+  const fast = plainTextOutput(output);
+  // The common case, text in and out: nothing to keep when the call named the same tool.
+  if (
+    fast !== undefined &&
+    part.providerOptions === undefined &&
+    context.toolNames?.get(toolUseId) === toolName
+  ) {
+    return { type: "tool_result", toolUseId, content: fast.value, isError: fast.isError };
+  }
+  const fields: AiSdkFields = { toolName };
+  keepProviderOptions(context, part, fields);
   if (!isPlainObject(output) || !OUTPUT_TYPES.has(output.type as string)) {
     fail(
       context,
@@ -277,7 +350,7 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   }
   const type = output.type as string;
   fields.output = type;
-  const outputContext = { issues: context.issues, path: [...context.path, "output"] };
+  const outputContext = child(context, "output");
   if (output.providerOptions !== undefined) {
     const options = jsonField(outputContext, output.providerOptions, "providerOptions");
     if (options !== undefined) fields.outputProviderOptions = options;
@@ -296,14 +369,24 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
     content = output.reason === undefined ? "" : stringField(outputContext, output, "reason");
   } else if (Array.isArray(output.value)) {
     content = output.value.map((item, index) =>
-      outputContentPart(
-        { issues: context.issues, path: [...outputContext.path, "value", index] },
-        item,
-      ),
+      outputContentPart(child(outputContext, "value", index), item),
     );
   } else {
     fail(outputContext, "value", "must be an array of content parts");
     content = [];
   }
   return withExtra({ type: "tool_result", toolUseId, content, isError }, fields);
+}
+
+/** A `text` or `error-text` output with nothing else to keep, as its value. */
+function plainTextOutput(output: unknown): { value: string; isError: boolean } | undefined {
+  if (
+    !isPlainObject(output) ||
+    typeof output.value !== "string" ||
+    output.providerOptions !== undefined
+  )
+    return undefined;
+  if (output.type === "text") return { value: output.value, isError: false };
+  if (output.type === "error-text") return { value: output.value, isError: true };
+  return undefined;
 }

@@ -148,7 +148,9 @@ function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput 
   const kind = fields.output;
   const { content } = block;
   let output: ToolResultOutput;
-  if (kind === "execution-denied" && typeof content === "string") {
+  if (kind === undefined && typeof content === "string") {
+    output = { type: block.isError ? "error-text" : "text", value: content };
+  } else if (kind === "execution-denied" && typeof content === "string") {
     output =
       fields.noReason === true && content === "" ? { type: kind } : { type: kind, reason: content };
   } else if (Array.isArray(content)) {

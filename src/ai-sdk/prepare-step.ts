@@ -95,7 +95,7 @@ export function compactionPrepareStep(
     const known =
       history !== undefined && startsWith(messages, history.input) ? history : undefined;
     const from = known?.input.length ?? 0;
-    const added = convertModelMessages(messages.slice(from), {}, known?.ours.at(-1)?.turnId);
+    const added = convertModelMessages(messages.slice(from), {}, known?.ours.at(-1)?.turnId, false);
     const conversation = known === undefined ? added : [...known.ours, ...added];
     const contextUsed = measure(input, known, added, conversation, checked);
     let compacted: readonly Message[] = conversation;
