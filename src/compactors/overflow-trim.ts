@@ -103,5 +103,6 @@ function noticeFor(sessionId: string, clock: Clock): UserMessage {
     turnId: SUMMARY_TURN_ID,
     content: [{ type: "text", text: TRIM_NOTICE }],
     clock,
+    generated: "notice",
   });
 }

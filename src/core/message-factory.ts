@@ -1,5 +1,12 @@
 import { v7 as uuidv7 } from "uuid";
-import type { AssistantMessage, ContentBlock, Message, TurnId, UserMessage } from "./message.js";
+import type {
+  AssistantMessage,
+  ContentBlock,
+  GeneratedKind,
+  Message,
+  TurnId,
+  UserMessage,
+} from "./message.js";
 
 /** Returns the current time; injectable so tests never depend on the wall clock. */
 export type Clock = () => Date;
@@ -22,6 +29,8 @@ export interface CreateMessageOptions<R extends Message["role"]> {
   id?: string;
   /** @default the wall clock */
   clock?: Clock;
+  /** Marks a message the library writes. @default none (the user's or the model's) */
+  generated?: GeneratedKind;
 }
 
 /** Builds a message with a fresh id and timestamp. */
@@ -35,5 +44,6 @@ export function createMessage(options: CreateMessageOptions<Message["role"]>): M
     turnId: { owner: options.turnId.owner, number: options.turnId.number },
     createdAt: (options.clock ?? systemClock)(),
     content: options.content,
+    ...(options.generated === undefined ? {} : { generated: options.generated }),
   } as Message;
 }

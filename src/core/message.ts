@@ -140,7 +140,17 @@ export interface MessageBase {
   turnId: TurnId;
   createdAt: Date;
   content: ContentBlock[];
+  /**
+   * Set on a message the library wrote, not the user or the model: a `summary` (of folded
+   * turns, or the API's compaction), a `continuation` (the pair that closes a tool exchange
+   * whose thinking a compaction removed) or a `notice` (trimmed messages, interrupted calls),
+   * so an app can tell them apart or hide them. Absent on everyone else's.
+   */
+  generated?: GeneratedKind;
 }
+
+/** What kind of message the library wrote (see {@link MessageBase.generated}). */
+export type GeneratedKind = "summary" | "continuation" | "notice";
 
 /** A message from the user (requests, tool results, the compaction summary). */
 export interface UserMessage extends MessageBase {

@@ -89,7 +89,12 @@ export const CONTINUATION_REQUEST = "Continue.";
  * results stay tool results (compactable later like any other).
  */
 function continuation(last: Message, clock: Clock): [Message, Message] {
-  const base = { sessionId: last.sessionId, turnId: last.turnId, clock };
+  const base = {
+    sessionId: last.sessionId,
+    turnId: last.turnId,
+    clock,
+    generated: "continuation" as const,
+  };
   return [
     createMessage({
       ...base,

@@ -158,6 +158,7 @@ function messageFields<D extends z.ZodType<Date>>(date: D) {
     turnId: TurnIdSchema,
     createdAt: date,
     content: z.array(ContentBlockSchema).min(1, "must hold at least one block"),
+    generated: z.enum(["summary", "continuation", "notice"]).exactOptional(),
   };
 }
 

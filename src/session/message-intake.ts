@@ -280,7 +280,14 @@ export class MessageIntake {
     if (previous === undefined) {
       const { sessionId, clock } = this.#settings;
       const turnId = this.#currentTurn("addToolResults");
-      return createMessage({ role: "user", sessionId, turnId, content: blocks, clock });
+      return createMessage({
+        role: "user",
+        sessionId,
+        turnId,
+        content: blocks,
+        clock,
+        generated: "notice",
+      });
     }
     const results = previous.content.filter((block) => block.type === "tool_result");
     const rest = previous.content.filter((block) => block.type !== "tool_result");

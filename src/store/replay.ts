@@ -24,6 +24,7 @@ function continuation(results: Message): Message[] {
     sessionId: results.sessionId,
     turnId: results.turnId,
     createdAt: results.createdAt,
+    generated: "continuation" as const,
   };
   return [
     {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
+import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
 import { ValidationError } from "../../src/core/errors.js";
 import { validateConversation } from "../../src/core/validate-conversation.js";
 import { AgentSession } from "../../src/session/agent-session.js";
@@ -7,6 +8,7 @@ import type { CompactionEvent } from "../../src/session/events.js";
 import { INTERRUPTED_NOTICE } from "../../src/session/message-intake.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import { openSession } from "../../src/store/stored-session.js";
+import { MockLlmClient } from "../../src/testing/mock-llm-client.js";
 
 // Issue 22, section 1: the session never holds a conversation the Messages API rejects, except
 // an open tail (the last assistant message's calls waiting for results).
@@ -208,5 +210,42 @@ describe("the assistant message in flight keeps its thinking", () => {
     session.addToolResults([resultOf("toolu_9")]);
     expect((await session.maybeCompact()).compacted).toBe(true);
     expect(validateConversation(session.messages)).toEqual([]);
+  });
+});
+
+describe("messages the library writes are marked", () => {
+  it("summaries, notices and continuations say so; the user's and the model's do not", async () => {
+    const session = new AgentSession({
+      contextLimit: 200_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient().reply("Summary."), { keepRecentTurns: 1 }),
+    });
+    for (let turn = 1; turn <= 3; turn += 1) {
+      session.addUserText(`request ${turn} ${"with details ".repeat(30)}`);
+      session.addAssistant([{ type: "text", text: `answer ${turn} ${"words ".repeat(60)}` }]);
+    }
+    session.addUserText("Read it.");
+    session.addAssistant([
+      { type: "thinking", thinking: "Reading.", signature: "sig" },
+      { type: "tool_use", id: "toolu_1", name: "read", input: {} },
+    ]);
+    session.addToolResults([resultOf("toolu_1")]);
+    await session.forceCompact();
+    const kinds = session.messages.map((message) => message.generated ?? message.role);
+    expect(kinds[0]).toBe("summary");
+    // The exchange lost its thinking to the summary before it: closed, and marked so.
+    expect(kinds.slice(-2)).toEqual(["continuation", "continuation"]);
+    expect(kinds.filter((kind) => kind === "user" || kind === "assistant").length).toBeGreaterThan(
+      0,
+    );
+
+    const interrupted = sessionWithCalls().session;
+    interrupted.addUserText("Never mind.");
+    expect(interrupted.messages.map((message) => message.generated)).toEqual([
+      undefined,
+      undefined,
+      "notice",
+      undefined,
+    ]);
   });
 });
