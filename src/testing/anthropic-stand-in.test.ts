@@ -121,6 +121,18 @@ describe("AnthropicStandIn replies", () => {
     );
   });
 
+  it("says it does not stream, and honours an aborted signal", async () => {
+    const client = new AnthropicStandIn();
+    const body = { model, max_tokens: 1, messages: [ask("hi")] };
+    await expect(client.messages.create({ ...body, stream: true } as never)).rejects.toThrow(
+      /non-streaming/,
+    );
+    const aborted = AbortSignal.abort();
+    await expect(client.messages.create(body, { signal: aborted })).rejects.toMatchObject({
+      name: "APIUserAbortError",
+    });
+  });
+
   it("refuses bad options, naming the field", () => {
     expect(() => new AnthropicStandIn({ contextWindow: 0 })).toThrow(/contextWindow/);
     expect(() => new AnthropicStandIn({ preservedThinking: "on" as never })).toThrow(

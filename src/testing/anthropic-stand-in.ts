@@ -269,6 +269,9 @@ export class AnthropicStandIn {
   ): Promise<unknown> {
     const request = this.#record(endpoint, body, options);
     if (options?.signal?.aborted) throw abortError();
+    if (request.body.stream === true) {
+      throw new TypeError("AnthropicStandIn answers non-streaming requests only (stream: true)");
+    }
     const problem = this.#problem(request);
     if (problem !== undefined) throw this.#error(problem);
     const verdict = judgeThinking(request, {
