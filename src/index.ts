@@ -51,6 +51,7 @@ export type { LlmClient, LlmRequest } from "./core/llm-client.js";
 export {
   type AssistantMessage,
   type ContentBlock,
+  type GeneratedKind,
   type ImageBlock,
   type ImageSource,
   type JsonObject,
