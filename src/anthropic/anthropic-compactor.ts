@@ -12,7 +12,7 @@ import {
   exceedsThreshold,
   onlyAsync,
 } from "../core/compactor.js";
-import { suffixTokenSums } from "../core/conversation-structure.js";
+import { latestRequestIndex, suffixTokenSums } from "../core/conversation-structure.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import { usageIssues } from "../core/llm-client.js";
@@ -331,13 +331,17 @@ export class AnthropicCompactor implements AsyncCompactor {
 
   /**
    * The cut: as far back as `keepRecentTurns` allows; later while the kept part would not fit
-   * `targetUtilization` of the window (when the context is known); as late as the rules allow
-   * in a manual compaction.
+   * `targetUtilization` of the window (when the context is known), never past the user's latest
+   * request (the session refuses an output without it); as late as the rules allow in a manual
+   * compaction.
    */
   #planCut(conversation: readonly Message[], options: CompactAsyncOptions): number | undefined {
-    const cuts = validCuts(conversation);
+    const all = validCuts(conversation);
+    if (options.trigger === "manual") return all.at(-1);
+    // Automatic: the latest request of the user stays after the block, word for word.
+    const latest = latestRequestIndex(conversation);
+    const cuts = all.filter((cut) => latest === -1 || cut <= latest);
     if (cuts.length === 0) return undefined;
-    if (options.trigger === "manual") return cuts.at(-1);
     const recent = recentStart(conversation, this.config.keepRecentTurns);
     const preferred = cuts.filter((cut) => cut <= recent).at(-1);
     const { contextLimit, contextUsed } = options;
