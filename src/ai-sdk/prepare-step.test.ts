@@ -2,7 +2,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "
 import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { REDACTION_NOTICE } from "../compactors/threshold-compactor.js";

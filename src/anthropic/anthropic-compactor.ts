@@ -1,5 +1,5 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import { POSITIVE_INT_SCHEMA, THRESHOLD_SCHEMA } from "../compactors/config-schemas.js";
 import { recentStart } from "../compactors/retention.js";
 import { requestWithin, throwIfAborted } from "../core/abort.js";

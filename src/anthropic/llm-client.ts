@@ -5,7 +5,7 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Schema of a model name, as the adapter's options take it. */
 export const ModelNameSchema = z

@@ -3,7 +3,7 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import {
   isSystemMessage,
   isSystemMessageBlock,

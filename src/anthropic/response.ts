@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message.js";
 import type { AgentSession } from "../session/agent-session.js";

@@ -5,7 +5,7 @@ import type {
   ThinkingConfigParam,
   ToolChoice,
 } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";

@@ -1,5 +1,5 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { isCompactionBlock } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";

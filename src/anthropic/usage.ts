@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { Usage } from "../session/context-meter.js";
 

@@ -3,7 +3,7 @@
  * of what enters the adapter against them. Everything past these checks trusts its input.
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import { normalizeJson } from "../core/json-value.js";
 import type { JsonObject, JsonValue } from "../core/message.js";

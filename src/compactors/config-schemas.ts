@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 

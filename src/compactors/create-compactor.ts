@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { AsyncCompactor, Compactor } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";

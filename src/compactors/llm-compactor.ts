@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
@@ -144,9 +144,12 @@ export const LLMCompactorOptionsSchema = z.strictObject({
 
 /**
  * The asynchronous compactor: asks an LLM to summarize the turns older than
- * `keepRecentTurns`, and replaces them with one user message holding the summary. When there
- * is nothing worth folding, or the summary would not shrink the conversation, it resolves
- * unchanged with a `skipReason`.
+ * `keepRecentTurns`, and replaces them with one user message holding the summary. A client
+ * with `acceptsConversation` gets the conversation as the agent last sent it with the summary
+ * instruction appended (read from the prompt cache); others, and conversations that would not
+ * fit, get a transcript. What the requests cost, when the client reports it, is the result's
+ * `usage`. When there is nothing worth folding, or the summary would not shrink the
+ * conversation, it resolves unchanged with a `skipReason`.
  *
  * @example
  * const compactor = new LLMCompactor(new AnthropicLlmClient({ model: "claude-haiku-4-5" }));

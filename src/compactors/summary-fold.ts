@@ -14,7 +14,7 @@ import { isSummaryTurn, turnKey } from "../core/turn.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
 import { checkSummaryFacts, factsSectionBudget } from "./facts-check.js";
 import { collectFileLedger, ledgerBudget, renderFileLedger } from "./file-ledger.js";
-import { foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";
+import { type FoldPlan, foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
 import { summarizeTranscript } from "./summary-chunking.js";
@@ -96,48 +96,15 @@ export async function foldIntoSummary(
     return skip(`a summary could free fewer than clearAtLeast (${clearAtLeast}) tokens`);
   }
 
-  // Every request's cost, summed into the result (chunked summaries make several).
-  let usage: CompactionUsage | undefined;
-  const send = async (
-    request: Omit<LlmRequest, "signal" | "maxTokens">,
-    requestSignal?: AbortSignal,
-  ) => {
-    const reply = await requestSummary(summarizer, request, requestSignal);
-    if (reply.usage !== undefined) usage = sumUsage(usage, reply.usage);
-    return reply.text;
-  };
-  const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;
-  const cached =
-    summarizer.client.acceptsConversation === true && source.length === conversation.length
-      ? conversationSummaryRequest({
-          conversation: source,
-          plan,
-          system,
-          instructions: options.instructions,
-          maxSummaryTokens: settings.maxSummaryTokens,
-          contextLimit: options.contextLimit,
-          contextUsed: options.contextUsed,
-          requestBudgetTokens: settings.maxTranscriptTokens,
-        })
-      : undefined;
-  const summary =
-    cached !== undefined
-      ? await send({ prompt: cached.instruction, conversation: cached.messages }, signal)
-      : await summarizeTranscript(
-          {
-            messages: foldedSource,
-            summaries,
-            userRequests: requestsForPrompt(userRequests, settings.maxTranscriptTokens),
-            instructions: options.instructions,
-            system,
-            requestBudgetTokens: settings.maxTranscriptTokens,
-            maxToolInputChars: settings.maxToolInputChars,
-            maxToolResultChars: settings.maxToolResultChars,
-            overflow: settings.summaryOverflow,
-          },
-          (prompt, requestSignal) => send({ prompt, system }, requestSignal),
-          signal,
-        );
+  const { summary, usage } = await writeSummary(summarizer, {
+    conversation,
+    source,
+    plan,
+    foldedSource,
+    summaries,
+    userRequests,
+    options,
+  });
   throwIfAborted(signal);
 
   const where = {
@@ -187,6 +154,74 @@ export async function foldIntoSummary(
       ...(usage === undefined ? {} : { usage }),
     },
   };
+}
+
+/** What {@link writeSummary} writes from. */
+interface SummarySource {
+  conversation: readonly Message[];
+  /** What the agent sent (`conversation` itself, or the hybrid's unmasked originals). */
+  source: readonly Message[];
+  plan: FoldPlan;
+  /** The folded messages as the summarizer reads them (originals restored). */
+  foldedSource: Message[];
+  summaries: ReadonlyMap<string, string>;
+  userRequests: string[];
+  options: CompactAsyncOptions;
+}
+
+/**
+ * The summary and what its requests cost: one request with the conversation as the agent sent
+ * it when the client takes it and it fits, else the transcript (in parts when it must be).
+ */
+async function writeSummary(
+  summarizer: Summarizer,
+  input: SummarySource,
+): Promise<{ summary: string; usage: CompactionUsage | undefined }> {
+  const { options } = input;
+  const settings = summarizer.options;
+  let usage: CompactionUsage | undefined;
+  const send = async (
+    request: Omit<LlmRequest, "signal" | "maxTokens">,
+    requestSignal?: AbortSignal,
+  ) => {
+    const reply = await requestSummary(summarizer, request, requestSignal);
+    if (reply.usage !== undefined) usage = sumUsage(usage, reply.usage);
+    return reply.text;
+  };
+  const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;
+  const cached =
+    summarizer.client.acceptsConversation === true &&
+    input.source.length === input.conversation.length
+      ? conversationSummaryRequest({
+          conversation: input.source,
+          plan: input.plan,
+          system,
+          instructions: options.instructions,
+          maxSummaryTokens: settings.maxSummaryTokens,
+          contextLimit: options.contextLimit,
+          contextUsed: options.contextUsed,
+          requestBudgetTokens: settings.maxTranscriptTokens,
+        })
+      : undefined;
+  const summary =
+    cached !== undefined
+      ? await send({ prompt: cached.instruction, conversation: cached.messages }, options.signal)
+      : await summarizeTranscript(
+          {
+            messages: input.foldedSource,
+            summaries: input.summaries,
+            userRequests: requestsForPrompt(input.userRequests, settings.maxTranscriptTokens),
+            instructions: options.instructions,
+            system,
+            requestBudgetTokens: settings.maxTranscriptTokens,
+            maxToolInputChars: settings.maxToolInputChars,
+            maxToolResultChars: settings.maxToolResultChars,
+            overflow: settings.summaryOverflow,
+          },
+          (prompt, requestSignal) => send({ prompt, system }, requestSignal),
+          options.signal,
+        );
+  return { summary, usage };
 }
 
 /**

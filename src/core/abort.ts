@@ -1,5 +1,5 @@
 import pTimeout, { TimeoutError } from "p-timeout";
-import { z } from "zod";
+import * as z from "zod";
 import { CompactionError } from "./errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isAbortSignal } from "./abort.js";
 import { LazilyCompiled } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { formatPath, type ValidationIssue } from "./errors.js";
 import { freezeDeeply } from "./frozen.js";
 import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "./json-value.js";

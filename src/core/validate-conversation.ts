@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { LazilyCompiled } from "./compiled-schema.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { isAbortSignal } from "../core/abort.js";
 import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 

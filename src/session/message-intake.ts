@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type AssistantMessage,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { LazilyCompiled } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
 import { freezeMessages } from "../core/frozen.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";

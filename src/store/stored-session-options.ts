@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { isPlainObject } from "../core/plain-object.js";
 import type { AgentSessionOptions } from "../session/options.js";
