@@ -6,8 +6,9 @@ export type CircuitState = "closed" | "open" | "half_open";
 /**
  * Pauses automatic summaries after `maxFailures` failed in a row, for `cooldownMs` by the
  * session's clock; then it is half-open: the next due summary is tried, and a success closes it
- * while a failure opens it for another cooldown. A snapshot carries only the count: a restored
- * breaker at or above `maxFailures` is half-open (its cooldown is not carried over).
+ * while a failure opens it for another cooldown. A snapshot carries the count and when it
+ * opened: restored, it stays open for what is left of the cooldown (by the new session's
+ * clock), and without that time (an older snapshot) it is half-open, never open for ever.
  */
 export class CircuitBreaker {
   readonly #maxFailures: number;
@@ -28,10 +29,15 @@ export class CircuitBreaker {
     return this.#failures;
   }
 
-  /** Takes a snapshot's count: at or above the limit, the breaker is half-open. */
-  set failures(count: number) {
-    this.#failures = count;
-    this.#openedAt = undefined;
+  /** When it last opened (ms since the epoch), while it counts failures; else `undefined`. */
+  get openedAt(): number | undefined {
+    return this.#failures >= this.#maxFailures ? this.#openedAt : undefined;
+  }
+
+  /** Takes a snapshot's state: the count, and when it opened (without it: half-open). */
+  restore(failures: number, openedAt: number | undefined): void {
+    this.#failures = failures;
+    this.#openedAt = openedAt;
   }
 
   get state(): CircuitState {

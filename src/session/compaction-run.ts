@@ -19,6 +19,7 @@ import type { History } from "./history.js";
 import { archiveFailure, type ComputedStep, type Landing, landCompaction } from "./landing.js";
 import type { SessionLimits } from "./options.js";
 import { type RunPolicy, runPolicy } from "./run-policy.js";
+import type { SessionSnapshot } from "./snapshot.js";
 import { addUsage, asCompactionError, strategyOf } from "./strategy.js";
 import { trimOnOverflow } from "./trim-stage.js";
 
@@ -97,9 +98,18 @@ export class CompactionRunner {
     return this.#breaker.failures;
   }
 
-  /** Takes a snapshot's count: at or above the limit, the breaker is half-open. */
-  set consecutiveFailures(count: number) {
-    this.#breaker.failures = count;
+  /** The circuit breaker as a snapshot carries it: the count, and when it opened (ISO 8601). */
+  get circuit(): Pick<SessionSnapshot, "consecutiveFailures" | "circuitOpenedAt"> {
+    const openedAt = this.#breaker.openedAt;
+    return {
+      consecutiveFailures: this.#breaker.failures,
+      ...(openedAt === undefined ? {} : { circuitOpenedAt: new Date(openedAt).toISOString() }),
+    };
+  }
+
+  /** Takes a snapshot's circuit breaker (see {@link CircuitBreaker}). */
+  restoreCircuit(snapshot: { consecutiveFailures: number; circuitOpenedAt?: Date }): void {
+    this.#breaker.restore(snapshot.consecutiveFailures, snapshot.circuitOpenedAt?.getTime());
   }
 
   /** The session's context measure. */
@@ -132,9 +142,14 @@ export class CompactionRunner {
     try {
       await this.#stages(state);
       if (state.policy.resetsBreaker) this.#breaker.succeeded();
-      // The last resort runs after a failed compactor too, unless the caller stopped the run.
+      // A compactor's failure leaves the conversation as it was (reported, `overWindow`); the
+      // archive's failure is no compactor's, so the last resort still runs (unless aborted).
       const { error, discarded } = state.outcome;
-      if (error?.code !== "aborted" && discarded !== "conflict") {
+      const archiveFailed = error !== undefined && archiveFailure(error) !== undefined;
+      if (
+        (error === undefined || (archiveFailed && error.code !== "aborted")) &&
+        discarded !== "conflict"
+      ) {
         await trimOnOverflow(this.#landing(), trigger, state.outcome, {
           begin: () => this.#begin(state),
           signal: options.signal,

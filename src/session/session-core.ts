@@ -311,7 +311,7 @@ export class SessionCore {
       ),
       meter: conversation === undefined ? history.meter.state : history.meter.stateAfterReplace,
       lastTurnNumber: history.lastTurnNumber,
-      consecutiveFailures: this.runner.consecutiveFailures,
+      ...this.runner.circuit,
       pinned: [...history.pinned],
       ...(keeper === undefined ? {} : { archive: keeper.snapshot() }),
     };
@@ -321,6 +321,6 @@ export class SessionCore {
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
-    this.runner.consecutiveFailures = snapshot.consecutiveFailures;
+    this.runner.restoreCircuit(snapshot);
   }
 }

@@ -26,7 +26,13 @@ export interface SessionSnapshot {
   compactSummaries: Record<string, string>;
   meter: ContextMeterState;
   lastTurnNumber: number;
+  /** Automatic summaries failed in a row (the circuit breaker). */
   consecutiveFailures: number;
+  /**
+   * When the circuit breaker opened (ISO 8601), while it is open or half-open: a restored
+   * session keeps it open for what is left of `circuitCooldownMs`; without it, half-open.
+   */
+  circuitOpenedAt?: string;
   /** Ids of the pinned messages. */
   pinned?: string[];
   /**
@@ -69,6 +75,9 @@ export const ArchiveRecordSchema = z.discriminatedUnion("kind", [
 ]) as z.ZodType<ArchiveRecord, unknown>;
 
 const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
+const isoDate = z.iso
+  .datetime({ offset: true, error: "must be an ISO 8601 date" })
+  .transform((value) => new Date(value));
 
 /** Schema of a {@link SessionSnapshot}, dates restored. */
 export const SessionSnapshotSchema = z
@@ -84,6 +93,7 @@ export const SessionSnapshotSchema = z
     }),
     lastTurnNumber: count,
     consecutiveFailures: count,
+    circuitOpenedAt: isoDate.exactOptional(),
     pinned: z.array(z.string()).exactOptional(),
     archive: z
       .object({

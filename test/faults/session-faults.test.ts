@@ -12,6 +12,7 @@ import {
   type JsonObject,
   MemoryArchive,
   type Message,
+  type SessionSnapshot,
   ValidationError,
   validateConversation,
 } from "../../src/index.js";
@@ -245,24 +246,39 @@ describe("the circuit breaker", () => {
     expect(run.session.toJSON().consecutiveFailures).toBe(0);
   });
 
-  it("a snapshot carries the count, and a restored open breaker is half-open", async () => {
+  it("a snapshot carries when it opened: restored, it stays open for the rest of the cooldown", async () => {
     const run = breaking();
     await run.session.maybeCompact();
     await run.session.maybeCompact();
-    const snapshot = run.session.toJSON();
+    const snapshot = JSON.parse(JSON.stringify(run.session.toJSON())) as SessionSnapshot;
     expect(snapshot.consecutiveFailures).toBe(2);
-    let calls = 0;
-    const restored = AgentSession.fromJSON(JSON.parse(JSON.stringify(snapshot)), {
-      compactor: false,
-      maxConsecutiveFailures: 2,
-      llmCompactor: asyncCompactor(async (conversation) => {
-        calls += 1;
-        return dropOldest(conversation);
-      }),
-    });
-    expect((await restored.maybeCompact()).compacted).toBe(true);
-    expect(calls).toBe(1);
-    expect(restored.toJSON().consecutiveFailures).toBe(0);
+    expect(snapshot.circuitOpenedAt).toBe("2026-01-01T00:00:00.000Z");
+    const restore = (from: SessionSnapshot, at: string) => {
+      let calls = 0;
+      const restored = AgentSession.fromJSON(from, {
+        compactor: false,
+        maxConsecutiveFailures: 2,
+        circuitCooldownMs: 60_000,
+        clock: () => new Date(at),
+        llmCompactor: asyncCompactor(async (conversation) => {
+          calls += 1;
+          return dropOldest(conversation);
+        }),
+      });
+      return { restored, calls: () => calls };
+    };
+    const early = restore(snapshot, "2026-01-01T00:00:59.000Z");
+    await early.restored.maybeCompact();
+    expect(early.calls()).toBe(0);
+    const later = restore(snapshot, "2026-01-01T00:01:00.000Z");
+    expect((await later.restored.maybeCompact()).compacted).toBe(true);
+    expect(later.calls()).toBe(1);
+    expect(later.restored.toJSON()).not.toHaveProperty("circuitOpenedAt");
+    // Without the time (an older snapshot) the restored breaker is half-open, never open for ever.
+    const { circuitOpenedAt: _openedAt, ...older } = snapshot;
+    const old = restore(older, "2026-01-01T00:00:01.000Z");
+    await old.restored.maybeCompact();
+    expect(old.calls()).toBe(1);
   });
 });
 
