@@ -1,4 +1,4 @@
-import { ValidationError } from "../core/errors.js";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import {
   type AppendResult,
@@ -56,10 +56,16 @@ export class PostgresStore implements SessionStore {
   readonly #clock: Clock;
   #migration: Promise<void> | undefined;
 
+  /** @throws {ValidationError} naming each bad option (a bad `tablePrefix` too). */
   constructor(options: PostgresStoreOptions) {
-    if (typeof options?.pool?.query !== "function" || typeof options.pool.connect !== "function") {
-      throw new TypeError("PostgresStore: `pool` must be a pg Pool");
-    }
+    const issues: ValidationIssue[] = [];
+    if (typeof options?.pool?.query !== "function" || typeof options.pool.connect !== "function")
+      issues.push({ path: ["pool"], message: "must be a pg Pool (with query and connect)" });
+    if (options?.migrate !== undefined && typeof options.migrate !== "boolean")
+      issues.push({ path: ["migrate"], message: "must be a boolean" });
+    if (options?.clock !== undefined && typeof options.clock !== "function")
+      issues.push({ path: ["clock"], message: "must be a function returning a Date" });
+    if (issues.length > 0) throw new ValidationError("PostgresStoreOptions", issues);
     this.#pool = options.pool;
     this.#table = tableNames(options.tablePrefix);
     this.#tablePrefix = options.tablePrefix;

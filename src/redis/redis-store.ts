@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import {
   type AppendResult,
@@ -104,10 +105,19 @@ export class RedisStore implements SessionStore {
   readonly #prefix: string;
   readonly #clock: Clock;
 
+  /** @throws {ValidationError} naming each bad option. */
   constructor(options: RedisStoreOptions) {
-    if (typeof options?.client?.sendCommand !== "function") {
-      throw new TypeError("RedisStore: `client` must be a connected client of the `redis` package");
-    }
+    const issues: ValidationIssue[] = [];
+    if (typeof options?.client?.sendCommand !== "function")
+      issues.push({
+        path: ["client"],
+        message: "must be a connected client of the `redis` package",
+      });
+    if (options?.prefix !== undefined && typeof options.prefix !== "string")
+      issues.push({ path: ["prefix"], message: "must be a string" });
+    if (options?.clock !== undefined && typeof options.clock !== "function")
+      issues.push({ path: ["clock"], message: "must be a function returning a Date" });
+    if (issues.length > 0) throw new ValidationError("RedisStoreOptions", issues);
     this.#client = options.client;
     this.#prefix = options.prefix ?? "agent-compaction:";
     this.#clock = options.clock ?? systemClock;

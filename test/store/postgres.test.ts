@@ -103,6 +103,23 @@ describe("postgres store: rows it did not write, a failing server", () => {
     await expect(store.append(sessionId, { tail: 1, version: 0 }, "{}")).rejects.toSatisfy(about);
   });
 
+  it("refuses bad options with a ValidationError naming the field", () => {
+    const cases: [unknown, string][] = [
+      [undefined, "pool"],
+      [{ pool: { query: () => undefined } }, "pool"],
+      [{ pool: pool(), migrate: "yes" }, "migrate"],
+      [{ pool: pool(), clock: 0 }, "clock"],
+      [{ pool: pool(), tablePrefix: "Bad-Prefix" }, "tablePrefix"],
+    ];
+    for (const [options, field] of cases)
+      expect(() => new PostgresStore(options as never)).toThrow(
+        expect.objectContaining({
+          name: "ValidationError",
+          message: expect.stringContaining(field),
+        }),
+      );
+  });
+
   it("a PostgreSQL error is a StoreError naming the session, the server's error its cause", async () => {
     const store = new PostgresStore({
       pool: pool(),

@@ -142,6 +142,23 @@ describe("redis store: keys it did not write, a failing client", () => {
     }
   });
 
+  it("refuses bad options with a ValidationError naming the field", async () => {
+    const { client } = await setup();
+    const cases: [unknown, string][] = [
+      [undefined, "client"],
+      [{ client: {} }, "client"],
+      [{ client, prefix: 7 }, "prefix"],
+      [{ client, clock: "now" }, "clock"],
+    ];
+    for (const [options, field] of cases)
+      expect(() => new RedisStore(options as never)).toThrow(
+        expect.objectContaining({
+          name: "ValidationError",
+          message: expect.stringContaining(`Invalid RedisStoreOptions: ${field}: `),
+        }),
+      );
+  });
+
   it("a client that fails is a StoreError naming the session, the client's error its cause", async () => {
     const { client, store } = await setup();
     client.destroy();
