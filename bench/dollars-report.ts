@@ -209,6 +209,11 @@ export function dollarsReadme(input: DollarReadmeInput): string {
   const defaultRun = ofLast.find((run) => run.strategy === "default");
   const fable = "Fable 5.1 (0.025x)";
   const flat = "0.1x flat ($3/$15)";
+  const shares = input.simulated
+    .filter((run) => run.strategy.includes("cached") && run.summarizerCalls > 0)
+    .map((run) => run.summarizerCacheReadShare);
+  const cachedShares =
+    shares.length === 0 ? "-" : `${percent(Math.min(...shares))}–${percent(Math.max(...shares))}`;
   const lines: string[] = [
     "## Part 5: dollars at cache prices",
     "",
@@ -270,15 +275,15 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     "",
     "### What closes the gap",
     "",
-    `A request's input costs about its context times the read multiplier, plus what changed since the previous request times the write multiplier; trim-only keeps the context between 50% and 95% of the window and rewrites the cache ${ofLast.find((run) => run.strategy === "trim")?.trims ?? "?"} times in ${last} steps. The default session compacted ${defaultRun?.compactions ?? "?"} times in ${last} steps (${ratioTo(ofLast, "default", flat)} trim at 0.1x, ${ratioTo(ofLast, "default", fable)} at 0.025x): each compaction rewrites the cache from the first changed message on, and masking from 75% down to 40% rarely reaches its target on this workload, so it fires again a few steps later. The settings that meet the target here compact earlier and deeper (the \`0.3→0.1\` and \`0.5→0.15\` rows: ${ratioTo(ofLast, "mask+llm cached 0.5→0.15", flat)} and ${ratioTo(ofLast, "mask+llm cached 0.5→0.15", fable)} of trim at ${last} steps), which keeps the average context small, and their summary reads the conversation from the cache. Decisions the session can take from the prices:`,
+    `A request's input costs about its context times the read multiplier, plus what changed since the previous request times the write multiplier; trim-only keeps the context between 50% and 95% of the window and rewrites the cache ${ofLast.find((run) => run.strategy === "trim")?.trims ?? "?"} times in ${last} steps. The default session compacted ${defaultRun?.compactions ?? "?"} times in ${last} steps, one every ${defaultRun === undefined || defaultRun.compactions === 0 ? "?" : (defaultRun.requests / defaultRun.compactions).toFixed(1)} requests (${ratioTo(ofLast, "default", flat)} trim at 0.1x, ${ratioTo(ofLast, "default", fable)} at 0.025x), and each compaction rewrites the cache from its first changed message on. The settings that meet the target here compact earlier and deeper, which keeps the average context small, and their summaries read the conversation from the cache (the \`mask+llm cached 0.5→0.15\` row: ${ratioTo(ofLast, "mask+llm cached 0.5→0.15", flat)} of trim at 0.1x and ${ratioTo(ofLast, "mask+llm cached 0.5→0.15", fable)} at 0.025x, ${last} steps). Decisions the session can take from the prices:`,
     "",
     "1. **Hysteresis from prices.** With the context starting a cycle at target T, growing g tokens a step, read multiplier r and write multiplier w, a cycle costs r·(T+H)/2 per step in reads and w·T once in writes, so the cheapest trigger is H = T + √(2·w·T·g / r): about T + 39k tokens at 0.1x and T + 77k at 0.025x for T = 20k and g ≈ 3k (the simulated runs: trim-only drops about 90k tokens 67 times in 2,000 steps). Both are far below 75% of a 200k window.",
     "2. **No compaction that does not repay its write.** Compact only when (tokens freed) × r × (requests until the next compaction) exceeds (tokens after the first changed message) × w plus the summary request; otherwise wait (trim-only wins when the context would be rewritten often for little).",
     "3. **One rewrite, not many.** When masking cannot reach the target, summarize in the same compaction instead of masking a little every few steps (the default's thrash above).",
-    "4. **Send the summary as the conversation.** A cold transcript of up to `maxTranscriptTokens` pays 1x per token; the conversation request reads 82–95% of its input from the cache here (the rest is what was appended since the previous request, and the instruction).",
+    `4. **Send the summary as the conversation.** A cold transcript of up to \`maxTranscriptTokens\` pays 1x per token; the conversation request reads ${cachedShares} of its input from the cache here (it ends where the agent's last request ended; the rest is the instruction).`,
     "5. **Keep a stable head** (system, tools, pinned messages) before the summary, so the first request after a compaction still reads it.",
     "",
-    `When not compacting is cheaper: when the run ends before the context reaches the trigger (every request reads the whole prefix at r), and when a compaction would free less than its rewrite costs, A compaction that frees F tokens and rewrites the A tokens after its first changed message saves r·F a request and costs w·A once: it is repaid after w·A / (r·F) requests, 12.5 requests at 0.1x and 50 at 0.025x even when A = F, and never when the run ends sooner or the next compaction comes first (a masking pass that frees a few thousand tokens and rewrites 150k is repaid only after hundreds of requests).`,
+    `When not compacting is cheaper: when the run ends before the context reaches the trigger (every request reads the whole prefix at r), and when a compaction would free less than its rewrite costs. A compaction that frees F tokens and rewrites the A tokens after its first changed message saves r·F a request and costs w·A once: it is repaid after w·A / (r·F) requests, 12.5 requests at 0.1x and 50 at 0.025x even when A = F, and never when the run ends sooner or the next compaction comes first (a masking pass that frees a few thousand tokens and rewrites 150k is repaid only after hundreds of requests).`,
     "",
   );
   return lines.join("\n");
