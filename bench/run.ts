@@ -55,6 +55,13 @@ import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
+import {
+  type CompactionWritesRow,
+  type IdleRow,
+  measureCompactionWrites,
+  measureIdle,
+  renderStoreCosts,
+} from "./store-costs.js";
 import { measureStores, STORE_HEADERS, type StoreRow, storeRows } from "./stores.js";
 import { STRATEGIES } from "./strategies.js";
 import { peerTargets, speedTargets, type TargetCheck, trajectoryTargets } from "./targets.js";
@@ -123,6 +130,8 @@ interface Results {
   speed: SpeedRow[];
   peers?: PeerResults;
   stores?: StoreRow[];
+  /** A stored session beside AgentSession: idle maybeCompact, and what compactions write. */
+  storeCosts?: { idle: IdleRow[]; writes: CompactionWritesRow[] };
   dollars?: DollarResults;
   targets: TargetCheck[];
 }
@@ -146,7 +155,12 @@ function writeReadmes(results: Results): void {
     environment: results.environment,
   };
   const dollars = results.dollars === undefined ? "" : `\n${dollarsReadme(results.dollars)}`;
-  writeFileSync(readmePath, `${benchReadme(input).trimEnd()}\n${dollars}`);
+  const costs = results.storeCosts;
+  const storeCosts =
+    costs === undefined
+      ? ""
+      : `\n## Stored sessions beside AgentSession\n\nOne core behind both faces (issue 21): an idle \`maybeCompact\` on a stored session is the in-memory call plus one store read, and a compaction writes its head (the live conversation) and its own archive records, never the earlier ones.\n\n\`\`\`\n${renderStoreCosts(costs.idle, costs.writes)}\n\`\`\`\n`;
+  writeFileSync(readmePath, `${benchReadme(input).trimEnd()}\n${storeCosts}${dollars}`);
   writeFileSync(summaryPath, readmeSummary(input));
   print(`Wrote bench/README.md and, to paste into the README, bench/README-summary.md:`);
   print();
@@ -373,11 +387,20 @@ async function main(): Promise<void> {
   }
 
   let stores = saved?.stores;
+  let storeCosts = saved?.storeCosts;
   if (runs("stores")) {
     print();
     print("Part 4 · stores · appends and compactions per second, 1 and 8 workers, real servers");
     stores = await measureStores(quick);
     print(renderTable(STORE_HEADERS, storeRows(stores)));
+    print();
+    print(
+      "Part 4 · stored sessions beside AgentSession · idle maybeCompact, what compactions write",
+    );
+    const idle = await measureIdle(quick ? [1_000] : [1_000, 10_000]);
+    const writes = await measureCompactionWrites(quick ? [10] : [10, 100, 300]);
+    storeCosts = { idle, writes };
+    print(renderStoreCosts(idle, writes));
   }
 
   let dollars = saved?.dollars;
@@ -412,6 +435,7 @@ async function main(): Promise<void> {
     speed,
     ...(peers === undefined ? {} : { peers }),
     ...(stores === undefined ? {} : { stores }),
+    ...(storeCosts === undefined ? {} : { storeCosts }),
     ...(dollars === undefined ? {} : { dollars }),
     targets: [
       ...trajectoryTargets(trajectories),
