@@ -8,21 +8,9 @@
  *   npx tsx bench/retention.ts [--steps 500,2000] [--shapes short-turns,long-turn]
  *                              [--strategies default,llm,...] [--trajectories DIR] [--window N]
  */
-import { readFileSync } from "node:fs";
-import { basename } from "node:path";
-import { roughTokens } from "../examples/support/messages-api-server.js";
-import { appendAnthropicResponse, toAnthropicMessages } from "../src/anthropic/index.js";
-import { fileActions, type LedgerState, newLedgerState } from "../src/compactors/file-ledger.js";
-import {
-  AgentSession,
-  type AgentSessionOptions,
-  HybridCompactor,
-  LLMCompactor,
-  type Message,
-} from "../src/index.js";
+import { replayRetention } from "./retention-replay.js";
 import { simulate } from "./simulate.js";
 import { STRATEGIES } from "./strategies.js";
-import { createSummariser } from "./summariser.js";
 import { generateTrajectory, type WorkloadShape } from "./workload.js";
 
 const SEED = 20_260_101;
@@ -61,110 +49,6 @@ async function simulated(): Promise<void> {
   }
 }
 
-interface RecordedRun {
-  messages: { role: "user" | "assistant"; content: string | Record<string, unknown>[] }[];
-}
-
-const REPLAYED: Record<string, () => Partial<AgentSessionOptions>> = {
-  default: () => ({}),
-  hybrid: () => ({ compactor: new HybridCompactor({ client: createSummariser().client }) }),
-  llm: () => ({
-    llmCompactor: new LLMCompactor(createSummariser().client, {
-      keepRecentTurns: 1,
-      targetUtilization: 0.5,
-    }),
-  }),
-};
-
-function toOurs(content: Record<string, unknown>[]) {
-  return content.map((block) => {
-    if (block.type === "tool_result") {
-      const raw = block.content;
-      return {
-        type: "tool_result" as const,
-        toolUseId: String(block.tool_use_id),
-        content: typeof raw === "string" ? raw : JSON.stringify(raw ?? ""),
-        isError: block.is_error === true,
-      };
-    }
-    if (block.type === "text") return { type: "text" as const, text: String(block.text) || " " };
-    return { type: "opaque" as const, block: block as never };
-  });
-}
-
-function requestText(messages: readonly Message[]): string {
-  return JSON.stringify(messages.map((message) => message.content));
-}
-
-async function replay(file: string, strategy: string, window: number): Promise<string> {
-  const run = JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
-  let tick = Date.UTC(2026, 0, 1);
-  const clock = () => {
-    tick += 1000;
-    return new Date(tick);
-  };
-  const session = new AgentSession({
-    contextLimit: window,
-    sessionId: `retention-${strategy}`,
-    clock,
-    ...REPLAYED[strategy]!(),
-  });
-  const state: LedgerState = newLedgerState();
-  const edited = new Set<string>();
-  const touched = new Set<string>();
-  let turn = 0;
-  let ids = 0;
-  for (const recorded of run.messages) {
-    const content =
-      typeof recorded.content === "string"
-        ? [{ type: "text", text: recorded.content }]
-        : recorded.content;
-    if (recorded.role === "user") {
-      if (!content.some((block) => block.type === "tool_result")) turn += 1;
-      ids += 1;
-      session.append({
-        role: "user",
-        id: `replay-${ids}`,
-        sessionId: session.sessionId,
-        turnId: { owner: "u", number: Math.max(turn, 1) },
-        createdAt: clock(),
-        content: toOurs(content),
-      } as Message);
-      continue;
-    }
-    await session.maybeCompact();
-    const reply = content.filter(
-      (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
-    );
-    for (const block of reply) {
-      if (block.type !== "tool_use") continue;
-      for (const action of fileActions(block.name as string, block.input as never, state)) {
-        touched.add(action.path);
-        if (action.action !== "read") edited.add(action.path);
-      }
-    }
-    appendAnthropicResponse(session, {
-      content: (reply.length === 0 ? [{ type: "text", text: "…" }] : reply) as never,
-      usage: {
-        input_tokens: roughTokens({ messages: toAnthropicMessages(session.messages) }),
-        output_tokens: roughTokens(reply),
-      },
-    });
-  }
-  await session.maybeCompact();
-  const text = requestText(session.messages);
-  if (process.env.RETENTION_DEBUG)
-    process.stderr.write(
-      `${basename(file)} ${strategy}: ${session.messages.length} messages, ${text.length} chars\n`,
-    );
-  const keptOf = (paths: Set<string>) =>
-    [...paths].filter((path) => text.includes(JSON.stringify(path).slice(1, -1))).length;
-  return (
-    `| ${basename(file)} | ${strategy} | ${keptOf(edited)}/${edited.size} ${percent(keptOf(edited), edited.size)} ` +
-    `| ${keptOf(touched)}/${touched.size} ${percent(keptOf(touched), touched.size)} |`
-  );
-}
-
 async function real(directory: string): Promise<void> {
   const { readdirSync } = await import("node:fs");
   const window = Number(option("--window") ?? 64_000);
@@ -175,7 +59,13 @@ async function real(directory: string): Promise<void> {
   for (const name of readdirSync(directory)
     .filter((each) => each.endsWith(".json"))
     .sort())
-    for (const strategy of names) print(await replay(`${directory}/${name}`, strategy, window));
+    for (const strategy of names) {
+      const kept = await replayRetention(`${directory}/${name}`, strategy, window);
+      print(
+        `| ${kept.file} | ${strategy} | ${kept.editedKept}/${kept.edited} ${percent(kept.editedKept, kept.edited)} ` +
+          `| ${kept.touchedKept}/${kept.touched} ${percent(kept.touchedKept, kept.touched)} |`,
+      );
+    }
 }
 
 const directory = option("--trajectories");
