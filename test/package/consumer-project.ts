@@ -91,6 +91,10 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
         "--prefer-offline",
         `./${tarball}`,
         pinned("@anthropic-ai/sdk"),
+        pinned("ai"),
+        pinned("openai"),
+        // The AI SDK's declarations import `json-schema` types they do not depend on.
+        "@types/json-schema@7.0.15",
         pinned("@opentelemetry/api"),
         pinned("@types/node"),
         pinned("redis"),

@@ -19,6 +19,8 @@ const ENTRIES = [
   "agent-compaction/redis",
   "agent-compaction/postgres",
   "agent-compaction/otel",
+  "agent-compaction/ai-sdk",
+  "agent-compaction/openai",
 ];
 
 interface Block {
