@@ -156,6 +156,54 @@ describe("code that never settles ends as a CompactionError", () => {
   });
 });
 
+describe("code that never settles, after and around a summary", () => {
+  it("an afterCompact hook: logged after hookTimeoutMs, the call resolves", async () => {
+    const warnings: string[] = [];
+    const { session: s } = session({
+      hookTimeoutMs: 5,
+      afterCompact: () => never(),
+      logger: { warn: (message) => warnings.push(message) },
+    });
+    expect((await s.maybeCompact()).compacted).toBe(true);
+    expect(warnings).toEqual(["agent-compaction: the afterCompact hook did not settle in time"]);
+  });
+
+  it("an archive get (the originals a summary reads): timeout after archiveTimeoutMs", async () => {
+    let hang = true;
+    const memory = new MemoryArchive();
+    const archive: CompactionArchive = {
+      put: (sessionId, records) => memory.put(sessionId, records),
+      get: (sessionId, handle) => (hang ? never() : memory.get(sessionId, handle)),
+    };
+    const s = new AgentSession({
+      contextLimit: LIMIT,
+      archive,
+      archiveTimeoutMs: 5,
+      // Drops the oldest step (request, call, result, answer).
+      llmCompactor: asyncCompactor(async (conversation) => ({
+        conversation: conversation.slice(4),
+        result: RESULT,
+      })),
+    });
+    for (let turn = 0; turn < 9; turn += 1) {
+      s.addUserText(`step ${turn}`);
+      s.addAssistant([{ type: "tool_use", id: `toolu_${turn}`, name: "read", input: {} }]);
+      s.addToolResults([
+        { type: "tool_result", toolUseId: `toolu_${turn}`, content: "r".repeat(4_000) },
+      ]);
+      s.addAssistant([{ type: "text", text: `done ${turn}` }]);
+    }
+    s.addUserText("the latest request");
+    const report = await s.maybeCompact();
+    // The masking landed (its placeholders name recall handles); the summary could not read them.
+    expect(report.results.map((step) => step.strategy)).toEqual(["threshold"]);
+    expect(report.error?.code).toBe("timeout");
+    expect(report.error?.message).toMatch(/archive's get/);
+    hang = false;
+    expect((await s.maybeCompact()).error).toBeUndefined();
+  });
+});
+
 describe("an archive that throws", () => {
   const throwing: CompactionArchive = {
     put: () => Promise.reject(new Error("disk full")),
