@@ -3,6 +3,17 @@ import { gate } from "../../test/support/gate.js";
 import { asyncStorage, HookScope } from "./hook-scope.js";
 
 describe("HookScope", () => {
+  it("without storage, a hook the session stopped waiting for (until settled) no longer counts", async () => {
+    const scope = new HookScope(null);
+    const abandoned = gate();
+    void scope.run(() => new Promise<never>(() => {}), abandoned.opened);
+    expect(scope.active).toBe(true);
+    abandoned.open();
+    await abandoned.opened;
+    await Promise.resolve();
+    expect(scope.active).toBe(false);
+  });
+
   it("finds AsyncLocalStorage on Node", () => {
     expect(asyncStorage()).toBeDefined();
   });
