@@ -35,9 +35,17 @@ export interface StatelessRow {
   fullResults: { ours: number; pruneMessages: number };
 }
 
-/** A deep copy as JSON gives it: what a server parses from a request body. */
-function freshCopy(messages: readonly ModelMessage[]): ModelMessage[] {
-  return JSON.parse(JSON.stringify(messages)) as ModelMessage[];
+/**
+ * New objects and arrays all the way down, the strings shared: what the library has never seen,
+ * as part 3's fresh copies are. (A request body parsed from JSON also has new strings; moving
+ * them out of the young generation is the parse's cost, whoever allocates next pays it.)
+ */
+function freshCopy<T>(value: T, depth = 0): T {
+  if (typeof value !== "object" || value === null || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((item) => freshCopy(item, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = freshCopy(item, depth + 1);
+  return out as T;
 }
 
 function fullResults(messages: readonly ModelMessage[], notice: string): number {

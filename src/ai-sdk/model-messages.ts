@@ -101,7 +101,7 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
   for (let index = 0; index < content.length; index += 1) {
     const part = content[index] as unknown;
     cursor.part = index;
-    if (!isPlainObject(part) || typeof part.type !== "string" || !allowed.has(part.type)) {
+    if (!isObject(part) || typeof part.type !== "string" || !allowed.has(part.type)) {
       issues.push({
         path: [cursor.message, "content", index, "type"],
         message: `must be one of ${[...allowed].join(", ")} in a ${role} message`,
@@ -249,8 +249,11 @@ export function convertModelMessages(
   const out: Message[] = new Array(messages.length);
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index] as unknown;
-    const role = isPlainObject(message) ? message.role : undefined;
-    if (!isPlainObject(message) || !ROLES.has(role as string)) {
+    const role = isObject(message) ? message.role : undefined;
+    if (
+      !isObject(message) ||
+      (role !== "user" && role !== "assistant" && role !== "tool" && role !== "system")
+    ) {
       issues.push({
         path: [index, "role"],
         message: 'must be "system", "user", "assistant" or "tool"',
@@ -283,7 +286,10 @@ export function convertModelMessages(
   return out;
 }
 
-const ROLES = new Set(["system", "user", "assistant", "tool"]);
+/** An object that is not an array: what a message or a part must be (their fields are read one by one). */
+function isObject(value: unknown): value is Record_ {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 function checkIds(messages: readonly Message[]): void {
   const seen = new Set<string>();
