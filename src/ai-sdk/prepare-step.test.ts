@@ -1,8 +1,12 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
-import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
+import { generateText, type ModelMessage, stepCountIs, streamText, tool } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
+import { z } from "zod";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { REDACTION_NOTICE } from "../compactors/threshold-compactor.js";
@@ -231,6 +235,65 @@ describe("compactionPrepareStep through generateText", () => {
     expect(again.text).toBe("All files read.");
     expect(errors.length).toBeGreaterThan(0);
     expect(CompactionError.isInstance(errors[0])).toBe(true);
+  });
+});
+
+describe("compactionPrepareStep through streamText", () => {
+  it("compacts between streamed steps, every request valid", async () => {
+    let step = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async ({ prompt }) => {
+        step += 1;
+        const input = size(prompt);
+        const usage = {
+          inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 20, text: 20, reasoning: undefined },
+        };
+        const done = step > 8;
+        const parts: LanguageModelV3StreamPart[] = [
+          { type: "stream-start", warnings: [] },
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: done ? "All files read." : `Reading ${step}.` },
+          { type: "text-end", id: "t" },
+          ...(done
+            ? []
+            : [
+                {
+                  type: "tool-call" as const,
+                  toolCallId: `call-${step}`,
+                  toolName: "read",
+                  input: JSON.stringify({ path: `f${step}.ts` }),
+                },
+              ]),
+          {
+            type: "finish",
+            finishReason: { unified: done ? "stop" : "tool-calls", raw: undefined },
+            usage,
+          },
+        ];
+        return { stream: convertArrayToReadableStream(parts) };
+      },
+    });
+    const compactions: PrepareStepCompaction[] = [];
+    const result = streamText({
+      model,
+      tools: { read },
+      messages: start,
+      stopWhen: stepCountIs(12),
+      allowSystemInMessages: true,
+      prepareStep: checked(
+        compactionPrepareStep({
+          contextLimit: 6_000,
+          onCompaction: (event) => compactions.push(event),
+        }),
+      ),
+    });
+    expect(await result.text).toContain("All files read.");
+    const prompts = model.doStreamCalls.map((call) => call.prompt);
+    expect(prompts).toHaveLength(9);
+    for (const prompt of prompts) expect(promptProblems(prompt)).toEqual([]);
+    expect(compactions.length).toBeGreaterThan(0);
+    expect(JSON.stringify(prompts.at(-1))).toContain(REDACTION_NOTICE);
   });
 });
 
