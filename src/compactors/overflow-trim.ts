@@ -9,6 +9,8 @@ import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
+import { collectFileLedger, renderFileLedger } from "./file-ledger.js";
+import { earlierUserText, type UserWords, userWordsToKeep } from "./summary-message.js";
 
 /** The user message that stands where trimmed messages were. */
 export const TRIM_NOTICE = "[Earlier messages were removed to fit the context window]";
@@ -25,6 +27,14 @@ export interface TrimOutput {
 export interface TrimOptions {
   /** Clock for the notice's `createdAt`. @default the wall clock */
   clock?: Clock;
+  /**
+   * Tokens of the user's words, from the removed messages and earlier notices, the notice keeps
+   * verbatim (newest first within the budget, long pastes clipped), so a directive outlives any
+   * number of trims. @default 0 (none)
+   */
+  userWordsTokens?: number;
+  /** Tokens of the file ledger (files read, edited, created, from tool inputs) the notice carries. @default 0 (none) */
+  ledgerTokens?: number;
 }
 
 function isTrimNotice(message: Message): boolean {
@@ -52,8 +62,14 @@ export function trimOldest(
   const safe = safeCuts(conversation);
   const suffix = suffixTokenSums(conversation);
   const latestRequest = latestRequestIndex(conversation);
-  const notice = noticeFor(conversation[0]?.sessionId ?? "", options.clock ?? systemClock);
-  const hasNotice = conversation.some(isTrimNotice);
+  const sessionId = conversation[0]?.sessionId ?? "";
+  const clock = options.clock ?? systemClock;
+  const keeps = (options.userWordsTokens ?? 0) > 0 || (options.ledgerTokens ?? 0) > 0;
+  // A notice that keeps words is rebuilt at each trim, so reserve its whole budget.
+  const noticeTokens =
+    estimateMessageTokens(noticeFor(sessionId, clock)) +
+    (keeps ? (options.userWordsTokens ?? 0) + (options.ledgerTokens ?? 0) : 0);
+  const hasNotice = !keeps && conversation.some(isTrimNotice);
 
   let summaryTokens = 0;
   let chosen = -1;
@@ -66,8 +82,7 @@ export function trimOldest(
       latestRequest !== -1 && latestRequest < cut
         ? estimateMessageTokens(conversation[latestRequest]!)
         : 0;
-    const total =
-      summaryTokens + (hasNotice ? 0 : estimateMessageTokens(notice)) + request + suffix[cut]!;
+    const total = summaryTokens + (hasNotice ? 0 : noticeTokens) + request + suffix[cut]!;
     if (total <= budgetTokens) break;
   }
   if (chosen === -1) return undefined;
@@ -85,9 +100,14 @@ export function trimOldest(
       !isSummaryTurn(message.turnId) && !(index >= latestRequest && index < requestEnd),
   );
   if (removed.length === 0) return undefined;
+  const kept = before.filter((message) => isSummaryTurn(message.turnId));
+  const earlierNotices = keeps ? kept.filter(isTrimNotice) : [];
+  const notice = keeps
+    ? keepingNotice([...earlierNotices, ...removed], options, sessionId, clock)
+    : noticeFor(sessionId, clock);
   return {
     conversation: [
-      ...before.filter((message) => isSummaryTurn(message.turnId)),
+      ...kept.filter((message) => !earlierNotices.includes(message)),
       ...(hasNotice ? [] : [notice]),
       ...keptRequest,
       ...conversation.slice(chosen),
@@ -96,13 +116,37 @@ export function trimOldest(
   };
 }
 
-function noticeFor(sessionId: string, clock: Clock): UserMessage {
+function noticeFor(
+  sessionId: string,
+  clock: Clock,
+  words: readonly UserWords[] = [],
+  ledger = "",
+): UserMessage {
   return createMessage({
     role: "user",
     sessionId,
     turnId: SUMMARY_TURN_ID,
-    content: [{ type: "text", text: TRIM_NOTICE }],
+    content: [
+      { type: "text", text: TRIM_NOTICE },
+      ...(ledger === "" ? [] : [{ type: "text" as const, text: ledger }]),
+      ...words.map((each) => ({ type: "text" as const, text: earlierUserText(each) })),
+    ],
     clock,
     generated: "notice",
   });
+}
+
+/**
+ * The notice of a trim that keeps what a summary would, without a summarizer: the file ledger
+ * and the user's words of what goes (earlier notices included), within their budgets.
+ */
+function keepingNotice(
+  gone: readonly Message[],
+  options: TrimOptions,
+  sessionId: string,
+  clock: Clock,
+): UserMessage {
+  const words = userWordsToKeep(gone, options.userWordsTokens ?? 0).verbatim;
+  const ledger = renderFileLedger(collectFileLedger(gone), options.ledgerTokens ?? 0);
+  return noticeFor(sessionId, clock, words, ledger);
 }

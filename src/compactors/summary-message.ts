@@ -36,7 +36,7 @@ export interface UserWords {
  * The text of a summary message's verbatim block. The words' source is not written there: the
  * block is the library's copy of the user's words, and every token spent on it is the user's.
  */
-function earlierUserText(words: string | UserWords): string {
+export function earlierUserText(words: string | UserWords): string {
   return `${EARLIER_USER_MESSAGE_PREFIX}${typeof words === "string" ? words : words.text}`;
 }
 
@@ -56,6 +56,8 @@ export function collectUserWords(folded: readonly Message[]): UserWords[] {
   for (const message of folded) {
     if (message.role !== "user") continue;
     const summary = isSummaryTurn(message.turnId);
+    // What the library wrote in the user's place (a continuation, a notice) is not their words.
+    if (!summary && message.generated !== undefined) continue;
     for (const block of message.content) {
       if (block.type !== "text") continue;
       if (!summary) {

@@ -3,6 +3,7 @@ import type { CompactionUsage } from "../core/compactor.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { freezeMessages } from "../core/frozen.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
@@ -138,6 +139,8 @@ export class SessionCore {
     const { history } = this;
     switch (entry.kind) {
       case "messages": {
+        // Nothing a caller holds may change the history: what enters is frozen, once.
+        freezeMessages(entry.messages);
         rememberValid(entry.messages);
         const [first, ...rest] = entry.messages;
         if (entry.replacesLast === true && first !== undefined) {

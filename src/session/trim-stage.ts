@@ -1,4 +1,6 @@
+import { ledgerBudget } from "../compactors/file-ledger.js";
 import { trimOldest } from "../compactors/overflow-trim.js";
+import { userWordsBudget } from "../compactors/summary-message.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
 import { archiveFailure, type Landing, replaceHistory } from "./landing.js";
@@ -29,7 +31,12 @@ export async function trimOnOverflow(
   // What the measure counts beyond the messages (system prompt, tools) stays.
   const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
   const budget = Math.floor(trimTarget * contextLimit) - overhead;
-  const output = trimOldest(history.messages, budget, { clock });
+  // The notice keeps what a summary would, without a summarizer: the user's words and the files.
+  const output = trimOldest(history.messages, budget, {
+    clock,
+    userWordsTokens: userWordsBudget(undefined, contextLimit),
+    ledgerTokens: ledgerBudget(contextLimit),
+  });
   if (output === undefined) return;
   const trim = (keeping: Landing) =>
     replaceHistory(keeping, history.messages, history.generation, output.conversation, run.signal);

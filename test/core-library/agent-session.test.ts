@@ -354,6 +354,8 @@ describe("AgentSession: maybeCompact", () => {
       contextLimit: 1000,
       compactor: false,
       llmCompactor: new LLMCompactor(client),
+      // About queueing, not the last resort: a trim after the first run would leave the forced one nothing to fold.
+      trimOnOverflow: false,
       onEvent: (event) => events.push(event),
     });
     session.append(...history(5));

@@ -249,3 +249,50 @@ describe("messages the library writes are marked", () => {
     ]);
   });
 });
+
+describe("the last resort keeps the user's words and the files touched", () => {
+  it("a trimmed session still holds the directive and the ledger, however many trims", async () => {
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false });
+    session.addUserText("Never touch package-lock.json.");
+    for (let step = 1; step <= 120; step += 1) {
+      if (step % 10 === 1) session.addUserText(`Part ${step}: carry on.`);
+      session.addAssistant([
+        {
+          type: "tool_use",
+          id: `toolu_${step}`,
+          name: "edit_file",
+          input: { path: `src/f${step}.ts` },
+        },
+      ]);
+      session.addToolResults([resultOf(`toolu_${step}`, "y".repeat(1_600))]);
+      await session.maybeCompact();
+    }
+    const notice = session.messages.find((message) => message.generated === "notice");
+    const text = JSON.stringify(notice?.content);
+    expect(text).toContain("Never touch package-lock.json.");
+    expect(text).toMatch(/src\/f\d+\.ts/);
+    expect(validateConversation(session.messages)).toEqual([]);
+    expect(session.contextUsed).toBeLessThan(20_000);
+  });
+});
+
+describe("nothing a caller holds changes the history", () => {
+  it("what was appended is copied in and frozen, and so are requests built from it", () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    session.addUserText("Go.");
+    const input = { path: "a.ts" };
+    session.addAssistant([{ type: "tool_use", id: "toolu_1", name: "read", input }]);
+    input.path = "b.ts";
+    expect(JSON.stringify(session.messages)).toContain("a.ts");
+    const message = session.messages[1]!;
+    expect(() => {
+      (message.content as unknown[]).push({ type: "text", text: "x" });
+    }).toThrow();
+    const request = toAnthropicMessages(session.messages);
+    const block = request[1]?.content[0] as { input: { path: string } };
+    expect(() => {
+      block.input.path = "c.ts";
+    }).toThrow();
+    expect(JSON.stringify(session.messages)).not.toContain("c.ts");
+  });
+});
