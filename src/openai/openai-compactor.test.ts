@@ -126,6 +126,7 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
     expect(recent.slice(0, before.length - lastUser)).toEqual(before.slice(lastUser));
     expect(session.compactionUsage.cacheReadInputTokens ?? 0).toBeGreaterThan(0);
     expect(session.messages[0]?.turnId).toEqual({ owner: "u", number: 0 });
+    expect(session.messages[0]?.generated).toBe("summary");
   });
 
   it("leaves the conversation as it was when the endpoint fails, and validates its options", async () => {

@@ -225,8 +225,10 @@ export class OpenAICompactor implements AsyncCompactor {
         cause: error,
       });
     }
+    // The library wrote them, from the API's output: the summary's turn, marked as such.
     const summary = messages.map(
-      (message) => ({ ...message, turnId: { ...SUMMARY_TURN_ID } }) as Message,
+      (message) =>
+        ({ ...message, turnId: { ...SUMMARY_TURN_ID }, generated: "summary" }) as Message,
     );
     rememberValid(summary);
     return summary;
