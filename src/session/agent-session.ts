@@ -197,6 +197,21 @@ export class AgentSession implements CompactingSession<"sync"> {
   }
 
   /**
+   * Asks for a compaction at the next `maybeCompact`, whatever the thresholds: every compactor
+   * runs, as in `forceCompact`, but a failure is reported, not thrown. For the model's compact
+   * tool (a natural boundary: a sub-task done) or the app. `instructions` go to the summarizer.
+   * @throws {ValidationError} for bad options.
+   */
+  requestCompaction(options: { instructions?: string } = {}): void {
+    this.#core.requestCompaction(options);
+  }
+
+  /** Whether a compaction was asked for and has not run yet. */
+  get compactionRequested(): boolean {
+    return this.#core.compactionRequested;
+  }
+
+  /**
    * A JSON-safe snapshot of the conversation, its measure, its pins and its archive (the
    * records too with the default in-memory archive); restore with `fromJSON`.
    */

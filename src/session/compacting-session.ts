@@ -76,6 +76,10 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   maybeCompact(options?: MaybeCompactOptions): Promise<MaybeCompactReport>;
   /** Compacts now, all or nothing; rejects with `CompactionError` on failure. */
   forceCompact(options?: ForceCompactOptions): Promise<ForceCompactResult>;
+  /** Asks for a compaction at the next `maybeCompact`, whatever the thresholds. */
+  requestCompaction(options?: { instructions?: string }): void;
+  /** Whether a compaction was asked for and has not run yet. */
+  readonly compactionRequested: boolean;
   /** A JSON-safe snapshot; restore with `AgentSession.fromJSON`. */
   toJSON(): SessionSnapshot;
 }

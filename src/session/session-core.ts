@@ -1,9 +1,9 @@
-import type { z } from "zod";
+import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { freezeMessages } from "../core/frozen.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
@@ -22,7 +22,7 @@ import {
   startCall,
 } from "./compaction-report.js";
 import { CompactionRunner, type CompactionRunOptions } from "./compaction-run.js";
-import type { CompactionEvent, CompactionEventListener } from "./events.js";
+import type { CompactionEvent, CompactionEventListener, CompactionTrigger } from "./events.js";
 import { History } from "./history.js";
 import { JoinedRun } from "./joined-run.js";
 import { MessageIntake } from "./message-intake.js";
@@ -37,10 +37,34 @@ import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
 
-/** What a face adds to the session's options: how compactions land. */
+const RequestCompactionSchema = z.strictObject(
+  { instructions: z.string({ error: "must be a string" }).exactOptional() },
+  { error: "must be an object" },
+);
+
+/** The outcome of a run that did nothing (a requested compaction that failed reports its error). */
+function idleOutcome(contextUsed: number, contextLimit: number): CompactionRunOutcome {
+  return {
+    contextUsedBefore: contextUsed,
+    compacted: false,
+    steps: [],
+    boundaries: [],
+    overWindow: contextUsed > contextLimit,
+  };
+}
+
+/** One run of the stage loop; a store's reads first and tries again after lost races. */
+export type RunAttempt = (
+  trigger: CompactionTrigger,
+  options: CompactionRunOptions,
+) => Promise<CompactionRunOutcome>;
+
+/** What a face adds to the session's options: how compactions land, and how a run is attempted. */
 export interface SessionCoreSettings {
   /** @default {@link IN_MEMORY_COMMIT} */
   commit?: CompactionCommit;
+  /** @default the runner's `run`, once */
+  attempt?: RunAttempt;
 }
 
 /**
@@ -64,6 +88,9 @@ export class SessionCore {
   readonly #background: BackgroundGate | undefined;
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #logger: AgentSessionOptions["logger"];
+  readonly #attempt: RunAttempt;
+  /** A compaction the model (or the app) asked for, run at the next `maybeCompact`. */
+  #requested: { instructions?: string } | undefined;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
@@ -104,6 +131,7 @@ export class SessionCore {
       limits,
     });
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
+    this.#attempt = settings.attempt ?? ((trigger, run) => this.runner.run(trigger, run));
   }
 
   /** What compactions cost, summed. */
@@ -213,18 +241,67 @@ export class SessionCore {
   }
 
   /** `maybeCompact`: options checked, a call while one runs joins it, background mode honoured. */
-  maybeCompact(options: unknown, run = (parsed: CompactionRunOptions) => this.#runAuto(parsed)) {
-    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) =>
-      this.#callsWait()
-        ? Promise.resolve(idleReport(this.history.meter.contextUsed, this.contextLimit))
-        : this.#background === undefined
-          ? (this.#auto.pending ?? run(parsed))
-          : compactInBackground(this.#background, parsed, {
-              contextUsed: () => this.history.meter.contextUsed,
-              contextLimit: this.contextLimit,
-              pending: this.#auto.pending,
-              runAuto: run,
-            }),
+  maybeCompact(options: unknown): Promise<MaybeCompactReport> {
+    const run = (parsed: CompactionRunOptions) => this.#runAuto(parsed);
+    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) => {
+      if (this.#callsWait())
+        return Promise.resolve(idleReport(this.history.meter.contextUsed, this.contextLimit));
+      if (this.#requested !== undefined && this.#auto.pending === undefined)
+        return this.#runRequested(parsed);
+      return this.#background === undefined
+        ? (this.#auto.pending ?? run(parsed))
+        : compactInBackground(this.#background, parsed, {
+            contextUsed: () => this.history.meter.contextUsed,
+            contextLimit: this.contextLimit,
+            pending: this.#auto.pending,
+            runAuto: run,
+          });
+    });
+  }
+
+  /**
+   * Asks for a compaction at the next `maybeCompact`, whatever the thresholds (the model's
+   * `compact` tool, or the app at a natural boundary); `instructions` go to the summarizer.
+   * @throws {ValidationError} for bad options.
+   */
+  requestCompaction(options: { instructions?: string } = {}): void {
+    const parsed = parseOrThrow(RequestCompactionSchema, options, "requestCompaction options");
+    this.#requested =
+      parsed.instructions === undefined ? {} : { instructions: parsed.instructions };
+  }
+
+  /** Whether a compaction was asked for and has not run yet. */
+  get compactionRequested(): boolean {
+    return this.#requested !== undefined;
+  }
+
+  /**
+   * The compaction asked for, run as `forceCompact` runs (every compactor, all or nothing) but
+   * reported as `maybeCompact` reports (a failure in the report, never a rejection).
+   */
+  #runRequested(options: CompactionRunOptions): Promise<MaybeCompactReport> {
+    const requested = this.#requested ?? {};
+    const instructions = [options.instructions, requested.instructions]
+      .filter((part) => part !== undefined)
+      .join("\n\n");
+    const run = { ...options, ...(instructions === "" ? {} : { instructions }) };
+    const before = this.history.meter.contextUsed;
+    return this.#auto.start(
+      this.queue.enqueue(async () => {
+        try {
+          const outcome = await this.#attempt("manual", run);
+          this.#requested = undefined;
+          return outcome;
+        } catch (error) {
+          if (!CompactionError.isInstance(error)) throw error;
+          return { ...idleOutcome(before, this.contextLimit), error };
+        }
+      }),
+      async (outcome) => {
+        const report = maybeCompactReport(outcome, this.history.meter.contextUsed);
+        await this.hooks.after(report.boundaries);
+        return report;
+      },
     );
   }
 
@@ -238,13 +315,10 @@ export class SessionCore {
     return unanswered.length > 0;
   }
 
-  /** One automatic run, queued; `attempt` runs it (a store retries after conflicts). */
-  #runAuto(
-    options: CompactionRunOptions,
-    attempt = () => this.runner.run("auto", options),
-  ): Promise<MaybeCompactReport> {
+  /** One automatic run, queued (a store's attempt retries after conflicts). */
+  #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
     return this.#auto.start(
-      this.queue.enqueue(attempt),
+      this.queue.enqueue(() => this.#attempt("auto", options)),
       async (outcome) => {
         const report = maybeCompactReport(outcome, this.history.meter.contextUsed);
         await this.hooks.after(report.boundaries);
@@ -254,19 +328,8 @@ export class SessionCore {
     );
   }
 
-  /** An automatic run with `attempt` in place of the runner (see {@link SessionCore.maybeCompact}). */
-  runAutoWith(
-    options: CompactionRunOptions,
-    attempt: () => Promise<CompactionRunOutcome>,
-  ): Promise<MaybeCompactReport> {
-    return this.#runAuto(options, attempt);
-  }
-
   /** `forceCompact`: all or nothing, after the compactions queued before it. */
-  forceCompact(
-    options: unknown,
-    attempt = (parsed: CompactionRunOptions) => this.runner.run("manual", parsed),
-  ): Promise<ForceCompactResult> {
+  forceCompact(options: unknown): Promise<ForceCompactResult> {
     return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
       if (this.#callsWait()) {
         throw new CompactionError(
@@ -278,8 +341,9 @@ export class SessionCore {
       let before: readonly Message[] = [];
       const outcome = await this.queue.enqueue(() => {
         before = this.history.messages;
-        return attempt(parsed);
+        return this.#attempt("manual", parsed);
       });
+      this.#requested = undefined;
       await this.hooks.after(outcome.boundaries);
       return forceCompactResult(
         outcome,

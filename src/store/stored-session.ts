@@ -105,7 +105,10 @@ export class StoredSession implements CompactingSession<"async"> {
       swap: (conversation, apply) => this.#swap(conversation, apply),
     });
     const archive = session.archive ?? new StoreArchive(store);
-    this.#core = new SessionCore({ ...session, archive, sessionId }, { commit });
+    this.#core = new SessionCore(
+      { ...session, archive, sessionId },
+      { commit, attempt: (trigger, run) => this.#attempts(trigger, run) },
+    );
   }
 
   /** This session's id in the store. */
@@ -244,9 +247,7 @@ export class StoredSession implements CompactingSession<"async"> {
    * "conflict"`). Never rejects for a summarizer failure; rejects when the store cannot be reached.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<StoredCompactionReport> {
-    return this.#core.maybeCompact(options, (parsed) =>
-      this.#core.runAutoWith(parsed, () => this.#attempts("auto", parsed)),
-    );
+    return this.#core.maybeCompact(options);
   }
 
   /**
@@ -255,7 +256,20 @@ export class StoredSession implements CompactingSession<"async"> {
    * `aborted` when other workers' compactions won `maxAttempts` times.
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
-    return this.#core.forceCompact(options, (parsed) => this.#attempts("manual", parsed));
+    return this.#core.forceCompact(options);
+  }
+
+  /**
+   * Asks for a compaction at this worker's next `maybeCompact`, whatever the thresholds (see
+   * `AgentSession.requestCompaction`); not stored: the worker that answers the model's call runs it.
+   */
+  requestCompaction(options: { instructions?: string } = {}): void {
+    this.#core.requestCompaction(options);
+  }
+
+  /** Whether a compaction was asked for and has not run yet. */
+  get compactionRequested(): boolean {
+    return this.#core.compactionRequested;
   }
 
   /** A snapshot of the conversation as this worker has it (`AgentSession.toJSON`). */

@@ -296,3 +296,27 @@ describe("nothing a caller holds changes the history", () => {
     expect(JSON.stringify(session.messages)).not.toContain("c.ts");
   });
 });
+
+describe("a compaction the model asks for", () => {
+  it("runs at the next maybeCompact whatever the thresholds, failures reported, not thrown", async () => {
+    const client = new MockLlmClient().fail(new Error("overloaded")).reply("Done with part one.");
+    const session = new AgentSession({
+      contextLimit: 200_000,
+      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 1 }),
+    });
+    for (let turn = 1; turn <= 3; turn += 1) {
+      session.addUserText(`part ${turn}: ${"details ".repeat(40)}`);
+      session.addAssistant([{ type: "text", text: `done ${turn} ${"words ".repeat(60)}` }]);
+    }
+    expect((await session.maybeCompact()).compacted).toBe(false);
+    session.requestCompaction({ instructions: "Keep the part numbers." });
+    expect(session.compactionRequested).toBe(true);
+    const failed = await session.maybeCompact();
+    expect(failed.error?.code).toBe("llm_error");
+    expect(session.compactionRequested).toBe(true);
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    expect(session.compactionRequested).toBe(false);
+    expect(client.lastRequest?.prompt).toContain("Keep the part numbers.");
+  });
+});
