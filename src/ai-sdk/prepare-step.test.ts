@@ -6,7 +6,7 @@ import type {
 import { generateText, type ModelMessage, stepCountIs, streamText, tool } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { REDACTION_NOTICE } from "../compactors/threshold-compactor.js";

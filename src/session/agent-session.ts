@@ -8,6 +8,7 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { isPlainObject } from "../core/plain-object.js";
+import type { CostSummary } from "../pricing/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { CompactingSession } from "./compacting-session.js";
 import type {
@@ -209,6 +210,15 @@ export class AgentSession implements CompactingSession<"sync"> {
   /** Whether a compaction was asked for and has not run yet. */
   get compactionRequested(): boolean {
     return this.#core.compactionRequested;
+  }
+
+  /**
+   * What the session cost so far in dollars, from reported usage at `pricing`'s prices (or the
+   * preset of `model`): the agent's requests, the compactions' own calls, and both together;
+   * `undefined` without prices.
+   */
+  get cost(): CostSummary | undefined {
+    return this.#core.cost;
   }
 
   /**

@@ -6,6 +6,7 @@ import type {
   Message,
   UserMessage,
 } from "../core/message.js";
+import type { CostSummary } from "../pricing/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type {
   ForceCompactOptions,
@@ -41,6 +42,8 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   readonly isCompacting: boolean;
   /** What compactions cost (the summarizer's usage, where reported), summed. */
   readonly compactionUsage: Readonly<CompactionUsage>;
+  /** What the session cost in dollars (requests, compactions, total); `undefined` without prices. */
+  readonly cost: CostSummary | undefined;
   /** Appends messages as they are; none is added if one is bad. */
   append(...messages: Message[]): SessionResult<Mode, void>;
   /** Appends a user message opening a new turn; `pinned` pins it. */

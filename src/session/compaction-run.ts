@@ -38,6 +38,8 @@ export interface CompactionRunOptions {
 
 /** What the runner needs from its session. */
 export interface CompactionRunnerSettings {
+  /** Told each compaction's reported usage (the session prices it). */
+  onUsage?: (usage: CompactionUsage) => void;
   history: History;
   contextLimit: number;
   compactors: readonly Compactor[];
@@ -293,6 +295,7 @@ export class CompactionRunner {
   ): Computed | "unchanged" {
     const { trigger, countsFailures } = state.policy;
     addUsage(this.usage, output.result.usage);
+    if (output.result.usage !== undefined) this.#settings.onUsage?.(output.result.usage);
     if (!conversationChanged(input, output.conversation)) {
       // A summary that would not have shrunk the conversation is no failure, and no success.
       state.outcome.steps.push({ strategy, result: countedNothing(output.result, input) });

@@ -1,6 +1,7 @@
 import type { CompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { JsonObject, Message } from "../core/message.js";
+import type { ConfiguredWindowProblem, UsageAboveWindow } from "../core/models.js";
 import type { CompactionBoundary } from "./hooks.js";
 
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */
@@ -147,6 +148,16 @@ export interface CacheDiagnosisEvent {
   reason: JsonObject | null;
 }
 
+/**
+ * The configured window looks wrong: unknown for the session's `model`, above the model's own,
+ * or below what the provider reported accepting (each kind reported once per session). A
+ * warning with the same message goes to the logger.
+ */
+export interface ContextWindowWarningEvent {
+  type: "context_window_warning";
+  problem: UsageAboveWindow | ConfiguredWindowProblem;
+}
+
 /** Everything a session reports to observers. */
 export type CompactionEvent =
   | CompactionStartEvent
@@ -157,6 +168,7 @@ export type CompactionEvent =
   | ContextOverflowEvent
   | ContentClampedEvent
   | ToolCallsInterruptedEvent
+  | ContextWindowWarningEvent
   | InputTransformationsEvent
   | ContextEditsAppliedEvent
   | CacheDiagnosisEvent;

@@ -8,6 +8,7 @@ import { TimerMillisecondsSchema } from "../core/abort.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
+import { type ModelPricing, ModelPricingSchema } from "../pricing/model-pricing.js";
 import type { CompactionArchive } from "./archive.js";
 import type { CompactionEvent, Logger } from "./events.js";
 import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";
@@ -99,6 +100,18 @@ export interface AgentSessionOptions {
    * success closes it, a failure opens it for another cooldown. @default 60000
    */
   circuitCooldownMs?: number;
+  /**
+   * The model's name. Its known window checks `contextLimit` (`resolveContextLimit({ model })`
+   * gives it): a `context_window_warning` event and a logger warning when the window is unknown,
+   * above the model's, or when reported usage shows it is wrong; and it picks `pricing`'s preset.
+   * @default none
+   */
+  model?: string;
+  /**
+   * Prices for `session.cost`: each request's reported usage and each compaction's, in dollars.
+   * @default the preset of `model` (`pricingForModel`), else none: the cost is not counted
+   */
+  pricing?: ModelPricing;
 }
 
 /** The session's time limits and breaker cooldown, in milliseconds (see {@link AgentSessionOptions}). */
@@ -231,6 +244,12 @@ export const AgentSessionOptionsSchema = z.strictObject({
   trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
   maxBlockShare: SHARE_SCHEMA.exactOptional(),
   keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  model: z
+    .string({ error: "must be a string" })
+    .min(1, "must be a non-empty string")
+    .max(256, "must be at most 256 characters")
+    .exactOptional(),
+  pricing: ModelPricingSchema.exactOptional(),
   background: booleanOrShare("ceiling").exactOptional(),
   archive: z
     .custom<CompactionArchive | false>(

@@ -5,6 +5,14 @@ import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
+import {
+  type ConfiguredWindowProblem,
+  checkConfiguredWindow,
+  checkReportedUsage,
+  type UsageAboveWindow,
+} from "../core/models.js";
+import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
+import { pricingForModel } from "../pricing/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate, compactInBackground } from "./background.js";
@@ -89,6 +97,10 @@ export class SessionCore {
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #logger: AgentSessionOptions["logger"];
   readonly #attempt: RunAttempt;
+  /** What the session costs, when it has prices. */
+  readonly #costs: CostAccumulator | undefined;
+  /** The window problems reported so far (each kind once). */
+  readonly #windowWarnings = new Set<string>();
   /** A compaction the model (or the app) asked for, run at the next `maybeCompact`. */
   #requested: { instructions?: string } | undefined;
 
@@ -128,9 +140,15 @@ export class SessionCore {
       keepStaleThinking: parsed.keepStaleThinking ?? false,
       archive: this.keeper,
       commit: settings.commit ?? IN_MEMORY_COMMIT,
+      onUsage: (usage) => this.#costs?.addCompaction(usage),
       limits,
     });
+    const pricing =
+      parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
+    this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
+    if (parsed.model !== undefined)
+      this.#warnWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
     this.#attempt = settings.attempt ?? ((trigger, run) => this.runner.run(trigger, run));
   }
 
@@ -187,9 +205,14 @@ export class SessionCore {
       case "pins":
         this.#pin(entry.messageIds);
         return undefined;
-      case "usage":
+      case "usage": {
         history.meter.recorded(entry.usage, history.messages);
+        this.#costs?.addRequest(entry.usage);
+        const { inputTokens, cacheCreationInputTokens = 0, cacheReadInputTokens = 0 } = entry.usage;
+        const sent = inputTokens + cacheCreationInputTokens + cacheReadInputTokens;
+        this.#warnWindow(checkReportedUsage(sent, this.contextLimit));
         return undefined;
+      }
       case "summaries":
         for (const [toolUseId, text] of Object.entries(entry.summaries))
           history.summaries.set(toolUseId, text);
@@ -202,6 +225,19 @@ export class SessionCore {
     if (records.length === 0 || this.keeper === undefined) return undefined;
     this.keeper.accept(records);
     return store ? this.keeper.store(records) : undefined;
+  }
+
+  /** What the session cost so far in dollars (requests, compactions, total); `undefined` without prices. */
+  get cost(): CostSummary | undefined {
+    return this.#costs?.summary();
+  }
+
+  /** Reports a window problem once per kind: an event and a logger warning. */
+  #warnWindow(problem: UsageAboveWindow | ConfiguredWindowProblem | undefined): void {
+    if (problem === undefined || this.#windowWarnings.has(problem.kind)) return;
+    this.#windowWarnings.add(problem.kind);
+    this.#logger?.warn(`agent-compaction: ${problem.message}`, { problem });
+    this.emit({ type: "context_window_warning", problem });
   }
 
   /** Pins what is here (a pin replayed after the message was folded finds it gone). */

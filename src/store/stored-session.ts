@@ -9,6 +9,7 @@ import type {
 } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
 import { isPlainObject } from "../core/plain-object.js";
+import type { CostSummary } from "../pricing/cost-accumulator.js";
 import type { ArchiveRecord } from "../session/archive.js";
 import type { CompactingSession } from "../session/compacting-session.js";
 import type {
@@ -270,6 +271,15 @@ export class StoredSession implements CompactingSession<"async"> {
   /** Whether a compaction was asked for and has not run yet. */
   get compactionRequested(): boolean {
     return this.#core.compactionRequested;
+  }
+
+  /**
+   * What the session cost so far in dollars, from reported usage at `pricing`'s prices (or the
+   * preset of `model`): the agent's requests, the compactions' own calls, and both together;
+   * `undefined` without prices.
+   */
+  get cost(): CostSummary | undefined {
+    return this.#core.cost;
   }
 
   /** A snapshot of the conversation as this worker has it (`AgentSession.toJSON`). */

@@ -320,3 +320,55 @@ describe("a compaction the model asks for", () => {
     expect(client.lastRequest?.prompt).toContain("Keep the part numbers.");
   });
 });
+
+describe("dollars and windows", () => {
+  it("prices every request and compaction, and warns when the window looks wrong", async () => {
+    const warnings: string[] = [];
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 100_000,
+      model: "claude-sonnet-5-5",
+      llmCompactor: new LLMCompactor(
+        new MockLlmClient().reply({
+          text: "Summary.",
+          usage: { inputTokens: 1_000, outputTokens: 100 },
+        }),
+        { keepRecentTurns: 1 },
+      ),
+      logger: { warn: (message) => warnings.push(message) },
+      onEvent: (event) => events.push(event),
+    });
+    session.addUserText("Go.");
+    session.addAssistant([{ type: "text", text: "Done." }]);
+    session.recordUsage({ inputTokens: 1_000, cacheReadInputTokens: 9_000, outputTokens: 200 });
+    const afterRequest = session.cost;
+    expect(afterRequest?.requests.count).toBe(1);
+    expect(afterRequest?.total.cost.totalUsd).toBeGreaterThan(0);
+    for (let turn = 1; turn <= 3; turn += 1) {
+      session.addUserText(`more ${"words ".repeat(50)}`);
+      session.addAssistant([{ type: "text", text: `ok ${"words ".repeat(80)}` }]);
+    }
+    await session.forceCompact();
+    expect(session.cost?.compactions.count).toBe(1);
+    expect(session.cost?.total.cost.totalUsd).toBeGreaterThan(afterRequest!.total.cost.totalUsd);
+    // The provider accepted more than the configured window: the window is wrong, said once.
+    session.recordUsage({ inputTokens: 150_000 });
+    session.recordUsage({ inputTokens: 160_000 });
+    const warned = events.filter((event) => event.type === "context_window_warning");
+    expect(warned).toHaveLength(1);
+    expect(warnings).toHaveLength(1);
+    // An unknown model without its window known is said too; no prices, no cost.
+    const unknown = new AgentSession({ contextLimit: 1_000, model: "my-own-model" });
+    expect(unknown.cost).toBeUndefined();
+    const above = new AgentSession({
+      contextLimit: 5_000_000,
+      model: "claude-sonnet-5-5",
+      onEvent: (event) => events.push(event),
+    });
+    expect(above.contextLimit).toBe(5_000_000);
+    expect(events.at(-1)).toMatchObject({
+      type: "context_window_warning",
+      problem: { kind: "above_model_window" },
+    });
+  });
+});
