@@ -1,7 +1,12 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
 import { POSITIVE_INT_SCHEMA, THRESHOLD_SCHEMA } from "../compactors/config-schemas.js";
-import { recentStart } from "../compactors/retention.js";
+import {
+  cutLayout,
+  firstFittingCut,
+  remainderBudget,
+  retentionCut,
+} from "../compactors/cut-plan.js";
 import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
@@ -12,7 +17,6 @@ import {
   exceedsThreshold,
   onlyAsync,
 } from "../core/compactor.js";
-import { latestRequestIndex, suffixTokenSums } from "../core/conversation-structure.js";
 import { assertCompactArguments } from "../core/entry-validation.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import { usageIssues } from "../core/llm-client.js";
@@ -339,18 +343,23 @@ export class AnthropicCompactor implements AsyncCompactor {
     const all = validCuts(conversation);
     if (options.trigger === "manual") return all.at(-1);
     // Automatic: the latest request of the user stays after the block, word for word.
-    const latest = latestRequestIndex(conversation);
+    const layout = cutLayout(conversation);
+    const latest = layout.latestRequest;
     const cuts = all.filter((cut) => latest === -1 || cut <= latest);
     if (cuts.length === 0) return undefined;
-    const recent = recentStart(conversation, this.config.keepRecentTurns);
-    const preferred = cuts.filter((cut) => cut <= recent).at(-1);
-    const { contextLimit, contextUsed } = options;
-    if (contextLimit === undefined || contextUsed === undefined) return preferred;
-    const suffix = suffixTokenSums(conversation);
-    const overhead = Math.max(0, contextUsed - suffix[0]!);
-    const budget = this.config.targetUtilization * contextLimit - overhead - SUMMARY_RESERVE_TOKENS;
-    const fitting = cuts.find((cut) => cut >= (preferred ?? 0) && suffix[cut]! <= budget);
-    return fitting ?? cuts.at(-1);
+    const preferred = retentionCut(layout, this.config.keepRecentTurns, cuts);
+    if (options.contextLimit === undefined || options.contextUsed === undefined) return preferred;
+    const budget = remainderBudget(
+      this.config.targetUtilization,
+      options,
+      layout.suffix[0]!,
+      SUMMARY_RESERVE_TOKENS,
+    );
+    if (budget === undefined) return preferred;
+    return firstFittingCut(
+      cuts.filter((cut) => cut >= (preferred ?? 0)),
+      (cut) => layout.suffix[cut]! <= budget,
+    );
   }
 
   /** The instructions of one run: the configured ones, and the run's (a hook's) after them. */

@@ -1,16 +1,16 @@
 import type { CompactionContext } from "../core/compactor.js";
-import {
-  hasUserText,
-  isSystemMessage,
-  latestRequestIndex,
-  latestSafeCut,
-  safeCuts,
-  suffixTokenSums,
-} from "../core/conversation-structure.js";
+import { hasUserText } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
+import {
+  type CutLayout,
+  cutLayout,
+  firstFittingCut,
+  innerSafeCuts,
+  isKeptRequest,
+  retentionCut,
+} from "./cut-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
-import { recentStart } from "./retention.js";
 import { userWordsBudget } from "./summary-message.js";
 import { targetBudget } from "./target.js";
 
@@ -40,18 +40,14 @@ export function planFold(
   options: Readonly<FoldPlanOptions>,
   context: CompactionContext,
 ): FoldPlan | undefined {
-  const safe = safeCuts(conversation);
-  const base = latestSafeCut(safe, recentStart(conversation, options.keepRecentTurns));
-  const latest = latestRequestIndex(conversation);
+  const layout = cutLayout(conversation);
+  const { suffix, latestRequest: latest } = layout;
+  const base = retentionCut(layout, options.keepRecentTurns, innerSafeCuts(layout)) ?? 0;
   // The latest request stays verbatim even when its turn is old (a previous fold kept it
   // beside the summary), so folding again finds nothing new: idempotent.
-  const baseline: FoldPlan | undefined =
-    base === 0
-      ? undefined
-      : latest !== -1 && latest < base
-        ? { cut: base, keepIndex: latest }
-        : { cut: base };
-  const suffix = suffixTokenSums(conversation);
+  const planAt = (cut: number): FoldPlan =>
+    latest !== -1 && latest < cut ? { cut, keepIndex: latest } : { cut };
+  const baseline = base === 0 ? undefined : planAt(base);
   // A manual compaction is at least as strong as an automatic one: it folds as far as the
   // rules allow (inside the latest turn too, when nothing older is left).
   const budget =
@@ -73,7 +69,18 @@ export function planFold(
     budget;
   if (baseline === undefined ? suffix[0]! <= budget : fits(baseline)) return baseline;
   if (latest === -1) return baseline;
+  const cut = firstFittingCut(laterCuts(layout, base), (candidate) => fits(planAt(candidate)));
+  return cut === undefined ? baseline : planAt(cut);
+}
 
+/**
+ * The safe cuts after `base` a fold may move to, ascending: up to the latest assistant message
+ * after the latest request, and never past user words sharing a message with tool results
+ * (they cannot be kept apart from their tool use). Right after the request and its system
+ * messages a fold would keep everything after it, so those are left out.
+ */
+function laterCuts(layout: CutLayout, base: number): number[] {
+  const { conversation, safe, latestRequest: latest } = layout;
   let lastAssistant = -1;
   for (let index = conversation.length - 1; index > latest; index -= 1) {
     if (conversation[index]!.role === "assistant") {
@@ -81,33 +88,22 @@ export function planFold(
       break;
     }
   }
-  // User words sharing a message with tool results cannot be kept apart from their tool use:
-  // the fold never goes past them.
   const words = conversation.findLastIndex(hasUserText);
   const limit = Math.min(
     lastAssistant === -1 ? latest : lastAssistant,
     words > latest ? words : Number.POSITIVE_INFINITY,
   );
-
-  let best = baseline;
+  const cuts: number[] = [];
   for (let cut = base + 1; cut <= limit; cut += 1) {
-    // Right after the request (and its system messages) a fold would keep everything after it.
-    if (!safe[cut] || (cut > latest && isKept(conversation, { cut, keepIndex: latest }, cut - 1)))
-      continue;
-    const plan: FoldPlan = cut > latest ? { cut, keepIndex: latest } : { cut };
-    best = plan;
-    if (fits(plan)) return plan;
+    if (!safe[cut] || (cut > latest && isKeptRequest(conversation, latest, cut, cut - 1))) continue;
+    cuts.push(cut);
   }
-  return best;
+  return cuts;
 }
 
 /** Whether `index` is the kept request or a system message right after it ({@link keptVerbatim}). */
 function isKept(messages: readonly Message[], plan: FoldPlan, index: number): boolean {
-  if (plan.keepIndex === undefined || index < plan.keepIndex || index >= plan.cut) return false;
-  for (let at = plan.keepIndex + 1; at <= index; at += 1) {
-    if (!isSystemMessage(messages[at])) return false;
-  }
-  return true;
+  return plan.keepIndex !== undefined && isKeptRequest(messages, plan.keepIndex, plan.cut, index);
 }
 
 /**

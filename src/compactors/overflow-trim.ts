@@ -1,14 +1,16 @@
-import {
-  isSystemMessage,
-  latestRequestIndex,
-  readableMessages,
-  safeCuts,
-  suffixTokenSums,
-} from "../core/conversation-structure.js";
+import { readableMessages } from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
+import {
+  type CutLayout,
+  cutLayout,
+  firstFittingCut,
+  innerSafeCuts,
+  isKeptRequest,
+  keptRequestEnd,
+} from "./cut-plan.js";
 import { collectFileLedger, renderFileLedger } from "./file-ledger.js";
 import { earlierUserText, type UserWords, userWordsToKeep } from "./summary-message.js";
 
@@ -58,46 +60,26 @@ export function trimOldest(
   options: TrimOptions = {},
 ): TrimOutput | undefined {
   const conversation = readableMessages(messages);
-  const count = conversation.length;
-  const safe = safeCuts(conversation);
-  const suffix = suffixTokenSums(conversation);
-  const latestRequest = latestRequestIndex(conversation);
   const sessionId = conversation[0]?.sessionId ?? "";
   const clock = options.clock ?? systemClock;
   const keeps = (options.userWordsTokens ?? 0) > 0 || (options.ledgerTokens ?? 0) > 0;
-  // A notice that keeps words is rebuilt at each trim, so reserve its whole budget.
-  const noticeTokens =
-    estimateMessageTokens(noticeFor(sessionId, clock)) +
-    (keeps ? (options.userWordsTokens ?? 0) + (options.ledgerTokens ?? 0) : 0);
   const hasNotice = !keeps && conversation.some(isTrimNotice);
-
-  let summaryTokens = 0;
-  let chosen = -1;
-  for (let cut = 1; cut < count; cut += 1) {
-    const previous = conversation[cut - 1]!;
-    if (isSummaryTurn(previous.turnId)) summaryTokens += estimateMessageTokens(previous);
-    if (!safe[cut]) continue;
-    chosen = cut;
-    const request =
-      latestRequest !== -1 && latestRequest < cut
-        ? estimateMessageTokens(conversation[latestRequest]!)
-        : 0;
-    const total = summaryTokens + (hasNotice ? 0 : noticeTokens) + request + suffix[cut]!;
-    if (total <= budgetTokens) break;
-  }
-  if (chosen === -1) return undefined;
+  const layout = cutLayout(conversation);
+  const chosen = trimCut(
+    layout,
+    budgetTokens,
+    hasNotice ? 0 : noticeReserve(options, sessionId, clock),
+  );
+  if (chosen === undefined) return undefined;
 
   const before = conversation.slice(0, chosen);
   // The latest request stays, with the system messages right after it.
-  let requestEnd = latestRequest + 1;
-  while (requestEnd < chosen && isSystemMessage(conversation[requestEnd])) requestEnd += 1;
-  const keptRequest =
-    latestRequest !== -1 && latestRequest < chosen
-      ? conversation.slice(latestRequest, requestEnd)
-      : [];
+  const latestRequest = layout.latestRequest;
+  const requestEnd = keptRequestEnd(conversation, latestRequest, chosen);
+  const keptRequest = conversation.slice(Math.max(latestRequest, 0), requestEnd);
   const removed = before.filter(
     (message, index) =>
-      !isSummaryTurn(message.turnId) && !(index >= latestRequest && index < requestEnd),
+      !isSummaryTurn(message.turnId) && !isKeptRequest(conversation, latestRequest, chosen, index),
   );
   if (removed.length === 0) return undefined;
   const kept = before.filter((message) => isSummaryTurn(message.turnId));
@@ -114,6 +96,44 @@ export function trimOldest(
     ],
     removed,
   };
+}
+
+/** Tokens the notice takes: one that keeps words is rebuilt at each trim, so its whole budget. */
+function noticeReserve(options: TrimOptions, sessionId: string, clock: Clock): number {
+  const words = options.userWordsTokens ?? 0;
+  const ledger = options.ledgerTokens ?? 0;
+  const keeps = words > 0 || ledger > 0;
+  return estimateMessageTokens(noticeFor(sessionId, clock)) + (keeps ? words + ledger : 0);
+}
+
+/**
+ * The earliest safe cut after which what stays (kept summaries, the notice, the latest request
+ * and the messages from the cut on) fits `budgetTokens`, else the latest safe cut; `undefined`
+ * when no cut is safe.
+ */
+function trimCut(
+  layout: CutLayout,
+  budgetTokens: number,
+  noticeTokens: number,
+): number | undefined {
+  const { conversation, suffix, latestRequest } = layout;
+  // summaryBefore[cut]: the summaries before `cut`, which stay.
+  const summaryBefore = [0];
+  conversation.forEach((message, index) => {
+    const own = isSummaryTurn(message.turnId) ? estimateMessageTokens(message) : 0;
+    summaryBefore.push(summaryBefore[index]! + own);
+  });
+  const requestTokens =
+    latestRequest === -1 ? 0 : estimateMessageTokens(conversation[latestRequest]!);
+  return firstFittingCut(
+    innerSafeCuts(layout),
+    (cut) =>
+      summaryBefore[cut]! +
+        noticeTokens +
+        (latestRequest !== -1 && latestRequest < cut ? requestTokens : 0) +
+        suffix[cut]! <=
+      budgetTokens,
+  );
 }
 
 function noticeFor(
