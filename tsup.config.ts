@@ -10,6 +10,7 @@ const entry = {
   "redis/index": "src/redis/index.ts",
   "postgres/index": "src/postgres/index.ts",
   "otel/index": "src/otel/index.ts",
+  "models/index": "src/models/index.ts",
   "ai-sdk/index": "src/ai-sdk/index.ts",
   "openai/index": "src/openai/index.ts",
 };

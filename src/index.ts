@@ -19,7 +19,6 @@ export {
   type LLMCompactorConfig,
   type LLMCompactorOptions,
   type SummaryOverflow,
-  type Timers,
 } from "./compactors/llm-compactor.js";
 export { TRIM_NOTICE } from "./compactors/overflow-trim.js";
 export { DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX } from "./compactors/prompt.js";
@@ -79,6 +78,8 @@ export { extractTurnIds, SUMMARY_TURN_ID } from "./core/turn.js";
 export {
   type ConversationProblem,
   type ConversationProblemCode,
+  type ConversationProvider,
+  type ValidateConversationOptions,
   validateConversation,
 } from "./core/validate-conversation.js";
 export { AgentSession } from "./session/agent-session.js";
@@ -87,7 +88,7 @@ export {
   type CompactionArchive,
   MemoryArchive,
 } from "./session/archive.js";
-export type { CompactingSession, SessionResult } from "./session/compacting-session.js";
+export type { CompactingSession } from "./session/compacting-session.js";
 export type {
   CompactionStepResult,
   ForceCompactOptions,
@@ -97,7 +98,6 @@ export type {
 } from "./session/compaction-report.js";
 export type { ContextMeterState, Usage } from "./session/context-meter.js";
 export type {
-  CacheDiagnosisEvent,
   CompactionEndEvent,
   CompactionEvent,
   CompactionEventListener,
@@ -106,10 +106,9 @@ export type {
   CompactionStartEvent,
   CompactionTrigger,
   ContentClampedEvent,
-  ContextEditsAppliedEvent,
   ContextOverflowEvent,
   ContextTrimmedEvent,
-  InputTransformationsEvent,
+  ContextWindowWarningEvent,
   Logger,
   ToolCallsInterruptedEvent,
 } from "./session/events.js";

@@ -86,3 +86,8 @@ export {
 } from "./token-counter.js";
 export { type FromAnthropicOptions, fromAnthropicMessages } from "./turns.js";
 export { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
+export type {
+  CacheDiagnosisEvent,
+  ContextEditsAppliedEvent,
+  InputTransformationsEvent,
+} from "../session/events.js";

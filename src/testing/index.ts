@@ -1,3 +1,4 @@
+export type { Timers } from "../core/abort.js";
 export { type ApiErrorBody, StandInApiError } from "./anthropic-rules/api-error.js";
 export type {
   StandInCompactionReply,

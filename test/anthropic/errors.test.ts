@@ -15,8 +15,8 @@ import {
   type CompactionEvent,
   LLMCompactor,
   type LLMCompactorConfig,
-  type Timers,
 } from "../../src/index.js";
+import type { Timers } from "../../src/testing/index.js";
 import { MessagesApiServer, type Reply } from "../support/messages-api-server.js";
 
 /**

@@ -11,9 +11,9 @@ import {
   LLMCompactor,
   type Message,
   ThresholdCompactor,
-  type Timers,
   validateConversation,
 } from "../../src/index.js";
+import type { Timers } from "../../src/testing/index.js";
 import { MockLlmClient } from "../../src/testing/index.js";
 import { seed } from "../properties/invariants.js";
 

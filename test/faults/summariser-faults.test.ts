@@ -7,8 +7,8 @@ import {
   LLMCompactor,
   type Message,
   ThresholdCompactor,
-  type Timers,
 } from "../../src/index.js";
+import type { Timers } from "../../src/testing/index.js";
 import { ConversationBuilder, MockLlmClient, type MockReply } from "../../src/testing/index.js";
 
 /** Timers the test fires by hand: a summary "times out" exactly when the test says so. */

@@ -89,7 +89,10 @@ const ANTHROPIC_BLOCK = [
 
 /**
  * The root's budget. Measured 2026-12-02: 101 names, 24 at runtime (before the split: 119
- * and 32). A name added to the root should be the contract's or the session's.
+ * and 32); then 104 and 25, with the session interface, the interrupted-calls notice and two
+ * events added, the Anthropic API's three report events and `Timers` moved to /anthropic and
+ * /testing, and models and prices in /models. A name added to the root should be the
+ * contract's or the session's.
  */
 const ROOT_BUDGET = { names: 105, runtime: 26 };
 

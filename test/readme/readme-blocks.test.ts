@@ -19,6 +19,7 @@ const ENTRIES = [
   "agent-compaction/redis",
   "agent-compaction/postgres",
   "agent-compaction/otel",
+  "agent-compaction/models",
   "agent-compaction/ai-sdk",
   "agent-compaction/openai",
 ];
