@@ -130,3 +130,9 @@ export type {
   SessionSnapshot,
 } from "./session/snapshot.js";
 export type { ToolResultInput } from "./session/tool-results.js";
+export {
+  type OverflowRecovery,
+  type OverflowRecoveryOptions,
+  type OverflowRecoverySession,
+  withOverflowRecovery,
+} from "./session/overflow-recovery.js";

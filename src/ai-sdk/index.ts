@@ -41,3 +41,4 @@ export {
   type PrepareStepOutput,
 } from "./prepare-step.js";
 export { type AiSdkUsageLike, usageFromAiSdk } from "./usage.js";
+export { isAiSdkContextOverflow } from "./overflow.js";

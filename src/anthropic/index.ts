@@ -91,3 +91,4 @@ export type {
   ContextEditsAppliedEvent,
   InputTransformationsEvent,
 } from "../session/events.js";
+export { isAnthropicContextOverflow } from "./overflow.js";

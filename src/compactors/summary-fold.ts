@@ -5,6 +5,7 @@ import {
   type CompactionUsage,
   emptyCompactionResult,
 } from "../core/compactor.js";
+import { isContextOverflowError } from "../core/context-overflow.js";
 import { CompactionError } from "../core/errors.js";
 import { type LlmClient, type LlmRequest, readLlmUsage, sumUsage } from "../core/llm-client.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
@@ -203,24 +204,36 @@ async function writeSummary(
           requestBudgetTokens: settings.maxTranscriptTokens,
         })
       : undefined;
+  const transcript = () =>
+    summarizeTranscript(
+      {
+        messages: input.foldedSource,
+        summaries: input.summaries,
+        userRequests: requestsForPrompt(input.userRequests, settings.maxTranscriptTokens),
+        instructions: options.instructions,
+        system,
+        requestBudgetTokens: settings.maxTranscriptTokens,
+        maxToolInputChars: settings.maxToolInputChars,
+        maxToolResultChars: settings.maxToolResultChars,
+        overflow: settings.summaryOverflow,
+      },
+      (prompt, requestSignal) => send({ prompt, system }, requestSignal),
+      options.signal,
+    );
+  // The conversation was measured by the session's estimate; when the provider counts it over
+  // the window (the refusal an overflow recovery compacts after), the transcript fits.
   const summary =
-    cached !== undefined
-      ? await send({ prompt: cached.instruction, conversation: cached.messages }, options.signal)
-      : await summarizeTranscript(
-          {
-            messages: input.foldedSource,
-            summaries: input.summaries,
-            userRequests: requestsForPrompt(input.userRequests, settings.maxTranscriptTokens),
-            instructions: options.instructions,
-            system,
-            requestBudgetTokens: settings.maxTranscriptTokens,
-            maxToolInputChars: settings.maxToolInputChars,
-            maxToolResultChars: settings.maxToolResultChars,
-            overflow: settings.summaryOverflow,
-          },
-          (prompt, requestSignal) => send({ prompt, system }, requestSignal),
+    cached === undefined
+      ? await transcript()
+      : await send(
+          { prompt: cached.instruction, conversation: cached.messages },
           options.signal,
-        );
+        ).catch((error: unknown) => {
+          if (error instanceof CompactionError && isContextOverflowError(error.cause)) {
+            return transcript();
+          }
+          throw error;
+        });
   return { summary, usage };
 }
 

@@ -53,3 +53,4 @@ export {
 } from "./responses-input.js";
 export { toResponsesInput } from "./responses-output.js";
 export { type OpenAIUsageLike, usageFromOpenAI } from "./usage.js";
+export { isOpenAIContextOverflow } from "./overflow.js";

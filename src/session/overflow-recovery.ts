@@ -1,0 +1,102 @@
+import { isAbortSignal } from "../core/abort.js";
+import { isContextOverflowError } from "../core/context-overflow.js";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { ForceCompactOptions, ForceCompactResult } from "./compaction-report.js";
+
+/** What {@link withOverflowRecovery} needs of a session (`AgentSession` and `StoredSession` fit). */
+export interface OverflowRecoverySession {
+  forceCompact(options?: ForceCompactOptions): Promise<ForceCompactResult>;
+}
+
+/** What a recovery did, for {@link OverflowRecoveryOptions.onRecovery}. */
+export interface OverflowRecovery {
+  /** The provider's refusal that started it. */
+  error: unknown;
+  /** What the compaction did; the request is sent again only when it changed the conversation. */
+  result: ForceCompactResult;
+}
+
+/** Options of {@link withOverflowRecovery}. */
+export interface OverflowRecoveryOptions {
+  /**
+   * Whether an error is the provider's refusal for context length; anything else is rethrown
+   * at once. Each adapter has a precise one (`isAnthropicContextOverflow`,
+   * `isOpenAIContextOverflow`, `isAiSdkContextOverflow`).
+   * @default a 400 worded as Anthropic's `prompt is too long` or OpenAI's `context_length_exceeded`
+   */
+  isOverflow?: (error: unknown) => boolean;
+  /** Extra instructions for the recovery compaction's summarizer. @default none */
+  instructions?: string;
+  /** Cancels the recovery compaction (it rejects as `aborted`). @default none */
+  signal?: AbortSignal;
+  /** Told after the recovery compaction, before the request is sent again. @default none */
+  onRecovery?: (recovery: OverflowRecovery) => void;
+}
+
+function validate(session: unknown, send: unknown, options: unknown): OverflowRecoveryOptions {
+  const issues: ValidationIssue[] = [];
+  if (typeof (session as OverflowRecoverySession | null)?.forceCompact !== "function") {
+    issues.push({ path: ["session"], message: "must be a session (with forceCompact)" });
+  }
+  if (typeof send !== "function") issues.push({ path: ["send"], message: "must be a function" });
+  if (typeof options !== "object" || options === null) {
+    issues.push({ path: ["options"], message: "must be an object" });
+    throw new ValidationError("withOverflowRecovery arguments", issues);
+  }
+  const given = options as Record<string, unknown>;
+  for (const key of ["isOverflow", "onRecovery"] as const) {
+    if (given[key] !== undefined && typeof given[key] !== "function") {
+      issues.push({ path: ["options", key], message: "must be a function" });
+    }
+  }
+  if (given.instructions !== undefined && typeof given.instructions !== "string") {
+    issues.push({ path: ["options", "instructions"], message: "must be a string" });
+  }
+  if (given.signal !== undefined && !isAbortSignal(given.signal)) {
+    issues.push({ path: ["options", "signal"], message: "must be an AbortSignal" });
+  }
+  if (issues.length > 0) throw new ValidationError("withOverflowRecovery arguments", issues);
+  return given as OverflowRecoveryOptions;
+}
+
+/**
+ * Sends a model request and survives the provider's refusal for context length: on such a
+ * refusal it force-compacts the session and calls `send` once more (`attempt` 1), so `send`
+ * must build its request from `session.messages` each time. Any other error, and a second
+ * refusal, are rethrown as they came; a failed compaction rejects with its `CompactionError`,
+ * and one that changed nothing rethrows the refusal (the same request would be refused again).
+ * The summarizer's own request fits: a conversation refused as too long is summarized from
+ * its transcript, in parts of `maxTranscriptTokens`.
+ *
+ * @example
+ * const response = await withOverflowRecovery(
+ *   session,
+ *   () => client.messages.create({ model, max_tokens, messages: toAnthropicMessages(session.messages) }),
+ *   { isOverflow: isAnthropicContextOverflow },
+ * );
+ * @throws {ValidationError} when an argument is not what it should be.
+ */
+export async function withOverflowRecovery<T>(
+  session: OverflowRecoverySession,
+  send: (attempt: number) => Promise<T>,
+  options: OverflowRecoveryOptions = {},
+): Promise<T> {
+  const {
+    isOverflow = isContextOverflowError,
+    instructions,
+    signal,
+    onRecovery,
+  } = validate(session, send, options);
+  try {
+    return await send(0);
+  } catch (error) {
+    if (!isOverflow(error)) throw error;
+    const result = await session.forceCompact({
+      ...(instructions === undefined ? {} : { instructions }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    onRecovery?.({ error, result });
+    if (result.boundaries.length === 0) throw error;
+  }
+  return send(1);
+}
