@@ -9,7 +9,7 @@
  *   npm run bench                      everything (3–5 minutes on 2 cores; part 3 runs each size
  *                                      in a fresh process)
  *   npm run bench -- --quick           50 and 200 steps, 1k and 10k messages
- *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars (also --only=peers)
+ *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars | stateless (also --only=peers)
  *   npm run bench -- --only dollars --trajectories ../shared/realdata [--window 64000]
  *                                      part 5 on the simulated runs and on recorded runs
  *   npm run bench -- --trim-budget=600 time trimMessages where one run is estimated under 600 s
@@ -55,6 +55,7 @@ import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
+import { measureStateless, type StatelessRow, statelessReport } from "./stateless.js";
 import {
   type CompactionWritesRow,
   type IdleRow,
@@ -69,7 +70,7 @@ import { generateTrajectory, type Trajectory, type WorkloadShape } from "./workl
 
 const SEED = 20_260_101;
 const SHAPES: readonly WorkloadShape[] = ["short-turns", "long-turn"];
-const PARTS = ["trajectories", "speed", "peers", "stores", "dollars"] as const;
+const PARTS = ["trajectories", "speed", "peers", "stores", "dollars", "stateless"] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -130,6 +131,8 @@ interface Results {
   speed: SpeedRow[];
   peers?: PeerResults;
   stores?: StoreRow[];
+  /** Converting and compacting a conversation this process never saw, beside pruneMessages. */
+  stateless?: StatelessRow[];
   /** A stored session beside AgentSession: idle maybeCompact, and what compactions write. */
   storeCosts?: { idle: IdleRow[]; writes: CompactionWritesRow[] };
   dollars?: DollarResults;
@@ -386,6 +389,16 @@ async function main(): Promise<void> {
     newTargets.push(...peerTargets(peers.rows, peers.floors));
   }
 
+  let stateless = saved?.stateless;
+  if (runs("stateless")) {
+    print();
+    print(
+      "Part 6 · a stateless server · convert and compact a conversation never seen, beside pruneMessages",
+    );
+    stateless = await measureStateless(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]);
+    print(statelessReport(stateless));
+  }
+
   let stores = saved?.stores;
   let storeCosts = saved?.storeCosts;
   if (runs("stores")) {
@@ -435,6 +448,7 @@ async function main(): Promise<void> {
     speed,
     ...(peers === undefined ? {} : { peers }),
     ...(stores === undefined ? {} : { stores }),
+    ...(stateless === undefined ? {} : { stateless }),
     ...(storeCosts === undefined ? {} : { storeCosts }),
     ...(dollars === undefined ? {} : { dollars }),
     targets: [
