@@ -1,3 +1,4 @@
+import { jsonLength } from "./json-length.js";
 import type { ContentBlock, Message } from "./message.js";
 
 /**
@@ -44,9 +45,7 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case "redacted_thinking":
       return OVERHEAD_TOKENS + charsToTokens(block.data.length);
     case "tool_use":
-      return (
-        OVERHEAD_TOKENS + charsToTokens(block.name.length + JSON.stringify(block.input).length)
-      );
+      return OVERHEAD_TOKENS + charsToTokens(block.name.length + jsonLength(block.input));
     case "tool_result": {
       if (typeof block.content === "string")
         return OVERHEAD_TOKENS + charsToTokens(block.content.length);
@@ -55,7 +54,7 @@ export function estimateBlockTokens(block: ContentBlock): number {
       return total;
     }
     case "opaque":
-      return OVERHEAD_TOKENS + charsToTokens(JSON.stringify(block.block).length);
+      return OVERHEAD_TOKENS + charsToTokens(jsonLength(block.block));
   }
 }
 
