@@ -13,11 +13,11 @@ import {
   type CompactAsyncOptions,
   type CompactionOutput,
   type CompactionUsage,
+  type CompactorRules,
+  compactorRules,
   emptyCompactionResult,
-  exceedsThreshold,
   onlyAsync,
 } from "../core/compactor.js";
-import { assertCompactArguments } from "../core/entry-validation.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import { usageIssues } from "../core/llm-client.js";
 import type { ContentBlock, Message } from "../core/message.js";
@@ -243,6 +243,7 @@ export class AnthropicCompactor implements AsyncCompactor {
   readonly #client: AnthropicCompactionClient;
   readonly #options: AnthropicCompactorOptions;
   readonly #clock: Clock;
+  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AnthropicCompactorOptions) {
@@ -267,10 +268,17 @@ export class AnthropicCompactor implements AsyncCompactor {
     this.#client = options.client;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    // The session keeps the user's latest request after every compaction, a manual one too.
+    this.#rules = compactorRules(
+      this,
+      threshold,
+      (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, false),
+      (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, true),
+    );
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return exceedsThreshold(contextUsed, contextLimit, this.config.threshold);
+    return this.#rules.shouldCompact(contextUsed, contextLimit);
   }
 
   /** The summary needs the API: the synchronous path changes nothing (use `compactAsync`). */
@@ -288,14 +296,21 @@ export class AnthropicCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    assertCompactArguments(conversation, summaries, options);
+    return this.#rules.checkedRun(conversation, summaries, options);
+  }
+
+  async #compact(
+    conversation: readonly Message[],
+    options: CompactAsyncOptions,
+    keepRequest: boolean,
+  ): Promise<CompactionOutput> {
     throwIfAborted(options.signal);
     const skip = (skipReason: string): CompactionOutput => ({
       conversation: [...conversation],
       result: emptyCompactionResult(),
       skipReason,
     });
-    const cut = this.#planCut(conversation, options);
+    const cut = this.#planCut(conversation, options, keepRequest);
     if (cut === undefined) {
       return skip(
         "no place to cut: the older part would leave a tool call open, or nothing is older",
@@ -337,15 +352,21 @@ export class AnthropicCompactor implements AsyncCompactor {
    * The cut: as far back as `keepRecentTurns` allows; later while the kept part would not fit
    * `targetUtilization` of the window (when the context is known), never past the user's latest
    * request (the session refuses an output without it); as late as the rules allow in a manual
-   * compaction.
+   * compaction (up to that request when `keepRequest`: the session's run).
    */
-  #planCut(conversation: readonly Message[], options: CompactAsyncOptions): number | undefined {
+  #planCut(
+    conversation: readonly Message[],
+    options: CompactAsyncOptions,
+    keepRequest: boolean,
+  ): number | undefined {
     const all = validCuts(conversation);
-    if (options.trigger === "manual") return all.at(-1);
+    const manual = options.trigger === "manual";
+    if (manual && !keepRequest) return all.at(-1);
     // Automatic: the latest request of the user stays after the block, word for word.
     const layout = cutLayout(conversation);
     const latest = layout.latestRequest;
     const cuts = all.filter((cut) => latest === -1 || cut <= latest);
+    if (manual) return cuts.at(-1);
     if (cuts.length === 0) return undefined;
     const preferred = retentionCut(layout, this.config.keepRecentTurns, cuts);
     if (options.contextLimit === undefined || options.contextUsed === undefined) return preferred;

@@ -3,11 +3,10 @@ import {
   type AsyncCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  exceedsThreshold,
+  type CompactorRules,
+  compactorRules,
   onlyAsync,
-  registerTrustedCompaction,
 } from "../core/compactor.js";
-import { assertCompactArguments } from "../core/entry-validation.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
@@ -161,7 +160,7 @@ export class LLMCompactor implements AsyncCompactor {
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy: string = "llm";
-  readonly #summarizer: Summarizer;
+  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(client: LlmClient, config: Partial<LLMCompactorOptions> = {}) {
@@ -175,14 +174,13 @@ export class LLMCompactor implements AsyncCompactor {
       ),
     );
     const summarizer: Summarizer = { client, options: this.config };
-    this.#summarizer = summarizer;
-    registerTrustedCompaction(this, (conversation, summaries, options) =>
+    this.#rules = compactorRules(this, this.config.threshold, (conversation, summaries, options) =>
       foldIntoSummary(summarizer, conversation, conversation, summaries, options),
     );
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return exceedsThreshold(contextUsed, contextLimit, this.config.threshold);
+    return this.#rules.shouldCompact(contextUsed, contextLimit);
   }
 
   /** Summaries need the LLM: the synchronous path changes nothing (use `compactAsync`). */
@@ -195,7 +193,6 @@ export class LLMCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    assertCompactArguments(conversation, summaries, options);
-    return foldIntoSummary(this.#summarizer, conversation, conversation, summaries, options);
+    return this.#rules.checkedRun(conversation, summaries, options);
   }
 }

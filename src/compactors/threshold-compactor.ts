@@ -3,10 +3,9 @@ import {
   type CompactionContext,
   type CompactionOutput,
   type Compactor,
-  exceedsThreshold,
-  registerTrustedCompaction,
+  type CompactorRules,
+  compactorRules,
 } from "../core/compactor.js";
-import { assertCompactArguments } from "../core/entry-validation.js";
 import type { Message } from "../core/message.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
@@ -109,6 +108,7 @@ export class ThresholdCompactor implements Compactor {
   readonly isAsync = false;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "threshold";
+  readonly #rules: CompactorRules<CompactionOutput>;
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(options: Partial<ThresholdCompactorOptions> = {}) {
@@ -126,13 +126,16 @@ export class ThresholdCompactor implements Compactor {
           ? merged.clearToolInputs
           : Object.freeze([...merged.clearToolInputs]),
     });
-    registerTrustedCompaction(this, (conversation, summaries, context) =>
-      maskToolResults(conversation, summaries, this.config, context),
+    this.#rules = compactorRules(
+      this,
+      this.config.threshold,
+      (conversation, summaries, context, estimate) =>
+        maskToolResults(conversation, summaries, this.config, context, estimate),
     );
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return exceedsThreshold(contextUsed, contextLimit, this.config.threshold);
+    return this.#rules.shouldCompact(contextUsed, contextLimit);
   }
 
   /**
@@ -144,7 +147,6 @@ export class ThresholdCompactor implements Compactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    const tokens = assertCompactArguments(conversation, summaries, context);
-    return maskToolResults(conversation, summaries, this.config, context, tokens);
+    return this.#rules.checkedRun(conversation, summaries, context);
   }
 }

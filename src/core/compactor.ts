@@ -1,4 +1,4 @@
-import { assertMessages } from "./entry-validation.js";
+import { assertCompactArguments, assertMessages } from "./entry-validation.js";
 import type { Message, ToolResultBlock } from "./message.js";
 
 /** What a compaction changed. Counts only what this run changed, never what an earlier run did. */
@@ -130,12 +130,58 @@ export interface AsyncCompactor extends Compactor {
 /**
  * How a compactor of ours runs on a conversation its caller already validated (the session,
  * a pipeline of ours): the same work as its public methods, without validating again.
+ * `estimate` is the conversation's token estimate when the caller has it at hand.
  */
 export type TrustedCompaction = (
   conversation: readonly Message[],
   summaries: ReadonlyMap<string, string>,
   options: CompactAsyncOptions,
+  estimate?: number,
 ) => CompactionOutput | Promise<CompactionOutput>;
+
+/** What {@link compactorRules} gives a compactor of ours. */
+export interface CompactorRules<Output extends CompactionOutput | Promise<CompactionOutput>> {
+  /** The shared threshold rule at the compactor's threshold ({@link exceedsThreshold}). */
+  shouldCompact(contextUsed: number, contextLimit: number): boolean;
+  /**
+   * The compactor's run behind its public method: the arguments validated first.
+   * @throws {ValidationError} naming the offending argument and path.
+   */
+  checkedRun(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options?: CompactAsyncOptions,
+  ): Output;
+}
+
+/**
+ * The parts every compactor of ours shares, in one place: `shouldCompact` at its threshold, its
+ * public entry validating the arguments, and its registration as trusted, so the session runs
+ * `run` on data it validated already and takes its output without checking it again. `trusted`
+ * is what the session runs instead, when it differs (a rule of the session's the public method
+ * need not keep).
+ */
+export function compactorRules<Output extends CompactionOutput | Promise<CompactionOutput>>(
+  compactor: Compactor,
+  threshold: number,
+  run: (
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+    estimate?: number,
+  ) => Output,
+  trusted: TrustedCompaction = run,
+): CompactorRules<Output> {
+  registerTrustedCompaction(compactor, trusted);
+  return {
+    shouldCompact: (contextUsed, contextLimit) =>
+      exceedsThreshold(contextUsed, contextLimit, threshold),
+    checkedRun: (conversation, summaries, options) => {
+      const estimate = assertCompactArguments(conversation, summaries, options);
+      return run(conversation, summaries, options ?? {}, estimate);
+    },
+  };
+}
 
 const trustedRuns = new WeakMap<Compactor, TrustedCompaction>();
 
