@@ -92,3 +92,4 @@ export type {
   InputTransformationsEvent,
 } from "../session/events.js";
 export { isAnthropicContextOverflow } from "./overflow.js";
+export { answerCompact, COMPACT_TOOL } from "./compact-tool.js";

@@ -54,3 +54,4 @@ export {
 export { toResponsesInput } from "./responses-output.js";
 export { type OpenAIUsageLike, usageFromOpenAI } from "./usage.js";
 export { isOpenAIContextOverflow } from "./overflow.js";
+export { answerCompactFunctionCall, COMPACT_FUNCTION_TOOL } from "./compact-tool.js";

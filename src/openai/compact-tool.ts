@@ -1,0 +1,52 @@
+import type { FunctionTool } from "openai/resources/responses/responses";
+import {
+  answerCompactCall,
+  COMPACT_TOOL_DESCRIPTION,
+  COMPACT_TOOL_INPUT_SCHEMA,
+  COMPACT_TOOL_NAME,
+  type CompactToolSession,
+} from "../session/compact-tool-call.js";
+import type { ToolResultInput } from "../session/tool-results.js";
+
+/**
+ * The Responses API function tool that lets the model ask for a compaction at a natural
+ * boundary (a sub-task done; not mid-derivation): add it to `tools`, and answer its
+ * `function_call` items with {@link answerCompactFunctionCall}.
+ */
+export const COMPACT_FUNCTION_TOOL = {
+  type: "function",
+  name: COMPACT_TOOL_NAME,
+  description: COMPACT_TOOL_DESCRIPTION,
+  parameters: {
+    ...COMPACT_TOOL_INPUT_SCHEMA,
+    properties: { ...COMPACT_TOOL_INPUT_SCHEMA.properties },
+  },
+  strict: false,
+} satisfies FunctionTool;
+
+/**
+ * Answers a {@link COMPACT_FUNCTION_TOOL} call (its `arguments` JSON): `session.requestCompaction`
+ * with the call's `notes`, and the tool result for `addToolResults` (an error result,
+ * scheduling nothing, for arguments that are not JSON or notes that are not a string).
+ *
+ * @example
+ * if (call.name === COMPACT_FUNCTION_TOOL.name) results.push(answerCompactFunctionCall(session, call));
+ */
+export function answerCompactFunctionCall(
+  session: CompactToolSession,
+  call: { call_id: string; arguments: string },
+): ToolResultInput {
+  let input: unknown;
+  try {
+    const text = typeof call.arguments === "string" ? call.arguments.trim() : "not a string";
+    input = text === "" ? {} : JSON.parse(text);
+  } catch {
+    return {
+      type: "tool_result",
+      tool_use_id: call.call_id,
+      content: "The arguments must be a JSON object. No compaction was scheduled.",
+      is_error: true,
+    };
+  }
+  return answerCompactCall(session, call.call_id, input);
+}
