@@ -82,6 +82,12 @@ export interface ForceCompactOptions extends MaybeCompactOptions {
 /** What `forceCompact` did: the combined result and a boundary record per compactor that changed something. */
 export interface ForceCompactResult extends CompactionResult {
   boundaries: CompactionBoundary[];
+  /**
+   * Why each compactor that changed nothing did not (its `compaction_skipped` event's strategy,
+   * reason and detail): a `/compact` that freed nothing says why, e.g. the newest tool results
+   * are protected (`keepRecentToolUses`) or the part to fold is too small to shrink.
+   */
+  skipped?: { strategy: string; reason: string; detail: string }[];
   /** Whether the context is still above the window (a `context_overflow` event said why). */
   overWindow: boolean;
   /**

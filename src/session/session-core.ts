@@ -375,17 +375,28 @@ export class SessionCore {
       }
       if (this.#auto.pending !== undefined) this.#background?.release();
       let before: readonly Message[] = [];
-      const outcome = await this.queue.enqueue(() => {
+      const skipped: NonNullable<ForceCompactResult["skipped"]> = [];
+      const outcome = await this.queue.enqueue(async () => {
         before = this.history.messages;
-        return this.#attempt("manual", parsed);
+        // The run's own skips (it holds the queue): a /compact that freed nothing says why.
+        const stop = this.on((event) => {
+          if (event.type === "compaction_skipped" && event.trigger === "manual")
+            skipped.push({ strategy: event.strategy, reason: event.reason, detail: event.detail });
+        });
+        try {
+          return await this.#attempt("manual", parsed);
+        } finally {
+          stop();
+        }
       });
       this.#requested = undefined;
       await this.hooks.after(outcome.boundaries);
-      return forceCompactResult(
+      const result = forceCompactResult(
         outcome,
         estimateTokens(before),
         estimateTokens(this.history.messages),
       );
+      return skipped.length === 0 ? result : { ...result, skipped };
     });
   }
 

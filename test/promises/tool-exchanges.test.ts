@@ -372,3 +372,19 @@ describe("dollars and windows", () => {
     });
   });
 });
+
+describe("a /compact that frees nothing says why", () => {
+  it("names the protected results on the default session", async () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    session.addUserText("Read the files.");
+    for (let step = 1; step <= 3; step += 1) {
+      session.addAssistant([{ type: "tool_use", id: `toolu_${step}`, name: "read", input: {} }]);
+      session.addToolResults([resultOf(`toolu_${step}`, "z".repeat(4_000))]);
+    }
+    const result = await session.forceCompact();
+    expect(result.boundaries).toEqual([]);
+    expect(result.skipped).toEqual([
+      { strategy: "threshold", reason: "nothing_to_compact", detail: expect.stringMatching(/\S/) },
+    ]);
+  });
+});
