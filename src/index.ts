@@ -124,15 +124,15 @@ export {
   type AgentSessionOptions,
   DEFAULT_SESSION_COMPACTOR_OPTIONS,
 } from "./session/options.js";
-export type {
-  SerializedMessage,
-  SessionRestoreOptions,
-  SessionSnapshot,
-} from "./session/snapshot.js";
-export type { ToolResultInput } from "./session/tool-results.js";
 export {
   type OverflowRecovery,
   type OverflowRecoveryOptions,
   type OverflowRecoverySession,
   withOverflowRecovery,
 } from "./session/overflow-recovery.js";
+export type {
+  SerializedMessage,
+  SessionRestoreOptions,
+  SessionSnapshot,
+} from "./session/snapshot.js";
+export type { ToolResultInput } from "./session/tool-results.js";

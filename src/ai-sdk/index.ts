@@ -32,6 +32,7 @@ export {
   fromModelMessages,
   toModelMessages,
 } from "./model-messages.js";
+export { isAiSdkContextOverflow } from "./overflow.js";
 export { AI_SDK_KEY } from "./parts-in.js";
 export {
   type CompactionPrepareStepOptions,
@@ -41,4 +42,3 @@ export {
   type PrepareStepOutput,
 } from "./prepare-step.js";
 export { type AiSdkUsageLike, usageFromAiSdk } from "./usage.js";
-export { isAiSdkContextOverflow } from "./overflow.js";

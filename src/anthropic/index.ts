@@ -30,6 +30,11 @@ export {
   startsWithCompaction,
 } from "../core/conversation-structure.js";
 export { COMPACTION_BLOCK_TYPE, type CompactionBlock } from "../core/message.js";
+export type {
+  CacheDiagnosisEvent,
+  ContextEditsAppliedEvent,
+  InputTransformationsEvent,
+} from "../session/events.js";
 export {
   type AnthropicCompactionClient,
   type AnthropicCompactionParams,
@@ -45,6 +50,7 @@ export {
   STRING_CONTENT_KEY,
   toAnthropicContent,
 } from "./blocks.js";
+export { answerCompact, COMPACT_TOOL } from "./compact-tool.js";
 export {
   type AnthropicContextManagement,
   type AnthropicContextManagementOptions,
@@ -62,6 +68,7 @@ export {
   DEFAULT_ANTHROPIC_LLM_CLIENT_OPTIONS,
   responseText,
 } from "./llm-client.js";
+export { isAnthropicContextOverflow } from "./overflow.js";
 export { answerRecall, RECALL_TOOL, recallText } from "./recall-tool.js";
 export {
   type AnthropicRequestBuildOptions,
@@ -86,10 +93,3 @@ export {
 } from "./token-counter.js";
 export { type FromAnthropicOptions, fromAnthropicMessages } from "./turns.js";
 export { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
-export type {
-  CacheDiagnosisEvent,
-  ContextEditsAppliedEvent,
-  InputTransformationsEvent,
-} from "../session/events.js";
-export { isAnthropicContextOverflow } from "./overflow.js";
-export { answerCompact, COMPACT_TOOL } from "./compact-tool.js";

@@ -24,6 +24,7 @@
  * @packageDocumentation
  */
 
+export { answerCompactFunctionCall, COMPACT_FUNCTION_TOOL } from "./compact-tool.js";
 export { OPENAI_KEY } from "./items-in.js";
 export {
   DEFAULT_OPENAI_LLM_CLIENT_OPTIONS,
@@ -40,6 +41,7 @@ export {
   OpenAICompactor,
   type OpenAICompactorOptions,
 } from "./openai-compactor.js";
+export { isOpenAIContextOverflow } from "./overflow.js";
 export {
   type AppendedOpenAIResponse,
   appendOpenAIResponse,
@@ -53,5 +55,3 @@ export {
 } from "./responses-input.js";
 export { toResponsesInput } from "./responses-output.js";
 export { type OpenAIUsageLike, usageFromOpenAI } from "./usage.js";
-export { isOpenAIContextOverflow } from "./overflow.js";
-export { answerCompactFunctionCall, COMPACT_FUNCTION_TOOL } from "./compact-tool.js";

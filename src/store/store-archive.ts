@@ -18,13 +18,25 @@ export class StoreArchive implements CompactionArchive {
     this.#store = store;
   }
 
+  /**
+   * Writes each record under its handle. Handles are numbered from the head a compaction
+   * starts on, and compactions run under the session's lease, so two never share one; should a
+   * lease have expired under a stalled worker, a handle holding another record is refused
+   * (`aborted`: that compaction lands nothing) rather than overwritten.
+   */
   async put(sessionId: string, records: readonly ArchiveRecord[]): Promise<void> {
     for (const record of records) {
-      await this.#store.setValue(
-        sessionId,
-        keyOf(record.handle),
-        JSON.stringify(serializeRecord(record)),
-      );
+      const key = keyOf(record.handle);
+      const data = JSON.stringify(serializeRecord(record));
+      const existing = await this.#store.getValue(sessionId, key);
+      if (existing === data) continue;
+      if (existing !== undefined) {
+        throw new CompactionError(
+          "aborted",
+          `session ${JSON.stringify(sessionId)}: recall handle ${record.handle} already holds another record (another worker compacted at the same time); nothing of this compaction was applied`,
+        );
+      }
+      await this.#store.setValue(sessionId, key, data);
     }
   }
 
