@@ -5,31 +5,27 @@ import {
   type CompactionContext,
   type CompactionOutput,
   type CompactionResult,
-  conversationChanged,
-  emptyCompactionResult,
-  exceedsThreshold,
-  registerTrustedCompaction,
+  type CompactorRules,
+  compactorRules,
 } from "../core/compactor.js";
-import { assertCompactArguments } from "../core/entry-validation.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
 import { assertLlmClient, compactorOptions } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_OPTIONS,
+  LLMCompactor,
   type LLMCompactorOptions,
   LLMCompactorOptionsSchema,
 } from "./llm-compactor.js";
-import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
-import { targetBudget } from "./target.js";
+import { type MaskThenSummarize, maskThenSummarize } from "./stage-preset.js";
 import {
   DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
+  ThresholdCompactor,
   type ThresholdCompactorOptions,
   ThresholdCompactorOptionsSchema,
 } from "./threshold-compactor.js";
-import { maskingChanges, maskToolResults } from "./tool-masking.js";
 
 /**
  * Options of {@link HybridCompactor}: the masking options of {@link ThresholdCompactorOptions}
@@ -77,20 +73,21 @@ export interface HybridCompactionResult extends CompactionResult {
 }
 
 /** The options of `options` that `schema` knows: each part gets its own, derived, never listed by hand. */
-function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject): T {
+function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject): Partial<T> {
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(schema.shape)) {
     const value = (options as unknown as Record<string, unknown>)[key];
     if (value !== undefined) picked[key] = value;
   }
-  return picked as T;
+  return picked as Partial<T>;
 }
 
 /**
  * The pipeline compactor: masks old tool results first (free, keeps the prompt cache stable)
  * and summarizes only when masking cannot bring the context down to `targetUtilization` — the
  * best cost/solve-rate result in "The Complexity Trap". The summarizer sees the unmasked
- * messages. Usable as the session's single `compactor`.
+ * messages. Usable as the session's single `compactor`. A preset of the session's two stages
+ * (a `ThresholdCompactor`, then an `LLMCompactor`) run as one, all or nothing.
  *
  * @example
  * const session = new AgentSession({
@@ -104,8 +101,8 @@ export class HybridCompactor implements AsyncCompactor {
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "hybrid";
-  readonly #masking: Readonly<ThresholdCompactorOptions>;
-  readonly #summarizer: Summarizer;
+  readonly #stages: MaskThenSummarize;
+  readonly #rules: CompactorRules<Promise<HybridOutput>>;
 
   /**
    * `client` writes the summaries; the other options are {@link HybridCompactorOptions}.
@@ -126,20 +123,18 @@ export class HybridCompactor implements AsyncCompactor {
       "HybridCompactorOptions",
     );
     this.config = Object.freeze(merged);
-    this.#masking = Object.freeze(
-      pick<ThresholdCompactorOptions>(merged, ThresholdCompactorOptionsSchema),
-    );
-    this.#summarizer = {
-      client,
-      options: Object.freeze(pick<LLMCompactorOptions>(merged, LLMCompactorOptionsSchema)),
-    };
-    registerTrustedCompaction(this, (conversation, summaries, runOptions) =>
-      this.#compact(conversation, summaries, runOptions),
+    this.#stages = Object.freeze({
+      masking: new ThresholdCompactor(pick(merged, ThresholdCompactorOptionsSchema)),
+      summary: new LLMCompactor(client, pick(merged, LLMCompactorOptionsSchema)),
+      targetUtilization: merged.targetUtilization,
+    });
+    this.#rules = compactorRules(this, merged.threshold, (conversation, summaries, runOptions) =>
+      maskThenSummarize(this.#stages, conversation, summaries, runOptions),
     );
   }
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return exceedsThreshold(contextUsed, contextLimit, this.config.threshold);
+    return this.#rules.shouldCompact(contextUsed, contextLimit);
   }
 
   /** The synchronous path masks only (summaries need `compactAsync`). */
@@ -148,8 +143,7 @@ export class HybridCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    const tokens = assertCompactArguments(conversation, summaries, context);
-    return maskToolResults(conversation, summaries, this.#masking, context, tokens);
+    return this.#stages.masking.compact(conversation, summaries, context);
   }
 
   /**
@@ -161,64 +155,14 @@ export class HybridCompactor implements AsyncCompactor {
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
-  ): Promise<{ conversation: Message[]; result: HybridCompactionResult; skipReason?: string }> {
-    assertCompactArguments(conversation, summaries, options);
-    return this.#compact(conversation, summaries, options);
-  }
-
-  async #compact(
-    conversation: readonly Message[],
-    summaries: ReadonlyMap<string, string>,
-    options: CompactAsyncOptions,
-  ): Promise<{ conversation: Message[]; result: HybridCompactionResult; skipReason?: string }> {
-    const manual = options.trigger === "manual";
-    const masked = maskToolResults(conversation, summaries, this.#masking, options);
-    const tokensBefore = masked.result.tokensBefore ?? estimateTokens(conversation);
-    const maskedTokens = masked.result.tokensAfter ?? estimateTokens(masked.conversation);
-    const budget = targetBudget(
-      this.config.targetUtilization,
-      { ...options, trigger: "auto" },
-      tokensBefore,
-    );
-    const maskOnly = (skipReason?: string) => ({
-      conversation: masked.conversation,
-      result: { ...masked.result, summarized: false, tokensBefore, tokensAfter: maskedTokens },
-      ...(skipReason === undefined ? {} : { skipReason }),
-    });
-    if (!manual && budget !== undefined && maskedTokens <= budget) return maskOnly();
-
-    const folded = await foldIntoSummary(
-      this.#summarizer,
-      masked.conversation,
-      conversation,
-      summaries,
-      options,
-    );
-    if (folded.result.turnsCompacted === 0) {
-      const masking = conversationChanged(conversation, masked.conversation);
-      return maskOnly(masking ? undefined : folded.skipReason);
-    }
-
-    // Masking counts only for the messages the summary kept.
-    const kept = new Set(folded.conversation);
-    const before: Message[] = [];
-    const after: Message[] = [];
-    masked.conversation.forEach((message, index) => {
-      if (!kept.has(message)) return;
-      before.push(conversation[index]!);
-      after.push(message);
-    });
-    return {
-      conversation: folded.conversation,
-      result: {
-        ...emptyCompactionResult(),
-        ...maskingChanges(before, after),
-        turnsCompacted: folded.result.turnsCompacted,
-        summarized: true,
-        tokensBefore,
-        tokensAfter: estimateTokens(folded.conversation),
-        ...(folded.result.usage === undefined ? {} : { usage: folded.result.usage }),
-      },
-    };
+  ): Promise<HybridOutput> {
+    return this.#rules.checkedRun(conversation, summaries, options);
   }
 }
+
+/** What {@link HybridCompactor.compactAsync} resolves to. */
+type HybridOutput = {
+  conversation: Message[];
+  result: HybridCompactionResult;
+  skipReason?: string;
+};

@@ -141,6 +141,13 @@ export const LLMCompactorOptionsSchema = z.strictObject({
     .exactOptional(),
 });
 
+const summarizers = new WeakMap<LLMCompactor, Summarizer>();
+
+/** What writes an {@link LLMCompactor}'s summaries: its client and options, for a preset's summary stage. */
+export function summarizerOf(compactor: LLMCompactor): Summarizer {
+  return summarizers.get(compactor)!;
+}
+
 /**
  * The asynchronous compactor: asks an LLM to summarize the turns older than
  * `keepRecentTurns`, and replaces them with one user message holding the summary. A client
@@ -174,6 +181,7 @@ export class LLMCompactor implements AsyncCompactor {
       ),
     );
     const summarizer: Summarizer = { client, options: this.config };
+    summarizers.set(this, summarizer);
     this.#rules = compactorRules(this, this.config.threshold, (conversation, summaries, options) =>
       foldIntoSummary(summarizer, conversation, conversation, summaries, options),
     );
