@@ -151,35 +151,48 @@ export const ContentBlockSchema: z.ZodType<ContentBlock> = z.discriminatedUnion(
   opaqueBlock,
 ]);
 
-function messageFields<D extends z.ZodType<Date>>(date: D) {
+const contentBlocks = z.array(ContentBlockSchema);
+
+/**
+ * The one definition of a message's fields, every message schema built from it: `date` reads
+ * `createdAt` (a `Date`, or an ISO string in a snapshot), `content` its blocks (at least one,
+ * or any number for the lenient shape that reports an empty message as a problem).
+ */
+function messageFields<D extends z.ZodType<Date, unknown>>(
+  date: D,
+  content: z.ZodType<ContentBlock[]> = contentBlocks.min(1, "must hold at least one block"),
+) {
   return {
     id: z.string().min(1, "must be a non-empty string"),
     sessionId: z.string().min(1, "must be a non-empty string"),
     turnId: TurnIdSchema,
     createdAt: date,
-    content: z.array(ContentBlockSchema).min(1, "must hold at least one block"),
+    content,
     generated: z.enum(["summary", "continuation", "notice"]).exactOptional(),
   };
 }
 
+/** A message schema of the user's and the assistant's role, from {@link messageFields}. */
+function byRole<D extends z.ZodType<Date, unknown>>(date: D) {
+  return {
+    user: z.object({ role: z.literal("user"), ...messageFields(date) }),
+    assistant: z.object({ role: z.literal("assistant"), ...messageFields(date) }),
+  };
+}
+
 const validDate = z.date().refine((date) => !Number.isNaN(date.getTime()), "must be a valid date");
+const live = byRole(validDate);
 
 /** Schema of a {@link UserMessage}. */
-export const UserMessageSchema: z.ZodType<UserMessage> = z.object({
-  role: z.literal("user"),
-  ...messageFields(validDate),
-});
+export const UserMessageSchema: z.ZodType<UserMessage> = live.user;
 
 /** Schema of an {@link AssistantMessage}. */
-export const AssistantMessageSchema: z.ZodType<AssistantMessage> = z.object({
-  role: z.literal("assistant"),
-  ...messageFields(validDate),
-});
+export const AssistantMessageSchema: z.ZodType<AssistantMessage> = live.assistant;
 
 /** Schema of a {@link Message}. */
 export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("user"), ...messageFields(validDate) }),
-  z.object({ role: z.literal("assistant"), ...messageFields(validDate) }),
+  live.user,
+  live.assistant,
 ]);
 
 /** Schema of a list of messages whose ids are unique. */
@@ -193,9 +206,24 @@ const isoDate = z.iso
   .datetime({ offset: true })
   .transform((value) => new Date(value))
   .pipe(validDate);
+const stored = byRole(isoDate);
 
 /** Schema of a message as stored in a JSON snapshot (`createdAt` as an ISO string). */
 export const SerializedMessageSchema: z.ZodType<Message, unknown> = z.discriminatedUnion("role", [
-  z.object({ role: z.literal("user"), ...messageFields(isoDate) }),
-  z.object({ role: z.literal("assistant"), ...messageFields(isoDate) }),
+  stored.user,
+  stored.assistant,
 ]);
+
+/**
+ * Schema of a message as `validateConversation` takes it: the fields of {@link MessageSchema},
+ * but an empty `content` is an API problem to report, not a malformed message.
+ */
+export const LenientMessageSchema: z.ZodType<Message> = z.object({
+  role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }),
+  ...messageFields(validDate, contentBlocks),
+});
+
+/** Schema of what `validateConversation` takes: messages whose content may be empty. */
+export const LenientMessagesSchema: z.ZodType<Message[]> = z.array(LenientMessageSchema, {
+  error: "must be an array of messages",
+});

@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { LazilyCompiled } from "./compiled-schema.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import {
@@ -11,7 +10,7 @@ import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
 import { isPlainObject } from "./plain-object.js";
 import { aiSdkProblems, openAIProblems } from "./provider-validity.js";
-import { ContentBlockSchema, TurnIdSchema } from "./schemas.js";
+import { LenientMessagesSchema } from "./schemas.js";
 
 const PROVIDERS: readonly ConversationProvider[] = ["anthropic", "openai", "ai-sdk"];
 
@@ -47,22 +46,8 @@ export interface ValidateConversationOptions {
 /** The most messages one request may carry. */
 export const MAX_MESSAGES_PER_REQUEST = 100_000;
 
-const validDate = z.date().refine((date) => !Number.isNaN(date.getTime()), "must be a valid date");
-
-// Like MessageSchema, but an empty `content` is an API problem to report, not a malformed message.
-const LenientMessageSchema = z.object({
-  role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }),
-  id: z.string().min(1, "must be a non-empty string"),
-  sessionId: z.string().min(1, "must be a non-empty string"),
-  turnId: TurnIdSchema,
-  createdAt: validDate,
-  content: z.array(ContentBlockSchema),
-});
-
 /** Schema of what `validateConversation` takes: messages whose content may be empty. */
-export const LenientMessagesSchema = z.array(LenientMessageSchema, {
-  error: "must be an array of messages",
-});
+export { LenientMessagesSchema };
 
 const lenientMessagesSchema = new LazilyCompiled(LenientMessagesSchema);
 
