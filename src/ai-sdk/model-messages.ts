@@ -1,5 +1,4 @@
 import type { ModelMessage } from "ai";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { isCompactionBlock } from "../core/conversation-structure.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
@@ -12,6 +11,7 @@ import {
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
+import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { messageToModel } from "./message-out.js";
 import {

@@ -1,8 +1,8 @@
 import type { Tool, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 import { AgentSession } from "../session/agent-session.js";
-import type { ToolResultInput } from "../session/tool-results.js";
 import { AnthropicStandIn, type StandInRequest } from "../testing/anthropic-stand-in.js";
 import { answerCompact, COMPACT_TOOL } from "./compact-tool.js";
 import { AnthropicLlmClient } from "./llm-client.js";

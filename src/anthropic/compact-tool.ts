@@ -1,4 +1,5 @@
 import type { Tool } from "@anthropic-ai/sdk/resources/messages";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 import {
   answerCompactCall,
   COMPACT_TOOL_DESCRIPTION,
@@ -6,7 +7,6 @@ import {
   COMPACT_TOOL_NAME,
   type CompactToolSession,
 } from "../session/compact-tool-call.js";
-import type { ToolResultInput } from "../session/tool-results.js";
 
 /**
  * The tool that lets the model ask for a compaction at a natural boundary (a sub-task done, an

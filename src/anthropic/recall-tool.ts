@@ -1,7 +1,7 @@
 import type { Tool } from "@anthropic-ai/sdk/resources/messages";
+import type { ArchiveRecord } from "../core/archive-record.js";
 import type { ContentBlock, Message } from "../core/message.js";
-import type { ArchiveRecord } from "../session/archive.js";
-import type { ToolResultInput } from "../session/tool-results.js";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 
 /**
  * The tool that lets the model fetch back what compaction removed: add it to `tools`, and

@@ -1,8 +1,7 @@
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message.js";
-import type { AgentSession } from "../session/agent-session.js";
-import type { Usage } from "../session/context-meter.js";
+import type { Usage } from "../core/usage.js";
 import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
 import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
 
@@ -97,13 +96,17 @@ const ResponseShapeSchema = z.looseObject(
  * (when it has them) what reports the API's input transformations, context edits and cache
  * diagnosis to its observers.
  */
-export type ResponseTarget = Pick<AgentSession, "addAssistant" | "recordUsage"> &
-  Partial<Pick<AgentSession, "recordInputTransformations">> & {
-    /** Receives the response's `context_management.applied_edits`, as sent. */
-    recordContextEdits?: (edits: readonly JsonObject[]) => void;
-    /** Receives the response's `diagnostics.cache_miss_reason`, as sent (`null`: no miss). */
-    recordCacheDiagnosis?: (reason: JsonObject | null) => void;
-  };
+export type ResponseTarget = {
+  addAssistant(content: ContentBlock[], options?: { id?: string }): AssistantMessage;
+  recordUsage(usage: Usage): void;
+  /** Receives the response's `input_transformations`, as sent. */
+  recordInputTransformations?: (transformations: readonly JsonObject[]) => void;
+} & {
+  /** Receives the response's `context_management.applied_edits`, as sent. */
+  recordContextEdits?: (edits: readonly JsonObject[]) => void;
+  /** Receives the response's `diagnostics.cache_miss_reason`, as sent (`null`: no miss). */
+  recordCacheDiagnosis?: (reason: JsonObject | null) => void;
+};
 
 /**
  * The side of a store-backed session (`openSession`) that {@link appendAnthropicResponse}

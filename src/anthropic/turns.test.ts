@@ -1,7 +1,7 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { ValidationError } from "../core/errors.js";
+import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { AgentSession } from "../session/agent-session.js";
 import { STRING_CONTENT_KEY } from "./blocks.js";
 import { toAnthropicMessages } from "./request.js";

@@ -1,6 +1,5 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { isCompactionBlock } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
@@ -13,6 +12,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
+import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { contentFromWire } from "./blocks.js";
 import {

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import type { Usage } from "../session/context-meter.js";
+import type { Usage } from "../core/usage.js";
 
 /**
  * The token fields of an Anthropic usage object: the SDK's `Usage`, `MessageDeltaUsage`

@@ -1,4 +1,5 @@
 import type { FunctionTool } from "openai/resources/responses/responses";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 import {
   answerCompactCall,
   COMPACT_TOOL_DESCRIPTION,
@@ -6,7 +7,6 @@ import {
   COMPACT_TOOL_NAME,
   type CompactToolSession,
 } from "../session/compact-tool-call.js";
-import type { ToolResultInput } from "../session/tool-results.js";
 
 /**
  * The Responses API function tool that lets the model ask for a compaction at a natural

@@ -1,5 +1,4 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type ContentBlock,
@@ -11,6 +10,7 @@ import {
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isPlainObject } from "../core/plain-object.js";
+import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import {
   callBlock,

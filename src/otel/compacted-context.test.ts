@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
-import { SUMMARY_PREFIX } from "../compactors/prompt.js";
+import { SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { GEN_AI_ATTRIBUTES as G } from "./attributes.js";

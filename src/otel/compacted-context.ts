@@ -1,6 +1,6 @@
 import { type Span, trace } from "@opentelemetry/api";
-import { SUMMARY_PREFIX } from "../compactors/prompt.js";
 import { COMPACTION_BLOCK_TYPE } from "../core/message.js";
+import { SUMMARY_PREFIX } from "../core/summary-format.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
 
 type Loose = Record<string, unknown>;

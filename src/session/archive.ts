@@ -1,16 +1,10 @@
+import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { JsonObject, Message, ToolResultBlock } from "../core/message.js";
 import { RECALL_MARK, recallHandleIn } from "../core/recall-mark.js";
 import { isSummaryTurn } from "../core/turn.js";
 
-/** What a compaction removed or replaced, kept under a recall handle. */
-export type ArchiveRecord =
-  /** A tool result whose content was replaced (by its compact summary or the notice). */
-  | { handle: string; kind: "tool_result"; toolUseId: string; original: ToolResultBlock }
-  /** A tool input that was cleared. */
-  | { handle: string; kind: "tool_input"; toolUseId: string; original: JsonObject }
-  /** Messages folded into a summary, trimmed, or rewritten by a custom compactor. */
-  | { handle: string; kind: "messages"; original: Message[] };
+export type { ArchiveRecord } from "../core/archive-record.js";
 
 /**
  * Where a session keeps what its compactions remove: in memory by default

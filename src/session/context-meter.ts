@@ -1,31 +1,8 @@
-import * as z from "zod";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
+import type { Usage } from "../core/usage.js";
 
-/** Token usage reported by the model for one request. */
-export interface Usage {
-  /** Uncached input tokens. */
-  inputTokens: number;
-  /** Input tokens written to the prompt cache. @default 0 */
-  cacheCreationInputTokens?: number;
-  /** Input tokens read from the prompt cache. @default 0 */
-  cacheReadInputTokens?: number;
-  /** Tokens of the reply (it joins the context of the next request). @default 0 */
-  outputTokens?: number;
-}
-
-const tokenCount = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more");
-
-/** Schema of {@link Usage}. */
-export const UsageSchema = z.strictObject({
-  inputTokens: tokenCount,
-  cacheCreationInputTokens: tokenCount.exactOptional(),
-  cacheReadInputTokens: tokenCount.exactOptional(),
-  outputTokens: tokenCount.exactOptional(),
-});
+export { type Usage, UsageSchema } from "../core/usage.js";
 
 /**
  * A reported usage far below the local estimate of the messages it covers is not trusted:

@@ -5,9 +5,9 @@ import { AnthropicLlmClient } from "../anthropic/llm-client.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
 import { appendAnthropicResponse } from "../anthropic/response.js";
 import { HybridCompactor } from "../compactors/hybrid-compactor.js";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 import { AgentSession } from "../session/agent-session.js";
 import type { CompactionEvent } from "../session/events.js";
-import type { ToolResultInput } from "../session/tool-results.js";
 import { AnthropicStandIn, type StandInRequest } from "./anthropic-stand-in.js";
 
 // The README's agent loop, run offline against the stand-in: every request the session builds
