@@ -77,6 +77,14 @@ const BASES: readonly Base[] = [
     cachedSummaries: true,
     options: ({ client, clock }) => ({ compactor: new HybridCompactor({ client, clock }) }),
   },
+  {
+    // Part 5's cheapest threshold setting: compacting earlier and deeper without the model.
+    name: "mask+llm cached 0.5→0.15",
+    cachedSummaries: true,
+    options: ({ client, clock }) => ({
+      compactor: new HybridCompactor({ client, clock, threshold: 0.5, targetUtilization: 0.15 }),
+    }),
+  },
 ];
 
 const POLICIES: readonly { name: string; policy: BoundaryPolicy }[] = [
