@@ -1,13 +1,12 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
-import { POSITIVE_INT_SCHEMA, THRESHOLD_SCHEMA } from "../compactors/config-schemas.js";
 import {
   cutLayout,
   firstFittingCut,
   remainderBudget,
   retentionCut,
 } from "../compactors/cut-plan.js";
-import { requestWithin, throwIfAborted } from "../core/abort.js";
+import { requestWithin, TimerMillisecondsSchema, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
@@ -23,6 +22,12 @@ import { usageIssues } from "../core/llm-client.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
+import {
+  functionSchema,
+  NON_EMPTY_STRING_SCHEMA,
+  POSITIVE_INT_SCHEMA,
+  SHARE_SCHEMA,
+} from "../core/option-schemas.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
 import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";
@@ -112,7 +117,7 @@ export interface AnthropicCompactorOptions {
   instructions?: string;
   /** `max_tokens` of the compaction request (thinking included). @default 8192 */
   maxTokens?: number;
-  /** Milliseconds before the compaction request is abandoned (`timeout`). @default 120000 */
+  /** Milliseconds before the compaction request is abandoned (`timeout`); at most 2^31−1. @default 120000 */
   timeoutMs?: number;
   /** Betas sent besides `compact-2026-09-04` (e.g. `thinking-binding-controls-2026-08-01`). @default none */
   betas?: readonly string[];
@@ -138,7 +143,7 @@ const SUMMARY_RESERVE_TOKENS = 1024;
 /** An automatic compaction does not summarize fewer estimated tokens than this. */
 const MIN_SUMMARIZED_TOKENS = 256;
 
-const ratio = THRESHOLD_SCHEMA;
+const ratio = SHARE_SCHEMA;
 const positiveInt = POSITIVE_INT_SCHEMA;
 
 const AnthropicCompactorOptionsSchema = z
@@ -167,15 +172,15 @@ const AnthropicCompactorOptionsSchema = z
       )
       .exactOptional(),
     maxTokens: positiveInt.exactOptional(),
-    timeoutMs: positiveInt.exactOptional(),
-    betas: z.array(z.string().min(1), { error: "must be an array of beta names" }).exactOptional(),
+    timeoutMs: TimerMillisecondsSchema.exactOptional(),
+    betas: z
+      .array(NON_EMPTY_STRING_SCHEMA, { error: "must be an array of beta names" })
+      .exactOptional(),
     params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
     requestOptions: z
       .record(z.string(), z.unknown(), { error: "must be an object" })
       .exactOptional(),
-    clock: z
-      .custom<Clock>((value) => typeof value === "function", "must be a function")
-      .exactOptional(),
+    clock: functionSchema<Clock>().exactOptional(),
   })
   .superRefine((options, context) => {
     if (options.request === undefined && options.model === undefined) {

@@ -1,31 +1,18 @@
 import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
+import { SHARE_SCHEMA } from "../core/option-schemas.js";
+
+export { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 
 /** A utilization ratio in (0, 1]. */
-export const THRESHOLD_SCHEMA = z
-  .number({ error: "must be a number" })
-  .refine((value) => Number.isFinite(value) && value > 0 && value <= 1, {
-    message: "must be a number in (0, 1]",
-  });
+export const THRESHOLD_SCHEMA = SHARE_SCHEMA;
 
 /** A whole number of turns, at least 1 (0 would compact the request in flight). */
 export const KEEP_RECENT_TURNS_SCHEMA = z
   .number({ error: "must be a number" })
   .int("must be a whole number")
   .min(1, "must be at least 1 (0 would compact the request in flight)");
-
-/** A positive whole number. */
-export const POSITIVE_INT_SCHEMA = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .positive("must be greater than 0");
-
-/** A whole number, 0 or more. */
-export const NON_NEGATIVE_INT_SCHEMA = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more");
 
 /** A whole number of tool uses, at least 1 (the newest result is never compacted). */
 export const KEEP_RECENT_TOOL_USES_SCHEMA = z

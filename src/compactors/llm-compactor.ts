@@ -10,6 +10,7 @@ import {
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
+import { functionSchema, NON_EMPTY_STRING_SCHEMA } from "../core/option-schemas.js";
 import {
   assertLlmClient,
   compactorOptions,
@@ -23,7 +24,7 @@ import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
 export type { SummaryOverflow } from "./summary-chunking.js";
 
-import type { Timers } from "../core/abort.js";
+import { TimerMillisecondsSchema, type Timers } from "../core/abort.js";
 
 export type { Timers };
 
@@ -37,7 +38,7 @@ export interface LLMCompactorOptions {
   summarySystemPrompt?: string;
   /** The most tokens the summary may take. @default 2048 */
   maxSummaryTokens: number;
-  /** Milliseconds before the summary call is abandoned (`timeout`). @default 60000 */
+  /** Milliseconds before the summary call is abandoned (`timeout`); at most 2^31−1. @default 60000 */
   summaryTimeoutMs: number;
   /**
    * Token budget (about 4 characters a token) of one summarization request: system prompt,
@@ -113,9 +114,9 @@ const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;
 export const LLMCompactorOptionsSchema = z.strictObject({
   threshold: THRESHOLD_SCHEMA.exactOptional(),
   keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-  summarySystemPrompt: z.string().min(1, "must be a non-empty string").exactOptional(),
+  summarySystemPrompt: NON_EMPTY_STRING_SCHEMA.exactOptional(),
   maxSummaryTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-  summaryTimeoutMs: POSITIVE_INT_SCHEMA.exactOptional(),
+  summaryTimeoutMs: TimerMillisecondsSchema.exactOptional(),
   maxTranscriptTokens: POSITIVE_INT_SCHEMA.exactOptional(),
   summaryOverflow: z
     .enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' })
@@ -136,9 +137,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
       "must have setTimeout and clearTimeout functions",
     )
     .exactOptional(),
-  clock: z
-    .custom<Clock>((value) => typeof value === "function", "must be a function")
-    .exactOptional(),
+  clock: functionSchema<Clock>().exactOptional(),
 });
 
 const summarizers = new WeakMap<LLMCompactor, Summarizer>();

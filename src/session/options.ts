@@ -4,9 +4,16 @@ import {
   ThresholdCompactor,
   type ThresholdCompactorOptions,
 } from "../compactors/threshold-compactor.js";
-import { TimerMillisecondsSchema } from "../core/abort.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
+import {
+  functionSchema,
+  NON_EMPTY_STRING_SCHEMA,
+  POSITIVE_INT_SCHEMA,
+  positiveWholeNumber,
+  SHARE_SCHEMA,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
 import { isPlainObject } from "../core/plain-object.js";
 import { type ModelPricing, ModelPricingSchema } from "../pricing/model-pricing.js";
 import type { CompactionArchive } from "./archive.js";
@@ -197,11 +204,6 @@ const runnableCompactor = <T extends Compactor>() =>
     if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
   }) as unknown as z.ZodType<T>;
 
-/** A share of the window, in (0, 1]. */
-const SHARE_SCHEMA = z
-  .number({ error: "must be a number" })
-  .refine((value) => value > 0 && value <= 1, "must be a number in (0, 1]");
-
 /** `true`, `false` or `{ [key]?: share }` (an option on or off, or on with a share of the window). */
 function booleanOrShare(key: string) {
   return z.union([z.boolean(), z.strictObject({ [key]: SHARE_SCHEMA.exactOptional() })], {
@@ -211,11 +213,8 @@ function booleanOrShare(key: string) {
 
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z.strictObject({
-  contextLimit: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number of tokens")
-    .positive("must be greater than 0"),
-  sessionId: z.string().min(1, "must be a non-empty string").exactOptional(),
+  contextLimit: positiveWholeNumber("tokens"),
+  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
   compactor: z
     .unknown()
     .superRefine((value, context) => {
@@ -224,23 +223,17 @@ export const AgentSessionOptionsSchema = z.strictObject({
     })
     .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
   llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
-  clock: z.custom<Clock>(isFunction, "must be a function").exactOptional(),
-  onEvent: z
-    .custom<(event: CompactionEvent) => void>(isFunction, "must be a function")
-    .exactOptional(),
+  clock: functionSchema<Clock>().exactOptional(),
+  onEvent: functionSchema<(event: CompactionEvent) => void>().exactOptional(),
   logger: z
     .custom<Logger>(
       (value) => typeof value === "object" && value !== null && isFunction((value as Logger).warn),
       "must have a warn method",
     )
     .exactOptional(),
-  beforeCompact: z.custom<BeforeCompactHook>(isFunction, "must be a function").exactOptional(),
-  afterCompact: z.custom<AfterCompactHook>(isFunction, "must be a function").exactOptional(),
-  maxConsecutiveFailures: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .positive("must be greater than 0")
-    .exactOptional(),
+  beforeCompact: functionSchema<BeforeCompactHook>().exactOptional(),
+  afterCompact: functionSchema<AfterCompactHook>().exactOptional(),
+  maxConsecutiveFailures: POSITIVE_INT_SCHEMA.exactOptional(),
   trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
   maxBlockShare: SHARE_SCHEMA.exactOptional(),
   keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),

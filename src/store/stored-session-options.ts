@@ -1,5 +1,10 @@
 import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
+import {
+  NON_EMPTY_STRING_SCHEMA,
+  POSITIVE_INT_SCHEMA,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
 import { isPlainObject } from "../core/plain-object.js";
 import type { AgentSessionOptions } from "../session/options.js";
 
@@ -7,8 +12,8 @@ import type { AgentSessionOptions } from "../session/options.js";
 export interface StoredSessionOptions extends Omit<AgentSessionOptions, "sessionId"> {
   /**
    * How long a compaction lease lasts unless renewed (a live worker renews it every third of
-   * this while its summary runs): the longest a dead worker keeps others from compacting.
-   * @default 30000
+   * this while its summary runs): the longest a dead worker keeps others from compacting; at
+   * most 2^31−1. @default 30000
    */
   leaseMs?: number;
   /**
@@ -28,17 +33,9 @@ export const DEFAULT_STORED_SESSION_OPTIONS = Object.freeze({
 });
 
 const StoredOptionsSchema = z.object({
-  leaseMs: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number of milliseconds")
-    .positive("must be greater than 0")
-    .exactOptional(),
-  maxAttempts: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .positive("must be greater than 0")
-    .exactOptional(),
-  workerId: z.string().min(1, "must be a non-empty string").exactOptional(),
+  leaseMs: TimerMillisecondsSchema.exactOptional(),
+  maxAttempts: POSITIVE_INT_SCHEMA.exactOptional(),
+  workerId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
 });
 
 /** The options split: the store's own (validated, defaults applied), and the session's. */
