@@ -1,6 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, describe, expect, it } from "vitest";
+import { answerCompact } from "../../src/anthropic/compact-tool.js";
 import {
   AnthropicLlmClient,
   appendAnthropicResponse,
@@ -9,6 +10,7 @@ import {
 } from "../../src/anthropic/index.js";
 import { AgentSession, LLMCompactor } from "../../src/index.js";
 import { withOverflowRecovery } from "../../src/session/overflow-recovery.js";
+import { MemoryStore, openSession } from "../../src/store/index.js";
 import { AnthropicStandIn, type StandInRequest } from "../../src/testing/anthropic-stand-in.js";
 import { MessagesApiServer, roughTokens } from "../support/messages-api-server.js";
 
@@ -135,6 +137,48 @@ describe("withOverflowRecovery against AnthropicStandIn (the window enforced)", 
     ).catch((caught: unknown) => caught);
     expect(error).toBe(refusal);
     expect(attempts).toBe(2);
+  });
+});
+
+describe("a StoredSession (MemoryStore)", () => {
+  it("recovers from the refusal and takes the compact tool's answer like AgentSession", async () => {
+    const client = new AnthropicStandIn({ contextWindow: WINDOW, defaultReply: answer });
+    const session = await openSession(new MemoryStore(), "stored-overflow", {
+      contextLimit: 40_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new AnthropicLlmClient({ client, model }), {
+        keepRecentTurns: 1,
+        maxSummaryTokens: 300,
+        maxTranscriptTokens: 2_000,
+      }),
+    });
+    for (let index = 0; index < 6; index += 1) {
+      await session.addUserText(`Review module ${index}.`);
+      await session.addAssistant([
+        { type: "text", text: `Module ${index}: ${"ok; ".repeat(1500)}` },
+      ]);
+    }
+    await session.addUserText("Which module had issues?");
+    const send = () =>
+      client.messages.create({
+        model,
+        max_tokens: 512,
+        system,
+        tools,
+        messages: toAnthropicMessages(session.messages),
+      });
+
+    const response = await withOverflowRecovery(session, send, {
+      isOverflow: isAnthropicContextOverflow,
+    });
+
+    expect(response.content).toEqual([expect.objectContaining({ text: "None had issues." })]);
+    expect(client.requests.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(session.messages)).toContain(SUMMARY);
+    expect(
+      answerCompact(session, { id: "toolu_1", input: { notes: "keep module 3" } }),
+    ).not.toHaveProperty("is_error");
+    expect(session.compactionRequested).toBe(true);
   });
 });
 
