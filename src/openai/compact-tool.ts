@@ -1,12 +1,12 @@
 import type { FunctionTool } from "openai/resources/responses/responses";
-import type { ToolResultInput } from "../core/tool-result-input.js";
 import {
   answerCompactCall,
   COMPACT_TOOL_DESCRIPTION,
   COMPACT_TOOL_INPUT_SCHEMA,
   COMPACT_TOOL_NAME,
   type CompactToolSession,
-} from "../session/compact-tool-call.js";
+} from "../core/compact-tool-call.js";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 
 /**
  * The Responses API function tool that lets the model ask for a compaction at a natural

@@ -1,4 +1,4 @@
-import type { ToolResultInput } from "./tool-results.js";
+import type { ToolResultInput } from "./tool-result-input.js";
 
 /** The name the compact tool has for every provider. */
 export const COMPACT_TOOL_NAME = "compact_context";
