@@ -3,6 +3,11 @@ import { LazilyCompiled } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
 import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
+import {
+  NON_EMPTY_STRING_SCHEMA,
+  NON_NEGATIVE_INT_SCHEMA,
+  POSITIVE_INT_SCHEMA,
+} from "../core/option-schemas.js";
 import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
   JsonObjectSchema,
@@ -54,7 +59,7 @@ const SerializedRecordBase = {
 };
 
 /** An archive record in a snapshot; messages' dates as ISO strings, restored to dates. */
-export const ArchiveRecordSchema = z.discriminatedUnion("kind", [
+export const ArchiveRecordSchema: z.ZodType<ArchiveRecord, unknown> = z.discriminatedUnion("kind", [
   z.object({
     ...SerializedRecordBase,
     kind: z.literal("tool_result"),
@@ -72,25 +77,33 @@ export const ArchiveRecordSchema = z.discriminatedUnion("kind", [
     kind: z.literal("messages"),
     original: z.array(SerializedMessageSchema),
   }),
-]) as z.ZodType<ArchiveRecord, unknown>;
+]);
 
-const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
+const count = NON_NEGATIVE_INT_SCHEMA;
 const isoDate = z.iso
   .datetime({ offset: true, error: "must be an ISO 8601 date" })
   .transform((value) => new Date(value));
 
+/** A validated {@link SessionSnapshot}: its dates restored, its archive records parsed. */
+export interface ParsedSnapshot
+  extends Omit<SessionSnapshot, "messages" | "circuitOpenedAt" | "archive"> {
+  messages: Message[];
+  circuitOpenedAt?: Date;
+  archive?: { next: number; external?: true; records?: ArchiveRecord[] };
+}
+
 /** Schema of a {@link SessionSnapshot}, dates restored. */
-export const SessionSnapshotSchema = z
+export const SessionSnapshotSchema: z.ZodType<ParsedSnapshot, unknown> = z
   .object({
     version: z.literal(1, { error: "must be 1 (the only snapshot version)" }),
-    sessionId: z.string().min(1, "must be a non-empty string"),
-    contextLimit: z.number().int("must be a whole number").positive("must be greater than 0"),
+    sessionId: NON_EMPTY_STRING_SCHEMA,
+    contextLimit: POSITIVE_INT_SCHEMA,
     messages: z.array(SerializedMessageSchema),
     compactSummaries: z.record(z.string(), z.string()),
     meter: z.object({
       correction: z.number().refine(Number.isFinite, "must be a finite number"),
       replyCounted: z.boolean(),
-    }),
+    }) satisfies z.ZodType<ContextMeterState>,
     lastTurnNumber: count,
     consecutiveFailures: count,
     circuitOpenedAt: isoDate.exactOptional(),
@@ -109,9 +122,6 @@ export const SessionSnapshotSchema = z
   });
 
 const snapshotSchema = new LazilyCompiled(SessionSnapshotSchema);
-
-/** A validated snapshot, dates restored. */
-export type ParsedSnapshot = z.output<typeof SessionSnapshotSchema>;
 
 /**
  * Validates a snapshot and restores its dates; its messages are frozen deeply (a session's

@@ -1,21 +1,21 @@
 import * as z from "zod";
 import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { Message } from "../core/message.js";
+import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
 import { UsageSchema } from "../session/context-meter.js";
 import type { SessionEntry } from "../session/session-entry.js";
 import {
   ArchiveRecordSchema,
-  type SerializedMessage,
   type SessionSnapshot,
+  serializeMessage,
   serializeRecord,
 } from "../session/snapshot.js";
 
 /** The format of the records this version writes; it reads this one and none newer. */
 export const STORE_FORMAT = 1;
 
-const count = z.number().int("must be a whole number").nonnegative("must be 0 or more");
+const count = NON_NEGATIVE_INT_SCHEMA;
 
 /** What one log record holds: a session entry (messages, pins, a usage, compact summaries). */
 export type LogEntry = SessionEntry;
@@ -29,8 +29,11 @@ export type LogRecord = LogEntry & {
   headVersion: number;
 };
 
-/** Schema of a log record as stored. */
-export const LogRecordSchema = z.discriminatedUnion("kind", [
+/** A log record as stored: the record, and the format it was written in. */
+export type StoredLogRecord = LogRecord & { format: typeof STORE_FORMAT };
+
+/** Schema of a log record as stored, dates restored. */
+export const LogRecordSchema: z.ZodType<StoredLogRecord, unknown> = z.discriminatedUnion("kind", [
   z.object({
     format: z.literal(STORE_FORMAT),
     headVersion: count,
@@ -72,15 +75,16 @@ export interface HeadRecord {
   strippedToolCall?: string;
 }
 
-const HeadRecordSchema = z.object({
+/** A head record as stored: its snapshot is checked by `AgentSession.fromJSON`, not here. */
+type StoredHeadRecord = Omit<HeadRecord, "snapshot"> & {
+  format: typeof STORE_FORMAT;
+  snapshot: unknown;
+};
+
+const HeadRecordSchema: z.ZodType<StoredHeadRecord, unknown> = z.object({
   format: z.literal(STORE_FORMAT),
   snapshot: z.unknown(),
   strippedToolCall: z.string().min(1).exactOptional(),
-});
-
-const serialize = (message: Message): SerializedMessage => ({
-  ...message,
-  createdAt: message.createdAt.toISOString(),
 });
 
 /** A log record as stored. */
@@ -92,7 +96,7 @@ export function encodeRecord(record: LogRecord): string {
         format: STORE_FORMAT,
         headVersion,
         kind: record.kind,
-        messages: record.messages.map(serialize),
+        messages: record.messages.map(serializeMessage),
         ...(record.pinned === undefined ? {} : { pinned: record.pinned }),
         ...(record.replacesLast === undefined ? {} : { replacesLast: record.replacesLast }),
         ...(record.archive === undefined ? {} : { archive: record.archive.map(serializeRecord) }),
@@ -175,7 +179,7 @@ export function decodeRecord(sessionId: string, seq: number, data: string): LogR
   const parsed = logRecordSchema.for(value).safeParse(value);
   if (!parsed.success) throw storedDataError(sessionId, path, issuesOf(parsed.error));
   const { format: _format, ...record } = parsed.data;
-  return record as LogRecord;
+  return record;
 }
 
 /**
