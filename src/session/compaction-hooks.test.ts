@@ -168,6 +168,8 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
         thinkingBlocksDropped: 0,
         thinkingTokensDropped: 0,
         toolExchangeClosed: false,
+        cacheReadTokens: expect.any(Number),
+        cacheWriteTokens: expect.any(Number),
       },
     ]);
     expect(report.boundaries[0]!.tokensAfter).toBeLessThan(report.boundaries[0]!.tokensBefore);

@@ -31,6 +31,13 @@ export interface CompactionBoundary {
    * message lost its thinking, and a request continuing a tool loop needs it.
    */
   toolExchangeClosed: boolean;
+  /**
+   * What the first request after it reads from the prompt cache and what it writes, estimated:
+   * the tokens before the first message the compaction changed (the system prompt and tools as
+   * the measure counts them, and the messages kept as they were), and those from it on.
+   */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** What `beforeCompact` is told about the compaction about to run. */

@@ -4,6 +4,7 @@ import { CompactionError } from "../core/errors.js";
 import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
@@ -100,6 +101,7 @@ export async function landCompaction(
   change: LandingChange,
 ): Promise<boolean> {
   const contextUsedBefore = landing.contextUsed();
+  const prior = landing.history.messages;
   const repair = await replaceHistory(
     landing,
     change.from,
@@ -108,12 +110,34 @@ export async function landCompaction(
     change.signal,
   );
   if (repair === undefined) return false;
+  const cache = cacheSplit(landing, prior);
   change.computed.forEach((computed, index) => {
     // The repair happened once, after the last of them.
     const last = index === change.computed.length - 1;
-    ended(landing, trigger, computed, last ? repair : NO_REPAIR, contextUsedBefore, change.outcome);
+    const step = last ? repair : NO_REPAIR;
+    ended(landing, trigger, computed, step, contextUsedBefore, change.outcome, cache);
   });
   return true;
+}
+
+/**
+ * What the next request reads from the prompt cache after a replacement, and what it writes:
+ * the overhead (system, tools) and the messages kept the same before the first changed one are
+ * a prefix the cache holds; everything from there on is new.
+ */
+function cacheSplit(
+  landing: Landing,
+  prior: readonly Message[],
+): { cacheReadTokens: number; cacheWriteTokens: number } {
+  const now = landing.history.messages;
+  let first = 0;
+  while (first < now.length && first < prior.length && now[first] === prior[first]) first += 1;
+  const { meter } = landing.history;
+  const overhead = Math.max(0, meter.contextUsed - meter.estimate);
+  return {
+    cacheReadTokens: overhead + estimateTokens(now.slice(0, first)),
+    cacheWriteTokens: estimateTokens(now.slice(first)),
+  };
 }
 
 /**
@@ -167,6 +191,7 @@ function ended(
   repair: ThinkingRepair,
   contextUsedBefore: number,
   outcome: CompactionRunOutcome,
+  cache: { cacheReadTokens: number; cacheWriteTokens: number },
 ): void {
   const { result, strategy, tokensBefore } = computed;
   const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
@@ -181,6 +206,7 @@ function ended(
     thinkingBlocksDropped: repair.thinkingBlocksDropped,
     thinkingTokensDropped: repair.thinkingTokensDropped,
     toolExchangeClosed: repair.toolExchangeClosed,
+    ...cache,
   };
   outcome.compacted = true;
   outcome.boundaries.push(boundary);

@@ -1,3 +1,4 @@
+import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
 
@@ -28,5 +29,13 @@ export function restorePinned(
   if (missing.length === 0) return restored;
   let at = 0;
   while (at < restored.length && isSummaryTurn(restored[at]!.turnId)) at += 1;
-  return [...restored.slice(0, at), ...missing, ...restored.slice(at)];
+  // The pinned messages that opened the conversation stay ahead of the summary, byte for byte:
+  // a stable head the prompt cache still holds after the compaction.
+  // Not before the API's own compaction block, which must lead.
+  let head = 0;
+  if (!startsWithCompaction(restored[0]))
+    while (head < from.length && pinned.has(from[head]!.id)) head += 1;
+  const leading = missing.filter((message) => from.indexOf(message) < head);
+  const rest = missing.filter((message) => from.indexOf(message) >= head);
+  return [...leading, ...restored.slice(0, at), ...rest, ...restored.slice(at)];
 }

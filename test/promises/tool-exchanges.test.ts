@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
 import { ValidationError } from "../../src/core/errors.js";
+import { estimateTokens } from "../../src/core/message-memo.js";
 import { validateConversation } from "../../src/core/validate-conversation.js";
 import { AgentSession } from "../../src/session/agent-session.js";
 import type { CompactionEvent } from "../../src/session/events.js";
@@ -386,5 +387,30 @@ describe("a /compact that frees nothing says why", () => {
     expect(result.skipped).toEqual([
       { strategy: "threshold", reason: "nothing_to_compact", detail: expect.stringMatching(/\S/) },
     ]);
+  });
+});
+
+describe("a layout that keeps the cache", () => {
+  it("a pinned head stays byte-identical ahead of the summary, and each compaction says what the cache keeps", async () => {
+    const session = new AgentSession({
+      contextLimit: 200_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient().reply("Summary."), { keepRecentTurns: 1 }),
+    });
+    const rules = session.addUserText(`House rules: ${"never force-push; ".repeat(40)}`, {
+      pinned: true,
+    });
+    for (let turn = 1; turn <= 4; turn += 1) {
+      session.addUserText(`task ${turn} ${"details ".repeat(40)}`);
+      session.addAssistant([{ type: "text", text: `done ${turn} ${"words ".repeat(80)}end` }]);
+    }
+    const result = await session.forceCompact();
+    expect(session.messages[0]).toBe(rules);
+    expect(session.messages[1]?.generated).toBe("summary");
+    const [boundary] = result.boundaries;
+    // The request after it reads the pinned head from the cache and writes the rest.
+    expect(boundary?.cacheReadTokens).toBeGreaterThanOrEqual(estimateTokens([rules]));
+    expect(boundary?.cacheWriteTokens).toBe(estimateTokens(session.messages.slice(1)));
+    expect(validateConversation(session.messages)).toEqual([]);
   });
 });

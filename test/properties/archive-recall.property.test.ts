@@ -207,7 +207,7 @@ describe("recall errors and archive: false", () => {
 });
 
 describe("pinned messages", () => {
-  it("survive 100 compactions unchanged, right after the summary", async () => {
+  it("survive 100 compactions unchanged; one that opened the conversation stays ahead of the summary", async () => {
     let seq = 0;
     const session = new AgentSession({
       contextLimit: 2000,
@@ -232,7 +232,8 @@ describe("pinned messages", () => {
       ).toBe(rule);
       expect(validateConversation(session.messages)).toEqual([]);
     }
-    expect(session.messages[1]).toBe(rule);
+    // A stable head: the request after each compaction still reads it from the prompt cache.
+    expect(session.messages[0]).toBe(rule);
   });
 
   it("refuses to pin what cannot be pinned", () => {
