@@ -9,7 +9,7 @@
  *   npm run bench                      everything (3–5 minutes on 2 cores; part 3 runs each size
  *                                      in a fresh process)
  *   npm run bench -- --quick           50 and 200 steps, 1k and 10k messages
- *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars | stateless (also --only=peers)
+ *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars | stateless | model-compaction (also --only=peers)
  *   npm run bench -- --only dollars --trajectories ../shared/realdata [--window 64000]
  *                                      part 5 on the simulated runs and on recorded runs
  *   npm run bench -- --trim-budget=600 time trimMessages where one run is estimated under 600 s
@@ -36,6 +36,7 @@ import {
   medianFloorRow,
 } from "./floors.js";
 import { renderTable } from "./format.js";
+import { type ModelCompactionRun, runModelCompaction } from "./model-compaction.js";
 import {
   DEFAULT_TRIM_BUDGET_MS,
   measurePeers,
@@ -70,7 +71,15 @@ import { generateTrajectory, type Trajectory, type WorkloadShape } from "./workl
 
 const SEED = 20_260_101;
 const SHAPES: readonly WorkloadShape[] = ["short-turns", "long-turn"];
-const PARTS = ["trajectories", "speed", "peers", "stores", "dollars", "stateless"] as const;
+const PARTS = [
+  "trajectories",
+  "speed",
+  "peers",
+  "stores",
+  "dollars",
+  "stateless",
+  "model-compaction",
+] as const;
 type Part = (typeof PARTS)[number];
 
 const argv = process.argv.slice(2);
@@ -131,6 +140,8 @@ interface Results {
   speed: SpeedRow[];
   peers?: PeerResults;
   stores?: StoreRow[];
+  /** Compaction the model asks for at sub-task boundaries, beside threshold-triggered. */
+  modelCompaction?: { seed: number; runs: ModelCompactionRun[] };
   /** Converting and compacting a conversation this process never saw, beside pruneMessages. */
   stateless?: StatelessRow[];
   /** A stored session beside AgentSession: idle maybeCompact, and what compactions write. */
@@ -389,6 +400,10 @@ async function main(): Promise<void> {
     newTargets.push(...peerTargets(peers.rows, peers.floors));
   }
 
+  let modelCompaction = saved?.modelCompaction;
+  if (runs("model-compaction"))
+    modelCompaction = await runModelCompaction({ quick, seed: SEED, print, progress });
+
   let stateless = saved?.stateless;
   if (runs("stateless")) {
     print();
@@ -449,6 +464,7 @@ async function main(): Promise<void> {
     ...(peers === undefined ? {} : { peers }),
     ...(stores === undefined ? {} : { stores }),
     ...(stateless === undefined ? {} : { stateless }),
+    ...(modelCompaction === undefined ? {} : { modelCompaction }),
     ...(storeCosts === undefined ? {} : { storeCosts }),
     ...(dollars === undefined ? {} : { dollars }),
     targets: [
