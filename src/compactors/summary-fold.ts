@@ -23,6 +23,7 @@ import {
   requestsForPrompt,
   summaryFramingTokens,
   summaryMessage,
+  type UserWords,
   userWordsBudget,
   userWordsToKeep,
 } from "./summary-message.js";
@@ -64,21 +65,56 @@ export async function foldIntoSummary(
 ): Promise<CompactionOutput> {
   const { signal } = options;
   throwIfAborted(signal);
-  const settings = summarizer.options;
   const skip = (skipReason: string): CompactionOutput => ({
     conversation: [...conversation],
     result: emptyCompactionResult(),
     skipReason,
   });
+  const fold = planSummary(summarizer.options, conversation, source, options);
+  if (typeof fold === "string") return skip(fold);
+  const { summary, usage } = await writeSummary(summarizer, {
+    conversation,
+    source,
+    plan: fold.plan,
+    foldedSource: fold.foldedSource,
+    summaries,
+    userRequests: fold.userRequests,
+    options,
+  });
+  throwIfAborted(signal);
+  const output = placeSummary(summarizer.options, conversation, fold, summary, options);
+  if (output === undefined) return skip(SKIP_NOT_SHRINKING);
+  if (usage !== undefined) output.result.usage = usage;
+  return output;
+}
 
+/** A fold worth a summary: what it folds, as the agent sent it and as the summarizer reads it. */
+interface PlannedFold {
+  plan: FoldPlan;
+  turnsCompacted: number;
+  foldedTokens: number;
+  /** The folded messages as the summarizer reads them (originals restored). */
+  foldedSource: Message[];
+  /** The user's words of the folded part, all of them, for the prompt. */
+  userRequests: string[];
+  /** Those kept verbatim beside the summary, within their budget. */
+  verbatim: UserWords[];
+}
+
+/** The fold worth a summary, or why there is none (a skip reason). */
+function planSummary(
+  settings: Readonly<LLMCompactorOptions>,
+  conversation: readonly Message[],
+  source: readonly Message[],
+  options: CompactAsyncOptions,
+): PlannedFold | string {
   const plan = planFold(conversation, settings, options);
-  if (plan === undefined) return skip(SKIP_NOTHING_OLD);
+  if (plan === undefined) return SKIP_NOTHING_OLD;
   const folded = foldedMessages(conversation, plan);
   const turnsCompacted = new Set(
     folded.filter((message) => !isSummaryTurn(message.turnId)).map((m) => turnKey(m.turnId)),
   ).size;
-  if (turnsCompacted === 0) return skip(SKIP_ONLY_SUMMARIES);
-
+  if (turnsCompacted === 0) return SKIP_ONLY_SUMMARIES;
   const foldedSource = withOriginals(
     source.length === conversation.length ? foldedMessages(source, plan) : folded,
     options.originals,
@@ -87,33 +123,42 @@ export async function foldIntoSummary(
     foldedSource,
     userWordsBudget(settings.keepUserMessagesTokens, options.contextLimit),
   );
-  const userRequests = words.all.map((each) => each.text);
-  const verbatim = words.verbatim;
   const foldedTokens = estimateTokens(folded);
-  const gainBeforeSummary = foldedTokens - summaryFramingTokens(verbatim);
-  if (gainBeforeSummary < MIN_FOLD_GAIN_TOKENS) return skip(SKIP_TOO_SMALL);
+  const gainBeforeSummary = foldedTokens - summaryFramingTokens(words.verbatim);
+  if (gainBeforeSummary < MIN_FOLD_GAIN_TOKENS) return SKIP_TOO_SMALL;
   const clearAtLeast = minimumGain(settings.clearAtLeast, options);
   if (clearAtLeast > 0 && gainBeforeSummary - settings.maxSummaryTokens < clearAtLeast) {
-    return skip(`a summary could free fewer than clearAtLeast (${clearAtLeast}) tokens`);
+    return `a summary could free fewer than clearAtLeast (${clearAtLeast}) tokens`;
   }
-
-  const { summary, usage } = await writeSummary(summarizer, {
-    conversation,
-    source,
+  return {
     plan,
+    turnsCompacted,
+    foldedTokens,
     foldedSource,
-    summaries,
-    userRequests,
-    options,
-  });
-  throwIfAborted(signal);
+    userRequests: words.all.map((each) => each.text),
+    verbatim: words.verbatim,
+  };
+}
 
+/**
+ * The conversation with the summary message in the folded part's place: the summary, the facts
+ * it missed, the file ledger and the verbatim user words (which give way, oldest first, before
+ * the summary may fail to shrink it). `undefined` when it would not shrink the conversation.
+ */
+function placeSummary(
+  settings: Readonly<LLMCompactorOptions>,
+  conversation: readonly Message[],
+  fold: PlannedFold,
+  summary: string,
+  options: CompactAsyncOptions,
+): CompactionOutput | undefined {
+  const { plan, verbatim, foldedSource } = fold;
   const where = {
     sessionId: conversation[0]?.sessionId ?? "",
     clock: settings.clock ?? systemClock,
   };
   const tokensBefore = estimateTokens(conversation);
-  const unfoldedTokens = tokensBefore - foldedTokens;
+  const unfoldedTokens = tokensBefore - fold.foldedTokens;
   const stays = [...keptVerbatim(conversation, plan), ...conversation.slice(plan.cut)];
   // What the folded part said that neither the summary nor what stays holds.
   const factsTokens = factsSectionBudget(settings.factsSectionTokens, options.contextLimit);
@@ -133,7 +178,6 @@ export async function foldIntoSummary(
     collectFileLedger(foldedSource),
     ledgerBudget(options.contextLimit),
   );
-  // The verbatim requests give way, oldest first, before the summary may fail to shrink it.
   let kept = verbatim;
   let message = summaryMessage(summary, kept, where, section, ledger);
   while (unfoldedTokens + estimateMessageTokens(message) >= tokensBefore && kept.length > 0) {
@@ -141,18 +185,17 @@ export async function foldIntoSummary(
     message = summaryMessage(summary, kept, where, section, ledger);
   }
   const tokensAfter = unfoldedTokens + estimateMessageTokens(message);
-  if (tokensAfter >= tokensBefore) return skip(SKIP_NOT_SHRINKING);
+  if (tokensAfter >= tokensBefore) return undefined;
   return {
-    conversation: [message, ...keptVerbatim(conversation, plan), ...conversation.slice(plan.cut)],
+    conversation: [message, ...stays],
     result: {
       ...emptyCompactionResult(),
-      turnsCompacted,
+      turnsCompacted: fold.turnsCompacted,
       tokensBefore,
       tokensAfter,
       ...(facts === undefined || facts.added.length === 0
         ? {}
         : { factsAdded: facts.added.map((fact) => `${fact.kind}: ${fact.text}`) }),
-      ...(usage === undefined ? {} : { usage }),
     },
   };
 }
@@ -190,20 +233,7 @@ async function writeSummary(
     return reply.text;
   };
   const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;
-  const cached =
-    summarizer.client.acceptsConversation === true &&
-    input.source.length === input.conversation.length
-      ? conversationSummaryRequest({
-          conversation: input.source,
-          plan: input.plan,
-          system,
-          instructions: options.instructions,
-          maxSummaryTokens: settings.maxSummaryTokens,
-          contextLimit: options.contextLimit,
-          contextUsed: options.contextUsed,
-          requestBudgetTokens: settings.maxTranscriptTokens,
-        })
-      : undefined;
+  const cached = cachedRequest(summarizer, input, system);
   const transcript = () =>
     summarizeTranscript(
       {
@@ -235,6 +265,29 @@ async function writeSummary(
           throw error;
         });
   return { summary, usage };
+}
+
+/**
+ * The request that reads the conversation as the agent sent it (from the prompt cache), when
+ * the client takes a conversation and it fits; `undefined` for a transcript instead.
+ */
+function cachedRequest(summarizer: Summarizer, input: SummarySource, system: string) {
+  if (
+    summarizer.client.acceptsConversation !== true ||
+    input.source.length !== input.conversation.length
+  )
+    return undefined;
+  const { options } = input;
+  return conversationSummaryRequest({
+    conversation: input.source,
+    plan: input.plan,
+    system,
+    instructions: options.instructions,
+    maxSummaryTokens: summarizer.options.maxSummaryTokens,
+    contextLimit: options.contextLimit,
+    contextUsed: options.contextUsed,
+    requestBudgetTokens: summarizer.options.maxTranscriptTokens,
+  });
 }
 
 /**

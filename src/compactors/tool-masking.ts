@@ -160,6 +160,35 @@ function edited(
   return messages;
 }
 
+/** What a masking pass reads, worked out once before its scan. */
+interface MaskingScope {
+  conversation: readonly Message[];
+  summaries: ReadonlyMap<string, string>;
+  settings: ToolMaskingSettings;
+  /** Messages from here on belong to the recent turns. */
+  start: number;
+  /** The recent turns: an older message in one of them is recent too (irregular numbering). */
+  recentTurns: TurnId[];
+  excluded: ReadonlySet<string>;
+  /** The tool uses, when a result's tool name or recency is needed. */
+  uses: Map<string, ToolUseSite> | undefined;
+  /** Tool uses before this ordinal are old (`keepRecentToolUses`); `undefined`: by turn only. */
+  oldestRecentUse: number | undefined;
+  /** The message whose results are never masked ({@link newestResultsIndex}). */
+  protectedIndex: number;
+  lastAssistant: number;
+  /** Where the scan stops: the end with within-turn retention, else `start`. */
+  scanEnd: number;
+  budget: number | undefined;
+}
+
+/** The edits of a masking pass: the copy (made on the first change), its estimate and counts. */
+interface MaskingEdits {
+  compacted: Message[] | undefined;
+  estimate: number;
+  result: CompactionResult;
+}
+
 /**
  * Masks tool results (and optionally their inputs), oldest first. A result is eligible when
  * its turn is older than `keepRecentTurns`, or, with `keepRecentToolUses`, when its tool use
@@ -176,115 +205,146 @@ export function maskToolResults(
   tokensBefore = estimateTokens(input),
 ): CompactionOutput {
   const conversation = readableMessages(input);
-  const result = emptyCompactionResult();
   const unchanged = (skipReason = NOTHING_ELIGIBLE): CompactionOutput => ({
     conversation: [...conversation],
     result: { ...emptyCompactionResult(), tokensBefore, tokensAfter: tokensBefore },
     skipReason,
   });
+  const scope = maskingScope(conversation, summaries, settings, context, tokensBefore);
+  if (scope === undefined) return unchanged();
+  const edits: MaskingEdits = {
+    compacted: undefined,
+    estimate: tokensBefore,
+    result: emptyCompactionResult(),
+  };
+  scan: for (let messageIndex = 0; messageIndex < scope.scanEnd; messageIndex += 1) {
+    const message = conversation[messageIndex]!;
+    if (message.role !== "user" || messageIndex === scope.protectedIndex) continue;
+    // Whether the message is in an old turn, and not the summary; worked out at its first result.
+    let inOldTurn: boolean | undefined;
+    for (let blockIndex = 0; blockIndex < message.content.length; blockIndex += 1) {
+      const block = message.content[blockIndex]!;
+      if (block.type !== "tool_result") continue;
+      if (scope.budget !== undefined && edits.estimate <= scope.budget) break scan;
+      if (inOldTurn === undefined) {
+        if (isSummaryTurn(message.turnId)) continue scan;
+        inOldTurn = messageIndex < scope.start && !isAmong(scope.recentTurns, message.turnId);
+      }
+      maskResult(scope, edits, { messageIndex, blockIndex, block, inOldTurn });
+    }
+  }
+  if (edits.compacted === undefined) return unchanged();
+  // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
+  // there is no need for a second pass over the whole conversation.
+  const tokensAfter = edits.estimate;
+  if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
+    return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
+  return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
+}
 
+/** The {@link MaskingScope} of a pass; `undefined` when nothing can be eligible. */
+function maskingScope(
+  conversation: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  settings: ToolMaskingSettings,
+  context: CompactionContext | undefined,
+  tokensBefore: number,
+): MaskingScope | undefined {
   // Messages from `start` on belong to the recent turns; before it, a message is old unless
   // its (irregularly numbered) turn comes back in the recent part.
   const start = recentStart(conversation, settings.keepRecentTurns);
-  const recentTurns = turnsFrom(conversation, start);
   const keepRecentToolUses =
     settings.keepRecentToolUses === false ? undefined : settings.keepRecentToolUses;
-  if (start === 0 && keepRecentToolUses === undefined) return unchanged();
-
+  if (start === 0 && keepRecentToolUses === undefined) return undefined;
   const excluded = new Set(settings.excludeTools);
   // The tool uses are needed only to know a result's tool name or its recency.
   const uses =
     keepRecentToolUses !== undefined || excluded.size > 0 || settings.clearToolInputs !== false
       ? indexToolUses(conversation)
       : undefined;
-  const oldestRecentUse =
-    keepRecentToolUses === undefined || uses === undefined
+  return {
+    conversation,
+    summaries,
+    settings,
+    start,
+    recentTurns: turnsFrom(conversation, start),
+    excluded,
+    uses,
+    oldestRecentUse:
+      keepRecentToolUses === undefined || uses === undefined
+        ? undefined
+        : uses.size - keepRecentToolUses,
+    protectedIndex: newestResultsIndex(conversation),
+    lastAssistant: lastIndexWhere(conversation, (message) => message.role === "assistant"),
+    // Without within-turn retention nothing from `start` on is eligible.
+    scanEnd: keepRecentToolUses === undefined ? start : conversation.length,
+    budget: targetBudget(settings.targetUtilization, context, tokensBefore),
+  };
+}
+
+/** Where a tool result sits, and whether its message is in an old turn. */
+interface ResultSite {
+  messageIndex: number;
+  blockIndex: number;
+  block: ToolResultBlock;
+  inOldTurn: boolean;
+}
+
+/** Masks one eligible result (and clears its tool's input, when set to), into `edits`. */
+function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite): void {
+  const { settings, conversation } = scope;
+  const { block } = site;
+  const use = scope.uses?.get(block.toolUseId);
+  if (use !== undefined && scope.excluded.has(use.block.name)) return;
+  const oldUse =
+    scope.oldestRecentUse !== undefined &&
+    (use === undefined || use.ordinal < scope.oldestRecentUse);
+  if (!site.inOldTurn && !oldUse) return;
+
+  const summary =
+    settings.toolCompaction === "redact"
       ? undefined
-      : uses.size - keepRecentToolUses;
-  const protectedIndex = newestResultsIndex(conversation);
-  const lastAssistant = lastIndexWhere(conversation, (message) => message.role === "assistant");
-  const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
-
-  // The compacted conversation, copied on the first change; a message (and its content) is
-  // copied on its own first change.
-  let compacted: Message[] | undefined;
-  let estimate = tokensBefore;
-
-  // Without within-turn retention nothing from `start` on is eligible.
-  const scanEnd = keepRecentToolUses === undefined ? start : conversation.length;
-  scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
-    const message = conversation[messageIndex]!;
-    if (message.role !== "user" || messageIndex === protectedIndex) continue;
-    const content = message.content;
-    // Whether the message is in an old turn, and not the summary; worked out at its first result.
-    let inOldTurn: boolean | undefined;
-    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
-      const block = content[blockIndex]!;
-      if (block.type !== "tool_result") continue;
-      if (budget !== undefined && estimate <= budget) break scan;
-      if (inOldTurn === undefined) {
-        const turnId = message.turnId;
-        if (isSummaryTurn(turnId)) continue scan;
-        inOldTurn = messageIndex < start && !isAmong(recentTurns, turnId);
-      }
-      const use = uses?.get(block.toolUseId);
-      if (use !== undefined && excluded.has(use.block.name)) continue;
-      const eligible =
-        inOldTurn ||
-        (oldestRecentUse !== undefined && (use === undefined || use.ordinal < oldestRecentUse));
-      if (!eligible) continue;
-
-      const summary =
-        settings.toolCompaction === "redact"
-          ? undefined
-          : (summaries.get(block.toolUseId) ?? block.compactSummary);
-      const replacement =
-        summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
-      if (replacement === undefined) continue;
-      // Already compacted: the replacement, perhaps naming its recall handle.
-      const done =
-        typeof block.content === "string" && isPlaceholderText(block.content, replacement);
-      if (!done) {
-        const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
-        // A result smaller than its replacement stays (compaction never grows a conversation),
-        // but its input may still go: an edit's result is small, its input not.
-        if (saved >= 0) {
-          estimate -= saved;
-          compacted = edited(
-            compacted,
-            conversation,
-            messageIndex,
-            blockIndex,
-            withContent(block, replacement),
-          );
-          if (summary === undefined) result.toolResultsRedacted += 1;
-          else result.toolResultsSummarized += 1;
-        }
-      }
-
-      if (
-        use === undefined ||
-        use.messageIndex === lastAssistant ||
-        !clearsInputsOf(settings.clearToolInputs, use.block.name) ||
-        isClearedToolInput(use.block.input)
-      )
-        continue;
-      const cleared: ToolUseBlock = { ...use.block, input: clearedToolInput(use.block.input) };
-      const saved = estimateBlockTokens(use.block) - estimateBlockTokens(cleared);
-      if (saved <= 0) continue;
-      estimate -= saved;
-      compacted = edited(compacted, conversation, use.messageIndex, use.blockIndex, cleared);
-      result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
-    }
+      : (scope.summaries.get(block.toolUseId) ?? block.compactSummary);
+  const replacement =
+    summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
+  if (replacement === undefined) return;
+  // Already compacted: the replacement, perhaps naming its recall handle.
+  const done = typeof block.content === "string" && isPlaceholderText(block.content, replacement);
+  const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  // A result smaller than its replacement stays (compaction never grows a conversation),
+  // but its input may still go: an edit's result is small, its input not.
+  if (saved >= 0) {
+    edits.estimate -= saved;
+    const masked = withContent(block, replacement);
+    edits.compacted = edited(
+      edits.compacted,
+      conversation,
+      site.messageIndex,
+      site.blockIndex,
+      masked,
+    );
+    if (summary === undefined) edits.result.toolResultsRedacted += 1;
+    else edits.result.toolResultsSummarized += 1;
   }
-
-  if (compacted === undefined) return unchanged();
-  // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
-  // there is no need for a second pass over the whole conversation.
-  const tokensAfter = estimate;
-  if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
-    return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
-  return { conversation: compacted, result: { ...result, tokensBefore, tokensAfter } };
+  if (
+    use === undefined ||
+    use.messageIndex === scope.lastAssistant ||
+    !clearsInputsOf(settings.clearToolInputs, use.block.name) ||
+    isClearedToolInput(use.block.input)
+  )
+    return;
+  const cleared: ToolUseBlock = { ...use.block, input: clearedToolInput(use.block.input) };
+  const inputSaved = estimateBlockTokens(use.block) - estimateBlockTokens(cleared);
+  if (inputSaved <= 0) return;
+  edits.estimate -= inputSaved;
+  edits.compacted = edited(
+    edits.compacted,
+    conversation,
+    use.messageIndex,
+    use.blockIndex,
+    cleared,
+  );
+  edits.result.toolInputsCleared = (edits.result.toolInputsCleared ?? 0) + 1;
 }
 
 /**

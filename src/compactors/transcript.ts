@@ -1,5 +1,11 @@
 import { isCompactionBlock, isSystemMessageBlock } from "../core/conversation-structure.js";
-import type { ContentBlock, JsonValue, Message, ToolResultBlock } from "../core/message.js";
+import type {
+  ContentBlock,
+  JsonValue,
+  Message,
+  OpaqueBlock,
+  ToolResultBlock,
+} from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
 
 /** Per-item character caps of one rendering of the transcript. */
@@ -147,23 +153,28 @@ function renderBlock(
     case "image":
       return { text: `[${speaker} sent an image]`, fromUser: role === "user" };
     case "opaque":
-      if (isCompactionBlock(block) && typeof block.block.content === "string") {
-        return { text: `[Earlier summary]\n${escapeTags(block.block.content)}`, fromUser: true };
-      }
-      if (isSystemMessageBlock(block)) {
-        // Operator instructions the app added mid-conversation: given up last, like the user's.
-        const text = systemMessageText(block.block.message.content);
-        return text === "" ? undefined : { text: `[System] ${escapeTags(text)}`, fromUser: true };
-      }
-      return {
-        text: `[${speaker}] <tool_output tool="${label(String(block.block.type ?? "block"))}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
-        fromUser: false,
-      };
+      return renderOpaque(speaker, block, caps);
     case "thinking":
     case "redacted_thinking":
       // Private reasoning: not part of what the successor needs, and costly.
       return undefined;
   }
+}
+
+/** An opaque block's line: an earlier compaction's summary, a system message, or its text. */
+function renderOpaque(speaker: string, block: OpaqueBlock, caps: ItemCaps): Line | undefined {
+  if (isCompactionBlock(block) && typeof block.block.content === "string") {
+    return { text: `[Earlier summary]\n${escapeTags(block.block.content)}`, fromUser: true };
+  }
+  if (isSystemMessageBlock(block)) {
+    // Operator instructions the app added mid-conversation: given up last, like the user's.
+    const text = systemMessageText(block.block.message.content);
+    return text === "" ? undefined : { text: `[System] ${escapeTags(text)}`, fromUser: true };
+  }
+  return {
+    text: `[${speaker}] <tool_output tool="${label(String(block.block.type ?? "block"))}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
+    fromUser: false,
+  };
 }
 
 /** Characters of `lines` joined, one newline each. */
