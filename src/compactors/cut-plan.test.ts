@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { history } from "../../test/support/session-history.js";
 import { type Message, SYSTEM_MESSAGE_BLOCK_TYPE } from "../core/message.js";
 import { createMessage } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import {
   cutLayout,
   firstFittingCut,
@@ -13,16 +13,8 @@ import {
   retentionCut,
 } from "./cut-plan.js";
 
-/** Three turns: a request, one tool exchange and an answer each (4 messages a turn). */
-function turns(count: number): Message[] {
-  const builder = new ConversationBuilder();
-  for (let turn = 1; turn <= count; turn += 1)
-    builder
-      .user(`request ${turn}`)
-      .toolCall({ name: "read", result: "x".repeat(400) })
-      .assistant(`answer ${turn}`);
-  return builder.build();
-}
+/** Turns of a request, one tool exchange and an answer each (4 messages a turn). */
+const turns = history;
 
 function systemMessageAfter(message: Message): Message {
   return createMessage({
