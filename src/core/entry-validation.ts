@@ -2,6 +2,7 @@ import * as z from "zod";
 import { isAbortSignal } from "./abort.js";
 import { LazilyCompiled } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
+import { exchangeIssues } from "./exchanges.js";
 import type { Message } from "./message.js";
 import { knownMessages, rememberValid } from "./message-memo.js";
 import { MessageSchema, MessagesSchema } from "./schemas.js";
@@ -86,6 +87,10 @@ export function assertCompactArguments(
   options?: unknown,
 ): number {
   const tokens = validatedEstimate(conversation, "conversation");
+  // A tool exchange broken in the input (a result answering nothing, a call left unanswered
+  // before other messages) is refused as a session refuses it: no compaction can repair it.
+  const exchanges = exchangeIssues(conversation as Message[]);
+  if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
   if (
     !(summaries instanceof Map) &&
     (typeof summaries !== "object" ||

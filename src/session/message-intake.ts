@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import { exchangeIssues } from "../core/exchanges.js";
 import {
   type AssistantMessage,
   type ContentBlock,
@@ -93,7 +94,8 @@ export class MessageIntake {
     const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
     if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };
-    assertExchanges(this.#settings.history.openToolUses(), parsed);
+    const exchanges = exchangeIssues(parsed, this.#settings.history.openToolUses());
+    if (exchanges.length > 0) throw new ValidationError("messages", exchanges);
     return this.#messages(parsed, undefined);
   }
 
@@ -361,48 +363,4 @@ function archiveRecord(block: ClampedBlock, message: Message): ArchiveRecord {
   if (block.toolUseId !== undefined && original?.type === "tool_result")
     return { handle, kind: "tool_result", toolUseId: block.toolUseId, original };
   return { handle, kind: "messages", original: [message] };
-}
-
-/**
- * Checks that appended messages keep every tool exchange whole: calls waiting at the end are
- * answered by the first message, each message of results answers only the calls right before
- * it, and a call goes unanswered only at the very end (the open tail).
- * @throws {ValidationError} naming the message and the ids.
- */
-function assertExchanges(
-  open: { unanswered: string[]; results: Message | undefined },
-  messages: readonly Message[],
-): void {
-  let pending = new Set(open.unanswered);
-  let partialBefore = open.results !== undefined && pending.size > 0;
-  const issues: ValidationIssue[] = [];
-  messages.forEach((message, index) => {
-    const answered = message.content.flatMap((block) =>
-      block.type === "tool_result" ? [block.toolUseId] : [],
-    );
-    const stray = answered.filter((id) => !pending.has(id));
-    if (stray.length > 0)
-      issues.push({
-        path: [index, "content"],
-        message: `tool_result ${stray.join(", ")} answers no tool_use of the message right before`,
-      });
-    const missing = [...pending].filter((id) => !answered.includes(id));
-    const openTail =
-      index === messages.length - 1 && message.role === "user" && answered.length > 0;
-    if (pending.size > 0 && (partialBefore || (missing.length > 0 && !openTail))) {
-      issues.push({
-        path: [index],
-        message: partialBefore
-          ? `tool_use ${missing.join(", ")} already have a message of results: add theirs with addToolResults, which merges them`
-          : `tool_use ${missing.join(", ")} of the message before have no result here: answer every call in the next message`,
-      });
-    }
-    partialBefore = false;
-    pending = new Set(
-      message.role === "assistant"
-        ? message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : []))
-        : [],
-    );
-  });
-  if (issues.length > 0) throw new ValidationError("messages", issues);
 }
