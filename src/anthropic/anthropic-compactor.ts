@@ -1,12 +1,10 @@
-import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
 import {
   cutLayout,
   firstFittingCut,
   remainderBudget,
   retentionCut,
 } from "../compactors/cut-plan.js";
-import { requestWithin, TimerMillisecondsSchema, throwIfAborted } from "../core/abort.js";
+import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
@@ -22,195 +20,32 @@ import { usageIssues } from "../core/llm-client.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import {
-  functionSchema,
-  NON_EMPTY_STRING_SCHEMA,
-  POSITIVE_INT_SCHEMA,
-  SHARE_SCHEMA,
-} from "../core/option-schemas.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
-import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
-import type { AnthropicRequestOptions } from "./llm-client.js";
-import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
-import { clientSecrets, redactSecrets } from "./redact.js";
 import {
-  type AnthropicRequestDescription,
-  AnthropicRequestDescriptionSchema,
-  toAnthropicMessages,
-} from "./request.js";
+  type AnthropicCompactionClient,
+  type AnthropicCompactorOptions,
+  AnthropicCompactorOptionsSchema,
+  COMPACTION_BETA,
+  DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
+  MAX_COMPACTION_INSTRUCTIONS,
+} from "./anthropic-compactor-options.js";
+import { describe, isObject, readCompaction, validCuts } from "./compaction-response.js";
+import { clientSecrets, redactSecrets } from "./redact.js";
+import { toAnthropicMessages } from "./request.js";
 
-/** The beta of on-demand compaction: send it on every request that carries the block too. */
-export const COMPACTION_BETA = "compact-2026-09-04";
-
-/** The most characters the API takes in `compaction.instructions`. */
-export const MAX_COMPACTION_INSTRUCTIONS = 16_384;
-
-/**
- * The part of an SDK client {@link AnthropicCompactor} uses: `beta.messages.create` (`new
- * Anthropic()` fits). Typed loosely so that any SDK version with the beta API will do.
- */
-export interface AnthropicCompactionClient {
-  beta: { messages: { create(body: never, options?: never): PromiseLike<unknown> } };
-  /** Scrubbed from errors, so the key never reaches a message or an event. */
-  apiKey?: string | null;
-  /** Scrubbed from errors like `apiKey`. */
-  authToken?: string | null;
-}
-
-/**
- * More parameters for the compaction request (`thinking`, `metadata`, ...). The API rejects
- * `stop_sequences`, `tool_choice` of type `any` or `tool`, `output_config.format` and
- * `context_management` on it, so they are not taken.
- */
-export type AnthropicCompactionParams = Omit<
-  MessageCreateParamsNonStreaming,
-  | "model"
-  | "messages"
-  | "max_tokens"
-  | "system"
-  | "tools"
-  | "stream"
-  | "stop_sequences"
-  | "tool_choice"
-  | "output_config"
->;
-
-/** Options of {@link AnthropicCompactor}. */
-export interface AnthropicCompactorOptions {
-  /** The SDK client, e.g. `new Anthropic()`. */
-  client: AnthropicCompactionClient;
-  /**
-   * The agent's own request description (the object its loop passes to `anthropicRequest`):
-   * its model, system prompt, tools and thinking are sent unchanged, so the prefix is the one
-   * the kept thinking is bound to. Give it instead of `model`, `system` and `tools`.
-   * @default none
-   */
-  request?: AnthropicRequestDescription;
-  /**
-   * The conversation's model: the summary must be written by a model with preserved thinking
-   * for the kept turns' thinking to stay valid. Required unless `request` is given.
-   */
-  model?: string;
-  /** The conversation's `system` prompt, sent unchanged (the kept thinking is bound to it). @default none */
-  system?: MessageCreateParamsNonStreaming["system"];
-  /** The conversation's `tools`, sent unchanged (the kept thinking is bound to them). @default none */
-  tools?: MessageCreateParamsNonStreaming["tools"];
-  /** Compact when `contextUsed / contextLimit` is strictly above this; in (0, 1]. @default 0.75 */
-  threshold?: number;
-  /**
-   * Turns at the end kept word for word after the block (a turn is a user request and
-   * everything done for it); a whole number ≥ 1. When that would leave the context above
-   * `targetUtilization`, the cut moves later, inside those turns, never inside an open tool call.
-   * @default 3
-   */
-  keepRecentTurns?: number;
-  /**
-   * What the kept part may take of the window, in (0, threshold], when the session passes the
-   * context (it does): the cut moves later until the kept part fits. @default 0.5
-   */
-  targetUtilization?: number;
-  /**
-   * Replaces the API's summarization prompt (at most 16,384 characters): say what the summary
-   * must keep, and not to call tools. A `beforeCompact` hook's instructions are added to it.
-   * @default the API's own prompt
-   */
-  instructions?: string;
-  /** `max_tokens` of the compaction request (thinking included). @default 8192 */
-  maxTokens?: number;
-  /** Milliseconds before the compaction request is abandoned (`timeout`); at most 2^31−1. @default 120000 */
-  timeoutMs?: number;
-  /** Betas sent besides `compact-2026-09-04` (e.g. `thinking-binding-controls-2026-08-01`). @default none */
-  betas?: readonly string[];
-  /** More request parameters, such as the conversation's `thinking`. @default none */
-  params?: AnthropicCompactionParams;
-  /** SDK request options (headers, maxRetries). @default none */
-  requestOptions?: AnthropicRequestOptions;
-  /** Clock for the block's message `createdAt`. @default the wall clock */
-  clock?: Clock;
-}
-
-/** The defaults of {@link AnthropicCompactorOptions}. */
-export const DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS = Object.freeze({
-  threshold: 0.75,
-  keepRecentTurns: 3,
-  targetUtilization: 0.5,
-  maxTokens: 8192,
-  timeoutMs: 120_000,
-});
+export {
+  type AnthropicCompactionClient,
+  type AnthropicCompactionParams,
+  type AnthropicCompactorOptions,
+  COMPACTION_BETA,
+  DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
+  MAX_COMPACTION_INSTRUCTIONS,
+} from "./anthropic-compactor-options.js";
 
 /** Estimated tokens the block takes (a summary and its signature), reserved when aiming at the target. */
 const SUMMARY_RESERVE_TOKENS = 1024;
 /** An automatic compaction does not summarize fewer estimated tokens than this. */
 const MIN_SUMMARIZED_TOKENS = 256;
-
-const ratio = SHARE_SCHEMA;
-const positiveInt = POSITIVE_INT_SCHEMA;
-
-const AnthropicCompactorOptionsSchema = z
-  .strictObject({
-    client: z.custom<AnthropicCompactionClient>(
-      (value) =>
-        isObject(value) &&
-        isObject(value.beta) &&
-        isObject(value.beta.messages) &&
-        typeof value.beta.messages.create === "function",
-      "must be an Anthropic client (with beta.messages.create)",
-    ),
-    request: AnthropicRequestDescriptionSchema.exactOptional(),
-    model: ModelNameSchema.exactOptional(),
-    system: SystemParamSchema.exactOptional(),
-    tools: ToolsParamSchema.exactOptional(),
-    threshold: ratio.exactOptional(),
-    keepRecentTurns: positiveInt.exactOptional(),
-    targetUtilization: ratio.exactOptional(),
-    instructions: z
-      .string({ error: "must be a string" })
-      .refine((value) => value.trim() !== "", "must not be blank")
-      .refine(
-        (value) => value.length <= MAX_COMPACTION_INSTRUCTIONS,
-        `must be at most ${MAX_COMPACTION_INSTRUCTIONS} characters`,
-      )
-      .exactOptional(),
-    maxTokens: positiveInt.exactOptional(),
-    timeoutMs: TimerMillisecondsSchema.exactOptional(),
-    betas: z
-      .array(NON_EMPTY_STRING_SCHEMA, { error: "must be an array of beta names" })
-      .exactOptional(),
-    params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-    requestOptions: z
-      .record(z.string(), z.unknown(), { error: "must be an object" })
-      .exactOptional(),
-    clock: functionSchema<Clock>().exactOptional(),
-  })
-  .superRefine((options, context) => {
-    if (options.request === undefined && options.model === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["model"],
-        message: "is required unless request (the agent's request description) is given",
-      });
-    }
-    for (const field of ["model", "system", "tools"] as const) {
-      if (options.request !== undefined && options[field] !== undefined) {
-        context.addIssue({
-          code: "custom",
-          path: [field],
-          message: `must not be given with request (the request's ${field} is sent)`,
-        });
-      }
-    }
-    const threshold = options.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
-    const target =
-      options.targetUtilization ??
-      Math.min(threshold, DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.targetUtilization);
-    if (target > threshold) {
-      context.addIssue({
-        code: "custom",
-        path: ["targetUtilization"],
-        message: `must be at most the threshold (${threshold})`,
-      });
-    }
-  });
 
 /**
  * On-demand compaction by the Anthropic API itself, as an `AsyncCompactor`: the older part of
