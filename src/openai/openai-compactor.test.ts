@@ -147,6 +147,10 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
     expect(() => new OpenAICompactor({ client: {} as never, model: "", threshold: 2 })).toThrow(
       ValidationError,
     );
+    // A timer above 2^31 - 1 ms would fire at once in Node: refused, naming the field.
+    expect(() => new OpenAICompactor({ client, model: MODEL, timeoutMs: 2 ** 31 })).toThrow(
+      /timeoutMs: must be at most 2147483647/,
+    );
   });
 
   it("summarizes through OpenAILlmClient, instructions as the system prompt", async () => {

@@ -85,6 +85,9 @@ function checkOptions(options: OpenAICompactorOptions): void {
     issues.push({ path: ["keepRecentTurns"], message: "must be a whole number, 1 or more" });
   if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
     issues.push({ path: ["timeoutMs"], message: "must be a finite number above 0" });
+  // Node clamps a longer timer to 1 ms: every request would time out at once.
+  else if (timeoutMs !== undefined && timeoutMs > 2 ** 31 - 1)
+    issues.push({ path: ["timeoutMs"], message: "must be at most 2147483647 (about 24.8 days)" });
   if (instructions !== undefined && typeof instructions !== "string")
     issues.push({ path: ["instructions"], message: "must be a string" });
   if (clock !== undefined && typeof clock !== "function")
