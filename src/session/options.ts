@@ -6,6 +6,7 @@ import {
 } from "../compactors/threshold-compactor.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
+import { contextWindowOf } from "../core/models.js";
 import {
   functionSchema,
   NON_EMPTY_STRING_SCHEMA,
@@ -22,8 +23,11 @@ import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";
 
 /** Options of {@link AgentSession}. */
 export interface AgentSessionOptions {
-  /** The model's context window in tokens. */
-  contextLimit: number;
+  /**
+   * The model's context window in tokens. Required unless `model` names a model whose window
+   * is known (`contextWindowOf`); a value given here wins over the model's.
+   */
+  contextLimit?: number;
   /** @default a new uuid v7 */
   sessionId?: string;
   /**
@@ -212,51 +216,66 @@ function booleanOrShare(key: string) {
 }
 
 /** Schema of {@link AgentSessionOptions}. */
-export const AgentSessionOptionsSchema = z.strictObject({
-  contextLimit: positiveWholeNumber("tokens"),
-  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-  compactor: z
-    .unknown()
-    .superRefine((value, context) => {
-      const problem = compactorOptionProblem(value);
-      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-    })
-    .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
-  llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
-  clock: functionSchema<Clock>().exactOptional(),
-  onEvent: functionSchema<(event: CompactionEvent) => void>().exactOptional(),
-  logger: z
-    .custom<Logger>(
-      (value) => typeof value === "object" && value !== null && isFunction((value as Logger).warn),
-      "must have a warn method",
-    )
-    .exactOptional(),
-  beforeCompact: functionSchema<BeforeCompactHook>().exactOptional(),
-  afterCompact: functionSchema<AfterCompactHook>().exactOptional(),
-  maxConsecutiveFailures: POSITIVE_INT_SCHEMA.exactOptional(),
-  trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
-  maxBlockShare: SHARE_SCHEMA.exactOptional(),
-  keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  model: z
-    .string({ error: "must be a string" })
-    .min(1, "must be a non-empty string")
-    .max(256, "must be at most 256 characters")
-    .exactOptional(),
-  pricing: ModelPricingSchema.exactOptional(),
-  background: booleanOrShare("ceiling").exactOptional(),
-  archive: z
-    .custom<CompactionArchive | false>(
-      (value) =>
-        value === false ||
-        (typeof value === "object" &&
-          value !== null &&
-          isFunction((value as CompactionArchive).put) &&
-          isFunction((value as CompactionArchive).get)),
-      "must be a CompactionArchive (with put and get) or false",
-    )
-    .exactOptional(),
-  hookTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-  compactorTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-  archiveTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-  circuitCooldownMs: TimerMillisecondsSchema.exactOptional(),
-});
+export const AgentSessionOptionsSchema = z
+  .strictObject({
+    contextLimit: positiveWholeNumber("tokens").exactOptional(),
+    sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
+    compactor: z
+      .unknown()
+      .superRefine((value, context) => {
+        const problem = compactorOptionProblem(value);
+        if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+      })
+      .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
+    llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
+    clock: functionSchema<Clock>().exactOptional(),
+    onEvent: functionSchema<(event: CompactionEvent) => void>().exactOptional(),
+    logger: z
+      .custom<Logger>(
+        (value) =>
+          typeof value === "object" && value !== null && isFunction((value as Logger).warn),
+        "must have a warn method",
+      )
+      .exactOptional(),
+    beforeCompact: functionSchema<BeforeCompactHook>().exactOptional(),
+    afterCompact: functionSchema<AfterCompactHook>().exactOptional(),
+    maxConsecutiveFailures: POSITIVE_INT_SCHEMA.exactOptional(),
+    trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
+    maxBlockShare: SHARE_SCHEMA.exactOptional(),
+    keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
+    model: z
+      .string({ error: "must be a string" })
+      .min(1, "must be a non-empty string")
+      .max(256, "must be at most 256 characters")
+      .exactOptional(),
+    pricing: ModelPricingSchema.exactOptional(),
+    background: booleanOrShare("ceiling").exactOptional(),
+    archive: z
+      .custom<CompactionArchive | false>(
+        (value) =>
+          value === false ||
+          (typeof value === "object" &&
+            value !== null &&
+            isFunction((value as CompactionArchive).put) &&
+            isFunction((value as CompactionArchive).get)),
+        "must be a CompactionArchive (with put and get) or false",
+      )
+      .exactOptional(),
+    hookTimeoutMs: TimerMillisecondsSchema.exactOptional(),
+    compactorTimeoutMs: TimerMillisecondsSchema.exactOptional(),
+    archiveTimeoutMs: TimerMillisecondsSchema.exactOptional(),
+    circuitCooldownMs: TimerMillisecondsSchema.exactOptional(),
+  })
+  .superRefine((options, context) => {
+    if (options.contextLimit !== undefined) return;
+    const known = options.model === undefined ? undefined : contextWindowOf(options.model);
+    if (known !== undefined) return;
+    context.addIssue({
+      code: "custom",
+      path: ["contextLimit"],
+      message:
+        options.model === undefined
+          ? "is required (or a model whose window is known)"
+          : `is required: the window of model ${JSON.stringify(options.model.slice(0, 64))} is not known`,
+    });
+  });

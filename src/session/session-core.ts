@@ -9,6 +9,7 @@ import {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
   checkReportedUsage,
+  contextWindowOf,
   type UsageAboveWindow,
 } from "../core/models.js";
 import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
@@ -108,7 +109,9 @@ export class SessionCore {
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
     const parsed = parseOrThrow(AgentSessionOptionsSchema, options, "AgentSessionOptions");
     this.sessionId = parsed.sessionId ?? newId();
-    this.contextLimit = parsed.contextLimit;
+    // The schema checked one of them is there: a configured window wins over the model's.
+    const contextLimit = parsed.contextLimit ?? contextWindowOf(parsed.model ?? "") ?? Number.NaN;
+    this.contextLimit = contextLimit;
     this.clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
     const background = parsed.background ?? false;
@@ -125,12 +128,12 @@ export class SessionCore {
       history: this.history,
       sessionId: this.sessionId,
       clock: this.clock,
-      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * parsed.contextLimit),
+      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * contextLimit),
       ...(keeper === undefined ? {} : { handleAt: (offset: number) => keeper.handleAt(offset) }),
     });
     this.runner = new CompactionRunner({
       history: this.history,
-      contextLimit: parsed.contextLimit,
+      contextLimit,
       compactors: sessionCompactors(options),
       maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
       trimTarget: trimTarget(parsed.trimOnOverflow),

@@ -3,6 +3,7 @@ import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropi
 import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
 import { ValidationError } from "../../src/core/errors.js";
 import { estimateTokens } from "../../src/core/message-memo.js";
+import { contextWindowOf } from "../../src/core/models.js";
 import { validateConversation } from "../../src/core/validate-conversation.js";
 import { AgentSession } from "../../src/session/agent-session.js";
 import type { CompactionEvent } from "../../src/session/events.js";
@@ -319,6 +320,21 @@ describe("a compaction the model asks for", () => {
     expect(report.compacted).toBe(true);
     expect(session.compactionRequested).toBe(false);
     expect(client.lastRequest?.prompt).toContain("Keep the part numbers.");
+  });
+});
+
+describe("the window from the model's name", () => {
+  it("takes a known model's window, lets a given contextLimit win, and names the field otherwise", () => {
+    const window = contextWindowOf("claude-sonnet-5-5");
+    expect(window).toBeGreaterThan(0);
+    expect(new AgentSession({ model: "claude-sonnet-5-5" }).contextLimit).toBe(window);
+    expect(
+      new AgentSession({ model: "claude-sonnet-5-5", contextLimit: 50_000 }).contextLimit,
+    ).toBe(50_000);
+    expect(() => new AgentSession({ model: "my-own-model" })).toThrow(
+      /contextLimit: is required: the window of model "my-own-model" is not known/,
+    );
+    expect(() => new AgentSession({})).toThrow(/contextLimit: is required/);
   });
 });
 
