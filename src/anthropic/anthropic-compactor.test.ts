@@ -43,7 +43,7 @@ describe("AnthropicCompactor as a compactor of ours", () => {
     expect(compactor.shouldCompact(750, 1000)).toBe(false);
   });
 
-  it("keeps the user's latest request in the session's run, a manual one too", async () => {
+  it("keeps the user's latest request in the session's run when a cut before it exists, else folds it into the block", async () => {
     const conversation = oneRequest();
     const compactor = new AnthropicCompactor({ client: fakeClient(), model: "claude-fable-5-1" });
     // The public method cuts as late as the API's rules allow (past the lone request).
@@ -51,10 +51,15 @@ describe("AnthropicCompactor as a compactor of ours", () => {
     expect(direct.conversation.length).toBeLessThan(conversation.length);
     const request = conversation[latestRequestIndex(conversation)]!;
     expect(direct.conversation).not.toContain(request);
-    // The session's run keeps it: no cut is left before it, so nothing changes.
+    // The session's run: one long turn has no cut before its request, so a /compact folds it
+    // too (the signed block holds it) rather than doing nothing.
     const trusted = await runCompactor(compactor, conversation, new Map(), { trigger: "manual" });
-    expect(trusted.conversation).toEqual(conversation);
-    expect(trusted.skipReason).toMatch(/no place to cut/);
+    expect(trusted.conversation).toEqual(
+      direct.conversation.map((message, index) =>
+        index === 0 ? trusted.conversation[0] : message,
+      ),
+    );
+    expect(trusted.conversation.length).toBeLessThan(conversation.length);
   });
 
   it("lands a manual compaction in a session without being refused", async () => {

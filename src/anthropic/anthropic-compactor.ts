@@ -108,7 +108,8 @@ export class AnthropicCompactor implements AsyncCompactor {
     this.#client = options.client;
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
-    // The session keeps the user's latest request after every compaction, a manual one too.
+    // The session keeps the user's latest request after every compaction, a manual one too
+    // (when a cut before it exists; see #planCut).
     this.#rules = compactorRules(
       this,
       threshold,
@@ -206,7 +207,9 @@ export class AnthropicCompactor implements AsyncCompactor {
     const layout = cutLayout(conversation);
     const latest = layout.latestRequest;
     const cuts = all.filter((cut) => latest === -1 || cut <= latest);
-    if (manual) return cuts.at(-1);
+    // A manual compaction with no cut before the request (one long turn) folds it too: the
+    // signed block holds it, and a /compact that does nothing would leave the user stuck.
+    if (manual) return cuts.at(-1) ?? all.at(-1);
     if (cuts.length === 0) return undefined;
     const preferred = retentionCut(layout, this.config.keepRecentTurns, cuts);
     if (options.contextLimit === undefined || options.contextUsed === undefined) return preferred;
