@@ -153,27 +153,37 @@ export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
 }
 
 /**
- * The compactor a session runs when `compactor` is not given, tuned on real agent runs (few
- * user turns, long tool loops, results without a compact summary, file contents in tool
- * inputs): old tool results give way to their summary or the redaction notice and their
- * inputs are cleared, within one turn too (all but the 5 most recent tool uses), down to 40%
- * of the window once the threshold (0.75) is crossed, so compactions are rare.
+ * The compactor a session runs when `compactor` is not given, tuned in dollars at cache prices
+ * (simulated 500 and 2,000-step runs, cache reads at 0.1x and 0.025x): every compaction
+ * rewrites the prompt cache from its first change on, so a few large ones cost less than many
+ * small ones. From half the window, old tool results give way to their summary or the
+ * redaction notice (all but the 3 most recent tool uses, within one turn too), down to 10% of
+ * the window, and only when that frees at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of it;
+ * tool inputs stay, so the paths the agent touched stay in context.
  */
 export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
   Object.freeze({
     toolCompaction: "summarize_or_redact",
-    keepRecentToolUses: 5,
-    targetUtilization: 0.4,
-    clearToolInputs: true,
+    threshold: 0.5,
+    keepRecentToolUses: 3,
+    targetUtilization: 0.1,
+    clearToolInputs: false,
   });
 
-/** The compactors a session runs, in order, from its options. */
-export function sessionCompactors(options: AgentSessionOptions): Compactor[] {
+/**
+ * The share of the window the default compactor must free to run (its `clearAtLeast`, from the
+ * window): a rewrite of the cache repays its write only through a large saving.
+ */
+export const DEFAULT_CLEAR_AT_LEAST_SHARE = 0.3;
+
+/** The compactors a session runs, in order, from its options and its window. */
+export function sessionCompactors(options: AgentSessionOptions, contextLimit: number): Compactor[] {
   const compactors: Compactor[] = [];
   const first = options.compactor;
-  if (first === undefined)
-    compactors.push(new ThresholdCompactor(DEFAULT_SESSION_COMPACTOR_OPTIONS));
-  else if (first !== false) compactors.push("type" in first ? createCompactor(first) : first);
+  if (first === undefined) {
+    const clearAtLeast = Math.floor(DEFAULT_CLEAR_AT_LEAST_SHARE * contextLimit);
+    compactors.push(new ThresholdCompactor({ ...DEFAULT_SESSION_COMPACTOR_OPTIONS, clearAtLeast }));
+  } else if (first !== false) compactors.push("type" in first ? createCompactor(first) : first);
   if (options.llmCompactor) compactors.push(options.llmCompactor);
   return compactors;
 }

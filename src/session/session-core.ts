@@ -134,7 +134,7 @@ export class SessionCore {
     this.runner = new CompactionRunner({
       history: this.history,
       contextLimit,
-      compactors: sessionCompactors(options),
+      compactors: sessionCompactors(options, contextLimit),
       maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
       trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.clock,

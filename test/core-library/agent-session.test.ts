@@ -216,12 +216,13 @@ describe("AgentSession: maybeCompact", () => {
       contextLimit: 10_000,
       onEvent: (event) => events.push(event),
     });
-    session.append(...history(6));
+    // The default masks all but the 3 newest results once it frees 30% of the window.
+    session.append(...history(12));
     session.recordUsage({ inputTokens: 9000 });
     const report = await session.maybeCompact();
     expect(report.compacted).toBe(true);
     expect(report.results).toMatchObject([
-      { strategy: "threshold", result: { toolResultsSummarized: 3 } },
+      { strategy: "threshold", result: { toolResultsSummarized: 9 } },
     ]);
     expect(report.contextUsedAfter).toBeLessThan(report.contextUsedBefore);
     // A sync compactor is instantaneous: it reports its end (or a skip), no start.

@@ -430,3 +430,30 @@ describe("a layout that keeps the cache", () => {
     expect(validateConversation(session.messages)).toEqual([]);
   });
 });
+
+describe("the default weighs a rewrite of the cache", () => {
+  it("does not mask for a small gain, then frees a large part at once", async () => {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 10_000,
+      onEvent: (event) => events.push(event),
+    });
+    session.addUserText("Read the files.");
+    const step = (index: number) => {
+      session.addAssistant([
+        { type: "tool_use", id: `toolu_${index}`, name: "read", input: { path: `f${index}.ts` } },
+      ]);
+      session.addToolResults([resultOf(`toolu_${index}`, "q".repeat(2_000))]);
+    };
+    for (let index = 1; index <= 6; index += 1) step(index);
+    session.recordUsage({ inputTokens: 6_000 });
+    // Above half the window, but masking the 3 oldest frees less than 30% of it: not worth a rewrite.
+    expect((await session.maybeCompact()).compacted).toBe(false);
+    for (let index = 7; index <= 12; index += 1) step(index);
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    expect(report.contextUsedBefore - report.contextUsedAfter).toBeGreaterThanOrEqual(3_000);
+    // The inputs stay: the paths the agent read are still in context.
+    expect(JSON.stringify(session.messages)).toContain("f1.ts");
+  });
+});
