@@ -1,6 +1,6 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
-import type { JsonObject, Message, ToolResultBlock } from "../core/message.js";
+import type { Message, ToolResultBlock } from "../core/message.js";
 import { RECALL_MARK, recallHandleIn } from "../core/recall-mark.js";
 import { isSummaryTurn } from "../core/turn.js";
 

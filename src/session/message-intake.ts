@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { exchangeIssues } from "../core/exchanges.js";
 import {
   type AssistantMessage,

@@ -2,7 +2,6 @@ import * as z from "zod";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { ToolResultBlock, ToolResultContentBlock } from "../core/message.js";
 import { JsonObjectSchema, ToolResultContentBlockSchema } from "../core/schemas.js";
-import type { ToolResultInput } from "../core/tool-result-input.js";
 
 export type { ToolResultInput } from "../core/tool-result-input.js";
 
