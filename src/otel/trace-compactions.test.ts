@@ -304,4 +304,29 @@ describe("traceCompactions on a real session", () => {
     expect(chat?.parentSpanContext?.spanId).toBe(compaction?.spanContext().spanId);
     expect(chat?.attributes[G.USAGE_INPUT_TOKENS]).toBe(900);
   });
+
+  it("a synchronous compactor's span counts the messages before and after too", async () => {
+    const { tracer, spans } = memoryTracing();
+    const session = new AgentSession({
+      contextLimit: 4_000,
+      compactor: {
+        type: "threshold",
+        config: { toolCompaction: "redact", threshold: 0.1, keepRecentTurns: 1 },
+      },
+    });
+    traceCompactions(session, { tracer });
+    const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
+    session.append(
+      ...new ConversationBuilder({ sessionId: session.sessionId })
+        .user("Read them.")
+        .toolCalls(["a.ts", "b.ts", "c.ts"].map(read))
+        .assistant("Read.")
+        .user("Next.")
+        .build(),
+    );
+    expect((await session.maybeCompact()).compacted).toBe(true);
+    const compaction = spans().find((span) => span.name === COMPACTION_SPAN_NAME);
+    expect(compaction?.attributes[A.MESSAGES_BEFORE]).toBe(session.messages.length);
+    expect(compaction?.attributes[A.MESSAGES_AFTER]).toBe(session.messages.length);
+  });
 });

@@ -255,7 +255,10 @@ class CompactionTracing {
           [A.TOKENS_AFTER]: event.tokensAfter,
           [A.CONTEXT_USED_BEFORE]: event.contextUsedBefore,
           [A.CONTEXT_USED_AFTER]: event.contextUsedAfter,
-          [A.MESSAGES_AFTER]: this.#session.messages.length,
+          ...(event.messagesBefore === undefined
+            ? {}
+            : { [A.MESSAGES_BEFORE]: event.messagesBefore }),
+          [A.MESSAGES_AFTER]: event.messagesAfter ?? this.#session.messages.length,
           [A.TURNS_COMPACTED]: result.turnsCompacted,
           [A.TOOL_RESULTS_SUMMARIZED]: result.toolResultsSummarized,
           [A.TOOL_RESULTS_REDACTED]: result.toolResultsRedacted,

@@ -33,6 +33,9 @@ export interface CompactionEndEvent {
   contextUsedAfter: number;
   /** The boundary record of this change. */
   boundary: CompactionBoundary;
+  /** The messages in the conversation before and after (messages appended meanwhile count in both). */
+  messagesBefore?: number;
+  messagesAfter?: number;
 }
 
 /** A compactor failed; the conversation is as it was before that compactor ran. */

@@ -110,7 +110,7 @@ export async function landCompaction(
     change.signal,
   );
   if (repair === undefined) return false;
-  const cache = cacheSplit(landing, prior);
+  const cache = { ...cacheSplit(landing, prior), messagesBefore: prior.length };
   change.computed.forEach((computed, index) => {
     // The repair happened once, after the last of them.
     const last = index === change.computed.length - 1;
@@ -191,8 +191,9 @@ function ended(
   repair: ThinkingRepair,
   contextUsedBefore: number,
   outcome: CompactionRunOutcome,
-  cache: { cacheReadTokens: number; cacheWriteTokens: number },
+  split: { cacheReadTokens: number; cacheWriteTokens: number; messagesBefore: number },
 ): void {
+  const { messagesBefore, ...cache } = split;
   const { result, strategy, tokensBefore } = computed;
   const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
   const boundary: CompactionBoundary = {
@@ -220,5 +221,7 @@ function ended(
     contextUsedBefore,
     contextUsedAfter: landing.contextUsed(),
     boundary,
+    messagesBefore,
+    messagesAfter: landing.history.messages.length,
   });
 }
