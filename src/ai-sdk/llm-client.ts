@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel } from "ai";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 
 /** Provider options passed through to every summary request (`providerOptions` of `generateText`). */
 export type AiSdkProviderOptions = NonNullable<

@@ -17,7 +17,7 @@ import {
   type OpaqueBlock,
   type SystemMessageBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 import {
   aiSdkFields,

@@ -10,9 +10,9 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
-import { isPlainObject } from "../core/plain-object.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
 import {
   AI_SDK_KEY,

@@ -1,5 +1,4 @@
 import type { ValidationIssue } from "../core/errors.js";
-import { jsonValueIssues } from "../core/json-value.js";
 import {
   COMPACTION_BLOCK_TYPE,
   type ContentBlock,
@@ -10,7 +9,8 @@ import {
   type ToolResultBlock,
   type ToolResultContentBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { jsonValueIssues } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
 
 /**

@@ -19,7 +19,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { textToData } from "./binary.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 

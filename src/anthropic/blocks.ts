@@ -3,7 +3,6 @@ import type {
   ContentBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
-import { setProperty } from "../core/json-value.js";
 import type {
   ContentBlock,
   ImageBlock,
@@ -18,6 +17,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { setProperty } from "../internal/json-value.js";
 import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
 
 /**

@@ -5,9 +5,9 @@
 
 import * as z from "zod";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
-import { normalizeJson } from "../core/json-value.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { normalizeJson } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
 
 type Path = (string | number)[];
 

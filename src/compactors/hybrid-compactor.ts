@@ -11,7 +11,7 @@ import {
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { assertLlmClient, compactorOptions } from "./config-schemas.js";
 import {
   DEFAULT_LLM_COMPACTOR_OPTIONS,

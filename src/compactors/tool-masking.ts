@@ -14,9 +14,9 @@ import type {
   TurnId,
 } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { isPlaceholderText } from "../core/recall-mark.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
+import { isPlaceholderText } from "../internal/recall-mark.js";
 import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
+import { LazilyCompiled } from "../internal/compiled-schema.js";
 import { isAbortSignal } from "./abort.js";
-import { LazilyCompiled } from "./compiled-schema.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { exchangeIssues } from "./exchanges.js";
 import type { Message } from "./message.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { isPlainObject, setOwnProperty } from "./plain-object.js";
+import { isPlainObject, setOwnProperty } from "../internal/plain-object.js";
 
 const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");

@@ -1,7 +1,8 @@
 import * as z from "zod";
+import { freezeDeeply } from "../internal/frozen.js";
+import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "../internal/json-value.js";
+import { duplicateIdIssues } from "../internal/unique-ids.js";
 import { formatPath, type ValidationIssue } from "./errors.js";
-import { freezeDeeply } from "./frozen.js";
-import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "./json-value.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -20,7 +21,6 @@ import type {
   TurnId,
   UserMessage,
 } from "./message.js";
-import { duplicateIdIssues } from "./unique-ids.js";
 
 /**
  * A schema of `T` valid when `issues` finds none; its message is the first, named by its path

@@ -1,4 +1,4 @@
-import { jsonLength } from "./json-length.js";
+import { jsonLength } from "../internal/json-length.js";
 import type { ContentBlock, Message } from "./message.js";
 
 /**

@@ -1,4 +1,5 @@
-import { LazilyCompiled } from "./compiled-schema.js";
+import { LazilyCompiled } from "../internal/compiled-schema.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import {
   isCompactionBlock,
@@ -8,7 +9,6 @@ import {
 } from "./conversation-structure.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
-import { isPlainObject } from "./plain-object.js";
 import { aiSdkProblems, openAIProblems } from "./provider-validity.js";
 import { LenientMessagesSchema } from "./schemas.js";
 

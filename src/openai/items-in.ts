@@ -1,5 +1,4 @@
 import type { ValidationIssue } from "../core/errors.js";
-import { jsonValueIssues } from "../core/json-value.js";
 import type {
   ContentBlock,
   ImageBlock,
@@ -9,7 +8,8 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { jsonValueIssues } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
 
 /**
  * The key, in a block's `extra`, under which the Responses API fields our blocks do not model

@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/responses/responses";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 
 /** Options of one SDK request (`timeout`, `headers`, `maxRetries`, `signal`, …). */
 export type OpenAIRequestOptions = NonNullable<Parameters<OpenAI["responses"]["compact"]>[1]>;

@@ -18,8 +18,8 @@ import { CompactionError, ValidationError, type ValidationIssue } from "../core/
 import type { Message } from "../core/message.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
-import { isPlainObject } from "../core/plain-object.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { hasResponsesMethod, type OpenAIRequestOptions } from "./llm-client.js";
 import { COMPACTION_ITEM_TYPE, fromResponsesInput } from "./responses-input.js";
 import { toResponsesInput } from "./responses-output.js";

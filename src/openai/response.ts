@@ -1,7 +1,7 @@
 import type { Response } from "openai/resources/responses/responses";
 import type { ContentBlock } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
 import type { AgentSession, AssistantMessage, Usage } from "../index.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { fromResponsesInput } from "./responses-input.js";
 import { usageFromOpenAI } from "./usage.js";
 

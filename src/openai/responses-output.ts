@@ -11,7 +11,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
 
 /** The Responses API fields a block kept (see {@link OPENAI_KEY}); empty for one made elsewhere. */

@@ -7,7 +7,7 @@ import type {
   Message,
   UserMessage,
 } from "../core/message.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { CostSummary } from "../pricing/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { CompactingSession } from "./compacting-session.js";

@@ -1,6 +1,6 @@
 import { ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
-import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
+import { RECALL_HANDLE_PATTERN } from "../internal/recall-mark.js";
 import {
   type ArchiveRecord,
   archiveChanges,

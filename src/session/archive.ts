@@ -1,8 +1,8 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
-import { RECALL_MARK, recallHandleIn } from "../core/recall-mark.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
 
 export type { ArchiveRecord } from "../core/archive-record.js";
 

@@ -9,7 +9,7 @@ import {
 import { CompactionError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { RECALL_MARK } from "../core/recall-mark.js";
+import { RECALL_MARK } from "../internal/recall-mark.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";

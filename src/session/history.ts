@@ -2,7 +2,7 @@ import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
-import { duplicateIdIssues } from "../core/unique-ids.js";
+import { duplicateIdIssues } from "../internal/unique-ids.js";
 import { ContextMeter } from "./context-meter.js";
 import type { ParsedSnapshot } from "./snapshot.js";
 

@@ -1,11 +1,11 @@
 import { requestWithin } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
-import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
+import { freezeMessages } from "../internal/frozen.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";

@@ -12,8 +12,8 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
-import { isPlainObject } from "../core/plain-object.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
 import { type ClampedBlock, clampMessage } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";

@@ -15,7 +15,7 @@ import {
   SHARE_SCHEMA,
   TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { type ModelPricing, ModelPricingSchema } from "../pricing/model-pricing.js";
 import type { CompactionArchive } from "./archive.js";
 import type { CompactionEvent, Logger } from "./events.js";

@@ -1,7 +1,6 @@
 import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
-import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
@@ -12,6 +11,7 @@ import {
   contextWindowOf,
   type UsageAboveWindow,
 } from "../core/models.js";
+import { freezeMessages } from "../internal/frozen.js";
 import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
 import { pricingForModel } from "../pricing/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";

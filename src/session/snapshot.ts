@@ -1,20 +1,20 @@
 import * as z from "zod";
-import { LazilyCompiled } from "../core/compiled-schema.js";
 import { parseOrThrow } from "../core/errors.js";
-import { freezeMessages } from "../core/frozen.js";
 import type { Message } from "../core/message.js";
 import {
   NON_EMPTY_STRING_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
   POSITIVE_INT_SCHEMA,
 } from "../core/option-schemas.js";
-import { RECALL_HANDLE_PATTERN } from "../core/recall-mark.js";
 import {
   JsonObjectSchema,
   SerializedMessageSchema,
   ToolResultBlockSchema,
 } from "../core/schemas.js";
-import { duplicateIdIssues } from "../core/unique-ids.js";
+import { LazilyCompiled } from "../internal/compiled-schema.js";
+import { freezeMessages } from "../internal/frozen.js";
+import { RECALL_HANDLE_PATTERN } from "../internal/recall-mark.js";
+import { duplicateIdIssues } from "../internal/unique-ids.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { ContextMeterState } from "./context-meter.js";
 import type { AgentSessionOptions } from "./options.js";

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { LazilyCompiled } from "../core/compiled-schema.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
+import { LazilyCompiled } from "../internal/compiled-schema.js";
 import { UsageSchema } from "../session/context-meter.js";
 import type { SessionEntry } from "../session/session-entry.js";
 import {

@@ -5,7 +5,7 @@ import {
   POSITIVE_INT_SCHEMA,
   TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { AgentSessionOptions } from "../session/options.js";
 
 /** Options of `openSession`: the session's own options, and how it shares the store. */

@@ -8,7 +8,7 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
-import { isPlainObject } from "../core/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { CostSummary } from "../pricing/cost-accumulator.js";
 import type { ArchiveRecord } from "../session/archive.js";
 import type { CompactingSession } from "../session/compacting-session.js";

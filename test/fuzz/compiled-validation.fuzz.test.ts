@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LazilyCompiled } from "../../src/core/compiled-schema.js";
 import { MessageSchema, MessagesSchema } from "../../src/core/schemas.js";
 import { LenientMessagesSchema } from "../../src/core/validate-conversation.js";
 import { AgentSession, type Message } from "../../src/index.js";
+import { LazilyCompiled } from "../../src/internal/compiled-schema.js";
 import { SessionSnapshotSchema } from "../../src/session/snapshot.js";
 import { LogRecordSchema } from "../../src/store/records.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";

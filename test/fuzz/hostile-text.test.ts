@@ -8,13 +8,13 @@ import {
 import { summaryMessage, userWordsToKeep } from "../../src/compactors/summary-message.js";
 import { formatTranscript } from "../../src/compactors/transcript.js";
 import { estimateTokens } from "../../src/core/message-memo.js";
-import { recallHandleIn } from "../../src/core/recall-mark.js";
 import {
   AgentSession,
   LLMCompactor,
   ThresholdCompactor,
   validateConversation,
 } from "../../src/index.js";
+import { recallHandleIn } from "../../src/internal/recall-mark.js";
 import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
 
 // Issue 22 §6: untrusted text (tool output, summaries, the user's words) must never make a

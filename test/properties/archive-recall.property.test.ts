@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { recallHandleIn } from "../../src/core/recall-mark.js";
 import {
   AgentSession,
   HybridCompactor,
@@ -9,6 +8,7 @@ import {
   ThresholdCompactor,
   validateConversation,
 } from "../../src/index.js";
+import { recallHandleIn } from "../../src/internal/recall-mark.js";
 import { MockLlmClient } from "../../src/testing/index.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
 import { RUNS, TIMEOUT } from "./compactor-checks.js";

@@ -1,4 +1,4 @@
-import type { Message } from "./message.js";
+import type { Message } from "../core/message.js";
 
 /** Objects frozen with everything they hold (so a walk stops at them). */
 const deeplyFrozen = new WeakSet<object>();

@@ -1,5 +1,5 @@
-import type { ValidationIssue } from "./errors.js";
-import type { Message } from "./message.js";
+import type { ValidationIssue } from "../core/errors.js";
+import type { Message } from "../core/message.js";
 
 /** The ids a conversation holds. */
 export interface KnownIds {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { JsonObjectSchema, JsonValueSchema } from "../core/schemas.js";
 import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "./json-value.js";
-import { JsonObjectSchema, JsonValueSchema } from "./schemas.js";
 
 describe("jsonValueIssues", () => {
   it("accepts JSON values: strings, finite numbers, booleans, null, arrays, plain objects", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "./message.js";
+import type { Message } from "../core/message.js";
 import { duplicateIdIssues } from "./unique-ids.js";
 
 const use = (id: string) => ({ type: "tool_use" as const, id, name: "read", input: {} });

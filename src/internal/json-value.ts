@@ -1,5 +1,5 @@
-import type { ValidationIssue } from "./errors.js";
-import type { JsonObject, JsonValue } from "./message.js";
+import type { ValidationIssue } from "../core/errors.js";
+import type { JsonObject, JsonValue } from "../core/message.js";
 import { isPlainObject, setOwnProperty } from "./plain-object.js";
 
 type Path = (string | number)[];
