@@ -96,7 +96,7 @@ export type {
   MaybeCompactOptions,
   MaybeCompactReport,
 } from "./session/compaction-report.js";
-export type { ContextMeterState, Usage } from "./session/context-meter.js";
+export type { Usage } from "./session/context-meter.js";
 export type {
   CompactionEndEvent,
   CompactionEvent,
@@ -125,9 +125,7 @@ export {
   DEFAULT_SESSION_COMPACTOR_OPTIONS,
 } from "./session/options.js";
 export {
-  type OverflowRecovery,
   type OverflowRecoveryOptions,
-  type OverflowRecoverySession,
   withOverflowRecovery,
 } from "./session/overflow-recovery.js";
 export type {
