@@ -158,6 +158,11 @@ export class ResponsesApiServer {
   script: ResponsesScript;
   /** When set, `/responses/compact` answers with this status (an API error). */
   failCompact: number | undefined;
+  /**
+   * When set, a `/responses` request whose input (and instructions) take more tokens than this
+   * is refused as the API refuses it: a 400 with code `context_length_exceeded`.
+   */
+  contextWindow: number | undefined;
   /** Requests refused, with why (the client saw a 400). */
   readonly refusals: InputProblem[] = [];
   readonly #server: Server;
@@ -237,6 +242,18 @@ export class ResponsesApiServer {
         });
       }
       return send(response, 200, this.#compact(body));
+    }
+    const tokens = roughTokens(body.input) + roughTokens(body.instructions);
+    if (this.contextWindow !== undefined && tokens > this.contextWindow) {
+      this.refusals.push({ param: "input", message: "context_length_exceeded" });
+      return send(response, 400, {
+        error: {
+          message: `Your input exceeds the context window of this model (${tokens} > ${this.contextWindow} tokens). Please adjust your input and try again.`,
+          type: "invalid_request_error",
+          param: "input",
+          code: "context_length_exceeded",
+        },
+      });
     }
     if (recorded.path.startsWith("/v1/responses")) {
       const scripted = await this.script(recorded, (kind) => this.id(kind));
