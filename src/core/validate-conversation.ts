@@ -86,32 +86,16 @@ export function validateConversation(
     aiSdkProblems(parsed as Message[], report);
     return problems;
   }
+  anthropicProblems(parsed as Message[], report);
+  return problems;
+}
 
-  if (parsed.length === 0) {
-    report({ code: "empty_conversation", message: "messages: at least one message is required" });
-    return problems;
-  }
-  if (parsed.length > MAX_MESSAGES_PER_REQUEST) {
-    report({
-      code: "too_many_messages",
-      message: `messages: a request may hold at most ${MAX_MESSAGES_PER_REQUEST} messages, found ${parsed.length}`,
-    });
-  }
-  // What counts is the first message the model reads: system messages that only set
-  // `output_config` may come before it.
-  const first = Math.max(
-    0,
-    parsed.findIndex((message) => !isSystemMessage(message as Message)),
-  );
-  const opening = parsed[first] as Message | undefined;
-  if (opening?.role !== "user" && !startsWithCompaction(opening)) {
-    report({
-      code: "first_message_not_user",
-      messageIndex: first,
-      message: 'messages: first message must use the "user" role',
-    });
-  }
-
+/** The Messages API's rules, in order: the request's shape, each message, system messages, the end. */
+function anthropicProblems(
+  parsed: readonly Message[],
+  report: (problem: ConversationProblem) => void,
+): void {
+  if (!openingProblems(parsed, report)) return;
   const seenToolUseIds = new Set<string>();
   const last = parsed.length - 1;
   parsed.forEach((message, index) => {
@@ -131,22 +115,62 @@ export function validateConversation(
       checkToolResultsAnswer(message.content, parsed[index - 1], index, report);
     }
   });
+  checkSystemMessages(parsed, report);
+  checkFinalWhitespace(parsed, report);
+}
 
-  checkSystemMessages(parsed as Message[], report);
-
-  const final = parsed[last];
-  if (final?.role === "assistant") {
-    const lastBlock = final.content.at(-1);
-    if (lastBlock?.type === "text" && lastBlock.text.trim() !== "" && /\s$/.test(lastBlock.text)) {
-      report({
-        code: "trailing_whitespace",
-        messageIndex: last,
-        blockIndex: final.content.length - 1,
-        message: "messages: final assistant content cannot end with trailing whitespace",
-      });
-    }
+/**
+ * The request's shape: at least one message, not too many, and the first the model reads from
+ * the user (or the API's own compaction block). `false` when there is nothing more to check.
+ */
+function openingProblems(
+  parsed: readonly Message[],
+  report: (problem: ConversationProblem) => void,
+): boolean {
+  if (parsed.length === 0) {
+    report({ code: "empty_conversation", message: "messages: at least one message is required" });
+    return false;
   }
-  return problems;
+  if (parsed.length > MAX_MESSAGES_PER_REQUEST) {
+    report({
+      code: "too_many_messages",
+      message: `messages: a request may hold at most ${MAX_MESSAGES_PER_REQUEST} messages, found ${parsed.length}`,
+    });
+  }
+  // What counts is the first message the model reads: system messages that only set
+  // `output_config` may come before it.
+  const first = Math.max(
+    0,
+    parsed.findIndex((message) => !isSystemMessage(message)),
+  );
+  const opening = parsed[first];
+  if (opening?.role !== "user" && !startsWithCompaction(opening)) {
+    report({
+      code: "first_message_not_user",
+      messageIndex: first,
+      message: 'messages: first message must use the "user" role',
+    });
+  }
+  return true;
+}
+
+/** A final assistant message may not end its text with whitespace. */
+function checkFinalWhitespace(
+  parsed: readonly Message[],
+  report: (problem: ConversationProblem) => void,
+): void {
+  const last = parsed.length - 1;
+  const final = parsed[last];
+  if (final?.role !== "assistant") return;
+  const lastBlock = final.content.at(-1);
+  if (lastBlock?.type === "text" && lastBlock.text.trim() !== "" && /\s$/.test(lastBlock.text)) {
+    report({
+      code: "trailing_whitespace",
+      messageIndex: last,
+      blockIndex: final.content.length - 1,
+      message: "messages: final assistant content cannot end with trailing whitespace",
+    });
+  }
 }
 
 function checkBlocks(
