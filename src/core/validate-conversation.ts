@@ -173,6 +173,7 @@ function checkFinalWhitespace(
   }
 }
 
+/** Each block's own rules: non-empty text, unique tool use ids, blocks in the right role's message. */
 function checkBlocks(
   role: Message["role"],
   content: readonly ContentBlock[],
@@ -182,66 +183,79 @@ function checkBlocks(
 ): void {
   let otherContentSeen = false;
   content.forEach((block, blockIndex) => {
-    const where = `messages.${index}.content.${blockIndex}`;
-    if (block.type === "text") {
-      if (block.text === "") {
-        report({
-          code: "empty_text",
-          messageIndex: index,
-          blockIndex,
-          message: `${where}: text content blocks must be non-empty`,
-        });
-      } else if (block.text.trim() === "") {
-        report({
-          code: "whitespace_text",
-          messageIndex: index,
-          blockIndex,
-          message: `${where}: text content blocks must contain non-whitespace text`,
-        });
-      }
-    }
+    const at = { messageIndex: index, blockIndex };
+    checkText(block, `messages.${index}.content.${blockIndex}`, at, report);
     if (block.type === "tool_use") {
       if (seenToolUseIds.has(block.id)) {
         report({
           code: "duplicate_tool_use_id",
-          messageIndex: index,
-          blockIndex,
+          ...at,
           toolUseId: block.id,
-          message: `${where}: \`tool_use\` ids must be unique`,
+          message: `messages.${index}.content.${blockIndex}: \`tool_use\` ids must be unique`,
         });
       }
       seenToolUseIds.add(block.id);
     }
-    if (role === "assistant" && block.type === "tool_result") {
-      report({
-        code: "tool_result_in_assistant_message",
-        messageIndex: index,
-        blockIndex,
-        toolUseId: block.toolUseId,
-        message: `messages.${index}: \`tool_result\` blocks can only be in \`user\` messages`,
-      });
-    }
-    if (role === "user" && ASSISTANT_ONLY_BLOCKS.has(block.type)) {
-      report({
-        code: "assistant_block_in_user_message",
-        messageIndex: index,
-        blockIndex,
-        message: `messages.${index}: \`${block.type}\` blocks can only be in \`assistant\` messages`,
-      });
-    }
-    if (role === "user") {
-      if (block.type === "tool_result" && otherContentSeen) {
-        report({
-          code: "tool_result_not_first",
-          messageIndex: index,
-          blockIndex,
-          toolUseId: block.toolUseId,
-          message: `${where}: \`tool_result\` blocks must come first in the user message; any text must come after all tool results`,
-        });
-      }
-      if (block.type !== "tool_result") otherContentSeen = true;
-    }
+    checkRole(role, block, at, otherContentSeen, report);
+    if (role === "user" && block.type !== "tool_result") otherContentSeen = true;
   });
+}
+
+/** A text block must hold non-whitespace text. */
+function checkText(
+  block: ContentBlock,
+  where: string,
+  at: { messageIndex: number; blockIndex: number },
+  report: (problem: ConversationProblem) => void,
+): void {
+  if (block.type !== "text") return;
+  if (block.text === "") {
+    report({
+      code: "empty_text",
+      ...at,
+      message: `${where}: text content blocks must be non-empty`,
+    });
+  } else if (block.text.trim() === "") {
+    report({
+      code: "whitespace_text",
+      ...at,
+      message: `${where}: text content blocks must contain non-whitespace text`,
+    });
+  }
+}
+
+/** Tool results only in user messages, first there; assistant-only blocks only in assistant ones. */
+function checkRole(
+  role: Message["role"],
+  block: ContentBlock,
+  at: { messageIndex: number; blockIndex: number },
+  otherContentSeen: boolean,
+  report: (problem: ConversationProblem) => void,
+): void {
+  const index = at.messageIndex;
+  if (role === "assistant" && block.type === "tool_result") {
+    report({
+      code: "tool_result_in_assistant_message",
+      ...at,
+      toolUseId: block.toolUseId,
+      message: `messages.${index}: \`tool_result\` blocks can only be in \`user\` messages`,
+    });
+  }
+  if (role === "user" && ASSISTANT_ONLY_BLOCKS.has(block.type)) {
+    report({
+      code: "assistant_block_in_user_message",
+      ...at,
+      message: `messages.${index}: \`${block.type}\` blocks can only be in \`assistant\` messages`,
+    });
+  }
+  if (role === "user" && block.type === "tool_result" && otherContentSeen) {
+    report({
+      code: "tool_result_not_first",
+      ...at,
+      toolUseId: block.toolUseId,
+      message: `messages.${index}.content.${at.blockIndex}: \`tool_result\` blocks must come first in the user message; any text must come after all tool results`,
+    });
+  }
 }
 
 function toolUseIdsOf(content: readonly ContentBlock[]): string[] {
