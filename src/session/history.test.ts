@@ -34,7 +34,7 @@ describe("History", () => {
     const history = new History();
     const messages = conversation();
     history.push(messages.slice(0, 2));
-    expect([...history.pendingToolUseIds()]).toEqual(["t1"]);
+    expect(history.openToolUses().unanswered).toEqual(["t1"]);
     expect(history.duplicateIssues([messages[0]!])).toEqual([
       { path: [0, "id"], message: `duplicate message id "${messages[0]!.id}"` },
     ]);
@@ -46,7 +46,7 @@ describe("History", () => {
       },
     ]);
     history.push(messages.slice(2));
-    expect(history.pendingToolUseIds().size).toBe(0);
+    expect(history.openToolUses().unanswered).toHaveLength(0);
     expect(history.lastTurnNumber).toBe(2);
   });
 

@@ -72,11 +72,6 @@ export class History {
     return { unanswered, results };
   }
 
-  /** Tool use ids of the last assistant message still waiting for a result. */
-  pendingToolUseIds(): Set<string> {
-    return new Set(this.openToolUses().unanswered);
-  }
-
   /** The last message, if any. */
   get last(): Message | undefined {
     return this.#messages.at(-1);

@@ -326,22 +326,14 @@ export class MessageIntake {
     const events: CompactionEvent[] = [];
     const archive: ArchiveRecord[] = [];
     const { handleAt, maxBlockTokens } = this.#settings;
-    const nextHandle = handleAt === undefined ? undefined : () => handleAt(archive.length);
+    // Handles are taken in the order the blocks are cut, so the records follow that order too.
+    let handles = 0;
+    const nextHandle = handleAt === undefined ? undefined : () => handleAt(handles++);
     const built = messages.map((message) => {
-      const clamped = clampMessage(
-        message,
-        maxBlockTokens,
-        nextHandle &&
-          (() => {
-            const handle = nextHandle();
-            archive.push({ handle, kind: "messages", original: [] });
-            return handle;
-          }),
-      );
+      const clamped = clampMessage(message, maxBlockTokens, nextHandle);
       for (const block of clamped.clamped) {
         events.push({ type: "content_clamped", messageId: message.id, ...block });
-        const index = archive.findIndex((record) => record.handle === block.handle);
-        if (index >= 0) archive[index] = archiveRecord(block, message);
+        if (block.handle !== undefined) archive.push(archiveRecord(block.handle, block, message));
       }
       return clamped.message;
     });
@@ -357,8 +349,7 @@ export class MessageIntake {
 }
 
 /** What the archive keeps of a clamped block: the original tool result, or the original message. */
-function archiveRecord(block: ClampedBlock, message: Message): ArchiveRecord {
-  const handle = block.handle as string;
+function archiveRecord(handle: string, block: ClampedBlock, message: Message): ArchiveRecord {
   const original = message.content[block.blockIndex];
   if (block.toolUseId !== undefined && original?.type === "tool_result")
     return { handle, kind: "tool_result", toolUseId: block.toolUseId, original };
