@@ -23,6 +23,8 @@ export interface CompactionRunOutcome {
   steps: CompactionStepResult[];
   /** A boundary record for each compactor that changed the conversation, in order. */
   boundaries: CompactionBoundary[];
+  /** Each compactor that changed nothing, and why (its `compaction_skipped` event). */
+  skipped: { strategy: string; reason: string; detail: string }[];
   /** The failure of an automatic run; the conversation is as the failed compactor found it. */
   error?: CompactionError;
   /** The messages `trimOnOverflow` removed, when it had to. */
@@ -151,6 +153,7 @@ export function forceCompactResult(
     tokensAfter,
     boundaries: outcome.boundaries,
     overWindow: outcome.overWindow,
+    ...(outcome.skipped.length === 0 ? {} : { skipped: outcome.skipped }),
   };
 }
 

@@ -133,6 +133,7 @@ export class CompactionRunner {
         compacted: false,
         steps: [],
         boundaries: [],
+        skipped: [],
         overWindow: false,
       },
       from,
@@ -173,7 +174,7 @@ export class CompactionRunner {
       if (gate === "not_due") continue;
       if (gate === "circuit_open") {
         this.#skip(
-          policy.trigger,
+          state,
           strategy,
           "circuit_open",
           "automatic summaries paused after repeated failures",
@@ -236,7 +237,7 @@ export class CompactionRunner {
       return "stop";
     }
     if (decision.veto === true) {
-      this.#skip(trigger, strategy, "vetoed", "the beforeCompact hook vetoed it");
+      this.#skip(state, strategy, "vetoed", "the beforeCompact hook vetoed it");
       return "unchanged";
     }
     if (summarizes) this.#startSummary(state, strategy);
@@ -293,18 +294,13 @@ export class CompactionRunner {
     strategy: string,
     summarizes: boolean,
   ): Computed | "unchanged" {
-    const { trigger, countsFailures } = state.policy;
+    const { countsFailures } = state.policy;
     addUsage(this.usage, output.result.usage);
     if (output.result.usage !== undefined) this.#settings.onUsage?.(output.result.usage);
     if (!conversationChanged(input, output.conversation)) {
       // A summary that would not have shrunk the conversation is no failure, and no success.
       state.outcome.steps.push({ strategy, result: countedNothing(output.result, input) });
-      this.#skip(
-        trigger,
-        strategy,
-        "nothing_to_compact",
-        output.skipReason ?? "nothing to compact",
-      );
+      this.#skip(state, strategy, "nothing_to_compact", output.skipReason ?? "nothing to compact");
       return "unchanged";
     }
     if (countsFailures && summarizes) this.#breaker.succeeded();
@@ -364,12 +360,15 @@ export class CompactionRunner {
     return { ...settings, contextUsed: () => this.contextUsed };
   }
 
+  /** A compactor that did not change the conversation: its event, and the run's record of why. */
   #skip(
-    trigger: CompactionTrigger,
+    state: RunState,
     strategy: string,
     reason: "circuit_open" | "vetoed" | "nothing_to_compact",
     detail: string,
   ): void {
+    state.outcome.skipped.push({ strategy, reason, detail });
+    const { trigger } = state.policy;
     this.#settings.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
   }
 

@@ -58,6 +58,7 @@ function idleOutcome(contextUsed: number, contextLimit: number): CompactionRunOu
     compacted: false,
     steps: [],
     boundaries: [],
+    skipped: [],
     overWindow: contextUsed > contextLimit,
   };
 }
@@ -378,28 +379,17 @@ export class SessionCore {
       }
       if (this.#auto.pending !== undefined) this.#background?.release();
       let before: readonly Message[] = [];
-      const skipped: NonNullable<ForceCompactResult["skipped"]> = [];
-      const outcome = await this.queue.enqueue(async () => {
+      const outcome = await this.queue.enqueue(() => {
         before = this.history.messages;
-        // The run's own skips (it holds the queue): a /compact that freed nothing says why.
-        const stop = this.on((event) => {
-          if (event.type === "compaction_skipped" && event.trigger === "manual")
-            skipped.push({ strategy: event.strategy, reason: event.reason, detail: event.detail });
-        });
-        try {
-          return await this.#attempt("manual", parsed);
-        } finally {
-          stop();
-        }
+        return this.#attempt("manual", parsed);
       });
       this.#requested = undefined;
       await this.hooks.after(outcome.boundaries);
-      const result = forceCompactResult(
+      return forceCompactResult(
         outcome,
         estimateTokens(before),
         estimateTokens(this.history.messages),
       );
-      return skipped.length === 0 ? result : { ...result, skipped };
     });
   }
 
