@@ -24,19 +24,18 @@ import type { Usage } from "../session/context-meter.js";
 import type { CompactionEventListener } from "../session/events.js";
 import { SessionCore } from "../session/session-core.js";
 import type { Intake } from "../session/session-entry.js";
-import { parseSnapshot, type SessionSnapshot } from "../session/snapshot.js";
+import type { SessionSnapshot } from "../session/snapshot.js";
 import type { ToolResultInput } from "../session/tool-results.js";
-import { decodeHead, decodeRecord, encodeHead, encodeRecord, storedDataError } from "./records.js";
-import { Replay, strippedToolCall } from "./replay.js";
+import { encodeRecord } from "./records.js";
 import {
   type AppendResult,
   assertName,
   type SessionStore,
-  type StoredState,
   type StorePosition,
 } from "./session-store.js";
 import { StoreArchive } from "./store-archive.js";
 import { StoreCommit } from "./store-commit.js";
+import { StoreReplica } from "./store-replica.js";
 import { type StoredSessionOptions, splitOptions } from "./stored-session-options.js";
 
 /** What `StoredSession.maybeCompact` did (`discarded` says why a compaction did not land). */
@@ -82,10 +81,7 @@ export class StoredSession implements CompactingSession<"async"> {
   readonly #leaseMs: number;
   readonly #maxAttempts: number;
   readonly #workerId: string;
-  readonly #replay: Replay;
-  #tail = 0;
-  #version = 0;
-  #read = false;
+  readonly #replica: StoreReplica;
   #lock: Promise<unknown> = Promise.resolve();
 
   /** Use {@link openSession}, which reads the session first. @throws {ValidationError} for bad options. */
@@ -96,19 +92,24 @@ export class StoredSession implements CompactingSession<"async"> {
     this.#leaseMs = own.leaseMs;
     this.#maxAttempts = own.maxAttempts;
     this.#workerId = own.workerId ?? newId();
-    this.#replay = new Replay(session.keepStaleThinking === true);
     const commit = new StoreCommit({
       store,
       sessionId,
       workerId: this.#workerId,
       leaseMs: this.#leaseMs,
       exclusive: (task) => this.#exclusive(task),
-      swap: (conversation, apply) => this.#swap(conversation, apply),
+      swap: (conversation, apply) => this.#replica.swap(conversation, apply),
     });
     const archive = session.archive ?? new StoreArchive(store);
     this.#core = new SessionCore(
       { ...session, archive, sessionId },
       { commit, attempt: (trigger, run) => this.#attempts(trigger, run) },
+    );
+    this.#replica = new StoreReplica(
+      store,
+      sessionId,
+      this.#core,
+      session.keepStaleThinking === true,
     );
   }
 
@@ -150,12 +151,12 @@ export class StoredSession implements CompactingSession<"async"> {
 
   /** The store position this worker's copy reflects: the log's tail and the head's version. */
   get position(): StorePosition {
-    return { tail: this.#tail, version: this.#version };
+    return { tail: this.#replica.tail, version: this.#replica.version };
   }
 
   /** Reads what other workers appended or compacted since this worker's last call. */
   refresh(): Promise<void> {
-    return this.#exclusive(() => this.#sync());
+    return this.#exclusive(() => this.#replica.sync());
   }
 
   /**
@@ -294,7 +295,7 @@ export class StoredSession implements CompactingSession<"async"> {
     options: CompactionRunOptions,
   ): Promise<CompactionRunOutcome> {
     for (let attempt = 1; ; attempt += 1) {
-      await this.#exclusive(() => this.#sync());
+      await this.#exclusive(() => this.#replica.sync());
       const outcome = await this.#core.runner.run(trigger, options);
       if (outcome.discarded !== "conflict" || attempt >= this.#maxAttempts) {
         if (trigger === "manual" && outcome.discarded === "conflict") {
@@ -309,7 +310,7 @@ export class StoredSession implements CompactingSession<"async"> {
   }
 
   #assertRead(): void {
-    if (!this.#read) {
+    if (!this.#replica.read) {
       throw new ValidationError("stored session", [
         { path: [], message: "is not read yet: open it with `await openSession(…)`" },
       ]);
@@ -323,83 +324,6 @@ export class StoredSession implements CompactingSession<"async"> {
     return run;
   }
 
-  /** Brings the copy up to the store: the records appended since, or all of it after a new head. */
-  async #sync(known?: StoredState): Promise<void> {
-    const sessionId = this.sessionId;
-    const state =
-      known ??
-      (await this.#store.read(sessionId, this.#tail, this.#read ? this.#version : undefined));
-    if (this.#read && state.version === this.#version) {
-      this.#replayRecords(state.records);
-      return;
-    }
-    const full = this.#tail <= state.through ? state : await this.#store.read(sessionId, 0);
-    this.#loadHead(full);
-    this.#replayRecords(full.records);
-    this.#read = true;
-  }
-
-  /** Takes a new head (a compaction another worker landed), or the empty session at version 0. */
-  #loadHead(state: StoredState): void {
-    const sessionId = this.sessionId;
-    this.#version = state.version;
-    this.#tail = state.through;
-    if (state.head === undefined) return;
-    const head = decodeHead(sessionId, state.head);
-    let snapshot: ReturnType<typeof parseSnapshot>;
-    try {
-      snapshot = parseSnapshot(head.snapshot);
-    } catch (error) {
-      if (!ValidationError.isInstance(error)) throw error;
-      throw storedDataError(sessionId, ["head", "snapshot"], error.issues);
-    }
-    if (snapshot.sessionId !== sessionId) {
-      throw storedDataError(
-        sessionId,
-        ["head", "snapshot", "sessionId"],
-        [{ path: [], message: `is ${JSON.stringify(snapshot.sessionId)}, not this session's id` }],
-      );
-    }
-    this.#core.load(snapshot);
-    this.#replay.strippedToolCall = head.strippedToolCall;
-  }
-
-  /** Replays stored records, which must follow this copy's position without a gap. */
-  #replayRecords(records: readonly { seq: number; data: string }[]): void {
-    for (const { seq, data } of records) {
-      if (seq <= this.#tail) continue;
-      if (seq !== this.#tail + 1) {
-        throw storedDataError(
-          this.sessionId,
-          ["log", this.#tail + 1],
-          [{ path: [], message: `is missing (the next record read is ${seq})` }],
-        );
-      }
-      this.#applyRecord(seq, decodeRecord(this.sessionId, seq, data));
-    }
-  }
-
-  /**
-   * Applies record `seq` through the core's apply, as every worker does; `store`: this worker
-   * wrote it, and keeps the originals of what it clamped (others' records were kept by them).
-   */
-  #applyRecord(
-    seq: number,
-    record: ReturnType<typeof decodeRecord>,
-    store = false,
-  ): Promise<void> | undefined {
-    const { headVersion, ...entry } = record;
-    const { history } = this.#core;
-    const landing = this.#replay.entry(
-      entry,
-      headVersion < this.#version,
-      (id) => history.has(id),
-      history.last,
-    );
-    this.#tail = seq;
-    return landing === undefined ? undefined : this.#core.apply(landing, { store });
-  }
-
   /**
    * Persists the entry `build` makes from the conversation as this worker has it, then applies
    * it. On a conflict it reads what changed and builds again; a refusal on a stale copy is
@@ -409,7 +333,7 @@ export class StoredSession implements CompactingSession<"async"> {
   #write<T>(build: () => Intake<T>): Promise<T> {
     return this.#exclusive(async () => {
       this.#assertRead();
-      const headVersion = this.#version;
+      const headVersion = this.#replica.version;
       let synced = false;
       for (let conflicts = 0; ; ) {
         let intake: Intake<T>;
@@ -418,45 +342,22 @@ export class StoredSession implements CompactingSession<"async"> {
         } catch (error) {
           if (synced || !ValidationError.isInstance(error)) throw error;
           synced = true;
-          await this.#sync();
+          await this.#replica.sync();
           continue;
         }
         if (intake.entry === undefined) return this.#core.take(intake);
         const data = encodeRecord({ ...intake.entry, headVersion });
         const outcome: AppendResult = await this.#store.append(this.sessionId, this.position, data);
         if (outcome.appended) {
-          await this.#applyRecord(outcome.seq, { ...intake.entry, headVersion }, true);
+          await this.#replica.applyRecord(outcome.seq, { ...intake.entry, headVersion }, true);
           return this.#core.take({ ...intake, entry: undefined });
         }
-        await this.#sync(outcome.state);
+        await this.#replica.sync(outcome.state);
         synced = true;
         conflicts += 1;
         // Writers that lost a race spread out before they try again: fewer lose the next one.
         await pause(Math.random() * Math.min(2 ** conflicts, MAX_BACKOFF_MS));
       }
     });
-  }
-
-  /** The commit step's swap: the head as the session would be with `conversation`, by compare-and-swap. */
-  async #swap(conversation: Message[], apply: (conversation: Message[]) => void): Promise<boolean> {
-    const stripped = strippedToolCall(this.#core.history.last, conversation.at(-1));
-    const data = encodeHead({
-      snapshot: this.#core.toJSON(conversation),
-      ...(stripped === undefined ? {} : { strippedToolCall: stripped }),
-    });
-    const swapped = await this.#store.swapHead(this.sessionId, this.#version, {
-      through: this.#tail,
-      data,
-    });
-    if (!swapped) {
-      await this.#sync();
-      return false;
-    }
-    apply(conversation);
-    this.#version += 1;
-    this.#replay.strippedToolCall = stripped;
-    // What others appended while this worker compacted follows the new head here too.
-    await this.#sync();
-    return true;
   }
 }
