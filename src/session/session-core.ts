@@ -1,9 +1,8 @@
-import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { estimateTokens, rememberValid } from "../core/message-memo.js";
+import { rememberValid } from "../core/message-memo.js";
 import {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
@@ -16,24 +15,14 @@ import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.j
 import { pricingForModel } from "../pricing/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { BackgroundGate, compactInBackground } from "./background.js";
+import { BackgroundGate } from "./background.js";
+import { CompactionCalls, type RunAttempt } from "./compaction-calls.js";
 import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js";
 import { CompactionHooks } from "./compaction-hooks.js";
-import {
-  type CompactionRunOutcome,
-  ForceCompactOptionsSchema,
-  type ForceCompactResult,
-  forceCompactResult,
-  idleReport,
-  MaybeCompactOptionsSchema,
-  type MaybeCompactReport,
-  maybeCompactReport,
-  startCall,
-} from "./compaction-report.js";
-import { CompactionRunner, type CompactionRunOptions } from "./compaction-run.js";
-import type { CompactionEvent, CompactionEventListener, CompactionTrigger } from "./events.js";
+import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
+import { CompactionRunner } from "./compaction-run.js";
+import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";
-import { JoinedRun } from "./joined-run.js";
 import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
@@ -46,28 +35,7 @@ import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
 
-const RequestCompactionSchema = z.strictObject(
-  { instructions: z.string({ error: "must be a string" }).exactOptional() },
-  { error: "must be an object" },
-);
-
-/** The outcome of a run that did nothing (a requested compaction that failed reports its error). */
-function idleOutcome(contextUsed: number, contextLimit: number): CompactionRunOutcome {
-  return {
-    contextUsedBefore: contextUsed,
-    compacted: false,
-    steps: [],
-    boundaries: [],
-    skipped: [],
-    overWindow: contextUsed > contextLimit,
-  };
-}
-
-/** One run of the stage loop; a store's reads first and tries again after lost races. */
-export type RunAttempt = (
-  trigger: CompactionTrigger,
-  options: CompactionRunOptions,
-) => Promise<CompactionRunOutcome>;
+export type { RunAttempt } from "./compaction-calls.js";
 
 /** What a face adds to the session's options: how compactions land, and how a run is attempted. */
 export interface SessionCoreSettings {
@@ -94,17 +62,13 @@ export class SessionCore {
   readonly runner: CompactionRunner;
   /** Compactions, one at a time; `afterCompact` hooks run once a run has settled. */
   readonly queue = new SerialQueue();
-  readonly #auto = new JoinedRun<MaybeCompactReport>();
-  readonly #background: BackgroundGate | undefined;
+  readonly #calls: CompactionCalls;
   readonly #listeners = new Set<CompactionEventListener>();
   readonly #logger: AgentSessionOptions["logger"];
-  readonly #attempt: RunAttempt;
   /** What the session costs, when it has prices. */
   readonly #costs: CostAccumulator | undefined;
   /** The window problems reported so far (each kind once). */
   readonly #windowWarnings = new Set<string>();
-  /** A compaction the model (or the app) asked for, run at the next `maybeCompact`. */
-  #requested: { instructions?: string } | undefined;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
@@ -115,11 +79,6 @@ export class SessionCore {
     this.contextLimit = contextLimit;
     this.clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
-    const background = parsed.background ?? false;
-    this.#background =
-      background === false
-        ? undefined
-        : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95));
     const limits = sessionLimits(parsed);
     this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
@@ -153,7 +112,18 @@ export class SessionCore {
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
     if (parsed.model !== undefined)
       this.#warnWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
-    this.#attempt = settings.attempt ?? ((trigger, run) => this.runner.run(trigger, run));
+    const background = parsed.background ?? false;
+    this.#calls = new CompactionCalls({
+      history: this.history,
+      contextLimit,
+      queue: this.queue,
+      hooks: this.hooks,
+      background:
+        background === false
+          ? undefined
+          : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
+      attempt: settings.attempt ?? ((trigger, run) => this.runner.run(trigger, run)),
+    });
   }
 
   /** What compactions cost, summed. */
@@ -280,128 +250,24 @@ export class SessionCore {
     return this.keeper.recall(handle);
   }
 
-  /** `maybeCompact`: options checked, a call while one runs joins it, background mode honoured. */
+  /** `maybeCompact` (see {@link CompactionCalls.maybeCompact}). */
   maybeCompact(options: unknown): Promise<MaybeCompactReport> {
-    const run = (parsed: CompactionRunOptions) => this.#runAuto(parsed);
-    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) => {
-      if (this.#callsWait())
-        return Promise.resolve(idleReport(this.history.meter.contextUsed, this.contextLimit));
-      if (this.#requested !== undefined && this.#auto.pending === undefined)
-        return this.#runRequested(parsed);
-      return this.#background === undefined
-        ? (this.#auto.pending ?? run(parsed))
-        : compactInBackground(this.#background, parsed, {
-            contextUsed: () => this.history.meter.contextUsed,
-            contextLimit: this.contextLimit,
-            pending: this.#auto.pending,
-            runAuto: run,
-          });
-    });
+    return this.#calls.maybeCompact(options);
   }
 
-  /**
-   * Asks for a compaction at the next `maybeCompact`, whatever the thresholds (the model's
-   * `compact` tool, or the app at a natural boundary); `instructions` go to the summarizer.
-   * @throws {ValidationError} for bad options.
-   */
+  /** `requestCompaction` (see {@link CompactionCalls.requestCompaction}). */
   requestCompaction(options: { instructions?: string } = {}): void {
-    const parsed = parseOrThrow(RequestCompactionSchema, options, "requestCompaction options");
-    this.#requested =
-      parsed.instructions === undefined ? {} : { instructions: parsed.instructions };
+    this.#calls.requestCompaction(options);
   }
 
   /** Whether a compaction was asked for and has not run yet. */
   get compactionRequested(): boolean {
-    return this.#requested !== undefined;
+    return this.#calls.requested;
   }
 
-  /**
-   * The compaction asked for, run as `forceCompact` runs (every compactor, all or nothing) but
-   * reported as `maybeCompact` reports (a failure in the report, never a rejection).
-   */
-  #runRequested(options: CompactionRunOptions): Promise<MaybeCompactReport> {
-    const requested = this.#requested ?? {};
-    const instructions = [options.instructions, requested.instructions]
-      .filter((part) => part !== undefined)
-      .join("\n\n");
-    const run = { ...options, ...(instructions === "" ? {} : { instructions }) };
-    const before = this.history.meter.contextUsed;
-    return this.#auto.start(
-      this.queue.enqueue(async () => {
-        try {
-          const outcome = await this.#attempt("manual", run);
-          this.#requested = undefined;
-          return outcome;
-        } catch (error) {
-          if (!CompactionError.isInstance(error)) throw error;
-          return { ...idleOutcome(before, this.contextLimit), error };
-        }
-      }),
-      async (outcome) => {
-        const report = maybeCompactReport(outcome, this.history.meter.contextUsed);
-        await this.hooks.after(report.boundaries);
-        return report;
-      },
-    );
-  }
-
-  /**
-   * Whether the conversation ends in tool calls waiting for results: no request can go out
-   * before they come, and a compaction now would edit what precedes a message whose thinking
-   * must come back whole with its results, so compaction waits for them.
-   */
-  #callsWait(): boolean {
-    const { unanswered } = this.history.openToolUses();
-    return unanswered.length > 0;
-  }
-
-  /** One automatic run, queued (a store's attempt retries after conflicts). */
-  #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
-    return this.#auto.start(
-      this.queue.enqueue(() => this.#attempt("auto", options)),
-      async (outcome) => {
-        const report = maybeCompactReport(outcome, this.history.meter.contextUsed);
-        await this.hooks.after(report.boundaries);
-        return report;
-      },
-      () => this.#background?.reset(),
-    );
-  }
-
-  /** `forceCompact`: all or nothing, after the compactions queued before it. */
+  /** `forceCompact` (see {@link CompactionCalls.forceCompact}). */
   forceCompact(options: unknown): Promise<ForceCompactResult> {
-    return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
-      if (this.#callsWait()) {
-        throw new CompactionError(
-          "busy",
-          "the last assistant message's tool calls wait for their results: compact after addToolResults, before the next request (a compaction now would make that message's thinking stale, and the request answering it would fail)",
-        );
-      }
-      if (this.#auto.pending !== undefined) this.#background?.release();
-      let before: readonly Message[] = [];
-      const outcome = await this.queue.enqueue(() => {
-        before = this.history.messages;
-        return this.#attempt("manual", parsed);
-      });
-      this.#requested = undefined;
-      await this.hooks.after(outcome.boundaries);
-      return forceCompactResult(
-        outcome,
-        estimateTokens(before),
-        estimateTokens(this.history.messages),
-      );
-    });
-  }
-
-  #start<O, R>(
-    schema: z.ZodType<O>,
-    options: unknown,
-    method: string,
-    run: (options: O & CompactionRunOptions) => Promise<R>,
-  ): Promise<R> {
-    return startCall(schema, options, method, this.hooks.inHook, (parsed) =>
-      run(parsed as O & CompactionRunOptions),
-    );
+    return this.#calls.forceCompact(options);
   }
 
   /** A snapshot of the session; with `conversation`, as it would be once that replaced the history. */
