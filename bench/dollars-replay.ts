@@ -15,6 +15,7 @@ import {
   priceLedger,
 } from "./dollars.js";
 import { PrefixCache } from "./dollars-cache.js";
+import { toOurs, unsigned } from "./replay.js";
 
 /**
  * Part 5 on recorded agent runs (`--trajectories ../shared/realdata`): each run replayed
@@ -52,30 +53,6 @@ function pathsOf(run: RecordedRun): { touched: Set<string>; edited: Set<string> 
     }
   }
   return { touched, edited };
-}
-
-/** Thinking as the model writes it: the recorded (sanitised) signature is replaced on replay. */
-function unsigned(block: Record<string, unknown>): Record<string, unknown> {
-  if (block.type === "thinking") return { type: "thinking", thinking: block.thinking ?? "" };
-  if (block.type === "redacted_thinking") return { type: "redacted_thinking", hidden: "" };
-  return block;
-}
-
-/** Our blocks from the recorded wire blocks (user side: text, images, tool results). */
-function toOurs(content: Record<string, unknown>[]) {
-  return content.map((block) => {
-    if (block.type === "tool_result") {
-      const raw = block.content;
-      return {
-        type: "tool_result" as const,
-        toolUseId: String(block.tool_use_id),
-        content: typeof raw === "string" ? raw : JSON.stringify(raw ?? ""),
-        isError: block.is_error === true,
-      };
-    }
-    if (block.type === "text") return { type: "text" as const, text: String(block.text) || " " };
-    return { type: "opaque" as const, block: block as never };
-  });
 }
 
 /** Replays one recorded run through one strategy, every request billed. */

@@ -189,14 +189,14 @@ export async function replayRun(
 }
 
 /** Thinking as the model writes it: the recorded (sanitised) signature is replaced on replay. */
-function unsigned(block: Record<string, unknown>): Record<string, unknown> {
+export function unsigned(block: Record<string, unknown>): Record<string, unknown> {
   if (block.type === "thinking") return { type: "thinking", thinking: block.thinking ?? "" };
   if (block.type === "redacted_thinking") return { type: "redacted_thinking", hidden: "" };
   return block;
 }
 
 /** Our blocks from the recorded wire blocks (user side: text, images, tool results). */
-function toOurs(content: Record<string, unknown>[]) {
+export function toOurs(content: Record<string, unknown>[]) {
   return content.map((block) => {
     if (block.type === "tool_result") {
       const raw = block.content;

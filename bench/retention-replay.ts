@@ -15,6 +15,7 @@ import {
   LLMCompactor,
   type Message,
 } from "../src/index.js";
+import { toOurs } from "./replay.js";
 import { createSummariser } from "./summariser.js";
 
 interface RecordedRun {
@@ -32,22 +33,6 @@ export const REPLAYED: Record<string, () => Partial<AgentSessionOptions>> = {
     }),
   }),
 };
-
-function toOurs(content: Record<string, unknown>[]) {
-  return content.map((block) => {
-    if (block.type === "tool_result") {
-      const raw = block.content;
-      return {
-        type: "tool_result" as const,
-        toolUseId: String(block.tool_use_id),
-        content: typeof raw === "string" ? raw : JSON.stringify(raw ?? ""),
-        isError: block.is_error === true,
-      };
-    }
-    if (block.type === "text") return { type: "text" as const, text: String(block.text) || " " };
-    return { type: "opaque" as const, block: block as never };
-  });
-}
 
 function requestText(messages: readonly Message[]): string {
   return JSON.stringify(messages.map((message) => message.content));
