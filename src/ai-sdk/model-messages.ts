@@ -10,7 +10,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
+import { isSummaryText } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
@@ -137,13 +137,6 @@ function keepMessageOptions(
   }
   const fields = { ...aiSdkFields(block), messageProviderOptions: options as JsonObject };
   blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
-}
-
-function isSummaryText(block: ContentBlock | undefined): boolean {
-  return (
-    block?.type === "text" &&
-    (block.text.startsWith(SUMMARY_PREFIX) || block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
-  );
 }
 
 function checkOptions(options: FromModelMessagesOptions): void {

@@ -9,7 +9,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
+import { isSummaryText } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import {
@@ -66,13 +66,6 @@ function itemBlocks(context: ItemContext, item: Record<string, unknown>): Conten
       // Reasoning (its encrypted_content verbatim), compaction, hosted tools, references.
       return [opaque(checkedJson(context, item))];
   }
-}
-
-function isSummaryText(block: ContentBlock | undefined): boolean {
-  return (
-    block?.type === "text" &&
-    (block.text.startsWith(SUMMARY_PREFIX) || block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
-  );
 }
 
 function checkOptions(options: FromResponsesInputOptions): void {
