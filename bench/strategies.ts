@@ -1,11 +1,11 @@
 import {
   type AgentSessionOptions,
-  type Clock,
   HybridCompactor,
   LLMCompactor,
   type LlmClient,
   ThresholdCompactor,
 } from "../src/index.js";
+import type { Clock } from "../src/testing/index.js";
 
 /** What a strategy may use to build its compactors. */
 export interface StrategyContext {

@@ -1,8 +1,10 @@
 /**
  * `agent-compaction`: keeps long-running LLM agent conversations inside the model's context
  * window. The session, the compactors, the errors, and the message types. Platform-neutral: it
- * imports no Node built-in, so it bundles for browsers and edge runtimes; the stores sit in
- * `agent-compaction/store` (and `/file-store`, `/redis`, `/postgres`).
+ * imports no Node built-in, so it bundles for browsers and edge runtimes; the stores and the
+ * archive sit in `agent-compaction/store` (and `/file-store`, `/redis`, `/postgres`), `Clock` and
+ * `Timers` in `/testing`. Each event is a member of `CompactionEvent`, named by its `type`:
+ * `Extract<CompactionEvent, { type: "compaction_end" }>`.
  *
  * @packageDocumentation
  */
@@ -70,7 +72,6 @@ export {
   type TurnId,
   type UserMessage,
 } from "./core/message.js";
-export type { Clock } from "./core/message-factory.js";
 export { estimateTokens } from "./core/message-memo.js";
 export { MessageSchema } from "./core/schemas.js";
 export type { TokenCounter } from "./core/tokens.js";
@@ -83,11 +84,6 @@ export {
   validateConversation,
 } from "./core/validate-conversation.js";
 export { AgentSession } from "./session/agent-session.js";
-export {
-  type ArchiveRecord,
-  type CompactionArchive,
-  MemoryArchive,
-} from "./session/archive.js";
 export type { CompactingSession } from "./session/compacting-session.js";
 export type {
   CompactionStepResult,
@@ -98,19 +94,10 @@ export type {
 } from "./session/compaction-report.js";
 export type { Usage } from "./session/context-meter.js";
 export type {
-  CompactionEndEvent,
   CompactionEvent,
   CompactionEventListener,
-  CompactionFailedEvent,
-  CompactionSkippedEvent,
-  CompactionStartEvent,
   CompactionTrigger,
-  ContentClampedEvent,
-  ContextOverflowEvent,
-  ContextTrimmedEvent,
-  ContextWindowWarningEvent,
   Logger,
-  ToolCallsInterruptedEvent,
 } from "./session/events.js";
 export type {
   AfterCompactHook,

@@ -1,7 +1,9 @@
 /**
  * `agent-compaction/store`: sessions kept in a store, shared by id between workers and
  * processes. The `SessionStore` contract, `openSession`, and `MemoryStore` for one process; the
- * stores for one machine and for many sit in `/file-store`, `/redis` and `/postgres`.
+ * stores for one machine and for many sit in `/file-store`, `/redis` and `/postgres`. Beside
+ * them, the `CompactionArchive` contract (where a session keeps what compactions remove, for
+ * `recall`) and `MemoryArchive`, every session's default.
  *
  * @example
  * import { MemoryStore, openSession } from "agent-compaction/store";
@@ -12,6 +14,11 @@
  *
  * @packageDocumentation
  */
+export {
+  type ArchiveRecord,
+  type CompactionArchive,
+  MemoryArchive,
+} from "../session/archive.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export type {
   AppendResult,

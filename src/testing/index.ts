@@ -1,4 +1,5 @@
 export type { Timers } from "../core/abort.js";
+export type { Clock } from "../core/message-factory.js";
 export { type ApiErrorBody, StandInApiError } from "./anthropic-rules/api-error.js";
 export type {
   StandInCompactionReply,

@@ -4,18 +4,17 @@ import {
   AgentSession,
   type AgentSessionOptions,
   type AsyncCompactor,
-  type CompactionArchive,
   CompactionError,
   type CompactionEvent,
   type CompactionOutput,
   type Compactor,
   type JsonObject,
-  MemoryArchive,
   type Message,
   type SessionSnapshot,
   ValidationError,
   validateConversation,
 } from "../../src/index.js";
+import { type CompactionArchive, MemoryArchive } from "../../src/store/index.js";
 
 const LIMIT = 10_000;
 const never = <T>(): Promise<T> => new Promise<T>(() => {});
