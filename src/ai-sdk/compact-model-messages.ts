@@ -11,7 +11,6 @@ import {
 } from "../core/compactor.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/message-memo.js";
 import { blockToPart, isToolSide, messageToModel } from "./message-out.js";
 import { convertModelMessages } from "./model-messages.js";
 
@@ -92,21 +91,27 @@ export function checkCompaction(
   };
 }
 
-/** Runs the compactor if its threshold is crossed; the conversation as it was otherwise. */
+/**
+ * Runs the compactor if its threshold is crossed; the conversation as it was otherwise.
+ * `estimate`, the conversation's token estimate when already worked out, is handed on so a
+ * built-in compactor does not estimate it again.
+ */
 export async function compactIfDue(
   conversation: readonly Message[],
   checked: CheckedCompaction,
   contextUsed: number,
   signal: AbortSignal | undefined,
+  estimate?: number,
 ): Promise<{ conversation: readonly Message[]; result: CompactionResult }> {
   if (!checked.compactor.shouldCompact(contextUsed, checked.contextLimit)) {
     return { conversation, result: emptyCompactionResult() };
   }
-  return runCompactor(checked.compactor, conversation, checked.summaries, {
+  const options = {
     contextLimit: checked.contextLimit,
     contextUsed,
     ...(signal === undefined ? {} : { signal }),
-  });
+  };
+  return runCompactor(checked.compactor, conversation, checked.summaries, options, estimate);
 }
 
 /** AI SDK messages, and for each of ours the message it came from (`undefined`: made here). */
@@ -210,9 +215,16 @@ export async function compactModelMessages(
   options: CompactModelMessagesOptions,
 ): Promise<CompactedModelMessages> {
   const checked = checkCompaction(options, "compactModelMessages options");
-  const ours = convertModelMessages(messages, {}, undefined, false);
-  const contextUsed = options.contextUsed ?? estimateTokens(ours) + checked.overheadTokens;
-  const { conversation, result } = await compactIfDue(ours, checked, contextUsed, options.signal);
+  // Estimated once, while converting, for the decision and the compactor's report alike.
+  const { messages: ours, tokens } = convertModelMessages(messages, {}, undefined);
+  const contextUsed = options.contextUsed ?? tokens + checked.overheadTokens;
+  const { conversation, result } = await compactIfDue(
+    ours,
+    checked,
+    contextUsed,
+    options.signal,
+    tokens,
+  );
   if (!conversationChanged(ours, conversation)) {
     return { messages: messages as ModelMessage[], compacted: false, result, contextUsed };
   }

@@ -11,6 +11,7 @@ import {
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
+import { estimateContentTokens } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
@@ -213,20 +214,30 @@ export function fromModelMessages(
   options: FromModelMessagesOptions = {},
 ): Message[] {
   checkOptions(options);
-  return convertModelMessages(messages, options, undefined);
+  const converted = convertModelMessages(messages, options, undefined).messages;
+  // Built and checked here: every later check (a compactor's, a session's) finds them known.
+  rememberValid(converted);
+  return converted;
+}
+
+/** Messages converted by {@link convertModelMessages}, with their local token estimate. */
+export interface ConvertedMessages {
+  messages: Message[];
+  /** What `estimateTokens(messages)` gives, worked out while each message was at hand. */
+  tokens: number;
 }
 
 /**
- * {@link fromModelMessages} on options already checked; `after`, when given, is the turn of
- * the message before the first (a conversation converted a part at a time): replies and tool
+ * {@link fromModelMessages} on options already checked, remembering nothing about the
+ * messages (a stateless request's die with it); `after`, when given, is the turn of the
+ * message before the first (a conversation converted a part at a time): replies and tool
  * results continue it.
  */
 export function convertModelMessages(
   messages: readonly unknown[],
   options: FromModelMessagesOptions,
   after: TurnId | undefined,
-  remember = true,
-): Message[] {
+): ConvertedMessages {
   if (!Array.isArray(messages)) {
     throw new ValidationError("AI SDK messages", [
       { path: [], message: "must be an array of messages" },
@@ -240,6 +251,7 @@ export function convertModelMessages(
   const cursor = new PartCursor();
   const { issues } = cursor;
   const out: Message[] = new Array(messages.length);
+  let tokens = 0;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index] as unknown;
     const role = isObject(message) ? message.role : undefined;
@@ -260,6 +272,7 @@ export function convertModelMessages(
       const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: message as JsonObject };
       const content: ContentBlock[] = [{ type: "opaque", block }];
       out[index] = { role: "user", id, sessionId, turnId: turns.pending(), createdAt, content };
+      tokens += estimateContentTokens(content);
       continue;
     }
     cursor.message = index;
@@ -267,6 +280,7 @@ export function convertModelMessages(
     if (message.providerOptions !== undefined)
       keepMessageOptions(content, message.providerOptions, issues, [index]);
     const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
+    tokens += estimateContentTokens(content);
     out[index] =
       role === "assistant"
         ? { role: "assistant", id, sessionId, turnId, createdAt, content }
@@ -274,9 +288,7 @@ export function convertModelMessages(
   }
   if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
   if (generateId !== undefined) checkIds(out);
-  // Built and checked here: every later check (a compactor's, a session's) finds them known.
-  if (remember) rememberValid(out);
-  return out;
+  return { messages: out, tokens };
 }
 
 /** An object that is not an array: what a message or a part must be (their fields are read one by one). */

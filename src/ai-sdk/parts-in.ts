@@ -93,8 +93,12 @@ function fail(context: PartContext, field: string | undefined, message: string):
   });
 }
 
-function stringField(context: PartContext, part: Record_, field: string, empty = true): string {
-  const value = part[field];
+/**
+ * `value`, the part's `field`, as a string; reports it otherwise. Given the value, not the
+ * part: a field read by name at each call site is a fixed property load, where `part[field]`
+ * would be a keyed one (slower by the hundred thousand, on a conversation of 10k messages).
+ */
+function stringField(context: PartContext, value: unknown, field: string, empty = true): string {
   if (typeof value === "string" && (empty || value !== "")) return value;
   fail(context, field, empty ? "must be a string" : "must be a non-empty string");
   return "";
@@ -157,7 +161,7 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
  * is `compaction`) becomes the API's own block, its signature kept beside its content.
  */
 export function textPart(context: PartContext, part: Record_): ContentBlock {
-  const text = stringField(context, part, "text");
+  const text = stringField(context, part.text, "text");
   if (part.providerOptions === undefined) return { type: "text", text };
   const anthropic = anthropicOptions(part);
   if (anthropic?.type === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
@@ -213,7 +217,7 @@ export function imagePart(context: PartContext, part: Record_, asFile: boolean):
     if (mediaType !== undefined) fields.mediaType = mediaType;
   }
   if (part.filename !== undefined) {
-    fields.filename = stringField(context, part, "filename");
+    fields.filename = stringField(context, part.filename, "filename");
   }
   keepProviderOptions(context, part, fields);
   const source = found?.source ?? { type: "url", url: "about:blank" };
@@ -222,7 +226,7 @@ export function imagePart(context: PartContext, part: Record_, asFile: boolean):
 
 /** A file part: an image becomes an image block, any other file is carried whole. */
 export function filePart(context: PartContext, part: Record_): ContentBlock {
-  const mediaType = stringField(context, part, "mediaType", false);
+  const mediaType = stringField(context, part.mediaType, "mediaType", false);
   return mediaType.startsWith("image/")
     ? imagePart(context, part, true)
     : opaquePart(context, part);
@@ -234,7 +238,7 @@ export function filePart(context: PartContext, part: Record_): ContentBlock {
  * is carried whole and in place, never removed apart from the part that follows it.
  */
 export function reasoningPart(context: PartContext, part: Record_): ContentBlock {
-  const text = stringField(context, part, "text");
+  const text = stringField(context, part.text, "text");
   const anthropic = anthropicOptions(part);
   const fields: AiSdkFields = {};
   keepProviderOptions(context, part, fields);
@@ -251,8 +255,8 @@ export function reasoningPart(context: PartContext, part: Record_): ContentBlock
 /** A tool call the app runs (a provider-executed one is carried whole). */
 export function toolCallPart(context: PartContext, part: Record_): ContentBlock {
   if (part.providerExecuted === true) return opaquePart(context, part);
-  const id = stringField(context, part, "toolCallId", false);
-  const name = stringField(context, part, "toolName", false);
+  const id = stringField(context, part.toolCallId, "toolCallId", false);
+  const name = stringField(context, part.toolName, "toolName", false);
   context.toolNames?.set(id, name);
   if (
     part.providerOptions === undefined &&
@@ -303,15 +307,18 @@ function outputContentPart(context: PartContext, part: unknown): ToolResultConte
           type: "image",
           source: {
             type: "base64",
-            mediaType: stringField(context, part, "mediaType", false),
-            data: stringField(context, part, "data"),
+            mediaType: stringField(context, part.mediaType, "mediaType", false),
+            data: stringField(context, part.data, "data"),
           },
         } satisfies ImageBlock,
         partFields(context, part),
       );
     case "image-url":
       return withExtra(
-        { type: "image", source: { type: "url", url: stringField(context, part, "url", false) } },
+        {
+          type: "image",
+          source: { type: "url", url: stringField(context, part.url, "url", false) },
+        },
         partFields(context, part),
       );
   }
@@ -326,8 +333,8 @@ function partFields(context: PartContext, part: Record_): AiSdkFields {
 
 /** A tool result part of a `tool` message. */
 export function toolResultPart(context: PartContext, part: Record_): ToolResultBlock {
-  const toolUseId = stringField(context, part, "toolCallId", false);
-  const toolName = stringField(context, part, "toolName", false);
+  const toolUseId = stringField(context, part.toolCallId, "toolCallId", false);
+  const toolName = stringField(context, part.toolName, "toolName", false);
   const output = part.output;
   const fast = plainTextOutput(output);
   // The common case, text in and out: nothing to keep when the call named the same tool.
@@ -358,7 +365,7 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   const isError = type === "error-text" || type === "error-json" || type === "execution-denied";
   let content: ToolResultBlock["content"];
   if (type === "text" || type === "error-text") {
-    content = stringField(outputContext, output, "value");
+    content = stringField(outputContext, output.value, "value");
   } else if (type === "json" || type === "error-json") {
     const value = jsonField(outputContext, output.value ?? null, "value") ?? null;
     content = JSON.stringify(value);
@@ -366,7 +373,8 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
     fields.jsonLength = content.length;
   } else if (type === "execution-denied") {
     if (output.reason === undefined) fields.noReason = true;
-    content = output.reason === undefined ? "" : stringField(outputContext, output, "reason");
+    content =
+      output.reason === undefined ? "" : stringField(outputContext, output.reason, "reason");
   } else if (Array.isArray(output.value)) {
     content = output.value.map((item, index) =>
       outputContentPart(child(outputContext, "value", index), item),

@@ -95,9 +95,12 @@ export function compactionPrepareStep(
     const known =
       history !== undefined && startsWith(messages, history.input) ? history : undefined;
     const from = known?.input.length ?? 0;
-    const added = convertModelMessages(messages.slice(from), {}, known?.ours.at(-1)?.turnId, false);
+    const converted = convertModelMessages(messages.slice(from), {}, known?.ours.at(-1)?.turnId);
+    const added = converted.messages;
     const conversation = known === undefined ? added : [...known.ours, ...added];
-    const contextUsed = measure(input, known, added, conversation, checked);
+    // The whole conversation's estimate, when it is only what was converted just now.
+    const estimate = known === undefined ? converted.tokens : undefined;
+    const contextUsed = measure(input, known, added, conversation, checked, estimate);
     let compacted: readonly Message[] = conversation;
     let result: CompactionResult | undefined;
     try {
@@ -106,6 +109,7 @@ export function compactionPrepareStep(
         checked,
         contextUsed,
         input.abortSignal,
+        estimate,
       ));
     } catch (error) {
       options.onError?.(error);
@@ -143,10 +147,11 @@ function measure(
   added: readonly Message[],
   conversation: readonly Message[],
   checked: CheckedCompaction,
+  estimate: number | undefined,
 ): number {
   const usage = usageFromAiSdk(input.steps.at(-1)?.usage);
   if (usage === undefined || known === undefined) {
-    return estimateTokens(conversation) + checked.overheadTokens;
+    return (estimate ?? estimateTokens(conversation)) + checked.overheadTokens;
   }
   // The reply is in the usage's output tokens; what follows it (tool results) is not.
   const after = added.filter((message) => message.role !== "assistant");

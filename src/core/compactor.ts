@@ -221,16 +221,18 @@ export function compactorProblem(value: unknown): string | undefined {
 /**
  * Runs any compactor the same way, sync or async: a built-in one through its trusted path, a
  * custom one through `compactAsync` (when `isAsync`) or `compact`. Always a promise; a sync
- * throw becomes a rejection.
+ * throw becomes a rejection. `estimate`, the conversation's token estimate when the caller
+ * has it at hand, spares a built-in compactor estimating it again.
  */
 export async function runCompactor(
   compactor: Compactor,
   conversation: readonly Message[],
   summaries: ReadonlyMap<string, string>,
   options: CompactAsyncOptions,
+  estimate?: number,
 ): Promise<CompactionOutput> {
   const trusted = trustedRuns.get(compactor);
-  if (trusted !== undefined) return trusted(conversation, summaries, options);
+  if (trusted !== undefined) return trusted(conversation, summaries, options, estimate);
   if (runsAsync(compactor)) return compactor.compactAsync(conversation, summaries, options);
   const { signal: _signal, instructions: _instructions, ...context } = options;
   return compactor.compact(conversation, summaries, context);

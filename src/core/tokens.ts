@@ -58,6 +58,16 @@ export function estimateBlockTokens(block: ContentBlock): number {
   }
 }
 
+/**
+ * Estimates the tokens of a message from its content: its blocks and the message's framing
+ * ({@link MESSAGE_OVERHEAD_TOKENS}), what `estimateTokens` counts for it.
+ */
+export function estimateContentTokens(content: readonly ContentBlock[]): number {
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
+  for (const block of content) tokens += estimateBlockTokens(block);
+  return tokens;
+}
+
 /** Estimates a block holding only `text` (a text block, or a tool result with string content). */
 export function estimateTextTokens(text: string): number {
   return OVERHEAD_TOKENS + charsToTokens(text.length);
