@@ -1,5 +1,5 @@
-import { type ApiProblem, betasOf, type RuleRequest } from "./compaction-rules.js";
-import { thinksOn } from "./thinking-rules.js";
+import { thinksOn } from "../../src/testing/anthropic-rules/thinking.js";
+import type { ApiProblem, RuleRequest } from "../../src/testing/anthropic-rules/wire.js";
 
 /**
  * Server-side context editing, as the loopback Messages API applies it, from
@@ -103,7 +103,7 @@ export function contextManagementProblem(
   const body = isRecord(request.body) ? request.body : {};
   const management = body.context_management;
   if (management === undefined || management === null) return undefined;
-  if (!betasOf(request.headers).includes(CONTEXT_MANAGEMENT_BETA)) {
+  if (!request.betas.includes(CONTEXT_MANAGEMENT_BETA)) {
     return invalid("context_management: Extra inputs are not permitted");
   }
   if (!isRecord(management)) return invalid("context_management: Input should be an object");

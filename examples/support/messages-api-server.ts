@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { isCompactionRequest } from "../../src/testing/anthropic-rules/compaction.js";
+import { requestTokens } from "../../src/testing/anthropic-rules/responses.js";
 import {
   diagnose,
   fingerprintOf,
@@ -7,25 +9,28 @@ import {
   type RequestFingerprint,
   wantsDiagnostics,
 } from "./cache-diagnostics.js";
+import { checkRequest, errorReply } from "./loopback-checks.js";
 import {
-  type ApiProblem,
-  compactionProblem,
-  defaultSummary,
-  isCompactionRequest,
-} from "./compaction-rules.js";
-import {
-  type AppliedEdit,
-  applyContextEdits,
-  contextManagementProblem,
-} from "./context-editing.js";
-import { renderedMessages, systemMessageProblem } from "./system-messages.js";
-import {
-  judgeThinking,
-  type PreservedThinkingMode,
-  signCompaction,
-  signReplyContent,
-  type ThinkingVerdict,
-} from "./thinking-rules.js";
+  type AcceptedThinking,
+  compactionParts,
+  errorAnswer,
+  type HttpAnswer,
+  type ModelView,
+  messageParts,
+  type ResponseParts,
+} from "./loopback-replies.js";
+import type {
+  Endpoint,
+  MessagesApiServerOptions,
+  RecordedRequest,
+  Reply,
+  ReplyScript,
+  RequestOutcome,
+  Script,
+} from "./messages-api-types.js";
+
+export { roughTokens } from "../../src/testing/anthropic-rules/responses.js";
+export type * from "./messages-api-types.js";
 
 /**
  * A loopback HTTP server that speaks enough of the Anthropic Messages API for the real
@@ -34,16 +39,17 @@ import {
  * (headers and parsed JSON body) and answers from a script: messages, token counts, API
  * errors (4xx, 429, 5xx), dropped connections, slow or hung responses.
  *
- * It plays a model with preserved thinking (`thinking-rules.ts` has the rules and their
- * sources): while the request thinks (`thinking: { type: "enabled" | "adaptive" }`, or no
+ * It plays a model with preserved thinking (the rules, with their sources, are in
+ * `src/testing/anthropic-rules/`, which `AnthropicStandIn` runs too; `loopback-checks.ts` runs
+ * them here): while the request thinks (`thinking: { type: "enabled" | "adaptive" }`, or no
  * `thinking` on a server started with `thinkByDefault`) a reply starts with a signed
  * `thinking` block, and every `thinking` / `redacted_thinking` block sent back is checked
  * against the prefix it was produced after: a 400 in the API's words, or dropped and listed
  * in `input_transformations` under `thinking.block_binding.prefix_mismatch_behavior:
  * "drop_block"`. A request the checks reject never reaches the script.
  *
- * It also speaks on-demand compaction (`compaction-rules.ts`: a request with a top-level
- * `compaction` is answered with one signed `compaction` block from the `compaction` script,
+ * It also speaks on-demand compaction (`anthropic-rules/compaction.ts`: a request with a
+ * top-level `compaction` is answered with one signed `compaction` block from the `compaction` script,
  * and blocks sent back are checked), mid-conversation `role: "system"` messages
  * (`system-messages.ts`), server-side context editing (`context-editing.ts`: the model reads
  * the edited request, the response lists `context_management.applied_edits`) and cache
@@ -52,158 +58,11 @@ import {
  * Used by the offline stand-in of `examples/anthropic-agent.ts` and by the adapter's tests.
  */
 
-/** The endpoints the server speaks. */
-export type Endpoint = "messages" | "count_tokens";
-
-/** What answers a request: an endpoint's script, or (for compaction requests) the compaction script. */
-export type Script = Endpoint | "compaction";
-
-/** How a request ended. */
-export type RequestOutcome = "answered" | "dropped" | "closed_by_client";
-
-/** One request as the server received it. */
-export interface RecordedRequest {
-  /** Which endpoint it hit; `unknown` for any other path. */
-  endpoint: Endpoint | "unknown";
-  method: string;
-  /** The path with the query string. */
-  path: string;
-  /** Request headers, names in lower case. */
-  headers: Record<string, string>;
-  /** The body parsed as JSON (the raw text when it is not JSON). */
-  body: unknown;
-  /** Settles when the exchange ends: answered, dropped by the server, or closed by the client. */
-  outcome: Promise<RequestOutcome>;
-}
-
-/** A usage object as the API reports it. */
-export interface WireUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
-}
-
-/** What the server answers with. */
-export type Reply =
-  /**
-   * A `Message` response; `content` defaults to one text block with `text` ("ok"). While the
-   * request thinks, a `thinking` block leads it unless `content` has one. The server signs
-   * every `thinking` block without a `signature` and every `redacted_thinking` block without
-   * `data` in the reply (a `redacted_thinking` block may carry its hidden text as `hidden`).
-   */
-  | {
-      type: "message";
-      text?: string;
-      content?: Record<string, unknown>[];
-      /**
-       * The leading thinking block's text; a string leads the reply with it even when the
-       * request does not think, `false` answers without one even when it does.
-       * @default a short fixed text while the request thinks
-       */
-      thinking?: string | false;
-      /** Adds a `redacted_thinking` block after the leading thinking block, hiding this text. */
-      redactedThinking?: string;
-      usage?: Partial<WireUsage>;
-      stopReason?: string;
-      id?: string;
-    }
-  /**
-   * The answer to a compaction request: one `compaction` block holding `summary` (default: a
-   * short summary of the request's messages), signed so that the turns kept after it continue
-   * the summarized prefix, `stop_reason: "compaction"`, top-level usage 0 and the cost in
-   * `usage.iterations`. With another `stopReason` (`max_tokens`, `refusal`, ...) the content is
-   * empty, as when the summarization call writes no summary.
-   */
-  | {
-      type: "compaction";
-      summary?: string;
-      stopReason?: string;
-      /** The `compaction` iteration's tokens. @default the request's and the summary's rough size */
-      iteration?: { input_tokens?: number; output_tokens?: number };
-      id?: string;
-    }
-  /** A `count_tokens` response. */
-  | { type: "tokens"; inputTokens: number }
-  /**
-   * An API error: `{ type: "error", error: { type, message, details? } }` with this status
-   * (`errorCode` goes in `error.details.error_code`). Unless `headers` says otherwise it carries
-   * `retry-after-ms: 1`, so the SDK's retries don't wait.
-   */
-  | {
-      type: "error";
-      status: number;
-      errorType?: string;
-      errorCode?: string;
-      message?: string;
-      headers?: Record<string, string>;
-    }
-  /** Any JSON body with any status. */
-  | { type: "json"; status: number; body: unknown; headers?: Record<string, string> }
-  /** Destroys the connection without answering. */
-  | { type: "drop" }
-  /** Never answers (until the client gives up or the server closes). */
-  | { type: "hang" }
-  /** Answers `reply` after `ms` milliseconds (a slow response). */
-  | { type: "delay"; ms: number; reply: Reply };
-
-/** A reply, or a function choosing one from the request. */
-export type ReplyScript = Reply | ((request: RecordedRequest) => Reply | Promise<Reply>);
-
-/** Options of {@link MessagesApiServer.start}. */
-export interface MessagesApiServerOptions {
-  /** Answers `/v1/messages` when no queued reply is left. @default a text reply "ok" */
-  onMessages?: ReplyScript;
-  /** Answers `/v1/messages/count_tokens` when no queued reply is left. @default about 4 chars a token */
-  onCountTokens?: ReplyScript;
-  /** Answers compaction requests when no queued reply is left. @default `{ type: "compaction" }` */
-  onCompaction?: ReplyScript;
-  /**
-   * The preserved-thinking prefix check: `"enforced"` (an account created on or after
-   * 2026-08-31), `"opt-in"` (an older account: only requests that set
-   * `prefix_mismatch_behavior` are checked), `"off"` (a model without the check).
-   * @default "enforced"
-   */
-  preservedThinking?: PreservedThinkingMode;
-  /** Think when the request sets no `thinking`, as current models do. @default false */
-  thinkByDefault?: boolean;
-  /**
-   * The model's context window in tokens (counted as {@link roughTokens} of `system`, `tools`
-   * and `messages`): a `/v1/messages` request above it gets the API's 400 "prompt is too
-   * long". @default no limit
-   */
-  contextWindow?: number;
-}
-
-const ERROR_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  429: "rate_limit_error",
-  500: "api_error",
-  529: "overloaded_error",
-};
-
-/** A rough token count of a request: about four characters a token. */
-export function roughTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value ?? "").length / 4);
-}
-
-function requestTokens(body: unknown): number {
-  const { system, tools, messages } = (body ?? {}) as Record<string, unknown>;
-  return roughTokens({ system, tools, messages });
-}
-
-/** What the model reads of a request: what it is shown, after the server's context edits. */
-interface ModelView {
-  tokens: number;
-  appliedEdits?: AppliedEdit[];
-}
-
 const defaultMessages: ReplyScript = () => ({ type: "message", text: "ok" });
-const DEFAULT_THINKING = "Let me work out what the request needs before answering.";
+const ENDPOINTS = new Map<string | undefined, Endpoint>([
+  ["/v1/messages", "messages"],
+  ["/v1/messages/count_tokens", "count_tokens"],
+]);
 const defaultCountTokens: ReplyScript = (request) => ({
   type: "tokens",
   inputTokens: requestTokens(request.body),
@@ -223,7 +82,8 @@ export class MessagesApiServer {
   };
   readonly #defaults: Record<Script, ReplyScript>;
   readonly #waiters = new Set<() => void>();
-  readonly #thinking = new WeakMap<RecordedRequest, Extract<ThinkingVerdict, { ok: true }>>();
+  readonly #thinking = new WeakMap<RecordedRequest, AcceptedThinking>();
+  readonly #dropped = new WeakSet<ServerResponse>();
   readonly #views = new WeakMap<RecordedRequest, ModelView>();
   readonly #fingerprints = new Map<string, RequestFingerprint>();
   readonly #options: MessagesApiServerOptions;
@@ -302,6 +162,36 @@ export class MessagesApiServer {
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const recorded = await this.#record(request, response);
+    const { endpoint } = recorded;
+    if (endpoint === "unknown" || request.method !== "POST") {
+      const pathname = recorded.path.split("?")[0];
+      this.#send(response, errorReply(404, `no route for ${request.method} ${pathname}`));
+      return;
+    }
+    const checked = checkRequest(recorded, endpoint, this.#options);
+    if ("refusal" in checked) {
+      this.#send(response, checked.refusal);
+      return;
+    }
+    this.#thinking.set(recorded, checked.thinking);
+    this.#views.set(recorded, checked.view);
+    const compaction = endpoint === "messages" && isCompactionRequest(recorded.body);
+    const queue: Script = compaction ? "compaction" : endpoint;
+    const script = this.#queues[queue].shift() ?? this.#defaults[queue];
+    let reply: Reply;
+    try {
+      reply = typeof script === "function" ? await script(recorded) : script;
+    } catch (error) {
+      reply = errorReply(500, `script failed: ${error instanceof Error ? error.message : error}`);
+    }
+    this.#answer(response, reply, recorded, () => {
+      this.#dropped.add(response);
+    });
+  }
+
+  /** Reads and records a request (its outcome settles when the exchange ends), waking waiters. */
+  async #record(request: IncomingMessage, response: ServerResponse): Promise<RecordedRequest> {
     const text = await readBody(request);
     let body: unknown = text;
     try {
@@ -311,28 +201,19 @@ export class MessagesApiServer {
     }
     const path = request.url ?? "/";
     const pathname = path.split("?")[0];
-    const endpoint: RecordedRequest["endpoint"] =
-      pathname === "/v1/messages"
-        ? "messages"
-        : pathname === "/v1/messages/count_tokens"
-          ? "count_tokens"
-          : "unknown";
-    let settle: (outcome: RequestOutcome) => void = () => {};
     const outcome = new Promise<RequestOutcome>((resolve) => {
-      settle = resolve;
+      response.on("close", () =>
+        resolve(
+          response.writableFinished
+            ? "answered"
+            : this.#dropped.has(response) || this.#closing
+              ? "dropped"
+              : "closed_by_client",
+        ),
+      );
     });
-    let dropped = false;
-    response.on("close", () =>
-      settle(
-        response.writableFinished
-          ? "answered"
-          : dropped || this.#closing
-            ? "dropped"
-            : "closed_by_client",
-      ),
-    );
     const recorded: RecordedRequest = {
-      endpoint,
+      endpoint: ENDPOINTS.get(pathname) ?? "unknown",
       method: request.method ?? "GET",
       path,
       headers: flattenHeaders(request.headers),
@@ -344,69 +225,7 @@ export class MessagesApiServer {
       this.#waiters.delete(wake);
       wake();
     }
-
-    if (endpoint === "unknown" || request.method !== "POST") {
-      this.#send(response, errorReply(404, `no route for ${request.method} ${pathname}`));
-      return;
-    }
-    const problem = this.#requestProblem(recorded, endpoint);
-    if (problem !== undefined) {
-      this.#send(response, {
-        type: "error",
-        status: problem.status,
-        message: problem.message,
-        ...(problem.errorType === undefined ? {} : { errorType: problem.errorType }),
-        ...(problem.errorCode === undefined ? {} : { errorCode: problem.errorCode }),
-        headers: { "x-should-retry": "false" },
-      });
-      return;
-    }
-    const compaction = endpoint === "messages" && isCompactionRequest(body);
-    const verdict = judgeThinking(recorded, {
-      endpoint,
-      // A compaction request writes a summary, not a turn: the summarizer reads the thinking,
-      // and "If a condition doesn't hold, nothing fails when you compact".
-      mode: compaction ? "off" : (this.#options.preservedThinking ?? "enforced"),
-      thinkByDefault: this.#options.thinkByDefault ?? false,
-    });
-    if (!verdict.ok) {
-      this.#send(response, errorReply(400, verdict.message));
-      return;
-    }
-    const view = modelView(body, verdict.dropped);
-    const window = this.#options.contextWindow;
-    if (endpoint === "messages" && window !== undefined && view.tokens > window) {
-      this.#send(
-        response,
-        errorReply(400, `prompt is too long: ${view.tokens} tokens > ${window} maximum`),
-      );
-      return;
-    }
-    this.#thinking.set(recorded, verdict);
-    this.#views.set(recorded, view);
-    const queue: Script = compaction ? "compaction" : endpoint;
-    const script = this.#queues[queue].shift() ?? this.#defaults[queue];
-    let reply: Reply;
-    try {
-      reply = typeof script === "function" ? await script(recorded) : script;
-    } catch (error) {
-      reply = errorReply(500, `script failed: ${error instanceof Error ? error.message : error}`);
-    }
-    this.#answer(response, reply, recorded, () => {
-      dropped = true;
-    });
-  }
-
-  /** What the API refuses a request for before the model sees it (compaction, system messages, context editing). */
-  #requestProblem(request: RecordedRequest, endpoint: Endpoint): ApiProblem | undefined {
-    const rules = { body: request.body, headers: request.headers };
-    const compaction = endpoint === "messages" ? compactionProblem(rules) : undefined;
-    if (compaction !== undefined) return compaction;
-    const system = systemMessageProblem(rules);
-    if (system !== undefined) return { status: 400, message: system };
-    return contextManagementProblem(rules, {
-      thinkByDefault: this.#options.thinkByDefault ?? false,
-    });
+    return recorded;
   }
 
   /**
@@ -459,16 +278,13 @@ export class MessagesApiServer {
   }
 
   /**
-   * A `message` response around `content`, numbered in order: the request's model, `usage` and
-   * `extra` as given, then the request's diagnostics and input transformations, if any.
+   * A `message` response around a reply's parts, numbered in order: the request's model, the
+   * parts, then the request's diagnostics and input transformations, if any.
    */
   #messageBody(
     request: RecordedRequest | undefined,
     replyId: string | undefined,
-    content: readonly unknown[],
-    stopReason: string,
-    usage: Record<string, unknown>,
-    extra: Record<string, unknown> = {},
+    parts: ResponseParts,
   ): Record<string, unknown> {
     this.#messageCount += 1;
     const verdict = request === undefined ? undefined : this.#thinking.get(request);
@@ -479,12 +295,12 @@ export class MessagesApiServer {
       type: "message",
       role: "assistant",
       model: typeof model === "string" ? model : "loopback",
-      content,
-      stop_reason: stopReason,
+      content: parts.content,
+      stop_reason: parts.stopReason,
       stop_sequence: null,
       container: null,
-      usage,
-      ...extra,
+      usage: parts.usage,
+      ...parts.extra,
       ...this.#diagnostics(id, request),
       ...(verdict?.inputTransformations === undefined
         ? {}
@@ -492,172 +308,43 @@ export class MessagesApiServer {
     };
   }
 
-  #send(response: ServerResponse, reply: Reply, request?: RecordedRequest): void {
-    let status = 200;
-    let body: unknown;
-    let headers: Record<string, string> = {};
+  /** The status, headers and body a reply is answered with (`undefined` for drop, hang, delay). */
+  #httpAnswer(reply: Reply, request: RecordedRequest | undefined): HttpAnswer | undefined {
+    const view = request === undefined ? undefined : this.#views.get(request);
+    const ok = (body: unknown): HttpAnswer => ({ status: 200, headers: {}, body });
     switch (reply.type) {
       case "message": {
         const verdict = request === undefined ? undefined : this.#thinking.get(request);
-        const view = request === undefined ? undefined : this.#views.get(request);
-        const content = signReplyContent(
-          request?.body,
-          withLeadingThinking(
-            reply.content ?? [{ type: "text", text: reply.text ?? "ok" }],
-            reply,
-            verdict?.thinking ?? false,
-          ),
-          verdict?.previous ?? null,
-        );
-        body = this.#messageBody(
-          request,
-          reply.id,
-          content,
-          reply.stopReason ??
-            (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
-          {
-            input_tokens: view?.tokens ?? requestTokens(request?.body),
-            output_tokens: roughTokens(content),
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
-            ...reply.usage,
-          },
-          view?.appliedEdits === undefined
-            ? {}
-            : { context_management: { applied_edits: view.appliedEdits } },
-        );
-        break;
+        const parts = messageParts(reply, request?.body, verdict, view);
+        return ok(this.#messageBody(request, reply.id, parts));
       }
-      case "compaction": {
-        const view = request === undefined ? undefined : this.#views.get(request);
-        const stopReason = reply.stopReason ?? "compaction";
-        const summary = reply.summary ?? defaultSummary(request?.body);
-        const content =
-          stopReason === "compaction"
-            ? [
-                {
-                  type: "compaction",
-                  content: summary,
-                  signature: signCompaction(request?.body, summary),
-                },
-              ]
-            : [];
-        body = this.#messageBody(request, reply.id, content, stopReason, {
-          input_tokens: 0,
-          output_tokens: 0,
-          cache_creation_input_tokens: 0,
-          cache_read_input_tokens: 0,
-          iterations: [
-            {
-              type: "compaction",
-              input_tokens: view?.tokens ?? requestTokens(request?.body),
-              output_tokens: content.length > 0 ? roughTokens(summary) : 0,
-              cache_creation_input_tokens: 0,
-              cache_read_input_tokens: 0,
-              cache_creation: null,
-              ...reply.iteration,
-            },
-          ],
-        });
-        break;
-      }
+      case "compaction":
+        return ok(
+          this.#messageBody(request, reply.id, compactionParts(reply, request?.body, view)),
+        );
       case "tokens":
-        body = { input_tokens: reply.inputTokens };
-        break;
+        return ok({ input_tokens: reply.inputTokens });
       case "error":
-        status = reply.status;
-        headers = { "retry-after-ms": "1", ...reply.headers };
-        body = {
-          type: "error",
-          error: {
-            type: reply.errorType ?? ERROR_TYPES[reply.status] ?? "api_error",
-            message: reply.message ?? `loopback error ${reply.status}`,
-            ...(reply.errorCode === undefined ? {} : { details: { error_code: reply.errorCode } }),
-          },
-        };
-        break;
+        return errorAnswer(reply);
       case "json":
-        status = reply.status;
-        headers = reply.headers ?? {};
-        body = reply.body;
-        break;
+        return { status: reply.status, headers: reply.headers ?? {}, body: reply.body };
       default:
-        return;
+        return undefined;
     }
-    const text = JSON.stringify(body);
-    response.writeHead(status, {
+  }
+
+  #send(response: ServerResponse, reply: Reply, request?: RecordedRequest): void {
+    const answer = this.#httpAnswer(reply, request);
+    if (answer === undefined) return;
+    const text = JSON.stringify(answer.body);
+    response.writeHead(answer.status, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(text),
       "request-id": `req_loopback_${this.requests.length}`,
-      ...headers,
+      ...answer.headers,
     });
     response.end(text);
   }
-}
-
-/**
- * What the model reads of a request: the thinking blocks the check dropped left out, turn-scoped
- * system messages no longer shown left out, then the request's context edits applied.
- */
-function modelView(
-  body: unknown,
-  dropped: readonly { messageIndex: number; blockIndex: number }[],
-): ModelView {
-  const visible = withoutBlocks(body, dropped) as Record<string, unknown> | undefined;
-  const messages = Array.isArray(visible?.messages) ? visible.messages : [];
-  const rendered = { ...visible, messages: renderedMessages(messages) };
-  if (visible?.context_management === undefined || visible.context_management === null) {
-    return { tokens: requestTokens(rendered) };
-  }
-  const edited = applyContextEdits(rendered, requestTokens);
-  return { tokens: requestTokens(edited.body), appliedEdits: edited.appliedEdits };
-}
-
-/** The reply's content with its leading thinking (and redacted thinking) blocks. */
-function withLeadingThinking(
-  content: Record<string, unknown>[],
-  reply: Extract<Reply, { type: "message" }>,
-  requestThinks: boolean,
-): Record<string, unknown>[] {
-  if (content.some((block) => block.type === "thinking" || block.type === "redacted_thinking")) {
-    return content;
-  }
-  const lead: Record<string, unknown>[] = [];
-  const text = reply.thinking ?? (requestThinks ? DEFAULT_THINKING : false);
-  if (text !== false) lead.push({ type: "thinking", thinking: text });
-  if (reply.redactedThinking !== undefined) {
-    lead.push({ type: "redacted_thinking", hidden: reply.redactedThinking });
-  }
-  return [...lead, ...content];
-}
-
-/** The body without the thinking blocks the model is not shown (for the token count). */
-function withoutBlocks(
-  body: unknown,
-  dropped: readonly { messageIndex: number; blockIndex: number }[],
-): unknown {
-  if (dropped.length === 0) return body;
-  const { messages } = body as { messages: { content: unknown }[] };
-  return {
-    ...(body as object),
-    messages: messages.map((message, messageIndex) =>
-      Array.isArray(message.content)
-        ? {
-            ...message,
-            content: message.content.filter(
-              (_, blockIndex) =>
-                !dropped.some(
-                  (block) => block.messageIndex === messageIndex && block.blockIndex === blockIndex,
-                ),
-            ),
-          }
-        : message,
-    ),
-  };
-}
-
-function errorReply(status: number, message: string): Reply {
-  return { type: "error", status, message, headers: { "x-should-retry": "false" } };
 }
 
 function flattenHeaders(headers: IncomingMessage["headers"]): Record<string, string> {

@@ -1,5 +1,5 @@
+import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import { type Reply, type ReplyScript, roughTokens } from "./messages-api-server.js";
-import { requestProblems } from "./validate-request.js";
 
 /**
  * A deterministic stand-in for Claude behind the loopback Messages API server, so the

@@ -1,4 +1,4 @@
-import { betasOf, type RuleRequest } from "./compaction-rules.js";
+import type { RuleRequest } from "../../src/testing/anthropic-rules/wire.js";
 
 /**
  * Mid-conversation `role: "system"` messages, as the loopback Messages API checks them, from
@@ -88,7 +88,7 @@ function turnScopedProblem(message: WireMessage, index: number): string | undefi
 export function systemMessageProblem(request: RuleRequest): string | undefined {
   const body = isRecord(request.body) ? request.body : {};
   const messages = (Array.isArray(body.messages) ? body.messages : []) as WireMessage[];
-  const clearAtBeta = betasOf(request.headers).includes(CLEAR_AT_BETA);
+  const clearAtBeta = request.betas.includes(CLEAR_AT_BETA);
   for (const [index, message] of messages.entries()) {
     if (!isRecord(message) || !("clear_at" in message)) continue;
     if (!clearAtBeta) return `messages.${index}.clear_at: Extra inputs are not permitted`;

@@ -24,7 +24,7 @@ import {
   type StandInMessageReply,
 } from "./anthropic-rules/responses.js";
 import { judgeThinking } from "./anthropic-rules/thinking.js";
-import { type ApiProblem, isRecord } from "./anthropic-rules/wire.js";
+import { type ApiProblem, betasOf, isRecord } from "./anthropic-rules/wire.js";
 
 /** Which client method a request came through. */
 export type StandInEndpoint = "messages" | "beta.messages" | "count_tokens";
@@ -132,9 +132,7 @@ function splitBetas(body: unknown, options: StandInRequestOptions | undefined) {
   delete copy.betas;
   const headers = isRecord(options?.headers) ? options.headers : {};
   const header = headers["anthropic-beta"];
-  if (typeof header === "string") {
-    for (const beta of header.split(",")) if (beta.trim() !== "") betas.push(beta.trim());
-  }
+  if (typeof header === "string") betas.push(...betasOf(header));
   return { body: copy, betas };
 }
 

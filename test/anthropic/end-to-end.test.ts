@@ -2,7 +2,6 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { offlineClaude } from "../../examples/support/offline-claude.js";
-import { requestProblems } from "../../examples/support/validate-request.js";
 import {
   AnthropicLlmClient,
   AnthropicTokenCounter,
@@ -16,6 +15,7 @@ import {
   SUMMARY_PREFIX,
   type ToolUseBlock,
 } from "../../src/index.js";
+import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import { MessagesApiServer, type RecordedRequest } from "../support/messages-api-server.js";
 
 /**

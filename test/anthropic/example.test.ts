@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runAgent } from "../../examples/anthropic-agent.js";
 import { offlineClaude } from "../../examples/support/offline-claude.js";
-import { requestProblems } from "../../examples/support/validate-request.js";
+import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import { MessagesApiServer } from "../support/messages-api-server.js";
 
 let server: MessagesApiServer;

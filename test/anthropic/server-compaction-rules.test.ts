@@ -1,20 +1,20 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { COMPACTION_BETA } from "../../examples/support/compaction-rules.js";
 import {
   CLEARED_TOOL_RESULT,
   CONTEXT_MANAGEMENT_BETA,
 } from "../../examples/support/context-editing.js";
 import { CLEAR_AT_BETA } from "../../examples/support/system-messages.js";
 import { THINKING_BINDING_BETA } from "../../examples/support/thinking-rules.js";
+import { COMPACTION_BETA } from "../../src/testing/anthropic-rules/compaction.js";
 import { READ_FILE_TOOL, REMEMBER_TOOL } from "../support/coding-agent.js";
 import { MessagesApiServer } from "../support/messages-api-server.js";
 
 /**
  * The rules of on-demand compaction, mid-conversation system messages, context editing and
  * cache diagnostics, as the loopback Messages API speaks them (sources at the top of
- * `examples/support/compaction-rules.ts`, `system-messages.ts`, `context-editing.ts` and
- * `cache-diagnostics.ts`), through the real SDK. The server plays a model with preserved
+ * `src/testing/anthropic-rules/compaction.ts` and of `examples/support/system-messages.ts`,
+ * `context-editing.ts` and `cache-diagnostics.ts`), through the real SDK. The server plays a model with preserved
  * thinking: a signed thinking block leads every reply, and thinking sent back is checked.
  */
 

@@ -11,7 +11,7 @@ import {
   thinkingProblems,
   toolLoopThinkingProblem,
 } from "../../examples/support/thinking-rules.js";
-import { requestProblems } from "../../examples/support/validate-request.js";
+import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import {
   MessagesApiServer,
   type ReplyScript,
@@ -20,7 +20,7 @@ import {
 
 /**
  * The preserved-thinking rules of the loopback Messages API, one test each (the rules and
- * their sources are written down at the top of `examples/support/thinking-rules.ts`): first
+ * their sources are written down in `src/testing/anthropic-rules/thinking.ts`): first
  * the pure check a benchmark runs offline, then the server through the real SDK.
  */
 

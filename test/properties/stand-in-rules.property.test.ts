@@ -1,35 +1,23 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import * as loopback from "../../examples/support/thinking-rules.js";
-import * as standIn from "../../src/testing/anthropic-rules/thinking.js";
+import { checkRequest } from "../../examples/support/loopback-checks.js";
+import { messageParts } from "../../examples/support/loopback-replies.js";
+import { THINKING_BINDING_BETA as BETA } from "../../src/testing/anthropic-rules/prefix-check.js";
+import { signReplyContent } from "../../src/testing/anthropic-rules/thinking.js";
+import { AnthropicStandIn, StandInApiError } from "../../src/testing/index.js";
 
-// The preserved-thinking rules live twice: the loopback server's (examples/support, node:crypto)
-// and the copy AnthropicStandIn runs in /testing (no Node built-in). Each signs its own blocks,
-// so the two are compared by outcome: the same conversation, the same edit, the same verdict
-// (the 400's words, or the blocks dropped and reported), whatever the edit.
+// One set of Messages API rules (src/testing/anthropic-rules) runs behind two faces: the
+// AnthropicStandIn of /testing (a client double) and the loopback HTTP server of
+// examples/support (its request checks and replies, here without the socket). Each face reads
+// the betas, orders the checks, counts the prompt and signs the reply on its own, so the two are
+// compared by what they answer: the same request, the same 400 in the same words, or the same
+// blocks dropped and reported, the same input tokens and the same signed thinking in the reply.
+// (The stand-in also answers 400 for broken pairing or roles, which the loopback leaves to its
+// tests' `requestProblems`: the conversations here keep both.)
 
 type Block = Record<string, unknown>;
 type Message = { role: string; content: string | Block[] };
 type Body = { system: string; tools: Block[]; messages: Message[]; thinking?: Block };
-
-interface Rules {
-  sign(body: Body, content: Block[]): Block[];
-  judge(body: Body, beta: boolean, mode: "enforced" | "opt-in" | "off"): unknown;
-}
-
-const BETA = loopback.THINKING_BINDING_BETA;
-const rules: Record<"loopback" | "standIn", Rules> = {
-  loopback: {
-    sign: (body, content) => loopback.signReplyContent(body, content),
-    judge: (body, beta, mode) =>
-      loopback.judgeThinking({ body, headers: beta ? { "anthropic-beta": BETA } : {} }, { mode }),
-  },
-  standIn: {
-    sign: (body, content) => standIn.signReplyContent(body, content),
-    judge: (body, beta, mode) =>
-      standIn.judgeThinking({ body, betas: beta ? [BETA] : [] }, { mode }),
-  },
-};
 
 const EDITS = [
   "none",
@@ -57,8 +45,8 @@ const thinkingOf = (message: Message | undefined) =>
     ? message.content.filter((block) => block.type === "thinking")
     : [];
 
-/** Builds the conversation with one implementation's signatures, applies the edit, judges it. */
-function verdict(impl: Rules, { turns, edit, behavior, beta, mode }: Scenario) {
+/** A conversation whose thinking the model signed, then edited as the scenario says. */
+function request({ turns, edit, behavior }: Scenario): Body {
   const tools: Block[] = [
     { name: "read", input_schema: { type: "object" } },
     { name: "write", input_schema: { type: "object" } },
@@ -70,14 +58,20 @@ function verdict(impl: Rules, { turns, edit, behavior, beta, mode }: Scenario) {
     thinking: { type: "enabled", budget_tokens: 1024 },
   };
   turns.forEach((callsTool, turn) => {
-    body.messages.push({ role: "user", content: `task ${turn}` });
+    // The next task follows a tool's result in the same user message: roles alternate.
+    const last = body.messages.at(-1);
+    if (last?.role === "user" && Array.isArray(last.content)) {
+      last.content.push({ type: "text", text: `task ${turn}` });
+    } else {
+      body.messages.push({ role: "user", content: `task ${turn}` });
+    }
     const reply: Block[] = [{ type: "thinking", thinking: `plan ${turn}` }];
     reply.push(
       callsTool
         ? { type: "tool_use", id: `toolu_${turn}`, name: "read", input: { turn } }
         : { type: "text", text: `done ${turn}` },
     );
-    body.messages.push({ role: "assistant", content: impl.sign(structuredClone(body), reply) });
+    body.messages.push({ role: "assistant", content: signReplyContent(body, reply) });
     if (callsTool)
       body.messages.push({
         role: "user",
@@ -105,22 +99,77 @@ function verdict(impl: Rules, { turns, edit, behavior, beta, mode }: Scenario) {
     body.messages.push({ role: "user", content: "next" });
   if (behavior !== undefined)
     body.thinking = { ...body.thinking, block_binding: { prefix_mismatch_behavior: behavior } };
-  const result = impl.judge(body, beta, mode) as { ok: boolean; previous?: unknown };
-  const { previous: _signatureSpecific, ...comparable } = result;
-  return comparable;
+  return body;
 }
 
-describe("the stand-in's preserved-thinking rules", () => {
-  it("give the loopback server's verdict for every conversation and edit", () => {
-    fc.assert(
-      fc.property(scenario, (value) => {
-        expect(verdict(rules.standIn, value)).toEqual(verdict(rules.loopback, value));
+/** What a face answers: the error, or what the reply carries that the rules decide. */
+type Answer =
+  | { ok: false; status: number; message: string }
+  | { ok: true; transformations: unknown; inputTokens: unknown; thinking: unknown };
+
+const NEXT_THINKING = "Next, the write.";
+const headersOf = (beta: boolean) => (beta ? { "anthropic-beta": BETA } : {});
+
+async function standInAnswer(body: Body, { beta, mode }: Scenario): Promise<Answer> {
+  const client = new AnthropicStandIn({ preservedThinking: mode }).reply({
+    thinking: NEXT_THINKING,
+    text: "Done.",
+  });
+  try {
+    const message = (await client.messages.create(
+      { model: "claude-test", max_tokens: 1024, ...body } as never,
+      { headers: headersOf(beta) },
+    )) as unknown as Record<string, unknown> & { content: Block[]; usage: Block };
+    return {
+      ok: true,
+      transformations: message.input_transformations,
+      inputTokens: message.usage.input_tokens,
+      thinking: message.content.filter((block) => block.type === "thinking"),
+    };
+  } catch (error) {
+    if (!(error instanceof StandInApiError)) throw error;
+    return { ok: false, status: error.status, message: error.apiMessage };
+  }
+}
+
+function loopbackAnswer(body: Body, { beta, mode }: Scenario): Answer {
+  const recorded = {
+    endpoint: "messages" as const,
+    method: "POST",
+    path: "/v1/messages",
+    headers: headersOf(beta) as Record<string, string>,
+    body: { model: "claude-test", max_tokens: 1024, ...body },
+    outcome: Promise.resolve("answered" as const),
+  };
+  const checked = checkRequest(recorded, "messages", { preservedThinking: mode });
+  if ("refusal" in checked) {
+    const { refusal } = checked;
+    if (refusal.type !== "error") throw new Error(`unexpected refusal ${refusal.type}`);
+    return { ok: false, status: refusal.status, message: refusal.message ?? "" };
+  }
+  const reply = { type: "message" as const, thinking: NEXT_THINKING, text: "Done." };
+  const parts = messageParts(reply, recorded.body, checked.thinking, checked.view);
+  return {
+    ok: true,
+    transformations: checked.thinking.inputTransformations,
+    inputTokens: parts.usage.input_tokens,
+    thinking: parts.content.filter((block) => block.type === "thinking"),
+  };
+}
+
+describe("the stand-in and the loopback server, one set of rules", () => {
+  it("answer every conversation and edit alike: the same 400, or the same drops, tokens and signed reply", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (value) => {
+        const body = request(value);
+        const standIn = await standInAnswer(structuredClone(body), value);
+        expect(standIn).toEqual(loopbackAnswer(structuredClone(body), value));
       }),
       { numRuns: 300, seed: 25 },
     );
   });
 
-  it("refuse an edit before signed thinking, as the loopback does (the comparison can fail)", () => {
+  it("refuse an edit before signed thinking and accept the untouched request (the comparison can fail)", async () => {
     const edited: Scenario = {
       turns: [false, false],
       edit: "edit_first_user",
@@ -128,7 +177,15 @@ describe("the stand-in's preserved-thinking rules", () => {
       beta: true,
       mode: "enforced",
     };
-    expect(verdict(rules.standIn, edited)).toMatchObject({ ok: false });
-    expect(verdict(rules.standIn, { ...edited, edit: "none" })).toMatchObject({ ok: true });
+    const refused = await standInAnswer(request(edited), edited);
+    expect(refused).toMatchObject({ ok: false, status: 400 });
+    expect(loopbackAnswer(request(edited), edited)).toEqual(refused);
+    const untouched = { ...edited, edit: "none" as const };
+    const accepted = await standInAnswer(request(untouched), untouched);
+    expect(accepted).toMatchObject({ ok: true, transformations: [] });
+    expect((accepted as { thinking: Block[] }).thinking).toEqual([
+      expect.objectContaining({ type: "thinking", thinking: NEXT_THINKING }),
+    ]);
+    expect(loopbackAnswer(request(untouched), untouched)).toEqual(accepted);
   });
 });

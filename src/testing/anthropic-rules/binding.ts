@@ -4,19 +4,41 @@ import {
   blocksOf,
   fromBase64Url,
   hashText,
+  hexToBase64Url,
   isRecord,
+  longHash,
   messagesOf,
   toBase64Url,
   type WireMessage,
 } from "./wire.js";
 
 /**
- * What a thinking or compaction block the stand-in signed is bound to, copied from the loopback
- * server's rules (`examples/support/thinking-rules.ts`, where the rules and their sources are
- * set out) with `node:crypto` swapped for {@link hashText}: `system`, the tool set, every
- * message before the block (thinking left out, as a chain from the latest `compaction` block),
- * and the thinking block before it. The signature carries the binding and a keyed hash of it,
- * so a copy of the stand-in reads another's blocks, and an edit shows.
+ * What a thinking or compaction block the server signed is bound to, and its signature: the
+ * binding and a keyed hash of it ({@link hashText}: no Node built-in), so an edit shows and
+ * the stand-in and the loopback server read each other's blocks. The fingerprint and the keyed
+ * hash are as long as the SHA-256 ones the loopback server wrote with `node:crypto`, so the
+ * token counts its tests and the benchmark measure stay where they were. The rule, from the
+ * platform docs (sources at the top of `thinking.ts`):
+ *
+ * 1. What a block is bound to. "The checked prefix has three parts: the top-level `system`
+ *    prompt, the set of `tools`, every `message` before the block." "Earlier thinking blocks
+ *    aren't in the prefix, but each thinking block records which thinking block came before
+ *    it, across turns." So the signature holds a hash of `system`, of the tool set, of every
+ *    message before the block (and the blocks before it in its own message) with thinking
+ *    blocks left out, and the block that came before it. Not part of the prefix: "request
+ *    parameters outside those three fields (`effort`, `max_tokens`, `output_config`,
+ *    `tool_choice`, `metadata`…)", "`cache_control` markers", "a tool with `defer_loading:
+ *    true` that nothing has referenced yet" (a `tool_addition` block references it), and,
+ *    with server-side compaction, what comes before the latest `compaction` block ("the
+ *    checked prefix starts at the most recent compaction block"). A block written by an
+ *    on-demand compaction request (`compaction.ts`) stands for the messages it summarized:
+ *    "the check accepts the swap when the API wrote the summary", so the messages are hashed as
+ *    a chain and the block's signature records the chain's state after them; the kept turns that
+ *    follow it unchanged continue that state and their thinking stays valid, unless the first of
+ *    them is a system message or has the last summarized message's role (the API merges it), or
+ *    `system` or the tools differ from the compaction request's. The check compares what the
+ *    model reads, so a `null` field counts as absent and a string `content` as one text block.
+ *    The tool set is a set: reordering `tools` is no edit.
  */
 
 const SECRET = "agent-compaction stand-in thinking secret";
@@ -275,8 +297,9 @@ export function bindingAt(
   return { s: systemDigest(body.system), t: toolsDigest(body.tools, prefix), m, p: null };
 }
 
+/** A keyed hash of a signature's parts: 43 characters, as long as a SHA-256 HMAC in base64url. */
 function mac(type: string, payload: string, thinking: string): string {
-  return hashText(`${SECRET}\n${type}\n${payload}\n${thinking}`);
+  return hexToBase64Url(longHash(`${SECRET}\n${type}\n${payload}\n${thinking}`));
 }
 
 /** The signature of a thinking block: its binding, and a keyed hash of binding and text. */
@@ -310,5 +333,5 @@ export function readToken(
 /** A thinking block's identity, as the block after it records it. */
 export function fingerprint(block: Block): string {
   const value = block.type === "thinking" ? block.signature : block.data;
-  return hashText(`${String(block.type)}:${String(value)}`);
+  return longHash(`${String(block.type)}:${String(value)}`);
 }

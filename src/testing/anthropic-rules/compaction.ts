@@ -10,18 +10,48 @@ import {
 } from "./wire.js";
 
 /**
- * On-demand compaction as the stand-in speaks it, copied from the loopback server's
- * `examples/support/compaction-rules.ts` (which cites the platform docs for each rule): what a
- * request with a top-level `compaction: { type: "summarize" }` may carry, and the checks on the
- * `compaction` block sent back (first in `messages`, exactly one, signature and content as
- * returned, the beta `compact-2026-09-04` on every request that carries it).
+ * On-demand compaction, as the Messages API speaks it: what a compaction request may carry, and
+ * the checks on the `compaction` block sent back. The rules, from the platform docs
+ * (read 2026-12 through stored mirrors):
+ * - Compaction on demand: https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand
+ * - Keep recent turns: https://platform.claude.com/docs/en/build-with-claude/compaction-keep-recent-turns
+ * - Compaction and preserved thinking:
+ *   https://platform.claude.com/docs/en/build-with-claude/compaction-thinking-blocks
+ * - The SDK's own types and error classes (`@anthropic-ai/sdk` 1.14).
+ *
+ * 1. The request. A top-level `"compaction": {"type": "summarize", "instructions"?}` with the
+ *    `compact-2026-09-04` beta asks for a summary of every message in the request and no reply:
+ *    "returns the block alone with `stop_reason` `"compaction"`". It "can't combine `compaction`
+ *    with `context_management`", and rejects `stop_sequences`, `output_config.format` and a
+ *    `tool_choice` of type `any` or `tool`; `instructions` holds "up to 16,384 characters". "If
+ *    the last `assistant` turn ends in a tool call with no result yet, the API rejects the
+ *    request"; `messages` without `user` or `assistant` content is `compaction_nothing_to_summarize`.
+ *    Without the beta header: "the `compaction` parameter `requires anthropic-beta:
+ *    compact-2026-09-04`".
+ * 2. The reply (the server's side): one `{ type: "compaction", content, signature }` block;
+ *    top-level `input_tokens` and `output_tokens` 0, the cost in `usage.iterations` as a
+ *    `compaction` entry. When no summary comes back: "a 200 with empty `content`", `stop_reason`
+ *    `max_tokens`, `model_context_window_exceeded`, `tool_use`, `refusal` or `end_turn`, "still
+ *    billed and reported in `usage.iterations`, with zero usage when no call could be made".
+ *    Errors: 529 `overloaded_error` with `error.details.error_code` `compaction_unavailable`.
+ * 3. The block sent back (with the beta header): "Put the block first in `messages`, either as
+ *    an `assistant` message of its own or as the first content block of the first message";
+ *    summarized messages left in front of it are `compaction_block_misplaced`; "Send exactly
+ *    one `compaction` block per request" (the SDK's `compaction_block_ambiguous`); a changed
+ *    `signature` or `content` is `compaction_signature_invalid` or `compaction_content_mismatch`;
+ *    a field the API didn't return is "`messages.0.content.0.compaction.citations`: Extra
+ *    inputs are not permitted". Without the beta header a signed block is "`compaction` is not
+ *    one of the expected content block types". Blocks not signed here (the threshold form,
+ *    `compact-2026-01-12`) are carried as before: the checked prefix starts at them.
+ * 4. Kept turns: the block stands for the messages it summarized, so the thinking of the turns
+ *    kept after it stays valid (`binding.ts`, {@link readCompactionBlock}).
  */
 
 /** The beta of on-demand compaction. */
-const COMPACTION_BETA = "compact-2026-09-04";
+export const COMPACTION_BETA = "compact-2026-09-04";
 
 /** The most characters `compaction.instructions` may hold. */
-const MAX_COMPACTION_INSTRUCTIONS = 16_384;
+export const MAX_COMPACTION_INSTRUCTIONS = 16_384;
 
 const BLOCK_FIELDS = new Set(["type", "content", "signature", "cache_control", "tool_changes"]);
 

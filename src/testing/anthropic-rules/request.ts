@@ -1,7 +1,8 @@
 /**
  * The checks the Messages API makes on a request's `messages` that compaction can break, in the
- * API's own wording (tool_use/tool_result pairing, roles, empty messages), copied from the
- * loopback server's `examples/support/validate-request.ts`: the stand-in answers 400 with them.
+ * API's own wording (tool_use/tool_result pairing, roles, empty messages): the stand-in answers
+ * 400 with them, as the real API would, and the loopback server's tests assert that no request
+ * ever fails them.
  */
 
 type WireBlock = { type?: unknown; id?: unknown; tool_use_id?: unknown };
@@ -22,8 +23,7 @@ export function requestProblems(messages: unknown): string[] {
   }
   const list = messages as WireMessage[];
   const problems: string[] = [];
-  // The API's own `compaction` block may lead as an assistant message of its own (a change to
-  // the loopback's copy, whose requests never carried one through this check).
+  // The API's own `compaction` block may lead as an assistant message of its own.
   const leadsWithCompaction = blocksOf(list[0] ?? {})[0]?.type === "compaction";
   if (list[0]?.role !== "user" && !leadsWithCompaction) {
     problems.push('messages: first message must use the "user" role');

@@ -3,7 +3,7 @@ import { defaultSummary } from "./compaction.js";
 import { signReplyContent, type ThinkingVerdict } from "./thinking.js";
 import { bodyOf, isRecord } from "./wire.js";
 
-/** A rough token count: about four characters a token, as the loopback server counts. */
+/** A rough token count: about four characters a token (the stand-in and the loopback server count alike). */
 export function roughTokens(value: unknown): number {
   return Math.ceil(JSON.stringify(value ?? "").length / 4);
 }
@@ -68,7 +68,8 @@ export interface StandInCompactionReply {
   stopReason?: string;
 }
 
-const DEFAULT_THINKING = "Let me work out what the request needs before answering.";
+/** The leading thinking block's text while the request thinks, unless the reply sets one. */
+export const DEFAULT_THINKING = "Let me work out what the request needs before answering.";
 
 /** Numbers each reply and tool call of one stand-in. */
 export interface Counters {

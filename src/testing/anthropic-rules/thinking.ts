@@ -7,6 +7,13 @@ import {
   token,
 } from "./binding.js";
 import {
+  analyze,
+  checkThinkingPrefix,
+  failureMessage,
+  THINKING_BINDING_BETA,
+  type ThinkingFailure,
+} from "./prefix-check.js";
+import {
   type Block,
   type Body,
   blocksOf,
@@ -14,23 +21,72 @@ import {
   isRecord,
   messagesOf,
   type RuleRequest,
-  toBase64Url,
+  toBase64,
   type WireMessage,
 } from "./wire.js";
 
 /**
- * Preserved thinking as the stand-in enforces it, copied from the loopback server's rules
- * (`examples/support/thinking-rules.ts`, which sets out each rule with its source in the platform
- * docs): a `thinking`/`redacted_thinking` block sent back is valid only while `system`, the tools
- * and everything before it are as they were when the model wrote it; a failing block is a 400
- * naming it, or dropped and listed in `input_transformations` with
- * `thinking.block_binding.prefix_mismatch_behavior: "drop_block"` (beta
- * `thinking-binding-controls-2026-08-01`); a tampered signature is always a 400; while thinking is
- * on, an assistant message whose tool calls the request answers must start with thinking.
+ * Preserved thinking, as the Messages API enforces it: what the server does with the
+ * `thinking` / `redacted_thinking` blocks sent back ({@link judgeThinking}), and how it signs
+ * the ones it returns ({@link signReplyContent}). The same checks run offline, without HTTP,
+ * through `checkThinkingPrefix` (`prefix-check.ts`) and {@link thinkingProblems}.
+ *
+ * The rules, settled from the platform docs (read 2026-12 through stored mirrors):
+ * - Preserved thinking: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking
+ * - Prefix checks: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks
+ * - Fix a thinking block bound to a different conversation:
+ *   https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/fix-bound-to-a-different-conversation
+ * - Thinking in tool workflows: https://platform.claude.com/docs/en/build-with-claude/thinking-tool-workflows
+ * - The SDK's own types (`@anthropic-ai/sdk` 1.14, `resources/beta/messages`).
+ *
+ * 1. What a block is bound to: see `binding.ts`.
+ * 2. Valid: appending messages; "Remove `thinking` blocks from the start of the history" (a
+ *    leading run, oldest first), so an assistant turn whose thinking was all removed is valid
+ *    when every thinking block before it was removed too; removing every thinking block after
+ *    an edit (nothing left to fail; the FAQ's fix for client-side compaction: "Strip `thinking`
+ *    and `redacted_thinking` blocks from the turns you carry across"); an assistant message
+ *    without thinking ("an appended message like any other").
+ * 3. Invalid: "Edit, reorder, or delete any earlier `user`, `assistant`, or `system` message";
+ *    "Change the top-level `system` string or blocks"; "Add, remove, rename, or edit a tool in
+ *    `tools`"; "Remove a `thinking` block from the middle of the history and keep later ones:
+ *    Invalid for every later thinking block" ("It also fails if a thinking block between others
+ *    was left out or moved"). "If the prefix differs from what you sent when the block was
+ *    produced, that block and every later thinking block are invalid." Every later block means
+ *    every block produced before the edit: "An edit only invalidates thinking already after it";
+ *    thinking the model produces after a drop "follows the summary and stays valid". So a block
+ *    is checked against the last block the request keeps before it, and a reply's blocks
+ *    record the last block the model was shown.
+ * 4. What happens. `thinking.block_binding.prefix_mismatch_behavior`: `"error"` (default) "the
+ *    API rejects the request with a 400 `invalid_request_error` that names the first failing
+ *    block", in these words: "messages.1.content.0: Invalid `signature` in `thinking` block.
+ *    The block is bound to a different conversation. Remove the block, or set
+ *    `thinking.block_binding.prefix_mismatch_behavior` to "drop_block"." Without the beta
+ *    header it continues "That setting requires the `thinking-binding-controls-2026-08-01`
+ *    value in the `anthropic-beta` header." and "usually ends with a sentence naming what
+ *    changed". `"drop_block"`: "the API drops each failing block and every thinking block after
+ *    it, and the request succeeds", each listed in `input_transformations` as `{ type:
+ *    "thinking_dropped", path: "messages.i.content.j", reason: "prefix_binding_mismatch" }`.
+ *    The field and the array need the beta header `thinking-binding-controls-2026-08-01`
+ *    ("Sending it without the beta header returns a 400 error"); with the header every
+ *    response carries the array, `[]` when nothing was dropped. Accounts created before
+ *    2026-08-31 are checked only when the request sets the field (`"opt-in"` mode here):
+ *    otherwise the blocks are shown all the same and listed as `thinking_mismatch_allowed`.
+ *    "A tampered or undecryptable signature is a different failure. It always returns a 400
+ *    (Invalid `signature` in `thinking` block with no sentence about the conversation)."
+ *    A block the model cannot read (here: a signature this server did not write) is dropped
+ *    "without an error", reported as `model_binding_mismatch`. The token counting endpoint
+ *    "runs the same prefix check and returns the same 400". `redacted_thinking` blocks carry
+ *    their binding in `data` and are checked the same way.
+ * 5. The tool loop. "Pass thinking blocks back complete and unmodified: when you return a tool
+ *    result, the thinking blocks from the assistant message must come back with it" ("The
+ *    round-trip rules are identical" for adaptive and manual thinking). On the wire: "When
+ *    `thinking` is enabled, a final `assistant` message must start with a thinking block
+ *    (preceeding the lastmost set of `tool_use` and `tool_result` blocks)". So while thinking
+ *    is on and the request answers the last assistant message's `tool_use` blocks, that message
+ *    must start with a `thinking` or `redacted_thinking` block (checked as sent, before drops).
+ *    The server's model thinks first on every reply while thinking is on, so a missing block
+ *    there was removed by the client.
  */
-
-/** The beta that adds `thinking.block_binding` and the response's `input_transformations`. */
-export const THINKING_BINDING_BETA = "thinking-binding-controls-2026-08-01";
 
 /** How the server runs the prefix check (an account's age, or a model without the check). */
 export type PreservedThinkingMode =
@@ -40,32 +96,6 @@ export type PreservedThinkingMode =
   | "opt-in"
   /** Nothing is checked (a model without preserved thinking). */
   | "off";
-
-/** Why a thinking block sent back was not accepted. */
-export type ThinkingFailureReason =
-  /** Tampered or malformed: always a 400, whatever `prefix_mismatch_behavior` says. */
-  | "signature_invalid"
-  /** Written by a model this one cannot read: dropped without an error. */
-  | "model_binding_mismatch"
-  /** Something before the block changed since the block was produced. */
-  | "prefix_binding_mismatch";
-
-/** What changed before a block that fails the prefix check. */
-export type ThinkingPrefixChange = "system" | "tools" | "messages" | "earlier_thinking";
-
-/** One thinking block that fails a check. */
-export interface ThinkingFailure {
-  /** `messages.{i}.content.{j}`, as the API's errors and `input_transformations` write it. */
-  path: string;
-  messageIndex: number;
-  blockIndex: number;
-  type: ThinkingBlockType;
-  reason: ThinkingFailureReason;
-  /** For a prefix mismatch: the first part of the prefix that differs. */
-  changed?: ThinkingPrefixChange;
-  /** The 400's message in the API's words (for a prefix mismatch, as sent with the beta header). */
-  message: string;
-}
 
 /** One entry of a response's `input_transformations`. */
 export interface InputTransformation {
@@ -96,90 +126,6 @@ export type ThinkingVerdict =
       /** Whether the model thinks on this request. */
       thinking: boolean;
     };
-const CHANGED: Record<ThinkingPrefixChange, string> = {
-  system: "The `system` prompt differs from when the block was created.",
-  tools: "The `tools` list differs from when the block was created.",
-  messages: "A message before the block differs from when the block was created.",
-  earlier_thinking: "A thinking block before it was left out or moved.",
-};
-
-function failureMessage(
-  path: string,
-  type: ThinkingBlockType,
-  reason: ThinkingFailureReason,
-  changed?: ThinkingPrefixChange,
-  betaSent = true,
-): string {
-  const field = type === "thinking" ? "`signature` in `thinking`" : "`data` in `redacted_thinking`";
-  const invalid = `${path}: Invalid ${field} block`;
-  if (reason !== "prefix_binding_mismatch") return invalid;
-  const requires = betaSent
-    ? ""
-    : ` That setting requires the \`${THINKING_BINDING_BETA}\` value in the \`anthropic-beta\` header.`;
-  return `${invalid}. The block is bound to a different conversation. Remove the block, or set \`thinking.block_binding.prefix_mismatch_behavior\` to "drop_block".${requires}${changed ? ` ${CHANGED[changed]}` : ""}`;
-}
-
-interface Analysis {
-  failures: ThinkingFailure[];
-  /** The last block kept: what the model is shown last. */
-  previous: string | null;
-}
-
-/**
- * Walks the thinking blocks in request order. A block passes when its signature is ours and
- * intact, its prefix hashes match, and it records the last block kept before it (or nothing
- * before it was kept: a leading run was removed). With `showMismatched` (the check not
- * enforced) a mismatched block is still shown, so it counts as kept.
- */
-function analyze(body: unknown, showMismatched = false): Analysis {
-  const request = (isRecord(body) ? body : {}) as Body;
-  const messages = messagesOf(request);
-  const failures: ThinkingFailure[] = [];
-  let previous: string | null = null;
-  for (const [messageIndex, message] of messages.entries()) {
-    for (const [blockIndex, block] of blocksOf(message).entries()) {
-      if (!isThinkingBlock(block)) continue;
-      const read = readToken(block);
-      const now = bindingAt(request, messages, [messageIndex, blockIndex]);
-      const changed: ThinkingPrefixChange | undefined =
-        read.kind !== "ours"
-          ? undefined
-          : read.binding.s !== now.s
-            ? "system"
-            : read.binding.t !== now.t
-              ? "tools"
-              : read.binding.m !== now.m
-                ? "messages"
-                : previous !== null && read.binding.p !== previous
-                  ? "earlier_thinking"
-                  : undefined;
-      const reason: ThinkingFailureReason | undefined =
-        read.kind === "tampered"
-          ? "signature_invalid"
-          : read.kind === "foreign"
-            ? "model_binding_mismatch"
-            : changed === undefined
-              ? undefined
-              : "prefix_binding_mismatch";
-      if (reason !== undefined) {
-        const path = `messages.${messageIndex}.content.${blockIndex}`;
-        failures.push({
-          path,
-          messageIndex,
-          blockIndex,
-          type: block.type,
-          reason,
-          ...(changed ? { changed } : {}),
-          message: failureMessage(path, block.type, reason, changed),
-        });
-      }
-      if (reason === undefined || (reason === "prefix_binding_mismatch" && showMismatched)) {
-        previous = fingerprint(block);
-      }
-    }
-  }
-  return { failures, previous };
-}
 
 function thinkingConfig(body: Body): Record<string, unknown> | undefined {
   return isRecord(body.thinking) ? body.thinking : undefined;
@@ -308,7 +254,7 @@ export function signReplyContent(
       const binding = {
         ...bindingAt(request, messages, [messages.length - 1, index]),
         p: before,
-        x: toBase64Url(hidden),
+        x: toBase64(hidden),
       };
       signed = { type: "redacted_thinking", data: token("redacted_thinking", binding, "") };
     }
@@ -317,4 +263,24 @@ export function signReplyContent(
     }
     return signed;
   });
+}
+
+/**
+ * The 400 messages the API would answer a request body with, thinking-wise, with
+ * `prefix_mismatch_behavior` left at `"error"` (empty when it would accept it): the same
+ * check as the server's, offline. `"drop_block"` requests never fail the prefix check; use
+ * `checkThinkingPrefix` to see what they drop.
+ */
+export function thinkingProblems(
+  body: unknown,
+  options: Pick<ThinkingRuleOptions, "thinkByDefault"> = {},
+): string[] {
+  const problems: string[] = [];
+  const fatal = checkThinkingPrefix(body).find(
+    (failure) => failure.reason !== "model_binding_mismatch",
+  );
+  if (fatal !== undefined) problems.push(fatal.message);
+  const loop = toolLoopThinkingProblem(body, options);
+  if (loop !== undefined) problems.push(loop);
+  return problems;
 }

@@ -1,7 +1,8 @@
 /**
- * What the stand-in's rules share: the request as JSON (records, messages, blocks), the betas it
- * asks for, and a hash and base64 that need no Node built-in (the loopback server's copy of
- * these rules uses `node:crypto`; `/testing` runs wherever the root entry runs).
+ * What the Messages API rules share: the request as JSON (records, messages, blocks), the betas
+ * it asks for, and a hash and base64 that need no Node built-in. One set of rules serves the
+ * `AnthropicStandIn` of `/testing` (which runs wherever the root entry runs) and the loopback
+ * HTTP server of `examples/support/`.
  */
 
 /** A content block as JSON. */
@@ -20,6 +21,14 @@ export type Body = {
 export interface RuleRequest {
   body: unknown;
   betas: readonly string[];
+}
+
+/** The betas an `anthropic-beta` header asks for (comma-separated, blanks left out). */
+export function betasOf(header: string | undefined): string[] {
+  return (header ?? "")
+    .split(",")
+    .map((value) => value.trim())
+    .filter((value) => value !== "");
 }
 
 /** An error the API answers with: status, message, and `error.details.error_code`. */
@@ -76,11 +85,33 @@ export function hashText(text: string): string {
     .join("");
 }
 
-/** `text` as base64url (UTF-8). */
-export function toBase64Url(text: string): string {
+/**
+ * A 256-bit hash of a text as 64 hex digits, two {@link hashText} runs: as long as a SHA-256
+ * digest, so what carries one is as long as it was when the loopback server used `node:crypto`.
+ */
+export function longHash(text: string): string {
+  return `${hashText(text)}${hashText(`\u0000${text}`)}`;
+}
+
+/** Hex digits as base64url (a 64-digit {@link longHash}: 43 characters, as a SHA-256 HMAC). */
+export function hexToBase64Url(hex: string): string {
+  let binary = "";
+  for (let index = 0; index + 1 < hex.length; index += 2) {
+    binary += String.fromCharCode(Number.parseInt(hex.slice(index, index + 2), 16));
+  }
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+/** `text` as base64 (UTF-8, padded). */
+export function toBase64(text: string): string {
   let binary = "";
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  return btoa(binary);
+}
+
+/** `text` as base64url (UTF-8). */
+export function toBase64Url(text: string): string {
+  return toBase64(text).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
 }
 
 /** The text of a base64url string; throws on bad input. */
