@@ -1,4 +1,10 @@
-import { DOLLAR_STRATEGIES, type DollarRun, PRICE_SETS, simulateDollars } from "./dollars.js";
+import {
+  DOLLAR_STRATEGIES,
+  type DollarRun,
+  type DollarStrategy,
+  PRICE_SETS,
+  simulateDollars,
+} from "./dollars.js";
 import { replayDollars } from "./dollars-replay.js";
 import { dollarDetailRows, dollarRows, realTotals } from "./dollars-report.js";
 import { renderTable } from "./format.js";
@@ -30,6 +36,27 @@ export interface DollarPartOptions {
   progress: (text: string) => void;
 }
 
+/**
+ * One strategy's run; a priced one runs once per price set, told that set's prices, and each
+ * column comes from its own run (the counts and retention from the first set's).
+ */
+async function pricedRun(
+  strategy: DollarStrategy,
+  run: (strategy: DollarStrategy) => Promise<DollarRun>,
+): Promise<DollarRun> {
+  if (strategy.priced !== true) return run(strategy);
+  const runs: DollarRun[] = [];
+  for (const { pricing } of PRICE_SETS) {
+    runs.push(
+      await run({ ...strategy, options: (context) => ({ ...strategy.options(context), pricing }) }),
+    );
+  }
+  const dollars = Object.fromEntries(
+    PRICE_SETS.map(({ name }, index) => [name, runs[index]!.dollars[name]!]),
+  );
+  return { ...runs[0]!, dollars };
+}
+
 /** Part 5: dollars at cache prices, simulated (and recorded runs with `--trajectories`). */
 export async function runDollars(options: DollarPartOptions): Promise<DollarResults> {
   const { print, progress } = options;
@@ -46,7 +73,7 @@ export async function runDollars(options: DollarPartOptions): Promise<DollarResu
     const trajectory = generateTrajectory({ steps, shape: "short-turns", seed: options.seed });
     progress(`dollars ${steps} steps:`);
     for (const strategy of DOLLAR_STRATEGIES) {
-      simulated.push(await simulateDollars(trajectory, strategy));
+      simulated.push(await pricedRun(strategy, (each) => simulateDollars(trajectory, each)));
       progress(` ${strategy.name}`);
     }
     progress("\n");
@@ -72,7 +99,7 @@ export async function runDollars(options: DollarPartOptions): Promise<DollarResu
     progress("dollars, recorded runs:");
     for (const file of runsIn(directory)) {
       for (const strategy of DOLLAR_STRATEGIES) {
-        runs.push(await replayDollars(file, strategy, window));
+        runs.push(await pricedRun(strategy, (each) => replayDollars(file, each, window)));
       }
       progress(".");
     }

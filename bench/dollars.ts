@@ -57,6 +57,11 @@ export interface DollarStrategy {
   description: string;
   /** Whether its summarizer sends the conversation (reads the cache). @default false */
   cachedSummaries?: boolean;
+  /**
+   * Whether the session is told the prices (`pricing`): it then runs once per price set, and
+   * each column comes from the run that knew that set's prices. @default false
+   */
+  priced?: boolean;
   options(context: DollarStrategyContext): Partial<AgentSessionOptions>;
 }
 
@@ -73,6 +78,13 @@ export const DOLLAR_STRATEGIES: readonly DollarStrategy[] = [
     options: () => ({ compactor: false }),
   },
   { name: "default", description: "new AgentSession({ contextLimit })", options: () => ({}) },
+  {
+    name: "default, priced",
+    description:
+      "new AgentSession({ contextLimit, pricing }): compacts once a rewrite repays itself at those prices",
+    priced: true,
+    options: () => ({}),
+  },
   {
     name: "llm",
     description: "LLMCompactor, transcript summaries (cold input)",
@@ -111,6 +123,22 @@ export const DOLLAR_STRATEGIES: readonly DollarStrategy[] = [
       llmCompactor: new LLMCompactor(client, {
         clock,
         threshold: 0.3,
+        targetUtilization: 0.1,
+        keepRecentTurns: 1,
+      }),
+    }),
+  },
+  {
+    name: "llm cached, priced",
+    description:
+      "LLMCompactor down to 10% (threshold 0.75 as the ceiling), keepRecentTurns 1, cached, told the prices",
+    cachedSummaries: true,
+    priced: true,
+    options: ({ client, clock }) => ({
+      compactor: false,
+      llmCompactor: new LLMCompactor(client, {
+        clock,
+        threshold: 0.75,
         targetUtilization: 0.1,
         keepRecentTurns: 1,
       }),

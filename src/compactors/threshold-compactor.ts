@@ -6,7 +6,11 @@ import {
   type CompactorRules,
   compactorRules,
 } from "../core/compactor.js";
+import { registerCompactorTarget } from "../core/compactor-target.js";
 import type { Message } from "../core/message.js";
+import type { Clock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { functionSchema } from "../core/option-schemas.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
   compactorOptions,
@@ -16,6 +20,7 @@ import {
   THRESHOLD_SCHEMA,
   TOOL_NAMES_SCHEMA,
 } from "./config-schemas.js";
+import { dropToTarget } from "./drop-oldest.js";
 import { maskToolResults, type ToolCompaction } from "./tool-masking.js";
 
 export { REDACTION_NOTICE, type ToolCompaction } from "./tool-masking.js";
@@ -61,6 +66,16 @@ export interface ThresholdCompactorOptions {
    * (its size and top-level keys). @default false
    */
   clearToolInputs: boolean | readonly string[];
+  /**
+   * One rewrite, not many: when masking cannot bring the context down to `targetUtilization`,
+   * the oldest messages go in the same compaction, as `trimOnOverflow` removes them (archived
+   * under recall handles, never splitting a tool exchange, summaries and the latest request
+   * kept, a notice carrying the user's words and the file ledger). `clearAtLeast` is judged on
+   * the whole rewrite. Needs a target and the session's context. @default false
+   */
+  dropOldest: boolean;
+  /** Clock for the notice's `createdAt` (`dropOldest`). @default the wall clock */
+  clock?: Clock;
 }
 
 /** The seed's name for {@link ThresholdCompactorOptions}. */
@@ -75,6 +90,7 @@ export const DEFAULT_THRESHOLD_COMPACTOR_OPTIONS: Readonly<ThresholdCompactorOpt
     clearAtLeast: 0,
     excludeTools: Object.freeze([]) as readonly string[],
     clearToolInputs: false,
+    dropOldest: false,
   });
 
 /** Schema of a partial {@link ThresholdCompactorOptions}. */
@@ -91,6 +107,8 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
   clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
   excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
   clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
+  dropOldest: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  clock: functionSchema<Clock>().exactOptional(),
 });
 
 /**
@@ -126,11 +144,21 @@ export class ThresholdCompactor implements Compactor {
           ? merged.clearToolInputs
           : Object.freeze([...merged.clearToolInputs]),
     });
+    registerCompactorTarget(this, this.config.targetUtilization);
     this.#rules = compactorRules(
       this,
       this.config.threshold,
-      (conversation, summaries, context, estimate) =>
-        maskToolResults(conversation, summaries, this.config, context, estimate),
+      (conversation, summaries, context, estimate) => {
+        const config = this.config;
+        if (!config.dropOldest) {
+          return maskToolResults(conversation, summaries, config, context, estimate);
+        }
+        // Masking and removal are one rewrite: the minimum gain is judged on both together.
+        const tokensBefore = estimate ?? estimateTokens(conversation);
+        const masking = { ...config, clearAtLeast: 0 };
+        const masked = maskToolResults(conversation, summaries, masking, context, tokensBefore);
+        return dropToTarget(conversation, masked, config, context, tokensBefore);
+      },
     );
   }
 

@@ -11,6 +11,8 @@ export interface CompactionResult {
   turnsCompacted: number;
   /** Tool inputs replaced by a small note (`clearToolInputs`); absent means 0. */
   toolInputsCleared?: number;
+  /** The oldest messages removed to reach the target (`dropOldest`); absent means 0. */
+  messagesRemoved?: number;
   /** Local token estimate of the conversation before. */
   tokensBefore?: number;
   /** Local token estimate of the conversation after. */
@@ -50,7 +52,8 @@ export function isCompactionResultEmpty(result: CompactionResult): boolean {
     result.toolResultsSummarized === 0 &&
     result.toolResultsRedacted === 0 &&
     result.turnsCompacted === 0 &&
-    (result.toolInputsCleared ?? 0) === 0
+    (result.toolInputsCleared ?? 0) === 0 &&
+    (result.messagesRemoved ?? 0) === 0
   );
 }
 

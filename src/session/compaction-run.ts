@@ -8,6 +8,7 @@ import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
+import type { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionCommit } from "./compaction-commit.js";
@@ -56,6 +57,8 @@ export interface CompactionRunnerSettings {
   commit: CompactionCommit;
   /** Time limits of hooks, custom compactors and the archive; the breaker's cooldown. */
   limits: SessionLimits;
+  /** When the session knows its prices: automatic runs compact once a rewrite repays itself. */
+  rewriteBudget?: RewriteBudget | undefined;
 }
 
 type Computed = ComputedStep;
@@ -123,10 +126,11 @@ export class CompactionRunner {
     trigger: CompactionTrigger,
     options: CompactionRunOptions,
   ): Promise<CompactionRunOutcome> {
-    const { history, commit } = this.#settings;
+    const { history, commit, rewriteBudget } = this.#settings;
     const from = history.messages;
+    if (trigger === "auto") rewriteBudget?.observe(this.contextUsed);
     const state: RunState = {
-      policy: runPolicy(trigger, this.#settings.contextLimit),
+      policy: runPolicy(trigger, this.#settings.contextLimit, rewriteBudget),
       options,
       outcome: {
         contextUsedBefore: this.contextUsed,
@@ -159,6 +163,7 @@ export class CompactionRunner {
         });
       }
       this.#reportOverflow(trigger, state.outcome);
+      if (state.outcome.compacted) rewriteBudget?.reset();
       return state.outcome;
     } finally {
       if (state.began !== undefined) await commit.end();

@@ -155,11 +155,13 @@ export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
 /**
  * The compactor a session runs when `compactor` is not given, tuned in dollars at cache prices
  * (simulated 500 and 2,000-step runs, cache reads at 0.1x and 0.025x): every compaction
- * rewrites the prompt cache from its first change on, so a few large ones cost less than many
- * small ones. From half the window, old tool results give way to their summary or the
- * redaction notice (all but the 3 most recent tool uses, within one turn too), down to 10% of
- * the window, and only when that frees at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of it;
- * tool inputs stay, so the paths the agent touched stay in context.
+ * rewrites the prompt cache from its first change on, so a few deep rewrites cost less than
+ * many shallow ones. From half the window, old tool results give way to their summary or the
+ * redaction notice (all but the 3 most recent tool uses, within one turn too) and, when that
+ * is not enough, the oldest messages go in the same rewrite (archived; a notice keeps the
+ * user's words and the file ledger), down to 10% of the window, and only when the rewrite frees
+ * at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of it. Tool inputs stay. With an `llmCompactor`
+ * nothing is dropped: the summarizer folds the old turns instead.
  */
 export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
   Object.freeze({
@@ -168,13 +170,14 @@ export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompac
     keepRecentToolUses: 3,
     targetUtilization: 0.1,
     clearToolInputs: false,
+    dropOldest: true,
   });
 
 /**
  * The share of the window the default compactor must free to run (its `clearAtLeast`, from the
  * window): a rewrite of the cache repays its write only through a large saving.
  */
-export const DEFAULT_CLEAR_AT_LEAST_SHARE = 0.3;
+export const DEFAULT_CLEAR_AT_LEAST_SHARE = 0.1;
 
 /** The compactors a session runs, in order, from its options and its window. */
 export function sessionCompactors(options: AgentSessionOptions, contextLimit: number): Compactor[] {
@@ -182,7 +185,16 @@ export function sessionCompactors(options: AgentSessionOptions, contextLimit: nu
   const first = options.compactor;
   if (first === undefined) {
     const clearAtLeast = Math.floor(DEFAULT_CLEAR_AT_LEAST_SHARE * contextLimit);
-    compactors.push(new ThresholdCompactor({ ...DEFAULT_SESSION_COMPACTOR_OPTIONS, clearAtLeast }));
+    const dropOldest = options.llmCompactor === undefined;
+    const clock = options.clock === undefined ? {} : { clock: options.clock };
+    compactors.push(
+      new ThresholdCompactor({
+        ...DEFAULT_SESSION_COMPACTOR_OPTIONS,
+        clearAtLeast,
+        dropOldest,
+        ...clock,
+      }),
+    );
   } else if (first !== false) compactors.push("type" in first ? createCompactor(first) : first);
   if (options.llmCompactor) compactors.push(options.llmCompactor);
   return compactors;

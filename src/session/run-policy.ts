@@ -1,4 +1,6 @@
 import type { Compactor } from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor-target.js";
+import type { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { CompactionTrigger } from "./events.js";
 
 /** Whether a compactor runs now: yes, not due (silently), or the circuit breaker is open. */
@@ -27,8 +29,28 @@ export interface RunPolicy {
   readonly resetsBreaker: boolean;
 }
 
-/** The policy of a run started by `trigger`. */
-export function runPolicy(trigger: CompactionTrigger, contextLimit: number): RunPolicy {
+/**
+ * Whether a priced session compacts `compactor` before its threshold: the reads since the last
+ * rewrite paid for one ({@link RewriteBudget}), the compactor aims at a target, and the rewrite
+ * would at least halve the context.
+ */
+function repaysEarly(
+  compactor: Compactor,
+  contextUsed: number,
+  contextLimit: number,
+  budget: RewriteBudget | undefined,
+): boolean {
+  if (budget === undefined || !budget.repaid) return false;
+  const target = compactorTarget(compactor);
+  return target !== undefined && contextUsed >= 2 * target * contextLimit;
+}
+
+/** The policy of a run started by `trigger`; `budget` times automatic runs by the prices. */
+export function runPolicy(
+  trigger: CompactionTrigger,
+  contextLimit: number,
+  budget?: RewriteBudget,
+): RunPolicy {
   if (trigger === "manual") {
     return {
       trigger,
@@ -43,7 +65,10 @@ export function runPolicy(trigger: CompactionTrigger, contextLimit: number): Run
   return {
     trigger,
     gate(compactor, contextUsed, circuitOpen) {
-      if (!compactor.shouldCompact(contextUsed, contextLimit)) return "not_due";
+      const due =
+        compactor.shouldCompact(contextUsed, contextLimit) ||
+        repaysEarly(compactor, contextUsed, contextLimit, budget);
+      if (!due) return "not_due";
       return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";
     },
     landsEachStep: true,

@@ -1,4 +1,5 @@
-import type { CompactionUsage } from "../core/compactor.js";
+import type { CompactionUsage, Compactor } from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor-target.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
@@ -12,7 +13,9 @@ import {
 } from "../core/models.js";
 import { freezeMessages } from "../internal/frozen.js";
 import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
+import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
 import { pricingForModel } from "../pricing/presets.js";
+import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
@@ -91,10 +94,15 @@ export class SessionCore {
       maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * contextLimit),
       ...(keeper === undefined ? {} : { handleAt: (offset: number) => keeper.handleAt(offset) }),
     });
+    const pricing =
+      parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
+    this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
+    const compactors = sessionCompactors(options, contextLimit);
     this.runner = new CompactionRunner({
       history: this.history,
       contextLimit,
-      compactors: sessionCompactors(options, contextLimit),
+      compactors,
+      rewriteBudget: rewriteBudget(this.#costs?.pricing, compactors, contextLimit),
       maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
       trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.clock,
@@ -106,9 +114,6 @@ export class SessionCore {
       onUsage: (usage) => this.#costs?.addCompaction(usage),
       limits,
     });
-    const pricing =
-      parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
-    this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
     if (parsed.model !== undefined)
       this.#warnWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
@@ -296,4 +301,21 @@ export class SessionCore {
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
     this.runner.restoreCircuit(snapshot);
   }
+}
+
+/**
+ * The budget that times a priced session's automatic compactions: from its prices and the
+ * target of its first compactor that has one; `undefined` without prices or such a compactor.
+ */
+function rewriteBudget(
+  pricing: ResolvedModelPricing | undefined,
+  compactors: readonly Compactor[],
+  contextLimit: number,
+): RewriteBudget | undefined {
+  if (pricing === undefined) return undefined;
+  for (const compactor of compactors) {
+    const target = compactorTarget(compactor);
+    if (target !== undefined) return new RewriteBudget(pricing, Math.floor(target * contextLimit));
+  }
+  return undefined;
 }

@@ -1,0 +1,72 @@
+import {
+  type CompactionContext,
+  type CompactionOutput,
+  emptyCompactionResult,
+} from "../core/compactor.js";
+import type { Message } from "../core/message.js";
+import type { Clock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { ledgerBudget } from "./file-ledger.js";
+import { trimOldest } from "./overflow-trim.js";
+import { userWordsBudget } from "./summary-message.js";
+import { minimumGain, targetBudget } from "./target.js";
+
+/** What {@link dropToTarget} needs of its compactor's settings. */
+export interface DropSettings {
+  targetUtilization?: number | undefined;
+  clearAtLeast: number;
+  clock?: Clock | undefined;
+}
+
+/**
+ * The second half of one rewrite: when masking left the conversation above the target, the
+ * oldest messages go too, as the session's last resort removes them (never splitting a tool
+ * exchange, summaries and the latest request kept, a notice carrying the user's words and the
+ * file ledger within their budgets). The session archives what goes under recall handles. The
+ * minimum gain (`clearAtLeast`) is judged on the whole rewrite, masking and removal together.
+ * `masked` is the masking pass over `input`, run without a minimum gain.
+ */
+export function dropToTarget(
+  input: readonly Message[],
+  masked: CompactionOutput,
+  settings: DropSettings,
+  context: CompactionContext | undefined,
+  tokensBefore: number,
+): CompactionOutput {
+  const output = withOldestDropped(masked, settings, context, tokensBefore);
+  if (output === masked && masked.skipReason !== undefined) return masked;
+  const freed = tokensBefore - (output.result.tokensAfter ?? tokensBefore);
+  if (freed >= minimumGain(settings.clearAtLeast, context)) return output;
+  return {
+    conversation: [...input],
+    result: { ...emptyCompactionResult(), tokensBefore, tokensAfter: tokensBefore },
+    skipReason: `the rewrite would free ${freed} tokens, under clearAtLeast`,
+  };
+}
+
+/** `masked`, then the oldest messages removed down to the target when it is still above it. */
+function withOldestDropped(
+  masked: CompactionOutput,
+  settings: DropSettings,
+  context: CompactionContext | undefined,
+  tokensBefore: number,
+): CompactionOutput {
+  const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
+  if (budget === undefined || (masked.result.tokensAfter ?? tokensBefore) <= budget) return masked;
+  const limit = context?.contextLimit;
+  const trimmed = trimOldest(masked.conversation, budget, {
+    ...(settings.clock === undefined ? {} : { clock: settings.clock }),
+    userWordsTokens: userWordsBudget(undefined, limit),
+    ledgerTokens: ledgerBudget(limit),
+  });
+  if (trimmed === undefined) return masked;
+  return {
+    conversation: trimmed.conversation,
+    result: {
+      ...masked.result,
+      messagesRemoved: trimmed.removed.length,
+      tokensBefore,
+      tokensAfter: estimateTokens(trimmed.conversation),
+    },
+  };
+}
