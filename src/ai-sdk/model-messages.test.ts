@@ -263,6 +263,59 @@ describe("fromModelMessages / toModelMessages", () => {
     });
   });
 
+  it("drops a result's tool name exactly when the latest call before it with its id names the same tool", () => {
+    // Few ids and names: calls reuse ids, results answer calls several messages back.
+    const small = (values: string[]) => fc.constantFrom(...values);
+    const call = fc
+      .tuple(small(["a", "b", "c"]), small(["grep", "read"]))
+      .map(([callId, name]) => ({
+        type: "tool-call" as const,
+        toolCallId: callId,
+        toolName: name,
+        input: {},
+      }));
+    const result = fc
+      .tuple(small(["a", "b", "c", "d"]), small(["grep", "read"]), fc.boolean())
+      .map(([callId, name, error]) => ({
+        type: "tool-result" as const,
+        toolCallId: callId,
+        toolName: name,
+        output: { type: error ? ("error-text" as const) : ("text" as const), value: "out" },
+      }));
+    const loop = fc.array(
+      fc.oneof(
+        fc.array(fc.oneof(call, textPart), { minLength: 1, maxLength: 3 }).map((content) => ({
+          role: "assistant" as const,
+          content,
+        })),
+        fc
+          .array(result, { minLength: 1, maxLength: 3 })
+          .map((content) => ({ role: "tool" as const, content })),
+        text.map((content) => ({ role: "user" as const, content })),
+      ),
+      { maxLength: 12 },
+    );
+    fc.assert(
+      fc.property(loop, (messages: ModelMessage[]) => {
+        const ours = fromModelMessages(messages, { sessionId: "s" });
+        // The reference: every call before, in order, the latest with an id winning.
+        const calls = new Map<string, string>();
+        messages.forEach((message, index) => {
+          if (typeof message.content === "string") return;
+          message.content.forEach((part, at) => {
+            if (part.type === "tool-call") calls.set(part.toolCallId, part.toolName);
+            if (part.type !== "tool-result" || message.role !== "tool") return;
+            const block = ours[index]!.content[at]!;
+            const named = calls.get(part.toolCallId) === part.toolName;
+            expect(block.type === "tool_result" && block.extra === undefined).toBe(named);
+          });
+        });
+        expect(toModelMessages(ours)).toEqual(messages);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("names the path of every malformed message or part", () => {
     const bad = [
       { role: "user", content: [{ type: "tool-call" }] },

@@ -15,13 +15,13 @@ import { estimateContentTokens } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
+import { PartCursor } from "./part-cursor.js";
 import {
   AI_SDK_KEY,
   filePart,
   imagePart,
   opaquePart,
   type PartContext,
-  PartCursor,
   reasoningPart,
   textPart,
   toolCallPart,
@@ -248,9 +248,9 @@ export function convertModelMessages(
   const prefix = options.generateId === undefined ? newId() : "";
   const generateId = options.generateId;
   const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
-  const cursor = new PartCursor();
-  const { issues } = cursor;
   const out: Message[] = new Array(messages.length);
+  const cursor = new PartCursor(out);
+  const { issues } = cursor;
   let tokens = 0;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index] as unknown;
@@ -281,10 +281,10 @@ export function convertModelMessages(
       keepMessageOptions(content, message.providerOptions, issues, [index]);
     const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
     tokens += estimateContentTokens(content);
-    out[index] =
-      role === "assistant"
-        ? { role: "assistant", id, sessionId, turnId, createdAt, content }
-        : { role: "user", id, sessionId, turnId, createdAt, content };
+    if (role === "assistant") {
+      out[index] = { role: "assistant", id, sessionId, turnId, createdAt, content };
+      cursor.lastAssistant = index;
+    } else out[index] = { role: "user", id, sessionId, turnId, createdAt, content };
   }
   if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
   if (generateId !== undefined) checkIds(out);

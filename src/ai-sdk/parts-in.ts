@@ -33,19 +33,11 @@ type Record_ = Record<string, unknown>;
 export interface PartContext {
   readonly issues: ValidationIssue[];
   readonly path: Path;
-  /** Tool names by call id, as the calls were read: a result naming its call's tool need not keep it. */
-  readonly toolNames?: Map<string, string>;
-}
-
-/** The context of the parts of one conversion, moved from part to part without allocating. */
-export class PartCursor implements PartContext {
-  readonly issues: ValidationIssue[] = [];
-  readonly toolNames = new Map<string, string>();
-  message = 0;
-  part = 0;
-  get path(): Path {
-    return [this.message, "content", this.part];
-  }
+  /**
+   * The tool name of the latest call converted before with this id: a result naming its
+   * call's tool need not keep it.
+   */
+  callName?(toolUseId: string): string | undefined;
 }
 
 /** A context for something nested in the part (`output`, `value`, an index). */
@@ -257,7 +249,6 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   if (part.providerExecuted === true) return opaquePart(context, part);
   const id = stringField(context, part.toolCallId, "toolCallId", false);
   const name = stringField(context, part.toolName, "toolName", false);
-  context.toolNames?.set(id, name);
   if (
     part.providerOptions === undefined &&
     part.providerExecuted === undefined &&
@@ -341,7 +332,7 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   if (
     fast !== undefined &&
     part.providerOptions === undefined &&
-    context.toolNames?.get(toolUseId) === toolName
+    context.callName?.(toolUseId) === toolName
   ) {
     return { type: "tool_result", toolUseId, content: fast.value, isError: fast.isError };
   }
