@@ -129,60 +129,86 @@ export function fromAnthropicMessages(
   const wire = parseWireMessages(
     parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages"),
   );
+  const builder = new TurnBuilder(parsedOptions);
+  const opening = wire.findIndex((message) => message.role !== "system");
+  wire.forEach((message, index) => builder.add(message, index === opening));
+  // What the options made (ids, dates) is checked here, where it enters: later checks of these
+  // messages (a session's, `toAnthropicMessages`) then find them already validated.
+  assertMessages(
+    builder.messages,
+    "messages from fromAnthropicMessages (see its generateId and clock)",
+  );
+  return builder.messages;
+}
 
-  const sessionId = parsedOptions.sessionId ?? newId();
-  const clock = parsedOptions.clock ?? systemClock;
-  const generateId = parsedOptions.generateId ?? newId;
-  let turnNumber = (parsedOptions.firstTurnNumber ?? 1) - 1;
-  let current: TurnId | undefined;
-  const openTurn = (): TurnId => {
-    turnNumber += 1;
-    current = { owner: "u", number: turnNumber };
-    return current;
-  };
-  const messages: Message[] = [];
-  const push = (role: "user" | "assistant", turnId: TurnId, content: ContentBlock[]) => {
-    const common = { sessionId, turnId, content, clock, id: generateId() };
-    messages.push(
-      role === "user" ? createMessage({ role, ...common }) : createMessage({ role, ...common }),
-    );
-  };
+/** Builds our messages in order, assigning turns the way `AgentSession` does. */
+class TurnBuilder {
+  readonly messages: Message[] = [];
+  readonly #sessionId: string;
+  readonly #clock: Clock;
+  readonly #generateId: () => string;
+  #turnNumber: number;
+  #current: TurnId | undefined;
 
-  let started = false;
-  for (const message of wire) {
+  constructor(options: FromAnthropicOptions) {
+    this.#sessionId = options.sessionId ?? newId();
+    this.#clock = options.clock ?? systemClock;
+    this.#generateId = options.generateId ?? newId;
+    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+  }
+
+  /** Adds one wire message; `opening`: the first that is not a system message. */
+  add(message: WireMessage, opening: boolean): void {
     if (message.role === "system") {
       // It belongs to the turn it follows (before any: the turn the next user message opens).
-      push("user", current ?? { owner: "u", number: turnNumber + 1 }, [
-        systemMessageBlock(message.message),
-      ]);
-      continue;
+      const turnId = this.#current ?? { owner: "u", number: this.#turnNumber + 1 };
+      this.#push("user", turnId, [systemMessageBlock(message.message)]);
+      return;
     }
     const content = contentFromWire(message.content);
     // On-demand compaction's block leads the conversation (a threshold compaction's block,
     // later in a reply, is part of that reply).
-    const opening = !started;
-    started = true;
     if (opening && isCompactionBlock(content[0])) {
-      push(message.role, { ...SUMMARY_TURN_ID }, content);
-      current = undefined;
-      continue;
+      this.#push(message.role, { ...SUMMARY_TURN_ID }, content);
+      this.#current = undefined;
+    } else if (message.role === "assistant") {
+      this.#push("assistant", this.#current ?? this.#openTurn(), content);
+    } else {
+      this.#addUser(content);
     }
-    if (message.role === "assistant") {
-      push("assistant", current ?? openTurn(), content);
-      continue;
-    }
+  }
+
+  /** A user message: the summary (and the kept message after it), a tool loop's results, or a new turn. */
+  #addUser(content: ContentBlock[]): void {
     if (isSummaryText(content[0])) {
       const [summary, after] = splitSummary(content);
-      current = { ...SUMMARY_TURN_ID };
-      push("user", current, summary);
-      if (after.length > 0) push("user", openTurn(), after);
-      continue;
+      this.#current = { ...SUMMARY_TURN_ID };
+      this.#push("user", this.#current, summary);
+      if (after.length > 0) this.#push("user", this.#openTurn(), after);
+      return;
     }
     const continuesToolLoop = content.some((block) => block.type === "tool_result");
-    push("user", continuesToolLoop && current !== undefined ? current : openTurn(), content);
+    const turnId =
+      continuesToolLoop && this.#current !== undefined ? this.#current : this.#openTurn();
+    this.#push("user", turnId, content);
   }
-  // What the options made (ids, dates) is checked here, where it enters: later checks of these
-  // messages (a session's, `toAnthropicMessages`) then find them already validated.
-  assertMessages(messages, "messages from fromAnthropicMessages (see its generateId and clock)");
-  return messages;
+
+  #openTurn(): TurnId {
+    this.#turnNumber += 1;
+    this.#current = { owner: "u", number: this.#turnNumber };
+    return this.#current;
+  }
+
+  #push(role: "user" | "assistant", turnId: TurnId, content: ContentBlock[]): void {
+    const common = {
+      sessionId: this.#sessionId,
+      turnId,
+      content,
+      clock: this.#clock,
+      id: this.#generateId(),
+    };
+    this.messages.push(
+      role === "user" ? createMessage({ role, ...common }) : createMessage({ role, ...common }),
+    );
+  }
 }

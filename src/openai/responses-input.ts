@@ -109,57 +109,86 @@ export function fromResponsesInput(
       { path: [], message: "must be a string or an array of input items" },
     ]);
   }
-  const sessionId = options.sessionId ?? newId();
-  const createdAt = (options.clock ?? systemClock)();
-  const prefix = newId();
   const issues: ValidationIssue[] = [];
-  const messages: Message[] = [];
-  let turnNumber = (options.firstTurnNumber ?? 1) - 1;
-  let current: TurnId | undefined;
-  let open: { side: Side; content: ContentBlock[] } | undefined;
-  const push = (role: Message["role"], turnId: TurnId, content: ContentBlock[]) => {
-    const id = `${prefix}-${messages.length}`;
-    messages.push({ role, id, sessionId, turnId, createdAt, content } as Message);
-  };
-  const openTurn = () => {
-    turnNumber += 1;
-    current = { owner: "u", number: turnNumber };
-    return current;
-  };
-  for (let index = 0; index < items.length; index += 1) {
-    const item = items[index];
-    const context = { issues, path: [index] };
-    if (!isPlainObject(item)) {
-      issues.push({ path: [index], message: "must be an input item object" });
-      continue;
-    }
+  const builder = new InputBuilder(options);
+  items.forEach((item, index) => {
+    if (isPlainObject(item)) builder.add(item, itemBlocks({ issues, path: [index] }, item));
+    else issues.push({ path: [index], message: "must be an input item object" });
+  });
+  if (issues.length > 0) throw new ValidationError("Responses input", issues);
+  rememberValid(builder.messages);
+  return builder.messages;
+}
+
+/** Builds our messages from input items in order, grouping a model turn's items and numbering turns. */
+class InputBuilder {
+  readonly messages: Message[] = [];
+  readonly #sessionId: string;
+  readonly #createdAt: Date;
+  readonly #prefix: string;
+  #turnNumber: number;
+  #current: TurnId | undefined;
+  /** The message a run of items of one side is still joining. */
+  #open: { side: Side; content: ContentBlock[] } | undefined;
+
+  constructor(options: FromResponsesInputOptions) {
+    this.#sessionId = options.sessionId ?? newId();
+    this.#createdAt = (options.clock ?? systemClock)();
+    this.#prefix = newId();
+    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+  }
+
+  /** Adds one item's blocks: to the open message of its side, or as a message of its own. */
+  add(item: Record<string, unknown>, blocks: ContentBlock[]): void {
     const side = sideOf(item);
-    const blocks = itemBlocks(context, item);
+    const open = this.#open;
     if ((side === "assistant" || side === "tool") && open?.side === side) {
       open.content.push(...blocks);
-      continue;
+      return;
     }
-    open = undefined;
+    this.#open = undefined;
     if (side === "system") {
       const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: item as JsonObject };
-      push("user", current ?? { owner: "u", number: turnNumber + 1 }, [{ type: "opaque", block }]);
+      const turnId = this.#current ?? { owner: "u" as const, number: this.#turnNumber + 1 };
+      this.#push("user", turnId, [{ type: "opaque", block }]);
     } else if (side === "compaction") {
-      // It stands for what it compacted: the summary's turn at the start, in place elsewhere.
-      push(
-        "assistant",
-        messages.length === 0 ? { ...SUMMARY_TURN_ID } : (current ?? openTurn()),
-        blocks,
-      );
-      if (messages.length === 1) current = undefined;
+      this.#addCompaction(blocks);
     } else if (side === "user") {
-      if (isSummaryText(blocks[0])) current = { ...SUMMARY_TURN_ID };
-      push("user", isSummaryText(blocks[0]) ? (current as TurnId) : openTurn(), blocks);
+      if (isSummaryText(blocks[0])) this.#current = { ...SUMMARY_TURN_ID };
+      const turnId = isSummaryText(blocks[0]) ? (this.#current as TurnId) : this.#openTurn();
+      this.#push("user", turnId, blocks);
     } else {
-      open = { side, content: blocks };
-      push(side === "tool" ? "user" : "assistant", current ?? openTurn(), open.content);
+      this.#open = { side, content: blocks };
+      this.#push(side === "tool" ? "user" : "assistant", this.#current ?? this.#openTurn(), blocks);
     }
   }
-  if (issues.length > 0) throw new ValidationError("Responses input", issues);
-  rememberValid(messages);
-  return messages;
+
+  /** A compaction item stands for what it compacted: the summary's turn at the start, in place elsewhere. */
+  #addCompaction(blocks: ContentBlock[]): void {
+    const first = this.messages.length === 0;
+    this.#push(
+      "assistant",
+      first ? { ...SUMMARY_TURN_ID } : (this.#current ?? this.#openTurn()),
+      blocks,
+    );
+    if (first) this.#current = undefined;
+  }
+
+  #openTurn(): TurnId {
+    this.#turnNumber += 1;
+    this.#current = { owner: "u", number: this.#turnNumber };
+    return this.#current;
+  }
+
+  #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
+    const id = `${this.#prefix}-${this.messages.length}`;
+    this.messages.push({
+      role,
+      id,
+      sessionId: this.#sessionId,
+      turnId,
+      createdAt: this.#createdAt,
+      content,
+    } as Message);
+  }
 }
