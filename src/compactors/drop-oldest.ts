@@ -11,9 +11,16 @@ import { trimOldest } from "./overflow-trim.js";
 import { userWordsBudget } from "./summary-message.js";
 import { minimumGain, targetBudget } from "./target.js";
 
+/** Room for the notice's own lines (its first line, the archive's handle) beside its budgets. */
+const NOTICE_TEXT_TOKENS = 128;
+
 /** What {@link dropToTarget} needs of its compactor's settings. */
 export interface DropSettings {
+  /** The compactor's trigger: what stays never exceeds it, even at the cost of recent tool uses. */
+  threshold: number;
   targetUtilization?: number | undefined;
+  /** The newest tool uses masking keeps: removal keeps them too. */
+  keepRecentToolUses?: number | false | undefined;
   clearAtLeast: number;
   clock?: Clock | undefined;
 }
@@ -54,10 +61,23 @@ function withOldestDropped(
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
   if (budget === undefined || (masked.result.tokensAfter ?? tokensBefore) <= budget) return masked;
   const limit = context?.contextLimit;
-  const trimmed = trimOldest(masked.conversation, budget, {
+  const userWordsTokens = userWordsBudget(undefined, limit);
+  const ledgerTokens = ledgerBudget(limit);
+  // The newest tool exchanges masking kept stay whole: the agent has just read them.
+  const kept = recentToolUsesStart(masked.conversation, settings.keepRecentToolUses);
+  const keptTokens =
+    kept === undefined
+      ? 0
+      : estimateTokens(masked.conversation.slice(kept)) +
+        userWordsTokens +
+        ledgerTokens +
+        NOTICE_TEXT_TOKENS;
+  // ...unless keeping them would leave the context above the trigger.
+  const ceiling = targetBudget(settings.threshold, context, tokensBefore) ?? budget;
+  const trimmed = trimOldest(masked.conversation, Math.min(Math.max(budget, keptTokens), ceiling), {
     ...(settings.clock === undefined ? {} : { clock: settings.clock }),
-    userWordsTokens: userWordsBudget(undefined, limit),
-    ledgerTokens: ledgerBudget(limit),
+    userWordsTokens,
+    ledgerTokens,
   });
   if (trimmed === undefined) return masked;
   return {
@@ -69,4 +89,18 @@ function withOldestDropped(
       tokensAfter: estimateTokens(trimmed.conversation),
     },
   };
+}
+
+/** The index of the message that holds the `count`-th newest tool use, if there are that many. */
+function recentToolUsesStart(
+  conversation: readonly Message[],
+  count: number | false | undefined,
+): number | undefined {
+  if (count === undefined || count === false) return undefined;
+  let seen = 0;
+  for (let index = conversation.length - 1; index >= 0; index -= 1) {
+    for (const block of conversation[index]!.content) if (block.type === "tool_use") seen += 1;
+    if (seen >= count) return index;
+  }
+  return undefined;
 }

@@ -216,32 +216,35 @@ describe("AgentSession: maybeCompact", () => {
       contextLimit: 10_000,
       onEvent: (event) => events.push(event),
     });
-    // The default masks all but the 3 newest results once it frees 30% of the window.
+    // The default masks all but the 3 newest results and, as that is not enough, removes the
+    // oldest messages in the same rewrite, down to 10% of the window (or the kept results).
     session.append(...history(12));
-    session.recordUsage({ inputTokens: 9000 });
     const report = await session.maybeCompact();
     expect(report.compacted).toBe(true);
     expect(report.results).toMatchObject([
-      { strategy: "threshold", result: { toolResultsSummarized: 9 } },
+      { strategy: "threshold", result: { messagesRemoved: expect.any(Number) } },
     ]);
-    expect(report.contextUsedAfter).toBeLessThan(report.contextUsedBefore);
+    // No compaction leaves the context above its trigger (half the window).
+    expect(report.contextUsedAfter).toBeLessThanOrEqual(5000);
     // A sync compactor is instantaneous: it reports its end (or a skip), no start.
     expect(events.map((event) => event.type)).toEqual(["compaction_end"]);
     expect(events[0]).toMatchObject({ trigger: "auto", strategy: "threshold" });
     const contents = session.messages.flatMap((message) =>
       message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
     );
-    // Each placeholder names the recall handle its original is archived under.
-    expect(contents.slice(0, 3)).toEqual([
-      expect.stringMatching(/^summary 1 \[recall r\d+-[0-9a-f]{4}\]$/),
-      expect.stringMatching(/^summary 2 \[recall r\d+-[0-9a-f]{4}\]$/),
-      expect.stringMatching(/^summary 3 \[recall r\d+-[0-9a-f]{4}\]$/),
-    ]);
-    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(String(contents[0]))![1]!;
-    expect(await session.recall(handle)).toMatchObject({
-      kind: "tool_result",
-      original: { content: "r".repeat(2000) },
-    });
+    // The 3 newest results stay whole: the agent has just read them. Any older one still
+    // there is its summary, naming the recall handle of its original.
+    expect(contents.slice(-3)).toEqual(["r".repeat(2000), "r".repeat(2000), "r".repeat(2000)]);
+    for (const older of contents.slice(0, -3)) {
+      expect(older).toMatch(/^summary \d+ \[recall r\d+-[0-9a-f]{4}\]$/);
+    }
+    // The notice keeps the user's words and names the recall handle of what it stands for.
+    const notice = JSON.stringify(session.messages[0]?.content);
+    expect(notice).toContain("request 1");
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(notice)![1]!;
+    const recalled = JSON.stringify(await session.recall(handle));
+    expect(recalled).toContain("summary 1");
+    expect(recalled).toContain("r".repeat(2000));
   });
 
   it("judges the LLM compactor on the context left after the threshold compactor", async () => {
