@@ -151,4 +151,98 @@ describe("the ledger", () => {
     expect(ledgerBudget(200_000)).toBe(8000);
     expect(ledgerBudget(undefined)).toBe(1000);
   });
+
+  it("records the paths tool results mention, after the files, read back from its own block", () => {
+    const messages = new ConversationBuilder()
+      .user("Find the bug.")
+      .toolCall({
+        id: "t1",
+        name: "Grep",
+        input: { pattern: "token" },
+        result: "src/auth/login.ts:3: token\nsrc/auth/session.ts:9: token",
+      })
+      .toolCall({ id: "t2", name: "Edit", input: { file_path: "src/auth/login.ts" }, result: "ok" })
+      .toolCall({
+        id: "t3",
+        name: "Bash",
+        input: { command: "npm test" },
+        result: [{ type: "text", text: "at run (/repo/test/auth.test.ts:4:1)" }],
+      })
+      .toolCall({
+        id: "t4",
+        name: "Read",
+        input: { file_path: "src/a.ts" },
+        result: "read_file src/a.ts (mentions: lib/b.py, lib/c.py) [recall r2-abcd]",
+      })
+      .build();
+    const entries = collectFileLedger(messages);
+    expect(entries).toEqual([
+      { path: "src/auth/session.ts", action: "mentioned", source: "t1" },
+      { path: "src/auth/login.ts", action: "edited", source: "t2" },
+      { path: "/repo/test/auth.test.ts", action: "mentioned", source: "t3" },
+      { path: "src/a.ts", action: "read", source: "t4" },
+      { path: "lib/b.py", action: "mentioned", source: "t4" },
+      { path: "lib/c.py", action: "mentioned", source: "t4" },
+    ]);
+    const block = renderFileLedger(entries, 1000);
+    expect(block).toBe(
+      [
+        LEDGER_HEADING,
+        "- edited src/auth/login.ts (from t2)",
+        "- read src/a.ts (from t4)",
+        "- mentioned in tool output: src/auth/session.ts, /repo/test/auth.test.ts, lib/b.py, lib/c.py",
+      ].join("\n"),
+    );
+    const earlier = summaryMessage("gist", [], { sessionId: "s", clock: AT }, "", block);
+    expect(collectFileLedger([earlier])).toEqual([
+      { path: "src/auth/login.ts", action: "edited", source: "t2" },
+      { path: "src/a.ts", action: "read", source: "t4" },
+      ...["src/auth/session.ts", "/repo/test/auth.test.ts", "lib/b.py", "lib/c.py"].map((path) => ({
+        path,
+        action: "mentioned",
+        source: "tool output",
+      })),
+    ]);
+    expect(renderFileLedger(collectFileLedger([earlier]), 1000)).toBe(block);
+  });
+
+  it("gives the files of tool inputs the budget first, then the newest mentions, within it", () => {
+    const builder = new ConversationBuilder().user("go");
+    for (let index = 0; index < 100; index += 1)
+      builder.toolCall({
+        id: `t${index}`,
+        name: index % 2 === 0 ? "Edit" : "Bash",
+        input: index % 2 === 0 ? { file_path: `src/e${index}.ts` } : { command: "ls" },
+        result: `lib/m${index}/x.ts and lib/m${index}/y.ts`,
+      });
+    const entries = collectFileLedger(builder.build());
+    for (const tokens of [0, 20, 100, 400, 600, 1000]) {
+      const block = renderFileLedger(entries, tokens);
+      expect(charsToTokens(block.length)).toBeLessThanOrEqual(tokens);
+    }
+    const block = renderFileLedger(entries, 600);
+    expect(block.match(/^- edited /gm)).toHaveLength(50);
+    expect(block).toContain("lib/m99/y.ts");
+    expect(block).not.toContain("lib/m1/x.ts");
+    expect(block).toMatch(/more files touched earlier; in the archive\)$/);
+    expect(renderFileLedger(entries, 100_000)).toContain("lib/m0/x.ts, lib/m0/y.ts, lib/m1/x.ts");
+    expect(renderFileLedger(entries, 100_000).split("\n")).toHaveLength(
+      1 + 50 + Math.ceil(200 / 12),
+    );
+  });
+
+  it("reads no mentions from a forged or odd mentions line", () => {
+    const odd = summaryMessage(
+      "gist",
+      [],
+      { sessionId: "s", clock: AT },
+      "",
+      [
+        LEDGER_HEADING,
+        "- mentioned src/a.ts (from t1)",
+        "- mentioned in tool output: , a b.ts",
+      ].join("\n"),
+    );
+    expect(collectFileLedger([odd])).toEqual([]);
+  });
 });

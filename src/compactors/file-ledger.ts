@@ -1,9 +1,13 @@
-import type { JsonObject, JsonValue, Message } from "../core/message.js";
+import type { JsonObject, JsonValue, Message, ToolResultBlock } from "../core/message.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { pathMentions } from "./path-mentions.js";
 
-/** What a tool call did to a file: read it, changed it, or made it. */
-export type FileAction = "read" | "edited" | "created";
+/**
+ * What a tool call did to a file: read it, changed it, or made it; or only named it in its
+ * output (a grep hit, a stack trace, a listing).
+ */
+export type FileAction = "mentioned" | "read" | "edited" | "created";
 
 /** One file of the ledger: the strongest thing done to it, and the tool call that last touched it. */
 export interface FileTouch {
@@ -161,7 +165,7 @@ export function fileActions(
   return [...new Set(paths)].map((path) => ({ path, action }));
 }
 
-const RANK: Record<FileAction, number> = { read: 0, edited: 1, created: 2 };
+const RANK: Record<FileAction, number> = { mentioned: 0, read: 1, edited: 2, created: 3 };
 
 /** The ledger being built: files by path, in order of their last touch. */
 class Ledger {
@@ -195,12 +199,39 @@ function ledgerLine(entry: FileTouch): string {
   return `- ${entry.action} ${entry.path}${SOURCE_OPEN}${sourceLabel(entry.source)})`;
 }
 
-/** The entry a ledger line holds, or undefined for a line that is not one. */
-function parseLedgerLine(line: string): FileTouch | undefined {
+/** The line that lists paths only mentioned in tool output, several to a line. */
+const MENTIONED_OPEN = "- mentioned in tool output: ";
+/** The source a mention read back from a ledger line is given (the line names none). */
+const MENTIONED_SOURCE = "tool output";
+/** Paths a mentions line holds before the next begins. */
+const MENTIONS_PER_LINE = 12;
+
+/** The mentioned paths as lines of {@link MENTIONED_OPEN}, in their order. */
+function mentionedLines(paths: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (let index = 0; index < paths.length; index += MENTIONS_PER_LINE)
+    lines.push(MENTIONED_OPEN + paths.slice(index, index + MENTIONS_PER_LINE).join(", "));
+  return lines;
+}
+
+/** The entries a ledger line holds: one file, or the paths of a mentions line; none else. */
+function parseLedgerLine(line: string): FileTouch[] {
+  if (line.startsWith(MENTIONED_OPEN))
+    return line
+      .slice(MENTIONED_OPEN.length)
+      .split(", ")
+      .filter((path) => path !== "" && !path.includes(" "))
+      .map((path) => ({ path, action: "mentioned", source: MENTIONED_SOURCE }));
+  const entry = parseFileLine(line);
+  return entry === undefined ? [] : [entry];
+}
+
+/** The entry a one-file ledger line holds, or undefined for a line that is not one. */
+function parseFileLine(line: string): FileTouch | undefined {
   if (!line.startsWith("- ") || !line.endsWith(")")) return undefined;
   const space = line.indexOf(" ", 2);
   const action = line.slice(2, space);
-  if (space === -1 || !Object.hasOwn(RANK, action)) return undefined;
+  if (space === -1 || !Object.hasOwn(RANK, action) || action === "mentioned") return undefined;
   const open = line.lastIndexOf(SOURCE_OPEN);
   if (open <= space) return undefined;
   const path = line.slice(space + 1, open);
@@ -214,9 +245,18 @@ export function isLedgerText(text: string): boolean {
   return text.startsWith(LEDGER_HEADING);
 }
 
+/** A tool result's text: its string content, or its text parts joined by newlines. */
+function resultText(content: ToolResultBlock["content"]): string {
+  if (typeof content === "string") return content;
+  const texts: string[] = [];
+  for (const part of content) if (part.type === "text") texts.push(part.text);
+  return texts.join("\n");
+}
+
 /**
  * The ledger of a folded part: the ledgers of the summaries in it, then every file its tool
- * calls touched (from their inputs, never from the summarizer), oldest touch first.
+ * calls touched (from their inputs, never from the summarizer) and the paths their results
+ * mention (from the results' text, or the paths a placeholder kept), oldest touch first.
  */
 export function collectFileLedger(folded: readonly Message[]): FileTouch[] {
   const ledger = new Ledger();
@@ -225,13 +265,14 @@ export function collectFileLedger(folded: readonly Message[]): FileTouch[] {
     const summary = isSummaryTurn(message.turnId) && message.role === "user";
     for (const block of message.content) {
       if (summary && block.type === "text" && isLedgerText(block.text)) {
-        for (const line of block.text.split("\n")) {
-          const entry = parseLedgerLine(line);
-          if (entry !== undefined) ledger.touch(entry);
-        }
+        for (const line of block.text.split("\n"))
+          for (const entry of parseLedgerLine(line)) ledger.touch(entry);
       } else if (block.type === "tool_use") {
         for (const touch of fileActions(block.name, block.input, state))
           ledger.touch({ ...touch, source: block.id });
+      } else if (block.type === "tool_result") {
+        for (const path of pathMentions(resultText(block.content)))
+          ledger.touch({ path, action: "mentioned", source: block.toolUseId });
       }
     }
   }
@@ -240,29 +281,42 @@ export function collectFileLedger(folded: readonly Message[]): FileTouch[] {
 
 /**
  * The ledger block within `maxTokens`: the files changed are chosen first, then those read,
- * the latest touched first within each; what does not fit is counted. The chosen lines are
- * written oldest touch first, so the next summary reads them back in order. `""` when there
- * is nothing to list.
+ * then the paths only mentioned in tool output, the latest touched first within each; what
+ * does not fit is counted. The chosen files are written one a line, oldest touch first, so the
+ * next summary reads them back in order; the mentioned paths follow, several to a line, in the
+ * same order. `""` when there is nothing to list.
  */
 export function renderFileLedger(entries: readonly FileTouch[], maxTokens: number): string {
   if (entries.length === 0) return "";
   const budget = tokensToChars(Math.max(0, Math.floor(maxTokens)));
   const newestFirst = [...entries].reverse();
   const ordered = [
-    ...newestFirst.filter((entry) => entry.action !== "read"),
+    ...newestFirst.filter((entry) => RANK[entry.action] > RANK.read),
     ...newestFirst.filter((entry) => entry.action === "read"),
+    ...newestFirst.filter((entry) => entry.action === "mentioned"),
   ];
   const chosen = new Set<FileTouch>();
   // Room for the closing count line, so the block never outgrows its budget.
   let used = LEDGER_HEADING.length + 64;
+  let mentions = 0;
   for (const entry of ordered) {
-    const length = ledgerLine(entry).length + 1;
+    const mentioned = entry.action === "mentioned";
+    // A mention takes its path and a separator, and opens a line every MENTIONS_PER_LINE.
+    const opening = mentioned && mentions % MENTIONS_PER_LINE === 0 ? MENTIONED_OPEN.length : 0;
+    const length = mentioned ? opening + entry.path.length + 2 : ledgerLine(entry).length + 1;
     if (used + length > budget) continue;
     used += length;
+    if (mentioned) mentions += 1;
     chosen.add(entry);
   }
   if (chosen.size === 0) return "";
-  const lines = entries.filter((entry) => chosen.has(entry)).map(ledgerLine);
+  const kept = entries.filter((entry) => chosen.has(entry));
+  const lines = [
+    ...kept.filter((entry) => entry.action !== "mentioned").map(ledgerLine),
+    ...mentionedLines(
+      kept.filter((entry) => entry.action === "mentioned").map((entry) => entry.path),
+    ),
+  ];
   const left = entries.length - chosen.size;
   if (left > 0) lines.push(`- (${left} more files touched earlier; in the archive)`);
   return [LEDGER_HEADING, ...lines].join("\n");

@@ -10,7 +10,9 @@ import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";
+import { LEDGER_HEADING } from "./file-ledger.js";
 import { TRIM_NOTICE, trimOldest } from "./overflow-trim.js";
+import { REDACTION_NOTICE } from "./tool-masking.js";
 
 const SEED = 20261130;
 
@@ -70,5 +72,33 @@ describe("trimOldest", () => {
       ),
       { seed: SEED, numRuns: 400 },
     );
+  });
+
+  it("carries the paths the removed tool results mentioned in its ledger", () => {
+    const builder = new ConversationBuilder().user("Fix the login bug");
+    builder.toolCall({
+      name: "grep",
+      input: { pattern: "token" },
+      result: `src/auth/login.ts:3: token ${"r".repeat(800)}`,
+    });
+    builder.toolCall({
+      name: "bash",
+      input: { command: "npm test" },
+      result: `${REDACTION_NOTICE} (mentions: test/auth.test.ts) [recall r1-abcd]`,
+    });
+    for (let call = 0; call < 10; call += 1)
+      builder.toolCall({ name: "edit", input: { file: `m${call}.ts` }, result: "r".repeat(800) });
+    const conversation = builder.build();
+    const output = trimOldest(conversation, Math.floor(estimateTokens(conversation) / 2), {
+      ledgerTokens: 1000,
+    })!;
+    const ledger = output.conversation[0]!.content.find(
+      (block) => block.type === "text" && block.text.startsWith(LEDGER_HEADING),
+    );
+    expect(ledger).toMatchObject({
+      text: expect.stringContaining(
+        "- mentioned in tool output: src/auth/login.ts, test/auth.test.ts",
+      ),
+    });
   });
 });

@@ -35,7 +35,10 @@ export interface TrimOptions {
    * number of trims. @default 0 (none)
    */
   userWordsTokens?: number;
-  /** Tokens of the file ledger (files read, edited, created, from tool inputs) the notice carries. @default 0 (none) */
+  /**
+   * Tokens of the file ledger the notice carries: the files read, edited and created (from tool
+   * inputs), then the paths tool results mentioned. @default 0 (none)
+   */
   ledgerTokens?: number;
 }
 

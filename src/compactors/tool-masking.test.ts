@@ -363,3 +363,55 @@ describe("summarize_or_redact", () => {
     ]);
   });
 });
+
+describe("paths a masked result mentions", () => {
+  function masked(toolCompaction: CompactionConfig["toolCompaction"]) {
+    const builder = new ConversationBuilder().user("go");
+    builder.toolCall({
+      id: "g",
+      name: "grep",
+      result: `src/auth/login.ts:3: token ${"filler ".repeat(100)}\nsrc/auth/session.ts:9: token`,
+      compactSummary: "grep token: 2 hits in src/auth/login.ts",
+    });
+    builder.toolCall({ id: "b", name: "bash", result: "no paths here ".repeat(50) });
+    builder.toolCall({ id: "c", name: "c", result: "latest" });
+    const compactor = new ThresholdCompactor({ toolCompaction, keepRecentToolUses: 1 });
+    return { compactor, output: compactor.compact(builder.build(), new Map()) };
+  }
+
+  it("keeps them after the summary or the notice, naming each once; nothing added without one", () => {
+    expect(
+      results(masked("summarize_or_redact").output.conversation).map((b) => b.content),
+    ).toEqual([
+      "grep token: 2 hits in src/auth/login.ts (mentions: src/auth/session.ts)",
+      REDACTION_NOTICE,
+      "latest",
+    ]);
+    const redacted = masked("redact").output;
+    expect(results(redacted.conversation)[0]?.content).toBe(
+      `${REDACTION_NOTICE} (mentions: src/auth/login.ts, src/auth/session.ts)`,
+    );
+    expect(redacted.result).toMatchObject({ toolResultsRedacted: 2, toolResultsSummarized: 0 });
+  });
+
+  it("never masks a placeholder again, with or without a recall mark after it", () => {
+    for (const mode of ["redact", "summarize_or_redact"] as const) {
+      const { compactor, output } = masked(mode);
+      const again = compactor.compact(output.conversation, new Map());
+      expect(again.conversation).toEqual(output.conversation);
+      expect(again.result).toMatchObject({ toolResultsRedacted: 0, toolResultsSummarized: 0 });
+      const marked = output.conversation.map((message) => ({
+        ...message,
+        content: message.content.map((block) =>
+          block.type === "tool_result" && block.toolUseId === "g"
+            ? { ...block, content: `${block.content as string} [recall r1-abcd]` }
+            : block,
+        ),
+      })) as Message[];
+      expect(compactor.compact(marked, new Map()).result).toMatchObject({
+        toolResultsRedacted: 0,
+        toolResultsSummarized: 0,
+      });
+    }
+  });
+});

@@ -17,6 +17,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { isPlaceholderText } from "../internal/recall-mark.js";
+import { MENTIONS_OPEN, withMentions } from "./path-mentions.js";
 import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 
@@ -124,6 +125,14 @@ function clearsInputsOf(setting: boolean | readonly string[], name: string): boo
   return setting === true || (Array.isArray(setting) && setting.includes(name));
 }
 
+/** A tool result's text: its string content, or its text parts joined by newlines. */
+function resultText(block: ToolResultBlock): string {
+  if (typeof block.content === "string") return block.content;
+  const texts: string[] = [];
+  for (const part of block.content) if (part.type === "text") texts.push(part.text);
+  return texts.join("\n");
+}
+
 /** A tool result with new content; the block's other fields as they were. */
 function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
   const copy = { ...block };
@@ -194,7 +203,8 @@ interface MaskingEdits {
  * its turn is older than `keepRecentTurns`, or, with `keepRecentToolUses`, when its tool use
  * is not among the most recent ones; results of `excludeTools` and of the latest turn's newest
  * exchange never are. With a target budget it stops once the estimate fits; a rewrite freeing
- * less than `clearAtLeast` is skipped. Pure and idempotent. `tokensBefore`, the conversation's
+ * less than `clearAtLeast` is skipped. A placeholder keeps the file paths its result mentioned
+ * (` (mentions: src/a.ts)`). Pure and idempotent. `tokensBefore`, the conversation's
  * estimate, is passed when validation has already worked it out.
  */
 export function maskToolResults(
@@ -305,9 +315,10 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
     settings.toolCompaction === "redact"
       ? undefined
       : (scope.summaries.get(block.toolUseId) ?? block.compactSummary);
-  const replacement =
-    summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
-  if (replacement === undefined) return;
+  const base = summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
+  if (base === undefined) return;
+  // The paths the result names outlive it (a grep hit, a stack trace, a listing).
+  const replacement = withMentions(base, resultText(block));
   // Already compacted: the replacement, perhaps naming its recall handle.
   const done = typeof block.content === "string" && isPlaceholderText(block.content, replacement);
   const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
@@ -347,6 +358,14 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   edits.result.toolInputsCleared = (edits.result.toolInputsCleared ?? 0) + 1;
 }
 
+/** Whether a tool result's content is {@link REDACTION_NOTICE}, perhaps with the paths it kept. */
+function isRedaction(content: ToolResultBlock["content"]): boolean {
+  return (
+    content === REDACTION_NOTICE ||
+    (typeof content === "string" && content.startsWith(`${REDACTION_NOTICE}${MENTIONS_OPEN}`))
+  );
+}
+
 /**
  * Counts what masking changed between two versions of the same messages (same length and
  * order): tool results summarized or redacted, tool inputs cleared.
@@ -364,7 +383,7 @@ export function maskingChanges(
       if (was === undefined || was === block) return;
       if (block.type === "tool_result" && was.type === "tool_result") {
         if (block.content === was.content) return;
-        if (block.content === REDACTION_NOTICE) result.toolResultsRedacted += 1;
+        if (isRedaction(block.content)) result.toolResultsRedacted += 1;
         else result.toolResultsSummarized += 1;
       } else if (
         block.type === "tool_use" &&

@@ -5,6 +5,7 @@ import {
   LEDGER_HEADING,
   renderFileLedger,
 } from "../../src/compactors/file-ledger.js";
+import { pathMentions } from "../../src/compactors/path-mentions.js";
 import { summaryMessage, userWordsToKeep } from "../../src/compactors/summary-message.js";
 import { formatTranscript } from "../../src/compactors/transcript.js";
 import { estimateTokens } from "../../src/core/message-memo.js";
@@ -151,6 +152,7 @@ describe("hostile text: every text path stays linear (a megabyte each, < 2 s)", 
       ]),
     );
     await withinBound(`recallHandleIn(${label})`, 1, () => recallHandleIn(text));
+    await withinBound(`pathMentions(${label})`, 1, () => pathMentions(text));
   });
 
   it.each(cases)(

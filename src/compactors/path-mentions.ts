@@ -1,0 +1,103 @@
+/** How many paths one text gives at most: the first ones seen. */
+export const MAX_MENTIONS = 8;
+
+/** The longest token taken for a path; a longer run of path characters is no path. */
+const MAX_MENTION_LENGTH = 200;
+/** The longest extension after a path's final dot (`ts`, `json`, `ipynb`, `markdown`). */
+const MAX_EXTENSION_LENGTH = 8;
+
+const SLASH = 47;
+const DOT = 46;
+
+function isLetter(code: number): boolean {
+  return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/** Letters, digits and `_ - . / @ + ~`: what a file path is made of, punctuation aside. */
+function isPathCharacter(code: number): boolean {
+  return (
+    isLetter(code) ||
+    isDigit(code) ||
+    code === 95 ||
+    code === 45 ||
+    code === DOT ||
+    code === SLASH ||
+    code === 64 ||
+    code === 43 ||
+    code === 126
+  );
+}
+
+/**
+ * The path a run of path characters names, or undefined: it holds a `/` (not as `//` at its
+ * start, a URL's host), and its last part ends in an extension, 1–8 letters and digits with
+ * a letter among them, after a dot. A sentence's final dots are not part of it.
+ */
+function asMention(text: string, start: number, end: number): string | undefined {
+  let last = end;
+  while (last > start && text.charCodeAt(last - 1) === DOT) last -= 1;
+  if (last - start < 3 || last - start > MAX_MENTION_LENGTH) return undefined;
+  if (text.charCodeAt(start) === SLASH && text.charCodeAt(start + 1) === SLASH) return undefined;
+  let letter = false;
+  let index = last - 1;
+  for (; index >= start && last - index <= MAX_EXTENSION_LENGTH + 1; index -= 1) {
+    const code = text.charCodeAt(index);
+    if (code === DOT) break;
+    if (isLetter(code)) letter = true;
+    else if (!isDigit(code)) return undefined;
+  }
+  if (index < start || text.charCodeAt(index) !== DOT || index === last - 1 || !letter)
+    return undefined;
+  for (let before = index - 1; before >= start; before -= 1)
+    if (text.charCodeAt(before) === SLASH) return text.slice(start, last);
+  return undefined;
+}
+
+/**
+ * The file paths a text mentions (a tool's output: grep hits, stack traces, listings), first
+ * seen first, each once, at most `limit`: runs of path characters up to 200 long that hold a
+ * `/` and end in an extension (`src/a/b.ts`, `/repo/x.py` from `/repo/x.py:12:5`). Paths in
+ * `skip` are passed over without counting. One pass over the text, linear in its length.
+ */
+export function pathMentions(
+  text: string,
+  limit = MAX_MENTIONS,
+  skip: ReadonlySet<string> = new Set(),
+): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  let index = 0;
+  while (index < text.length && found.length < limit) {
+    if (!isPathCharacter(text.charCodeAt(index))) {
+      index += 1;
+      continue;
+    }
+    const start = index;
+    while (index < text.length && isPathCharacter(text.charCodeAt(index))) index += 1;
+    const mention = asMention(text, start, index);
+    if (mention === undefined || skip.has(mention) || seen.has(mention)) continue;
+    seen.add(mention);
+    found.push(mention);
+  }
+  return found;
+}
+
+/** How a placeholder lists the paths of what it replaced: ` (mentions: a.ts, b/c.py)`. */
+export const MENTIONS_OPEN = " (mentions: ";
+
+/**
+ * `placeholder` followed by the paths `original` mentions that it does not name itself
+ * (` (mentions: src/a.ts, src/b.ts)`), or `placeholder` alone when there are none. Applied
+ * to its own output it gives the same text, so a placeholder is recognised as one.
+ */
+export function withMentions(placeholder: string, original: string): string {
+  const named = new Set(pathMentions(placeholder, 4 * MAX_MENTIONS));
+  const mentions = pathMentions(original, MAX_MENTIONS, named);
+  return mentions.length === 0
+    ? placeholder
+    : `${placeholder}${MENTIONS_OPEN}${mentions.join(", ")})`;
+}
