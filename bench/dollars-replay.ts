@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { roughTokens } from "../examples/support/messages-api-server.js";
 import { signReplyContent } from "../examples/support/thinking-rules.js";
@@ -15,7 +14,7 @@ import {
   priceLedger,
 } from "./dollars.js";
 import { PrefixCache } from "./dollars-cache.js";
-import { toOurs, unsigned } from "./replay.js";
+import { asBlocks, type RecordedRun, readRun, recordedReplies, unsigned } from "./replay.js";
 
 /**
  * Part 5 on recorded agent runs (`--trajectories ../shared/realdata`): each run replayed
@@ -25,17 +24,8 @@ import { toOurs, unsigned } from "./replay.js";
  * inputs) that the final request still names.
  */
 
-interface RecordedRun {
-  system?: string;
-  messages: { role: "user" | "assistant"; content: string | Record<string, unknown>[] }[];
-}
-
 const PATH_KEYS = new Set(["file_path", "path", "notebook_path", "filePath"]);
 const EDIT_TOOL = /^(?:write|edit|multiedit|create|str_replace|notebookedit)/i;
-
-function asBlocks(content: RecordedRun["messages"][number]["content"]): Record<string, unknown>[] {
-  return typeof content === "string" ? [{ type: "text", text: content }] : content;
-}
 
 /** Paths the run's tool inputs name: touched by any tool, and edited by a writing one. */
 function pathsOf(run: RecordedRun): { touched: Set<string>; edited: Set<string> } {
@@ -61,7 +51,7 @@ export async function replayDollars(
   strategy: DollarStrategy,
   contextLimit: number,
 ): Promise<DollarRun> {
-  const run = JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
+  const run = readRun(file);
   const system = run.system ?? "";
   const cache = new PrefixCache(roughTokens(system));
   const ledger: Ledger = { agent: [], summarizer: [] };
@@ -75,26 +65,9 @@ export async function replayDollars(
     onEvent,
     ...strategy.options({ client, clock }),
   });
-  let turn = 0;
-  let ids = 0;
   let overWindow = 0;
   let last: readonly Message[] = [];
-  for (const recorded of run.messages) {
-    const content = asBlocks(recorded.content);
-    if (recorded.role === "user") {
-      if (!content.some((block) => block.type === "tool_result")) turn += 1;
-      ids += 1;
-      session.append({
-        role: "user",
-        id: `replay-${ids}`,
-        sessionId: session.sessionId,
-        turnId: { owner: "u", number: Math.max(turn, 1) },
-        createdAt: clock(),
-        content: toOurs(content),
-      } as Message);
-      continue;
-    }
-    await session.maybeCompact();
+  for await (const content of recordedReplies(session, run, clock)) {
     const messages = session.messages;
     if (cache.tokens(messages) > contextLimit) overWindow += 1;
     const usage = cache.request(messages);

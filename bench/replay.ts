@@ -13,6 +13,7 @@ import {
   ThresholdCompactor,
   validateConversation,
 } from "../src/index.js";
+import { benchClock } from "./dollars.js";
 import { createSummariser } from "./summariser.js";
 
 /**
@@ -26,9 +27,14 @@ import { createSummariser } from "./summariser.js";
  */
 
 /** One recorded run. */
-interface RecordedRun {
+export interface RecordedRun {
   system?: string;
   messages: { role: "user" | "assistant"; content: string | Record<string, unknown>[] }[];
+}
+
+/** Reads a recorded run (`*.json`). */
+export function readRun(file: string): RecordedRun {
+  return JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
 }
 
 /** A strategy replayed: how the session is configured. */
@@ -84,8 +90,44 @@ export interface ReplayResult {
   peakTokens: number;
 }
 
-function asBlocks(content: RecordedRun["messages"][number]["content"]): Record<string, unknown>[] {
+/** A recorded message's content as blocks (a string is one text block). */
+export function asBlocks(
+  content: RecordedRun["messages"][number]["content"],
+): Record<string, unknown>[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+/**
+ * Walks a recorded run through a session: appends each recorded user message (a new turn unless
+ * it carries tool results, which continue the turn's tool loop), and before each recorded
+ * assistant reply runs `maybeCompact` and yields the reply's blocks, for the caller to build the
+ * request and append the reply.
+ */
+export async function* recordedReplies(
+  session: AgentSession,
+  run: RecordedRun,
+  clock: () => Date,
+): AsyncGenerator<Record<string, unknown>[]> {
+  let turn = 0;
+  let ids = 0;
+  for (const recorded of run.messages) {
+    const content = asBlocks(recorded.content);
+    if (recorded.role === "assistant") {
+      await session.maybeCompact();
+      yield content;
+      continue;
+    }
+    if (!content.some((block) => block.type === "tool_result")) turn += 1;
+    ids += 1;
+    session.append({
+      role: "user",
+      id: `replay-${ids}`,
+      sessionId: session.sessionId,
+      turnId: { owner: "u", number: Math.max(turn, 1) },
+      createdAt: clock(),
+      content: toOurs(content),
+    } as Message);
+  }
 }
 
 /** Tokens of the messages two requests share at their start: what the prompt cache still holds. */
@@ -105,13 +147,9 @@ export async function replayRun(
   strategy: ReplayStrategy,
   contextLimit: number,
 ): Promise<ReplayResult> {
-  const run = JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
+  const run = readRun(file);
   const system = run.system ?? "";
-  let tick = Date.UTC(2026, 0, 1);
-  const clock = () => {
-    tick += 1000;
-    return new Date(tick);
-  };
+  const clock = benchClock();
   let changed = false;
   const result: ReplayResult = {
     file: basename(file),
@@ -144,27 +182,8 @@ export async function replayRun(
     onEvent,
     ...strategy.options(),
   });
-  let turn = 0;
-  let ids = 0;
   let previous: unknown[] = [];
-  for (const recorded of run.messages) {
-    const content = asBlocks(recorded.content);
-    if (recorded.role === "user") {
-      const answersTools = content.some((block) => block.type === "tool_result");
-      if (!answersTools) turn += 1;
-      ids += 1;
-      const message = {
-        role: "user" as const,
-        id: `replay-${ids}`,
-        sessionId: session.sessionId,
-        turnId: { owner: "u", number: Math.max(turn, 1) },
-        createdAt: clock(),
-        content: toOurs(content),
-      };
-      session.append(message as Message);
-      continue;
-    }
-    await session.maybeCompact();
+  for await (const content of recordedReplies(session, run, clock)) {
     const messages = toAnthropicMessages(session.messages);
     const body = { system, tools: [], thinking: { type: "adaptive" }, messages };
     const tokens = roughTokens({ system, messages });

@@ -3,7 +3,6 @@
  * touched that a session still names after replaying a recorded run (bench/retention.ts prints
  * it; test/bench/retention.test.ts holds the targets).
  */
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { roughTokens } from "../examples/support/messages-api-server.js";
 import { appendAnthropicResponse, toAnthropicMessages } from "../src/anthropic/index.js";
@@ -15,12 +14,9 @@ import {
   LLMCompactor,
   type Message,
 } from "../src/index.js";
-import { toOurs } from "./replay.js";
+import { benchClock } from "./dollars.js";
+import { readRun, recordedReplies } from "./replay.js";
 import { createSummariser } from "./summariser.js";
-
-interface RecordedRun {
-  messages: { role: "user" | "assistant"; content: string | Record<string, unknown>[] }[];
-}
 
 /** The replayed strategies, configured as bench/replay.ts configures them. */
 export const REPLAYED: Record<string, () => Partial<AgentSessionOptions>> = {
@@ -58,12 +54,8 @@ export async function replayRetention(
   strategy: string,
   window: number,
 ): Promise<FileRetention> {
-  const run = JSON.parse(readFileSync(file, "utf8")) as RecordedRun;
-  let tick = Date.UTC(2026, 0, 1);
-  const clock = () => {
-    tick += 1000;
-    return new Date(tick);
-  };
+  const run = readRun(file);
+  const clock = benchClock();
   const session = new AgentSession({
     contextLimit: window,
     sessionId: `retention-${strategy}`,
@@ -73,27 +65,7 @@ export async function replayRetention(
   const state: LedgerState = newLedgerState();
   const edited = new Set<string>();
   const touched = new Set<string>();
-  let turn = 0;
-  let ids = 0;
-  for (const recorded of run.messages) {
-    const content =
-      typeof recorded.content === "string"
-        ? [{ type: "text", text: recorded.content }]
-        : recorded.content;
-    if (recorded.role === "user") {
-      if (!content.some((block) => block.type === "tool_result")) turn += 1;
-      ids += 1;
-      session.append({
-        role: "user",
-        id: `replay-${ids}`,
-        sessionId: session.sessionId,
-        turnId: { owner: "u", number: Math.max(turn, 1) },
-        createdAt: clock(),
-        content: toOurs(content),
-      } as Message);
-      continue;
-    }
-    await session.maybeCompact();
+  for await (const content of recordedReplies(session, run, clock)) {
     const reply = content.filter(
       (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
     );
