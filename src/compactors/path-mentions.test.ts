@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_MENTIONS, pathMentions, withMentions } from "./path-mentions.js";
 
@@ -42,6 +43,47 @@ describe("pathMentions", () => {
       const text = unit.repeat(Math.ceil(1_000_000 / unit.length));
       expect(pathMentions(`${text} src/x.ts`)).toEqual(["src/x.ts"]);
     }
+  });
+});
+
+/** The rule as written (runs of path characters, each judged whole): what the scan must give. */
+function referenceMentions(text: string, limit: number, skip: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const [run] of text.matchAll(/[A-Za-z0-9_./@+~-]+/g)) {
+    if (found.length >= limit) break;
+    let path = run;
+    while (path.endsWith(".")) path = path.slice(0, -1);
+    const dot = path.lastIndexOf(".");
+    const extension = path.slice(dot + 1);
+    const isPath =
+      path.length >= 3 &&
+      path.length <= 200 &&
+      !path.startsWith("//") &&
+      dot > 0 &&
+      /^[A-Za-z0-9]{1,8}$/.test(extension) &&
+      /[A-Za-z]/.test(extension) &&
+      path.lastIndexOf("/", dot - 1) !== -1;
+    if (isPath && !skip.has(path) && !found.includes(path)) found.push(path);
+  }
+  return found;
+}
+
+describe("pathMentions against the rule as written", () => {
+  it("gives the same paths on any text, limit and skip set", () => {
+    const piece = fc.constantFrom("src", "/", ".", "ts", "a", " ", ":", "..", "//", "x9", "-");
+    const text = fc.array(fc.oneof(piece, fc.string({ maxLength: 3 })), { maxLength: 40 });
+    fc.assert(
+      fc.property(
+        text.map((pieces) => pieces.join("")),
+        fc.integer({ min: 1, max: MAX_MENTIONS }),
+        fc.subarray(["src/a.ts", "/a.ts", "a/src.ts", "src/ts.ts"]),
+        (value, limit, skipped) => {
+          const skip = new Set(skipped);
+          expect(pathMentions(value, limit, skip)).toEqual(referenceMentions(value, limit, skip));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
