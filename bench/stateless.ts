@@ -16,12 +16,16 @@
  * garbage), each run timed by the wall clock and by the process's CPU time
  * (`process.cpuUsage()`, which time spent waiting for a core does not inflate). Per size it
  * reports the ratio of the medians, of the minimums, and the median, minimum and maximum of
- * the per-round ratios (ours / pruneMessages in the same round, on the same input). The
- * target is judged on the median per-round ratio of CPU time.
+ * the per-round ratios (ours / pruneMessages in the same round, on the same input). Each size
+ * runs in three fresh processes one after the other (the load of a shared machine moves
+ * between them more than within one); the row is the process with the median per-round CPU
+ * ratio, and every process's ratio is kept beside it. The target is judged on that ratio.
  *
- * Run alone: `npx tsx bench/stateless.ts [--sizes 1000,10000] [--rounds 101]`. The target:
- * ours at most 2x pruneMessages at 10k messages.
+ * Run alone: `npx tsx bench/stateless.ts [--sizes 1000,10000] [--rounds 101] [--processes 3]`.
+ * The target: ours at most 2x pruneMessages at 10k messages.
  */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { type ModelMessage, pruneMessages } from "ai";
 import { compactModelMessages } from "../src/ai-sdk/index.js";
 import { ThresholdCompactor } from "../src/index.js";
@@ -63,6 +67,8 @@ export interface StatelessRow {
   cpu: StatelessClock;
   /** Tool results still full after each: the same job. */
   fullResults: { ours: number; pruneMessages: number };
+  /** Each process's median per-round ratio (CPU, then wall), the row's among them. */
+  processes?: { cpu: number; wall: number }[];
 }
 
 /**
@@ -137,10 +143,61 @@ export const statelessRounds = (size: number): { warmUps: number; timed: number 
 
 const MIN_WARM_UP_MS = 1000;
 
-/** Times ours and `pruneMessages` at each size, in alternating rounds. */
-export async function measureStateless(
+/** Default of {@link measureStateless}'s `processes`. */
+export const STATELESS_PROCESSES = 3;
+
+const ROW_MARKER = "stateless-row:";
+
+type Rounds = (size: number) => { warmUps: number; timed: number };
+
+/**
+ * Times ours and `pruneMessages` at each size in `processes` fresh processes, one after the
+ * other, and keeps the process with the median per-round CPU ratio (see the module's TSDoc).
+ */
+export function measureStateless(
   sizes: readonly number[],
-  rounds = statelessRounds,
+  rounds: Rounds = statelessRounds,
+  processes = STATELESS_PROCESSES,
+): StatelessRow[] {
+  return sizes.map((size) => {
+    const measured: StatelessRow[] = [];
+    for (let run = 0; run < processes; run += 1) measured.push(rowInChild(size, rounds(size)));
+    measured.sort((a, b) => a.cpu.rounds.median - b.cpu.rounds.median);
+    const row = measured[Math.floor((measured.length - 1) / 2)]!;
+    const ratios = measured.map((each) => ({
+      cpu: each.cpu.rounds.median,
+      wall: each.wall.rounds.median,
+    }));
+    return { ...row, processes: ratios };
+  });
+}
+
+/** This script again, for one size (`--row`), in a process of its own. */
+function rowInChild(size: number, rounds: { warmUps: number; timed: number }): StatelessRow {
+  const child = spawnSync(
+    process.execPath,
+    [
+      ...process.execArgv,
+      fileURLToPath(import.meta.url),
+      "--row",
+      String(size),
+      "--warm-ups",
+      String(rounds.warmUps),
+      "--rounds",
+      String(rounds.timed),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", maxBuffer: 16 * 1024 * 1024 },
+  );
+  const line = child.stdout?.split("\n").find((each) => each.startsWith(ROW_MARKER));
+  if (child.status !== 0 || line === undefined)
+    throw new Error(`the stateless part at ${size} messages failed (exit ${child.status})`);
+  return JSON.parse(line.slice(ROW_MARKER.length)) as StatelessRow;
+}
+
+/** Times ours and `pruneMessages` at each size, in alternating rounds, in this process. */
+export async function measureStatelessHere(
+  sizes: readonly number[],
+  rounds: Rounds = statelessRounds,
 ): Promise<StatelessRow[]> {
   const rows: StatelessRow[] = [];
   for (const size of sizes) {
@@ -222,12 +279,18 @@ export function statelessReport(rows: readonly StatelessRow[]): string {
     ],
     lines,
   );
+  const between = rows
+    .filter((row) => row.processes !== undefined && row.processes.length > 1)
+    .map(
+      (row) =>
+        `- ${row.messages} messages: per-round ratio in ${row.processes!.length} processes, CPU ${row.processes!.map((each) => times(each.cpu)).join(", ")}; wall ${row.processes!.map((each) => times(each.wall)).join(", ")} (the row is the median CPU one)`,
+    );
   const at10k = rows.find((row) => row.messages === 10_000);
   const target =
     at10k === undefined
       ? "stateless target: not measured (no 10k row)"
       : `stateless target (ours at most ${STATELESS_TARGET_RATIO}x pruneMessages at 10k, never-seen messages, median per-round CPU-time ratio of ${at10k.cpu.ours.samples} alternating rounds): ${times(at10k.cpu.rounds.median)} ${at10k.cpu.rounds.median <= STATELESS_TARGET_RATIO ? "PASS" : "FAIL"} (wall clock ${times(at10k.wall.rounds.median)})`;
-  return `${table}\n${target}\n`;
+  return [table, ...between, target, ""].join("\n");
 }
 
 const isMain = process.argv[1]?.endsWith("stateless.ts") === true;
@@ -236,13 +299,19 @@ if (isMain) {
     const flag = process.argv.indexOf(name);
     return flag === -1 ? undefined : process.argv[flag + 1];
   };
-  const sizes = (option("--sizes") ?? "1000,10000").split(",").map(Number);
   const timedRounds = option("--rounds");
-  const rows = await measureStateless(
-    sizes,
-    timedRounds === undefined
-      ? statelessRounds
-      : (size) => ({ ...statelessRounds(size), timed: Number(timedRounds) }),
-  );
-  process.stdout.write(statelessReport(rows));
+  const warmUps = option("--warm-ups");
+  const rounds: Rounds = (size) => ({
+    warmUps: warmUps === undefined ? statelessRounds(size).warmUps : Number(warmUps),
+    timed: timedRounds === undefined ? statelessRounds(size).timed : Number(timedRounds),
+  });
+  const child = option("--row");
+  if (child !== undefined) {
+    const [row] = await measureStatelessHere([Number(child)], rounds);
+    process.stdout.write(`${ROW_MARKER}${JSON.stringify(row)}\n`);
+  } else {
+    const sizes = (option("--sizes") ?? "1000,10000").split(",").map(Number);
+    const processes = Number(option("--processes") ?? STATELESS_PROCESSES);
+    process.stdout.write(statelessReport(measureStateless(sizes, rounds, processes)));
+  }
 }
