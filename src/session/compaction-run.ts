@@ -4,6 +4,7 @@ import {
   type Compactor,
   conversationChanged,
 } from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor-target.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
@@ -74,6 +75,8 @@ interface RunState {
   pending: Computed[];
   /** The commit step's `begin`, once called: whether this worker may compact. */
   began: Promise<boolean> | undefined;
+  /** The last compactor whose change landed in this run. */
+  landed?: Compactor;
 }
 
 /**
@@ -160,6 +163,7 @@ export class CompactionRunner {
         await trimOnOverflow(this.#landing(), trigger, state.outcome, {
           begin: () => this.#begin(state),
           signal: options.signal,
+          below: this.#stillDue(state),
         });
       }
       this.#reportOverflow(trigger, state.outcome);
@@ -191,10 +195,25 @@ export class CompactionRunner {
       if (computed === "stop") return;
       if (computed === "unchanged") continue;
       state.pending.push(computed);
-      if (policy.landsEachStep && !(await this.#landPending(state, compactor.isAsync === true)))
-        return;
+      if (policy.landsEachStep) {
+        if (!(await this.#landPending(state, compactor.isAsync === true))) return;
+        state.landed = compactor;
+      }
     }
     if (state.pending.length > 0) await this.#landPending(state, false);
+  }
+
+  /**
+   * No compaction leaves the context above its trigger: when the compactor that just landed
+   * would still be due, the share of the window the last resort trims down to (its target,
+   * else `trimOnOverflow`'s); `undefined` otherwise, or with `trimOnOverflow: false`.
+   */
+  #stillDue(state: RunState): number | undefined {
+    const { landed } = state;
+    const { contextLimit, trimTarget } = this.#settings;
+    if (landed === undefined || trimTarget === undefined) return undefined;
+    if (!landed.shouldCompact(this.contextUsed, contextLimit)) return undefined;
+    return compactorTarget(landed) ?? trimTarget;
   }
 
   /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */

@@ -13,7 +13,8 @@ export const TRIM_AT = 0.95;
 
 /**
  * The last stage of a run, with its own rule: when the context is still above {@link TRIM_AT}
- * of the window, the oldest messages go (archived first) down to `trimTarget`. When the archive
+ * of the window, the oldest messages go (archived first) down to `trimTarget`; when the
+ * compactor that just ran is still due (`below`, the share it aims at), down to that share. When the archive
  * fails (it threw or outlived `archiveTimeoutMs`), they go without it, as with `archive: false`:
  * the request must fit, and the removed messages are in the report and the event.
  */
@@ -21,11 +22,17 @@ export async function trimOnOverflow(
   landing: Landing,
   trigger: CompactionTrigger,
   outcome: CompactionRunOutcome,
-  run: { begin: () => Promise<boolean>; signal?: AbortSignal | undefined },
+  run: {
+    begin: () => Promise<boolean>;
+    signal?: AbortSignal | undefined;
+    below?: number | undefined;
+  },
 ): Promise<void> {
-  const { history, contextLimit, trimTarget, clock } = landing;
+  const { history, contextLimit, clock } = landing;
   const contextUsedBefore = landing.contextUsed();
-  if (trimTarget === undefined || contextUsedBefore <= TRIM_AT * contextLimit) return;
+  const over = contextUsedBefore > TRIM_AT * contextLimit;
+  const trimTarget = run.below ?? (over ? landing.trimTarget : undefined);
+  if (trimTarget === undefined) return;
   // Under the session's lease, as every compaction: the worker holding it compacts already.
   if (!(await run.begin())) return;
   // What the measure counts beyond the messages (system prompt, tools) stays.

@@ -39,6 +39,8 @@ function handlesIn(messages: readonly Message[]): string[] {
 }
 
 const strategies: [string, () => Partial<ConstructorParameters<typeof AgentSession>[0]>][] = [
+  // Masking, then the oldest messages dropped in the same rewrite.
+  ["default", () => ({})],
   [
     "masking",
     () => ({
