@@ -98,7 +98,10 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
     return [{ type: "text", text: "", extra: { [AI_SDK_KEY]: { content: "empty" } } }];
   }
   const allowed = allowedParts(role);
-  const blocks: ContentBlock[] = [];
+  // An array of its final length: one pushed to from empty reserves room for 17 blocks, which
+  // a conversation seen once fills the young generation with (and its collector copies).
+  const blocks: ContentBlock[] = new Array(content.length);
+  let length = 0;
   for (let index = 0; index < content.length; index += 1) {
     const part = content[index] as unknown;
     cursor.part = index;
@@ -109,8 +112,10 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
       });
       continue;
     }
-    blocks.push(partToBlock(cursor, role, part));
+    blocks[length] = partToBlock(cursor, role, part);
+    length += 1;
   }
+  blocks.length = length;
   return blocks;
 }
 
