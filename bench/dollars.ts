@@ -131,7 +131,7 @@ export const DOLLAR_STRATEGIES: readonly DollarStrategy[] = [
   {
     name: "llm cached, priced",
     description:
-      "LLMCompactor down to 10% (threshold 0.75 as the ceiling), keepRecentTurns 1, cached, told the prices",
+      "LLMCompactor down to 10% (threshold 0.75 as the ceiling), keepRecentTurns 1, summaries of up to 1,024 tokens, cached, told the prices",
     cachedSummaries: true,
     priced: true,
     options: ({ client, clock }) => ({
@@ -141,6 +141,7 @@ export const DOLLAR_STRATEGIES: readonly DollarStrategy[] = [
         threshold: 0.75,
         targetUtilization: 0.1,
         keepRecentTurns: 1,
+        maxSummaryTokens: 1024,
       }),
     }),
   },

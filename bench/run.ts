@@ -444,7 +444,7 @@ async function main(): Promise<void> {
       print,
       progress,
     });
-    newTargets.push(...dollarTargets(dollars.simulated));
+    newTargets.push(...dollarTargets(dollars.simulated, dollars.real?.runs));
   }
 
   print();
@@ -471,7 +471,7 @@ async function main(): Promise<void> {
       ...trajectoryTargets(trajectories),
       ...speedTargets(speed),
       ...(peers === undefined ? [] : peerTargets(peers.rows, peers.floors)),
-      ...(dollars === undefined ? [] : dollarTargets(dollars.simulated)),
+      ...(dollars === undefined ? [] : dollarTargets(dollars.simulated, dollars.real?.runs)),
     ],
   };
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
