@@ -7,60 +7,20 @@ import {
 import { compactorTarget } from "../core/compactor-target.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import type { RewriteBudget } from "../pricing/rewrite-budget.js";
-import type { ArchiveKeeper } from "./archive-keeper.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
-import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
 import { computeStep } from "./compute-step.js";
-import type { CompactionEvent, CompactionTrigger } from "./events.js";
-import type { History } from "./history.js";
+import type { CompactionTrigger } from "./events.js";
 import { archiveFailure, type ComputedStep, type Landing, landCompaction } from "./landing.js";
-import type { SessionLimits } from "./options.js";
 import { type RunPolicy, runPolicy } from "./run-policy.js";
+import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
 import type { SessionSnapshot } from "./snapshot.js";
 import { addUsage, asCompactionError, strategyOf } from "./strategy.js";
 import { trimOnOverflow } from "./trim-stage.js";
 
-/** Options of one run. */
-export interface CompactionRunOptions {
-  signal?: AbortSignal;
-  instructions?: string;
-  /** Called when an automatic run starts a summary (background mode stops waiting there). */
-  detach?: () => void;
-  /**
-   * Awaited before a detached summary is applied: background mode applies it at the next
-   * `maybeCompact`, where the conversation ends in a user message, never mid-exchange.
-   */
-  beforeApply?: () => Promise<void>;
-}
-
-/** What the runner needs from its session. */
-export interface CompactionRunnerSettings {
-  /** Told each compaction's reported usage (the session prices it). */
-  onUsage?: (usage: CompactionUsage) => void;
-  history: History;
-  contextLimit: number;
-  compactors: readonly Compactor[];
-  maxConsecutiveFailures: number;
-  trimTarget: number | undefined; // trimOnOverflow's target utilization, undefined when off
-  clock: Clock;
-  emit: (event: CompactionEvent) => void;
-  hooks: CompactionHooks;
-  /** Where what compactions remove is kept; `undefined` with `archive: false`. */
-  archive: ArchiveKeeper | undefined;
-  /** Keep thinking blocks an edit made stale (the app sends `drop_block`). */
-  keepStaleThinking: boolean;
-  /** How a replacement lands: at once in memory, by compare-and-swap in a store. */
-  commit: CompactionCommit;
-  /** Time limits of hooks, custom compactors and the archive; the breaker's cooldown. */
-  limits: SessionLimits;
-  /** When the session knows its prices: automatic runs compact once a rewrite repays itself. */
-  rewriteBudget?: RewriteBudget | undefined;
-}
+export type { CompactionRunnerSettings, CompactionRunOptions };
 
 type Computed = ComputedStep;
 
@@ -206,14 +166,16 @@ export class CompactionRunner {
   /**
    * No compaction leaves the context above its trigger: when the compactor that just landed
    * would still be due, the share of the window the last resort trims down to (its target,
-   * else `trimOnOverflow`'s); `undefined` otherwise, or with `trimOnOverflow: false`.
+   * else `trimOnOverflow`'s) when the context is above it; `undefined` otherwise, or with
+   * `trimOnOverflow: false`.
    */
   #stillDue(state: RunState): number | undefined {
     const { landed } = state;
     const { contextLimit, trimTarget } = this.#settings;
     if (landed === undefined || trimTarget === undefined) return undefined;
     if (!landed.shouldCompact(this.contextUsed, contextLimit)) return undefined;
-    return compactorTarget(landed) ?? trimTarget;
+    const share = compactorTarget(landed) ?? trimTarget;
+    return this.contextUsed > share * contextLimit ? share : undefined;
   }
 
   /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */
