@@ -190,6 +190,8 @@ describe("ThresholdCompactor", () => {
     [{ keepRecentTurns: 1.5 }, "keepRecentTurns"],
     [{ toolCompaction: "delete" }, "toolCompaction"],
     [{ tresholdTypo: 0.5 }, "tresholdTypo"],
+    [{ dropOldest: "yes" }, "dropOldest"],
+    [{ clock: 5 }, "clock"],
   ])("refuses %j with a ValidationError naming %s", (config, field) => {
     const attempt = () => new ThresholdCompactor(config as never);
     expect(attempt).toThrow(ValidationError);
