@@ -1,10 +1,5 @@
-import {
-  DOLLAR_STRATEGIES,
-  type DollarRun,
-  type DollarStrategy,
-  PRICE_SETS,
-  simulateDollars,
-} from "./dollars.js";
+import { DOLLAR_STRATEGIES, type DollarStrategy, simulateDollars } from "./dollars.js";
+import { type DollarRun, PRICE_SETS } from "./dollars-billing.js";
 import { replayDollars } from "./dollars-replay.js";
 import { dollarDetailRows, dollarRows, realTotals } from "./dollars-report.js";
 import { renderTable } from "./format.js";

@@ -2,18 +2,8 @@ import { basename } from "node:path";
 import { roughTokens } from "../examples/support/messages-api-server.js";
 import { signReplyContent } from "../examples/support/thinking-rules.js";
 import { appendAnthropicResponse, toAnthropicMessages } from "../src/anthropic/index.js";
-import { AgentSession, type Message } from "../src/index.js";
-import {
-  benchClock,
-  type DollarRun,
-  type DollarStrategy,
-  eventCounter,
-  type Ledger,
-  ledgerTokens,
-  pricedSummarizer,
-  priceLedger,
-} from "./dollars.js";
-import { PrefixCache } from "./dollars-cache.js";
+import type { DollarStrategy } from "./dollars.js";
+import { BilledSession, type DollarRun } from "./dollars-billing.js";
 import { asBlocks, type RecordedRun, readRun, recordedReplies, unsigned } from "./replay.js";
 
 /**
@@ -53,26 +43,17 @@ export async function replayDollars(
 ): Promise<DollarRun> {
   const run = readRun(file);
   const system = run.system ?? "";
-  const cache = new PrefixCache(roughTokens(system));
-  const ledger: Ledger = { agent: [], summarizer: [] };
-  const client = pricedSummarizer(cache, strategy.cachedSummaries === true, ledger);
-  const clock = benchClock();
-  const { counts, onEvent } = eventCounter();
-  const session = new AgentSession({
+  const billed = new BilledSession({
     contextLimit,
+    systemTokens: roughTokens(system),
     sessionId: `dollars-${strategy.name}`,
-    clock,
-    onEvent,
-    ...strategy.options({ client, clock }),
+    cachedSummaries: strategy.cachedSummaries === true,
+    options: strategy.options,
   });
-  let overWindow = 0;
-  let last: readonly Message[] = [];
-  for await (const content of recordedReplies(session, run, clock)) {
+  const { session } = billed;
+  for await (const content of recordedReplies(session, run, billed.clock)) {
     const messages = session.messages;
-    if (cache.tokens(messages) > contextLimit) overWindow += 1;
-    const usage = cache.request(messages);
-    ledger.agent.push(usage);
-    last = messages;
+    const { usage } = billed.bill(messages);
     const body = {
       system,
       tools: [],
@@ -88,24 +69,17 @@ export async function replayDollars(
       },
     });
   }
-  const finalText = JSON.stringify(toAnthropicMessages(last));
+  const finalText = JSON.stringify(toAnthropicMessages(billed.last));
   const { touched, edited } = pathsOf(run);
   const kept = (paths: Set<string>) =>
     [...paths].filter((path) => finalText.includes(JSON.stringify(path).slice(1, -1))).length;
-  return {
+  return billed.result({
     source: "real",
     workload: basename(file, ".json"),
     strategy: strategy.name,
-    requests: ledger.agent.length,
-    overWindow,
-    compactions: counts.compactions,
-    trims: counts.trims,
-    summarizerCalls: ledger.summarizer.length,
-    ...ledgerTokens(ledger),
-    dollars: priceLedger(ledger, overWindow === 0),
     retention: {
       edited: { planted: edited.size, kept: kept(edited) },
       path: { planted: touched.size, kept: kept(touched) },
     },
-  };
+  });
 }

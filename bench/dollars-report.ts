@@ -1,5 +1,4 @@
-import type { DollarRun } from "./dollars.js";
-import { PRICE_SETS } from "./dollars.js";
+import { type DollarRun, PRICE_SETS } from "./dollars-billing.js";
 import { renderMarkdownTable } from "./format.js";
 import { keepsEnough, retentionTargets } from "./retention-targets.js";
 import type { TargetCheck } from "./targets.js";

@@ -1,25 +1,21 @@
 import { pathToFileURL } from "node:url";
 import {
-  AgentSession,
+  type AgentSession,
   type AgentSessionOptions,
-  type ContentBlock,
   HybridCompactor,
   LLMCompactor,
-  type Message,
 } from "../src/index.js";
 import {
-  benchClock,
+  BilledSession,
   type DollarStrategyContext,
-  eventCounter,
-  type Ledger,
+  factRetention,
   ledgerTokens,
   PRICE_SETS,
-  pricedSummarizer,
   priceLedger,
-} from "./dollars.js";
-import { PrefixCache } from "./dollars-cache.js";
-import { factsInMessages } from "./facts.js";
+  tokensOf,
+} from "./dollars-billing.js";
 import { renderTable } from "./format.js";
+import { answerStep, openStep } from "./sim-step.js";
 import { DEFAULT_SIMULATION_SETTINGS } from "./simulate.js";
 import { generateTrajectory, type Trajectory } from "./workload.js";
 
@@ -113,24 +109,10 @@ export interface ModelCompactionRun {
   retention: Record<string, { planted: number; kept: number }>;
 }
 
-const tokensOf = (text: string) => Math.ceil(text.length / 4);
-
 function wantsCompaction(policy: BoundaryPolicy, session: AgentSession): boolean {
   if (policy.kind === "never") return false;
   if (policy.kind === "every_boundary") return true;
   return session.contextUsed > policy.share * session.contextLimit;
-}
-
-function retentionOf(trajectory: Trajectory, last: readonly Message[]) {
-  const present = factsInMessages(last);
-  const retention: Record<string, { planted: number; kept: number }> = {};
-  for (const fact of trajectory.facts) {
-    const entry = retention[fact.kind] ?? { planted: 0, kept: 0 };
-    retention[fact.kind] = entry;
-    entry.planted += 1;
-    if (present.has(fact.text)) entry.kept += 1;
-  }
-  return retention;
 }
 
 /** Runs one trajectory with one base and one policy, every request billed (as part 5 does). */
@@ -140,54 +122,27 @@ export async function simulateModelCompaction(
   policy: { name: string; policy: BoundaryPolicy },
   settings = DEFAULT_SIMULATION_SETTINGS,
 ): Promise<ModelCompactionRun> {
-  const cache = new PrefixCache(settings.systemTokens);
-  const ledger: Ledger = { agent: [], summarizer: [] };
-  const client = pricedSummarizer(cache, base.cachedSummaries, ledger);
-  const clock = benchClock();
-  const { counts, onEvent } = eventCounter();
-  const session = new AgentSession({
-    contextLimit: settings.contextLimit,
+  const billed = new BilledSession({
+    ...settings,
     sessionId: `model-compaction-${base.name}`,
-    clock,
-    onEvent,
-    ...base.options({ client, clock }),
+    cachedSummaries: base.cachedSummaries,
+    options: base.options,
   });
-  let overWindow = 0;
+  const { session, ledger } = billed;
   let requested = 0;
   let agentTokens = 0;
-  let last: readonly Message[] = [];
   for (const [index, step] of trajectory.steps.entries()) {
     // The sub-task before this user request is done: the scripted model's compact call.
     if (step.userText !== undefined && index > 0 && wantsCompaction(policy.policy, session)) {
       session.requestCompaction();
       requested += 1;
     }
-    if (step.userText !== undefined) session.addUserText(step.userText);
-    await session.maybeCompact();
-    const messages = session.messages;
-    const tokens = cache.tokens(messages);
-    if (tokens > settings.contextLimit) overWindow += 1;
+    const { usage, tokens } = billed.bill(await openStep(session, step));
     agentTokens += tokens;
-    const usage = cache.request(messages);
-    ledger.agent.push(usage);
-    last = messages;
-    const content: ContentBlock[] = [{ type: "text", text: step.reasoning }];
-    for (const call of step.calls) {
-      content.push({ type: "tool_use", id: call.id, name: call.name, input: call.input });
-    }
-    const reply = session.addAssistant(content);
-    session.recordUsage({ ...usage, outputTokens: tokensOf(JSON.stringify(reply.content)) });
-    if (step.calls.length > 0) {
-      session.addToolResults(
-        step.calls.map((call) => ({
-          type: "tool_result",
-          toolUseId: call.id,
-          content: call.output,
-          isError: call.isError,
-          compactSummary: call.compactSummary,
-        })),
-      );
-    }
+    answerStep(session, step, (reply) => ({
+      ...usage,
+      outputTokens: tokensOf(JSON.stringify(reply.content)),
+    }));
   }
   const priced = priceLedger(ledger, true);
   const totals = ledgerTokens(ledger);
@@ -196,8 +151,8 @@ export async function simulateModelCompaction(
     base: base.name,
     policy: policy.name,
     requests: ledger.agent.length,
-    overWindow,
-    compactions: counts.compactions,
+    overWindow: billed.overWindow,
+    compactions: billed.counts.compactions,
     requested,
     summarizerCalls: ledger.summarizer.length,
     inputTokens: totals.tokens.input,
@@ -206,7 +161,7 @@ export async function simulateModelCompaction(
     dollars: Object.fromEntries(
       PRICE_SETS.map(({ name }) => [name, priced[name]?.totalUsd ?? Number.NaN]),
     ),
-    retention: retentionOf(trajectory, last),
+    retention: factRetention(trajectory, billed.last),
   };
 }
 

@@ -13,7 +13,7 @@ import {
   ThresholdCompactor,
   validateConversation,
 } from "../src/index.js";
-import { benchClock } from "./dollars.js";
+import { benchClock } from "./dollars-billing.js";
 import { createSummariser } from "./summariser.js";
 
 /**

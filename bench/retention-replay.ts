@@ -14,7 +14,7 @@ import {
   LLMCompactor,
   type Message,
 } from "../src/index.js";
-import { benchClock } from "./dollars.js";
+import { benchClock } from "./dollars-billing.js";
 import { readRun, recordedReplies } from "./replay.js";
 import { createSummariser } from "./summariser.js";
 

@@ -1,4 +1,4 @@
-import type { DollarRun } from "./dollars.js";
+import type { DollarRun } from "./dollars-billing.js";
 import type { TargetCheck } from "./targets.js";
 
 /** Issue 23's retention targets: the user's constraints, and the paths, at each run length. */

@@ -1,11 +1,7 @@
 import { estimateMessageTokens } from "../src/core/message-memo.js";
-import {
-  AgentSession,
-  type CompactionEvent,
-  type ContentBlock,
-  type Message,
-} from "../src/index.js";
+import { AgentSession, type CompactionEvent, type Message } from "../src/index.js";
 import { factsInMessages } from "./facts.js";
+import { answerStep, openStep } from "./sim-step.js";
 import type { Strategy } from "./strategies.js";
 import { createSummariser } from "./summariser.js";
 import type { FactKind, Trajectory } from "./workload.js";
@@ -130,10 +126,7 @@ export async function simulate(
   let prefixBreaks = 0;
   let requests = 0;
   for (const step of trajectory.steps) {
-    if (step.userText !== undefined) session.addUserText(step.userText);
-    await session.maybeCompact();
-
-    const messages = session.messages;
+    const messages = await openStep(session, step);
     let tokens = settings.systemTokens;
     let prefix = requests === 0 ? 0 : settings.systemTokens;
     let shared = 0;
@@ -156,28 +149,12 @@ export async function simulate(
     cacheWrite += tokens - prefix;
     previous = messages.slice();
 
-    const content: ContentBlock[] = [{ type: "text", text: step.reasoning }];
-    for (const call of step.calls) {
-      content.push({ type: "tool_use", id: call.id, name: call.name, input: call.input });
-    }
-    const reply = session.addAssistant(content);
-    session.recordUsage({
+    answerStep(session, step, (reply) => ({
       inputTokens: 0,
       cacheReadInputTokens: prefix,
       cacheCreationInputTokens: tokens - prefix,
       outputTokens: estimateMessageTokens(reply),
-    });
-    if (step.calls.length > 0) {
-      session.addToolResults(
-        step.calls.map((call) => ({
-          type: "tool_result",
-          toolUseId: call.id,
-          content: call.output,
-          isError: call.isError,
-          compactSummary: call.compactSummary,
-        })),
-      );
-    }
+    }));
   }
 
   const present = factsInMessages(previous);
