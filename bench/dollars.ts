@@ -1,4 +1,4 @@
-import { type AgentSessionOptions, HybridCompactor, LLMCompactor } from "../src/index.js";
+import type { AgentSessionOptions } from "../src/index.js";
 import {
   BilledSession,
   type DollarRun,
@@ -8,6 +8,7 @@ import {
 } from "./dollars-billing.js";
 import { answerStep, openStep } from "./sim-step.js";
 import { DEFAULT_SIMULATION_SETTINGS } from "./simulate.js";
+import { hybrid, llmOnly } from "./summarizing-setups.js";
 import type { Trajectory } from "./workload.js";
 
 /**
@@ -58,45 +59,31 @@ export const DOLLAR_STRATEGIES: readonly DollarStrategy[] = [
   {
     name: "llm",
     description: "LLMCompactor, transcript summaries (cold input)",
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, { clock }),
-    }),
+    options: llmOnly(),
   },
   {
     name: "llm cached",
     description: "LLMCompactor, summaries that send the conversation (read from cache)",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, { clock }),
-    }),
+    options: llmOnly(),
   },
   {
     name: "mask+llm",
     description: "HybridCompactor (masking, then summaries), transcript summaries",
-    options: ({ client, clock }) => ({ compactor: new HybridCompactor({ client, clock }) }),
+    options: hybrid(),
   },
   {
     name: "mask+llm cached",
     description: "HybridCompactor, summaries that send the conversation",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({ compactor: new HybridCompactor({ client, clock }) }),
+    options: hybrid(),
   },
   {
     name: "llm cached 0.3→0.1",
     description:
       "price-aware settings: LLMCompactor from 30% of the window down to 10%, keepRecentTurns 1, cached",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, {
-        clock,
-        threshold: 0.3,
-        targetUtilization: 0.1,
-        keepRecentTurns: 1,
-      }),
-    }),
+    options: llmOnly({ threshold: 0.3, targetUtilization: 0.1, keepRecentTurns: 1 }),
   },
   {
     name: "llm cached, priced",
@@ -104,24 +91,18 @@ export const DOLLAR_STRATEGIES: readonly DollarStrategy[] = [
       "LLMCompactor down to 10% (threshold 0.75 as the ceiling), keepRecentTurns 1, summaries of up to 1,024 tokens, cached, told the prices",
     cachedSummaries: true,
     priced: true,
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, {
-        clock,
-        threshold: 0.75,
-        targetUtilization: 0.1,
-        keepRecentTurns: 1,
-        maxSummaryTokens: 1024,
-      }),
+    options: llmOnly({
+      threshold: 0.75,
+      targetUtilization: 0.1,
+      keepRecentTurns: 1,
+      maxSummaryTokens: 1024,
     }),
   },
   {
     name: "mask+llm cached 0.5→0.15",
     description: "price-aware settings: HybridCompactor from 50% of the window down to 15%, cached",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({
-      compactor: new HybridCompactor({ client, clock, threshold: 0.5, targetUtilization: 0.15 }),
-    }),
+    options: hybrid({ threshold: 0.5, targetUtilization: 0.15 }),
   },
 ];
 

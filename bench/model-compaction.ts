@@ -1,12 +1,8 @@
 import { pathToFileURL } from "node:url";
-import {
-  type AgentSession,
-  type AgentSessionOptions,
-  HybridCompactor,
-  LLMCompactor,
-} from "../src/index.js";
+import type { AgentSession, AgentSessionOptions } from "../src/index.js";
 import {
   BilledSession,
+  type DollarRun,
   type DollarStrategyContext,
   factRetention,
   ledgerTokens,
@@ -17,6 +13,7 @@ import {
 import { renderTable } from "./format.js";
 import { answerStep, openStep } from "./sim-step.js";
 import { DEFAULT_SIMULATION_SETTINGS } from "./simulate.js";
+import { hybrid, llmOnly } from "./summarizing-setups.js";
 import { generateTrajectory, type Trajectory } from "./workload.js";
 
 /**
@@ -54,32 +51,24 @@ const BASES: readonly Base[] = [
   {
     name: "llm cached",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, { clock }),
-    }),
+    options: llmOnly(),
   },
   {
     // The same trigger level as "boundary >30%" without the model: compacts mid-sub-task.
     name: "llm cached @30%",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, { clock, threshold: 0.3 }),
-    }),
+    options: llmOnly({ threshold: 0.3 }),
   },
   {
     name: "mask+llm cached",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({ compactor: new HybridCompactor({ client, clock }) }),
+    options: hybrid(),
   },
   {
     // Part 5's cheapest threshold setting: compacting earlier and deeper without the model.
     name: "mask+llm cached 0.5→0.15",
     cachedSummaries: true,
-    options: ({ client, clock }) => ({
-      compactor: new HybridCompactor({ client, clock, threshold: 0.5, targetUtilization: 0.15 }),
-    }),
+    options: hybrid({ threshold: 0.5, targetUtilization: 0.15 }),
   },
 ];
 
@@ -90,23 +79,26 @@ const POLICIES: readonly { name: string; policy: BoundaryPolicy }[] = [
   { name: "model: boundary >50%", policy: { kind: "boundary_above", share: 0.5 } },
 ];
 
-/** What one run did. */
-export interface ModelCompactionRun {
-  workload: string;
+/** What one run did: part 5's counts, with the policy's requests and dollars as numbers. */
+export interface ModelCompactionRun
+  extends Pick<
+    DollarRun,
+    | "workload"
+    | "requests"
+    | "overWindow"
+    | "compactions"
+    | "summarizerCalls"
+    | "cacheReadShare"
+    | "retention"
+  > {
   base: string;
   policy: string;
-  requests: number;
-  overWindow: number;
-  compactions: number;
   /** Compactions the model asked for (the rest were threshold-triggered). */
   requested: number;
-  summarizerCalls: number;
   /** Input tokens of every request (agent's and summarizer's), and the mean agent request. */
   inputTokens: number;
   meanRequestTokens: number;
-  cacheReadShare: number;
   dollars: Record<string, number>;
-  retention: Record<string, { planted: number; kept: number }>;
 }
 
 function wantsCompaction(policy: BoundaryPolicy, session: AgentSession): boolean {

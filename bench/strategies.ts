@@ -6,6 +6,7 @@ import {
   ThresholdCompactor,
 } from "../src/index.js";
 import type { Clock } from "../src/testing/index.js";
+import { hybrid, llmOnly } from "./summarizing-setups.js";
 
 /** What a strategy may use to build its compactors. */
 export interface StrategyContext {
@@ -66,10 +67,7 @@ export const STRATEGIES: readonly Strategy[] = [
     name: "llm",
     description: "LLMCompactor only: old turns folded into a summary, keepRecentTurns 3",
     origin: "seed",
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, { clock }),
-    }),
+    options: llmOnly(),
   },
   {
     name: "mask+llm",
@@ -120,16 +118,13 @@ export const STRATEGIES: readonly Strategy[] = [
     name: "llm→50%",
     description: "LLMCompactor with targetUtilization 0.5 (folds inside a long turn too)",
     origin: "beyond",
-    options: ({ client, clock }) => ({
-      compactor: false,
-      llmCompactor: new LLMCompactor(client, { clock, targetUtilization: 0.5 }),
-    }),
+    options: llmOnly({ targetUtilization: 0.5 }),
   },
   {
     name: "hybrid",
     description: "HybridCompactor defaults: mask to 0.5, summarise only if masking cannot",
     origin: "beyond",
-    options: ({ client, clock }) => ({ compactor: new HybridCompactor({ client, clock }) }),
+    options: hybrid(),
   },
   {
     name: "hybrid+inputs",
