@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_MENTIONS, pathMentions, withMentions } from "./path-mentions.js";
+import {
+  MAX_MENTIONS,
+  pathMentions,
+  SCAN_HEAD_CHARS,
+  SCAN_TAIL_CHARS,
+  withMentions,
+} from "./path-mentions.js";
 
 describe("pathMentions", () => {
   it("finds the paths of grep hits, stack traces and listings, first seen first, each once", () => {
@@ -36,6 +42,16 @@ describe("pathMentions", () => {
     const text = Array.from({ length: 20 }, (_, index) => `src/m/f${index}.ts`).join(" ");
     expect(pathMentions(text)).toHaveLength(MAX_MENTIONS);
     expect(pathMentions(text, 2, new Set(["src/m/f0.ts"]))).toEqual(["src/m/f1.ts", "src/m/f2.ts"]);
+  });
+
+  it("reads a long text at its head and tail only, never a path cut at the edge", () => {
+    const filler = (length: number) => "x ".repeat(Math.ceil(length / 2)).slice(0, length);
+    // The tail starts at "fix/cut.ts": the run "pre/fix/cut.ts" crosses into it, and is skipped.
+    const tail = `fix/cut.ts and lib/tail.py ${filler(SCAN_TAIL_CHARS)}`.slice(0, SCAN_TAIL_CHARS);
+    const text = `see src/head.ts ${filler(SCAN_HEAD_CHARS)} src/middle.ts ${filler(50_000)} pre/${tail}`;
+    expect(pathMentions(text)).toEqual(["src/head.ts", "lib/tail.py"]);
+    // A text within both parts is read whole.
+    expect(pathMentions(`${filler(SCAN_HEAD_CHARS)} src/middle.ts`)).toEqual(["src/middle.ts"]);
   });
 
   it("reads a megabyte of slashes and dots in one pass (no backtracking)", () => {

@@ -1,6 +1,14 @@
 /** How many paths one text gives at most: the first ones seen. */
 export const MAX_MENTIONS = 8;
 
+/**
+ * How much of a long text is read for paths: its head and its tail, as a clamp keeps them (a
+ * listing's or a trace's paths sit there), so a stateless server that masks every old result
+ * on each request does a bounded amount of work per result.
+ */
+export const SCAN_HEAD_CHARS = 8192;
+export const SCAN_TAIL_CHARS = 2048;
+
 /** The longest token taken for a path; a longer run of path characters is no path. */
 const MAX_MENTION_LENGTH = 200;
 /** The longest extension after a path's final dot (`ts`, `json`, `ipynb`, `markdown`). */
@@ -66,7 +74,9 @@ function isAmong(mentions: readonly string[], text: string, start: number, end: 
  * The file paths a text mentions (a tool's output: grep hits, stack traces, listings), first
  * seen first, each once, at most `limit`: runs of path characters up to 200 long that hold a
  * `/` and end in an extension (`src/a/b.ts`, `/repo/x.py` from `/repo/x.py:12:5`). Paths in
- * `skip` are passed over without counting. One pass over the text, linear in its length.
+ * `skip` are passed over without counting. One pass over the text, linear in its length; a
+ * text longer than {@link SCAN_HEAD_CHARS} + {@link SCAN_TAIL_CHARS} is read at its head and
+ * tail only.
  */
 export function pathMentions(
   text: string,
@@ -74,12 +84,23 @@ export function pathMentions(
   skip: ReadonlySet<string> = new Set(),
 ): string[] {
   const found: string[] = [];
+  // A long text is read at its head and its tail only (the middle is skipped whole, from the
+  // end of the run it starts in, so no path is taken from a cut run).
+  const long = text.length > SCAN_HEAD_CHARS + SCAN_TAIL_CHARS;
+  const headEnd = long ? SCAN_HEAD_CHARS : text.length;
+  let tailStart = text.length - SCAN_TAIL_CHARS;
+  if (long)
+    while (tailStart < text.length && isPathCharacter(text.charCodeAt(tailStart))) tailStart += 1;
   // Only a run holding a `/` can be a path: the scan jumps from slash to slash (`indexOf`,
   // much faster than a look at each character) and widens each to its run; the text before
   // `index` is done, so each character is looked at a bounded number of times.
   let index = 0;
   while (found.length < limit) {
-    const slash = text.indexOf("/", index);
+    let slash = text.indexOf("/", index);
+    if (long && slash >= headEnd && slash < tailStart) {
+      index = Math.max(index, tailStart);
+      slash = text.indexOf("/", index);
+    }
     if (slash === -1) break;
     let start = slash;
     while (start > index && isPathCharacter(text.charCodeAt(start - 1))) start -= 1;
