@@ -1,12 +1,12 @@
 import type { Tool } from "@anthropic-ai/sdk/resources/messages";
 import {
   answerCompactCall,
-  COMPACT_TOOL_DESCRIPTION,
-  COMPACT_TOOL_INPUT_SCHEMA,
-  COMPACT_TOOL_NAME,
   type CompactToolSession,
+  compactToolSpec,
 } from "../core/compact-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
+
+const { name, description, schema } = compactToolSpec();
 
 /**
  * The tool that lets the model ask for a compaction at a natural boundary (a sub-task done, an
@@ -14,14 +14,7 @@ import type { ToolResultInput } from "../core/tool-result-input.js";
  * {@link answerCompact}. The compaction happens at the loop's next `maybeCompact`, before the
  * next request.
  */
-export const COMPACT_TOOL = {
-  name: COMPACT_TOOL_NAME,
-  description: COMPACT_TOOL_DESCRIPTION,
-  input_schema: {
-    ...COMPACT_TOOL_INPUT_SCHEMA,
-    properties: { ...COMPACT_TOOL_INPUT_SCHEMA.properties },
-  },
-} satisfies Tool;
+export const COMPACT_TOOL = { name, description, input_schema: schema } satisfies Tool;
 
 /**
  * Answers a {@link COMPACT_TOOL} call: `session.requestCompaction` with the call's `notes` as

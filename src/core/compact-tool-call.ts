@@ -27,6 +27,21 @@ export const COMPACT_TOOL_INPUT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/**
+ * The compact tool's name, description and a fresh copy of its input schema, for each provider
+ * to put in its own tool shape (a caller editing one tool's schema leaves the others alone).
+ */
+export function compactToolSpec() {
+  return {
+    name: COMPACT_TOOL_NAME,
+    description: COMPACT_TOOL_DESCRIPTION,
+    schema: {
+      ...COMPACT_TOOL_INPUT_SCHEMA,
+      properties: { ...COMPACT_TOOL_INPUT_SCHEMA.properties },
+    },
+  };
+}
+
 /** What answering a compact call needs of a session (`AgentSession` and `StoredSession` fit). */
 export interface CompactToolSession {
   requestCompaction(options?: { instructions?: string }): void;

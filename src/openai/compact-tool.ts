@@ -1,12 +1,12 @@
 import type { FunctionTool } from "openai/resources/responses/responses";
 import {
   answerCompactCall,
-  COMPACT_TOOL_DESCRIPTION,
-  COMPACT_TOOL_INPUT_SCHEMA,
-  COMPACT_TOOL_NAME,
   type CompactToolSession,
+  compactToolSpec,
 } from "../core/compact-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
+
+const { name, description, schema } = compactToolSpec();
 
 /**
  * The Responses API function tool that lets the model ask for a compaction at a natural
@@ -15,12 +15,9 @@ import type { ToolResultInput } from "../core/tool-result-input.js";
  */
 export const COMPACT_FUNCTION_TOOL = {
   type: "function",
-  name: COMPACT_TOOL_NAME,
-  description: COMPACT_TOOL_DESCRIPTION,
-  parameters: {
-    ...COMPACT_TOOL_INPUT_SCHEMA,
-    properties: { ...COMPACT_TOOL_INPUT_SCHEMA.properties },
-  },
+  name,
+  description,
+  parameters: schema,
   strict: false,
 } satisfies FunctionTool;
 
