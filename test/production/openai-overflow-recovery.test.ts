@@ -1,6 +1,5 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentSession, LLMCompactor } from "../../src/index.js";
 import {
   isOpenAIContextOverflow,
   OpenAILlmClient,
@@ -8,6 +7,7 @@ import {
 } from "../../src/openai/index.js";
 import { withOverflowRecovery } from "../../src/session/overflow-recovery.js";
 import { ResponsesApiServer, roughTokens } from "../support/openai-responses-server.js";
+import { overfullSession } from "../support/overfull-session.js";
 
 // The same recovery through the real openai SDK: the loopback Responses API enforces a window
 // the session was configured above (a wrong contextLimit), refuses with context_length_exceeded,
@@ -39,22 +39,7 @@ describe("overflow recovery through the openai SDK and the loopback Responses AP
   afterAll(() => server.close());
 
   it("a context_length_exceeded refusal compacts the session, and the retry is accepted", async () => {
-    const session = new AgentSession({
-      contextLimit: 40_000, // wrong: the model's window is WINDOW
-      compactor: false,
-      llmCompactor: new LLMCompactor(new OpenAILlmClient({ client, model: MODEL }), {
-        keepRecentTurns: 1,
-        maxSummaryTokens: 300,
-        maxTranscriptTokens: 2_000,
-      }),
-    });
-    for (let index = 0; index < 6; index += 1) {
-      session.addUserText(`Review module ${index}.`);
-      session.addAssistant([
-        { type: "text", text: `Module ${index}: ${"looks fine; ".repeat(500)}ok` },
-      ]);
-    }
-    session.addUserText("Which module had issues?");
+    const session = overfullSession(new OpenAILlmClient({ client, model: MODEL }));
     const before = server.refusals.length;
     let attempts = 0;
     const response = await withOverflowRecovery(

@@ -8,11 +8,12 @@ import {
   isAnthropicContextOverflow,
   toAnthropicMessages,
 } from "../../src/anthropic/index.js";
-import { AgentSession, LLMCompactor } from "../../src/index.js";
+import { type AgentSession, LLMCompactor } from "../../src/index.js";
 import { withOverflowRecovery } from "../../src/session/overflow-recovery.js";
 import { MemoryStore, openSession } from "../../src/store/index.js";
 import { AnthropicStandIn, type StandInRequest } from "../../src/testing/anthropic-stand-in.js";
 import { MessagesApiServer, roughTokens } from "../support/messages-api-server.js";
+import { overfullSession } from "../support/overfull-session.js";
 
 // A session configured with a window larger than the model's (a resumed session's 1M window on
 // a 200K model, scaled down): it never sees the need to compact, so the provider refuses the
@@ -29,27 +30,6 @@ const tools: Tool[] = [
   },
 ];
 const SUMMARY = "Goal: review modules 0-5. Done: all reviewed, no issues.";
-
-/** Six reviewed modules (about 1,500 tokens each), then the user's next question. */
-function overfullSession(summarizer: AnthropicLlmClient): AgentSession {
-  const session = new AgentSession({
-    contextLimit: 40_000, // wrong: the model's window is WINDOW
-    compactor: false,
-    llmCompactor: new LLMCompactor(summarizer, {
-      keepRecentTurns: 1,
-      maxSummaryTokens: 300,
-      maxTranscriptTokens: 2_000,
-    }),
-  });
-  for (let index = 0; index < 6; index += 1) {
-    session.addUserText(`Review module ${index}.`);
-    session.addAssistant([
-      { type: "text", text: `Module ${index}: ${"looks fine; ".repeat(500)}` },
-    ]);
-  }
-  session.addUserText("Which module had issues?");
-  return session;
-}
 
 function agentRequest(session: AgentSession): MessageCreateParamsNonStreaming {
   return { model, max_tokens: 512, system, tools, messages: toAnthropicMessages(session.messages) };
