@@ -22,6 +22,16 @@ function history(resultChars = 3000): Message[] {
   return builder.user("now fix it").build();
 }
 
+/** Two turns that each read a 3,000-character file, the second still at its read. */
+function twoReads(): ConversationBuilder {
+  return new ConversationBuilder()
+    .user("first")
+    .toolCall({ name: "read", result: "r".repeat(3000) })
+    .assistant("done")
+    .user("second")
+    .toolCall({ name: "read", result: "s".repeat(3000) });
+}
+
 /** The same message objects, in the same order: nothing rebuilt, nothing masked. */
 function expectSameMessages(
   sent: readonly Message[] | undefined,
@@ -127,15 +137,7 @@ describe("a summary request that sends the conversation", () => {
   });
 
   it("leaves out an open tool call at the end (nothing may follow it but its results)", async () => {
-    const conversation = new ConversationBuilder()
-      .user("first")
-      .toolCall({ name: "read", result: "r".repeat(3000) })
-      .assistant("done")
-      .user("second")
-      .toolCall({ name: "read", result: "s".repeat(3000) })
-      .assistant("done")
-      .user("third")
-      .build();
+    const conversation = twoReads().assistant("done").user("third").build();
     const open: Message = {
       ...conversation.at(-1)!,
       id: "open",
@@ -152,13 +154,7 @@ describe("a summary request that sends the conversation", () => {
   });
 
   it("ends before the latest reply when the fold ends before it: what was appended since was never sent", async () => {
-    const conversation = new ConversationBuilder()
-      .user("first")
-      .toolCall({ name: "read", result: "r".repeat(3000) })
-      .assistant("done")
-      .user("second")
-      .toolCall({ name: "read", result: "s".repeat(3000) })
-      .build();
+    const conversation = twoReads().build();
     const lastReply = conversation.findLastIndex((message) => message.role === "assistant");
     const client = new MockLlmClient({ acceptsConversation: true });
     const output = await new LLMCompactor(client, { keepRecentTurns: 1 }).compactAsync(
