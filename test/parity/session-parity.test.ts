@@ -103,6 +103,16 @@ const result = (id: string, size: number) => ({
   content: `output of ${id} `.repeat(size),
 });
 
+/** A whole message of the user's first turn, as a caller appending messages builds it. */
+const turnMessage = (id: string, role: "user" | "assistant", text: string): Message => ({
+  id,
+  role,
+  sessionId: "parity",
+  turnId: { owner: "u", number: 1 },
+  createdAt: new Date(START),
+  content: [{ type: "text", text }],
+});
+
 /** A tool loop: each step a call and its result, `maybeCompact` before each request. */
 const toolLoop =
   (steps: number, size: number): Script =>
@@ -175,23 +185,9 @@ describe("AgentSession and StoredSession: one core", () => {
   it("the last resort, appends as they are, and refusals", async () => {
     const options = () => ({ contextLimit: 2_000, compactor: false as const });
     await expectParity(options, async (session, log) => {
-      const messages: Message[] = [
-        {
-          id: "u1",
-          role: "user",
-          sessionId: "parity",
-          turnId: { owner: "u", number: 1 },
-          createdAt: new Date(START),
-          content: [{ type: "text", text: "hello ".repeat(400) }],
-        },
-        {
-          id: "a1",
-          role: "assistant",
-          sessionId: "parity",
-          turnId: { owner: "u", number: 1 },
-          createdAt: new Date(START),
-          content: [{ type: "text", text: "hi ".repeat(400) }],
-        },
+      const messages = [
+        turnMessage("u1", "user", "hello ".repeat(400)),
+        turnMessage("a1", "assistant", "hi ".repeat(400)),
       ];
       await session.append(...messages);
       log(
