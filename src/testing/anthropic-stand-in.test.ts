@@ -10,6 +10,10 @@ const model = "claude-sonnet-5-5";
 const ask = (text: string): MessageParam => ({ role: "user", content: text });
 const THINKING = "thinking-binding-controls-2026-08-01";
 
+/** One request of `messages` with adaptive thinking, for one token. */
+const withThinking = (client: AnthropicStandIn, messages: MessageParam[]) =>
+  client.messages.create({ model, max_tokens: 1, thinking: { type: "adaptive" }, messages });
+
 async function rejection(promise: Promise<unknown>): Promise<StandInApiError> {
   const error = await promise.then(
     () => undefined,
@@ -193,13 +197,7 @@ describe("AnthropicStandIn rules", () => {
 
   it("signs thinking and refuses it sent back after an edit before it; drop_block drops it instead", async () => {
     const client = new AnthropicStandIn();
-    const thinking = { type: "adaptive" } as const;
-    const first = await client.messages.create({
-      model,
-      max_tokens: 1,
-      thinking,
-      messages: [ask("Plan it.")],
-    });
+    const first = await withThinking(client, [ask("Plan it.")]);
     expect(first.content[0]).toMatchObject({
       type: "thinking",
       signature: expect.stringMatching(/^sti1\./),
@@ -209,11 +207,9 @@ describe("AnthropicStandIn rules", () => {
       { role: "assistant" as const, content: first.content },
       ask("Go on."),
     ];
-    await client.messages.create({ model, max_tokens: 1, thinking, messages: kept });
+    await withThinking(client, kept);
     const edited = [ask("Plan it, edited."), ...kept.slice(1)];
-    const error = await rejection(
-      client.messages.create({ model, max_tokens: 1, thinking, messages: edited }),
-    );
+    const error = await rejection(withThinking(client, edited));
     expect(error.apiMessage).toContain(
       "messages.1.content.0: Invalid `signature` in `thinking` block. The block is bound to a different conversation.",
     );
@@ -233,12 +229,7 @@ describe("AnthropicStandIn rules", () => {
 
   it("refuses a tampered signature whatever the request says", async () => {
     const client = new AnthropicStandIn();
-    const first = await client.messages.create({
-      model,
-      max_tokens: 1,
-      thinking: { type: "adaptive" },
-      messages: [ask("a")],
-    });
+    const first = await withThinking(client, [ask("a")]);
     const [block] = first.content;
     if (block?.type !== "thinking") throw new Error("no thinking");
     const tampered = { ...block, thinking: `${block.thinking} (edited)` };
@@ -255,19 +246,9 @@ describe("AnthropicStandIn rules", () => {
   it("answers on-demand compaction with a signed block; the turns kept after it keep valid thinking", async () => {
     const client = new AnthropicStandIn().compaction("The user wants a.ts fixed.");
     const thinking = { type: "adaptive" } as const;
-    const one = await client.messages.create({
-      model,
-      max_tokens: 1,
-      thinking,
-      messages: [ask("Fix a.ts")],
-    });
+    const one = await withThinking(client, [ask("Fix a.ts")]);
     const old = [ask("Fix a.ts"), { role: "assistant" as const, content: one.content }];
-    const two = await client.messages.create({
-      model,
-      max_tokens: 1,
-      thinking,
-      messages: [...old, ask("And b.ts")],
-    });
+    const two = await withThinking(client, [...old, ask("And b.ts")]);
     const compacted = await client.beta.messages.create({
       model,
       max_tokens: 1,
