@@ -274,11 +274,7 @@ export class StoredSession implements CompactingSession<"async"> {
     return this.#core.compactionRequested;
   }
 
-  /**
-   * What the session cost so far in dollars, from reported usage at `pricing`'s prices (or the
-   * preset of `model`): the agent's requests, the compactions' own calls, and both together;
-   * `undefined` without prices.
-   */
+  /** What the session cost so far in dollars, as this worker has it (`AgentSession.cost`). */
   get cost(): CostSummary | undefined {
     return this.#core.cost;
   }
