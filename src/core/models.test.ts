@@ -9,6 +9,13 @@ import {
   resolveContextLimit,
 } from "./models.js";
 
+/** Checks `contextWindowOf` of each name against its window. */
+function expectWindows(windows: Record<string, number>): void {
+  for (const [model, window] of Object.entries(windows)) {
+    expect(contextWindowOf(model), model).toBe(window);
+  }
+}
+
 describe("modelLimitsOf / contextWindowOf", () => {
   it("knows current Claude and OpenAI models by their ids", () => {
     expect(modelLimitsOf("claude-fable-5-1")).toEqual({
@@ -23,25 +30,29 @@ describe("modelLimitsOf / contextWindowOf", () => {
       contextWindow: 1_050_000,
       maxOutputTokens: 128_000,
     });
-    expect(contextWindowOf("gpt-5")).toBe(400_000);
-    expect(contextWindowOf("gpt-6.1-sol")).toBe(1_050_000);
-    expect(contextWindowOf("gpt-6-luna")).toBe(1_050_000);
-    expect(contextWindowOf("gpt-5-mini")).toBe(400_000);
-    expect(contextWindowOf("gpt-4o")).toBe(128_000);
-    expect(contextWindowOf("o3")).toBe(200_000);
+    expectWindows({
+      "gpt-5": 400_000,
+      "gpt-6.1-sol": 1_050_000,
+      "gpt-6-luna": 1_050_000,
+      "gpt-5-mini": 400_000,
+      "gpt-4o": 128_000,
+      o3: 200_000,
+    });
   });
 
   it("matches dated snapshots, aliases, gateway, Bedrock and Vertex names", () => {
-    expect(contextWindowOf("claude-haiku-4-5-20251001")).toBe(200_000);
-    expect(contextWindowOf("claude-opus-4-0")).toBe(200_000);
-    expect(contextWindowOf("gpt-5-2025-08-07")).toBe(400_000);
-    expect(contextWindowOf("gpt-5.6")).toBe(1_050_000);
-    expect(contextWindowOf("anthropic/claude-fable-5.1")).toBe(1_000_000);
-    expect(contextWindowOf("openai/gpt-6-astra")).toBe(1_050_000);
-    expect(contextWindowOf("us.anthropic.claude-sonnet-4-5-20250929-v1:0")).toBe(200_000);
-    expect(contextWindowOf("anthropic.claude-opus-5-v1")).toBe(1_000_000);
-    expect(contextWindowOf("claude-opus-5@20260724")).toBe(1_000_000);
-    expect(contextWindowOf("  Claude-Sonnet-5-5 ")).toBe(1_000_000);
+    expectWindows({
+      "claude-haiku-4-5-20251001": 200_000,
+      "claude-opus-4-0": 200_000,
+      "gpt-5-2025-08-07": 400_000,
+      "gpt-5.6": 1_050_000,
+      "anthropic/claude-fable-5.1": 1_000_000,
+      "openai/gpt-6-astra": 1_050_000,
+      "us.anthropic.claude-sonnet-4-5-20250929-v1:0": 200_000,
+      "anthropic.claude-opus-5-v1": 1_000_000,
+      "claude-opus-5@20260724": 1_000_000,
+      "  Claude-Sonnet-5-5 ": 1_000_000,
+    });
   });
 
   it("reads Claude Code's [1m] suffix as the 1M window", () => {
