@@ -7,6 +7,7 @@ import { StoreError } from "../../src/store/store-error.js";
 import { startPostgres } from "../setup/servers.js";
 import { storeContract } from "./store-contract.js";
 import { restartMidAppend } from "./support/restart-mid-append.js";
+import { storeIoError } from "./support/store-io-error.js";
 import { startProxy, type TcpProxy } from "./support/tcp-proxy.js";
 
 function poolFor(url: string, max = 2): pg.Pool {
@@ -128,12 +129,7 @@ describe("postgres store: rows it did not write, a failing server", () => {
     });
     const failed = store.read("no-tables", 0);
     await expect(failed).rejects.toSatisfy(
-      (error) =>
-        StoreError.isInstance(error) &&
-        error.code === "io_error" &&
-        error.sessionId === "no-tables" &&
-        error.message.includes('session "no-tables"') &&
-        String((error.cause as { code?: unknown }).code) === "42P01",
+      storeIoError("no-tables", (cause) => String((cause as { code?: unknown }).code) === "42P01"),
     );
     for (const call of [
       () => store.append("no-tables", { tail: 0, version: 0 }, "{}"),

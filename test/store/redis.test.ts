@@ -7,6 +7,7 @@ import { StoreError } from "../../src/store/store-error.js";
 import { startRedis } from "../setup/servers.js";
 import { storeContract } from "./store-contract.js";
 import { restartMidAppend } from "./support/restart-mid-append.js";
+import { storeIoError } from "./support/store-io-error.js";
 import { startProxy, type TcpProxy } from "./support/tcp-proxy.js";
 
 async function connect(url: string) {
@@ -164,12 +165,7 @@ describe("redis store: keys it did not write, a failing client", () => {
     client.destroy();
     const failed = store.read("closed-client", 0);
     await expect(failed).rejects.toSatisfy(
-      (error) =>
-        StoreError.isInstance(error) &&
-        error.code === "io_error" &&
-        error.sessionId === "closed-client" &&
-        error.message.includes('session "closed-client"') &&
-        error.cause instanceof Error,
+      storeIoError("closed-client", (cause) => cause instanceof Error),
     );
     await expect(store.setValue("closed-client", "key", "value")).rejects.toSatisfy(
       StoreError.isInstance,
