@@ -238,21 +238,29 @@ describe("an archive that throws", () => {
 });
 
 describe("the circuit breaker", () => {
+  /** Two failures in a row open the breaker for a minute; `run` is the summarizer's compaction. */
+  const breakerOptions = (clock: () => Date, run: AsyncCompactor["compactAsync"]) => ({
+    compactor: false as const,
+    maxConsecutiveFailures: 2,
+    circuitCooldownMs: 60_000,
+    clock,
+    llmCompactor: asyncCompactor(run),
+  });
+
   function breaking() {
     let now = Date.parse("2026-01-01T00:00:00Z");
     let fail = true;
     let calls = 0;
-    const made = session({
-      compactor: false,
-      maxConsecutiveFailures: 2,
-      circuitCooldownMs: 60_000,
-      clock: () => new Date(now),
-      llmCompactor: asyncCompactor(async (conversation) => {
-        calls += 1;
-        if (fail) throw new CompactionError("llm_error", "the model is down");
-        return dropOldest(conversation);
-      }),
-    });
+    const made = session(
+      breakerOptions(
+        () => new Date(now),
+        async (conversation) => {
+          calls += 1;
+          if (fail) throw new CompactionError("llm_error", "the model is down");
+          return dropOldest(conversation);
+        },
+      ),
+    );
     return {
       ...made,
       advance: (ms: number) => {
@@ -302,16 +310,16 @@ describe("the circuit breaker", () => {
     expect(snapshot.circuitOpenedAt).toBe("2026-01-01T00:00:00.000Z");
     const restore = (from: SessionSnapshot, at: string) => {
       let calls = 0;
-      const restored = AgentSession.fromJSON(from, {
-        compactor: false,
-        maxConsecutiveFailures: 2,
-        circuitCooldownMs: 60_000,
-        clock: () => new Date(at),
-        llmCompactor: asyncCompactor(async (conversation) => {
-          calls += 1;
-          return dropOldest(conversation);
-        }),
-      });
+      const restored = AgentSession.fromJSON(
+        from,
+        breakerOptions(
+          () => new Date(at),
+          async (conversation) => {
+            calls += 1;
+            return dropOldest(conversation);
+          },
+        ),
+      );
       return { restored, calls: () => calls };
     };
     const early = restore(snapshot, "2026-01-01T00:00:59.000Z");
