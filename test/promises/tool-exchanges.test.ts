@@ -25,6 +25,14 @@ const resultOf = (id: string, content = `contents of ${id}`) => ({
   content,
 });
 
+/** A session that only summarizes (keeping the last turn), its summary "Summary.". */
+const summarizingSession = () =>
+  new AgentSession({
+    contextLimit: 200_000,
+    compactor: false,
+    llmCompactor: new LLMCompactor(new MockLlmClient().reply("Summary."), { keepRecentTurns: 1 }),
+  });
+
 function sessionWithCalls() {
   const events: CompactionEvent[] = [];
   const session = new AgentSession({
@@ -217,11 +225,7 @@ describe("the assistant message in flight keeps its thinking", () => {
 
 describe("messages the library writes are marked", () => {
   it("summaries, notices and continuations say so; the user's and the model's do not", async () => {
-    const session = new AgentSession({
-      contextLimit: 200_000,
-      compactor: false,
-      llmCompactor: new LLMCompactor(new MockLlmClient().reply("Summary."), { keepRecentTurns: 1 }),
-    });
+    const session = summarizingSession();
     for (let turn = 1; turn <= 3; turn += 1) {
       session.addUserText(`request ${turn} ${"with details ".repeat(30)}`);
       session.addAssistant([{ type: "text", text: `answer ${turn} ${"words ".repeat(60)}` }]);
@@ -408,11 +412,7 @@ describe("a /compact that frees nothing says why", () => {
 
 describe("a layout that keeps the cache", () => {
   it("a pinned head stays byte-identical ahead of the summary, and each compaction says what the cache keeps", async () => {
-    const session = new AgentSession({
-      contextLimit: 200_000,
-      compactor: false,
-      llmCompactor: new LLMCompactor(new MockLlmClient().reply("Summary."), { keepRecentTurns: 1 }),
-    });
+    const session = summarizingSession();
     const rules = session.addUserText(`House rules: ${"never force-push; ".repeat(40)}`, {
       pinned: true,
     });
