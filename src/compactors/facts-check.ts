@@ -1,6 +1,7 @@
 import type { ContentBlock, JsonValue, Message } from "../core/message.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { windowShareBudget } from "../internal/window-share.js";
 import { FactPresence } from "./fact-presence.js";
 import { MAX_TOKEN_LENGTH, mayBeFact, normalize, TOKEN, tokenFacts } from "./fact-tokens.js";
 import { sourceLabel } from "./file-ledger.js";
@@ -49,9 +50,11 @@ export function factsSectionBudget(
   option: number | undefined,
   contextLimit: number | undefined,
 ): number {
-  if (option !== undefined) return option;
-  if (contextLimit === undefined) return DEFAULT_FACTS_SECTION_TOKENS;
-  return Math.max(DEFAULT_FACTS_SECTION_TOKENS, Math.floor(contextLimit * FACTS_SECTION_SHARE));
+  return windowShareBudget(option, contextLimit, {
+    share: FACTS_SECTION_SHARE,
+    unknownWindow: DEFAULT_FACTS_SECTION_TOKENS,
+    least: DEFAULT_FACTS_SECTION_TOKENS,
+  });
 }
 
 /** The heading of the facts section a summary message holds beside the summary. */

@@ -3,6 +3,7 @@ import { type Clock, createMessage } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
+import { windowShareBudget } from "../internal/window-share.js";
 import { sourceLabel } from "./file-ledger.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 
@@ -16,10 +17,10 @@ export function userWordsBudget(
   option: number | undefined,
   contextLimit: number | undefined,
 ): number {
-  if (option !== undefined) return option;
-  return contextLimit === undefined
-    ? USER_WORDS_TOKENS
-    : Math.floor(contextLimit * USER_WORDS_SHARE);
+  return windowShareBudget(option, contextLimit, {
+    share: USER_WORDS_SHARE,
+    unknownWindow: USER_WORDS_TOKENS,
+  });
 }
 
 /** The share of the summarizer's request budget that the user's requests may take. */
