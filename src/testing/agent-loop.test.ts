@@ -1,5 +1,6 @@
-import type { Tool, ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
+import type { ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
+import { TOOLS } from "../../test/support/coding-agent.js";
 import { AnthropicCompactor } from "../anthropic/anthropic-compactor.js";
 import { AnthropicLlmClient } from "../anthropic/llm-client.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
@@ -16,13 +17,6 @@ import { AnthropicStandIn, type StandInRequest } from "./anthropic-stand-in.js";
 
 const model = "claude-sonnet-5-5";
 const system = "You are a coding agent. Read files with read_file.";
-const tools: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-];
 const FILES = Array.from({ length: 14 }, (_, index) => `src/module-${index}.ts`);
 const fileText = (path: string) =>
   Array.from(
@@ -71,7 +65,7 @@ async function runLoop(
       model,
       max_tokens: 1024,
       system,
-      tools,
+      tools: TOOLS,
       thinking: { type: "adaptive" as const },
     };
     const messages = toAnthropicMessages(session.messages); // 2. …then build the request
@@ -132,7 +126,13 @@ describe("an agent loop on the AnthropicStandIn", () => {
 
   it("runs with server-side compaction (AnthropicCompactor on beta.messages) over several requests", async () => {
     const client = new AnthropicStandIn({ contextWindow: 6_000, defaultReply: createAgent(3) });
-    const compactor = new AnthropicCompactor({ client, model, system, tools, keepRecentTurns: 1 });
+    const compactor = new AnthropicCompactor({
+      client,
+      model,
+      system,
+      tools: TOOLS,
+      keepRecentTurns: 1,
+    });
     const session = new AgentSession({
       contextLimit: 6_000,
       compactor: false,

@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { answerCompact } from "../../src/anthropic/compact-tool.js";
 import {
@@ -12,6 +12,7 @@ import { type AgentSession, LLMCompactor } from "../../src/index.js";
 import { withOverflowRecovery } from "../../src/session/overflow-recovery.js";
 import { MemoryStore, openSession } from "../../src/store/index.js";
 import { AnthropicStandIn, type StandInRequest } from "../../src/testing/anthropic-stand-in.js";
+import { TOOLS } from "../support/coding-agent.js";
 import { MessagesApiServer, roughTokens } from "../support/messages-api-server.js";
 import { overfullSession } from "../support/overfull-session.js";
 
@@ -22,17 +23,16 @@ import { overfullSession } from "../support/overfull-session.js";
 const WINDOW = 6_000;
 const model = "claude-sonnet-5-5";
 const system = "You are a coding agent.";
-const tools: Tool[] = [
-  {
-    name: "read_file",
-    description: "Reads a file",
-    input_schema: { type: "object", properties: { path: { type: "string" } } },
-  },
-];
 const SUMMARY = "Goal: review modules 0-5. Done: all reviewed, no issues.";
 
 function agentRequest(session: AgentSession): MessageCreateParamsNonStreaming {
-  return { model, max_tokens: 512, system, tools, messages: toAnthropicMessages(session.messages) };
+  return {
+    model,
+    max_tokens: 512,
+    system,
+    tools: TOOLS,
+    messages: toAnthropicMessages(session.messages),
+  };
 }
 
 /** Tokens of a request as the stand-in counts them (a separate stand-in, so nothing is recorded). */
@@ -82,7 +82,7 @@ describe("withOverflowRecovery against AnthropicStandIn (the window enforced)", 
 
   it("a summarizer sending the conversation falls back to the transcript when it is refused too", async () => {
     const client = new AnthropicStandIn({ contextWindow: WINDOW, defaultReply: answer });
-    const summarizer = new AnthropicLlmClient({ client, request: { model, system, tools } });
+    const summarizer = new AnthropicLlmClient({ client, request: { model, system, tools: TOOLS } });
     const session = overfullSession(summarizer);
 
     const response = await withOverflowRecovery(
@@ -144,7 +144,7 @@ describe("a StoredSession (MemoryStore)", () => {
         model,
         max_tokens: 512,
         system,
-        tools,
+        tools: TOOLS,
         messages: toAnthropicMessages(session.messages),
       });
 
