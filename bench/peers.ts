@@ -440,7 +440,11 @@ function oursOutcome(messages: readonly Message[]): PeerOutcome {
   let fullToolResults = 0;
   for (const message of messages)
     for (const block of message.content)
-      if (block.type === "tool_result" && block.content !== REDACTION_NOTICE) fullToolResults += 1;
+      if (
+        block.type === "tool_result" &&
+        !(typeof block.content === "string" && block.content.startsWith(REDACTION_NOTICE))
+      )
+        fullToolResults += 1;
   return { messages: messages.length, fullToolResults };
 }
 
