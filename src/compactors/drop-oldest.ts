@@ -11,9 +11,6 @@ import { trimOldest } from "./overflow-trim.js";
 import { userWordsBudget } from "./summary-message.js";
 import { minimumGain, targetBudget } from "./target.js";
 
-/** Room for the notice's own lines (its first line, the archive's handle) beside its budgets. */
-const NOTICE_TEXT_TOKENS = 128;
-
 /** What {@link dropToTarget} needs of its compactor's settings. */
 export interface DropSettings {
   /** The compactor's trigger: what stays never exceeds it, even at the cost of recent tool uses. */
@@ -61,24 +58,24 @@ function withOldestDropped(
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
   if (budget === undefined || (masked.result.tokensAfter ?? tokensBefore) <= budget) return masked;
   const limit = context?.contextLimit;
-  const userWordsTokens = userWordsBudget(undefined, limit);
-  const ledgerTokens = ledgerBudget(limit);
-  // The newest tool exchanges masking kept stay whole: the agent has just read them.
+  const options = {
+    ...(settings.clock === undefined ? {} : { clock: settings.clock }),
+    userWordsTokens: userWordsBudget(undefined, limit),
+    ledgerTokens: ledgerBudget(limit),
+  };
+  // The newest tool exchanges masking kept stay whole: the agent has just read them...
   const kept = recentToolUsesStart(masked.conversation, settings.keepRecentToolUses);
-  const keptTokens =
-    kept === undefined
-      ? 0
-      : estimateTokens(masked.conversation.slice(kept)) +
-        userWordsTokens +
-        ledgerTokens +
-        NOTICE_TEXT_TOKENS;
+  let trimmed = trimOldest(
+    masked.conversation,
+    budget,
+    kept === undefined ? options : { ...options, latestCut: kept },
+  );
   // ...unless keeping them would leave the context above the trigger.
   const ceiling = targetBudget(settings.threshold, context, tokensBefore) ?? budget;
-  const trimmed = trimOldest(masked.conversation, Math.min(Math.max(budget, keptTokens), ceiling), {
-    ...(settings.clock === undefined ? {} : { clock: settings.clock }),
-    userWordsTokens,
-    ledgerTokens,
-  });
+  const after = trimmed === undefined ? masked.conversation : trimmed.conversation;
+  if (kept !== undefined && estimateTokens(after) > ceiling) {
+    trimmed = trimOldest(masked.conversation, ceiling, options) ?? trimmed;
+  }
   if (trimmed === undefined) return masked;
   return {
     conversation: trimmed.conversation,

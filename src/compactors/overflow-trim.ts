@@ -40,6 +40,11 @@ export interface TrimOptions {
    * inputs), then the paths tool results mentioned. @default 0 (none)
    */
   ledgerTokens?: number;
+  /**
+   * The latest index a cut may take: the messages from it on stay whatever the budget (the
+   * newest tool exchanges a compaction keeps whole). @default no bound
+   */
+  latestCut?: number;
 }
 
 function isTrimNotice(message: Message): boolean {
@@ -68,11 +73,20 @@ export function trimOldest(
   const keeps = (options.userWordsTokens ?? 0) > 0 || (options.ledgerTokens ?? 0) > 0;
   const hasNotice = !keeps && conversation.some(isTrimNotice);
   const layout = cutLayout(conversation);
-  const chosen = trimCut(
-    layout,
-    budgetTokens,
-    hasNotice ? 0 : noticeReserve(options, sessionId, clock),
-  );
+  const bound = options.latestCut ?? conversation.length;
+  const cuts = innerSafeCuts(layout).filter((cut) => cut <= bound);
+  const lastCut = cuts.at(-1);
+  if (lastCut === undefined) return undefined;
+  // A keeping notice replaces the earlier ones; what it takes is at most its size after the
+  // deepest cut (it keeps more words and files the more goes, within its budgets).
+  const reserve = hasNotice
+    ? 0
+    : keeps
+      ? estimateMessageTokens(
+          keepingNotice(goneAt(conversation, layout, lastCut, true), options, sessionId, clock),
+        )
+      : estimateMessageTokens(noticeFor(sessionId, clock));
+  const chosen = trimCut(layout, cuts, budgetTokens, reserve, keeps);
   if (chosen === undefined) return undefined;
 
   const before = conversation.slice(0, chosen);
@@ -80,10 +94,7 @@ export function trimOldest(
   const latestRequest = layout.latestRequest;
   const requestEnd = keptRequestEnd(conversation, latestRequest, chosen);
   const keptRequest = conversation.slice(Math.max(latestRequest, 0), requestEnd);
-  const removed = before.filter(
-    (message, index) =>
-      !isSummaryTurn(message.turnId) && !isKeptRequest(conversation, latestRequest, chosen, index),
-  );
+  const removed = goneAt(conversation, layout, chosen, false);
   if (removed.length === 0) return undefined;
   const kept = before.filter((message) => isSummaryTurn(message.turnId));
   const earlierNotices = keeps ? kept.filter(isTrimNotice) : [];
@@ -101,35 +112,49 @@ export function trimOldest(
   };
 }
 
-/** Tokens the notice takes: one that keeps words is rebuilt at each trim, so its whole budget. */
-function noticeReserve(options: TrimOptions, sessionId: string, clock: Clock): number {
-  const words = options.userWordsTokens ?? 0;
-  const ledger = options.ledgerTokens ?? 0;
-  const keeps = words > 0 || ledger > 0;
-  return estimateMessageTokens(noticeFor(sessionId, clock)) + (keeps ? words + ledger : 0);
+/**
+ * What a cut at `cut` removes: the messages before it but the summaries and the latest request
+ * (with the system messages after it); with `withNotices`, the earlier trim notices first (a
+ * keeping notice folds them in).
+ */
+function goneAt(
+  conversation: readonly Message[],
+  layout: CutLayout,
+  cut: number,
+  withNotices: boolean,
+): Message[] {
+  const { latestRequest } = layout;
+  const before = conversation.slice(0, cut);
+  const removed = before.filter(
+    (message, index) =>
+      !isSummaryTurn(message.turnId) && !isKeptRequest(conversation, latestRequest, cut, index),
+  );
+  return withNotices ? [...before.filter(isTrimNotice), ...removed] : removed;
 }
 
 /**
- * The earliest safe cut after which what stays (kept summaries, the notice, the latest request
- * and the messages from the cut on) fits `budgetTokens`, else the latest safe cut; `undefined`
- * when no cut is safe.
+ * The earliest of `cuts` after which what stays (kept summaries, the notice, the latest request
+ * and the messages from the cut on) fits `budgetTokens`, else the latest of them. With a keeping
+ * notice (`keeps`), the earlier notices go into it and do not count apart.
  */
 function trimCut(
   layout: CutLayout,
+  cuts: readonly number[],
   budgetTokens: number,
   noticeTokens: number,
+  keeps: boolean,
 ): number | undefined {
   const { conversation, suffix, latestRequest } = layout;
   // summaryBefore[cut]: the summaries before `cut`, which stay.
   const summaryBefore = [0];
   conversation.forEach((message, index) => {
-    const own = isSummaryTurn(message.turnId) ? estimateMessageTokens(message) : 0;
-    summaryBefore.push(summaryBefore[index]! + own);
+    const stays = isSummaryTurn(message.turnId) && !(keeps && isTrimNotice(message));
+    summaryBefore.push(summaryBefore[index]! + (stays ? estimateMessageTokens(message) : 0));
   });
   const requestTokens =
     latestRequest === -1 ? 0 : estimateMessageTokens(conversation[latestRequest]!);
   return firstFittingCut(
-    innerSafeCuts(layout),
+    cuts,
     (cut) =>
       summaryBefore[cut]! +
         noticeTokens +

@@ -35,8 +35,8 @@ interface RunState {
   pending: Computed[];
   /** The commit step's `begin`, once called: whether this worker may compact. */
   began: Promise<boolean> | undefined;
-  /** The last compactor whose change landed in this run. */
-  landed?: Compactor;
+  /** The last compactor this run ran (it was due), whether or not it changed anything. */
+  ran?: Compactor;
 }
 
 /**
@@ -151,30 +151,30 @@ export class CompactionRunner {
         continue;
       }
       if (!(await this.#begin(state))) return;
+      state.ran = compactor;
       const computed = await this.#compute(state, compactor, strategy);
       if (computed === "stop") return;
       if (computed === "unchanged") continue;
       state.pending.push(computed);
-      if (policy.landsEachStep) {
-        if (!(await this.#landPending(state, compactor.isAsync === true))) return;
-        state.landed = compactor;
-      }
+      if (policy.landsEachStep && !(await this.#landPending(state, compactor.isAsync === true)))
+        return;
     }
     if (state.pending.length > 0) await this.#landPending(state, false);
   }
 
   /**
-   * No compaction leaves the context above its trigger: when the compactor that just landed
-   * would still be due, the share of the window the last resort trims down to (its target,
-   * else `trimOnOverflow`'s) when the context is above it; `undefined` otherwise, or with
-   * `trimOnOverflow: false`.
+   * No compaction leaves the context above its trigger: when the last compactor ran in this run
+   * (a summarizer after masking takes over from its own threshold) and would still be due, the
+   * share of the window the last resort trims down to: its target, else `trimOnOverflow`'s, when
+   * the context is above it. `undefined` otherwise, or with `trimOnOverflow: false`.
    */
   #stillDue(state: RunState): number | undefined {
-    const { landed } = state;
-    const { contextLimit, trimTarget } = this.#settings;
-    if (landed === undefined || trimTarget === undefined) return undefined;
-    if (!landed.shouldCompact(this.contextUsed, contextLimit)) return undefined;
-    const share = compactorTarget(landed) ?? trimTarget;
+    const { ran } = state;
+    const { contextLimit, trimTarget, compactors } = this.#settings;
+    if (ran === undefined || trimTarget === undefined || ran !== compactors.at(-1))
+      return undefined;
+    if (!ran.shouldCompact(this.contextUsed, contextLimit)) return undefined;
+    const share = compactorTarget(ran) ?? trimTarget;
     return this.contextUsed > share * contextLimit ? share : undefined;
   }
 

@@ -60,6 +60,14 @@ const setups: [string, () => Options, number][] = [
     0.6,
   ],
   [
+    // Masking first, then the summarizer: the summarizer's trigger is the one that holds.
+    "default + llm",
+    () => ({
+      llmCompactor: new LLMCompactor(new MockLlmClient(), { threshold: 0.75, keepRecentTurns: 1 }),
+    }),
+    0.75,
+  ],
+  [
     "hybrid",
     () => ({
       compactor: new HybridCompactor({ client: new MockLlmClient(), threshold: 0.7 }),
