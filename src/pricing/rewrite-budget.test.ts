@@ -31,6 +31,14 @@ describe("RewriteBudget", () => {
     expect(cheapReads).toBeGreaterThan(dearReads);
   });
 
+  it("counts from zero when the conversation's generation changes (a rewrite it did not see)", () => {
+    const budget = new RewriteBudget(at(0.1), 20_000);
+    for (let request = 0; request < 100; request += 1) budget.observe(80_000, 7);
+    expect(budget.repaid).toBe(true);
+    budget.observe(20_000, 8);
+    expect(budget.repaid).toBe(false);
+  });
+
   it("counts from zero after a rewrite, and nothing below the floor", () => {
     const budget = new RewriteBudget(at(0.1), 20_000);
     for (let request = 0; request < 1000; request += 1) budget.observe(19_000);

@@ -16,6 +16,8 @@ export class RewriteBudget {
   readonly #floor: number;
   /** Reads above the floor since the last rewrite, in input-token units. */
   #extraReads = 0;
+  /** The conversation's generation at the last request (a rewrite bumps it). */
+  #generation: number | undefined;
 
   /** `floorTokens`: the context a compaction leaves (the target of the compactor it times). */
   constructor(pricing: ResolvedModelPricing, floorTokens: number) {
@@ -24,8 +26,16 @@ export class RewriteBudget {
     this.#floor = floorTokens;
   }
 
-  /** One request of `contextUsed` tokens: what it read above the floor. */
-  observe(contextUsed: number): void {
+  /**
+   * One request of `contextUsed` tokens: what it read above the floor. `generation` (the
+   * history's, bumped by every rewrite) starts the count again after a rewrite this budget did
+   * not see, another worker's on a shared store.
+   */
+  observe(contextUsed: number, generation?: number): void {
+    if (generation !== undefined && generation !== this.#generation) {
+      if (this.#generation !== undefined) this.#extraReads = 0;
+      this.#generation = generation;
+    }
     this.#extraReads += this.#read * Math.max(0, contextUsed - this.#floor);
   }
 

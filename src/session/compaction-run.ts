@@ -91,7 +91,7 @@ export class CompactionRunner {
   ): Promise<CompactionRunOutcome> {
     const { history, commit, rewriteBudget } = this.#settings;
     const from = history.messages;
-    if (trigger === "auto") rewriteBudget?.observe(this.contextUsed);
+    if (trigger === "auto") rewriteBudget?.budget.observe(this.contextUsed, history.generation);
     const state: RunState = {
       policy: runPolicy(trigger, this.#settings.contextLimit, rewriteBudget),
       options,
@@ -127,7 +127,6 @@ export class CompactionRunner {
         });
       }
       this.#reportOverflow(trigger, state.outcome);
-      if (state.outcome.compacted) rewriteBudget?.reset();
       return state.outcome;
     } finally {
       if (state.began !== undefined) await commit.end();

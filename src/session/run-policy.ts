@@ -1,7 +1,7 @@
 import type { Compactor } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor-target.js";
-import type { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { CompactionTrigger } from "./events.js";
+import type { PricedTiming } from "./run-settings.js";
 
 /** Whether a compactor runs now: yes, not due (silently), or the circuit breaker is open. */
 export type Gate = "run" | "not_due" | "circuit_open";
@@ -30,26 +30,26 @@ export interface RunPolicy {
 }
 
 /**
- * Whether a priced session compacts `compactor` before its threshold: the reads since the last
- * rewrite paid for one ({@link RewriteBudget}), the compactor aims at a target, and the rewrite
- * would at least halve the context.
+ * Whether a priced session compacts `compactor` before its threshold: it is the compactor the
+ * budget times, the reads since the last rewrite paid for one (`RewriteBudget`), and the
+ * rewrite would at least halve the context.
  */
 function repaysEarly(
   compactor: Compactor,
   contextUsed: number,
   contextLimit: number,
-  budget: RewriteBudget | undefined,
+  priced: PricedTiming | undefined,
 ): boolean {
-  if (budget === undefined || !budget.repaid) return false;
+  if (priced === undefined || priced.compactor !== compactor || !priced.budget.repaid) return false;
   const target = compactorTarget(compactor);
   return target !== undefined && contextUsed >= 2 * target * contextLimit;
 }
 
-/** The policy of a run started by `trigger`; `budget` times automatic runs by the prices. */
+/** The policy of a run started by `trigger`; `priced` times automatic runs by the prices. */
 export function runPolicy(
   trigger: CompactionTrigger,
   contextLimit: number,
-  budget?: RewriteBudget,
+  priced?: PricedTiming,
 ): RunPolicy {
   if (trigger === "manual") {
     return {
@@ -67,7 +67,7 @@ export function runPolicy(
     gate(compactor, contextUsed, circuitOpen) {
       const due =
         compactor.shouldCompact(contextUsed, contextLimit) ||
-        repaysEarly(compactor, contextUsed, contextLimit, budget);
+        repaysEarly(compactor, contextUsed, contextLimit, priced);
       if (!due) return "not_due";
       return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";
     },

@@ -34,6 +34,7 @@ import {
   sessionLimits,
   trimTarget,
 } from "./options.js";
+import type { PricedTiming } from "./run-settings.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
@@ -304,18 +305,20 @@ export class SessionCore {
 }
 
 /**
- * The budget that times a priced session's automatic compactions: from its prices and the
- * target of its first compactor that has one; `undefined` without prices or such a compactor.
+ * What times a priced session's automatic compactions: a budget from its prices and the target
+ * of its first compactor that has one, and that compactor; `undefined` without prices or such a
+ * compactor.
  */
 function rewriteBudget(
   pricing: ResolvedModelPricing | undefined,
   compactors: readonly Compactor[],
   contextLimit: number,
-): RewriteBudget | undefined {
+): PricedTiming | undefined {
   if (pricing === undefined) return undefined;
   for (const compactor of compactors) {
     const target = compactorTarget(compactor);
-    if (target !== undefined) return new RewriteBudget(pricing, Math.floor(target * contextLimit));
+    if (target === undefined) continue;
+    return { budget: new RewriteBudget(pricing, Math.floor(target * contextLimit)), compactor };
   }
   return undefined;
 }
