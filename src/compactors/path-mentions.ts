@@ -59,7 +59,9 @@ function mentionEnd(text: string, start: number, end: number, firstSlash: number
     if (isLetter(code)) letter = true;
     else if (!isDigit(code)) return -1;
   }
-  if (index < start || text.charCodeAt(index) !== DOT || index === last - 1 || !letter) return -1;
+  // The loop stops at the dot, or one past the longest extension (then it is too long).
+  if (index < start || last - index > MAX_EXTENSION_LENGTH + 1) return -1;
+  if (text.charCodeAt(index) !== DOT || index === last - 1 || !letter) return -1;
   return firstSlash < index ? last : -1;
 }
 
@@ -89,7 +91,7 @@ export function pathMentions(
   const long = text.length > SCAN_HEAD_CHARS + SCAN_TAIL_CHARS;
   const headEnd = long ? SCAN_HEAD_CHARS : text.length;
   let tailStart = text.length - SCAN_TAIL_CHARS;
-  if (long)
+  if (long && isPathCharacter(text.charCodeAt(tailStart - 1)))
     while (tailStart < text.length && isPathCharacter(text.charCodeAt(tailStart))) tailStart += 1;
   // Only a run holding a `/` can be a path: the scan jumps from slash to slash (`indexOf`,
   // much faster than a look at each character) and widens each to its run; the text before
@@ -105,7 +107,14 @@ export function pathMentions(
     let start = slash;
     while (start > index && isPathCharacter(text.charCodeAt(start - 1))) start -= 1;
     index = slash + 1;
-    while (index < text.length && isPathCharacter(text.charCodeAt(index))) index += 1;
+    // A run from the head is read at most a path's length past it: a longer one is no path.
+    const stop =
+      slash < headEnd ? Math.min(text.length, headEnd + MAX_MENTION_LENGTH + 1) : text.length;
+    while (index < stop && isPathCharacter(text.charCodeAt(index))) index += 1;
+    if (index === stop && stop < text.length && isPathCharacter(text.charCodeAt(index))) {
+      index = Math.max(index, tailStart);
+      continue;
+    }
     const end = mentionEnd(text, start, index, slash);
     if (end === -1 || isAmong(found, text, start, end)) continue;
     if (skip.size > 0 && skip.has(text.slice(start, end))) continue;
