@@ -34,7 +34,7 @@ import {
  * one `keepRecentTurns` for both.
  */
 export interface HybridCompactorOptions
-  extends Omit<ThresholdCompactorOptions, "targetUtilization">,
+  extends Omit<ThresholdCompactorOptions, "targetUtilization" | "dropOldest" | "clock">,
     Omit<LLMCompactorOptions, "targetUtilization"> {
   /** Compact when `contextUsed / contextLimit` is strictly above this; in (0, 1]. @default 0.75 */
   threshold: number;
@@ -52,10 +52,12 @@ export interface HybridCompactorOptions
   toolCompaction: ThresholdCompactorOptions["toolCompaction"];
 }
 
+const { dropOldest: _dropOldest, ...MASKING_DEFAULTS } = DEFAULT_THRESHOLD_COMPACTOR_OPTIONS;
+
 /** The defaults of {@link HybridCompactorOptions}. */
 export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> = Object.freeze({
   ...DEFAULT_LLM_COMPACTOR_OPTIONS,
-  ...DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
+  ...MASKING_DEFAULTS,
   targetUtilization: 0.5,
   keepRecentToolUses: 10,
   toolCompaction: "summarize_or_redact",
@@ -64,7 +66,7 @@ export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> 
 /** Schema of a partial {@link HybridCompactorOptions}. */
 const HybridCompactorOptionsSchema = z.strictObject({
   ...LLMCompactorOptionsSchema.shape,
-  ...ThresholdCompactorOptionsSchema.shape,
+  ...ThresholdCompactorOptionsSchema.omit({ dropOldest: true, clock: true }).shape,
 });
 
 /** What a hybrid compaction did: masking counts, summary counts, and whether it summarized. */

@@ -7,6 +7,7 @@ import {
   compactorRules,
 } from "../core/compactor.js";
 import { registerCompactorTarget } from "../core/compactor-target.js";
+import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -136,6 +137,11 @@ export class ThresholdCompactor implements Compactor {
       options,
       "ThresholdCompactorOptions",
     );
+    if (merged.dropOldest && merged.targetUtilization === undefined) {
+      throw new ValidationError("ThresholdCompactorOptions", [
+        { path: ["dropOldest"], message: "needs a targetUtilization to remove the oldest down to" },
+      ]);
+    }
     this.config = Object.freeze({
       ...merged,
       excludeTools: Object.freeze([...merged.excludeTools]),

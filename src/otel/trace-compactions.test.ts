@@ -31,6 +31,7 @@ const boundary: CompactionBoundary = {
   thinkingBlocksDropped: 1,
   thinkingTokensDropped: 50,
   toolExchangeClosed: false,
+  messagesRemoved: 0,
 };
 
 const start = {

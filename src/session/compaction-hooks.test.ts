@@ -165,6 +165,7 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
         turnsCompacted: 0,
         toolResultsCompacted: 3,
         toolInputsCleared: 0,
+        messagesRemoved: 0,
         thinkingBlocksDropped: 0,
         thinkingTokensDropped: 0,
         toolExchangeClosed: false,

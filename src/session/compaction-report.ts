@@ -164,13 +164,19 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
     turnsCompacted: 0,
   };
   let toolInputsCleared = 0;
+  let messagesRemoved = 0;
   for (const result of results) {
     total.toolResultsSummarized += result.toolResultsSummarized;
     total.toolResultsRedacted += result.toolResultsRedacted;
     total.turnsCompacted += result.turnsCompacted;
     toolInputsCleared += result.toolInputsCleared ?? 0;
+    messagesRemoved += result.messagesRemoved ?? 0;
   }
-  return toolInputsCleared === 0 ? total : { ...total, toolInputsCleared };
+  return {
+    ...total,
+    ...(toolInputsCleared === 0 ? {} : { toolInputsCleared }),
+    ...(messagesRemoved === 0 ? {} : { messagesRemoved }),
+  };
 }
 
 /**

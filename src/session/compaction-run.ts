@@ -37,6 +37,8 @@ interface RunState {
   began: Promise<boolean> | undefined;
   /** The last compactor this run ran (it was due), whether or not it changed anything. */
   ran?: Compactor;
+  /** Whether a compactor's change landed in this run. */
+  landed?: boolean;
 }
 
 /**
@@ -155,23 +157,26 @@ export class CompactionRunner {
       if (computed === "stop") return;
       if (computed === "unchanged") continue;
       state.pending.push(computed);
-      if (policy.landsEachStep && !(await this.#landPending(state, compactor.isAsync === true)))
-        return;
+      if (policy.landsEachStep) {
+        if (!(await this.#landPending(state, compactor.isAsync === true))) return;
+        state.landed = true;
+      }
     }
     if (state.pending.length > 0) await this.#landPending(state, false);
   }
 
   /**
-   * No compaction leaves the context above its trigger: when the last compactor ran in this run
-   * (a summarizer after masking takes over from its own threshold) and would still be due, the
-   * share of the window the last resort trims down to: its target, else `trimOnOverflow`'s, when
-   * the context is above it. `undefined` otherwise, or with `trimOnOverflow: false`.
+   * No compaction leaves the context above its trigger: when a change landed in this run, the
+   * last compactor ran (a summarizer after masking takes over from its own threshold) and would
+   * still be due, the share of the window the last resort trims down to: its target, else
+   * `trimOnOverflow`'s, when the context is above it. `undefined` otherwise (a compactor that
+   * declined a rewrite not worth its cost is not overruled), or with `trimOnOverflow: false`.
    */
   #stillDue(state: RunState): number | undefined {
-    const { ran } = state;
+    const { ran, landed } = state;
     const { contextLimit, trimTarget, compactors } = this.#settings;
-    if (ran === undefined || trimTarget === undefined || ran !== compactors.at(-1))
-      return undefined;
+    if (landed !== true || ran === undefined || trimTarget === undefined) return undefined;
+    if (ran !== compactors.at(-1)) return undefined;
     if (!ran.shouldCompact(this.contextUsed, contextLimit)) return undefined;
     const share = compactorTarget(ran) ?? trimTarget;
     return this.contextUsed > share * contextLimit ? share : undefined;

@@ -19,6 +19,8 @@ export interface CompactionBoundary {
   toolResultsCompacted: number;
   /** Tool inputs cleared. */
   toolInputsCleared: number;
+  /** The oldest messages removed (`dropOldest`), archived under the notice's recall handle. */
+  messagesRemoved: number;
   /**
    * `thinking`/`redacted_thinking` blocks removed after the first changed message, so that no
    * later request fails the API's preserved-thinking prefix check; 0 with `keepStaleThinking`.

@@ -204,6 +204,7 @@ function ended(
     turnsCompacted: result.turnsCompacted,
     toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
     toolInputsCleared: result.toolInputsCleared ?? 0,
+    messagesRemoved: result.messagesRemoved ?? 0,
     thinkingBlocksDropped: repair.thinkingBlocksDropped,
     thinkingTokensDropped: repair.thinkingTokensDropped,
     toolExchangeClosed: repair.toolExchangeClosed,

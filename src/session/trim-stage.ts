@@ -31,7 +31,9 @@ export async function trimOnOverflow(
   const { history, contextLimit, clock } = landing;
   const contextUsedBefore = landing.contextUsed();
   const over = contextUsedBefore > TRIM_AT * contextLimit;
-  const trimTarget = run.below ?? (over ? landing.trimTarget : undefined);
+  const last = over ? landing.trimTarget : undefined;
+  const trimTarget =
+    run.below === undefined || last === undefined ? (run.below ?? last) : Math.min(run.below, last);
   if (trimTarget === undefined) return;
   // Under the session's lease, as every compaction: the worker holding it compacts already.
   if (!(await run.begin())) return;

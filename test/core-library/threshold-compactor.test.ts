@@ -191,6 +191,7 @@ describe("ThresholdCompactor", () => {
     [{ toolCompaction: "delete" }, "toolCompaction"],
     [{ tresholdTypo: 0.5 }, "tresholdTypo"],
     [{ dropOldest: "yes" }, "dropOldest"],
+    [{ dropOldest: true }, "dropOldest"],
     [{ clock: 5 }, "clock"],
   ])("refuses %j with a ValidationError naming %s", (config, field) => {
     const attempt = () => new ThresholdCompactor(config as never);

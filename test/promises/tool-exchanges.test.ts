@@ -446,7 +446,7 @@ describe("the default weighs a rewrite of the cache", () => {
       session.addToolResults([resultOf(`toolu_${index}`, "q".repeat(1_000))]);
     };
     for (let index = 1; index <= 4; index += 1) step(index);
-    session.recordUsage({ inputTokens: 5_500 });
+    session.recordUsage({ inputTokens: 5_100 });
     // Above half the window, but the rewrite (masking the oldest of 4 results; the 3 newest
     // stay, so nothing can go) frees less than 10% of it: not worth a rewrite.
     const small = await session.maybeCompact();
