@@ -13,6 +13,7 @@ import { rememberValid } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { estimateContentTokens } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { checkConversionOptions } from "../internal/conversion-options.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
@@ -145,26 +146,6 @@ function keepMessageOptions(
   blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
 }
 
-function checkOptions(options: FromModelMessagesOptions): void {
-  const issues: ValidationIssue[] = [];
-  if (!isPlainObject(options)) issues.push({ path: [], message: "must be an object" });
-  else {
-    const { sessionId, firstTurnNumber, clock, generateId } = options;
-    if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
-      issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
-    if (
-      firstTurnNumber !== undefined &&
-      !(Number.isInteger(firstTurnNumber) && (firstTurnNumber as number) >= 1)
-    )
-      issues.push({ path: ["firstTurnNumber"], message: "must be a whole number, 1 or more" });
-    if (clock !== undefined && typeof clock !== "function")
-      issues.push({ path: ["clock"], message: "must be a function" });
-    if (generateId !== undefined && typeof generateId !== "function")
-      issues.push({ path: ["generateId"], message: "must be a function" });
-  }
-  if (issues.length > 0) throw new ValidationError("fromModelMessages options", issues);
-}
-
 /** Assigns turns as the session does, one message at a time. */
 class TurnTracker {
   #number: number;
@@ -218,7 +199,7 @@ export function fromModelMessages(
   messages: readonly ModelMessage[] | readonly unknown[],
   options: FromModelMessagesOptions = {},
 ): Message[] {
-  checkOptions(options);
+  checkConversionOptions(options, "fromModelMessages options", ["clock", "generateId"]);
   const converted = convertModelMessages(messages, options, undefined).messages;
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
   rememberValid(converted);

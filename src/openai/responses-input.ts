@@ -11,6 +11,7 @@ import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { checkConversionOptions } from "../internal/conversion-options.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import {
   callBlock,
@@ -68,22 +69,6 @@ function itemBlocks(context: ItemContext, item: Record<string, unknown>): Conten
   }
 }
 
-function checkOptions(options: FromResponsesInputOptions): void {
-  const issues: ValidationIssue[] = [];
-  const { sessionId, firstTurnNumber, clock } = isPlainObject(options) ? options : ({} as never);
-  if (!isPlainObject(options)) issues.push({ path: [], message: "must be an object" });
-  if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
-    issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
-  if (
-    firstTurnNumber !== undefined &&
-    !(Number.isInteger(firstTurnNumber) && (firstTurnNumber as number) >= 1)
-  )
-    issues.push({ path: ["firstTurnNumber"], message: "must be a whole number, 1 or more" });
-  if (clock !== undefined && typeof clock !== "function")
-    issues.push({ path: ["clock"], message: "must be a function" });
-  if (issues.length > 0) throw new ValidationError("fromResponsesInput options", issues);
-}
-
 /**
  * Converts a Responses API `input` (an item array, or a string) to our messages, losslessly:
  * {@link toResponsesInput} gives the same items back. The items of one model turn (reasoning,
@@ -101,7 +86,7 @@ export function fromResponsesInput(
   input: string | readonly ResponseInputItem[] | readonly unknown[],
   options: FromResponsesInputOptions = {},
 ): Message[] {
-  checkOptions(options);
+  checkConversionOptions(options, "fromResponsesInput options", ["clock"]);
   const items: readonly unknown[] =
     typeof input === "string" ? [{ role: "user", content: input }] : input;
   if (!Array.isArray(items)) {
