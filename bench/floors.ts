@@ -13,7 +13,6 @@
  */
 
 import { isDeepStrictEqual } from "node:util";
-import { withMentions } from "../src/compactors/path-mentions.js";
 import {
   type Message,
   REDACTION_NOTICE,
@@ -44,8 +43,7 @@ export function changedIndexes(
 
 /**
  * The job's output for `indexes` (each a user message whose only block is a tool result, as
- * the peer conversation's are, with string content), copied the way ours copies: by object
- * spread.
+ * the peer conversation's are), copied the way ours copies: by object spread.
  */
 export function copyFloor(conversation: readonly Message[], indexes: readonly number[]) {
   const out = conversation.slice();
@@ -53,8 +51,7 @@ export function copyFloor(conversation: readonly Message[], indexes: readonly nu
     const index = indexes[at]!;
     const message = conversation[index]!;
     const block = { ...(message.content[0] as ToolResultBlock) };
-    // The notice keeps the paths the result named, as ours does.
-    block.content = withMentions(REDACTION_NOTICE, String(block.content));
+    block.content = REDACTION_NOTICE;
     const copy = { ...message };
     copy.content = [block];
     out[index] = copy;

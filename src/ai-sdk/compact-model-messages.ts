@@ -64,6 +64,7 @@ export function defaultCompactor(): Compactor {
     keepRecentToolUses: 5,
     targetUtilization: 0.4,
     clearToolInputs: true,
+    keepPathMentions: true,
   });
 }
 

@@ -61,6 +61,7 @@ export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> 
   targetUtilization: 0.5,
   keepRecentToolUses: 10,
   toolCompaction: "summarize_or_redact",
+  keepPathMentions: true,
 });
 
 /** Schema of a partial {@link HybridCompactorOptions}. */

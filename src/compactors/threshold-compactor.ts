@@ -68,6 +68,12 @@ export interface ThresholdCompactorOptions {
    */
   clearToolInputs: boolean | readonly string[];
   /**
+   * The placeholder of a masked result keeps the file paths the result named (its first 8 KB
+   * and last 2 KB read), as ` (mentions: src/a.ts, …)`: a grep hit or a stack trace outlives
+   * its output. Costs a read of each masked result's text. @default false
+   */
+  keepPathMentions: boolean;
+  /**
    * One rewrite, not many: when masking cannot bring the context down to `targetUtilization`,
    * the oldest messages go in the same compaction, as `trimOnOverflow` removes them (archived
    * under recall handles, never splitting a tool exchange, summaries and the latest request
@@ -91,6 +97,7 @@ export const DEFAULT_THRESHOLD_COMPACTOR_OPTIONS: Readonly<ThresholdCompactorOpt
     clearAtLeast: 0,
     excludeTools: Object.freeze([]) as readonly string[],
     clearToolInputs: false,
+    keepPathMentions: false,
     dropOldest: false,
   });
 
@@ -108,6 +115,7 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
   clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
   excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
   clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
+  keepPathMentions: z.boolean({ error: "must be a boolean" }).exactOptional(),
   dropOldest: z.boolean({ error: "must be a boolean" }).exactOptional(),
   clock: functionSchema<Clock>().exactOptional(),
 });

@@ -365,7 +365,7 @@ describe("summarize_or_redact", () => {
 });
 
 describe("paths a masked result mentions", () => {
-  function masked(toolCompaction: CompactionConfig["toolCompaction"]) {
+  function masked(toolCompaction: CompactionConfig["toolCompaction"], keepPathMentions = true) {
     const builder = new ConversationBuilder().user("go");
     builder.toolCall({
       id: "g",
@@ -375,7 +375,11 @@ describe("paths a masked result mentions", () => {
     });
     builder.toolCall({ id: "b", name: "bash", result: "no paths here ".repeat(50) });
     builder.toolCall({ id: "c", name: "c", result: "latest" });
-    const compactor = new ThresholdCompactor({ toolCompaction, keepRecentToolUses: 1 });
+    const compactor = new ThresholdCompactor({
+      toolCompaction,
+      keepRecentToolUses: 1,
+      keepPathMentions,
+    });
     return { compactor, output: compactor.compact(builder.build(), new Map()) };
   }
 
@@ -392,6 +396,15 @@ describe("paths a masked result mentions", () => {
       `${REDACTION_NOTICE} (mentions: src/auth/login.ts, src/auth/session.ts)`,
     );
     expect(redacted.result).toMatchObject({ toolResultsRedacted: 2, toolResultsSummarized: 0 });
+    // Off (the class's default): the placeholder alone.
+    expect(results(masked("redact", false).output.conversation)[0]?.content).toBe(REDACTION_NOTICE);
+  });
+
+  it("takes a placeholder with mentions as done when mentions are off", () => {
+    const { output } = masked("redact");
+    const plain = new ThresholdCompactor({ toolCompaction: "redact", keepRecentToolUses: 1 });
+    const again = plain.compact(output.conversation, new Map());
+    expect(again.conversation).toEqual(output.conversation);
   });
 
   it("never masks a placeholder again, with or without a recall mark after it", () => {

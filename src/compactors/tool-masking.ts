@@ -42,6 +42,8 @@ const NOTHING_ELIGIBLE =
 /** The masking rules shared by `ThresholdCompactor` and `HybridCompactor`. */
 export interface ToolMaskingSettings {
   keepRecentTurns: number;
+  /** The placeholder lists the paths the result named (` (mentions: …)`). */
+  keepPathMentions?: boolean | undefined;
   keepRecentToolUses?: number | false | undefined;
   toolCompaction: ToolCompaction;
   excludeTools: readonly string[];
@@ -318,9 +320,13 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   const base = summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
   if (base === undefined) return;
   // The paths the result names outlive it (a grep hit, a stack trace, a listing).
-  const replacement = withMentions(base, resultText(block));
-  // Already compacted: the replacement, perhaps naming its recall handle.
-  const done = typeof block.content === "string" && isPlaceholderText(block.content, replacement);
+  const replacement =
+    settings.keepPathMentions === true ? withMentions(base, resultText(block)) : base;
+  // Already compacted: the replacement (or it with mentions), perhaps naming its recall handle.
+  const content = block.content;
+  const done =
+    typeof content === "string" &&
+    (isPlaceholderText(content, replacement) || content.startsWith(`${base}${MENTIONS_OPEN}`));
   const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
   // A result smaller than its replacement stays (compaction never grows a conversation),
   // but its input may still go: an edit's result is small, its input not.

@@ -160,7 +160,8 @@ export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
  * redaction notice (all but the 3 most recent tool uses, within one turn too) and, when that
  * is not enough, the oldest messages go in the same rewrite (archived; a notice keeps the
  * user's words and the file ledger), down to 10% of the window, and only when the rewrite frees
- * at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of it. Tool inputs stay. With an `llmCompactor`
+ * at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of it. Tool inputs stay, and a masked result's
+ * placeholder keeps the paths it named. With an `llmCompactor`
  * nothing is dropped: the summarizer folds the old turns instead.
  */
 export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
@@ -170,6 +171,7 @@ export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompac
     keepRecentToolUses: 3,
     targetUtilization: 0.1,
     clearToolInputs: false,
+    keepPathMentions: true,
     dropOldest: true,
   });
 
