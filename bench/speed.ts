@@ -40,7 +40,7 @@ export interface SpeedOptions {
 }
 
 const TOOL_CALLS_PER_TURN = 4;
-const MESSAGES_PER_TURN = 2 + 2 * TOOL_CALLS_PER_TURN;
+export const MESSAGES_PER_TURN = 2 + 2 * TOOL_CALLS_PER_TURN;
 
 function exposeGc(): (() => void) | undefined {
   try {

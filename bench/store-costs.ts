@@ -17,7 +17,7 @@ import type { SessionStore } from "../src/store/session-store.js";
 import { openSession } from "../src/store/stored-session.js";
 import { MockLlmClient } from "../src/testing/index.js";
 import { formatMs, renderTable } from "./format.js";
-import { buildConversation } from "./speed.js";
+import { buildConversation, MESSAGES_PER_TURN } from "./speed.js";
 
 /** A MemoryStore that counts the bytes each kind of write puts in it. */
 class CountingStore extends MemoryStore {
@@ -97,7 +97,7 @@ export interface CompactionWritesRow {
   archiveWrittenPerCompaction: number;
 }
 
-/** Compacts a stored session `total` times (a turn appended before each), recording the writes. */
+/** Compacts a stored session `total` times (a whole turn appended before each, so no call waits), recording the writes. */
 export async function measureCompactionWrites(
   checkpoints: readonly number[],
 ): Promise<CompactionWritesRow[]> {
@@ -114,7 +114,10 @@ export async function measureCompactionWrites(
   const last = Math.max(...checkpoints);
   for (let count = 1; count <= last; count += 1) {
     await session.append(
-      ...buildConversation(12, count * 100).map((message) => ({ ...message, sessionId: "writes" })),
+      ...buildConversation(MESSAGES_PER_TURN, count * 100).map((message) => ({
+        ...message,
+        sessionId: "writes",
+      })),
     );
     await session.forceCompact();
     if (checkpoints.includes(count)) {
