@@ -326,7 +326,8 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   const content = block.content;
   const done =
     typeof content === "string" &&
-    (isPlaceholderText(content, replacement) || content.startsWith(`${base}${MENTIONS_OPEN}`));
+    (isPlaceholderText(content, replacement) ||
+      (content.startsWith(base) && content.startsWith(MENTIONS_OPEN, base.length)));
   const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
   // A result smaller than its replacement stays (compaction never grows a conversation),
   // but its input may still go: an edit's result is small, its input not.
