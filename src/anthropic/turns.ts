@@ -131,7 +131,9 @@ export function fromAnthropicMessages(
   );
   const builder = new TurnBuilder(parsedOptions);
   const opening = wire.findIndex((message) => message.role !== "system");
-  wire.forEach((message, index) => builder.add(message, index === opening));
+  wire.forEach((message, index) => {
+    builder.add(message, index === opening);
+  });
   // What the options made (ids, dates) is checked here, where it enters: later checks of these
   // messages (a session's, `toAnthropicMessages`) then find them already validated.
   assertMessages(
