@@ -16,8 +16,8 @@ import type {
 import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
-import { isPlaceholderText } from "../internal/recall-mark.js";
-import { MENTIONS_OPEN, withMentions } from "./path-mentions.js";
+import { MENTIONS_OPEN } from "./path-mentions.js";
+import { placeholderOf } from "./result-placeholder.js";
 import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 
@@ -125,14 +125,6 @@ function newestResultsIndex(conversation: readonly Message[]): number {
 
 function clearsInputsOf(setting: boolean | readonly string[], name: string): boolean {
   return setting === true || (Array.isArray(setting) && setting.includes(name));
-}
-
-/** A tool result's text: its string content, or its text parts joined by newlines. */
-function resultText(block: ToolResultBlock): string {
-  if (typeof block.content === "string") return block.content;
-  const texts: string[] = [];
-  for (const part of block.content) if (part.type === "text") texts.push(part.text);
-  return texts.join("\n");
 }
 
 /** A tool result with new content; the block's other fields as they were. */
@@ -319,15 +311,7 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
       : (scope.summaries.get(block.toolUseId) ?? block.compactSummary);
   const base = summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
   if (base === undefined) return;
-  // The paths the result names outlive it (a grep hit, a stack trace, a listing).
-  const replacement =
-    settings.keepPathMentions === true ? withMentions(base, resultText(block)) : base;
-  // Already compacted: the replacement (or it with mentions), perhaps naming its recall handle.
-  const content = block.content;
-  const done =
-    typeof content === "string" &&
-    (isPlaceholderText(content, replacement) ||
-      (content.startsWith(base) && content.startsWith(MENTIONS_OPEN, base.length)));
+  const { replacement, done } = placeholderOf(block, base, settings.keepPathMentions === true);
   const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
   // A result smaller than its replacement stays (compaction never grows a conversation),
   // but its input may still go: an edit's result is small, its input not.
