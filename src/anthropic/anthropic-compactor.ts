@@ -110,9 +110,10 @@ export class AnthropicCompactor implements AsyncCompactor {
     this.#clock = options.clock ?? systemClock;
     // The session keeps the user's latest request after every compaction, a manual one too
     // (when a cut before it exists; see #planCut).
+    // No target: a server-side compaction is not timed by the session's prices.
     this.#rules = compactorRules(
       this,
-      threshold,
+      { threshold },
       (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, false),
       (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, true),
     );

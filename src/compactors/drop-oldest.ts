@@ -6,9 +6,7 @@ import {
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { ledgerBudget } from "./file-ledger.js";
-import { trimOldest } from "./overflow-trim.js";
-import { userWordsBudget } from "./summary-message.js";
+import { keepingTrimOptions, trimOldest } from "./overflow-trim.js";
 import { minimumGain, targetBudget } from "./target.js";
 
 /** What {@link dropToTarget} needs of its compactor's settings. */
@@ -57,12 +55,7 @@ function withOldestDropped(
 ): CompactionOutput {
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
   if (budget === undefined || (masked.result.tokensAfter ?? tokensBefore) <= budget) return masked;
-  const limit = context?.contextLimit;
-  const options = {
-    ...(settings.clock === undefined ? {} : { clock: settings.clock }),
-    userWordsTokens: userWordsBudget(undefined, limit),
-    ledgerTokens: ledgerBudget(limit),
-  };
+  const options = keepingTrimOptions(context?.contextLimit, settings.clock);
   // The newest tool exchanges masking kept stay whole: the agent has just read them...
   const kept = recentToolUsesStart(masked.conversation, settings.keepRecentToolUses);
   let trimmed = trimOldest(
@@ -70,11 +63,18 @@ function withOldestDropped(
     budget,
     kept === undefined ? options : { ...options, latestCut: kept },
   );
+  let tokensAfter =
+    trimmed === undefined
+      ? (masked.result.tokensAfter ?? tokensBefore)
+      : estimateTokens(trimmed.conversation);
   // ...unless keeping them would leave the context above the trigger.
   const ceiling = targetBudget(settings.threshold, context, tokensBefore) ?? budget;
-  const after = trimmed === undefined ? masked.conversation : trimmed.conversation;
-  if (kept !== undefined && estimateTokens(after) > ceiling) {
-    trimmed = trimOldest(masked.conversation, ceiling, options) ?? trimmed;
+  if (kept !== undefined && tokensAfter > ceiling) {
+    const deeper = trimOldest(masked.conversation, ceiling, options);
+    if (deeper !== undefined) {
+      trimmed = deeper;
+      tokensAfter = estimateTokens(deeper.conversation);
+    }
   }
   if (trimmed === undefined) return masked;
   return {
@@ -83,7 +83,7 @@ function withOldestDropped(
       ...masked.result,
       messagesRemoved: trimmed.removed.length,
       tokensBefore,
-      tokensAfter: estimateTokens(trimmed.conversation),
+      tokensAfter,
     },
   };
 }

@@ -1,6 +1,7 @@
-import type { JsonObject, JsonValue, Message, ToolResultBlock } from "../core/message.js";
+import type { JsonObject, JsonValue, Message } from "../core/message.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { toolResultText } from "../internal/tool-result-text.js";
 import { pathMentions } from "./path-mentions.js";
 
 /**
@@ -245,14 +246,6 @@ export function isLedgerText(text: string): boolean {
   return text.startsWith(LEDGER_HEADING);
 }
 
-/** A tool result's text: its string content, or its text parts joined by newlines. */
-function resultText(content: ToolResultBlock["content"]): string {
-  if (typeof content === "string") return content;
-  const texts: string[] = [];
-  for (const part of content) if (part.type === "text") texts.push(part.text);
-  return texts.join("\n");
-}
-
 /**
  * The ledger of a folded part: the ledgers of the summaries in it, then every file its tool
  * calls touched (from their inputs, never from the summarizer) and the paths their results
@@ -271,7 +264,7 @@ export function collectFileLedger(folded: readonly Message[]): FileTouch[] {
         for (const touch of fileActions(block.name, block.input, state))
           ledger.touch({ ...touch, source: block.id });
       } else if (block.type === "tool_result") {
-        for (const path of pathMentions(resultText(block.content)))
+        for (const path of pathMentions(toolResultText(block.content)))
           ledger.touch({ path, action: "mentioned", source: block.toolUseId });
       }
     }

@@ -8,7 +8,6 @@ import {
   type CompactorRules,
   compactorRules,
 } from "../core/compactor.js";
-import { registerCompactorTarget } from "../core/compactor-target.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
@@ -132,8 +131,7 @@ export class HybridCompactor implements AsyncCompactor {
       summary: new LLMCompactor(client, pick(merged, LLMCompactorOptionsSchema)),
       targetUtilization: merged.targetUtilization,
     });
-    registerCompactorTarget(this, merged.targetUtilization);
-    this.#rules = compactorRules(this, merged.threshold, (conversation, summaries, runOptions) =>
+    this.#rules = compactorRules(this, merged, (conversation, summaries, runOptions) =>
       maskThenSummarize(this.#stages, conversation, summaries, runOptions),
     );
   }

@@ -7,7 +7,6 @@ import {
   compactorRules,
   onlyAsync,
 } from "../core/compactor.js";
-import { registerCompactorTarget } from "../core/compactor-target.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
@@ -182,8 +181,7 @@ export class LLMCompactor implements AsyncCompactor {
     );
     const summarizer: Summarizer = { client, options: this.config };
     summarizers.set(this, summarizer);
-    registerCompactorTarget(this, this.config.targetUtilization);
-    this.#rules = compactorRules(this, this.config.threshold, (conversation, summaries, options) =>
+    this.#rules = compactorRules(this, this.config, (conversation, summaries, options) =>
       foldIntoSummary(summarizer, conversation, conversation, summaries, options),
     );
   }

@@ -11,8 +11,13 @@ import {
   isKeptRequest,
   keptRequestEnd,
 } from "./cut-plan.js";
-import { collectFileLedger, renderFileLedger } from "./file-ledger.js";
-import { earlierUserText, type UserWords, userWordsToKeep } from "./summary-message.js";
+import { collectFileLedger, ledgerBudget, renderFileLedger } from "./file-ledger.js";
+import {
+  earlierUserText,
+  type UserWords,
+  userWordsBudget,
+  userWordsToKeep,
+} from "./summary-message.js";
 
 /** The user message that stands where trimmed messages were. */
 export const TRIM_NOTICE = "[Earlier messages were removed to fit the context window]";
@@ -45,6 +50,18 @@ export interface TrimOptions {
    * newest tool exchanges a compaction keeps whole). @default no bound
    */
   latestCut?: number;
+}
+
+/**
+ * The options of a trim whose notice keeps what a summary would, without a summarizer: the
+ * user's words and the file ledger, within the budgets a summary has in this window.
+ */
+export function keepingTrimOptions(contextLimit: number | undefined, clock?: Clock): TrimOptions {
+  return {
+    ...(clock === undefined ? {} : { clock }),
+    userWordsTokens: userWordsBudget(undefined, contextLimit),
+    ledgerTokens: ledgerBudget(contextLimit),
+  };
 }
 
 function isTrimNotice(message: Message): boolean {

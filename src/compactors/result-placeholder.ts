@@ -1,14 +1,7 @@
 import type { ToolResultBlock } from "../core/message.js";
 import { isPlaceholderText } from "../internal/recall-mark.js";
+import { toolResultText } from "../internal/tool-result-text.js";
 import { MENTIONS_OPEN, withMentions } from "./path-mentions.js";
-
-/** A tool result's text: its string content, or its text parts joined by newlines. */
-function resultText(block: ToolResultBlock): string {
-  if (typeof block.content === "string") return block.content;
-  const texts: string[] = [];
-  for (const part of block.content) if (part.type === "text") texts.push(part.text);
-  return texts.join("\n");
-}
 
 /**
  * What replaces `block`: `base`, with the paths the result names when `mentions` (a grep hit, a
@@ -20,7 +13,7 @@ export function placeholderOf(
   base: string,
   mentions: boolean,
 ): { replacement: string; done: boolean } {
-  const replacement = mentions ? withMentions(base, resultText(block)) : base;
+  const replacement = mentions ? withMentions(base, toolResultText(block.content)) : base;
   const content = block.content;
   const done =
     typeof content === "string" &&

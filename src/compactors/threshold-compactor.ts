@@ -6,7 +6,6 @@ import {
   type CompactorRules,
   compactorRules,
 } from "../core/compactor.js";
-import { registerCompactorTarget } from "../core/compactor-target.js";
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
@@ -158,10 +157,9 @@ export class ThresholdCompactor implements Compactor {
           ? merged.clearToolInputs
           : Object.freeze([...merged.clearToolInputs]),
     });
-    registerCompactorTarget(this, this.config.targetUtilization);
     this.#rules = compactorRules(
       this,
-      this.config.threshold,
+      this.config,
       (conversation, summaries, context, estimate) => {
         const config = this.config;
         if (!config.dropOldest) {

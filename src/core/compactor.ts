@@ -1,3 +1,4 @@
+import { registerCompactorTarget } from "./compactor-target.js";
 import { assertCompactArguments, assertMessages } from "./entry-validation.js";
 import type { Message, ToolResultBlock } from "./message.js";
 
@@ -162,11 +163,12 @@ export interface CompactorRules<Output extends CompactionOutput | Promise<Compac
  * public entry validating the arguments, and its registration as trusted, so the session runs
  * `run` on data it validated already and takes its output without checking it again. `trusted`
  * is what the session runs instead, when it differs (a rule of the session's the public method
- * need not keep).
+ * need not keep). A `targetUtilization` in `levels` is registered too, so a priced session can
+ * time the compactor by it (`compactorTarget`).
  */
 export function compactorRules<Output extends CompactionOutput | Promise<CompactionOutput>>(
   compactor: Compactor,
-  threshold: number,
+  levels: { threshold: number; targetUtilization?: number | undefined },
   run: (
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
@@ -176,6 +178,8 @@ export function compactorRules<Output extends CompactionOutput | Promise<Compact
   trusted: TrustedCompaction = run,
 ): CompactorRules<Output> {
   registerTrustedCompaction(compactor, trusted);
+  registerCompactorTarget(compactor, levels.targetUtilization);
+  const { threshold } = levels;
   return {
     shouldCompact: (contextUsed, contextLimit) =>
       exceedsThreshold(contextUsed, contextLimit, threshold),

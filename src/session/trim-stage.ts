@@ -1,6 +1,4 @@
-import { ledgerBudget } from "../compactors/file-ledger.js";
-import { trimOldest } from "../compactors/overflow-trim.js";
-import { userWordsBudget } from "../compactors/summary-message.js";
+import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
 import { archiveFailure, type Landing, replaceHistory } from "./landing.js";
@@ -14,9 +12,9 @@ export const TRIM_AT = 0.95;
 /**
  * The last stage of a run, with its own rule: when the context is still above {@link TRIM_AT}
  * of the window, the oldest messages go (archived first) down to `trimTarget`; when the
- * compactor that just ran is still due (`below`, the share it aims at), down to that share. When the archive
- * fails (it threw or outlived `archiveTimeoutMs`), they go without it, as with `archive: false`:
- * the request must fit, and the removed messages are in the report and the event.
+ * compactor that just ran is still due (`below`, the share it aims at), down to that share.
+ * When the archive fails (it threw or outlived `archiveTimeoutMs`), they go without it, as with
+ * `archive: false`: the request must fit, and the removed messages are in the report and event.
  */
 export async function trimOnOverflow(
   landing: Landing,
@@ -30,10 +28,11 @@ export async function trimOnOverflow(
 ): Promise<void> {
   const { history, contextLimit, clock } = landing;
   const contextUsedBefore = landing.contextUsed();
-  const over = contextUsedBefore > TRIM_AT * contextLimit;
-  const last = over ? landing.trimTarget : undefined;
-  const trimTarget =
-    run.below === undefined || last === undefined ? (run.below ?? last) : Math.min(run.below, last);
+  // The share to trim down to: the still-due compactor's, and above TRIM_AT the lower of it and
+  // `trimOnOverflow`'s.
+  let trimTarget = run.below;
+  if (contextUsedBefore > TRIM_AT * contextLimit && landing.trimTarget !== undefined)
+    trimTarget = Math.min(trimTarget ?? landing.trimTarget, landing.trimTarget);
   if (trimTarget === undefined) return;
   // Under the session's lease, as every compaction: the worker holding it compacts already.
   if (!(await run.begin())) return;
@@ -41,11 +40,7 @@ export async function trimOnOverflow(
   const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
   const budget = Math.floor(trimTarget * contextLimit) - overhead;
   // The notice keeps what a summary would, without a summarizer: the user's words and the files.
-  const output = trimOldest(history.messages, budget, {
-    clock,
-    userWordsTokens: userWordsBudget(undefined, contextLimit),
-    ledgerTokens: ledgerBudget(contextLimit),
-  });
+  const output = trimOldest(history.messages, budget, keepingTrimOptions(contextLimit, clock));
   if (output === undefined) return;
   const trim = (keeping: Landing) =>
     replaceHistory(keeping, history.messages, history.generation, output.conversation, run.signal);

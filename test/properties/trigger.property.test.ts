@@ -1,8 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ledgerBudget } from "../../src/compactors/file-ledger.js";
-import { trimOldest } from "../../src/compactors/overflow-trim.js";
-import { userWordsBudget } from "../../src/compactors/summary-message.js";
+import { keepingTrimOptions, trimOldest } from "../../src/compactors/overflow-trim.js";
 import { estimateTokens } from "../../src/core/message-memo.js";
 import {
   AgentSession,
@@ -105,10 +103,7 @@ describe("no compaction leaves the context above its trigger", () => {
               // summaries, the latest request, the newest message and the notice's budgets) would
               // not bring it there either.
               const overhead = report.contextUsedAfter - estimateTokens(session.messages);
-              const least = trimOldest(session.messages, 0, {
-                userWordsTokens: userWordsBudget(undefined, contextLimit),
-                ledgerTokens: ledgerBudget(contextLimit),
-              });
+              const least = trimOldest(session.messages, 0, keepingTrimOptions(contextLimit));
               const floor =
                 least === undefined
                   ? report.contextUsedAfter
