@@ -91,11 +91,11 @@ export class CompactionRunner {
     trigger: CompactionTrigger,
     options: CompactionRunOptions,
   ): Promise<CompactionRunOutcome> {
-    const { history, commit, rewriteBudget } = this.#settings;
+    const { history, commit, pricedTiming } = this.#settings;
     const from = history.messages;
-    if (trigger === "auto") rewriteBudget?.budget.observe(this.contextUsed, history.generation);
+    if (trigger === "auto") pricedTiming?.budget.observe(this.contextUsed, history.generation);
     const state: RunState = {
-      policy: runPolicy(trigger, this.#settings.contextLimit, rewriteBudget),
+      policy: runPolicy(trigger, this.#settings.contextLimit, pricedTiming),
       options,
       outcome: {
         contextUsedBefore: this.contextUsed,

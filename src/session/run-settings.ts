@@ -42,7 +42,7 @@ export interface CompactionRunnerSettings {
   /** Time limits of hooks, custom compactors and the archive; the breaker's cooldown. */
   limits: SessionLimits;
   /** When the session knows its prices: automatic runs compact once a rewrite repays itself. */
-  rewriteBudget?: PricedTiming | undefined;
+  pricedTiming?: PricedTiming | undefined;
 }
 
 /** A priced session's timing: the budget, and the compactor whose target is its floor. */

@@ -103,7 +103,7 @@ export class SessionCore {
       history: this.history,
       contextLimit,
       compactors,
-      rewriteBudget: rewriteBudget(this.#costs?.pricing, compactors, contextLimit),
+      pricedTiming: pricedTiming(this.#costs?.pricing, compactors, contextLimit),
       maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
       trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.clock,
@@ -309,7 +309,7 @@ export class SessionCore {
  * of its first compactor that has one, and that compactor; `undefined` without prices or such a
  * compactor.
  */
-function rewriteBudget(
+function pricedTiming(
   pricing: ResolvedModelPricing | undefined,
   compactors: readonly Compactor[],
   contextLimit: number,
