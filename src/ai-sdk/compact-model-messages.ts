@@ -11,8 +11,9 @@ import {
 } from "../core/compactor.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { blockToPart, isToolSide, messageToModel } from "./message-out.js";
+import { blockToPart, isToolSide, messageToModel, type ToolNames } from "./message-out.js";
 import { convertModelMessages } from "./model-messages.js";
+import { toolResultToPart } from "./parts-out.js";
 
 /** Options of {@link compactModelMessages}. */
 export interface CompactModelMessagesOptions {
@@ -122,6 +123,32 @@ export interface ModelMessagesBack {
 }
 
 /**
+ * The tool names of the calls in `conversation` before {@link position}, found only when a
+ * result asks (a message converted again); the latest call with an id names it. Unchanged
+ * messages go back as they came, so most conversions never look.
+ */
+class CallNamesBefore implements ToolNames {
+  readonly #conversation: readonly Message[];
+  readonly #names = new Map<string, string>();
+  #upTo = 0;
+  position = 0;
+  constructor(conversation: readonly Message[]) {
+    this.#conversation = conversation;
+  }
+  get(toolUseId: string): string | undefined {
+    for (; this.#upTo < this.position; this.#upTo += 1) {
+      const message = this.#conversation[this.#upTo]!;
+      if (message.role !== "assistant") continue;
+      for (const block of message.content)
+        if (block.type === "tool_use") this.#names.set(block.id, block.name);
+    }
+    return this.#names.get(toolUseId);
+  }
+  /** Calls are read from the conversation itself, in order. */
+  set(): void {}
+}
+
+/**
  * Our messages as AI SDK messages, giving back the very `ModelMessage` a message came from
  * while it is unchanged: `ours[index]` came from `sources[index]` (when defined). Compaction
  * keeps unchanged messages in order, so one forward pointer finds each; a lookup table only
@@ -134,18 +161,19 @@ export function backToModel(
 ): ModelMessagesBack {
   const messages: ModelMessage[] = [];
   const kept: (ModelMessage | undefined)[] = new Array(conversation.length);
-  const toolNames = new Map<string, string>();
+  const names = new CallNamesBefore(conversation);
   let pointer = 0;
   let byMessage: Map<Message, number> | undefined;
   for (let position = 0; position < conversation.length; position += 1) {
     const message = conversation[position]!;
     const here = ours[pointer];
+    names.position = position;
     if (here !== message && here?.id === message.id) {
       // Changed in place (a masked result, a cleared input): patched from its source.
       const source = sources[pointer];
       pointer += 1;
-      const patch = source === undefined ? undefined : patched(message, here, source, toolNames);
-      if (patch === undefined) messageToModel(message, toolNames, messages);
+      const patch = source === undefined ? undefined : patched(message, here, source, names);
+      if (patch === undefined) messageToModel(message, names, messages);
       else messages.push(patch);
       continue;
     }
@@ -157,32 +185,26 @@ export function backToModel(
     const source = index === -1 ? undefined : sources[index];
     if (index !== -1) pointer = index + 1;
     if (source === undefined) {
-      messageToModel(message, toolNames, messages);
+      messageToModel(message, names, messages);
       continue;
     }
     kept[position] = source;
     messages.push(source);
-    noteToolNames(source, toolNames);
   }
   return { messages, sources: kept };
-}
-
-function noteToolNames(source: ModelMessage, toolNames: Map<string, string>): void {
-  if (source.role !== "assistant" || typeof source.content === "string") return;
-  for (const part of source.content)
-    if (part.type === "tool-call") toolNames.set(part.toolCallId, part.toolName);
 }
 
 /**
  * A changed message as its source with only the changed parts converted again: when the
  * source was written as parts, one per block, and the blocks stayed in place (masking and
- * input clearing replace blocks, they do not move them). `undefined` otherwise.
+ * input clearing replace blocks, they do not move them). `undefined` otherwise. A changed
+ * result keeps the tool name its source part gave.
  */
 function patched(
   message: Message,
   original: Message,
   source: ModelMessage,
-  toolNames: Map<string, string>,
+  names: ToolNames,
 ): ModelMessage | undefined {
   const blocks = message.content;
   const before = original.content;
@@ -193,9 +215,15 @@ function patched(
     const block = blocks[index]!;
     if (block === before[index]) continue;
     if ((source.role === "tool") !== isToolSide(block)) return undefined;
-    parts[index] = blockToPart(block, toolNames);
+    const part = parts[index] as { type?: unknown; toolCallId?: unknown; toolName?: unknown };
+    parts[index] =
+      block.type === "tool_result" &&
+      part.type === "tool-result" &&
+      part.toolCallId === block.toolUseId &&
+      typeof part.toolName === "string"
+        ? toolResultToPart(block, names, part.toolName)
+        : blockToPart(block, names);
   }
-  noteToolNames(source, toolNames);
   return { ...source, content: parts } as ModelMessage;
 }
 

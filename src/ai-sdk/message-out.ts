@@ -34,6 +34,15 @@ type AssistantPart = Exclude<AssistantContent, string>[number];
 type UserPart = Exclude<UserContent, string>[number];
 type ToolPart = ToolContent[number];
 
+/**
+ * Where a tool result's `toolName` is found from its call's id: a `Map` the conversion fills
+ * as it meets calls (`set`), or a lookup that finds them itself.
+ */
+export interface ToolNames {
+  get(toolUseId: string): string | undefined;
+  set(toolUseId: string, name: string): unknown;
+}
+
 const MESSAGE_OPTIONS_KEY = `${AI_SDK_KEY}:messageProviderOptions`;
 const PROVIDER_OPTIONS_KEY = `${AI_SDK_KEY}:providerOptions`;
 
@@ -60,7 +69,7 @@ function opaqueToModelPart<P>(block: OpaqueBlock): P {
 }
 
 /** One block as the AI SDK part it stands for. */
-export function blockToPart(block: ContentBlock, toolNames: Map<string, string>): AssistantPart {
+export function blockToPart(block: ContentBlock, toolNames: ToolNames): AssistantPart {
   switch (block.type) {
     case "text":
       return textToPart(block);
@@ -113,7 +122,7 @@ function withMessageOptions<M extends ModelMessage>(
   return options === undefined ? message : { ...message, providerOptions: options };
 }
 
-function assistantToModel(message: Message, toolNames: Map<string, string>): AssistantModelMessage {
+function assistantToModel(message: Message, toolNames: ToolNames): AssistantModelMessage {
   const options = messageOptions(message);
   const form = contentForm(message);
   const only = message.content[0];
@@ -129,7 +138,7 @@ function assistantToModel(message: Message, toolNames: Map<string, string>): Ass
  * A user message: its leading tool results (and tool approvals) as a `tool` message, the rest
  * as a `user` message, each only when it has parts.
  */
-function userToModel(message: Message, toolNames: Map<string, string>, out: ModelMessage[]): void {
+function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
   const options = messageOptions(message);
   const form = contentForm(message);
   const only = message.content[0];
@@ -161,11 +170,7 @@ function userToModel(message: Message, toolNames: Map<string, string>, out: Mode
 }
 
 /** Appends the AI SDK messages one of ours stands for to `out`. */
-export function messageToModel(
-  message: Message,
-  toolNames: Map<string, string>,
-  out: ModelMessage[],
-): void {
+export function messageToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
   if (isSystemMessage(message)) {
     out.push(
       (message.content[0] as SystemMessageBlock).block.message as unknown as SystemModelMessage,

@@ -116,7 +116,7 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
     blocks[length] = partToBlock(cursor, role, part);
     length += 1;
   }
-  blocks.length = length;
+  if (length !== blocks.length) blocks.length = length;
   return blocks;
 }
 
@@ -231,7 +231,7 @@ export function convertModelMessages(
   }
   const sessionId = options.sessionId ?? newId();
   const createdAt = (options.clock ?? systemClock)();
-  const prefix = options.generateId === undefined ? newId() : "";
+  const prefix = options.generateId === undefined ? `${newId()}-` : "";
   const generateId = options.generateId;
   const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
   const out: Message[] = new Array(messages.length);
@@ -251,7 +251,7 @@ export function convertModelMessages(
       });
       continue;
     }
-    const id = generateId === undefined ? `${prefix}-${index}` : generateId();
+    const id = generateId === undefined ? prefix + index : generateId();
     if (role === "system") {
       if (typeof message.content !== "string")
         issues.push({ path: [index, "content"], message: "must be a string" });

@@ -169,16 +169,20 @@ function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput 
     : ({ ...output, providerOptions: options } as ToolResultOutput);
 }
 
-/** A tool result block as a tool result part; `toolName` kept, or found from its call. */
+/**
+ * A tool result block as a tool result part; `toolName` kept, or `callName` (the name its
+ * source part gave), or found from its call.
+ */
 export function toolResultToPart(
   block: ToolResultBlock,
-  toolNames: ReadonlyMap<string, string>,
+  toolNames: Pick<ReadonlyMap<string, string>, "get">,
+  callName?: string,
 ): ToolResultPart {
   const fields = aiSdkFields(block);
   const toolName =
     typeof fields.toolName === "string"
       ? fields.toolName
-      : (toolNames.get(block.toolUseId) ?? "unknown");
+      : (callName ?? toolNames.get(block.toolUseId) ?? "unknown");
   const part: ToolResultPart = {
     type: "tool-result",
     toolCallId: block.toolUseId,

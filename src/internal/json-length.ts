@@ -58,7 +58,9 @@ export function jsonLength(value: unknown, depth = 0): number {
   }
   let length = 2;
   let members = 0;
-  for (const key of Object.keys(value)) {
+  // `for in` walks the object's keys without an array of them (its own: a JSON object).
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const item = (value as Record<string, unknown>)[key];
     const type = typeof item;
     if (item === undefined || type === "function" || type === "symbol") continue;
