@@ -136,6 +136,14 @@ class CallNamesBefore implements ToolNames {
     this.#conversation = conversation;
   }
   get(toolUseId: string): string | undefined {
+    // Most often the call is in the message just before: the latest call with its id.
+    const before = this.#conversation[this.position - 1];
+    if (before?.role === "assistant") {
+      for (let index = before.content.length - 1; index >= 0; index -= 1) {
+        const block = before.content[index]!;
+        if (block.type === "tool_use" && block.id === toolUseId) return block.name;
+      }
+    }
     for (; this.#upTo < this.position; this.#upTo += 1) {
       const message = this.#conversation[this.#upTo]!;
       if (message.role !== "assistant") continue;
@@ -169,10 +177,15 @@ export function backToModel(
     const here = ours[pointer];
     names.position = position;
     if (here !== message && here?.id === message.id) {
-      // Changed in place (a masked result, a cleared input): patched from its source.
+      // Changed in place (a masked result, a cleared input): patched from its source when
+      // some of its parts are unchanged; a message of one block is converted anew, without
+      // reading its source again.
       const source = sources[pointer];
       pointer += 1;
-      const patch = source === undefined ? undefined : patched(message, here, source, names);
+      const patch =
+        source === undefined || here.content.length < 2
+          ? undefined
+          : patched(message, here, source, names);
       if (patch === undefined) messageToModel(message, names, messages);
       else messages.push(patch);
       continue;

@@ -147,13 +147,12 @@ function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]
     out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
     return;
   }
+  const blocks = message.content;
   let split = 0;
-  while (split < message.content.length && isToolSide(message.content[split]!)) split += 1;
-  const rest = message.content.length - split;
+  while (split < blocks.length && isToolSide(blocks[split]!)) split += 1;
+  const rest = blocks.length - split;
   if (split > 0) {
-    const content = message.content
-      .slice(0, split)
-      .map((block) => blockToPart(block, toolNames) as ToolPart);
+    const content = partsOf<ToolPart>(blocks, 0, split, toolNames);
     out.push(
       withMessageOptions<ToolModelMessage>(
         { role: "tool", content },
@@ -162,11 +161,22 @@ function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]
     );
   }
   if (rest > 0) {
-    const content = message.content
-      .slice(split)
-      .map((block) => blockToPart(block, toolNames) as UserPart);
+    const content = partsOf<UserPart>(blocks, split, blocks.length, toolNames);
     out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
   }
+}
+
+/** The parts of `blocks[from, to)`, in an array of that length. */
+function partsOf<P>(
+  blocks: readonly ContentBlock[],
+  from: number,
+  to: number,
+  toolNames: ToolNames,
+): P[] {
+  const parts: P[] = new Array(to - from);
+  for (let index = from; index < to; index += 1)
+    parts[index - from] = blockToPart(blocks[index]!, toolNames) as P;
+  return parts;
 }
 
 /** Appends the AI SDK messages one of ours stands for to `out`. */

@@ -28,11 +28,17 @@ type ReasoningPart = Extract<Exclude<AssistantContent, string>[number], { type: 
 type ToolResultOutput = ToolResultPart["output"];
 type OutputContentPart = Extract<ToolResultOutput, { type: "content" }>["value"][number];
 
-/** The AI SDK fields a block kept (see {@link AI_SDK_KEY}); empty for a block made elsewhere. */
-export function aiSdkFields(block: ContentBlock): JsonObject {
-  if (block.type === "opaque") return {};
+/** What {@link aiSdkFields} gives for a block that kept none: one object, never written to. */
+const NO_FIELDS: JsonObject = Object.freeze({});
+
+/**
+ * The AI SDK fields a block kept (see {@link AI_SDK_KEY}); empty for a block made elsewhere.
+ * Read only: the object may be shared.
+ */
+export function aiSdkFields(block: ContentBlock): Readonly<JsonObject> {
+  if (block.type === "opaque") return NO_FIELDS;
   const fields = block.extra?.[AI_SDK_KEY];
-  return isPlainObject(fields) ? (fields as JsonObject) : {};
+  return isPlainObject(fields) ? (fields as JsonObject) : NO_FIELDS;
 }
 
 function providerOptionsOf(

@@ -1,12 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { RECALL_MARK } from "../internal/recall-mark.js";
 import {
   MAX_MENTIONS,
+  MAX_MENTIONS_SUFFIX_LENGTH,
   pathMentions,
   SCAN_HEAD_CHARS,
   SCAN_TAIL_CHARS,
   withMentions,
 } from "./path-mentions.js";
+import { placeholderOf } from "./result-placeholder.js";
+import { REDACTION_NOTICE } from "./tool-masking.js";
 
 describe("pathMentions", () => {
   it("finds the paths of grep hits, stack traces and listings, first seen first, each once", () => {
@@ -128,5 +132,23 @@ describe("withMentions", () => {
     const once = withMentions("read_file src/m/f3.ts", original);
     expect(withMentions("read_file src/m/f3.ts", once)).toBe(once);
     expect(withMentions("read_file src/m/f3.ts", `${once} [recall r1-abcd]`)).toBe(once);
+  });
+});
+
+describe("placeholderOf", () => {
+  it("knows the longest placeholder as one, a recall mark after it, and a longer text as none", () => {
+    // Eight paths of the longest length a mention may have.
+    const long = (index: number) => `src/${String(index).padStart(191, "d")}/a.ts`;
+    const original = Array.from({ length: 12 }, (_, index) => long(index)).join(" ");
+    const once = withMentions(REDACTION_NOTICE, original);
+    // The bound counts two characters after every path; the last one has none.
+    expect(once.length).toBe(REDACTION_NOTICE.length + MAX_MENTIONS_SUFFIX_LENGTH - 2);
+    const result = (content: string) =>
+      ({ type: "tool_result", toolUseId: "t", content, isError: false }) as const;
+    for (const content of [once, `${once}${RECALL_MARK}r${"9".repeat(16)}-abcd]`])
+      expect(placeholderOf(result(content), REDACTION_NOTICE, true).done).toBe(true);
+    expect(placeholderOf(result(`${original} ${original}`), REDACTION_NOTICE, true).done).toBe(
+      false,
+    );
   });
 });

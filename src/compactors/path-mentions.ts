@@ -126,6 +126,10 @@ export function pathMentions(
 /** How a placeholder lists the paths of what it replaced: ` (mentions: a.ts, b/c.py)`. */
 export const MENTIONS_OPEN = " (mentions: ";
 
+/** The longest list {@link withMentions} adds: the opening, the paths and their commas, `)`. */
+export const MAX_MENTIONS_SUFFIX_LENGTH =
+  MENTIONS_OPEN.length + MAX_MENTIONS * (MAX_MENTION_LENGTH + 2) + 1;
+
 /**
  * `placeholder` followed by the paths `original` mentions that it does not name itself
  * (` (mentions: src/a.ts, src/b.ts)`), or `placeholder` alone when there are none. Applied

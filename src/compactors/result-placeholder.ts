@@ -1,7 +1,10 @@
 import type { ToolResultBlock } from "../core/message.js";
-import { isPlaceholderText } from "../internal/recall-mark.js";
+import { isPlaceholderText, MAX_RECALL_MARK_LENGTH } from "../internal/recall-mark.js";
 import { toolResultText } from "../internal/tool-result-text.js";
-import { MENTIONS_OPEN, withMentions } from "./path-mentions.js";
+import { MAX_MENTIONS_SUFFIX_LENGTH, MENTIONS_OPEN, withMentions } from "./path-mentions.js";
+
+/** The most a placeholder adds to its base: the paths it names and a recall mark. */
+const MAX_PLACEHOLDER_EXTRA = MAX_MENTIONS_SUFFIX_LENGTH + MAX_RECALL_MARK_LENGTH;
 
 /**
  * What replaces `block`: `base`, with the paths the result names when `mentions` (a grep hit, a
@@ -15,8 +18,10 @@ export function placeholderOf(
 ): { replacement: string; done: boolean } {
   const replacement = mentions ? withMentions(base, toolResultText(block.content)) : base;
   const content = block.content;
+  // A long original is told by its length alone: its text is not read again.
   const done =
     typeof content === "string" &&
+    content.length <= base.length + MAX_PLACEHOLDER_EXTRA &&
     (isPlaceholderText(content, replacement) ||
       (content.startsWith(base) && content.startsWith(MENTIONS_OPEN, base.length)));
   return { replacement, done };

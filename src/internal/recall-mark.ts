@@ -18,7 +18,7 @@ export function recallHandleIn(text: string): string | undefined {
 }
 
 /** The longest recall mark: {@link RECALL_MARK}, `r`, a counter of up to 16 digits, `-`, the tag, `]`. */
-const MAX_MARK_LENGTH = RECALL_MARK.length + 1 + 16 + 1 + 4 + 1;
+export const MAX_RECALL_MARK_LENGTH = RECALL_MARK.length + 1 + 16 + 1 + 4 + 1;
 
 /**
  * Whether `text` is `placeholder`, alone or followed by the recall mark the archive adds: a
@@ -29,7 +29,7 @@ export function isPlaceholderText(text: string, placeholder: string): boolean {
   if (extra === 0) return text === placeholder;
   return (
     extra > RECALL_MARK.length &&
-    extra <= MAX_MARK_LENGTH &&
+    extra <= MAX_RECALL_MARK_LENGTH &&
     text.startsWith(RECALL_MARK, placeholder.length) &&
     text.startsWith(placeholder)
   );
