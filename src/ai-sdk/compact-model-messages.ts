@@ -258,7 +258,8 @@ export async function compactModelMessages(
 ): Promise<CompactedModelMessages> {
   const checked = checkCompaction(options, "compactModelMessages options");
   // Estimated once, while converting, for the decision and the compactor's report alike.
-  const { messages: ours, tokens } = convertModelMessages(messages, {}, undefined);
+  // Ids are positions in `messages`: the conversation lives for this call only.
+  const { messages: ours, tokens } = convertModelMessages(messages, {}, undefined, 0);
   const contextUsed = options.contextUsed ?? tokens + checked.overheadTokens;
   const { conversation, result } = await compactIfDue(
     ours,

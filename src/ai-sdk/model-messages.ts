@@ -217,12 +217,15 @@ export interface ConvertedMessages {
  * {@link fromModelMessages} on options already checked, remembering nothing about the
  * messages (a stateless request's die with it); `after`, when given, is the turn of the
  * message before the first (a conversation converted a part at a time): replies and tool
- * results continue it.
+ * results continue it. With `firstPosition` (and no `generateId`), a message's id is its
+ * position in the caller's array (`"0"`, `"1"`, …, from `firstPosition`): unique within that
+ * conversation, and free, where a session's ids must be unique everywhere.
  */
 export function convertModelMessages(
   messages: readonly unknown[],
   options: FromModelMessagesOptions,
   after: TurnId | undefined,
+  firstPosition?: number,
 ): ConvertedMessages {
   if (!Array.isArray(messages)) {
     throw new ValidationError("AI SDK messages", [
@@ -231,7 +234,8 @@ export function convertModelMessages(
   }
   const sessionId = options.sessionId ?? newId();
   const createdAt = (options.clock ?? systemClock)();
-  const prefix = options.generateId === undefined ? `${newId()}-` : "";
+  const prefix =
+    options.generateId === undefined && firstPosition === undefined ? `${newId()}-` : "";
   const generateId = options.generateId;
   const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
   const out: Message[] = new Array(messages.length);
@@ -251,7 +255,12 @@ export function convertModelMessages(
       });
       continue;
     }
-    const id = generateId === undefined ? prefix + index : generateId();
+    const id =
+      generateId !== undefined
+        ? generateId()
+        : firstPosition === undefined
+          ? prefix + index
+          : String(firstPosition + index);
     if (role === "system") {
       if (typeof message.content !== "string")
         issues.push({ path: [index, "content"], message: "must be a string" });

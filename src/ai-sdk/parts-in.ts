@@ -327,14 +327,14 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   const toolUseId = stringField(context, part.toolCallId, "toolCallId", false);
   const toolName = stringField(context, part.toolName, "toolName", false);
   const output = part.output;
-  const fast = plainTextOutput(output);
   // The common case, text in and out: nothing to keep when the call named the same tool.
   if (
-    fast !== undefined &&
+    isPlainTextOutput(output) &&
     part.providerOptions === undefined &&
     context.callName?.(toolUseId) === toolName
   ) {
-    return { type: "tool_result", toolUseId, content: fast.value, isError: fast.isError };
+    const isError = output.type === "error-text";
+    return { type: "tool_result", toolUseId, content: output.value, isError };
   }
   const fields: AiSdkFields = { toolName };
   keepProviderOptions(context, part, fields);
@@ -377,15 +377,14 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   return withExtra({ type: "tool_result", toolUseId, content, isError }, fields);
 }
 
-/** A `text` or `error-text` output with nothing else to keep, as its value. */
-function plainTextOutput(output: unknown): { value: string; isError: boolean } | undefined {
-  if (
-    !isPlainObject(output) ||
-    typeof output.value !== "string" ||
-    output.providerOptions !== undefined
-  )
-    return undefined;
-  if (output.type === "text") return { value: output.value, isError: false };
-  if (output.type === "error-text") return { value: output.value, isError: true };
-  return undefined;
+/** Whether an output is `text` or `error-text` with nothing else to keep. */
+function isPlainTextOutput(
+  output: unknown,
+): output is { type: "text" | "error-text"; value: string } {
+  return (
+    isPlainObject(output) &&
+    typeof output.value === "string" &&
+    output.providerOptions === undefined &&
+    (output.type === "text" || output.type === "error-text")
+  );
 }

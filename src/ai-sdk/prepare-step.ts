@@ -95,7 +95,9 @@ export function compactionPrepareStep(
     const known =
       history !== undefined && startsWith(messages, history.input) ? history : undefined;
     const from = known?.input.length ?? 0;
-    const converted = convertModelMessages(messages.slice(from), {}, known?.ours.at(-1)?.turnId);
+    // Ids are positions in the step's messages, which only grow between compactions.
+    const turn = known?.ours.at(-1)?.turnId;
+    const converted = convertModelMessages(messages.slice(from), {}, turn, from);
     const added = converted.messages;
     const conversation = known === undefined ? added : [...known.ours, ...added];
     // The whole conversation's estimate, when it is only what was converted just now.
