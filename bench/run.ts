@@ -56,7 +56,13 @@ import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
 import { measureSpeed, type SpeedRow } from "./speed.js";
-import { measureStateless, type StatelessRow, statelessReport } from "./stateless.js";
+import {
+  measureStateless,
+  type StatelessRow,
+  statelessReadme,
+  statelessReport,
+  statelessTargets,
+} from "./stateless.js";
 import {
   type CompactionWritesRow,
   type IdleRow,
@@ -174,7 +180,9 @@ function writeReadmes(results: Results): void {
     costs === undefined
       ? ""
       : `\n## Stored sessions beside AgentSession\n\nOne core behind both faces (issue 21): an idle \`maybeCompact\` on a stored session is the in-memory call plus one store read, and a compaction writes its head (the live conversation) and its own archive records, never the earlier ones.\n\n\`\`\`\n${renderStoreCosts(costs.idle, costs.writes)}\n\`\`\`\n`;
-  writeFileSync(readmePath, `${benchReadme(input).trimEnd()}\n${storeCosts}${dollars}`);
+  const stateless =
+    results.stateless === undefined ? "" : `\n${statelessReadme(results.stateless)}`;
+  writeFileSync(readmePath, `${benchReadme(input).trimEnd()}\n${storeCosts}${stateless}${dollars}`);
   writeFileSync(summaryPath, readmeSummary(input));
   print(`Wrote bench/README.md and, to paste into the README, bench/README-summary.md:`);
   print();
@@ -412,6 +420,7 @@ async function main(): Promise<void> {
     );
     stateless = await measureStateless(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]);
     print(statelessReport(stateless));
+    newTargets.push(...statelessTargets(stateless));
   }
 
   let stores = saved?.stores;
@@ -471,6 +480,7 @@ async function main(): Promise<void> {
       ...trajectoryTargets(trajectories),
       ...speedTargets(speed),
       ...(peers === undefined ? [] : peerTargets(peers.rows, peers.floors)),
+      ...(stateless === undefined ? [] : statelessTargets(stateless)),
       ...(dollars === undefined ? [] : dollarTargets(dollars.simulated, dollars.real?.runs)),
     ],
   };

@@ -32,6 +32,7 @@ import { ThresholdCompactor } from "../src/index.js";
 import { formatMs, renderTable } from "./format.js";
 import { buildPeerWorkload, type PeerTiming } from "./peers.js";
 import { gc, median } from "./speed.js";
+import type { TargetCheck } from "./targets.js";
 
 /** The ratio the stateless target allows at 10k messages. */
 export const STATELESS_TARGET_RATIO = 2;
@@ -248,6 +249,48 @@ export async function measureStatelessHere(
 }
 
 const times = (value: number): string => `${value.toFixed(2)}x`;
+
+/** The stateless target, checked on the 10k row's median per-round CPU ratio; none without one. */
+export function statelessTargets(rows: readonly StatelessRow[]): TargetCheck[] {
+  const at10k = rows.find((row) => row.messages === 10_000);
+  if (at10k === undefined) return [];
+  const ratio = at10k.cpu.rounds.median;
+  const processes = at10k.processes?.map((each) => times(each.cpu)).join(", ");
+  return [
+    {
+      target: `a stateless server (convert + compact + back, never-seen messages) at most ${STATELESS_TARGET_RATIO}x pruneMessages at 10k messages`,
+      measured: `${times(ratio)} (median per-round CPU ratio${processes === undefined ? "" : `; processes ${processes}`})`,
+      pass: ratio <= STATELESS_TARGET_RATIO,
+    },
+  ];
+}
+
+/** Part 6 of bench/README.md: what is timed, how, and the table. */
+export function statelessReadme(rows: readonly StatelessRow[]): string {
+  return [
+    "## Part 6: a stateless server",
+    "",
+    "A server that gets the whole history with each request (an HTTP handler, a `prepareStep`",
+    "without memory) converts and compacts a conversation it has never seen: part 3's AI SDK",
+    "conversation, a new deep copy each run (made untimed), through",
+    '`compactModelMessages(messages, { contextLimit, compactor: new ThresholdCompactor({ toolCompaction: "redact" }) })`',
+    "(convert to ours, mask every tool result older than the last 3 turns, convert back), beside",
+    "`pruneMessages` doing part 3's job on a copy of its own (`bench/stateless.ts`).",
+    "",
+    "Method: the two run in alternating rounds in one process, each run timed by the process's CPU",
+    "time and by the wall clock; the ratio is ours / pruneMessages in the same round, and the row",
+    "gives the median of those per-round ratios. Each size runs in three fresh processes one after",
+    "the other; the row is the process with the median CPU ratio, and every process's ratio is",
+    "listed under the table. A collection of the young generation (which copies the input made",
+    "just before) lands in whichever call allocates when it fills: the per-round ratio passes over",
+    "those rounds, where a ratio of medians would not.",
+    "",
+    "```",
+    statelessReport(rows).trimEnd(),
+    "```",
+    "",
+  ].join("\n");
+}
 
 /** The table and the target line. */
 export function statelessReport(rows: readonly StatelessRow[]): string {
