@@ -221,15 +221,17 @@ export function maskToolResults(
     estimate: tokensBefore,
     result: emptyCompactionResult(),
   };
-  scan: for (let messageIndex = 0; messageIndex < scope.scanEnd; messageIndex += 1) {
+  const { scanEnd, protectedIndex, budget } = scope;
+  scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
     const message = conversation[messageIndex]!;
-    if (message.role !== "user" || messageIndex === scope.protectedIndex) continue;
+    if (message.role !== "user" || messageIndex === protectedIndex) continue;
     // Whether the message is in an old turn, and not the summary; worked out at its first result.
     let inOldTurn: boolean | undefined;
-    for (let blockIndex = 0; blockIndex < message.content.length; blockIndex += 1) {
-      const block = message.content[blockIndex]!;
+    const content = message.content;
+    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
+      const block = content[blockIndex]!;
       if (block.type !== "tool_result") continue;
-      if (scope.budget !== undefined && edits.estimate <= scope.budget) break scan;
+      if (budget !== undefined && edits.estimate <= budget) break scan;
       if (inOldTurn === undefined) {
         if (isSummaryTurn(message.turnId)) continue scan;
         inOldTurn = messageIndex < scope.start && !isAmong(scope.recentTurns, message.turnId);

@@ -4,7 +4,12 @@ import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { exchangeIssues } from "./exchanges.js";
 import type { Message } from "./message.js";
-import { knownMessages, rememberValid } from "./message-memo.js";
+import {
+  exchangesKnownWhole,
+  knownMessages,
+  rememberExchangesWhole,
+  rememberValid,
+} from "./message-memo.js";
 import { MessageSchema, MessagesSchema } from "./schemas.js";
 
 const messageSchema = new LazilyCompiled(MessageSchema);
@@ -89,8 +94,12 @@ export function assertCompactArguments(
   const tokens = validatedEstimate(conversation, "conversation");
   // A tool exchange broken in the input (a result answering nothing, a call left unanswered
   // before other messages) is refused as a session refuses it: no compaction can repair it.
-  const exchanges = exchangeIssues(conversation as Message[]);
-  if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
+  // The same array checked before, unchanged since, is not walked again.
+  if (!exchangesKnownWhole(conversation as Message[])) {
+    const exchanges = exchangeIssues(conversation as Message[]);
+    if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
+    rememberExchangesWhole(conversation as Message[]);
+  }
   if (
     !(summaries instanceof Map) &&
     (typeof summaries !== "object" ||

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ConversationBuilder } from "../testing/index.js";
-import { validatedEstimate } from "./entry-validation.js";
+import { assertCompactArguments, validatedEstimate } from "./entry-validation.js";
+import { ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
-import { estimateTokens, knownMessages } from "./message-memo.js";
+import { estimateTokens, exchangesKnownWhole, knownMessages } from "./message-memo.js";
 
 function conversation(turns: number, prefix: string): Message[] {
   const builder = new ConversationBuilder({ idPrefix: prefix });
@@ -84,5 +85,36 @@ describe("validatedEstimate: each message object checked once", () => {
     const reordered = [...messages].reverse();
     expect(validatedEstimate(reordered, "conversation")).toBe(estimateTokens(messages));
     expect(validatedEstimate([...reordered], "conversation")).toBe(estimateTokens(messages));
+  });
+});
+
+describe("assertCompactArguments: tool exchanges checked again only when the array changed", () => {
+  it("refuses a broken exchange added to, or put in place in, an array it accepted before", () => {
+    const messages = conversation(3, "x");
+    assertCompactArguments(messages, new Map());
+    assertCompactArguments(messages, new Map());
+    expect(exchangesKnownWhole(messages)).toBe(true);
+    // A result answering no call, appended: the array grew.
+    const template = messages.find((message) =>
+      message.content.some((block) => block.type === "tool_result"),
+    )!;
+    const result = {
+      type: "tool_result",
+      toolUseId: "nobody",
+      content: "?",
+      isError: false,
+    } as const;
+    const stray: Message[] = [{ ...template, id: "stray", content: [result] }];
+    messages.push(...stray);
+    expect(() => assertCompactArguments(messages, new Map())).toThrow(ValidationError);
+    messages.pop();
+    assertCompactArguments(messages, new Map());
+    // The same length, one message replaced in place: its results now answer nothing.
+    const results = messages.findIndex((message) =>
+      message.content.some((block) => block.type === "tool_result"),
+    );
+    messages[results] = { ...stray[0]!, id: "replaced" };
+    expect(exchangesKnownWhole(messages)).toBe(false);
+    expect(() => assertCompactArguments(messages, new Map())).toThrow(/answers no tool_use/);
   });
 });

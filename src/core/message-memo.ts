@@ -70,10 +70,14 @@ export function rememberValid(messages: readonly Message[]): void {
   }
 }
 
-/** A conversation array seen validated: its messages then (a copy) and their estimate. */
+/**
+ * A conversation array seen validated: its messages then (a copy), their estimate, and whether
+ * its tool exchanges were found whole as it is now.
+ */
 interface KnownConversation {
   messages: readonly unknown[];
   tokens: number;
+  exchangesWhole?: boolean;
 }
 
 const conversations = new WeakMap<readonly unknown[], KnownConversation>();
@@ -134,6 +138,7 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
   if (known !== undefined && from > 0) {
     known.messages = known.messages.concat(values.slice(from));
     known.tokens = tokens;
+    known.exchangesWhole = false;
   } else {
     // A frozen array (the session's `messages`) cannot change: it is its own copy.
     conversations.set(values, {
@@ -142,4 +147,25 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
     });
   }
   return { tokens, unknown };
+}
+
+/** The memo of `values` when it holds exactly the messages `values` holds now. */
+function knownAsItIs(values: readonly unknown[]): KnownConversation | undefined {
+  const known = conversations.get(values);
+  if (known === undefined || known.messages.length !== values.length) return undefined;
+  return known.messages === values || startsWith(values, known.messages) ? known : undefined;
+}
+
+/**
+ * Whether `values`, as it is now, was found to hold whole tool exchanges before (see
+ * {@link rememberExchangesWhole}): a conversation checked again unchanged is not walked again.
+ */
+export function exchangesKnownWhole(values: readonly unknown[]): boolean {
+  return knownAsItIs(values)?.exchangesWhole === true;
+}
+
+/** Remembers that `values`, validated and as it is now, holds whole tool exchanges. */
+export function rememberExchangesWhole(values: readonly unknown[]): void {
+  const known = knownAsItIs(values);
+  if (known !== undefined) known.exchangesWhole = true;
 }
