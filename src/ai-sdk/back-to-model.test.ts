@@ -1,8 +1,9 @@
 import type { ModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { type Compactor, emptyCompactionResult } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
-import { backToModel } from "./compact-model-messages.js";
+import { backToModel, compactModelMessages } from "./compact-model-messages.js";
 import { fromModelMessages, toModelMessages } from "./model-messages.js";
 
 const small = (values: string[]) => fc.constantFrom(...values);
@@ -90,5 +91,61 @@ describe("backToModel", () => {
       }),
       { numRuns: 400 },
     );
+  });
+});
+
+describe("compactModelMessages with a compactor that writes new blocks", () => {
+  it("keeps a changed message's own providerOptions, of one block or several", async () => {
+    const cache = { anthropic: { cacheControl: { type: "ephemeral" } } };
+    const call = (id: string) =>
+      ({ type: "tool-call", toolCallId: id, toolName: "read", input: {} }) as const;
+    const result = (id: string) =>
+      ({
+        type: "tool-result",
+        toolCallId: id,
+        toolName: "read",
+        output: { type: "text", value: "x".repeat(3000) },
+      }) as const;
+    const messages: ModelMessage[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [call("a")] },
+      { role: "tool", content: [result("a")], providerOptions: cache },
+      { role: "assistant", content: [call("b"), call("c")] },
+      { role: "tool", content: [result("b"), result("c")], providerOptions: cache },
+      { role: "assistant", content: "done" },
+    ];
+    // New result blocks without the fields the conversion kept (`extra`).
+    const fresh = (message: Message): Message => ({
+      ...message,
+      content: message.content.map((block) =>
+        block.type === "tool_result"
+          ? { type: "tool_result", toolUseId: block.toolUseId, content: "[gone]", isError: false }
+          : block,
+      ),
+    });
+    const compactor: Compactor = {
+      isAsync: false,
+      shouldCompact: () => true,
+      compact: (conversation) => ({
+        conversation: conversation.map((message, index) =>
+          index === 2 || index === 4 ? fresh(message) : message,
+        ),
+        result: emptyCompactionResult(),
+      }),
+    };
+    const { messages: sent } = await compactModelMessages(messages, {
+      contextLimit: 1000,
+      compactor,
+    });
+    expect(sent[2]).toMatchObject({ role: "tool", providerOptions: cache });
+    expect(sent[4]).toMatchObject({ role: "tool", providerOptions: cache });
+    expect(sent[2]!.content).toEqual([
+      {
+        type: "tool-result",
+        toolCallId: "a",
+        toolName: "read",
+        output: { type: "text", value: "[gone]" },
+      },
+    ]);
   });
 });

@@ -11,7 +11,13 @@ import {
 } from "../core/compactor.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { blockToPart, isToolSide, messageToModel, type ToolNames } from "./message-out.js";
+import {
+  blockToPart,
+  isToolSide,
+  messageOptions,
+  messageToModel,
+  type ToolNames,
+} from "./message-out.js";
 import { convertModelMessages } from "./model-messages.js";
 import { toolResultToPart } from "./parts-out.js";
 
@@ -178,12 +184,13 @@ export function backToModel(
     names.position = position;
     if (here !== message && here?.id === message.id) {
       // Changed in place (a masked result, a cleared input): patched from its source when
-      // some of its parts are unchanged; a message of one block is converted anew, without
-      // reading its source again.
+      // some of its parts are unchanged, or when it had options of its own (a compactor's new
+      // block may not carry them); a message of one block is converted anew, without reading
+      // its source again.
       const source = sources[pointer];
       pointer += 1;
       const patch =
-        source === undefined || here.content.length < 2
+        source === undefined || (here.content.length < 2 && messageOptions(here) === undefined)
           ? undefined
           : patched(message, here, source, names);
       if (patch === undefined) messageToModel(message, names, messages);

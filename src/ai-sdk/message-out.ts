@@ -89,7 +89,7 @@ export function blockToPart(block: ContentBlock, toolNames: ToolNames): Assistan
 }
 
 /** The message's own `providerOptions`, kept on its last block. */
-function messageOptions(message: Message): ProviderOptions | undefined {
+export function messageOptions(message: Message): ProviderOptions | undefined {
   const last = message.content.at(-1);
   if (last === undefined) return undefined;
   const options =

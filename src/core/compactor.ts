@@ -86,7 +86,10 @@ export interface CompactionContext {
   trigger?: "auto" | "manual";
 }
 
-/** Shrinks a conversation. `compact` is pure: it never mutates its input. */
+/**
+ * Shrinks a conversation. `compact` is pure: it never mutates its input. Its messages are never
+ * edited in place once handed over, and a message's id is unique within its conversation only.
+ */
 export interface Compactor {
   /** Whether `contextUsed / contextLimit` is strictly above this compactor's threshold. */
   shouldCompact(contextUsed: number, contextLimit: number): boolean;
