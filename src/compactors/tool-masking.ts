@@ -20,6 +20,7 @@ import { MENTIONS_OPEN } from "./path-mentions.js";
 import { placeholderOf } from "./result-placeholder.js";
 import { recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
+import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
 
 /** What replaces a tool result's content in `redact` mode. */
 export const REDACTION_NOTICE = "[Content redacted for context management]";
@@ -72,31 +73,6 @@ export function isClearedToolInput(input: JsonObject): boolean {
   const keys = Object.keys(input);
   const note = input[CLEARED_INPUT_KEY];
   return keys.length === 1 && typeof note === "string" && note.startsWith(CLEARED_INPUT_NOTE);
-}
-
-interface ToolUseSite {
-  block: ToolUseBlock;
-  messageIndex: number;
-  blockIndex: number;
-  /** Position among the conversation's distinct tool uses, oldest first. */
-  ordinal: number;
-}
-
-/** Where each tool use sits, and in which order the uses first appeared. */
-function indexToolUses(conversation: readonly Message[]): Map<string, ToolUseSite> {
-  const uses = new Map<string, ToolUseSite>();
-  for (let messageIndex = 0; messageIndex < conversation.length; messageIndex += 1) {
-    const message = conversation[messageIndex]!;
-    if (message.role !== "assistant") continue;
-    const content = message.content;
-    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
-      const block = content[blockIndex]!;
-      if (block.type !== "tool_use") continue;
-      const ordinal = uses.get(block.id)?.ordinal ?? uses.size;
-      uses.set(block.id, { block, messageIndex, blockIndex, ordinal });
-    }
-  }
-  return uses;
 }
 
 function lastIndexWhere(conversation: readonly Message[], test: (message: Message) => boolean) {
@@ -174,7 +150,7 @@ interface MaskingScope {
   recentTurns: TurnId[];
   excluded: ReadonlySet<string>;
   /** The tool uses, when a result's tool name or recency is needed. */
-  uses: Map<string, ToolUseSite> | undefined;
+  uses: ToolUseIndex | undefined;
   /** Tool uses before this ordinal are old (`keepRecentToolUses`); `undefined`: by turn only. */
   oldestRecentUse: number | undefined;
   /** The message whose results are never masked ({@link newestResultsIndex}). */
@@ -279,7 +255,7 @@ function maskingScope(
     oldestRecentUse:
       keepRecentToolUses === undefined || uses === undefined
         ? undefined
-        : uses.size - keepRecentToolUses,
+        : uses.count - keepRecentToolUses,
     protectedIndex: newestResultsIndex(conversation),
     lastAssistant: lastIndexWhere(conversation, (message) => message.role === "assistant"),
     // Without within-turn retention nothing from `start` on is eligible.
@@ -300,7 +276,10 @@ interface ResultSite {
 function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite): void {
   const { settings, conversation } = scope;
   const { block } = site;
-  const use = scope.uses?.get(block.toolUseId);
+  const use =
+    scope.uses === undefined
+      ? undefined
+      : useAnswered(scope.uses, block.toolUseId, site.messageIndex);
   if (use !== undefined && scope.excluded.has(use.block.name)) return;
   const oldUse =
     scope.oldestRecentUse !== undefined &&

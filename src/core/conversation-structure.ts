@@ -53,21 +53,25 @@ export function isSystemMessage(message: Message | undefined): boolean {
  * right before a system message ({@link isSystemMessage}): it stays with the message it follows.
  */
 export function safeCuts(conversation: readonly Message[]): boolean[] {
-  const useIndex = new Map<string, number>();
+  // For each message, the earliest tool use its results answer: for each result, the latest
+  // use before it with its id (a provider may number calls per step and reuse an id).
+  const latestUse = new Map<string, number>();
+  const answers = new Array<number>(conversation.length).fill(Number.POSITIVE_INFINITY);
   conversation.forEach((message, index) => {
     for (const block of message.content) {
-      if (block.type === "tool_use") useIndex.set(block.id, index);
+      if (block.type !== "tool_result") continue;
+      const use = latestUse.get(block.toolUseId);
+      if (use !== undefined && use < answers[index]!) answers[index] = use;
+    }
+    for (const block of message.content) {
+      if (block.type === "tool_use") latestUse.set(block.id, index);
     }
   });
   const safe = new Array<boolean>(conversation.length + 1).fill(true);
   // Scanning back, the earliest tool use that a result at or after `cut` answers.
   let earliestAnswered = Number.POSITIVE_INFINITY;
   for (let cut = conversation.length - 1; cut >= 1; cut -= 1) {
-    for (const block of conversation[cut]!.content) {
-      if (block.type !== "tool_result") continue;
-      const use = useIndex.get(block.toolUseId);
-      if (use !== undefined && use < earliestAnswered) earliestAnswered = use;
-    }
+    earliestAnswered = Math.min(earliestAnswered, answers[cut]!);
     safe[cut] = earliestAnswered >= cut && !isSystemMessage(conversation[cut]);
   }
   return safe;
