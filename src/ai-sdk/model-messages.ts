@@ -234,9 +234,7 @@ export function convertModelMessages(
   }
   const sessionId = options.sessionId ?? newId();
   const createdAt = (options.clock ?? systemClock)();
-  const prefix =
-    options.generateId === undefined && firstPosition === undefined ? `${newId()}-` : "";
-  const generateId = options.generateId;
+  const idOf = messageIds(options.generateId, firstPosition);
   const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
   const out: Message[] = new Array(messages.length);
   const cursor = new PartCursor(out);
@@ -255,12 +253,7 @@ export function convertModelMessages(
       });
       continue;
     }
-    const id =
-      generateId !== undefined
-        ? generateId()
-        : firstPosition === undefined
-          ? prefix + index
-          : String(firstPosition + index);
+    const id = idOf(index);
     if (role === "system") {
       if (typeof message.content !== "string")
         issues.push({ path: [index, "content"], message: "must be a string" });
@@ -282,8 +275,22 @@ export function convertModelMessages(
     } else out[index] = { role: "user", id, sessionId, turnId, createdAt, content };
   }
   if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
-  if (generateId !== undefined) checkIds(out);
+  if (options.generateId !== undefined) checkIds(out);
   return { messages: out, tokens };
+}
+
+/**
+ * How a conversion names its messages: `generateId`'s ids; positions from `firstPosition`; or
+ * one uuid v7 per call, suffixed with each message's index.
+ */
+function messageIds(
+  generateId: (() => string) | undefined,
+  firstPosition: number | undefined,
+): (index: number) => string {
+  if (generateId !== undefined) return () => generateId();
+  if (firstPosition !== undefined) return (index) => String(firstPosition + index);
+  const prefix = `${newId()}-`;
+  return (index) => prefix + index;
 }
 
 /** An object that is not an array: what a message or a part must be (their fields are read one by one). */
