@@ -18,35 +18,29 @@ function reusedIds(oldInput: string, recentInput = `recent ${"x".repeat(4000)}`)
       createdAt: at,
       content: [block],
     }) as Message;
+  // A turn: the request, one call (always `call_0`), its result, the reply; ids 0-3, then 4-7.
+  const turn = (n: number, request: string, input: string, result: string, reply: string) => {
+    const first = 4 * (n - 1);
+    return [
+      message(`${first}`, "user", n, { type: "text", text: request }),
+      message(`${first + 1}`, "assistant", n, {
+        type: "tool_use",
+        id: "call_0",
+        name: "write",
+        input: { text: input },
+      }),
+      message(`${first + 2}`, "user", n, {
+        type: "tool_result",
+        toolUseId: "call_0",
+        content: result,
+        isError: false,
+      }),
+      message(`${first + 3}`, "assistant", n, { type: "text", text: reply }),
+    ];
+  };
   return [
-    message("0", "user", 1, { type: "text", text: "first request" }),
-    message("1", "assistant", 1, {
-      type: "tool_use",
-      id: "call_0",
-      name: "write",
-      input: { text: oldInput },
-    }),
-    message("2", "user", 1, {
-      type: "tool_result",
-      toolUseId: "call_0",
-      content: big,
-      isError: false,
-    }),
-    message("3", "assistant", 1, { type: "text", text: "found it" }),
-    message("4", "user", 2, { type: "text", text: "second request" }),
-    message("5", "assistant", 2, {
-      type: "tool_use",
-      id: "call_0",
-      name: "write",
-      input: { text: recentInput },
-    }),
-    message("6", "user", 2, {
-      type: "tool_result",
-      toolUseId: "call_0",
-      content: "ok",
-      isError: false,
-    }),
-    message("7", "assistant", 2, { type: "text", text: "done" }),
+    ...turn(1, "first request", oldInput, big, "found it"),
+    ...turn(2, "second request", recentInput, "ok", "done"),
   ];
 }
 
