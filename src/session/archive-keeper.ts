@@ -22,6 +22,8 @@ export class ArchiveKeeper {
   readonly #tag: string;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
+  /** Replayed records being kept ({@link storeMissing}). */
+  readonly #keeping = new Set<Promise<void>>();
 
   constructor(archive: CompactionArchive, sessionId: string) {
     this.#archive = archive;
@@ -62,6 +64,27 @@ export class ArchiveKeeper {
     if (records.length > 0) await this.#archive.put(this.#sessionId, records);
   }
 
+  /**
+   * Keeps the records the archive does not hold yet: those of a stored record replayed here,
+   * whose writer may have stopped between landing it and keeping them. A recall waits for it.
+   */
+  storeMissing(records: readonly ArchiveRecord[]): Promise<void> {
+    const keeping: Promise<void> = this.#storeMissing(records).finally(() =>
+      this.#keeping.delete(keeping),
+    );
+    this.#keeping.add(keeping);
+    return keeping;
+  }
+
+  async #storeMissing(records: readonly ArchiveRecord[]): Promise<void> {
+    const missing: ArchiveRecord[] = [];
+    for (const record of records) {
+      if ((await this.#archive.get(this.#sessionId, record.handle)) === undefined)
+        missing.push(record);
+    }
+    await this.store(missing);
+  }
+
   /** The originals of the placeholder tool results in `conversation`, by tool use id. */
   originals(conversation: readonly Message[]): Promise<Map<string, ToolResultBlock>> {
     return archivedOriginals(conversation, (handle) => this.#archive.get(this.#sessionId, handle));
@@ -93,6 +116,7 @@ export class ArchiveKeeper {
         `"${handle}" belongs to another session (this session's handles end in -${this.#tag})`,
       );
     }
+    if (this.#keeping.size > 0) await Promise.allSettled([...this.#keeping]);
     const record = await this.#archive.get(this.#sessionId, handle);
     if (record === undefined) throw issue(`nothing is archived under "${handle}" in this session`);
     return record;

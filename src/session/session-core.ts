@@ -200,11 +200,21 @@ export class SessionCore {
     }
   }
 
-  /** Takes the handles of what clamping cut and, unless replayed (`store: false`), keeps the originals. */
+  /**
+   * Takes the handles of what clamping cut and keeps the originals. A replayed record
+   * (`store: false`) was kept by its writer, unless the writer stopped between landing it and
+   * keeping them: what the archive lacks is kept from the record, in the background.
+   */
   #archive(records: readonly ArchiveRecord[], store: boolean): Promise<void> | undefined {
     if (records.length === 0 || this.keeper === undefined) return undefined;
     this.keeper.accept(records);
-    return store ? this.keeper.store(records) : undefined;
+    if (store) return this.keeper.store(records);
+    this.keeper.storeMissing(records).catch((error: unknown) => {
+      this.#logger?.warn("agent-compaction: the archive could not keep what clamping cut", {
+        error,
+      });
+    });
+    return undefined;
   }
 
   /** What the session cost so far in dollars (requests, compactions, total); `undefined` without prices. */

@@ -6,6 +6,7 @@ import { estimateTokens } from "../../src/core/message-memo.js";
 import { contextWindowOf } from "../../src/core/models.js";
 import { validateConversation } from "../../src/core/validate-conversation.js";
 import { AgentSession } from "../../src/session/agent-session.js";
+import type { CompactionArchive } from "../../src/session/archive.js";
 import type { CompactionEvent } from "../../src/session/events.js";
 import { INTERRUPTED_NOTICE } from "../../src/session/message-intake.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
@@ -459,5 +460,32 @@ describe("the default weighs a rewrite of the cache", () => {
     expect(report.contextUsedAfter).toBeLessThanOrEqual(5_000);
     // The inputs stay: the paths the agent read are still in context.
     expect(JSON.stringify(session.messages)).toContain("f1.ts");
+  });
+});
+
+describe("what clamping cut survives a writer that stops before keeping it", () => {
+  it("is kept from the stored record by the next worker that reads it, and recallable there", async () => {
+    const store = new MemoryStore();
+    // The writer lands its record, then cannot keep the original (as if it stopped there).
+    const lost: CompactionArchive = {
+      put: () => Promise.reject(new Error("the writer stopped")),
+      get: () => undefined,
+    };
+    const writer = await openSession(store, "stop", { contextLimit: 10_000, archive: lost });
+    const paste = `Here is the log:\n${"x".repeat(50_000)}`;
+    await expect(writer.addUserText(paste)).rejects.toThrow(/stopped/);
+    const reader = await openSession(store, "stop", { contextLimit: 10_000 });
+    const block = reader.messages[0]?.content[0];
+    const text = block?.type === "text" ? block.text : "";
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(text)?.[1];
+    expect(handle).toBeDefined();
+    const record = await reader.recall(handle!);
+    expect(record.kind === "messages" && record.original[0]?.content[0]).toEqual({
+      type: "text",
+      text: paste,
+    });
+    // Kept in the store's archive: a third worker finds it without replaying anything new.
+    const third = await openSession(store, "stop", { contextLimit: 10_000 });
+    await expect(third.recall(handle!)).resolves.toMatchObject({ kind: "messages" });
   });
 });
