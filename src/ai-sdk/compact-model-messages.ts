@@ -11,6 +11,7 @@ import {
 } from "../core/compactor.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { CallNames } from "./call-names.js";
 import {
   blockToPart,
   isToolSide,
@@ -129,40 +130,6 @@ export interface ModelMessagesBack {
 }
 
 /**
- * The tool names of the calls in `conversation` before {@link position}, found only when a
- * result asks (a message converted again); the latest call with an id names it. Unchanged
- * messages go back as they came, so most conversions never look.
- */
-class CallNamesBefore implements ToolNames {
-  readonly #conversation: readonly Message[];
-  readonly #names = new Map<string, string>();
-  #upTo = 0;
-  position = 0;
-  constructor(conversation: readonly Message[]) {
-    this.#conversation = conversation;
-  }
-  get(toolUseId: string): string | undefined {
-    // Most often the call is in the message just before: the latest call with its id.
-    const before = this.#conversation[this.position - 1];
-    if (before?.role === "assistant") {
-      for (let index = before.content.length - 1; index >= 0; index -= 1) {
-        const block = before.content[index]!;
-        if (block.type === "tool_use" && block.id === toolUseId) return block.name;
-      }
-    }
-    for (; this.#upTo < this.position; this.#upTo += 1) {
-      const message = this.#conversation[this.#upTo]!;
-      if (message.role !== "assistant") continue;
-      for (const block of message.content)
-        if (block.type === "tool_use") this.#names.set(block.id, block.name);
-    }
-    return this.#names.get(toolUseId);
-  }
-  /** Calls are read from the conversation itself, in order. */
-  set(): void {}
-}
-
-/**
  * Our messages as AI SDK messages, giving back the very `ModelMessage` a message came from
  * while it is unchanged: `ours[index]` came from `sources[index]` (when defined). Compaction
  * keeps unchanged messages in order, so one forward pointer finds each; a lookup table only
@@ -175,13 +142,14 @@ export function backToModel(
 ): ModelMessagesBack {
   const messages: ModelMessage[] = [];
   const kept: (ModelMessage | undefined)[] = new Array(conversation.length);
-  const names = new CallNamesBefore(conversation);
+  const names = new CallNames(conversation);
   let pointer = 0;
   let byMessage: Map<Message, number> | undefined;
   for (let position = 0; position < conversation.length; position += 1) {
     const message = conversation[position]!;
     const here = ours[pointer];
     names.position = position;
+    if (conversation[position - 1]?.role === "assistant") names.lastAssistant = position - 1;
     if (here !== message && here?.id === message.id) {
       // Changed in place (a masked result, a cleared input): patched from its source when
       // some of its parts are unchanged, or when it had options of its own (a compactor's new

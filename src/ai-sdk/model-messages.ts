@@ -271,7 +271,7 @@ export function convertModelMessages(
     tokens += estimateContentTokens(content);
     if (role === "assistant") {
       out[index] = { role: "assistant", id, sessionId, turnId, createdAt, content };
-      cursor.lastAssistant = index;
+      cursor.calls.lastAssistant = index;
     } else out[index] = { role: "user", id, sessionId, turnId, createdAt, content };
   }
   if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
