@@ -98,6 +98,7 @@ export type {
   CompactionEventListener,
   CompactionTrigger,
   Logger,
+  OverheadAboveTrigger,
 } from "./session/events.js";
 export type {
   AfterCompactHook,

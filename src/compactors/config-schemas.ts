@@ -46,8 +46,8 @@ export function targetIssues(config: {
 }
 
 /**
- * A compactor's options: `options` checked against `schema`, the defaults filled in and the
- * target checked against the threshold.
+ * A compactor's options: `options` checked against `schema`, the defaults filled in (a default
+ * target lowered to a threshold set below it) and the target checked against the threshold.
  * @throws {ValidationError} about `subject`, naming each offending field.
  */
 export function compactorOptions<T extends { threshold: number; targetUtilization?: number }>(
@@ -56,7 +56,12 @@ export function compactorOptions<T extends { threshold: number; targetUtilizatio
   options: unknown,
   subject: string,
 ): T {
-  const merged = { ...defaults, ...parseOrThrow(schema, options, subject) } as T;
+  const given = parseOrThrow(schema, options, subject);
+  const merged = { ...defaults, ...given } as T;
+  // A default target never exceeds a threshold set below it: it follows the threshold down.
+  const target = merged.targetUtilization;
+  if (given.targetUtilization === undefined && target !== undefined && target > merged.threshold)
+    merged.targetUtilization = merged.threshold;
   const issues = targetIssues(merged);
   if (issues.length > 0) throw new ValidationError(subject, issues);
   return merged;

@@ -7,6 +7,7 @@ import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { keepingTrimOptions, trimOldest } from "./overflow-trim.js";
+import { keptPartStart } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 
 /** What {@link dropToTarget} needs of its compactor's settings. */
@@ -16,6 +17,8 @@ export interface DropSettings {
   targetUtilization?: number | undefined;
   /** The newest tool uses masking keeps: removal keeps them too. */
   keepRecentToolUses?: number | false | undefined;
+  /** The newest share of the window masking keeps whole: removal keeps it too. */
+  keepRecentShare?: number | undefined;
   clearAtLeast: number;
   clock?: Clock | undefined;
 }
@@ -35,7 +38,7 @@ export function dropToTarget(
   context: CompactionContext | undefined,
   tokensBefore: number,
 ): CompactionOutput {
-  const output = withOldestDropped(masked, settings, context, tokensBefore);
+  const output = withOldestDropped(input, masked, settings, context, tokensBefore);
   if (output === masked && masked.skipReason !== undefined) return masked;
   const freed = tokensBefore - (output.result.tokensAfter ?? tokensBefore);
   if (freed >= minimumGain(settings.clearAtLeast, context)) return output;
@@ -48,6 +51,7 @@ export function dropToTarget(
 
 /** `masked`, then the oldest messages removed down to the target when it is still above it. */
 function withOldestDropped(
+  input: readonly Message[],
   masked: CompactionOutput,
   settings: DropSettings,
   context: CompactionContext | undefined,
@@ -55,9 +59,13 @@ function withOldestDropped(
 ): CompactionOutput {
   const budget = targetBudget(settings.targetUtilization, context, tokensBefore);
   if (budget === undefined || (masked.result.tokensAfter ?? tokensBefore) <= budget) return masked;
-  const options = keepingTrimOptions(context?.contextLimit, settings.clock);
+  // The notice reads what masking replaced in the messages it removes from `input`.
+  const options = {
+    ...keepingTrimOptions(context?.contextLimit, settings.clock),
+    originals: input,
+  };
   // The newest tool exchanges masking kept stay whole: the agent has just read them...
-  const kept = recentToolUsesStart(masked.conversation, settings.keepRecentToolUses);
+  const kept = keptPartStart(masked.conversation, settings, context?.contextLimit);
   let trimmed = trimOldest(
     masked.conversation,
     budget,
@@ -86,18 +94,4 @@ function withOldestDropped(
       tokensAfter,
     },
   };
-}
-
-/** The index of the message that holds the `count`-th newest tool use, if there are that many. */
-function recentToolUsesStart(
-  conversation: readonly Message[],
-  count: number | false | undefined,
-): number | undefined {
-  if (count === undefined || count === false) return undefined;
-  let seen = 0;
-  for (let index = conversation.length - 1; index >= 0; index -= 1) {
-    for (const block of conversation[index]!.content) if (block.type === "tool_use") seen += 1;
-    if (seen >= count) return index;
-  }
-  return undefined;
 }

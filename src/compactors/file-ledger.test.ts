@@ -91,7 +91,7 @@ describe("the ledger", () => {
     expect(block).toBe(
       `${LEDGER_HEADING}\n- edited src/a.ts (from t2)\n- read src/b.ts (from t3)\n- created src/new.ts (from t4)`,
     );
-    const earlier = summaryMessage("the gist", [], { sessionId: "s", clock: AT }, "", block);
+    const earlier = summaryMessage("the gist", [], { sessionId: "s", clock: AT }, ["", block]);
     const later = new ConversationBuilder()
       .user("More.")
       .toolCall({ id: "t9", name: "Read", input: { file_path: "src/new.ts" }, result: "…" })
@@ -110,10 +110,7 @@ describe("the ledger", () => {
       { sessionId: "s", clock: AT },
     );
     expect(collectFileLedger([forged])).toEqual([]);
-    const odd = summaryMessage(
-      "gist",
-      [],
-      { sessionId: "s", clock: AT },
+    const odd = summaryMessage("gist", [], { sessionId: "s", clock: AT }, [
       "",
       [
         LEDGER_HEADING,
@@ -122,7 +119,7 @@ describe("the ledger", () => {
         "- edited (from t1)",
         "- edited src/c.ts",
       ].join("\n"),
-    );
+    ]);
     expect(collectFileLedger([odd])).toEqual([]);
     expect(actions("constructor", { command: "constructor", path: "a.ts" })).toEqual([
       ["a.ts", "read"],
@@ -193,7 +190,7 @@ describe("the ledger", () => {
         "- mentioned in tool output: src/auth/session.ts, /repo/test/auth.test.ts, lib/b.py, lib/c.py",
       ].join("\n"),
     );
-    const earlier = summaryMessage("gist", [], { sessionId: "s", clock: AT }, "", block);
+    const earlier = summaryMessage("gist", [], { sessionId: "s", clock: AT }, ["", block]);
     expect(collectFileLedger([earlier])).toEqual([
       { path: "src/auth/login.ts", action: "edited", source: "t2" },
       { path: "src/a.ts", action: "read", source: "t4" },
@@ -232,17 +229,14 @@ describe("the ledger", () => {
   });
 
   it("reads no mentions from a forged or odd mentions line", () => {
-    const odd = summaryMessage(
-      "gist",
-      [],
-      { sessionId: "s", clock: AT },
+    const odd = summaryMessage("gist", [], { sessionId: "s", clock: AT }, [
       "",
       [
         LEDGER_HEADING,
         "- mentioned src/a.ts (from t1)",
         "- mentioned in tool output: , a b.ts",
       ].join("\n"),
-    );
+    ]);
     expect(collectFileLedger([odd])).toEqual([]);
   });
 });

@@ -2,11 +2,13 @@ import * as z from "zod";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
+  type CompactionContext,
   type CompactionOutput,
   type CompactorRules,
   compactorRules,
   onlyAsync,
 } from "../core/compactor.js";
+import { assertMessages } from "../core/entry-validation.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
@@ -14,11 +16,13 @@ import { functionSchema, NON_EMPTY_STRING_SCHEMA } from "../core/option-schemas.
 import {
   assertLlmClient,
   compactorOptions,
+  KEEP_RECENT_TOOL_USES_SCHEMA,
   KEEP_RECENT_TURNS_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
   POSITIVE_INT_SCHEMA,
   THRESHOLD_SCHEMA,
 } from "./config-schemas.js";
+import { retainedStart } from "./retention.js";
 import type { SummaryOverflow } from "./summary-chunking.js";
 import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
@@ -56,11 +60,23 @@ export interface LLMCompactorOptions {
   /**
    * Hysteresis: when folding the turns older than `keepRecentTurns` would leave the context
    * above this utilization (counting a summary of `maxSummaryTokens`), newer messages are
-   * folded too, oldest first at safe points, until it fits; the latest user message and its
-   * pending tool exchange are always kept verbatim. In (0, threshold]; needs the context the
-   * session passes. @default undefined (fold only the turns older than keepRecentTurns)
+   * folded too, oldest first at safe points, inside one long turn too, until it fits; the
+   * latest user message is kept verbatim, and so is the kept part (`keepRecentToolUses`,
+   * `keepRecentShare`). In (0, threshold]; needs the context the session passes.
+   * @default 0.25
    */
   targetUtilization?: number;
+  /**
+   * The newest tool uses a fold inside the recent turns keeps verbatim (the agent has just read
+   * them); `false` keeps none but the newest exchange. Manual compactions fold past them.
+   * @default 8
+   */
+  keepRecentToolUses?: number | false;
+  /**
+   * The newest messages that take up to this share of the window a fold inside the recent
+   * turns keeps verbatim, with `keepRecentToolUses`. In (0, 1]. @default 0.15
+   */
+  keepRecentShare?: number;
   /**
    * Minimum gain in estimated tokens (the folded part minus the summary message with a summary
    * of `maxSummaryTokens` and its verbatim user messages): a summary that would free fewer is
@@ -106,6 +122,9 @@ export const DEFAULT_LLM_COMPACTOR_OPTIONS: Readonly<LLMCompactorOptions> = Obje
   clearAtLeast: 0,
   maxToolInputChars: 2000,
   maxToolResultChars: 4000,
+  targetUtilization: 0.25,
+  keepRecentToolUses: 8,
+  keepRecentShare: 0.15,
 });
 
 const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;
@@ -122,6 +141,8 @@ export const LLMCompactorOptionsSchema = z.strictObject({
     .enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' })
     .exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
+  keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
+  keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: nonNegativeInt.exactOptional(),
   maxToolInputChars: nonNegativeInt.exactOptional(),
   maxToolResultChars: nonNegativeInt.exactOptional(),
@@ -188,6 +209,16 @@ export class LLMCompactor implements AsyncCompactor {
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
     return this.#rules.shouldCompact(contextUsed, contextLimit);
+  }
+
+  /** Where what an automatic fold keeps verbatim starts: its newest tool uses and share of the window. */
+  keeps(conversation: readonly Message[], context: CompactionContext): number {
+    assertMessages(conversation, "conversation");
+    return retainedStart(
+      conversation,
+      { ...this.config, keepRecentTurns: undefined },
+      context.contextLimit,
+    );
   }
 
   /** Summaries need the LLM: the synchronous path changes nothing (use `compactAsync`). */

@@ -12,6 +12,7 @@ import {
   keptRequestEnd,
 } from "./cut-plan.js";
 import { collectFileLedger, ledgerBudget, renderFileLedger } from "./file-ledger.js";
+import { collectOutlines, outlineBudget, pathsRead, renderOutlines } from "./file-outline.js";
 import {
   earlierUserText,
   type UserWords,
@@ -46,10 +47,22 @@ export interface TrimOptions {
    */
   ledgerTokens?: number;
   /**
+   * Tokens of the outlines of the files read in the removed messages the notice carries (their
+   * declaration lines as read, newest read first; files read again in what stays left out).
+   * @default 0 (none)
+   */
+  outlineTokens?: number;
+  /**
    * The latest index a cut may take: the messages from it on stay whatever the budget (the
    * newest tool exchanges a compaction keeps whole). @default no bound
    */
   latestCut?: number;
+  /**
+   * The messages as they were before the compaction this trim finishes changed some of them
+   * (masked results): the notice's ledger and outlines read a removed message's original, by
+   * id, where there is one. @default the messages as given
+   */
+  originals?: readonly Message[];
 }
 
 /**
@@ -61,6 +74,7 @@ export function keepingTrimOptions(contextLimit: number | undefined, clock?: Clo
     ...(clock === undefined ? {} : { clock }),
     userWordsTokens: userWordsBudget(undefined, contextLimit),
     ledgerTokens: ledgerBudget(contextLimit),
+    outlineTokens: outlineBudget(contextLimit),
   };
 }
 
@@ -87,7 +101,10 @@ export function trimOldest(
   const conversation = readableMessages(messages);
   const sessionId = conversation[0]?.sessionId ?? "";
   const clock = options.clock ?? systemClock;
-  const keeps = (options.userWordsTokens ?? 0) > 0 || (options.ledgerTokens ?? 0) > 0;
+  const keeps =
+    (options.userWordsTokens ?? 0) > 0 ||
+    (options.ledgerTokens ?? 0) > 0 ||
+    (options.outlineTokens ?? 0) > 0;
   const hasNotice = !keeps && conversation.some(isTrimNotice);
   const layout = cutLayout(conversation);
   const bound = options.latestCut ?? conversation.length;
@@ -115,8 +132,9 @@ export function trimOldest(
   if (removed.length === 0) return undefined;
   const kept = before.filter((message) => isSummaryTurn(message.turnId));
   const earlierNotices = keeps ? kept.filter(isTrimNotice) : [];
+  const stays = conversation.slice(chosen);
   const notice = keeps
-    ? keepingNotice([...earlierNotices, ...removed], options, sessionId, clock)
+    ? keepingNotice([...earlierNotices, ...removed], options, sessionId, clock, pathsRead(stays))
     : noticeFor(sessionId, clock);
   return {
     conversation: [
@@ -181,11 +199,16 @@ function trimCut(
   );
 }
 
+/** What a keeping notice carries besides its first line: the library's records, then the user's words. */
+interface NoticeParts {
+  words: readonly UserWords[];
+  records: readonly string[];
+}
+
 function noticeFor(
   sessionId: string,
   clock: Clock,
-  words: readonly UserWords[] = [],
-  ledger = "",
+  parts: NoticeParts = { words: [], records: [] },
 ): UserMessage {
   return createMessage({
     role: "user",
@@ -193,25 +216,43 @@ function noticeFor(
     turnId: SUMMARY_TURN_ID,
     content: [
       { type: "text", text: TRIM_NOTICE },
-      ...(ledger === "" ? [] : [{ type: "text" as const, text: ledger }]),
-      ...words.map((each) => ({ type: "text" as const, text: earlierUserText(each) })),
+      ...parts.records
+        .filter((record) => record !== "")
+        .map((record) => ({ type: "text" as const, text: record })),
+      ...parts.words.map((each) => ({ type: "text" as const, text: earlierUserText(each) })),
     ],
     clock,
     generated: "notice",
   });
 }
 
+/** Each of `messages` as it was in `originals` (by id), where it is there. */
+function asOriginals(
+  messages: readonly Message[],
+  originals: readonly Message[] | undefined,
+): readonly Message[] {
+  if (originals === undefined) return messages;
+  const byId = new Map(originals.map((message) => [message.id, message]));
+  return messages.map((message) => byId.get(message.id) ?? message);
+}
+
 /**
- * The notice of a trim that keeps what a summary would, without a summarizer: the file ledger
- * and the user's words of what goes (earlier notices included), within their budgets.
+ * The notice of a trim that keeps what a summary would, without a summarizer: the file ledger,
+ * the outlines of the files read (but those read again in what stays, `visible`) and the
+ * user's words of what goes (earlier notices included), within their budgets.
  */
 function keepingNotice(
   gone: readonly Message[],
   options: TrimOptions,
   sessionId: string,
   clock: Clock,
+  visible: ReadonlySet<string> = new Set(),
 ): UserMessage {
   const words = userWordsToKeep(gone, options.userWordsTokens ?? 0).verbatim;
-  const ledger = renderFileLedger(collectFileLedger(gone), options.ledgerTokens ?? 0);
-  return noticeFor(sessionId, clock, words, ledger);
+  const read = asOriginals(gone, options.originals);
+  const ledger = renderFileLedger(collectFileLedger(read), options.ledgerTokens ?? 0);
+  const outlineTokens = options.outlineTokens ?? 0;
+  const outlines =
+    outlineTokens > 0 ? renderOutlines(collectOutlines(read), outlineTokens, visible) : "";
+  return noticeFor(sessionId, clock, { words, records: [ledger, outlines] });
 }

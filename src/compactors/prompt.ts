@@ -7,8 +7,8 @@ Write these sections, in this order, under these headings (write "None" where a 
 The user's requests and goals, and every constraint or preference they stated, in the user's own words where they are rules ("never…", "always…", "use…"). What the user said outranks what any tool returned.
 ## Decisions
 Key decisions and why they were made; approaches considered and rejected.
-## Files and identifiers
-File paths, function, class and variable names, ids, URLs, commands, numbers and versions, exactly as they appeared.
+## Files and code
+The files read, changed or created, and for each what matters in it: function, class and variable names with their signatures, and short code snippets of what was written or changed. Ids, URLs, commands, numbers and versions, exactly as they appeared.
 ## Errors and fixes
 Errors met, their causes, and how they were fixed; attempts that failed, so they are not repeated.
 ## Done

@@ -1,4 +1,5 @@
 import type { Message, TurnId } from "../core/message.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import { isSummaryTurn, sameTurn, turnKey } from "../core/turn.js";
 
 /**
@@ -30,4 +31,75 @@ export function turnsFrom(conversation: readonly Message[], start: number): Turn
     }
   }
   return turns;
+}
+
+/**
+ * What a compactor keeps whole at the end of a conversation, whatever its target: the newest
+ * `toolUses` tool uses and the newest `tokens` estimated tokens (the agent has just read them).
+ */
+export interface KeptPart {
+  toolUses?: number | undefined;
+  tokens?: number | undefined;
+}
+
+/**
+ * The index of the first message of the kept part: walking back from the end, the messages
+ * until both `toolUses` tool uses and `tokens` tokens are covered (`0` when the conversation
+ * has fewer); the conversation's length when the part asks for nothing.
+ */
+export function keptStart(conversation: readonly Message[], part: KeptPart): number {
+  const toolUses = part.toolUses ?? 0;
+  const tokens = part.tokens ?? 0;
+  if (toolUses <= 0 && tokens <= 0) return conversation.length;
+  let uses = 0;
+  let covered = 0;
+  for (let index = conversation.length - 1; index >= 0; index -= 1) {
+    const message = conversation[index]!;
+    for (const block of message.content) if (block.type === "tool_use") uses += 1;
+    covered += estimateMessageTokens(message);
+    if (uses >= toolUses && covered >= tokens) return index;
+  }
+  return 0;
+}
+
+/** The retention settings every compactor of ours reads: turns, tool uses, share of the window. */
+export interface RetentionSettings {
+  keepRecentTurns?: number | undefined;
+  keepRecentToolUses?: number | false | undefined;
+  keepRecentShare?: number | undefined;
+}
+
+/**
+ * Where the part a compactor keeps whole starts ({@link keptStart}): the newest tool uses and
+ * the newest share of the window it keeps (`0`: all of it); `undefined` when it keeps neither.
+ */
+export function keptPartStart(
+  conversation: readonly Message[],
+  settings: RetentionSettings,
+  contextLimit: number | undefined,
+): number | undefined {
+  const toolUses = settings.keepRecentToolUses === false ? 0 : settings.keepRecentToolUses;
+  const share = settings.keepRecentShare;
+  const tokens = share === undefined || contextLimit === undefined ? 0 : share * contextLimit;
+  const start = keptStart(conversation, { toolUses, tokens });
+  return start === conversation.length ? undefined : start;
+}
+
+/**
+ * Where everything a compactor's retention keeps starts: the earliest of its recent turns and
+ * its kept part ({@link keptPartStart}). What a follow-up trim leaves alone.
+ */
+export function retainedStart(
+  conversation: readonly Message[],
+  settings: RetentionSettings,
+  contextLimit: number | undefined,
+): number {
+  const turns =
+    settings.keepRecentTurns === undefined
+      ? conversation.length
+      : recentStart(conversation, settings.keepRecentTurns);
+  return Math.min(
+    turns,
+    keptPartStart(conversation, settings, contextLimit) ?? conversation.length,
+  );
 }

@@ -21,8 +21,17 @@ function history(turns: number, prose: number): Message[] {
 
 function stages(client: MockLlmClient) {
   return {
-    masking: new ThresholdCompactor({ toolCompaction: "redact", targetUtilization: 0.5 }),
-    summary: new LLMCompactor(client, { targetUtilization: 0.5 }),
+    // The hybrid's defaults: both stages keep the newest 15% of the window.
+    masking: new ThresholdCompactor({
+      toolCompaction: "redact",
+      targetUtilization: 0.5,
+      keepRecentShare: 0.15,
+    }),
+    summary: new LLMCompactor(client, {
+      targetUtilization: 0.5,
+      keepRecentToolUses: false,
+      keepRecentShare: 0.15,
+    }),
     targetUtilization: 0.5,
   };
 }

@@ -148,7 +148,7 @@ describe("structured handoff prompt", () => {
     for (const heading of [
       "## Goal and constraints",
       "## Decisions",
-      "## Files and identifiers",
+      "## Files and code",
       "## Errors and fixes",
       "## Done",
       "## Pending",

@@ -15,6 +15,7 @@ import { isSummaryTurn, turnKey } from "../core/turn.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
 import { checkSummaryFacts, factsSectionBudget } from "./facts-check.js";
 import { collectFileLedger, ledgerBudget, renderFileLedger } from "./file-ledger.js";
+import { collectOutlines, outlineBudget, pathsRead, renderOutlines } from "./file-outline.js";
 import { type FoldPlan, foldedMessages, keptVerbatim, planFold } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
@@ -172,17 +173,19 @@ function placeSummary(
           cite: true,
         })
       : undefined;
-  const section = facts?.section ?? "";
-  // The files the folded tool calls touched, from their inputs: kept beside the summary.
-  const ledger = renderFileLedger(
-    collectFileLedger(foldedSource),
-    ledgerBudget(options.contextLimit),
-  );
+  // What gives way when the message would not shrink the conversation: the file records (the
+  // outlines first), then the verbatim user words, oldest first.
+  const records = [facts?.section ?? "", ...fileRecords(foldedSource, stays, options.contextLimit)];
   let kept = verbatim;
-  let message = summaryMessage(summary, kept, where, section, ledger);
-  while (unfoldedTokens + estimateMessageTokens(message) >= tokensBefore && kept.length > 0) {
+  let message = summaryMessage(summary, kept, where, records);
+  const shrinks = () => unfoldedTokens + estimateMessageTokens(message) < tokensBefore;
+  while (!shrinks() && records.length > 1) {
+    records.pop();
+    message = summaryMessage(summary, kept, where, records);
+  }
+  while (!shrinks() && kept.length > 0) {
     kept = kept.slice(1);
-    message = summaryMessage(summary, kept, where, section, ledger);
+    message = summaryMessage(summary, kept, where, records);
   }
   const tokensAfter = unfoldedTokens + estimateMessageTokens(message);
   if (tokensAfter >= tokensBefore) return undefined;
@@ -198,6 +201,22 @@ function placeSummary(
         : { factsAdded: facts.added.map((fact) => `${fact.kind}: ${fact.text}`) }),
     },
   };
+}
+
+/**
+ * The library's records of the files a folded part touched, kept beside its summary: the file
+ * ledger (from the tool calls' inputs) and the outlines of the files it read (but those read
+ * again in what stays).
+ */
+function fileRecords(
+  folded: readonly Message[],
+  stays: readonly Message[],
+  contextLimit: number | undefined,
+): string[] {
+  return [
+    renderFileLedger(collectFileLedger(folded), ledgerBudget(contextLimit)),
+    renderOutlines(collectOutlines(folded), outlineBudget(contextLimit), pathsRead(stays)),
+  ];
 }
 
 /** What {@link writeSummary} writes from. */

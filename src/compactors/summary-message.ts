@@ -152,20 +152,18 @@ export interface SummaryMessageOptions {
 
 /**
  * The message that stands where the folded messages were (turn `u0`): the summary after
- * {@link SUMMARY_PREFIX}, the facts section and the file ledger (the library's own records,
- * each in a block of its own), then each user message kept verbatim after
+ * {@link SUMMARY_PREFIX}, the library's own `records` (the facts section, the file ledger, the
+ * file outlines), each in a block of its own, then each user message kept verbatim after
  * {@link EARLIER_USER_MESSAGE_PREFIX}, in a block of its own.
  */
 export function summaryMessage(
   summary: string,
   verbatim: readonly (string | UserWords)[],
   options: SummaryMessageOptions,
-  factsSection = "",
-  fileLedger = "",
+  records: readonly string[] = [],
 ): UserMessage {
   const content: TextBlock[] = [{ type: "text", text: `${SUMMARY_PREFIX}${summary}` }];
-  if (factsSection !== "") content.push({ type: "text", text: factsSection });
-  if (fileLedger !== "") content.push({ type: "text", text: fileLedger });
+  for (const record of records) if (record !== "") content.push({ type: "text", text: record });
   for (const words of verbatim) content.push({ type: "text", text: earlierUserText(words) });
   return createMessage({
     role: "user",

@@ -6,6 +6,7 @@ import {
   type CompactorRules,
   compactorRules,
 } from "../core/compactor.js";
+import { assertMessages } from "../core/entry-validation.js";
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
@@ -21,6 +22,7 @@ import {
   TOOL_NAMES_SCHEMA,
 } from "./config-schemas.js";
 import { dropToTarget } from "./drop-oldest.js";
+import { retainedStart } from "./retention.js";
 import { maskToolResults, type ToolCompaction } from "./tool-masking.js";
 
 export { REDACTION_NOTICE, type ToolCompaction } from "./tool-masking.js";
@@ -46,6 +48,14 @@ export interface ThresholdCompactorOptions {
    * are compacted. @default false
    */
   keepRecentToolUses?: number | false;
+  /**
+   * The newest messages that take up to this share of the window stay whole, whatever the
+   * target: their results are not masked, and `dropOldest` does not remove them (unless that
+   * would leave the context above `threshold`). With `keepRecentToolUses`, both are kept.
+   * Needs the context the session passes to `compact`; a manual compaction keeps only the
+   * newest tool uses. In (0, 1]. @default undefined (none)
+   */
+  keepRecentShare?: number;
   /**
    * Hysteresis: once triggered, compact oldest first only until the context is at or below
    * this utilization, in (0, threshold]. Needs the context the session passes to `compact`;
@@ -110,6 +120,7 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
     })
     .exactOptional(),
   keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
+  keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
   excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
@@ -176,6 +187,12 @@ export class ThresholdCompactor implements Compactor {
 
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
     return this.#rules.shouldCompact(contextUsed, contextLimit);
+  }
+
+  /** Where what this compactor keeps whole starts: its recent turns, newest tool uses and share. */
+  keeps(conversation: readonly Message[], context: CompactionContext): number {
+    assertMessages(conversation, "conversation");
+    return retainedStart(conversation, this.config, context.contextLimit);
   }
 
   /**

@@ -18,7 +18,7 @@ import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { MENTIONS_OPEN } from "./path-mentions.js";
 import { placeholderOf } from "./result-placeholder.js";
-import { recentStart, turnsFrom } from "./retention.js";
+import { keptStart, recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
 
@@ -46,6 +46,8 @@ export interface ToolMaskingSettings {
   /** The placeholder lists the paths the result named (` (mentions: …)`). */
   keepPathMentions?: boolean | undefined;
   keepRecentToolUses?: number | false | undefined;
+  /** The newest share of the window whose results stay whole (needs the context's window). */
+  keepRecentShare?: number | undefined;
   toolCompaction: ToolCompaction;
   excludeTools: readonly string[];
   clearToolInputs: boolean | readonly string[];
@@ -258,10 +260,28 @@ function maskingScope(
         : uses.count - keepRecentToolUses,
     protectedIndex: newestResultsIndex(conversation),
     lastAssistant: lastIndexWhere(conversation, (message) => message.role === "assistant"),
-    // Without within-turn retention nothing from `start` on is eligible.
-    scanEnd: keepRecentToolUses === undefined ? start : conversation.length,
+    // Without within-turn retention nothing from `start` on is eligible; nothing in the newest
+    // share of the window ever is.
+    scanEnd: Math.min(
+      keepRecentToolUses === undefined ? start : conversation.length,
+      // A manual compaction keeps the newest tool uses, not a share of a window it ignores.
+      context?.trigger === "manual"
+        ? conversation.length
+        : recentShareStart(conversation, settings.keepRecentShare, context?.contextLimit),
+    ),
     budget: targetBudget(settings.targetUtilization, context, tokensBefore),
   };
+}
+
+/** Where the newest `share` of the window starts (the conversation's length without one). */
+function recentShareStart(
+  conversation: readonly Message[],
+  share: number | undefined,
+  contextLimit: number | undefined,
+): number {
+  if (share === undefined || contextLimit === undefined || !(contextLimit > 0))
+    return conversation.length;
+  return keptStart(conversation, { tokens: share * contextLimit });
 }
 
 /** Where a tool result sits, and whether its message is in an old turn. */

@@ -105,6 +105,13 @@ export interface Compactor {
   /** Whether the real work happens in `compactAsync`. */
   readonly isAsync: boolean;
   /**
+   * Where the part of `conversation` this compactor keeps whole starts (its recent turns, its
+   * newest tool uses, its newest share of the window): the session's follow-up trim never
+   * removes a message from there on unless the next request would not fit the window.
+   * @default the session keeps only the latest request
+   */
+  keeps?(conversation: readonly Message[], context: CompactionContext): number;
+  /**
    * The name events, reports and boundaries give its runs: `threshold`, `llm`, `hybrid` and
    * `anthropic` for the built-in compactors. @default "custom"
    */

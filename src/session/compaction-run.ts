@@ -125,7 +125,7 @@ export class CompactionRunner {
         await trimOnOverflow(this.#landing(), trigger, state.outcome, {
           begin: () => this.#begin(state),
           signal: options.signal,
-          below: this.#stillDue(state),
+          ...this.#stillDue(state),
         });
       }
       this.#reportOverflow(trigger, state.outcome);
@@ -168,18 +168,33 @@ export class CompactionRunner {
   /**
    * No compaction leaves the context above its trigger: when a change landed in this run, the
    * last compactor ran (a summarizer after masking takes over from its own threshold) and would
-   * still be due, the share of the window the last resort trims down to: its target, else
-   * `trimOnOverflow`'s, when the context is above it. `undefined` otherwise (a compactor that
-   * declined a rewrite not worth its cost is not overruled), or with `trimOnOverflow: false`.
+   * still be due, the share of the window the last resort trims down to (`below`: its target,
+   * else `trimOnOverflow`'s, when the context is above it), and where what that compactor keeps
+   * starts (`keepFrom`: the trim leaves it unless the request would not fit the window).
+   * Nothing otherwise (a compactor that declined a rewrite not worth its cost is not overruled),
+   * with `trimOnOverflow: false`, or when the system prompt and tools alone are above the
+   * compactor's trigger: no trim can help then, and the session is warned once.
    */
-  #stillDue(state: RunState): number | undefined {
+  #stillDue(state: RunState): { below?: number; keepFrom?: number } {
     const { ran, landed } = state;
-    const { contextLimit, trimTarget, compactors } = this.#settings;
-    if (landed !== true || ran === undefined || trimTarget === undefined) return undefined;
-    if (ran !== compactors.at(-1)) return undefined;
-    if (!ran.shouldCompact(this.contextUsed, contextLimit)) return undefined;
+    const { contextLimit, trimTarget, compactors, history } = this.#settings;
+    if (landed !== true || ran === undefined || trimTarget === undefined) return {};
+    if (ran !== compactors.at(-1)) return {};
+    if (!ran.shouldCompact(this.contextUsed, contextLimit)) return {};
+    const overhead = Math.max(0, this.contextUsed - history.meter.estimate);
+    if (ran.shouldCompact(overhead, contextLimit)) {
+      this.#settings.warn?.({
+        kind: "overhead_above_trigger",
+        overheadTokens: overhead,
+        contextLimit,
+        message: `the system prompt and tools alone take ${overhead} tokens, above the ${strategyOf(ran)} compactor's trigger in a window of ${contextLimit}: compaction cannot bring the context under it`,
+      });
+      return {};
+    }
     const share = compactorTarget(ran) ?? trimTarget;
-    return this.contextUsed > share * contextLimit ? share : undefined;
+    if (this.contextUsed <= share * contextLimit) return {};
+    const keepFrom = ran.keeps?.(history.messages, { contextLimit, contextUsed: this.contextUsed });
+    return { below: share, ...(keepFrom === undefined ? {} : { keepFrom }) };
   }
 
   /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */

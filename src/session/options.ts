@@ -153,23 +153,25 @@ export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
 }
 
 /**
- * The compactor a session runs when `compactor` is not given, tuned in dollars at cache prices
- * (simulated 500 and 2,000-step runs, cache reads at 0.1x and 0.025x): every compaction
- * rewrites the prompt cache from its first change on, so a few deep rewrites cost less than
- * many shallow ones. From half the window, old tool results give way to their summary or the
- * redaction notice (all but the 3 most recent tool uses, within one turn too) and, when that
- * is not enough, the oldest messages go in the same rewrite (archived; a notice keeps the
- * user's words and the file ledger), down to 10% of the window, and only when the rewrite frees
- * at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of it. Tool inputs stay, and a masked result's
- * placeholder keeps the paths it named. With an `llmCompactor`
- * nothing is dropped: the summarizer folds the old turns instead.
+ * The compactor a session runs when `compactor` is not given, tuned on real agent runs for
+ * dollars at cache prices and for what the agent uses next (the bench's real-run replay): every
+ * compaction rewrites the prompt cache from its first change on, so it waits until three
+ * quarters of the window and then goes deep. The newest messages stay whole (the 8 newest tool
+ * uses and the newest 15% of the window: the agent has just read them); older tool results give
+ * way to their summary or the redaction notice, and, when that leaves the context above a
+ * quarter of the window, the older messages go in the same rewrite (archived; a notice keeps
+ * the user's words, the file ledger and the outlines of the files read). Only a rewrite freeing
+ * at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of the window runs. With an `llmCompactor` the
+ * summarizer folds the old part instead, at its own threshold, and this compactor only masks,
+ * from {@link DEFAULT_MASKING_WITH_SUMMARIES_THRESHOLD}: a fallback while the summarizer is down.
  */
 export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
   Object.freeze({
     toolCompaction: "summarize_or_redact",
-    threshold: 0.5,
-    keepRecentToolUses: 3,
-    targetUtilization: 0.1,
+    threshold: 0.75,
+    keepRecentToolUses: 8,
+    keepRecentShare: 0.15,
+    targetUtilization: 0.25,
     clearToolInputs: false,
     keepPathMentions: true,
     dropOldest: true,
@@ -181,19 +183,27 @@ export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompac
  */
 export const DEFAULT_CLEAR_AT_LEAST_SHARE = 0.1;
 
+/**
+ * The default compactor's threshold when the session has an `llmCompactor`: above the
+ * summarizer's, so masking acts only when summaries fail or cannot keep up.
+ */
+export const DEFAULT_MASKING_WITH_SUMMARIES_THRESHOLD = 0.9;
+
 /** The compactors a session runs, in order, from its options and its window. */
 export function sessionCompactors(options: AgentSessionOptions, contextLimit: number): Compactor[] {
   const compactors: Compactor[] = [];
   const first = options.compactor;
   if (first === undefined) {
     const clearAtLeast = Math.floor(DEFAULT_CLEAR_AT_LEAST_SHARE * contextLimit);
-    const dropOldest = options.llmCompactor === undefined;
+    const summarized = options.llmCompactor !== undefined;
     const clock = options.clock === undefined ? {} : { clock: options.clock };
     compactors.push(
       new ThresholdCompactor({
         ...DEFAULT_SESSION_COMPACTOR_OPTIONS,
         clearAtLeast,
-        dropOldest,
+        ...(summarized
+          ? { dropOldest: false, threshold: DEFAULT_MASKING_WITH_SUMMARIES_THRESHOLD }
+          : {}),
         ...clock,
       }),
     );

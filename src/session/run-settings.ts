@@ -4,7 +4,7 @@ import type { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
-import type { CompactionEvent } from "./events.js";
+import type { CompactionEvent, OverheadAboveTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { SessionLimits } from "./options.js";
 
@@ -32,6 +32,8 @@ export interface CompactionRunnerSettings {
   trimTarget: number | undefined; // trimOnOverflow's target utilization, undefined when off
   clock: Clock;
   emit: (event: CompactionEvent) => void;
+  /** Reports a problem with the window once per kind (an event and a logger warning). */
+  warn?: (problem: OverheadAboveTrigger) => void;
   hooks: CompactionHooks;
   /** Where what compactions remove is kept; `undefined` with `archive: false`. */
   archive: ArchiveKeeper | undefined;

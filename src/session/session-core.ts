@@ -24,7 +24,7 @@ import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js"
 import { CompactionHooks } from "./compaction-hooks.js";
 import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
 import { CompactionRunner } from "./compaction-run.js";
-import type { CompactionEvent, CompactionEventListener } from "./events.js";
+import type { CompactionEvent, CompactionEventListener, OverheadAboveTrigger } from "./events.js";
 import { History } from "./history.js";
 import { MessageIntake } from "./message-intake.js";
 import {
@@ -108,6 +108,7 @@ export class SessionCore {
       trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.clock,
       emit: (event) => this.emit(event),
+      warn: (problem) => this.#warnWindow(problem),
       hooks: this.hooks,
       keepStaleThinking: parsed.keepStaleThinking ?? false,
       archive: this.keeper,
@@ -223,7 +224,9 @@ export class SessionCore {
   }
 
   /** Reports a window problem once per kind: an event and a logger warning. */
-  #warnWindow(problem: UsageAboveWindow | ConfiguredWindowProblem | undefined): void {
+  #warnWindow(
+    problem: UsageAboveWindow | ConfiguredWindowProblem | OverheadAboveTrigger | undefined,
+  ): void {
     if (problem === undefined || this.#windowWarnings.has(problem.kind)) return;
     this.#windowWarnings.add(problem.kind);
     this.#logger?.warn(`agent-compaction: ${problem.message}`, { problem });

@@ -24,6 +24,8 @@ export async function trimOnOverflow(
     begin: () => Promise<boolean>;
     signal?: AbortSignal | undefined;
     below?: number | undefined;
+    /** Where what the still-due compactor keeps starts: left alone unless above {@link TRIM_AT}. */
+    keepFrom?: number | undefined;
   },
 ): Promise<void> {
   const { history, contextLimit, clock } = landing;
@@ -31,7 +33,8 @@ export async function trimOnOverflow(
   // The share to trim down to: the still-due compactor's, and above TRIM_AT the lower of it and
   // `trimOnOverflow`'s.
   let trimTarget = run.below;
-  if (contextUsedBefore > TRIM_AT * contextLimit && landing.trimTarget !== undefined)
+  const mustFit = contextUsedBefore > TRIM_AT * contextLimit;
+  if (mustFit && landing.trimTarget !== undefined)
     trimTarget = Math.min(trimTarget ?? landing.trimTarget, landing.trimTarget);
   if (trimTarget === undefined) return;
   // Under the session's lease, as every compaction: the worker holding it compacts already.
@@ -40,7 +43,11 @@ export async function trimOnOverflow(
   const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
   const budget = Math.floor(trimTarget * contextLimit) - overhead;
   // The notice keeps what a summary would, without a summarizer: the user's words and the files.
-  const output = trimOldest(history.messages, budget, keepingTrimOptions(contextLimit, clock));
+  const options = keepingTrimOptions(contextLimit, clock);
+  // What the compactor keeps stays, unless the next request would not fit the window.
+  const keeping =
+    mustFit || run.keepFrom === undefined ? options : { ...options, latestCut: run.keepFrom };
+  const output = trimOldest(history.messages, budget, keeping);
   if (output === undefined) return;
   const trim = (keeping: Landing) =>
     replaceHistory(keeping, history.messages, history.generation, output.conversation, run.signal);

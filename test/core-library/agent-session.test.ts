@@ -213,29 +213,29 @@ describe("AgentSession: maybeCompact", () => {
   it("runs the default threshold compactor over the threshold, then reports and emits", async () => {
     const events: CompactionEvent[] = [];
     const session = new AgentSession({
-      contextLimit: 10_000,
+      contextLimit: 20_000,
       onEvent: (event) => events.push(event),
     });
-    // The default masks all but the 3 newest results and, as that is not enough, removes the
-    // oldest messages in the same rewrite, down to 10% of the window (or the kept results).
-    session.append(...history(12));
+    // Above three quarters of the window the default keeps the 8 newest tool uses whole and
+    // removes the older messages in one rewrite (archived; a notice keeps the user's words).
+    session.append(...history(80, 1500));
     const report = await session.maybeCompact();
     expect(report.compacted).toBe(true);
     expect(report.results).toMatchObject([
       { strategy: "threshold", result: { messagesRemoved: expect.any(Number) } },
     ]);
-    // No compaction leaves the context above its trigger (half the window).
-    expect(report.contextUsedAfter).toBeLessThanOrEqual(5000);
+    // No compaction leaves the context above its trigger.
+    expect(report.contextUsedAfter).toBeLessThanOrEqual(15_000);
     // A sync compactor is instantaneous: it reports its end (or a skip), no start.
     expect(events.map((event) => event.type)).toEqual(["compaction_end"]);
     expect(events[0]).toMatchObject({ trigger: "auto", strategy: "threshold" });
     const contents = session.messages.flatMap((message) =>
       message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
     );
-    // The 3 newest results stay whole: the agent has just read them. Any older one still
+    // The 8 newest results stay whole: the agent has just read them. Any older one still
     // there is its summary, naming the recall handle of its original.
-    expect(contents.slice(-3)).toEqual(["r".repeat(2000), "r".repeat(2000), "r".repeat(2000)]);
-    for (const older of contents.slice(0, -3)) {
+    expect(contents.slice(-8)).toEqual(Array.from({ length: 8 }, () => "r".repeat(1500)));
+    for (const older of contents.slice(0, -8)) {
       expect(older).toMatch(/^summary \d+ \[recall r\d+-[0-9a-f]{4}\]$/);
     }
     // The notice keeps the user's words and names the recall handle of what it stands for.
@@ -244,7 +244,7 @@ describe("AgentSession: maybeCompact", () => {
     const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(notice)![1]!;
     const recalled = JSON.stringify(await session.recall(handle));
     expect(recalled).toContain("summary 1");
-    expect(recalled).toContain("r".repeat(2000));
+    expect(recalled).toContain("r".repeat(1500));
   });
 
   it("judges the LLM compactor on the context left after the threshold compactor", async () => {
@@ -405,9 +405,11 @@ describe("AgentSession: maybeCompact", () => {
 describe("AgentSession: forceCompact", () => {
   it("ignores the threshold", async () => {
     const session = new AgentSession({ contextLimit: 10_000_000 });
-    session.append(...history(5));
+    session.append(...history(10));
     const result = await session.forceCompact();
-    expect(result).toMatchObject({ toolResultsSummarized: 2 });
+    // The results of the turns before the 3 recent ones (a manual compaction keeps no share of
+    // the window).
+    expect(result).toMatchObject({ toolResultsSummarized: 7 });
   });
 
   it("rejects with CompactionError and applies nothing, not even the threshold pass", async () => {
@@ -434,11 +436,11 @@ describe("AgentSession: forceCompact", () => {
       contextLimit: 10_000_000,
       llmCompactor: new LLMCompactor(client),
     });
-    session.append(...history(5));
+    session.append(...history(10));
     const result = await session.forceCompact({ instructions: "Focus on file names" });
     expect(client.lastRequest?.prompt).toContain("Focus on file names");
     // A manual compaction folds as far as it can: every turn, the latest request kept verbatim.
-    expect(result).toMatchObject({ toolResultsSummarized: 2, turnsCompacted: 5 });
+    expect(result).toMatchObject({ toolResultsSummarized: 7, turnsCompacted: 10 });
   });
 
   it("is at least as strong as an automatic one: inside one turn it folds the old tool exchanges", async () => {

@@ -124,13 +124,10 @@ describe("hostile text: every text path stays linear (a megabyte each, < 2 s)", 
 
   it.each(cases)("the transcript, the summary message and the ledger: %s", async (label, text) => {
     const messages = conversationWith(text).build();
-    const earlier = summaryMessage(
-      text,
-      [text],
-      { sessionId: "s", clock: () => new Date(0) },
+    const earlier = summaryMessage(text, [text], { sessionId: "s", clock: () => new Date(0) }, [
       text,
       `${LEDGER_HEADING}\n${text}`,
-    );
+    ]);
     await withinBound(`formatTranscript(${label})`, 9, () =>
       formatTranscript([earlier, ...messages], new Map(), {
         maxToolInputChars: 2000,
