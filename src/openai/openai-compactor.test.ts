@@ -5,6 +5,7 @@ import {
   type Item,
   ResponsesApiServer,
   type ResponsesScript,
+  reasonedAnswer,
 } from "../../test/support/openai-responses-server.js";
 import {
   AgentSession,
@@ -205,27 +206,13 @@ const longTask =
   (request, ids) => {
     const input = request.body.input as Item[];
     const calls = input.filter((item) => item.type === "function_call").length;
-    const reasoning = { type: "reasoning", id: ids("rs"), summary: [] };
     // After a compaction the older calls are in the compaction item: count the steps by the path.
     const last = input.findLast((item) => item.type === "function_call");
     const step = last === undefined ? 0 : Number(/f(\d+)/.exec(String(last.arguments))?.[1]) + 1;
-    if (step >= steps || calls > steps) {
-      return {
-        output: [
-          reasoning,
-          {
-            type: "message",
-            id: ids("msg"),
-            role: "assistant",
-            status: "completed",
-            content: [{ type: "output_text", text: "Done.", annotations: [] }],
-          },
-        ],
-      };
-    }
+    if (step >= steps || calls > steps) return { output: reasonedAnswer(ids, "Done.") };
     return {
       output: [
-        reasoning,
+        { type: "reasoning", id: ids("rs"), summary: [] },
         {
           type: "function_call",
           id: ids("fc"),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ResponsesApiServer,
   type ResponsesScript,
+  reasonedAnswer,
 } from "../../test/support/openai-responses-server.js";
 import { AgentSession, ValidationError, validateConversation } from "../index.js";
 import { appendOpenAIResponse } from "./response.js";
@@ -93,18 +94,7 @@ describe("an incomplete response through the openai SDK and the loopback Respons
   const script: ResponsesScript = (request, ids) =>
     (request.body.input as unknown[]).length === 1
       ? { status: "incomplete", output: [{ type: "reasoning", id: ids("rs"), summary: [] }] }
-      : {
-          output: [
-            { type: "reasoning", id: ids("rs"), summary: [] },
-            {
-              type: "message",
-              id: ids("msg"),
-              role: "assistant",
-              status: "completed",
-              content: [{ type: "output_text", text: "Done.", annotations: [] }],
-            },
-          ],
-        };
+      : { output: reasonedAnswer(ids, "Done.") };
   beforeAll(async () => {
     server = await ResponsesApiServer.start(script);
     client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
-import type { Usage } from "../index.js";
+import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
 
 /** What {@link usageFromOpenAI} reads of a response's `usage` (the SDK's `ResponseUsage`). */
 export interface OpenAIUsageLike {
@@ -13,22 +13,19 @@ export interface OpenAIUsageLike {
   output_tokens?: number | null;
 }
 
-const tokenCount = z
-  .number({ error: "must be a number or null" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more")
-  .nullish();
-
 const OpenAIUsageSchema = z.looseObject(
   {
-    input_tokens: tokenCount,
+    input_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
     input_tokens_details: z
       .looseObject(
-        { cached_tokens: tokenCount, cache_write_tokens: tokenCount },
+        {
+          cached_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+          cache_write_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+        },
         { error: "must be an object or null" },
       )
       .nullish(),
-    output_tokens: tokenCount,
+    output_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
   },
   { error: "must be a usage object, null or undefined" },
 );

@@ -58,6 +58,20 @@ export type ResponsesScript = (
   ids: (kind: string) => string,
 ) => ScriptedOutput | Promise<ScriptedOutput>;
 
+/** A model's final answer: a reasoning item, then an assistant message of `text`. */
+export function reasonedAnswer(ids: (kind: string) => string, text: string): Item[] {
+  return [
+    { type: "reasoning", id: ids("rs"), summary: [] },
+    {
+      type: "message",
+      id: ids("msg"),
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    },
+  ];
+}
+
 /** A problem the API would refuse the input for. */
 export interface InputProblem {
   message: string;
