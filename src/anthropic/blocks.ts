@@ -2,6 +2,7 @@ import type {
   ContentBlock as AnthropicContentBlock,
   ContentBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
+import { BOOKKEEPING_KEYS, isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -25,7 +26,7 @@ import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
  * content was a plain string (`content: "hi"`). `toAnthropicMessages` turns such a message
  * back into a string and never sends the key.
  */
-export const STRING_CONTENT_KEY = "agentCompaction:stringContent";
+export const STRING_CONTENT_KEY = `${BOOKKEEPING_KEYS.library}:stringContent` as const;
 
 /** A block as the SDK takes it in a request or gives it in a response. */
 export type AnthropicBlock = ContentBlockParam | AnthropicContentBlock;
@@ -178,16 +179,30 @@ export function isStringContent(blocks: readonly ContentBlock[]): blocks is [Tex
   return keys.length === 1 && only.extra[STRING_CONTENT_KEY] === true;
 }
 
-/** The wire fields `extra` adds: all but the modelled ones, `type` and our own marker. */
+/**
+ * The wire fields `extra` adds: all but the modelled ones, `type` and the library's
+ * bookkeeping (our own marker, the other adapters' fields: see `isBookkeepingKey`).
+ */
 function extraToWire(extra: JsonObject | undefined, modelled: readonly string[]): JsonObject {
   const out: JsonObject = {};
   if (extra === undefined) return out;
   for (const [key, value] of Object.entries(extra)) {
-    if (key !== "type" && key !== STRING_CONTENT_KEY && !modelled.includes(key)) {
+    if (key !== "type" && !isBookkeepingKey(key) && !modelled.includes(key)) {
       setProperty(out, key, value);
     }
   }
   return out;
+}
+
+/** An opaque block as sent: without the marks another adapter put on it (`aiSdk:…`, `openai:…`). */
+function opaqueToWire(block: JsonObject): JsonObject {
+  let out: JsonObject | undefined;
+  for (const key of Object.keys(block)) {
+    if (!isBookkeepingKey(key)) continue;
+    out ??= { ...block };
+    delete out[key];
+  }
+  return out ?? block;
 }
 
 function sameNamedToWire(block: SameNamedBlock): JsonObject {
@@ -209,7 +224,7 @@ function partToWire(part: ToolResultContentBlock): JsonObject {
         source: imageSourceToWire(part.source),
       };
     case "opaque":
-      return part.block;
+      return opaqueToWire(part.block);
   }
 }
 

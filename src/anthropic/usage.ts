@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import type { Usage } from "../core/usage.js";
+import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
 
 /**
  * The token fields of an Anthropic usage object: the SDK's `Usage`, `MessageDeltaUsage`
@@ -13,18 +13,12 @@ export interface AnthropicUsageLike {
   output_tokens?: number | null;
 }
 
-const tokenCount = z
-  .number({ error: "must be a number or null" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more")
-  .nullish();
-
 const AnthropicUsageSchema = z.looseObject(
   {
-    input_tokens: tokenCount,
-    cache_creation_input_tokens: tokenCount,
-    cache_read_input_tokens: tokenCount,
-    output_tokens: tokenCount,
+    input_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    cache_creation_input_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    cache_read_input_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    output_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
   },
   { error: "must be a usage object, null or undefined" },
 );

@@ -9,6 +9,7 @@ import {
   innerSafeCuts,
   isKeptRequest,
   keptRequestEnd,
+  recentToolUsesCut,
   remainderBudget,
   retentionCut,
 } from "./cut-plan.js";
@@ -40,6 +41,19 @@ describe("cutLayout", () => {
     expect(layout.latestRequest).toBe(4);
     // Never between a tool use (index 1) and its result (index 2).
     expect(innerSafeCuts(layout)).toEqual([1, 3, 4, 5, 7]);
+  });
+});
+
+describe("recentToolUsesCut", () => {
+  it("is the latest candidate at or before the count-th newest tool use, undefined when fewer", () => {
+    // Tool uses at 1, 5 and 9 (a turn is request, use, result, answer).
+    const layout = cutLayout(turns(3));
+    const cuts = innerSafeCuts(layout);
+    expect(recentToolUsesCut(layout, 1, cuts)).toBe(9);
+    expect(recentToolUsesCut(layout, 2, cuts)).toBe(5);
+    expect(recentToolUsesCut(layout, 2, [1, 4])).toBe(4);
+    expect(recentToolUsesCut(layout, 3, cuts)).toBe(1);
+    expect(recentToolUsesCut(layout, 4, cuts)).toBeUndefined();
   });
 });
 

@@ -60,6 +60,25 @@ export function retentionCut(
 }
 
 /**
+ * Where keeping the `count` newest tool uses whole puts the cut, inside a turn too: the latest
+ * of `candidates` (ascending) at or before the message holding the `count`-th newest tool use;
+ * `undefined` when there are fewer tool uses or no candidate is that early.
+ */
+export function recentToolUsesCut(
+  layout: CutLayout,
+  count: number,
+  candidates: readonly number[],
+): number | undefined {
+  const { conversation } = layout;
+  let seen = 0;
+  for (let index = conversation.length - 1; index >= 0; index -= 1) {
+    for (const block of conversation[index]!.content) if (block.type === "tool_use") seen += 1;
+    if (seen >= count) return candidates.findLast((cut) => cut <= index);
+  }
+  return undefined;
+}
+
+/**
  * The first of `candidates` (in the order given, earliest cut first) whose remainder `fits`,
  * else the last of them: the least a compaction removes to reach its budget, or the most it
  * may remove when no cut reaches it. `undefined` when there is no candidate.

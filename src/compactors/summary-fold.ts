@@ -244,10 +244,11 @@ async function writeSummary(
   const settings = summarizer.options;
   let usage: CompactionUsage | undefined;
   const send = async (
-    request: Omit<LlmRequest, "signal" | "maxTokens">,
+    request: Omit<LlmRequest, "signal" | "maxTokens" | "runId">,
     requestSignal?: AbortSignal,
   ) => {
-    const reply = await requestSummary(summarizer, request, requestSignal);
+    const run = options.runId === undefined ? {} : { runId: options.runId };
+    const reply = await requestSummary(summarizer, { ...request, ...run }, requestSignal);
     if (reply.usage !== undefined) usage = sumUsage(usage, reply.usage);
     return reply.text;
   };

@@ -125,6 +125,11 @@ export interface CompactAsyncOptions extends CompactionContext {
   /** Extra instructions for the summarizer, for this run only. @default none */
   instructions?: string;
   /**
+   * The session's id of this run (its `compaction_start` event's `runId`), passed on to the
+   * summarizer's requests (`LlmRequest.runId`). @default none
+   */
+  runId?: string;
+  /**
    * The originals of tool results an earlier compaction replaced, by tool use id (the session
    * passes them from its archive), so a summarizer reads what was there, not the placeholder.
    * @default none
@@ -251,7 +256,7 @@ export async function runCompactor(
   const trusted = trustedRuns.get(compactor);
   if (trusted !== undefined) return trusted(conversation, summaries, options, estimate);
   if (runsAsync(compactor)) return compactor.compactAsync(conversation, summaries, options);
-  const { signal: _signal, instructions: _instructions, ...context } = options;
+  const { signal: _signal, instructions: _instructions, runId: _runId, ...context } = options;
   return compactor.compact(conversation, summaries, context);
 }
 

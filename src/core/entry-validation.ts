@@ -67,6 +67,7 @@ const CompactOptionsSchema = z.object(
   {
     signal: z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional(),
     instructions: z.string({ error: "must be a string" }).exactOptional(),
+    runId: z.string({ error: "must be a string" }).exactOptional(),
     contextLimit: z
       .number({ error: "must be a number" })
       .refine((value) => Number.isFinite(value) && value > 0, "must be a finite number above 0")

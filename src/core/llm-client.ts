@@ -19,6 +19,12 @@ export interface LlmRequest {
   /** Aborts the request (timeout or caller cancellation). */
   signal?: AbortSignal;
   /**
+   * The session's compaction run this request serves (its `compaction_start` event's `runId`):
+   * what ties the request to that run, e.g. for a tracing client to parent its span under the
+   * run's (`traceLlmClient`). A client may ignore it. @default none (a request made outside a run)
+   */
+  runId?: string;
+  /**
    * The conversation as the agent last sent it, set only for a client whose
    * `acceptsConversation` is true: the client sends these messages unchanged, with the agent's
    * own model, system prompt and tools, and `prompt` appended as the final user message, so the

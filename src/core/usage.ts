@@ -17,6 +17,13 @@ const tokenCount = z
   .int("must be a whole number")
   .nonnegative("must be 0 or more");
 
+/** A token count as a provider's usage reports it: a whole number ≥ 0, `null` or absent. */
+export const PROVIDER_TOKEN_COUNT_SCHEMA = z
+  .number({ error: "must be a number or null" })
+  .int("must be a whole number")
+  .nonnegative("must be 0 or more")
+  .nullish();
+
 /** Schema of {@link Usage}. */
 export const UsageSchema = z.strictObject({
   inputTokens: tokenCount,

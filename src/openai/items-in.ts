@@ -1,3 +1,4 @@
+import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -16,7 +17,7 @@ import { isPlainObject } from "../internal/plain-object.js";
  * are kept verbatim: `item` (the item's own fields, on its first block), `part` (a content
  * part's), `continues` (a later part of the same item), `content` (`"string"` or `"empty"`).
  */
-export const OPENAI_KEY = "openai";
+export const OPENAI_KEY = BOOKKEEPING_KEYS.openai;
 /** The keys an opaque block (a whole item, or a part) carries the same marks under. */
 export const OPAQUE_ITEM_KEY = `${OPENAI_KEY}:item`;
 export const OPAQUE_CONTINUES_KEY = `${OPENAI_KEY}:continues`;

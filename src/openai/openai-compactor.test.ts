@@ -5,6 +5,7 @@ import {
   type Item,
   ResponsesApiServer,
   type ResponsesScript,
+  reasonedAnswer,
 } from "../../test/support/openai-responses-server.js";
 import {
   AgentSession,
@@ -14,7 +15,7 @@ import {
   validateConversation,
 } from "../index.js";
 import { OpenAILlmClient } from "./llm-client.js";
-import { OpenAICompactor } from "./openai-compactor.js";
+import { OpenAICompactor, type OpenAICompactorOptions } from "./openai-compactor.js";
 import { appendOpenAIResponse } from "./response.js";
 import { toResponsesInput } from "./responses-output.js";
 
@@ -196,5 +197,184 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
     session.addToolResults([{ type: "tool_result", toolUseId: "call_x", content: "r" }]);
     const input = toResponsesInput(session.messages) as ResponseInputItem[];
     expect(input.slice(1, 3)).toEqual(output);
+  });
+});
+
+/** A long task: one user request answered in `steps` tool calls (reasoning before each), then an answer. */
+const longTask =
+  (steps: number): ResponsesScript =>
+  (request, ids) => {
+    const input = request.body.input as Item[];
+    const calls = input.filter((item) => item.type === "function_call").length;
+    // After a compaction the older calls are in the compaction item: count the steps by the path.
+    const last = input.findLast((item) => item.type === "function_call");
+    const step = last === undefined ? 0 : Number(/f(\d+)/.exec(String(last.arguments))?.[1]) + 1;
+    if (step >= steps || calls > steps) return { output: reasonedAnswer(ids, "Done.") };
+    return {
+      output: [
+        { type: "reasoning", id: ids("rs"), summary: [] },
+        {
+          type: "function_call",
+          id: ids("fc"),
+          call_id: ids("call"),
+          name: "read",
+          arguments: JSON.stringify({ path: `f${step}.ts` }),
+          status: "completed",
+        },
+      ],
+    };
+  };
+
+describe("OpenAICompactor inside one long turn, and what it is told back", () => {
+  let server: ResponsesApiServer;
+  let client: OpenAI;
+  beforeAll(async () => {
+    server = await ResponsesApiServer.start(longTask(40));
+    client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });
+  });
+  beforeEach(() => {
+    server.compactUsage = undefined;
+  });
+  afterAll(() => server.close());
+
+  /** Runs the 40-step task; the compactions' requests, the trims, and the session. */
+  async function runLongTask(options: Partial<OpenAICompactorOptions>, contextLimit: number) {
+    const session = new AgentSession({
+      contextLimit,
+      compactor: false,
+      llmCompactor: new OpenAICompactor({ client, model: MODEL, ...options }),
+    });
+    const trims: unknown[] = [];
+    session.on((event) => {
+      if (event.type === "context_trimmed") trims.push(event);
+    });
+    const start = server.requests.length;
+    await runTurn(session, client, "Read every file");
+    const requests = server.requests.slice(start);
+    return {
+      session,
+      trims,
+      compactions: requests.filter((request) => request.path.endsWith("/responses/compact")),
+    };
+  }
+
+  it("folds the older steps of one request, keeping the newest tool uses whole", async () => {
+    const { session, trims, compactions } = await runLongTask({}, 40_000);
+    expect(server.refusals).toEqual([]);
+    expect(compactions.length).toBeGreaterThan(0);
+    expect(trims).toEqual([]);
+    // The request stays word for word, right after the compaction item.
+    const input = toResponsesInput(session.messages) as unknown as Item[];
+    const item = input.findIndex((each) => each.type === "compaction");
+    expect(input[item + 1]).toMatchObject({
+      role: "user",
+      content: [{ type: "input_text", text: "Read every file" }],
+    });
+    // The newest tool uses are all there, each after its reasoning, with its output.
+    const calls = input.filter((each) => each.type === "function_call");
+    expect(calls.length).toBeGreaterThanOrEqual(10);
+    expect(calls.at(-1)?.arguments).toBe(JSON.stringify({ path: "f39.ts" }));
+    for (const call of calls) {
+      expect(input[input.indexOf(call) - 1]?.type).toBe("reasoning");
+    }
+  });
+
+  it("keeps whole turns only with keepRecentToolUses: false, while the kept part stays under the threshold", async () => {
+    const { session, compactions } = await runLongTask({}, 1_000_000);
+    expect(compactions).toEqual([]);
+    const manual = { trigger: "manual" } as const;
+    const byTurns = new OpenAICompactor({ client, model: MODEL, keepRecentToolUses: false });
+    const byTurnsOutput = await byTurns.compactAsync(session.messages, new Map(), manual);
+    expect(byTurnsOutput.conversation).toEqual(session.messages);
+    expect(byTurnsOutput.skipReason).toMatch(/nothing older/);
+    const bySteps = new OpenAICompactor({ client, model: MODEL, keepRecentToolUses: 5 });
+    const { conversation, result } = await bySteps.compactAsync(
+      session.messages,
+      new Map(),
+      manual,
+    );
+    expect(result.turnsCompacted).toBe(1);
+    const calls = conversation.flatMap((message) =>
+      message.content.filter((block) => block.type === "tool_use"),
+    );
+    expect(calls.map((call) => call.input.path)).toEqual([
+      "f35.ts",
+      "f36.ts",
+      "f37.ts",
+      "f38.ts",
+      "f39.ts",
+    ]);
+  });
+
+  it("cuts past the newest tool uses when keeping them would stay above the threshold", async () => {
+    const { session, trims, compactions } = await runLongTask({ keepRecentToolUses: 30 }, 40_000);
+    expect(server.refusals).toEqual([]);
+    expect(compactions.length).toBeGreaterThan(0);
+    expect(trims).toEqual([]);
+    expect(session.contextUsed).toBeLessThan(40_000 * 0.75);
+  });
+
+  it("fails, never rejecting maybeCompact, when the endpoint reports a count that is not a whole number ≥ 0", async () => {
+    for (const bad of [2 ** 60, -5, 1.5]) {
+      const session = new AgentSession({
+        contextLimit: 40_000,
+        compactor: false,
+        pricing: { inputPerMTok: 1.25, outputPerMTok: 10, cacheReadMultiplier: 0.1 },
+        llmCompactor: new OpenAICompactor({ client, model: MODEL, keepRecentTurns: 1 }),
+      });
+      for (const text of ["Read f0", "Read f1"]) {
+        session.addUserText(text);
+        session.addAssistant([{ type: "text", text: "Read." }]);
+      }
+      session.recordUsage({ inputTokens: 39_000 });
+      server.compactUsage = { input_tokens: bad, output_tokens: 10 };
+      const before = session.messages;
+      const report = await session.maybeCompact();
+      expect(report.compacted).toBe(false);
+      expect(report.error?.code).toBe("llm_error");
+      expect(report.error?.message).toMatch(/input_tokens: must be a whole number|0 or more/);
+      expect(session.messages).toBe(before);
+      expect(session.compactionUsage.inputTokens).toBe(0);
+    }
+    server.compactUsage = undefined;
+  });
+});
+
+describe("OpenAICompactor's cut", () => {
+  it("never parts a reasoning item from the item after it, even across messages", async () => {
+    const compact = async () => ({
+      output: [{ type: "compaction", id: "cmp_1", encrypted_content: "E" }],
+      usage: { input_tokens: 10, output_tokens: 2 },
+    });
+    const compactor = new OpenAICompactor({
+      client: { responses: { compact } } as never,
+      model: MODEL,
+      keepRecentToolUses: 1,
+    });
+    const session = new AgentSession({ contextLimit: 100_000, compactor: false });
+    const reasoning = (id: string) => ({
+      type: "opaque" as const,
+      block: { type: "reasoning", id, summary: [], encrypted_content: `E-${id}` },
+    });
+    const read = (id: string) => ({ type: "tool_use" as const, id, name: "read", input: {} });
+    const result = (id: string) => ({ type: "tool_result" as const, toolUseId: id, content: "r" });
+    session.addUserText("go");
+    session.addAssistant([reasoning("rs_a"), read("c1")]);
+    session.addToolResults([result("c1")]);
+    // The model's reasoning and its call, appended as two messages.
+    session.addAssistant([reasoning("rs_b")]);
+    session.addAssistant([read("c2")]);
+    session.addToolResults([result("c2")]);
+    const { conversation } = await compactor.compactAsync(session.messages, new Map(), {
+      trigger: "manual",
+    });
+    const kept = conversation.slice(conversation.findIndex((message) => message.turnId.number > 0));
+    expect(kept.map((message) => message.content[0]?.type)).toEqual([
+      "text",
+      "opaque",
+      "tool_use",
+      "tool_result",
+    ]);
+    expect(kept[1]).toBe(session.messages[3]);
   });
 });

@@ -2,105 +2,72 @@ import type {
   CompactedResponse,
   ResponseCompactParams,
 } from "openai/resources/responses/responses";
-import { recentStart } from "../compactors/retention.js";
-import { requestWithin } from "../core/abort.js";
+import {
+  type CutLayout,
+  cutLayout,
+  firstFittingCut,
+  innerSafeCuts,
+  keptRequestEnd,
+  recentToolUsesCut,
+  remainderBudget,
+  retentionCut,
+} from "../compactors/cut-plan.js";
+import { type FoldPlan, foldedMessages, keptVerbatim } from "../compactors/fold-plan.js";
+import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
+  type CompactionUsage,
+  type CompactorRules,
+  compactorRules,
   emptyCompactionResult,
-  exceedsThreshold,
   onlyAsync,
 } from "../core/compactor.js";
-import { latestSafeCut, safeCuts } from "../core/conversation-structure.js";
-import { assertCompactArguments } from "../core/entry-validation.js";
-import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
+import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { type Clock, systemClock } from "../core/message-factory.js";
+import { systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
-import { isPlainObject } from "../internal/plain-object.js";
-import { hasResponsesMethod, type OpenAIRequestOptions } from "./llm-client.js";
+import {
+  DEFAULT_OPENAI_COMPACTOR_OPTIONS,
+  type OpenAICompactorOptions,
+  OpenAICompactorOptionsSchema,
+} from "./openai-compactor-options.js";
 import { COMPACTION_ITEM_TYPE, fromResponsesInput } from "./responses-input.js";
 import { toResponsesInput } from "./responses-output.js";
 import { compactionUsageFromOpenAI } from "./usage.js";
 
-/** The client shape {@link OpenAICompactor} needs: `responses.compact`. */
-export interface OpenAICompactionClient {
-  responses: {
-    compact(
-      body: ResponseCompactParams,
-      options?: OpenAIRequestOptions,
-    ): PromiseLike<CompactedResponse>;
-  };
-}
+export {
+  DEFAULT_OPENAI_COMPACTOR_OPTIONS,
+  type OpenAICompactionClient,
+  type OpenAICompactorOptions,
+} from "./openai-compactor-options.js";
 
-/** Options of {@link OpenAICompactor}. */
-export interface OpenAICompactorOptions {
-  /** The client (an `OpenAI` or `AzureOpenAI`). */
-  client: OpenAICompactionClient;
-  /** The model that compacts (the one the conversation runs on). */
-  model: string;
-  /** The request's `instructions` (your system prompt), so the compaction reads as the conversation did. @default none */
-  instructions?: string;
-  /** Compact when `contextUsed / contextLimit` is strictly above this, in (0, 1]. @default 0.75 */
-  threshold?: number;
-  /** Turns at the end sent on unchanged after the compaction item. @default 3 */
-  keepRecentTurns?: number;
-  /** The compaction request is aborted after this many milliseconds (`timeout`). @default 120000 */
-  timeoutMs?: number;
-  /** Extra body fields (`prompt_cache_key`, …). @default none */
-  params?: Omit<Partial<ResponseCompactParams>, "model" | "input" | "instructions">;
-  /** SDK request options. @default none */
-  requestOptions?: OpenAIRequestOptions;
-  /** Clock for the new messages' `createdAt`. @default the wall clock */
-  clock?: Clock;
-}
+/** Estimated tokens the compaction item takes, reserved when the cut aims at the target. */
+const COMPACTION_RESERVE_TOKENS = 1024;
 
-/** Defaults of {@link OpenAICompactorOptions}. */
-export const DEFAULT_OPENAI_COMPACTOR_OPTIONS = Object.freeze({
-  threshold: 0.75,
-  keepRecentTurns: 3,
-  timeoutMs: 120_000,
-});
-
-function checkOptions(options: OpenAICompactorOptions): void {
-  if (!isPlainObject(options)) {
-    throw new ValidationError("OpenAICompactorOptions", [
-      { path: [], message: "must be an object" },
-    ]);
-  }
-  const issues: ValidationIssue[] = [];
-  const { client, model, threshold, keepRecentTurns, timeoutMs, instructions, clock } = options;
-  if (!hasResponsesMethod(client, "compact"))
-    issues.push({ path: ["client"], message: "must be an OpenAI client (with responses.compact)" });
-  if (typeof model !== "string" || model === "")
-    issues.push({ path: ["model"], message: "must be a non-empty string" });
-  if (
-    threshold !== undefined &&
-    !(typeof threshold === "number" && threshold > 0 && threshold <= 1)
-  )
-    issues.push({ path: ["threshold"], message: "must be a number in (0, 1]" });
-  if (keepRecentTurns !== undefined && !(Number.isInteger(keepRecentTurns) && keepRecentTurns >= 1))
-    issues.push({ path: ["keepRecentTurns"], message: "must be a whole number, 1 or more" });
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0))
-    issues.push({ path: ["timeoutMs"], message: "must be a finite number above 0" });
-  // Node clamps a longer timer to 1 ms: every request would time out at once.
-  else if (timeoutMs !== undefined && timeoutMs > 2 ** 31 - 1)
-    issues.push({ path: ["timeoutMs"], message: "must be at most 2147483647 (about 24.8 days)" });
-  if (instructions !== undefined && typeof instructions !== "string")
-    issues.push({ path: ["instructions"], message: "must be a string" });
-  if (clock !== undefined && typeof clock !== "function")
-    issues.push({ path: ["clock"], message: "must be a function" });
-  if (issues.length > 0) throw new ValidationError("OpenAICompactorOptions", issues);
-}
+/** The validated options, defaults filled in. */
+type OpenAICompactorConfig = Readonly<
+  Required<
+    Pick<
+      OpenAICompactorOptions,
+      "threshold" | "keepRecentTurns" | "keepRecentToolUses" | "targetUtilization" | "timeoutMs"
+    >
+  >
+>;
 
 /**
- * An `AsyncCompactor` on OpenAI's `/responses/compact`: the items older than the last
- * `keepRecentTurns` turns go to the endpoint, and what it returns (the user messages, then one
- * opaque `compaction` item) replaces them, the recent items after it unchanged (their reasoning
- * items and ids as the model wrote them). The cut never splits a call from its output. Failures
- * are `CompactionError`s (`llm_error`, `timeout`, `aborted`), and then nothing changes.
+ * An `AsyncCompactor` on OpenAI's `/responses/compact`: the older items go to the endpoint,
+ * and what it returns (the user messages, then one opaque `compaction` item) replaces them, the
+ * recent items after it unchanged (their reasoning items and ids as the model wrote them).
+ * Older means before the last `keepRecentTurns` turns or, inside a long turn, before the
+ * newest `keepRecentToolUses` tool uses (the user's latest request then stays, word for word,
+ * right after the compaction item); when what they keep would leave the context above the
+ * threshold, the cut moves later until the kept part fits `targetUtilization`. The cut never
+ * splits a call from its output nor a reasoning item from the item it came with. Failures are
+ * `CompactionError`s (`llm_error`, also for a usage that is not whole numbers ≥ 0, `timeout`,
+ * `aborted`), and then nothing changes.
  *
  * @example
  * const session = new AgentSession({
@@ -112,21 +79,33 @@ export class OpenAICompactor implements AsyncCompactor {
   readonly isAsync = true;
   readonly strategy = "openai";
   readonly #options: OpenAICompactorOptions;
-  readonly #threshold: number;
-  readonly #keepRecentTurns: number;
+  readonly #config: OpenAICompactorConfig;
+  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
 
-  /** @throws {ValidationError} when an option is invalid. */
+  /** @throws {ValidationError} naming the field when an option is invalid. */
   constructor(options: OpenAICompactorOptions) {
-    checkOptions(options);
+    parseOrThrow(OpenAICompactorOptionsSchema, options, "OpenAICompactorOptions");
     this.#options = { ...options };
-    this.#threshold = options.threshold ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.threshold;
-    this.#keepRecentTurns =
-      options.keepRecentTurns ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentTurns;
+    const threshold = options.threshold ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.threshold;
+    this.#config = Object.freeze({
+      threshold,
+      keepRecentTurns: options.keepRecentTurns ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentTurns,
+      keepRecentToolUses:
+        options.keepRecentToolUses ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentToolUses,
+      targetUtilization:
+        options.targetUtilization ??
+        Math.min(threshold, DEFAULT_OPENAI_COMPACTOR_OPTIONS.targetUtilization),
+      timeoutMs: options.timeoutMs ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.timeoutMs,
+    });
+    // No target registered: a server-side compaction is not timed by the session's prices.
+    this.#rules = compactorRules(this, { threshold }, (conversation, _summaries, runOptions) =>
+      this.#compact(conversation, runOptions),
+    );
   }
 
   /** Whether `contextUsed / contextLimit` is strictly above the threshold. */
   shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return exceedsThreshold(contextUsed, contextLimit, this.#threshold);
+    return this.#rules.shouldCompact(contextUsed, contextLimit);
   }
 
   /** Changes nothing: the work needs the API (see `compactAsync`). */
@@ -140,42 +119,76 @@ export class OpenAICompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    const tokensBefore = assertCompactArguments(conversation, summaries, options);
-    const cut = latestSafeCut(
-      safeCuts(conversation),
-      recentStart(conversation, this.#keepRecentTurns),
-    );
-    const older = conversation.slice(0, cut);
+    return this.#rules.checkedRun(conversation, summaries, options);
+  }
+
+  async #compact(
+    conversation: readonly Message[],
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    throwIfAborted(options.signal);
+    const plan = this.#plan(conversation, options);
+    const folded = plan === undefined ? [] : foldedMessages(conversation, plan);
     const turns = new Set(
-      older
+      folded
         .filter((message) => !isSummaryTurn(message.turnId))
         .map((message) => turnKey(message.turnId)),
     );
-    if (turns.size === 0) {
+    if (plan === undefined || turns.size === 0) {
       return {
         conversation: [...conversation],
         result: emptyCompactionResult(),
-        skipReason: "nothing older than the recent turns to compact",
+        skipReason: "nothing older than the recent turns and tool uses to compact",
       };
     }
-    const response = await this.#request(older, options);
+    const response = await this.#request(folded, options);
+    const usage = checkedUsage(response);
     const compacted = this.#compactedMessages(response, conversation[0]!.sessionId);
-    const out = [...compacted, ...conversation.slice(cut)];
-    const usage = compactionUsageFromOpenAI(response.usage);
+    const out = [
+      ...compacted,
+      ...keptVerbatim(conversation, plan),
+      ...conversation.slice(plan.cut),
+    ];
     return {
       conversation: out,
       result: {
         ...emptyCompactionResult(),
         turnsCompacted: turns.size,
-        tokensBefore,
+        tokensBefore: estimateTokens(conversation),
         tokensAfter: estimateTokens(out),
         ...(usage === undefined ? {} : { usage }),
       },
     };
   }
 
+  /**
+   * The cut: the later of where `keepRecentTurns` and `keepRecentToolUses` put it; later still,
+   * to the first cut whose kept part fits `targetUtilization`, when the kept part would leave
+   * the context above the threshold. Past the user's latest request, it is kept verbatim.
+   */
+  #plan(conversation: readonly Message[], options: CompactAsyncOptions): FoldPlan | undefined {
+    const layout = cutLayout(conversation);
+    const { keepRecentTurns, keepRecentToolUses, targetUtilization, threshold } = this.#config;
+    const cuts = innerSafeCuts(layout).filter((cut) => !endsWithReasoning(conversation[cut - 1]));
+    const byTurns = retentionCut(layout, keepRecentTurns, cuts) ?? 0;
+    const byToolUses =
+      keepRecentToolUses === false ? 0 : (recentToolUsesCut(layout, keepRecentToolUses, cuts) ?? 0);
+    let cut = Math.max(byTurns, byToolUses);
+    const kept = keptTokens(layout);
+    const whole = layout.suffix[0]!;
+    const ceiling = remainderBudget(threshold, options, whole, COMPACTION_RESERVE_TOKENS);
+    const budget = remainderBudget(targetUtilization, options, whole, COMPACTION_RESERVE_TOKENS);
+    if (ceiling !== undefined && budget !== undefined && kept(cut) > ceiling) {
+      const later = cuts.filter((candidate) => candidate > cut);
+      cut = firstFittingCut(later, (candidate) => kept(candidate) <= budget) ?? cut;
+    }
+    if (cut === 0) return undefined;
+    const latest = layout.latestRequest;
+    return latest !== -1 && latest < cut ? { cut, keepIndex: latest } : { cut };
+  }
+
   async #request(
-    older: readonly Message[],
+    folded: readonly Message[],
     options: CompactAsyncOptions,
   ): Promise<CompactedResponse> {
     const { client, model, params, requestOptions } = this.#options;
@@ -185,17 +198,16 @@ export class OpenAICompactor implements AsyncCompactor {
     const body: ResponseCompactParams = {
       ...params,
       model,
-      input: toResponsesInput(older),
+      input: toResponsesInput(folded),
       ...(instructions === "" ? {} : { instructions }),
     };
     return requestWithin(
       (signal) => client.responses.compact(body, { ...requestOptions, signal }),
       {
         signal: options.signal,
-        milliseconds: this.#options.timeoutMs ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.timeoutMs,
+        milliseconds: this.#config.timeoutMs,
         what: "compaction request",
-        isTimeout: (error) =>
-          isPlainObjectLike(error) && error.name === "APIConnectionTimeoutError",
+        isTimeout: (error) => isObject(error) && error.name === "APIConnectionTimeoutError",
         failure: (error) =>
           new CompactionError("llm_error", `compaction request failed: ${describe(error)}`, {
             cause: error,
@@ -206,10 +218,10 @@ export class OpenAICompactor implements AsyncCompactor {
 
   /** The endpoint's output as our messages, all in the summary's turn; one compaction item. */
   #compactedMessages(response: CompactedResponse, sessionId: string): Message[] {
-    const output: unknown = isPlainObjectLike(response) ? response.output : undefined;
+    const output: unknown = isObject(response) ? response.output : undefined;
     const items = Array.isArray(output) ? (output as Record<string, unknown>[]) : [];
     const compactions = items.filter(
-      (item) => isPlainObjectLike(item) && item.type === COMPACTION_ITEM_TYPE,
+      (item) => isObject(item) && item.type === COMPACTION_ITEM_TYPE,
     );
     if (compactions.length !== 1) {
       throw new CompactionError(
@@ -238,7 +250,34 @@ export class OpenAICompactor implements AsyncCompactor {
   }
 }
 
-function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
+/** The tokens kept after a cut: what follows it, and the latest request kept before it. */
+function keptTokens(layout: CutLayout): (cut: number) => number {
+  const { conversation, suffix, latestRequest: latest } = layout;
+  return (cut) =>
+    latest === -1 || latest >= cut
+      ? suffix[cut]!
+      : suffix[cut]! + suffix[latest]! - suffix[keptRequestEnd(conversation, latest, cut)]!;
+}
+
+/** Whether a message ends with a reasoning item: a cut after it would part it from its item. */
+function endsWithReasoning(message: Message | undefined): boolean {
+  const last = message?.content.at(-1);
+  return last?.type === "opaque" && last.block.type === "reasoning";
+}
+
+/** What the endpoint's usage cost; a count that is not a whole number ≥ 0 fails the compaction. */
+function checkedUsage(response: CompactedResponse): CompactionUsage | undefined {
+  try {
+    return compactionUsageFromOpenAI(isObject(response) ? response.usage : undefined);
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    throw new CompactionError("llm_error", `compaction response reported ${error.message}`, {
+      cause: error,
+    });
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 

@@ -1,9 +1,10 @@
 import type { Response } from "openai/resources/responses/responses";
-import type { ContentBlock } from "../core/message.js";
+import * as z from "zod";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { AgentSession, AssistantMessage, Usage } from "../index.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { withoutLoneReasoning } from "./lone-reasoning.js";
 import { fromResponsesInput } from "./responses-input.js";
-import { usageFromOpenAI } from "./usage.js";
+import { type OpenAIUsageLike, usageFromOpenAI } from "./usage.js";
 
 /** What {@link appendOpenAIResponse} reads of a response: its output items and usage. */
 export type OpenAIResponseLike = Pick<Response, "output"> & { usage?: Response["usage"] | null };
@@ -19,26 +20,54 @@ export interface AppendedOpenAIResponse {
   usage: Usage | undefined;
 }
 
+const ResponseShapeSchema = z.looseObject(
+  {
+    output: z.array(z.record(z.string(), z.unknown(), { error: "must be an output item object" }), {
+      error: "must be an array of output items",
+    }),
+    usage: z.unknown().optional(),
+  },
+  { error: "must be a Responses API response (with output)" },
+);
+
+/** `read()`, a `ValidationError` it throws re-issued about the response, each path under `field`. */
+function within<T>(field: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    throw new ValidationError(
+      "OpenAI response",
+      error.issues.map((issue) => ({ ...issue, path: [field, ...issue.path] })),
+    );
+  }
+}
+
 /**
  * Takes a whole `responses.create` response into a session in one call: its output items
  * (reasoning with its `encrypted_content`, messages, function calls, in order) become one
- * assistant message, and its usage (`cached_tokens` included) the context measure.
+ * assistant message, and its usage (`cached_tokens` included) the context measure. A reasoning
+ * item no item follows (an incomplete response's) is left out: the API refuses it alone in
+ * the next input. Everything is checked before anything is appended or recorded.
  *
  * @example
  * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
  * appendOpenAIResponse(session, response);
- * @throws {ValidationError} naming the path of a malformed output item.
+ * @throws {ValidationError} naming the field when the response is not a Responses API response
+ * (an `output` array of items, a usage of whole numbers ≥ 0) or an output item is malformed.
  */
 export function appendOpenAIResponse(
   session: OpenAIResponseTarget,
   response: OpenAIResponseLike,
 ): AppendedOpenAIResponse {
-  const output: unknown = isPlainObject(response) ? response.output : undefined;
-  const items = Array.isArray(output) ? output : [];
-  const content: ContentBlock[] = [];
-  for (const message of fromResponsesInput(items)) content.push(...message.content);
+  const parsed = parseOrThrow(ResponseShapeSchema, response, "OpenAI response");
+  const content = within("output", () =>
+    fromResponsesInput(withoutLoneReasoning(parsed.output)).flatMap((message) => message.content),
+  );
+  const usage = within("usage", () =>
+    usageFromOpenAI(parsed.usage as OpenAIUsageLike | null | undefined),
+  );
   const message = content.length === 0 ? undefined : session.addAssistant(content);
-  const usage = usageFromOpenAI(response.usage);
   if (usage !== undefined) session.recordUsage(usage);
   return { message, usage };
 }

@@ -201,3 +201,27 @@ describe("fromResponsesInput / toResponsesInput", () => {
     });
   });
 });
+
+describe("toResponsesInput's input", () => {
+  const issuesOf = (value: unknown): string[] => {
+    try {
+      toResponsesInput(value as never);
+    } catch (error) {
+      if (ValidationError.isInstance(error))
+        return error.issues.map((issue) => issue.path.join("."));
+      throw error;
+    }
+    return [];
+  };
+
+  it("refuses Responses items in place of messages with a ValidationError naming the field", () => {
+    // An item is not a message: what fromResponsesInput makes of it is.
+    expect(issuesOf([{ type: "message", role: "user", content: "hi" }])).toEqual(
+      expect.arrayContaining(["0.id", "0.turnId", "0.content"]),
+    );
+    expect(issuesOf([{ role: "user" }])).toEqual(expect.arrayContaining(["0.content"]));
+    expect(issuesOf("hi")).toEqual([""]);
+    const converted = fromResponsesInput([{ type: "message", role: "user", content: "hi" }]);
+    expect(toResponsesInput(converted)).toEqual([{ type: "message", role: "user", content: "hi" }]);
+  });
+});

@@ -38,7 +38,8 @@ export const COMPACTION_ITEM_TYPE = "compaction";
 /** Which message an item's blocks join: the user's side, the model's, or one of its own. */
 type Side = "user" | "assistant" | "system" | "compaction" | "tool";
 
-function sideOf(item: Record<string, unknown>): Side {
+/** Which message an item's blocks join (`assistant`: an item the model produced). */
+export function sideOf(item: Record<string, unknown>): Side {
   const type = item.type ?? "message";
   if (type === "message") {
     const role = item.role;

@@ -1,5 +1,6 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { isSystemMessage } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
 import type {
   ContentBlock,
   ImageBlock,
@@ -193,8 +194,12 @@ function writeBlock(writer: ItemWriter, block: ContentBlock, role: Message["role
  *
  * @example
  * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
+ * @throws {ValidationError} naming the field when `messages` are not the library's messages
+ * (Responses items go through `fromResponsesInput` first) or two share an id.
  */
 export function toResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
+  // Cheap for a session's messages: each message object is fully checked only once.
+  assertMessages(messages, "messages");
   const writer = new ItemWriter();
   for (const message of messages) {
     if (isSystemMessage(message)) {

@@ -1,5 +1,7 @@
+import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
-import type { Usage } from "../index.js";
+import { parseOrThrow } from "../core/errors.js";
+import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
 
 /** What {@link usageFromOpenAI} reads of a response's `usage` (the SDK's `ResponseUsage`). */
 export interface OpenAIUsageLike {
@@ -11,8 +13,22 @@ export interface OpenAIUsageLike {
   output_tokens?: number | null;
 }
 
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+const OpenAIUsageSchema = z.looseObject(
+  {
+    input_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    input_tokens_details: z
+      .looseObject(
+        {
+          cached_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+          cache_write_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+        },
+        { error: "must be an object or null" },
+      )
+      .nullish(),
+    output_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+  },
+  { error: "must be a usage object, null or undefined" },
+);
 
 /**
  * A Responses API usage as the session's `Usage`: OpenAI's `input_tokens` counts cached
@@ -22,20 +38,19 @@ const count = (value: unknown): number =>
  * @example
  * const usage = usageFromOpenAI(response.usage);
  * if (usage !== undefined) session.recordUsage(usage);
+ * @throws {ValidationError} naming the field when a count is present but not a whole number ≥ 0.
  */
 export function usageFromOpenAI(usage: OpenAIUsageLike | undefined | null): Usage | undefined {
-  if (usage === undefined || usage === null || typeof usage.input_tokens !== "number")
-    return undefined;
-  const input = count(usage.input_tokens);
-  const cacheRead = Math.min(input, count(usage.input_tokens_details?.cached_tokens));
-  const cacheWrite = Math.min(
-    input - cacheRead,
-    count(usage.input_tokens_details?.cache_write_tokens),
-  );
+  const parsed = parseOrThrow(OpenAIUsageSchema.nullish(), usage, "OpenAI usage");
+  if (parsed == null || parsed.input_tokens == null) return undefined;
+  const input = parsed.input_tokens;
+  const details = parsed.input_tokens_details;
+  const cacheRead = Math.min(input, details?.cached_tokens ?? 0);
+  const cacheWrite = Math.min(input - cacheRead, details?.cache_write_tokens ?? 0);
   const out: Usage = { inputTokens: input - cacheRead - cacheWrite };
   if (cacheWrite > 0) out.cacheCreationInputTokens = cacheWrite;
   if (cacheRead > 0) out.cacheReadInputTokens = cacheRead;
-  if (typeof usage.output_tokens === "number") out.outputTokens = count(usage.output_tokens);
+  if (parsed.output_tokens != null) out.outputTokens = parsed.output_tokens;
   return out;
 }
 

@@ -1,12 +1,22 @@
-import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { trace } from "@opentelemetry/api";
+import { afterEach, describe, expect, it } from "vitest";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { toResponsesInput } from "../openai/responses-output.js";
+import { AgentSession } from "../session/agent-session.js";
 import { ConversationBuilder } from "../testing/builders.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { GEN_AI_ATTRIBUTES as G } from "./attributes.js";
 import { holdsCompaction, markCompactedConversation } from "./compacted-context.js";
 
 const plain = new ConversationBuilder().user("Fix the build.").assistant("Done.").build();
+
+afterEach(() => {
+  trace.disable();
+});
 
 describe("holdsCompaction", () => {
   it("finds the summary message by its turn, and wire messages by the summary text or a compaction block", () => {
@@ -32,6 +42,42 @@ describe("holdsCompaction", () => {
   });
 });
 
+describe("holdsCompaction on OpenAI Responses input", () => {
+  it("finds the summary in toResponsesInput's items by its input_text part", async () => {
+    const session = new AgentSession({
+      contextLimit: 100_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient({ replies: ["Goal: fix the build."] }), {
+        keepRecentTurns: 1,
+      }),
+    });
+    for (const text of ["Read a.ts", "Read b.ts", "Fix the build"]) {
+      session.addUserText(text);
+      session.addAssistant([{ type: "text", text: `Done: ${text}. ${"detail ".repeat(40)}` }]);
+    }
+    expect(holdsCompaction(toResponsesInput(session.messages))).toBe(false);
+    await session.forceCompact();
+    const input = toResponsesInput(session.messages);
+    expect(input[0]).toMatchObject({ type: "message", role: "user" });
+    expect((input[0] as { content: { type: string }[] }).content[0]?.type).toBe("input_text");
+    expect(holdsCompaction(input)).toBe(true);
+    const { tracer, spans } = memoryTracing();
+    const span = tracer.startSpan("chat gpt-5.6-luna");
+    expect(markCompactedConversation(input, span)).toBe(true);
+    span.end();
+    expect(spans()[0]?.attributes[G.CONVERSATION_COMPACTED]).toBe(true);
+    expect(
+      holdsCompaction([
+        {
+          type: "message",
+          role: "assistant",
+          content: [{ type: "output_text", text: `${SUMMARY_PREFIX}x` }],
+        },
+      ]),
+    ).toBe(true);
+  });
+});
+
 describe("markCompactedConversation", () => {
   it("sets gen_ai.conversation.compacted = true when the request holds a compaction, and never false", () => {
     const { tracer, spans } = memoryTracing();
@@ -45,6 +91,28 @@ describe("markCompactedConversation", () => {
     fresh.end();
     expect(spans()[0]?.attributes[G.CONVERSATION_COMPACTED]).toBe(true);
     expect(G.CONVERSATION_COMPACTED in (spans()[1]?.attributes ?? {})).toBe(false);
+  });
+
+  it("marks the span it is given where no context manager makes one active, as the README does", async () => {
+    const { provider, spans } = memoryTracing();
+    trace.setGlobalTracerProvider(provider);
+    const messages = [{ role: "user", content: `${SUMMARY_PREFIX}Goal.` }];
+    await trace.getTracer("my-agent").startActiveSpan("chat claude-sonnet-5-5", async (span) => {
+      // No context manager registered: startActiveSpan makes no span active.
+      expect(trace.getActiveSpan()).toBeUndefined();
+      expect(markCompactedConversation(messages)).toBe(false);
+      expect(markCompactedConversation(messages, span)).toBe(true);
+      span.end();
+    });
+    expect(spans()[0]?.attributes[G.CONVERSATION_COMPACTED]).toBe(true);
+    // The README's block passes its span, so it marks it under any setup.
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const block = readme.slice(readme.indexOf("### Traces (OpenTelemetry)"));
+    const call =
+      /startActiveSpan\("[^"]+", async \((\w+)\) => \{\s*markCompactedConversation\(messages(, \w+)?\)/.exec(
+        block,
+      );
+    expect(call?.[2]).toBe(`, ${call?.[1]}`);
   });
 
   it("does nothing without an active span", () => {

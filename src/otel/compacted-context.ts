@@ -7,6 +7,9 @@ type Loose = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Loose => typeof value === "object" && value !== null;
 
+/** The text part types of the wire formats: ours and Anthropic's, the AI SDK's, OpenAI's input and output. */
+const TEXT_TYPES: ReadonlySet<unknown> = new Set(["text", "input_text", "output_text"]);
+
 /** Whether a block is a compaction: the API's `compaction` block (ours wraps it) or a summary text. */
 function isCompactionBlock(block: unknown): boolean {
   if (!isObject(block)) return false;
@@ -15,7 +18,9 @@ function isCompactionBlock(block: unknown): boolean {
     return block.block.type === COMPACTION_BLOCK_TYPE;
   }
   return (
-    block.type === "text" && typeof block.text === "string" && block.text.startsWith(SUMMARY_PREFIX)
+    TEXT_TYPES.has(block.type) &&
+    typeof block.text === "string" &&
+    block.text.startsWith(SUMMARY_PREFIX)
   );
 }
 
@@ -34,7 +39,8 @@ function isCompactionMessage(message: unknown): boolean {
 /**
  * Whether a request's messages hold a compaction: the summary message a summarizing compactor
  * wrote, or a `compaction` block. Reads the session's messages or the wire messages
- * (`toAnthropicMessages`, the AI SDK's, OpenAI's input items with a `content` array).
+ * (`toAnthropicMessages`, the AI SDK's, `toResponsesInput`'s items: a summary's `input_text`
+ * part, a `compaction` item).
  */
 export function holdsCompaction(messages: readonly unknown[]): boolean {
   for (const message of messages) {
@@ -46,11 +52,17 @@ export function holdsCompaction(messages: readonly unknown[]): boolean {
 /**
  * Sets `gen_ai.conversation.compacted = true` on the app's own inference span (by default the
  * active span) when the request's messages hold a compaction, and never sets `false`, as the
- * GenAI conventions ask. Returns whether it set the attribute.
+ * GenAI conventions ask. Returns whether it set the attribute. Pass the span: a span is the
+ * active one only under a registered context manager (the Node SDK registers one; a bare
+ * tracer provider does not), and without one there is none to mark.
  *
  * @example
  * const messages = toAnthropicMessages(session.messages);
- * markCompactedConversation(messages); // inside your `chat` span
+ * await tracer.startActiveSpan("chat claude-sonnet-5-5", async (span) => {
+ *   markCompactedConversation(messages, span);
+ *   // … the request …
+ *   span.end();
+ * });
  */
 export function markCompactedConversation(
   messages: readonly unknown[],

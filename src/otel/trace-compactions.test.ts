@@ -104,7 +104,11 @@ describe("traceCompactions", () => {
     traceCompactions(session, { tracer, summarizer });
     session.emit(start);
     await summarizer.complete({ prompt: "Summarize.", maxTokens: 512 });
+    // A request of another session's run (one this tracing did not open) is not this run's.
+    await summarizer.complete({ prompt: "Summarize.", runId: "another-session-run" });
     session.emit(end);
+    const others = spans().filter((span) => span.name === "chat claude-haiku-4-5");
+    expect(others.at(-1)?.parentSpanContext).toBeUndefined();
     const compaction = spans().find((span) => span.name === COMPACTION_SPAN_NAME);
     const chat = spans().find((span) => span.name === "chat claude-haiku-4-5");
     expect(chat?.parentSpanContext?.spanId).toBe(compaction?.spanContext().spanId);

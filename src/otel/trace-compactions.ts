@@ -10,6 +10,7 @@ import {
 import type { CompactionUsage } from "../core/compactor.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
+import { newId } from "../core/message-factory.js";
 import { definePricing, type ModelPricing } from "../pricing/model-pricing.js";
 import { priceUsage } from "../pricing/price-usage.js";
 import type {
@@ -25,7 +26,7 @@ import {
   COMPACTION_SPAN_NAME,
   GEN_AI_ATTRIBUTES,
 } from "./attributes.js";
-import { type SummarizerLink, summarizerLink } from "./summarizer-link.js";
+import { type SummarizerRuns, summarizerRuns } from "./summarizer-link.js";
 import { assertTracer, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes } from "./usage.js";
 
@@ -44,8 +45,9 @@ export interface TraceCompactionsOptions {
   /** The tracer. @default the global provider's tracer `agent-compaction` */
   tracer?: Tracer;
   /**
-   * The summarizer's client as `traceLlmClient` returned it: its `chat` spans become children
-   * of the compaction span that calls it. @default none
+   * The summarizer's client as `traceLlmClient` returned it: the `chat` span of each request
+   * becomes a child of the compaction span of the run that sent it (several sessions may share
+   * the client). @default none
    */
   summarizer?: LlmClient;
   /**
@@ -65,8 +67,8 @@ interface OpenRun {
   span: Span;
   strategy: string;
   trigger: string;
-  /** The summarizer's traced requests when the run started. */
-  requestsBefore: number;
+  /** The run's id with the summarizer (the event's `runId`, else one of ours); none: no start event. */
+  runId: string | undefined;
 }
 
 type RunEnd = CompactionEndEvent | CompactionFailedEvent | CompactionSkippedEvent;
@@ -88,7 +90,7 @@ function validate(session: unknown, options: unknown): TraceCompactionsOptions {
   >;
   assertTracer(given.tracer, "traceCompactions options");
   const summarizer = given.summarizer;
-  if (summarizer !== undefined && summarizerLink(summarizer as LlmClient) === undefined) {
+  if (summarizer !== undefined && summarizerRuns(summarizer) === undefined) {
     throw new ValidationError("traceCompactions options", [
       { path: ["summarizer"], message: "must be a client returned by traceLlmClient" },
     ]);
@@ -118,8 +120,8 @@ export function traceCompactions(
   options: TraceCompactionsOptions = {},
 ): () => void {
   const { tracer, summarizer, summarizerModel, pricing } = validate(session, options);
-  const link = summarizer === undefined ? undefined : summarizerLink(summarizer);
-  const tracing = new CompactionTracing(session, tracerOf(tracer), link, {
+  const runs = summarizer === undefined ? undefined : summarizerRuns(summarizer);
+  const tracing = new CompactionTracing(session, tracerOf(tracer), runs, {
     model: summarizerModel,
     pricing,
   });
@@ -133,7 +135,7 @@ export function traceCompactions(
 class CompactionTracing {
   readonly #session: TracedSession;
   readonly #tracer: Tracer;
-  readonly #link: SummarizerLink | undefined;
+  readonly #runs: SummarizerRuns | undefined;
   readonly #model: string | undefined;
   readonly #pricing: ModelPricing | undefined;
   #open: OpenRun | undefined;
@@ -141,12 +143,12 @@ class CompactionTracing {
   constructor(
     session: TracedSession,
     tracer: Tracer,
-    link: SummarizerLink | undefined,
+    runs: SummarizerRuns | undefined,
     summarizer: { model: string | undefined; pricing: ModelPricing | undefined },
   ) {
     this.#session = session;
     this.#tracer = tracer;
-    this.#link = link;
+    this.#runs = runs;
     this.#model = summarizer.model;
     this.#pricing = summarizer.pricing;
   }
@@ -171,9 +173,11 @@ class CompactionTracing {
 
   /** Ends a span left open (tracing stopped mid-run). */
   close(): void {
-    this.#open?.span.end();
+    const open = this.#open;
     this.#open = undefined;
-    if (this.#link !== undefined) this.#link.parent = undefined;
+    if (open === undefined) return;
+    if (open.runId !== undefined) this.#runs?.close(open.runId);
+    open.span.end();
   }
 
   #startSpan(strategy: string, trigger: string, extra: () => Attributes): Span {
@@ -201,25 +205,33 @@ class CompactionTracing {
       [A.CONTEXT_USED_BEFORE]: event.contextUsed,
       [A.MESSAGES_BEFORE]: this.#session.messages.length,
     }));
-    const requestsBefore = this.#link?.requests ?? 0;
-    this.#open = { span, strategy: event.strategy, trigger: event.trigger, requestsBefore };
-    if (this.#link !== undefined) this.#link.parent = span;
+    // A session gives each run an id its requests carry; a start event without one is tied
+    // to requests naming no run.
+    const runId = event.runId ?? newId();
+    this.#open = { span, strategy: event.strategy, trigger: event.trigger, runId };
+    this.#runs?.open(runId, span);
   }
 
-  /** The run an end event closes: the open one when it matches, else a run without a start (a sync compactor's). */
-  #take(event: RunEnd): OpenRun {
+  /**
+   * The run an end event closes, and how many traced requests it sent: the open one when it
+   * matches, else a run without a start (a sync compactor's).
+   */
+  #take(event: RunEnd): { run: OpenRun; requests: number } {
     const open = this.#open;
     if (open !== undefined && open.strategy === event.strategy && open.trigger === event.trigger) {
       this.#open = undefined;
-      if (this.#link !== undefined) this.#link.parent = undefined;
-      return open;
+      const requests = open.runId === undefined ? 0 : (this.#runs?.close(open.runId) ?? 0);
+      return { run: open, requests };
     }
     const span = this.#startSpan(event.strategy, event.trigger, () => ({}));
-    return { span, strategy: event.strategy, trigger: event.trigger, requestsBefore: -1 };
+    return {
+      run: { span, strategy: event.strategy, trigger: event.trigger, runId: undefined },
+      requests: 0,
+    };
   }
 
   #finish(event: RunEnd): void {
-    const run = this.#take(event);
+    const { run, requests } = this.#take(event);
     const { span } = run;
     if (event.type === "compaction_failed") {
       span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message });
@@ -228,10 +240,8 @@ class CompactionTracing {
       span.setAttributes(this.#outcome(event));
       if (event.type === "compaction_end" && event.result.usage !== undefined) {
         span.setAttributes(costAttributes(event.result.usage, this.#pricing));
-        const link = this.#link;
-        const traced =
-          link !== undefined && run.requestsBefore >= 0 && link.requests > run.requestsBefore;
-        if (!traced) this.#usageSpan(span, event.result.usage);
+        // The summarizer's requests have spans of their own; a server-side compaction's not.
+        if (requests === 0) this.#usageSpan(span, event.result.usage);
       }
     }
     span.end();

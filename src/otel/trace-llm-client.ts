@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentele
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
-import { registerSummarizer, type SummarizerLink } from "./summarizer-link.js";
+import { attachSummarizerRuns } from "./summarizer-link.js";
 import { assertTracer, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes, replyUsage } from "./usage.js";
 
@@ -43,8 +43,9 @@ function validate(client: unknown, options: unknown): TraceLlmClientOptions {
 /**
  * Wraps a summarizer's `LlmClient` so that each request is a `chat` span following the GenAI
  * semantic conventions (model, token usage with cache reads and writes when the reply reports
- * them); passed to `traceCompactions` as `summarizer`, its spans are children of the
- * compaction span. Without a registered tracer provider it only forwards the call.
+ * them); passed to `traceCompactions` as `summarizer`, each span is a child of the compaction
+ * span of the run its request serves (`LlmRequest.runId`), so sessions may share one client.
+ * Without a registered tracer provider it only forwards the call.
  *
  * @example
  * const summarizer = traceLlmClient(new AnthropicLlmClient({ model }), { model, provider: "anthropic" });
@@ -53,16 +54,13 @@ function validate(client: unknown, options: unknown): TraceLlmClientOptions {
  */
 export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions): LlmClient {
   const { model, provider, tracer } = validate(client, options);
-  // Assigned below, before any call: the link is keyed by the client it is made for.
-  let link: SummarizerLink | undefined;
   const traced: LlmClient = {
     // Kept, so a client that reads the prompt cache still gets the conversation.
     ...(client.acceptsConversation === true ? { acceptsConversation: true } : {}),
     async complete(request: LlmRequest) {
-      const parentSpan = link?.parent;
+      const parentSpan = runs.parentOf(request.runId);
       const parent =
         parentSpan === undefined ? context.active() : trace.setSpan(context.active(), parentSpan);
-      if (link !== undefined && parentSpan !== undefined) link.requests += 1;
       const span = tracerOf(tracer).startSpan(
         `chat ${model}`,
         {
@@ -94,7 +92,7 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
       }
     },
   };
-  link = registerSummarizer(traced);
+  const runs = attachSummarizerRuns(traced);
   return traced;
 }
 

@@ -7,6 +7,7 @@ import {
 import { compactorTarget } from "../core/compactor-target.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { newId } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
@@ -245,7 +246,9 @@ export class CompactionRunner {
       this.#skip(state, strategy, "vetoed", "the beforeCompact hook vetoed it");
       return "unchanged";
     }
-    if (summarizes) this.#startSummary(state, strategy);
+    // A summary's run has an id its requests carry (see `LlmRequest.runId`).
+    const runId = summarizes ? newId() : undefined;
+    if (runId !== undefined) this.#startSummary(state, strategy, runId);
     // Nothing pending: computed on the conversation as it is now (the hook may have waited).
     if (state.pending.length === 0) this.#rebase(state);
     const input = state.working;
@@ -254,6 +257,7 @@ export class CompactionRunner {
       output = await computeStep(this.#settings, compactor, input, trigger, {
         ...(options.signal === undefined ? {} : { signal: options.signal }),
         ...(decision.instructions === undefined ? {} : { instructions: decision.instructions }),
+        ...(runId === undefined ? {} : { runId }),
       });
     } catch (error) {
       this.#failed(state, asCompactionError(error, compactor), strategy, summarizes);
@@ -263,7 +267,7 @@ export class CompactionRunner {
   }
 
   /** A summary starts: its event, and background mode stops waiting for it. */
-  #startSummary(state: RunState, strategy: string): void {
+  #startSummary(state: RunState, strategy: string, runId: string): void {
     const { trigger } = state.policy;
     const { contextLimit } = this.#settings;
     this.#settings.emit({
@@ -272,6 +276,7 @@ export class CompactionRunner {
       strategy,
       contextUsed: this.contextUsed,
       contextLimit,
+      runId,
     });
     if (state.policy.detaches) state.options.detach?.();
   }

@@ -36,7 +36,7 @@ export async function computeStep(
   compactor: Compactor,
   conversation: readonly Message[],
   trigger: CompactionTrigger,
-  options: Pick<CompactAsyncOptions, "signal" | "instructions">,
+  options: Pick<CompactAsyncOptions, "signal" | "instructions" | "runId">,
 ): Promise<CompactionOutput> {
   const { history, contextLimit, limits } = session;
   // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.

@@ -16,6 +16,12 @@ export interface CompactionStartEvent {
   /** The session's context measure when the compactor started. */
   contextUsed: number;
   contextLimit: number;
+  /**
+   * This run's id (a uuid v7), which the compactor passes on to its summarizer's requests
+   * (`LlmRequest.runId`): a tracer parents their spans under this run's, whatever other
+   * session shares the summarizer. Set by the session.
+   */
+  runId?: string;
 }
 
 /** A compactor changed the conversation, and its result was applied. */

@@ -122,6 +122,33 @@ describe("ResponsesApiServer through the openai SDK", () => {
     expect(msg!.id).toMatch(/^msg_/);
   });
 
+  it("3: refuses an incomplete response's lone reasoning item sent back before the next message", async () => {
+    const script = server.script;
+    server.script = (_request, ids) => ({
+      status: "incomplete",
+      output: [{ type: "reasoning", id: ids("rs"), summary: [] }],
+    });
+    try {
+      const incomplete = await client.responses.create({ model: "gpt-5.6-luna", input: "hello" });
+      expect(incomplete.status).toBe("incomplete");
+      expect(incomplete.incomplete_details?.reason).toBe("max_output_tokens");
+      const [lone] = incomplete.output as { id: string }[];
+      const next = client.responses.create({
+        model: "gpt-5.6-luna",
+        input: [
+          { role: "user", content: "hello" },
+          ...incomplete.output,
+          { role: "user", content: "go on" },
+        ] as never,
+      });
+      await expect(next).rejects.toThrow(
+        `Item '${lone!.id}' of type 'reasoning' was provided without its required following item.`,
+      );
+    } finally {
+      server.script = script;
+    }
+  });
+
   it("compacts to the user messages and one verifiable compaction item", async () => {
     const compacted = await client.responses.compact({
       model: "gpt-5.6-luna",

@@ -45,6 +45,11 @@ export type Item = Record<string, unknown>;
 export interface ScriptedOutput {
   output: Item[];
   cachedTokens?: number;
+  /**
+   * `incomplete`: the response stopped at `max_output_tokens` (its output may then be a lone
+   * reasoning item). @default "completed"
+   */
+  status?: "completed" | "incomplete";
 }
 
 /** Writes a response's output; `ids` makes ids of a kind (`rs`, `fc`, `msg`, `call`). */
@@ -52,6 +57,20 @@ export type ResponsesScript = (
   request: RecordedResponsesRequest,
   ids: (kind: string) => string,
 ) => ScriptedOutput | Promise<ScriptedOutput>;
+
+/** A model's final answer: a reasoning item, then an assistant message of `text`. */
+export function reasonedAnswer(ids: (kind: string) => string, text: string): Item[] {
+  return [
+    { type: "reasoning", id: ids("rs"), summary: [] },
+    {
+      type: "message",
+      id: ids("msg"),
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    },
+  ];
+}
 
 /** A problem the API would refuse the input for. */
 export interface InputProblem {
@@ -158,6 +177,8 @@ export class ResponsesApiServer {
   script: ResponsesScript;
   /** When set, `/responses/compact` answers with this status (an API error). */
   failCompact: number | undefined;
+  /** When set, `/responses/compact` reports this usage instead of its own (a faulty count). */
+  compactUsage: Record<string, unknown> | undefined;
   /**
    * When set, a `/responses` request whose input (and instructions) take more tokens than this
    * is refused as the API refuses it: a 400 with code `context_length_exceeded`.
@@ -285,7 +306,10 @@ export class ResponsesApiServer {
       object: "response",
       created_at: 1_767_225_600,
       model: body.model,
-      status: "completed",
+      status: scripted.status ?? "completed",
+      ...(scripted.status === "incomplete"
+        ? { incomplete_details: { reason: "max_output_tokens" } }
+        : {}),
       output: scripted.output,
       usage: usage(input, scripted.cachedTokens ?? 0, output),
     };
@@ -302,7 +326,9 @@ export class ResponsesApiServer {
       object: "response.compaction",
       created_at: 1_767_225_600,
       output,
-      usage: usage(roughTokens(body.input), Math.floor(roughTokens(body.input) / 2), 200),
+      usage:
+        this.compactUsage ??
+        usage(roughTokens(body.input), Math.floor(roughTokens(body.input) / 2), 200),
     };
   }
 }

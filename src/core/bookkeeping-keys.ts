@@ -1,0 +1,20 @@
+/**
+ * The keys of the library's bookkeeping on blocks, which no provider's API takes: each
+ * adapter keeps the fields of its own wire format that our blocks do not model under its key
+ * in a block's `extra` (`aiSdk`, `openai`), and marks an opaque block with `key:…` fields
+ * (`openai:item`, `aiSdk:providerOptions`); the library's own markers start `agentCompaction:`.
+ * A converter to another provider sends none of them.
+ */
+export const BOOKKEEPING_KEYS = Object.freeze({
+  aiSdk: "aiSdk",
+  openai: "openai",
+  library: "agentCompaction",
+} as const);
+
+const HEADS: ReadonlySet<string> = new Set(Object.values(BOOKKEEPING_KEYS));
+
+/** Whether `key` is bookkeeping ({@link BOOKKEEPING_KEYS}): one of them, or `one:…`. */
+export function isBookkeepingKey(key: string): boolean {
+  const colon = key.indexOf(":");
+  return HEADS.has(colon === -1 ? key : key.slice(0, colon));
+}
