@@ -128,7 +128,7 @@ export class SessionCore {
         background === false
           ? undefined
           : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
-      attempt: settings.attempt ?? ((trigger, run) => this.runner.run(trigger, run)),
+      attempt: settings.attempt ?? ((kind, run) => this.runner.run(kind, run)),
     });
   }
 

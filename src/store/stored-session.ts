@@ -22,6 +22,7 @@ import type {
 import type { CompactionRunOptions } from "../session/compaction-run.js";
 import type { Usage } from "../session/context-meter.js";
 import type { CompactionEventListener } from "../session/events.js";
+import type { RunKind } from "../session/run-policy.js";
 import { SessionCore } from "../session/session-core.js";
 import type { Intake } from "../session/session-entry.js";
 import type { SessionSnapshot } from "../session/snapshot.js";
@@ -103,7 +104,7 @@ export class StoredSession implements CompactingSession<"async"> {
     const archive = session.archive ?? new StoreArchive(store);
     this.#core = new SessionCore(
       { ...session, archive, sessionId },
-      { commit, attempt: (trigger, run) => this.#attempts(trigger, run) },
+      { commit, attempt: (kind, run) => this.#attempts(kind, run) },
     );
     this.#replica = new StoreReplica(
       store,
@@ -286,15 +287,12 @@ export class StoredSession implements CompactingSession<"async"> {
   }
 
   /** One run after reading the store, again after a lost race, `maxAttempts` in all. */
-  async #attempts(
-    trigger: "auto" | "manual",
-    options: CompactionRunOptions,
-  ): Promise<CompactionRunOutcome> {
+  async #attempts(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
     for (let attempt = 1; ; attempt += 1) {
       await this.#exclusive(() => this.#replica.sync());
-      const outcome = await this.#core.runner.run(trigger, options);
+      const outcome = await this.#core.runner.run(kind, options);
       if (outcome.discarded !== "conflict" || attempt >= this.#maxAttempts) {
-        if (trigger === "manual" && outcome.discarded === "conflict") {
+        if (kind === "manual" && outcome.discarded === "conflict") {
           throw new CompactionError(
             "aborted",
             `session ${JSON.stringify(this.sessionId)} was compacted by another worker while this one compacted, ${attempt} times: nothing of this compaction was applied`,

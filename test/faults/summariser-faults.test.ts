@@ -229,6 +229,9 @@ describe("summariser faults: history unchanged, failure reported once", () => {
           fail = reject;
         }),
     ]);
+    // Below the last resort's line even with the message appended meanwhile: above it, a
+    // failed summary is followed by trimming (test/faults/after-failures.test.ts).
+    state.session.recordUsage({ inputTokens: 1800 });
     const before = state.session.messages.map((message) => message.id);
     const run = state.session.maybeCompact();
     while (state.client.callCount === 0) await flush();
