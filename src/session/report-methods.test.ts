@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isSystemMessage } from "../core/conversation-structure.js";
 import { validateConversation } from "../core/validate-conversation.js";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
 import type { CompactionEvent } from "./events.js";
 
@@ -63,11 +65,37 @@ describe("what the API reports, through the session", () => {
     expect(session.compactionUsage).toEqual({ inputTokens: 0, outputTokens: 0 });
     session.addUserText("hello");
     await session.maybeCompact();
-    await session.forceCompact();
+    const forced = await session.forceCompact();
+    // forceCompact's result says what it cost, as compactionUsage counts it.
+    expect(forced.usage).toEqual({ inputTokens: 900, outputTokens: 120, cacheReadInputTokens: 50 });
     expect(session.compactionUsage).toEqual({
       inputTokens: 1800,
       outputTokens: 240,
       cacheReadInputTokens: 100,
     });
+  });
+});
+
+describe("forceCompact's usage", () => {
+  it("sums a summarizer's usage over the steps, and is absent when nothing reported one", async () => {
+    const client = new MockLlmClient().reply({
+      text: "The early turns, summarized.",
+      usage: { inputTokens: 2_000, outputTokens: 150 },
+    });
+    const session = new AgentSession({
+      contextLimit: 100_000,
+      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 1 }),
+    });
+    for (let turn = 1; turn <= 3; turn += 1) {
+      session.addUserText(`turn ${turn} ${"words ".repeat(60)}`);
+      session.addAssistant([{ type: "text", text: `answer ${turn} ${"words ".repeat(60)}` }]);
+    }
+    const result = await session.forceCompact();
+    expect(result.turnsCompacted).toBe(2);
+    expect(result.usage).toEqual({ inputTokens: 2_000, outputTokens: 150 });
+    expect(session.compactionUsage).toEqual(result.usage);
+    const unpriced = new AgentSession({ contextLimit: 100_000 });
+    unpriced.addUserText("hello");
+    expect((await unpriced.forceCompact()).usage).toBeUndefined();
   });
 });
