@@ -99,3 +99,29 @@ describe("forceCompact's usage", () => {
     expect((await unpriced.forceCompact()).usage).toBeUndefined();
   });
 });
+
+describe("a warning about the configured window", () => {
+  it("reaches a listener subscribed after the constructor, once, as it reached onEvent", () => {
+    const early: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 5_000_000,
+      model: "claude-sonnet-5-5",
+      onEvent: (event) => early.push(event),
+    });
+    const late: CompactionEvent[] = [];
+    session.on((event) => late.push(event));
+    const warning = {
+      type: "context_window_warning",
+      problem: expect.objectContaining({ kind: "above_model_window", configuredLimit: 5_000_000 }),
+    };
+    expect(early).toEqual([warning]);
+    expect(late).toEqual([warning]);
+    session.addUserText("hello");
+    expect(late).toHaveLength(1);
+    // A session whose window is right tells a listener nothing.
+    const right = new AgentSession({ contextLimit: 100_000, model: "claude-sonnet-5-5" });
+    const none: CompactionEvent[] = [];
+    right.on((event) => none.push(event));
+    expect(none).toEqual([]);
+  });
+});

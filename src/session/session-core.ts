@@ -73,6 +73,11 @@ export class SessionCore {
   readonly #costs: CostAccumulator | undefined;
   /** The window problems reported so far (each kind once). */
   readonly #windowWarnings = new Set<string>();
+  /**
+   * The warning about the configured window, found in the constructor: only `onEvent` could
+   * hear it then, so each listener subscribed later with `on` is told it when it subscribes.
+   */
+  #configuredWindowWarning: CompactionEvent | undefined;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
@@ -116,8 +121,12 @@ export class SessionCore {
       limits,
     });
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
-    if (parsed.model !== undefined)
-      this.#warnWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
+    if (parsed.model !== undefined) {
+      const problem = checkConfiguredWindow(parsed.model, parsed.contextLimit);
+      this.#warnWindow(problem);
+      if (problem !== undefined)
+        this.#configuredWindowWarning = { type: "context_window_warning", problem };
+    }
     const background = parsed.background ?? false;
     this.#calls = new CompactionCalls({
       history: this.history,
@@ -235,22 +244,29 @@ export class SessionCore {
     for (const id of messageIds) if (this.history.has(id)) this.history.pinned.add(id);
   }
 
-  /** Subscribes to events; returns the unsubscribe function. */
+  /**
+   * Subscribes to events; returns the unsubscribe function. A warning about the configured
+   * window (found in the constructor, before any listener but `onEvent`) reaches it at once.
+   */
   on(listener: CompactionEventListener): () => void {
     this.#listeners.add(listener);
+    if (this.#configuredWindowWarning !== undefined)
+      this.#tell(listener, this.#configuredWindowWarning);
     return () => this.#listeners.delete(listener);
   }
 
   emit(event: CompactionEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger?.warn("agent-compaction: an event listener threw", {
-          event: event.type,
-          error,
-        });
-      }
+    for (const listener of this.#listeners) this.#tell(listener, event);
+  }
+
+  #tell(listener: CompactionEventListener, event: CompactionEvent): void {
+    try {
+      listener(event);
+    } catch (error) {
+      this.#logger?.warn("agent-compaction: an event listener threw", {
+        event: event.type,
+        error,
+      });
     }
   }
 
