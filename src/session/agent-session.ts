@@ -75,9 +75,13 @@ export class AgentSession implements CompactingSession<"sync"> {
     return this.#core.history.meter.contextUsed;
   }
 
-  /** The conversation, a frozen snapshot; build each request from it after `maybeCompact()`. */
+  /**
+   * The conversation, a read-only view that never changes (made in constant time, however
+   * often it is read); build each request from it after `maybeCompact()`. It is a proxy:
+   * `structuredClone([...session.messages])` to clone it.
+   */
   get messages(): readonly Message[] {
-    return this.#core.history.messages;
+    return this.#core.history.view;
   }
 
   /** The compact summaries stored so far, by tool use id. */

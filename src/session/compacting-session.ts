@@ -34,7 +34,7 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   readonly contextLimit: number;
   /** Tokens the next request's messages take: the last reported usage plus an estimate of what came since. */
   readonly contextUsed: number;
-  /** The conversation, a frozen snapshot; build each request from it after `maybeCompact()`. */
+  /** The conversation, a read-only view that never changes (see `AgentSession.messages`). */
   readonly messages: readonly Message[];
   /** The compact summaries stored so far, by tool use id. */
   readonly compactSummaries: ReadonlyMap<string, string>;

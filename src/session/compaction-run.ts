@@ -214,7 +214,7 @@ export class CompactionRunner {
           strategy,
           contextUsed: this.contextUsed,
           contextLimit: this.#settings.contextLimit,
-          messages: this.#settings.history.messages,
+          messages: this.#settings.history.view,
         },
         options.instructions,
         options.signal,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
 import { validateConversation } from "../core/validate-conversation.js";
-import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
 import type { CompactionEvent } from "./events.js";

@@ -129,10 +129,10 @@ export class StoredSession implements CompactingSession<"async"> {
     return this.#core.history.meter.contextUsed;
   }
 
-  /** The conversation as of this worker's last call, a frozen snapshot. */
+  /** The conversation as of this worker's last call, a read-only view (see `AgentSession.messages`). */
   get messages(): readonly Message[] {
     this.#assertRead();
-    return this.#core.history.messages;
+    return this.#core.history.view;
   }
 
   /** The compact summaries stored so far, by tool use id. */

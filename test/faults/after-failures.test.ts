@@ -54,7 +54,11 @@ interface Step {
 async function agentLoop(
   session: AgentSession,
   requests: number,
-  options: { resultChars: number; compactAt?: number; maybeCompact?: () => Promise<MaybeCompactReport> },
+  options: {
+    resultChars: number;
+    compactAt?: number;
+    maybeCompact?: () => Promise<MaybeCompactReport>;
+  },
 ): Promise<Step[]> {
   const steps: Step[] = [];
   session.addUserText("Refactor the configuration loader.");
@@ -68,7 +72,11 @@ async function agentLoop(
     session.addToolResults([
       compact
         ? answerCompactCall(session, id, { notes: "keep the loader's file names" })
-        : { type: "tool_result", tool_use_id: id, content: `${request} `.repeat(options.resultChars / 3) },
+        : {
+            type: "tool_result",
+            tool_use_id: id,
+            content: `${request} `.repeat(options.resultChars / 3),
+          },
     ]);
   }
   return steps;
@@ -150,7 +158,9 @@ async function chatLoop(session: AgentSession, turns: number, chars: number): Pr
     session.addUserText(`Question ${turn}: ${"why ".repeat(chars / 4)}`);
     const report = await session.maybeCompact();
     steps.push({ sent: session.contextUsed, report });
-    session.addAssistant([{ type: "text", text: `Answer ${turn}: ${"because ".repeat(chars / 8)}` }]);
+    session.addAssistant([
+      { type: "text", text: `Answer ${turn}: ${"because ".repeat(chars / 8)}` },
+    ]);
   }
   return steps;
 }
