@@ -170,6 +170,41 @@ export interface UsageAboveWindow {
   message: string;
 }
 
+/**
+ * The provider refused a request for its length and named the model's window, below the
+ * configured one: the session takes the named window from then on.
+ */
+export interface RefusedAboveWindow {
+  kind: "refused_above_window";
+  /** The most input tokens the refusal says the model takes. */
+  modelWindow: number;
+  /** The window the session had. */
+  configuredLimit: number;
+  /** The tokens the refused request held, when the refusal says. */
+  requestTokens?: number;
+  /** Why, in words, for a logger. */
+  message: string;
+}
+
+/**
+ * What a refusal for length says of the window: a {@link RefusedAboveWindow} when the window it
+ * names is below `configuredLimit`; `undefined` otherwise (the configured window is no larger).
+ */
+export function checkRefusedWindow(
+  refusal: { windowTokens: number; requestTokens?: number },
+  configuredLimit: number,
+): RefusedAboveWindow | undefined {
+  if (refusal.windowTokens >= configuredLimit) return undefined;
+  const { windowTokens, requestTokens } = refusal;
+  return {
+    kind: "refused_above_window",
+    modelWindow: windowTokens,
+    configuredLimit,
+    ...(requestTokens === undefined ? {} : { requestTokens }),
+    message: `The provider refused a request for its length and named a window of ${formatTokens(windowTokens)} tokens, below the configured ${formatTokens(configuredLimit)}: the session compacts to ${formatTokens(windowTokens)} from now on. Set contextLimit to the model's window.`,
+  };
+}
+
 /** Something wrong with the window a session is configured with, for a model. */
 export type ConfiguredWindowProblem =
   /** No `contextLimit` was given and the model is not known: the window is unknown. */

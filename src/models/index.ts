@@ -13,6 +13,7 @@
  *
  * @packageDocumentation
  */
+export { type ContextOverflowRefusal, contextOverflowOf } from "../core/context-overflow.js";
 export {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
@@ -21,6 +22,7 @@ export {
   KNOWN_MODEL_LIMITS,
   type ModelLimits,
   modelLimitsOf,
+  type RefusedAboveWindow,
   resolveContextLimit,
   type UsageAboveWindow,
 } from "../core/models.js";

@@ -1,5 +1,7 @@
+import type * as z from "zod";
 import type { CompactionUsage, Compactor } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor-target.js";
+import { ContextOverflowRefusalSchema } from "../core/context-overflow.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
@@ -7,6 +9,7 @@ import { rememberValid } from "../core/message-memo.js";
 import {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
+  checkRefusedWindow,
   checkReportedUsage,
   contextWindowOf,
   type UsageAboveWindow,
@@ -19,17 +22,22 @@ import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
-import { CompactionCalls, type RunAttempt } from "./compaction-calls.js";
+import {
+  CompactionCalls,
+  type CompactionCallsSettings,
+  type RunAttempt,
+} from "./compaction-calls.js";
 import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
-import { CompactionRunner } from "./compaction-run.js";
+import { CompactionRunner, type CompactionRunnerSettings } from "./compaction-run.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";
 import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
   AgentSessionOptionsSchema,
+  type SessionLimits,
   sessionCompactors,
   sessionLimits,
   trimTarget,
@@ -57,7 +65,6 @@ export interface SessionCoreSettings {
  */
 export class SessionCore {
   readonly sessionId: string;
-  readonly contextLimit: number;
   readonly clock: Clock;
   readonly history = new History();
   readonly intake: MessageIntake;
@@ -78,6 +85,8 @@ export class SessionCore {
    * hear it then, so each listener subscribed later with `on` is told it when it subscribes.
    */
   #configuredWindowWarning: CompactionEvent | undefined;
+  /** The window: configured, or the model's; lowered by a refusal that names a smaller one. */
+  #contextLimit: number;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
@@ -85,7 +94,7 @@ export class SessionCore {
     this.sessionId = parsed.sessionId ?? newId();
     // The schema checked one of them is there: a configured window wins over the model's.
     const contextLimit = parsed.contextLimit ?? contextWindowOf(parsed.model ?? "") ?? Number.NaN;
-    this.contextLimit = contextLimit;
+    this.#contextLimit = contextLimit;
     this.clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
     const limits = sessionLimits(parsed);
@@ -93,33 +102,25 @@ export class SessionCore {
     const archive = options.archive ?? new MemoryArchive();
     const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.keeper = keeper;
-    this.intake = new MessageIntake({
-      history: this.history,
-      sessionId: this.sessionId,
-      clock: this.clock,
-      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * contextLimit),
-      ...(keeper === undefined ? {} : { handleAt: (offset: number) => keeper.handleAt(offset) }),
-    });
+    const blockShare = parsed.maxBlockShare ?? 0.25;
+    this.intake = new MessageIntake(
+      live(
+        {
+          history: this.history,
+          sessionId: this.sessionId,
+          clock: this.clock,
+          ...(keeper === undefined
+            ? {}
+            : { handleAt: (offset: number) => keeper.handleAt(offset) }),
+        },
+        "maxBlockTokens",
+        () => Math.floor(blockShare * this.contextLimit),
+      ),
+    );
     const pricing =
       parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
     this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
-    const compactors = sessionCompactors(options, contextLimit);
-    this.runner = new CompactionRunner({
-      history: this.history,
-      contextLimit,
-      compactors,
-      pricedTiming: pricedTiming(this.#costs?.pricing, compactors, contextLimit),
-      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
-      trimTarget: trimTarget(parsed.trimOnOverflow),
-      clock: this.clock,
-      emit: (event) => this.emit(event),
-      hooks: this.hooks,
-      keepStaleThinking: parsed.keepStaleThinking ?? false,
-      archive: this.keeper,
-      commit: settings.commit ?? IN_MEMORY_COMMIT,
-      onUsage: (usage) => this.#costs?.addCompaction(usage),
-      limits,
-    });
+    this.runner = this.#runner(options, parsed, settings.commit ?? IN_MEMORY_COMMIT, limits);
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
     if (parsed.model !== undefined) {
       const problem = checkConfiguredWindow(parsed.model, parsed.contextLimit);
@@ -128,9 +129,8 @@ export class SessionCore {
         this.#configuredWindowWarning = { type: "context_window_warning", problem };
     }
     const background = parsed.background ?? false;
-    this.#calls = new CompactionCalls({
+    const calls = {
       history: this.history,
-      contextLimit,
       queue: this.queue,
       hooks: this.hooks,
       background:
@@ -138,7 +138,56 @@ export class SessionCore {
           ? undefined
           : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
       attempt: settings.attempt ?? ((kind, run) => this.runner.run(kind, run)),
-    });
+    } satisfies Omit<CompactionCallsSettings, "contextLimit">;
+    this.#calls = new CompactionCalls(live(calls, "contextLimit", () => this.contextLimit));
+  }
+
+  /** The compactions' runner, on the session's window as it is at each run. */
+  #runner(
+    options: AgentSessionOptions,
+    parsed: z.output<typeof AgentSessionOptionsSchema>,
+    commit: CompactionCommit,
+    limits: SessionLimits,
+  ): CompactionRunner {
+    const compactors = sessionCompactors(options, this.contextLimit);
+    const settings = {
+      history: this.history,
+      compactors,
+      pricedTiming: pricedTiming(this.#costs?.pricing, compactors, this.contextLimit),
+      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
+      trimTarget: trimTarget(parsed.trimOnOverflow),
+      clock: this.clock,
+      emit: (event: CompactionEvent) => this.emit(event),
+      hooks: this.hooks,
+      keepStaleThinking: parsed.keepStaleThinking ?? false,
+      archive: this.keeper,
+      commit,
+      onUsage: (usage: CompactionUsage) => this.#costs?.addCompaction(usage),
+      limits,
+    } satisfies Omit<CompactionRunnerSettings, "contextLimit">;
+    return new CompactionRunner(live(settings, "contextLimit", () => this.contextLimit));
+  }
+
+  /** The model's context window in tokens: configured, or learned from a refusal (see {@link recordContextOverflow}). */
+  get contextLimit(): number {
+    return this.#contextLimit;
+  }
+
+  /**
+   * Takes a provider's refusal for length: when it names a window below the session's, that
+   * window is the session's from now on (every threshold, the last resort and clamping measure
+   * by it), with a `context_window_warning` (`refused_above_window`) and a logger warning.
+   * Whether the window changed.
+   * @throws {ValidationError} naming the field for a bad refusal.
+   */
+  recordContextOverflow(refusal: unknown): boolean {
+    const parsed = parseOrThrow(ContextOverflowRefusalSchema, refusal, "context overflow refusal");
+    const problem = checkRefusedWindow(parsed, this.#contextLimit);
+    if (problem === undefined) return false;
+    this.#contextLimit = parsed.windowTokens;
+    this.#logger?.warn(`agent-compaction: ${problem.message}`, { problem });
+    this.emit({ type: "context_window_warning", problem });
+    return true;
   }
 
   /** What compactions cost, summed. */
@@ -328,6 +377,16 @@ export class SessionCore {
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
     this.runner.restoreCircuit(snapshot);
   }
+}
+
+/** `target` whose `key` reads `read()` each time: a value that follows the session's window. */
+function live<T extends object, K extends string>(
+  target: T,
+  key: K,
+  read: () => number,
+): T & Record<K, number> {
+  return Object.defineProperty(target, key, { get: read, enumerable: true }) as T &
+    Record<K, number>;
 }
 
 /**

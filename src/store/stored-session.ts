@@ -1,4 +1,5 @@
 import type { CompactionUsage } from "../core/compactor.js";
+import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
@@ -34,6 +35,7 @@ import {
   type SessionStore,
   type StorePosition,
 } from "./session-store.js";
+import { SharedState } from "./shared-state.js";
 import { StoreArchive } from "./store-archive.js";
 import { StoreCommit } from "./store-commit.js";
 import { StoreReplica } from "./store-replica.js";
@@ -83,6 +85,7 @@ export class StoredSession implements CompactingSession<"async"> {
   readonly #maxAttempts: number;
   readonly #workerId: string;
   readonly #replica: StoreReplica;
+  readonly #shared: SharedState;
   #lock: Promise<unknown> = Promise.resolve();
 
   /** Use {@link openSession}, which reads the session first. @throws {ValidationError} for bad options. */
@@ -112,6 +115,7 @@ export class StoredSession implements CompactingSession<"async"> {
       this.#core,
       session.keepStaleThinking === true,
     );
+    this.#shared = new SharedState(store, sessionId, this.#core);
   }
 
   /** This session's id in the store. */
@@ -155,9 +159,17 @@ export class StoredSession implements CompactingSession<"async"> {
     return { tail: this.#replica.tail, version: this.#replica.version };
   }
 
-  /** Reads what other workers appended or compacted since this worker's last call. */
+  /**
+   * Reads what other workers appended or compacted since this worker's last call, and what they
+   * share beyond the history (the circuit breaker, a window a refusal named).
+   */
   refresh(): Promise<void> {
-    return this.#exclusive(() => this.#replica.sync());
+    return this.#exclusive(() => this.#read());
+  }
+
+  async #read(): Promise<void> {
+    await this.#replica.sync();
+    await this.#shared.read();
   }
 
   /**
@@ -219,6 +231,14 @@ export class StoredSession implements CompactingSession<"async"> {
     summaries: ReadonlyMap<string, string> | Record<string, string>,
   ): Promise<void> {
     return this.#write(() => this.#core.intake.storeCompactSummaries(summaries));
+  }
+
+  /**
+   * Takes a provider's refusal for length that names the model's window (see
+   * `AgentSession.recordContextOverflow`) and stores it: every worker compacts to it.
+   */
+  async recordContextOverflow(refusal: ContextOverflowRefusal): Promise<void> {
+    if (this.#core.recordContextOverflow(refusal)) await this.#shared.writeWindow();
   }
 
   /** Reports a response's `input_transformations` (an event on this worker; not stored). */
@@ -289,8 +309,10 @@ export class StoredSession implements CompactingSession<"async"> {
   /** One run after reading the store, again after a lost race, `maxAttempts` in all. */
   async #attempts(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
     for (let attempt = 1; ; attempt += 1) {
-      await this.#exclusive(() => this.#replica.sync());
+      await this.#exclusive(() => this.#read());
       const outcome = await this.#core.runner.run(kind, options);
+      // The breaker is the session's: the next worker finds what this run did to it.
+      await this.#shared.writeCircuit();
       if (outcome.discarded !== "conflict" || attempt >= this.#maxAttempts) {
         if (kind === "manual" && outcome.discarded === "conflict") {
           throw new CompactionError(
