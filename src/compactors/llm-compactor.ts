@@ -10,7 +10,7 @@ import {
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { functionSchema, NON_EMPTY_STRING_SCHEMA } from "../core/option-schemas.js";
+import { functionSchema, NON_EMPTY_STRING_SCHEMA, TIMERS_SCHEMA } from "../core/option-schemas.js";
 import {
   assertLlmClient,
   compactorOptions,
@@ -127,16 +127,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
   maxToolResultChars: nonNegativeInt.exactOptional(),
   keepUserMessagesTokens: nonNegativeInt.exactOptional(),
   factsSectionTokens: nonNegativeInt.exactOptional(),
-  timers: z
-    .custom<Timers>(
-      (value) =>
-        typeof value === "object" &&
-        value !== null &&
-        typeof (value as Timers).setTimeout === "function" &&
-        typeof (value as Timers).clearTimeout === "function",
-      "must have setTimeout and clearTimeout functions",
-    )
-    .exactOptional(),
+  timers: TIMERS_SCHEMA.exactOptional(),
   clock: functionSchema<Clock>().exactOptional(),
 });
 

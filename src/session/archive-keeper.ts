@@ -12,23 +12,43 @@ import {
 import type { SessionSnapshot } from "./snapshot.js";
 import { serializeRecord } from "./snapshot.js";
 
+/** The lowest and the span of the numbers a shared session's compaction draws its handles from. */
+const SHARED_HANDLE_BASE = 100_000_000_000;
+const SHARED_HANDLE_SPAN = 900_000_000_000;
+
 /**
- * A session's side of its archive: hands out recall handles (`r7-3f2a`: a counter and the
+ * A number no other compaction of a shared session draws (12 digits, far above any counter):
+ * its handles are this and the numbers after it. Two compactions' handles meet with odds of
+ * about their count over 10^11; the archive refuses a handle taken anyway (`StoreArchive`).
+ */
+function sharedHandleBase(): number {
+  const [high = 0, low = 0] = globalThis.crypto.getRandomValues(new Uint32Array(2));
+  return SHARED_HANDLE_BASE + (((high % 1024) * 2 ** 32 + low) % SHARED_HANDLE_SPAN);
+}
+
+/**
+ * A session's side of its archive: hands out recall handles (`r7-3f2a`: a number and the
  * session's tag), keeps what each compaction removes before it is applied, and answers recalls.
+ * Clamping numbers its handles with a counter the history carries (a stored session's log
+ * orders them); a compaction of a session shared by workers (`shared`) draws a number of its
+ * own instead, so a compaction that archived and never landed (its worker died, its swap was
+ * refused or lost) leaves no handle another worker's compaction or clamp could need.
  */
 export class ArchiveKeeper {
   readonly #archive: CompactionArchive;
   readonly #sessionId: string;
   readonly #tag: string;
+  readonly #shared: boolean;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
   /** Replayed records being kept ({@link storeMissing}). */
   readonly #keeping = new Set<Promise<void>>();
 
-  constructor(archive: CompactionArchive, sessionId: string) {
+  constructor(archive: CompactionArchive, sessionId: string, options: { shared?: boolean } = {}) {
     this.#archive = archive;
     this.#sessionId = sessionId;
     this.#tag = sessionTag(sessionId);
+    this.#shared = options.shared === true;
   }
 
   get archive(): CompactionArchive {
@@ -43,7 +63,9 @@ export class ArchiveKeeper {
     before: readonly Message[],
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
-    return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
+    if (!this.#shared) return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
+    let number = sharedHandleBase();
+    return archiveChanges(before, after, () => `r${number++}-${this.#tag}`);
   }
 
   /** The handle `offset` places after the next one, without taking it (intake builds; apply takes). */
@@ -55,7 +77,9 @@ export class ArchiveKeeper {
   accept(records: readonly ArchiveRecord[]): void {
     for (const record of records) {
       const number = Number(record.handle.slice(1, record.handle.indexOf("-")));
-      if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
+      // A shared compaction's drawn numbers are not the counter's.
+      if (Number.isSafeInteger(number) && number >= this.next && number < SHARED_HANDLE_BASE)
+        this.next = number + 1;
     }
   }
 

@@ -55,6 +55,11 @@ export interface SessionCoreSettings {
   commit?: CompactionCommit;
   /** @default the runner's `run`, once */
   attempt?: RunAttempt;
+  /**
+   * Workers share the session (a store): each compaction draws its own recall handles (see
+   * `ArchiveKeeper`). @default false
+   */
+  shared?: boolean;
 }
 
 /**
@@ -100,7 +105,10 @@ export class SessionCore {
     const limits = sessionLimits(parsed);
     this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
-    const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
+    const keeper =
+      archive === false
+        ? undefined
+        : new ArchiveKeeper(archive, this.sessionId, { shared: settings.shared === true });
     this.keeper = keeper;
     const blockShare = parsed.maxBlockShare ?? 0.25;
     this.intake = new MessageIntake(

@@ -38,12 +38,20 @@ export class SharedState {
     this.#core = core;
   }
 
-  /** Takes what other workers stored: their breaker, and a smaller window they learned. */
-  async read(): Promise<void> {
+  /**
+   * Reads what other workers stored (their breaker, a smaller window they learned) and returns
+   * the step that takes it: run it after the log is read (a head loaded from the log carries an
+   * older breaker), while the reads go on beside the log's.
+   */
+  async read(): Promise<() => void> {
     const [circuit, window] = await Promise.all([
       this.#store.getValue(this.#sessionId, CIRCUIT_KEY),
       this.#store.getValue(this.#sessionId, WINDOW_KEY),
     ]);
+    return () => this.#take(circuit, window);
+  }
+
+  #take(circuit: string | undefined, window: string | undefined): void {
     if (circuit !== undefined) {
       this.#core.runner.restoreCircuit(this.#parse(CIRCUIT_KEY, CircuitSchema, circuit));
     }

@@ -1,12 +1,12 @@
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { CompactionCommit } from "../session/compaction-commit.js";
-import { Lease } from "./lease.js";
-import type { SessionStore } from "./session-store.js";
+import { Lease, type LeaseStore } from "./lease.js";
 
 /** What the commit step needs of its stored session. */
 export interface StoreCommitHost {
-  readonly store: SessionStore;
+  /** The worker's store, its calls bounded in time. */
+  readonly store: LeaseStore;
   readonly sessionId: string;
   readonly workerId: string;
   readonly leaseMs: number;

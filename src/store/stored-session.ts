@@ -40,6 +40,7 @@ import { StoreArchive } from "./store-archive.js";
 import { StoreCommit } from "./store-commit.js";
 import { StoreReplica } from "./store-replica.js";
 import { type StoredSessionOptions, splitOptions } from "./stored-session-options.js";
+import { TimedStore } from "./timed-store.js";
 
 /** What `StoredSession.maybeCompact` did (`discarded` says why a compaction did not land). */
 export type StoredCompactionReport = MaybeCompactReport;
@@ -92,12 +93,15 @@ export class StoredSession implements CompactingSession<"async"> {
   constructor(store: SessionStore, sessionId: string, options: StoredSessionOptions) {
     assertName(sessionId, "session id");
     const { own, session } = splitOptions(options);
+    // Every store call of this worker is bounded in time: a hung one cannot hold anything.
+    const timed = new TimedStore(store, own.storeTimeoutMs, own.timers);
+    store = timed;
     this.#store = store;
     this.#leaseMs = own.leaseMs;
     this.#maxAttempts = own.maxAttempts;
     this.#workerId = own.workerId ?? newId();
     const commit = new StoreCommit({
-      store,
+      store: timed,
       sessionId,
       workerId: this.#workerId,
       leaseMs: this.#leaseMs,
@@ -107,7 +111,7 @@ export class StoredSession implements CompactingSession<"async"> {
     const archive = session.archive ?? new StoreArchive(store);
     this.#core = new SessionCore(
       { ...session, archive, sessionId },
-      { commit, attempt: (kind, run) => this.#attempts(kind, run) },
+      { commit, attempt: (kind, run) => this.#attempts(kind, run), shared: true },
     );
     this.#replica = new StoreReplica(
       store,
@@ -167,9 +171,12 @@ export class StoredSession implements CompactingSession<"async"> {
     return this.#exclusive(() => this.#read());
   }
 
+  /** The log and the shared state, read side by side: one round trip. */
   async #read(): Promise<void> {
+    const shared = this.#shared.read();
+    shared.catch(() => {});
     await this.#replica.sync();
-    await this.#shared.read();
+    (await shared)();
   }
 
   /**

@@ -7,33 +7,8 @@ import {
   LLMCompactor,
   type MaybeCompactReport,
 } from "../../src/index.js";
-import { MockLlmClient, type Timers } from "../../src/testing/index.js";
-
-/** Timers the test fires by hand: a summary "times out" exactly when the test says so. */
-function manualTimers() {
-  const pending = new Map<number, () => void>();
-  let next = 0;
-  const timers: Timers = {
-    setTimeout: ((callback: () => void) => {
-      next += 1;
-      pending.set(next, callback);
-      return next;
-    }) as unknown as Timers["setTimeout"],
-    clearTimeout: ((id: number) => {
-      pending.delete(id);
-    }) as unknown as Timers["clearTimeout"],
-  };
-  return {
-    timers,
-    /** Fires every pending timer; how many there were. */
-    fireAll() {
-      const callbacks = [...pending.values()];
-      pending.clear();
-      for (const callback of callbacks) callback();
-      return callbacks.length;
-    },
-  };
-}
+import { MockLlmClient } from "../../src/testing/index.js";
+import { manualTimers } from "../support/manual-timers.js";
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
