@@ -14,6 +14,7 @@
  * @packageDocumentation
  */
 export { type ContextOverflowRefusal, contextOverflowOf } from "../core/context-overflow.js";
+export { type KnownModel, MODEL_TABLE, type ModelRow } from "../core/model-table.js";
 export {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
