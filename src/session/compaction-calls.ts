@@ -54,6 +54,8 @@ export interface CompactionCallsSettings {
   /** Background mode, or `undefined` when it is off. */
   background: BackgroundGate | undefined;
   attempt: RunAttempt;
+  /** Whether the circuit breaker pauses summaries now. */
+  circuitOpen: () => boolean;
 }
 
 /**
@@ -79,7 +81,12 @@ export class CompactionCalls {
         return Promise.resolve(
           idleReport(this.#settings.history.meter.contextUsed, this.#settings.contextLimit),
         );
-      if (this.#requested !== undefined && this.#auto.pending === undefined)
+      // While the breaker pauses summaries, a requested one waits and the run is automatic.
+      if (
+        this.#requested !== undefined &&
+        this.#auto.pending === undefined &&
+        !this.#settings.circuitOpen()
+      )
         return this.#runRequested(parsed);
       return this.#settings.background === undefined
         ? (this.#auto.pending ?? run(parsed))

@@ -68,6 +68,11 @@ export class CompactionRunner {
     return this.#breaker.failures;
   }
 
+  /** Whether the circuit breaker pauses automatic summaries now. */
+  get circuitOpen(): boolean {
+    return this.#breaker.state === "open";
+  }
+
   /** The circuit breaker as a snapshot carries it: the count, and when it opened (ISO 8601). */
   get circuit(): Pick<SessionSnapshot, "consecutiveFailures" | "circuitOpenedAt"> {
     const openedAt = this.#breaker.openedAt;

@@ -75,8 +75,8 @@ function autoGate(
  * The policy of a run of `kind`; `priced` times automatic runs by the prices. A requested run
  * runs every compactor whatever its threshold, yet its summaries go through the circuit
  * breaker and count like automatic ones: while the breaker is open the summary waits
- * (`circuit_open`, the request stays) and the run is automatic, so an outage of the summarizer
- * never stops masking or the last resort.
+ * (`circuit_open`, the request stays; `maybeCompact` runs automatically meanwhile), so an
+ * outage of the summarizer never stops masking or the last resort.
  */
 export function runPolicy(kind: RunKind, contextLimit: number, priced?: PricedTiming): RunPolicy {
   if (kind === "manual") {
@@ -97,12 +97,8 @@ export function runPolicy(kind: RunKind, contextLimit: number, priced?: PricedTi
     kind,
     trigger: requested ? "manual" : "auto",
     gate(compactor, contextUsed, circuitOpen) {
-      if (!requested || circuitOpen) {
-        const gate = autoGate(compactor, contextUsed, circuitOpen, contextLimit, priced);
-        // The summary asked for waits for the breaker, even where no threshold is crossed.
-        return requested && compactor.isAsync === true ? "circuit_open" : gate;
-      }
-      return "run";
+      if (!requested) return autoGate(compactor, contextUsed, circuitOpen, contextLimit, priced);
+      return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";
     },
     landsEachStep: true,
     rethrows: false,

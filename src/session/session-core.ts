@@ -146,6 +146,7 @@ export class SessionCore {
           ? undefined
           : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
       attempt: settings.attempt ?? ((kind, run) => this.runner.run(kind, run)),
+      circuitOpen: () => this.runner.circuitOpen,
     } satisfies Omit<CompactionCallsSettings, "contextLimit">;
     this.#calls = new CompactionCalls(live(calls, "contextLimit", () => this.contextLimit));
   }
