@@ -1,6 +1,5 @@
 import type * as z from "zod";
-import type { CompactionUsage, Compactor } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import type { CompactionUsage } from "../core/compactor.js";
 import { ContextOverflowRefusalSchema } from "../core/context-overflow.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
@@ -16,9 +15,7 @@ import {
 } from "../core/models.js";
 import { freezeMessages } from "../internal/frozen.js";
 import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
-import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
 import { pricingForModel } from "../pricing/presets.js";
-import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
@@ -42,7 +39,7 @@ import {
   sessionLimits,
   trimTarget,
 } from "./options.js";
-import type { PricedTiming } from "./run-settings.js";
+import { live, pricedTiming } from "./run-settings.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
@@ -386,33 +383,4 @@ export class SessionCore {
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
     this.runner.restoreCircuit(snapshot);
   }
-}
-
-/** `target` whose `key` reads `read()` each time: a value that follows the session's window. */
-function live<T extends object, K extends string>(
-  target: T,
-  key: K,
-  read: () => number,
-): T & Record<K, number> {
-  return Object.defineProperty(target, key, { get: read, enumerable: true }) as T &
-    Record<K, number>;
-}
-
-/**
- * What times a priced session's automatic compactions: a budget from its prices and the target
- * of its first compactor that has one, and that compactor; `undefined` without prices or such a
- * compactor.
- */
-function pricedTiming(
-  pricing: ResolvedModelPricing | undefined,
-  compactors: readonly Compactor[],
-  contextLimit: number,
-): PricedTiming | undefined {
-  if (pricing === undefined) return undefined;
-  for (const compactor of compactors) {
-    const target = compactorTarget(compactor);
-    if (target === undefined) continue;
-    return { budget: new RewriteBudget(pricing, Math.floor(target * contextLimit)), compactor };
-  }
-  return undefined;
 }
