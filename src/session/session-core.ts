@@ -52,11 +52,6 @@ export interface SessionCoreSettings {
   commit?: CompactionCommit;
   /** @default the runner's `run`, once */
   attempt?: RunAttempt;
-  /**
-   * Workers share the session (a store): each compaction draws its own recall handles (see
-   * `ArchiveKeeper`). @default false
-   */
-  shared?: boolean;
 }
 
 /**
@@ -102,10 +97,7 @@ export class SessionCore {
     const limits = sessionLimits(parsed);
     this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
-    const keeper =
-      archive === false
-        ? undefined
-        : new ArchiveKeeper(archive, this.sessionId, { shared: settings.shared === true });
+    const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.keeper = keeper;
     const blockShare = parsed.maxBlockShare ?? 0.25;
     this.intake = new MessageIntake(

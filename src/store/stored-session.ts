@@ -111,7 +111,7 @@ export class StoredSession implements CompactingSession<"async"> {
     const archive = session.archive ?? new StoreArchive(store);
     this.#core = new SessionCore(
       { ...session, archive, sessionId },
-      { commit, attempt: (kind, run) => this.#attempts(kind, run), shared: true },
+      { commit, attempt: (kind, run) => this.#attempts(kind, run) },
     );
     this.#replica = new StoreReplica(
       store,
