@@ -42,6 +42,16 @@ const M = 1_000_000;
 /** Anthropic's cache writes: 1.25x for 5 minutes, 2x for an hour. */
 const CLAUDE_WRITES = { cacheWrite5mMultiplier: 1.25, cacheWrite1hMultiplier: 2 } as const;
 
+/** OpenAI's prices from GPT-5.6 on: writes 1.25x; above 272K input tokens, the dearer rates. */
+const openAiPricing = (
+  prices: { inputPerMTok: number; outputPerMTok: number; cacheReadMultiplier: number },
+  above272k: { inputPerMTok: number; outputPerMTok: number },
+) => ({
+  ...prices,
+  cacheWrite5mMultiplier: 1.25,
+  longContext: { aboveTokens: 272_000, ...above272k },
+});
+
 /**
  * Every model the library knows, one row each, by its id as its provider writes it (dated
  * snapshots, aliases, gateway, Bedrock and Vertex names find the same row): its window, its
@@ -92,41 +102,32 @@ export const MODEL_TABLE = freezeDeeply({
   "claude-sonnet-4": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
   "claude-3-7-sonnet": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
   "claude-3-5-haiku": { contextWindow: 200 * K, maxOutputTokens: 8_192 },
-  // OpenAI: writes 1.25x from GPT-5.6 on; above 272K input the rates are dearer.
+  // OpenAI.
   "gpt-6.2-astra": {
     contextWindow: 1_050_000,
     maxOutputTokens: 128 * K,
-    pricing: {
-      inputPerMTok: 8,
-      outputPerMTok: 40,
-      cacheWrite5mMultiplier: 1.25,
-      cacheReadMultiplier: 0.05,
-      longContext: { aboveTokens: 272_000, inputPerMTok: 16, outputPerMTok: 60 },
-    },
+    pricing: openAiPricing(
+      { inputPerMTok: 8, outputPerMTok: 40, cacheReadMultiplier: 0.05 },
+      { inputPerMTok: 16, outputPerMTok: 60 },
+    ),
   },
   "gpt-6.1-sol": {
     contextWindow: 1_050_000,
     maxOutputTokens: 128 * K,
-    pricing: {
-      inputPerMTok: 2,
-      outputPerMTok: 10,
-      cacheWrite5mMultiplier: 1.25,
-      cacheReadMultiplier: 0.05,
-      longContext: { aboveTokens: 272_000, inputPerMTok: 4, outputPerMTok: 15 },
-    },
+    pricing: openAiPricing(
+      { inputPerMTok: 2, outputPerMTok: 10, cacheReadMultiplier: 0.05 },
+      { inputPerMTok: 4, outputPerMTok: 15 },
+    ),
   },
   "gpt-6-astra": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
   "gpt-6-sol": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
   "gpt-6-luna": {
     contextWindow: 1_050_000,
     maxOutputTokens: 128 * K,
-    pricing: {
-      inputPerMTok: 0.1,
-      outputPerMTok: 0.5,
-      cacheWrite5mMultiplier: 1.25,
-      cacheReadMultiplier: 0.1,
-      longContext: { aboveTokens: 272_000, inputPerMTok: 0.2, outputPerMTok: 0.75 },
-    },
+    pricing: openAiPricing(
+      { inputPerMTok: 0.1, outputPerMTok: 0.5, cacheReadMultiplier: 0.1 },
+      { inputPerMTok: 0.2, outputPerMTok: 0.75 },
+    ),
   },
   "gpt-5.6-sol": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
   "gpt-5.5": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
