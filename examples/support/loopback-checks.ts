@@ -88,5 +88,8 @@ function requestProblem(
   if (compaction !== undefined) return compaction;
   const system = systemMessageProblem(rules);
   if (system !== undefined) return { status: 400, message: system };
+  const messages = (rules.body as { messages?: unknown }).messages;
+  if (!Array.isArray(messages) || messages.length === 0)
+    return { status: 400, message: "messages: at least one message is required" };
   return contextManagementProblem(rules, { thinkByDefault });
 }

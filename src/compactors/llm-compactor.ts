@@ -12,7 +12,7 @@ import { assertMessages } from "../core/entry-validation.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { functionSchema, NON_EMPTY_STRING_SCHEMA } from "../core/option-schemas.js";
+import { functionSchema, NON_EMPTY_STRING_SCHEMA, TIMERS_SCHEMA } from "../core/option-schemas.js";
 import {
   assertLlmClient,
   compactorOptions,
@@ -148,16 +148,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
   maxToolResultChars: nonNegativeInt.exactOptional(),
   keepUserMessagesTokens: nonNegativeInt.exactOptional(),
   factsSectionTokens: nonNegativeInt.exactOptional(),
-  timers: z
-    .custom<Timers>(
-      (value) =>
-        typeof value === "object" &&
-        value !== null &&
-        typeof (value as Timers).setTimeout === "function" &&
-        typeof (value as Timers).clearTimeout === "function",
-      "must have setTimeout and clearTimeout functions",
-    )
-    .exactOptional(),
+  timers: TIMERS_SCHEMA.exactOptional(),
   clock: functionSchema<Clock>().exactOptional(),
 });
 

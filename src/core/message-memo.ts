@@ -1,3 +1,4 @@
+import { isPrefixView } from "../internal/prefix-view.js";
 import type { ContentBlock, Message } from "./message.js";
 import { estimateBlockTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 
@@ -140,9 +141,9 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
     known.tokens = tokens;
     known.exchangesWhole = false;
   } else {
-    // A frozen array (the session's `messages`) cannot change: it is its own copy.
+    // A frozen array or a session's `messages` view cannot change: it is its own copy.
     conversations.set(values, {
-      messages: Object.isFrozen(values) ? values : values.slice(),
+      messages: Object.isFrozen(values) || isPrefixView(values) ? values : values.slice(),
       tokens,
     });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "./errors.js";
+import { MODEL_TABLE } from "./model-table.js";
 import {
   checkConfiguredWindow,
   checkReportedUsage,
@@ -60,8 +61,35 @@ describe("modelLimitsOf / contextWindowOf", () => {
     expect(modelLimitsOf("claude-sonnet-4-5[1m]")?.maxOutputTokens).toBe(64_000);
   });
 
+  it("gives 1M for [1m] only to the models that offer the context-1m beta", () => {
+    expectWindows({
+      "claude-sonnet-4[1m]": 1_000_000,
+      "claude-sonnet-4-6[1m]": 1_000_000,
+      "claude-opus-4-6-20260205[1m]": 1_000_000,
+      "claude-sonnet-5-5[1m]": 1_000_000,
+      // Models without the beta keep their own window.
+      "gpt-4o[1m]": 128_000,
+      "o3[1m]": 200_000,
+      "claude-3-5-haiku[1m]": 200_000,
+      "claude-haiku-4-5[1m]": 200_000,
+      "claude-opus-4-1[1m]": 200_000,
+    });
+  });
+
+  it("finds every model in MODEL_TABLE, the one table of windows and prices", () => {
+    for (const [id, row] of Object.entries(MODEL_TABLE)) {
+      expect(modelLimitsOf(id), id).toEqual({
+        contextWindow: row.contextWindow,
+        maxOutputTokens: row.maxOutputTokens,
+      });
+    }
+    expect(Object.keys(KNOWN_MODEL_LIMITS)).toHaveLength(Object.keys(MODEL_TABLE).length);
+    expect(Object.isFrozen(MODEL_TABLE["claude-sonnet-5-5"].pricing)).toBe(true);
+  });
+
   it("returns undefined for unknown models, never a guess from a shared prefix", () => {
     for (const model of [
+      "claude-sonnet-5-5-mini",
       "gpt-5.6-terra",
       "gpt-5-chat",
       "claude-opus-5-7",

@@ -1,4 +1,5 @@
 import { ValidationError } from "./errors.js";
+import { type KnownModel, lookupKey, MODEL_TABLE, type ModelRow, modelOf } from "./model-table.js";
 
 /** What a model can take and give: its context window and its most output tokens, in tokens. */
 export interface ModelLimits {
@@ -8,151 +9,44 @@ export interface ModelLimits {
   maxOutputTokens: number;
 }
 
-const K = 1_000;
-const M = 1_000_000;
-const limits = (contextWindow: number, maxOutputTokens: number): ModelLimits =>
-  Object.freeze({ contextWindow, maxOutputTokens });
+const limits = (row: ModelRow): ModelLimits =>
+  Object.freeze({ contextWindow: row.contextWindow, maxOutputTokens: row.maxOutputTokens });
 
 /**
  * The windows of current Claude and OpenAI models, by model id with dots written as dashes
- * (`gpt-5.1` is `gpt-5-1`), as the providers' model pages gave them in December 2026
- * (platform.claude.com model overviews; OpenAI's model pages as mirrored by AI gateways).
- * Claude 4.x models take 1M only with the `context-1m` beta (Claude Code's `[1m]` suffix);
- * GPT-6 models take at most 922K of their 1.05M as input (the rest is the reply's).
+ * (`gpt-5.1` is `gpt-5-1`): a view of `MODEL_TABLE`, the one table of windows and prices.
  */
-export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = Object.freeze({
-  // Claude: every model from the 5 generation on has a native 1M window and 128K output.
-  "claude-fable-5-2": limits(M, 128 * K),
-  "claude-fable-5-1": limits(M, 128 * K),
-  "claude-fable-5": limits(M, 128 * K),
-  "claude-mythos-5": limits(M, 128 * K),
-  "claude-opus-5-5": limits(M, 128 * K),
-  "claude-opus-5": limits(M, 128 * K),
-  "claude-sonnet-5-5": limits(M, 128 * K),
-  "claude-sonnet-5": limits(M, 128 * K),
-  "claude-haiku-5-5": limits(M, 128 * K),
-  "claude-opus-4-6": limits(200 * K, 128 * K),
-  "claude-sonnet-4-6": limits(200 * K, 64 * K),
-  "claude-opus-4-5": limits(200 * K, 64 * K),
-  "claude-sonnet-4-5": limits(200 * K, 64 * K),
-  "claude-haiku-4-5": limits(200 * K, 64 * K),
-  "claude-opus-4-1": limits(200 * K, 32 * K),
-  "claude-opus-4": limits(200 * K, 32 * K),
-  "claude-sonnet-4": limits(200 * K, 64 * K),
-  "claude-3-7-sonnet": limits(200 * K, 64 * K),
-  "claude-3-5-haiku": limits(200 * K, 8_192),
-  // OpenAI.
-  "gpt-6-2-astra": limits(1_050_000, 128 * K),
-  "gpt-6-1-sol": limits(1_050_000, 128 * K),
-  "gpt-6-astra": limits(1_050_000, 128 * K),
-  "gpt-6-sol": limits(1_050_000, 128 * K),
-  "gpt-6-luna": limits(1_050_000, 128 * K),
-  "gpt-5-6-sol": limits(1_050_000, 128 * K),
-  "gpt-5-5": limits(1_050_000, 128 * K),
-  "gpt-5-4": limits(1_050_000, 128 * K),
-  "gpt-5-3-codex": limits(400 * K, 128 * K),
-  "gpt-5-2-codex": limits(400 * K, 128 * K),
-  "gpt-5-2": limits(400 * K, 128 * K),
-  "gpt-5-1-codex": limits(400 * K, 128 * K),
-  "gpt-5-1": limits(400 * K, 128 * K),
-  "gpt-5-codex": limits(400 * K, 128 * K),
-  "gpt-5": limits(400 * K, 128 * K),
-  "gpt-5-mini": limits(400 * K, 128 * K),
-  "gpt-5-nano": limits(400 * K, 128 * K),
-  "gpt-5-chat-latest": limits(128 * K, 16_384),
-  "gpt-5-1-chat-latest": limits(128 * K, 16_384),
-  "gpt-4-1": limits(1_047_576, 32_768),
-  "gpt-4-1-mini": limits(1_047_576, 32_768),
-  "gpt-4-1-nano": limits(1_047_576, 32_768),
-  "gpt-4o": limits(128 * K, 16_384),
-  "gpt-4o-mini": limits(128 * K, 16_384),
-  o3: limits(200 * K, 100 * K),
-  "o3-mini": limits(200 * K, 100 * K),
-  "o4-mini": limits(200 * K, 100 * K),
-  o1: limits(200 * K, 100 * K),
-});
+export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = Object.freeze(
+  Object.fromEntries(
+    (Object.keys(MODEL_TABLE) as KnownModel[]).map((id) => [
+      lookupKey(id),
+      limits(MODEL_TABLE[id]),
+    ]),
+  ),
+);
 
-/** Other names of the models above (the providers' aliases). */
-const ALIASES: Readonly<Record<string, string>> = Object.freeze({
-  "gpt-5-6": "gpt-5-6-sol", // OpenAI routes the `gpt-5.6` alias to Sol
-  "claude-opus-4-0": "claude-opus-4",
-  "claude-sonnet-4-0": "claude-sonnet-4",
-  "claude-3-7-sonnet-latest": "claude-3-7-sonnet",
-  "claude-3-5-haiku-latest": "claude-3-5-haiku",
-});
-
-/** Names longer than this are no model id: refused before any work. */
+/** Names longer than this are no model id (see `modelOf`). */
 const MAX_MODEL_NAME = 256;
-const ONE_M_SUFFIX = "[1m]";
-
-const isDigits = (text: string): boolean => {
-  if (text.length === 0) return false;
-  for (const char of text) if (char < "0" || char > "9") return false;
-  return true;
-};
-
-/** `name` without a trailing snapshot date: `-20251001` or `-2025-08-07`. */
-function withoutDate(name: string): string {
-  const parts = name.split("-");
-  const last = parts.at(-1) ?? "";
-  if (parts.length > 1 && last.length === 8 && isDigits(last)) return parts.slice(0, -1).join("-");
-  const [year, month, day] = parts.slice(-3);
-  const dated =
-    parts.length > 3 &&
-    year?.length === 4 &&
-    isDigits(year) &&
-    month?.length === 2 &&
-    isDigits(month) &&
-    day?.length === 2 &&
-    isDigits(day);
-  return dated ? parts.slice(0, -3).join("-") : name;
-}
-
-/** `name` without Bedrock's version suffix (`-v1`, `-v1:0`). */
-function withoutBedrockVersion(name: string): string {
-  const at = name.lastIndexOf("-v");
-  if (at < 0) return name;
-  const [major, minor] = name.slice(at + 2).split(":");
-  const versioned = isDigits(major ?? "") && (minor === undefined || isDigits(minor));
-  return versioned ? name.slice(0, at) : name;
-}
-
-/**
- * The table key a model name stands for: lower case, provider prefix (`anthropic/`,
- * `openai/`, Bedrock's `us.anthropic.`), Vertex's `@date`, Bedrock's `-v1:0` and a snapshot
- * date removed, dots as dashes. Linear in the name; no regular expression.
- */
-function normalize(model: string): { key: string; oneM: boolean } {
-  let name = model.trim().toLowerCase();
-  const oneM = name.endsWith(ONE_M_SUFFIX);
-  if (oneM) name = name.slice(0, -ONE_M_SUFFIX.length);
-  name = name.slice(name.lastIndexOf("/") + 1);
-  const vendor = name.lastIndexOf("anthropic.");
-  if (vendor >= 0) name = withoutBedrockVersion(name.slice(vendor + "anthropic.".length));
-  const at = name.indexOf("@");
-  if (at >= 0) name = name.slice(0, at);
-  name = withoutBedrockVersion(name);
-  const colon = name.indexOf(":");
-  if (colon >= 0) name = name.slice(0, colon);
-  name = withoutDate(name.replaceAll(".", "-"));
-  return { key: ALIASES[name] ?? name, oneM };
-}
 
 /**
  * The context window and output limit of a known model, from its name as the provider's API,
- * a gateway (`anthropic/claude-opus-5`), Bedrock or Vertex writes it, dated snapshots and
- * aliases included; `undefined` for a model it does not know (a name that merely starts like
- * a known one is not taken for it).
+ * a gateway (`anthropic/claude-opus-5`), Bedrock or Vertex writes it, in any case, dated
+ * snapshots and aliases included; `undefined` for a model it does not know (a name that merely
+ * starts like a known one is not taken for it). `[1m]` (Claude Code's suffix for Anthropic's
+ * `context-1m` beta) gives 1M only to the models that offer it.
  *
  * @example
  * modelLimitsOf("claude-haiku-4-5-20251001"); // { contextWindow: 200000, maxOutputTokens: 64000 }
  */
 export function modelLimitsOf(model: string): ModelLimits | undefined {
-  if (typeof model !== "string" || model.length > MAX_MODEL_NAME) return undefined;
-  const { key, oneM } = normalize(model);
-  const known = Object.hasOwn(KNOWN_MODEL_LIMITS, key) ? KNOWN_MODEL_LIMITS[key] : undefined;
-  if (known === undefined || !oneM) return known;
-  return limits(Math.max(known.contextWindow, M), known.maxOutputTokens);
+  const found = modelOf(model);
+  if (found === undefined) return undefined;
+  const known = KNOWN_MODEL_LIMITS[lookupKey(found.id)];
+  if (!found.oneM || found.row.oneMillionBeta !== true || known === undefined) return known;
+  return Object.freeze({
+    contextWindow: Math.max(found.row.contextWindow, 1_000_000),
+    maxOutputTokens: found.row.maxOutputTokens,
+  });
 }
 
 /** The context window of a known model in tokens, or `undefined` (see {@link modelLimitsOf}). */
@@ -168,6 +62,41 @@ export interface UsageAboveWindow {
   configuredLimit: number;
   /** Why, in words, for a logger. */
   message: string;
+}
+
+/**
+ * The provider refused a request for its length and named the model's window, below the
+ * configured one: the session takes the named window from then on.
+ */
+export interface RefusedAboveWindow {
+  kind: "refused_above_window";
+  /** The most input tokens the refusal says the model takes. */
+  modelWindow: number;
+  /** The window the session had. */
+  configuredLimit: number;
+  /** The tokens the refused request held, when the refusal says. */
+  requestTokens?: number;
+  /** Why, in words, for a logger. */
+  message: string;
+}
+
+/**
+ * What a refusal for length says of the window: a {@link RefusedAboveWindow} when the window it
+ * names is below `configuredLimit`; `undefined` otherwise (the configured window is no larger).
+ */
+export function checkRefusedWindow(
+  refusal: { windowTokens: number; requestTokens?: number },
+  configuredLimit: number,
+): RefusedAboveWindow | undefined {
+  if (refusal.windowTokens >= configuredLimit) return undefined;
+  const { windowTokens, requestTokens } = refusal;
+  return {
+    kind: "refused_above_window",
+    modelWindow: windowTokens,
+    configuredLimit,
+    ...(requestTokens === undefined ? {} : { requestTokens }),
+    message: `The provider refused a request for its length and named a window of ${formatTokens(windowTokens)} tokens, below the configured ${formatTokens(configuredLimit)}: the session compacts to ${formatTokens(windowTokens)} from now on. Set contextLimit to the model's window.`,
+  };
 }
 
 /** Something wrong with the window a session is configured with, for a model. */

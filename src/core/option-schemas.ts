@@ -1,5 +1,7 @@
 import * as z from "zod";
 
+import type { Timers } from "./abort.js";
+
 export { MAX_TIMER_MS, TimerMillisecondsSchema } from "./abort.js";
 
 /**
@@ -38,3 +40,13 @@ export const NON_EMPTY_STRING_SCHEMA = z.string().min(1, "must be a non-empty st
 export function functionSchema<T>() {
   return z.custom<T>((value) => typeof value === "function", "must be a function");
 }
+
+/** Injected timers: an object with `setTimeout` and `clearTimeout` functions. */
+export const TIMERS_SCHEMA = z.custom<Timers>(
+  (value) =>
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Timers).setTimeout === "function" &&
+    typeof (value as Timers).clearTimeout === "function",
+  "must have setTimeout and clearTimeout functions",
+);

@@ -13,6 +13,8 @@
  *
  * @packageDocumentation
  */
+export { type ContextOverflowRefusal, contextOverflowOf } from "../core/context-overflow.js";
+export { type KnownModel, MODEL_TABLE, type ModelRow } from "../core/model-table.js";
 export {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
@@ -21,6 +23,7 @@ export {
   KNOWN_MODEL_LIMITS,
   type ModelLimits,
   modelLimitsOf,
+  type RefusedAboveWindow,
   resolveContextLimit,
   type UsageAboveWindow,
 } from "../core/models.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
+import { contextWindowOf } from "../core/models.js";
 import {
   CostAccumulator,
   definePricing,
@@ -126,6 +127,36 @@ describe("pricingForModel", () => {
     expect(pricingForModel("claude-haiku-5-5[1m]")).toBe(PRICING_PRESETS["claude-haiku-5-5"]);
     expect(pricingForModel("claude-sonnet-5")).toBeUndefined();
     expect(pricingForModel("gpt-6.1-sol")).toBe(PRICING_PRESETS["gpt-6.1-sol"]);
+  });
+
+  it("finds a price wherever the window is found: gateway, Vertex, Bedrock and upper-case names", () => {
+    for (const name of [
+      "anthropic/claude-sonnet-5-5",
+      "claude-sonnet-5-5@20261007",
+      "us.anthropic.claude-sonnet-5-5-20261007-v1:0",
+      "CLAUDE-SONNET-5-5",
+      "  Claude-Sonnet-5.5 ",
+    ]) {
+      expect(pricingForModel(name), name).toBe(SONNET);
+      expect(contextWindowOf(name), name).toBe(1_000_000);
+    }
+    expect(pricingForModel("openai/gpt-6.1-sol")).toBe(PRICING_PRESETS["gpt-6.1-sol"]);
+    expect(pricingForModel("gpt-6-2-astra")).toBe(PRICING_PRESETS["gpt-6.2-astra"]);
+  });
+
+  it("gives no price to a name that merely starts like a priced model's", () => {
+    for (const name of ["claude-sonnet-5-5-mini", "claude-haiku-5-5-turbo", "gpt-6-luna-pro"]) {
+      expect(pricingForModel(name), name).toBeUndefined();
+      expect(contextWindowOf(name), name).toBeUndefined();
+    }
+  });
+
+  it("is one table with the windows: every priced model has its window, every name agrees", () => {
+    for (const id of Object.keys(PRICING_PRESETS)) {
+      expect(contextWindowOf(id), id).toBeGreaterThan(0);
+      for (const name of [id, `${id}-20261201`, `anthropic/${id}`, id.toUpperCase(), `${id}[1m]`])
+        expect(pricingForModel(name) !== undefined, name).toBe(contextWindowOf(name) !== undefined);
+    }
   });
 });
 

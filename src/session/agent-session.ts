@@ -1,4 +1,5 @@
 import type { CompactionUsage } from "../core/compactor.js";
+import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
@@ -62,7 +63,7 @@ export class AgentSession implements CompactingSession<"sync"> {
     return this.#core.sessionId;
   }
 
-  /** The model's context window in tokens. */
+  /** The model's context window in tokens (lowered by a refusal that named a smaller one). */
   get contextLimit(): number {
     return this.#core.contextLimit;
   }
@@ -75,9 +76,13 @@ export class AgentSession implements CompactingSession<"sync"> {
     return this.#core.history.meter.contextUsed;
   }
 
-  /** The conversation, a frozen snapshot; build each request from it after `maybeCompact()`. */
+  /**
+   * The conversation, a read-only view that never changes (made in constant time, however
+   * often it is read); build each request from it after `maybeCompact()`. It is a proxy:
+   * `structuredClone([...session.messages])` to clone it.
+   */
   get messages(): readonly Message[] {
-    return this.#core.history.messages;
+    return this.#core.history.view;
   }
 
   /** The compact summaries stored so far, by tool use id. */
@@ -158,6 +163,16 @@ export class AgentSession implements CompactingSession<"sync"> {
   /** Reports a response's `context_management.applied_edits` (event `context_edits_applied`). */
   recordContextEdits(edits: readonly JsonObject[]): void {
     this.#core.take(this.#core.intake.recordContextEdits(edits));
+  }
+
+  /**
+   * Takes a provider's refusal for length that names the model's window (`contextOverflowOf(error)`;
+   * `withOverflowRecovery` does it for you): below `contextLimit`, it becomes the session's
+   * window, and a `context_window_warning` (`refused_above_window`) says so.
+   * @throws {ValidationError} naming the field for a bad refusal.
+   */
+  recordContextOverflow(refusal: ContextOverflowRefusal): void {
+    this.#core.recordContextOverflow(refusal);
   }
 
   /** Reports a response's `diagnostics.cache_miss_reason` (event `cache_diagnosis`). */

@@ -12,9 +12,27 @@ import {
 import type { SessionSnapshot } from "./snapshot.js";
 import { serializeRecord } from "./snapshot.js";
 
+/** The lowest and the span of the numbers a compaction draws its handles from. */
+const DRAWN_HANDLE_BASE = 100_000_000_000;
+const DRAWN_HANDLE_SPAN = 900_000_000_000;
+
 /**
- * A session's side of its archive: hands out recall handles (`r7-3f2a`: a counter and the
+ * A number no other compaction draws (12 digits, far above any counter): its handles are this
+ * and the numbers after it. Two compactions' handles meet with odds of about their count over
+ * 10^11; a store's archive refuses a handle taken anyway (`StoreArchive`).
+ */
+function drawnHandleBase(): number {
+  const [high = 0, low = 0] = globalThis.crypto.getRandomValues(new Uint32Array(2));
+  return DRAWN_HANDLE_BASE + (((high % 1024) * 2 ** 32 + low) % DRAWN_HANDLE_SPAN);
+}
+
+/**
+ * A session's side of its archive: hands out recall handles (`r7-3f2a`: a number and the
  * session's tag), keeps what each compaction removes before it is applied, and answers recalls.
+ * Clamping numbers its handles with a counter the history carries (a stored session's log
+ * orders them); each compaction draws a number of its own, so one that archived and never
+ * landed (its worker died, its swap was refused or lost) leaves no handle another worker's
+ * compaction or clamp could need, and both faces of a session write handles of one length.
  */
 export class ArchiveKeeper {
   readonly #archive: CompactionArchive;
@@ -43,7 +61,8 @@ export class ArchiveKeeper {
     before: readonly Message[],
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
-    return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
+    let number = drawnHandleBase();
+    return archiveChanges(before, after, () => `r${number++}-${this.#tag}`);
   }
 
   /** The handle `offset` places after the next one, without taking it (intake builds; apply takes). */
@@ -55,7 +74,9 @@ export class ArchiveKeeper {
   accept(records: readonly ArchiveRecord[]): void {
     for (const record of records) {
       const number = Number(record.handle.slice(1, record.handle.indexOf("-")));
-      if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
+      // A compaction's drawn numbers are not the counter's.
+      if (Number.isSafeInteger(number) && number >= this.next && number < DRAWN_HANDLE_BASE)
+        this.next = number + 1;
     }
   }
 

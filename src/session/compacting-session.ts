@@ -1,4 +1,5 @@
 import type { CompactionUsage } from "../core/compactor.js";
+import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -34,7 +35,7 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   readonly contextLimit: number;
   /** Tokens the next request's messages take: the last reported usage plus an estimate of what came since. */
   readonly contextUsed: number;
-  /** The conversation, a frozen snapshot; build each request from it after `maybeCompact()`. */
+  /** The conversation, a read-only view that never changes (see `AgentSession.messages`). */
   readonly messages: readonly Message[];
   /** The compact summaries stored so far, by tool use id. */
   readonly compactSummaries: ReadonlyMap<string, string>;
@@ -65,6 +66,8 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   storeCompactSummaries(
     summaries: ReadonlyMap<string, string> | Record<string, string>,
   ): SessionResult<Mode, void>;
+  /** Takes a refusal for length that names a window below `contextLimit` as the session's window. */
+  recordContextOverflow(refusal: ContextOverflowRefusal): SessionResult<Mode, void>;
   /** Reports a response's `input_transformations` (an event; nothing stored). */
   recordInputTransformations(transformations: readonly JsonObject[]): void;
   /** Reports a response's `context_management.applied_edits` (an event; nothing stored). */

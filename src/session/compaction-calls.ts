@@ -16,9 +16,9 @@ import {
   startCall,
 } from "./compaction-report.js";
 import type { CompactionRunOptions } from "./compaction-run.js";
-import type { CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import { JoinedRun } from "./joined-run.js";
+import type { RunKind } from "./run-policy.js";
 import type { SerialQueue } from "./serial-queue.js";
 
 const RequestCompactionSchema = z.strictObject(
@@ -26,21 +26,21 @@ const RequestCompactionSchema = z.strictObject(
   { error: "must be an object" },
 );
 
-/** The outcome of a run that did nothing (a requested compaction that failed reports its error). */
-function idleOutcome(contextUsed: number, contextLimit: number): CompactionRunOutcome {
-  return {
-    contextUsedBefore: contextUsed,
-    compacted: false,
-    steps: [],
-    boundaries: [],
-    skipped: [],
-    overWindow: contextUsed > contextLimit,
-  };
+/**
+ * Whether a requested compaction was answered: it ran to the end. One that failed, found the
+ * breaker open, or did not land (another worker's lease or change) stays requested.
+ */
+function answered(outcome: CompactionRunOutcome): boolean {
+  return (
+    outcome.error === undefined &&
+    outcome.discarded === undefined &&
+    !outcome.skipped.some((skip) => skip.reason === "circuit_open")
+  );
 }
 
 /** One run of the stage loop; a store's reads first and tries again after lost races. */
 export type RunAttempt = (
-  trigger: CompactionTrigger,
+  kind: RunKind,
   options: CompactionRunOptions,
 ) => Promise<CompactionRunOutcome>;
 
@@ -54,6 +54,8 @@ export interface CompactionCallsSettings {
   /** Background mode, or `undefined` when it is off. */
   background: BackgroundGate | undefined;
   attempt: RunAttempt;
+  /** Whether the circuit breaker pauses summaries now. */
+  circuitOpen: () => boolean;
 }
 
 /**
@@ -79,7 +81,12 @@ export class CompactionCalls {
         return Promise.resolve(
           idleReport(this.#settings.history.meter.contextUsed, this.#settings.contextLimit),
         );
-      if (this.#requested !== undefined && this.#auto.pending === undefined)
+      // While the breaker pauses summaries, a requested one waits and the run is automatic.
+      if (
+        this.#requested !== undefined &&
+        this.#auto.pending === undefined &&
+        !this.#settings.circuitOpen()
+      )
         return this.#runRequested(parsed);
       return this.#settings.background === undefined
         ? (this.#auto.pending ?? run(parsed))
@@ -109,8 +116,11 @@ export class CompactionCalls {
   }
 
   /**
-   * The compaction asked for, run as `forceCompact` runs (every compactor, all or nothing) but
-   * reported as `maybeCompact` reports (a failure in the report, never a rejection).
+   * The compaction asked for: every compactor runs whatever its threshold, reported as
+   * `maybeCompact` reports (a failure in the report, never a rejection). Its summary goes
+   * through the circuit breaker and its failures count, as an automatic summary's do; what
+   * landed stays, and the last resort runs when the context is above its line. It stays
+   * requested until a run answers it (see {@link answered}).
    */
   #runRequested(options: CompactionRunOptions): Promise<MaybeCompactReport> {
     const requested = this.#requested ?? {};
@@ -118,17 +128,12 @@ export class CompactionCalls {
       .filter((part) => part !== undefined)
       .join("\n\n");
     const run = { ...options, ...(instructions === "" ? {} : { instructions }) };
-    const before = this.#settings.history.meter.contextUsed;
     return this.#auto.start(
       this.#settings.queue.enqueue(async () => {
-        try {
-          const outcome = await this.#settings.attempt("manual", run);
-          this.#requested = undefined;
-          return outcome;
-        } catch (error) {
-          if (!CompactionError.isInstance(error)) throw error;
-          return { ...idleOutcome(before, this.#settings.contextLimit), error };
-        }
+        const outcome = await this.#settings.attempt("requested", run);
+        // A request made again while this one ran is a new one: it stays.
+        if (answered(outcome) && this.#requested === requested) this.#requested = undefined;
+        return outcome;
       }),
       async (outcome) => {
         const report = maybeCompactReport(outcome, this.#settings.history.meter.contextUsed);

@@ -1,5 +1,4 @@
 import type { Message } from "../core/message.js";
-import type { CompactionTrigger } from "./events.js";
 
 /**
  * The step that makes a compaction real, the one place the two faces of a session differ:
@@ -9,9 +8,10 @@ import type { CompactionTrigger } from "./events.js";
 export interface CompactionCommit {
   /**
    * Called once per run, before its first compactor runs: whether this worker may compact now
-   * (`false`: another holds the lease). A manual run may wait, or reject with `busy`.
+   * (`false`: another holds the lease). With `wait` (a manual run) it may wait, or reject
+   * with `busy`.
    */
-  begin(trigger: CompactionTrigger, signal: AbortSignal | undefined): Promise<boolean>;
+  begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean>;
   /**
    * Persists and applies a replacement of the conversation: `build` gives it as of the moment
    * it lands (messages appended meanwhile included), `apply` puts it in the history. Resolves to

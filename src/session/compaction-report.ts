@@ -1,10 +1,15 @@
 import * as z from "zod";
 import { isAbortSignal } from "../core/abort.js";
-import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
+import {
+  type CompactionResult,
+  type CompactionUsage,
+  emptyCompactionResult,
+} from "../core/compactor.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import type { CompactionBoundary } from "./hooks.js";
+import { addUsage } from "./strategy.js";
 
 /** What one compactor did in a run. */
 export interface CompactionStepResult {
@@ -165,17 +170,24 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
   };
   let toolInputsCleared = 0;
   let messagesRemoved = 0;
+  let usage: CompactionUsage | undefined;
   for (const result of results) {
     total.toolResultsSummarized += result.toolResultsSummarized;
     total.toolResultsRedacted += result.toolResultsRedacted;
     total.turnsCompacted += result.turnsCompacted;
     toolInputsCleared += result.toolInputsCleared ?? 0;
     messagesRemoved += result.messagesRemoved ?? 0;
+    // What the summaries cost, as `compactionUsage` counts it (a summary that changed nothing too).
+    if (result.usage !== undefined) {
+      usage ??= { inputTokens: 0, outputTokens: 0 };
+      addUsage(usage, result.usage);
+    }
   }
   return {
     ...total,
     ...(toolInputsCleared === 0 ? {} : { toolInputsCleared }),
     ...(messagesRemoved === 0 ? {} : { messagesRemoved }),
+    ...(usage === undefined ? {} : { usage }),
   };
 }
 

@@ -15,7 +15,7 @@ import { type CompactionRunOutcome, countedNothing } from "./compaction-report.j
 import { computeStep } from "./compute-step.js";
 import type { CompactionTrigger } from "./events.js";
 import { archiveFailure, type ComputedStep, type Landing, landCompaction } from "./landing.js";
-import { type RunPolicy, runPolicy } from "./run-policy.js";
+import { type RunKind, type RunPolicy, runPolicy } from "./run-policy.js";
 import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
 import type { SessionSnapshot } from "./snapshot.js";
 import { addUsage, asCompactionError, strategyOf } from "./strategy.js";
@@ -69,6 +69,11 @@ export class CompactionRunner {
     return this.#breaker.failures;
   }
 
+  /** Whether the circuit breaker pauses automatic summaries now. */
+  get circuitOpen(): boolean {
+    return this.#breaker.state === "open";
+  }
+
   /** The circuit breaker as a snapshot carries it: the count, and when it opened (ISO 8601). */
   get circuit(): Pick<SessionSnapshot, "consecutiveFailures" | "circuitOpenedAt"> {
     const openedAt = this.#breaker.openedAt;
@@ -88,15 +93,14 @@ export class CompactionRunner {
     return this.#settings.history.meter.contextUsed;
   }
 
-  async run(
-    trigger: CompactionTrigger,
-    options: CompactionRunOptions,
-  ): Promise<CompactionRunOutcome> {
+  async run(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
     const { history, commit, pricedTiming } = this.#settings;
     const from = history.messages;
-    if (trigger === "auto") pricedTiming?.budget.observe(this.contextUsed, history.generation);
+    if (kind === "auto") pricedTiming?.budget.observe(this.contextUsed, history.generation);
+    const policy = runPolicy(kind, this.#settings.contextLimit, pricedTiming);
+    const { trigger } = policy;
     const state: RunState = {
-      policy: runPolicy(trigger, this.#settings.contextLimit, pricedTiming),
+      policy,
       options,
       outcome: {
         contextUsedBefore: this.contextUsed,
@@ -115,18 +119,17 @@ export class CompactionRunner {
     try {
       await this.#stages(state);
       if (state.policy.resetsBreaker) this.#breaker.succeeded();
-      // A compactor's failure leaves the conversation as it was (reported, `overWindow`); the
-      // archive's failure is no compactor's, so the last resort still runs (unless aborted).
+      // A failed summary (or compactor, or archive) leaves the conversation as it found it, and
+      // the request must still fit: the last resort runs above its line all the same, as when
+      // the breaker skips the summary. Only the caller's abort, or a lost race, stops it.
       const { error, discarded } = state.outcome;
-      const archiveFailed = error !== undefined && archiveFailure(error) !== undefined;
-      if (
-        (error === undefined || (archiveFailed && error.code !== "aborted")) &&
-        discarded !== "conflict"
-      ) {
+      if (error?.code !== "aborted" && discarded !== "conflict") {
+        const failed = error !== undefined && archiveFailure(error) === undefined;
         await trimOnOverflow(this.#landing(), trigger, state.outcome, {
           begin: () => this.#begin(state),
           signal: options.signal,
-          ...this.#stillDue(state),
+          // A compactor that failed aims at nothing: the last resort trims by its own line.
+          ...(failed ? {} : this.#stillDue(state)),
         });
       }
       this.#reportOverflow(trigger, state.outcome);
@@ -208,7 +211,7 @@ export class CompactionRunner {
   /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */
   async #begin(state: RunState): Promise<boolean> {
     if (state.began === undefined) {
-      state.began = this.#settings.commit.begin(state.policy.trigger, state.options.signal);
+      state.began = this.#settings.commit.begin(state.policy.waitsForLease, state.options.signal);
     }
     if (await state.began) return true;
     state.outcome.discarded = "lease_held";
@@ -232,7 +235,7 @@ export class CompactionRunner {
           strategy,
           contextUsed: this.contextUsed,
           contextLimit: this.#settings.contextLimit,
-          messages: this.#settings.history.messages,
+          messages: this.#settings.history.view,
         },
         options.instructions,
         options.signal,

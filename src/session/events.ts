@@ -1,7 +1,11 @@
 import type { CompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { JsonObject, Message } from "../core/message.js";
-import type { ConfiguredWindowProblem, UsageAboveWindow } from "../core/models.js";
+import type {
+  ConfiguredWindowProblem,
+  RefusedAboveWindow,
+  UsageAboveWindow,
+} from "../core/models.js";
 import type { CompactionBoundary } from "./hooks.js";
 
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */
@@ -159,12 +163,13 @@ export interface CacheDiagnosisEvent {
 
 /**
  * The configured window looks wrong: unknown for the session's `model`, above the model's own,
- * or below what the provider reported accepting (each kind reported once per session). A
- * warning with the same message goes to the logger.
+ * or below what the provider reported accepting (each kind reported once per session); or a
+ * refusal for length named a smaller window, which the session now uses (each time it does).
+ * A warning with the same message goes to the logger.
  */
 export interface ContextWindowWarningEvent {
   type: "context_window_warning";
-  problem: UsageAboveWindow | ConfiguredWindowProblem | OverheadAboveTrigger;
+  problem: UsageAboveWindow | ConfiguredWindowProblem | RefusedAboveWindow | OverheadAboveTrigger;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import type { Message } from "../core/message.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { AgentSession } from "./agent-session.js";
 import { History } from "./history.js";
@@ -80,5 +81,64 @@ describe("History", () => {
     expect(() => new History().restore(parseSnapshot(snapshot))).toThrow(
       /messages\[5\]\.content\[0\]\.id: duplicate tool_use id "t1"/,
     );
+  });
+});
+
+describe("session.messages read after every append", () => {
+  /** The messages arrays frozen while `run` runs (a copy made for a read). */
+  function frozenMessageArrays(run: () => void): number {
+    let frozen = 0;
+    const freeze = Object.freeze;
+    const spy = vi.spyOn(Object, "freeze").mockImplementation((value) => {
+      const array = value as unknown;
+      if (Array.isArray(array) && array.length > 1 && (array[0] as { role?: unknown })?.role)
+        frozen += 1;
+      return freeze(value);
+    });
+    try {
+      run();
+    } finally {
+      spy.mockRestore();
+    }
+    return frozen;
+  }
+
+  it("copies nothing: each read is a view made in constant time, which never changes", () => {
+    const session = new AgentSession({ contextLimit: 10_000_000, compactor: false });
+    const held: (readonly Message[])[] = [];
+    const copies = frozenMessageArrays(() => {
+      for (let index = 0; index < 2_000; index += 1) {
+        if (index % 2 === 0) session.addUserText(`request ${index}`);
+        else session.addAssistant([{ type: "text", text: `answer ${index}` }]);
+        expect(session.messages.at(-1)?.id).toBeDefined();
+        if (index % 500 === 0) held.push(session.messages);
+      }
+    });
+    expect(copies).toBe(0);
+    // What a caller held is what it read then.
+    expect(held.map((view) => view.length)).toEqual([1, 501, 1001, 1501]);
+    expect(session.messages).toBe(session.messages);
+    expect(session.messages).toHaveLength(2_000);
+  });
+
+  it("a held view keeps its messages when results merge into the last message, and across a compaction", async () => {
+    const session = new AgentSession({ contextLimit: 10_000_000 });
+    session.addUserText("read two files");
+    session.addAssistant([
+      { type: "tool_use", id: "t1", name: "read", input: {} },
+      { type: "tool_use", id: "t2", name: "read", input: {} },
+    ]);
+    session.addToolResults([{ type: "tool_result", tool_use_id: "t1", content: "one" }]);
+    const before = session.messages;
+    const last = before.at(-1);
+    session.addToolResults([{ type: "tool_result", tool_use_id: "t2", content: "two" }]);
+    expect(session.messages).toHaveLength(3);
+    expect(session.messages.at(-1)).not.toBe(last);
+    expect(before.at(-1)).toBe(last);
+    session.addUserText("next");
+    await session.forceCompact();
+    expect(before).toHaveLength(3);
+    expect(before.at(-1)).toBe(last);
+    expect(() => (before as Message[]).push(last!)).toThrow(TypeError);
   });
 });

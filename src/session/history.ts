@@ -2,6 +2,7 @@ import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { prefixView } from "../internal/prefix-view.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
 import { ContextMeter } from "./context-meter.js";
 import type { ParsedSnapshot } from "./snapshot.js";
@@ -20,8 +21,13 @@ export class History {
   readonly summaries = new Map<string, string>();
   /** Ids of the messages no compaction may change or remove. */
   readonly pinned = new Set<string>();
+  /** The messages; only appended to between replacements, while a {@link History.view} shares it. */
   #messages: Message[] = [];
   #view: readonly Message[] | undefined;
+  /** The callers' view of the messages now, made in O(1) (see {@link History.view}). */
+  #shared: readonly Message[] | undefined;
+  /** How many of `#messages` some view handed out covers: those stay as they are. */
+  #sharedLength = 0;
   #ids = new Set<string>();
   #toolUseIds = new Set<string>();
   #lastTurnNumber = 0;
@@ -31,6 +37,19 @@ export class History {
   get messages(): readonly Message[] {
     this.#view ??= Object.freeze(this.#messages.slice());
     return this.#view;
+  }
+
+  /**
+   * The messages for callers (`session.messages`): a read-only view made in O(1) per change, so
+   * reading it after every append costs nothing per message (see `prefixView`). Holding it is
+   * safe: it never changes.
+   */
+  get view(): readonly Message[] {
+    if (this.#shared === undefined) {
+      this.#shared = prefixView(this.#messages, this.#messages.length);
+      this.#sharedLength = this.#messages.length;
+    }
+    return this.#shared;
   }
 
   /** Bumped by every replacement: a compaction computed on an older generation is stale. */
@@ -80,6 +99,7 @@ export class History {
   /** Appends validated messages. */
   push(messages: readonly Message[]): void {
     this.#view = undefined;
+    this.#shared = undefined;
     for (const message of messages) {
       this.#messages.push(message);
       this.#ids.add(message.id);
@@ -95,6 +115,12 @@ export class History {
     const last = this.#messages.at(-1);
     if (last === undefined) return;
     this.#view = undefined;
+    this.#shared = undefined;
+    // A view handed out covers the last message: it keeps the array it has.
+    if (this.#sharedLength >= this.#messages.length) {
+      this.#messages = this.#messages.slice();
+      this.#sharedLength = 0;
+    }
     this.#messages[this.#messages.length - 1] = message;
     this.meter.swapped(last, message);
   }
@@ -104,6 +130,8 @@ export class History {
     const previous = this.#messages;
     this.#messages = messages;
     this.#view = undefined;
+    this.#shared = undefined;
+    this.#sharedLength = 0;
     this.#generation += 1;
     this.#ids = new Set(messages.map((message) => message.id));
     this.#toolUseIds = new Set();

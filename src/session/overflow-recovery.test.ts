@@ -133,3 +133,34 @@ describe("withOverflowRecovery", () => {
     expect(ValidationError.isInstance(await bad(session, send, null))).toBe(true);
   });
 });
+
+describe("withOverflowRecovery and the window a refusal names", () => {
+  it("tells the session the window before it compacts", async () => {
+    const order: string[] = [];
+    const session: OverflowRecoverySession = {
+      recordContextOverflow: (refusal) => {
+        order.push(`window ${refusal.windowTokens} (request ${refusal.requestTokens})`);
+      },
+      forceCompact: async () => {
+        order.push("compact");
+        return compacted;
+      },
+    };
+    const { send } = scriptedSend(refusal(), "reply");
+    await expect(withOverflowRecovery(session, send)).resolves.toBe("reply");
+    expect(order).toEqual(["window 8000 (request 9000)", "compact"]);
+  });
+
+  it("tells nothing when the refusal names no window", async () => {
+    const told: unknown[] = [];
+    const session: OverflowRecoverySession = {
+      recordContextOverflow: (refusal) => {
+        told.push(refusal);
+      },
+      forceCompact: async () => compacted,
+    };
+    const unnamed = Object.assign(new Error("400 context_length_exceeded"), { status: 400 });
+    await withOverflowRecovery(session, scriptedSend(unnamed, "reply").send);
+    expect(told).toEqual([]);
+  });
+});

@@ -1,11 +1,17 @@
 import { isAbortSignal } from "../core/abort.js";
-import { isContextOverflowError } from "../core/context-overflow.js";
+import {
+  type ContextOverflowRefusal,
+  contextOverflowOf,
+  isContextOverflowError,
+} from "../core/context-overflow.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { ForceCompactOptions, ForceCompactResult } from "./compaction-report.js";
 
 /** What {@link withOverflowRecovery} needs of a session (`AgentSession` and `StoredSession` fit). */
 export interface OverflowRecoverySession {
   forceCompact(options?: ForceCompactOptions): Promise<ForceCompactResult>;
+  /** Told the window a refusal names, before the compaction (sessions learn it). */
+  recordContextOverflow?(refusal: ContextOverflowRefusal): void | Promise<void>;
 }
 
 /** What a recovery did, for {@link OverflowRecoveryOptions.onRecovery}. */
@@ -61,7 +67,9 @@ function validate(session: unknown, send: unknown, options: unknown): OverflowRe
 
 /**
  * Sends a model request and survives the provider's refusal for context length: on such a
- * refusal it force-compacts the session and calls `send` once more (`attempt` 1), so `send`
+ * refusal it tells the session the window the refusal names (`recordContextOverflow`: a window
+ * below the session's becomes its window, so the next requests are compacted to it and not
+ * refused again), force-compacts the session and calls `send` once more (`attempt` 1), so `send`
  * must build its request from `session.messages` each time. Any other error, and a second
  * refusal, are rethrown as they came; a failed compaction rejects with its `CompactionError`,
  * and one that changed nothing rethrows the refusal (the same request would be refused again).
@@ -91,6 +99,9 @@ export async function withOverflowRecovery<T>(
     return await send(0);
   } catch (error) {
     if (!isOverflow(error)) throw error;
+    // A refusal that names the model's window: the session compacts to it, now and from now on.
+    const refusal = contextOverflowOf(error);
+    if (refusal !== undefined) await session.recordContextOverflow?.(refusal);
     const result = await session.forceCompact({
       ...(instructions === undefined ? {} : { instructions }),
       ...(signal === undefined ? {} : { signal }),

@@ -7,10 +7,19 @@ import type { PricedTiming } from "./run-settings.js";
 export type Gate = "run" | "not_due" | "circuit_open";
 
 /**
+ * What started a run: `maybeCompact` (`auto`), a compaction asked for with `requestCompaction`
+ * (the model's compact tool) and run at the next `maybeCompact` (`requested`), or
+ * `forceCompact` (`manual`).
+ */
+export type RunKind = "auto" | "requested" | "manual";
+
+/**
  * How a run treats its compactors: the only difference between `maybeCompact` (automatic)
  * and `forceCompact` (manual), held as data so the stage loop has one path for both.
  */
 export interface RunPolicy {
+  readonly kind: RunKind;
+  /** The trigger events report: `auto`, or `manual` for a run the app or the model asked for. */
   readonly trigger: CompactionTrigger;
   /**
    * Whether `compactor` runs, judged on the context measure of what the previous one left;
@@ -27,6 +36,8 @@ export interface RunPolicy {
   readonly detaches: boolean;
   /** A finished run closes the circuit breaker. */
   readonly resetsBreaker: boolean;
+  /** A stored session waits for another worker's lease (at most `leaseMs`); else the run is `lease_held`. */
+  readonly waitsForLease: boolean;
 }
 
 /**
@@ -45,36 +56,55 @@ function repaysEarly(
   return target !== undefined && contextUsed >= 2 * target * contextLimit;
 }
 
-/** The policy of a run started by `trigger`; `priced` times automatic runs by the prices. */
-export function runPolicy(
-  trigger: CompactionTrigger,
+/** Whether an automatic run runs `compactor`: its threshold (or the prices) say it is due. */
+function autoGate(
+  compactor: Compactor,
+  contextUsed: number,
+  circuitOpen: boolean,
   contextLimit: number,
-  priced?: PricedTiming,
-): RunPolicy {
-  if (trigger === "manual") {
+  priced: PricedTiming | undefined,
+): Gate {
+  const due =
+    compactor.shouldCompact(contextUsed, contextLimit) ||
+    repaysEarly(compactor, contextUsed, contextLimit, priced);
+  if (!due) return "not_due";
+  return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";
+}
+
+/**
+ * The policy of a run of `kind`; `priced` times automatic runs by the prices. A requested run
+ * runs every compactor whatever its threshold, yet its summaries go through the circuit
+ * breaker and count like automatic ones: while the breaker is open the summary waits
+ * (`circuit_open`, the request stays; `maybeCompact` runs automatically meanwhile), so an
+ * outage of the summarizer never stops masking or the last resort.
+ */
+export function runPolicy(kind: RunKind, contextLimit: number, priced?: PricedTiming): RunPolicy {
+  if (kind === "manual") {
     return {
-      trigger,
+      kind,
+      trigger: "manual",
       gate: () => "run",
       landsEachStep: false,
       rethrows: true,
       countsFailures: false,
       detaches: false,
       resetsBreaker: true,
+      waitsForLease: true,
     };
   }
+  const requested = kind === "requested";
   return {
-    trigger,
+    kind,
+    trigger: requested ? "manual" : "auto",
     gate(compactor, contextUsed, circuitOpen) {
-      const due =
-        compactor.shouldCompact(contextUsed, contextLimit) ||
-        repaysEarly(compactor, contextUsed, contextLimit, priced);
-      if (!due) return "not_due";
+      if (!requested) return autoGate(compactor, contextUsed, circuitOpen, contextLimit, priced);
       return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";
     },
     landsEachStep: true,
     rethrows: false,
     countsFailures: true,
-    detaches: true,
+    detaches: !requested,
     resetsBreaker: false,
+    waitsForLease: false,
   };
 }

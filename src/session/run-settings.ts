@@ -1,6 +1,8 @@
 import type { CompactionUsage, Compactor } from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor-target.js";
 import type { Clock } from "../core/message-factory.js";
-import type { RewriteBudget } from "../pricing/rewrite-budget.js";
+import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
+import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
@@ -51,4 +53,33 @@ export interface CompactionRunnerSettings {
 export interface PricedTiming {
   budget: RewriteBudget;
   compactor: Compactor;
+}
+
+/** `target` whose `key` reads `read()` each time: a value that follows the session's window. */
+export function live<T extends object, K extends string>(
+  target: T,
+  key: K,
+  read: () => number,
+): T & Record<K, number> {
+  return Object.defineProperty(target, key, { get: read, enumerable: true }) as T &
+    Record<K, number>;
+}
+
+/**
+ * What times a priced session's automatic compactions: a budget from its prices and the target
+ * of its first compactor that has one, and that compactor; `undefined` without prices or such a
+ * compactor.
+ */
+export function pricedTiming(
+  pricing: ResolvedModelPricing | undefined,
+  compactors: readonly Compactor[],
+  contextLimit: number,
+): PricedTiming | undefined {
+  if (pricing === undefined) return undefined;
+  for (const compactor of compactors) {
+    const target = compactorTarget(compactor);
+    if (target === undefined) continue;
+    return { budget: new RewriteBudget(pricing, Math.floor(target * contextLimit)), compactor };
+  }
+  return undefined;
 }

@@ -1,5 +1,6 @@
-import type { CompactionUsage, Compactor } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import type * as z from "zod";
+import type { CompactionUsage } from "../core/compactor.js";
+import { ContextOverflowRefusalSchema } from "../core/context-overflow.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
@@ -7,34 +8,38 @@ import { rememberValid } from "../core/message-memo.js";
 import {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
+  checkRefusedWindow,
   checkReportedUsage,
   contextWindowOf,
   type UsageAboveWindow,
 } from "../core/models.js";
 import { freezeMessages } from "../internal/frozen.js";
 import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
-import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
 import { pricingForModel } from "../pricing/presets.js";
-import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
-import { CompactionCalls, type RunAttempt } from "./compaction-calls.js";
+import {
+  CompactionCalls,
+  type CompactionCallsSettings,
+  type RunAttempt,
+} from "./compaction-calls.js";
 import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
-import { CompactionRunner } from "./compaction-run.js";
+import { CompactionRunner, type CompactionRunnerSettings } from "./compaction-run.js";
 import type { CompactionEvent, CompactionEventListener, OverheadAboveTrigger } from "./events.js";
 import { History } from "./history.js";
 import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
   AgentSessionOptionsSchema,
+  type SessionLimits,
   sessionCompactors,
   sessionLimits,
   trimTarget,
 } from "./options.js";
-import type { PricedTiming } from "./run-settings.js";
+import { live, pricedTiming } from "./run-settings.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
@@ -57,7 +62,6 @@ export interface SessionCoreSettings {
  */
 export class SessionCore {
   readonly sessionId: string;
-  readonly contextLimit: number;
   readonly clock: Clock;
   readonly history = new History();
   readonly intake: MessageIntake;
@@ -73,6 +77,13 @@ export class SessionCore {
   readonly #costs: CostAccumulator | undefined;
   /** The window problems reported so far (each kind once). */
   readonly #windowWarnings = new Set<string>();
+  /**
+   * The warning about the configured window, found in the constructor: only `onEvent` could
+   * hear it then, so each listener subscribed later with `on` is told it when it subscribes.
+   */
+  #configuredWindowWarning: CompactionEvent | undefined;
+  /** The window: configured, or the model's; lowered by a refusal that names a smaller one. */
+  #contextLimit: number;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
@@ -80,7 +91,7 @@ export class SessionCore {
     this.sessionId = parsed.sessionId ?? newId();
     // The schema checked one of them is there: a configured window wins over the model's.
     const contextLimit = parsed.contextLimit ?? contextWindowOf(parsed.model ?? "") ?? Number.NaN;
-    this.contextLimit = contextLimit;
+    this.#contextLimit = contextLimit;
     this.clock = parsed.clock ?? systemClock;
     this.#logger = parsed.logger;
     const limits = sessionLimits(parsed);
@@ -88,49 +99,94 @@ export class SessionCore {
     const archive = options.archive ?? new MemoryArchive();
     const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.keeper = keeper;
-    this.intake = new MessageIntake({
-      history: this.history,
-      sessionId: this.sessionId,
-      clock: this.clock,
-      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * contextLimit),
-      ...(keeper === undefined ? {} : { handleAt: (offset: number) => keeper.handleAt(offset) }),
-    });
+    const blockShare = parsed.maxBlockShare ?? 0.25;
+    this.intake = new MessageIntake(
+      live(
+        {
+          history: this.history,
+          sessionId: this.sessionId,
+          clock: this.clock,
+          ...(keeper === undefined
+            ? {}
+            : { handleAt: (offset: number) => keeper.handleAt(offset) }),
+        },
+        "maxBlockTokens",
+        () => Math.floor(blockShare * this.contextLimit),
+      ),
+    );
     const pricing =
       parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
     this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
-    const compactors = sessionCompactors(options, contextLimit);
-    this.runner = new CompactionRunner({
-      history: this.history,
-      contextLimit,
-      compactors,
-      pricedTiming: pricedTiming(this.#costs?.pricing, compactors, contextLimit),
-      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
-      trimTarget: trimTarget(parsed.trimOnOverflow),
-      clock: this.clock,
-      emit: (event) => this.emit(event),
-      warn: (problem) => this.#warnWindow(problem),
-      hooks: this.hooks,
-      keepStaleThinking: parsed.keepStaleThinking ?? false,
-      archive: this.keeper,
-      commit: settings.commit ?? IN_MEMORY_COMMIT,
-      onUsage: (usage) => this.#costs?.addCompaction(usage),
-      limits,
-    });
+    this.runner = this.#runner(options, parsed, settings.commit ?? IN_MEMORY_COMMIT, limits);
     if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
-    if (parsed.model !== undefined)
-      this.#warnWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
+    if (parsed.model !== undefined) {
+      const problem = checkConfiguredWindow(parsed.model, parsed.contextLimit);
+      this.#warnWindow(problem);
+      if (problem !== undefined)
+        this.#configuredWindowWarning = { type: "context_window_warning", problem };
+    }
     const background = parsed.background ?? false;
-    this.#calls = new CompactionCalls({
+    const calls = {
       history: this.history,
-      contextLimit,
       queue: this.queue,
       hooks: this.hooks,
       background:
         background === false
           ? undefined
           : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
-      attempt: settings.attempt ?? ((trigger, run) => this.runner.run(trigger, run)),
-    });
+      attempt: settings.attempt ?? ((kind, run) => this.runner.run(kind, run)),
+      circuitOpen: () => this.runner.circuitOpen,
+    } satisfies Omit<CompactionCallsSettings, "contextLimit">;
+    this.#calls = new CompactionCalls(live(calls, "contextLimit", () => this.contextLimit));
+  }
+
+  /** The compactions' runner, on the session's window as it is at each run. */
+  #runner(
+    options: AgentSessionOptions,
+    parsed: z.output<typeof AgentSessionOptionsSchema>,
+    commit: CompactionCommit,
+    limits: SessionLimits,
+  ): CompactionRunner {
+    const compactors = sessionCompactors(options, this.contextLimit);
+    const settings = {
+      history: this.history,
+      compactors,
+      pricedTiming: pricedTiming(this.#costs?.pricing, compactors, this.contextLimit),
+      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
+      trimTarget: trimTarget(parsed.trimOnOverflow),
+      clock: this.clock,
+      emit: (event: CompactionEvent) => this.emit(event),
+      warn: (problem: OverheadAboveTrigger) => this.#warnWindow(problem),
+      hooks: this.hooks,
+      keepStaleThinking: parsed.keepStaleThinking ?? false,
+      archive: this.keeper,
+      commit,
+      onUsage: (usage: CompactionUsage) => this.#costs?.addCompaction(usage),
+      limits,
+    } satisfies Omit<CompactionRunnerSettings, "contextLimit">;
+    return new CompactionRunner(live(settings, "contextLimit", () => this.contextLimit));
+  }
+
+  /** The model's context window in tokens: configured, or learned from a refusal (see {@link recordContextOverflow}). */
+  get contextLimit(): number {
+    return this.#contextLimit;
+  }
+
+  /**
+   * Takes a provider's refusal for length: when it names a window below the session's, that
+   * window is the session's from now on (every threshold, the last resort and clamping measure
+   * by it), with a `context_window_warning` (`refused_above_window`) and a logger warning.
+   * Whether the window changed.
+   * @throws {ValidationError} naming the field for a bad refusal.
+   */
+  recordContextOverflow(refusal: unknown): boolean {
+    const parsed = parseOrThrow(ContextOverflowRefusalSchema, refusal, "context overflow refusal");
+    const problem = checkRefusedWindow(parsed, this.#contextLimit);
+    if (problem === undefined) return false;
+    this.#contextLimit = parsed.windowTokens;
+    this.#logger?.warn(`agent-compaction: ${problem.message}`, { problem });
+    this.emit({ type: "context_window_warning", problem });
+    return true;
   }
 
   /** What compactions cost, summed. */
@@ -238,22 +294,29 @@ export class SessionCore {
     for (const id of messageIds) if (this.history.has(id)) this.history.pinned.add(id);
   }
 
-  /** Subscribes to events; returns the unsubscribe function. */
+  /**
+   * Subscribes to events; returns the unsubscribe function. A warning about the configured
+   * window (found in the constructor, before any listener but `onEvent`) reaches it at once.
+   */
   on(listener: CompactionEventListener): () => void {
     this.#listeners.add(listener);
+    if (this.#configuredWindowWarning !== undefined)
+      this.#tell(listener, this.#configuredWindowWarning);
     return () => this.#listeners.delete(listener);
   }
 
   emit(event: CompactionEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.#logger?.warn("agent-compaction: an event listener threw", {
-          event: event.type,
-          error,
-        });
-      }
+    for (const listener of this.#listeners) this.#tell(listener, event);
+  }
+
+  #tell(listener: CompactionEventListener, event: CompactionEvent): void {
+    try {
+      listener(event);
+    } catch (error) {
+      this.#logger?.warn("agent-compaction: an event listener threw", {
+        event: event.type,
+        error,
+      });
     }
   }
 
@@ -315,23 +378,4 @@ export class SessionCore {
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
     this.runner.restoreCircuit(snapshot);
   }
-}
-
-/**
- * What times a priced session's automatic compactions: a budget from its prices and the target
- * of its first compactor that has one, and that compactor; `undefined` without prices or such a
- * compactor.
- */
-function pricedTiming(
-  pricing: ResolvedModelPricing | undefined,
-  compactors: readonly Compactor[],
-  contextLimit: number,
-): PricedTiming | undefined {
-  if (pricing === undefined) return undefined;
-  for (const compactor of compactors) {
-    const target = compactorTarget(compactor);
-    if (target === undefined) continue;
-    return { budget: new RewriteBudget(pricing, Math.floor(target * contextLimit)), compactor };
-  }
-  return undefined;
 }

@@ -19,10 +19,10 @@ export class StoreArchive implements CompactionArchive {
   }
 
   /**
-   * Writes each record under its handle. Handles are numbered from the head a compaction
-   * starts on, and compactions run under the session's lease, so two never share one; should a
-   * lease have expired under a stalled worker, a handle holding another record is refused
-   * (`aborted`: that compaction lands nothing) rather than overwritten.
+   * Writes each record under its handle. A clamp's handles follow the log's order and each
+   * compaction draws numbers of its own (see `ArchiveKeeper`), so two records never share one;
+   * should they anyway, a handle holding another record is refused (`aborted`: that compaction
+   * lands nothing) rather than overwritten.
    */
   async put(sessionId: string, records: readonly ArchiveRecord[]): Promise<void> {
     for (const record of records) {

@@ -1,13 +1,12 @@
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { CompactionCommit } from "../session/compaction-commit.js";
-import type { CompactionTrigger } from "../session/events.js";
-import { Lease } from "./lease.js";
-import type { SessionStore } from "./session-store.js";
+import { Lease, type LeaseStore } from "./lease.js";
 
 /** What the commit step needs of its stored session. */
 export interface StoreCommitHost {
-  readonly store: SessionStore;
+  /** The worker's store, its calls bounded in time. */
+  readonly store: LeaseStore;
   readonly sessionId: string;
   readonly workerId: string;
   readonly leaseMs: number;
@@ -35,11 +34,11 @@ export class StoreCommit implements CompactionCommit {
     this.#host = host;
   }
 
-  async begin(trigger: CompactionTrigger, signal: AbortSignal | undefined): Promise<boolean> {
+  async begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean> {
     const { store, sessionId, workerId, leaseMs } = this.#host;
     const lease = new Lease(store, sessionId, workerId, leaseMs);
     this.#lease = lease;
-    if (trigger === "auto") return lease.acquire();
+    if (!wait) return lease.acquire();
     if (await lease.acquireWithin(leaseMs, signal)) return true;
     throw new CompactionError(
       "busy",

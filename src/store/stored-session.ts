@@ -1,4 +1,5 @@
 import type { CompactionUsage } from "../core/compactor.js";
+import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
@@ -22,6 +23,7 @@ import type {
 import type { CompactionRunOptions } from "../session/compaction-run.js";
 import type { Usage } from "../session/context-meter.js";
 import type { CompactionEventListener } from "../session/events.js";
+import type { RunKind } from "../session/run-policy.js";
 import { SessionCore } from "../session/session-core.js";
 import type { Intake } from "../session/session-entry.js";
 import type { SessionSnapshot } from "../session/snapshot.js";
@@ -33,10 +35,12 @@ import {
   type SessionStore,
   type StorePosition,
 } from "./session-store.js";
+import { SharedState } from "./shared-state.js";
 import { StoreArchive } from "./store-archive.js";
 import { StoreCommit } from "./store-commit.js";
 import { StoreReplica } from "./store-replica.js";
 import { type StoredSessionOptions, splitOptions } from "./stored-session-options.js";
+import { TimedStore } from "./timed-store.js";
 
 /** What `StoredSession.maybeCompact` did (`discarded` says why a compaction did not land). */
 export type StoredCompactionReport = MaybeCompactReport;
@@ -82,18 +86,22 @@ export class StoredSession implements CompactingSession<"async"> {
   readonly #maxAttempts: number;
   readonly #workerId: string;
   readonly #replica: StoreReplica;
+  readonly #shared: SharedState;
   #lock: Promise<unknown> = Promise.resolve();
 
   /** Use {@link openSession}, which reads the session first. @throws {ValidationError} for bad options. */
   constructor(store: SessionStore, sessionId: string, options: StoredSessionOptions) {
     assertName(sessionId, "session id");
     const { own, session } = splitOptions(options);
+    // Every store call of this worker is bounded in time: a hung one cannot hold anything.
+    const timed = new TimedStore(store, own.storeTimeoutMs, own.timers);
+    store = timed;
     this.#store = store;
     this.#leaseMs = own.leaseMs;
     this.#maxAttempts = own.maxAttempts;
     this.#workerId = own.workerId ?? newId();
     const commit = new StoreCommit({
-      store,
+      store: timed,
       sessionId,
       workerId: this.#workerId,
       leaseMs: this.#leaseMs,
@@ -103,7 +111,7 @@ export class StoredSession implements CompactingSession<"async"> {
     const archive = session.archive ?? new StoreArchive(store);
     this.#core = new SessionCore(
       { ...session, archive, sessionId },
-      { commit, attempt: (trigger, run) => this.#attempts(trigger, run) },
+      { commit, attempt: (kind, run) => this.#attempts(kind, run) },
     );
     this.#replica = new StoreReplica(
       store,
@@ -111,6 +119,7 @@ export class StoredSession implements CompactingSession<"async"> {
       this.#core,
       session.keepStaleThinking === true,
     );
+    this.#shared = new SharedState(store, sessionId, this.#core);
   }
 
   /** This session's id in the store. */
@@ -128,10 +137,10 @@ export class StoredSession implements CompactingSession<"async"> {
     return this.#core.history.meter.contextUsed;
   }
 
-  /** The conversation as of this worker's last call, a frozen snapshot. */
+  /** The conversation as of this worker's last call, a read-only view (see `AgentSession.messages`). */
   get messages(): readonly Message[] {
     this.#assertRead();
-    return this.#core.history.messages;
+    return this.#core.history.view;
   }
 
   /** The compact summaries stored so far, by tool use id. */
@@ -154,9 +163,20 @@ export class StoredSession implements CompactingSession<"async"> {
     return { tail: this.#replica.tail, version: this.#replica.version };
   }
 
-  /** Reads what other workers appended or compacted since this worker's last call. */
+  /**
+   * Reads what other workers appended or compacted since this worker's last call, and what they
+   * share beyond the history (the circuit breaker, a window a refusal named).
+   */
   refresh(): Promise<void> {
-    return this.#exclusive(() => this.#replica.sync());
+    return this.#exclusive(() => this.#read());
+  }
+
+  /** The log and the shared state, read side by side: one round trip. */
+  async #read(): Promise<void> {
+    const shared = this.#shared.read();
+    shared.catch(() => {});
+    await this.#replica.sync();
+    (await shared)();
   }
 
   /**
@@ -218,6 +238,14 @@ export class StoredSession implements CompactingSession<"async"> {
     summaries: ReadonlyMap<string, string> | Record<string, string>,
   ): Promise<void> {
     return this.#write(() => this.#core.intake.storeCompactSummaries(summaries));
+  }
+
+  /**
+   * Takes a provider's refusal for length that names the model's window (see
+   * `AgentSession.recordContextOverflow`) and stores it: every worker compacts to it.
+   */
+  async recordContextOverflow(refusal: ContextOverflowRefusal): Promise<void> {
+    if (this.#core.recordContextOverflow(refusal)) await this.#shared.writeWindow();
   }
 
   /** Reports a response's `input_transformations` (an event on this worker; not stored). */
@@ -286,15 +314,14 @@ export class StoredSession implements CompactingSession<"async"> {
   }
 
   /** One run after reading the store, again after a lost race, `maxAttempts` in all. */
-  async #attempts(
-    trigger: "auto" | "manual",
-    options: CompactionRunOptions,
-  ): Promise<CompactionRunOutcome> {
+  async #attempts(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
     for (let attempt = 1; ; attempt += 1) {
-      await this.#exclusive(() => this.#replica.sync());
-      const outcome = await this.#core.runner.run(trigger, options);
+      await this.#exclusive(() => this.#read());
+      const outcome = await this.#core.runner.run(kind, options);
+      // The breaker is the session's: the next worker finds what this run did to it.
+      await this.#shared.writeCircuit();
       if (outcome.discarded !== "conflict" || attempt >= this.#maxAttempts) {
-        if (trigger === "manual" && outcome.discarded === "conflict") {
+        if (kind === "manual" && outcome.discarded === "conflict") {
           throw new CompactionError(
             "aborted",
             `session ${JSON.stringify(this.sessionId)} was compacted by another worker while this one compacted, ${attempt} times: nothing of this compaction was applied`,

@@ -13,9 +13,9 @@ import {
   ThresholdCompactor,
   validateConversation,
 } from "../../src/index.js";
-import type { Timers } from "../../src/testing/index.js";
 import { MockLlmClient } from "../../src/testing/index.js";
 import { seed } from "../properties/invariants.js";
+import { manualTimers } from "../support/manual-timers.js";
 
 /**
  * Model-based interleavings: an agent loop appends messages, records usage and asks for
@@ -76,27 +76,6 @@ const actionArbitrary: fc.Arbitrary<Action> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ kind: "tick" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "deadline" as const }) },
 );
-
-/** Timers whose deadlines fire only when the test says so (once nothing else can progress). */
-function manualTimers() {
-  const pending = new Map<object, () => void>();
-  const timers: Timers = {
-    setTimeout: ((callback: () => void) => {
-      const handle = {};
-      pending.set(handle, callback);
-      return handle;
-    }) as unknown as Timers["setTimeout"],
-    clearTimeout: ((handle: object | undefined) => {
-      if (handle) pending.delete(handle);
-    }) as unknown as Timers["clearTimeout"],
-  };
-  const fireAll = () => {
-    const callbacks = [...pending.values()];
-    pending.clear();
-    for (const callback of callbacks) callback();
-  };
-  return { timers, fireAll };
-}
 
 /** Wraps a compactor to count overlapping runs. */
 function watched<C extends Compactor>(

@@ -8,36 +8,8 @@ import {
   type Message,
   ThresholdCompactor,
 } from "../../src/index.js";
-import type { Timers } from "../../src/testing/index.js";
 import { ConversationBuilder, MockLlmClient, type MockReply } from "../../src/testing/index.js";
-
-/** Timers the test fires by hand: a summary "times out" exactly when the test says so. */
-function manualTimers() {
-  const pending = new Map<number, () => void>();
-  let next = 0;
-  const timers: Timers = {
-    setTimeout: ((callback: () => void) => {
-      next += 1;
-      pending.set(next, callback);
-      return next;
-    }) as unknown as Timers["setTimeout"],
-    clearTimeout: ((id: number) => {
-      pending.delete(id);
-    }) as unknown as Timers["clearTimeout"],
-  };
-  const fireAll = () => {
-    const callbacks = [...pending.values()];
-    pending.clear();
-    for (const callback of callbacks) callback();
-  };
-  return {
-    timers,
-    fireAll,
-    get pendingCount() {
-      return pending.size;
-    },
-  };
-}
+import { manualTimers } from "../support/manual-timers.js";
 
 /** Lets pending promise callbacks and I/O-free tasks run (no wall-clock wait). */
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -229,6 +201,9 @@ describe("summariser faults: history unchanged, failure reported once", () => {
           fail = reject;
         }),
     ]);
+    // Below the last resort's line even with the message appended meanwhile: above it, a
+    // failed summary is followed by trimming (test/faults/after-failures.test.ts).
+    state.session.recordUsage({ inputTokens: 1800 });
     const before = state.session.messages.map((message) => message.id);
     const run = state.session.maybeCompact();
     while (state.client.callCount === 0) await flush();

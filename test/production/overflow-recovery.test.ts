@@ -85,8 +85,10 @@ describe("withOverflowRecovery against AnthropicStandIn (the window enforced)", 
     const summarizer = new AnthropicLlmClient({ client, request: { model, system, tools: TOOLS } });
     const session = overfullSession(summarizer);
 
+    // A session that does not learn the window the refusal names (as with a refusal that names
+    // none): the summarizer's estimate lets it send the conversation, and it is refused too.
     const response = await withOverflowRecovery(
-      session,
+      { forceCompact: (options) => session.forceCompact(options) },
       () => client.messages.create(agentRequest(session)),
       { isOverflow: isAnthropicContextOverflow },
     );
@@ -99,6 +101,23 @@ describe("withOverflowRecovery against AnthropicStandIn (the window enforced)", 
     // From then on: the transcript's parts and the retry, each under the window.
     expect(sizes.length).toBeGreaterThanOrEqual(4);
     for (const size of sizes.slice(2)) expect(size).toBeLessThanOrEqual(WINDOW);
+  });
+
+  it("a session that learns the window from the refusal sends no summary request the window refuses", async () => {
+    const client = new AnthropicStandIn({ contextWindow: WINDOW, defaultReply: answer });
+    const summarizer = new AnthropicLlmClient({ client, request: { model, system, tools: TOOLS } });
+    const session = overfullSession(summarizer);
+    const response = await withOverflowRecovery(
+      session,
+      () => client.messages.create(agentRequest(session)),
+      { isOverflow: isAnthropicContextOverflow },
+    );
+    expect(response.content).toEqual([expect.objectContaining({ text: "None had issues." })]);
+    expect(session.contextLimit).toBe(WINDOW);
+    const sizes = await Promise.all(client.requests.map((request) => standInTokens(request.body)));
+    // The agent's refused request, then only requests that fit: the transcript's parts, the retry.
+    expect(sizes[0]).toBeGreaterThan(WINDOW);
+    for (const size of sizes.slice(1)) expect(size).toBeLessThanOrEqual(WINDOW);
   });
 
   it("a second refusal is rethrown as it came, after one compaction", async () => {

@@ -7,6 +7,7 @@ import type { SessionStore } from "../../src/store/session-store.js";
 import { openSession, type StoredSession } from "../../src/store/stored-session.js";
 import type { StoredSessionOptions } from "../../src/store/stored-session-options.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
+import { faultCases } from "./store-faults.js";
 import { integrityCases } from "./store-integrity.js";
 
 /** How a store's tests reach it. */
@@ -357,5 +358,6 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
     });
 
     integrityCases(get);
+    faultCases(get);
   });
 }

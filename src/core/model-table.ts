@@ -1,0 +1,250 @@
+import { freezeDeeply } from "../internal/frozen.js";
+import type { ModelPricing } from "./model-prices.js";
+
+/*
+ * List prices in USD per million tokens, standard tier, as published on 2026-12-01. Sources:
+ * - Anthropic: platform.claude.com/docs/en/about-claude/pricing and each model's overview page
+ *   (platform.claude.com/docs/en/models/fable-5-1/overview: $10 / $50; .../sonnet-5-5/overview:
+ *   $2 / $10). Cache reads: Fable 5.1 $0.25 (0.025x, "a quarter of what they did",
+ *   BerriAI/litellm discussion #39163); Opus 5.5 $0.20 and Sonnet 5.5 $0.10 (0.05x since
+ *   2026-10-07; TheKrush/PromptFuel v1.0.21 and v1.0.23, kurofune/claudit v1.9.2); Haiku 5.5
+ *   $0.10 / $0.50 with $0.01 reads up to a 100,000-token prompt and $0.50 / $2.50 above it, on
+ *   every token of that request (kurofune/claudit v1.9.2). Writes 1.25x (5 min) and 2x (1 h).
+ * - OpenAI: developers.openai.com/api/docs/pricing. GPT-6.2 Astra $8 / $40 with cached input
+ *   $0.40 (BerriAI/litellm discussion #52347: 60% below GPT-6 Astra's $1); GPT-6.1 Sol $2 / $10
+ *   with $0.10 reads (docs.apiyi.com news "GPT-6.1 Sol Is Live"); GPT-6 Luna $0.10 / $0.50 with
+ *   $0.01 reads and $0.125 writes (merefield/codexometer v0.18.4). Writes 1.25x on GPT-5.6 and
+ *   later (OpenAI's prompt-caching guide, quoted in mindroom-ai/mindroom PR #2134). Above 272,000
+ *   input tokens input and cache rates double and output is 1.5x (BerriAI/litellm discussion
+ *   #42523). OpenAI has no 1-hour write price: `cacheWrite1hMultiplier` stays at its default.
+ * Windows: the providers' model pages as they gave them in December 2026 (platform.claude.com
+ * model overviews; OpenAI's model pages as mirrored by AI gateways). GPT-6 models take at most
+ * 922K of their 1.05M as input (the rest is the reply's).
+ */
+
+/** One known model: what it takes and gives, in tokens, and what it costs when the prices are known. */
+export interface ModelRow {
+  /** The whole request plus the reply, in tokens. */
+  readonly contextWindow: number;
+  /** The most tokens one reply may take (`max_tokens`). */
+  readonly maxOutputTokens: number;
+  /** Its list prices; absent when the library does not know them. */
+  readonly pricing?: Readonly<ModelPricing>;
+  /**
+   * It takes 1M tokens with Anthropic's `context-1m` beta (Claude Code's `[1m]` suffix): the
+   * Claude 4 models that offer it. Any other model's `[1m]` name has its own window.
+   */
+  readonly oneMillionBeta?: true;
+}
+
+const K = 1_000;
+const M = 1_000_000;
+/** Anthropic's cache writes: 1.25x for 5 minutes, 2x for an hour. */
+const CLAUDE_WRITES = { cacheWrite5mMultiplier: 1.25, cacheWrite1hMultiplier: 2 } as const;
+
+/** OpenAI's prices from GPT-5.6 on: writes 1.25x; above 272K input tokens, the dearer rates. */
+const openAiPricing = (
+  prices: { inputPerMTok: number; outputPerMTok: number; cacheReadMultiplier: number },
+  above272k: { inputPerMTok: number; outputPerMTok: number },
+) => ({
+  ...prices,
+  cacheWrite5mMultiplier: 1.25,
+  longContext: { aboveTokens: 272_000, ...above272k },
+});
+
+/**
+ * Every model the library knows, one row each, by its id as its provider writes it (dated
+ * snapshots, aliases, gateway, Bedrock and Vertex names find the same row): its window, its
+ * most output and, where known, its prices. `KNOWN_MODEL_LIMITS` and `PRICING_PRESETS` are
+ * views of it; adding a model is adding a row.
+ */
+export const MODEL_TABLE = freezeDeeply({
+  // Claude: every model from the 5 generation on has a native 1M window and 128K output.
+  "claude-fable-5-2": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-fable-5-1": {
+    contextWindow: M,
+    maxOutputTokens: 128 * K,
+    pricing: { inputPerMTok: 10, outputPerMTok: 50, ...CLAUDE_WRITES, cacheReadMultiplier: 0.025 },
+  },
+  "claude-fable-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-mythos-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-opus-5-5": {
+    contextWindow: M,
+    maxOutputTokens: 128 * K,
+    pricing: { inputPerMTok: 4, outputPerMTok: 20, ...CLAUDE_WRITES, cacheReadMultiplier: 0.05 },
+  },
+  "claude-opus-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-sonnet-5-5": {
+    contextWindow: M,
+    maxOutputTokens: 128 * K,
+    pricing: { inputPerMTok: 2, outputPerMTok: 10, ...CLAUDE_WRITES, cacheReadMultiplier: 0.05 },
+  },
+  "claude-sonnet-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-haiku-5-5": {
+    contextWindow: M,
+    maxOutputTokens: 128 * K,
+    pricing: {
+      inputPerMTok: 0.1,
+      outputPerMTok: 0.5,
+      ...CLAUDE_WRITES,
+      cacheReadMultiplier: 0.1,
+      longContext: { aboveTokens: 100_000, inputPerMTok: 0.5, outputPerMTok: 2.5 },
+    },
+  },
+  // Claude 4: 200K; those with `oneMillionBeta` take 1M with the `context-1m` beta.
+  "claude-opus-4-6": { contextWindow: 200 * K, maxOutputTokens: 128 * K, oneMillionBeta: true },
+  "claude-sonnet-4-6": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
+  "claude-opus-4-5": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
+  "claude-sonnet-4-5": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
+  "claude-haiku-4-5": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
+  "claude-opus-4-1": { contextWindow: 200 * K, maxOutputTokens: 32 * K },
+  "claude-opus-4": { contextWindow: 200 * K, maxOutputTokens: 32 * K },
+  "claude-sonnet-4": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
+  "claude-3-7-sonnet": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
+  "claude-3-5-haiku": { contextWindow: 200 * K, maxOutputTokens: 8_192 },
+  // OpenAI.
+  "gpt-6.2-astra": {
+    contextWindow: 1_050_000,
+    maxOutputTokens: 128 * K,
+    pricing: openAiPricing(
+      { inputPerMTok: 8, outputPerMTok: 40, cacheReadMultiplier: 0.05 },
+      { inputPerMTok: 16, outputPerMTok: 60 },
+    ),
+  },
+  "gpt-6.1-sol": {
+    contextWindow: 1_050_000,
+    maxOutputTokens: 128 * K,
+    pricing: openAiPricing(
+      { inputPerMTok: 2, outputPerMTok: 10, cacheReadMultiplier: 0.05 },
+      { inputPerMTok: 4, outputPerMTok: 15 },
+    ),
+  },
+  "gpt-6-astra": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
+  "gpt-6-sol": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
+  "gpt-6-luna": {
+    contextWindow: 1_050_000,
+    maxOutputTokens: 128 * K,
+    pricing: openAiPricing(
+      { inputPerMTok: 0.1, outputPerMTok: 0.5, cacheReadMultiplier: 0.1 },
+      { inputPerMTok: 0.2, outputPerMTok: 0.75 },
+    ),
+  },
+  "gpt-5.6-sol": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
+  "gpt-5.5": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
+  "gpt-5.4": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
+  "gpt-5.3-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5.2-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5.2": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5.1-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5.1": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5-mini": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5-nano": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
+  "gpt-5-chat-latest": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
+  "gpt-5.1-chat-latest": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
+  "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  "gpt-4.1-mini": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  "gpt-4.1-nano": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
+  "gpt-4o": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
+  "gpt-4o-mini": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
+  o3: { contextWindow: 200 * K, maxOutputTokens: 100 * K },
+  "o3-mini": { contextWindow: 200 * K, maxOutputTokens: 100 * K },
+  "o4-mini": { contextWindow: 200 * K, maxOutputTokens: 100 * K },
+  o1: { contextWindow: 200 * K, maxOutputTokens: 100 * K },
+} as const satisfies Record<string, ModelRow>);
+
+/** A model id in {@link MODEL_TABLE}. */
+export type KnownModel = keyof typeof MODEL_TABLE;
+
+/** Other names of the models above (the providers' aliases), as lookup keys. */
+const ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  "gpt-5-6": "gpt-5-6-sol", // OpenAI routes the `gpt-5.6` alias to Sol
+  "claude-opus-4-0": "claude-opus-4",
+  "claude-sonnet-4-0": "claude-sonnet-4",
+  "claude-3-7-sonnet-latest": "claude-3-7-sonnet",
+  "claude-3-5-haiku-latest": "claude-3-5-haiku",
+});
+
+/** Names longer than this are no model id: refused before any work. */
+const MAX_MODEL_NAME = 256;
+const ONE_M_SUFFIX = "[1m]";
+
+const isDigits = (text: string): boolean => {
+  if (text.length === 0) return false;
+  for (const char of text) if (char < "0" || char > "9") return false;
+  return true;
+};
+
+/** `name` without a trailing snapshot date: `-20251001` or `-2025-08-07`. */
+function withoutDate(name: string): string {
+  const parts = name.split("-");
+  const last = parts.at(-1) ?? "";
+  if (parts.length > 1 && last.length === 8 && isDigits(last)) return parts.slice(0, -1).join("-");
+  const [year, month, day] = parts.slice(-3);
+  const dated =
+    parts.length > 3 &&
+    year?.length === 4 &&
+    isDigits(year) &&
+    month?.length === 2 &&
+    isDigits(month) &&
+    day?.length === 2 &&
+    isDigits(day);
+  return dated ? parts.slice(0, -3).join("-") : name;
+}
+
+/** `name` without Bedrock's version suffix (`-v1`, `-v1:0`). */
+function withoutBedrockVersion(name: string): string {
+  const at = name.lastIndexOf("-v");
+  if (at < 0) return name;
+  const [major, minor] = name.slice(at + 2).split(":");
+  const versioned = isDigits(major ?? "") && (minor === undefined || isDigits(minor));
+  return versioned ? name.slice(0, at) : name;
+}
+
+/**
+ * The table key a model name stands for: lower case, provider prefix (`anthropic/`,
+ * `openai/`, Bedrock's `us.anthropic.`), Vertex's `@date`, Bedrock's `-v1:0` and a snapshot
+ * date removed, dots as dashes. Linear in the name; no regular expression.
+ */
+function normalize(model: string): { key: string; oneM: boolean } {
+  let name = model.trim().toLowerCase();
+  const oneM = name.endsWith(ONE_M_SUFFIX);
+  if (oneM) name = name.slice(0, -ONE_M_SUFFIX.length);
+  name = name.slice(name.lastIndexOf("/") + 1);
+  const vendor = name.lastIndexOf("anthropic.");
+  if (vendor >= 0) name = withoutBedrockVersion(name.slice(vendor + "anthropic.".length));
+  const at = name.indexOf("@");
+  if (at >= 0) name = name.slice(0, at);
+  name = withoutBedrockVersion(name);
+  const colon = name.indexOf(":");
+  if (colon >= 0) name = name.slice(0, colon);
+  name = withoutDate(name.replaceAll(".", "-"));
+  return { key: ALIASES[name] ?? name, oneM };
+}
+
+/** A model id's lookup key: lower case, dots as dashes (`gpt-5.1` is `gpt-5-1`). */
+export const lookupKey = (id: string): string => id.toLowerCase().replaceAll(".", "-");
+
+/** The rows by lookup key. */
+const BY_KEY: ReadonlyMap<string, { id: KnownModel; row: ModelRow }> = new Map(
+  (Object.keys(MODEL_TABLE) as KnownModel[]).map((id) => [
+    lookupKey(id),
+    { id, row: MODEL_TABLE[id] },
+  ]),
+);
+
+/**
+ * The row a model name stands for, as the provider's API, a gateway (`anthropic/claude-opus-5`),
+ * Bedrock or Vertex writes it, in any case, dated snapshots and aliases included; `oneM` when
+ * it asks for the 1M window (`[1m]`). `undefined` for a model the table does not have (a name
+ * that merely starts like a known one is not taken for it).
+ */
+export function modelOf(
+  model: string,
+): { id: KnownModel; row: ModelRow; oneM: boolean } | undefined {
+  if (typeof model !== "string" || model.length > MAX_MODEL_NAME) return undefined;
+  const { key, oneM } = normalize(model);
+  const found = BY_KEY.get(key);
+  return found === undefined ? undefined : { ...found, oneM };
+}
