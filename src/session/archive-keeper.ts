@@ -6,7 +6,9 @@ import {
   archiveChanges,
   archivedOriginals,
   type CompactionArchive,
+  contentHandle,
   MemoryArchive,
+  recordText,
   sessionTag,
 } from "./archive.js";
 import type { SessionSnapshot } from "./snapshot.js";
@@ -15,20 +17,28 @@ import { serializeRecord } from "./snapshot.js";
 /**
  * A session's side of its archive: hands out recall handles (`r7-3f2a`: a counter and the
  * session's tag), keeps what each compaction removes before it is applied, and answers recalls.
+ * With `contentHandles` (a stateless path, which keeps no counter between requests), a handle
+ * is named after its record's content instead ({@link contentHandle}).
  */
 export class ArchiveKeeper {
   readonly #archive: CompactionArchive;
   readonly #sessionId: string;
   readonly #tag: string;
+  readonly #contentHandles: boolean;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
   /** Replayed records being kept ({@link storeMissing}). */
   readonly #keeping = new Set<Promise<void>>();
 
-  constructor(archive: CompactionArchive, sessionId: string) {
+  constructor(
+    archive: CompactionArchive,
+    sessionId: string,
+    options: { contentHandles?: boolean } = {},
+  ) {
     this.#archive = archive;
     this.#sessionId = sessionId;
     this.#tag = sessionTag(sessionId);
+    this.#contentHandles = options.contentHandles === true;
   }
 
   get archive(): CompactionArchive {
@@ -43,7 +53,21 @@ export class ArchiveKeeper {
     before: readonly Message[],
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
+    if (this.#contentHandles) {
+      return archiveChanges(before, after, (record) =>
+        contentHandle(recordText(record), this.#tag),
+      );
+    }
     return archiveChanges(before, after, () => `r${this.next++}-${this.#tag}`);
+  }
+
+  /**
+   * The content handle of a text clamping cut (of the tool result `toolUseId`, if any): a
+   * stateless path's, the same each time the same text is cut. (A session's intake numbers them
+   * with {@link handleAt}.)
+   */
+  clampHandle(original: string, toolUseId: string | undefined): string {
+    return contentHandle(`clamp\u0000${toolUseId ?? ""}\u0000${original}`, this.#tag);
   }
 
   /** The handle `offset` places after the next one, without taking it (intake builds; apply takes). */

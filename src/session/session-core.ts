@@ -19,6 +19,7 @@ import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
+import { DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
 import { CompactionCalls, type RunAttempt } from "./compaction-calls.js";
 import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js";
 import { CompactionHooks } from "./compaction-hooks.js";
@@ -92,7 +93,7 @@ export class SessionCore {
       history: this.history,
       sessionId: this.sessionId,
       clock: this.clock,
-      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? 0.25) * contextLimit),
+      maxBlockTokens: Math.floor((parsed.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE) * contextLimit),
       ...(keeper === undefined ? {} : { handleAt: (offset: number) => keeper.handleAt(offset) }),
     });
     const pricing =
