@@ -47,7 +47,8 @@ export function base64ToBytes(base64: string): Uint8Array {
 /** What kind of data a part holds, or `undefined` for anything the AI SDK does not take. */
 export function dataKind(data: unknown): DataKind | undefined {
   if (typeof data === "string") return "string";
-  if (data instanceof Uint8Array) return bufferClass()?.isBuffer(data) === true ? "buffer" : "bytes";
+  if (data instanceof Uint8Array)
+    return bufferClass()?.isBuffer(data) === true ? "buffer" : "bytes";
   if (data instanceof ArrayBuffer) return "arraybuffer";
   if (data instanceof URL) return "URL";
   return undefined;

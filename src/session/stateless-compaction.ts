@@ -1,0 +1,364 @@
+import * as z from "zod";
+import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
+import type { ArchiveRecord } from "../core/archive-record.js";
+import {
+  type AsyncCompactor,
+  type CompactionOutput,
+  type CompactionResult,
+  type Compactor,
+  conversationChanged,
+  emptyCompactionResult,
+  isTrustedCompactor,
+  runCompactor,
+} from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor-target.js";
+import { isSystemMessage } from "../core/conversation-structure.js";
+import type { Message } from "../core/message.js";
+import { systemClock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
+import {
+  NON_EMPTY_STRING_SCHEMA,
+  positiveWholeNumber,
+  SHARE_SCHEMA,
+} from "../core/option-schemas.js";
+import type { CompactionArchive } from "./archive.js";
+import { ArchiveKeeper } from "./archive-keeper.js";
+import { clampMessage, clampRecord, DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
+import { isUntrustedUsage } from "./context-meter.js";
+import {
+  keepRecords,
+  type LandedConversation,
+  type LandingRules,
+  landedConversation,
+  NO_REPAIR,
+} from "./landed-conversation.js";
+import {
+  ARCHIVE_OPTION_SCHEMA,
+  booleanOrShare,
+  DEFAULT_SESSION_LIMITS,
+  runnableCompactor,
+  sessionCompactors,
+  trimTarget,
+} from "./options.js";
+import { asCompactionError, assertCompactorOutput, assertKeeps } from "./strategy.js";
+import { TRIM_AT } from "./trim-stage.js";
+
+/**
+ * What a stateless path (one that gets the whole conversation with each request and keeps
+ * nothing between them: the AI SDK's `compactModelMessages`, `compactionPrepareStep` and
+ * middleware) takes to keep the session's promises: its window, compactor, archive and limits.
+ */
+export interface StatelessCompactionOptions {
+  /** The model's context window in tokens. */
+  contextLimit: number;
+  /**
+   * What compacts: any `Compactor` (run with `compact`) or `AsyncCompactor` (`compactAsync`).
+   * @default the session's: what `new AgentSession({ contextLimit })` runs
+   */
+  compactor?: Compactor | AsyncCompactor;
+  /** Tokens the request holds besides its messages (system prompt, tools). @default 0 */
+  overheadTokens?: number;
+  /** Compact summaries of tool results, by tool call id. @default none */
+  summaries?: ReadonlyMap<string, string>;
+  /**
+   * Where what compaction removes or replaces is kept, under the recall handle its placeholder
+   * names; a recall tool answers from it. Handles are named after what they hold, so the same
+   * compaction made again keeps the same records under the same handles. @default none
+   */
+  archive?: CompactionArchive | false;
+  /**
+   * The conversation's id in the archive (its records are kept under it, its handles carry its
+   * tag); give the recall tool the same. @default {@link STATELESS_SESSION_ID}
+   */
+  sessionId?: string;
+  /** Keep the thinking blocks a compaction made stale (see `AgentSessionOptions`). @default false */
+  keepStaleThinking?: boolean;
+  /** The largest share of the window one text may take; longer ones are cut to head and tail. @default 0.25 */
+  maxBlockShare?: number;
+  /** The last resort above 95% of the window, as the session's. @default true (`{ targetUtilization: 0.5 }`) */
+  trimOnOverflow?: boolean | { targetUtilization?: number };
+}
+
+/** The id a stateless path keeps its archive records under when no `sessionId` is given. */
+export const STATELESS_SESSION_ID = "stateless";
+
+const TOKENS = z
+  .number({ error: "must be a number" })
+  .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more");
+
+/** The schemas of {@link StatelessCompactionOptions}, for each entry's strict schema. */
+export const STATELESS_COMPACTION_SHAPE = {
+  contextLimit: positiveWholeNumber("tokens"),
+  compactor: runnableCompactor<Compactor>().exactOptional(),
+  overheadTokens: TOKENS.exactOptional(),
+  summaries: z
+    .custom<ReadonlyMap<string, string>>(
+      (value) => value instanceof Map,
+      "must be a Map of tool call id to summary",
+    )
+    .exactOptional(),
+  archive: ARCHIVE_OPTION_SCHEMA.exactOptional(),
+  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
+  keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
+  maxBlockShare: SHARE_SCHEMA.exactOptional(),
+  trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
+};
+
+/** A context in tokens given by the caller (`contextUsed`): finite, 0 or more. */
+export const CONTEXT_TOKENS_SCHEMA = TOKENS;
+
+/** What {@link StatelessCompaction.intake} made of new messages. */
+export interface StatelessIntake {
+  /** The messages, each text too long for the window clamped. */
+  messages: Message[];
+  /** The positions (in `messages`) of those clamped. */
+  clamped: number[];
+  /** What clamping cut, for the archive. */
+  records: ArchiveRecord[];
+}
+
+/** What {@link StatelessCompaction.compact} did. */
+export interface StatelessOutcome {
+  /** The conversation to send: the input itself when nothing changed. */
+  conversation: readonly Message[];
+  /** Whether any compactor or the last resort changed it. */
+  changed: boolean;
+  /** What the compactors reported (summed when more than one changed it), the trim included. */
+  result: CompactionResult;
+  /** Thinking blocks removed because an edit before them made them stale. */
+  thinkingBlocksDropped: number;
+}
+
+/**
+ * The session's promises on a stateless path: its default compactors (`sessionCompactors`,
+ * one source), its intake clamps, its landing ({@link landedConversation}: pins, stale
+ * thinking repaired, what is removed archived first), its distrust of a usage far below the
+ * estimate and its last resort. Options are checked by the entry that takes them.
+ */
+export class StatelessCompaction {
+  readonly contextLimit: number;
+  readonly overheadTokens: number;
+  readonly keeper: ArchiveKeeper | undefined;
+  readonly #compactors: readonly Compactor[];
+  readonly #summaries: ReadonlyMap<string, string>;
+  readonly #rules: LandingRules;
+  readonly #maxBlockTokens: number;
+  readonly #trimTarget: number | undefined;
+
+  constructor(options: StatelessCompactionOptions) {
+    const { contextLimit, compactor, archive } = options;
+    this.contextLimit = contextLimit;
+    this.overheadTokens = options.overheadTokens ?? 0;
+    this.#compactors = compactor === undefined ? sessionCompactors({}, contextLimit) : [compactor];
+    this.#summaries = options.summaries ?? new Map();
+    this.keeper =
+      archive === undefined || archive === false
+        ? undefined
+        : new ArchiveKeeper(archive, options.sessionId ?? STATELESS_SESSION_ID, {
+            contentHandles: true,
+          });
+    this.#rules = {
+      pinned: new Set(),
+      keepStaleThinking: options.keepStaleThinking ?? false,
+      clock: systemClock,
+      archive: this.keeper,
+    };
+    this.#maxBlockTokens = Math.floor(
+      (options.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE) * contextLimit,
+    );
+    this.#trimTarget = trimTarget(options.trimOnOverflow);
+  }
+
+  /** New messages as the session's intake takes them: each text too long for the window clamped. */
+  intake(messages: readonly Message[]): StatelessIntake {
+    const { keeper } = this;
+    const handle =
+      keeper === undefined
+        ? undefined
+        : (original: string, toolUseId: string | undefined) =>
+            keeper.clampHandle(original, toolUseId);
+    const intake: StatelessIntake = { messages: [...messages], clamped: [], records: [] };
+    messages.forEach((message, index) => {
+      const { message: clamped, clamped: blocks } = clampMessage(
+        message,
+        this.#maxBlockTokens,
+        handle,
+      );
+      if (blocks.length === 0) return;
+      intake.messages[index] = clamped;
+      intake.clamped.push(index);
+      for (const block of blocks)
+        if (block.handle !== undefined)
+          intake.records.push(clampRecord(block.handle, block, message));
+    });
+    return intake;
+  }
+
+  /**
+   * The context to judge on: `reported` (a usage, or the caller's `contextUsed`) unless it is
+   * far below `estimate`, the local estimate of the messages (a gateway's or a mock's 0, cache
+   * reads left out: see `isUntrustedUsage`); then, as without one, the estimate and the overhead
+   * (`overheadTokens`, the option's by default).
+   */
+  contextUsed(
+    reported: number | undefined,
+    estimate: number,
+    overheadTokens = this.overheadTokens,
+  ): number {
+    if (reported !== undefined && !isUntrustedUsage(reported, estimate)) return reported;
+    return estimate + overheadTokens;
+  }
+
+  /**
+   * Compacts `conversation` as a session's run would: each compactor that is due, on what the
+   * one before left, landed by the session's rules; then the last resort when the context is
+   * still above 95% of the window (or above the target of the compactor that ran and is still
+   * due). What is removed or replaced is kept in the archive, with `records` (the intake's),
+   * before this resolves.
+   * @throws {CompactionError} a compactor's failure (`compactor_error` for one that threw
+   * something else or returned what the session refuses), or the archive's.
+   */
+  async compact(
+    conversation: readonly Message[],
+    contextUsed: number,
+    options: {
+      signal?: AbortSignal | undefined;
+      estimate?: number | undefined;
+      records?: ArchiveRecord[];
+    },
+  ): Promise<StatelessOutcome> {
+    const estimate = options.estimate ?? estimateTokens(conversation);
+    const overhead = Math.max(0, contextUsed - estimate);
+    const results: CompactionResult[] = [];
+    let working = conversation;
+    let last: Compactor | undefined;
+    for (const compactor of this.#compactors) {
+      const context = working === conversation ? contextUsed : overhead + estimateTokens(working);
+      if (!compactor.shouldCompact(context, this.contextLimit)) continue;
+      const known = working === conversation ? estimate : undefined;
+      const output = await this.#run(compactor, working, context, options.signal, known);
+      if (!conversationChanged(working, output.conversation)) continue;
+      working = output.conversation;
+      results.push(output.result);
+      last = compactor;
+    }
+    // The system messages (the instructions) are pinned: no compaction removes or edits them.
+    const pinned = new Set(conversation.filter(isSystemMessage).map((message) => message.id));
+    const rules: LandingRules = { ...this.#rules, pinned };
+    const landed = this.#land(rules, conversation, working);
+    const trimmed = this.#trim(rules, landed, overhead, last);
+    const records = [
+      ...(options.records ?? []),
+      ...landed.records,
+      ...(trimmed?.landed.records ?? []),
+    ];
+    if (this.keeper !== undefined && records.length > 0) {
+      const keeper = this.keeper;
+      const milliseconds = DEFAULT_SESSION_LIMITS.archiveTimeoutMs;
+      await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
+    }
+    const final = trimmed?.landed.conversation ?? landed.conversation;
+    if (trimmed !== undefined)
+      results.push({ ...emptyCompactionResult(), messagesRemoved: trimmed.removed });
+    const changed = conversationChanged(conversation, final);
+    return {
+      conversation: changed ? final : conversation,
+      changed,
+      result: sumResults(results),
+      thinkingBlocksDropped:
+        landed.repair.thinkingBlocksDropped + (trimmed?.landed.repair.thinkingBlocksDropped ?? 0),
+    };
+  }
+
+  /** Runs one compactor; a custom one's output is checked as the session checks it. */
+  async #run(
+    compactor: Compactor,
+    conversation: readonly Message[],
+    contextUsed: number,
+    signal: AbortSignal | undefined,
+    estimate: number | undefined,
+  ): Promise<CompactionOutput> {
+    const options = { contextLimit: this.contextLimit, contextUsed, ...(signal ? { signal } : {}) };
+    const trusted = isTrustedCompactor(compactor);
+    try {
+      const output: unknown = await runCompactor(
+        compactor,
+        conversation,
+        this.#summaries,
+        options,
+        estimate,
+      );
+      if (!trusted) {
+        assertCompactorOutput(output);
+        assertKeeps(conversation, output.conversation);
+      }
+      return output as CompactionOutput;
+    } catch (error) {
+      throw asCompactionError(error, compactor);
+    }
+  }
+
+  /** `compacted` landed on `before` by the session's rules; `before` itself when nothing changed. */
+  #land(
+    rules: LandingRules,
+    before: readonly Message[],
+    compacted: readonly Message[],
+  ): LandedConversation {
+    if (compacted === before) return { conversation: [...before], repair: NO_REPAIR, records: [] };
+    return landedConversation(rules, before, before, compacted);
+  }
+
+  /**
+   * The last resort, by the session's rule: above {@link TRIM_AT} of the window, the oldest
+   * messages go down to `trimOnOverflow`'s target; when the compactor that changed the
+   * conversation is the last one and still due, down to its target.
+   */
+  #trim(
+    rules: LandingRules,
+    landed: LandedConversation,
+    overhead: number,
+    last: Compactor | undefined,
+  ): { landed: LandedConversation; removed: number } | undefined {
+    const target = this.#trimTarget;
+    if (target === undefined) return undefined;
+    const { contextLimit } = this;
+    const context = overhead + estimateTokens(landed.conversation);
+    let share: number | undefined;
+    if (
+      last !== undefined &&
+      last === this.#compactors.at(-1) &&
+      last.shouldCompact(context, contextLimit)
+    ) {
+      const own = compactorTarget(last) ?? target;
+      if (context > own * contextLimit) share = own;
+    }
+    if (context > TRIM_AT * contextLimit) share = Math.min(share ?? target, target);
+    if (share === undefined) return undefined;
+    const budget = Math.floor(share * contextLimit) - overhead;
+    const output = trimOldest(landed.conversation, budget, keepingTrimOptions(contextLimit));
+    if (output === undefined) return undefined;
+    const again = landedConversation(
+      rules,
+      landed.conversation,
+      landed.conversation,
+      output.conversation,
+    );
+    return { landed: again, removed: output.removed.length };
+  }
+}
+
+/** One result for a run of several compactors: their counts summed. */
+function sumResults(results: readonly CompactionResult[]): CompactionResult {
+  if (results.length === 1) return results[0]!;
+  const total = emptyCompactionResult();
+  for (const result of results) {
+    total.toolResultsSummarized += result.toolResultsSummarized;
+    total.toolResultsRedacted += result.toolResultsRedacted;
+    total.turnsCompacted += result.turnsCompacted;
+    if (result.toolInputsCleared !== undefined)
+      total.toolInputsCleared = (total.toolInputsCleared ?? 0) + result.toolInputsCleared;
+    if (result.messagesRemoved !== undefined)
+      total.messagesRemoved = (total.messagesRemoved ?? 0) + result.messagesRemoved;
+  }
+  return total;
+}
