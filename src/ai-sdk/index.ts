@@ -17,10 +17,20 @@
  */
 
 export {
+  STATELESS_SESSION_ID,
+  type StatelessCompactionOptions,
+} from "../session/stateless-compaction.js";
+export {
   type CompactedModelMessages,
   type CompactModelMessagesOptions,
   compactModelMessages,
 } from "./compact-model-messages.js";
+export type { StepCompaction } from "./compact-step.js";
+export {
+  type CompactionMiddlewareOptions,
+  compactionMiddleware,
+  type MiddlewareCompaction,
+} from "./compaction-middleware.js";
 export {
   AiSdkLlmClient,
   type AiSdkLlmClientOptions,
@@ -41,4 +51,10 @@ export {
   type PrepareStepInput,
   type PrepareStepOutput,
 } from "./prepare-step.js";
+export {
+  RECALL_TOOL_NAME,
+  type RecallSource,
+  type RecallToolOptions,
+  recallTool,
+} from "./recall-tool.js";
 export { type AiSdkUsageLike, usageFromAiSdk } from "./usage.js";
