@@ -10,7 +10,6 @@ import {
   wantsDiagnostics,
 } from "./cache-diagnostics.js";
 import { checkRequest, errorReply } from "./loopback-checks.js";
-import { messageEvents } from "./message-stream.js";
 import {
   type AcceptedThinking,
   compactionParts,
@@ -20,6 +19,7 @@ import {
   messageParts,
   type ResponseParts,
 } from "./loopback-replies.js";
+import { messageEvents } from "./message-stream.js";
 import type {
   Endpoint,
   MessagesApiServerOptions,

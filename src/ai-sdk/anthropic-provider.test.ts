@@ -1,14 +1,11 @@
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  anthropicModel,
-  read,
-  readLoop,
-  THINKING,
-} from "../../test/support/ai-sdk-providers.js";
+import { anthropicModel, read, readLoop, THINKING } from "../../test/support/ai-sdk-providers.js";
 import { MessagesApiServer } from "../../test/support/messages-api-server.js";
+import { MemoryArchive } from "../session/archive.js";
 import { compactModelMessages } from "./compact-model-messages.js";
 import { compactionPrepareStep, type PrepareStepCompaction } from "./prepare-step.js";
+import { RECALL_TOOL_NAME, recallTool } from "./recall-tool.js";
 
 /**
  * The stateless paths through the real `@ai-sdk/anthropic` against the loopback Messages API,
@@ -76,6 +73,47 @@ describe("compactionPrepareStep through @ai-sdk/anthropic", () => {
     expect(bodies.every((body) => (body as { thinking?: unknown }).thinking !== undefined)).toBe(
       true,
     );
+  });
+});
+
+describe("recall through @ai-sdk/anthropic", () => {
+  it("the model fetches back what a compaction archived, with recallTool", async () => {
+    const loop = readLoop(8);
+    let recalled: string | undefined;
+    const server = await MessagesApiServer.start({
+      onMessages: (request) => {
+        // A handle a placeholder names (the tool's description names an example one).
+        const text = JSON.stringify((request.body as { messages: unknown }).messages);
+        const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(text)?.[1];
+        if (handle === undefined || recalled !== undefined) return loop(request);
+        recalled = handle;
+        const use = {
+          type: "tool_use",
+          id: "toolu_recall",
+          name: RECALL_TOOL_NAME,
+          input: { handle },
+        };
+        return { type: "message", content: [use], stopReason: "tool_use" };
+      },
+    });
+    servers.push(server);
+    const archive = new MemoryArchive();
+    const result = await generateText({
+      model: anthropicModel(server),
+      tools: { read, [RECALL_TOOL_NAME]: recallTool({ archive, sessionId: "chat-7" }) },
+      messages: start,
+      allowSystemInMessages: true,
+      stopWhen: stepCountIs(14),
+      maxRetries: 0,
+      providerOptions: THINKING,
+      prepareStep: compactionPrepareStep({ contextLimit: 6_000, archive, sessionId: "chat-7" }),
+    });
+    expect(result.text).toBe("All files read.");
+    expect(recalled).toBeDefined();
+    const answer = result.steps
+      .flatMap((step) => step.toolResults)
+      .find((toolResult) => toolResult.toolName === RECALL_TOOL_NAME);
+    expect(String(answer?.output)).toContain("export const value = 42;");
   });
 });
 

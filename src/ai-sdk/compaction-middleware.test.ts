@@ -8,12 +8,7 @@ import {
 } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod";
-import {
-  anthropicModel,
-  read,
-  readLoop,
-  THINKING,
-} from "../../test/support/ai-sdk-providers.js";
+import { anthropicModel, read, readLoop, THINKING } from "../../test/support/ai-sdk-providers.js";
 import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
 import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
 import { ValidationError } from "../core/errors.js";
@@ -107,7 +102,11 @@ describe("compactionMiddleware", () => {
     });
     expect(await result.text).toContain("All files read.");
     expect(compactions.length).toBeGreaterThan(0);
-    expect(server.requestsTo("messages").every((request) => (request.body as { stream?: boolean }).stream)).toBe(true);
+    expect(
+      server
+        .requestsTo("messages")
+        .every((request) => (request.body as { stream?: boolean }).stream),
+    ).toBe(true);
   });
 
   it("compacts generateObject's prompt", async () => {
@@ -158,7 +157,10 @@ describe("compactionMiddleware", () => {
 
   it("takes the window from the model's id, and names the option when it is not known", async () => {
     const server = await standIn({ onMessages: { type: "message", text: "ok" } });
-    const known = wrapLanguageModel({ model: anthropicModel(server), middleware: compactionMiddleware() });
+    const known = wrapLanguageModel({
+      model: anthropicModel(server),
+      middleware: compactionMiddleware(),
+    });
     expect((await generateText({ model: known, prompt: "hi", maxRetries: 0 })).text).toBe("ok");
     const unknown = wrapLanguageModel({
       model: anthropicModel(server, "claude-unreleased"),
