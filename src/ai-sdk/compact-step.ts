@@ -1,7 +1,7 @@
 import type { ModelMessage } from "ai";
 import { type CompactionResult, conversationChanged } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/message-memo.js";
+import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import type { Usage } from "../core/usage.js";
 import type { StatelessCompaction } from "../session/stateless-compaction.js";
 import { backToModel } from "./back-to-model.js";
@@ -19,8 +19,8 @@ export interface LoopHistory {
   input: readonly ModelMessage[];
   /** Those as ours, clamped and compacted as they were sent. */
   ours: readonly Message[];
-  /** Their local estimate. */
-  tokens: number;
+  /** Their local estimate, once worked out (a conversation seen once never needs it). */
+  tokens: number | undefined;
   /** For each of `ours`, the SDK message it came from, unchanged (`undefined`: made here). */
   sources: readonly (ModelMessage | undefined)[];
   /** What was sent; `undefined` while nothing changed (the SDK's own messages went). */
@@ -83,8 +83,13 @@ export async function compactStep(
   const intake = stateless.intake(converted.messages);
   const before = known === undefined ? converted.messages : [...known.ours, ...converted.messages];
   const conversation = known === undefined ? intake.messages : [...known.ours, ...intake.messages];
-  const added = intake.clamped.length === 0 ? converted.tokens : estimateTokens(intake.messages);
-  const estimate = (known?.tokens ?? 0) + added;
+  let added = converted.tokens;
+  for (const index of intake.clamped) {
+    added += estimateMessageTokens(intake.messages[index]!);
+    added -= estimateMessageTokens(converted.messages[index]!);
+  }
+  const earlier = known === undefined ? 0 : (known.tokens ?? estimateTokens(known.ours));
+  const estimate = earlier + added;
   const contextUsed = stateless.contextUsed(
     reportedContext(step, intake.messages),
     estimate,
@@ -111,7 +116,7 @@ export async function compactStep(
     // Clamps change messages in place, as masking does: patched from their sources.
     ({ messages: sent, sources: kept } = backToModel(final, before, sources));
   }
-  const tokens = final === conversation ? estimate : estimateTokens(final);
+  const tokens = final === conversation ? estimate : undefined;
   const history = { input: messages.slice(), ours: final, tokens, sources: kept, sent };
   const compaction =
     outcome?.changed === true

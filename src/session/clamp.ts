@@ -40,7 +40,8 @@ export function clampMessage(
 ): { message: Message; clamped: ClampedBlock[] } {
   const maxChars = tokensToChars(maxTokens);
   const clamped: ClampedBlock[] = [];
-  if (message.role !== "user") return { message, clamped };
+  if (message.role !== "user" || !message.content.some((block) => holdsLongText(block, maxChars)))
+    return { message, clamped };
   const cut = (blockIndex: number, original: string, toolUseId?: string) => {
     const handle = nextHandle?.(original, toolUseId);
     clamped.push({
@@ -73,6 +74,14 @@ export function clampMessage(
   return clamped.length === 0
     ? { message, clamped }
     : { message: { ...message, content } as Message, clamped };
+}
+
+/** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */
+function holdsLongText(block: ContentBlock, maxChars: number): boolean {
+  if (block.type === "text") return block.text.length > maxChars;
+  if (block.type !== "tool_result") return false;
+  if (typeof block.content === "string") return block.content.length > maxChars;
+  return block.content.some((part) => part.type === "text" && part.text.length > maxChars);
 }
 
 /** What the archive keeps of a clamped block: the original tool result, or the original message. */

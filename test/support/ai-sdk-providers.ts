@@ -1,6 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
-import { type LanguageModel, tool } from "ai";
+import type { LanguageModelV3, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import { tool } from "ai";
 import * as z from "zod";
 import { type MessagesApiServer, roughTokens } from "./messages-api-server.js";
 import type { ResponsesApiServer } from "./openai-responses-server.js";
@@ -19,22 +20,22 @@ export const CLAUDE = "claude-sonnet-5-5";
 export const GPT = "gpt-6.1-sol";
 
 /** `@ai-sdk/anthropic`'s model, talking to the loopback Messages API. */
-export function anthropicModel(server: MessagesApiServer, id = CLAUDE): LanguageModel {
+export function anthropicModel(server: MessagesApiServer, id = CLAUDE): LanguageModelV3 {
   return createAnthropic({ baseURL: `${server.url}/v1`, apiKey: "test-key" })(id);
 }
 
 /** `@ai-sdk/openai`'s Responses model, talking to the loopback Responses API. */
-export function openaiModel(server: ResponsesApiServer, id = GPT): LanguageModel {
+export function openaiModel(server: ResponsesApiServer, id = GPT): LanguageModelV3 {
   return createOpenAI({ baseURL: server.url, apiKey: "test-key" }).responses(id);
 }
 
 /** Provider options that make the Anthropic requests think (the stand-in then signs and checks). */
-export const THINKING = { anthropic: { thinking: { type: "adaptive" } } } as const;
+export const THINKING: SharedV3ProviderOptions = { anthropic: { thinking: { type: "adaptive" } } };
 
 /** Provider options for stateless Responses requests (reasoning comes back in full). */
-export const STATELESS_RESPONSES = {
+export const STATELESS_RESPONSES: SharedV3ProviderOptions = {
   openai: { store: false, include: ["reasoning.encrypted_content"] },
-} as const;
+};
 
 /** What `read` returns for a path: about 1,000 tokens of source. */
 export function fileText(path: string): string {
