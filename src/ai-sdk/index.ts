@@ -1,25 +1,21 @@
 /**
- * `agent-compaction/ai-sdk`: the Vercel AI SDK adapter. Convert `ModelMessage[]` both ways
- * without loss, compact between the steps of `generateText`/`streamText` loops with a
- * `prepareStep`, compact whole conversations on a stateless server, take usage from step
- * results, and summarize with any `LanguageModel`.
+ * `agent-compaction/ai-sdk`: the Vercel AI SDK adapter. Compact every call of a wrapped model
+ * (`compactionMiddleware`), the steps of a `generateText`/`streamText` loop (`prepareStep`) or a
+ * whole conversation on a stateless server, each with the session's defaults and landing;
+ * recall what was removed (`recallTool`); convert `ModelMessage[]` both ways without loss; take
+ * usage from step results; summarize with any `LanguageModel`.
  *
  * @example
- * import { generateText, stepCountIs } from "ai";
- * import { compactionPrepareStep } from "agent-compaction/ai-sdk";
+ * import { generateText, wrapLanguageModel } from "ai";
+ * import { compactionMiddleware } from "agent-compaction/ai-sdk";
  *
- * const result = await generateText({
- *   model, tools, messages, stopWhen: stepCountIs(50),
- *   prepareStep: compactionPrepareStep({ contextLimit: 200_000 }),
- * });
+ * const model = wrapLanguageModel({ model: claude, middleware: compactionMiddleware() });
+ * const result = await generateText({ model, tools, messages, stopWhen: stepCountIs(50) });
  *
  * @packageDocumentation
  */
 
-export {
-  STATELESS_SESSION_ID,
-  type StatelessCompactionOptions,
-} from "../session/stateless-compaction.js";
+export type { StatelessCompactionOptions } from "../session/stateless-compaction.js";
 export {
   type CompactedModelMessages,
   type CompactModelMessagesOptions,

@@ -68,7 +68,8 @@ export interface StatelessCompactionOptions {
   archive?: CompactionArchive | false;
   /**
    * The conversation's id in the archive (its records are kept under it, its handles carry its
-   * tag); give the recall tool the same. @default {@link STATELESS_SESSION_ID}
+   * tag); give the recall tool the same. @default `"stateless"` (one shared id: handles name their
+   * content, so conversations may share it; give each its own to keep their records apart)
    */
   sessionId?: string;
   /** Keep the thinking blocks a compaction made stale (see `AgentSessionOptions`). @default false */
