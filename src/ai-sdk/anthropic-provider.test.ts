@@ -29,22 +29,29 @@ const start: ModelMessage[] = [
   { role: "user", content: "Read the files under src/ one by one, then say what they export." },
 ];
 
+/** A read loop of 8 calls through `compactionPrepareStep` in a 6,000-token window. */
+async function compactedLoop(providerOptions?: typeof THINKING) {
+  const server = await standIn(8);
+  const compactions: PrepareStepCompaction[] = [];
+  const result = await generateText({
+    model: anthropicModel(server),
+    tools: { read },
+    messages: start,
+    allowSystemInMessages: true,
+    stopWhen: stepCountIs(14),
+    maxRetries: 0,
+    ...(providerOptions === undefined ? {} : { providerOptions }),
+    prepareStep: compactionPrepareStep({
+      contextLimit: 6_000,
+      onCompaction: (event) => compactions.push(event),
+    }),
+  });
+  return { server, compactions, result };
+}
+
 describe("compactionPrepareStep through @ai-sdk/anthropic", () => {
   it("takes the provider's tool-call metadata (caller.toolId: undefined) and compacts mid-loop", async () => {
-    const server = await standIn(8);
-    const compactions: PrepareStepCompaction[] = [];
-    const result = await generateText({
-      model: anthropicModel(server),
-      tools: { read },
-      messages: start,
-      allowSystemInMessages: true,
-      stopWhen: stepCountIs(12),
-      maxRetries: 0,
-      prepareStep: compactionPrepareStep({
-        contextLimit: 6_000,
-        onCompaction: (event) => compactions.push(event),
-      }),
-    });
+    const { compactions, result } = await compactedLoop();
     expect(result.text).toBe("All files read.");
     expect(compactions.length).toBeGreaterThan(0);
     // The provider's own messages hold the metadata the conversion once refused.
@@ -52,21 +59,7 @@ describe("compactionPrepareStep through @ai-sdk/anthropic", () => {
   });
 
   it("drops the thinking a compaction made stale: every request passes the signature check", async () => {
-    const server = await standIn(8);
-    const compactions: PrepareStepCompaction[] = [];
-    const result = await generateText({
-      model: anthropicModel(server),
-      tools: { read },
-      messages: start,
-      allowSystemInMessages: true,
-      stopWhen: stepCountIs(14),
-      maxRetries: 0,
-      providerOptions: THINKING,
-      prepareStep: compactionPrepareStep({
-        contextLimit: 6_000,
-        onCompaction: (event) => compactions.push(event),
-      }),
-    });
+    const { server, compactions, result } = await compactedLoop(THINKING);
     expect(result.text).toBe("All files read.");
     expect(compactions.some((event) => event.thinkingBlocksDropped > 0)).toBe(true);
     const bodies = server.requestsTo("messages").map((request) => request.body);

@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import * as z from "zod";
+import { isAbortSignal } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import {
@@ -35,20 +36,10 @@ export interface CompactedModelMessages {
   contextUsed: number;
 }
 
-/** An `AbortSignal`, or something with its shape (another realm's). */
-export const SIGNAL_SCHEMA = z.custom<AbortSignal>(
-  (value) =>
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as AbortSignal).aborted === "boolean" &&
-    typeof (value as AbortSignal).addEventListener === "function",
-  "must be an AbortSignal",
-);
-
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
   contextUsed: CONTEXT_TOKENS_SCHEMA.exactOptional(),
-  signal: SIGNAL_SCHEMA.exactOptional(),
+  signal: z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional(),
 }) as unknown as z.ZodType<CompactModelMessagesOptions>;
 
 /**

@@ -1,9 +1,14 @@
 import type { ModelMessage } from "ai";
-import { type CompactionResult, conversationChanged } from "../core/compactor.js";
+import type { ArchiveRecord } from "../core/archive-record.js";
+import {
+  type CompactionResult,
+  conversationChanged,
+  emptyCompactionResult,
+} from "../core/compactor.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import type { Usage } from "../core/usage.js";
-import type { StatelessCompaction } from "../session/stateless-compaction.js";
+import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
 import { backToModel } from "./back-to-model.js";
 import { convertModelMessages } from "./model-messages.js";
 import { contextTokens } from "./usage.js";
@@ -76,43 +81,24 @@ export async function compactStep(
   step: LoopStep,
 ): Promise<CompactedStep> {
   const { messages, known } = step;
-  const from = known?.input.length ?? 0;
-  const fresh = messages.slice(from);
-  // Ids are positions in the step's messages, which only grow between compactions.
-  const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
-  const intake = stateless.intake(converted.messages);
-  const before = known === undefined ? converted.messages : [...known.ours, ...converted.messages];
-  const conversation = known === undefined ? intake.messages : [...known.ours, ...intake.messages];
-  let added = converted.tokens;
-  for (const index of intake.clamped) {
-    added += estimateMessageTokens(intake.messages[index]!);
-    added -= estimateMessageTokens(converted.messages[index]!);
-  }
-  const earlier = known === undefined ? 0 : (known.tokens ?? estimateTokens(known.ours));
-  const estimate = earlier + added;
-  const contextUsed = stateless.contextUsed(
-    reportedContext(step, intake.messages),
-    estimate,
-    step.overheadTokens,
-  );
-  let outcome: Awaited<ReturnType<StatelessCompaction["compact"]>> | undefined;
+  const taken = takeIn(stateless, step);
+  const { before, conversation, estimate } = taken;
+  const reported = reportedContext(step, taken.added);
+  const contextUsed = stateless.contextUsed(reported, estimate, step.overheadTokens);
+  let outcome: StatelessOutcome | undefined;
   try {
-    outcome = await stateless.compact(conversation, contextUsed, {
-      signal: step.signal,
-      estimate,
-      records: intake.records,
-    });
+    const options = { signal: step.signal, estimate, records: taken.records };
+    outcome = await stateless.compact(conversation, contextUsed, options);
   } catch (error) {
     if (step.onError === undefined) throw error;
     step.onError(error);
   }
-  // A failure changes nothing: the messages go as they came (clamps included).
+  // A failure changes nothing: the messages go as they came (unclamped too).
   const final = outcome?.conversation ?? before;
-  const sources = known === undefined ? fresh : [...known.sources, ...fresh];
-  const changed = conversationChanged(before, final);
+  const sources = known === undefined ? taken.fresh : [...known.sources, ...taken.fresh];
   let sent: ModelMessage[] | undefined;
   let kept: readonly (ModelMessage | undefined)[] = sources;
-  if (changed || known?.sent !== undefined) {
+  if (conversationChanged(before, final) || known?.sent !== undefined) {
     // Clamps change messages in place, as masking does: patched from their sources.
     ({ messages: sent, sources: kept } = backToModel(final, before, sources));
   }
@@ -128,12 +114,56 @@ export async function compactStep(
           thinkingBlocksDropped: outcome.thinkingBlocksDropped,
         }
       : undefined;
-  const result = outcome?.result ?? {
-    toolResultsSummarized: 0,
-    toolResultsRedacted: 0,
-    turnsCompacted: 0,
+  return {
+    sent,
+    history,
+    contextUsed,
+    result: outcome?.result ?? emptyCompactionResult(),
+    compaction,
   };
-  return { sent, history, contextUsed, result, compaction };
+}
+
+/** A step's messages taken in: those added since the known history, converted and clamped. */
+interface TakenIn {
+  /** The SDK's messages added since the known history. */
+  fresh: readonly ModelMessage[];
+  /** The conversation as it came (the known history, then the added messages converted). */
+  before: Message[];
+  /** The same with the added messages clamped (the intake's). */
+  conversation: Message[];
+  /** The added messages as clamped. */
+  added: Message[];
+  /** What clamping cut, for the archive. */
+  records: ArchiveRecord[];
+  /** The local estimate of `conversation`. */
+  estimate: number;
+}
+
+/**
+ * Converts the messages added since the known history (ids: their positions in the step's
+ * messages, which only grow between compactions) and takes them in as the session's intake
+ * does; the estimate grows by theirs alone.
+ */
+function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
+  const { messages, known } = step;
+  const from = known?.input.length ?? 0;
+  const fresh = messages.slice(from);
+  const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
+  const intake = stateless.intake(converted.messages);
+  let estimate = converted.tokens;
+  for (const index of intake.clamped) {
+    estimate += estimateMessageTokens(intake.messages[index]!);
+    estimate -= estimateMessageTokens(converted.messages[index]!);
+  }
+  if (known !== undefined) estimate += known.tokens ?? estimateTokens(known.ours);
+  return {
+    fresh,
+    before: known === undefined ? converted.messages : [...known.ours, ...converted.messages],
+    conversation: known === undefined ? intake.messages : [...known.ours, ...intake.messages],
+    added: intake.messages,
+    records: intake.records,
+    estimate,
+  };
 }
 
 /**
