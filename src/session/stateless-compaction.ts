@@ -230,24 +230,18 @@ export class StatelessCompaction {
   ): Promise<StatelessOutcome> {
     const estimate = options.estimate ?? estimateTokens(conversation);
     const overhead = Math.max(0, contextUsed - estimate);
-    const results: CompactionResult[] = [];
-    let working = conversation;
-    let last: Compactor | undefined;
-    for (const compactor of this.#compactors) {
-      const context = working === conversation ? contextUsed : overhead + estimateTokens(working);
-      if (!compactor.shouldCompact(context, this.contextLimit)) continue;
-      const known = working === conversation ? estimate : undefined;
-      const output = await this.#run(compactor, working, context, options.signal, known);
-      if (!conversationChanged(working, output.conversation)) continue;
-      working = output.conversation;
-      results.push(output.result);
-      last = compactor;
-    }
+    const ran = await this.#runCompactors(conversation, contextUsed, estimate, options.signal);
+    const { working, results, last } = ran;
     // The system messages (the instructions) are pinned: no compaction removes or edits them.
     const pinned = new Set(conversation.filter(isSystemMessage).map((message) => message.id));
     const rules: LandingRules = { ...this.#rules, pinned };
-    const landed = this.#land(rules, conversation, working);
-    const trimmed = this.#trim(rules, landed, overhead, last);
+    const landed =
+      working === conversation
+        ? { conversation, repair: NO_REPAIR, records: [] }
+        : landedConversation(rules, conversation, conversation, working);
+    const context =
+      working === conversation ? contextUsed : overhead + estimateTokens(landed.conversation);
+    const trimmed = this.#trim(rules, landed.conversation, context, overhead, last);
     const records = [
       ...(options.records ?? []),
       ...landed.records,
@@ -269,6 +263,39 @@ export class StatelessCompaction {
       thinkingBlocksDropped:
         landed.repair.thinkingBlocksDropped + (trimmed?.landed.repair.thinkingBlocksDropped ?? 0),
     };
+  }
+
+  /**
+   * Each compactor that is due, on what the one before left (judged on the overhead and its
+   * estimate), as a session's run computes them; the last one that changed the conversation.
+   */
+  async #runCompactors(
+    conversation: readonly Message[],
+    contextUsed: number,
+    estimate: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ working: readonly Message[]; results: CompactionResult[]; last?: Compactor }> {
+    const overhead = Math.max(0, contextUsed - estimate);
+    const results: CompactionResult[] = [];
+    let working = conversation;
+    let last: Compactor | undefined;
+    for (const compactor of this.#compactors) {
+      const first = working === conversation;
+      const context = first ? contextUsed : overhead + estimateTokens(working);
+      if (!compactor.shouldCompact(context, this.contextLimit)) continue;
+      const output = await this.#run(
+        compactor,
+        working,
+        context,
+        signal,
+        first ? estimate : undefined,
+      );
+      if (!conversationChanged(working, output.conversation)) continue;
+      working = output.conversation;
+      results.push(output.result);
+      last = compactor;
+    }
+    return { working, results, ...(last === undefined ? {} : { last }) };
   }
 
   /** Runs one compactor; a custom one's output is checked as the session checks it. */
@@ -299,16 +326,6 @@ export class StatelessCompaction {
     }
   }
 
-  /** `compacted` landed on `before` by the session's rules; `before` itself when nothing changed. */
-  #land(
-    rules: LandingRules,
-    before: readonly Message[],
-    compacted: readonly Message[],
-  ): LandedConversation {
-    if (compacted === before) return { conversation: [...before], repair: NO_REPAIR, records: [] };
-    return landedConversation(rules, before, before, compacted);
-  }
-
   /**
    * The last resort, by the session's rule: above {@link TRIM_AT} of the window, the oldest
    * messages go down to `trimOnOverflow`'s target; when the compactor that changed the
@@ -316,14 +333,14 @@ export class StatelessCompaction {
    */
   #trim(
     rules: LandingRules,
-    landed: LandedConversation,
+    conversation: readonly Message[],
+    context: number,
     overhead: number,
     last: Compactor | undefined,
   ): { landed: LandedConversation; removed: number } | undefined {
     const target = this.#trimTarget;
     if (target === undefined) return undefined;
     const { contextLimit } = this;
-    const context = overhead + estimateTokens(landed.conversation);
     let share: number | undefined;
     if (
       last !== undefined &&
@@ -336,14 +353,9 @@ export class StatelessCompaction {
     if (context > TRIM_AT * contextLimit) share = Math.min(share ?? target, target);
     if (share === undefined) return undefined;
     const budget = Math.floor(share * contextLimit) - overhead;
-    const output = trimOldest(landed.conversation, budget, keepingTrimOptions(contextLimit));
+    const output = trimOldest(conversation, budget, keepingTrimOptions(contextLimit));
     if (output === undefined) return undefined;
-    const again = landedConversation(
-      rules,
-      landed.conversation,
-      landed.conversation,
-      output.conversation,
-    );
+    const again = landedConversation(rules, conversation, conversation, output.conversation);
     return { landed: again, removed: output.removed.length };
   }
 }
