@@ -3,7 +3,8 @@ import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { ValidationError } from "../core/errors.js";
+import { type AsyncCompactor, type Compactor, emptyCompactionResult } from "../core/compactor.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../session/archive.js";
 import { compactModelMessages } from "./compact-model-messages.js";
@@ -158,6 +159,46 @@ describe("checked input", () => {
     const sizes = prompts.map((prompt) => Math.ceil(JSON.stringify(prompt).length / 4));
     expect(sizes).toHaveLength(13);
     expect(Math.max(...sizes)).toBeLessThan(20_000);
+  });
+});
+
+describe("an app's compactor, as the session runs it", () => {
+  const due = { isAsync: false, shouldCompact: () => true } as const;
+
+  it("refuses its output when it drops the latest request (compactor_error), nothing applied", async () => {
+    const compactor: Compactor = {
+      ...due,
+      compact: (conversation) => ({
+        conversation: conversation.slice(0, 1),
+        result: emptyCompactionResult(),
+      }),
+    };
+    const error = await compactModelMessages(toolLoop(3), {
+      contextLimit: 50_000,
+      compactor,
+    }).catch((caught) => caught);
+    expect(CompactionError.isInstance(error)).toBe(true);
+    expect((error as CompactionError).code).toBe("compactor_error");
+    expect(String((error as CompactionError).cause)).toMatch(/dropped the latest request/);
+  });
+
+  it("ends a hanging one with the caller's signal (aborted)", async () => {
+    const compactor: AsyncCompactor = {
+      ...due,
+      isAsync: true,
+      compact: () => {
+        throw new Error("not used");
+      },
+      compactAsync: () => new Promise(() => {}),
+    };
+    const controller = new AbortController();
+    const pending = compactModelMessages(toolLoop(3), {
+      contextLimit: 50_000,
+      compactor,
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: "aborted" });
   });
 });
 

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
+import { requestWithin } from "../core/abort.js";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import {
   type AsyncCompactor,
@@ -40,7 +41,7 @@ import {
   sessionCompactors,
   trimTarget,
 } from "./options.js";
-import { asCompactionError, assertCompactorOutput, assertKeeps } from "./strategy.js";
+import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
 import { TRIM_AT } from "./trim-stage.js";
 
 /**
@@ -298,7 +299,11 @@ export class StatelessCompaction {
     return { working, results, ...(last === undefined ? {} : { last }) };
   }
 
-  /** Runs one compactor; a custom one's output is checked as the session checks it. */
+  /**
+   * Runs one compactor: a built-in one as it is (it keeps its own time limits), one of the
+   * app's within the session's `compactorTimeoutMs` and the caller's signal, its output checked
+   * as the session checks it.
+   */
   async #run(
     compactor: Compactor,
     conversation: readonly Message[],
@@ -306,24 +311,31 @@ export class StatelessCompaction {
     signal: AbortSignal | undefined,
     estimate: number | undefined,
   ): Promise<CompactionOutput> {
-    const options = { contextLimit: this.contextLimit, contextUsed, ...(signal ? { signal } : {}) };
-    const trusted = isTrustedCompactor(compactor);
+    const options = { contextLimit: this.contextLimit, contextUsed };
+    const summaries = this.#summaries;
+    if (isTrustedCompactor(compactor)) {
+      const run = signal === undefined ? options : { ...options, signal };
+      return runCompactor(compactor, conversation, summaries, run, estimate).catch((error) => {
+        throw asCompactionError(error, compactor);
+      });
+    }
+    const output: unknown = await requestWithin(
+      (bounded) =>
+        runCompactor(compactor, conversation, summaries, { ...options, signal: bounded }),
+      {
+        signal,
+        milliseconds: DEFAULT_SESSION_LIMITS.compactorTimeoutMs,
+        what: `the ${strategyOf(compactor)} compactor`,
+        failure: (error) => asCompactionError(error, compactor),
+      },
+    );
     try {
-      const output: unknown = await runCompactor(
-        compactor,
-        conversation,
-        this.#summaries,
-        options,
-        estimate,
-      );
-      if (!trusted) {
-        assertCompactorOutput(output);
-        assertKeeps(conversation, output.conversation);
-      }
-      return output as CompactionOutput;
+      assertCompactorOutput(output);
+      assertKeeps(conversation, output.conversation);
     } catch (error) {
       throw asCompactionError(error, compactor);
     }
+    return output;
   }
 
   /**
