@@ -1,3 +1,4 @@
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import {
   generateObject,
   generateText,
@@ -6,6 +7,7 @@ import {
   streamText,
   wrapLanguageModel,
 } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { anthropicModel, read, readLoop, THINKING } from "../../test/support/ai-sdk-providers.js";
@@ -153,6 +155,63 @@ describe("compactionMiddleware", () => {
     expect(object.files).toEqual(["src/a.ts"]);
     expect(compactions).toHaveLength(1);
     expect(roughTokens(bodies(server)[0])).toBeLessThan(4_000);
+  });
+
+  it("judges each call on the usage the model reported for the call before (generate and stream)", async () => {
+    // A model whose tokenizer counts 3 tokens where the local estimate sees 1.
+    const counted = (prompt: unknown) => 3 * Math.ceil(JSON.stringify(prompt).length / 4);
+    const usage = (prompt: unknown) => ({
+      inputTokens: {
+        total: counted(prompt),
+        noCache: counted(prompt),
+        cacheRead: 0,
+        cacheWrite: 0,
+      },
+      outputTokens: { total: 10, text: 10, reasoning: undefined },
+    });
+    let step = 0;
+    const call = () => ({
+      type: "tool-call" as const,
+      toolCallId: `c${++step}`,
+      toolName: "read",
+      input: JSON.stringify({ path: `src/f${step}.ts` }),
+    });
+    const finish = { unified: "tool-calls" as const, raw: undefined };
+    const mock = new MockLanguageModelV3({
+      doGenerate: async ({ prompt }) => ({
+        content: [call()],
+        finishReason: finish,
+        usage: usage(prompt),
+        warnings: [],
+      }),
+      doStream: async ({ prompt }) => ({
+        stream: convertArrayToReadableStream<LanguageModelV3StreamPart>([
+          { type: "stream-start", warnings: [] },
+          call(),
+          { type: "finish", finishReason: finish, usage: usage(prompt) },
+        ]),
+      }),
+    });
+    for (const mode of ["generate", "stream"] as const) {
+      const compactions: MiddlewareCompaction[] = [];
+      const model = wrapLanguageModel({
+        model: mock,
+        middleware: compactionMiddleware({
+          contextLimit: 30_000,
+          onCompaction: (event) => compactions.push(event),
+        }),
+      });
+      const options = { model, tools: { read }, messages: start, stopWhen: stepCountIs(8) };
+      if (mode === "generate") await generateText(options);
+      else await streamText(options).consumeStream();
+      const prompts = (mode === "generate" ? mock.doGenerateCalls : mock.doStreamCalls).map(
+        (each) => Math.ceil(JSON.stringify(each.prompt).length / 4),
+      );
+      // Compacted while the local estimate was far below half the window: the usage said more.
+      expect(compactions.length, mode).toBeGreaterThan(0);
+      expect(Math.max(...prompts), mode).toBeLessThan(15_000);
+      expect(compactions[0]!.contextUsed, mode).toBeGreaterThan(15_000);
+    }
   });
 
   it("takes the window from the model's id, and names the option when it is not known", async () => {

@@ -4,6 +4,7 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { contextWindowOf } from "../core/models.js";
 import { functionSchema, positiveWholeNumber } from "../core/option-schemas.js";
 import { charsToTokens } from "../core/tokens.js";
+import type { Usage } from "../core/usage.js";
 import { jsonLength } from "../internal/json-length.js";
 import { sameValue } from "../internal/same-value.js";
 import {
@@ -12,10 +13,31 @@ import {
   type StatelessCompactionOptions,
 } from "../session/stateless-compaction.js";
 import { compactStep, type LoopHistory, type StepCompaction } from "./compact-step.js";
+import { usageFromAiSdk } from "./usage.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];
 type WrappedModel = Parameters<TransformParams>[0]["model"];
+type GenerateResult = Awaited<
+  ReturnType<Parameters<NonNullable<LanguageModelMiddleware["wrapGenerate"]>>[0]["doGenerate"]>
+>;
+type StreamResult = Awaited<
+  ReturnType<Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0]["doStream"]>
+>;
+type ProviderUsage = GenerateResult["usage"];
+
+/** A provider's usage (the V3 shape) as the AI SDK reports it to callers. */
+function callUsage(usage: ProviderUsage): Usage | undefined {
+  return usageFromAiSdk({
+    inputTokens: usage.inputTokens.total,
+    outputTokens: usage.outputTokens.total,
+    inputTokenDetails: {
+      noCacheTokens: usage.inputTokens.noCache,
+      cacheReadTokens: usage.inputTokens.cacheRead,
+      cacheWriteTokens: usage.inputTokens.cacheWrite,
+    },
+  });
+}
 
 /** Options of {@link compactionMiddleware}. */
 export interface CompactionMiddlewareOptions
@@ -64,6 +86,10 @@ const OptionsSchema = z.strictObject({
 class RecentConversations {
   readonly #histories: LoopHistory[] = [];
   readonly #size: number;
+  /** The history each prompt sent stands for, so the call's usage reaches it. */
+  readonly #sent = new WeakMap<object, LoopHistory>();
+  /** The usage the model reported for what each history sent. */
+  readonly #usage = new WeakMap<LoopHistory, Usage>();
 
   constructor(size: number) {
     this.#size = size;
@@ -84,14 +110,40 @@ class RecentConversations {
     return found;
   }
 
-  /** Remembers `next` in place of `previous` (the one it continued), newest first. */
-  remember(previous: LoopHistory | undefined, next: LoopHistory): void {
+  /** Remembers `next` in place of `previous` (the one it continued), newest first; `prompt` is what it sent. */
+  remember(previous: LoopHistory | undefined, next: LoopHistory, prompt: object): void {
     const at = previous === undefined ? -1 : this.#histories.indexOf(previous);
     if (at !== -1) this.#histories.splice(at, 1);
     this.#histories.unshift(next);
     this.#histories.length = Math.min(this.#histories.length, this.#size);
+    this.#sent.set(prompt, next);
+  }
+
+  /** Records the usage the model reported for a prompt this middleware sent. */
+  reported(prompt: object, usage: ProviderUsage | undefined): void {
+    const history = this.#sent.get(prompt);
+    const converted = usage === undefined ? undefined : callUsage(usage);
+    if (history !== undefined && converted !== undefined) this.#usage.set(history, converted);
+  }
+
+  /** The usage reported for what `history` sent, if any. */
+  usageOf(history: LoopHistory | undefined): Usage | undefined {
+    return history === undefined ? undefined : this.#usage.get(history);
   }
 }
+
+/** `result` with its stream tapped: the `finish` part's usage goes to `report`. */
+function tapUsage(result: StreamResult, report: (usage: ProviderUsage) => void): StreamResult {
+  const tap = new TransformStream<StreamPart, StreamPart>({
+    transform(part, controller) {
+      if (part.type === "finish") report(part.usage);
+      controller.enqueue(part);
+    },
+  });
+  return { ...result, stream: result.stream.pipeThrough(tap) };
+}
+
+type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never;
 
 /**
  * A language-model middleware that compacts every call's prompt, for `wrapLanguageModel`: then
@@ -100,8 +152,10 @@ class RecentConversations {
  * compactor, clamps, landing and last resort), on the prompt the provider is about to get.
  * It remembers the conversations it compacted for (by their messages' data), so the steps of a
  * tool loop go on from what was sent: append-only between compactions, so the prompt cache
- * stays warm and thinking stays valid. The context is judged on the local estimate of the
- * prompt and the tool definitions.
+ * stays warm and thinking stays valid. The context is judged as `compactionPrepareStep` judges
+ * it: on the usage the model reported for the call before (cache reads and writes included)
+ * plus the estimate of what came after it; on the local estimate of the prompt and the tool
+ * definitions before any usage.
  *
  * @example
  * import { anthropic } from "@ai-sdk/anthropic";
@@ -138,16 +192,28 @@ export function compactionMiddleware(
       const step = await compactStep(compactionFor(model), {
         messages: prompt,
         known,
+        usage: recent.usageOf(known),
         overheadTokens: parsed.overheadTokens ?? toolTokens(params),
         signal: params.abortSignal,
         onError: (error) => parsed.onError?.(error),
       });
-      recent.remember(known, step.history);
       if (step.compaction !== undefined)
         parsed.onCompaction?.({ ...step.compaction, modelId: model.modelId });
-      if (step.sent === undefined) return params;
-      return { ...params, prompt: step.sent as unknown as CallOptions["prompt"] };
+      const sent =
+        step.sent === undefined
+          ? params
+          : { ...params, prompt: step.sent as unknown as CallOptions["prompt"] };
+      recent.remember(known, step.history, sent.prompt);
+      return sent;
     },
+    // The usage of each call reaches the conversation it sent: the next call is judged on it.
+    wrapGenerate: async ({ doGenerate, params }) => {
+      const result = await doGenerate();
+      recent.reported(params.prompt, result.usage);
+      return result;
+    },
+    wrapStream: async ({ doStream, params }) =>
+      tapUsage(await doStream(), (usage) => recent.reported(params.prompt, usage)),
   };
 }
 
