@@ -3,10 +3,12 @@ import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { type AsyncCompactor, type Compactor, emptyCompactionResult } from "../core/compactor.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../session/archive.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { compactModelMessages } from "./compact-model-messages.js";
 import { fromModelMessages, toModelMessages } from "./model-messages.js";
 import { compactionPrepareStep } from "./prepare-step.js";
@@ -52,10 +54,17 @@ function toolLoop(calls: number, tokens = 1_000, system = true): ModelMessage[] 
   return messages;
 }
 
+/** `messages` as a session's, their ids their positions (as the stateless path names them). */
+function appendTo(session: AgentSession, messages: ModelMessage[]): void {
+  let position = 0;
+  const generateId = () => String(position++);
+  session.append(...fromModelMessages(messages, { sessionId: session.sessionId, generateId }));
+}
+
 /** What a `new AgentSession({ contextLimit })` holding `messages` makes of them. */
 async function sessionCompaction(messages: ModelMessage[], contextLimit: number) {
   const session = new AgentSession({ contextLimit, archive: false });
-  session.append(...fromModelMessages(messages, { sessionId: session.sessionId }));
+  appendTo(session, messages);
   const report = await session.maybeCompact();
   return { compacted: report.compacted, messages: toModelMessages(session.messages) };
 }
@@ -77,6 +86,31 @@ describe("the helpers' defaults are the session's", () => {
     // The comparison covered both decisions.
     expect(compactedAt).toBeGreaterThan(0);
     expect(compactedAt).toBeLessThan(8);
+  });
+
+  it("with an llmCompactor, runs the session's two stages and keeps the same messages", async () => {
+    // Two turns: the summarizer folds the first, the masking keeps on in the second.
+    const loop = toolLoop(12, 1_000, false);
+    const messages: ModelMessage[] = [
+      ...loop.slice(0, 13),
+      { role: "assistant", content: "Read six files." },
+      { role: "user", content: "Now read the other six." },
+      ...loop.slice(13),
+    ];
+    const contextLimit = 4_000;
+    const summarizer = () => new LLMCompactor(new MockLlmClient(), { keepRecentTurns: 1 });
+    const session = new AgentSession({ contextLimit, archive: false, llmCompactor: summarizer() });
+    appendTo(session, messages);
+    const report = await session.maybeCompact();
+    const stateless = await compactModelMessages(messages, {
+      contextLimit,
+      llmCompactor: summarizer(),
+    });
+    expect(report.results.map((step) => step.strategy)).toEqual(["threshold", "llm"]);
+    expect(report.results[1]!.result.turnsCompacted).toBe(1);
+    expect(stateless.compacted).toBe(true);
+    expect(stateless.result.turnsCompacted).toBe(1);
+    expect(stateless.messages).toEqual(toModelMessages(session.messages));
   });
 
   it("compactionPrepareStep compacts its first step as the session would", async () => {

@@ -57,6 +57,11 @@ export interface StatelessCompactionOptions {
    * @default the session's: what `new AgentSession({ contextLimit })` runs
    */
   compactor?: Compactor | AsyncCompactor;
+  /**
+   * A summarizer run after `compactor`, judged on what it left, as the session's `llmCompactor`
+   * (the default compactor then drops nothing: the summarizer folds the old turns). @default none
+   */
+  llmCompactor?: AsyncCompactor;
   /** Tokens the request holds besides its messages (system prompt, tools). @default 0 */
   overheadTokens?: number;
   /** Compact summaries of tool results, by tool call id. @default none */
@@ -92,6 +97,7 @@ const TOKENS = z
 export const STATELESS_COMPACTION_SHAPE = {
   contextLimit: positiveWholeNumber("tokens"),
   compactor: runnableCompactor<Compactor>().exactOptional(),
+  llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
   overheadTokens: TOKENS.exactOptional(),
   summaries: z
     .custom<ReadonlyMap<string, string>>(
@@ -148,10 +154,17 @@ export class StatelessCompaction {
   readonly #trimTarget: number | undefined;
 
   constructor(options: StatelessCompactionOptions) {
-    const { contextLimit, compactor, archive } = options;
+    const { contextLimit, compactor, llmCompactor, archive } = options;
     this.contextLimit = contextLimit;
     this.overheadTokens = options.overheadTokens ?? 0;
-    this.#compactors = compactor === undefined ? sessionCompactors({}, contextLimit) : [compactor];
+    // The session's own choice of compactors, from the same options: one source of defaults.
+    this.#compactors = sessionCompactors(
+      {
+        ...(compactor === undefined ? {} : { compactor }),
+        ...(llmCompactor === undefined ? {} : { llmCompactor }),
+      },
+      contextLimit,
+    );
     this.#summaries = options.summaries ?? new Map();
     this.keeper =
       archive === undefined || archive === false
@@ -231,8 +244,12 @@ export class StatelessCompaction {
   ): Promise<StatelessOutcome> {
     const estimate = options.estimate ?? estimateTokens(conversation);
     const overhead = Math.max(0, contextUsed - estimate);
-    const ran = await this.#runCompactors(conversation, contextUsed, estimate, options.signal);
-    const { working, results, last } = ran;
+    const { working, results, ran } = await this.#runCompactors(
+      conversation,
+      contextUsed,
+      estimate,
+      options.signal,
+    );
     // The system messages (the instructions) are pinned: no compaction removes or edits them.
     const pinned = new Set(conversation.filter(isSystemMessage).map((message) => message.id));
     const rules: LandingRules = { ...this.#rules, pinned };
@@ -242,6 +259,8 @@ export class StatelessCompaction {
         : landedConversation(rules, conversation, conversation, working);
     const context =
       working === conversation ? contextUsed : overhead + estimateTokens(landed.conversation);
+    // As the session's run: the last resort goes by the last compactor that ran, once one changed.
+    const last = working === conversation ? undefined : ran;
     const trimmed = this.#trim(rules, landed.conversation, context, overhead, last);
     const records = [
       ...(options.records ?? []),
@@ -268,22 +287,23 @@ export class StatelessCompaction {
 
   /**
    * Each compactor that is due, on what the one before left (judged on the overhead and its
-   * estimate), as a session's run computes them; the last one that changed the conversation.
+   * estimate), as a session's run computes them; `ran`, the last one that was due.
    */
   async #runCompactors(
     conversation: readonly Message[],
     contextUsed: number,
     estimate: number,
     signal: AbortSignal | undefined,
-  ): Promise<{ working: readonly Message[]; results: CompactionResult[]; last?: Compactor }> {
+  ): Promise<{ working: readonly Message[]; results: CompactionResult[]; ran?: Compactor }> {
     const overhead = Math.max(0, contextUsed - estimate);
     const results: CompactionResult[] = [];
     let working = conversation;
-    let last: Compactor | undefined;
+    let ran: Compactor | undefined;
     for (const compactor of this.#compactors) {
       const first = working === conversation;
       const context = first ? contextUsed : overhead + estimateTokens(working);
       if (!compactor.shouldCompact(context, this.contextLimit)) continue;
+      ran = compactor;
       const output = await this.#run(
         compactor,
         working,
@@ -294,9 +314,8 @@ export class StatelessCompaction {
       if (!conversationChanged(working, output.conversation)) continue;
       working = output.conversation;
       results.push(output.result);
-      last = compactor;
     }
-    return { working, results, ...(last === undefined ? {} : { last }) };
+    return { working, results, ...(ran === undefined ? {} : { ran }) };
   }
 
   /**
@@ -340,8 +359,8 @@ export class StatelessCompaction {
 
   /**
    * The last resort, by the session's rule: above {@link TRIM_AT} of the window, the oldest
-   * messages go down to `trimOnOverflow`'s target; when the compactor that changed the
-   * conversation is the last one and still due, down to its target.
+   * messages go down to `trimOnOverflow`'s target; when a compactor changed the conversation
+   * and the last one that ran (`last`) is the last of all and still due, down to its target.
    */
   #trim(
     rules: LandingRules,
