@@ -3,12 +3,12 @@ import * as z from "zod";
 import { isAbortSignal } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
+import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   CONTEXT_TOKENS_SCHEMA,
   STATELESS_COMPACTION_SHAPE,
-  StatelessCompaction,
   type StatelessCompactionOptions,
-} from "../session/stateless-compaction.js";
+} from "../session/stateless-options.js";
 import { compactStep } from "./compact-step.js";
 
 /** Options of {@link compactModelMessages}. */

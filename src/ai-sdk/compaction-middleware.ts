@@ -7,11 +7,11 @@ import { charsToTokens } from "../core/tokens.js";
 import type { Usage } from "../core/usage.js";
 import { jsonLength } from "../internal/json-length.js";
 import { sameValue } from "../internal/same-value.js";
+import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   STATELESS_COMPACTION_SHAPE,
-  StatelessCompaction,
   type StatelessCompactionOptions,
-} from "../session/stateless-compaction.js";
+} from "../session/stateless-options.js";
 import { compactStep, type LoopHistory, type StepCompaction } from "./compact-step.js";
 import { usageFromAiSdk } from "./usage.js";
 

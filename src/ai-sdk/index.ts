@@ -15,7 +15,7 @@
  * @packageDocumentation
  */
 
-export type { StatelessCompactionOptions } from "../session/stateless-compaction.js";
+export type { StatelessCompactionOptions } from "../session/stateless-options.js";
 export {
   type CompactedModelMessages,
   type CompactModelMessagesOptions,

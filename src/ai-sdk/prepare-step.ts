@@ -3,11 +3,11 @@ import * as z from "zod";
 import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import { functionSchema } from "../core/option-schemas.js";
+import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   STATELESS_COMPACTION_SHAPE,
-  StatelessCompaction,
   type StatelessCompactionOptions,
-} from "../session/stateless-compaction.js";
+} from "../session/stateless-options.js";
 import { compactStep, type LoopHistory } from "./compact-step.js";
 import { usageFromAiSdk } from "./usage.js";
 

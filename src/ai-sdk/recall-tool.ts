@@ -9,7 +9,7 @@ import {
 } from "../core/recall-text.js";
 import type { CompactionArchive } from "../session/archive.js";
 import { ArchiveKeeper } from "../session/archive-keeper.js";
-import { STATELESS_SESSION_ID } from "../session/stateless-compaction.js";
+import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
 
 /** The name to give {@link recallTool} in `tools` (`recall_compacted`), as placeholders expect. */
 export { RECALL_TOOL_NAME };
