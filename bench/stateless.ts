@@ -205,8 +205,15 @@ export async function measureStatelessHere(
     const workload = buildPeerWorkload(size);
     const compactor = new ThresholdCompactor({ toolCompaction: "redact" });
     const toolCalls = `before-last-${workload.pruneKeepLast}-messages` as const;
-    // A window the conversation is well over: the compactor runs, masking all it may.
-    const options = { contextLimit: 1000, compactor };
+    // A context reported at 90% of a window far larger than any block: the compactor runs,
+    // masking all it may, no text is clamped and the last resort is off, so the job stays
+    // pruneMessages' (masking only).
+    const options = {
+      contextLimit: 10_000_000,
+      contextUsed: 9_000_000,
+      compactor,
+      trimOnOverflow: false,
+    };
     const oursOut = (await compactModelMessages(freshCopy(workload.modelMessages), options))
       .messages;
     const pruneOut = pruneMessages({ messages: freshCopy(workload.modelMessages), toolCalls });
@@ -273,8 +280,10 @@ export function statelessReadme(rows: readonly StatelessRow[]): string {
     "A server that gets the whole history with each request (an HTTP handler, a `prepareStep`",
     "without memory) converts and compacts a conversation it has never seen: part 3's AI SDK",
     "conversation, a new deep copy each run (made untimed), through",
-    '`compactModelMessages(messages, { contextLimit, compactor: new ThresholdCompactor({ toolCompaction: "redact" }) })`',
-    "(convert to ours, mask every tool result older than the last 3 turns, convert back), beside",
+    '`compactModelMessages(messages, { contextLimit, contextUsed, compactor: new ThresholdCompactor({ toolCompaction: "redact" }), trimOnOverflow: false })`',
+    "(convert to ours, mask every tool result older than the last 3 turns, land as the session",
+    "does, convert back; a window no text is clamped for and the last resort off, so the job is",
+    "`pruneMessages`'), beside",
     "`pruneMessages` doing part 3's job on a copy of its own (`bench/stateless.ts`).",
     "",
     "Method: the two run in alternating rounds in one process, each run timed by the process's CPU",

@@ -19,6 +19,7 @@ import {
   messageParts,
   type ResponseParts,
 } from "./loopback-replies.js";
+import { messageEvents } from "./message-stream.js";
 import type {
   Endpoint,
   MessagesApiServerOptions,
@@ -53,7 +54,8 @@ export type * from "./messages-api-types.js";
  * and blocks sent back are checked), mid-conversation `role: "system"` messages
  * (`system-messages.ts`), server-side context editing (`context-editing.ts`: the model reads
  * the edited request, the response lists `context_management.applied_edits`) and cache
- * diagnostics (`cache-diagnostics.ts`).
+ * diagnostics (`cache-diagnostics.ts`). A request with `stream: true` gets its message as
+ * server-sent events (`message-stream.ts`).
  *
  * Used by the offline stand-in of `examples/anthropic-agent.ts` and by the adapter's tests.
  */
@@ -336,6 +338,17 @@ export class MessagesApiServer {
   #send(response: ServerResponse, reply: Reply, request?: RecordedRequest): void {
     const answer = this.#httpAnswer(reply, request);
     if (answer === undefined) return;
+    const body = answer.body as { type?: unknown } | undefined;
+    if (answer.status === 200 && body?.type === "message" && wantsStream(request?.body)) {
+      // A request with `stream: true` gets the same message as server-sent events.
+      response.writeHead(200, {
+        "content-type": "text/event-stream",
+        "request-id": `req_loopback_${this.requests.length}`,
+        ...answer.headers,
+      });
+      response.end(messageEvents(answer.body as Record<string, unknown>));
+      return;
+    }
     const text = JSON.stringify(answer.body);
     response.writeHead(answer.status, {
       "content-type": "application/json",
@@ -345,6 +358,10 @@ export class MessagesApiServer {
     });
     response.end(text);
   }
+}
+
+function wantsStream(body: unknown): boolean {
+  return (body as { stream?: unknown } | undefined)?.stream === true;
 }
 
 function flattenHeaders(headers: IncomingMessage["headers"]): Record<string, string> {

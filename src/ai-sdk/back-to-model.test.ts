@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Compactor, emptyCompactionResult } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
-import { backToModel, compactModelMessages } from "./compact-model-messages.js";
+import { backToModel } from "./back-to-model.js";
+import { compactModelMessages } from "./compact-model-messages.js";
 import { fromModelMessages, toModelMessages } from "./model-messages.js";
 
 const small = (values: string[]) => fc.constantFrom(...values);

@@ -5,7 +5,24 @@
  */
 
 /** How an AI SDK part held its data, so the way back gives the same kind. */
-export type DataKind = "string" | "bytes" | "arraybuffer" | "URL";
+export type DataKind = "string" | "bytes" | "buffer" | "arraybuffer" | "URL";
+
+/** What is read of Node's `Buffer` class. */
+interface BufferClass {
+  isBuffer(value: unknown): boolean;
+  from(buffer: ArrayBuffer, byteOffset: number, length: number): Uint8Array;
+}
+
+/**
+ * Node's `Buffer`, where the runtime has one, found on `globalThis` rather than imported: the
+ * entry bundles for runtimes without it, where no data can be one.
+ */
+function bufferClass(): BufferClass | undefined {
+  const found = (globalThis as { Buffer?: Partial<BufferClass> }).Buffer;
+  return typeof found?.isBuffer === "function" && typeof found.from === "function"
+    ? (found as BufferClass)
+    : undefined;
+}
 
 // Large arrays go through String.fromCharCode in slices: one call per slice, not per byte.
 const SLICE = 0x8000;
@@ -30,7 +47,8 @@ export function base64ToBytes(base64: string): Uint8Array {
 /** What kind of data a part holds, or `undefined` for anything the AI SDK does not take. */
 export function dataKind(data: unknown): DataKind | undefined {
   if (typeof data === "string") return "string";
-  if (data instanceof Uint8Array) return "bytes";
+  if (data instanceof Uint8Array)
+    return bufferClass()?.isBuffer(data) === true ? "buffer" : "bytes";
   if (data instanceof ArrayBuffer) return "arraybuffer";
   if (data instanceof URL) return "URL";
   return undefined;
@@ -48,6 +66,11 @@ export function textToData(text: string, kind: unknown): string | Uint8Array | A
   switch (kind) {
     case "bytes":
       return base64ToBytes(text);
+    case "buffer": {
+      // A Buffer where the runtime has one (a snapshot restored elsewhere gets the bytes).
+      const bytes = base64ToBytes(text);
+      return bufferClass()?.from(bytes.buffer as ArrayBuffer, 0, bytes.length) ?? bytes;
+    }
     case "arraybuffer": {
       // A fresh array's buffer holds exactly its bytes.
       return base64ToBytes(text).buffer as ArrayBuffer;

@@ -1,26 +1,32 @@
 /**
- * `agent-compaction/ai-sdk`: the Vercel AI SDK adapter. Convert `ModelMessage[]` both ways
- * without loss, compact between the steps of `generateText`/`streamText` loops with a
- * `prepareStep`, compact whole conversations on a stateless server, take usage from step
- * results, and summarize with any `LanguageModel`.
+ * `agent-compaction/ai-sdk`: the Vercel AI SDK adapter. Compact every call of a wrapped model
+ * (`compactionMiddleware`), the steps of a `generateText`/`streamText` loop (`prepareStep`) or a
+ * whole conversation on a stateless server, each with the session's defaults and landing;
+ * recall what was removed (`recallTool`); convert `ModelMessage[]` both ways without loss; take
+ * usage from step results; summarize with any `LanguageModel`.
  *
  * @example
- * import { generateText, stepCountIs } from "ai";
- * import { compactionPrepareStep } from "agent-compaction/ai-sdk";
+ * import { generateText, wrapLanguageModel } from "ai";
+ * import { compactionMiddleware } from "agent-compaction/ai-sdk";
  *
- * const result = await generateText({
- *   model, tools, messages, stopWhen: stepCountIs(50),
- *   prepareStep: compactionPrepareStep({ contextLimit: 200_000 }),
- * });
+ * const model = wrapLanguageModel({ model: claude, middleware: compactionMiddleware() });
+ * const result = await generateText({ model, tools, messages, stopWhen: stepCountIs(50) });
  *
  * @packageDocumentation
  */
 
+export type { StatelessCompactionOptions } from "../session/stateless-options.js";
 export {
   type CompactedModelMessages,
   type CompactModelMessagesOptions,
   compactModelMessages,
 } from "./compact-model-messages.js";
+export type { StepCompaction } from "./compact-step.js";
+export {
+  type CompactionMiddlewareOptions,
+  compactionMiddleware,
+  type MiddlewareCompaction,
+} from "./compaction-middleware.js";
 export {
   AiSdkLlmClient,
   type AiSdkLlmClientOptions,
@@ -41,4 +47,10 @@ export {
   type PrepareStepInput,
   type PrepareStepOutput,
 } from "./prepare-step.js";
+export {
+  RECALL_TOOL_NAME,
+  type RecallSource,
+  type RecallToolOptions,
+  recallTool,
+} from "./recall-tool.js";
 export { type AiSdkUsageLike, usageFromAiSdk } from "./usage.js";

@@ -14,6 +14,7 @@ import { isSummaryText } from "../core/summary-format.js";
 import { estimateContentTokens } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
+import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
@@ -135,14 +136,16 @@ function keepMessageOptions(
   const last = blocks.length - 1;
   const block = blocks[last];
   if (block === undefined) return;
+  // Checked as JSON, a property holding `undefined` dropped (as the parts' options are).
+  const kept = normalizeJson(options, [...path, "providerOptions"], issues) as JsonObject;
   if (block.type === "opaque") {
     blocks[last] = {
       type: "opaque",
-      block: { ...block.block, [`${AI_SDK_KEY}:messageProviderOptions`]: options as JsonObject },
+      block: { ...block.block, [`${AI_SDK_KEY}:messageProviderOptions`]: kept },
     };
     return;
   }
-  const fields = { ...aiSdkFields(block), messageProviderOptions: options as JsonObject };
+  const fields = { ...aiSdkFields(block), messageProviderOptions: kept };
   blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
 }
 

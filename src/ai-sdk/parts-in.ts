@@ -9,7 +9,7 @@ import {
   type ToolResultBlock,
   type ToolResultContentBlock,
 } from "../core/message.js";
-import { jsonValueIssues } from "../internal/json-value.js";
+import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
 
@@ -96,15 +96,20 @@ function stringField(context: PartContext, value: unknown, field: string, empty 
   return "";
 }
 
-/** A JSON value carried verbatim; reports what JSON cannot hold. */
+/**
+ * A JSON value carried verbatim; reports what JSON cannot hold. An object property holding
+ * `undefined` (the AI SDK accepts them: `@ai-sdk/anthropic` writes `caller.toolId: undefined`)
+ * is dropped, as `JSON.stringify` drops it: the value is then a copy without it.
+ */
 function jsonField(context: PartContext, value: unknown, field: string): JsonValue | undefined {
   if (value === undefined) return undefined;
   if (isJson(value, 0)) return value as JsonValue;
-  const issues = jsonValueIssues(value);
+  const issues: ValidationIssue[] = [];
+  const copy = normalizeJson(value, [], issues);
   for (const issue of issues) {
     context.issues.push({ path: [...context.path, field, ...issue.path], message: issue.message });
   }
-  return issues.length === 0 ? (value as JsonValue) : undefined;
+  return issues.length === 0 ? copy : undefined;
 }
 
 function withExtra<B extends object>(block: B, fields: AiSdkFields): B {

@@ -1,20 +1,18 @@
 import type { LanguageModelUsage, ModelMessage } from "ai";
-import { type CompactionResult, conversationChanged } from "../core/compactor.js";
-import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/message-memo.js";
+import * as z from "zod";
+import type { CompactionResult } from "../core/compactor.js";
+import { parseOrThrow } from "../core/errors.js";
+import { functionSchema } from "../core/option-schemas.js";
+import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
-  backToModel,
-  type CheckedCompaction,
-  type CompactModelMessagesOptions,
-  checkCompaction,
-  compactIfDue,
-} from "./compact-model-messages.js";
-import { convertModelMessages } from "./model-messages.js";
-import { contextTokens, usageFromAiSdk } from "./usage.js";
+  STATELESS_COMPACTION_SHAPE,
+  type StatelessCompactionOptions,
+} from "../session/stateless-options.js";
+import { compactStep, type LoopHistory } from "./compact-step.js";
+import { usageFromAiSdk } from "./usage.js";
 
 /** Options of {@link compactionPrepareStep}. */
-export interface CompactionPrepareStepOptions
-  extends Omit<CompactModelMessagesOptions, "contextUsed" | "signal"> {
+export interface CompactionPrepareStepOptions extends StatelessCompactionOptions {
   /** Told of each compaction applied, with the step it was applied before. @default none */
   onCompaction?: (event: PrepareStepCompaction) => void;
   /**
@@ -35,6 +33,8 @@ export interface PrepareStepCompaction {
   /** Messages before and after. */
   messagesBefore: number;
   messagesAfter: number;
+  /** Thinking blocks removed because the compaction made them stale. */
+  thinkingBlocksDropped: number;
 }
 
 /** What {@link compactionPrepareStep}'s function reads of `prepareStep`'s argument. */
@@ -50,18 +50,13 @@ export interface PrepareStepOutput {
   messages?: ModelMessage[];
 }
 
-/** What one `generateText`/`streamText` call's steps have in common: the history as last sent. */
-interface History {
-  /** The SDK's messages it stands for (the SDK appends to them each step). */
-  input: readonly ModelMessage[];
-  /** Those as ours, compacted when a compaction was applied. */
-  ours: readonly Message[];
-  /** For each of `ours`, the SDK message it came from, unchanged (`undefined`: made here). */
-  sources: readonly (ModelMessage | undefined)[];
-  /** What was sent; `undefined` while nothing was compacted (the SDK's own messages went). */
-  sent: ModelMessage[] | undefined;
-}
+const OptionsSchema = z.strictObject({
+  ...STATELESS_COMPACTION_SHAPE,
+  onCompaction: functionSchema<(event: PrepareStepCompaction) => void>().exactOptional(),
+  onError: functionSchema<(error: unknown) => void>().exactOptional(),
+}) as unknown as z.ZodType<CompactionPrepareStepOptions>;
 
+/** Whether `values` starts with the very objects of `prefix`. */
 function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boolean {
   if (prefix.length > values.length) return false;
   for (let index = 0; index < prefix.length; index += 1)
@@ -88,74 +83,24 @@ function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boo
 export function compactionPrepareStep(
   options: CompactionPrepareStepOptions,
 ): (input: PrepareStepInput) => Promise<PrepareStepOutput> {
-  const checked = checkCompaction(options, "compactionPrepareStep options");
-  let history: History | undefined;
+  const parsed = parseOrThrow(OptionsSchema, options, "compactionPrepareStep options");
+  const stateless = new StatelessCompaction(parsed);
+  let history: LoopHistory | undefined;
   return async (input) => {
     const { messages } = input;
     const known =
       history !== undefined && startsWith(messages, history.input) ? history : undefined;
-    const from = known?.input.length ?? 0;
-    // Ids are positions in the step's messages, which only grow between compactions.
-    const turn = known?.ours.at(-1)?.turnId;
-    const converted = convertModelMessages(messages.slice(from), {}, turn, from);
-    const added = converted.messages;
-    const conversation = known === undefined ? added : [...known.ours, ...added];
-    // The whole conversation's estimate, when it is only what was converted just now.
-    const estimate = known === undefined ? converted.tokens : undefined;
-    const contextUsed = measure(input, known, added, conversation, checked, estimate);
-    let compacted: readonly Message[] = conversation;
-    let result: CompactionResult | undefined;
-    try {
-      ({ conversation: compacted, result } = await compactIfDue(
-        conversation,
-        checked,
-        contextUsed,
-        input.abortSignal,
-        estimate,
-      ));
-    } catch (error) {
-      options.onError?.(error);
-    }
-    const changed = conversationChanged(conversation, compacted);
-    if (!changed) compacted = conversation;
-    if (changed && result !== undefined) {
-      options.onCompaction?.({
-        stepNumber: input.stepNumber,
-        result,
-        contextUsed,
-        messagesBefore: conversation.length,
-        messagesAfter: compacted.length,
-      });
-    }
-    const fresh = messages.slice(from);
-    const sources = known === undefined ? fresh : [...known.sources, ...fresh];
-    let sent: ModelMessage[] | undefined;
-    let kept = sources;
-    if (changed || known?.sent !== undefined) {
-      ({ messages: sent, sources: kept } = backToModel(compacted, conversation, sources));
-    }
-    history = { input: messages.slice(), ours: compacted, sources: kept, sent };
-    return sent === undefined ? {} : { messages: sent };
+    const step = await compactStep(stateless, {
+      messages,
+      known,
+      usage: usageFromAiSdk(input.steps.at(-1)?.usage),
+      signal: input.abortSignal,
+      // A failure leaves the history as it was, as `maybeCompact` does.
+      onError: (error) => parsed.onError?.(error),
+    });
+    history = step.history;
+    if (step.compaction !== undefined)
+      parsed.onCompaction?.({ stepNumber: input.stepNumber, ...step.compaction });
+    return step.sent === undefined ? {} : { messages: step.sent };
   };
-}
-
-/**
- * The context of this step's request: the last step's usage (its prompt and reply) plus the
- * estimate of what came after the reply; the local estimate before any usage.
- */
-function measure(
-  input: PrepareStepInput,
-  known: History | undefined,
-  added: readonly Message[],
-  conversation: readonly Message[],
-  checked: CheckedCompaction,
-  estimate: number | undefined,
-): number {
-  const usage = usageFromAiSdk(input.steps.at(-1)?.usage);
-  if (usage === undefined || known === undefined) {
-    return (estimate ?? estimateTokens(conversation)) + checked.overheadTokens;
-  }
-  // The reply is in the usage's output tokens; what follows it (tool results) is not.
-  const after = added.filter((message) => message.role !== "assistant");
-  return contextTokens(usage) + estimateTokens(after);
 }

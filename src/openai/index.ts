@@ -12,12 +12,12 @@
  * const client = new OpenAI();
  * const session = new AgentSession({
  *   contextLimit: 400_000, compactor: false,
- *   llmCompactor: new OpenAICompactor({ client, model: "gpt-5.6-luna" }),
+ *   llmCompactor: new OpenAICompactor({ client, model: "gpt-6.1-sol" }),
  * });
  * session.addUserText("Fix the failing test");
  * await session.maybeCompact();
  * const response = await client.responses.create({
- *   model: "gpt-5.6-luna", input: toResponsesInput(session.messages), store: false,
+ *   model: "gpt-6.1-sol", input: toResponsesInput(session.messages), store: false,
  *   include: ["reasoning.encrypted_content"],
  * });
  *

@@ -81,7 +81,7 @@ function checkOptions(options: OpenAILlmClientOptions): void {
  * SDK errors are thrown as they are, so `LLMCompactor` reports them as `llm_error`.
  *
  * @example
- * const compactor = new LLMCompactor(new OpenAILlmClient({ client: new OpenAI(), model: "gpt-5.6-luna" }));
+ * const compactor = new LLMCompactor(new OpenAILlmClient({ client: new OpenAI(), model: "gpt-6.1-sol" }));
  */
 export class OpenAILlmClient implements LlmClient {
   /** The model that writes summaries. */

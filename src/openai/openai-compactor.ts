@@ -72,7 +72,7 @@ type OpenAICompactorConfig = Readonly<
  * @example
  * const session = new AgentSession({
  *   contextLimit: 400_000, compactor: false,
- *   llmCompactor: new OpenAICompactor({ client: new OpenAI(), model: "gpt-5.6-luna" }),
+ *   llmCompactor: new OpenAICompactor({ client: new OpenAI(), model: "gpt-6.1-sol" }),
  * });
  */
 export class OpenAICompactor implements AsyncCompactor {

@@ -6,7 +6,9 @@ import {
   archiveChanges,
   archivedOriginals,
   type CompactionArchive,
+  contentHandle,
   MemoryArchive,
+  recordText,
   sessionTag,
 } from "./archive.js";
 import type { SessionSnapshot } from "./snapshot.js";
@@ -33,20 +35,28 @@ function drawnHandleBase(): number {
  * orders them); each compaction draws a number of its own, so one that archived and never
  * landed (its worker died, its swap was refused or lost) leaves no handle another worker's
  * compaction or clamp could need, and both faces of a session write handles of one length.
+ * With `contentHandles` (a stateless path, which keeps no counter between requests), a handle
+ * is named after its record's content instead ({@link contentHandle}).
  */
 export class ArchiveKeeper {
   readonly #archive: CompactionArchive;
   readonly #sessionId: string;
   readonly #tag: string;
+  readonly #contentHandles: boolean;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
   /** Replayed records being kept ({@link storeMissing}). */
   readonly #keeping = new Set<Promise<void>>();
 
-  constructor(archive: CompactionArchive, sessionId: string) {
+  constructor(
+    archive: CompactionArchive,
+    sessionId: string,
+    options: { contentHandles?: boolean } = {},
+  ) {
     this.#archive = archive;
     this.#sessionId = sessionId;
     this.#tag = sessionTag(sessionId);
+    this.#contentHandles = options.contentHandles === true;
   }
 
   get archive(): CompactionArchive {
@@ -61,8 +71,22 @@ export class ArchiveKeeper {
     before: readonly Message[],
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
+    if (this.#contentHandles) {
+      return archiveChanges(before, after, (record) =>
+        contentHandle(recordText(record), this.#tag),
+      );
+    }
     let number = drawnHandleBase();
     return archiveChanges(before, after, () => `r${number++}-${this.#tag}`);
+  }
+
+  /**
+   * The content handle of a text clamping cut (of the tool result `toolUseId`, if any): a
+   * stateless path's, the same each time the same text is cut. (A session's intake numbers them
+   * with {@link handleAt}.)
+   */
+  clampHandle(original: string, toolUseId: string | undefined): string {
+    return contentHandle(`clamp\u0000${toolUseId ?? ""}\u0000${original}`, this.#tag);
   }
 
   /** The handle `offset` places after the next one, without taking it (intake builds; apply takes). */

@@ -53,6 +53,44 @@ export function sessionTag(sessionId: string): string {
   return (hash >>> 0).toString(16).padStart(8, "0").slice(0, 4);
 }
 
+/** A record before it has a handle: what its handle may be named after. */
+export type ArchiveRecordContent = ArchiveRecord extends infer Record_
+  ? Record_ extends ArchiveRecord
+    ? Omit<Record_, "handle">
+    : never
+  : never;
+
+/**
+ * A handle named after a record's content, `r<number>-<tag>`: the same content gives the same
+ * handle, in any process and any call. Stateless paths (which keep no counter between requests)
+ * name their records so: the same compaction of the same conversation keeps the same records
+ * under the same handles, and its placeholders read the same. The number is 53 bits of two
+ * 32-bit hashes of the text (FNV-1a and a multiply-xorshift), linear in its length.
+ */
+export function contentHandle(text: string, tag: string): string {
+  let first = 2166136261;
+  let second = 0x9e3779b9;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    first = Math.imul(first ^ code, 16777619);
+    second = Math.imul(second ^ code, 0x5bd1e995);
+    second ^= second >>> 15;
+  }
+  const number = ((second >>> 0) & 0x1fffff) * 0x100000000 + (first >>> 0);
+  return `r${number}-${tag}`;
+}
+
+/** The text a record's content handle is named after: what it holds, without ids or times. */
+export function recordText(record: ArchiveRecordContent): string {
+  switch (record.kind) {
+    case "tool_result":
+    case "tool_input":
+      return `${record.kind}\u0000${record.toolUseId}\u0000${JSON.stringify(record.original)}`;
+    case "messages":
+      return `messages\u0000${JSON.stringify(record.original.map(({ role, content }) => [role, content]))}`;
+  }
+}
+
 const mark = (handle: string) => `${RECALL_MARK}${handle}]`;
 
 /**
@@ -64,7 +102,7 @@ const mark = (handle: string) => `${RECALL_MARK}${handle}]`;
 export function archiveChanges(
   from: readonly Message[],
   compacted: readonly Message[],
-  nextHandle: () => string,
+  nextHandle: (record: ArchiveRecordContent) => string,
 ): { records: ArchiveRecord[]; conversation: Message[] } {
   const records: ArchiveRecord[] = [];
   const before = new Map(from.map((message) => [message.id, message]));
@@ -76,8 +114,9 @@ export function archiveChanges(
   });
   const removed = from.filter((message) => !kept.has(message.id));
   if (removed.length > 0) {
-    const handle = nextHandle();
-    records.push({ handle, kind: "messages", original: removed });
+    const content = { kind: "messages" as const, original: removed };
+    const handle = nextHandle(content);
+    records.push({ handle, ...content });
     // Our summary or trim notice names the handle; the API's signed compaction block is left
     // as it is (a block after it would fail the prefix check of the turns kept after it).
     const standIn = conversation.findIndex(
@@ -102,9 +141,14 @@ export function archiveChanges(
 function annotateChanged(
   original: Message,
   message: Message,
-  nextHandle: () => string,
+  nextHandle: (record: ArchiveRecordContent) => string,
   records: ArchiveRecord[],
 ): Message {
+  const keep = (content: ArchiveRecordContent): string => {
+    const handle = nextHandle(content);
+    records.push({ handle, ...content } as ArchiveRecord);
+    return handle;
+  };
   let other = false;
   // Thinking removed to keep the prefix valid is no compaction: it could not be sent back.
   const blocks = original.content.filter(
@@ -114,8 +158,7 @@ function annotateChanged(
     const was = blocks[index];
     if (was === undefined || was === block) return block;
     if (block.type === "tool_result" && was.type === "tool_result") {
-      const handle = nextHandle();
-      records.push({ handle, kind: "tool_result", toolUseId: was.toolUseId, original: was });
+      const handle = keep({ kind: "tool_result", toolUseId: was.toolUseId, original: was });
       return typeof block.content === "string"
         ? { ...block, content: `${block.content}${mark(handle)}` }
         : {
@@ -124,8 +167,7 @@ function annotateChanged(
           };
     }
     if (block.type === "tool_use" && was.type === "tool_use" && block.input !== was.input) {
-      const handle = nextHandle();
-      records.push({ handle, kind: "tool_input", toolUseId: was.id, original: was.input });
+      const handle = keep({ kind: "tool_input", toolUseId: was.id, original: was.input });
       const note = block.input._cleared;
       return typeof note === "string"
         ? { ...block, input: { ...block.input, _cleared: `${note}${mark(handle)}` } }
@@ -134,9 +176,7 @@ function annotateChanged(
     other = true;
     return block;
   });
-  if (other || content.length !== blocks.length) {
-    records.push({ handle: nextHandle(), kind: "messages", original: [original] });
-  }
+  if (other || content.length !== blocks.length) keep({ kind: "messages", original: [original] });
   return { ...message, content } as Message;
 }
 

@@ -1,5 +1,9 @@
+import type { ArchiveRecord } from "../core/archive-record.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { tokensToChars } from "../core/tokens.js";
+
+/** The largest share of the window one text may take before it is clamped (`maxBlockShare`). */
+export const DEFAULT_MAX_BLOCK_SHARE = 0.25;
 
 /** A block cut to fit the window as it was appended. */
 export interface ClampedBlock {
@@ -32,13 +36,14 @@ function clampText(text: string, maxChars: number, handle: string | undefined): 
 export function clampMessage(
   message: Message,
   maxTokens: number,
-  nextHandle?: () => string,
+  nextHandle?: (original: string, toolUseId: string | undefined) => string,
 ): { message: Message; clamped: ClampedBlock[] } {
   const maxChars = tokensToChars(maxTokens);
   const clamped: ClampedBlock[] = [];
-  if (message.role !== "user") return { message, clamped };
+  if (message.role !== "user" || !message.content.some((block) => holdsLongText(block, maxChars)))
+    return { message, clamped };
   const cut = (blockIndex: number, original: string, toolUseId?: string) => {
-    const handle = nextHandle?.();
+    const handle = nextHandle?.(original, toolUseId);
     clamped.push({
       blockIndex,
       ...(toolUseId === undefined ? {} : { toolUseId }),
@@ -69,4 +74,20 @@ export function clampMessage(
   return clamped.length === 0
     ? { message, clamped }
     : { message: { ...message, content } as Message, clamped };
+}
+
+/** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */
+function holdsLongText(block: ContentBlock, maxChars: number): boolean {
+  if (block.type === "text") return block.text.length > maxChars;
+  if (block.type !== "tool_result") return false;
+  if (typeof block.content === "string") return block.content.length > maxChars;
+  return block.content.some((part) => part.type === "text" && part.text.length > maxChars);
+}
+
+/** What the archive keeps of a clamped block: the original tool result, or the original message. */
+export function clampRecord(handle: string, block: ClampedBlock, message: Message): ArchiveRecord {
+  const original = message.content[block.blockIndex];
+  if (block.toolUseId !== undefined && original?.type === "tool_result")
+    return { handle, kind: "tool_result", toolUseId: block.toolUseId, original };
+  return { handle, kind: "messages", original: [message] };
 }

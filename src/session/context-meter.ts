@@ -17,6 +17,14 @@ export const UNTRUSTED_USAGE_SHARE = 0.5;
 /** See {@link UNTRUSTED_USAGE_SHARE}: a gap this small cannot put a request over a window. */
 export const UNTRUSTED_USAGE_GAP = 1_000;
 
+/**
+ * Whether a reported context of `sent` tokens is too far below `estimate`, the local estimate
+ * of the messages it covers, to be trusted (see {@link UNTRUSTED_USAGE_SHARE}).
+ */
+export function isUntrustedUsage(sent: number, estimate: number): boolean {
+  return sent < UNTRUSTED_USAGE_SHARE * estimate && estimate - sent > UNTRUSTED_USAGE_GAP;
+}
+
 /** The meter's state, as stored in a snapshot. */
 export interface ContextMeterState {
   /** Tokens the last usage counted beyond the local estimate (system prompt, tools, estimate error). */
@@ -72,7 +80,7 @@ export class ContextMeter {
     const lastIsReply = messages.at(-1)?.role === "assistant";
     const sent = lastIsReply ? input + output : input;
     const estimate = this.#estimate;
-    if (sent < UNTRUSTED_USAGE_SHARE * estimate && estimate - sent > UNTRUSTED_USAGE_GAP) return;
+    if (isUntrustedUsage(sent, estimate)) return;
     // When the reply is already appended, input + output covers it; otherwise output stands in for it.
     this.#correction = input + output - this.#estimate;
     this.#replyCounted = !lastIsReply && output > 0;

@@ -1,10 +1,9 @@
-import { requestWithin } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
+import type { ThinkingRepair } from "../core/preserved-thinking.js";
 import { freezeMessages } from "../internal/frozen.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
@@ -12,8 +11,17 @@ import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionEvent, CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
+import {
+  archiveFailure,
+  keepRecords,
+  type LandingRules,
+  landedConversation,
+  NO_REPAIR,
+  repairThinking,
+} from "./landed-conversation.js";
 import type { SessionLimits } from "./options.js";
-import { restorePinned } from "./pins.js";
+
+export { archiveFailure };
 
 /** What landing a replacement needs of its session. */
 export interface Landing {
@@ -28,49 +36,6 @@ export interface Landing {
   contextUsed: () => number;
   limits: Pick<SessionLimits, "archiveTimeoutMs">;
 }
-
-/** The failures of an archive's `put` or `get` ({@link archiveFailure} tells them). */
-const archiveFailures = new WeakSet<CompactionError>();
-
-/** The archive's failure `error` is (`archive_error`, `timeout`, `aborted`), or `undefined`. */
-export function archiveFailure(error: unknown): CompactionError | undefined {
-  return CompactionError.isInstance(error) && archiveFailures.has(error) ? error : undefined;
-}
-
-/**
- * Keeps records in the archive within `archiveTimeoutMs` and the caller's `signal`.
- * @throws {CompactionError} `archive_error` (its `put` threw), `timeout` or `aborted`.
- */
-async function keep(
-  landing: Landing,
-  archive: ArchiveKeeper,
-  records: Parameters<ArchiveKeeper["store"]>[0],
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  try {
-    await requestWithin(() => archive.store(records), {
-      signal,
-      milliseconds: landing.limits.archiveTimeoutMs,
-      what: "the archive's put",
-      failure: (error) =>
-        new CompactionError(
-          "archive_error",
-          `the archive's put failed: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        ),
-    });
-  } catch (error) {
-    if (CompactionError.isInstance(error)) archiveFailures.add(error);
-    throw error;
-  }
-}
-
-const NO_REPAIR: ThinkingRepair = Object.freeze({
-  firstChange: 0,
-  thinkingBlocksDropped: 0,
-  thinkingTokensDropped: 0,
-  toolExchangeClosed: false,
-});
 
 /** A compactor's result waiting to land, with its token estimates. */
 export interface ComputedStep {
@@ -141,9 +106,9 @@ function cacheSplit(
 }
 
 /**
- * Replaces the prefix `from` by `compacted`, keeping what was appended meanwhile: pinned
- * messages stay as they were, the thinking the change made stale goes (see
- * {@link keepThinkingValid}), and everything removed or replaced is archived first (the
+ * Replaces the prefix `from` by `compacted`, keeping what was appended meanwhile: landed by the
+ * rules every path shares ({@link landedConversation}: pinned messages stay as they were, the
+ * thinking the change made stale goes, everything removed or replaced is archived first and the
  * placeholders then name their recall handles). `undefined` when the commit lost a race.
  * @throws {CompactionError} when the archive fails (see {@link archiveFailure}): nothing landed.
  */
@@ -155,17 +120,17 @@ export async function replaceHistory(
   signal?: AbortSignal,
 ): Promise<ThinkingRepair | undefined> {
   const { history, archive } = landing;
-  const kept = restorePinned(from, compacted, history.pinned);
-  const rewrite = (before: readonly Message[], after: readonly Message[]) =>
-    landing.keepStaleThinking
-      ? { conversation: [...after], repair: NO_REPAIR }
-      : keepThinkingValid(before, after, landing.clock);
+  const rules: LandingRules = {
+    pinned: history.pinned,
+    keepStaleThinking: landing.keepStaleThinking,
+    clock: landing.clock,
+    archive,
+  };
   const before = history.messages;
-  let { conversation, repair } = rewrite(before, [...kept, ...before.slice(from.length)]);
+  const { conversation, repair, records } = landedConversation(rules, before, from, compacted);
   if (archive !== undefined) {
-    const prepared = archive.prepare(before, conversation);
-    await keep(landing, archive, prepared.records, signal);
-    conversation = prepared.conversation;
+    const milliseconds = landing.limits.archiveTimeoutMs;
+    await keepRecords(() => archive.store(records), milliseconds, signal);
   }
   const build = (): Message[] => {
     if (generation !== history.generation) {
@@ -174,7 +139,7 @@ export async function replaceHistory(
     const now = history.messages;
     if (now.length === before.length) return conversation;
     // Appended while the archive wrote: they follow the change, so their thinking goes too.
-    return rewrite(now, [...conversation, ...now.slice(before.length)]).conversation;
+    return repairThinking(rules, now, [...conversation, ...now.slice(before.length)]).conversation;
   };
   const landed = await landing.commit.commit(build, (next) => {
     // What lands is the session's: frozen, so no compactor or caller holding it can change it.

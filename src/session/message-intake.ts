@@ -15,7 +15,7 @@ import { type Clock, createMessage } from "../core/message-factory.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
-import { type ClampedBlock, clampMessage } from "./clamp.js";
+import { clampMessage, clampRecord } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
 import { type History, USER_TURN_OWNER } from "./history.js";
@@ -333,7 +333,7 @@ export class MessageIntake {
       const clamped = clampMessage(message, maxBlockTokens, nextHandle);
       for (const block of clamped.clamped) {
         events.push({ type: "content_clamped", messageId: message.id, ...block });
-        if (block.handle !== undefined) archive.push(archiveRecord(block.handle, block, message));
+        if (block.handle !== undefined) archive.push(clampRecord(block.handle, block, message));
       }
       return clamped.message;
     });
@@ -346,12 +346,4 @@ export class MessageIntake {
     };
     return { entry, result: undefined, events };
   }
-}
-
-/** What the archive keeps of a clamped block: the original tool result, or the original message. */
-function archiveRecord(handle: string, block: ClampedBlock, message: Message): ArchiveRecord {
-  const original = message.content[block.blockIndex];
-  if (block.toolUseId !== undefined && original?.type === "tool_result")
-    return { handle, kind: "tool_result", toolUseId: block.toolUseId, original };
-  return { handle, kind: "messages", original: [message] };
 }

@@ -236,18 +236,30 @@ function compactorOptionProblem(value: unknown): string | undefined {
   return compactorProblem(value);
 }
 
-const runnableCompactor = <T extends Compactor>() =>
+/** A compactor the session can run (see `compactorProblem`). */
+export const runnableCompactor = <T extends Compactor>() =>
   z.unknown().superRefine((value, context) => {
     const problem = compactorProblem(value);
     if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
   }) as unknown as z.ZodType<T>;
 
 /** `true`, `false` or `{ [key]?: share }` (an option on or off, or on with a share of the window). */
-function booleanOrShare(key: string) {
+export function booleanOrShare(key: string) {
   return z.union([z.boolean(), z.strictObject({ [key]: SHARE_SCHEMA.exactOptional() })], {
     error: `must be a boolean or { ${key} }`,
   });
 }
+
+/** The `archive` option: a {@link CompactionArchive} or `false`. */
+export const ARCHIVE_OPTION_SCHEMA = z.custom<CompactionArchive | false>(
+  (value) =>
+    value === false ||
+    (typeof value === "object" &&
+      value !== null &&
+      isFunction((value as CompactionArchive).put) &&
+      isFunction((value as CompactionArchive).get)),
+  "must be a CompactionArchive (with put and get) or false",
+);
 
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z
@@ -284,17 +296,7 @@ export const AgentSessionOptionsSchema = z
       .exactOptional(),
     pricing: ModelPricingSchema.exactOptional(),
     background: booleanOrShare("ceiling").exactOptional(),
-    archive: z
-      .custom<CompactionArchive | false>(
-        (value) =>
-          value === false ||
-          (typeof value === "object" &&
-            value !== null &&
-            isFunction((value as CompactionArchive).put) &&
-            isFunction((value as CompactionArchive).get)),
-        "must be a CompactionArchive (with put and get) or false",
-      )
-      .exactOptional(),
+    archive: ARCHIVE_OPTION_SCHEMA.exactOptional(),
     hookTimeoutMs: TimerMillisecondsSchema.exactOptional(),
     compactorTimeoutMs: TimerMillisecondsSchema.exactOptional(),
     archiveTimeoutMs: TimerMillisecondsSchema.exactOptional(),

@@ -19,6 +19,7 @@ import { pricingForModel } from "../pricing/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
+import { DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
 import {
   CompactionCalls,
   type CompactionCallsSettings,
@@ -99,7 +100,7 @@ export class SessionCore {
     const archive = options.archive ?? new MemoryArchive();
     const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.keeper = keeper;
-    const blockShare = parsed.maxBlockShare ?? 0.25;
+    const blockShare = parsed.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE;
     this.intake = new MessageIntake(
       live(
         {

@@ -1,0 +1,103 @@
+import type { ModelMessage } from "ai";
+import type { Message } from "../core/message.js";
+import { CallNames } from "./call-names.js";
+import {
+  blockToPart,
+  isToolSide,
+  messageOptions,
+  messageToModel,
+  type ToolNames,
+} from "./message-out.js";
+import { toolResultToPart } from "./parts-out.js";
+
+/** AI SDK messages, and for each of ours the message it came from (`undefined`: made here). */
+export interface ModelMessagesBack {
+  messages: ModelMessage[];
+  sources: (ModelMessage | undefined)[];
+}
+
+/**
+ * Our messages as AI SDK messages, giving back the very `ModelMessage` a message came from
+ * while it is unchanged: `ours[index]` came from `sources[index]` (when defined). Compaction
+ * keeps unchanged messages in order, so one forward pointer finds each; a lookup table only
+ * when it loses track.
+ */
+export function backToModel(
+  conversation: readonly Message[],
+  ours: readonly Message[],
+  sources: readonly (ModelMessage | undefined)[],
+): ModelMessagesBack {
+  const messages: ModelMessage[] = [];
+  const kept: (ModelMessage | undefined)[] = new Array(conversation.length);
+  const names = new CallNames(conversation);
+  let pointer = 0;
+  let byMessage: Map<Message, number> | undefined;
+  for (let position = 0; position < conversation.length; position += 1) {
+    const message = conversation[position]!;
+    const here = ours[pointer];
+    names.position = position;
+    if (conversation[position - 1]?.role === "assistant") names.lastAssistant = position - 1;
+    if (here !== message && here?.id === message.id) {
+      // Changed in place (a masked result, a cleared input): patched from its source when
+      // some of its parts are unchanged, or when it had options of its own (a compactor's new
+      // block may not carry them); a message of one block is converted anew, without reading
+      // its source again.
+      const source = sources[pointer];
+      pointer += 1;
+      const patch =
+        source === undefined || (here.content.length < 2 && messageOptions(here) === undefined)
+          ? undefined
+          : patched(message, here, source, names);
+      if (patch === undefined) messageToModel(message, names, messages);
+      else messages.push(patch);
+      continue;
+    }
+    let index = here === message ? pointer : -1;
+    if (index === -1) {
+      byMessage ??= new Map(ours.map((known, at) => [known, at]));
+      index = byMessage.get(message) ?? -1;
+    }
+    const source = index === -1 ? undefined : sources[index];
+    if (index !== -1) pointer = index + 1;
+    if (source === undefined) {
+      messageToModel(message, names, messages);
+      continue;
+    }
+    kept[position] = source;
+    messages.push(source);
+  }
+  return { messages, sources: kept };
+}
+
+/**
+ * A changed message as its source with only the changed parts converted again: when the
+ * source was written as parts, one per block, and the blocks stayed in place (masking and
+ * input clearing replace blocks, they do not move them). `undefined` otherwise. A changed
+ * result keeps the tool name its source part gave.
+ */
+function patched(
+  message: Message,
+  original: Message,
+  source: ModelMessage,
+  names: ToolNames,
+): ModelMessage | undefined {
+  const blocks = message.content;
+  const before = original.content;
+  if (source.role === "system" || typeof source.content === "string") return undefined;
+  if (blocks.length !== before.length || source.content.length !== blocks.length) return undefined;
+  const parts: unknown[] = source.content.slice();
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index]!;
+    if (block === before[index]) continue;
+    if ((source.role === "tool") !== isToolSide(block)) return undefined;
+    const part = parts[index] as { type?: unknown; toolCallId?: unknown; toolName?: unknown };
+    parts[index] =
+      block.type === "tool_result" &&
+      part.type === "tool-result" &&
+      part.toolCallId === block.toolUseId &&
+      typeof part.toolName === "string"
+        ? toolResultToPart(block, names, part.toolName)
+        : blockToPart(block, names);
+  }
+  return { ...source, content: parts } as ModelMessage;
+}

@@ -1,0 +1,83 @@
+import { jsonSchema, type Tool, tool } from "ai";
+import type { ArchiveRecord } from "../core/archive-record.js";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import {
+  RECALL_TOOL_DESCRIPTION,
+  RECALL_TOOL_INPUT_SCHEMA,
+  RECALL_TOOL_NAME,
+  recallText,
+} from "../core/recall-text.js";
+import type { CompactionArchive } from "../session/archive.js";
+import { ArchiveKeeper } from "../session/archive-keeper.js";
+import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
+
+/** The name to give {@link recallTool} in `tools` (`recall_compacted`), as placeholders expect. */
+export { RECALL_TOOL_NAME };
+
+/** Where {@link recallTool} reads: the archive a stateless compaction kept records in. */
+export interface RecallToolOptions {
+  /** The `archive` given to `compactModelMessages`, `compactionPrepareStep` or `compactionMiddleware`. */
+  archive: CompactionArchive;
+  /** The `sessionId` given with it. @default the stateless paths' default */
+  sessionId?: string;
+}
+
+/** What {@link recallTool} also reads from: anything with a `recall` (an `AgentSession`, a `StoredSession`). */
+export interface RecallSource {
+  recall(handle: string): Promise<ArchiveRecord>;
+}
+
+function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
+  if (
+    typeof source === "object" &&
+    source !== null &&
+    typeof (source as Partial<RecallSource>).recall === "function"
+  )
+    return source as RecallSource;
+  const archive = (source as Partial<RecallToolOptions> | null)?.archive;
+  const sessionId = (source as Partial<RecallToolOptions> | null)?.sessionId;
+  const issues: ValidationIssue[] = [];
+  if (
+    typeof archive !== "object" ||
+    archive === null ||
+    typeof archive.get !== "function" ||
+    typeof archive.put !== "function"
+  )
+    issues.push({ path: ["archive"], message: "must be a CompactionArchive (with put and get)" });
+  if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
+    issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
+  if (issues.length > 0) throw new ValidationError("recallTool options", issues);
+  return new ArchiveKeeper(archive as CompactionArchive, sessionId ?? STATELESS_SESSION_ID, {
+    contentHandles: true,
+  });
+}
+
+/**
+ * The recall tool for the AI SDK: lets the model fetch back what compaction removed, from the
+ * archive a stateless compaction kept it in (or a session's). Add it to `tools` under
+ * {@link RECALL_TOOL_NAME}; placeholders and summaries name their handles (`[recall r7-3f2a]`).
+ * A handle it does not know is an error the model reads (the AI SDK sends it as the result).
+ *
+ * @example
+ * const archive = new MemoryArchive();
+ * const result = await generateText({
+ *   model, messages, stopWhen: stepCountIs(50),
+ *   tools: { ...tools, [RECALL_TOOL_NAME]: recallTool({ archive }) },
+ *   prepareStep: compactionPrepareStep({ contextLimit: 200_000, archive }),
+ * });
+ * @throws {ValidationError} when the options are invalid (at once).
+ */
+export function recallTool(
+  source: RecallToolOptions | RecallSource,
+): Tool<{ handle: string }, string> {
+  const recaller = recallerOf(source);
+  return tool({
+    description: RECALL_TOOL_DESCRIPTION,
+    inputSchema: jsonSchema<{ handle: string }>({
+      ...RECALL_TOOL_INPUT_SCHEMA,
+      properties: { ...RECALL_TOOL_INPUT_SCHEMA.properties },
+      required: [...RECALL_TOOL_INPUT_SCHEMA.required],
+    }),
+    execute: async ({ handle }) => recallText(await recaller.recall(handle)),
+  });
+}

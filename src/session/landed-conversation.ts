@@ -1,0 +1,113 @@
+import { requestWithin } from "../core/abort.js";
+import type { ArchiveRecord } from "../core/archive-record.js";
+import { CompactionError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import type { Clock } from "../core/message-factory.js";
+import { keepThinkingValid, type ThinkingRepair } from "../core/preserved-thinking.js";
+import type { ArchiveKeeper } from "./archive-keeper.js";
+import { restorePinned } from "./pins.js";
+
+/**
+ * The rules every compaction lands by, the session's and the stateless paths' alike (the AI
+ * SDK's `compactModelMessages`, `compactionPrepareStep` and middleware): one implementation, so
+ * every path keeps the same promises.
+ */
+export interface LandingRules {
+  /** Ids of the messages kept as they are (see {@link restorePinned}). */
+  pinned: ReadonlySet<string>;
+  /** Keep the thinking a change made stale (`keepStaleThinking`). */
+  keepStaleThinking: boolean;
+  /** Clock for the messages that close an open tool exchange. */
+  clock: Clock;
+  /** Where what is removed or replaced is kept; none: placeholders name no handle. */
+  archive: ArchiveKeeper | undefined;
+}
+
+/** The repair of a landing that removed nothing. */
+export const NO_REPAIR: ThinkingRepair = Object.freeze({
+  firstChange: 0,
+  thinkingBlocksDropped: 0,
+  thinkingTokensDropped: 0,
+  toolExchangeClosed: false,
+});
+
+/**
+ * `after` with every thinking block the change from `before` made stale removed (see
+ * {@link keepThinkingValid}), unless the rules keep them.
+ */
+export function repairThinking(
+  rules: LandingRules,
+  before: readonly Message[],
+  after: readonly Message[],
+): { conversation: Message[]; repair: ThinkingRepair } {
+  return rules.keepStaleThinking
+    ? { conversation: [...after], repair: NO_REPAIR }
+    : keepThinkingValid(before, after, rules.clock);
+}
+
+/** What a compaction lands as, before it replaces anything. */
+export interface LandedConversation {
+  conversation: Message[];
+  repair: ThinkingRepair;
+  /** What was removed or replaced, under the handles the placeholders name: keep them first. */
+  records: ArchiveRecord[];
+}
+
+/**
+ * What replacing `from` (a prefix of `before`) by `compacted` lands as: pinned messages as
+ * they were, the messages after `from` kept after it, the thinking the change made stale
+ * removed, and everything removed or replaced as archive records (each placeholder then names
+ * its handle). Pure: keep the records before the conversation replaces anything.
+ */
+export function landedConversation(
+  rules: LandingRules,
+  before: readonly Message[],
+  from: readonly Message[],
+  compacted: readonly Message[],
+): LandedConversation {
+  const kept = restorePinned(from, compacted, rules.pinned);
+  const repaired = repairThinking(rules, before, [...kept, ...before.slice(from.length)]);
+  if (rules.archive === undefined) return { ...repaired, records: [] };
+  const prepared = rules.archive.prepare(before, repaired.conversation);
+  return {
+    conversation: prepared.conversation,
+    repair: repaired.repair,
+    records: prepared.records,
+  };
+}
+
+/** The failures of an archive's `put` or `get` ({@link archiveFailure} tells them). */
+const archiveFailures = new WeakSet<CompactionError>();
+
+/** The archive's failure `error` is (`archive_error`, `timeout`, `aborted`), or `undefined`. */
+export function archiveFailure(error: unknown): CompactionError | undefined {
+  return CompactionError.isInstance(error) && archiveFailures.has(error) ? error : undefined;
+}
+
+/**
+ * Runs `store` (an archive keeping records) within `milliseconds` and the caller's `signal`.
+ * @throws {CompactionError} `archive_error` (its `put` threw), `timeout` or `aborted`: an
+ * {@link archiveFailure}.
+ */
+export async function keepRecords(
+  store: () => Promise<void>,
+  milliseconds: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  try {
+    await requestWithin(store, {
+      signal,
+      milliseconds,
+      what: "the archive's put",
+      failure: (error) =>
+        new CompactionError(
+          "archive_error",
+          `the archive's put failed: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        ),
+    });
+  } catch (error) {
+    if (CompactionError.isInstance(error)) archiveFailures.add(error);
+    throw error;
+  }
+}

@@ -1,0 +1,323 @@
+import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
+import { requestWithin } from "../core/abort.js";
+import type { ArchiveRecord } from "../core/archive-record.js";
+import {
+  type CompactionOutput,
+  type CompactionResult,
+  type Compactor,
+  conversationChanged,
+  emptyCompactionResult,
+  isTrustedCompactor,
+  runCompactor,
+} from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor-target.js";
+import { isSystemMessage } from "../core/conversation-structure.js";
+import type { Message } from "../core/message.js";
+import { systemClock } from "../core/message-factory.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { ArchiveKeeper } from "./archive-keeper.js";
+import { clampMessage, clampRecord, DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
+import { isUntrustedUsage } from "./context-meter.js";
+import {
+  keepRecords,
+  type LandedConversation,
+  type LandingRules,
+  landedConversation,
+  NO_REPAIR,
+} from "./landed-conversation.js";
+import { DEFAULT_SESSION_LIMITS, sessionCompactors, trimTarget } from "./options.js";
+import { STATELESS_SESSION_ID, type StatelessCompactionOptions } from "./stateless-options.js";
+import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
+import { TRIM_AT } from "./trim-stage.js";
+
+/** What {@link StatelessCompaction.intake} made of new messages. */
+export interface StatelessIntake {
+  /** The messages, each text too long for the window clamped. */
+  messages: Message[];
+  /** The positions (in `messages`) of those clamped. */
+  clamped: number[];
+  /** What clamping cut, for the archive. */
+  records: ArchiveRecord[];
+}
+
+/** What {@link StatelessCompaction.compact} did. */
+export interface StatelessOutcome {
+  /** The conversation to send: the input itself when nothing changed. */
+  conversation: readonly Message[];
+  /** Whether any compactor or the last resort changed it. */
+  changed: boolean;
+  /** What the compactors reported (summed when more than one changed it), the trim included. */
+  result: CompactionResult;
+  /** Thinking blocks removed because an edit before them made them stale. */
+  thinkingBlocksDropped: number;
+}
+
+/**
+ * The session's promises on a stateless path: its default compactors (`sessionCompactors`,
+ * one source), its intake clamps, its landing ({@link landedConversation}: pins, stale
+ * thinking repaired, what is removed archived first), its distrust of a usage far below the
+ * estimate and its last resort. Options are checked by the entry that takes them.
+ */
+export class StatelessCompaction {
+  readonly contextLimit: number;
+  readonly overheadTokens: number;
+  readonly keeper: ArchiveKeeper | undefined;
+  readonly #compactors: readonly Compactor[];
+  readonly #summaries: ReadonlyMap<string, string>;
+  readonly #rules: LandingRules;
+  readonly #maxBlockTokens: number;
+  readonly #trimTarget: number | undefined;
+
+  constructor(options: StatelessCompactionOptions) {
+    const { contextLimit, compactor, llmCompactor, archive } = options;
+    this.contextLimit = contextLimit;
+    this.overheadTokens = options.overheadTokens ?? 0;
+    // The session's own choice of compactors, from the same options: one source of defaults.
+    this.#compactors = sessionCompactors(
+      {
+        ...(compactor === undefined ? {} : { compactor }),
+        ...(llmCompactor === undefined ? {} : { llmCompactor }),
+      },
+      contextLimit,
+    );
+    this.#summaries = options.summaries ?? new Map();
+    this.keeper =
+      archive === undefined || archive === false
+        ? undefined
+        : new ArchiveKeeper(archive, options.sessionId ?? STATELESS_SESSION_ID, {
+            contentHandles: true,
+          });
+    this.#rules = {
+      pinned: new Set(),
+      keepStaleThinking: options.keepStaleThinking ?? false,
+      clock: systemClock,
+      archive: this.keeper,
+    };
+    this.#maxBlockTokens = Math.floor(
+      (options.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE) * contextLimit,
+    );
+    this.#trimTarget = trimTarget(options.trimOnOverflow);
+  }
+
+  /** New messages as the session's intake takes them: each text too long for the window clamped. */
+  intake(messages: readonly Message[]): StatelessIntake {
+    const { keeper } = this;
+    const handle =
+      keeper === undefined
+        ? undefined
+        : (original: string, toolUseId: string | undefined) =>
+            keeper.clampHandle(original, toolUseId);
+    const intake: StatelessIntake = { messages: [...messages], clamped: [], records: [] };
+    messages.forEach((message, index) => {
+      const { message: clamped, clamped: blocks } = clampMessage(
+        message,
+        this.#maxBlockTokens,
+        handle,
+      );
+      if (blocks.length === 0) return;
+      intake.messages[index] = clamped;
+      intake.clamped.push(index);
+      for (const block of blocks)
+        if (block.handle !== undefined)
+          intake.records.push(clampRecord(block.handle, block, message));
+    });
+    return intake;
+  }
+
+  /**
+   * The context to judge on: `reported` (a usage, or the caller's `contextUsed`) unless it is
+   * far below `estimate`, the local estimate of the messages (a gateway's or a mock's 0, cache
+   * reads left out: see `isUntrustedUsage`); then, as without one, the estimate and the overhead
+   * (`overheadTokens`, the option's by default).
+   */
+  contextUsed(
+    reported: number | undefined,
+    estimate: number,
+    overheadTokens = this.overheadTokens,
+  ): number {
+    if (reported !== undefined && !isUntrustedUsage(reported, estimate)) return reported;
+    return estimate + overheadTokens;
+  }
+
+  /**
+   * Compacts `conversation` as a session's run would: each compactor that is due, on what the
+   * one before left, landed by the session's rules; then the last resort when the context is
+   * still above 95% of the window (or above the target of the compactor that ran and is still
+   * due). What is removed or replaced is kept in the archive, with `records` (the intake's),
+   * before this resolves.
+   * @throws {CompactionError} a compactor's failure (`compactor_error` for one that threw
+   * something else or returned what the session refuses), or the archive's.
+   */
+  async compact(
+    conversation: readonly Message[],
+    contextUsed: number,
+    options: {
+      signal?: AbortSignal | undefined;
+      estimate?: number | undefined;
+      records?: ArchiveRecord[];
+    },
+  ): Promise<StatelessOutcome> {
+    const estimate = options.estimate ?? estimateTokens(conversation);
+    const overhead = Math.max(0, contextUsed - estimate);
+    const { working, results, ran } = await this.#runCompactors(
+      conversation,
+      contextUsed,
+      estimate,
+      options.signal,
+    );
+    // The system messages (the instructions) are pinned: no compaction removes or edits them.
+    const pinned = new Set(conversation.filter(isSystemMessage).map((message) => message.id));
+    const rules: LandingRules = { ...this.#rules, pinned };
+    const landed =
+      working === conversation
+        ? { conversation, repair: NO_REPAIR, records: [] }
+        : landedConversation(rules, conversation, conversation, working);
+    const context =
+      working === conversation ? contextUsed : overhead + estimateTokens(landed.conversation);
+    // As the session's run: the last resort goes by the last compactor that ran, once one changed.
+    const last = working === conversation ? undefined : ran;
+    const trimmed = this.#trim(rules, landed.conversation, context, overhead, last);
+    const records = [
+      ...(options.records ?? []),
+      ...landed.records,
+      ...(trimmed?.landed.records ?? []),
+    ];
+    if (this.keeper !== undefined && records.length > 0) {
+      const keeper = this.keeper;
+      const milliseconds = DEFAULT_SESSION_LIMITS.archiveTimeoutMs;
+      await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
+    }
+    const final = trimmed?.landed.conversation ?? landed.conversation;
+    if (trimmed !== undefined)
+      results.push({ ...emptyCompactionResult(), messagesRemoved: trimmed.removed });
+    const changed = conversationChanged(conversation, final);
+    return {
+      conversation: changed ? final : conversation,
+      changed,
+      result: sumResults(results),
+      thinkingBlocksDropped:
+        landed.repair.thinkingBlocksDropped + (trimmed?.landed.repair.thinkingBlocksDropped ?? 0),
+    };
+  }
+
+  /**
+   * Each compactor that is due, on what the one before left (judged on the overhead and its
+   * estimate), as a session's run computes them; `ran`, the last one that was due.
+   */
+  async #runCompactors(
+    conversation: readonly Message[],
+    contextUsed: number,
+    estimate: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ working: readonly Message[]; results: CompactionResult[]; ran?: Compactor }> {
+    const overhead = Math.max(0, contextUsed - estimate);
+    const results: CompactionResult[] = [];
+    let working = conversation;
+    let ran: Compactor | undefined;
+    for (const compactor of this.#compactors) {
+      const first = working === conversation;
+      const context = first ? contextUsed : overhead + estimateTokens(working);
+      if (!compactor.shouldCompact(context, this.contextLimit)) continue;
+      ran = compactor;
+      const output = await this.#run(
+        compactor,
+        working,
+        context,
+        signal,
+        first ? estimate : undefined,
+      );
+      if (!conversationChanged(working, output.conversation)) continue;
+      working = output.conversation;
+      results.push(output.result);
+    }
+    return { working, results, ...(ran === undefined ? {} : { ran }) };
+  }
+
+  /**
+   * Runs one compactor: a built-in one as it is (it keeps its own time limits), one of the
+   * app's within the session's `compactorTimeoutMs` and the caller's signal, its output checked
+   * as the session checks it.
+   */
+  async #run(
+    compactor: Compactor,
+    conversation: readonly Message[],
+    contextUsed: number,
+    signal: AbortSignal | undefined,
+    estimate: number | undefined,
+  ): Promise<CompactionOutput> {
+    const options = { contextLimit: this.contextLimit, contextUsed };
+    const summaries = this.#summaries;
+    if (isTrustedCompactor(compactor)) {
+      const run = signal === undefined ? options : { ...options, signal };
+      return runCompactor(compactor, conversation, summaries, run, estimate).catch((error) => {
+        throw asCompactionError(error, compactor);
+      });
+    }
+    const output: unknown = await requestWithin(
+      (bounded) =>
+        runCompactor(compactor, conversation, summaries, { ...options, signal: bounded }),
+      {
+        signal,
+        milliseconds: DEFAULT_SESSION_LIMITS.compactorTimeoutMs,
+        what: `the ${strategyOf(compactor)} compactor`,
+        failure: (error) => asCompactionError(error, compactor),
+      },
+    );
+    try {
+      assertCompactorOutput(output);
+      assertKeeps(conversation, output.conversation);
+    } catch (error) {
+      throw asCompactionError(error, compactor);
+    }
+    return output;
+  }
+
+  /**
+   * The last resort, by the session's rule: above {@link TRIM_AT} of the window, the oldest
+   * messages go down to `trimOnOverflow`'s target; when a compactor changed the conversation
+   * and the last one that ran (`last`) is the last of all and still due, down to its target.
+   */
+  #trim(
+    rules: LandingRules,
+    conversation: readonly Message[],
+    context: number,
+    overhead: number,
+    last: Compactor | undefined,
+  ): { landed: LandedConversation; removed: number } | undefined {
+    const target = this.#trimTarget;
+    if (target === undefined) return undefined;
+    const { contextLimit } = this;
+    let share: number | undefined;
+    if (
+      last !== undefined &&
+      last === this.#compactors.at(-1) &&
+      last.shouldCompact(context, contextLimit)
+    ) {
+      const own = compactorTarget(last) ?? target;
+      if (context > own * contextLimit) share = own;
+    }
+    if (context > TRIM_AT * contextLimit) share = Math.min(share ?? target, target);
+    if (share === undefined) return undefined;
+    const budget = Math.floor(share * contextLimit) - overhead;
+    const output = trimOldest(conversation, budget, keepingTrimOptions(contextLimit));
+    if (output === undefined) return undefined;
+    const again = landedConversation(rules, conversation, conversation, output.conversation);
+    return { landed: again, removed: output.removed.length };
+  }
+}
+
+/** One result for a run of several compactors: their counts summed. */
+function sumResults(results: readonly CompactionResult[]): CompactionResult {
+  if (results.length === 1) return results[0]!;
+  const total = emptyCompactionResult();
+  for (const result of results) {
+    total.toolResultsSummarized += result.toolResultsSummarized;
+    total.toolResultsRedacted += result.toolResultsRedacted;
+    total.turnsCompacted += result.turnsCompacted;
+    if (result.toolInputsCleared !== undefined)
+      total.toolInputsCleared = (total.toolInputsCleared ?? 0) + result.toolInputsCleared;
+    if (result.messagesRemoved !== undefined)
+      total.messagesRemoved = (total.messagesRemoved ?? 0) + result.messagesRemoved;
+  }
+  return total;
+}
