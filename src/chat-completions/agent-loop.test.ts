@@ -1,7 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletionMessageFunctionToolCall } from "openai/resources/chat/completions";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ReasoningRule } from "../../test/support/chat-completions-rules.js";
+import type { ReasoningRule } from "../../test/support/chat-completions-server.js";
 import {
   ChatCompletionsServer,
   type ChatScript,

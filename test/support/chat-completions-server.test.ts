@@ -8,8 +8,11 @@ import {
   SYSTEM_MESSAGE_BLOCK_TYPE,
   validateConversation,
 } from "../../src/index.js";
-import { chatMessagesProblem, type ReasoningRule } from "./chat-completions-rules.js";
-import { ChatCompletionsServer } from "./chat-completions-server.js";
+import {
+  ChatCompletionsServer,
+  chatMessagesProblem,
+  type ReasoningRule,
+} from "./chat-completions-server.js";
 
 const state = (reasoning: ReasoningRule = "ignored", issued: [string, string][] = []) => ({
   reasoning,
