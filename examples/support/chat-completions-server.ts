@@ -1,12 +1,12 @@
 import { createHash, type Hash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   chatMessagesProblem,
   type ReasoningRule,
   type RequestProblem,
   type RuleState,
 } from "./chat-completions-rules.js";
+import { LoopbackHttp, roughTokens, sendJson as send } from "./loopback-http.js";
 
 /**
  * A loopback HTTP server that speaks enough of the Chat Completions API for the real `openai`
@@ -48,10 +48,7 @@ export type ChatScript = (
   ids: (kind: string) => string,
 ) => ScriptedChatReply | Promise<ScriptedChatReply>;
 
-/** Rough tokens of a JSON value: 4 characters each, as the library estimates. */
-export function roughTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value ?? "").length / 4);
-}
+export { roughTokens };
 
 /** The tokens of a request's messages and tools, the per-prefix hashes, and the cached part. */
 function promptOf(body: Record<string, unknown>, seen: Set<string>) {
@@ -81,20 +78,12 @@ export class ChatCompletionsServer {
   contextWindow: number | undefined;
   readonly #state: RuleState = { reasoning: "ignored", issuedReasoning: new Map() };
   readonly #seen = new Set<string>();
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
+  #http: LoopbackHttp | undefined;
   #counter = 0;
 
   private constructor(script: ChatScript, reasoning: ReasoningRule) {
     this.script = script;
     this.#state.reasoning = reasoning;
-    this.#server = createServer((request, response) => {
-      void this.#handle(request, response);
-    });
-    this.#server.on("connection", (socket) => {
-      this.#sockets.add(socket);
-      socket.on("close", () => this.#sockets.delete(socket));
-    });
   }
 
   /** Starts a server on a free loopback port; `reasoning` is the host's rule for reasoning fields. */
@@ -104,14 +93,15 @@ export class ChatCompletionsServer {
   ): Promise<ChatCompletionsServer> {
     const server = new ChatCompletionsServer(script, options.reasoning ?? "ignored");
     server.contextWindow = options.contextWindow;
-    await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", () => resolve()));
+    server.#http = await LoopbackHttp.listen((request, body, response) =>
+      server.#handle(request, body, response),
+    );
     return server;
   }
 
   /** The base URL to hand the SDK (`…/v1`). */
   get url(): string {
-    const { port } = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/v1`;
+    return this.#http?.url ?? "";
   }
 
   /** A fresh id of a kind (`call_3`). */
@@ -121,17 +111,14 @@ export class ChatCompletionsServer {
   }
 
   async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    await this.#http?.close();
   }
 
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<
-      string,
-      unknown
-    >;
+  async #handle(
+    request: IncomingMessage,
+    body: Record<string, unknown>,
+    response: ServerResponse,
+  ): Promise<void> {
     const recorded = { path: request.url ?? "", body };
     this.requests.push(recorded);
     if (!recorded.path.startsWith("/v1/chat/completions")) {
@@ -208,9 +195,4 @@ export class ChatCompletionsServer {
       },
     };
   }
-}
-
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
 }

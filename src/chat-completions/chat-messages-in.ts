@@ -6,15 +6,13 @@ import {
   type JsonValue,
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
-  type TurnId,
 } from "../core/message.js";
-import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import type { Clock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
-import { isSummaryText } from "../core/summary-format.js";
-import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { TurnBuilder } from "../internal/turn-builder.js";
 import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
 import {
   callBlock,
@@ -127,60 +125,32 @@ export function fromChatMessages(
   return builder.messages;
 }
 
-/** Builds our messages in order: joins a run of tool messages, numbers turns. */
+/** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
 class MessageBuilder {
-  readonly messages: Message[] = [];
-  readonly #sessionId: string;
-  readonly #createdAt: Date;
-  readonly #prefix: string;
-  #turnNumber: number;
-  #current: TurnId | undefined;
+  readonly #turns: TurnBuilder;
   /** The tool results message a run of tool messages is still joining. */
   #tools: ContentBlock[] | undefined;
 
   constructor(options: FromChatMessagesOptions) {
-    this.#sessionId = options.sessionId ?? newId();
-    this.#createdAt = (options.clock ?? systemClock)();
-    this.#prefix = newId();
-    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+    this.#turns = new TurnBuilder(options);
+  }
+
+  get messages(): Message[] {
+    return this.#turns.messages;
   }
 
   add(role: string, blocks: ContentBlock[]): void {
     if (role === "tool" || role === "function") {
-      if (this.#tools !== undefined) {
-        this.#tools.push(...blocks);
-        return;
+      if (this.#tools !== undefined) this.#tools.push(...blocks);
+      else {
+        this.#tools = blocks;
+        this.#turns.addInTurn("user", blocks);
       }
-      this.#tools = blocks;
-      this.#push("user", this.#current ?? this.#openTurn(), blocks);
       return;
     }
     this.#tools = undefined;
-    if (role === "system" || role === "developer") {
-      this.#push("user", this.#current ?? { owner: "u", number: this.#turnNumber + 1 }, blocks);
-    } else if (role === "user") {
-      const summary = isSummaryText(blocks[0]);
-      if (summary) this.#current = { ...SUMMARY_TURN_ID };
-      this.#push("user", summary ? (this.#current as TurnId) : this.#openTurn(), blocks);
-    } else {
-      this.#push("assistant", this.#current ?? this.#openTurn(), blocks);
-    }
-  }
-
-  #openTurn(): TurnId {
-    this.#turnNumber += 1;
-    this.#current = { owner: "u", number: this.#turnNumber };
-    return this.#current;
-  }
-
-  #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
-    this.messages.push({
-      role,
-      id: `${this.#prefix}-${this.messages.length}`,
-      sessionId: this.#sessionId,
-      turnId: { ...turnId },
-      createdAt: this.#createdAt,
-      content,
-    } as Message);
+    if (role === "system" || role === "developer") this.#turns.addSystem(blocks);
+    else if (role === "user") this.#turns.addUser(blocks);
+    else this.#turns.addInTurn("assistant", blocks);
   }
 }

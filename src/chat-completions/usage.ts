@@ -1,6 +1,7 @@
 import type { CompletionUsage } from "openai/resources/completions";
 import type { CompactionUsage } from "../core/compactor.js";
 import type { Usage } from "../core/usage.js";
+import { asCompactionUsage, usageFromCachedInput } from "../internal/cached-usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 
 /**
@@ -18,9 +19,6 @@ export type ChatCompletionUsageLike = Partial<
   prompt_cache_hit_tokens?: number | null;
   cached_tokens?: number | null;
 };
-
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
 /** The first of the values that is a number. */
 const firstNumber = (...values: unknown[]): unknown =>
@@ -42,27 +40,21 @@ export function usageFromChatCompletion(
 ): Usage | undefined {
   if (!isPlainObject(usage) || typeof usage.prompt_tokens !== "number") return undefined;
   const details = isPlainObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-  const input = count(usage.prompt_tokens);
-  const cached = firstNumber(
-    details.cached_tokens,
-    usage.prompt_cache_hit_tokens,
-    usage.cached_tokens,
-  );
-  const cacheRead = Math.min(input, count(cached));
-  const cacheWrite = Math.min(input - cacheRead, count(details.cache_write_tokens));
-  const out: Usage = { inputTokens: input - cacheRead - cacheWrite };
-  if (cacheWrite > 0) out.cacheCreationInputTokens = cacheWrite;
-  if (cacheRead > 0) out.cacheReadInputTokens = cacheRead;
-  if (typeof usage.completion_tokens === "number")
-    out.outputTokens = count(usage.completion_tokens);
-  return out;
+  return usageFromCachedInput({
+    input: usage.prompt_tokens,
+    cacheRead: firstNumber(
+      details.cached_tokens,
+      usage.prompt_cache_hit_tokens,
+      usage.cached_tokens,
+    ),
+    cacheWrite: details.cache_write_tokens,
+    output: usage.completion_tokens,
+  });
 }
 
 /** The same, as what a summary request cost (`outputTokens` always set). */
 export function compactionUsageFromChatCompletion(
   usage: ChatCompletionUsageLike | undefined | null,
 ): CompactionUsage | undefined {
-  const found = usageFromChatCompletion(usage);
-  if (found === undefined) return undefined;
-  return { ...found, outputTokens: found.outputTokens ?? 0 };
+  return asCompactionUsage(usageFromChatCompletion(usage));
 }

@@ -1,5 +1,6 @@
 import type { CompactionUsage } from "../core/compactor.js";
 import type { Usage } from "../index.js";
+import { asCompactionUsage, usageFromCachedInput } from "../internal/cached-usage.js";
 
 /** What {@link usageFromOpenAI} reads of a response's `usage` (the SDK's `ResponseUsage`). */
 export interface OpenAIUsageLike {
@@ -10,9 +11,6 @@ export interface OpenAIUsageLike {
   } | null;
   output_tokens?: number | null;
 }
-
-const count = (value: unknown): number =>
-  typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 
 /**
  * A Responses API usage as the session's `Usage`: OpenAI's `input_tokens` counts cached
@@ -26,24 +24,17 @@ const count = (value: unknown): number =>
 export function usageFromOpenAI(usage: OpenAIUsageLike | undefined | null): Usage | undefined {
   if (usage === undefined || usage === null || typeof usage.input_tokens !== "number")
     return undefined;
-  const input = count(usage.input_tokens);
-  const cacheRead = Math.min(input, count(usage.input_tokens_details?.cached_tokens));
-  const cacheWrite = Math.min(
-    input - cacheRead,
-    count(usage.input_tokens_details?.cache_write_tokens),
-  );
-  const out: Usage = { inputTokens: input - cacheRead - cacheWrite };
-  if (cacheWrite > 0) out.cacheCreationInputTokens = cacheWrite;
-  if (cacheRead > 0) out.cacheReadInputTokens = cacheRead;
-  if (typeof usage.output_tokens === "number") out.outputTokens = count(usage.output_tokens);
-  return out;
+  return usageFromCachedInput({
+    input: usage.input_tokens,
+    cacheRead: usage.input_tokens_details?.cached_tokens,
+    cacheWrite: usage.input_tokens_details?.cache_write_tokens,
+    output: usage.output_tokens,
+  });
 }
 
 /** The same, as what a compaction's own call cost. */
 export function compactionUsageFromOpenAI(
   usage: OpenAIUsageLike | undefined | null,
 ): CompactionUsage | undefined {
-  const found = usageFromOpenAI(usage);
-  if (found === undefined) return undefined;
-  return { ...found, outputTokens: found.outputTokens ?? 0 };
+  return asCompactionUsage(usageFromOpenAI(usage));
 }
