@@ -6,7 +6,7 @@ import {
   type RequestProblem,
   type RuleState,
 } from "./chat-completions-rules.js";
-import { LoopbackHttp, roughTokens, sendJson as send } from "./loopback-http.js";
+import { LoopbackApi, roughTokens, sendJson as send } from "./loopback-http.js";
 
 /**
  * A loopback HTTP server that speaks enough of the Chat Completions API for the real `openai`
@@ -68,7 +68,7 @@ function promptOf(body: Record<string, unknown>, seen: Set<string>) {
 }
 
 /** The loopback Chat Completions API. */
-export class ChatCompletionsServer {
+export class ChatCompletionsServer extends LoopbackApi {
   readonly requests: RecordedChatRequest[] = [];
   /** Requests refused, with why (the client saw a 400). */
   readonly refusals: RequestProblem[] = [];
@@ -78,10 +78,9 @@ export class ChatCompletionsServer {
   contextWindow: number | undefined;
   readonly #state: RuleState = { reasoning: "ignored", issuedReasoning: new Map() };
   readonly #seen = new Set<string>();
-  #http: LoopbackHttp | undefined;
-  #counter = 0;
 
   private constructor(script: ChatScript, reasoning: ReasoningRule) {
+    super();
     this.script = script;
     this.#state.reasoning = reasoning;
   }
@@ -93,25 +92,8 @@ export class ChatCompletionsServer {
   ): Promise<ChatCompletionsServer> {
     const server = new ChatCompletionsServer(script, options.reasoning ?? "ignored");
     server.contextWindow = options.contextWindow;
-    server.#http = await LoopbackHttp.listen((request, body, response) =>
-      server.#handle(request, body, response),
-    );
+    await server.listen((request, body, response) => server.#handle(request, body, response));
     return server;
-  }
-
-  /** The base URL to hand the SDK (`…/v1`). */
-  get url(): string {
-    return this.#http?.url ?? "";
-  }
-
-  /** A fresh id of a kind (`call_3`). */
-  id(kind: string): string {
-    this.#counter += 1;
-    return `${kind}_${this.#counter}`;
-  }
-
-  async close(): Promise<void> {
-    await this.#http?.close();
   }
 
   async #handle(

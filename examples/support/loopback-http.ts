@@ -45,6 +45,34 @@ export class LoopbackHttp {
   }
 }
 
+/**
+ * What every stand-in API server shares: its HTTP server, the base URL, a counter for the ids
+ * it issues, and `close`. A subclass starts it with `listen(handler)`.
+ */
+export class LoopbackApi {
+  #http: LoopbackHttp | undefined;
+  #counter = 0;
+
+  protected async listen(handler: LoopbackHandler): Promise<void> {
+    this.#http = await LoopbackHttp.listen(handler);
+  }
+
+  /** The base URL to hand the SDK (`…/v1`). */
+  get url(): string {
+    return this.#http?.url ?? "";
+  }
+
+  /** A fresh id of a kind (`call_3`). */
+  id(kind: string): string {
+    this.#counter += 1;
+    return `${kind}_${this.#counter}`;
+  }
+
+  async close(): Promise<void> {
+    await this.#http?.close();
+  }
+}
+
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
-  LoopbackHttp,
+  LoopbackApi,
   roughTokens,
   sendJson as send,
 } from "../../examples/support/loopback-http.js";
@@ -152,7 +152,7 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
 export { roughTokens };
 
 /** The loopback Responses API. */
-export class ResponsesApiServer {
+export class ResponsesApiServer extends LoopbackApi {
   readonly requests: RecordedResponsesRequest[] = [];
   readonly issued: Issued = { encrypted: new Map(), requiresReasoning: new Map() };
   /** Answers `POST /v1/responses`; replace it between requests. */
@@ -166,31 +166,17 @@ export class ResponsesApiServer {
   contextWindow: number | undefined;
   /** Requests refused, with why (the client saw a 400). */
   readonly refusals: InputProblem[] = [];
-  #http: LoopbackHttp | undefined;
-  #counter = 0;
 
   private constructor(script: ResponsesScript) {
+    super();
     this.script = script;
   }
 
   /** Starts a server on a free loopback port. */
   static async start(script: ResponsesScript): Promise<ResponsesApiServer> {
     const server = new ResponsesApiServer(script);
-    server.#http = await LoopbackHttp.listen((request, body, response) =>
-      server.#handle(request, body, response),
-    );
+    await server.listen((request, body, response) => server.#handle(request, body, response));
     return server;
-  }
-
-  /** The base URL to hand the SDK (`…/v1`). */
-  get url(): string {
-    return this.#http?.url ?? "";
-  }
-
-  /** A fresh id of a kind (`rs_3`). */
-  id(kind: string): string {
-    this.#counter += 1;
-    return `${kind}_${this.#counter}`;
   }
 
   /** Issues encrypted content for an opaque item id, as the API would. */
@@ -198,10 +184,6 @@ export class ResponsesApiServer {
     const content = `enc:${id}:${"x".repeat(8)}`;
     this.issued.encrypted.set(id, content);
     return content;
-  }
-
-  async close(): Promise<void> {
-    await this.#http?.close();
   }
 
   async #handle(
