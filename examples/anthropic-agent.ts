@@ -21,12 +21,12 @@ import {
 } from "../src/anthropic/index.js";
 import {
   AgentSession,
-  type CompactionEvent,
   LLMCompactor,
   type ToolResultBlock,
   type ToolUseBlock,
 } from "../src/index.js";
 import { readFile, SYSTEM, TASKS } from "./support/code-reading-task.js";
+import { logCompactions } from "./support/compaction-log.js";
 import { MessagesApiServer } from "./support/messages-api-server.js";
 import { offlineClaude } from "./support/offline-claude.js";
 
@@ -87,23 +87,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
     compactions: { threshold: 0, llm: 0, failed: 0 },
     peakContextUsed: 0,
   };
-  const onEvent = (event: CompactionEvent) => {
-    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      if (event.strategy === "threshold" || event.strategy === "llm")
-        report.compactions[event.strategy] += 1;
-      const { result } = event;
-      const what =
-        event.strategy === "threshold"
-          ? `${result.toolResultsSummarized} tool result(s) replaced by their compact summaries`
-          : `${result.turnsCompacted} turn(s) folded into one summary message`;
-      log(
-        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
-      );
-    } else if (event.type === "compaction_failed") {
-      report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
-    }
-  };
 
   const session = new AgentSession({
     contextLimit,
@@ -115,7 +98,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
       keepRecentTurns: 1,
       maxSummaryTokens: 512,
     }),
-    onEvent,
+    onEvent: logCompactions(report.compactions, log),
   });
 
   for (const task of TASKS) {

@@ -27,13 +27,13 @@ import {
 } from "../src/chat-completions/index.js";
 import {
   AgentSession,
-  type CompactionEvent,
   LLMCompactor,
   type ToolResultBlock,
   validateConversation,
 } from "../src/index.js";
 import { ChatCompletionsServer } from "./support/chat-completions-server.js";
 import { readFile, SYSTEM, TASKS } from "./support/code-reading-task.js";
+import { logCompactions } from "./support/compaction-log.js";
 import { offlineChatModel } from "./support/offline-chat-model.js";
 
 const READ_FILE: ChatCompletionFunctionTool = {
@@ -85,25 +85,6 @@ export interface AgentRunReport {
   session: AgentSession;
 }
 
-function onEvents(report: Omit<AgentRunReport, "session">, log: (line: string) => void) {
-  return (event: CompactionEvent) => {
-    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      if (event.strategy === "threshold" || event.strategy === "llm")
-        report.compactions[event.strategy] += 1;
-      const what =
-        event.strategy === "threshold"
-          ? `${event.result.toolResultsSummarized} tool result(s) replaced by their compact summaries`
-          : `${event.result.turnsCompacted} turn(s) folded into one summary message`;
-      log(
-        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore} → ${event.contextUsedAfter} tokens`,
-      );
-    } else if (event.type === "compaction_failed") {
-      report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
-    }
-  };
-}
-
 /** The agent loop. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport> {
   const { client, model, log } = options;
@@ -130,7 +111,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
       keepRecentTurns: 1,
       maxSummaryTokens: 512,
     }),
-    onEvent: onEvents(report, log),
+    onEvent: logCompactions(report.compactions, log),
   });
   for (const task of TASKS) {
     log(`▶ user: ${task}`);
