@@ -152,7 +152,8 @@ function userMessages(message: Message): JsonObject[] {
  * {@link fromChatMessages}: what it read comes back as it was (`tool_call_id` pairing, parallel
  * calls, `name`, parts, refusals, the exact `arguments`). A user message's tool results become
  * `tool` messages, in order, before the rest of it; an image in a tool result (which a `tool`
- * message cannot hold) moves to a user message right after them. Messages written elsewhere
+ * message cannot hold) moves to a user message right after them; a result's `isError` has no
+ * field in Chat Completions (its content says it). Messages written elsewhere
  * get plain shapes (a summary as a user message with string content); Anthropic's thinking
  * blocks and other providers' opaque blocks are left out. Prepend your system prompt.
  *
