@@ -21,42 +21,14 @@ import {
 } from "../src/anthropic/index.js";
 import {
   AgentSession,
-  type CompactionEvent,
   LLMCompactor,
   type ToolResultBlock,
   type ToolUseBlock,
 } from "../src/index.js";
+import { readFile, SYSTEM, TASKS } from "./support/code-reading-task.js";
+import { logCompactions } from "./support/compaction-log.js";
 import { MessagesApiServer } from "./support/messages-api-server.js";
 import { offlineClaude } from "./support/offline-claude.js";
-
-/** A small repository the agent's tools read from. */
-const FILES: Record<string, string> = Object.fromEntries(
-  [
-    "src/lexer.ts",
-    "src/parser.ts",
-    "src/ast.ts",
-    "src/printer.ts",
-    "src/errors.ts",
-    "src/index.ts",
-  ].map((path, fileIndex) => [
-    path,
-    Array.from(
-      { length: 40 + fileIndex * 6 },
-      (_, line) =>
-        `export function ${path.slice(4, -3)}Step${line}(input: string): string { return input.trim() + "${line}"; }`,
-    ).join("\n"),
-  ]),
-);
-
-const TASKS = [
-  "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",
-  "Now read src/ast.ts and src/printer.ts.",
-  "Check src/errors.ts and src/index.ts for the public API.",
-  "One line: what did you find, and which rule did I give you?",
-];
-
-const SYSTEM =
-  "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.";
 
 const TOOLS: Tool[] = [
   {
@@ -73,24 +45,7 @@ const TOOLS: Tool[] = [
 /** Runs one tool call; the compact summary is what threshold compaction keeps of it later. */
 function runTool(call: ToolUseBlock): ToolResultBlock {
   const path = typeof call.input.path === "string" ? call.input.path : "";
-  const contents = FILES[path];
-  if (call.name !== "read_file" || contents === undefined) {
-    return {
-      type: "tool_result",
-      toolUseId: call.id,
-      content: `No such file: ${path || "(none)"}. Files: ${Object.keys(FILES).join(", ")}`,
-      isError: true,
-      compactSummary: `[read_file ${path}: not found]`,
-    };
-  }
-  const lines = contents.split("\n").length;
-  return {
-    type: "tool_result",
-    toolUseId: call.id,
-    content: contents,
-    isError: false,
-    compactSummary: `[read_file ${path}: ${lines} lines, functions ${path.slice(4, -3)}Step0…${lines - 1}]`,
-  };
+  return { type: "tool_result", toolUseId: call.id, ...readFile(call.name, path) };
 }
 
 /** What {@link runAgent} needs. */
@@ -132,23 +87,6 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
     compactions: { threshold: 0, llm: 0, failed: 0 },
     peakContextUsed: 0,
   };
-  const onEvent = (event: CompactionEvent) => {
-    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      if (event.strategy === "threshold" || event.strategy === "llm")
-        report.compactions[event.strategy] += 1;
-      const { result } = event;
-      const what =
-        event.strategy === "threshold"
-          ? `${result.toolResultsSummarized} tool result(s) replaced by their compact summaries`
-          : `${result.turnsCompacted} turn(s) folded into one summary message`;
-      log(
-        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
-      );
-    } else if (event.type === "compaction_failed") {
-      report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
-    }
-  };
 
   const session = new AgentSession({
     contextLimit,
@@ -160,7 +98,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
       keepRecentTurns: 1,
       maxSummaryTokens: 512,
     }),
-    onEvent,
+    onEvent: logCompactions(report.compactions, log),
   });
 
   for (const task of TASKS) {

@@ -1,12 +1,7 @@
 import { jsonSchema, type Tool, tool } from "ai";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import {
-  RECALL_TOOL_DESCRIPTION,
-  RECALL_TOOL_INPUT_SCHEMA,
-  RECALL_TOOL_NAME,
-  recallText,
-} from "../core/recall-text.js";
+import { RECALL_TOOL_NAME, recallText, recallToolSpec } from "../core/recall-tool-call.js";
 import type { CompactionArchive } from "../session/archive.js";
 import { ArchiveKeeper } from "../session/archive-keeper.js";
 import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
@@ -71,13 +66,10 @@ export function recallTool(
   source: RecallToolOptions | RecallSource,
 ): Tool<{ handle: string }, string> {
   const recaller = recallerOf(source);
+  const { description, schema } = recallToolSpec();
   return tool({
-    description: RECALL_TOOL_DESCRIPTION,
-    inputSchema: jsonSchema<{ handle: string }>({
-      ...RECALL_TOOL_INPUT_SCHEMA,
-      properties: { ...RECALL_TOOL_INPUT_SCHEMA.properties },
-      required: [...RECALL_TOOL_INPUT_SCHEMA.required],
-    }),
+    description,
+    inputSchema: jsonSchema<{ handle: string }>(schema),
     execute: async ({ handle }) => recallText(await recaller.recall(handle)),
   });
 }

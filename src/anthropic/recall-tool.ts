@@ -1,29 +1,21 @@
 import type { Tool } from "@anthropic-ai/sdk/resources/messages";
-import type { ArchiveRecord } from "../core/archive-record.js";
 import {
-  RECALL_TOOL_DESCRIPTION,
-  RECALL_TOOL_INPUT_SCHEMA,
-  RECALL_TOOL_NAME,
-  recallText,
-} from "../core/recall-text.js";
+  answerRecallCall,
+  type RecallToolSession,
+  recallToolSpec,
+} from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
 
-export { recallText };
+export { recallText } from "../core/recall-tool-call.js";
+
+const { name, description, schema } = recallToolSpec();
 
 /**
  * The tool that lets the model fetch back what compaction removed: add it to `tools`, and
  * answer its calls with {@link answerRecall}. Placeholders and summaries name their handles
  * (`[recall r7-3f2a]`).
  */
-export const RECALL_TOOL = {
-  name: RECALL_TOOL_NAME,
-  description: RECALL_TOOL_DESCRIPTION,
-  input_schema: {
-    ...RECALL_TOOL_INPUT_SCHEMA,
-    properties: { ...RECALL_TOOL_INPUT_SCHEMA.properties },
-    required: [...RECALL_TOOL_INPUT_SCHEMA.required],
-  },
-} satisfies Tool;
+export const RECALL_TOOL = { name, description, input_schema: schema } satisfies Tool;
 
 /**
  * Answers a {@link RECALL_TOOL} call from the session's archive: the original as the tool
@@ -33,15 +25,8 @@ export const RECALL_TOOL = {
  * if (call.name === RECALL_TOOL.name) results.push(await answerRecall(session, call));
  */
 export async function answerRecall(
-  session: { recall(handle: string): Promise<ArchiveRecord> },
+  session: RecallToolSession,
   call: { id: string; input: unknown },
 ): Promise<ToolResultInput> {
-  const handle = (call.input as { handle?: unknown } | null)?.handle;
-  try {
-    const record = await session.recall(String(handle));
-    return { type: "tool_result", tool_use_id: call.id, content: recallText(record) };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { type: "tool_result", tool_use_id: call.id, content: message, is_error: true };
-  }
+  return answerRecallCall(session, call.id, call.input);
 }

@@ -2,10 +2,11 @@ import { isSystemMessage } from "./conversation-structure.js";
 import type { ContentBlock, Message } from "./message.js";
 import type { ConversationProblem } from "./validate-conversation.js";
 
-type Report = (problem: ConversationProblem) => void;
+/** Where a rule check reports each problem it finds. */
+export type Report = (problem: ConversationProblem) => void;
 
 /** Checks shared by the OpenAI and AI SDK rules: an empty request, duplicate ids, results in replies. */
-function checkCommon(messages: readonly Message[], report: Report): boolean {
+export function checkCommon(messages: readonly Message[], report: Report): boolean {
   if (messages.length === 0) {
     report({ code: "empty_conversation", message: "messages: at least one message is required" });
     return false;
@@ -40,7 +41,7 @@ function checkCommon(messages: readonly Message[], report: Report): boolean {
 }
 
 /** Where each tool call was made: message and block index. */
-interface PendingCall {
+export interface PendingCall {
   messageIndex: number;
   blockIndex: number;
 }
@@ -81,7 +82,8 @@ function walkToolPairs(
   checkpoint(pending, undefined);
 }
 
-function reportMissing(
+/** Reports every call still open as `missing_tool_result`, and forgets them. */
+export function reportMissing(
   pending: Map<string, PendingCall>,
   report: Report,
   message: (id: string) => string,

@@ -391,7 +391,7 @@ describe("validateConversation for each provider", () => {
 
   it("refuses an unknown provider, naming the field", () => {
     expect(() => validateConversation([], { provider: "gemini" as never })).toThrow(
-      /provider: must be "anthropic", "openai" or "ai-sdk"/,
+      /provider: must be "anthropic", "openai", "ai-sdk" or "chat-completions"/,
     );
   });
 });

@@ -1,13 +1,19 @@
 import { LazilyCompiled } from "../internal/compiled-schema.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { anthropicProblems } from "./anthropic-validity.js";
+import { chatCompletionsProblems } from "./chat-completions-validity.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
 import { aiSdkProblems, openAIProblems } from "./provider-validity.js";
 import { LenientMessagesSchema } from "./schemas.js";
 
-const PROVIDERS: readonly ConversationProvider[] = ["anthropic", "openai", "ai-sdk"];
+const PROVIDERS: readonly ConversationProvider[] = [
+  "anthropic",
+  "openai",
+  "ai-sdk",
+  "chat-completions",
+];
 
 function providerOf(options: ValidateConversationOptions): ConversationProvider {
   const provider: unknown = isPlainObject(options) ? (options.provider ?? "anthropic") : undefined;
@@ -17,7 +23,7 @@ function providerOf(options: ValidateConversationOptions): ConversationProvider 
     {
       path: isPlainObject(options) ? ["provider"] : [],
       message: isPlainObject(options)
-        ? 'must be "anthropic", "openai" or "ai-sdk"'
+        ? 'must be "anthropic", "openai", "ai-sdk" or "chat-completions"'
         : "must be an object",
     },
   ]);
@@ -26,14 +32,15 @@ function providerOf(options: ValidateConversationOptions): ConversationProvider 
 export type { ConversationProblem, ConversationProblemCode } from "./conversation-problem.js";
 
 /** The API a conversation is checked for: each has its own rules. */
-export type ConversationProvider = "anthropic" | "openai" | "ai-sdk";
+export type ConversationProvider = "anthropic" | "openai" | "ai-sdk" | "chat-completions";
 
 /** Options of {@link validateConversation}. */
 export interface ValidateConversationOptions {
   /**
    * The API the request goes to: `anthropic` (the Messages API), `openai` (the Responses API,
    * on the items `toResponsesInput` makes) or `ai-sdk` (what `generateText` accepts, on the
-   * messages `toModelMessages` makes). @default "anthropic"
+   * messages `toModelMessages` makes) or `chat-completions` (OpenAI's Chat Completions and
+   * compatible hosts, on the messages `toChatMessages` makes). @default "anthropic"
    */
   provider?: ConversationProvider;
 }
@@ -48,7 +55,7 @@ const lenientMessagesSchema = new LazilyCompiled(LenientMessagesSchema);
 /**
  * The problems the API the conversation goes to would reject it for, in order; empty when it is
  * valid. `provider` picks the rules: the Anthropic Messages API's by default (tool pairing,
- * roles, placement, emptiness), OpenAI's Responses API's or the AI SDK's (see
+ * roles, placement, emptiness), OpenAI's Responses API's, the AI SDK's or Chat Completions' (see
  * {@link ValidateConversationOptions}). Messages must be well-formed (`ValidationError`
  * otherwise): this checks what the API checks across messages.
  *
@@ -72,6 +79,10 @@ export function validateConversation(
   }
   if (provider === "ai-sdk") {
     aiSdkProblems(parsed as Message[], report);
+    return problems;
+  }
+  if (provider === "chat-completions") {
+    chatCompletionsProblems(parsed as Message[], report);
     return problems;
   }
   anthropicProblems(parsed as Message[], report);

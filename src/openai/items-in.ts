@@ -11,6 +11,7 @@ import type {
 } from "../core/message.js";
 import { jsonValueIssues } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { parseToolArguments } from "../internal/tool-arguments.js";
 
 /**
  * The key, in a block's `extra`, under which the Responses API fields our blocks do not model
@@ -142,19 +143,6 @@ export function messageBlocks(context: ItemContext, item: Record_): ContentBlock
   );
 }
 
-/** The JSON text `input` stands for, when `raw` is not exactly that text. */
-function rawArguments(raw: string): { input: JsonObject; keep: boolean } {
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (isPlainObject(parsed)) {
-      return { input: parsed as JsonObject, keep: JSON.stringify(parsed) !== raw };
-    }
-  } catch {
-    // A model's malformed arguments: kept as they came, the input empty.
-  }
-  return { input: {}, keep: true };
-}
-
 /** A `function_call` or `custom_tool_call` item as a tool use. */
 export function callBlock(context: ItemContext, item: Record_): ToolUseBlock {
   const id = stringField(context, item, "call_id", false);
@@ -165,7 +153,7 @@ export function callBlock(context: ItemContext, item: Record_): ToolUseBlock {
     item: checkedJson(context, without(item, ["call_id", "name", "arguments", "input"])),
   };
   if (custom) return withFields({ type: "tool_use", id, name, input: { input: raw } }, fields);
-  const { input, keep } = rawArguments(raw);
+  const { input, keep } = parseToolArguments(raw);
   if (keep) fields.arguments = raw;
   return withFields({ type: "tool_use", id, name, input }, fields);
 }

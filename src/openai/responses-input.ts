@@ -5,14 +5,12 @@ import {
   type JsonObject,
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
-  type TurnId,
 } from "../core/message.js";
-import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import type { Clock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
-import { isSummaryText } from "../core/summary-format.js";
-import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { TurnBuilder } from "../internal/turn-builder.js";
 import {
   callBlock,
   checkedJson,
@@ -108,20 +106,16 @@ export function fromResponsesInput(
 
 /** Builds our messages from input items in order, grouping a model turn's items and numbering turns. */
 class InputBuilder {
-  readonly messages: Message[] = [];
-  readonly #sessionId: string;
-  readonly #createdAt: Date;
-  readonly #prefix: string;
-  #turnNumber: number;
-  #current: TurnId | undefined;
+  readonly #turns: TurnBuilder;
   /** The message a run of items of one side is still joining. */
   #open: { side: Side; content: ContentBlock[] } | undefined;
 
   constructor(options: FromResponsesInputOptions) {
-    this.#sessionId = options.sessionId ?? newId();
-    this.#createdAt = (options.clock ?? systemClock)();
-    this.#prefix = newId();
-    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+    this.#turns = new TurnBuilder(options);
+  }
+
+  get messages(): Message[] {
+    return this.#turns.messages;
   }
 
   /** Adds one item's blocks: to the open message of its side, or as a message of its own. */
@@ -135,46 +129,15 @@ class InputBuilder {
     this.#open = undefined;
     if (side === "system") {
       const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: item as JsonObject };
-      const turnId = this.#current ?? { owner: "u" as const, number: this.#turnNumber + 1 };
-      this.#push("user", turnId, [{ type: "opaque", block }]);
+      this.#turns.addSystem([{ type: "opaque", block }]);
     } else if (side === "compaction") {
-      this.#addCompaction(blocks);
+      // A compaction item stands for what it compacted.
+      this.#turns.addCompacted("assistant", blocks);
     } else if (side === "user") {
-      if (isSummaryText(blocks[0])) this.#current = { ...SUMMARY_TURN_ID };
-      const turnId = isSummaryText(blocks[0]) ? (this.#current as TurnId) : this.#openTurn();
-      this.#push("user", turnId, blocks);
+      this.#turns.addUser(blocks);
     } else {
       this.#open = { side, content: blocks };
-      this.#push(side === "tool" ? "user" : "assistant", this.#current ?? this.#openTurn(), blocks);
+      this.#turns.addInTurn(side === "tool" ? "user" : "assistant", blocks);
     }
-  }
-
-  /** A compaction item stands for what it compacted: the summary's turn at the start, in place elsewhere. */
-  #addCompaction(blocks: ContentBlock[]): void {
-    const first = this.messages.length === 0;
-    this.#push(
-      "assistant",
-      first ? { ...SUMMARY_TURN_ID } : (this.#current ?? this.#openTurn()),
-      blocks,
-    );
-    if (first) this.#current = undefined;
-  }
-
-  #openTurn(): TurnId {
-    this.#turnNumber += 1;
-    this.#current = { owner: "u", number: this.#turnNumber };
-    return this.#current;
-  }
-
-  #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
-    const id = `${this.#prefix}-${this.messages.length}`;
-    this.messages.push({
-      role,
-      id,
-      sessionId: this.#sessionId,
-      turnId,
-      createdAt: this.#createdAt,
-      content,
-    } as Message);
   }
 }

@@ -13,6 +13,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
 
 /** The Responses API fields a block kept (see {@link OPENAI_KEY}); empty for one made elsewhere. */
@@ -91,20 +92,6 @@ function imagePart(block: ImageBlock, fields: JsonObject): JsonObject {
   return part;
 }
 
-/** The arguments text: the original while it still stands for the input, else the input's JSON. */
-function argumentsOf(block: ToolUseBlock, raw: JsonValue | undefined): string {
-  const current = JSON.stringify(block.input);
-  if (typeof raw !== "string") return current;
-  let canonical = "{}";
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (isPlainObject(parsed)) canonical = JSON.stringify(parsed);
-  } catch {
-    // Malformed arguments stand for an empty input.
-  }
-  return canonical === current ? raw : current;
-}
-
 function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
   const item = objectField(fields, "item") ?? { type: "function_call" };
   if (item.type === "custom_tool_call") {
@@ -120,7 +107,7 @@ function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
     ...item,
     call_id: block.id,
     name: block.name,
-    arguments: argumentsOf(block, fields.arguments),
+    arguments: toolArgumentsText(block.input, fields.arguments),
   };
 }
 

@@ -2,6 +2,7 @@ import * as z from "zod";
 import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
+import { asCompactionUsage, usageFromCachedInput } from "../internal/cached-usage.js";
 
 /** What {@link usageFromOpenAI} reads of a response's `usage` (the SDK's `ResponseUsage`). */
 export interface OpenAIUsageLike {
@@ -43,22 +44,17 @@ const OpenAIUsageSchema = z.looseObject(
 export function usageFromOpenAI(usage: OpenAIUsageLike | undefined | null): Usage | undefined {
   const parsed = parseOrThrow(OpenAIUsageSchema.nullish(), usage, "OpenAI usage");
   if (parsed == null || parsed.input_tokens == null) return undefined;
-  const input = parsed.input_tokens;
-  const details = parsed.input_tokens_details;
-  const cacheRead = Math.min(input, details?.cached_tokens ?? 0);
-  const cacheWrite = Math.min(input - cacheRead, details?.cache_write_tokens ?? 0);
-  const out: Usage = { inputTokens: input - cacheRead - cacheWrite };
-  if (cacheWrite > 0) out.cacheCreationInputTokens = cacheWrite;
-  if (cacheRead > 0) out.cacheReadInputTokens = cacheRead;
-  if (parsed.output_tokens != null) out.outputTokens = parsed.output_tokens;
-  return out;
+  return usageFromCachedInput({
+    input: parsed.input_tokens,
+    cacheRead: parsed.input_tokens_details?.cached_tokens,
+    cacheWrite: parsed.input_tokens_details?.cache_write_tokens,
+    output: parsed.output_tokens,
+  });
 }
 
 /** The same, as what a compaction's own call cost. */
 export function compactionUsageFromOpenAI(
   usage: OpenAIUsageLike | undefined | null,
 ): CompactionUsage | undefined {
-  const found = usageFromOpenAI(usage);
-  if (found === undefined) return undefined;
-  return { ...found, outputTokens: found.outputTokens ?? 0 };
+  return asCompactionUsage(usageFromOpenAI(usage));
 }

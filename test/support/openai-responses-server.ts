@@ -1,5 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  LoopbackApi,
+  roughTokens,
+  sendJson as send,
+} from "../../examples/support/loopback-http.js";
 
 /**
  * A loopback HTTP server that speaks enough of OpenAI's Responses API for the real `openai`
@@ -164,13 +168,10 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
   return undefined;
 }
 
-/** Rough tokens: 4 characters each, as the library estimates. */
-export function roughTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value ?? "").length / 4);
-}
+export { roughTokens };
 
 /** The loopback Responses API. */
-export class ResponsesApiServer {
+export class ResponsesApiServer extends LoopbackApi {
   readonly requests: RecordedResponsesRequest[] = [];
   readonly issued: Issued = { encrypted: new Map(), requiresReasoning: new Map() };
   /** Answers `POST /v1/responses`; replace it between requests. */
@@ -186,38 +187,17 @@ export class ResponsesApiServer {
   contextWindow: number | undefined;
   /** Requests refused, with why (the client saw a 400). */
   readonly refusals: InputProblem[] = [];
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
-  #counter = 0;
 
   private constructor(script: ResponsesScript) {
+    super();
     this.script = script;
-    this.#server = createServer((request, response) => {
-      void this.#handle(request, response);
-    });
-    this.#server.on("connection", (socket) => {
-      this.#sockets.add(socket);
-      socket.on("close", () => this.#sockets.delete(socket));
-    });
   }
 
   /** Starts a server on a free loopback port. */
   static async start(script: ResponsesScript): Promise<ResponsesApiServer> {
     const server = new ResponsesApiServer(script);
-    await new Promise<void>((resolve) => server.#server.listen(0, "127.0.0.1", () => resolve()));
+    await server.listen((request, body, response) => server.#handle(request, body, response));
     return server;
-  }
-
-  /** The base URL to hand the SDK (`…/v1`). */
-  get url(): string {
-    const { port } = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${port}/v1`;
-  }
-
-  /** A fresh id of a kind (`rs_3`). */
-  id(kind: string): string {
-    this.#counter += 1;
-    return `${kind}_${this.#counter}`;
   }
 
   /** Issues encrypted content for an opaque item id, as the API would. */
@@ -227,18 +207,11 @@ export class ResponsesApiServer {
     return content;
   }
 
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<
-      string,
-      unknown
-    >;
+  async #handle(
+    request: IncomingMessage,
+    body: Record<string, unknown>,
+    response: ServerResponse,
+  ): Promise<void> {
     const headers = Object.fromEntries(
       Object.entries(request.headers).map(([key, value]) => [key, String(value)]),
     );
@@ -341,9 +314,4 @@ function usage(input: number, cached: number, output: number): Record<string, un
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: input + output,
   };
-}
-
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
 }

@@ -1,0 +1,156 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import {
+  type ContentBlock,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+} from "../core/message.js";
+import type { Clock } from "../core/message-factory.js";
+import { rememberValid } from "../core/message-memo.js";
+import { checkConversionOptions } from "../internal/conversion-options.js";
+import { normalizeJson } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import { TurnBuilder } from "../internal/turn-builder.js";
+import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
+import {
+  callBlock,
+  contentBlocks,
+  type MessageContext,
+  reasoningBlock,
+  toolResultBlock,
+  withMessageFields,
+} from "./message-blocks.js";
+
+/** Options of {@link fromChatMessages}. */
+export interface FromChatMessagesOptions {
+  /** The session id stamped on every message. @default a new uuid v7 */
+  sessionId?: string;
+  /** The number of the first turn (owner `"u"`). @default 1 */
+  firstTurnNumber?: number;
+  /** Clock for `createdAt`, read once per call. @default the wall clock */
+  clock?: Clock;
+}
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+
+/** An assistant message's blocks: its reasoning, its content and refusal, its tool calls. */
+export function assistantBlocks(context: MessageContext, message: JsonObject): ContentBlock[] {
+  const { blocks, form } = contentBlocks(context, message.content);
+  const { refusal } = message;
+  const own: string[] = ["role", "content", "tool_calls", ...REASONING_FIELDS];
+  if (typeof refusal === "string") {
+    blocks.push(withFields({ type: "text", text: refusal }, { refusal: "message" }));
+    own.push("refusal");
+  }
+  const calls = message.tool_calls;
+  if (Array.isArray(calls)) {
+    calls.forEach((call, index) => {
+      blocks.push(callBlock(context, call, ["tool_calls", index]));
+    });
+  } else if (calls !== undefined) {
+    context.issues.push({ path: [...context.path, "tool_calls"], message: "must be an array" });
+  }
+  const fields = without(message, own);
+  // A reasoning field that is null says nothing: it stays with the message's own fields.
+  for (const key of REASONING_FIELDS) if (message[key] === null) fields[key] = null;
+  const reasoning = reasoningBlock(message);
+  const kept = withMessageFields(blocks, fields, form);
+  return reasoning === undefined ? kept : [reasoning, ...kept];
+}
+
+/** The blocks of one chat message (of the given role, already known valid). */
+function messageBlocks(context: MessageContext, message: JsonObject): ContentBlock[] {
+  switch (message.role) {
+    case "system":
+    case "developer":
+      return [{ type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message } }];
+    case "user": {
+      const { blocks, form } = contentBlocks(context, message.content);
+      return withMessageFields(blocks, without(message, ["role", "content"]), form);
+    }
+    case "assistant":
+      return assistantBlocks(context, message);
+    case "tool":
+      return [toolResultBlock(context, message)];
+    default:
+      // The deprecated `function` role: carried whole, on the tool side.
+      return [{ type: "opaque", block: { ...message, [OPAQUE_PART_KEY]: "message" } }];
+  }
+}
+
+/**
+ * Converts a Chat Completions `messages` array (the request's, or an app's stored history) to
+ * our messages, losslessly: {@link toChatMessages} gives the same messages back. A user message
+ * opens a turn; an assistant message is one of ours (its reasoning fields first, as one opaque
+ * block; text, refusal and `tool_calls` as blocks, the exact `arguments` text kept); the `tool`
+ * messages after it one user message of tool results, paired by `tool_call_id`; a `system` or
+ * `developer` message one holding it verbatim. Fields our blocks do not model (`name`,
+ * `audio`, a part's `detail`, …) are kept under `extra.chatCompletions`; parts not modelled
+ * (audio, files) are carried whole and in place.
+ *
+ * @example
+ * const messages = fromChatMessages(history, { sessionId: session.sessionId });
+ * @throws {ValidationError} naming the path of each malformed message.
+ */
+export function fromChatMessages(
+  messages: readonly ChatCompletionMessageParam[] | readonly unknown[],
+  options: FromChatMessagesOptions = {},
+): Message[] {
+  checkConversionOptions(options, "fromChatMessages options", ["clock"]);
+  if (!Array.isArray(messages)) {
+    throw new ValidationError("Chat Completions messages", [
+      { path: [], message: "must be an array of chat messages" },
+    ]);
+  }
+  const issues: ValidationIssue[] = [];
+  // A copy: nothing of the caller's is shared, and whatever JSON cannot hold is reported.
+  const copy = normalizeJson(messages, [], issues) as JsonValue[];
+  const builder = new MessageBuilder(options);
+  copy.forEach((message, index) => {
+    if (!isPlainObject(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
+      issues.push({
+        path: [index, "role"],
+        message:
+          "must be a chat message: role system, developer, user, assistant, tool or function",
+      });
+      return;
+    }
+    const blocks = messageBlocks({ issues, path: [index] }, message as JsonObject);
+    builder.add(message.role, blocks);
+  });
+  if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
+  rememberValid(builder.messages);
+  return builder.messages;
+}
+
+/** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
+class MessageBuilder {
+  readonly #turns: TurnBuilder;
+  /** The tool results message a run of tool messages is still joining. */
+  #tools: ContentBlock[] | undefined;
+
+  constructor(options: FromChatMessagesOptions) {
+    this.#turns = new TurnBuilder(options);
+  }
+
+  get messages(): Message[] {
+    return this.#turns.messages;
+  }
+
+  add(role: string, blocks: ContentBlock[]): void {
+    if (role === "tool" || role === "function") {
+      if (this.#tools !== undefined) this.#tools.push(...blocks);
+      else {
+        this.#tools = blocks;
+        this.#turns.addInTurn("user", blocks);
+      }
+      return;
+    }
+    this.#tools = undefined;
+    if (role === "system" || role === "developer") this.#turns.addSystem(blocks);
+    else if (role === "user") this.#turns.addUser(blocks);
+    else this.#turns.addInTurn("assistant", blocks);
+  }
+}

@@ -1,0 +1,189 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { isSystemMessage } from "../core/conversation-structure.js";
+import { ValidationError } from "../core/errors.js";
+import type {
+  ContentBlock,
+  JsonObject,
+  JsonValue,
+  Message,
+  SystemMessageBlock,
+  ToolResultBlock,
+} from "../core/message.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import {
+  type ChatFields,
+  copyJson,
+  fieldsOf,
+  isChatReasoningBlock,
+  REASONING_FIELDS,
+  without,
+} from "./chat-fields.js";
+import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
+
+/** What {@link toChatMessages} does with the reasoning a host returned: send it back, or not. */
+export type ReasoningPolicy = "keep" | "drop";
+
+/** Options of {@link toChatMessages}. */
+export interface ToChatMessagesOptions {
+  /**
+   * Whether assistant messages carry back the reasoning fields the host returned
+   * (`reasoning_content`, `reasoning`, `reasoning_details`): `"keep"` for DeepSeek (required in
+   * turns that called tools, else ignored), OpenRouter (`reasoning_details` with signatures)
+   * and vLLM (the chat template decides); `"drop"` for Groq (it refuses the fields).
+   * @default "keep"
+   */
+  reasoning?: ReasoningPolicy;
+}
+
+/** The message's own fields and content form, kept on its first block that has them. */
+function messageFields(message: Message): { fields: JsonObject; form: JsonValue | undefined } {
+  for (const block of message.content) {
+    const kept = fieldsOf(block);
+    if (kept.message !== undefined || kept.content !== undefined) {
+      return {
+        fields: kept.message === undefined ? {} : copyJson(kept.message),
+        form: kept.content,
+      };
+    }
+  }
+  return { fields: {}, form: undefined };
+}
+
+/** The empty text block that held a message's fields when its content gave none. */
+function isPlaceholder(block: ContentBlock, fields: ChatFields): boolean {
+  return (
+    block.type === "text" &&
+    block.text === "" &&
+    fields.refusal === undefined &&
+    (fields.content === "null" || fields.content === "absent" || fields.content === "empty")
+  );
+}
+
+/**
+ * The `content` of parts, written as it came (a string, `null`, absent, `[]`, parts); parts
+ * written elsewhere (a summary, a notice) as one string when they are all plain text.
+ * `undefined` means no content (absent, or `null`: the caller decides).
+ */
+function contentOf(parts: JsonObject[], form: JsonValue | undefined): JsonValue | undefined {
+  if (parts.length === 0) return form === "empty" ? [] : form === "null" ? null : undefined;
+  if (form === "string" && parts.length === 1 && isPlainTextPart(parts[0]!)) return parts[0].text;
+  if (form === undefined && parts.every(isPlainTextPart)) {
+    return parts.map((part) => part.text).join("\n\n");
+  }
+  return parts;
+}
+
+function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObject {
+  const { fields, form } = messageFields(message);
+  const parts: JsonObject[] = [];
+  const calls: JsonObject[] = [];
+  let refusal: string | undefined;
+  let thoughts: JsonObject = {};
+  for (const block of message.content) {
+    const kept = fieldsOf(block);
+    if (isPlaceholder(block, kept)) continue;
+    if (block.type === "tool_use") calls.push(toolCall(block));
+    else if (block.type === "text" && kept.refusal === "message") {
+      refusal = refusal === undefined ? block.text : `${refusal}\n${block.text}`;
+    } else if (isChatReasoningBlock(block)) {
+      thoughts = { ...thoughts, ...without(copyJson(block.block), ["type"]) };
+    } else {
+      const part = contentPart(block);
+      if (part !== undefined) parts.push(part);
+    }
+  }
+  const out: JsonObject = { role: "assistant", ...fields };
+  if (reasoning === "drop") for (const key of REASONING_FIELDS) delete out[key];
+  else Object.assign(out, thoughts);
+  const content = contentOf(parts, form);
+  const answered = calls.length > 0 || refusal !== undefined;
+  // Content goes as it came; without calls or a refusal, an assistant message needs some.
+  if (content !== undefined && (content !== null || answered)) out.content = content;
+  else if (!answered) out.content = "";
+  else if (form !== "absent") out.content = null;
+  if (refusal !== undefined) out.refusal = refusal;
+  if (calls.length > 0) out.tool_calls = calls;
+  return out;
+}
+
+/** A tool result as a `tool` message; parts a tool message cannot hold (images) go to `moved`. */
+function toolMessage(block: ToolResultBlock, moved: JsonObject[]): JsonObject {
+  const kept = fieldsOf(block);
+  const own = kept.message === undefined ? {} : copyJson(kept.message);
+  let content: JsonValue;
+  if (typeof block.content === "string") content = block.content;
+  else {
+    const parts: JsonObject[] = [];
+    for (const part of block.content) {
+      const written = part.type === "text" ? textPart(part, fieldsOf(part)) : contentPart(part);
+      if (written === undefined) continue;
+      if (written.type === "text") parts.push(written);
+      else moved.push(written);
+    }
+    content = parts.length === 0 && block.content.length > 0 ? "" : parts;
+  }
+  return { role: "tool", ...own, tool_call_id: block.toolUseId, content };
+}
+
+/** A user message: its tool results as `tool` messages first, then the rest as one message. */
+function userMessages(message: Message): JsonObject[] {
+  const { fields, form } = messageFields(message);
+  const out: JsonObject[] = [];
+  const moved: JsonObject[] = [];
+  const parts: JsonObject[] = [];
+  for (const block of message.content) {
+    const carried = carriedMessage(block);
+    if (carried !== undefined) out.push(carried);
+    else if (block.type === "tool_result") out.push(toolMessage(block, moved));
+    else if (!isPlaceholder(block, fieldsOf(block))) {
+      const part = contentPart(block);
+      if (part !== undefined) parts.push(part);
+    }
+  }
+  const hasContent = parts.length > 0 || moved.length > 0 || form !== undefined;
+  if (!hasContent) return out;
+  const content = contentOf([...moved, ...parts], moved.length > 0 ? "parts" : form);
+  out.push({ role: "user", ...fields, content: content ?? "" });
+  return out;
+}
+
+/**
+ * Converts our messages to a Chat Completions `messages` array, the inverse of
+ * {@link fromChatMessages}: what it read comes back as it was (`tool_call_id` pairing, parallel
+ * calls, `name`, parts, refusals, the exact `arguments`). A user message's tool results become
+ * `tool` messages, in order, before the rest of it; an image in a tool result (which a `tool`
+ * message cannot hold) moves to a user message right after them; a result's `isError` has no
+ * field in Chat Completions (its content says it). Messages written elsewhere
+ * get plain shapes (a summary as a user message with string content); Anthropic's thinking
+ * blocks and other providers' opaque blocks are left out. Prepend your system prompt.
+ *
+ * @example
+ * const completion = await client.chat.completions.create({
+ *   model, messages: [{ role: "system", content: SYSTEM }, ...toChatMessages(session.messages)],
+ * });
+ */
+export function toChatMessages(
+  messages: readonly Message[],
+  options: ToChatMessagesOptions = {},
+): ChatCompletionMessageParam[] {
+  const reasoning = reasoningOption(options);
+  const out: JsonObject[] = [];
+  for (const message of messages) {
+    if (isSystemMessage(message)) {
+      out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
+    } else if (message.role === "assistant") out.push(assistantMessage(message, reasoning));
+    else out.push(...userMessages(message));
+  }
+  return out as unknown as ChatCompletionMessageParam[];
+}
+
+function reasoningOption(options: ToChatMessagesOptions): ReasoningPolicy {
+  const reasoning: unknown = isPlainObject(options) ? (options.reasoning ?? "keep") : undefined;
+  if (reasoning === "keep" || reasoning === "drop") return reasoning;
+  throw new ValidationError("toChatMessages options", [
+    {
+      path: isPlainObject(options) ? ["reasoning"] : [],
+      message: isPlainObject(options) ? 'must be "keep" or "drop"' : "must be an object",
+    },
+  ]);
+}

@@ -1,0 +1,90 @@
+import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
+import {
+  answerCompactCall,
+  type CompactToolSession,
+  compactToolSpec,
+} from "../core/compact-tool-call.js";
+import {
+  answerRecallCall,
+  type RecallToolSession,
+  recallToolSpec,
+} from "../core/recall-tool-call.js";
+import type { ToolResultInput } from "../core/tool-result-input.js";
+
+/** A `tool_calls` entry as the two answers below read it. */
+export interface ChatToolCall {
+  id: string;
+  function: { name: string; arguments: string };
+}
+
+function chatTool(spec: { name: string; description: string; schema: object }) {
+  return {
+    type: "function" as const,
+    function: { name: spec.name, description: spec.description, parameters: { ...spec.schema } },
+  } satisfies ChatCompletionFunctionTool;
+}
+
+/**
+ * The function tool that lets the model fetch back what compaction removed: add it to
+ * `tools`, and answer its calls with {@link answerRecallToolCall}. Placeholders and summaries
+ * name their handles (`[recall r7-3f2a]`).
+ */
+export const RECALL_CHAT_TOOL = chatTool(recallToolSpec());
+
+/**
+ * The function tool that lets the model ask for a compaction at a natural boundary (a
+ * sub-task done; not mid-derivation): add it to `tools`, and answer its calls with
+ * {@link answerCompactToolCall}.
+ */
+export const COMPACT_CHAT_TOOL = chatTool(compactToolSpec());
+
+/** The arguments of a call as JSON, or the tool result refusing them. */
+function parsedArguments(call: ChatToolCall): { input: unknown } | ToolResultInput {
+  try {
+    const raw: unknown = call.function?.arguments;
+    const text = typeof raw === "string" ? raw.trim() : "not a string";
+    return { input: text === "" ? {} : JSON.parse(text) };
+  } catch {
+    return {
+      type: "tool_result",
+      tool_use_id: call.id,
+      content: "The arguments must be a JSON object.",
+      is_error: true,
+    };
+  }
+}
+
+/**
+ * Answers a {@link RECALL_CHAT_TOOL} call from the session's archive: the original as the
+ * tool result for `addToolResults`, or an error result saying why (an unknown handle,
+ * arguments that are not JSON).
+ *
+ * @example
+ * if (call.function.name === RECALL_CHAT_TOOL.function.name) results.push(await answerRecallToolCall(session, call));
+ */
+export async function answerRecallToolCall(
+  session: RecallToolSession,
+  call: ChatToolCall,
+): Promise<ToolResultInput> {
+  const parsed = parsedArguments(call);
+  return "input" in parsed ? answerRecallCall(session, call.id, parsed.input) : parsed;
+}
+
+/**
+ * Answers a {@link COMPACT_CHAT_TOOL} call: `session.requestCompaction` with the call's
+ * `notes`, and the tool result for `addToolResults` (an error result, scheduling nothing, for
+ * arguments that are not JSON or notes that are not a string).
+ *
+ * @example
+ * if (call.function.name === COMPACT_CHAT_TOOL.function.name) results.push(answerCompactToolCall(session, call));
+ */
+export function answerCompactToolCall(
+  session: CompactToolSession,
+  call: ChatToolCall,
+): ToolResultInput {
+  const parsed = parsedArguments(call);
+  if (!("input" in parsed)) {
+    return { ...parsed, content: `${String(parsed.content)} No compaction was scheduled.` };
+  }
+  return answerCompactCall(session, call.id, parsed.input);
+}

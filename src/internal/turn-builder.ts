@@ -1,0 +1,74 @@
+import type { ContentBlock, Message, TurnId } from "../core/message.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { isSummaryText } from "../core/summary-format.js";
+import { SUMMARY_TURN_ID } from "../core/turn.js";
+
+/** What a provider converter takes to build messages: `{ sessionId?, firstTurnNumber?, clock? }`. */
+export interface TurnBuilderOptions {
+  sessionId?: string;
+  firstTurnNumber?: number;
+  clock?: Clock;
+}
+
+/**
+ * Builds a provider conversion's messages in order and numbers their turns as the session
+ * does: a user message opens a turn (one holding a summary joins the summary's turn), a system
+ * message sits in the current turn (or the one the next user message opens), everything else
+ * joins the current turn. Ids are one uuid v7 per conversion and the message's position.
+ */
+export class TurnBuilder {
+  readonly messages: Message[] = [];
+  readonly #sessionId: string;
+  readonly #createdAt: Date;
+  readonly #prefix: string;
+  #turnNumber: number;
+  #current: TurnId | undefined;
+
+  constructor(options: TurnBuilderOptions) {
+    this.#sessionId = options.sessionId ?? newId();
+    this.#createdAt = (options.clock ?? systemClock)();
+    this.#prefix = newId();
+    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+  }
+
+  /** A system message: in the current turn, or in the one the next user message opens. */
+  addSystem(content: ContentBlock[]): void {
+    this.#push("user", this.#current ?? { owner: "u", number: this.#turnNumber + 1 }, content);
+  }
+
+  /** A user message: opens a turn, or continues the summary's when it holds a summary. */
+  addUser(content: ContentBlock[]): void {
+    if (isSummaryText(content[0])) {
+      this.#current = { ...SUMMARY_TURN_ID };
+      this.#push("user", this.#current, content);
+    } else this.#push("user", this.#openTurn(), content);
+  }
+
+  /** A message of the model's side (or the tools') in the current turn, opening one if none is. */
+  addInTurn(role: Message["role"], content: ContentBlock[]): void {
+    this.#push(role, this.#current ?? this.#openTurn(), content);
+  }
+
+  /** What stands for compacted messages: the summary's turn at the start, in place elsewhere. */
+  addCompacted(role: Message["role"], content: ContentBlock[]): void {
+    if (this.messages.length > 0) this.addInTurn(role, content);
+    else this.#push(role, { ...SUMMARY_TURN_ID }, content);
+  }
+
+  #openTurn(): TurnId {
+    this.#turnNumber += 1;
+    this.#current = { owner: "u", number: this.#turnNumber };
+    return this.#current;
+  }
+
+  #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
+    this.messages.push({
+      role,
+      id: `${this.#prefix}-${this.messages.length}`,
+      sessionId: this.#sessionId,
+      turnId: { ...turnId },
+      createdAt: this.#createdAt,
+      content,
+    } as Message);
+  }
+}

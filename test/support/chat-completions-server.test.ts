@@ -1,0 +1,216 @@
+import fc from "fast-check";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toChatMessages } from "../../src/chat-completions/index.js";
+import {
+  type ContentBlock,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  validateConversation,
+} from "../../src/index.js";
+import {
+  ChatCompletionsServer,
+  chatMessagesProblem,
+  type ReasoningRule,
+} from "./chat-completions-server.js";
+
+const state = (reasoning: ReasoningRule = "ignored", issued: [string, string][] = []) => ({
+  reasoning,
+  issuedReasoning: new Map(issued),
+});
+const problem = (messages: unknown[], reasoning?: ReasoningRule, issued?: [string, string][]) =>
+  chatMessagesProblem(messages, state(reasoning, issued))?.message;
+
+const system = { role: "system", content: "Be brief." };
+const user = { role: "user", content: "go" };
+const call = (id: string) => ({
+  id,
+  type: "function",
+  function: { name: "read", arguments: "{}" },
+});
+const calls = (...ids: string[]) => ({
+  role: "assistant",
+  content: null,
+  tool_calls: ids.map(call),
+});
+const tool = (id: string) => ({ role: "tool", tool_call_id: id, content: "ok" });
+
+describe("the loopback Chat Completions API's message rules", () => {
+  it("accepts a tool loop with parallel calls, and a user message after the tool messages", () => {
+    expect(problem([system, user, calls("a", "b"), tool("b"), tool("a"), user])).toBeUndefined();
+    expect(problem([user, { role: "assistant", content: "done", refusal: null }])).toBeUndefined();
+  });
+
+  it("1-2: refuses no messages, unknown parts, and an assistant message with nothing", () => {
+    expect(problem([])).toBe("[] is too short - 'messages'");
+    const image = { type: "image_url", image_url: { url: "https://x/y.png" } };
+    expect(problem([user, calls("a"), { ...tool("a"), content: [image] }])).toBe(
+      "Invalid value: 'image_url'. Supported values are: 'text'.",
+    );
+    expect(
+      problem([{ role: "user", content: [image, { type: "text", text: "see" }] }]),
+    ).toBeUndefined();
+    expect(problem([user, { role: "assistant", content: null }])).toBe(
+      "Invalid value for 'content': expected a string, got null.",
+    );
+  });
+
+  it("3: opens with the user's message after the system messages", () => {
+    expect(problem([system, { role: "assistant", content: "hi" }, user])).toBe(
+      "The first message after the system messages must be a user message.",
+    );
+  });
+
+  it("4: answers only calls of the assistant message right before, once each", () => {
+    expect(problem([user, tool("a")])).toBe(
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+    );
+    expect(problem([user, calls("a"), tool("z")])).toBe(
+      "Invalid parameter: 'tool_call_id' of 'z' not found in 'tool_calls' of previous message.",
+    );
+    expect(problem([user, calls("a", "b"), tool("a"), tool("a"), tool("b")])).toBe(
+      "Invalid parameter: duplicate tool message for 'tool_call_id' of 'a'.",
+    );
+    expect(problem([user, calls("a"), tool("a"), user, calls("a"), tool("a")])).toMatch(
+      /duplicate 'tool_call_id' of 'a' in 'tool_calls'/,
+    );
+  });
+
+  it("5: answers every call before any other message, and by the end", () => {
+    const missing =
+      "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: b";
+    expect(problem([user, calls("a", "b"), tool("a")])).toBe(missing);
+    expect(problem([user, calls("a", "b"), tool("a"), user, tool("b")])).toBe(missing);
+    expect(problem([user, calls("a", "b"), system, tool("a"), tool("b")])).toMatch(
+      /did not have response messages: a, b$/,
+    );
+  });
+
+  it("6: treats reasoning sent back as each host does", () => {
+    const thought = { ...calls("a"), reasoning_content: "plan" };
+    const loop = [user, thought, tool("a")];
+    expect(problem(loop, "ignored")).toBeUndefined();
+    expect(problem(loop, "rejected")).toBe(
+      "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning_content' is unsupported)]",
+    );
+    expect(problem(loop, "required-for-tool-calls", [["a", "plan"]])).toBeUndefined();
+    expect(problem([user, calls("a"), tool("a")], "required-for-tool-calls", [["a", "plan"]])).toBe(
+      "The `reasoning_content` in the thinking mode must be passed back to the API.",
+    );
+    expect(
+      problem(
+        [user, { ...thought, reasoning_content: "plan " }, tool("a")],
+        "required-for-tool-calls",
+        [["a", "plan"]],
+      ),
+    ).toMatch(/must be passed back/);
+  });
+});
+
+describe("ChatCompletionsServer through the openai SDK", () => {
+  let server: ChatCompletionsServer;
+  let client: OpenAI;
+  beforeAll(async () => {
+    server = await ChatCompletionsServer.start(
+      (request) =>
+        (request.body.messages as unknown[]).length < 3
+          ? { toolCalls: [{ name: "read", arguments: '{"path":"a.ts"}' }], reasoning: "read it" }
+          : { content: "done" },
+      { reasoning: "required-for-tool-calls", contextWindow: 200 },
+    );
+    client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });
+  });
+  afterAll(() => server.close());
+
+  it("answers from the script, counts a repeated prefix as cached, and refuses with the API's 400s", async () => {
+    const first = await client.chat.completions.create({
+      model: "deepseek-v4-pro",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Read a.ts" },
+      ],
+    });
+    const reply = first.choices[0]!.message;
+    expect(reply.tool_calls?.[0]).toMatchObject({ type: "function", function: { name: "read" } });
+    const id = reply.tool_calls![0]!.id;
+    const history = [
+      { role: "system" as const, content: "Be brief." },
+      { role: "user" as const, content: "Read a.ts" },
+    ];
+    const withoutReasoning = client.chat.completions.create({
+      model: "deepseek-v4-pro",
+      messages: [
+        ...history,
+        { role: "assistant", content: null, tool_calls: reply.tool_calls! },
+        { role: "tool", tool_call_id: id, content: "x" },
+      ],
+    });
+    await expect(withoutReasoning).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(withoutReasoning).rejects.toThrow("must be passed back");
+    const second = await client.chat.completions.create({
+      model: "deepseek-v4-pro",
+      messages: [...history, reply as never, { role: "tool", tool_call_id: id, content: "x" }],
+    });
+    expect(second.choices[0]!.message.content).toBe("done");
+    expect(second.usage?.prompt_tokens_details?.cached_tokens).toBe(first.usage?.prompt_tokens);
+    const tooLong = client.chat.completions.create({
+      model: "deepseek-v4-pro",
+      messages: [{ role: "user", content: "x".repeat(2_000) }],
+    });
+    await expect(tooLong).rejects.toMatchObject({ status: 400, code: "context_length_exceeded" });
+    await expect(tooLong).rejects.toThrow(
+      /maximum context length is 200 tokens\. However, your messages resulted in \d+ tokens/,
+    );
+  });
+});
+
+// validateConversation({ provider: "chat-completions" }) and the stand-in judge the same
+// conversations alike: random histories (calls, results, system messages, in any order), the
+// first converted by toChatMessages for the second.
+const ids = fc.constantFrom("a", "b", "c");
+const base = { sessionId: "s", turnId: { owner: "u", number: 1 }, createdAt: new Date(0) };
+const block = fc.oneof(
+  fc.constant<ContentBlock>({ type: "text", text: "hi" }),
+  ids.map<ContentBlock>((id) => ({
+    type: "tool_result",
+    toolUseId: id,
+    content: "ok",
+    isError: false,
+  })),
+);
+const message = fc.oneof(
+  fc
+    .array(block, { minLength: 1, maxLength: 3 })
+    .map((content) => ({ role: "user" as const, content })),
+  fc.tuple(fc.boolean(), fc.uniqueArray(ids, { maxLength: 2 })).map(([says, calls]) => ({
+    role: "assistant" as const,
+    content: [
+      ...(says ? [{ type: "text" as const, text: "ok" }] : []),
+      ...calls.map((id) => ({ type: "tool_use" as const, id, name: "read", input: {} })),
+    ],
+  })),
+  fc.constant({
+    role: "user" as const,
+    content: [
+      {
+        type: "opaque" as const,
+        block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "x" } },
+      },
+    ],
+  }),
+);
+
+describe("validateConversation({ provider: 'chat-completions' })", () => {
+  it("accepts exactly what the stand-in accepts of the messages toChatMessages sends", () => {
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 8 }), (specs) => {
+        const messages = specs.map(
+          (spec, index) => ({ ...base, id: `m${index}`, ...spec }) as Message,
+        );
+        const valid = validateConversation(messages, { provider: "chat-completions" }).length === 0;
+        expect(valid).toBe(chatMessagesProblem(toChatMessages(messages), state()) === undefined);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+});
