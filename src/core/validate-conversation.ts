@@ -3,11 +3,12 @@ import { isPlainObject } from "../internal/plain-object.js";
 import { anthropicProblems } from "./anthropic-validity.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
+import { geminiProblems } from "./gemini-validity.js";
 import type { Message } from "./message.js";
 import { aiSdkProblems, openAIProblems } from "./provider-validity.js";
 import { LenientMessagesSchema } from "./schemas.js";
 
-const PROVIDERS: readonly ConversationProvider[] = ["anthropic", "openai", "ai-sdk"];
+const PROVIDERS: readonly ConversationProvider[] = ["anthropic", "openai", "ai-sdk", "gemini"];
 
 function providerOf(options: ValidateConversationOptions): ConversationProvider {
   const provider: unknown = isPlainObject(options) ? (options.provider ?? "anthropic") : undefined;
@@ -17,7 +18,7 @@ function providerOf(options: ValidateConversationOptions): ConversationProvider 
     {
       path: isPlainObject(options) ? ["provider"] : [],
       message: isPlainObject(options)
-        ? 'must be "anthropic", "openai" or "ai-sdk"'
+        ? 'must be "anthropic", "openai", "ai-sdk" or "gemini"'
         : "must be an object",
     },
   ]);
@@ -26,14 +27,15 @@ function providerOf(options: ValidateConversationOptions): ConversationProvider 
 export type { ConversationProblem, ConversationProblemCode } from "./conversation-problem.js";
 
 /** The API a conversation is checked for: each has its own rules. */
-export type ConversationProvider = "anthropic" | "openai" | "ai-sdk";
+export type ConversationProvider = "anthropic" | "openai" | "ai-sdk" | "gemini";
 
 /** Options of {@link validateConversation}. */
 export interface ValidateConversationOptions {
   /**
    * The API the request goes to: `anthropic` (the Messages API), `openai` (the Responses API,
    * on the items `toResponsesInput` makes) or `ai-sdk` (what `generateText` accepts, on the
-   * messages `toModelMessages` makes). @default "anthropic"
+   * messages `toModelMessages` makes) or `gemini` (the Gemini API, on the contents
+   * `toGeminiContents` makes; Gemini 3's thought signature rule included). @default "anthropic"
    */
   provider?: ConversationProvider;
 }
@@ -48,7 +50,7 @@ const lenientMessagesSchema = new LazilyCompiled(LenientMessagesSchema);
 /**
  * The problems the API the conversation goes to would reject it for, in order; empty when it is
  * valid. `provider` picks the rules: the Anthropic Messages API's by default (tool pairing,
- * roles, placement, emptiness), OpenAI's Responses API's or the AI SDK's (see
+ * roles, placement, emptiness), OpenAI's Responses API's, the AI SDK's or Gemini's (see
  * {@link ValidateConversationOptions}). Messages must be well-formed (`ValidationError`
  * otherwise): this checks what the API checks across messages.
  *
@@ -72,6 +74,10 @@ export function validateConversation(
   }
   if (provider === "ai-sdk") {
     aiSdkProblems(parsed as Message[], report);
+    return problems;
+  }
+  if (provider === "gemini") {
+    geminiProblems(parsed as Message[], report);
     return problems;
   }
   anthropicProblems(parsed as Message[], report);
