@@ -38,15 +38,10 @@ export function isGeminiPart(block: ContentBlock): boolean {
 }
 
 /**
- * The thought signature a block carries on the wire: a thought's `signature`, or the
- * `thoughtSignature` kept beside a function call, a text or another part.
+ * The thought signature a block carries on the wire: the `thoughtSignature` of a part carried
+ * whole (a thought), or the one kept beside a function call, a text or an image.
  */
 export function geminiSignature(block: ContentBlock): string | undefined {
-  if (block.type === "thinking") {
-    return geminiFields(block) !== undefined && block.signature !== ""
-      ? block.signature
-      : undefined;
-  }
   if (block.type === "opaque") {
     const signature = block.block.thoughtSignature;
     return typeof signature === "string" ? signature : undefined;
@@ -56,14 +51,13 @@ export function geminiSignature(block: ContentBlock): string | undefined {
 }
 
 /**
- * Whether a block becomes a Gemini part: text, images, tool calls and results, the Gemini
- * thoughts and parts the adapter read, a mid-conversation system message (as user text). Not
- * another provider's signed thinking or opaque blocks: the Gemini API cannot read them.
+ * Whether a block becomes a Gemini part: text, images, tool calls and results, the Gemini parts
+ * the adapter carried whole (thoughts among them), a mid-conversation system message (as user
+ * text). Not another provider's thinking or opaque blocks: the Gemini API cannot read them.
  */
 export function sendsToGemini(block: ContentBlock): boolean {
   switch (block.type) {
     case "thinking":
-      return geminiFields(block) !== undefined;
     case "redacted_thinking":
       return false;
     case "opaque":

@@ -35,10 +35,10 @@ interface OpenCall {
  * messages, losslessly: {@link toGeminiContents} gives the same contents back. A model content is
  * an assistant message; a user content a user message, opening a turn unless it holds only
  * function responses (those continue the turn, as tool results). Parts become blocks in place:
- * text, thoughts (`thought: true`, their `thoughtSignature` as the thinking block's signature),
- * `functionCall` and `functionResponse` (with their ids; a call without one gets `generateId()`,
- * and the response that answers it by name the same), images; every other part (code execution,
- * other media, server tool calls) whole. Fields our blocks do not model, the signatures of
+ * text, `functionCall` and `functionResponse` (with their ids; a call without one gets
+ * `generateId()`, and the response that answers it by name the same), images; every other part
+ * whole, as an opaque block: thoughts (`thought: true`) with their `thoughtSignature`, code
+ * execution, other media, server tool calls. Fields our blocks do not model, the signatures of
  * function calls and text among them, are kept under `extra.gemini`.
  *
  * @example

@@ -122,12 +122,6 @@ function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): 
       return { ...part, text: block.text };
     case "image":
       return { ...part, ...imageData(block, fields) };
-    case "thinking":
-      return {
-        ...part,
-        text: block.thinking,
-        ...(block.signature === "" ? {} : { thoughtSignature: block.signature }),
-      };
     case "tool_use":
       return { ...part, ...callPart(block, fields) };
     case "tool_result":
@@ -145,7 +139,7 @@ function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): 
  * alternate), unless it was read as a `Content` of its own. Blocks written elsewhere get plain
  * shapes: a tool result `{ output }` (`{ error }` for an error) named after its call, a
  * mid-conversation system message the user's text; another provider's thinking and opaque
- * blocks are left out.
+ * blocks are left out. The contents are new objects, shared with nothing.
  *
  * @example
  * const response = await ai.models.generateContent({ model, contents: toGeminiContents(session.messages), config });
@@ -155,7 +149,8 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
   return geminiContentGroups(messages).map((group) => {
     const parts = group.entries.map(({ block }) => {
       if (block.type === "tool_use") calls.set(block.id, block);
-      return partOf(block, calls) as Part;
+      // A copy: the caller (or the SDK) may change what it gets; the session's blocks stay as they are.
+      return structuredClone(partOf(block, calls)) as Part;
     });
     const first = group.entries[0]!.block;
     const marks = geminiContentMarks(first);

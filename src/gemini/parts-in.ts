@@ -6,7 +6,6 @@ import type {
   JsonObject,
   JsonValue,
   OpaqueBlock,
-  ThinkingBlock,
   ToolResultBlock,
   ToolResultContentBlock,
   ToolUseBlock,
@@ -84,18 +83,6 @@ function imageOf(part: JsonObject, key: "inlineData" | "fileData"): ImageBlock |
   return withGemini({ type: "image", source }, fields);
 }
 
-function thoughtOf(part: JsonObject): ThinkingBlock {
-  const signature = part.thoughtSignature;
-  return withGemini(
-    {
-      type: "thinking",
-      thinking: part.text as string,
-      signature: typeof signature === "string" ? signature : "",
-    },
-    { part: without(part, ["text", "thoughtSignature"]) },
-  );
-}
-
 function callOf(context: PartContext, part: JsonObject): ToolUseBlock {
   const call = part.functionCall as JsonObject;
   const name = nonEmptyString(context, call, ["functionCall", "name"]);
@@ -166,8 +153,9 @@ export function opaque(part: JsonObject): OpaqueBlock {
 }
 
 /**
- * One Gemini part as our block: text, a thought (with its signature), a function call or
- * response, an image; anything else whole. Copied, never shared with the caller.
+ * One Gemini part as our block: text, a function call or response, an image; anything else
+ * (thoughts with their signatures, code execution, other media) whole. Copied, never shared
+ * with the caller.
  */
 export function partBlock(context: PartContext, value: unknown): ContentBlock {
   if (!isPlainObject(value)) {
@@ -175,8 +163,10 @@ export function partBlock(context: PartContext, value: unknown): ContentBlock {
     return opaque({});
   }
   const part = copied(context, value);
+  // A thought (`thought: true`, with its signature if any) is carried whole: Gemini has no rule
+  // binding it to what came before, so no compaction edit ever makes it stale or strips it.
+  if (part.thought === true) return opaque(part);
   if (typeof part.text === "string") {
-    if (part.thought === true) return thoughtOf(part);
     const rest = without(part, ["text"]);
     return withGemini({ type: "text", text: part.text }, isEmpty(rest) ? {} : { part: rest });
   }
