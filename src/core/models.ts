@@ -12,13 +12,19 @@ const K = 1_000;
 const M = 1_000_000;
 const limits = (contextWindow: number, maxOutputTokens: number): ModelLimits =>
   Object.freeze({ contextWindow, maxOutputTokens });
+/** Gemini's input limit (2^20 tokens). */
+const GEMINI_WINDOW = 1_048_576;
 
 /**
- * The windows of current Claude and OpenAI models, by model id with dots written as dashes
- * (`gpt-5.1` is `gpt-5-1`), as the providers' model pages gave them in December 2026
- * (platform.claude.com model overviews; OpenAI's model pages as mirrored by AI gateways).
- * Claude 4.x models take 1M only with the `context-1m` beta (Claude Code's `[1m]` suffix);
- * GPT-6 models take at most 922K of their 1.05M as input (the rest is the reply's).
+ * The windows of current Claude, OpenAI and Gemini models, by model id with dots written as
+ * dashes (`gpt-5.1` is `gpt-5-1`), as the providers' model pages gave them in December 2026
+ * (platform.claude.com model overviews; OpenAI's model pages as mirrored by AI gateways; the
+ * Gemini API's `models` list, `inputTokenLimit` and `outputTokenLimit`, as gateways and
+ * ai.google.dev's Gemini 4 Argon guide quote them). Claude 4.x models take 1M only with the
+ * `context-1m` beta (Claude Code's `[1m]` suffix); GPT-6 models take at most 922K of their
+ * 1.05M as input (the rest is the reply's); Gemini 4 Argon's 1,048,576 holds input and output
+ * together, 65,536 output per request by default. A Gemini preview (`gemini-3-flash-preview`,
+ * `gemini-2.5-flash-preview-09-2025`) is the model it previews.
  */
 export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = Object.freeze({
   // Claude: every model from the 5 generation on has a native 1M window and 128K output.
@@ -70,6 +76,22 @@ export const KNOWN_MODEL_LIMITS: Readonly<Record<string, ModelLimits>> = Object.
   "o3-mini": limits(200 * K, 100 * K),
   "o4-mini": limits(200 * K, 100 * K),
   o1: limits(200 * K, 100 * K),
+  // Gemini: 1,048,576 input tokens, 65,536 output.
+  "gemini-4-argon": limits(GEMINI_WINDOW, 65_536),
+  "gemini-4-neon": limits(GEMINI_WINDOW, 65_536),
+  "gemini-4-hydrogen": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-8-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-7-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-6-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-5-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-5-flash-lite": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-1-pro": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-1-flash-lite": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-pro": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-2-5-pro": limits(GEMINI_WINDOW, 65_536),
+  "gemini-2-5-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-2-5-flash-lite": limits(GEMINI_WINDOW, 65_536),
 });
 
 /** Other names of the models above (the providers' aliases). */
@@ -117,10 +139,18 @@ function withoutBedrockVersion(name: string): string {
   return versioned ? name.slice(0, at) : name;
 }
 
+/** A Gemini preview's name as the model it previews: `gemini-3-flash-preview…` is `gemini-3-flash`. */
+function withoutGeminiPreview(name: string): string {
+  if (!name.startsWith("gemini-")) return name;
+  const at = name.indexOf("-preview");
+  return at < 0 ? name : name.slice(0, at);
+}
+
 /**
  * The table key a model name stands for: lower case, provider prefix (`anthropic/`,
- * `openai/`, Bedrock's `us.anthropic.`), Vertex's `@date`, Bedrock's `-v1:0` and a snapshot
- * date removed, dots as dashes. Linear in the name; no regular expression.
+ * `openai/`, `models/`, Bedrock's `us.anthropic.`), Vertex's `@date`, Bedrock's `-v1:0`, a
+ * snapshot date and a Gemini `-preview…` suffix removed, dots as dashes. Linear in the name;
+ * no regular expression.
  */
 function normalize(model: string): { key: string; oneM: boolean } {
   let name = model.trim().toLowerCase();
@@ -134,7 +164,7 @@ function normalize(model: string): { key: string; oneM: boolean } {
   name = withoutBedrockVersion(name);
   const colon = name.indexOf(":");
   if (colon >= 0) name = name.slice(0, colon);
-  name = withoutDate(name.replaceAll(".", "-"));
+  name = withoutGeminiPreview(withoutDate(name.replaceAll(".", "-")));
   return { key: ALIASES[name] ?? name, oneM };
 }
 

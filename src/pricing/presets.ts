@@ -1,4 +1,4 @@
-import type { ModelPricing } from "./model-pricing.js";
+import type { LongContextPricing, ModelPricing } from "./model-pricing.js";
 
 /*
  * List prices in USD per million tokens, standard tier, as published on 2026-12-01. Sources:
@@ -16,12 +16,40 @@ import type { ModelPricing } from "./model-pricing.js";
  *   later (OpenAI's prompt-caching guide, quoted in mindroom-ai/mindroom PR #2134). Above 272,000
  *   input tokens input and cache rates double and output is 1.5x (BerriAI/litellm discussion
  *   #42523). OpenAI has no 1-hour write price: `cacheWrite1hMultiplier` stays at its default.
+ * - Google: ai.google.dev/gemini-api/docs/pricing, as gateways quote it. Gemini 4 Argon $4 / $20
+ *   with $0.20 reads from 2026-12-01 (BerriAI/litellm discussion #46238, iyulab/TokenMeter
+ *   v0.13.1); Gemini 4 Neon $3 / $15 with $0.15 reads and Gemini 4 Hydrogen $1.50 / $7.50 with
+ *   $0.075 reads (TokenMeter v0.17.0); Gemini 3.8 Flash $0.75 / $3.75 with $0.075 reads through
+ *   2026-12-31 ($1.50 / $7.50 from 2027-01-01; pydantic/genai-prices PR #678); Gemini 3.1 Pro
+ *   $2 / $12 with $0.20 reads, $4 / $18 above 200,000 prompt tokens; Gemini 3 Flash $0.50 / $3
+ *   with $0.05 reads (simonw/llm-prices PR #68); Gemini 2.5 Pro $1.25 / $10 ($2.50 / $15 above
+ *   200,000), 2.5 Flash $0.30 / $2.50, 2.5 Flash-Lite $0.10 / $0.40, reads a tenth of input.
+ *   Thinking is billed as output. Implicit caching bills no writes (explicit caching's storage
+ *   per hour is not modelled), so both write multipliers are 1.
  */
+
+/** A Gemini price table: reads at `cacheRead` of input, no write premium (implicit caching). */
+function gemini(
+  inputPerMTok: number,
+  outputPerMTok: number,
+  cacheReadMultiplier: number,
+  longContext?: LongContextPricing,
+): ModelPricing {
+  return Object.freeze({
+    inputPerMTok,
+    outputPerMTok,
+    cacheWrite5mMultiplier: 1,
+    cacheWrite1hMultiplier: 1,
+    cacheReadMultiplier,
+    ...(longContext === undefined ? {} : { longContext: Object.freeze(longContext) }),
+  });
+}
 
 /**
  * Price tables of current models, by model id: Claude Fable 5.1, Opus 5.5, Sonnet 5.5 and
- * Haiku 5.5; OpenAI GPT-6.2 Astra, GPT-6.1 Sol and GPT-6 Luna. Prices change: pass your own
- * {@link ModelPricing} where they differ.
+ * Haiku 5.5; OpenAI GPT-6.2 Astra, GPT-6.1 Sol and GPT-6 Luna; Gemini 4 Argon, Neon and
+ * Hydrogen, 3.8 Flash, 3.1 Pro, 3 Flash, 2.5 Pro, Flash and Flash-Lite (a `-preview` id finds its
+ * model). Prices change: pass your own {@link ModelPricing} where they differ.
  */
 export const PRICING_PRESETS = Object.freeze({
   "claude-fable-5-1": Object.freeze({
@@ -74,6 +102,23 @@ export const PRICING_PRESETS = Object.freeze({
     cacheReadMultiplier: 0.1,
     longContext: Object.freeze({ aboveTokens: 272_000, inputPerMTok: 0.2, outputPerMTok: 0.75 }),
   }),
+  "gemini-4-argon": gemini(4, 20, 0.05),
+  "gemini-4-neon": gemini(3, 15, 0.05),
+  "gemini-4-hydrogen": gemini(1.5, 7.5, 0.05),
+  "gemini-3.8-flash": gemini(0.75, 3.75, 0.1),
+  "gemini-3.1-pro": gemini(2, 12, 0.1, {
+    aboveTokens: 200_000,
+    inputPerMTok: 4,
+    outputPerMTok: 18,
+  }),
+  "gemini-3-flash": gemini(0.5, 3, 0.1),
+  "gemini-2.5-pro": gemini(1.25, 10, 0.1, {
+    aboveTokens: 200_000,
+    inputPerMTok: 2.5,
+    outputPerMTok: 15,
+  }),
+  "gemini-2.5-flash": gemini(0.3, 2.5, 0.1),
+  "gemini-2.5-flash-lite": gemini(0.1, 0.4, 0.1),
 } satisfies Record<string, ModelPricing>);
 
 /** A model id with a preset in {@link PRICING_PRESETS}. */
@@ -87,6 +132,8 @@ export type PricedModel = keyof typeof PRICING_PRESETS;
  * const pricing = pricingForModel("claude-sonnet-5-5") ?? myPricing;
  */
 export function pricingForModel(model: string): ModelPricing | undefined {
+  // The Gemini SDK names models `models/gemini-…`.
+  if (model.startsWith("models/")) return pricingForModel(model.slice("models/".length));
   let best: string | undefined;
   for (const id of Object.keys(PRICING_PRESETS)) {
     const matches = model === id || model.startsWith(`${id}-`) || model.startsWith(`${id}[`);

@@ -22,6 +22,7 @@ const ENTRIES = [
   "agent-compaction/models",
   "agent-compaction/ai-sdk",
   "agent-compaction/openai",
+  "agent-compaction/gemini",
 ];
 
 interface Block {
