@@ -1,0 +1,248 @@
+/**
+ * A tool-using agent on the real `@google/genai` SDK, kept inside its context window by
+ * agent-compaction:
+ *
+ *   maybeCompact() → build the contents from the compacted history → models.generateContent
+ *   → append the response and record its usage → run the function calls → addToolResults
+ *
+ * With GEMINI_API_KEY (or GOOGLE_API_KEY) set it talks to the real Gemini API (model:
+ * GEMINI_MODEL, default gemini-3-flash-preview). Without it, it talks to a built-in offline
+ * stand-in: a loopback HTTP server speaking the Gemini API, which refuses what the API refuses
+ * (a function call of the current turn sent back without its thought signature among them), so
+ * `npx tsx examples/gemini-agent.ts` always runs. The context window is set small on purpose, so
+ * compaction happens within a few requests.
+ */
+import { pathToFileURL } from "node:url";
+import { type FunctionDeclaration, GoogleGenAI } from "@google/genai";
+import {
+  appendGeminiResponse,
+  GeminiLlmClient,
+  type GeminiRequestDescription,
+  toGeminiContents,
+} from "../src/gemini/index.js";
+import {
+  AgentSession,
+  type CompactionEvent,
+  LLMCompactor,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  validateConversation,
+} from "../src/index.js";
+import { GeminiApiServer } from "./support/gemini-api-server.js";
+import { offlineGemini } from "./support/offline-gemini.js";
+
+/** A small repository the agent's tools read from. */
+const FILES: Record<string, string> = Object.fromEntries(
+  [
+    "src/lexer.ts",
+    "src/parser.ts",
+    "src/ast.ts",
+    "src/printer.ts",
+    "src/errors.ts",
+    "src/index.ts",
+  ].map((path, fileIndex) => [
+    path,
+    Array.from(
+      { length: 40 + fileIndex * 6 },
+      (_, line) =>
+        `export function ${path.slice(4, -3)}Step${line}(input: string): string { return input.trim() + "${line}"; }`,
+    ).join("\n"),
+  ]),
+);
+
+const TASKS = [
+  "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",
+  "Now read src/ast.ts and src/printer.ts.",
+  "Check src/errors.ts and src/index.ts for the public API.",
+  "One line: what did you find, and which rule did I give you?",
+];
+
+const TOOLS: FunctionDeclaration[] = [
+  {
+    name: "read_file",
+    description: "Returns the contents of a file of the repository.",
+    parametersJsonSchema: {
+      type: "object",
+      properties: { path: { type: "string", description: "Path such as src/lexer.ts" } },
+      required: ["path"],
+    },
+  },
+];
+
+/** Runs one function call; the compact summary is what masking keeps of it later. */
+function runTool(call: ToolUseBlock): ToolResultBlock {
+  const path = typeof call.input.path === "string" ? call.input.path : "";
+  const contents = FILES[path];
+  if (call.name !== "read_file" || contents === undefined) {
+    return {
+      type: "tool_result",
+      toolUseId: call.id,
+      content: `No such file: ${path || "(none)"}. Files: ${Object.keys(FILES).join(", ")}`,
+      isError: true,
+      compactSummary: `[read_file ${path}: not found]`,
+    };
+  }
+  const lines = contents.split("\n").length;
+  return {
+    type: "tool_result",
+    toolUseId: call.id,
+    content: contents,
+    isError: false,
+    compactSummary: `[read_file ${path}: ${lines} lines, functions ${path.slice(4, -3)}Step0…${lines - 1}]`,
+  };
+}
+
+/** What {@link runAgent} needs. */
+export interface RunGeminiAgentOptions {
+  client: GoogleGenAI;
+  model: string;
+  /** Where the progress lines go. */
+  log: (line: string) => void;
+  /** The pretend context window. @default 9000 */
+  contextLimit?: number;
+  /** Function-calling rounds allowed per task, a guard against a model that never stops. @default 8 */
+  maxStepsPerTask?: number;
+}
+
+/** What happened in a run. */
+export interface GeminiAgentRunReport {
+  requests: number;
+  toolCalls: number;
+  /** Compactions that changed the conversation, by strategy (`threshold`, `llm`), and failures. */
+  compactions: { threshold: number; llm: number; failed: number };
+  /** The highest context measure seen before a request was sent. */
+  peakContextUsed: number;
+  /** The session at the end. */
+  session: AgentSession;
+}
+
+function percent(used: number, limit: number): string {
+  return `${used.toLocaleString("en-US")} / ${limit.toLocaleString("en-US")} tokens (${Math.round((used / limit) * 100)}%)`;
+}
+
+function compactionLogger(
+  report: Omit<GeminiAgentRunReport, "session">,
+  log: (line: string) => void,
+) {
+  return (event: CompactionEvent) => {
+    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
+      if (event.strategy === "threshold" || event.strategy === "llm")
+        report.compactions[event.strategy] += 1;
+      const { result } = event;
+      const what =
+        event.strategy === "llm"
+          ? `${result.turnsCompacted} turn(s) folded into one summary message`
+          : `${result.toolResultsSummarized + result.toolResultsRedacted} tool result(s) masked`;
+      log(
+        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
+      );
+    } else if (event.type === "compaction_failed") {
+      report.compactions.failed += 1;
+      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
+    }
+  };
+}
+
+/** The agent loop. */
+export async function runAgent(options: RunGeminiAgentOptions): Promise<GeminiAgentRunReport> {
+  const { client, model, log } = options;
+  const contextLimit = options.contextLimit ?? 9000;
+  const maxSteps = options.maxStepsPerTask ?? 8;
+  const report: Omit<GeminiAgentRunReport, "session"> = {
+    requests: 0,
+    toolCalls: 0,
+    compactions: { threshold: 0, llm: 0, failed: 0 },
+    peakContextUsed: 0,
+  };
+  // The agent's own request: the summarizer sends the same one, so Gemini's implicit cache serves it.
+  const request: GeminiRequestDescription = {
+    model,
+    config: {
+      systemInstruction:
+        "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.",
+      tools: [{ functionDeclarations: TOOLS }],
+      thinkingConfig: { includeThoughts: true },
+    },
+  };
+  const session = new AgentSession({
+    contextLimit,
+    // Cheap first: old tool results give way to their compact summaries.
+    compactor: { type: "threshold", config: { threshold: 0.5, keepRecentTurns: 2 } },
+    // Then, if that is not enough, Gemini summarises the older turns.
+    llmCompactor: new LLMCompactor(new GeminiLlmClient({ client, request }), {
+      threshold: 0.6,
+      keepRecentTurns: 1,
+      maxSummaryTokens: 512,
+    }),
+    onEvent: compactionLogger(report, log),
+  });
+
+  for (const task of TASKS) {
+    log(`▶ user: ${task}`);
+    session.addUserText(task);
+    for (let step = 0; step < maxSteps; step += 1) {
+      // Compact first, then build the request from what is left.
+      await session.maybeCompact();
+      report.peakContextUsed = Math.max(report.peakContextUsed, session.contextUsed);
+      const problems = validateConversation(session.messages, { provider: "gemini" });
+      if (problems.length > 0)
+        throw new Error(problems.map((problem) => problem.message).join("\n"));
+      const response = await client.models.generateContent({
+        ...request,
+        contents: toGeminiContents(session.messages),
+      });
+      report.requests += 1;
+      const { message, toolUses } = appendGeminiResponse(session, response);
+      log(`  context after the reply: ${percent(session.contextUsed, contextLimit)}`);
+      if (toolUses.length === 0) {
+        const text = (message?.content ?? [])
+          .map((block) => (block.type === "text" ? block.text : ""))
+          .join("");
+        log(`  ◀ model: ${text}`);
+        break;
+      }
+      for (const call of toolUses) log(`  → ${call.name}(${JSON.stringify(call.input)})`);
+      report.toolCalls += toolUses.length;
+      session.addToolResults(toolUses.map(runTool));
+    }
+  }
+  return { ...report, session };
+}
+
+async function main(): Promise<void> {
+  const log = (line: string) => console.log(line);
+  const online = Boolean(process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY);
+  const server = online ? undefined : await GeminiApiServer.start(offlineGemini());
+  const client = server
+    ? new GoogleGenAI({ apiKey: "offline-stand-in", httpOptions: { baseUrl: server.url } })
+    : new GoogleGenAI({});
+  const model = process.env.GEMINI_MODEL ?? "gemini-3-flash-preview";
+  log(
+    online
+      ? `Talking to the Gemini API (${model}).`
+      : `GEMINI_API_KEY is not set: talking to the offline stand-in at ${server?.url}.`,
+  );
+  try {
+    const report = await runAgent({ client, model, log });
+    const { session } = report;
+    log("");
+    log(
+      `Done: ${report.requests} requests, ${report.toolCalls} function calls, peak context ${percent(report.peakContextUsed, session.contextLimit)}.`,
+    );
+    log(
+      `Compactions: ${report.compactions.threshold} by masking, ${report.compactions.llm} by LLM summary, ${report.compactions.failed} failed.`,
+    );
+    log(
+      `The final history: ${session.messages.length} messages, ${toGeminiContents(session.messages).length} contents${server === undefined ? "" : `; the stand-in refused ${server.refusals.length} request(s)`}.`,
+    );
+  } finally {
+    await server?.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
