@@ -19,44 +19,18 @@ import {
   appendAnthropicResponse,
   toAnthropicMessages,
 } from "../src/anthropic/index.js";
+import { AgentSession, LLMCompactor, type ToolUseBlock } from "../src/index.js";
 import {
-  AgentSession,
-  type CompactionEvent,
-  LLMCompactor,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from "../src/index.js";
+  type AgentRunReport,
+  compactionLogger,
+  emptyReport,
+  percent,
+  runTool,
+  SYSTEM,
+  TASKS,
+} from "./support/code-reading.js";
 import { MessagesApiServer } from "./support/messages-api-server.js";
 import { offlineClaude } from "./support/offline-claude.js";
-
-/** A small repository the agent's tools read from. */
-const FILES: Record<string, string> = Object.fromEntries(
-  [
-    "src/lexer.ts",
-    "src/parser.ts",
-    "src/ast.ts",
-    "src/printer.ts",
-    "src/errors.ts",
-    "src/index.ts",
-  ].map((path, fileIndex) => [
-    path,
-    Array.from(
-      { length: 40 + fileIndex * 6 },
-      (_, line) =>
-        `export function ${path.slice(4, -3)}Step${line}(input: string): string { return input.trim() + "${line}"; }`,
-    ).join("\n"),
-  ]),
-);
-
-const TASKS = [
-  "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",
-  "Now read src/ast.ts and src/printer.ts.",
-  "Check src/errors.ts and src/index.ts for the public API.",
-  "One line: what did you find, and which rule did I give you?",
-];
-
-const SYSTEM =
-  "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.";
 
 const TOOLS: Tool[] = [
   {
@@ -70,29 +44,6 @@ const TOOLS: Tool[] = [
   },
 ];
 
-/** Runs one tool call; the compact summary is what threshold compaction keeps of it later. */
-function runTool(call: ToolUseBlock): ToolResultBlock {
-  const path = typeof call.input.path === "string" ? call.input.path : "";
-  const contents = FILES[path];
-  if (call.name !== "read_file" || contents === undefined) {
-    return {
-      type: "tool_result",
-      toolUseId: call.id,
-      content: `No such file: ${path || "(none)"}. Files: ${Object.keys(FILES).join(", ")}`,
-      isError: true,
-      compactSummary: `[read_file ${path}: not found]`,
-    };
-  }
-  const lines = contents.split("\n").length;
-  return {
-    type: "tool_result",
-    toolUseId: call.id,
-    content: contents,
-    isError: false,
-    compactSummary: `[read_file ${path}: ${lines} lines, functions ${path.slice(4, -3)}Step0…${lines - 1}]`,
-  };
-}
-
 /** What {@link runAgent} needs. */
 export interface RunAgentOptions {
   client: Anthropic;
@@ -105,51 +56,14 @@ export interface RunAgentOptions {
   maxStepsPerTask?: number;
 }
 
-/** What happened in a run. */
-export interface AgentRunReport {
-  requests: number;
-  toolCalls: number;
-  /** Compactions that changed the conversation, by strategy (`threshold`, `llm`), and failures. */
-  compactions: { threshold: number; llm: number; failed: number };
-  /** The highest context measure seen before a request was sent. */
-  peakContextUsed: number;
-  /** The session at the end. */
-  session: AgentSession;
-}
-
-function percent(used: number, limit: number): string {
-  return `${used.toLocaleString("en-US")} / ${limit.toLocaleString("en-US")} tokens (${Math.round((used / limit) * 100)}%)`;
-}
+export type { AgentRunReport };
 
 /** The agent loop. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport> {
   const { client, model, log } = options;
   const contextLimit = options.contextLimit ?? 9000;
   const maxSteps = options.maxStepsPerTask ?? 8;
-  const report: Omit<AgentRunReport, "session"> = {
-    requests: 0,
-    toolCalls: 0,
-    compactions: { threshold: 0, llm: 0, failed: 0 },
-    peakContextUsed: 0,
-  };
-  const onEvent = (event: CompactionEvent) => {
-    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      if (event.strategy === "threshold" || event.strategy === "llm")
-        report.compactions[event.strategy] += 1;
-      const { result } = event;
-      const what =
-        event.strategy === "threshold"
-          ? `${result.toolResultsSummarized} tool result(s) replaced by their compact summaries`
-          : `${result.turnsCompacted} turn(s) folded into one summary message`;
-      log(
-        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
-      );
-    } else if (event.type === "compaction_failed") {
-      report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
-    }
-  };
-
+  const report = emptyReport();
   const session = new AgentSession({
     contextLimit,
     // Cheap first: old tool results give way to their compact summaries.
@@ -160,7 +74,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
       keepRecentTurns: 1,
       maxSummaryTokens: 512,
     }),
-    onEvent,
+    onEvent: compactionLogger(report, log),
   });
 
   for (const task of TASKS) {

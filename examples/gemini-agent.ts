@@ -20,42 +20,18 @@ import {
   type GeminiRequestDescription,
   toGeminiContents,
 } from "../src/gemini/index.js";
+import { AgentSession, LLMCompactor, validateConversation } from "../src/index.js";
 import {
-  AgentSession,
-  type CompactionEvent,
-  LLMCompactor,
-  type ToolResultBlock,
-  type ToolUseBlock,
-  validateConversation,
-} from "../src/index.js";
+  type AgentRunReport,
+  compactionLogger,
+  emptyReport,
+  percent,
+  runTool,
+  SYSTEM,
+  TASKS,
+} from "./support/code-reading.js";
 import { GeminiApiServer } from "./support/gemini-api-server.js";
 import { offlineGemini } from "./support/offline-gemini.js";
-
-/** A small repository the agent's tools read from. */
-const FILES: Record<string, string> = Object.fromEntries(
-  [
-    "src/lexer.ts",
-    "src/parser.ts",
-    "src/ast.ts",
-    "src/printer.ts",
-    "src/errors.ts",
-    "src/index.ts",
-  ].map((path, fileIndex) => [
-    path,
-    Array.from(
-      { length: 40 + fileIndex * 6 },
-      (_, line) =>
-        `export function ${path.slice(4, -3)}Step${line}(input: string): string { return input.trim() + "${line}"; }`,
-    ).join("\n"),
-  ]),
-);
-
-const TASKS = [
-  "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",
-  "Now read src/ast.ts and src/printer.ts.",
-  "Check src/errors.ts and src/index.ts for the public API.",
-  "One line: what did you find, and which rule did I give you?",
-];
 
 const TOOLS: FunctionDeclaration[] = [
   {
@@ -69,29 +45,6 @@ const TOOLS: FunctionDeclaration[] = [
   },
 ];
 
-/** Runs one function call; the compact summary is what masking keeps of it later. */
-function runTool(call: ToolUseBlock): ToolResultBlock {
-  const path = typeof call.input.path === "string" ? call.input.path : "";
-  const contents = FILES[path];
-  if (call.name !== "read_file" || contents === undefined) {
-    return {
-      type: "tool_result",
-      toolUseId: call.id,
-      content: `No such file: ${path || "(none)"}. Files: ${Object.keys(FILES).join(", ")}`,
-      isError: true,
-      compactSummary: `[read_file ${path}: not found]`,
-    };
-  }
-  const lines = contents.split("\n").length;
-  return {
-    type: "tool_result",
-    toolUseId: call.id,
-    content: contents,
-    isError: false,
-    compactSummary: `[read_file ${path}: ${lines} lines, functions ${path.slice(4, -3)}Step0…${lines - 1}]`,
-  };
-}
-
 /** What {@link runAgent} needs. */
 export interface RunGeminiAgentOptions {
   client: GoogleGenAI;
@@ -104,62 +57,19 @@ export interface RunGeminiAgentOptions {
   maxStepsPerTask?: number;
 }
 
-/** What happened in a run. */
-export interface GeminiAgentRunReport {
-  requests: number;
-  toolCalls: number;
-  /** Compactions that changed the conversation, by strategy (`threshold`, `llm`), and failures. */
-  compactions: { threshold: number; llm: number; failed: number };
-  /** The highest context measure seen before a request was sent. */
-  peakContextUsed: number;
-  /** The session at the end. */
-  session: AgentSession;
-}
-
-function percent(used: number, limit: number): string {
-  return `${used.toLocaleString("en-US")} / ${limit.toLocaleString("en-US")} tokens (${Math.round((used / limit) * 100)}%)`;
-}
-
-function compactionLogger(
-  report: Omit<GeminiAgentRunReport, "session">,
-  log: (line: string) => void,
-) {
-  return (event: CompactionEvent) => {
-    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      if (event.strategy === "threshold" || event.strategy === "llm")
-        report.compactions[event.strategy] += 1;
-      const { result } = event;
-      const what =
-        event.strategy === "llm"
-          ? `${result.turnsCompacted} turn(s) folded into one summary message`
-          : `${result.toolResultsSummarized + result.toolResultsRedacted} tool result(s) masked`;
-      log(
-        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
-      );
-    } else if (event.type === "compaction_failed") {
-      report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
-    }
-  };
-}
+export type { AgentRunReport };
 
 /** The agent loop. */
-export async function runAgent(options: RunGeminiAgentOptions): Promise<GeminiAgentRunReport> {
+export async function runAgent(options: RunGeminiAgentOptions): Promise<AgentRunReport> {
   const { client, model, log } = options;
   const contextLimit = options.contextLimit ?? 9000;
   const maxSteps = options.maxStepsPerTask ?? 8;
-  const report: Omit<GeminiAgentRunReport, "session"> = {
-    requests: 0,
-    toolCalls: 0,
-    compactions: { threshold: 0, llm: 0, failed: 0 },
-    peakContextUsed: 0,
-  };
+  const report = emptyReport();
   // The agent's own request: the summarizer sends the same one, so Gemini's implicit cache serves it.
   const request: GeminiRequestDescription = {
     model,
     config: {
-      systemInstruction:
-        "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.",
+      systemInstruction: SYSTEM,
       tools: [{ functionDeclarations: TOOLS }],
       thinkingConfig: { includeThoughts: true },
     },

@@ -61,22 +61,15 @@ export function enforcesSignatures(model: string): boolean {
 
 const partsOf = (content: WireContent): WirePart[] =>
   Array.isArray(content.parts) ? (content.parts as WirePart[]) : [];
-const callsOf = (content: WireContent | undefined): Record<string, unknown>[] =>
-  content === undefined
-    ? []
-    : partsOf(content).flatMap((part) =>
-        typeof part.functionCall === "object" && part.functionCall !== null
-          ? [part.functionCall as Record<string, unknown>]
-          : [],
-      );
-const answersOf = (content: WireContent | undefined): Record<string, unknown>[] =>
-  content === undefined
-    ? []
-    : partsOf(content).flatMap((part) =>
-        typeof part.functionResponse === "object" && part.functionResponse !== null
-          ? [part.functionResponse as Record<string, unknown>]
-          : [],
-      );
+/** The `functionCall` (or `functionResponse`) objects of a content's parts. */
+const dataOf = (content: WireContent | undefined, key: "functionCall" | "functionResponse") =>
+  partsOf(content ?? {}).flatMap((part) =>
+    typeof part[key] === "object" && part[key] !== null
+      ? [part[key] as Record<string, unknown>]
+      : [],
+  );
+const callsOf = (content: WireContent | undefined) => dataOf(content, "functionCall");
+const answersOf = (content: WireContent | undefined) => dataOf(content, "functionResponse");
 const roleOf = (content: WireContent): unknown => content.role ?? "user";
 
 /** Rules 1-2: the shape of each content and part. */

@@ -1,3 +1,4 @@
+import { offlineRecollection, offlineSummary, PATH_PATTERN } from "./code-reading.js";
 import type { GeminiReply, GeminiScript, RecordedGeminiRequest } from "./gemini-api-server.js";
 import type { WireContent, WirePart } from "./gemini-rules.js";
 import { currentTurnStart } from "./gemini-rules.js";
@@ -11,7 +12,6 @@ import { currentTurnStart } from "./gemini-rules.js";
  * answers. With `thinkingConfig.includeThoughts` a reply leads with a thought summary.
  */
 
-const PATH_PATTERN = /\b[\w-]+(?:\/[\w.-]+)+\.\w+\b/g;
 const SUMMARY_REQUEST =
   /conversation summarizer|Summarize this conversation|Summarize part|Combine these summaries/;
 
@@ -24,17 +24,7 @@ const textOf = (content: WireContent | undefined): string =>
     .join("\n");
 
 function summaryReply(contents: readonly WireContent[]): GeminiReply {
-  const prompt = contents.map(textOf).join("\n");
-  const files = [...new Set(prompt.match(PATH_PATTERN) ?? [])];
-  const rules = [...new Set(prompt.match(/never [^.\n"]*/gi) ?? [])];
-  const summary = [
-    `Earlier work (${prompt.length.toLocaleString("en-US")} characters condensed).`,
-    files.length > 0 ? `Files already read: ${files.join(", ")}.` : "No files read yet.",
-    rules.length > 0 ? `User rules still in force: ${rules.join("; ")}.` : "",
-  ]
-    .filter((line) => line !== "")
-    .join(" ");
-  return { parts: [{ text: summary }], thoughtsTokens: 30 };
+  return { parts: [{ text: offlineSummary(contents.map(textOf).join("\n")) }], thoughtsTokens: 30 };
 }
 
 /** The paths the current turn's calls already read. */
@@ -113,10 +103,7 @@ function agentReply(
       thoughtsTokens: 20,
     };
   // A question about the session: answer from what the history (summary included) still holds.
-  const history = contents.map(textOf).join("\n");
-  const files = [...new Set(history.match(PATH_PATTERN) ?? [])];
-  const rule = history.match(/never [^.\n;"]*/i)?.[0];
-  const answer = `So far I have read ${files.length > 0 ? files.join(", ") : "nothing"}; ${rule ? `your rule: ${rule}.` : "I have no rule from you on record."}`;
+  const answer = offlineRecollection(contents.map(textOf).join("\n"));
   return { parts: [...thought, { text: answer }], thoughtsTokens: 20 };
 }
 

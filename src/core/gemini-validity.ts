@@ -43,52 +43,51 @@ const idOf = (entry: GeminiEntry): string =>
       ? entry.block.toolUseId
       : "";
 
-/** A function call turn after a user turn, and its responses in the very next turn, one each. */
-function checkExchange(groups: readonly GeminiContentGroup[], index: number, report: Report): void {
+/** Reports each entry with `code` and `message`. */
+function reportAll(
+  entries: readonly GeminiEntry[],
+  code: ConversationProblem["code"],
+  message: (entry: GeminiEntry) => string,
+  report: Report,
+): void {
+  for (const entry of entries)
+    report({ code, ...where(entry, idOf(entry)), message: message(entry) });
+}
+
+/** A model turn: no responses in it; its calls right after a user turn, answered in the next. */
+function checkModelTurn(
+  groups: readonly GeminiContentGroup[],
+  index: number,
+  report: Report,
+): void {
   const group = groups[index]!;
-  const before = groups[index - 1];
-  if (group.role === "model") {
-    for (const answer of results(group))
-      report({
-        code: "tool_result_in_assistant_message",
-        ...where(answer, idOf(answer)),
-        message: `messages.${answer.messageIndex}: a function response can only be in a user turn`,
-      });
-    const made = calls(group);
-    const first = made[0];
-    if (first !== undefined && before?.role !== "user")
-      report({
-        code: "misplaced_function_call",
-        ...where(first, idOf(first)),
-        message: CALL_PLACEMENT,
-      });
-    const next = groups[index + 1];
-    if (made.length > 0 && results(next).length === 0) {
-      for (const call of made)
-        report({
-          code: "missing_tool_result",
-          ...where(call, idOf(call)),
-          message: RESPONSE_COUNT,
-        });
-    }
-    return;
-  }
-  for (const call of calls(group))
-    report({
-      code: "assistant_block_in_user_message",
-      ...where(call, idOf(call)),
-      message: `messages.${call.messageIndex}: a function call can only be in a model turn`,
-    });
+  reportAll(
+    results(group),
+    "tool_result_in_assistant_message",
+    (entry) => `messages.${entry.messageIndex}: a function response can only be in a user turn`,
+    report,
+  );
+  const made = calls(group);
+  if (made.length > 0 && groups[index - 1]?.role !== "user")
+    reportAll(made.slice(0, 1), "misplaced_function_call", () => CALL_PLACEMENT, report);
+  if (made.length > 0 && results(groups[index + 1]).length === 0)
+    reportAll(made, "missing_tool_result", () => RESPONSE_COUNT, report);
+}
+
+/** A user turn: no calls in it; its responses answer the calls of the turn before, one each. */
+function checkUserTurn(groups: readonly GeminiContentGroup[], index: number, report: Report): void {
+  const group = groups[index]!;
+  reportAll(
+    calls(group),
+    "assistant_block_in_user_message",
+    (entry) => `messages.${entry.messageIndex}: a function call can only be in a model turn`,
+    report,
+  );
   const answers = results(group);
   if (answers.length === 0) return;
-  const open = new Map(calls(before).map((call) => [idOf(call), call]));
+  const open = new Map(calls(groups[index - 1]).map((call) => [idOf(call), call]));
   if (open.size === 0) {
-    for (const answer of answers)
-      report({
-        code: "orphan_tool_result",
-        ...where(answer, idOf(answer)),
-        message: RESPONSE_PLACEMENT,
-      });
+    reportAll(answers, "orphan_tool_result", () => RESPONSE_PLACEMENT, report);
     return;
   }
   const answered = new Set<string>();
@@ -102,9 +101,8 @@ function checkExchange(groups: readonly GeminiContentGroup[], index: number, rep
     if (code !== undefined) report({ code, ...where(answer, id), message: RESPONSE_COUNT });
     answered.add(id);
   }
-  for (const [id, call] of open)
-    if (!answered.has(id))
-      report({ code: "missing_tool_result", ...where(call, id), message: RESPONSE_COUNT });
+  const missing = [...open].filter(([id]) => !answered.has(id)).map(([, call]) => call);
+  reportAll(missing, "missing_tool_result", () => RESPONSE_COUNT, report);
 }
 
 /**
@@ -153,6 +151,9 @@ export function geminiProblems(messages: readonly Message[], report: Report): vo
     });
     return;
   }
-  for (let index = 0; index < groups.length; index += 1) checkExchange(groups, index, report);
+  groups.forEach((group, index) => {
+    if (group.role === "model") checkModelTurn(groups, index, report);
+    else checkUserTurn(groups, index, report);
+  });
   checkSignatures(groups, report);
 }

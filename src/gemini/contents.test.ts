@@ -89,10 +89,10 @@ describe("fromGeminiContents / toGeminiContents", () => {
   it("maps parts onto our blocks: a thought whole, calls and responses paired by name", () => {
     const messages = fromGeminiContents(HISTORY, { generateId: ids() });
     const [thought, first, second] = messages[1]!.content;
-    expect(thought).toMatchObject({
-      type: "thinking",
-      thinking: "Both files are needed.",
-      signature: "T1",
+    // A thought is carried whole, its signature with it: no compaction edit makes it stale.
+    expect(thought).toEqual({
+      type: "opaque",
+      block: { text: "Both files are needed.", thought: true, thoughtSignature: "T1" },
     });
     expect(first).toMatchObject({
       type: "tool_use",
