@@ -20,42 +20,31 @@ import {
   type GeminiRequestDescription,
   toGeminiContents,
 } from "../src/gemini/index.js";
-import { AgentSession, LLMCompactor, validateConversation } from "../src/index.js";
+import { validateConversation } from "../src/index.js";
 import {
   type AgentRunReport,
-  compactionLogger,
+  type RunAgentOptions as CodeReadingOptions,
+  codeReadingSession,
   emptyReport,
   percent,
-  runTool,
+  READ_FILE,
   SYSTEM,
   TASKS,
+  takeStep,
 } from "./support/code-reading.js";
 import { GeminiApiServer } from "./support/gemini-api-server.js";
 import { offlineGemini } from "./support/offline-gemini.js";
 
 const TOOLS: FunctionDeclaration[] = [
   {
-    name: "read_file",
-    description: "Returns the contents of a file of the repository.",
-    parametersJsonSchema: {
-      type: "object",
-      properties: { path: { type: "string", description: "Path such as src/lexer.ts" } },
-      required: ["path"],
-    },
+    name: READ_FILE.name,
+    description: READ_FILE.description,
+    parametersJsonSchema: READ_FILE.schema,
   },
 ];
 
 /** What {@link runAgent} needs. */
-export interface RunGeminiAgentOptions {
-  client: GoogleGenAI;
-  model: string;
-  /** Where the progress lines go. */
-  log: (line: string) => void;
-  /** The pretend context window. @default 9000 */
-  contextLimit?: number;
-  /** Function-calling rounds allowed per task, a guard against a model that never stops. @default 8 */
-  maxStepsPerTask?: number;
-}
+export type RunGeminiAgentOptions = CodeReadingOptions<GoogleGenAI>;
 
 export type { AgentRunReport };
 
@@ -74,18 +63,12 @@ export async function runAgent(options: RunGeminiAgentOptions): Promise<AgentRun
       thinkingConfig: { includeThoughts: true },
     },
   };
-  const session = new AgentSession({
+  const session = codeReadingSession(
     contextLimit,
-    // Cheap first: old tool results give way to their compact summaries.
-    compactor: { type: "threshold", config: { threshold: 0.5, keepRecentTurns: 2 } },
-    // Then, if that is not enough, Gemini summarises the older turns.
-    llmCompactor: new LLMCompactor(new GeminiLlmClient({ client, request }), {
-      threshold: 0.6,
-      keepRecentTurns: 1,
-      maxSummaryTokens: 512,
-    }),
-    onEvent: compactionLogger(report, log),
-  });
+    new GeminiLlmClient({ client, request }),
+    report,
+    log,
+  );
 
   for (const task of TASKS) {
     log(`▶ user: ${task}`);
@@ -104,16 +87,7 @@ export async function runAgent(options: RunGeminiAgentOptions): Promise<AgentRun
       report.requests += 1;
       const { message, toolUses } = appendGeminiResponse(session, response);
       log(`  context after the reply: ${percent(session.contextUsed, contextLimit)}`);
-      if (toolUses.length === 0) {
-        const text = (message?.content ?? [])
-          .map((block) => (block.type === "text" ? block.text : ""))
-          .join("");
-        log(`  ◀ model: ${text}`);
-        break;
-      }
-      for (const call of toolUses) log(`  → ${call.name}(${JSON.stringify(call.input)})`);
-      report.toolCalls += toolUses.length;
-      session.addToolResults(toolUses.map(runTool));
+      if (!takeStep(session, { message, calls: toolUses }, report, log)) break;
     }
   }
   return { ...report, session };

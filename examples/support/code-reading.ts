@@ -1,8 +1,11 @@
-import type {
+import {
   AgentSession,
-  CompactionEvent,
-  ToolResultBlock,
-  ToolUseBlock,
+  type AssistantMessage,
+  type CompactionEvent,
+  LLMCompactor,
+  type LlmClient,
+  type ToolResultBlock,
+  type ToolUseBlock,
 } from "../../src/index.js";
 
 // The code-reading task the provider examples run, and what their offline stand-ins say: one
@@ -38,6 +41,51 @@ export const TASKS = [
 /** The agent's instructions. */
 export const SYSTEM =
   "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.";
+
+/** The one tool, in the words every SDK's declaration takes: its name, description and JSON schema. */
+export const READ_FILE = {
+  name: "read_file",
+  description: "Returns the contents of a file of the repository.",
+  schema: {
+    type: "object" as const,
+    properties: { path: { type: "string", description: "Path such as src/lexer.ts" } },
+    required: ["path"],
+  },
+};
+
+/** What an example's `runAgent` needs: the SDK's client, the model, where the progress goes. */
+export interface RunAgentOptions<Client> {
+  client: Client;
+  model: string;
+  /** Where the progress lines go. */
+  log: (line: string) => void;
+  /** The pretend context window. @default 9000 */
+  contextLimit?: number;
+  /** Tool-use rounds allowed per task, a guard against a model that never stops. @default 8 */
+  maxStepsPerTask?: number;
+}
+
+/**
+ * The examples' session: cheap first (old tool results give way to their compact summaries),
+ * then, if that is not enough, the provider's model summarises the older turns.
+ */
+export function codeReadingSession(
+  contextLimit: number,
+  summarizer: LlmClient,
+  report: Omit<AgentRunReport, "session">,
+  log: (line: string) => void,
+): AgentSession {
+  return new AgentSession({
+    contextLimit,
+    compactor: { type: "threshold", config: { threshold: 0.5, keepRecentTurns: 2 } },
+    llmCompactor: new LLMCompactor(summarizer, {
+      threshold: 0.6,
+      keepRecentTurns: 1,
+      maxSummaryTokens: 512,
+    }),
+    onEvent: compactionLogger(report, log),
+  });
+}
 
 /** Runs one tool call; the compact summary is what threshold compaction keeps of it later. */
 export function runTool(call: ToolUseBlock): ToolResultBlock {
@@ -134,4 +182,27 @@ export function offlineRecollection(history: string): string {
   const files = [...new Set(history.match(PATH_PATTERN) ?? [])];
   const rule = history.match(/never [^.\n;"]*/i)?.[0];
   return `So far I have read ${files.length > 0 ? files.join(", ") : "nothing"}; ${rule ? `your rule: ${rule}.` : "I have no rule from you on record."}`;
+}
+
+/**
+ * One step's end: a reply without calls is logged and ends the turn (`false`); otherwise the
+ * calls run and their results join the session, and the turn goes on (`true`).
+ */
+export function takeStep(
+  session: AgentSession,
+  reply: { message: AssistantMessage | undefined; calls: ToolUseBlock[] },
+  report: Omit<AgentRunReport, "session">,
+  log: (line: string) => void,
+): boolean {
+  if (reply.calls.length === 0) {
+    const text = (reply.message?.content ?? [])
+      .map((block) => (block.type === "text" ? block.text : ""))
+      .join("");
+    log(`  ◀ assistant: ${text}`);
+    return false;
+  }
+  for (const call of reply.calls) log(`  → ${call.name}(${JSON.stringify(call.input)})`);
+  report.toolCalls += reply.calls.length;
+  session.addToolResults(reply.calls.map(runTool));
+  return true;
 }
