@@ -37,6 +37,11 @@ export function isGeminiPart(block: ContentBlock): boolean {
   return block.type === "opaque" && !Object.hasOwn(block.block, "type");
 }
 
+/** A Gemini thought (`thought: true`) carried whole: the model's private reasoning, as thinking is. */
+export function isGeminiThought(block: ContentBlock): boolean {
+  return isGeminiPart(block) && block.type === "opaque" && block.block.thought === true;
+}
+
 /**
  * The thought signature a block carries on the wire: the `thoughtSignature` of a part carried
  * whole (a thought), or the one kept beside a function call, a text or an image.

@@ -148,6 +148,32 @@ describe("GeminiLlmClient", () => {
     expect(String((failure as CompactionError).cause)).toMatch(/Bad request from the summarizer/);
   });
 
+  it("leaves Gemini thoughts out of a transcript summary, as it does thinking", async () => {
+    next = { parts: [{ text: "A summary." }] };
+    const client = new GeminiLlmClient({ client: ai, model: "gemini-2.5-flash" });
+    const messages = fromGeminiContents([
+      { role: "user", parts: [{ text: "Read a.ts" }] },
+      {
+        role: "model",
+        parts: [
+          { text: "Private plan.", thought: true, thoughtSignature: "SIGNATURE-1" },
+          { text: `It holds ${"many lines ".repeat(400)}` },
+        ],
+      },
+      { role: "user", parts: [{ text: "And b.ts?" }] },
+      { role: "model", parts: [{ text: "Done." }] },
+    ]);
+    const { result } = await new LLMCompactor(client, { keepRecentTurns: 1 }).compactAsync(
+      messages,
+      new Map(),
+    );
+    expect(result.turnsCompacted).toBe(1);
+    const sent = JSON.stringify(body().contents);
+    expect(sent).toContain("many lines");
+    expect(sent).not.toContain("Private plan");
+    expect(sent).not.toContain("SIGNATURE-1");
+  });
+
   it("is traced as a GenAI chat span with its usage", async () => {
     next = { parts: [{ text: "A summary." }] };
     const { tracer, spans } = memoryTracing();
