@@ -41,4 +41,5 @@ export {
   type GeminiResponseLike,
   type GeminiResponseTarget,
 } from "./response.js";
+export { answerCompact, answerRecall, COMPACT_FUNCTION, RECALL_FUNCTION } from "./tools.js";
 export { type GeminiUsageLike, usageFromGemini } from "./usage.js";
