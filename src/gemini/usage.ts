@@ -36,7 +36,9 @@ const GeminiUsageSchema = z.looseObject(
  * `promptTokenCount` counts cached tokens too, so the uncached input is what is left once
  * `cachedContentTokenCount` (cache reads) is taken out; the output is the reply's tokens and the
  * thinking's (`thoughtsTokenCount`, billed as output). Gemini bills no cache writes for implicit
- * caching. `undefined` without `promptTokenCount`: record nothing rather than a context of zero.
+ * caching. `toolUsePromptTokenCount` (what server-side tools such as search read) is left out: it
+ * is not part of the conversation the next request sends. `undefined` without
+ * `promptTokenCount`: record nothing rather than a context of zero.
  *
  * @example
  * const usage = usageFromGemini(response.usageMetadata);
