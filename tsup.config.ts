@@ -14,6 +14,7 @@ const entry = {
   "ai-sdk/index": "src/ai-sdk/index.ts",
   "openai/index": "src/openai/index.ts",
   "chat-completions/index": "src/chat-completions/index.ts",
+  "gemini/index": "src/gemini/index.ts",
 };
 
 export default defineConfig([

@@ -19,87 +19,42 @@ import {
   appendAnthropicResponse,
   toAnthropicMessages,
 } from "../src/anthropic/index.js";
+import type { ToolUseBlock } from "../src/index.js";
 import {
-  AgentSession,
-  LLMCompactor,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from "../src/index.js";
-import { readFile, SYSTEM, TASKS } from "./support/code-reading-task.js";
-import { logCompactions } from "./support/compaction-log.js";
+  type AgentRunReport,
+  type RunAgentOptions as CodeReadingOptions,
+  codeReadingSession,
+  emptyReport,
+  percent,
+  READ_FILE,
+  SYSTEM,
+  TASKS,
+  takeStep,
+} from "./support/code-reading.js";
 import { MessagesApiServer } from "./support/messages-api-server.js";
 import { offlineClaude } from "./support/offline-claude.js";
 
 const TOOLS: Tool[] = [
-  {
-    name: "read_file",
-    description: "Returns the contents of a file of the repository.",
-    input_schema: {
-      type: "object",
-      properties: { path: { type: "string", description: "Path such as src/lexer.ts" } },
-      required: ["path"],
-    },
-  },
+  { name: READ_FILE.name, description: READ_FILE.description, input_schema: READ_FILE.schema },
 ];
 
-/** Runs one tool call; the compact summary is what threshold compaction keeps of it later. */
-function runTool(call: ToolUseBlock): ToolResultBlock {
-  const path = typeof call.input.path === "string" ? call.input.path : "";
-  return { type: "tool_result", toolUseId: call.id, ...readFile(call.name, path) };
-}
-
 /** What {@link runAgent} needs. */
-export interface RunAgentOptions {
-  client: Anthropic;
-  model: string;
-  /** Where the progress lines go. */
-  log: (line: string) => void;
-  /** The pretend context window. @default 9000 */
-  contextLimit?: number;
-  /** Tool-use rounds allowed per task, a guard against a model that never stops. @default 8 */
-  maxStepsPerTask?: number;
-}
+export type RunAgentOptions = CodeReadingOptions<Anthropic>;
 
-/** What happened in a run. */
-export interface AgentRunReport {
-  requests: number;
-  toolCalls: number;
-  /** Compactions that changed the conversation, by strategy (`threshold`, `llm`), and failures. */
-  compactions: { threshold: number; llm: number; failed: number };
-  /** The highest context measure seen before a request was sent. */
-  peakContextUsed: number;
-  /** The session at the end. */
-  session: AgentSession;
-}
-
-function percent(used: number, limit: number): string {
-  return `${used.toLocaleString("en-US")} / ${limit.toLocaleString("en-US")} tokens (${Math.round((used / limit) * 100)}%)`;
-}
+export type { AgentRunReport };
 
 /** The agent loop. */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport> {
   const { client, model, log } = options;
   const contextLimit = options.contextLimit ?? 9000;
   const maxSteps = options.maxStepsPerTask ?? 8;
-  const report: Omit<AgentRunReport, "session"> = {
-    requests: 0,
-    toolCalls: 0,
-    compactions: { threshold: 0, llm: 0, failed: 0 },
-    peakContextUsed: 0,
-  };
-
-  const session = new AgentSession({
+  const report = emptyReport();
+  const session = codeReadingSession(
     contextLimit,
-    // Cheap first: old tool results give way to their compact summaries.
-    compactor: { type: "threshold", config: { threshold: 0.5, keepRecentTurns: 2 } },
-    // Then, if that is not enough, Claude summarises the older turns.
-    llmCompactor: new LLMCompactor(new AnthropicLlmClient({ client, model }), {
-      threshold: 0.6,
-      keepRecentTurns: 1,
-      maxSummaryTokens: 512,
-    }),
-    onEvent: logCompactions(report.compactions, log),
-  });
+    new AnthropicLlmClient({ client, model }),
+    report,
+    log,
+  );
 
   for (const task of TASKS) {
     log(`▶ user: ${task}`);
@@ -121,16 +76,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
       const calls = (message?.content ?? []).filter(
         (block): block is ToolUseBlock => block.type === "tool_use",
       );
-      if (response.stop_reason !== "tool_use" || calls.length === 0) {
-        const text = (message?.content ?? [])
-          .map((block) => (block.type === "text" ? block.text : ""))
-          .join("");
-        log(`  ◀ assistant: ${text}`);
-        break;
-      }
-      for (const call of calls) log(`  → ${call.name}(${JSON.stringify(call.input)})`);
-      report.toolCalls += calls.length;
-      session.addToolResults(calls.map(runTool));
+      const ended = response.stop_reason !== "tool_use";
+      if (!takeStep(session, { message, calls: ended ? [] : calls }, report, log)) break;
     }
   }
   return { ...report, session };

@@ -1,4 +1,5 @@
 import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
+import { offlineRecollection, offlineSummary, PATH_PATTERN } from "./code-reading.js";
 import { type Reply, type ReplyScript, roughTokens } from "./messages-api-server.js";
 
 /**
@@ -18,8 +19,6 @@ type WireBlock = {
 };
 type WireMessage = { role: "user" | "assistant"; content: string | WireBlock[] };
 type Body = { system?: unknown; tools?: unknown; messages?: WireMessage[] };
-
-const PATH_PATTERN = /\b[\w-]+(?:\/[\w.-]+)+\.\w+\b/g;
 
 function blocks(message: WireMessage): WireBlock[] {
   return typeof message.content === "string"
@@ -48,17 +47,7 @@ function currentRequestIndex(messages: readonly WireMessage[]): number {
 }
 
 function summaryReply(body: Body): Reply {
-  const prompt = (body.messages ?? []).map(textOf).join("\n");
-  const files = [...new Set(prompt.match(PATH_PATTERN) ?? [])];
-  const rules = [...new Set(prompt.match(/never [^.\n"]*/gi) ?? [])];
-  const summary = [
-    `Earlier work (${prompt.length.toLocaleString("en-US")} characters condensed).`,
-    files.length > 0 ? `Files already read: ${files.join(", ")}.` : "No files read yet.",
-    rules.length > 0 ? `User rules still in force: ${rules.join("; ")}.` : "",
-  ]
-    .filter((line) => line !== "")
-    .join(" ");
-  return { type: "message", text: summary };
+  return { type: "message", text: offlineSummary((body.messages ?? []).map(textOf).join("\n")) };
 }
 
 function agentReply(body: Body, nextToolId: () => string): Reply {
@@ -93,13 +82,7 @@ function agentReply(body: Body, nextToolId: () => string): Reply {
     };
   }
   // A question about the session: answer from what the history (summary included) still holds.
-  const history = messages.map(textOf).join("\n");
-  const files = [...new Set(history.match(PATH_PATTERN) ?? [])];
-  const rule = history.match(/never [^.\n;"]*/i)?.[0];
-  return {
-    type: "message",
-    text: `So far I have read ${files.length > 0 ? files.join(", ") : "nothing"}; ${rule ? `your rule: ${rule}.` : "I have no rule from you on record."}`,
-  };
+  return { type: "message", text: offlineRecollection(messages.map(textOf).join("\n")) };
 }
 
 /** Options of {@link offlineClaude}. */

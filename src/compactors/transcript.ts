@@ -1,4 +1,5 @@
 import { isCompactionBlock, isSystemMessageBlock } from "../core/conversation-structure.js";
+import { isGeminiThought } from "../core/gemini-contents.js";
 import type {
   ContentBlock,
   JsonValue,
@@ -153,7 +154,7 @@ function renderBlock(
     case "image":
       return { text: `[${speaker} sent an image]`, fromUser: role === "user" };
     case "opaque":
-      return renderOpaque(speaker, block, caps);
+      return isGeminiThought(block) ? undefined : renderOpaque(speaker, block, caps);
     case "thinking":
     case "redacted_thinking":
       // Private reasoning: not part of what the successor needs, and costly.

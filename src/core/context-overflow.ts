@@ -11,6 +11,8 @@ export const CONTEXT_OVERFLOW_PHRASES = Object.freeze({
   anthropic: ["prompt is too long", "exceed context limit"],
   /** OpenAI: the `context_length_exceeded` code, Chat Completions' and the Responses API's messages. */
   openai: ["context_length_exceeded", "maximum context length", "exceeds the context window"],
+  /** Gemini: `The input token count (1234567) exceeds the maximum number of tokens allowed (1048576).` */
+  gemini: ["exceeds the maximum number of tokens allowed"],
 } as const);
 
 /** Characters of one error text looked at: provider messages say it in their first sentence. */
@@ -66,8 +68,8 @@ export function mentionsAny(texts: readonly string[], phrases: readonly string[]
 }
 
 /**
- * Whether an error is a provider's refusal of a request for its context length, as Anthropic
- * and OpenAI word it (through their SDKs or the AI SDK's `APICallError`): a 400 (or an error
+ * Whether an error is a provider's refusal of a request for its context length, as Anthropic,
+ * OpenAI and Gemini word it (through their SDKs or the AI SDK's `APICallError`): a 400 (or an error
  * without a status, as a streamed `response.failed` is) whose message or code says so.
  */
 export function isContextOverflowError(error: unknown): boolean {
@@ -76,6 +78,7 @@ export function isContextOverflowError(error: unknown): boolean {
   return mentionsAny(errorTexts(error), [
     ...CONTEXT_OVERFLOW_PHRASES.anthropic,
     ...CONTEXT_OVERFLOW_PHRASES.openai,
+    ...CONTEXT_OVERFLOW_PHRASES.gemini,
   ]);
 }
 

@@ -39,7 +39,11 @@ export type ConversationProblemCode =
   /** OpenAI: a reasoning item not followed, in its message, by the item it was produced with. */
   | "reasoning_without_following_item"
   /** OpenAI: a compaction item between a function call and its output. */
-  | "misplaced_compaction";
+  | "misplaced_compaction"
+  /** Gemini: a function call turn that does not come right after a user turn. */
+  | "misplaced_function_call"
+  /** Gemini 3 and later: a function call turn of the current turn without its thought signature. */
+  | "missing_thought_signature";
 
 /** One problem found by {@link validateConversation}. */
 export interface ConversationProblem {

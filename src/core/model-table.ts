@@ -17,8 +17,18 @@ import type { ModelPricing } from "./model-prices.js";
  *   later (OpenAI's prompt-caching guide, quoted in mindroom-ai/mindroom PR #2134). Above 272,000
  *   input tokens input and cache rates double and output is 1.5x (BerriAI/litellm discussion
  *   #42523). OpenAI has no 1-hour write price: `cacheWrite1hMultiplier` stays at its default.
+ * - Google: ai.google.dev/gemini-api/docs/pricing, as gateways quote it. Gemini 4 Argon $4 / $20
+ *   with $0.20 reads from 2026-12-01 (BerriAI/litellm discussion #46238, iyulab/TokenMeter
+ *   v0.13.1); Gemini 4 Neon $3 / $15 with $0.15 reads and Gemini 4 Hydrogen $1.50 / $7.50 with
+ *   $0.075 reads (TokenMeter v0.17.0); Gemini 3.8 Flash $0.75 / $3.75 with $0.075 reads through
+ *   2026-12-31 ($1.50 / $7.50 from 2027-01-01; pydantic/genai-prices PR #678); Gemini 3.1 Pro
+ *   $2 / $12 with $0.20 reads, $4 / $18 above 200,000 prompt tokens; Gemini 3 Flash $0.50 / $3
+ *   with $0.05 reads (simonw/llm-prices PR #68); Gemini 2.5 Pro $1.25 / $10 ($2.50 / $15 above
+ *   200,000), 2.5 Flash $0.30 / $2.50, 2.5 Flash-Lite $0.10 / $0.40, reads a tenth of input.
+ *   Thinking is billed as output.
  * Windows: the providers' model pages as they gave them in December 2026 (platform.claude.com
- * model overviews; OpenAI's model pages as mirrored by AI gateways). GPT-6 models take at most
+ * model overviews; OpenAI's model pages as mirrored by AI gateways; the Gemini API's `models`
+ * list, `inputTokenLimit` and `outputTokenLimit`, as gateways quote them). GPT-6 models take at most
  * 922K of their 1.05M as input (the rest is the reply's).
  */
 
@@ -41,6 +51,31 @@ const K = 1_000;
 const M = 1_000_000;
 /** Anthropic's cache writes: 1.25x for 5 minutes, 2x for an hour. */
 const CLAUDE_WRITES = { cacheWrite5mMultiplier: 1.25, cacheWrite1hMultiplier: 2 } as const;
+
+/** Gemini's input limit (2^20 tokens). */
+const GEMINI_WINDOW = 1_048_576;
+
+/**
+ * A Gemini row: its window, and its prices with reads at `cacheReadMultiplier` of input and no
+ * write premium (implicit caching bills none; explicit caching's hourly storage is not modelled).
+ */
+const geminiRow = (
+  inputPerMTok: number,
+  outputPerMTok: number,
+  cacheReadMultiplier: number,
+  longContext?: { aboveTokens: number; inputPerMTok: number; outputPerMTok: number },
+) => ({
+  contextWindow: GEMINI_WINDOW,
+  maxOutputTokens: 65_536,
+  pricing: {
+    inputPerMTok,
+    outputPerMTok,
+    cacheReadMultiplier,
+    cacheWrite5mMultiplier: 1,
+    cacheWrite1hMultiplier: 1,
+    ...(longContext === undefined ? {} : { longContext }),
+  },
+});
 
 /** OpenAI's prices from GPT-5.6 on: writes 1.25x; above 272K input tokens, the dearer rates. */
 const openAiPricing = (
@@ -152,6 +187,30 @@ export const MODEL_TABLE = freezeDeeply({
   "o3-mini": { contextWindow: 200 * K, maxOutputTokens: 100 * K },
   "o4-mini": { contextWindow: 200 * K, maxOutputTokens: 100 * K },
   o1: { contextWindow: 200 * K, maxOutputTokens: 100 * K },
+  // Gemini: 1,048,576 input tokens, 65,536 output; a `-preview…` id is the model it previews.
+  "gemini-4-argon": geminiRow(4, 20, 0.05),
+  "gemini-4-neon": geminiRow(3, 15, 0.05),
+  "gemini-4-hydrogen": geminiRow(1.5, 7.5, 0.05),
+  "gemini-3.8-flash": geminiRow(0.75, 3.75, 0.1),
+  "gemini-3.7-flash": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3.6-flash": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3.5-flash": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3.5-flash-lite": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3.1-pro": geminiRow(2, 12, 0.1, {
+    aboveTokens: 200_000,
+    inputPerMTok: 4,
+    outputPerMTok: 18,
+  }),
+  "gemini-3.1-flash-lite": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3-pro": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3-flash": geminiRow(0.5, 3, 0.1),
+  "gemini-2.5-pro": geminiRow(1.25, 10, 0.1, {
+    aboveTokens: 200_000,
+    inputPerMTok: 2.5,
+    outputPerMTok: 15,
+  }),
+  "gemini-2.5-flash": geminiRow(0.3, 2.5, 0.1),
+  "gemini-2.5-flash-lite": geminiRow(0.1, 0.4, 0.1),
 } as const satisfies Record<string, ModelRow>);
 
 /** A model id in {@link MODEL_TABLE}. */
@@ -202,10 +261,18 @@ function withoutBedrockVersion(name: string): string {
   return versioned ? name.slice(0, at) : name;
 }
 
+/** A Gemini preview's name as the model it previews: `gemini-3-flash-preview…` is `gemini-3-flash`. */
+function withoutGeminiPreview(name: string): string {
+  if (!name.startsWith("gemini-")) return name;
+  const at = name.indexOf("-preview");
+  return at < 0 ? name : name.slice(0, at);
+}
+
 /**
  * The table key a model name stands for: lower case, provider prefix (`anthropic/`,
- * `openai/`, Bedrock's `us.anthropic.`), Vertex's `@date`, Bedrock's `-v1:0` and a snapshot
- * date removed, dots as dashes. Linear in the name; no regular expression.
+ * `openai/`, `models/`, Bedrock's `us.anthropic.`), Vertex's `@date`, Bedrock's `-v1:0`, a
+ * snapshot date and a Gemini `-preview…` suffix removed, dots as dashes. Linear in the name;
+ * no regular expression.
  */
 function normalize(model: string): { key: string; oneM: boolean } {
   let name = model.trim().toLowerCase();
@@ -219,7 +286,7 @@ function normalize(model: string): { key: string; oneM: boolean } {
   name = withoutBedrockVersion(name);
   const colon = name.indexOf(":");
   if (colon >= 0) name = name.slice(0, colon);
-  name = withoutDate(name.replaceAll(".", "-"));
+  name = withoutGeminiPreview(withoutDate(name.replaceAll(".", "-")));
   return { key: ALIASES[name] ?? name, oneM };
 }
 

@@ -41,6 +41,27 @@ describe("modelLimitsOf / contextWindowOf", () => {
     });
   });
 
+  it("knows current Gemini models, by their ids, previews, SDK and gateway names", () => {
+    expect(modelLimitsOf("gemini-4-argon")).toEqual({
+      contextWindow: 1_048_576,
+      maxOutputTokens: 65_536,
+    });
+    expectWindows({
+      "gemini-2.5-pro": 1_048_576,
+      "gemini-2.5-flash": 1_048_576,
+      "gemini-2.5-flash-lite": 1_048_576,
+      "gemini-3-pro-preview": 1_048_576,
+      "gemini-3-flash-preview": 1_048_576,
+      "gemini-3.1-pro-preview-customtools": 1_048_576,
+      "gemini-2.5-flash-preview-09-2025": 1_048_576,
+      "models/gemini-3.8-flash": 1_048_576,
+      "google/gemini-4-hydrogen": 1_048_576,
+    });
+    // A preview of a model the table does not hold is not taken for another.
+    for (const name of ["gemini-3-pro-image-preview", "gemini-4", "gemini-flash-latest"])
+      expect(contextWindowOf(name), name).toBeUndefined();
+  });
+
   it("matches dated snapshots, aliases, gateway, Bedrock and Vertex names", () => {
     expectWindows({
       "claude-haiku-4-5-20251001": 200_000,

@@ -390,8 +390,8 @@ describe("validateConversation for each provider", () => {
   });
 
   it("refuses an unknown provider, naming the field", () => {
-    expect(() => validateConversation([], { provider: "gemini" as never })).toThrow(
-      /provider: must be "anthropic", "openai", "ai-sdk" or "chat-completions"/,
+    expect(() => validateConversation([], { provider: "vertex" as never })).toThrow(
+      /provider: must be "anthropic", "openai", "ai-sdk", "chat-completions" or "gemini"/,
     );
   });
 });

@@ -4,6 +4,7 @@ import { anthropicProblems } from "./anthropic-validity.js";
 import { chatCompletionsProblems } from "./chat-completions-validity.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
+import { geminiProblems } from "./gemini-validity.js";
 import type { Message } from "./message.js";
 import { aiSdkProblems, openAIProblems } from "./provider-validity.js";
 import { LenientMessagesSchema } from "./schemas.js";
@@ -13,6 +14,7 @@ const PROVIDERS: readonly ConversationProvider[] = [
   "openai",
   "ai-sdk",
   "chat-completions",
+  "gemini",
 ];
 
 function providerOf(options: ValidateConversationOptions): ConversationProvider {
@@ -23,7 +25,7 @@ function providerOf(options: ValidateConversationOptions): ConversationProvider 
     {
       path: isPlainObject(options) ? ["provider"] : [],
       message: isPlainObject(options)
-        ? 'must be "anthropic", "openai", "ai-sdk" or "chat-completions"'
+        ? 'must be "anthropic", "openai", "ai-sdk", "chat-completions" or "gemini"'
         : "must be an object",
     },
   ]);
@@ -32,15 +34,22 @@ function providerOf(options: ValidateConversationOptions): ConversationProvider 
 export type { ConversationProblem, ConversationProblemCode } from "./conversation-problem.js";
 
 /** The API a conversation is checked for: each has its own rules. */
-export type ConversationProvider = "anthropic" | "openai" | "ai-sdk" | "chat-completions";
+export type ConversationProvider =
+  | "anthropic"
+  | "openai"
+  | "ai-sdk"
+  | "chat-completions"
+  | "gemini";
 
 /** Options of {@link validateConversation}. */
 export interface ValidateConversationOptions {
   /**
    * The API the request goes to: `anthropic` (the Messages API), `openai` (the Responses API,
    * on the items `toResponsesInput` makes) or `ai-sdk` (what `generateText` accepts, on the
-   * messages `toModelMessages` makes) or `chat-completions` (OpenAI's Chat Completions and
-   * compatible hosts, on the messages `toChatMessages` makes). @default "anthropic"
+   * messages `toModelMessages` makes), `chat-completions` (OpenAI's Chat Completions and
+   * compatible hosts, on the messages `toChatMessages` makes) or `gemini` (the Gemini API, on
+   * the contents `toGeminiContents` makes; Gemini 3's thought signature rule included).
+   * @default "anthropic"
    */
   provider?: ConversationProvider;
 }
@@ -55,7 +64,7 @@ const lenientMessagesSchema = new LazilyCompiled(LenientMessagesSchema);
 /**
  * The problems the API the conversation goes to would reject it for, in order; empty when it is
  * valid. `provider` picks the rules: the Anthropic Messages API's by default (tool pairing,
- * roles, placement, emptiness), OpenAI's Responses API's, the AI SDK's or Chat Completions' (see
+ * roles, placement, emptiness), OpenAI's Responses API's, the AI SDK's, Chat Completions' or Gemini's (see
  * {@link ValidateConversationOptions}). Messages must be well-formed (`ValidationError`
  * otherwise): this checks what the API checks across messages.
  *
@@ -83,6 +92,10 @@ export function validateConversation(
   }
   if (provider === "chat-completions") {
     chatCompletionsProblems(parsed as Message[], report);
+    return problems;
+  }
+  if (provider === "gemini") {
+    geminiProblems(parsed as Message[], report);
     return problems;
   }
   anthropicProblems(parsed as Message[], report);

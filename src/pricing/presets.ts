@@ -13,7 +13,8 @@ type PricingPresets = {
 
 /**
  * Price tables of current models, by model id: Claude Fable 5.1, Opus 5.5, Sonnet 5.5 and
- * Haiku 5.5; OpenAI GPT-6.2 Astra, GPT-6.1 Sol and GPT-6 Luna (sources beside `MODEL_TABLE`,
+ * Haiku 5.5; OpenAI GPT-6.2 Astra, GPT-6.1 Sol and GPT-6 Luna; Gemini 4 Argon, Neon and
+ * Hydrogen, 3.8 Flash, 3.1 Pro, 3 Flash, 2.5 Pro, Flash and Flash-Lite (sources beside `MODEL_TABLE`,
  * the one table of windows and prices this is a view of). Prices change: pass your own
  * {@link ModelPricing} where they differ.
  */

@@ -158,6 +158,34 @@ describe("pricingForModel", () => {
         expect(pricingForModel(name) !== undefined, name).toBe(contextWindowOf(name) !== undefined);
     }
   });
+
+  it("finds Gemini presets by id, preview id and the SDK's models/ name", () => {
+    expect(pricingForModel("gemini-3-flash-preview")).toBe(PRICING_PRESETS["gemini-3-flash"]);
+    expect(pricingForModel("gemini-3.1-pro-preview")).toBe(PRICING_PRESETS["gemini-3.1-pro"]);
+    expect(pricingForModel("models/gemini-2.5-flash")).toBe(PRICING_PRESETS["gemini-2.5-flash"]);
+    expect(pricingForModel("gemini-2.5-flash-lite")).toBe(PRICING_PRESETS["gemini-2.5-flash-lite"]);
+    expect(pricingForModel("gemini-4-argon")?.inputPerMTok).toBe(4);
+  });
+
+  it("prices a Gemini usage: cache reads at a tenth (a twentieth on Gemini 4), thinking as output, long prompts dearer", () => {
+    // 100k prompt, 80k of it from the implicit cache, 1k reply and 1k of thinking.
+    const flash = priceUsage(
+      { inputTokens: 20_000, cacheReadInputTokens: 80_000, outputTokens: 2_000 },
+      PRICING_PRESETS["gemini-3-flash"],
+    );
+    expect(flash.totalUsd).toBeCloseTo(0.01 + 0.004 + 0.006, 10);
+    const argon = priceUsage(
+      { inputTokens: 0, cacheReadInputTokens: 1_000_000 },
+      PRICING_PRESETS["gemini-4-argon"],
+    );
+    expect(argon.totalUsd).toBeCloseTo(0.2, 10);
+    // Above 200,000 prompt tokens, Gemini 2.5 Pro bills the whole request at $2.50 / $15.
+    const long = priceUsage(
+      { inputTokens: 300_000, outputTokens: 1_000 },
+      PRICING_PRESETS["gemini-2.5-pro"],
+    );
+    expect(long.totalUsd).toBeCloseTo(0.75 + 0.015, 10);
+  });
 });
 
 describe("CostAccumulator", () => {

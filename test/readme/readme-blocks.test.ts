@@ -23,6 +23,7 @@ const ENTRIES = [
   "agent-compaction/ai-sdk",
   "agent-compaction/openai",
   "agent-compaction/chat-completions",
+  "agent-compaction/gemini",
 ];
 
 interface Block {

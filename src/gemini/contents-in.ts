@@ -1,0 +1,189 @@
+import type { Content } from "@google/genai";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { GEMINI_CONTENT_MARKS_KEY, GEMINI_KEY } from "../core/gemini-contents.js";
+import type { ContentBlock, JsonObject, Message, TurnId } from "../core/message.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { rememberValid } from "../core/message-memo.js";
+import { isSummaryText } from "../core/summary-format.js";
+import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { checkConversionOptions } from "../internal/conversion-options.js";
+import { normalizeJson } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import { type PartContext, partBlock, without } from "./parts-in.js";
+
+/** Options of {@link fromGeminiContents}. */
+export interface FromGeminiContentsOptions {
+  /** The session id stamped on every message. @default a new uuid v7 */
+  sessionId?: string;
+  /** The number of the first turn (owner `"u"`). @default 1 */
+  firstTurnNumber?: number;
+  /** Clock for `createdAt`, read once per call. @default the wall clock */
+  clock?: Clock;
+  /** The id given to a `functionCall` that has none (the Gemini API may leave it out). @default a new uuid v7 */
+  generateId?: () => string;
+}
+
+/** A call of the latest model content, for the responses without an id that answer it. */
+interface OpenCall {
+  id: string;
+  name: string;
+  answered: boolean;
+}
+
+/**
+ * Converts Gemini `contents` (what `generateContent` takes, or a candidate's `content`) to our
+ * messages, losslessly: {@link toGeminiContents} gives the same contents back. A model content is
+ * an assistant message; a user content a user message, opening a turn unless it holds only
+ * function responses (those continue the turn, as tool results). Parts become blocks in place:
+ * text, `functionCall` and `functionResponse` (with their ids; a call without one gets
+ * `generateId()`, and the response that answers it by name the same), images; every other part
+ * whole, as an opaque block: thoughts (`thought: true`) with their `thoughtSignature`, code
+ * execution, other media, server tool calls. Fields our blocks do not model, the signatures of
+ * function calls and text among them, are kept under `extra.gemini`.
+ *
+ * @example
+ * const messages = fromGeminiContents(history, { sessionId: session.sessionId });
+ * @throws {ValidationError} naming the path of each malformed content or part.
+ */
+export function fromGeminiContents(
+  contents: string | readonly Content[] | readonly unknown[],
+  options: FromGeminiContentsOptions = {},
+): Message[] {
+  checkConversionOptions(options, "fromGeminiContents options", ["clock", "generateId"]);
+  const list: readonly unknown[] =
+    typeof contents === "string" ? [{ role: "user", parts: [{ text: contents }] }] : contents;
+  if (!Array.isArray(list)) {
+    throw new ValidationError("Gemini contents", [
+      { path: [], message: "must be a string or an array of contents" },
+    ]);
+  }
+  const issues: ValidationIssue[] = [];
+  const reader = new ContentsReader(options, issues);
+  list.forEach((content, index) => {
+    reader.add(content, index);
+  });
+  if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
+  rememberValid(reader.messages);
+  return reader.messages;
+}
+
+/** Reads contents in order into messages: numbering turns and pairing responses with calls. */
+class ContentsReader {
+  readonly messages: Message[] = [];
+  readonly #issues: ValidationIssue[];
+  readonly #sessionId: string;
+  readonly #createdAt: Date;
+  readonly #prefix: string;
+  readonly #generateId: () => string;
+  #turnNumber: number;
+  #current: TurnId | undefined;
+  #lastRole: string | undefined;
+  #calls: OpenCall[] = [];
+
+  constructor(options: FromGeminiContentsOptions, issues: ValidationIssue[]) {
+    this.#issues = issues;
+    this.#sessionId = options.sessionId ?? newId();
+    this.#createdAt = (options.clock ?? systemClock)();
+    this.#prefix = newId();
+    this.#generateId = options.generateId ?? newId;
+    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+  }
+
+  add(content: unknown, index: number): void {
+    if (!isPlainObject(content)) {
+      this.#issues.push({ path: [index], message: "must be a content object" });
+      return;
+    }
+    const { role, parts } = content;
+    if (role !== undefined && role !== "user" && role !== "model")
+      this.#issues.push({ path: [index, "role"], message: 'must be "user" or "model"' });
+    if (!Array.isArray(parts) || parts.length === 0) {
+      this.#issues.push({ path: [index, "parts"], message: "must be a non-empty array of parts" });
+      return;
+    }
+    const model = role === "model";
+    if (model) this.#calls = [];
+    const blocks = parts.map((part, partIndex) =>
+      partBlock(this.#context([index, "parts", partIndex]), part),
+    );
+    const marks = this.#marks(content, index, role === undefined ? "user" : String(role));
+    const first = blocks[0];
+    if (first !== undefined && marks !== undefined) blocks[0] = marked(first, marks);
+    if (model) this.#push("assistant", this.#current ?? this.#openTurn(), blocks);
+    else this.#pushUser(blocks);
+  }
+
+  /** The content's marks: its other fields, a missing role, and whether it follows its own role. */
+  #marks(content: Record<string, unknown>, index: number, role: string): JsonObject | undefined {
+    const marks: JsonObject = {};
+    const rest = without(content as JsonObject, ["role", "parts"]);
+    if (Object.keys(rest).length > 0) {
+      const fields = normalizeJson(rest, [index], this.#issues);
+      if (isPlainObject(fields)) marks.fields = fields as JsonObject;
+    }
+    if (content.role === undefined) marks.noRole = true;
+    if (this.#lastRole === role) marks.separate = true;
+    this.#lastRole = role;
+    return Object.keys(marks).length > 0 ? marks : undefined;
+  }
+
+  #pushUser(blocks: ContentBlock[]): void {
+    const answersOnly = blocks.every((block) => block.type === "tool_result");
+    if (answersOnly && this.#current !== undefined) {
+      this.#push("user", this.#current, blocks);
+      return;
+    }
+    if (isSummaryText(blocks[0])) this.#current = { ...SUMMARY_TURN_ID };
+    this.#push(
+      "user",
+      isSummaryText(blocks[0]) ? (this.#current as TurnId) : this.#openTurn(),
+      blocks,
+    );
+  }
+
+  #context(path: (string | number)[]): PartContext {
+    return {
+      issues: this.#issues,
+      path,
+      callId: (name) => {
+        const id = this.#generateId();
+        this.#calls.push({ id, name, answered: false });
+        return id;
+      },
+      answerId: (name) => {
+        const open =
+          this.#calls.find((call) => !call.answered && call.name === name) ??
+          this.#calls.find((call) => !call.answered);
+        if (open === undefined) return this.#generateId();
+        open.answered = true;
+        return open.id;
+      },
+    };
+  }
+
+  #openTurn(): TurnId {
+    this.#turnNumber += 1;
+    this.#current = { owner: "u", number: this.#turnNumber };
+    return this.#current;
+  }
+
+  #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
+    this.messages.push({
+      role,
+      id: `${this.#prefix}-${this.messages.length}`,
+      sessionId: this.#sessionId,
+      turnId,
+      createdAt: this.#createdAt,
+      content,
+    } as Message);
+  }
+}
+
+/** `block` with the content's marks: under `extra.gemini.content`, or inside a part carried whole. */
+function marked(block: ContentBlock, marks: JsonObject): ContentBlock {
+  if (block.type === "opaque")
+    return { type: "opaque", block: { ...block.block, [GEMINI_CONTENT_MARKS_KEY]: marks } };
+  const fields = block.extra?.[GEMINI_KEY];
+  const kept = isPlainObject(fields) ? (fields as JsonObject) : {};
+  return { ...block, extra: { ...block.extra, [GEMINI_KEY]: { ...kept, content: marks } } };
+}

@@ -1,0 +1,176 @@
+import type { ValidationIssue } from "../core/errors.js";
+import { GEMINI_KEY } from "../core/gemini-contents.js";
+import type {
+  ContentBlock,
+  ImageBlock,
+  JsonObject,
+  JsonValue,
+  OpaqueBlock,
+  ToolResultBlock,
+  ToolResultContentBlock,
+  ToolUseBlock,
+} from "../core/message.js";
+import { normalizeJson } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
+
+type Path = (string | number)[];
+
+/** Where problems go, the path of the part being read, and how a call without an id is named. */
+export interface PartContext {
+  issues: ValidationIssue[];
+  path: Path;
+  /** The id of a `functionCall` that has none. */
+  callId: (name: string) => string;
+  /** The id of the call a `functionResponse` without an id answers. */
+  answerId: (name: string) => string;
+}
+
+/** `value` without `keys`. */
+export function without(value: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) if (!keys.includes(key)) out[key] = value[key] as JsonValue;
+  return out;
+}
+
+const isEmpty = (value: JsonObject): boolean => Object.keys(value).length === 0;
+
+/** `block` with the Gemini fields `fields` (left out when there are none). */
+export function withGemini<B extends Exclude<ContentBlock, OpaqueBlock>>(
+  block: B,
+  fields: JsonObject,
+): B {
+  return isEmpty(fields) ? block : { ...block, extra: { [GEMINI_KEY]: fields } };
+}
+
+function fail(context: PartContext, path: Path, message: string): void {
+  context.issues.push({ path: [...context.path, ...path], message });
+}
+
+function nonEmptyString(context: PartContext, value: JsonObject, path: Path): string {
+  const field = value[path.at(-1) as string];
+  if (typeof field === "string" && field !== "") return field;
+  fail(context, path, "must be a non-empty string");
+  return "";
+}
+
+/** `part` copied as JSON (what JSON cannot hold is reported and left out). */
+function copied(context: PartContext, part: unknown): JsonObject {
+  const copy = normalizeJson(part, context.path, context.issues);
+  return isPlainObject(copy) ? (copy as JsonObject) : {};
+}
+
+/** Media the library models as an image: inline image bytes, or an image file by URI. */
+function mediaImage(media: JsonValue | undefined): ImageBlock["source"] | undefined {
+  if (!isPlainObject(media)) return undefined;
+  const { mimeType, data, fileUri, ...rest } = media as JsonObject;
+  if (!isEmpty(rest) || typeof mimeType !== "string" || !mimeType.startsWith("image/"))
+    return undefined;
+  if (typeof data === "string" && fileUri === undefined)
+    return { type: "base64", mediaType: mimeType, data };
+  if (typeof fileUri === "string" && fileUri !== "" && data === undefined)
+    return { type: "url", url: fileUri };
+  return undefined;
+}
+
+/** An image part (`inlineData` or `fileData` of an image type), or `undefined` for other media. */
+function imageOf(part: JsonObject, key: "inlineData" | "fileData"): ImageBlock | undefined {
+  const source = mediaImage(part[key]);
+  if (source === undefined) return undefined;
+  const fields: JsonObject = {};
+  const rest = without(part, [key]);
+  if (!isEmpty(rest)) fields.part = rest;
+  if (source.type === "url") fields.mimeType = (part[key] as JsonObject).mimeType as string;
+  return withGemini({ type: "image", source }, fields);
+}
+
+function callOf(context: PartContext, part: JsonObject): ToolUseBlock {
+  const call = part.functionCall as JsonObject;
+  const name = nonEmptyString(context, call, ["functionCall", "name"]);
+  const fields: JsonObject = {};
+  const rest = without(part, ["functionCall"]);
+  if (!isEmpty(rest)) fields.part = rest;
+  const callRest = without(call, ["id", "name", "args"]);
+  if (!isEmpty(callRest)) fields.call = callRest;
+  let input: JsonObject = {};
+  if (call.args === undefined) fields.noArgs = true;
+  else if (isPlainObject(call.args)) input = call.args as JsonObject;
+  else fail(context, ["functionCall", "args"], "must be an object");
+  let id = call.id;
+  if (typeof id !== "string" || id === "") {
+    id = context.callId(name);
+    fields.noId = true;
+  }
+  return withGemini({ type: "tool_use", id, name, input }, fields);
+}
+
+/** What a `response` says as text: its `output` or `error` string alone, else its JSON. */
+export function responseText(response: JsonObject): { text: string; isError: boolean } {
+  const keys = Object.keys(response);
+  const only = keys.length === 1 ? keys[0] : undefined;
+  const value = only === undefined ? undefined : response[only];
+  if ((only === "output" || only === "error") && typeof value === "string")
+    return { text: value, isError: only === "error" };
+  const isError = Object.hasOwn(response, "error") && !Object.hasOwn(response, "output");
+  return { text: JSON.stringify(response), isError };
+}
+
+function responsePart(part: JsonValue): ToolResultContentBlock {
+  const object = isPlainObject(part) ? (part as JsonObject) : {};
+  return imageOf(object, "inlineData") ?? imageOf(object, "fileData") ?? opaque(object);
+}
+
+function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
+  const answer = part.functionResponse as JsonObject;
+  const name = nonEmptyString(context, answer, ["functionResponse", "name"]);
+  const fields: JsonObject = { name };
+  const rest = without(part, ["functionResponse"]);
+  if (!isEmpty(rest)) fields.part = rest;
+  const { response = {}, parts } = answer;
+  if (!isPlainObject(response))
+    fail(context, ["functionResponse", "response"], "must be an object");
+  const said = responseText(isPlainObject(response) ? (response as JsonObject) : {});
+  const plain = said.isError ? { error: said.text } : { output: said.text };
+  if (answer.response === undefined) fields.noResponse = true;
+  else if (JSON.stringify(plain) !== JSON.stringify(response)) fields.response = response;
+  const many = Array.isArray(parts) && parts.length > 0;
+  const modelled = ["id", "name", "response", ...(many ? ["parts"] : [])];
+  const answerRest = without(answer, modelled);
+  if (!isEmpty(answerRest)) fields.fields = answerRest;
+  let id = answer.id;
+  if (typeof id !== "string" || id === "") {
+    id = context.answerId(name);
+    fields.noId = true;
+  }
+  const content: ToolResultBlock["content"] = many
+    ? [{ type: "text", text: said.text }, ...(parts as JsonValue[]).map(responsePart)]
+    : said.text;
+  return withGemini({ type: "tool_result", toolUseId: id, content, isError: said.isError }, fields);
+}
+
+/** A part carried whole, as it came. */
+export function opaque(part: JsonObject): OpaqueBlock {
+  return { type: "opaque", block: part };
+}
+
+/**
+ * One Gemini part as our block: text, a function call or response, an image; anything else
+ * (thoughts with their signatures, code execution, other media) whole. Copied, never shared
+ * with the caller.
+ */
+export function partBlock(context: PartContext, value: unknown): ContentBlock {
+  if (!isPlainObject(value)) {
+    fail(context, [], "must be a part object");
+    return opaque({});
+  }
+  const part = copied(context, value);
+  // A thought (`thought: true`, with its signature if any) is carried whole: Gemini has no rule
+  // binding it to what came before, so no compaction edit ever makes it stale or strips it.
+  if (part.thought === true) return opaque(part);
+  if (typeof part.text === "string") {
+    const rest = without(part, ["text"]);
+    return withGemini({ type: "text", text: part.text }, isEmpty(rest) ? {} : { part: rest });
+  }
+  if (isPlainObject(part.functionCall)) return callOf(context, part);
+  if (isPlainObject(part.functionResponse)) return resultOf(context, part);
+  return imageOf(part, "inlineData") ?? imageOf(part, "fileData") ?? opaque(part);
+}
