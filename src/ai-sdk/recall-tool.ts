@@ -1,7 +1,7 @@
 import { jsonSchema, type Tool, tool } from "ai";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import { RECALL_TOOL_NAME, recallText, recallToolSpec } from "../core/recall-tool-call.js";
+import { RECALL_TOOL_NAME, recallAnswer, recallToolSpec } from "../core/recall-tool-call.js";
 import type { CompactionArchive } from "../session/archive.js";
 import { ArchiveKeeper } from "../session/archive-keeper.js";
 import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
@@ -15,11 +15,15 @@ export interface RecallToolOptions {
   archive: CompactionArchive;
   /** The `sessionId` given with it. @default the stateless paths' default */
   sessionId?: string;
+  /** The model's window, which sizes a page of an answer (an eighth of it). @default 4,000-token pages */
+  contextLimit?: number;
 }
 
 /** What {@link recallTool} also reads from: anything with a `recall` (an `AgentSession`, a `StoredSession`). */
 export interface RecallSource {
   recall(handle: string): Promise<ArchiveRecord>;
+  /** The window, which sizes a page of an answer. @default 4,000-token pages */
+  readonly contextLimit?: number;
 }
 
 function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
@@ -41,10 +45,24 @@ function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
     issues.push({ path: ["archive"], message: "must be a CompactionArchive (with put and get)" });
   if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
     issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
+  const contextLimit = (source as Partial<RecallToolOptions> | null)?.contextLimit;
+  if (
+    contextLimit !== undefined &&
+    !(typeof contextLimit === "number" && Number.isSafeInteger(contextLimit) && contextLimit > 0)
+  )
+    issues.push({ path: ["contextLimit"], message: "must be a whole number of tokens above 0" });
   if (issues.length > 0) throw new ValidationError("recallTool options", issues);
-  return new ArchiveKeeper(archive as CompactionArchive, sessionId ?? STATELESS_SESSION_ID, {
-    contentHandles: true,
-  });
+  const keeper = new ArchiveKeeper(
+    archive as CompactionArchive,
+    sessionId ?? STATELESS_SESSION_ID,
+    {
+      contentHandles: true,
+    },
+  );
+  return {
+    recall: (handle) => keeper.recall(handle),
+    ...(contextLimit === undefined ? {} : { contextLimit }),
+  };
 }
 
 /**
@@ -64,12 +82,12 @@ function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
  */
 export function recallTool(
   source: RecallToolOptions | RecallSource,
-): Tool<{ handle: string }, string> {
+): Tool<{ handle: string; page?: number }, string> {
   const recaller = recallerOf(source);
   const { description, schema } = recallToolSpec();
   return tool({
     description,
-    inputSchema: jsonSchema<{ handle: string }>(schema),
-    execute: async ({ handle }) => recallText(await recaller.recall(handle)),
+    inputSchema: jsonSchema<{ handle: string; page?: number }>(schema),
+    execute: ({ handle, page }) => recallAnswer(recaller, handle, page),
   });
 }

@@ -238,8 +238,8 @@ function asOriginals(
 
 /**
  * The notice of a trim that keeps what a summary would, without a summarizer: the file ledger,
- * the outlines of the files read (but those read again in what stays, `visible`) and the
- * user's words of what goes (earlier notices included), within their budgets.
+ * the outlines of the files read (but those read again in what stays, `visible`), the user's
+ * directives and the user's words of what goes (earlier notices included), within their budgets.
  */
 function keepingNotice(
   gone: readonly Message[],
@@ -248,11 +248,11 @@ function keepingNotice(
   clock: Clock,
   visible: ReadonlySet<string> = new Set(),
 ): UserMessage {
-  const words = userWordsToKeep(gone, options.userWordsTokens ?? 0).verbatim;
+  const { verbatim, directives } = userWordsToKeep(gone, options.userWordsTokens ?? 0);
   const read = asOriginals(gone, options.originals);
   const ledger = renderFileLedger(collectFileLedger(read), options.ledgerTokens ?? 0);
   const outlineTokens = options.outlineTokens ?? 0;
   const outlines =
     outlineTokens > 0 ? renderOutlines(collectOutlines(read), outlineTokens, visible) : "";
-  return noticeFor(sessionId, clock, { words, records: [ledger, outlines] });
+  return noticeFor(sessionId, clock, { words: verbatim, records: [ledger, outlines, directives] });
 }

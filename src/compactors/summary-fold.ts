@@ -11,6 +11,7 @@ import { type LlmClient, type LlmRequest, readLlmUsage, sumUsage } from "../core
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
+import { charsToTokens } from "../core/tokens.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
 import { checkSummaryFacts, factsSectionBudget } from "./facts-check.js";
@@ -100,6 +101,8 @@ interface PlannedFold {
   userRequests: string[];
   /** Those kept verbatim beside the summary, within their budget. */
   verbatim: UserWords[];
+  /** The directives block kept beside them (`""` for none). */
+  directives: string;
 }
 
 /** The fold worth a summary, or why there is none (a skip reason). */
@@ -125,7 +128,8 @@ function planSummary(
     userWordsBudget(settings.keepUserMessagesTokens, options.contextLimit),
   );
   const foldedTokens = estimateTokens(folded);
-  const gainBeforeSummary = foldedTokens - summaryFramingTokens(words.verbatim);
+  const gainBeforeSummary =
+    foldedTokens - summaryFramingTokens(words.verbatim) - charsToTokens(words.directives.length);
   if (gainBeforeSummary < MIN_FOLD_GAIN_TOKENS) return SKIP_TOO_SMALL;
   const clearAtLeast = minimumGain(settings.clearAtLeast, options);
   if (clearAtLeast > 0 && gainBeforeSummary - settings.maxSummaryTokens < clearAtLeast) {
@@ -138,6 +142,7 @@ function planSummary(
     foldedSource,
     userRequests: words.all.map((each) => each.text),
     verbatim: words.verbatim,
+    directives: words.directives,
   };
 }
 
@@ -167,7 +172,7 @@ function placeSummary(
     factsTokens > 0
       ? checkSummaryFacts({
           folded: foldedSource,
-          summary: [summary, ...verbatim.map((each) => each.text)].join("\n"),
+          summary: [summary, fold.directives, ...verbatim.map((each) => each.text)].join("\n"),
           kept: stays,
           maxTokens: factsTokens,
           cite: true,
@@ -175,7 +180,11 @@ function placeSummary(
       : undefined;
   // What gives way when the message would not shrink the conversation: the file records (the
   // outlines first), then the verbatim user words, oldest first.
-  const records = [facts?.section ?? "", ...fileRecords(foldedSource, stays, options.contextLimit)];
+  const records = [
+    fold.directives,
+    facts?.section ?? "",
+    ...fileRecords(foldedSource, stays, options.contextLimit),
+  ];
   let kept = verbatim;
   let message = summaryMessage(summary, kept, where, records);
   const shrinks = () => unfoldedTokens + estimateMessageTokens(message) < tokensBefore;

@@ -1,11 +1,12 @@
 import type { Message, TextBlock, UserMessage } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
-import { tokensToChars } from "../core/tokens.js";
+import { charsToTokens, tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import { windowShareBudget } from "../internal/window-share.js";
 import { sourceLabel } from "./file-ledger.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
+import { collectDirectives, renderDirectives } from "./user-directives.js";
 
 /** The share of the window the user's words kept verbatim may take by default. */
 const USER_WORDS_SHARE = 0.1;
@@ -185,15 +186,25 @@ export function summaryFramingTokens(verbatim: readonly (string | UserWords)[]):
   return estimateMessageTokens(summaryMessage("", verbatim, ESTIMATE_ONLY));
 }
 
+/** The share of the user's words budget their directives may take, apart from their messages. */
+const DIRECTIVES_SHARE = 0.5;
+
 /**
  * The user's words of a folded part, oldest first, each clipped to its share of the budget
- * ({@link userMessageClipTokens}), and the newest of them that fit `budgetTokens` together.
+ * ({@link userMessageClipTokens}); the newest of them that fit `budgetTokens` together beside
+ * the directives block; and that block: the user's directives (every earlier one included) not
+ * already in a message kept whole, within half the budget ({@link renderDirectives}).
  */
 export function userWordsToKeep(
   folded: readonly Message[],
   budgetTokens: number,
-): { all: UserWords[]; verbatim: UserWords[] } {
+): { all: UserWords[]; verbatim: UserWords[]; directives: string } {
   const clipTokens = userMessageClipTokens(budgetTokens);
   const all = collectUserWords(folded).map((words) => clipUserWords(words, clipTokens));
-  return { all, verbatim: newestWithin(all, budgetTokens) };
+  const found = collectDirectives(folded);
+  const directivesBudget = Math.floor(budgetTokens * DIRECTIVES_SHARE);
+  const reserved = charsToTokens(renderDirectives(found, directivesBudget).length);
+  const verbatim = newestWithin(all, budgetTokens - reserved);
+  const keptWhole = verbatim.map((words) => words.text);
+  return { all, verbatim, directives: renderDirectives(found, directivesBudget, keptWhole) };
 }
