@@ -30,9 +30,6 @@ function stored(message: BaseMessage): unknown {
   return sort({ type, data });
 }
 
-const roundTrip = (messages: BaseMessage[]) =>
-  toLangChainMessages(fromLangChainMessages(messages, { sessionId: "s" }));
-
 /** An agent loop as ChatAnthropic writes it: thinking, text and tool_use in content, tool_calls beside. */
 function anthropicLoop(): BaseMessage[] {
   return [
@@ -145,7 +142,7 @@ describe("fromLangChainMessages / toLangChainMessages", () => {
       new ToolMessage({ content: "two cats", tool_call_id: "call_1", id: "t1" }),
       new AIMessage({ id: "a2", content: "", tool_calls: [] }),
     ];
-    const ours = fromLangChainMessages(input);
+    const ours = fromLangChainMessages(input, { sessionId: "s" });
     expect(toLangChainMessages(ours).map(stored)).toEqual(input.map(stored));
     expect(ours[0]!.content.map((block) => block.type)).toEqual([
       "text",
