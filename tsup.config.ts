@@ -13,6 +13,7 @@ const entry = {
   "models/index": "src/models/index.ts",
   "ai-sdk/index": "src/ai-sdk/index.ts",
   "openai/index": "src/openai/index.ts",
+  "langchain/index": "src/langchain/index.ts",
 };
 
 export default defineConfig([

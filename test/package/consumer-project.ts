@@ -93,6 +93,8 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
         pinned("@anthropic-ai/sdk"),
         pinned("ai"),
         pinned("openai"),
+        pinned("langchain"),
+        pinned("@langchain/core"),
         // The AI SDK's declarations import `json-schema` types they do not depend on.
         "@types/json-schema@7.0.15",
         pinned("@opentelemetry/api"),

@@ -22,6 +22,7 @@ const ENTRIES = [
   "agent-compaction/models",
   "agent-compaction/ai-sdk",
   "agent-compaction/openai",
+  "agent-compaction/langchain",
 ];
 
 interface Block {
