@@ -99,15 +99,6 @@ class Threads {
   }
 }
 
-/** Pins the system messages that open the conversation: the agent's instructions stay whole. */
-function pinLeadingSystem(thread: ThreadSession, state: readonly BaseMessage[]): void {
-  const { session } = thread;
-  for (let index = 0; index < state.length && state[index]!.type === "system"; index += 1) {
-    const message = session.messages[index];
-    if (message !== undefined) session.pin(message.id);
-  }
-}
-
 /**
  * The thread's session brought up to the state's messages: the new ones appended, or the
  * whole history taken over by a new session when the state no longer starts with what the
@@ -126,7 +117,7 @@ function caughtUp(
   }
   const thread = threads.start(threadId);
   thread.append(state, false);
-  pinLeadingSystem(thread, state);
+  thread.pinLeadingSystem(state);
   return thread;
 }
 

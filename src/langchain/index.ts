@@ -19,6 +19,11 @@
 
 export { LANGCHAIN_KEY } from "./blocks-in.js";
 export {
+  type CompactedLangChainMessages,
+  type CompactLangChainMessagesOptions,
+  compactLangChainMessages,
+} from "./compact-langchain-messages.js";
+export {
   type CompactionMiddleware,
   type CompactionMiddlewareOptions,
   compactionMiddleware,

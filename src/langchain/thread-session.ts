@@ -119,6 +119,18 @@ export class ThreadSession implements LangChainSources {
     };
   }
 
+  /**
+   * Pins the system messages that open `state` (all the session holds): the agent's
+   * instructions stay first and whole through every compaction.
+   */
+  pinLeadingSystem(state: readonly BaseMessage[]): void {
+    const { session } = this;
+    for (let index = 0; index < state.length && state[index]!.type === "system"; index += 1) {
+      const message = session.messages[index];
+      if (message !== undefined) session.pin(message.id);
+    }
+  }
+
   /** Ties a stored message to its sources; whether it is as converted. */
   #remember(converted: Message, stored: Message, sources: readonly BaseMessage[]): boolean {
     const results = stored.content.every((block) => block.type === "tool_result");
