@@ -8,7 +8,6 @@ import {
   json,
   opaque,
   type ReadContext,
-  sameKeys,
   shapeOf,
   textBlock,
   withFields,
@@ -39,13 +38,16 @@ function readCall(context: ReadContext, value: unknown, index: number): Call | u
   if (typeof name !== "string" || name === "") fail(at, "name", "must be a non-empty string");
   if (!isPlainObject(args)) fail(at, "args", "must be an object");
   if (typeof id !== "string" || typeof name !== "string" || !isPlainObject(args)) return undefined;
-  const modelled = ["name", "args", "id"];
-  const plain = value.type === "tool_call" && sameKeys(value, CALL_KEYS);
+  // A call holding only its name, args, id and `type: "tool_call"` goes back as LangChain
+  // writes one (key order aside); any other field is kept.
+  const plain =
+    value.type === "tool_call" &&
+    Object.keys(value).every((key) => CALL_KEYS.includes(key) || value[key] === undefined);
   return {
     id,
     name,
     args: json(inside(at, "args"), args) as JsonObject,
-    shape: plain ? undefined : shapeOf(at, value, modelled, []),
+    shape: plain ? undefined : shapeOf(at, value, ["name", "args", "id"], []),
     index,
   };
 }

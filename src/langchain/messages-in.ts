@@ -42,10 +42,11 @@ export interface ConversionSettings extends FromLangChainMessagesOptions {
   /** The turn of the message before the first (a conversation converted a part at a time). */
   after?: TurnId;
   /**
-   * Message fields that are not JSON (an artifact, a class in `additional_kwargs`) are left
-   * out instead of refused: the middleware gives back the original messages' own fields.
+   * The messages' own fields (`additional_kwargs`, `usage_metadata`, an artifact, …) are not
+   * copied: the middleware gives a message back with its original's fields, by reference, so
+   * they need not be JSON either.
    */
-  lenient?: boolean;
+  fieldsFromSources?: boolean;
 }
 
 type Record_ = Record<string, unknown>;
@@ -73,27 +74,17 @@ function isDefault(value: unknown): boolean {
   return isRecord(value) && Object.keys(value).length === 0;
 }
 
-/** A message's own fields as JSON; what is not JSON is refused, or left out when `lenient`. */
+/** A message's own fields as JSON (what is not JSON is refused); none with `fieldsFromSources`. */
 function ownFields(
   context: ReadContext,
   message: Record_,
   kind: Kind,
-  lenient: boolean,
+  fieldsFromSources: boolean,
 ): JsonObject {
+  if (fieldsFromSources) return {};
   const fields: Record_ = {};
   for (const key of OWN_FIELDS[kind]) if (!isDefault(message[key])) fields[key] = message[key];
-  const target = lenient ? { issues: [], path: context.path } : context;
-  const copy = jsonWithout(target, fields, []) ?? {};
-  if (lenient) {
-    // Each field alone: one that is not JSON goes, the others stay.
-    for (const key of Object.keys(fields)) {
-      const issues: ValidationIssue[] = [];
-      const value = json({ issues, path: [] }, fields[key]);
-      if (issues.length === 0) copy[key] = value;
-      else delete copy[key];
-    }
-  }
-  return copy;
+  return jsonWithout(context, fields, []) ?? {};
 }
 
 /** The kind a message was written as by the library, from its `additional_kwargs`. */
@@ -124,9 +115,9 @@ function messageBlocks(
   context: ReadContext,
   message: Record_,
   kind: "human" | "ai",
-  lenient: boolean,
+  fieldsFromSources: boolean,
 ): ContentBlock[] {
-  const fields = ownFields(context, message, kind, lenient);
+  const fields = ownFields(context, message, kind, fieldsFromSources);
   const { content } = message;
   if (typeof content === "string") fields.content = "string";
   let blocks: ContentBlock[];
@@ -153,12 +144,10 @@ function messageBlocks(
 function resultBlock(
   context: ReadContext,
   message: Record_,
-  lenient: boolean,
+  fieldsFromSources: boolean,
   noId: boolean,
 ): ToolResultBlock {
-  const fields = ownFields(context, message, "tool", lenient);
-  // The middleware gives an artifact back from the original message: not copied.
-  if (lenient) delete fields.artifact;
+  const fields = ownFields(context, message, "tool", fieldsFromSources);
   if (noId) fields.noId = true;
   const toolUseId = message.tool_call_id;
   if (typeof toolUseId !== "string" || toolUseId === "")
@@ -281,7 +270,7 @@ function convertOne(
   builder: MessagesBuilder,
   value: unknown,
   index: number,
-  lenient: boolean,
+  fieldsFromSources: boolean,
   issues: ValidationIssue[],
 ): void {
   const context: ReadContext = { issues, path: [index] };
@@ -292,14 +281,14 @@ function convertOne(
   }
   const { id, generated } = builder.id(context, value, index);
   if (kind === "tool") {
-    builder.result(resultBlock(context, value, lenient, generated), id, index);
+    builder.result(resultBlock(context, value, fieldsFromSources, generated), id, index);
     return;
   }
   if (kind === "system") {
     builder.add("system", [systemBlock(context, value)], id, index);
     return;
   }
-  const blocks = messageBlocks(context, value, kind, lenient);
+  const blocks = messageBlocks(context, value, kind, fieldsFromSources);
   if (generated) keepOnLast(blocks, { ...messageFieldsOf(blocks), noId: true });
   builder.add(kind, blocks, id, index, generatedOf(value));
 }
@@ -332,7 +321,7 @@ export function convertLangChainMessages(
   const builder = new MessagesBuilder(settings);
   const issues: ValidationIssue[] = [];
   messages.forEach((value: unknown, index) => {
-    convertOne(builder, value, index, settings.lenient === true, issues);
+    convertOne(builder, value, index, settings.fieldsFromSources === true, issues);
   });
   if (issues.length > 0) throw new ValidationError("LangChain messages", issues);
   return { messages: builder.messages, starts: builder.starts };

@@ -114,7 +114,7 @@ export class ThreadSession implements LangChainSources {
     return {
       sessionId: session.sessionId,
       firstTurnNumber,
-      lenient: true,
+      fieldsFromSources: true,
       ...(last === undefined ? {} : { after: last.turnId }),
     };
   }
