@@ -8,8 +8,10 @@ import {
   HumanMessage,
   SystemMessage,
   summarizationMiddleware,
+  tool,
 } from "langchain";
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
 import {
   AnthropicLikeModel,
   pairingProblems,
@@ -105,9 +107,9 @@ describe("compactionMiddleware in a createAgent loop", () => {
   it("bills less than summarizationMiddleware at cache prices and keeps the user's words", async () => {
     const summarizer = fakeModel();
     for (let index = 0; index < 200; index += 1) summarizer.respond(new AIMessage("Summary."));
-    const theirs = readingModel(150, { thinking: false }).reply({ text: "Done." });
+    const theirs = readingModel(100, { thinking: false }).reply({ text: "Done." });
     await runAgent(theirs, [peer(summarizer, { tokens: 15_000 }, { messages: 10 })]);
-    const ours = readingModel(150, { thinking: false }).reply({ text: "Done." });
+    const ours = readingModel(100, { thinking: false }).reply({ text: "Done." });
     await runAgent(ours, [compactionMiddleware({ contextLimit: 30_000 })]);
 
     expect(ours.refusals).toEqual([]);
@@ -213,6 +215,32 @@ describe("compactionMiddleware in a createAgent loop", () => {
     // The state holds the very messages it was given, the reply after them.
     expect(ours.messages.slice(0, 3)).toEqual(long);
     expect(ours.messages.slice(0, 3).every((message, index) => message === long[index])).toBe(true);
+  });
+});
+
+describe("compactionMiddleware and one oversized result", () => {
+  it("clamps a tool output over a quarter of the window in the state, the original recallable", async () => {
+    const huge = tool(async () => `BEGIN ${"log line\n".repeat(20_000)} END`, {
+      name: "dump_logs",
+      description: "Dumps the build logs",
+      schema: z.object({}),
+    });
+    const like = new AnthropicLikeModel({ contextWindow: 30_000, thinking: false });
+    like.reply({ toolCalls: [{ name: "dump_logs", input: {} }] }, { text: "Done." });
+    const compaction = compactionMiddleware({ contextLimit: 30_000 });
+    const agent = createAgent({ model: like.model, tools: [huge], middleware: [compaction] });
+    const result = await agent.invoke(
+      { messages: [new HumanMessage("Why does the build fail?")] },
+      { configurable: { thread_id: "logs" } },
+    );
+
+    expect(like.refusals).toEqual([]);
+    const output = result.messages.find((message) => message.type === "tool")!;
+    expect(output.text.length).toBeLessThan(40_000);
+    expect(output.text.startsWith("BEGIN")).toBe(true);
+    const handle = /\[recall (r\d+-[0-9a-f]+)\]/.exec(output.text)?.[1];
+    const record = await compaction.sessionOf("logs")!.recall(handle!);
+    expect(JSON.stringify(record)).toContain(" END");
   });
 });
 

@@ -38,7 +38,7 @@ export const DEFAULT_COMPACTION_MIDDLEWARE_OPTIONS = Object.freeze({
 });
 
 /** The middleware {@link compactionMiddleware} makes, and the sessions it keeps. */
-export type CompactionMiddleware = AgentMiddleware & {
+export type CompactionMiddleware = AgentMiddleware<undefined, undefined, unknown> & {
   /** A thread's session (its `configurable.thread_id`; {@link DEFAULT_THREAD_ID} without one), if it has one. */
   sessionOf(threadId?: string): AgentSession | undefined;
 };
