@@ -7,7 +7,9 @@ import {
   pairingProblems,
   readFileTool,
 } from "../../test/support/langchain-anthropic.js";
+import { memoryTracing } from "../../test/support/otel-tracing.js";
 import { CompactionError, HybridCompactor, LLMCompactor, SUMMARY_PREFIX } from "../index.js";
+import { COMPACTION_SPAN_NAME, traceCompactions, traceLlmClient } from "../otel/index.js";
 import { ConversationBuilder } from "../testing/index.js";
 import { compactionMiddleware, LangChainLlmClient } from "./index.js";
 
@@ -106,7 +108,13 @@ describe("LangChainLlmClient", () => {
       like.reply({ toolCalls: [{ name: "read_file", input: { path: `src/file-${step}.ts` } }] });
     }
     like.reply({ text: "Done." });
-    const client = new LangChainLlmClient({ model: summarizer });
+    // Traced as the README shows: a span per compaction, the summary request a chat span in it.
+    const { tracer, spans } = memoryTracing();
+    const client = traceLlmClient(new LangChainLlmClient({ model: summarizer }), {
+      model: "claude-haiku-5-5",
+      provider: "anthropic",
+      tracer,
+    });
     const compaction = compactionMiddleware({
       contextLimit: 30_000,
       compactor: new HybridCompactor({
@@ -115,6 +123,7 @@ describe("LangChainLlmClient", () => {
         threshold: 0.5,
         targetUtilization: 0.2,
       }),
+      onSession: (session) => traceCompactions(session, { tracer, summarizer: client }),
     });
     const agent = createAgent({
       model: like.model,
@@ -141,5 +150,8 @@ describe("LangChainLlmClient", () => {
     expect(
       compaction.sessionOf("summarized")?.compactionUsage.cacheReadInputTokens,
     ).toBeGreaterThan(0);
+    const names = spans().map((span) => span.name);
+    expect(names).toContain(COMPACTION_SPAN_NAME);
+    expect(names).toContain("chat claude-haiku-5-5");
   });
 });
