@@ -306,6 +306,45 @@ describe("compactionMiddleware threads", () => {
     expect(compaction.sessionOf("client")?.messages).toHaveLength(2);
   });
 
+  it("recalls what an earlier session of the thread archived, after the messages were edited", async () => {
+    const like = readingModel(40, { thinking: false }).reply({ text: "Done." });
+    const sessions: string[] = [];
+    const compaction = compactionMiddleware({
+      contextLimit: 30_000,
+      compactor: new ThresholdCompactor({
+        threshold: 0.5,
+        keepRecentToolUses: 3,
+        toolCompaction: "redact",
+      }),
+      onSession: (_session, threadId) => sessions.push(threadId),
+    });
+    const agent = createAgent({
+      model: like.model,
+      tools: [readFileTool],
+      middleware: [compaction],
+    });
+    const config = { configurable: { thread_id: "edited" }, recursionLimit: 500 };
+    const first = await agent.invoke({ messages: [new HumanMessage(USER_REQUEST)] }, config);
+    const masked = first.messages.find(
+      (message) => message.type === "tool" && message.text.includes("[recall "),
+    );
+    const handle = /\[recall (r\d+-[0-9a-f]+)\]/.exec(masked!.text)![1]!;
+
+    // The client drops the last answer and asks again: the thread's messages were edited.
+    like.reply(
+      { toolCalls: [{ name: "recall_compacted", input: { handle } }] },
+      { text: "Recalled." },
+    );
+    const edited = [...first.messages.slice(0, -1), new HumanMessage("Show me that file again.")];
+    const second = await agent.invoke({ messages: edited }, config);
+
+    expect(sessions).toEqual(["edited", "edited"]);
+    const answer = second.messages.findLast((message) => message.type === "tool")!;
+    expect((answer as unknown as { status?: string }).status).not.toBe("error");
+    expect(answer.text).toMatch(/^\[tool result toolu_standin_\d+\] \/\/ src\/file-\d+\.ts/);
+    expect(like.refusals).toEqual([]);
+  });
+
   it("pins the leading system message: it stays first, whole, after compaction", async () => {
     const like = readingModel(40, { thinking: false }).reply({ text: "Done." });
     const compaction = compactionMiddleware({ contextLimit: 30_000 });

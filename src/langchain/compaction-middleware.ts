@@ -3,6 +3,7 @@ import { type AgentMiddleware, createMiddleware } from "langchain";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { AgentSession } from "../session/agent-session.js";
+import { MemoryArchive } from "../session/archive.js";
 import type { AgentSessionOptions } from "../session/options.js";
 import { recallTool } from "./recall-tool.js";
 import { DEFAULT_THREAD_ID, threadIdOf } from "./thread-id.js";
@@ -69,7 +70,9 @@ class Threads {
   constructor(options: CompactionMiddlewareOptions) {
     this.#options = options;
     const { recallTool: _recall, onSession: _onSession, maxThreads: _max, ...session } = options;
-    this.#sessionOptions = session;
+    // One archive for every session of the middleware: a thread's new session (its messages
+    // edited, or followed anew) recalls what an earlier one archived, under the same id.
+    this.#sessionOptions = { ...session, archive: session.archive ?? new MemoryArchive() };
     // A session made now checks the options at once, not at the first model call.
     new AgentSession(session);
   }
