@@ -244,6 +244,43 @@ describe("compactionMiddleware and one oversized result", () => {
   });
 });
 
+describe("compactionMiddleware and calls left unanswered", () => {
+  it("closes a call a new request went on without, where the provider would refuse it", async () => {
+    const history = () => [
+      new HumanMessage({ content: "Read src/a.ts.", id: "u1" }),
+      new AIMessage({
+        id: "a1",
+        content: "",
+        tool_calls: [
+          { id: "toolu_lost", name: "read_file", args: { path: "src/a.ts" }, type: "tool_call" },
+        ],
+      }),
+      new HumanMessage({ content: "Never mind: what is 2 + 2?", id: "u2" }),
+    ];
+    const bare = new AnthropicLikeModel({ thinking: false }).reply({ text: "4" });
+    const refused = createAgent({ model: bare.model, tools: [readFileTool] });
+    await expect(refused.invoke({ messages: history() })).rejects.toThrow(/tool_use/);
+
+    const like = new AnthropicLikeModel({ thinking: false }).reply({ text: "4" });
+    const agent = createAgent({
+      model: like.model,
+      tools: [readFileTool],
+      middleware: [compactionMiddleware({ contextLimit: 30_000 })],
+    });
+    const result = await agent.invoke({ messages: history() });
+    expect(like.refusals).toEqual([]);
+    expect(result.messages.map((message) => message.type)).toEqual([
+      "human",
+      "ai",
+      "tool",
+      "human",
+      "ai",
+    ]);
+    expect(result.messages[2]).toMatchObject({ tool_call_id: "toolu_lost", status: "error" });
+    expect(pairingProblems(like.model.calls[0]!.messages)).toEqual([]);
+  });
+});
+
 describe("compactionMiddleware threads", () => {
   it("follows a thread across invokes from a checkpointer without starting over", async () => {
     const like = readingModel(30, { thinking: false }).reply({ text: "First done." });

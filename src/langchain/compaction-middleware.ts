@@ -5,6 +5,7 @@ import { isPlainObject } from "../internal/plain-object.js";
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../session/archive.js";
 import type { AgentSessionOptions } from "../session/options.js";
+import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { recallTool } from "./recall-tool.js";
 import { DEFAULT_THREAD_ID, threadIdOf } from "./thread-id.js";
 import { ThreadSession } from "./thread-session.js";
@@ -134,10 +135,11 @@ async function compactThread(
   state: readonly BaseMessage[],
   signal: AbortSignal | undefined,
 ): Promise<BaseMessage[] | undefined> {
-  const thread = caughtUp(threads, threadId, state);
+  const closed = closeInterruptedCalls(state);
+  const thread = caughtUp(threads, threadId, closed);
   const before = thread.session.messages;
   await thread.session.maybeCompact(signal === undefined ? {} : { signal });
-  if (!thread.dirty && thread.session.messages === before) {
+  if (closed === state && !thread.dirty && thread.session.messages === before) {
     thread.saw(state);
     return undefined;
   }
