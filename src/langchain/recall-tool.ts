@@ -1,11 +1,6 @@
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { ValidationError } from "../core/errors.js";
-import {
-  RECALL_HANDLE_DESCRIPTION,
-  RECALL_TOOL_DESCRIPTION,
-  RECALL_TOOL_NAME,
-  recallText,
-} from "../core/recall-text.js";
+import { recallText, recallToolSpec } from "../core/recall-tool-call.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { threadIdOf } from "./thread-id.js";
 
@@ -17,29 +12,18 @@ import { threadIdOf } from "./thread-id.js";
 export function recallTool(
   sessionOf: (threadId: string) => AgentSession | undefined,
 ): StructuredToolInterface {
-  return tool(
-    async (input: unknown, config) => {
-      const handle = (input as { handle?: unknown } | null)?.handle;
-      const threadId = threadIdOf(config?.configurable);
-      const session = sessionOf(threadId);
-      if (session === undefined) {
-        throw new ValidationError("recall", [
-          {
-            path: ["handle"],
-            message: `no compacted content in thread ${JSON.stringify(threadId)}`,
-          },
-        ]);
-      }
-      return recallText(await session.recall(String(handle)));
-    },
-    {
-      name: RECALL_TOOL_NAME,
-      description: RECALL_TOOL_DESCRIPTION,
-      schema: {
-        type: "object",
-        properties: { handle: { type: "string", description: RECALL_HANDLE_DESCRIPTION } },
-        required: ["handle"],
-      },
-    },
-  ) as unknown as StructuredToolInterface;
+  return tool(async (input: unknown, config) => {
+    const handle = (input as { handle?: unknown } | null)?.handle;
+    const threadId = threadIdOf(config?.configurable);
+    const session = sessionOf(threadId);
+    if (session === undefined) {
+      throw new ValidationError("recall", [
+        {
+          path: ["handle"],
+          message: `no compacted content in thread ${JSON.stringify(threadId)}`,
+        },
+      ]);
+    }
+    return recallText(await session.recall(String(handle)));
+  }, recallToolSpec()) as unknown as StructuredToolInterface;
 }
