@@ -28,10 +28,25 @@ import {
 } from "../src/index.js";
 import { MessagesApiServer } from "./support/messages-api-server.js";
 import { offlineClaude } from "./support/offline-claude.js";
-import { SAMPLE_FILES } from "./support/sample-repository.js";
 
 /** A small repository the agent's tools read from. */
-const FILES = SAMPLE_FILES;
+const FILES: Record<string, string> = Object.fromEntries(
+  [
+    "src/lexer.ts",
+    "src/parser.ts",
+    "src/ast.ts",
+    "src/printer.ts",
+    "src/errors.ts",
+    "src/index.ts",
+  ].map((path, fileIndex) => [
+    path,
+    Array.from(
+      { length: 40 + fileIndex * 6 },
+      (_, line) =>
+        `export function ${path.slice(4, -3)}Step${line}(input: string): string { return input.trim() + "${line}"; }`,
+    ).join("\n"),
+  ]),
+);
 
 const TASKS = [
   "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",

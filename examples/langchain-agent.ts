@@ -25,29 +25,17 @@ import {
 import * as z from "zod";
 import { type CompactionEvent, HybridCompactor } from "../src/index.js";
 import { compactionMiddleware, LangChainLlmClient } from "../src/langchain/index.js";
+import { readFile, SYSTEM, TASKS } from "./support/code-reading-task.js";
 import { AnthropicLikeModel } from "./support/offline-langchain-claude.js";
-import { SAMPLE_FILES } from "./support/sample-repository.js";
-
-/** A small repository the agent's tools read from. */
-const FILES = SAMPLE_FILES;
-
-const TASKS = [
-  "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",
-  "Now read src/ast.ts, src/printer.ts and src/errors.ts.",
-  "One line: what did you find, and which rule did I give you?",
-];
-
-const SYSTEM_PROMPT =
-  "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.";
 
 /** The agent's tool; `onCall` hears of each call. */
 const readFileTool = (onCall: (path: string) => void) =>
   tool(
     async ({ path }: { path: string }) => {
       onCall(path);
-      const contents = FILES[path];
-      if (contents === undefined) throw new Error(`No such file: ${path}`);
-      return contents;
+      const file = readFile("read_file", path);
+      if (file.isError) throw new Error(file.content);
+      return file.content;
     },
     {
       name: "read_file",
@@ -142,7 +130,7 @@ export async function runLangChainAgent(options: RunLangChainAgentOptions) {
   const agent = createAgent({
     model: options.model,
     tools: [readFileTool((path) => log(`  → read_file(${JSON.stringify({ path })})`))],
-    systemPrompt: SYSTEM_PROMPT,
+    systemPrompt: SYSTEM,
     middleware: [compaction],
     checkpointer: new MemorySaver(),
   });

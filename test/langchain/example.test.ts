@@ -18,7 +18,7 @@ describe("examples/langchain-agent.ts", () => {
     expect(compactions.some((event) => event.type === "compaction_failed")).toBe(false);
     expect(claude.refusals).toEqual([]);
     for (const call of claude.model.calls) expect(pairingProblems(call.messages)).toEqual([]);
-    expect(lines.filter((line) => line.includes("→ read_file"))).toHaveLength(5);
+    expect(lines.filter((line) => line.includes("→ read_file"))).toHaveLength(6);
     expect(answer).toMatch(/never modify files under vendor\//);
     expect(session.cost?.requests.count).toBe(claude.requests.length);
   });
