@@ -20,9 +20,9 @@ const ENTRIES = [
   "agent-compaction/postgres",
   "agent-compaction/otel",
   "agent-compaction/models",
+  "agent-compaction/langchain",
   "agent-compaction/ai-sdk",
   "agent-compaction/openai",
-  "agent-compaction/langchain",
 ];
 
 interface Block {
