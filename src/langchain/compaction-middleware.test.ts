@@ -104,21 +104,38 @@ describe("compactionMiddleware in a createAgent loop", () => {
     expect(ours.refusals).toEqual([]);
   });
 
-  it("bills less than summarizationMiddleware at cache prices and keeps the user's words", async () => {
+  it("at their trigger, bills less than summarizationMiddleware and keeps the user's words and every path", async () => {
     const summarizer = fakeModel();
     for (let index = 0; index < 200; index += 1) summarizer.respond(new AIMessage("Summary."));
     const theirs = readingModel(100, { thinking: false }).reply({ text: "Done." });
     await runAgent(theirs, [peer(summarizer, { tokens: 15_000 }, { messages: 10 })]);
+    // Masking at the same trigger (half the window), down to a tenth of it, as one rewrite.
+    const masking = new ThresholdCompactor({
+      toolCompaction: "summarize_or_redact",
+      threshold: 0.5,
+      targetUtilization: 0.1,
+      keepRecentToolUses: 3,
+      dropOldest: true,
+      keepPathMentions: true,
+    });
     const ours = readingModel(100, { thinking: false }).reply({ text: "Done." });
-    await runAgent(ours, [compactionMiddleware({ contextLimit: 30_000 })]);
+    await runAgent(ours, [compactionMiddleware({ contextLimit: 30_000, compactor: masking })]);
 
     expect(ours.refusals).toEqual([]);
     // Their summary requests are not even counted here.
     expect(billed(ours)).toBeLessThan(billed(theirs));
-    const said = (like: AnthropicLikeModel) =>
-      like.model.calls.at(-1)?.messages.some((message) => message.text === USER_REQUEST);
-    expect(said(ours)).toBe(true);
-    expect(said(theirs)).toBe(false);
+    const lastRequest = (like: AnthropicLikeModel) =>
+      like.model.calls
+        .at(-1)!
+        .messages.map((message) => message.text)
+        .join("\n");
+    const paths = (like: AnthropicLikeModel) =>
+      new Set(lastRequest(like).match(/src\/file-\d+\.ts/g) ?? []).size;
+    expect(lastRequest(ours)).toContain(USER_REQUEST);
+    expect(lastRequest(theirs)).not.toContain(USER_REQUEST);
+    // The file ledger names every file read; theirs only those of the last ten messages.
+    expect(paths(ours)).toBe(100);
+    expect(paths(theirs)).toBeLessThanOrEqual(10);
   });
 
   it("lets the model recall a compacted tool result with recall_compacted", async () => {
