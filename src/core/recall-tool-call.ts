@@ -1,5 +1,6 @@
 import type { ArchiveRecord } from "./archive-record.js";
 import type { ContentBlock, Message } from "./message.js";
+import { recallPage, recallPageTokens } from "./recall-page.js";
 import type { ToolResultInput } from "./tool-result-input.js";
 
 /** The name the recall tool has for every provider. */
@@ -7,7 +8,7 @@ export const RECALL_TOOL_NAME = "recall_compacted";
 
 /** What the model reads about the recall tool. */
 export const RECALL_TOOL_DESCRIPTION =
-  "Fetches the original content that context compaction removed or replaced. Placeholders and summaries in the conversation name a recall handle such as [recall r7-3f2a]; call this with that handle when you need the exact original (a tool result, a tool input, or earlier messages).";
+  "Fetches the original content that context compaction removed or replaced. Placeholders and summaries in the conversation name a recall handle such as [recall r7-3f2a]; call this with that handle when you need the exact original (a tool result, a tool input, or earlier messages). A long original comes in pages: the answer ends saying which page it is and how to ask for the next.";
 
 /**
  * The recall tool's name, description and a fresh copy of its input schema, for each provider
@@ -23,6 +24,11 @@ export function recallToolSpec() {
         handle: {
           type: "string" as const,
           description: "The handle, e.g. r7-3f2a, from a [recall …] mark.",
+        },
+        page: {
+          type: "integer" as const,
+          minimum: 1,
+          description: "Which page of a long original, from 1 (the default).",
         },
       },
       required: ["handle"],
@@ -75,22 +81,43 @@ export function recallText(record: ArchiveRecord): string {
 /** What answering a recall call needs of a session (`AgentSession` and `StoredSession` fit). */
 export interface RecallToolSession {
   recall(handle: string): Promise<ArchiveRecord>;
+  /** The window, which sizes a page of the answer (an eighth of it). @default 4,000-token pages */
+  readonly contextLimit?: number;
 }
 
 /**
- * Answers a recall call with id `id` and input `input` (`{ handle }`) from the session's
- * archive: the original as the tool result, or an error result saying why (an unknown handle,
- * one from another session).
+ * The answer to a recall of `handle` at `page`: one page of the record's text, at most an
+ * eighth of the window, ending with how to ask for the next page when there are several.
+ * @throws {ValidationError} at `page` when it is not a page of the record.
+ */
+export async function recallAnswer(
+  session: RecallToolSession,
+  handle: string,
+  page: unknown,
+): Promise<string> {
+  const text = recallText(await session.recall(handle));
+  return recallPage(text, {
+    handle,
+    page,
+    pageTokens: recallPageTokens(session.contextLimit),
+    toolName: RECALL_TOOL_NAME,
+  });
+}
+
+/**
+ * Answers a recall call with id `id` and input `input` (`{ handle, page? }`) from the session's
+ * archive: a page of the original as the tool result ({@link recallAnswer}), or an error result
+ * saying why (an unknown handle, one from another session, a page past the last).
  */
 export async function answerRecallCall(
   session: RecallToolSession,
   id: string,
   input: unknown,
 ): Promise<ToolResultInput> {
-  const handle = (input as { handle?: unknown } | null)?.handle;
+  const { handle, page } = (input ?? {}) as { handle?: unknown; page?: unknown };
   try {
-    const record = await session.recall(String(handle));
-    return { type: "tool_result", tool_use_id: id, content: recallText(record) };
+    const content = await recallAnswer(session, String(handle), page);
+    return { type: "tool_result", tool_use_id: id, content };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { type: "tool_result", tool_use_id: id, content: message, is_error: true };
