@@ -61,6 +61,10 @@ function peer(model: unknown, trigger: object, keep: object): AnyAgentMiddleware
   return make({ model, trigger, keep });
 }
 
+/** Masking only, within the one turn of the loop: every placeholder names its recall handle. */
+const maskingInTurn = () =>
+  new ThresholdCompactor({ threshold: 0.5, keepRecentToolUses: 3, toolCompaction: "redact" });
+
 /** Billed input at Claude's cache prices: writes 1.25x, reads 0.1x. */
 const billed = (like: AnthropicLikeModel) =>
   like.requests.reduce((sum, request) => {
@@ -151,12 +155,7 @@ describe("compactionMiddleware in a createAgent loop", () => {
     like.reply({ text: "Recalled." });
     const compaction = compactionMiddleware({
       contextLimit: 30_000,
-      // Masking only, within the turn: the placeholders name their handles.
-      compactor: new ThresholdCompactor({
-        threshold: 0.5,
-        keepRecentToolUses: 3,
-        toolCompaction: "redact",
-      }),
+      compactor: maskingInTurn(),
     });
     const result = await runAgent(like, [compaction]);
 
@@ -365,11 +364,7 @@ describe("compactionMiddleware threads", () => {
     const sessions: string[] = [];
     const compaction = compactionMiddleware({
       contextLimit: 30_000,
-      compactor: new ThresholdCompactor({
-        threshold: 0.5,
-        keepRecentToolUses: 3,
-        toolCompaction: "redact",
-      }),
+      compactor: maskingInTurn(),
       onSession: (_session, threadId) => sessions.push(threadId),
     });
     const agent = createAgent({
