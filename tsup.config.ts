@@ -11,6 +11,7 @@ const entry = {
   "postgres/index": "src/postgres/index.ts",
   "otel/index": "src/otel/index.ts",
   "models/index": "src/models/index.ts",
+  "langchain/index": "src/langchain/index.ts",
   "ai-sdk/index": "src/ai-sdk/index.ts",
   "openai/index": "src/openai/index.ts",
   "chat-completions/index": "src/chat-completions/index.ts",

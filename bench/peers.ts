@@ -8,6 +8,8 @@
  *   messages of the last 3 turns: removes the tool calls and results older than that.
  * - LangChain's `trimMessages` (`@langchain/core`) with a chars/4 token counter and `maxTokens`
  *   the size of the last 3 turns: drops every message older than the last 3 turns.
+ * - ours as a LangChain user calls it, on the same `BaseMessage[]`: `compactLangChainMessages`
+ *   from `agent-compaction/langchain` (converted in, compacted in a session, converted back).
  *
  * The conversation is built once per size with the repo's `ConversationBuilder` and converted
  * to `ModelMessage[]` and `BaseMessage[]` outside the timed region. `npm run bench` runs each
@@ -26,11 +28,13 @@ import {
 import { type ModelMessage, pruneMessages } from "ai";
 import {
   type ContentBlock,
+  estimateTokens,
   type JsonObject,
   type Message,
   REDACTION_NOTICE,
   ThresholdCompactor,
 } from "../src/index.js";
+import { compactLangChainMessages, fromLangChainMessages } from "../src/langchain/index.js";
 import { ConversationBuilder } from "../src/testing/index.js";
 import type { FloorRow } from "./floors.js";
 import { formatMs } from "./format.js";
@@ -304,6 +308,11 @@ export interface PeerRow {
   /** Why `trimMessages` was skipped, with its estimated time. */
   trimSkipped?: string;
   /**
+   * Ours on LangChain's messages, as a LangChain user calls it: `compactLangChainMessages`
+   * (converted in, compacted in a session, converted back). Absent in older results.
+   */
+  oursLangChain?: PeerTiming;
+  /**
    * ours/pruneMessages (medians) in each fresh process this size ran in, ascending; the row is
    * the one of the median process. Absent when the size ran in one process.
    */
@@ -313,6 +322,7 @@ export interface PeerRow {
     ours: PeerOutcome;
     pruneMessages: PeerOutcome;
     trimMessages: PeerOutcome | undefined;
+    oursLangChain?: PeerOutcome;
   };
   settings: { pruneToolCalls: string; trimMaxTokens: number };
 }
@@ -480,6 +490,47 @@ export const DEFAULT_TRIM_BUDGET_MS = 10_000;
 const SLOW_TRIM_MS = 50;
 const VERY_SLOW_TRIM_MS = 5000;
 
+/** What ours left of LangChain's messages: tool messages whose output was not masked. */
+function langChainOutcome(messages: readonly BaseMessage[]): PeerOutcome {
+  const full = messages.filter(
+    (message) => ToolMessage.isInstance(message) && !message.text.startsWith(REDACTION_NOTICE),
+  );
+  return { messages: messages.length, fullToolResults: full.length };
+}
+
+/**
+ * Ours as a LangChain user calls it, timed apart: `compactLangChainMessages` on the same
+ * `BaseMessage[]` as trimMessages, with the same compactor (a window the conversation is just
+ * over the compactor's threshold of; no text clamped, no last-resort trim).
+ */
+async function measureLangChain(
+  workload: PeerWorkload,
+  rounds: { warmUps: number; samples: number },
+  timing: { collect: boolean; minWarmUpMs: number },
+): Promise<{ timing: PeerTiming; outcome: PeerOutcome }> {
+  const estimate = estimateTokens(fromLangChainMessages(workload.langchainMessages));
+  const options = {
+    contextLimit: Math.ceil(estimate / 0.8),
+    compactor: new ThresholdCompactor({ toolCompaction: "redact" }),
+    maxBlockShare: 1,
+    trimOnOverflow: false,
+  };
+  const out = await compactLangChainMessages(workload.langchainMessages, options);
+  gc?.();
+  const timings = await timeInterleaved(
+    [
+      {
+        name: "oursLangChain",
+        run: () => compactLangChainMessages(workload.langchainMessages, options),
+      },
+    ],
+    Math.min(rounds.warmUps, 10),
+    Math.min(rounds.samples, FRESH_SAMPLES),
+    timing,
+  );
+  return { timing: timings.oursLangChain!, outcome: langChainOutcome(out.messages) };
+}
+
 /** Runs the peer comparison for each size. */
 export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
   const trimBudgetMs = options.trimBudgetMs ?? DEFAULT_TRIM_BUDGET_MS;
@@ -599,6 +650,7 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
       Math.min(samples, FRESH_SAMPLES),
       timing,
     );
+    const langchain = await measureLangChain(workload, { warmUps, samples }, timing);
 
     rows.push({
       messages: size,
@@ -610,10 +662,12 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
       pruneMessages: timings.pruneMessages!,
       trimMessages: trimTiming,
       ...(trimSkipped === undefined ? {} : { trimSkipped }),
+      oursLangChain: langchain.timing,
       outcome: {
         ours: oursOutcome(oursOut),
         pruneMessages: pruneOutcome(pruneOut),
         trimMessages: trimOut === undefined ? undefined : trimOutcome(trimOut),
+        oursLangChain: langchain.outcome,
       },
       settings: { pruneToolCalls: toolCalls, trimMaxTokens: workload.trimMaxTokens },
     });
@@ -642,6 +696,8 @@ export const PEER_HEADERS = [
   "ours (fresh)",
   "fresh/prune",
   "fresh per 1k msgs",
+  "ours (LangChain in/out)",
+  "LangChain/trim",
 ] as const;
 
 /** The peer table's rows: medians, their ratios, and ours per 1,000 messages (linearity). */
@@ -661,6 +717,8 @@ export function peerRows(rows: readonly PeerRow[]): string[][] {
     formatMs(row.oursFresh.medianMs),
     ratio(row.oursFresh.medianMs, row.pruneMessages),
     formatMs((row.oursFresh.medianMs * 1000) / row.messages),
+    row.oursLangChain === undefined ? "-" : formatMs(row.oursLangChain.medianMs),
+    row.oursLangChain === undefined ? "-" : ratio(row.oursLangChain.medianMs, row.trimMessages),
   ]);
 }
 
@@ -718,7 +776,10 @@ export function peerOutcomeLines(rows: readonly PeerRow[]): string[] {
     return (
       `${row.messages} messages (${row.turns} turns, ${row.toolResults} tool results): ` +
       `ours ${ours.messages} messages, ${ours.fullToolResults} full outputs · ` +
-      `pruneMessages ${prune.messages}, ${prune.fullToolResults} · trimMessages ${trimmed}`
+      `pruneMessages ${prune.messages}, ${prune.fullToolResults} · trimMessages ${trimmed}` +
+      (row.outcome.oursLangChain === undefined
+        ? ""
+        : ` · ours on LangChain ${row.outcome.oursLangChain.messages}, ${row.outcome.oursLangChain.fullToolResults}`)
     );
   });
 }

@@ -3,10 +3,12 @@ import vm from "node:vm";
 import {
   AgentSession,
   type Compactor,
+  estimateTokens,
   LLMCompactor,
   type Message,
   ThresholdCompactor,
 } from "../src/index.js";
+import { compactLangChainMessages, toLangChainMessages } from "../src/langchain/index.js";
 import { ConversationBuilder, MockLlmClient } from "../src/testing/index.js";
 
 /** A timing: the median of `samples` runs, in milliseconds. */
@@ -186,6 +188,18 @@ export async function measureSpeed(options: SpeedOptions): Promise<SpeedRow[]> {
     const summariser = new LLMCompactor(new MockLlmClient({ defaultReply: "Summary." }));
     compact["LLM (mock)"] = await time(samples, () =>
       summariser.compactAsync(conversation, new Map()),
+    );
+    // Redaction as a LangChain user calls it: BaseMessage[] converted in, compacted in a session
+    // (a window the conversation is just over the threshold of), converted back.
+    const langchain = toLangChainMessages(conversation);
+    const overWindow = {
+      contextLimit: Math.ceil(estimateTokens(conversation) / 0.8),
+      compactor: redact,
+      maxBlockShare: 1,
+      trimOnOverflow: false,
+    };
+    compact["redact (LangChain in/out)"] = await time(samples, () =>
+      compactLangChainMessages(langchain, overWindow),
     );
 
     const maybeCompactUnder = await timeBatched(Math.min(samples, 21), 1000, () =>

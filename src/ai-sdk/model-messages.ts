@@ -12,7 +12,7 @@ import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { estimateContentTokens } from "../core/tokens.js";
-import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -147,34 +147,6 @@ function keepMessageOptions(
   }
   const fields = { ...aiSdkFields(block), messageProviderOptions: kept };
   blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
-}
-
-/** Assigns turns as the session does, one message at a time. */
-class TurnTracker {
-  #number: number;
-  #current: TurnId | undefined;
-  constructor(firstTurnNumber: number, after: TurnId | undefined) {
-    this.#number =
-      after === undefined ? firstTurnNumber - 1 : Math.max(after.number, firstTurnNumber - 1);
-    this.#current = after;
-  }
-  open(): TurnId {
-    this.#number += 1;
-    this.#current = { owner: "u", number: this.#number };
-    return this.#current;
-  }
-  /** The turn in flight; the first message of a run opens one. */
-  current(): TurnId {
-    return this.#current ?? this.open();
-  }
-  /** Where a system message goes: the turn it follows, or the one the next message opens. */
-  pending(): TurnId {
-    return this.#current ?? { owner: "u", number: this.#number + 1 };
-  }
-  summary(): TurnId {
-    this.#current = { ...SUMMARY_TURN_ID };
-    return this.#current;
-  }
 }
 
 function turnOf(turns: TurnTracker, role: string, blocks: ContentBlock[], first: boolean): TurnId {

@@ -17,6 +17,29 @@ export function recallHandleIn(text: string): string | undefined {
   return MARK_AT_END.exec(text)?.[1];
 }
 
+/**
+ * The number of each recall mark `[recall r<number>-<tag>]` in `text` with this `tag`, found
+ * with `indexOf` (linear in the text, whatever it holds).
+ */
+export function recallNumbersIn(text: string, tag: string): number[] {
+  const numbers: number[] = [];
+  const start = "[recall r";
+  const end = `-${tag}]`;
+  for (let at = text.indexOf(start); at !== -1; at = text.indexOf(start, at + start.length)) {
+    const digits = at + start.length;
+    let stop = digits;
+    while (
+      stop < text.length &&
+      stop - digits <= 16 &&
+      text.charCodeAt(stop) >= 48 &&
+      text.charCodeAt(stop) <= 57
+    )
+      stop += 1;
+    if (stop > digits && text.startsWith(end, stop)) numbers.push(Number(text.slice(digits, stop)));
+  }
+  return numbers;
+}
+
 /** The longest recall mark: {@link RECALL_MARK}, `r`, a counter of up to 16 digits, `-`, the tag, `]`. */
 export const MAX_RECALL_MARK_LENGTH = RECALL_MARK.length + 1 + 16 + 1 + 4 + 1;
 

@@ -1,6 +1,6 @@
 import { ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
-import { RECALL_HANDLE_PATTERN } from "../internal/recall-mark.js";
+import { RECALL_HANDLE_PATTERN, recallNumbersIn } from "../internal/recall-mark.js";
 import {
   type ArchiveRecord,
   archiveChanges,
@@ -101,6 +101,28 @@ export class ArchiveKeeper {
       // A compaction's drawn numbers are not the counter's.
       if (Number.isSafeInteger(number) && number >= this.next && number < DRAWN_HANDLE_BASE)
         this.next = number + 1;
+    }
+  }
+
+  /**
+   * Moves the counter past the handles of this session that appended messages name: a
+   * conversation taken over whole (a history resumed, an agent's state read again by a new
+   * session with the same id and archive) never reuses a handle its placeholders hold.
+   */
+  acceptNamed(messages: readonly Message[]): void {
+    const take = (text: string) => {
+      for (const number of recallNumbersIn(text, this.#tag))
+        if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
+    };
+    for (const message of messages) {
+      for (const block of message.content) {
+        if (block.type === "text") take(block.text);
+        else if (block.type === "tool_result") {
+          if (typeof block.content === "string") take(block.content);
+          else for (const part of block.content) if (part.type === "text") take(part.text);
+        } else if (block.type === "tool_use" && typeof block.input._cleared === "string")
+          take(block.input._cleared);
+      }
     }
   }
 

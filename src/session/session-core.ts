@@ -238,6 +238,7 @@ export class SessionCore {
           }
         }
         this.#pin(entry.pinned ?? []);
+        this.keeper?.acceptNamed(entry.messages);
         return this.#archive(entry.archive ?? [], options.store !== false);
       }
       case "pins":

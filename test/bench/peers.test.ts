@@ -72,6 +72,9 @@ describe("measurePeers", () => {
       expect(ours.fullToolResults).toBeGreaterThan(0);
       expect(pruneMessages.fullToolResults).toBe(ours.fullToolResults);
       expect(trimMessages?.fullToolResults).toBe(ours.fullToolResults);
+      // Ours through the LangChain adapter: the same job on LangChain's messages.
+      expect(row.outcome.oursLangChain).toEqual(ours);
+      expect(Number.isFinite(row.oursLangChain?.medianMs)).toBe(true);
       expect(pruneMessages.messages).toBeLessThan(row.messages);
       // trimMessages keeps exactly the messages of the last 3 turns: pruneMessages' N.
       expect(trimMessages?.messages).toBe(Number(/\d+/.exec(row.settings.pruneToolCalls)?.[0]));

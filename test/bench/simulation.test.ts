@@ -131,7 +131,7 @@ describe("measureSpeed", () => {
     expect(rows.map((row) => row.messages)).toEqual([100, 200]);
     for (const row of rows) {
       expect(Object.keys(row.compact)).toEqual(
-        expect.arrayContaining(["summarize", "redact", "LLM (mock)"]),
+        expect.arrayContaining(["summarize", "redact", "LLM (mock)", "redact (LangChain in/out)"]),
       );
       expect(row.maybeCompactUnder.samples).toBeGreaterThan(0);
       expect(Number.isFinite(row.maybeCompactOver.medianMs)).toBe(true);

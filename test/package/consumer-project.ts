@@ -98,6 +98,8 @@ export function createConsumerProject(name = "consumer"): ConsumerProject {
         "@types/json-schema@7.0.15",
         pinned("@opentelemetry/api"),
         pinned("@types/node"),
+        pinned("langchain"),
+        pinned("@langchain/core"),
         pinned("redis"),
         pinned("pg"),
         pinned("@types/pg"),

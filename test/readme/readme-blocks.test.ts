@@ -20,6 +20,7 @@ const ENTRIES = [
   "agent-compaction/postgres",
   "agent-compaction/otel",
   "agent-compaction/models",
+  "agent-compaction/langchain",
   "agent-compaction/ai-sdk",
   "agent-compaction/openai",
   "agent-compaction/chat-completions",

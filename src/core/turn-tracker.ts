@@ -1,0 +1,33 @@
+import type { TurnId } from "./message.js";
+import { SUMMARY_TURN_ID } from "./turn.js";
+
+/**
+ * Assigns turns as the session does, one message at a time, for the provider converters: a user
+ * request opens a turn, replies and tool results continue it, a summary has its own.
+ */
+export class TurnTracker {
+  #number: number;
+  #current: TurnId | undefined;
+  constructor(firstTurnNumber: number, after: TurnId | undefined) {
+    this.#number =
+      after === undefined ? firstTurnNumber - 1 : Math.max(after.number, firstTurnNumber - 1);
+    this.#current = after;
+  }
+  open(): TurnId {
+    this.#number += 1;
+    this.#current = { owner: "u", number: this.#number };
+    return this.#current;
+  }
+  /** The turn in flight; the first message of a run opens one. */
+  current(): TurnId {
+    return this.#current ?? this.open();
+  }
+  /** Where a system message goes: the turn it follows, or the one the next message opens. */
+  pending(): TurnId {
+    return this.#current ?? { owner: "u", number: this.#number + 1 };
+  }
+  summary(): TurnId {
+    this.#current = { ...SUMMARY_TURN_ID };
+    return this.#current;
+  }
+}

@@ -1,0 +1,204 @@
+import type { ValidationIssue } from "../core/errors.js";
+import type {
+  ContentBlock,
+  ImageBlock,
+  ImageSource,
+  JsonObject,
+  JsonValue,
+  OpaqueBlock,
+  ToolResultContentBlock,
+} from "../core/message.js";
+import { normalizeJson } from "../internal/json-value.js";
+
+/**
+ * The key, in a block's `extra`, under which LangChain's fields that our blocks do not model
+ * are kept: `shape` (the content block as it came, its modelled fields held in place by
+ * `null`), `at` (where an image's data or URL goes back), `message` (the message's own fields,
+ * on its last block), `call` (a tool call's own fields), `content` (`"string"`: the content was
+ * a string).
+ */
+export const LANGCHAIN_KEY = "langchain";
+/** The key an opaque block carries the message's own fields under (an opaque block has no `extra`). */
+export const OPAQUE_MESSAGE_KEY = `${LANGCHAIN_KEY}:message`;
+
+export type Path = (string | number)[];
+type Record_ = Record<string, unknown>;
+
+/** Where conversion problems are collected, and the path of what is being read. */
+export interface ReadContext {
+  issues: ValidationIssue[];
+  path: Path;
+}
+
+/** A context for something inside what `context` reads. */
+export function inside(context: ReadContext, ...suffix: Path): ReadContext {
+  return { issues: context.issues, path: [...context.path, ...suffix] };
+}
+
+/** Reports a problem at `field` of what `context` reads. */
+export function fail(context: ReadContext, field: string | number, message: string): void {
+  context.issues.push({ path: [...context.path, field], message });
+}
+
+/** `value` as JSON (a copy, `undefined` properties dropped); what is not JSON is reported. */
+export function json(context: ReadContext, value: unknown): JsonValue {
+  return normalizeJson(value, context.path, context.issues) ?? null;
+}
+
+/** A JSON object copy of `value` without `keys`; `undefined` when nothing is left. */
+export function jsonWithout(
+  context: ReadContext,
+  value: Record_,
+  keys: readonly string[],
+): JsonObject | undefined {
+  const rest: Record_ = {};
+  let any = false;
+  for (const key of Object.keys(value)) {
+    if (keys.includes(key) || value[key] === undefined) continue;
+    rest[key] = value[key];
+    any = true;
+  }
+  return any ? (json(context, rest) as JsonObject) : undefined;
+}
+
+/** Whether a value is an object that is not an array (a content block, a message's fields). */
+export function isRecord(value: unknown): value is Record_ {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether `part` has exactly `keys` (those not `undefined`), in that order. */
+export function sameKeys(part: Record_, keys: readonly string[]): boolean {
+  let at = 0;
+  for (const key of Object.keys(part)) {
+    if (part[key] === undefined) continue;
+    if (key !== keys[at]) return false;
+    at += 1;
+  }
+  return at === keys.length;
+}
+
+/**
+ * The block's shape when it is not the default: a JSON copy with the `modelled` fields held in
+ * place by `null`, so the way back restores every key in its order. `undefined` when the block
+ * holds exactly the default keys in the default order.
+ */
+export function shapeOf(
+  context: ReadContext,
+  part: Record_,
+  modelled: readonly string[],
+  defaultKeys: readonly string[],
+): JsonObject | undefined {
+  if (sameKeys(part, defaultKeys)) return undefined;
+  const held: Record_ = {};
+  for (const key of Object.keys(part)) {
+    if (part[key] !== undefined) held[key] = modelled.includes(key) ? null : part[key];
+  }
+  return json(context, held) as JsonObject;
+}
+
+/** `block` with LangChain fields under `extra.langchain`, when there are any. */
+export function withFields<B extends Exclude<ContentBlock, OpaqueBlock>>(
+  block: B,
+  fields: JsonObject,
+): B {
+  for (const _key in fields) return { ...block, extra: { [LANGCHAIN_KEY]: fields } };
+  return block;
+}
+
+/** A content block carried whole (a provider block the library does not model). */
+export function opaque(context: ReadContext, part: Record_): OpaqueBlock {
+  return { type: "opaque", block: json(context, part) as JsonObject };
+}
+
+/** The `data:` URL's parts, when it is exactly `data:<type>;base64,<data>`. */
+function dataUrl(url: string): { mediaType: string; data: string } | undefined {
+  if (!url.startsWith("data:")) return undefined;
+  const marker = url.indexOf(";base64,");
+  if (marker <= 5) return undefined;
+  const mediaType = url.slice(5, marker);
+  if (mediaType.includes(",")) return undefined;
+  return { mediaType, data: url.slice(marker + ";base64,".length) };
+}
+
+const nonEmpty = (value: unknown): value is string => typeof value === "string" && value !== "";
+
+/** An image's source from a URL: a `data:` URL as base64 data. */
+function urlSource(url: string): ImageSource {
+  const inline = dataUrl(url);
+  return inline === undefined ? { type: "url", url } : { type: "base64", ...inline };
+}
+
+/** An image content block's source, and the path its data or URL goes back to. */
+function imageSource(part: Record_): { source: ImageSource; at: string[] } | undefined {
+  const { source, image_url: imageUrl } = part;
+  if (part.type === "image_url") {
+    if (nonEmpty(imageUrl)) return { source: urlSource(imageUrl), at: ["image_url"] };
+    if (isRecord(imageUrl) && nonEmpty(imageUrl.url))
+      return { source: urlSource(imageUrl.url), at: ["image_url", "url"] };
+    return undefined;
+  }
+  if (isRecord(source)) {
+    // Anthropic's own shape: { source: { type, media_type, data | url | file_id } }.
+    if (source.type === "base64" && nonEmpty(source.media_type) && typeof source.data === "string")
+      return {
+        source: { type: "base64", mediaType: source.media_type, data: source.data },
+        at: ["source", "data"],
+      };
+    if (source.type === "url" && nonEmpty(source.url))
+      return { source: { type: "url", url: source.url }, at: ["source", "url"] };
+    if (source.type === "file" && nonEmpty(source.file_id))
+      return { source: { type: "file", fileId: source.file_id }, at: ["source", "file_id"] };
+    return undefined;
+  }
+  // LangChain's standard shape: { url } | { data, mimeType } | { fileId }.
+  if (nonEmpty(part.url)) return { source: { type: "url", url: part.url }, at: ["url"] };
+  if (typeof part.data === "string" && nonEmpty(part.mimeType))
+    return { source: { type: "base64", mediaType: part.mimeType, data: part.data }, at: ["data"] };
+  if (nonEmpty(part.fileId))
+    return { source: { type: "file", fileId: part.fileId }, at: ["fileId"] };
+  return undefined;
+}
+
+/** A copy of `part` with the value at `at` replaced by `null`. */
+function hollow(part: Record_, at: readonly string[]): Record_ {
+  const copy = { ...part };
+  let target = copy;
+  for (let index = 0; index < at.length - 1; index += 1) {
+    const next = { ...(target[at[index]!] as Record_) };
+    target[at[index]!] = next;
+    target = next;
+  }
+  target[at.at(-1)!] = null;
+  return copy;
+}
+
+/** An image block (`image`, `image_url`), or `undefined` when it holds no usable image. */
+export function imageBlock(context: ReadContext, part: Record_): ImageBlock | undefined {
+  const found = imageSource(part);
+  if (found === undefined) return undefined;
+  const fields: JsonObject = { shape: json(context, hollow(part, found.at)), at: found.at };
+  return withFields({ type: "image", source: found.source }, fields);
+}
+
+/** A text block, its other fields kept. */
+export function textBlock(context: ReadContext, part: Record_): ContentBlock {
+  if (typeof part.text !== "string") return opaque(context, part);
+  const shape = shapeOf(context, part, ["text"], ["type", "text"]);
+  return withFields({ type: "text", text: part.text }, shape === undefined ? {} : { shape });
+}
+
+/** A block of a user message or a tool result: text, an image, or carried whole. */
+export function inputBlock(context: ReadContext, part: unknown): ToolResultContentBlock {
+  if (typeof part === "string") {
+    // A bare string in a content array: kept as text, marked to come back as a string.
+    return withFields({ type: "text", text: part }, { content: "string" });
+  }
+  if (!isRecord(part) || typeof part.type !== "string") {
+    context.issues.push({ path: context.path, message: "must be a content block with a type" });
+    return { type: "opaque", block: {} };
+  }
+  if (part.type === "text") return textBlock(context, part) as ToolResultContentBlock;
+  if (part.type === "image" || part.type === "image_url")
+    return imageBlock(context, part) ?? opaque(context, part);
+  return opaque(context, part);
+}

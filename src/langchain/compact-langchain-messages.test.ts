@@ -1,0 +1,101 @@
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
+import { MemoryArchive } from "../store/index.js";
+import { compactLangChainMessages } from "./index.js";
+
+/** A model's tool loop over `steps` files, as `model.invoke` would have built it. */
+function loop(steps: number, lastInputTokens?: number): BaseMessage[] {
+  const messages: BaseMessage[] = [
+    new SystemMessage({ content: "You are a coding agent.", id: "system" }),
+    new HumanMessage({ content: "Read every file. Never touch package-lock.json.", id: "request" }),
+  ];
+  for (let step = 0; step < steps; step += 1) {
+    const id = `call_${step}`;
+    const path = `src/file-${step}.ts`;
+    messages.push(
+      new AIMessage({
+        id: `reply_${step}`,
+        content: `Reading ${path}.`,
+        tool_calls: [{ id, name: "read_file", args: { path }, type: "tool_call" }],
+        ...(lastInputTokens !== undefined && step === steps - 1
+          ? {
+              usage_metadata: {
+                input_tokens: lastInputTokens,
+                output_tokens: 20,
+                total_tokens: lastInputTokens + 20,
+              } as never,
+            }
+          : {}),
+      }),
+      new ToolMessage({
+        content: fileText(path),
+        tool_call_id: id,
+        name: "read_file",
+        id: `result_${step}`,
+      }),
+    );
+  }
+  return messages;
+}
+
+describe("compactLangChainMessages", () => {
+  it("gives the messages back as they are under the threshold", async () => {
+    const messages = loop(4);
+    const {
+      messages: out,
+      compacted,
+      report,
+    } = await compactLangChainMessages(messages, {
+      contextLimit: 200_000,
+    });
+    expect(compacted).toBe(false);
+    expect(out).toBe(messages);
+    expect(report.compacted).toBe(false);
+  });
+
+  it("compacts above it: old results masked, unchanged messages the same objects, pairs whole", async () => {
+    const messages = loop(30);
+    const archive = new MemoryArchive();
+    const {
+      messages: out,
+      compacted,
+      session,
+    } = await compactLangChainMessages(messages, {
+      contextLimit: 30_000,
+      sessionId: "loop-1",
+      archive,
+    });
+    expect(compacted).toBe(true);
+    expect(out[0]).toBe(messages[0]);
+    expect(
+      out.some((message) => message === messages[1] || message.text.includes("Never touch")),
+    ).toBe(true);
+    expect(pairingProblems(out)).toEqual([]);
+    // The newest results are whole, and the same objects.
+    expect(out.at(-1)).toBe(messages.at(-1));
+    // What went is recallable from the archive, under the session id, after the call too.
+    const handle = /\[recall (r\d+-[0-9a-f]+)\]/.exec(
+      out.map((message) => message.text).join("\n"),
+    )?.[1];
+    expect(handle).toBeDefined();
+    expect(archive.get("loop-1", handle!)).toBeDefined();
+    expect((await session.recall(handle!)).handle).toBe(handle);
+  });
+
+  it("judges the context on the last reply's usage_metadata, not only the local estimate", async () => {
+    const small = loop(3);
+    expect((await compactLangChainMessages(small, { contextLimit: 8_000 })).compacted).toBe(false);
+    // The provider counted far more (system prompt, tools, images): the same messages compact.
+    const reported = loop(3, 7_500);
+    const { compacted, report } = await compactLangChainMessages(reported, { contextLimit: 8_000 });
+    expect(compacted).toBe(true);
+    expect(report.contextUsedBefore).toBeGreaterThanOrEqual(7_500);
+  });
+});

@@ -1,0 +1,55 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { AgentSession } from "../session/agent-session.js";
+import type { MaybeCompactReport } from "../session/compaction-report.js";
+import type { AgentSessionOptions } from "../session/options.js";
+import { ThreadSession } from "./thread-session.js";
+
+/** Options of {@link compactLangChainMessages}: the session's, and a signal. */
+export interface CompactLangChainMessagesOptions extends AgentSessionOptions {
+  /** Cancels a summary in flight (reported as an `aborted` failure). @default none */
+  signal?: AbortSignal;
+}
+
+/** What {@link compactLangChainMessages} returns. */
+export interface CompactedLangChainMessages {
+  /** The messages to send: the input array itself when nothing changed. */
+  messages: BaseMessage[];
+  /** Whether the messages changed. */
+  compacted: boolean;
+  /** The session's report: each compactor's result, a failure, what was trimmed. */
+  report: MaybeCompactReport;
+  /** The session the call ran in: `recall(handle)`, `cost`, `compactionUsage`. */
+  session: AgentSession;
+}
+
+/**
+ * Compacts a whole LangChain conversation in one call, for a loop of your own
+ * (`model.invoke(messages)`, a LangGraph node): a new `AgentSession` takes the messages (the
+ * last reply's `usage_metadata` as the context measure), runs `maybeCompact` with the session's
+ * promises (masking first, tool calls never split, stale thinking removed, what it removes
+ * archived), and gives the messages back, those it left unchanged as the same objects. Give
+ * the same `sessionId` and a shared `archive` each call to recall what an earlier call
+ * removed; inside `createAgent`, {@link compactionMiddleware} keeps one session per thread
+ * instead.
+ *
+ * @example
+ * const { messages: compacted } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
+ * const reply = await model.invoke(compacted);
+ * @throws {ValidationError} for bad options or a malformed message.
+ */
+export async function compactLangChainMessages(
+  messages: readonly BaseMessage[],
+  options: CompactLangChainMessagesOptions,
+): Promise<CompactedLangChainMessages> {
+  const { signal, ...sessionOptions } = options;
+  const session = new AgentSession(sessionOptions);
+  const thread = new ThreadSession(session);
+  thread.append(messages, false);
+  thread.pinLeadingSystem(messages);
+  const before = session.messages;
+  const report = await session.maybeCompact(signal === undefined ? {} : { signal });
+  if (!thread.dirty && session.messages === before) {
+    return { messages: messages as BaseMessage[], compacted: false, report, session };
+  }
+  return { messages: thread.rebuild(), compacted: true, report, session };
+}

@@ -1,0 +1,354 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import {
+  type ContentBlock,
+  type GeneratedKind,
+  type JsonObject,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+  type ToolResultBlock,
+  type TurnId,
+} from "../core/message.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { isSummaryText } from "../core/summary-format.js";
+import { TurnTracker } from "../core/turn-tracker.js";
+import { checkConversionOptions } from "../internal/conversion-options.js";
+import { aiBlocks } from "./ai-blocks-in.js";
+import {
+  fail,
+  inputBlock,
+  inside,
+  isRecord,
+  json,
+  jsonWithout,
+  LANGCHAIN_KEY,
+  OPAQUE_MESSAGE_KEY,
+  type ReadContext,
+  withFields,
+} from "./blocks-in.js";
+
+/** Options of {@link fromLangChainMessages}. */
+export interface FromLangChainMessagesOptions {
+  /** The session id stamped on every message. @default a new uuid v7 */
+  sessionId?: string;
+  /** The number of the first turn (owner `"u"`). @default 1 */
+  firstTurnNumber?: number;
+  /** Clock for `createdAt`, read once per call: every message gets that instant. @default the wall clock */
+  clock?: Clock;
+}
+
+/** What the middleware's conversion adds to the public options. */
+export interface ConversionSettings extends FromLangChainMessagesOptions {
+  /** The turn of the message before the first (a conversation converted a part at a time). */
+  after?: TurnId;
+  /**
+   * The messages' own fields (`additional_kwargs`, `usage_metadata`, an artifact, …) are not
+   * copied: the middleware gives a message back with its original's fields, by reference, so
+   * they need not be JSON either.
+   */
+  fieldsFromSources?: boolean;
+}
+
+type Record_ = Record<string, unknown>;
+
+/** The `additional_kwargs` key that marks a message the library wrote. */
+export const GENERATED_KEY = "agent_compaction";
+const GENERATED_KINDS: readonly string[] = ["summary", "continuation", "notice"];
+
+/** The message types converted, by LangChain's `type` (chunks have the same). */
+type Kind = "human" | "ai" | "tool" | "system";
+const KINDS: readonly string[] = ["human", "ai", "tool", "system"];
+
+/** The fields a message carries besides its content (and, per kind, its modelled ones). */
+export const OWN_FIELDS: Record<Kind, readonly string[]> = {
+  human: ["name", "additional_kwargs", "response_metadata"],
+  system: ["name", "additional_kwargs", "response_metadata"],
+  ai: ["name", "additional_kwargs", "response_metadata", "usage_metadata", "invalid_tool_calls"],
+  tool: ["id", "name", "status", "artifact", "metadata", "additional_kwargs", "response_metadata"],
+};
+
+/** Whether a field holds nothing worth keeping (the constructors' defaults: `{}`, `[]`). */
+function isDefault(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isRecord(value) && Object.keys(value).length === 0;
+}
+
+/** A message's own fields as JSON (what is not JSON is refused); none with `fieldsFromSources`. */
+function ownFields(
+  context: ReadContext,
+  message: Record_,
+  kind: Kind,
+  fieldsFromSources: boolean,
+): JsonObject {
+  if (fieldsFromSources) return {};
+  const fields: Record_ = {};
+  for (const key of OWN_FIELDS[kind]) if (!isDefault(message[key])) fields[key] = message[key];
+  return jsonWithout(context, fields, []) ?? {};
+}
+
+/** The kind a message was written as by the library, from its `additional_kwargs`. */
+function generatedOf(message: Record_): GeneratedKind | undefined {
+  const kwargs = message.additional_kwargs;
+  const kind = isRecord(kwargs) ? kwargs[GENERATED_KEY] : undefined;
+  return typeof kind === "string" && GENERATED_KINDS.includes(kind)
+    ? (kind as GeneratedKind)
+    : undefined;
+}
+
+/** Keeps `fields` on the last block, where the way back finds them. */
+function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
+  const last = blocks.length - 1;
+  const block = blocks[last];
+  if (block === undefined || Object.keys(fields).length === 0) return;
+  if (block.type === "opaque") {
+    blocks[last] = { type: "opaque", block: { ...block.block, [OPAQUE_MESSAGE_KEY]: fields } };
+    return;
+  }
+  const own = (block.extra?.[LANGCHAIN_KEY] ?? {}) as JsonObject;
+  const extra = { ...block.extra, [LANGCHAIN_KEY]: { ...own, message: fields } };
+  blocks[last] = { ...block, extra } as ContentBlock;
+}
+
+/** The blocks of a human or AI message, its own fields on the last. */
+function messageBlocks(
+  context: ReadContext,
+  message: Record_,
+  kind: "human" | "ai",
+  fieldsFromSources: boolean,
+): ContentBlock[] {
+  const fields = ownFields(context, message, kind, fieldsFromSources);
+  const { content } = message;
+  if (typeof content === "string") fields.content = "string";
+  let blocks: ContentBlock[];
+  if (kind === "ai") blocks = aiBlocks(context, message);
+  else if (typeof content === "string") blocks = [{ type: "text", text: content }];
+  else if (Array.isArray(content))
+    blocks = content.map((part: unknown, index) =>
+      inputBlock(inside(context, "content", index), part),
+    );
+  else {
+    fail(context, "content", "must be a string or an array of content blocks");
+    blocks = [];
+  }
+  // A message holds at least one block: empty content is an empty text, marked.
+  if (blocks.length === 0) {
+    blocks.push({ type: "text", text: "" });
+    if (fields.content === undefined) fields.content = "empty";
+  }
+  keepOnLast(blocks, fields);
+  return blocks;
+}
+
+/** A tool message as a tool result: its own fields (its id too) kept on the block. */
+function resultBlock(
+  context: ReadContext,
+  message: Record_,
+  fieldsFromSources: boolean,
+  noId: boolean,
+): ToolResultBlock {
+  const fields = ownFields(context, message, "tool", fieldsFromSources);
+  if (noId) fields.noId = true;
+  const toolUseId = message.tool_call_id;
+  if (typeof toolUseId !== "string" || toolUseId === "")
+    fail(context, "tool_call_id", "must be a non-empty string");
+  const { content } = message;
+  let output: ToolResultBlock["content"] = "";
+  if (typeof content === "string") output = content;
+  else if (Array.isArray(content))
+    output = content.map((part: unknown, index) =>
+      inputBlock(inside(context, "content", index), part),
+    );
+  else fail(context, "content", "must be a string or an array of content blocks");
+  const block: ToolResultBlock = {
+    type: "tool_result",
+    toolUseId: typeof toolUseId === "string" ? toolUseId : "",
+    content: output,
+    isError: message.status === "error",
+  };
+  return withFields(block, Object.keys(fields).length === 0 ? {} : { message: fields });
+}
+
+/** A system message as the block that carries it, verbatim. */
+function systemBlock(context: ReadContext, message: Record_): ContentBlock {
+  const fields: Record_ = { role: "system", content: message.content };
+  for (const key of ["id", ...OWN_FIELDS.system])
+    if (!isDefault(message[key])) fields[key] = message[key];
+  const carried = json(context, fields) as JsonObject;
+  return { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: carried } };
+}
+
+/** The LangChain message type of `value` (`human`, `ai`, `tool`, `system`), or `undefined`. */
+function kindOf(value: unknown): Kind | undefined {
+  if (!isRecord(value)) return undefined;
+  const type = value.type;
+  return typeof type === "string" && KINDS.includes(type) ? (type as Kind) : undefined;
+}
+
+/** Builds our messages from LangChain's in order: tool messages in a row join one message of results. */
+class MessagesBuilder {
+  readonly messages: Message[] = [];
+  readonly #sessionId: string;
+  readonly #createdAt: Date;
+  readonly #prefix: string;
+  readonly #turns: TurnTracker;
+  readonly #ids = new Set<string>();
+  /** The message of results the next tool message joins. */
+  #results: ToolResultBlock[] | undefined;
+  /** For each message built, the index of the LangChain message it starts at. */
+  readonly starts: number[] = [];
+
+  constructor(settings: ConversionSettings) {
+    this.#sessionId = settings.sessionId ?? newId();
+    this.#createdAt = (settings.clock ?? systemClock)();
+    this.#prefix = newId();
+    this.#turns = new TurnTracker(settings.firstTurnNumber ?? 1, settings.after);
+  }
+
+  /** The id of a message: LangChain's, or a new one marked so it does not go back. */
+  id(context: ReadContext, value: Record_, index: number): { id: string; generated: boolean } {
+    const given = value.id;
+    if (given !== undefined && (typeof given !== "string" || given === ""))
+      fail(context, "id", "must be a non-empty string");
+    const id = typeof given === "string" && given !== "" ? given : `${this.#prefix}-${index}`;
+    if (this.#ids.has(id)) fail(context, "id", "must be unique in the conversation");
+    this.#ids.add(id);
+    return { id, generated: id !== given };
+  }
+
+  result(block: ToolResultBlock, id: string, index: number): void {
+    if (this.#results !== undefined) {
+      this.#results.push(block);
+      return;
+    }
+    this.#results = [block];
+    this.starts.push(index);
+    this.#push("user", this.#turns.current(), this.#results, id, undefined);
+  }
+
+  add(
+    kind: Exclude<Kind, "tool">,
+    blocks: ContentBlock[],
+    id: string,
+    index: number,
+    generated?: GeneratedKind,
+  ): void {
+    this.#results = undefined;
+    this.starts.push(index);
+    let turn: TurnId;
+    if (kind === "system") turn = this.#turns.pending();
+    else if (kind === "ai") turn = this.#turns.current();
+    else
+      turn =
+        generated === "summary" || isSummaryText(blocks[0])
+          ? this.#turns.summary()
+          : this.#turns.open();
+    this.#push(kind === "ai" ? "assistant" : "user", turn, blocks, id, generated);
+  }
+
+  #push(
+    role: Message["role"],
+    turnId: TurnId,
+    content: ContentBlock[],
+    id: string,
+    generated: GeneratedKind | undefined,
+  ): void {
+    const message = {
+      role,
+      id,
+      sessionId: this.#sessionId,
+      turnId,
+      createdAt: this.#createdAt,
+      content,
+    };
+    this.messages.push((generated === undefined ? message : { ...message, generated }) as Message);
+  }
+}
+
+/** Converts one LangChain message into `builder`. */
+function convertOne(
+  builder: MessagesBuilder,
+  value: unknown,
+  index: number,
+  fieldsFromSources: boolean,
+  issues: ValidationIssue[],
+): void {
+  const context: ReadContext = { issues, path: [index] };
+  const kind = kindOf(value);
+  if (kind === undefined || !isRecord(value)) {
+    fail(context, "type", 'must be a message of type "human", "ai", "tool" or "system"');
+    return;
+  }
+  const { id, generated } = builder.id(context, value, index);
+  if (kind === "tool") {
+    builder.result(resultBlock(context, value, fieldsFromSources, generated), id, index);
+    return;
+  }
+  if (kind === "system") {
+    builder.add("system", [systemBlock(context, value)], id, index);
+    return;
+  }
+  const blocks = messageBlocks(context, value, kind, fieldsFromSources);
+  if (generated) keepOnLast(blocks, { ...messageFieldsOf(blocks), noId: true });
+  builder.add(kind, blocks, id, index, generatedOf(value));
+}
+
+/** The message fields {@link keepOnLast} put on the last block. */
+function messageFieldsOf(blocks: readonly ContentBlock[]): JsonObject {
+  const last = blocks.at(-1);
+  if (last === undefined) return {};
+  if (last.type === "opaque") return (last.block[OPAQUE_MESSAGE_KEY] ?? {}) as JsonObject;
+  const own = last.extra?.[LANGCHAIN_KEY];
+  return (isRecord(own) && isRecord(own.message) ? own.message : {}) as JsonObject;
+}
+
+/** Converted messages, and for each the index of the LangChain message it starts at. */
+export interface ConvertedMessages {
+  messages: Message[];
+  starts: number[];
+}
+
+/** {@link fromLangChainMessages} on checked options, with the middleware's settings. */
+export function convertLangChainMessages(
+  messages: readonly unknown[],
+  settings: ConversionSettings,
+): ConvertedMessages {
+  if (!Array.isArray(messages)) {
+    throw new ValidationError("LangChain messages", [
+      { path: [], message: "must be an array of messages" },
+    ]);
+  }
+  const builder = new MessagesBuilder(settings);
+  const issues: ValidationIssue[] = [];
+  messages.forEach((value: unknown, index) => {
+    convertOne(builder, value, index, settings.fieldsFromSources === true, issues);
+  });
+  if (issues.length > 0) throw new ValidationError("LangChain messages", issues);
+  return { messages: builder.messages, starts: builder.starts };
+}
+
+/**
+ * Converts LangChain messages (`BaseMessage[]`: an agent's `state.messages`, a chat history)
+ * to ours, losslessly: {@link toLangChainMessages} gives the same messages back. A human
+ * message opens a turn; AI messages and tool results continue it; tool messages in a row
+ * become one user message of results; a system message is carried verbatim in a message of
+ * its own. An AI message's `tool_calls` become tool uses, in place where its content shows
+ * them (Anthropic's `tool_use`, the standard `tool_call` block); signed reasoning (`thinking`,
+ * or `reasoning` with a `signature`) becomes thinking, `redacted_thinking` redacted thinking,
+ * images images; other blocks are carried whole. A message's own fields (`id`, `name`,
+ * `additional_kwargs`, `response_metadata`, `usage_metadata`, a tool message's `status`,
+ * `artifact`, …) are kept under `extra.langchain`.
+ *
+ * @example
+ * const session = new AgentSession({ contextLimit: 200_000 });
+ * session.append(...fromLangChainMessages(history, { sessionId: session.sessionId }));
+ * @throws {ValidationError} naming the path of each malformed message or block, and of any
+ * field that is not JSON (an `artifact` holding a class instance, say).
+ */
+export function fromLangChainMessages(
+  messages: readonly BaseMessage[] | readonly unknown[],
+  options: FromLangChainMessagesOptions = {},
+): Message[] {
+  checkConversionOptions(options, "fromLangChainMessages options", ["clock"]);
+  return convertLangChainMessages(messages, options).messages;
+}

@@ -1,0 +1,180 @@
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import { isSystemMessage, isSystemMessageBlock } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../core/message.js";
+import { isRecord, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
+import {
+  contentPart,
+  fieldsOf,
+  inContent,
+  joinedText,
+  resultContent,
+  toolCall,
+} from "./blocks-out.js";
+import { GENERATED_KEY, OWN_FIELDS } from "./messages-in.js";
+
+type Record_ = Record<string, unknown>;
+
+/**
+ * What the middleware knows of the LangChain messages ours came from, so what compaction left
+ * unchanged goes back as the very same object, and a changed message keeps its original's own
+ * fields (an artifact, a class in `additional_kwargs`) by reference.
+ */
+export interface LangChainSources {
+  /** The LangChain message an unchanged message of ours (not one of tool results) came from. */
+  unchanged(message: Message): BaseMessage | undefined;
+  /** The tool message a result came from; `unchanged` when the block is the one made from it. */
+  result(block: ToolResultBlock): { source: BaseMessage; unchanged: boolean } | undefined;
+  /** The LangChain message a changed message of ours was made from, by its id. */
+  original(id: string): BaseMessage | undefined;
+}
+
+/** The message fields kept on a message's last block. */
+function messageFields(message: Message): Record_ {
+  const last = message.content.at(-1);
+  if (last?.type === "opaque") {
+    const fields = last.block[OPAQUE_MESSAGE_KEY];
+    return isRecord(fields) ? fields : {};
+  }
+  const { message: fields } = fieldsOf(last);
+  return isRecord(fields) ? fields : {};
+}
+
+/** `fields` with the original's own fields (by reference) over the copies, when there is one. */
+function withOriginal(
+  fields: Record_,
+  original: BaseMessage | undefined,
+  keys: readonly string[],
+): Record_ {
+  if (original === undefined) return fields;
+  const source = original as unknown as Record_;
+  const out = { ...fields };
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+/** The fields every rebuilt message takes: its id (unless it had none), marks of the library. */
+function commonFields(message: Message, stored: Record_): Record_ {
+  const { content: _content, noId, ...fields } = stored;
+  if (noId !== true) fields.id = message.id;
+  if (message.generated !== undefined) {
+    const kwargs = isRecord(fields.additional_kwargs) ? fields.additional_kwargs : {};
+    fields.additional_kwargs = { ...kwargs, [GENERATED_KEY]: message.generated };
+  }
+  return fields;
+}
+
+/** The content of a human or AI message from its blocks (not its tool uses kept apart). */
+function messageContent(blocks: readonly ContentBlock[], marker: unknown): unknown {
+  if (marker === "string") return joinedText(blocks);
+  if (marker === "empty") return [];
+  return blocks.flatMap((block) =>
+    block.type === "tool_use" && !inContent(block) ? [] : [contentPart(block)],
+  );
+}
+
+function aiMessage(message: Message, sources: LangChainSources | undefined): BaseMessage {
+  const stored = messageFields(message);
+  const uses = message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
+  const indexOf = (block: ToolUseBlock) => {
+    const index = fieldsOf(block).callIndex;
+    return typeof index === "number" ? index : 0;
+  };
+  const calls = uses.some((block) => typeof fieldsOf(block).callIndex === "number")
+    ? uses.slice().sort((a, b) => indexOf(a) - indexOf(b))
+    : uses;
+  const fields = withOriginal(
+    commonFields(message, stored),
+    sources?.original(message.id),
+    OWN_FIELDS.ai,
+  );
+  return new AIMessage({
+    ...fields,
+    content: messageContent(message.content, stored.content) as never,
+    tool_calls: calls.map(toolCall) as never,
+  });
+}
+
+function humanMessage(
+  message: Message,
+  blocks: readonly ContentBlock[],
+  sources: LangChainSources | undefined,
+): BaseMessage {
+  const stored = messageFields({ ...message, content: blocks as ContentBlock[] });
+  const fields = withOriginal(
+    commonFields(message, stored),
+    sources?.original(message.id),
+    OWN_FIELDS.human,
+  );
+  return new HumanMessage({ ...fields, content: messageContent(blocks, stored.content) as never });
+}
+
+function systemMessage(message: Message): BaseMessage {
+  const block = message.content[0];
+  const carried: Record_ = isSystemMessageBlock(block) ? { ...block.block.message } : {};
+  const { role: _role, ...fields } = carried;
+  return new SystemMessage(fields as never);
+}
+
+/** A tool result as a tool message; `index` numbers the results of one message of ours. */
+function toolMessage(
+  message: Message,
+  block: ToolResultBlock,
+  index: number,
+  sources: LangChainSources | undefined,
+): BaseMessage {
+  const found = sources?.result(block);
+  if (found?.unchanged === true) return found.source;
+  const { message: stored } = fieldsOf(block);
+  const own: Record_ = isRecord(stored) ? { ...stored } : {};
+  const { noId, ...rest } = own;
+  const fields = withOriginal(rest, found?.source, OWN_FIELDS.tool);
+  if (fields.id === undefined && noId !== true)
+    fields.id = index === 0 ? message.id : `${message.id}-${index}`;
+  if (block.isError) fields.status = "error";
+  else if (fields.status === "error") fields.status = "success";
+  return new ToolMessage({
+    ...fields,
+    content: resultContent(block.content) as never,
+    tool_call_id: block.toolUseId,
+  });
+}
+
+/** One message of ours as LangChain messages (a message of tool results as one tool message each). */
+export function messageToLangChain(message: Message, sources?: LangChainSources): BaseMessage[] {
+  if (message.role === "assistant") {
+    return [sources?.unchanged(message) ?? aiMessage(message, sources)];
+  }
+  if (isSystemMessage(message)) return [sources?.unchanged(message) ?? systemMessage(message)];
+  const results = message.content.filter((block) => block.type === "tool_result");
+  if (results.length === 0)
+    return [sources?.unchanged(message) ?? humanMessage(message, message.content, sources)];
+  const out = results.map((block, index) => toolMessage(message, block, index, sources));
+  const rest = message.content.filter((block) => block.type !== "tool_result");
+  if (rest.length > 0)
+    out.push(humanMessage({ ...message, id: `${message.id}-text` }, rest, sources));
+  return out;
+}
+
+/**
+ * Converts our messages to LangChain messages, the inverse of {@link fromLangChainMessages}: a
+ * user message of tool results becomes one `ToolMessage` each, a held system message a
+ * `SystemMessage`, every kept LangChain field (`extra.langchain`) returns to its place.
+ * Messages written elsewhere (a summary, another adapter's) get LangChain's plain shapes, their
+ * ids ours; a message the library wrote is marked in `additional_kwargs.agent_compaction`
+ * (`"summary"`, `"notice"`, `"continuation"`).
+ *
+ * @example
+ * const reply = await model.invoke(toLangChainMessages(session.messages));
+ * @throws {ValidationError} when a message is malformed.
+ */
+export function toLangChainMessages(messages: readonly Message[]): BaseMessage[] {
+  assertMessages(messages, "messages");
+  return messages.flatMap((message) => messageToLangChain(message));
+}

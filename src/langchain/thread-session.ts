@@ -1,0 +1,195 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Message, ToolResultBlock } from "../core/message.js";
+import type { AgentSession } from "../session/agent-session.js";
+import { jsonEqual } from "./ai-blocks-in.js";
+import { type ConversionSettings, convertLangChainMessages } from "./messages-in.js";
+import { type LangChainSources, messageToLangChain } from "./messages-out.js";
+import { usageFromLangChain } from "./usage.js";
+
+type Record_ = Record<string, unknown>;
+
+/** The fields that tell two LangChain messages apart when they are not the same object. */
+const COMPARED = ["type", "id", "content", "tool_calls", "tool_call_id", "status"] as const;
+
+/** Whether two LangChain messages say the same (one restored from a checkpoint, say). */
+function sameMessage(a: BaseMessage, b: BaseMessage): boolean {
+  if (a === b) return true;
+  const left = a as unknown as Record_;
+  const right = b as unknown as Record_;
+  return COMPARED.every((key) => jsonEqual(left[key], right[key]));
+}
+
+/** What one model call found: the state's messages to replace, when the session changed them. */
+export interface ThreadSync {
+  /** The messages the state should hold now; `undefined` when it holds them already. */
+  replacement: BaseMessage[] | undefined;
+}
+
+/**
+ * One agent thread's session and what ties it to the thread's `messages`: the state as last
+ * seen, and for each message of the session the LangChain message it came from, so what
+ * compaction leaves unchanged goes back as that very object.
+ */
+export class ThreadSession implements LangChainSources {
+  readonly session: AgentSession;
+  /** The state's messages as last seen (after our replacement, when we made one). */
+  #seen: readonly BaseMessage[] = [];
+  #unchanged = new WeakMap<Message, BaseMessage>();
+  #results = new WeakMap<ToolResultBlock, BaseMessage>();
+  #byId = new Map<string, BaseMessage>();
+  #byCall = new Map<string, BaseMessage>();
+  /** An object the state holds now for one we handed out (restored from a checkpoint). */
+  #current = new Map<BaseMessage, BaseMessage>();
+  #dirty = false;
+
+  constructor(session: AgentSession) {
+    this.session = session;
+  }
+
+  /**
+   * The messages of `state` the session has not seen, or `undefined` when the state no longer
+   * starts with what it saw (edited, or a thread this session never followed).
+   */
+  unseen(state: readonly BaseMessage[]): readonly BaseMessage[] | undefined {
+    const seen = this.#seen;
+    if (state.length < seen.length) return undefined;
+    for (let index = 0; index < seen.length; index += 1) {
+      const before = seen[index]!;
+      const now = state[index]!;
+      if (!sameMessage(before, now)) return undefined;
+      if (before !== now) this.#current.set(before, now);
+    }
+    return state.slice(seen.length);
+  }
+
+  /**
+   * Appends `fresh` (the state's new messages) to the session in as few batches as the usage
+   * allows: an AI message's usage is recorded right after it, so the context measure counts
+   * what came after the reply by estimate. `everyUsage`: each AI message's (every request
+   * counts in `session.cost`); else only the last one's (a history taken over whole). When the
+   * session holds one otherwise than it came (a text over `maxBlockShare` is clamped), the
+   * state must be replaced ({@link ThreadSession.dirty}).
+   */
+  append(fresh: readonly BaseMessage[], everyUsage: boolean): void {
+    const { session } = this;
+    const { messages, starts } = convertLangChainMessages(fresh, this.#settings());
+    const usages = messages.map((message, index) =>
+      message.role === "assistant"
+        ? usageFromLangChain((fresh[starts[index]!] as { usage_metadata?: never }).usage_metadata)
+        : undefined,
+    );
+    let marks = usages.flatMap((usage, index) => (usage === undefined ? [] : [index]));
+    if (!everyUsage) marks = marks.slice(-1);
+    let intact = true;
+    let from = 0;
+    for (const mark of [...marks, messages.length - 1]) {
+      if (mark < from) continue;
+      const batch = messages.slice(from, mark + 1);
+      session.append(...batch);
+      const stored = session.messages.slice(-batch.length);
+      batch.forEach((message, offset) => {
+        const at = from + offset;
+        const sources = fresh.slice(starts[at], starts[at + 1] ?? fresh.length);
+        if (!this.#remember(message, stored[offset]!, sources)) intact = false;
+      });
+      const usage = usages[mark];
+      if (usage !== undefined) session.recordUsage(usage);
+      from = mark + 1;
+    }
+    if (!intact) this.#dirty = true;
+  }
+
+  /** Whether the session holds messages otherwise than the state does. */
+  get dirty(): boolean {
+    return this.#dirty;
+  }
+
+  /** Where converted messages go: after the session's last turn, numbered past its highest. */
+  #settings(): ConversionSettings {
+    const { session } = this;
+    const last = session.messages.at(-1);
+    let firstTurnNumber = 1;
+    for (const message of session.messages)
+      firstTurnNumber = Math.max(firstTurnNumber, message.turnId.number + 1);
+    return {
+      sessionId: session.sessionId,
+      firstTurnNumber,
+      fieldsFromSources: true,
+      ...(last === undefined ? {} : { after: last.turnId }),
+    };
+  }
+
+  /**
+   * Pins the system messages that open `state` (all the session holds): the agent's
+   * instructions stay first and whole through every compaction.
+   */
+  pinLeadingSystem(state: readonly BaseMessage[]): void {
+    const { session } = this;
+    for (let index = 0; index < state.length && state[index]!.type === "system"; index += 1) {
+      const message = session.messages[index];
+      if (message !== undefined) session.pin(message.id);
+    }
+  }
+
+  /** Ties a stored message to its sources; whether it is as converted. */
+  #remember(converted: Message, stored: Message, sources: readonly BaseMessage[]): boolean {
+    const results = stored.content.every((block) => block.type === "tool_result");
+    if (!results || stored.role === "assistant") {
+      this.#byId.set(stored.id, sources[0]!);
+      const same = jsonEqual(converted.content, stored.content);
+      if (same) this.#unchanged.set(stored, sources[0]!);
+      return same;
+    }
+    let same = true;
+    stored.content.forEach((block, index) => {
+      const source = sources[index];
+      if (block.type !== "tool_result" || source === undefined) return;
+      this.#byCall.set(block.toolUseId, source);
+      if (jsonEqual(converted.content[index], block)) this.#results.set(block, source);
+      else same = false;
+    });
+    return same;
+  }
+
+  /**
+   * The session's messages as LangChain messages, what it left unchanged as the objects the
+   * state holds; remembers them as seen, and forgets sources of messages no longer there.
+   */
+  rebuild(): BaseMessage[] {
+    const out = this.session.messages.flatMap((message) => messageToLangChain(message, this));
+    const ids = new Set(this.session.messages.map((message) => message.id));
+    for (const id of this.#byId.keys()) if (!ids.has(id)) this.#byId.delete(id);
+    const calls = new Set(
+      out.map((message) => (message as { tool_call_id?: string }).tool_call_id),
+    );
+    for (const id of this.#byCall.keys()) if (!calls.has(id)) this.#byCall.delete(id);
+    this.#current.clear();
+    this.#dirty = false;
+    this.#seen = out;
+    return out;
+  }
+
+  /** Remembers `state` as seen as it is (nothing to replace). */
+  saw(state: readonly BaseMessage[]): void {
+    this.#seen = state.slice();
+  }
+
+  #now(message: BaseMessage | undefined): BaseMessage | undefined {
+    return message === undefined ? undefined : (this.#current.get(message) ?? message);
+  }
+
+  unchanged(message: Message): BaseMessage | undefined {
+    return this.#now(this.#unchanged.get(message));
+  }
+
+  result(block: ToolResultBlock): { source: BaseMessage; unchanged: boolean } | undefined {
+    const kept = this.#now(this.#results.get(block));
+    if (kept !== undefined) return { source: kept, unchanged: true };
+    const source = this.#now(this.#byCall.get(block.toolUseId));
+    return source === undefined ? undefined : { source, unchanged: false };
+  }
+
+  original(id: string): BaseMessage | undefined {
+    return this.#now(this.#byId.get(id));
+  }
+}
