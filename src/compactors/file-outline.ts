@@ -98,6 +98,7 @@ function isBare(text: string): boolean {
   return (
     BARE_LINES.has(trimmed) ||
     trimmed.startsWith("//") ||
+    trimmed.startsWith("/*") ||
     trimmed.startsWith("* ") ||
     trimmed.startsWith("#!") ||
     trimmed === "*"
