@@ -101,7 +101,13 @@ function totalRow(total: RealRunTotal): string[] {
 
 /** The part's console output: a table per run, the totals per strategy, the aim. */
 export function realRunsReport(results: RealRunsResults): string {
-  const lines: string[] = [];
+  const lines = [
+    `Real runs · ${results.runs.length} published agent runs (${results.directory}), ${results.window.toLocaleString("en")}-token window: ` +
+      "next-use retention and dollars against trim-only; $ in M input-token equivalents (cache reads at R x, writes 1.25x, summary output 5x)",
+    ...results.strategies.map(
+      (strategy) => `  ${strategy.name.padEnd(10)} ${strategy.description}`,
+    ),
+  ];
   for (const run of results.runs) {
     const own = results.results.filter((result) => result.run === run.run);
     lines.push(
@@ -214,4 +220,17 @@ export function realRunsReadme(results: RealRunsResults): string {
     ...realRunAims(results).map((line) => `- ${line}`),
     "",
   ].join("\n");
+}
+
+/** The real runs' totals in one sentence, for the README's benchmark summary. */
+export function realRunsSummaryLine(results: RealRunsResults | undefined): string | undefined {
+  if (results === undefined) return undefined;
+  const figures = realRunTotals(results.results)
+    .filter((total) => total.strategy !== "trim")
+    .map((total) => {
+      const ratios = total.cost.map((cost, index) => (cost / total.trimCost[index]!).toFixed(2));
+      const kept = (part: number) => percent(share(part, total.references));
+      return `${total.strategy} ${ratios.join("× / ")}× trim-only, ${kept(total.kept)} of next-use references kept (${kept(total.strict)} strict)`;
+    });
+  return `On ${results.runs.length} real runs (published agent runs, ${results.window.toLocaleString("en")}-token window; cache reads at 0.1× / 0.025×): ${figures.join("; ")}.`;
 }

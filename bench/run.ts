@@ -187,6 +187,7 @@ function writeReadmes(results: Results): void {
     stores: results.stores,
     targets: results.targets,
     environment: results.environment,
+    realruns: results.realruns,
   };
   const dollars = results.dollars === undefined ? "" : `\n${dollarsReadme(results.dollars)}`;
   const realRuns = results.realruns === undefined ? "" : `\n${realRunsReadme(results.realruns)}`;
@@ -374,12 +375,6 @@ async function runRealRuns(): Promise<RealRunsResults | undefined> {
   }
   const results = await replayRealRuns({ directory, window, progress });
   print();
-  print(
-    `Real runs · ${results.runs.length} published agent runs (${directory}), ${window.toLocaleString("en")}-token window: ` +
-      "next-use retention and dollars against trim-only; $ in M input-token equivalents (cache reads at R x, writes 1.25x, summary output 5x)",
-  );
-  for (const strategy of results.strategies)
-    print(`  ${strategy.name.padEnd(10)} ${strategy.description}`);
   print(realRunsReport(results));
   return results;
 }
