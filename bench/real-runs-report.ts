@@ -1,6 +1,11 @@
 import { renderMarkdownTable, renderTable } from "./format.js";
 import { costAt, READ_PRICES } from "./prefix-bill.js";
-import type { RealRunResult, RealRunsResults } from "./real-runs.js";
+import {
+  REAL_RUN_COUNTS,
+  type RealRunCounts,
+  type RealRunResult,
+  type RealRunsResults,
+} from "./real-runs.js";
 import type { TargetCheck } from "./targets.js";
 
 /** The real-runs part's tables, targets and section of bench/README.md. */
@@ -14,17 +19,8 @@ const AIM_TRIM_SHARE = 0.7;
 const AIM_KEPT = 0.98;
 
 /** A strategy's figures summed over runs, with trim-only's dollars over the same runs. */
-export interface RealRunTotal {
+export interface RealRunTotal extends RealRunCounts {
   strategy: string;
-  requests: number;
-  overWindow: number;
-  invalid: number;
-  prefixFailures: number;
-  compactions: number;
-  errors: number;
-  references: number;
-  kept: number;
-  strict: number;
   /** Cost at each of {@link READ_PRICES}, in input-token equivalents, and trim-only's. */
   cost: number[];
   trimCost: number[];
@@ -53,20 +49,10 @@ export function realRunTotals(results: readonly RealRunResult[]): RealRunTotal[]
         return trim === undefined ? Number.NaN : costAt(trim.bill, price);
       }),
     );
-    return {
-      strategy,
-      requests: sum((result) => result.requests),
-      overWindow: sum((result) => result.overWindow),
-      invalid: sum((result) => result.invalid),
-      prefixFailures: sum((result) => result.prefixFailures),
-      compactions: sum((result) => result.compactions),
-      errors: sum((result) => result.errors),
-      references: sum((result) => result.references),
-      kept: sum((result) => result.kept),
-      strict: sum((result) => result.strict),
-      cost,
-      trimCost,
-    };
+    const counts = Object.fromEntries(
+      REAL_RUN_COUNTS.map((key) => [key, sum((result) => result[key])]),
+    ) as Record<keyof RealRunCounts, number>;
+    return { strategy, ...counts, cost, trimCost };
   });
 }
 

@@ -72,10 +72,8 @@ export const REAL_RUN_PRESETS: readonly RealRunPreset[] = [
   },
 ];
 
-/** One run replayed through one strategy. */
-export interface RealRunResult {
-  run: string;
-  strategy: string;
+/** What the part counts of a run's requests (summed over runs in the totals). */
+export interface RealRunCounts {
   requests: number;
   /** Requests above the window. */
   overWindow: number;
@@ -87,11 +85,30 @@ export interface RealRunResult {
   compactions: number;
   /** `maybeCompact` calls that reported a failed compactor. */
   errors: number;
-  peakTokens: number;
   /** Next-use references over the run's requests, those present, those present outside bare lists. */
   references: number;
   kept: number;
   strict: number;
+}
+
+/** The keys of {@link RealRunCounts}. */
+export const REAL_RUN_COUNTS = [
+  "requests",
+  "overWindow",
+  "invalid",
+  "prefixFailures",
+  "compactions",
+  "errors",
+  "references",
+  "kept",
+  "strict",
+] as const satisfies readonly (keyof RealRunCounts)[];
+
+/** One run replayed through one strategy. */
+export interface RealRunResult extends RealRunCounts {
+  run: string;
+  strategy: string;
+  peakTokens: number;
   bill: Bill;
 }
 
