@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromAnthropicMessages, toAnthropicMessages } from "../src/anthropic/index.js";
 import { AgentSession, LLMCompactor } from "../src/index.js";
@@ -20,6 +20,7 @@ import { requestTexts } from "./request-texts.js";
  * `../shared/realdata/replay.mjs`, whose totals these match.
  */
 
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Where the runs are by default: `../shared/realdata` from the repository's root. */
 export const DEFAULT_REALDATA = fileURLToPath(new URL("../../shared/realdata", import.meta.url));
 /** The window the runs are replayed in by default. */
@@ -218,6 +219,7 @@ export async function replayRealRun(
 
 /** What the part writes to `results.json` under `realruns`. */
 export interface RealRunsResults {
+  /** The runs' folder, relative to the repository's root. */
   directory: string;
   window: number;
   strategies: { name: string; description: string; targets: boolean }[];
@@ -263,5 +265,5 @@ export async function replayRealRuns(options: RealRunsOptions): Promise<RealRuns
     description,
     targets,
   }));
-  return { directory, window, strategies, runs, results };
+  return { directory: relative(ROOT, directory) || ".", window, strategies, runs, results };
 }
