@@ -225,7 +225,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
   const cachedShares =
     shares.length === 0 ? "-" : `${percent(Math.min(...shares))}–${percent(Math.max(...shares))}`;
   const lines: string[] = [
-    "## Part 5: dollars at cache prices",
+    "## Part 5: dollars at cache prices (synthetic simulated runs; recorded runs)",
     "",
     "`npm run bench -- --only dollars` (add `--trajectories ../shared/realdata` for the recorded runs). Every",
     "request is billed against a modelled prompt cache: it reads the longest prefix byte-identical to the",
@@ -239,7 +239,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     "last resort: oldest messages dropped above 95% of the window, down to 50%); *none* is priced only",
     "where every request fits the window.",
     "",
-    `Simulated runs: short turns, ${input.settings.contextLimit.toLocaleString("en")}-token window, ${input.settings.systemTokens} tokens of system prompt and tools, seed ${input.seed}. The summarizer is`,
+    `Synthetic (simulated) runs: short turns, ${input.settings.contextLimit.toLocaleString("en")}-token window, ${input.settings.systemTokens} tokens of system prompt and tools, seed ${input.seed}. The summarizer is`,
     "the deterministic mock of part 1: it keeps every id, path and constraint it is handed up to",
     "`maxSummaryTokens`, so the retention of summarizing strategies is an upper bound of what a model keeps.",
     "",
@@ -249,7 +249,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     "",
   ];
   for (const workload of workloads) {
-    lines.push(`### Simulated, ${workload} steps`, "");
+    lines.push(`### Synthetic (simulated), ${workload} steps`, "");
     lines.push(...markdownTables(input.simulated.filter((run) => run.workload === workload)), "");
   }
   if (input.real !== undefined) {
@@ -277,7 +277,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     });
     lines.push(renderMarkdownTable(["run", ...strategies], rows), "");
   }
-  lines.push("### Targets (issue 23)", "");
+  lines.push("### Targets (issue 23; synthetic, and the recorded runs' retention)", "");
   for (const check of dollarTargets(input.simulated, input.real?.runs)) {
     lines.push(`- ${check.pass ? "PASS" : "FAIL"} ${check.target}: ${check.measured}`);
   }
@@ -285,7 +285,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     "",
     "### How the default gets there",
     "",
-    `A request's input costs about its context times the read multiplier, plus what changed since the previous request times the write multiplier. Trim-only keeps the context between 50% and 95% of the window and rewrites the cache ${ofLast.find((run) => run.strategy === "trim")?.trims ?? "?"} times in ${last} steps. The default session compacted ${defaultRun?.compactions ?? "?"} times in ${last} steps, one every ${defaultRun === undefined || defaultRun.compactions === 0 ? "?" : (defaultRun.requests / defaultRun.compactions).toFixed(1)} requests (${ratioTo(ofLast, "default", flat)} trim at 0.1x, ${ratioTo(ofLast, "default", fable)} at 0.025x): each compaction is one deep rewrite, so the average context is small and the cache is rewritten rarely.`,
+    `Synthetic figures (simulated runs). A request's input costs about its context times the read multiplier, plus what changed since the previous request times the write multiplier. Trim-only keeps the context between 50% and 95% of the window and rewrites the cache ${ofLast.find((run) => run.strategy === "trim")?.trims ?? "?"} times in ${last} steps. The default session compacted ${defaultRun?.compactions ?? "?"} times in ${last} steps, one every ${defaultRun === undefined || defaultRun.compactions === 0 ? "?" : (defaultRun.requests / defaultRun.compactions).toFixed(1)} requests (${ratioTo(ofLast, "default", flat)} trim at 0.1x, ${ratioTo(ofLast, "default", fable)} at 0.025x): each compaction is one deep rewrite, so the average context is small and the cache is rewritten rarely.`,
     "",
     "1. **One rewrite, not many.** From half the window, old tool results give way to their summaries and, when that is not enough, the oldest messages go in the same rewrite (`dropOldest`), down to 10% of the window. The notice that stands for them keeps the user's words and the file ledger (files read, edited, created, and the paths tool output named), so what the user asked and what the agent touched outlive every compaction. The 3 newest tool uses stay whole.",
     "2. **Hysteresis from prices.** A session told its prices (`pricing`, or a `model` with a preset) compacts once the reads above the target since the last rewrite have paid for the next rewrite (`RewriteBudget`). For a context growing g tokens a request from a target T, that is at T + √(2·w·T·g / r) tokens, the cheapest trigger of a steady run: about 0.3 of a 200k window at 0.1x reads and 0.5 at 0.025x here (the `default, priced` row). The threshold stays the latest point.",

@@ -94,3 +94,26 @@ export function targetLines(checks: readonly TargetCheck[]): string[] {
     (check) => `${check.pass ? "PASS" : "FAIL"}  ${check.target}: ${check.measured}`,
   );
 }
+
+/** A labelled block of target lines; nothing when there are none. */
+function targetBlock(label: string, checks: readonly TargetCheck[]): string[] {
+  if (checks.length === 0) return [];
+  return [label, "", "```", ...targetLines(checks), "```", ""];
+}
+
+/** bench/README.md's targets: the real runs' first, then the synthetic runs' and the timings'. */
+export function targetSection(checks: readonly TargetCheck[]): string[] {
+  const real = checks.filter((check) => check.target.startsWith("real runs"));
+  const others = checks.filter((check) => !check.target.startsWith("real runs"));
+  return [
+    "## Targets",
+    "",
+    "The issues' targets, checked against these numbers.",
+    "",
+    ...targetBlock("On the real runs:", real),
+    ...targetBlock(
+      "The others: synthetic (simulated) runs, timings, and part 5's recorded-run retention:",
+      others,
+    ),
+  ];
+}

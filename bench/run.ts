@@ -3,13 +3,17 @@
  * with every strategy; part 2 times `compact` and `maybeCompact`; part 3 times
  * `ThresholdCompactor.compact` side by side with the AI SDK's `pruneMessages` and LangChain's
  * `trimMessages`; part 4 times the stores; part 5 prices simulated and real runs in dollars at
- * cache prices (`bench/dollars.ts`). Prints tables and the issue's targets with PASS/FAIL, and writes
+ * cache prices (`bench/dollars.ts`); the real-runs part replays published agent runs for
+ * next-use retention and dollars against trim-only (`bench/real-runs.ts`). Prints tables and the issue's targets with PASS/FAIL, and writes
  * `bench/results.json` (a part run alone replaces only its own key).
  *
  *   npm run bench                      everything (3–5 minutes on 2 cores; part 3 runs each size
  *                                      in a fresh process)
  *   npm run bench -- --quick           50 and 200 steps, 1k and 10k messages
- *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars | stateless | model-compaction (also --only=peers)
+ *   npm run bench -- --only peers      one part: trajectories | speed | peers | stores | dollars | stateless | model-compaction | realruns (also --only=peers)
+ *   npm run bench -- --only realruns [--realdata DIR] [--window 64000]
+ *                                      the real runs (default ../shared/realdata): next-use
+ *                                      retention and dollars against trim-only
  *   npm run bench -- --only dollars --trajectories ../shared/realdata [--window 64000]
  *                                      part 5 on the simulated runs and on recorded runs
  *   npm run bench -- --trim-budget=600 time trimMessages where one run is estimated under 600 s
@@ -52,6 +56,13 @@ import {
   processRatioLines,
 } from "./peers.js";
 import { benchReadme, readmeSummary } from "./readme.js";
+import {
+  DEFAULT_REAL_RUN_WINDOW,
+  DEFAULT_REALDATA,
+  type RealRunsResults,
+  replayRealRuns,
+} from "./real-runs.js";
+import { realRunsReadme, realRunsReport, realRunTargets } from "./real-runs-report.js";
 import { replayAll, replayHeaders, replayRows } from "./replay.js";
 import { speedTable, TRAJECTORY_HEADERS, targetLines, trajectoryRows } from "./report.js";
 import { DEFAULT_SIMULATION_SETTINGS, PRICES, type RunMetrics, simulate } from "./simulate.js";
@@ -85,6 +96,7 @@ const PARTS = [
   "dollars",
   "stateless",
   "model-compaction",
+  "realruns",
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -153,6 +165,8 @@ interface Results {
   /** A stored session beside AgentSession: idle maybeCompact, and what compactions write. */
   storeCosts?: { idle: IdleRow[]; writes: CompactionWritesRow[] };
   dollars?: DollarResults;
+  /** Published agent runs replayed: next-use retention and dollars against trim-only. */
+  realruns?: RealRunsResults;
   targets: TargetCheck[];
 }
 
@@ -173,8 +187,10 @@ function writeReadmes(results: Results): void {
     stores: results.stores,
     targets: results.targets,
     environment: results.environment,
+    realruns: results.realruns,
   };
   const dollars = results.dollars === undefined ? "" : `\n${dollarsReadme(results.dollars)}`;
+  const realRuns = results.realruns === undefined ? "" : `\n${realRunsReadme(results.realruns)}`;
   const costs = results.storeCosts;
   const storeCosts =
     costs === undefined
@@ -182,7 +198,10 @@ function writeReadmes(results: Results): void {
       : `\n## Stored sessions beside AgentSession\n\nOne core behind both faces (issue 21): an idle \`maybeCompact\` on a stored session is the in-memory call plus one store read, and a compaction writes its head (the live conversation) and its own archive records, never the earlier ones.\n\n\`\`\`\n${renderStoreCosts(costs.idle, costs.writes)}\n\`\`\`\n`;
   const stateless =
     results.stateless === undefined ? "" : `\n${statelessReadme(results.stateless)}`;
-  writeFileSync(readmePath, `${benchReadme(input).trimEnd()}\n${storeCosts}${stateless}${dollars}`);
+  writeFileSync(
+    readmePath,
+    `${benchReadme(input).trimEnd()}\n${realRuns}${storeCosts}${stateless}${dollars}`,
+  );
   writeFileSync(summaryPath, readmeSummary(input));
   print(`Wrote bench/README.md and, to paste into the README, bench/README-summary.md:`);
   print();
@@ -338,6 +357,28 @@ function runPeers(environment: Environment): PeerResults {
   };
 }
 
+/**
+ * The real-runs part: `--realdata DIR` (default ../shared/realdata), `--window N`. Without the
+ * folder a full run skips it (keeping the saved figures) and `--only realruns` fails.
+ */
+async function runRealRuns(): Promise<RealRunsResults | undefined> {
+  const directory = optionValue("--realdata") ?? DEFAULT_REALDATA;
+  const window = Number(optionValue("--window") ?? DEFAULT_REAL_RUN_WINDOW);
+  if (!existsSync(directory)) {
+    if (only === "realruns") {
+      process.stderr.write(`No real runs at ${directory}: pass --realdata DIR.\n`);
+      process.exit(1);
+    }
+    print();
+    print(`Real runs · skipped: no ${directory} (--realdata DIR)`);
+    return undefined;
+  }
+  const results = await replayRealRuns({ directory, window, progress });
+  print();
+  print(realRunsReport(results));
+  return results;
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const environment: Environment = {
@@ -456,6 +497,12 @@ async function main(): Promise<void> {
     newTargets.push(...dollarTargets(dollars.simulated, dollars.real?.runs));
   }
 
+  let realruns = saved?.realruns;
+  if (runs("realruns")) {
+    realruns = (await runRealRuns()) ?? realruns;
+    if (realruns !== undefined) newTargets.push(...realRunTargets(realruns));
+  }
+
   print();
   print("Targets");
   for (const line of targetLines(newTargets)) print(line);
@@ -476,12 +523,14 @@ async function main(): Promise<void> {
     ...(modelCompaction === undefined ? {} : { modelCompaction }),
     ...(storeCosts === undefined ? {} : { storeCosts }),
     ...(dollars === undefined ? {} : { dollars }),
+    ...(realruns === undefined ? {} : { realruns }),
     targets: [
       ...trajectoryTargets(trajectories),
       ...speedTargets(speed),
       ...(peers === undefined ? [] : peerTargets(peers.rows, peers.floors)),
       ...(stateless === undefined ? [] : statelessTargets(stateless)),
       ...(dollars === undefined ? [] : dollarTargets(dollars.simulated, dollars.real?.runs)),
+      ...(realruns === undefined ? [] : realRunTargets(realruns)),
     ],
   };
   writeFileSync(resultsPath, `${JSON.stringify(results, null, 2)}\n`);
