@@ -207,15 +207,16 @@ describe("the system prompt and tools alone above the trigger", () => {
     shouldCompact: (contextUsed, contextLimit) => contextUsed > 0.5 * contextLimit,
   });
 
-  it("warns once and trims nothing when the compactor's trigger is below the overhead", async () => {
+  /** `runs` automatic compactions of 3 turns, each after a usage 6,000 tokens above the messages. */
+  async function withOverhead(compactor: Compactor, runs: number) {
     const events: CompactionEvent[] = [];
     const session = new AgentSession({
       contextLimit: 10_000,
-      compactor: halfWindow(),
+      compactor,
       onEvent: (event) => events.push(event),
     });
     session.append(...history(3));
-    for (const _ of [1, 2]) {
+    for (let run = 0; run < runs; run += 1) {
       session.recordUsage({
         inputTokens: 6_000 + estimateTokens(session.messages),
         outputTokens: 1,
@@ -223,22 +224,19 @@ describe("the system prompt and tools alone above the trigger", () => {
       expect((await session.maybeCompact()).compacted).toBe(true);
     }
     const warnings = events.filter((event) => event.type === "context_window_warning");
+    return { session, events, warnings };
+  }
+
+  it("warns once and trims nothing when the compactor's trigger is below the overhead", async () => {
+    const { session, events, warnings } = await withOverhead(halfWindow(), 2);
     expect(warnings.map((event) => event.problem.kind)).toEqual(["overhead_above_trigger"]);
     expect(events.some((event) => event.type === "context_trimmed")).toBe(false);
     expect(session.messages.map((message) => message.turnId.number)).toEqual([3, 3, 3, 3]);
   });
 
   it("never warns for a compactor due on an empty context (no trigger to be above)", async () => {
-    const events: CompactionEvent[] = [];
-    const session = new AgentSession({
-      contextLimit: 10_000,
-      compactor: droppingCompactor(),
-      onEvent: (event) => events.push(event),
-    });
-    session.append(...history(3));
-    session.recordUsage({ inputTokens: 6_000 + estimateTokens(session.messages), outputTokens: 1 });
-    expect((await session.maybeCompact()).compacted).toBe(true);
-    expect(events.some((event) => event.type === "context_window_warning")).toBe(false);
+    const { warnings } = await withOverhead(droppingCompactor(), 1);
+    expect(warnings).toEqual([]);
   });
 });
 
