@@ -98,7 +98,6 @@ export type {
   CompactionEventListener,
   CompactionTrigger,
   Logger,
-  OverheadAboveTrigger,
 } from "./session/events.js";
 export type {
   AfterCompactHook,

@@ -201,16 +201,18 @@ describe("compactionMiddleware", () => {
           onCompaction: (event) => compactions.push(event),
         }),
       });
-      const options = { model, tools: { read }, messages: start, stopWhen: stepCountIs(8) };
+      // More steps than the 8 newest tool uses the default keeps whole.
+      const options = { model, tools: { read }, messages: start, stopWhen: stepCountIs(14) };
       if (mode === "generate") await generateText(options);
       else await streamText(options).consumeStream();
       const prompts = (mode === "generate" ? mock.doGenerateCalls : mock.doStreamCalls).map(
         (each) => Math.ceil(JSON.stringify(each.prompt).length / 4),
       );
-      // Compacted while the local estimate was far below half the window: the usage said more.
+      // Compacted while the local estimate was far below the threshold (three quarters of the
+      // window), never above half of it: the usage said more.
       expect(compactions.length, mode).toBeGreaterThan(0);
       expect(Math.max(...prompts), mode).toBeLessThan(15_000);
-      expect(compactions[0]!.contextUsed, mode).toBeGreaterThan(15_000);
+      expect(compactions[0]!.contextUsed, mode).toBeGreaterThan(22_500);
     }
   });
 

@@ -115,7 +115,8 @@ describe("the helpers' defaults are the session's", () => {
 
   it("compactionPrepareStep compacts its first step as the session would", async () => {
     const messages = toolLoop(12, 1_000, false);
-    const contextLimit = Math.round(12_000 / 0.61);
+    // 81% of the window: above the default's threshold (0.75).
+    const contextLimit = Math.round(12_000 / 0.81);
     const session = await sessionCompaction(messages, contextLimit);
     const prepare = compactionPrepareStep({ contextLimit });
     const output = await prepare({ steps: [], stepNumber: 0, messages });
@@ -263,7 +264,7 @@ describe("recall over a stateless archive", () => {
   it("archives what compaction replaced under handles named after it; the recall tool answers", async () => {
     const archive = new MemoryArchive();
     const messages = toolLoop(12);
-    const options = { contextLimit: Math.round(12_000 / 0.61), archive };
+    const options = { contextLimit: Math.round(12_000 / 0.81), archive };
     const first = await compactModelMessages(messages, options);
     const again = await compactModelMessages(messages, options);
     // The same compaction made again: the same placeholders, the same handles.
@@ -293,10 +294,19 @@ describe("recall over a stateless archive", () => {
     const text = JSON.stringify(sent);
     expect(text).toContain("characters cut to fit the context window");
     const [, handle] = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(text)!;
-    const original = await recallTool({ archive }).execute!(
-      { handle: handle! },
-      { toolCallId: "t", messages: [] },
-    );
-    expect(String(original).length).toBeGreaterThan(36_000);
+    // The answer comes in pages (4,000 tokens without a window), each but the last ending with
+    // the call for the next: the pages, footers aside, are the original.
+    const execute = recallTool({ archive }).execute!;
+    let original = "";
+    for (let page = 1; page <= 20; page += 1) {
+      const answer = String(
+        await execute({ handle: handle!, page }, { toolCallId: "t", messages: [] }),
+      );
+      const footer = /\n\[recall r\d+-[0-9a-f]{4}: page \d+ of \d+\.[^\]]*\]$/.exec(answer);
+      original += footer === null ? answer : answer.slice(0, footer.index);
+      if (footer === null || footer[0].includes("This is the last page.")) break;
+    }
+    expect(original.length).toBeGreaterThan(36_000);
+    expect(original).toContain(`// src/f1.ts\n${"x".repeat(36_000)}`);
   });
 });

@@ -19,7 +19,9 @@ const READ_FILE: Tool = {
 const tools: Tool[] = [READ_FILE, COMPACT_TOOL];
 const NOTES = "Keep: parseConfig lives in src/config.ts and must stay synchronous.";
 const SUMMARY = "Goal: fix config loading. Done: read src/config.ts and src/load.ts.";
-const fileText = (path: string) => `// ${path}\n${"export const value = 1;\n".repeat(150)}`;
+/** A file: declarations, then a method's body (nested, so the outline a summary keeps leaves it out). */
+const fileText = (path: string) =>
+  `// ${path}\nexport class Loader {\n    load() {\n${"        total += value;\n".repeat(150)}    }\n}\n`;
 
 /**
  * The model: the first task reads two files and answers; the second starts at a natural
@@ -101,7 +103,7 @@ describe("COMPACT_TOOL in the README loop (AnthropicStandIn)", () => {
     expect(JSON.stringify(summary?.body)).toContain(NOTES); // the notes reached the summarizer
     const sent = JSON.stringify(next?.body.messages);
     expect(sent).toContain(SUMMARY);
-    expect(sent).not.toContain("export const value = 1;"); // the first task's reads folded
+    expect(sent).not.toContain("total += value;"); // the first task's reads folded
     expect(sent).toContain("Compaction scheduled"); // the call answered, paired, in place
     expect(second.filter((report) => report.compacted)).toHaveLength(1);
     expect(session.compactionRequested).toBe(false);

@@ -130,12 +130,15 @@ describe("an agent loop on Chat Completions, through compaction", () => {
       tools: [READ_TOOL],
       reasoning: "drop" as const,
     };
-    for (let turn = 0; turn < 4; turn += 1)
+    // Five turns of two reads: the fifth goes above the default's threshold (0.75).
+    for (let turn = 0; turn < 5; turn += 1)
       await runTurn(session, client, description, `Review batch ${turn}.`);
     expect(server.refusals).toEqual([]);
     expect(session.messages.length).toBeGreaterThan(10);
     // Recall: a masked result's handle brings back the original.
-    const handle = JSON.stringify(session.messages).match(/\[recall (r[0-9a-z-]+)\]/)?.[1];
+    const handle = JSON.stringify(session.messages).match(
+      /\[Content redacted for context management\] \[recall (r[0-9a-z-]+)\]/,
+    )?.[1];
     expect(handle).toBeDefined();
     const answer = await answerRecallToolCall(session, {
       id: "call_r",

@@ -11,7 +11,7 @@ import { isSummaryTurn } from "../core/turn.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { LEDGER_HEADING } from "./file-ledger.js";
-import { TRIM_NOTICE, trimOldest } from "./overflow-trim.js";
+import { keepingTrimOptions, TRIM_NOTICE, trimOldest } from "./overflow-trim.js";
 import { REDACTION_NOTICE } from "./tool-masking.js";
 
 const SEED = 20261130;
@@ -48,6 +48,21 @@ describe("trimOldest", () => {
     const once = trimOldest(oneLongTurn(20), 1500)!;
     const twice = trimOldest(once.conversation, 600);
     expect(twice?.conversation.filter((message) => isSummaryTurn(message.turnId))).toHaveLength(1);
+  });
+
+  it("returns undefined when the notice would be larger than what goes (a trim never grows the context)", () => {
+    const conversation = new ConversationBuilder()
+      .user("Read f0")
+      .assistant("Read.")
+      .user("Read f1")
+      .assistant("Read.")
+      .build();
+    expect(trimOldest(conversation, 0)).toBeUndefined();
+    expect(trimOldest(conversation, 0, keepingTrimOptions(40_000))).toBeUndefined();
+    // Larger messages go, whatever the notice keeps of them.
+    const long = [...oneLongTurn(4), ...conversation];
+    const output = trimOldest(long, 0, keepingTrimOptions(40_000))!;
+    expect(estimateTokens(output.conversation)).toBeLessThan(estimateTokens(long));
   });
 
   it("keeps any valid conversation valid, and the removed and kept parts partition it", () => {

@@ -1,7 +1,7 @@
 import { readableMessages } from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
-import { estimateMessageTokens } from "../core/message-memo.js";
+import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import {
   type CutLayout,
@@ -91,7 +91,8 @@ function isTrimNotice(message: Message): boolean {
  * local estimate is at or below `budgetTokens` (or only the newest message is left). Summary
  * messages and the user's latest request ({@link latestRequestIndex}, with the system messages
  * right after it) are kept, and a notice
- * (turn `u0`) tells the model that earlier messages were removed. Pure; `undefined` when nothing can be removed.
+ * (turn `u0`) tells the model that earlier messages were removed. Pure; `undefined` when nothing
+ * can be removed, or when what goes is no larger than the notice that would stand for it.
  */
 export function trimOldest(
   messages: readonly Message[],
@@ -136,15 +137,16 @@ export function trimOldest(
   const notice = keeps
     ? keepingNotice([...earlierNotices, ...removed], options, sessionId, clock, pathsRead(stays))
     : noticeFor(sessionId, clock);
-  return {
-    conversation: [
-      ...kept.filter((message) => !earlierNotices.includes(message)),
-      ...(hasNotice ? [] : [notice]),
-      ...keptRequest,
-      ...conversation.slice(chosen),
-    ],
-    removed,
-  };
+  const trimmed = [
+    ...kept.filter((message) => !earlierNotices.includes(message)),
+    ...(hasNotice ? [] : [notice]),
+    ...keptRequest,
+    ...stays,
+  ];
+  // A notice larger than what goes would only grow the context.
+  return estimateTokens(trimmed) < estimateTokens(conversation)
+    ? { conversation: trimmed, removed }
+    : undefined;
 }
 
 /**

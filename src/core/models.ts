@@ -81,6 +81,20 @@ export interface RefusedAboveWindow {
 }
 
 /**
+ * The system prompt and tools alone (what the context measure counts beyond the messages) are
+ * above a compactor's trigger: no compaction of the messages can bring the context under it, so
+ * the session does not empty the history trying (it still trims when a request would not fit).
+ */
+export interface OverheadAboveTrigger {
+  kind: "overhead_above_trigger";
+  /** Tokens the measure counts beyond the messages. */
+  overheadTokens: number;
+  contextLimit: number;
+  /** Why, in words, for a logger. */
+  message: string;
+}
+
+/**
  * What a refusal for length says of the window: a {@link RefusedAboveWindow} when the window it
  * names is below `configuredLimit`; `undefined` otherwise (the configured window is no larger).
  */

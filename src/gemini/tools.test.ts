@@ -48,7 +48,7 @@ async function step(session: AgentSession, reply: GeminiReply) {
 const FILE = Array.from({ length: 200 }, (_, line) => `const line${line} = ${line};`).join("\n");
 
 describe("RECALL_FUNCTION and COMPACT_FUNCTION", () => {
-  it("let the model fetch back a result masked by compaction, through the real SDK", async () => {
+  it("let the model fetch back a result compaction removed, through the real SDK", async () => {
     const session = new AgentSession({ contextLimit: 4_000 });
     session.addUserText("Read a.ts, b.ts and c.ts.");
     for (const path of ["a.ts", "b.ts", "c.ts"]) {
@@ -66,15 +66,22 @@ describe("RECALL_FUNCTION and COMPACT_FUNCTION", () => {
     await session.maybeCompact();
     const handle = /\[recall ([\w-]+)\]/.exec(JSON.stringify(session.messages))?.[1];
     expect(handle).toBeDefined();
-    const [call] = await step(session, {
-      parts: [{ functionCall: { name: RECALL_FUNCTION.name, args: { handle } } }],
-    });
-    const answer = await answerRecall(session, call!);
-    expect(answer).toMatchObject({
-      tool_use_id: call!.id,
-      content: expect.stringContaining("const line199 = 199;"),
-    });
-    session.addToolResults([answer]);
+    // The answer comes in pages (an eighth of the window each), each but the last naming the
+    // call for the next: the model asks for them in turn.
+    let recalled = "";
+    for (let page = 1; page <= 10; page += 1) {
+      const args = page === 1 ? { handle } : { handle, page };
+      const [call] = await step(session, {
+        parts: [{ functionCall: { name: RECALL_FUNCTION.name, args } }],
+      });
+      const answer = await answerRecall(session, call!);
+      expect(answer).toMatchObject({ tool_use_id: call!.id, content: expect.any(String) });
+      session.addToolResults([answer]);
+      recalled += answer.content as string;
+      if (!(answer.content as string).includes(`"page": ${page + 1}`)) break;
+    }
+    expect(recalled).toContain("a.ts\nconst line0 = 0;");
+    expect(recalled).toContain("const line199 = 199;");
     await step(session, { parts: [{ text: "Recalled." }] });
     expect(server.refusals).toEqual([]);
     expect(server.requests.at(-1)?.body.tools).toEqual(config.tools);

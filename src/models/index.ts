@@ -23,6 +23,7 @@ export {
   KNOWN_MODEL_LIMITS,
   type ModelLimits,
   modelLimitsOf,
+  type OverheadAboveTrigger,
   type RefusedAboveWindow,
   resolveContextLimit,
   type UsageAboveWindow,

@@ -200,6 +200,46 @@ describe("the stage loop: one definition of changed", () => {
   });
 });
 
+describe("the system prompt and tools alone above the trigger", () => {
+  /** A compactor due above half the window that drops the first turn, as `droppingCompactor`. */
+  const halfWindow = (): Compactor => ({
+    ...droppingCompactor(),
+    shouldCompact: (contextUsed, contextLimit) => contextUsed > 0.5 * contextLimit,
+  });
+
+  /** `runs` automatic compactions of 3 turns, each after a usage 6,000 tokens above the messages. */
+  async function withOverhead(compactor: Compactor, runs: number) {
+    const events: CompactionEvent[] = [];
+    const session = new AgentSession({
+      contextLimit: 10_000,
+      compactor,
+      onEvent: (event) => events.push(event),
+    });
+    session.append(...history(3));
+    for (let run = 0; run < runs; run += 1) {
+      session.recordUsage({
+        inputTokens: 6_000 + estimateTokens(session.messages),
+        outputTokens: 1,
+      });
+      expect((await session.maybeCompact()).compacted).toBe(true);
+    }
+    const warnings = events.filter((event) => event.type === "context_window_warning");
+    return { session, events, warnings };
+  }
+
+  it("warns once and trims nothing when the compactor's trigger is below the overhead", async () => {
+    const { session, events, warnings } = await withOverhead(halfWindow(), 2);
+    expect(warnings.map((event) => event.problem.kind)).toEqual(["overhead_above_trigger"]);
+    expect(events.some((event) => event.type === "context_trimmed")).toBe(false);
+    expect(session.messages.map((message) => message.turnId.number)).toEqual([3, 3, 3, 3]);
+  });
+
+  it("never warns for a compactor due on an empty context (no trigger to be above)", async () => {
+    const { warnings } = await withOverhead(droppingCompactor(), 1);
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe("hooks that start a compaction never hang the session", () => {
   it("runs a compaction an afterCompact hook awaits after the current one", async () => {
     const forced: number[] = [];

@@ -177,7 +177,8 @@ export class CompactionRunner {
    * starts (`keepFrom`: the trim leaves it unless the request would not fit the window).
    * Nothing otherwise (a compactor that declined a rewrite not worth its cost is not overruled),
    * with `trimOnOverflow: false`, or when the system prompt and tools alone are above the
-   * compactor's trigger: no trim can help then, and the session is warned once.
+   * compactor's trigger (one not due on an empty context): no trim can help then, and the
+   * session is warned once.
    */
   #stillDue(state: RunState): { below?: number; keepFrom?: number } {
     const { ran, landed } = state;
@@ -186,7 +187,9 @@ export class CompactionRunner {
     if (ran !== compactors.at(-1)) return {};
     if (!ran.shouldCompact(this.contextUsed, contextLimit)) return {};
     const overhead = Math.max(0, this.contextUsed - history.meter.estimate);
-    if (ran.shouldCompact(overhead, contextLimit)) {
+    // A compactor due on an empty context (a custom one always due) has no trigger to be above.
+    const triggered = !ran.shouldCompact(0, contextLimit);
+    if (triggered && ran.shouldCompact(overhead, contextLimit)) {
       this.#settings.warn?.({
         kind: "overhead_above_trigger",
         overheadTokens: overhead,

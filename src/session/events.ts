@@ -3,6 +3,7 @@ import type { CompactionError } from "../core/errors.js";
 import type { JsonObject, Message } from "../core/message.js";
 import type {
   ConfiguredWindowProblem,
+  OverheadAboveTrigger,
   RefusedAboveWindow,
   UsageAboveWindow,
 } from "../core/models.js";
@@ -170,20 +171,6 @@ export interface CacheDiagnosisEvent {
 export interface ContextWindowWarningEvent {
   type: "context_window_warning";
   problem: UsageAboveWindow | ConfiguredWindowProblem | RefusedAboveWindow | OverheadAboveTrigger;
-}
-
-/**
- * The system prompt and tools alone (what the context measure counts beyond the messages) are
- * above a compactor's trigger: no compaction of the messages can bring the context under it, so
- * the session does not empty the history trying (it still trims when a request would not fit).
- */
-export interface OverheadAboveTrigger {
-  kind: "overhead_above_trigger";
-  /** Tokens the measure counts beyond the messages. */
-  overheadTokens: number;
-  contextLimit: number;
-  /** Why, in words, for a logger. */
-  message: string;
 }
 
 /** Everything a session reports to observers. */

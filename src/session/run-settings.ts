@@ -1,12 +1,13 @@
 import type { CompactionUsage, Compactor } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor-target.js";
 import type { Clock } from "../core/message-factory.js";
+import type { OverheadAboveTrigger } from "../core/models.js";
 import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
 import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
-import type { CompactionEvent, OverheadAboveTrigger } from "./events.js";
+import type { CompactionEvent } from "./events.js";
 import type { History } from "./history.js";
 import type { SessionLimits } from "./options.js";
 

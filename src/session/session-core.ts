@@ -11,6 +11,7 @@ import {
   checkRefusedWindow,
   checkReportedUsage,
   contextWindowOf,
+  type OverheadAboveTrigger,
   type UsageAboveWindow,
 } from "../core/models.js";
 import { freezeMessages } from "../internal/frozen.js";
@@ -29,7 +30,7 @@ import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js"
 import { CompactionHooks } from "./compaction-hooks.js";
 import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
 import { CompactionRunner, type CompactionRunnerSettings } from "./compaction-run.js";
-import type { CompactionEvent, CompactionEventListener, OverheadAboveTrigger } from "./events.js";
+import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";
 import { MessageIntake } from "./message-intake.js";
 import {

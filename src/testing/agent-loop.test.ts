@@ -94,7 +94,13 @@ describe("an agent loop on the AnthropicStandIn", () => {
     const summarizer = new AnthropicLlmClient({ client, model: "claude-haiku-5-5" });
     const session = new AgentSession({
       contextLimit: 6_000,
-      compactor: new HybridCompactor({ client: summarizer, keepRecentTurns: 1 }),
+      // 3 reads kept whole (~2,000 tokens): the default 10 would fill this window, and neither
+      // masking nor the summary (which keeps them too) could act; the last resort would.
+      compactor: new HybridCompactor({
+        client: summarizer,
+        keepRecentTurns: 1,
+        keepRecentToolUses: 3,
+      }),
     });
     const events: CompactionEvent[] = [];
     session.on((event) => events.push(event));
@@ -103,6 +109,11 @@ describe("an agent loop on the AnthropicStandIn", () => {
       text: "Read 14 modules; package-lock.json untouched.",
     });
     expect(events.filter((event) => event.type === "compaction_end").length).toBeGreaterThan(0);
+    const results = events.flatMap((event) =>
+      event.type === "compaction_end" ? [event.result] : [],
+    );
+    expect(results.some((result) => result.toolResultsRedacted > 0)).toBe(true);
+    expect(results.some((result) => (result as { summarized?: boolean }).summarized)).toBe(true);
     expect(events.filter((event) => event.type === "compaction_failed")).toEqual([]);
     const agentRequests = client.requests.filter((request) => request.body.tools !== undefined);
     expect(agentRequests.length).toBe(FILES.length + 1);

@@ -8,6 +8,8 @@ import {
   LLMCompactor,
   validateConversation,
 } from "../../src/index.js";
+import { sessionCompactors } from "../../src/session/options.js";
+import { TRIM_AT } from "../../src/session/trim-stage.js";
 import { ConversationBuilder } from "../../src/testing/builders.js";
 import { MockLlmClient } from "../../src/testing/index.js";
 import { RUNS, TIMEOUT } from "./compactor-checks.js";
@@ -43,11 +45,11 @@ type Options = Partial<ConstructorParameters<typeof AgentSession>[0]>;
 
 /** Each setup and the share of the window above which its compactor is due. */
 const setups: [string, () => Options, number][] = [
-  ["default", () => ({}), 0.5],
+  ["default", () => ({}), 0.75],
   [
     "default, priced",
     () => ({ pricing: { inputPerMTok: 3, outputPerMTok: 15, cacheReadMultiplier: 0.1 } }),
-    0.5,
+    0.75,
   ],
   [
     "llm",
@@ -86,13 +88,22 @@ describe("no compaction leaves the context above its trigger", () => {
           fc.integer({ min: 1500, max: 5000 }),
           async (messages, [name, options, trigger], contextLimit) => {
             const events: string[] = [];
+            // The context the last resort found in this run, when it trimmed.
+            let trimmedFrom: number | undefined;
+            const setup = options();
             const session = new AgentSession({
               contextLimit,
-              onEvent: (event) => events.push(event.type),
-              ...options(),
+              onEvent: (event) => {
+                events.push(event.type);
+                if (event.type === "context_trimmed") trimmedFrom = event.contextUsedBefore;
+              },
+              ...setup,
             });
+            // The compactor that runs last (the session's own are alike: same options, same window).
+            const last = sessionCompactors(setup, contextLimit).at(-1);
             for (const message of messages) {
               session.append(message);
+              trimmedFrom = undefined;
               const report = await session.maybeCompact();
               if (!report.compacted) continue;
               compactions += 1;
@@ -100,10 +111,21 @@ describe("no compaction leaves the context above its trigger", () => {
               if (report.contextUsedAfter <= trigger * contextLimit) continue;
               if (report.overWindow) continue;
               // Above it only when removing everything the last resort may remove (it keeps the
-              // summaries, the latest request, the newest message and the notice's budgets) would
-              // not bring it there either.
+              // summaries, the latest request, the newest message, the notice's budgets and, while
+              // the request fits, what the last compactor keeps whole) would not bring it there
+              // either.
               const overhead = report.contextUsedAfter - estimateTokens(session.messages);
-              const least = trimOldest(session.messages, 0, keepingTrimOptions(contextLimit));
+              const keepFrom =
+                (trimmedFrom ?? report.contextUsedAfter) > TRIM_AT * contextLimit
+                  ? undefined
+                  : last?.keeps?.(session.messages, {
+                      contextLimit,
+                      contextUsed: report.contextUsedAfter,
+                    });
+              const least = trimOldest(session.messages, 0, {
+                ...keepingTrimOptions(contextLimit),
+                ...(keepFrom === undefined ? {} : { latestCut: keepFrom }),
+              });
               const floor =
                 least === undefined
                   ? report.contextUsedAfter
