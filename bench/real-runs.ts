@@ -62,13 +62,16 @@ export const REAL_RUN_PRESETS: readonly RealRunPreset[] = [
   {
     name: "summaries",
     description:
-      "`new AgentSession({ contextLimit, llmCompactor: new LLMCompactor(client) })`, the client sending the conversation (`acceptsConversation`), here the extractive stand-in",
+      "`new AgentSession({ contextLimit, llmCompactor: new LLMCompactor(client, { threshold: 0.72, maxSummaryTokens: 512 }) })`, the client sending the conversation (`acceptsConversation`), here the extractive stand-in",
     targets: true,
     session: ({ contextLimit, clock, bill }) =>
       new AgentSession({
         contextLimit,
         clock,
-        llmCompactor: new LLMCompactor(extractiveClient(bill, { acceptsConversation: true })),
+        llmCompactor: new LLMCompactor(extractiveClient(bill, { acceptsConversation: true }), {
+          threshold: 0.72,
+          maxSummaryTokens: 512,
+        }),
       }),
   },
 ];

@@ -63,7 +63,7 @@ export interface LLMCompactorOptions {
    * folded too, oldest first at safe points, inside one long turn too, until it fits; the
    * latest user message is kept verbatim, and so is the kept part (`keepRecentToolUses`,
    * `keepRecentShare`). In (0, threshold]; needs the context the session passes.
-   * @default 0.25
+   * @default 0.2
    */
   targetUtilization?: number;
   /**
@@ -74,7 +74,7 @@ export interface LLMCompactorOptions {
   keepRecentToolUses?: number | false;
   /**
    * The newest messages that take up to this share of the window a fold inside the recent
-   * turns keeps verbatim, with `keepRecentToolUses`. In (0, 1]. @default 0.15
+   * turns keeps verbatim, with `keepRecentToolUses`. In (0, 1]. @default 0.1
    */
   keepRecentShare?: number;
   /**
@@ -122,9 +122,9 @@ export const DEFAULT_LLM_COMPACTOR_OPTIONS: Readonly<LLMCompactorOptions> = Obje
   clearAtLeast: 0,
   maxToolInputChars: 2000,
   maxToolResultChars: 4000,
-  targetUtilization: 0.25,
+  targetUtilization: 0.2,
   keepRecentToolUses: 8,
-  keepRecentShare: 0.15,
+  keepRecentShare: 0.1,
 });
 
 const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;

@@ -21,16 +21,16 @@ function history(turns: number, prose: number): Message[] {
 
 function stages(client: MockLlmClient) {
   return {
-    // The hybrid's defaults: both stages keep the newest 15% of the window.
+    // The hybrid's defaults: both stages keep the newest 10% of the window.
     masking: new ThresholdCompactor({
       toolCompaction: "redact",
       targetUtilization: 0.5,
-      keepRecentShare: 0.15,
+      keepRecentShare: 0.1,
     }),
     summary: new LLMCompactor(client, {
       targetUtilization: 0.5,
       keepRecentToolUses: false,
-      keepRecentShare: 0.15,
+      keepRecentShare: 0.1,
     }),
     targetUtilization: 0.5,
   };

@@ -49,9 +49,10 @@ export interface ThresholdCompactorOptions {
    */
   keepRecentToolUses?: number | false;
   /**
-   * The newest messages that take up to this share of the window stay whole, whatever the
-   * target: their results are not masked, and `dropOldest` does not remove them (unless that
-   * would leave the context above `threshold`). With `keepRecentToolUses`, both are kept.
+   * The kept part: the newest messages that take up to this share of the window, and those of
+   * the newest `keepRecentToolUses` tool uses in any turn, stay whole whatever the target: their
+   * results are not masked, and `dropOldest` does not remove them (unless that would leave the
+   * context above `threshold`).
    * Needs the context the session passes to `compact`; a manual compaction keeps only the
    * newest tool uses. In (0, 1]. @default undefined (none)
    */

@@ -18,7 +18,7 @@ import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { MENTIONS_OPEN } from "./path-mentions.js";
 import { placeholderOf } from "./result-placeholder.js";
-import { keptStart, recentStart, turnsFrom } from "./retention.js";
+import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
 
@@ -267,21 +267,25 @@ function maskingScope(
       // A manual compaction keeps the newest tool uses, not a share of a window it ignores.
       context?.trigger === "manual"
         ? conversation.length
-        : recentShareStart(conversation, settings.keepRecentShare, context?.contextLimit),
+        : keptPartFrom(conversation, settings, context?.contextLimit),
     ),
     budget: targetBudget(settings.targetUtilization, context, tokensBefore),
   };
 }
 
-/** Where the newest `share` of the window starts (the conversation's length without one). */
-function recentShareStart(
+/**
+ * Where the kept part starts when `keepRecentShare` asks for one: the newest share of the window
+ * and the newest `keepRecentToolUses` tool uses, in any turn ({@link keptPartStart}); the
+ * conversation's length without one.
+ */
+function keptPartFrom(
   conversation: readonly Message[],
-  share: number | undefined,
+  settings: ToolMaskingSettings,
   contextLimit: number | undefined,
 ): number {
-  if (share === undefined || contextLimit === undefined || !(contextLimit > 0))
+  if (settings.keepRecentShare === undefined || contextLimit === undefined || !(contextLimit > 0))
     return conversation.length;
-  return keptStart(conversation, { tokens: share * contextLimit });
+  return keptPartStart(conversation, settings, contextLimit) ?? conversation.length;
 }
 
 /** Where a tool result sits, and whether its message is in an old turn. */

@@ -168,10 +168,10 @@ export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
 export const DEFAULT_SESSION_COMPACTOR_OPTIONS: Readonly<Partial<ThresholdCompactorOptions>> =
   Object.freeze({
     toolCompaction: "summarize_or_redact",
-    threshold: 0.75,
+    threshold: 0.72,
     keepRecentToolUses: 8,
-    keepRecentShare: 0.15,
-    targetUtilization: 0.25,
+    keepRecentShare: 0.1,
+    targetUtilization: 0.2,
     clearToolInputs: false,
     keepPathMentions: true,
     dropOldest: true,
