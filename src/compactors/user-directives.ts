@@ -69,14 +69,39 @@ function isLetter(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code > 127;
 }
 
-/** Whether a line reads as prose: mostly letters and spaces (a log line, a stack frame, code are not). */
+/** Log levels a log line carries as a word of its own. */
+const LOG_LEVELS = ["ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FATAL"];
+
+/** Whether `text` holds `:<digits>:<digits>`, a source position (`src/a.ts:12:3`). */
+function hasPosition(text: string): boolean {
+  for (let at = text.indexOf(":"); at !== -1; at = text.indexOf(":", at + 1)) {
+    let index = at + 1;
+    while (index < text.length && text.charCodeAt(index) >= 48 && text.charCodeAt(index) <= 57)
+      index += 1;
+    if (index > at + 1 && text[index] === ":" && /\d/.test(text[index + 1] ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a line reads as the user's prose: mostly letters and spaces (a path or a command in
+ * backticks may sit in it), and not a log line (opening with digits, a level such as `ERROR`,
+ * a source position), a stack frame (`at …`) or code (braces, arrows, semicolons ending it).
+ */
 function isProse(line: string): boolean {
   let letters = 0;
   for (let index = 0; index < line.length; index += 1) {
     const code = line.charCodeAt(index);
     if (isLetter(code) || code === 32) letters += 1;
   }
-  return letters >= line.length * 0.75;
+  if (letters < line.length * 0.6) return false;
+  const trimmed = line.trimStart();
+  const first = trimmed.charCodeAt(0);
+  if ((first >= 48 && first <= 57) || trimmed.startsWith("at ")) return false;
+  if (trimmed.includes("=>") || trimmed.includes("{") || trimmed.trimEnd().endsWith(";"))
+    return false;
+  if (LOG_LEVELS.some((level) => hasWord(trimmed, level))) return false;
+  return !hasPosition(trimmed);
 }
 
 /** Whether `lower` holds `word` as a whole word (or phrase). Linear in `lower`. */
@@ -127,7 +152,15 @@ export function directivesOf(text: string): string[] {
       continue;
     }
     if (fenced) continue;
-    for (const sentence of sentencesOf(line)) if (isDirective(sentence)) found.push(sentence);
+    for (const sentence of sentencesOf(line)) {
+      if (sentence.length <= MAX_DIRECTIVE_CHARS) {
+        if (isDirective(sentence)) found.push(sentence);
+        continue;
+      }
+      // A run-on sentence: its clauses, each a directive or not.
+      for (const clause of sentence.split(/[;,]\s+/))
+        if (isDirective(clause.trim())) found.push(clause.trim());
+    }
   }
   return found;
 }
