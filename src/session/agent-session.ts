@@ -77,9 +77,10 @@ export class AgentSession implements CompactingSession<"sync"> {
   }
 
   /**
-   * The conversation, a read-only view that never changes (made in constant time, however
-   * often it is read); build each request from it after `maybeCompact()`. It is a proxy:
-   * `structuredClone([...session.messages])` to clone it.
+   * The conversation, an array that never changes, in bounded time however often it is read
+   * (a frozen copy up to 2,048 messages, above that a read-only view made in constant time: a
+   * proxy, cloned with `structuredClone([...session.messages])`); build each request from it
+   * after `maybeCompact()`.
    */
   get messages(): readonly Message[] {
     return this.#core.history.view;

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Message } from "../core/message.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { AgentSession } from "./agent-session.js";
-import { History } from "./history.js";
+import { History, SNAPSHOT_LIMIT } from "./history.js";
 import { parseSnapshot } from "./snapshot.js";
 
 /** u1: a request and a read_file call (tool use `t1`), its result, an answer; u2: a request. */
@@ -103,22 +103,35 @@ describe("session.messages read after every append", () => {
     return frozen;
   }
 
-  it("copies nothing: each read is a view made in constant time, which never changes", () => {
+  it("reads in bounded time: a frozen copy of a short history, a view made in O(1) of a long one", () => {
     const session = new AgentSession({ contextLimit: 10_000_000, compactor: false });
     const held: (readonly Message[])[] = [];
+    const append = (index: number) => {
+      if (index % 2 === 0) session.addUserText(`request ${index}`);
+      else session.addAssistant([{ type: "text", text: `answer ${index}` }]);
+    };
+    // Up to SNAPSHOT_LIMIT messages, each read after an append copies at most that many.
+    const shortCopies = frozenMessageArrays(() => {
+      for (let index = 0; index < SNAPSHOT_LIMIT; index += 1) {
+        append(index);
+        expect(session.messages.at(-1)?.id).toBeDefined();
+      }
+    });
+    expect(shortCopies).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
+    expect(structuredClone(session.messages)).toHaveLength(SNAPSHOT_LIMIT);
+    // Beyond it, no read copies anything, however often it is read.
     const copies = frozenMessageArrays(() => {
-      for (let index = 0; index < 2_000; index += 1) {
-        if (index % 2 === 0) session.addUserText(`request ${index}`);
-        else session.addAssistant([{ type: "text", text: `answer ${index}` }]);
+      for (let index = SNAPSHOT_LIMIT; index < SNAPSHOT_LIMIT + 2_000; index += 1) {
+        append(index);
         expect(session.messages.at(-1)?.id).toBeDefined();
         if (index % 500 === 0) held.push(session.messages);
       }
     });
     expect(copies).toBe(0);
     // What a caller held is what it read then.
-    expect(held.map((view) => view.length)).toEqual([1, 501, 1001, 1501]);
+    expect(held.map((view) => view.length)).toEqual([2501, 3001, 3501, 4001]);
     expect(session.messages).toBe(session.messages);
-    expect(session.messages).toHaveLength(2_000);
+    expect(session.messages).toHaveLength(SNAPSHOT_LIMIT + 2_000);
   });
 
   it("a held view keeps its messages when results merge into the last message, and across a compaction", async () => {

@@ -15,6 +15,13 @@ export const USER_TURN_OWNER = "u";
  * last user turn number, stored compact summaries, and the context meter. It trusts what it
  * is given: the session validates messages where they enter.
  */
+/**
+ * Up to this many messages, callers get a frozen array (every array operation, `structuredClone`
+ * included); a longer history is handed out as a view made in O(1), since copying it on every
+ * read after an append would be quadratic.
+ */
+export const SNAPSHOT_LIMIT = 2048;
+
 export class History {
   readonly meter = new ContextMeter();
   /** Compact summaries by tool use id. */
@@ -40,11 +47,13 @@ export class History {
   }
 
   /**
-   * The messages for callers (`session.messages`): a read-only view made in O(1) per change, so
-   * reading it after every append costs nothing per message (see `prefixView`). Holding it is
-   * safe: it never changes.
+   * The messages for callers (`session.messages`), in bounded time per change however often it
+   * is read: up to {@link SNAPSHOT_LIMIT} messages the frozen snapshot (a copy of at most that
+   * many), above it a read-only view made in O(1) (see `prefixView`), so reading it after every
+   * append of a long session costs nothing per message. Holding either is safe: it never changes.
    */
   get view(): readonly Message[] {
+    if (this.#messages.length <= SNAPSHOT_LIMIT) return this.messages;
     if (this.#shared === undefined) {
       this.#shared = prefixView(this.#messages, this.#messages.length);
       this.#sharedLength = this.#messages.length;
