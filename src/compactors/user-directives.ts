@@ -62,6 +62,8 @@ const IMPERATIVES = new Set(
 
 const MIN_DIRECTIVE_CHARS = 6;
 const MAX_DIRECTIVE_CHARS = 400;
+/** The most directives a block is chosen from (the newest). */
+const MAX_RENDERED = 5000;
 /** The most characters of one message read for directives (a paste beyond is not read). */
 const MAX_READ_CHARS = 20_000;
 
@@ -212,8 +214,8 @@ export function collectDirectives(messages: readonly Message[]): string[] {
 }
 
 /**
- * The directives block: the newest of `directives` that fit `budgetTokens`, oldest first, but
- * those `keptWhole` texts already hold; `""` when none is left.
+ * The directives block: the newest of `directives` (of the newest 5,000) that fit
+ * `budgetTokens`, oldest first, but those `keptWhole` texts already hold; `""` when none is left.
  */
 export function renderDirectives(
   directives: readonly string[],
@@ -222,7 +224,9 @@ export function renderDirectives(
 ): string {
   let room = tokensToChars(budgetTokens) - DIRECTIVES_HEADING.length;
   const lines: string[] = [];
-  for (let index = directives.length - 1; index >= 0; index -= 1) {
+  // The newest few thousand at most: a flood of the user's text cannot make this quadratic.
+  const oldest = Math.max(0, directives.length - MAX_RENDERED);
+  for (let index = directives.length - 1; index >= oldest; index -= 1) {
     const directive = directives[index]!;
     if (keptWhole.some((text) => text.includes(directive))) continue;
     const line = `\n${LINE_OPEN}${directive}`;
