@@ -1,7 +1,7 @@
 import type { Message } from "../core/message.js";
 import { EARLIER_USER_MESSAGE_PREFIX } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
-import { isSummaryTurn } from "../core/turn.js";
+import { keptWhereSaidLast, userTextBlocks } from "./user-text.js";
 
 /**
  * The user's directives as directives: the sentences of the user's messages that say what to
@@ -184,33 +184,14 @@ export function parseDirectives(text: string): string[] {
  */
 export function collectDirectives(messages: readonly Message[]): string[] {
   const all: string[] = [];
-  for (const message of messages) {
-    if (message.role !== "user") continue;
-    const summary = isSummaryTurn(message.turnId);
-    if (!summary && message.generated !== undefined) continue;
-    for (const block of message.content) {
-      if (block.type !== "text") continue;
-      if (!summary) {
-        all.push(...directivesOf(block.text));
-        continue;
-      }
-      // A summary's block of the user's words kept verbatim holds directives too.
-      all.push(
-        ...(block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX)
-          ? directivesOf(block.text.slice(EARLIER_USER_MESSAGE_PREFIX.length))
-          : parseDirectives(block.text)),
-      );
-    }
+  for (const { text, library } of userTextBlocks(messages)) {
+    if (!library) all.push(...directivesOf(text));
+    // A summary's block of the user's words kept verbatim holds directives too.
+    else if (text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
+      all.push(...directivesOf(text.slice(EARLIER_USER_MESSAGE_PREFIX.length)));
+    else all.push(...parseDirectives(text));
   }
-  const seen = new Set<string>();
-  const newestFirst: string[] = [];
-  for (let index = all.length - 1; index >= 0; index -= 1) {
-    const directive = all[index]!;
-    if (seen.has(directive)) continue;
-    seen.add(directive);
-    newestFirst.push(directive);
-  }
-  return newestFirst.reverse();
+  return keptWhereSaidLast(all, (directive) => directive);
 }
 
 /**
