@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateMessageTokens } from "../../src/core/message-memo.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import {
   AgentSession,
   CompactionError,
@@ -13,8 +13,8 @@ import {
   ThresholdCompactor,
   ValidationError,
   validateConversation,
-} from "../../src/index.js";
-import { ConversationBuilder, MockLlmClient, toolResultBlock } from "../../src/testing/index.js";
+} from "../index.js";
+import { ConversationBuilder, MockLlmClient, toolResultBlock } from "../testing/index.js";
 
 const fixedClock = () => new Date("2026-06-01T12:00:00Z");
 
