@@ -99,6 +99,8 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
 /** `error.type`: a `CompactionError`'s code, else the error's class name. */
 function errorType(error: unknown): string {
   if (typeof error === "object" && error !== null) {
+    // Bad input is named by its class, as before it had a code.
+    if (ValidationError.isInstance(error)) return error.name;
     if ("code" in error && typeof error.code === "string") return error.code;
     if (error instanceof Error) return error.name;
   }
