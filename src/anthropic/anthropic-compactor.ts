@@ -9,18 +9,17 @@ import {
   type AsyncCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactionUsage,
   type CompactorRules,
   compactorRules,
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
 import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
-import { usageIssues } from "../core/llm-client.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import { type CompactionUsage, usageIssues } from "../core/usage.js";
 import {
   type AnthropicCompactionClient,
   type AnthropicCompactorOptions,

@@ -6,9 +6,9 @@ import type {
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { ModelNameSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 import {

@@ -1,6 +1,7 @@
 import { registerCompactorTarget } from "./compactor-target.js";
 import { assertCompactArguments, assertMessages } from "./entry-validation.js";
 import type { Message, ToolResultBlock } from "./message.js";
+import type { CompactionUsage } from "./usage.js";
 
 /** What a compaction changed. Counts only what this run changed, never what an earlier run did. */
 export interface CompactionResult {
@@ -28,18 +29,6 @@ export interface CompactionResult {
    * compaction's `usage.iterations`); absent when not known.
    */
   usage?: CompactionUsage;
-}
-
-/** Tokens a compaction's own model calls used. */
-export interface CompactionUsage {
-  /** Uncached input tokens. */
-  inputTokens: number;
-  /** Output tokens (the summary, and any thinking before it). */
-  outputTokens: number;
-  /** Input tokens written to the prompt cache. @default 0 */
-  cacheCreationInputTokens?: number;
-  /** Input tokens read from the prompt cache. @default 0 */
-  cacheReadInputTokens?: number;
 }
 
 /** A compaction result that changed nothing. */

@@ -1,7 +1,6 @@
 import * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
-import type { Usage } from "../core/usage.js";
+import type { CompactionUsage, Usage } from "../core/usage.js";
 
 /** What {@link usageFromGemini} reads of a response's `usageMetadata` (the SDK's `GenerateContentResponseUsageMetadata`). */
 export interface GeminiUsageLike {

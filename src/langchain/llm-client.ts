@@ -4,9 +4,9 @@ import type {
   BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import type { CompactionUsage } from "../core/compactor.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { toLangChainMessages } from "./messages-out.js";
 import { usageFromLangChain } from "./usage.js";

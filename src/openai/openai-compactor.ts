@@ -18,7 +18,6 @@ import {
   type AsyncCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactionUsage,
   type CompactorRules,
   compactorRules,
   emptyCompactionResult,
@@ -29,6 +28,7 @@ import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import type { CompactionUsage } from "../core/usage.js";
 import {
   DEFAULT_OPENAI_COMPACTOR_OPTIONS,
   type OpenAICompactorOptions,

@@ -7,10 +7,10 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import type { CompactionUsage } from "../core/compactor.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import { newId } from "../core/message-factory.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { definePricing, type ModelPricing } from "../pricing/model-pricing.js";
 import { priceUsage } from "../pricing/price-usage.js";
 import type {

@@ -1,15 +1,11 @@
 import * as z from "zod";
 import { isAbortSignal } from "../core/abort.js";
-import {
-  type CompactionResult,
-  type CompactionUsage,
-  emptyCompactionResult,
-} from "../core/compactor.js";
+import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
 import type { CompactionBoundary } from "./hooks.js";
-import { addUsage } from "./strategy.js";
 
 /** What one compactor did in a run. */
 export interface CompactionStepResult {
@@ -178,10 +174,7 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
     toolInputsCleared += result.toolInputsCleared ?? 0;
     messagesRemoved += result.messagesRemoved ?? 0;
     // What the summaries cost, as `compactionUsage` counts it (a summary that changed nothing too).
-    if (result.usage !== undefined) {
-      usage ??= { inputTokens: 0, outputTokens: 0 };
-      addUsage(usage, result.usage);
-    }
+    if (result.usage !== undefined) usage = addUsage(usage, result.usage);
   }
   return {
     ...total,

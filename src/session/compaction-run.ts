@@ -1,14 +1,10 @@
-import {
-  type CompactionOutput,
-  type CompactionUsage,
-  type Compactor,
-  conversationChanged,
-} from "../core/compactor.js";
+import { type CompactionOutput, type Compactor, conversationChanged } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor-target.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
@@ -18,7 +14,7 @@ import { archiveFailure, type ComputedStep, type Landing, landCompaction } from 
 import { type RunKind, type RunPolicy, runPolicy } from "./run-policy.js";
 import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
 import type { SessionSnapshot } from "./snapshot.js";
-import { addUsage, asCompactionError, strategyOf } from "./strategy.js";
+import { asCompactionError, strategyOf } from "./strategy.js";
 import { trimOnOverflow } from "./trim-stage.js";
 
 export type { CompactionRunnerSettings, CompactionRunOptions };
@@ -53,7 +49,7 @@ export class CompactionRunner {
   readonly #settings: CompactionRunnerSettings;
   readonly #breaker: CircuitBreaker;
   /** What compactions cost, summed from the usage their results report. */
-  readonly usage: CompactionUsage = { inputTokens: 0, outputTokens: 0 };
+  #usage: CompactionUsage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(settings: CompactionRunnerSettings) {
     this.#settings = settings;
@@ -62,6 +58,11 @@ export class CompactionRunner {
       settings.limits.circuitCooldownMs,
       settings.clock,
     );
+  }
+
+  /** What compactions cost, summed from the usage their results report. */
+  get usage(): Readonly<CompactionUsage> {
+    return this.#usage;
   }
 
   /** Automatic summaries failed in a row (the circuit breaker's count; see {@link CircuitBreaker}). */
@@ -311,8 +312,10 @@ export class CompactionRunner {
     summarizes: boolean,
   ): Computed | "unchanged" {
     const { countsFailures } = state.policy;
-    addUsage(this.usage, output.result.usage);
-    if (output.result.usage !== undefined) this.#settings.onUsage?.(output.result.usage);
+    if (output.result.usage !== undefined) {
+      this.#usage = addUsage(this.#usage, output.result.usage);
+      this.#settings.onUsage?.(output.result.usage);
+    }
     if (!conversationChanged(input, output.conversation)) {
       // A summary that would not have shrunk the conversation is no failure, and no success.
       state.outcome.steps.push({ strategy, result: countedNothing(output.result, input) });

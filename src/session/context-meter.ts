@@ -1,6 +1,6 @@
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
-import type { Usage } from "../core/usage.js";
+import { allInputTokens, type Usage } from "../core/usage.js";
 
 export { type Usage, UsageSchema } from "../core/usage.js";
 
@@ -74,8 +74,7 @@ export class ContextMeter {
    * a mock reporting 0, cache reads left out) is ignored: the measure keeps what it had.
    */
   recorded(usage: Usage, messages: readonly Message[]): void {
-    const input =
-      usage.inputTokens + (usage.cacheCreationInputTokens ?? 0) + (usage.cacheReadInputTokens ?? 0);
+    const input = allInputTokens(usage);
     const output = usage.outputTokens ?? 0;
     const lastIsReply = messages.at(-1)?.role === "assistant";
     const sent = lastIsReply ? input + output : input;

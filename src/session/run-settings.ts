@@ -1,7 +1,8 @@
-import type { CompactionUsage, Compactor } from "../core/compactor.js";
+import type { Compactor } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor-target.js";
 import type { Clock } from "../core/message-factory.js";
 import type { OverheadAboveTrigger } from "../core/models.js";
+import type { CompactionUsage } from "../core/usage.js";
 import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
 import { RewriteBudget } from "../pricing/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";

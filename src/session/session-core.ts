@@ -1,5 +1,4 @@
 import type * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { ContextOverflowRefusalSchema } from "../core/context-overflow.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
@@ -14,6 +13,7 @@ import {
   type OverheadAboveTrigger,
   type UsageAboveWindow,
 } from "../core/models.js";
+import { allInputTokens, type CompactionUsage } from "../core/usage.js";
 import { freezeMessages } from "../internal/frozen.js";
 import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
 import { pricingForModel } from "../pricing/presets.js";
@@ -248,9 +248,7 @@ export class SessionCore {
       case "usage": {
         history.meter.recorded(entry.usage, history.messages);
         this.#costs?.addRequest(entry.usage);
-        const { inputTokens, cacheCreationInputTokens = 0, cacheReadInputTokens = 0 } = entry.usage;
-        const sent = inputTokens + cacheCreationInputTokens + cacheReadInputTokens;
-        this.#warnWindow(checkReportedUsage(sent, this.contextLimit));
+        this.#warnWindow(checkReportedUsage(allInputTokens(entry.usage), this.contextLimit));
         return undefined;
       }
       case "summaries":

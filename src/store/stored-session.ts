@@ -1,4 +1,3 @@
-import type { CompactionUsage } from "../core/compactor.js";
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type {
@@ -9,6 +8,7 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { CostSummary } from "../pricing/cost-accumulator.js";
 import type { ArchiveRecord } from "../session/archive.js";
