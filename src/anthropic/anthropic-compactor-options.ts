@@ -1,13 +1,13 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
 import { targetIssues } from "../compactors/config-schemas.js";
-import { TimerMillisecondsSchema } from "../core/abort.js";
 import type { Clock } from "../core/message-factory.js";
 import {
-  functionSchema,
+  CLOCK_SCHEMA,
   NON_EMPTY_STRING_SCHEMA,
   POSITIVE_INT_SCHEMA,
   SHARE_SCHEMA,
+  TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
 import { isObject } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";
@@ -151,7 +151,7 @@ export const AnthropicCompactorOptionsSchema = z
     requestOptions: z
       .record(z.string(), z.unknown(), { error: "must be an object" })
       .exactOptional(),
-    clock: functionSchema<Clock>().exactOptional(),
+    clock: CLOCK_SCHEMA.exactOptional(),
   })
   .superRefine((options, context) => {
     if (options.request === undefined && options.model === undefined) {

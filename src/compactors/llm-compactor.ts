@@ -12,7 +12,12 @@ import { assertMessages } from "../core/entry-validation.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { functionSchema, NON_EMPTY_STRING_SCHEMA, TIMERS_SCHEMA } from "../core/option-schemas.js";
+import {
+  CLOCK_SCHEMA,
+  NON_EMPTY_STRING_SCHEMA,
+  TIMERS_SCHEMA,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
 import {
   assertLlmClient,
   compactorOptions,
@@ -28,7 +33,7 @@ import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
 export type { SummaryOverflow } from "./summary-chunking.js";
 
-import { TimerMillisecondsSchema, type Timers } from "../core/abort.js";
+import type { Timers } from "../core/abort.js";
 
 export type { Timers };
 
@@ -141,7 +146,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
     .enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' })
     .exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-  keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
+  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
   keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: nonNegativeInt.exactOptional(),
   maxToolInputChars: nonNegativeInt.exactOptional(),
@@ -149,7 +154,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
   keepUserMessagesTokens: nonNegativeInt.exactOptional(),
   factsSectionTokens: nonNegativeInt.exactOptional(),
   timers: TIMERS_SCHEMA.exactOptional(),
-  clock: functionSchema<Clock>().exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
 });
 
 const summarizers = new WeakMap<LLMCompactor, Summarizer>();

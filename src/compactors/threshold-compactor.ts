@@ -11,7 +11,7 @@ import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { functionSchema } from "../core/option-schemas.js";
+import { CLOCK_SCHEMA } from "../core/option-schemas.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
   compactorOptions,
@@ -120,7 +120,7 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
       error: 'must be "summarize", "redact" or "summarize_or_redact"',
     })
     .exactOptional(),
-  keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
+  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
   keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
@@ -128,7 +128,7 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
   clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
   keepPathMentions: z.boolean({ error: "must be a boolean" }).exactOptional(),
   dropOldest: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  clock: functionSchema<Clock>().exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
 });
 
 /**

@@ -1,5 +1,6 @@
 import { ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
+import { methodsSchema } from "./option-schemas.js";
 import { type CompactionUsage, usageIssues } from "./usage.js";
 
 /** One completion request to a summarising model. */
@@ -32,6 +33,9 @@ export interface LlmRequest {
    */
   conversation?: readonly Message[];
 }
+
+/** An {@link LlmClient} given as an option: an object with `complete`. */
+export const LLM_CLIENT_SCHEMA = methodsSchema<LlmClient>("an LlmClient", "complete");
 
 /** A reply with what it cost: its text, and the tokens the provider billed for it. */
 export interface LlmReply {

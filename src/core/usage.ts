@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { ValidationIssue } from "./errors.js";
+import { NON_NEGATIVE_INT_SCHEMA } from "./option-schemas.js";
 
 /**
  * Tokens one model request billed: the session's `recordUsage`, a compaction's own calls and a
@@ -53,48 +54,33 @@ export function addUsage(total: Usage | undefined, more: Usage): Usage {
   return sum;
 }
 
-/**
- * What is wrong with a reported usage: each token count must be a whole number ≥ 0 (no
- * `NaN`, no `Infinity`, nothing negative); `inputTokens` is required, the others optional.
- */
-export function usageIssues(
-  usage: unknown,
-  required: readonly (keyof CompactionUsage)[] = ["inputTokens"],
-): ValidationIssue[] {
-  if (typeof usage !== "object" || usage === null || Array.isArray(usage)) {
-    return [{ path: [], message: "must be a usage object" }];
-  }
-  const record = usage as Record<string, unknown>;
-  const issues: ValidationIssue[] = [];
-  for (const field of ["inputTokens", ...OPTIONAL_COUNTS] as const) {
-    const value = record[field];
-    if (value === undefined) {
-      if (required.includes(field)) issues.push({ path: [field], message: "is required" });
-      continue;
-    }
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      issues.push({ path: [field], message: "must be a whole number ≥ 0" });
-    }
-  }
-  return issues;
+/** A token count of a usage: a whole number ≥ 0 (no `NaN`, no `Infinity`, nothing negative). */
+const TOKEN_COUNT_SCHEMA = NON_NEGATIVE_INT_SCHEMA;
+
+const USAGE_FIELDS = {
+  inputTokens: TOKEN_COUNT_SCHEMA,
+  cacheCreationInputTokens: TOKEN_COUNT_SCHEMA.exactOptional(),
+  cacheReadInputTokens: TOKEN_COUNT_SCHEMA.exactOptional(),
+  outputTokens: TOKEN_COUNT_SCHEMA.exactOptional(),
+};
+
+/** Schema of {@link Usage}: every count a whole number ≥ 0, no unknown fields. */
+export const UsageSchema = z.strictObject(USAGE_FIELDS);
+
+/** A usage as a client or an API reports it: the same counts, other fields let through. */
+const REPORTED_USAGE_SCHEMA = z.looseObject(USAGE_FIELDS, {
+  error: (issue) => (issue.code === "invalid_type" ? "must be a usage object" : undefined),
+});
+
+/** What is wrong with a reported usage (see {@link UsageSchema}; other fields are let through). */
+export function usageIssues(usage: unknown): ValidationIssue[] {
+  const parsed = REPORTED_USAGE_SCHEMA.safeParse(usage);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({
+    path: issue.path.filter((part) => typeof part !== "symbol"),
+    message: issue.message,
+  }));
 }
 
-const tokenCount = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more");
-
 /** A token count as a provider's usage reports it: a whole number ≥ 0, `null` or absent. */
-export const PROVIDER_TOKEN_COUNT_SCHEMA = z
-  .number({ error: "must be a number or null" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more")
-  .nullish();
-
-/** Schema of {@link Usage}. */
-export const UsageSchema = z.strictObject({
-  inputTokens: tokenCount,
-  cacheCreationInputTokens: tokenCount.exactOptional(),
-  cacheReadInputTokens: tokenCount.exactOptional(),
-  outputTokens: tokenCount.exactOptional(),
-});
+export const PROVIDER_TOKEN_COUNT_SCHEMA = NON_NEGATIVE_INT_SCHEMA.nullish();

@@ -10,8 +10,15 @@ import {
   targetIssues,
 } from "../compactors/config-schemas.js";
 import type { Clock } from "../core/message-factory.js";
-import { functionSchema, TimerMillisecondsSchema } from "../core/option-schemas.js";
-import { hasResponsesMethod, type OpenAIRequestOptions } from "./llm-client.js";
+import {
+  CLOCK_SCHEMA,
+  methodsSchema,
+  NON_EMPTY_STRING_SCHEMA,
+  plainObjectSchema,
+  STRING_SCHEMA,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
+import type { OpenAIRequestOptions } from "./llm-client.js";
 
 /** The client shape `OpenAICompactor` needs: `responses.compact`. */
 export interface OpenAICompactionClient {
@@ -70,26 +77,17 @@ export const DEFAULT_OPENAI_COMPACTOR_OPTIONS = Object.freeze({
 export const OpenAICompactorOptionsSchema = z
   .strictObject(
     {
-      client: z.custom<OpenAICompactionClient>(
-        (value) => hasResponsesMethod(value, "compact"),
-        "must be an OpenAI client (with responses.compact)",
-      ),
-      model: z.string({ error: "must be a non-empty string" }).min(1, "must be a non-empty string"),
-      instructions: z.string({ error: "must be a string" }).exactOptional(),
+      client: methodsSchema<OpenAICompactionClient>("an OpenAI client", "responses.compact"),
+      model: NON_EMPTY_STRING_SCHEMA,
+      instructions: STRING_SCHEMA.exactOptional(),
       threshold: THRESHOLD_SCHEMA.exactOptional(),
       keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-      keepRecentToolUses: z
-        .union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA], {
-          error: "must be false or a whole number, 1 or more",
-        })
-        .exactOptional(),
+      keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
       targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
       timeoutMs: TimerMillisecondsSchema.exactOptional(),
-      params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-      requestOptions: z
-        .record(z.string(), z.unknown(), { error: "must be an object" })
-        .exactOptional(),
-      clock: functionSchema<Clock>().exactOptional(),
+      params: plainObjectSchema<OpenAICompactorOptions["params"] & object>().exactOptional(),
+      requestOptions: plainObjectSchema<OpenAIRequestOptions>().exactOptional(),
+      clock: CLOCK_SCHEMA.exactOptional(),
     },
     { error: "must be an object" },
   )

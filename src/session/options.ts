@@ -8,7 +8,10 @@ import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/c
 import type { Clock } from "../core/message-factory.js";
 import { contextWindowOf } from "../core/models.js";
 import {
+  BOOLEAN_SCHEMA,
+  CLOCK_SCHEMA,
   functionSchema,
+  methodsSchema,
   NON_EMPTY_STRING_SCHEMA,
   POSITIVE_INT_SCHEMA,
   positiveWholeNumber,
@@ -219,8 +222,6 @@ export function trimTarget(option: AgentSessionOptions["trimOnOverflow"]): numbe
   return option.targetUtilization ?? 0.5;
 }
 
-const isFunction = (value: unknown) => typeof value === "function";
-
 /** What is wrong with a `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor. */
 function compactorOptionProblem(value: unknown): string | undefined {
   if (value === false) return undefined;
@@ -250,16 +251,13 @@ export function booleanOrShare(key: string) {
   });
 }
 
+/** A {@link CompactionArchive}: an object with `put` and `get`. */
+export const ARCHIVE_SCHEMA = methodsSchema<CompactionArchive>("a CompactionArchive", "put", "get");
+
 /** The `archive` option: a {@link CompactionArchive} or `false`. */
-export const ARCHIVE_OPTION_SCHEMA = z.custom<CompactionArchive | false>(
-  (value) =>
-    value === false ||
-    (typeof value === "object" &&
-      value !== null &&
-      isFunction((value as CompactionArchive).put) &&
-      isFunction((value as CompactionArchive).get)),
-  "must be a CompactionArchive (with put and get) or false",
-);
+export const ARCHIVE_OPTION_SCHEMA = z.union([z.literal(false), ARCHIVE_SCHEMA], {
+  error: "must be a CompactionArchive (with put and get) or false",
+});
 
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z
@@ -274,26 +272,16 @@ export const AgentSessionOptionsSchema = z
       })
       .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
     llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
-    clock: functionSchema<Clock>().exactOptional(),
+    clock: CLOCK_SCHEMA.exactOptional(),
     onEvent: functionSchema<(event: CompactionEvent) => void>().exactOptional(),
-    logger: z
-      .custom<Logger>(
-        (value) =>
-          typeof value === "object" && value !== null && isFunction((value as Logger).warn),
-        "must have a warn method",
-      )
-      .exactOptional(),
+    logger: methodsSchema<Logger>("a Logger", "warn").exactOptional(),
     beforeCompact: functionSchema<BeforeCompactHook>().exactOptional(),
     afterCompact: functionSchema<AfterCompactHook>().exactOptional(),
     maxConsecutiveFailures: POSITIVE_INT_SCHEMA.exactOptional(),
     trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
     maxBlockShare: SHARE_SCHEMA.exactOptional(),
-    keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
-    model: z
-      .string({ error: "must be a string" })
-      .min(1, "must be a non-empty string")
-      .max(256, "must be at most 256 characters")
-      .exactOptional(),
+    keepStaleThinking: BOOLEAN_SCHEMA.exactOptional(),
+    model: NON_EMPTY_STRING_SCHEMA.max(256, "must be at most 256 characters").exactOptional(),
     pricing: ModelPricingSchema.exactOptional(),
     background: booleanOrShare("ceiling").exactOptional(),
     archive: ARCHIVE_OPTION_SCHEMA.exactOptional(),
