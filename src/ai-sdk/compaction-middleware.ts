@@ -70,6 +70,9 @@ export interface MiddlewareCompaction extends StepCompaction {
   modelId: string;
 }
 
+/** Defaults of {@link CompactionMiddlewareOptions}' own options (the rest are the session's). */
+const DEFAULT_MIDDLEWARE_OPTIONS = Object.freeze({ conversations: 16 });
+
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
   contextLimit: STATELESS_COMPACTION_SHAPE.contextLimit.exactOptional(),
@@ -182,7 +185,9 @@ export function compactionMiddleware(
     }
     return compaction;
   };
-  const recent = new RecentConversations(parsed.conversations ?? 16);
+  const recent = new RecentConversations(
+    parsed.conversations ?? DEFAULT_MIDDLEWARE_OPTIONS.conversations,
+  );
   return {
     specificationVersion: "v3",
     transformParams: async ({ params, model }) => {

@@ -167,7 +167,9 @@ async function compactThread(
 export function compactionMiddleware(options: CompactionMiddlewareOptions): CompactionMiddleware {
   parseOrThrow(MiddlewareOptionsSchema, options, "CompactionMiddlewareOptions");
   const threads = new Threads(options);
-  const recall = (options.recallTool ?? true) && options.archive !== false;
+  const recall =
+    (options.recallTool ?? DEFAULT_COMPACTION_MIDDLEWARE_OPTIONS.recallTool) &&
+    options.archive !== false;
   const middleware = createMiddleware({
     name: "CompactionMiddleware",
     ...(recall ? { tools: [recallTool((threadId) => threads.get(threadId)?.session)] } : {}),

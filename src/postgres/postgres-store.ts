@@ -46,6 +46,9 @@ function asStoreError(sessionId: string, error: unknown): Error {
   return new StoreError("io_error", sessionId, message, { cause: error });
 }
 
+/** Defaults of {@link PostgresStoreOptions} (`tablePrefix`: `DEFAULT_TABLE_PREFIX`). */
+const DEFAULT_POSTGRES_STORE_OPTIONS = Object.freeze({ migrate: true });
+
 /** Schema of {@link PostgresStoreOptions}. */
 const PostgresStoreOptionsSchema = optionsSchema({
   pool: methodsSchema<PostgresPool>("a pg Pool", "query", "connect"),
@@ -82,7 +85,7 @@ export class PostgresStore implements SessionStore {
     this.#pool = parsed.pool;
     this.#table = tableNames(parsed.tablePrefix);
     this.#tablePrefix = parsed.tablePrefix;
-    this.#migrate = parsed.migrate ?? true;
+    this.#migrate = parsed.migrate ?? DEFAULT_POSTGRES_STORE_OPTIONS.migrate;
     this.#clock = parsed.clock ?? systemClock;
   }
 

@@ -93,6 +93,9 @@ function typedError(sessionId: string, error: unknown, key: string): Error {
   return new StoreError("io_error", sessionId, message, { cause: error });
 }
 
+/** Defaults of {@link RedisStoreOptions}. */
+const DEFAULT_REDIS_STORE_OPTIONS = Object.freeze({ prefix: "agent-compaction:" });
+
 /** Schema of {@link RedisStoreOptions}. */
 const RedisStoreOptionsSchema = optionsSchema({
   client: methodsSchema<RedisCommandClient>(
@@ -125,7 +128,7 @@ export class RedisStore implements SessionStore {
   constructor(options: RedisStoreOptions) {
     const parsed = parseOrThrow(RedisStoreOptionsSchema, options ?? {}, "RedisStoreOptions");
     this.#client = parsed.client;
-    this.#prefix = parsed.prefix ?? "agent-compaction:";
+    this.#prefix = parsed.prefix ?? DEFAULT_REDIS_STORE_OPTIONS.prefix;
     this.#clock = parsed.clock ?? systemClock;
   }
 

@@ -136,8 +136,18 @@ export interface SessionLimits {
   circuitCooldownMs: number;
 }
 
-/** The defaults of {@link SessionLimits}. */
-export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = Object.freeze({
+/**
+ * The defaults of {@link AgentSessionOptions}: the one table the session, the stored session and
+ * the stateless paths read (the default compactor's own are {@link DEFAULT_SESSION_COMPACTOR_OPTIONS}).
+ */
+export const DEFAULT_SESSION_OPTIONS = Object.freeze({
+  maxConsecutiveFailures: 3,
+  /** What `trimOnOverflow: true`, the default, means. */
+  trimOnOverflow: Object.freeze({ targetUtilization: 0.5 }),
+  maxBlockShare: 0.25,
+  keepStaleThinking: false,
+  /** What `background: true` means (background mode is off unless asked for). */
+  background: Object.freeze({ ceiling: 0.95 }),
   hookTimeoutMs: 30_000,
   compactorTimeoutMs: 300_000,
   archiveTimeoutMs: 30_000,
@@ -146,7 +156,7 @@ export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = Object.freeze({
 
 /** The limits of a session from its (parsed) options. */
 export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
-  const defaults = DEFAULT_SESSION_LIMITS;
+  const defaults = DEFAULT_SESSION_OPTIONS;
   return {
     hookTimeoutMs: options.hookTimeoutMs ?? defaults.hookTimeoutMs,
     compactorTimeoutMs: options.compactorTimeoutMs ?? defaults.compactorTimeoutMs,
@@ -218,8 +228,16 @@ export function sessionCompactors(options: AgentSessionOptions, contextLimit: nu
 /** `trimOnOverflow` as a target utilization, or `undefined` when it is off. */
 export function trimTarget(option: AgentSessionOptions["trimOnOverflow"]): number | undefined {
   if (option === false) return undefined;
-  if (option === undefined || option === true) return 0.5;
-  return option.targetUtilization ?? 0.5;
+  const { targetUtilization } = DEFAULT_SESSION_OPTIONS.trimOnOverflow;
+  if (option === undefined || option === true) return targetUtilization;
+  return option.targetUtilization ?? targetUtilization;
+}
+
+/** `background` as the share of the window above which `maybeCompact` waits, or `undefined` when it is off. */
+export function backgroundCeiling(option: AgentSessionOptions["background"]): number | undefined {
+  if (option === undefined || option === false) return undefined;
+  const { ceiling } = DEFAULT_SESSION_OPTIONS.background;
+  return option === true ? ceiling : (option.ceiling ?? ceiling);
 }
 
 /** What is wrong with a `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor. */

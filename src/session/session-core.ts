@@ -20,7 +20,6 @@ import { pricingForModel } from "../pricing/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
-import { DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
 import {
   CompactionCalls,
   type CompactionCallsSettings,
@@ -36,6 +35,8 @@ import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
   AgentSessionOptionsSchema,
+  backgroundCeiling,
+  DEFAULT_SESSION_OPTIONS,
   type SessionLimits,
   sessionCompactors,
   sessionLimits,
@@ -101,7 +102,7 @@ export class SessionCore {
     const archive = options.archive ?? new MemoryArchive();
     const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
     this.keeper = keeper;
-    const blockShare = parsed.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE;
+    const blockShare = parsed.maxBlockShare ?? DEFAULT_SESSION_OPTIONS.maxBlockShare;
     this.intake = new MessageIntake(
       live(
         {
@@ -127,15 +128,12 @@ export class SessionCore {
       if (problem !== undefined)
         this.#configuredWindowWarning = { type: "context_window_warning", problem };
     }
-    const background = parsed.background ?? false;
+    const ceiling = backgroundCeiling(parsed.background);
     const calls = {
       history: this.history,
       queue: this.queue,
       hooks: this.hooks,
-      background:
-        background === false
-          ? undefined
-          : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
+      background: ceiling === undefined ? undefined : new BackgroundGate(ceiling),
       attempt: settings.attempt ?? ((kind, run) => this.runner.run(kind, run)),
       circuitOpen: () => this.runner.circuitOpen,
     } satisfies Omit<CompactionCallsSettings, "contextLimit">;
@@ -154,13 +152,14 @@ export class SessionCore {
       history: this.history,
       compactors,
       pricedTiming: pricedTiming(this.#costs?.pricing, compactors, this.contextLimit),
-      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
+      maxConsecutiveFailures:
+        parsed.maxConsecutiveFailures ?? DEFAULT_SESSION_OPTIONS.maxConsecutiveFailures,
       trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.clock,
       emit: (event: CompactionEvent) => this.emit(event),
       warn: (problem: OverheadAboveTrigger) => this.#warnWindow(problem),
       hooks: this.hooks,
-      keepStaleThinking: parsed.keepStaleThinking ?? false,
+      keepStaleThinking: parsed.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking,
       archive: this.keeper,
       commit,
       onUsage: (usage: CompactionUsage) => this.#costs?.addCompaction(usage),

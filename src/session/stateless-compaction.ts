@@ -16,7 +16,7 @@ import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { clampMessage, clampRecord, DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
+import { clampMessage, clampRecord } from "./clamp.js";
 import { isUntrustedUsage } from "./context-meter.js";
 import {
   keepRecords,
@@ -25,7 +25,7 @@ import {
   landedConversation,
   NO_REPAIR,
 } from "./landed-conversation.js";
-import { DEFAULT_SESSION_LIMITS, sessionCompactors, trimTarget } from "./options.js";
+import { DEFAULT_SESSION_OPTIONS, sessionCompactors, trimTarget } from "./options.js";
 import { STATELESS_SESSION_ID, type StatelessCompactionOptions } from "./stateless-options.js";
 import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
 import { TRIM_AT } from "./trim-stage.js";
@@ -89,12 +89,12 @@ export class StatelessCompaction {
           });
     this.#rules = {
       pinned: new Set(),
-      keepStaleThinking: options.keepStaleThinking ?? false,
+      keepStaleThinking: options.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking,
       clock: systemClock,
       archive: this.keeper,
     };
     this.#maxBlockTokens = Math.floor(
-      (options.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE) * contextLimit,
+      (options.maxBlockShare ?? DEFAULT_SESSION_OPTIONS.maxBlockShare) * contextLimit,
     );
     this.#trimTarget = trimTarget(options.trimOnOverflow);
   }
@@ -184,7 +184,7 @@ export class StatelessCompaction {
     ];
     if (this.keeper !== undefined && records.length > 0) {
       const keeper = this.keeper;
-      const milliseconds = DEFAULT_SESSION_LIMITS.archiveTimeoutMs;
+      const milliseconds = DEFAULT_SESSION_OPTIONS.archiveTimeoutMs;
       await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
     }
     const final = trimmed?.landed.conversation ?? landed.conversation;
@@ -258,7 +258,7 @@ export class StatelessCompaction {
         runCompactor(compactor, conversation, summaries, { ...options, signal: bounded }),
       {
         signal,
-        milliseconds: DEFAULT_SESSION_LIMITS.compactorTimeoutMs,
+        milliseconds: DEFAULT_SESSION_OPTIONS.compactorTimeoutMs,
         what: `the ${strategyOf(compactor)} compactor`,
         failure: (error) => asCompactionError(error, compactor),
       },

@@ -53,6 +53,9 @@ interface State {
 
 const EMPTY: State = { tail: 0, version: 0, through: 0 };
 
+/** Defaults of {@link FileStoreOptions}. */
+const DEFAULT_FILE_STORE_OPTIONS = Object.freeze({ fsync: true, staleLockMs: 10_000 });
+
 /** Schema of {@link FileStoreOptions}. */
 const FileStoreOptionsSchema = optionsSchema({
   directory: NON_EMPTY_STRING_SCHEMA,
@@ -91,8 +94,8 @@ export class FileStore implements SessionStore {
   constructor(options: FileStoreOptions) {
     const parsed = parseOrThrow(FileStoreOptionsSchema, options ?? {}, "FileStoreOptions");
     this.#directory = resolve(parsed.directory);
-    this.#fsync = parsed.fsync ?? true;
-    this.#staleLockMs = parsed.staleLockMs ?? 10_000;
+    this.#fsync = parsed.fsync ?? DEFAULT_FILE_STORE_OPTIONS.fsync;
+    this.#staleLockMs = parsed.staleLockMs ?? DEFAULT_FILE_STORE_OPTIONS.staleLockMs;
     this.#clock = parsed.clock ?? systemClock;
   }
 
