@@ -1,3 +1,4 @@
+import { compactorOptions } from "../compactors/config-schemas.js";
 import {
   cutLayout,
   firstFittingCut,
@@ -14,7 +15,7 @@ import {
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -86,22 +87,20 @@ export class AnthropicCompactor implements AsyncCompactor {
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AnthropicCompactorOptions) {
-    const parsed = parseOrThrow(
+    const parsed = compactorOptions(
       AnthropicCompactorOptionsSchema,
+      DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
       options,
       "AnthropicCompactorOptions",
     );
-    const threshold = parsed.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
+    const { threshold, keepRecentTurns, targetUtilization, maxTokens, timeoutMs } = parsed;
     this.config = Object.freeze({
       model: parsed.request?.model ?? parsed.model!,
       threshold,
-      keepRecentTurns:
-        parsed.keepRecentTurns ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.keepRecentTurns,
-      targetUtilization:
-        parsed.targetUtilization ??
-        Math.min(threshold, DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.targetUtilization),
-      maxTokens: parsed.maxTokens ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.maxTokens,
-      timeoutMs: parsed.timeoutMs ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.timeoutMs,
+      keepRecentTurns,
+      targetUtilization,
+      maxTokens,
+      timeoutMs,
       ...(parsed.instructions === undefined ? {} : { instructions: parsed.instructions }),
     });
     this.#client = options.client;

@@ -45,19 +45,29 @@ export function targetIssues(config: {
   ];
 }
 
+/** What a compactor's options and their defaults share: a threshold, and maybe a target. */
+interface Levels {
+  threshold?: number | undefined;
+  targetUtilization?: number | undefined;
+}
+
 /**
- * A compactor's options: `options` checked against `schema`, the defaults filled in (a default
- * target lowered to a threshold set below it) and the target checked against the threshold.
+ * A compactor's options, every compactor's the same way: `options` checked against `schema`,
+ * `defaults` filled in (a default target lowered to a threshold set below it) and the target
+ * checked against the threshold.
  * @throws {ValidationError} about `subject`, naming each offending field.
  */
-export function compactorOptions<T extends { threshold: number; targetUtilization?: number }>(
-  schema: z.ZodType<Partial<T>>,
-  defaults: Readonly<T>,
+export function compactorOptions<
+  Given extends Levels,
+  Defaults extends Levels & { threshold: number },
+>(
+  schema: z.ZodType<Given>,
+  defaults: Defaults,
   options: unknown,
   subject: string,
-): T {
+): Omit<Given, keyof Defaults> & Defaults {
   const given = parseOrThrow(schema, options, subject);
-  const merged = { ...defaults, ...given } as T;
+  const merged = { ...defaults, ...given } as Omit<Given, keyof Defaults> & Defaults;
   // A default target never exceeds a threshold set below it: it follows the threshold down.
   const target = merged.targetUtilization;
   if (given.targetUtilization === undefined && target !== undefined && target > merged.threshold)

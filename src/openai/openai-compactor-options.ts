@@ -7,7 +7,6 @@ import {
   KEEP_RECENT_TOOL_USES_SCHEMA,
   KEEP_RECENT_TURNS_SCHEMA,
   THRESHOLD_SCHEMA,
-  targetIssues,
 } from "../compactors/config-schemas.js";
 import type { Clock } from "../core/message-factory.js";
 import {
@@ -73,30 +72,20 @@ export const DEFAULT_OPENAI_COMPACTOR_OPTIONS = Object.freeze({
   timeoutMs: 120_000,
 });
 
-/** Schema of {@link OpenAICompactorOptions}. */
-export const OpenAICompactorOptionsSchema = z
-  .strictObject(
-    {
-      client: methodsSchema<OpenAICompactionClient>("an OpenAI client", "responses.compact"),
-      model: NON_EMPTY_STRING_SCHEMA,
-      instructions: STRING_SCHEMA.exactOptional(),
-      threshold: THRESHOLD_SCHEMA.exactOptional(),
-      keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-      keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
-      targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-      timeoutMs: TimerMillisecondsSchema.exactOptional(),
-      params: plainObjectSchema<OpenAICompactorOptions["params"] & object>().exactOptional(),
-      requestOptions: plainObjectSchema<OpenAIRequestOptions>().exactOptional(),
-      clock: CLOCK_SCHEMA.exactOptional(),
-    },
-    { error: "must be an object" },
-  )
-  .superRefine((options, context) => {
-    const threshold = options.threshold ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.threshold;
-    const targetUtilization =
-      options.targetUtilization ??
-      Math.min(threshold, DEFAULT_OPENAI_COMPACTOR_OPTIONS.targetUtilization);
-    for (const issue of targetIssues({ threshold, targetUtilization })) {
-      context.addIssue({ code: "custom", ...issue });
-    }
-  });
+/** Schema of {@link OpenAICompactorOptions} (`compactorOptions` checks the target against the threshold). */
+export const OpenAICompactorOptionsSchema = z.strictObject(
+  {
+    client: methodsSchema<OpenAICompactionClient>("an OpenAI client", "responses.compact"),
+    model: NON_EMPTY_STRING_SCHEMA,
+    instructions: STRING_SCHEMA.exactOptional(),
+    threshold: THRESHOLD_SCHEMA.exactOptional(),
+    keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
+    keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
+    targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
+    timeoutMs: TimerMillisecondsSchema.exactOptional(),
+    params: plainObjectSchema<OpenAICompactorOptions["params"] & object>().exactOptional(),
+    requestOptions: plainObjectSchema<OpenAIRequestOptions>().exactOptional(),
+    clock: CLOCK_SCHEMA.exactOptional(),
+  },
+  { error: "must be an object" },
+);

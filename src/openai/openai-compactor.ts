@@ -2,6 +2,7 @@ import type {
   CompactedResponse,
   ResponseCompactParams,
 } from "openai/resources/responses/responses";
+import { compactorOptions } from "../compactors/config-schemas.js";
 import {
   type CutLayout,
   cutLayout,
@@ -23,7 +24,7 @@ import {
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
@@ -49,12 +50,8 @@ const COMPACTION_RESERVE_TOKENS = 1024;
 
 /** The validated options, defaults filled in. */
 type OpenAICompactorConfig = Readonly<
-  Required<
-    Pick<
-      OpenAICompactorOptions,
-      "threshold" | "keepRecentTurns" | "keepRecentToolUses" | "targetUtilization" | "timeoutMs"
-    >
-  >
+  OpenAICompactorOptions &
+    Required<Pick<OpenAICompactorOptions, keyof typeof DEFAULT_OPENAI_COMPACTOR_OPTIONS>>
 >;
 
 /**
@@ -78,25 +75,20 @@ type OpenAICompactorConfig = Readonly<
 export class OpenAICompactor implements AsyncCompactor {
   readonly isAsync = true;
   readonly strategy = "openai";
-  readonly #options: OpenAICompactorOptions;
   readonly #config: OpenAICompactorConfig;
   readonly #rules: CompactorRules<Promise<CompactionOutput>>;
 
   /** @throws {ValidationError} naming the field when an option is invalid. */
   constructor(options: OpenAICompactorOptions) {
-    parseOrThrow(OpenAICompactorOptionsSchema, options, "OpenAICompactorOptions");
-    this.#options = { ...options };
-    const threshold = options.threshold ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.threshold;
-    this.#config = Object.freeze({
-      threshold,
-      keepRecentTurns: options.keepRecentTurns ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentTurns,
-      keepRecentToolUses:
-        options.keepRecentToolUses ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentToolUses,
-      targetUtilization:
-        options.targetUtilization ??
-        Math.min(threshold, DEFAULT_OPENAI_COMPACTOR_OPTIONS.targetUtilization),
-      timeoutMs: options.timeoutMs ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.timeoutMs,
-    });
+    this.#config = Object.freeze<OpenAICompactorConfig>(
+      compactorOptions(
+        OpenAICompactorOptionsSchema,
+        DEFAULT_OPENAI_COMPACTOR_OPTIONS,
+        options,
+        "OpenAICompactorOptions",
+      ),
+    );
+    const { threshold } = this.#config;
     // No target registered: a server-side compaction is not timed by the session's prices.
     this.#rules = compactorRules(this, { threshold }, (conversation, _summaries, runOptions) =>
       this.#compact(conversation, runOptions),
@@ -191,8 +183,8 @@ export class OpenAICompactor implements AsyncCompactor {
     folded: readonly Message[],
     options: CompactAsyncOptions,
   ): Promise<CompactedResponse> {
-    const { client, model, params, requestOptions } = this.#options;
-    const instructions = [this.#options.instructions, options.instructions]
+    const { client, model, params, requestOptions } = this.#config;
+    const instructions = [this.#config.instructions, options.instructions]
       .filter((part) => part !== undefined)
       .join("\n\n");
     const body: ResponseCompactParams = {
@@ -233,7 +225,7 @@ export class OpenAICompactor implements AsyncCompactor {
     try {
       messages = fromResponsesInput(items, {
         sessionId,
-        clock: this.#options.clock ?? systemClock,
+        clock: this.#config.clock ?? systemClock,
       });
     } catch (error) {
       throw new CompactionError("llm_error", "the compaction response holds malformed items", {
