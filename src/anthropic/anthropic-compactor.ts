@@ -8,10 +8,10 @@ import {
 import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
@@ -66,7 +66,10 @@ const MIN_SUMMARIZED_TOKENS = 256;
  *   llmCompactor: new AnthropicCompactor({ client, model, system: SYSTEM, tools: TOOLS }),
  * });
  */
-export class AnthropicCompactor implements AsyncCompactor {
+export class AnthropicCompactor
+  extends BuiltInCompactor<Promise<CompactionOutput>>
+  implements AsyncCompactor
+{
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "anthropic";
@@ -83,10 +86,11 @@ export class AnthropicCompactor implements AsyncCompactor {
   readonly #client: AnthropicCompactionClient;
   readonly #options: AnthropicCompactorOptions;
   readonly #clock: Clock;
-  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
+  protected readonly levels: CompactorLevels;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AnthropicCompactorOptions) {
+    super();
     const parsed = compactorOptions(
       AnthropicCompactorOptionsSchema,
       DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
@@ -109,16 +113,24 @@ export class AnthropicCompactor implements AsyncCompactor {
     // The session keeps the user's latest request after every compaction, a manual one too
     // (when a cut before it exists; see #planCut).
     // No target: a server-side compaction is not timed by the session's prices.
-    this.#rules = compactorRules(
-      this,
-      { threshold },
-      (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, false),
-      (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, true),
-    );
+    this.levels = { threshold };
   }
 
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    _summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    return this.#compact(conversation, options, false);
+  }
+
+  /** The session keeps the user's latest request (see `#planCut`). */
+  protected override runTrusted(
+    conversation: readonly Message[],
+    _summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    return this.#compact(conversation, options, true);
   }
 
   /** The summary needs the API: the synchronous path changes nothing (use `compactAsync`). */
@@ -136,7 +148,7 @@ export class AnthropicCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
   }
 
   async #compact(

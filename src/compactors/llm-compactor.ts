@@ -1,11 +1,11 @@
 import * as z from "zod";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionContext,
   type CompactionOutput,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
   onlyAsync,
 } from "../core/compactor.js";
 import { assertMessages } from "../core/entry-validation.js";
@@ -157,13 +157,6 @@ export const LLMCompactorOptionsSchema = z.strictObject({
   clock: CLOCK_SCHEMA.exactOptional(),
 });
 
-const summarizers = new WeakMap<LLMCompactor, Summarizer>();
-
-/** What writes an {@link LLMCompactor}'s summaries: its client and options, for a preset's summary stage. */
-export function summarizerOf(compactor: LLMCompactor): Summarizer {
-  return summarizers.get(compactor)!;
-}
-
 /**
  * The asynchronous compactor: asks an LLM to summarize the turns older than
  * `keepRecentTurns`, and replaces them with one user message holding the summary. A client
@@ -177,16 +170,21 @@ export function summarizerOf(compactor: LLMCompactor): Summarizer {
  * const compactor = new LLMCompactor(new AnthropicLlmClient({ model: "claude-haiku-4-5" }));
  * const { conversation } = await compactor.compactAsync(messages, new Map());
  */
-export class LLMCompactor implements AsyncCompactor {
+export class LLMCompactor
+  extends BuiltInCompactor<Promise<CompactionOutput>>
+  implements AsyncCompactor
+{
   /** The validated options, defaults filled in. */
   readonly config: Readonly<LLMCompactorOptions>;
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy: string = "llm";
-  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
+  protected readonly levels: CompactorLevels;
+  readonly #summarizer: Summarizer;
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(client: LlmClient, config: Partial<LLMCompactorOptions> = {}) {
+    super();
     assertLlmClient(client, "LLMCompactor arguments");
     this.config = Object.freeze(
       compactorOptions(
@@ -196,15 +194,18 @@ export class LLMCompactor implements AsyncCompactor {
         "LLMCompactorOptions",
       ),
     );
-    const summarizer: Summarizer = { client, options: this.config };
-    summarizers.set(this, summarizer);
-    this.#rules = compactorRules(this, this.config, (conversation, summaries, options) =>
-      foldIntoSummary(summarizer, conversation, conversation, summaries, options),
-    );
+    this.levels = this.config;
+    this.#summarizer = { client, options: this.config };
   }
 
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+    _estimate?: number,
+    source: readonly Message[] = conversation,
+  ): Promise<CompactionOutput> {
+    return foldIntoSummary(this.#summarizer, conversation, source, summaries, options);
   }
 
   /** Where what an automatic fold keeps verbatim starts: its newest tool uses and share of the window. */
@@ -227,6 +228,6 @@ export class LLMCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
   }
 }

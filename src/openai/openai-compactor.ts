@@ -17,10 +17,10 @@ import { type FoldPlan, foldedMessages, keptVerbatim } from "../compactors/fold-
 import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
@@ -72,14 +72,18 @@ type OpenAICompactorConfig = Readonly<
  *   llmCompactor: new OpenAICompactor({ client: new OpenAI(), model: "gpt-6.1-sol" }),
  * });
  */
-export class OpenAICompactor implements AsyncCompactor {
+export class OpenAICompactor
+  extends BuiltInCompactor<Promise<CompactionOutput>>
+  implements AsyncCompactor
+{
   readonly isAsync = true;
   readonly strategy = "openai";
   readonly #config: OpenAICompactorConfig;
-  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
+  protected readonly levels: CompactorLevels;
 
   /** @throws {ValidationError} naming the field when an option is invalid. */
   constructor(options: OpenAICompactorOptions) {
+    super();
     this.#config = Object.freeze<OpenAICompactorConfig>(
       compactorOptions(
         OpenAICompactorOptionsSchema,
@@ -88,16 +92,16 @@ export class OpenAICompactor implements AsyncCompactor {
         "OpenAICompactorOptions",
       ),
     );
-    const { threshold } = this.#config;
-    // No target registered: a server-side compaction is not timed by the session's prices.
-    this.#rules = compactorRules(this, { threshold }, (conversation, _summaries, runOptions) =>
-      this.#compact(conversation, runOptions),
-    );
+    // No target: a server-side compaction is not timed by the session's prices.
+    this.levels = { threshold: this.#config.threshold };
   }
 
-  /** Whether `contextUsed / contextLimit` is strictly above the threshold. */
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    _summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    return this.#compact(conversation, options);
   }
 
   /** Changes nothing: the work needs the API (see `compactAsync`). */
@@ -111,7 +115,7 @@ export class OpenAICompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
   }
 
   async #compact(

@@ -1,5 +1,10 @@
-import { type CompactionOutput, type Compactor, conversationChanged } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import { contextAfter } from "../compactors/stage-loop.js";
+import {
+  type CompactionOutput,
+  type Compactor,
+  compactorTarget,
+  conversationChanged,
+} from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
@@ -208,8 +213,12 @@ export class CompactionRunner {
   /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */
   #planContext(state: RunState): number {
     const { meter } = this.#settings.history;
-    if (state.working === state.from && state.pending.length === 0) return meter.contextUsed;
-    return Math.max(0, meter.contextUsed - meter.estimate) + estimateTokens(state.working);
+    const first = {
+      contextUsed: meter.contextUsed,
+      estimate: meter.estimate,
+      conversation: state.from,
+    };
+    return contextAfter(first, state.working);
   }
 
   /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */

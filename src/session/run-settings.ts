@@ -1,5 +1,5 @@
 import type { Compactor } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import { compactorTarget } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
 import type { OverheadAboveTrigger } from "../core/models.js";
 import type { CompactionUsage } from "../core/usage.js";
