@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { isAbortSignal } from "../core/abort.js";
 import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
-import { CompactionError, parseOrThrow } from "../core/errors.js";
+import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { addUsage, type CompactionUsage } from "../core/usage.js";
@@ -182,32 +182,6 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
     ...(messagesRemoved === 0 ? {} : { messagesRemoved }),
     ...(usage === undefined ? {} : { usage }),
   };
-}
-
-/**
- * Starts a compaction call: validates its options, and refuses one made from a
- * `beforeCompact` hook (it would wait for the compaction that waits for the hook). Both
- * reject, never throw.
- */
-export function startCall<O, R>(
-  schema: z.ZodType<O>,
-  options: unknown,
-  method: string,
-  inHook: boolean,
-  run: (options: O) => Promise<R>,
-): Promise<R> {
-  try {
-    const parsed = parseOrThrow(schema, options, `${method} options`);
-    if (inHook) {
-      throw new CompactionError(
-        "busy",
-        `${method}() was called while a beforeCompact hook runs: it would wait for the compaction that waits for the hook; call it after the hook returns`,
-      );
-    }
-    return run(parsed);
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 /** The result of a compactor that changed nothing: no counts, its usage (a summary may have been paid for). */

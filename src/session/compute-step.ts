@@ -16,10 +16,9 @@ import type { History } from "./history.js";
 import type { SessionLimits } from "./options.js";
 import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
 
-/** What computing one compactor's step reads of its session. */
+/** What computing one compactor's step reads of its session (its meter holds the window). */
 export interface StepSession {
   history: History;
-  contextLimit: number;
   archive: ArchiveKeeper | undefined;
   limits: SessionLimits;
 }
@@ -38,7 +37,8 @@ export async function computeStep(
   trigger: CompactionTrigger,
   options: Pick<CompactAsyncOptions, "signal" | "instructions" | "runId">,
 ): Promise<CompactionOutput> {
-  const { history, contextLimit, limits } = session;
+  const { history, limits } = session;
+  const { contextLimit } = history.meter;
   // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.
   const overhead = Math.max(0, history.meter.contextUsed - history.meter.estimate);
   const keeper = session.archive;

@@ -39,6 +39,12 @@ export interface ContextMeterState {
  * creation + cache read + output), so messages appended since the last response count too.
  */
 export class ContextMeter {
+  /**
+   * The window the measure is held to, in tokens: the session's configured or model's window,
+   * lowered by a refusal that names a smaller one (`recordContextOverflow`). Every threshold,
+   * the last resort and clamping measure by it. Not part of {@link ContextMeter.state}.
+   */
+  contextLimit = Number.NaN;
   #estimate = 0;
   #correction = 0;
   #replyCounted = false;

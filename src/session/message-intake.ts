@@ -15,6 +15,7 @@ import { type Clock, createMessage } from "../core/message-factory.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
+import type { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
@@ -27,10 +28,10 @@ export interface MessageIntakeSettings {
   history: History;
   sessionId: string;
   clock: Clock;
-  /** The largest text one block may hold, in tokens; longer ones are clamped. */
-  maxBlockTokens: number;
-  /** The recall handle `offset` places after the archive's next one; none with `archive: false`. */
-  handleAt?: (offset: number) => string;
+  /** The largest share of the window one text may take; longer ones are clamped. */
+  maxBlockShare: number;
+  /** Where clamped originals are kept (it names their recall handles); none with `archive: false`. */
+  archive: ArchiveKeeper | undefined;
 }
 
 /** The content of the error result that closes a tool call the conversation went on without. */
@@ -325,10 +326,11 @@ export class MessageIntake {
   ): Intake<void> {
     const events: CompactionEvent[] = [];
     const archive: ArchiveRecord[] = [];
-    const { handleAt, maxBlockTokens } = this.#settings;
+    const { archive: keeper, history, maxBlockShare } = this.#settings;
+    const maxBlockTokens = Math.floor(maxBlockShare * history.meter.contextLimit);
     // Handles are taken in the order the blocks are cut, so the records follow that order too.
     let handles = 0;
-    const nextHandle = handleAt === undefined ? undefined : () => handleAt(handles++);
+    const nextHandle = keeper === undefined ? undefined : () => keeper.handleAt(handles++);
     const built = messages.map((message) => {
       const clamped = clampMessage(message, maxBlockTokens, nextHandle);
       for (const block of clamped.clamped) {
