@@ -12,6 +12,7 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
+import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
@@ -46,35 +47,19 @@ const SUMMARY_ENTRIES = z.array(
   z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()]),
 );
 
+const AddUserTextOptionsSchema = optionsSchema({ pinned: BOOLEAN_SCHEMA.exactOptional() });
+const AddAssistantOptionsSchema = optionsSchema({ id: NON_EMPTY_STRING_SCHEMA.exactOptional() });
+
 /** The `pinned` option of `addUserText`. @throws {ValidationError} unless an object with a boolean `pinned`. */
 function parsePinned(options: unknown): boolean {
   if (options === undefined) return false;
-  if (!isPlainObject(options)) {
-    throw new ValidationError("addUserText options", [{ path: [], message: "must be an object" }]);
-  }
-  const pinned = options.pinned;
-  if (pinned !== undefined && typeof pinned !== "boolean") {
-    throw new ValidationError("addUserText options", [
-      { path: ["pinned"], message: "must be a boolean" },
-    ]);
-  }
-  return pinned === true;
+  return parseOrThrow(AddUserTextOptionsSchema, options, "addUserText options").pinned === true;
 }
 
 /** The `id` option of `addAssistant`. @throws {ValidationError} unless a non-empty string. */
 function parseAssistantId(options: unknown): string | undefined {
   if (options === undefined) return undefined;
-  if (!isPlainObject(options)) {
-    throw new ValidationError("addAssistant options", [{ path: [], message: "must be an object" }]);
-  }
-  const id = options.id;
-  if (id === undefined) return undefined;
-  if (typeof id !== "string" || id === "") {
-    throw new ValidationError("addAssistant options", [
-      { path: ["id"], message: "must be a non-empty string" },
-    ]);
-  }
-  return id;
+  return parseOrThrow(AddAssistantOptionsSchema, options, "addAssistant options").id;
 }
 
 /**
