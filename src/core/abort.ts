@@ -2,6 +2,13 @@ import pTimeout, { TimeoutError } from "p-timeout";
 import { CompactionError } from "./errors.js";
 
 /**
+ * The longest delay a timer takes (2^31 − 1 ms, about 24.8 days): Node and browsers run a
+ * longer one at once, so every millisecond option is refused above it
+ * (`TimerMillisecondsSchema`).
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
  * Whether `value` behaves as an `AbortSignal`. Duck-typed, not `instanceof`, so signals from
  * polyfills or another realm (an iframe, a VM context) work too.
  */

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { isPlainObject } from "../internal/plain-object.js";
-import { isAbortSignal, type Timers } from "./abort.js";
+import { isAbortSignal, MAX_TIMER_MS, type Timers } from "./abort.js";
 import type { Clock } from "./message-factory.js";
 
 /**
@@ -42,12 +42,6 @@ export const POSITIVE_INT_SCHEMA = positiveWholeNumber();
 
 /** A whole number, 0 or more (a token count). */
 export const NON_NEGATIVE_INT_SCHEMA = wholeNumber(0);
-
-/**
- * The longest delay a timer takes (2^31 − 1 ms, about 24.8 days): Node and browsers run a
- * longer one at once, so every millisecond option is refused above it.
- */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Schema of a millisecond option: a whole number from 1 to {@link MAX_TIMER_MS}. */
 export const TimerMillisecondsSchema = positiveWholeNumber("milliseconds").max(

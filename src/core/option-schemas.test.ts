@@ -1,19 +1,19 @@
 // One rule, one schema, one wording: the same bad option reads the same in every entry that takes it.
 import { describe, expect, it } from "vitest";
-import { AiSdkLlmClient } from "../../src/ai-sdk/llm-client.js";
-import { AnthropicLlmClient } from "../../src/anthropic/llm-client.js";
-import { ChatCompletionsLlmClient } from "../../src/chat-completions/llm-client.js";
-import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
-import { ThresholdCompactor } from "../../src/compactors/threshold-compactor.js";
-import { ValidationError } from "../../src/core/errors.js";
-import { GeminiLlmClient } from "../../src/gemini/llm-client.js";
-import { compactionMiddleware } from "../../src/langchain/compaction-middleware.js";
-import { OpenAILlmClient } from "../../src/openai/llm-client.js";
-import { AgentSession } from "../../src/session/agent-session.js";
-import { FileStore } from "../../src/store/file-store.js";
-import { MemoryStore } from "../../src/store/memory-store.js";
-import { openSession } from "../../src/store/stored-session.js";
-import { MockLlmClient } from "../../src/testing/mock-llm-client.js";
+import { AiSdkLlmClient } from "../ai-sdk/llm-client.js";
+import { AnthropicLlmClient } from "../anthropic/llm-client.js";
+import { ChatCompletionsLlmClient } from "../chat-completions/llm-client.js";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
+import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
+import { GeminiLlmClient } from "../gemini/llm-client.js";
+import { compactionMiddleware } from "../langchain/compaction-middleware.js";
+import { OpenAILlmClient } from "../openai/llm-client.js";
+import { AgentSession } from "../session/agent-session.js";
+import { FileStore } from "../store/file-store.js";
+import { MemoryStore } from "../store/memory-store.js";
+import { openSession } from "../store/stored-session.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
+import { ValidationError } from "./errors.js";
 
 /** The message of the one issue `build` is refused for, at `field`. */
 function refusal(build: () => unknown, field: string): string | undefined {
