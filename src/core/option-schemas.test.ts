@@ -9,7 +9,7 @@ import { GeminiLlmClient } from "../gemini/llm-client.js";
 import { compactionMiddleware } from "../langchain/compaction-middleware.js";
 import { OpenAILlmClient } from "../openai/llm-client.js";
 import { AgentSession } from "../session/agent-session.js";
-import { FileStore } from "../store/file-store.js";
+import { FileStore } from "../file-store/file-store.js";
 import { MemoryStore } from "../store/memory-store.js";
 import { openSession } from "../store/stored-session.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";

@@ -10,8 +10,6 @@ import {
   optionsSchema,
   TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
-import { LinkRefused, readText, realDirectory, syncDirectory, writeWhole } from "./file-io.js";
-import { type HeldLock, withFileLock } from "./file-lock.js";
 import {
   type AppendResult,
   assertCount,
@@ -22,8 +20,10 @@ import {
   type StoredState,
   type StorePosition,
   storedStateError,
-} from "./session-store.js";
-import { StoreError } from "./store-error.js";
+} from "../store/session-store.js";
+import { StoreError } from "../store/store-error.js";
+import { LinkRefused, readText, realDirectory, syncDirectory, writeWhole } from "./file-io.js";
+import { type HeldLock, withFileLock } from "./file-lock.js";
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
