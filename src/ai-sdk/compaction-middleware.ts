@@ -1,12 +1,12 @@
 import type { LanguageModelMiddleware, ModelMessage } from "ai";
 import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { contextWindowOf } from "../core/models.js";
 import { functionSchema, positiveWholeNumber } from "../core/option-schemas.js";
 import { charsToTokens } from "../core/tokens.js";
 import type { Usage } from "../core/usage.js";
 import { jsonLength } from "../internal/json-length.js";
 import { sameValue } from "../internal/same-value.js";
+import { contextWindowOf } from "../models/model-limits.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   STATELESS_COMPACTION_SHAPE,

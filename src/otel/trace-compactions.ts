@@ -13,8 +13,8 @@ import type { LlmClient } from "../core/llm-client.js";
 import { newId } from "../core/message-factory.js";
 import { methodsSchema, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
 import type { CompactionUsage } from "../core/usage.js";
-import { type ModelPricing, ModelPricingSchema } from "../pricing/model-pricing.js";
-import { priceUsage } from "../pricing/price-usage.js";
+import { type ModelPricing, ModelPricingSchema } from "../models/model-pricing.js";
+import { priceUsage } from "../models/price-usage.js";
 import type {
   CompactionEndEvent,
   CompactionEvent,

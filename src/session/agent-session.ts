@@ -9,7 +9,7 @@ import type {
 } from "../core/message.js";
 import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { CompactingSession } from "./compacting-session.js";
 import type {

@@ -7,7 +7,7 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import type { CompactionUsage } from "../core/usage.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type {
   ForceCompactOptions,

@@ -6,7 +6,6 @@ import {
 } from "../compactors/threshold-compactor.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
-import { contextWindowOf } from "../core/models.js";
 import {
   BOOLEAN_SCHEMA,
   CLOCK_SCHEMA,
@@ -19,7 +18,8 @@ import {
   TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { type ModelPricing, ModelPricingSchema } from "../pricing/model-pricing.js";
+import { contextWindowOf } from "../models/model-limits.js";
+import { type ModelPricing, ModelPricingSchema } from "../models/model-pricing.js";
 import type { CompactionArchive } from "./archive.js";
 import type { CompactionEvent, Logger } from "./events.js";
 import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";

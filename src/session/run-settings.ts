@@ -1,9 +1,9 @@
 import type { Compactor } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
-import type { CostAccumulator } from "../pricing/cost-accumulator.js";
-import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
-import { RewriteBudget } from "../pricing/rewrite-budget.js";
+import type { CostAccumulator } from "../models/cost-accumulator.js";
+import type { ResolvedModelPricing } from "../models/model-pricing.js";
+import { RewriteBudget } from "../models/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { BackgroundGate } from "./background.js";
 import type { CompactionCommit } from "./compaction-commit.js";

@@ -4,16 +4,16 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
+import { allInputTokens, type CompactionUsage } from "../core/usage.js";
+import { freezeMessages } from "../internal/frozen.js";
+import { CostAccumulator, type CostSummary } from "../models/cost-accumulator.js";
 import {
   checkConfiguredWindow,
   checkRefusedWindow,
   checkReportedUsage,
   contextWindowOf,
-} from "../core/models.js";
-import { allInputTokens, type CompactionUsage } from "../core/usage.js";
-import { freezeMessages } from "../internal/frozen.js";
-import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
-import { pricingForModel } from "../pricing/presets.js";
+} from "../models/model-limits.js";
+import { pricingForModel } from "../models/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";

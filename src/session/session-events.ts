@@ -1,4 +1,4 @@
-import type { ConfiguredWindowProblem } from "../core/models.js";
+import type { ConfiguredWindowProblem } from "../models/model-limits.js";
 import type {
   CompactionEvent,
   CompactionEventListener,

@@ -10,7 +10,7 @@ import type {
 import { newId } from "../core/message-factory.js";
 import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "../session/archive.js";
 import type { CompactingSession } from "../session/compacting-session.js";
 import type {

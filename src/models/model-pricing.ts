@@ -1,9 +1,9 @@
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import type { ModelPricing } from "../core/model-prices.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import type { ModelPricing } from "./model-prices.js";
 
-export type { LongContextPricing, ModelPricing } from "../core/model-prices.js";
+export type { LongContextPricing, ModelPricing } from "./model-prices.js";
 
 /** A checked {@link ModelPricing} with its defaults filled in, frozen. */
 export type ResolvedModelPricing = Readonly<
