@@ -42,15 +42,8 @@ export function stageDue(
   return compactor.shouldCompact(contextUsed, contextLimit);
 }
 
-/** How a run of stages runs one of them. @default {@link runCompactor} (ours: the trusted path) */
-export type StageRunner = (
-  compactor: Compactor,
-  conversation: readonly Message[],
-  summaries: ReadonlyMap<string, string>,
-  options: CompactAsyncOptions,
-  estimate?: number,
-  source?: readonly Message[],
-) => Promise<CompactionOutput>;
+/** How a run of stages runs one of them: as {@link runCompactor} does, by default. */
+export type StageRunner = typeof runCompactor;
 
 /** What a run of stages did. */
 export interface StagesOutput {
