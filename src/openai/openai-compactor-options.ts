@@ -73,7 +73,7 @@ export const DEFAULT_OPENAI_COMPACTOR_OPTIONS = Object.freeze({
 });
 
 /** Schema of {@link OpenAICompactorOptions} (`compactorOptions` checks the target against the threshold). */
-export const OpenAICompactorOptionsSchema = z.strictObject(
+export const OpenAICompactorOptionsSchema: z.ZodType<OpenAICompactorOptions> = z.strictObject(
   {
     client: methodsSchema<OpenAICompactionClient>("an OpenAI client", "responses.compact"),
     model: NON_EMPTY_STRING_SCHEMA,
