@@ -349,6 +349,6 @@ export function fromLangChainMessages(
   messages: readonly BaseMessage[] | readonly unknown[],
   options: FromLangChainMessagesOptions = {},
 ): Message[] {
-  checkConversionOptions(options, "fromLangChainMessages options", ["clock"]);
+  checkConversionOptions(options, "fromLangChainMessages options");
   return convertLangChainMessages(messages, options).messages;
 }

@@ -1,4 +1,3 @@
-import type { CompactionUsage } from "../core/compactor.js";
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { ValidationError } from "../core/errors.js";
 import type {
@@ -8,8 +7,9 @@ import type {
   Message,
   UserMessage,
 } from "../core/message.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { CompactingSession } from "./compacting-session.js";
 import type {

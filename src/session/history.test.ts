@@ -16,6 +16,31 @@ function conversation() {
 }
 
 describe("History", () => {
+  it("lands a replacement after what was appended meanwhile, and refuses one made on a replaced history", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages.slice(0, 4));
+    const before = history.messages;
+    const rules = {
+      pinned: new Set<string>(),
+      keepStaleThinking: false,
+      clock: () => new Date(0),
+      archive: undefined,
+    };
+    const replacement = {
+      before,
+      generation: history.generation,
+      conversation: [messages[3]!],
+      rules,
+    };
+    history.push(messages.slice(4));
+    expect(history.landed(replacement)).toEqual([messages[3], messages[4]]);
+    history.replace(history.landed(replacement));
+    expect(history.messages).toEqual([messages[3], messages[4]]);
+    expect(Object.isFrozen(history.messages[0])).toBe(true);
+    expect(() => history.landed(replacement)).toThrow(/replaced while compacting/);
+  });
+
   it("serves one frozen view per change, and a plain copy for compactions", () => {
     const history = new History();
     const messages = conversation();

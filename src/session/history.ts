@@ -1,11 +1,22 @@
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { freezeMessages } from "../internal/frozen.js";
 import { prefixView } from "../internal/prefix-view.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
 import { ContextMeter } from "./context-meter.js";
+import { type LandingRules, repairThinking } from "./landed-conversation.js";
 import type { ParsedSnapshot } from "./snapshot.js";
+
+/** A compaction's replacement of the history: `before`, at `generation`, by `conversation`. */
+export interface Replacement {
+  before: readonly Message[];
+  generation: number;
+  conversation: Message[];
+  /** How what was appended meanwhile lands after it (its stale thinking). */
+  rules: LandingRules;
+}
 
 /** The owner of the turns `addUserText` opens (the summary turn is `u0`). */
 export const USER_TURN_OWNER = "u";
@@ -134,8 +145,28 @@ export class History {
     this.meter.swapped(last, message);
   }
 
-  /** Replaces every message (a compaction applied, a trim, a restored snapshot). */
+  /**
+   * The messages a compaction that replaced `before` (the history at `generation`) by
+   * `conversation` leaves now: what was appended meanwhile follows it, and as it follows the
+   * change, the thinking the change made stale in it goes too (by `rules`).
+   * @throws {CompactionError} `aborted` when the history was replaced meanwhile.
+   */
+  landed(replacement: Replacement): Message[] {
+    const { before, conversation, rules } = replacement;
+    if (replacement.generation !== this.#generation) {
+      throw new CompactionError("aborted", "the conversation was replaced while compacting");
+    }
+    const now = this.messages;
+    if (now.length === before.length) return conversation;
+    return repairThinking(rules, now, [...conversation, ...now.slice(before.length)]).conversation;
+  }
+
+  /**
+   * Replaces every message (a compaction landed, a trim, a restored snapshot). What lands is
+   * the session's: frozen, so no compactor or caller holding it can change it.
+   */
   replace(messages: Message[]): void {
+    freezeMessages(messages);
     const previous = this.#messages;
     this.#messages = messages;
     this.#view = undefined;
