@@ -8,39 +8,12 @@ import {
   type ToolUseBlock,
 } from "../../src/index.js";
 
+import { readFile } from "./code-reading-task.js";
+
 // The code-reading task the provider examples run, and what their offline stand-ins say: one
 // task, one tool, whichever SDK carries it.
 
-/** A small repository the agent's tools read from. */
-export const FILES: Record<string, string> = Object.fromEntries(
-  [
-    "src/lexer.ts",
-    "src/parser.ts",
-    "src/ast.ts",
-    "src/printer.ts",
-    "src/errors.ts",
-    "src/index.ts",
-  ].map((path, fileIndex) => [
-    path,
-    Array.from(
-      { length: 40 + fileIndex * 6 },
-      (_, line) =>
-        `export function ${path.slice(4, -3)}Step${line}(input: string): string { return input.trim() + "${line}"; }`,
-    ).join("\n"),
-  ]),
-);
-
-/** The user's requests, one turn each; the last asks what the summaries kept. */
-export const TASKS = [
-  "Read src/lexer.ts and src/parser.ts and tell me how tokens flow. A rule for this whole session: never modify files under vendor/.",
-  "Now read src/ast.ts and src/printer.ts.",
-  "Check src/errors.ts and src/index.ts for the public API.",
-  "One line: what did you find, and which rule did I give you?",
-];
-
-/** The agent's instructions. */
-export const SYSTEM =
-  "You are a code-reading assistant. Read the files the user names with read_file, then answer in two sentences at most.";
+export { FILES, SYSTEM, TASKS } from "./code-reading-task.js";
 
 /** The one tool, in the words every SDK's declaration takes: its name, description and JSON schema. */
 export const READ_FILE = {
@@ -90,24 +63,7 @@ export function codeReadingSession(
 /** Runs one tool call; the compact summary is what threshold compaction keeps of it later. */
 export function runTool(call: ToolUseBlock): ToolResultBlock {
   const path = typeof call.input.path === "string" ? call.input.path : "";
-  const contents = FILES[path];
-  if (call.name !== "read_file" || contents === undefined) {
-    return {
-      type: "tool_result",
-      toolUseId: call.id,
-      content: `No such file: ${path || "(none)"}. Files: ${Object.keys(FILES).join(", ")}`,
-      isError: true,
-      compactSummary: `[read_file ${path}: not found]`,
-    };
-  }
-  const lines = contents.split("\n").length;
-  return {
-    type: "tool_result",
-    toolUseId: call.id,
-    content: contents,
-    isError: false,
-    compactSummary: `[read_file ${path}: ${lines} lines, functions ${path.slice(4, -3)}Step0…${lines - 1}]`,
-  };
+  return { type: "tool_result", toolUseId: call.id, ...readFile(call.name, path) };
 }
 
 /** What happened in a run. */
