@@ -9,6 +9,7 @@ import {
 } from "../../src/index.js";
 
 import { readFile } from "./code-reading-task.js";
+import { type CompactionCounts, logCompactions } from "./compaction-log.js";
 
 // The code-reading task the provider examples run, and what their offline stand-ins say: one
 // task, one tool, whichever SDK carries it.
@@ -71,7 +72,7 @@ export interface AgentRunReport {
   requests: number;
   toolCalls: number;
   /** Compactions that changed the conversation, by strategy (`threshold`, `llm`), and failures. */
-  compactions: { threshold: number; llm: number; failed: number };
+  compactions: CompactionCounts;
   /** The highest context measure seen before a request was sent. */
   peakContextUsed: number;
   /** The session at the end. */
@@ -98,23 +99,7 @@ export function compactionLogger(
   report: Omit<AgentRunReport, "session">,
   log: (line: string) => void,
 ): (event: CompactionEvent) => void {
-  return (event) => {
-    if (event.type === "compaction_end" && event.tokensAfter < event.tokensBefore) {
-      if (event.strategy === "threshold" || event.strategy === "llm")
-        report.compactions[event.strategy] += 1;
-      const { result } = event;
-      const what =
-        event.strategy === "threshold"
-          ? `${result.toolResultsSummarized} tool result(s) replaced by their compact summaries`
-          : `${result.turnsCompacted} turn(s) folded into one summary message`;
-      log(
-        `  ⇣ compaction (${event.strategy}): ${what}; context ${event.contextUsedBefore.toLocaleString("en-US")} → ${event.contextUsedAfter.toLocaleString("en-US")} tokens`,
-      );
-    } else if (event.type === "compaction_failed") {
-      report.compactions.failed += 1;
-      log(`  ! compaction failed (${event.strategy}): ${event.error.code}: ${event.error.message}`);
-    }
-  };
+  return logCompactions(report.compactions, log);
 }
 
 /** Paths such as `src/lexer.ts` in a text. */
