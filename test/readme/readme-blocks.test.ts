@@ -35,7 +35,8 @@ const ENTRIES = [
  * identifier of every code span under the entry's `### \`entry\`` heading
  * (`AgentSession(options)` names AgentSession).
  */
-function apiNames(markdown: string): Map<string, Set<string>> {
+function apiNames(page: string): Map<string, Set<string>> {
+  const markdown = `\n${page}`; // the section may open the page
   const start = markdown.indexOf("\n## API\n");
   if (start === -1) throw new Error(`${API_PAGE} has no ## API section`);
   const end = markdown.indexOf("\n## ", start + 1);
