@@ -108,7 +108,7 @@ describe("LangChainLlmClient", () => {
       like.reply({ toolCalls: [{ name: "read_file", input: { path: `src/file-${step}.ts` } }] });
     }
     like.reply({ text: "Done." });
-    // Traced as the README shows: a span per compaction, the summary request a chat span in it.
+    // Traced as docs/recipes.md shows: a span per compaction, the summary request a chat span in it.
     const { tracer, spans } = memoryTracing();
     const client = traceLlmClient(new LangChainLlmClient({ model: summarizer }), {
       model: "claude-haiku-5-5",

@@ -93,7 +93,7 @@ describe("markCompactedConversation", () => {
     expect(G.CONVERSATION_COMPACTED in (spans()[1]?.attributes ?? {})).toBe(false);
   });
 
-  it("marks the span it is given where no context manager makes one active, as the README does", async () => {
+  it("marks the span it is given where no context manager makes one active, as docs/production.md does", async () => {
     const { provider, spans } = memoryTracing();
     trace.setGlobalTracerProvider(provider);
     const messages = [{ role: "user", content: `${SUMMARY_PREFIX}Goal.` }];
@@ -105,9 +105,11 @@ describe("markCompactedConversation", () => {
       span.end();
     });
     expect(spans()[0]?.attributes[G.CONVERSATION_COMPACTED]).toBe(true);
-    // The README's block passes its span, so it marks it under any setup.
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const block = readme.slice(readme.indexOf("### Traces (OpenTelemetry)"));
+    // The traces block of docs/production.md passes its span, so it marks it under any setup.
+    const page = readFileSync(new URL("../../docs/production.md", import.meta.url), "utf8");
+    const start = page.indexOf("\n## Traces (OpenTelemetry)\n");
+    expect(start).toBeGreaterThanOrEqual(0);
+    const block = page.slice(start);
     const call =
       /startActiveSpan\("[^"]+", async \((\w+)\) => \{\s*markCompactedConversation\(messages(, \w+)?\)/.exec(
         block,

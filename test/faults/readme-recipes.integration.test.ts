@@ -4,17 +4,19 @@ import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { MessagesApiServer } from "../support/messages-api-server.js";
 
-// Two README recipes run as pasted, in a process of their own: only the package's imports
-// point at the sources, and the servers are the loopback Messages API and the test's Redis.
-// Each must finish by itself (a client left open keeps the process alive) and exit 0.
+// Two recipes of docs/recipes.md (the README's recipe index links them) run as pasted, in a
+// process of their own: only the package's imports point at the sources, and the servers are
+// the loopback Messages API and the test's Redis. Each must finish by itself (a client left
+// open keeps the process alive) and exit 0.
 const ROOT = join(import.meta.dirname, "../..");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const RECIPES_PAGE = "docs/recipes.md";
+const RECIPES = readFileSync(join(ROOT, RECIPES_PAGE), "utf8");
 
-/** The first ```ts block under the README heading `### heading`. */
+/** The first ```ts block under the heading `## heading` of docs/recipes.md. */
 function recipe(heading: string): string {
-  const start = README.indexOf(`\n### ${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no recipe "${heading}"`);
-  const block = /```ts\n([\s\S]*?)\n```/.exec(README.slice(start))?.[1];
+  const start = RECIPES.indexOf(`\n## ${heading}\n`);
+  if (start < 0) throw new Error(`${RECIPES_PAGE} has no recipe "${heading}"`);
+  const block = /```ts\n([\s\S]*?)\n```/.exec(RECIPES.slice(start))?.[1];
   if (block === undefined) throw new Error(`recipe "${heading}" has no ts block`);
   return block;
 }
@@ -59,7 +61,7 @@ function run(name: string, code: string, env: Record<string, string>) {
   );
 }
 
-describe("README recipes run as pasted", () => {
+describe("the recipes of docs/recipes.md run as pasted", () => {
   it("Let the API compact and clear: the request it sends is one the API accepts", async () => {
     const server = await MessagesApiServer.start();
     try {

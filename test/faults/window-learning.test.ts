@@ -23,7 +23,7 @@ function reader() {
   };
 }
 
-/** The README's loop with `withOverflowRecovery`, `requests` requests; the refusals it met. */
+/** The loop of docs/production.md with `withOverflowRecovery`, `requests` requests; the refusals it met. */
 async function runLoop(session: AgentSession, client: AnthropicStandIn, requests: number) {
   let refusals = 0;
   session.addUserText("Read every file.");

@@ -18,6 +18,7 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 const BUILD_INPUTS = [
   "package.json",
   "README.md",
+  "docs",
   "LICENSE",
   "tsup.config.ts",
   "tsconfig.json",

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Compiled } from "./consumer-project.js";
+import { type Compiled, ROOT } from "./consumer-project.js";
 import { sharedConsumerProject } from "./shared-project.js";
 
 // The package packed the way it is published and installed into an empty project (by the
@@ -142,7 +142,7 @@ describe("the packed package", () => {
     expect(JSON.parse(run("node", flags, workdir))).toEqual(storesExpected);
   });
 
-  it("ships only the build, the README and the licence", () => {
+  it("ships only the build, the README, the docs pages it links and the licence", () => {
     // In the copy the package was built from: the repository itself may have no dist/.
     const files = run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], project.buildDir);
     const [{ files: packed }] = JSON.parse(files) as [{ files: { path: string }[] }];
@@ -156,6 +156,10 @@ describe("the packed package", () => {
     const cjs = declarations.filter((path) => path.endsWith(".d.cts")).sort();
     expect(cjs).toEqual(esm.map((path) => path.replace(/\.d\.ts$/, ".d.cts")));
     expect(paths).toContain("LICENSE");
+    // The README's links into docs/ work in node_modules too: every page ships, nothing else.
+    const docs = readdirSync(join(ROOT, "docs")).map((name) => `docs/${name}`);
+    expect(docs).toContain("docs/api.md");
+    expect(paths.filter((path) => path.startsWith("docs/")).sort()).toEqual(docs.sort());
     expect(paths.filter((path) => path.startsWith("src/") || path.startsWith("test/"))).toEqual([]);
   });
 });

@@ -1,12 +1,11 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { contextWindowOf } from "../../src/models/model-limits.js";
 import { pricingForModel } from "../../src/models/presets.js";
 import { AgentSession } from "../../src/session/agent-session.js";
+import { docPages } from "../docs/doc-pages.js";
 
-/** The model ids the README's code blocks use (string literals naming a Claude or GPT model). */
-function readmeModelIds(markdown: string): string[] {
+/** The model ids a page's code blocks use (string literals naming a Claude or GPT model). */
+function blockModelIds(markdown: string): string[] {
   const ids = new Set<string>();
   let inBlock = false;
   for (const line of markdown.split("\n")) {
@@ -20,17 +19,18 @@ function readmeModelIds(markdown: string): string[] {
   return [...ids];
 }
 
-describe("the README's model ids", () => {
-  const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8");
+describe("the model ids of the README and the docs pages", () => {
+  const pages = docPages();
 
   it("finds the ids (the check can fail)", () => {
-    expect(readmeModelIds('```ts\nconst model = "gpt-5.6-luna";\n```\n')).toEqual(["gpt-5.6-luna"]);
+    expect(blockModelIds('```ts\nconst model = "gpt-5.6-luna";\n```\n')).toEqual(["gpt-5.6-luna"]);
     expect(contextWindowOf("gpt-5.6-luna")).toBeUndefined();
   });
 
   it("each has a known window and a price preset, so new AgentSession({ model }) works", () => {
-    const ids = readmeModelIds(readme);
+    const ids = [...new Set(pages.flatMap((page) => blockModelIds(page.text)))];
     expect(ids.length).toBeGreaterThan(2);
+    expect(pages.map((page) => page.path)).toContain("docs/recipes.md");
     for (const model of ids) {
       expect(contextWindowOf(model), model).toBeGreaterThan(0);
       expect(pricingForModel(model), model).toBeDefined();

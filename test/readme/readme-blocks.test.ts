@@ -2,13 +2,16 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Compiled, ROOT } from "../package/consumer-project.js";
+import { type CodeBlock, codeBlocks, docPage, docPages, isTypeScript } from "../docs/doc-pages.js";
+import type { Compiled } from "../package/consumer-project.js";
 import { sharedConsumerProject } from "../package/shared-project.js";
 
-// The README as a new user meets it: each ```ts block pasted into a file of its own in a fresh
-// project that installed the packed package, and compiled there. A block that is not meant to
-// compile is fenced as ```text or ```sh instead.
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
+// The README and the docs/ pages as a new user meets them: each ```ts block pasted into a file of
+// its own in a fresh project that installed the packed package, and compiled there. A block that
+// is not meant to compile is fenced as ```text or ```sh instead.
+const PAGES = docPages();
+// The page whose API section names every export of each entry.
+const API_PAGE = "docs/api.md";
 const ENTRIES = [
   "agent-compaction",
   "agent-compaction/anthropic",
@@ -27,37 +30,15 @@ const ENTRIES = [
   "agent-compaction/gemini",
 ];
 
-interface Block {
-  /** The line of the opening fence in README.md (1-based). */
-  line: number;
-  code: string;
-}
-
-/** Every ```ts / ```typescript block of a markdown text. */
-function typescriptBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  let open: Block | undefined;
-  markdown.split("\n").forEach((text, index) => {
-    if (open === undefined) {
-      if (/^```(ts|typescript)\s*$/.test(text)) open = { line: index + 1, code: "" };
-    } else if (/^```\s*$/.test(text)) {
-      blocks.push(open);
-      open = undefined;
-    } else {
-      open.code += `${text}\n`;
-    }
-  });
-  if (open !== undefined) throw new Error(`README.md:${open.line}: unclosed code block`);
-  return blocks;
-}
-
 /**
- * The names the README's API section gives each entry: the leading identifier of every code
- * span under the entry's `### \`entry\`` heading (`AgentSession(options)` names AgentSession).
+ * The names the API section (`## API` of {@link API_PAGE}) gives each entry: the leading
+ * identifier of every code span under the entry's `### \`entry\`` heading
+ * (`AgentSession(options)` names AgentSession).
  */
-function apiNames(markdown: string): Map<string, Set<string>> {
+function apiNames(page: string): Map<string, Set<string>> {
+  const markdown = `\n${page}`; // the section may open the page
   const start = markdown.indexOf("\n## API\n");
-  if (start === -1) throw new Error("README.md has no ## API section");
+  if (start === -1) throw new Error(`${API_PAGE} has no ## API section`);
   const end = markdown.indexOf("\n## ", start + 1);
   const names = new Map<string, Set<string>>();
   let entry: Set<string> | undefined;
@@ -81,8 +62,10 @@ const CANARY = `import { AgentSession } from "agent-compaction";
 export const session: AgentSession = new AgentSession({ contextLimit: "200k" });
 `;
 
-const blocks = typescriptBlocks(README);
-const fileOf = (block: Block) => `readme/line-${block.line}.ts`;
+const blocks = PAGES.flatMap(codeBlocks).filter(isTypeScript);
+/** The file a block is pasted into: `readme/docs-recipes-line-12.ts` for docs/recipes.md:12. */
+const fileOf = (block: CodeBlock) =>
+  `readme/${block.page.replace(/\.md$/, "").replace(/\//g, "-")}-line-${block.line}.ts`;
 
 const project = sharedConsumerProject();
 let compiled: Compiled;
@@ -127,9 +110,12 @@ function errorsIn(file: string): string[] {
     .map((lines) => lines.join("\n"));
 }
 
-describe("README.md", () => {
-  it("has TypeScript blocks, and the check fails on a type error", () => {
-    expect(blocks.length).toBeGreaterThan(0);
+describe("README.md and docs/*.md", () => {
+  it("has TypeScript blocks in the README and the docs pages, and the check fails on a type error", () => {
+    const pages = new Set(blocks.map((block) => block.page));
+    expect([...pages]).toEqual(
+      expect.arrayContaining(["README.md", "docs/recipes.md", "docs/production.md"]),
+    );
     expect(compiled.status).not.toBe(0);
     expect(errorsIn("readme/canary.ts")).toHaveLength(1);
   });
@@ -137,7 +123,7 @@ describe("README.md", () => {
   it("every TypeScript block compiles as pasted, against the packed package", () => {
     const failing = blocks.flatMap((block) => {
       const errors = errorsIn(fileOf(block));
-      return errors.length === 0 ? [] : [`README.md:${block.line}\n  ${errors.join("\n  ")}`];
+      return errors.length === 0 ? [] : [`${block.page}:${block.line}\n  ${errors.join("\n  ")}`];
     });
     expect(failing, `blocks that do not compile:\n${failing.join("\n")}`).toEqual([]);
     // Nothing else failed: no package declaration, no resolution error.
@@ -147,7 +133,7 @@ describe("README.md", () => {
     expect(others).toEqual([]);
   });
 
-  it("names every runtime export of each entry in its API section", () => {
+  it("names every runtime export of each entry in its API section (docs/api.md)", () => {
     const script = `
       const keys = {};
       for (const entry of ${JSON.stringify(ENTRIES)}) keys[entry] = Object.keys(await import(entry));
@@ -156,16 +142,16 @@ describe("README.md", () => {
       string,
       string[]
     >;
-    const documented = apiNames(README);
+    const documented = apiNames(docPage(API_PAGE));
     const missing = ENTRIES.flatMap((entry) =>
       exported[entry]!.filter((name) => !documented.get(entry)?.has(name)).map(
         (name) => `${entry}: ${name}`,
       ),
     );
-    expect(missing, "runtime exports missing from the README's API section").toEqual([]);
+    expect(missing, `runtime exports missing from the API section of ${API_PAGE}`).toEqual([]);
   });
 
-  it("names every type export of each entry in its API section", () => {
+  it("names every type export of each entry in its API section (docs/api.md)", () => {
     const packageDir = join(project.dir, "node_modules", "agent-compaction");
     const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as {
       exports: Record<string, { import: { types: string } }>;
@@ -178,7 +164,7 @@ describe("README.md", () => {
       noEmit: true,
     });
     const checker = program.getTypeChecker();
-    const documented = apiNames(README);
+    const documented = apiNames(docPage(API_PAGE));
     const missing = ENTRIES.flatMap((entry) => {
       const source = program.getSourceFile(declarationOf(entry));
       const module = source && checker.getSymbolAtLocation(source);
@@ -189,6 +175,6 @@ describe("README.md", () => {
         .filter((name) => !documented.get(entry)?.has(name))
         .map((name) => `${entry}: ${name}`);
     });
-    expect(missing, "exports missing from the README's API section").toEqual([]);
+    expect(missing, `exports missing from the API section of ${API_PAGE}`).toEqual([]);
   });
 });
