@@ -168,11 +168,11 @@ export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
 /**
  * The compactor a session runs when `compactor` is not given, tuned on real agent runs for
  * dollars at cache prices and for what the agent uses next (the bench's real-run replay): every
- * compaction rewrites the prompt cache from its first change on, so it waits until three
- * quarters of the window and then goes deep. The newest messages stay whole (the 8 newest tool
- * uses and the newest 15% of the window: the agent has just read them); older tool results give
- * way to their summary or the redaction notice, and, when that leaves the context above a
- * quarter of the window, the older messages go in the same rewrite (archived; a notice keeps
+ * compaction rewrites the prompt cache from its first change on, so it waits until 72% of the
+ * window and then goes deep. The newest messages stay whole (the 8 newest tool uses and the
+ * newest 10% of the window: the agent has just read them); older tool results give way to their
+ * summary or the redaction notice, and, when that leaves the context above a fifth of the
+ * window, the older messages go in the same rewrite (archived; a notice keeps
  * the user's words, the file ledger and the outlines of the files read). Only a rewrite freeing
  * at least {@link DEFAULT_CLEAR_AT_LEAST_SHARE} of the window runs. With an `llmCompactor` the
  * summarizer folds the old part instead, at its own threshold, and this compactor only masks,
