@@ -4,7 +4,7 @@ const entry = {
   index: "src/index.ts",
   "anthropic/index": "src/anthropic/index.ts",
   "testing/index": "src/testing/index.ts",
-  schemas: "src/schemas.ts",
+  "schemas/index": "src/schemas/index.ts",
   "store/index": "src/store/index.ts",
   "file-store/index": "src/file-store/index.ts",
   "redis/index": "src/redis/index.ts",

@@ -5,13 +5,9 @@ import {
   type LlmClient,
   type LlmRequest,
   type Message,
+  type Usage,
 } from "../src/index.js";
-import {
-  type ModelPricing,
-  PRICING_PRESETS,
-  priceUsage,
-  type TokenUsage,
-} from "../src/models/index.js";
+import { type ModelPricing, PRICING_PRESETS, priceUsage } from "../src/models/index.js";
 import { MockLlmClient } from "../src/testing/index.js";
 import { PrefixCache } from "./dollars-cache.js";
 import { factsInMessages } from "./facts.js";
@@ -80,8 +76,8 @@ export interface DollarRun {
 
 /** Every request of a run, as billed: the agent's and the summarizer's. */
 export interface Ledger {
-  agent: TokenUsage[];
-  summarizer: TokenUsage[];
+  agent: Usage[];
+  summarizer: Usage[];
 }
 
 function textOf(messages: readonly Message[]): string {
@@ -119,7 +115,7 @@ export function pricedSummarizer(
       const prompt =
         conversation === undefined ? request.prompt : `${textOf(conversation)}\n${request.prompt}`;
       const text = deterministicSummary({ ...request, prompt });
-      const usage: Required<TokenUsage> =
+      const usage: Required<Usage> =
         conversation === undefined
           ? {
               inputTokens: tokensOf(`${request.system ?? ""}${request.prompt}`),
@@ -153,7 +149,7 @@ export function priceLedger(ledger: Ledger, fits: boolean): Record<string, Price
 }
 
 /** All input tokens of a list of usages, and those read from the cache. */
-function inputTotals(usages: readonly TokenUsage[]): { all: number; read: number } {
+function inputTotals(usages: readonly Usage[]): { all: number; read: number } {
   let read = 0;
   let all = 0;
   for (const usage of usages) {
@@ -248,7 +244,7 @@ export class BilledSession {
   }
 
   /** Bills one request of `messages`: its usage (output aside) and its tokens. */
-  bill(messages: readonly Message[]): { usage: Required<TokenUsage>; tokens: number } {
+  bill(messages: readonly Message[]): { usage: Required<Usage>; tokens: number } {
     const tokens = this.#cache.tokens(messages);
     if (tokens > this.#contextLimit) this.overWindow += 1;
     const usage = this.#cache.request(messages);

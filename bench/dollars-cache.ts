@@ -1,6 +1,5 @@
 import { estimateMessageTokens } from "../src/core/message-memo.js";
-import type { Message } from "../src/index.js";
-import type { TokenUsage } from "../src/models/index.js";
+import type { Message, Usage } from "../src/index.js";
 
 /**
  * The prompt cache the dollar bench bills against, modelled the way providers bill it: a request
@@ -22,7 +21,7 @@ export class PrefixCache {
    * `extraTokens` that no earlier request sent (a summary instruction): the usage it reports,
    * output aside. The request becomes the previous one.
    */
-  request(messages: readonly Message[], extraTokens = 0): Required<TokenUsage> {
+  request(messages: readonly Message[], extraTokens = 0): Required<Usage> {
     const previous = this.#previous;
     let read = previous === undefined ? 0 : this.#systemTokens;
     let total = this.#systemTokens + extraTokens;

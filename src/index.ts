@@ -20,7 +20,6 @@ export {
   LLMCompactor,
   type LLMCompactorConfig,
   type LLMCompactorOptions,
-  type SummaryOverflow,
 } from "./compactors/llm-compactor.js";
 export { TRIM_NOTICE } from "./compactors/overflow-trim.js";
 export { DEFAULT_SUMMARY_PROMPT, SUMMARY_PREFIX } from "./compactors/prompt.js";
@@ -57,7 +56,6 @@ export {
   type JsonObject,
   type JsonValue,
   type Message,
-  type MessageBase,
   type OpaqueBlock,
   type ProviderExtra,
   type RedactedThinkingBlock,
@@ -78,7 +76,6 @@ export { extractTurnIds, SUMMARY_TURN_ID } from "./core/turn.js";
 export type { CompactionUsage, Usage } from "./core/usage.js";
 export {
   type ConversationProblem,
-  type ConversationProblemCode,
   type ConversationProvider,
   type ValidateConversationOptions,
   validateConversation,
@@ -86,7 +83,6 @@ export {
 export { AgentSession } from "./session/agent-session.js";
 export type { CompactingSession } from "./session/compacting-session.js";
 export type {
-  CompactionStepResult,
   ForceCompactOptions,
   ForceCompactResult,
   MaybeCompactOptions,
@@ -95,13 +91,10 @@ export type {
 export type {
   CompactionEvent,
   CompactionEventListener,
-  CompactionTrigger,
   Logger,
 } from "./session/events.js";
 export type {
   AfterCompactHook,
-  BeforeCompactContext,
-  BeforeCompactDecision,
   BeforeCompactHook,
   CompactionBoundary,
 } from "./session/hooks.js";

@@ -39,7 +39,6 @@ export {
   type AnthropicCompactorOptions,
   COMPACTION_BETA,
   DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
-  MAX_COMPACTION_INSTRUCTIONS,
 } from "./anthropic-compactor-options.js";
 
 /** Estimated tokens the block takes (a summary and its signature), reserved when aiming at the target. */

@@ -6,8 +6,6 @@ import {
 } from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
 
-export { recallText } from "../core/recall-tool-call.js";
-
 const { name, description, schema } = recallToolSpec();
 
 /**

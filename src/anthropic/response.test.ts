@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { AgentSession } from "../session/agent-session.js";
+import type { CompactionEvent } from "../session/events.js";
 import { toAnthropicMessages } from "./request.js";
 import { appendAnthropicResponse } from "./response.js";
 
@@ -145,20 +146,21 @@ describe("appendAnthropicResponse", () => {
 });
 
 describe("appendAnthropicResponse: context editing and cache diagnostics", () => {
-  it("returns the applied edits and the cache diagnosis, and hands them to a session that takes them", () => {
-    const target = session();
-    target.addUserText("Go.");
-    const seen: unknown[] = [];
-    const withHooks = Object.assign(target, {
-      recordContextEdits: (edits: unknown) => seen.push(["edits", edits]),
-      recordCacheDiagnosis: (reason: unknown) => seen.push(["cache", reason]),
+  it("returns the applied edits and the cache diagnosis, and the session's observers hear them", () => {
+    const events: CompactionEvent[] = [];
+    const target = new AgentSession({
+      contextLimit: 100_000,
+      sessionId: "s",
+      compactor: false,
+      onEvent: (event) => events.push(event),
     });
+    target.addUserText("Go.");
     const applied = [
       { type: "clear_thinking_20251015", cleared_thinking_turns: 2, cleared_input_tokens: 300 },
       { type: "clear_tool_uses_20250919", cleared_tool_uses: 4, cleared_input_tokens: 1200 },
     ];
     const reason = { type: "messages_changed", cache_missed_input_tokens: 5000 };
-    const result = appendAnthropicResponse(withHooks, {
+    const result = appendAnthropicResponse(target, {
       ...response([{ type: "text", text: "Done." }]),
       context_management: { applied_edits: applied },
       diagnostics: { cache_miss_reason: reason },
@@ -171,10 +173,36 @@ describe("appendAnthropicResponse: context editing and cache diagnostics", () =>
       type: "messages_changed",
       cacheMissedInputTokens: 5000,
     });
-    expect(seen).toEqual([
-      ["edits", applied],
-      ["cache", reason],
+    // A cache that did not miss is reported too, as `null`.
+    appendAnthropicResponse(target, {
+      ...response([]),
+      diagnostics: { cache_miss_reason: null },
+    } as never);
+    expect(events).toEqual([
+      { type: "context_edits_applied", edits: applied, clearedInputTokens: 1500 },
+      { type: "cache_diagnosis", reason },
+      { type: "cache_diagnosis", reason: null },
     ]);
+  });
+
+  it("hands nothing to a session without the hook, and checks nothing for it", () => {
+    const target = session();
+    target.addUserText("Go.");
+    const bare = {
+      addAssistant: target.addAssistant.bind(target),
+      recordUsage: target.recordUsage.bind(target),
+    };
+    const result = appendAnthropicResponse(bare, {
+      ...response([{ type: "text", text: "Done." }]),
+      diagnostics: { cache_miss_reason: { type: "messages_changed", note: 1n } },
+    } as never);
+    expect(result.cacheMissReason).toEqual({ type: "messages_changed" });
+    expect(() =>
+      appendAnthropicResponse(target, {
+        ...response([]),
+        diagnostics: { cache_miss_reason: { type: "messages_changed", note: 1n } },
+      } as never),
+    ).toThrow(/cache_miss_reason/);
   });
 
   it("reports nothing it was not sent: no edits, no miss, no fields", () => {

@@ -4,6 +4,7 @@ import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message
 import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { Usage } from "../core/usage.js";
 import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
+import { type ReportingSession, reportResponse } from "./response-events.js";
 import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
 
 /** What {@link appendAnthropicResponse} reads of a response: the SDK's `Message` (or a beta one). */
@@ -94,31 +95,21 @@ const ResponseShapeSchema = z.looseObject(
 
 /**
  * The session's side of {@link appendAnthropicResponse}: its public append and usage API, and
- * (when it has them) what reports the API's input transformations, context edits and cache
- * diagnosis to its observers.
+ * (a library session has it) the hook that takes the events of the API's input
+ * transformations, context edits and cache diagnosis for its observers.
  */
-export type ResponseTarget = {
+export interface ResponseTarget extends ReportingSession {
   addAssistant(content: ContentBlock[], options?: { id?: string }): AssistantMessage;
   recordUsage(usage: Usage): void;
-  /** Receives the response's `input_transformations`, as sent. */
-  recordInputTransformations?: (transformations: readonly JsonObject[]) => void;
-} & {
-  /** Receives the response's `context_management.applied_edits`, as sent. */
-  recordContextEdits?: (edits: readonly JsonObject[]) => void;
-  /** Receives the response's `diagnostics.cache_miss_reason`, as sent (`null`: no miss). */
-  recordCacheDiagnosis?: (reason: JsonObject | null) => void;
-};
+}
 
 /**
  * The side of a store-backed session (`openSession`) that {@link appendAnthropicResponse}
  * uses: the same methods, each resolving once what it wrote is stored.
  */
-export interface AsyncResponseTarget {
+export interface AsyncResponseTarget extends ReportingSession {
   addAssistant(content: ContentBlock[], options?: { id?: string }): Promise<AssistantMessage>;
   recordUsage(usage: Usage): Promise<void>;
-  recordInputTransformations?: (transformations: readonly JsonObject[]) => void;
-  recordContextEdits?: (edits: readonly JsonObject[]) => void;
-  recordCacheDiagnosis?: (reason: JsonObject | null) => void;
 }
 
 /**
@@ -131,8 +122,8 @@ export interface AsyncResponseTarget {
  * "drop_block"`, …), when there are any, reach the session's observers as an event. Its
  * `context_management.applied_edits` (server-side clearing) come back as `appliedEdits` (the
  * usage recorded already counts the edited prompt, so the context measure follows), and its
- * `diagnostics.cache_miss_reason` as `cacheMissReason`; a session that has
- * `recordContextEdits` / `recordCacheDiagnosis` gets them too.
+ * `diagnostics.cache_miss_reason` as `cacheMissReason`; the session's observers get both as
+ * events too (`context_edits_applied`, `cache_diagnosis`).
  *
  * @example
  * const response = await client.messages.create({ model, max_tokens, messages });
@@ -156,22 +147,19 @@ export function appendAnthropicResponse(
   const content: ContentBlock[] = fromAnthropicContent(parsed.content);
   const usage = usageFromAnthropic(parsed.usage as AnthropicUsageLike | null | undefined);
   const report = (message: AssistantMessage | undefined): AppendedResponse => {
-    const transformations = parsed.input_transformations ?? [];
-    if (transformations.length > 0) {
-      session.recordInputTransformations?.(transformations as JsonObject[]);
-    }
     const appended: AppendedResponse = { message, usage };
-    const management = parsed.context_management;
-    if (management !== undefined && management !== null) {
-      const edits = management.applied_edits ?? [];
-      appended.appliedEdits = edits.map(appliedEdit);
-      if (edits.length > 0) session.recordContextEdits?.(edits as JsonObject[]);
-    }
-    if (parsed.diagnostics !== undefined) {
-      const reason = parsed.diagnostics?.cache_miss_reason ?? null;
-      appended.cacheMissReason = reason === null ? null : cacheMissReason(reason);
-      session.recordCacheDiagnosis?.(reason as JsonObject | null);
-    }
+    const edits = parsed.context_management?.applied_edits;
+    if (parsed.context_management != null) appended.appliedEdits = (edits ?? []).map(appliedEdit);
+    const reason =
+      parsed.diagnostics === undefined
+        ? undefined
+        : (parsed.diagnostics?.cache_miss_reason ?? null);
+    if (reason !== undefined) appended.cacheMissReason = reason && cacheMissReason(reason);
+    reportResponse(session, {
+      inputTransformations: (parsed.input_transformations ?? []) as JsonObject[],
+      appliedEdits: (edits ?? []) as JsonObject[],
+      cacheMissReason: reason as JsonObject | null | undefined,
+    });
     return appended;
   };
   // The response's id names the message: the same response appended twice is refused.

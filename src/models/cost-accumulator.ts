@@ -1,11 +1,6 @@
-import { addUsage } from "../core/usage.js";
+import { addUsage, type Usage } from "../core/usage.js";
 import { definePricing, type ModelPricing, type ResolvedModelPricing } from "./model-pricing.js";
-import {
-  type PriceUsageOptions,
-  priceUsage,
-  type TokenUsage,
-  type UsageCost,
-} from "./price-usage.js";
+import { type PriceUsageOptions, priceUsage, type UsageCost } from "./price-usage.js";
 
 /** Running totals of one kind of request. */
 export interface CostTotals {
@@ -14,7 +9,7 @@ export interface CostTotals {
   /** Dollars, by kind of token and in total. */
   cost: UsageCost;
   /** Tokens, summed. */
-  tokens: Required<TokenUsage>;
+  tokens: Required<Usage>;
 }
 
 /** What a {@link CostAccumulator} has counted. */
@@ -40,7 +35,7 @@ function emptyTotals(): CostTotals {
   };
 }
 
-function add(totals: CostTotals, usage: TokenUsage, cost: UsageCost): void {
+function add(totals: CostTotals, usage: Usage, cost: UsageCost): void {
   totals.count += 1;
   totals.cost.inputUsd += cost.inputUsd;
   totals.cost.cacheWriteUsd += cost.cacheWriteUsd;
@@ -80,7 +75,7 @@ export class CostAccumulator {
    * Counts one agent request; returns its cost.
    * @throws {ValidationError} when a token count is not a whole number ≥ 0 (nothing is counted).
    */
-  addRequest(usage: TokenUsage): UsageCost {
+  addRequest(usage: Usage): UsageCost {
     const cost = priceUsage(usage, this.pricing, this.#options);
     add(this.#requests, usage, cost);
     return cost;
@@ -90,7 +85,7 @@ export class CostAccumulator {
    * Counts one compaction's model calls (a `CompactionResult.usage`); returns their cost.
    * @throws {ValidationError} when a token count is not a whole number ≥ 0 (nothing is counted).
    */
-  addCompaction(usage: TokenUsage): UsageCost {
+  addCompaction(usage: Usage): UsageCost {
     const cost = priceUsage(usage, this.pricing, this.#options);
     add(this.#compactions, usage, cost);
     return cost;

@@ -14,13 +14,12 @@
  * @packageDocumentation
  */
 export { type ContextOverflowRefusal, contextOverflowOf } from "../core/context-overflow.js";
-export { CostAccumulator, type CostSummary, type CostTotals } from "./cost-accumulator.js";
+export { CostAccumulator, type CostSummary } from "./cost-accumulator.js";
 export {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
   checkReportedUsage,
   contextWindowOf,
-  KNOWN_MODEL_LIMITS,
   type ModelLimits,
   modelLimitsOf,
   type OverheadAboveTrigger,
@@ -33,14 +32,11 @@ export {
   definePricing,
   type LongContextPricing,
   type ModelPricing,
-  ModelPricingSchema,
   type ResolvedModelPricing,
 } from "./model-pricing.js";
 export { type KnownModel, MODEL_TABLE, type ModelRow } from "./model-table.js";
 export { PRICING_PRESETS, type PricedModel, pricingForModel } from "./presets.js";
 export {
-  type PriceUsageOptions,
   priceUsage,
-  type TokenUsage,
   type UsageCost,
 } from "./price-usage.js";

@@ -2,9 +2,6 @@ import { ValidationError } from "../core/errors.js";
 import { allInputTokens, type Usage, usageIssues } from "../core/usage.js";
 import { definePricing, type ModelPricing, type ResolvedModelPricing } from "./model-pricing.js";
 
-/** The session's {@link Usage}, by the name the pricing API gave it first: one type, two names. */
-export type TokenUsage = Usage;
-
 /** What one request cost, in US dollars, by kind of token. */
 export interface UsageCost {
   /** Uncached input. */
@@ -48,7 +45,7 @@ function resolve(pricing: ModelPricing): ResolvedModelPricing {
  *   is missing, negative or not finite.
  */
 export function priceUsage(
-  usage: TokenUsage,
+  usage: Usage,
   pricing: ModelPricing,
   options: PriceUsageOptions = {},
 ): UsageCost {

@@ -1,12 +1,7 @@
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { ValidationError } from "../core/errors.js";
-import type {
-  AssistantMessage,
-  ContentBlock,
-  JsonObject,
-  Message,
-  UserMessage,
-} from "../core/message.js";
+import type { AssistantMessage, ContentBlock, Message, UserMessage } from "../core/message.js";
+import { REPORT_EVENTS } from "../core/reported-events.js";
 import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { CostSummary } from "../models/cost-accumulator.js";
@@ -19,7 +14,7 @@ import type {
   MaybeCompactReport,
 } from "./compaction-report.js";
 import type { Usage } from "./context-meter.js";
-import type { CompactionEventListener } from "./events.js";
+import type { CompactionEventListener, ReportedEvent } from "./events.js";
 import type { AgentSessionOptions } from "./options.js";
 import { SessionCore } from "./session-core.js";
 import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
@@ -153,20 +148,6 @@ export class AgentSession implements CompactingSession<"sync"> {
   }
 
   /**
-   * Reports what the API changed in the last request before the model read it (a response's
-   * `input_transformations`, e.g. thinking dropped with `prefix_mismatch_behavior:
-   * "drop_block"`) as an `input_transformations` event. `appendAnthropicResponse` calls it.
-   */
-  recordInputTransformations(transformations: readonly JsonObject[]): void {
-    this.#core.take(this.#core.intake.recordInputTransformations(transformations));
-  }
-
-  /** Reports a response's `context_management.applied_edits` (event `context_edits_applied`). */
-  recordContextEdits(edits: readonly JsonObject[]): void {
-    this.#core.take(this.#core.intake.recordContextEdits(edits));
-  }
-
-  /**
    * Takes a provider's refusal for length that names the model's window (`contextOverflowOf(error)`;
    * `withOverflowRecovery` does it for you): below `contextLimit`, it becomes the session's
    * window, and a `context_window_warning` (`refused_above_window`) says so.
@@ -176,9 +157,12 @@ export class AgentSession implements CompactingSession<"sync"> {
     this.#core.recordContextOverflow(refusal);
   }
 
-  /** Reports a response's `diagnostics.cache_miss_reason` (event `cache_diagnosis`). */
-  recordCacheDiagnosis(reason: JsonObject | null): void {
-    this.#core.take(this.#core.intake.recordCacheDiagnosis(reason));
+  /**
+   * Hands the observers an event a provider adapter read in a response (the Anthropic API's
+   * `input_transformations`, `applied_edits`, `cache_miss_reason`: `appendAnthropicResponse`).
+   */
+  [REPORT_EVENTS](event: ReportedEvent): void {
+    this.#core.emit(event);
   }
 
   /** Appends a mid-conversation `role: "system"` message to the current turn, where you put it. */

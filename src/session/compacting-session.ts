@@ -1,11 +1,6 @@
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
-import type {
-  AssistantMessage,
-  ContentBlock,
-  JsonObject,
-  Message,
-  UserMessage,
-} from "../core/message.js";
+import type { AssistantMessage, ContentBlock, Message, UserMessage } from "../core/message.js";
+import type { REPORT_EVENTS } from "../core/reported-events.js";
 import type { CompactionUsage } from "../core/usage.js";
 import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
@@ -16,7 +11,7 @@ import type {
   MaybeCompactReport,
 } from "./compaction-report.js";
 import type { Usage } from "./context-meter.js";
-import type { CompactionEventListener } from "./events.js";
+import type { CompactionEventListener, ReportedEvent } from "./events.js";
 import type { SessionSnapshot } from "./snapshot.js";
 import type { ToolResultInput } from "./tool-results.js";
 
@@ -68,12 +63,8 @@ export interface CompactingSession<Mode extends "sync" | "async"> {
   ): SessionResult<Mode, void>;
   /** Takes a refusal for length that names a window below `contextLimit` as the session's window. */
   recordContextOverflow(refusal: ContextOverflowRefusal): SessionResult<Mode, void>;
-  /** Reports a response's `input_transformations` (an event; nothing stored). */
-  recordInputTransformations(transformations: readonly JsonObject[]): void;
-  /** Reports a response's `context_management.applied_edits` (an event; nothing stored). */
-  recordContextEdits(edits: readonly JsonObject[]): void;
-  /** Reports a response's `diagnostics.cache_miss_reason` (an event; nothing stored). */
-  recordCacheDiagnosis(reason: JsonObject | null): void;
+  /** Hands the observers an event a provider adapter read in a response (not stored). */
+  [REPORT_EVENTS](event: ReportedEvent): void;
   /** The archived original a placeholder's recall handle names. */
   recall(handle: string): Promise<ArchiveRecord>;
   /** Subscribes to compaction events; returns the unsubscribe function. */

@@ -138,7 +138,7 @@ export interface ToolCallsInterruptedEvent {
 /**
  * The API changed the request before the model read it (a response's
  * `input_transformations`, e.g. thinking blocks dropped with `prefix_mismatch_behavior:
- * "drop_block"`), as reported through `recordInputTransformations`.
+ * "drop_block"`), as `appendAnthropicResponse` reports it.
  */
 export interface InputTransformationsEvent {
   type: "input_transformations";
@@ -161,6 +161,12 @@ export interface CacheDiagnosisEvent {
   /** The reason as the API wrote it; `null` when the cache did not miss. */
   reason: JsonObject | null;
 }
+
+/** The events a provider adapter reads in a response and hands the session (`REPORT_EVENTS`). */
+export type ReportedEvent =
+  | InputTransformationsEvent
+  | ContextEditsAppliedEvent
+  | CacheDiagnosisEvent;
 
 /**
  * The configured window looks wrong: unknown for the session's `model`, above the model's own,

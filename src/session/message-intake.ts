@@ -4,7 +4,6 @@ import { exchangeIssues } from "../core/exchanges.js";
 import {
   type AssistantMessage,
   type ContentBlock,
-  type JsonObject,
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
   type ToolResultBlock,
@@ -13,7 +12,7 @@ import {
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
-import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
+import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
@@ -42,7 +41,6 @@ export const INTERRUPTED_NOTICE =
 const NON_EMPTY_TEXT = z.string().min(1, "must be a non-empty string");
 const MESSAGES = z.array(MessageSchema);
 const ASSISTANT_CONTENT = z.array(ContentBlockSchema).min(1, "must hold at least one block");
-const JSON_OBJECTS = z.array(JsonObjectSchema);
 const SUMMARY_ENTRIES = z.array(
   z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()]),
 );
@@ -173,41 +171,6 @@ export class MessageIntake {
   recordUsage(usage: Usage): Intake<void> {
     const parsed = parseOrThrow(UsageSchema, usage, "usage");
     return { entry: { kind: "usage", usage: parsed }, result: undefined, events: [] };
-  }
-
-  /** A response's `input_transformations`, as an event (nothing is stored). */
-  recordInputTransformations(transformations: readonly JsonObject[]): Intake<void> {
-    const parsed = parseOrThrow(JSON_OBJECTS, transformations, "input_transformations");
-    const events: CompactionEvent[] =
-      parsed.length > 0 ? [{ type: "input_transformations", transformations: parsed }] : [];
-    return { entry: undefined, result: undefined, events };
-  }
-
-  /** A response's `context_management.applied_edits`, as an event (nothing is stored). */
-  recordContextEdits(edits: readonly JsonObject[]): Intake<void> {
-    const parsed = parseOrThrow(JSON_OBJECTS, edits, "applied_edits");
-    if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };
-    const clearedInputTokens = parsed.reduce(
-      (sum, edit) =>
-        sum + (typeof edit.cleared_input_tokens === "number" ? edit.cleared_input_tokens : 0),
-      0,
-    );
-    const event: CompactionEvent = {
-      type: "context_edits_applied",
-      edits: parsed,
-      clearedInputTokens,
-    };
-    return { entry: undefined, result: undefined, events: [event] };
-  }
-
-  /** A response's `diagnostics.cache_miss_reason`, as an event (nothing is stored). */
-  recordCacheDiagnosis(reason: JsonObject | null): Intake<void> {
-    const parsed = parseOrThrow(JsonObjectSchema.nullable(), reason, "cache_miss_reason");
-    return {
-      entry: undefined,
-      result: undefined,
-      events: [{ type: "cache_diagnosis", reason: parsed }],
-    };
   }
 
   /** A mid-conversation `role: "system"` message, in the current turn, where the caller puts it. */

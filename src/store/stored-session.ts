@@ -1,13 +1,8 @@
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { ValidationError } from "../core/errors.js";
-import type {
-  AssistantMessage,
-  ContentBlock,
-  JsonObject,
-  Message,
-  UserMessage,
-} from "../core/message.js";
+import type { AssistantMessage, ContentBlock, Message, UserMessage } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
+import { REPORT_EVENTS } from "../core/reported-events.js";
 import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { CostSummary } from "../models/cost-accumulator.js";
@@ -20,7 +15,7 @@ import type {
   MaybeCompactReport,
 } from "../session/compaction-report.js";
 import type { Usage } from "../session/context-meter.js";
-import type { CompactionEventListener } from "../session/events.js";
+import type { CompactionEventListener, ReportedEvent } from "../session/events.js";
 import { SerialQueue } from "../session/serial-queue.js";
 import { SessionCore } from "../session/session-core.js";
 import type { Intake } from "../session/session-entry.js";
@@ -232,19 +227,12 @@ export class StoredSession implements CompactingSession<"async"> {
     if (this.#core.recordContextOverflow(refusal)) await this.#shared.writeWindow();
   }
 
-  /** Reports a response's `input_transformations` (an event on this worker; not stored). */
-  recordInputTransformations(transformations: readonly JsonObject[]): void {
-    this.#core.take(this.#core.intake.recordInputTransformations(transformations));
-  }
-
-  /** Reports a response's `context_management.applied_edits` (an event on this worker; not stored). */
-  recordContextEdits(edits: readonly JsonObject[]): void {
-    this.#core.take(this.#core.intake.recordContextEdits(edits));
-  }
-
-  /** Reports a response's `diagnostics.cache_miss_reason` (an event on this worker; not stored). */
-  recordCacheDiagnosis(reason: JsonObject | null): void {
-    this.#core.take(this.#core.intake.recordCacheDiagnosis(reason));
+  /**
+   * Hands this worker's observers an event a provider adapter read in a response (see
+   * `AgentSession`); not stored.
+   */
+  [REPORT_EVENTS](event: ReportedEvent): void {
+    this.#core.emit(event);
   }
 
   /** Subscribes to compaction events; returns the unsubscribe function. */

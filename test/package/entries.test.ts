@@ -100,10 +100,12 @@ const ANTHROPIC_BLOCK = [
  * /testing, and models and prices in /models; then 105 and 26 with withOverflowRecovery and its
  * options (the recovery's own result and session types, and ContextMeterState, are not root
  * names); 2026-12-02: 92 and 25, the archive to /store, `Clock` to /testing, and the events
- * named only as members of `CompactionEvent`. A name added to the root should be the contract's
- * or the session's.
+ * named only as members of `CompactionEvent`; 2026-12-03: 85 and 25, the types a signature
+ * already names (`MessageBase`, `CompactionStepResult`, `ConversationProblemCode`,
+ * `CompactionTrigger`, `SummaryOverflow`, `BeforeCompactContext`, `BeforeCompactDecision`) no
+ * longer root names. A name added to the root should be the contract's or the session's.
  */
-const ROOT_BUDGET = { names: 92, runtime: 25 };
+const ROOT_BUDGET = { names: 85, runtime: 25 };
 
 /** A member of the session's event union, named by its `type` (the root names the union alone). */
 type EventOf<T extends CompactionEvent["type"]> = Extract<CompactionEvent, { type: T }>;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { appendAnthropicResponse } from "../../src/anthropic/response.js";
 import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
 import { ThresholdCompactor } from "../../src/compactors/threshold-compactor.js";
 import type { CompactionError } from "../../src/core/errors.js";
@@ -184,7 +185,7 @@ describe("AgentSession and StoredSession: one core", () => {
 
   it("the last resort, appends as they are, and refusals", async () => {
     const options = () => ({ contextLimit: 2_000, compactor: false as const });
-    await expectParity(options, async (session, log) => {
+    const trace = await expectParity(options, async (session, log) => {
       const messages = [
         turnMessage("u1", "user", "hello ".repeat(400)),
         turnMessage("a1", "assistant", "hi ".repeat(400)),
@@ -205,9 +206,29 @@ describe("AgentSession and StoredSession: one core", () => {
       await session.addUserText(`long paste ${"x".repeat(3_000)}`);
       await session.addAssistant([{ type: "text", text: "ok ".repeat(600) }]);
       log("maybeCompact", await session.maybeCompact());
-      session.recordInputTransformations([{ type: "thinking_dropped" }]);
-      session.recordContextEdits([{ type: "clear_tool_uses", cleared_input_tokens: 12 }]);
-      session.recordCacheDiagnosis({ type: "messages_changed" });
+      // What the API reported of the request: events, nothing appended or stored.
+      const reported = {
+        content: [],
+        input_transformations: [{ type: "thinking_dropped" }],
+        context_management: {
+          applied_edits: [{ type: "clear_tool_uses", cleared_input_tokens: 12 }],
+        },
+        diagnostics: { cache_miss_reason: { type: "messages_changed" } },
+      };
+      log(
+        "reported",
+        session instanceof AgentSession
+          ? appendAnthropicResponse(session, reported)
+          : await appendAnthropicResponse(session as CompactingSession<"async">, reported),
+      );
     });
+    const events = trace.find((entry) => (entry as { label: string }).label === "events") as {
+      value: { type: string }[];
+    };
+    expect(events.value.map((event) => event.type).slice(-3)).toEqual([
+      "input_transformations",
+      "context_edits_applied",
+      "cache_diagnosis",
+    ]);
   });
 });

@@ -23,5 +23,5 @@ export {
   ToolUseBlockSchema,
   TurnIdSchema,
   UserMessageSchema,
-} from "./core/schemas.js";
-export { UsageSchema } from "./session/context-meter.js";
+} from "../core/schemas.js";
+export { UsageSchema } from "../session/context-meter.js";
