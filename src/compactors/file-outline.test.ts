@@ -25,7 +25,7 @@ const SOURCE = [
   "",
   "export function setTheme(name: string): void {",
   "    const found = themes.get(name);",
-  "        if (found === undefined) throw new Error(\"Theme not found\");",
+  '        if (found === undefined) throw new Error("Theme not found");',
   "}",
   "// a comment",
   "export let theme: Theme;",

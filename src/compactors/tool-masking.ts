@@ -17,7 +17,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { MENTIONS_OPEN } from "./path-mentions.js";
-import { placeholderOf } from "./result-placeholder.js";
+import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
@@ -107,9 +107,7 @@ function clearsInputsOf(setting: boolean | readonly string[], name: string): boo
 
 /** A tool result with new content; the block's other fields as they were. */
 function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
-  const copy = { ...block };
-  copy.content = content;
-  return copy;
+  return { ...block, content };
 }
 
 function isAmong(turns: readonly TurnId[], turnId: TurnId): boolean {
@@ -133,8 +131,7 @@ function edited(
   const messages = compacted ?? conversation.slice();
   let message = messages[messageIndex]!;
   if (message === conversation[messageIndex]) {
-    message = { ...message };
-    message.content = message.content.slice();
+    message = { ...message, content: message.content.slice() };
     messages[messageIndex] = message;
   }
   message.content[blockIndex] = block;
@@ -316,8 +313,12 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
       : (scope.summaries.get(block.toolUseId) ?? block.compactSummary);
   const base = summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
   if (base === undefined) return;
-  const { replacement, done } = placeholderOf(block, base, settings.keepPathMentions === true);
-  const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  // Without mentions the placeholder is the base itself: nothing to build.
+  const replacement =
+    settings.keepPathMentions === true ? placeholderOf(block, base, true).replacement : base;
+  const saved = isPlaceholder(block.content, base, replacement)
+    ? -1
+    : estimateBlockTokens(block) - estimateTextTokens(replacement);
   // A result smaller than its replacement stays (compaction never grows a conversation),
   // but its input may still go: an edit's result is small, its input not.
   if (saved >= 0) {

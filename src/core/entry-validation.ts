@@ -1,54 +1,102 @@
 import * as z from "zod";
 import { LazilyCompiled } from "../internal/compiled-schema.js";
+import { idsDistinct } from "../internal/unique-ids.js";
 import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
-import { exchangeIssues } from "./exchanges.js";
+import { ExchangeCheck, exchangeIssues, exchangesWhole } from "./exchanges.js";
 import type { Message } from "./message.js";
+import { fastMessageTokens } from "./message-fast-check.js";
 import {
   exchangesKnownWhole,
   knownMessages,
+  rememberConversation,
   rememberExchangesWhole,
   rememberValid,
+  seemsNew,
 } from "./message-memo.js";
-import { MessageSchema, MessagesSchema } from "./schemas.js";
+import { MessagesSchema } from "./schemas.js";
 
-const messageSchema = new LazilyCompiled(MessageSchema);
 const messagesSchema = new LazilyCompiled(MessagesSchema);
 
 /**
- * Whether the messages at `indexes` of `conversation` are well formed and their ids differ from
- * every other message's: what a conversation of otherwise validated messages still needs.
+ * What a first check of `conversation` (a stateless server's request) found when each message
+ * is certainly well formed ({@link fastMessageTokens}) and their ids differ: its estimate, and
+ * whether its tool exchanges are whole (`undefined`: not told here); `undefined` leaves it to
+ * the schema. One pass: each message is followed through the exchanges while it is at hand.
  */
-function newMessagesValid(conversation: readonly unknown[], indexes: readonly number[]): boolean {
-  const ids = new Set<string>();
-  for (const index of indexes) {
+function firstSight(
+  conversation: readonly unknown[],
+): { tokens: number; exchangesWhole: boolean | undefined } | undefined {
+  const exchanges = new ExchangeCheck();
+  let exchangesWhole: boolean | undefined = true;
+  let tokens = 0;
+  const last = conversation.length - 1;
+  for (let index = 0; index <= last; index += 1) {
     const value = conversation[index];
-    if (!messageSchema.for(value).validate(value)) return false;
-    const id = (value as Message).id;
-    if (ids.has(id)) return false;
-    ids.add(id);
+    const estimate = fastMessageTokens(value);
+    if (estimate < 0) return undefined;
+    tokens += estimate;
+    if (exchangesWhole === true) exchangesWhole = exchanges.step(value as Message, index === last);
   }
+  return idsDistinct(conversation as readonly Message[]) ? { tokens, exchangesWhole } : undefined;
+}
+
+/**
+ * The token estimates of the messages at `indexes` of `conversation` (the others known valid)
+ * when each is certainly well formed ({@link fastMessageTokens}) and their ids differ from
+ * every other message's; `undefined` leaves them to the schema.
+ */
+function fastChecked(
+  conversation: readonly unknown[],
+  indexes: readonly number[],
+): number[] | undefined {
+  const tokens: number[] = new Array(indexes.length);
+  const ids = new Set<string>();
+  for (let position = 0; position < indexes.length; position += 1) {
+    const value = conversation[indexes[position]!];
+    const estimate = fastMessageTokens(value);
+    if (estimate < 0) return undefined;
+    ids.add((value as Message).id);
+    tokens[position] = estimate;
+  }
+  if (ids.size !== indexes.length) return undefined;
   let matches = 0;
   for (const message of conversation) if (ids.has((message as Message).id)) matches += 1;
-  return matches === ids.size;
+  return matches === ids.size ? tokens : undefined;
 }
 
 /**
  * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
- * with unique ids; returns the conversation's token estimate. Messages are immutable, so each
- * message object is checked by the schema once: a conversation validated before, or grown
- * since by new messages, costs a comparison or a lookup per message, and a schema check of
- * the new ones only (see {@link knownMessages}).
+ * with unique ids; returns the conversation's token estimate. Messages are immutable, so a
+ * conversation validated before, or grown since by new messages, costs a comparison or a
+ * lookup per message, and a check of the new ones only (see {@link knownMessages}). The check
+ * is a hand-written fast path ({@link fastMessageTokens}); what it does not accept goes to the
+ * schema, which decides and names the issues.
  */
 export function validatedEstimate(value: unknown, subject: string): number {
   if (Array.isArray(value)) {
-    const { tokens, unknown } = knownMessages(value);
-    if (unknown.length === 0) return tokens;
-    if (unknown.length < value.length && newMessagesValid(value, unknown)) {
-      rememberValid(unknown.map((index) => value[index] as Message));
-      // Now all known: unless a message object stands twice, which the schema check names.
-      const again = knownMessages(value);
-      if (again.unknown.length === 0) return again.tokens;
+    const { tokens, unknown } = seemsNew(value)
+      ? { tokens: 0, unknown: undefined }
+      : knownMessages(value);
+    if (unknown?.length === 0) return tokens;
+    if (unknown === undefined || unknown.length === value.length) {
+      // Never seen (a stateless server's request): remembered as a whole.
+      const seen = firstSight(value);
+      if (seen !== undefined) {
+        rememberConversation(value, seen.tokens, seen.exchangesWhole === true);
+        return seen.tokens;
+      }
+    } else {
+      const estimates = fastChecked(value, unknown);
+      if (estimates !== undefined) {
+        rememberValid(
+          unknown.map((index) => value[index] as Message),
+          estimates,
+        );
+        // Now all known: unless a message object stands twice, which the schema check names.
+        const again = knownMessages(value);
+        if (again.unknown.length === 0) return again.tokens;
+      }
     }
   }
   // The issues, or valid after all: an optional field set to `undefined` counts as absent.
@@ -97,8 +145,10 @@ export function assertCompactArguments(
   // before other messages) is refused as a session refuses it: no compaction can repair it.
   // The same array checked before, unchanged since, is not walked again.
   if (!exchangesKnownWhole(conversation as Message[])) {
-    const exchanges = exchangeIssues(conversation as Message[]);
-    if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
+    if (exchangesWhole(conversation as Message[]) !== true) {
+      const exchanges = exchangeIssues(conversation as Message[]);
+      if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
+    }
     rememberExchangesWhole(conversation as Message[]);
   }
   if (

@@ -60,13 +60,18 @@ export function estimateTokens(messages: readonly Message[]): number {
 
 /**
  * Remembers messages that were validated where they entered (the session's `append`, a
- * schema check), so no later check repeats it.
+ * schema check), so no later check repeats it; `tokens`, their estimates when the check
+ * worked them out.
  */
-export function rememberValid(messages: readonly Message[]): void {
-  for (const message of messages) {
+export function rememberValid(messages: readonly Message[], tokens?: readonly number[]): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
     const memo = memos.get(message);
     if (memo === undefined)
-      memos.set(message, { tokens: countMessageTokens(message).tokens, seen: 0 });
+      memos.set(message, {
+        tokens: tokens?.[index] ?? countMessageTokens(message).tokens,
+        seen: 0,
+      });
     else if (memo.tokens < 0) memo.tokens = -memo.tokens;
   }
 }
@@ -141,13 +146,39 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
     known.tokens = tokens;
     known.exchangesWhole = false;
   } else {
-    // A frozen array or a session's `messages` view cannot change: it is its own copy.
-    conversations.set(values, {
-      messages: Object.isFrozen(values) || isPrefixView(values) ? values : values.slice(),
-      tokens,
-    });
+    rememberConversation(values, tokens);
   }
   return { tokens, unknown };
+}
+
+/**
+ * Remembers `values` as it is now, a conversation of distinct messages validated as a whole,
+ * its estimate, and whether its tool exchanges were found whole: checked again unchanged or grown, it costs a comparison per message. Its
+ * messages are not remembered one by one: a stateless server sends new ones with each request,
+ * and remembering each would cost more than checking it.
+ */
+export function rememberConversation(
+  values: readonly unknown[],
+  tokens: number,
+  exchangesWhole = false,
+): void {
+  // A frozen array or a session's `messages` view cannot change: it is its own copy.
+  conversations.set(values, {
+    messages: Object.isFrozen(values) || isPrefixView(values) ? values : values.slice(),
+    tokens,
+    exchangesWhole,
+  });
+}
+
+/**
+ * Whether nothing seems known of `values`: not an array seen before, and its first element no
+ * message remembered (a conversation a stateless server was just sent). A hint for choosing
+ * the check, not a promise: its other messages may be known.
+ */
+export function seemsNew(values: readonly unknown[]): boolean {
+  if (conversations.has(values)) return false;
+  const first = values[0];
+  return typeof first !== "object" || first === null || !memos.has(first);
 }
 
 /** The memo of `values` when it holds exactly the messages `values` holds now. */

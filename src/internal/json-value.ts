@@ -29,6 +29,45 @@ export function jsonObjectIssues(value: unknown): ValidationIssue[] {
 }
 
 /**
+ * Whether {@link jsonObjectIssues} finds no issue in `value`: the same rules, answered by a walk
+ * that builds no paths and allocates only for nested values (it runs on every tool input of
+ * every conversation a stateless server is sent).
+ */
+export function isJsonObject(value: unknown): boolean {
+  return isPlainObject(value) && validJsonMembers(value, []);
+}
+
+/** Whether every member of `value` (an array or plain object) is a JSON value; `ancestors` hold it. */
+function validJsonMembers(value: object, ancestors: object[]): boolean {
+  if (ancestors.length >= MAX_JSON_DEPTH || ancestors.includes(value)) return false;
+  ancestors.push(value);
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1)
+      if (!validJsonItem(value[index], ancestors)) return false;
+  } else {
+    for (const key of Object.keys(value))
+      if (!validJsonItem((value as Record<string, unknown>)[key], ancestors)) return false;
+  }
+  ancestors.pop();
+  return true;
+}
+
+function validJsonItem(item: unknown, ancestors: object[]): boolean {
+  switch (typeof item) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(item);
+    case "object":
+      if (item === null) return true;
+      return (Array.isArray(item) || isPlainObject(item)) && validJsonMembers(item, ancestors);
+    default:
+      return false;
+  }
+}
+
+/**
  * A deep copy of `value` as JSON would carry it: object properties holding `undefined` are
  * dropped (as `JSON.stringify` drops them); what JSON cannot hold (see {@link jsonValueIssues})
  * is reported in `issues` with its path below `path`, and left out of the copy. Numbers are
