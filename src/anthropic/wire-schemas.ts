@@ -8,6 +8,7 @@ import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/err
 import type { JsonObject, JsonValue } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { quickWireMessage } from "./wire-quick-check.js";
 
 type Path = (string | number)[];
 
@@ -166,6 +167,15 @@ export function parseWireBlocks(
  * `issues` with its path below `path`; `undefined` when anything was.
  */
 export function parseWireMessage(
+  param: unknown,
+  path: Path,
+  issues: ValidationIssue[],
+): WireMessage | undefined {
+  return quickWireMessage(param) ?? parseWireMessageBySchemas(param, path, issues);
+}
+
+/** {@link parseWireMessage} by the schemas alone: what decides where the quick check passes. */
+export function parseWireMessageBySchemas(
   param: unknown,
   path: Path,
   issues: ValidationIssue[],

@@ -10,7 +10,7 @@ import { assertMessages } from "../core/entry-validation.js";
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/message-memo.js";
+import { estimateTokens, rememberConversation } from "../core/message-memo.js";
 import { functionSchema } from "../core/option-schemas.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
@@ -205,6 +205,11 @@ export class ThresholdCompactor implements Compactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    return this.#rules.checkedRun(conversation, summaries, context);
+    const output = this.#rules.checkedRun(conversation, summaries, context);
+    // Made from a conversation just validated, the output is valid too: what checks it next (a
+    // conversion back to the provider's messages) finds it known.
+    const { tokensAfter } = output.result;
+    if (tokensAfter !== undefined) rememberConversation(output.conversation, tokensAfter);
+    return output;
   }
 }

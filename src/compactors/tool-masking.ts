@@ -16,6 +16,7 @@ import type {
 import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
+import { maskedBefore, type PastMasking, pastMasking, rememberMasking } from "./masking-reuse.js";
 import { MENTIONS_OPEN } from "./path-mentions.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
@@ -152,6 +153,8 @@ interface MaskingScope {
   uses: ToolUseIndex | undefined;
   /** Tool uses before this ordinal are old (`keepRecentToolUses`); `undefined`: by turn only. */
   oldestRecentUse: number | undefined;
+  /** What the last pass on the same array made, whose masked messages this one may reuse. */
+  past?: PastMasking | undefined;
   /** The message whose results are never masked ({@link newestResultsIndex}). */
   protectedIndex: number;
   lastAssistant: number;
@@ -191,6 +194,7 @@ export function maskToolResults(
   });
   const scope = maskingScope(conversation, summaries, settings, context, tokensBefore);
   if (scope === undefined) return unchanged();
+  scope.past = pastMasking(input);
   const edits: MaskingEdits = {
     compacted: undefined,
     estimate: tokensBefore,
@@ -220,6 +224,7 @@ export function maskToolResults(
   const tokensAfter = edits.estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
+  rememberMasking(input, conversation, edits.compacted);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
 
@@ -323,14 +328,15 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   // but its input may still go: an edit's result is small, its input not.
   if (saved >= 0) {
     edits.estimate -= saved;
-    const masked = withContent(block, replacement);
-    edits.compacted = edited(
-      edits.compacted,
-      conversation,
-      site.messageIndex,
-      site.blockIndex,
-      masked,
-    );
+    const index = site.messageIndex;
+    const reused = maskedBefore(scope.past, index, conversation[index]!, replacement);
+    if (reused === undefined) {
+      const masked = withContent(block, replacement);
+      edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
+    } else {
+      edits.compacted ??= conversation.slice();
+      edits.compacted[index] = reused;
+    }
     if (summary === undefined) edits.result.toolResultsRedacted += 1;
     else edits.result.toolResultsSummarized += 1;
   }

@@ -7,7 +7,6 @@ import { ExchangeCheck, exchangeIssues, exchangesWhole } from "./exchanges.js";
 import type { Message } from "./message.js";
 import { fastMessageTokens } from "./message-fast-check.js";
 import {
-  exchangesKnownWhole,
   knownMessages,
   rememberConversation,
   rememberExchangesWhole,
@@ -74,28 +73,39 @@ function fastChecked(
  * schema, which decides and names the issues.
  */
 export function validatedEstimate(value: unknown, subject: string): number {
+  return checkedConversation(value, subject).tokens;
+}
+
+/**
+ * {@link validatedEstimate}, and whether the conversation's tool exchanges are known whole
+ * (checked by the same pass, or before on the same array): then they need no other walk.
+ */
+function checkedConversation(
+  value: unknown,
+  subject: string,
+): { tokens: number; exchangesWhole: boolean } {
   if (Array.isArray(value)) {
-    const { tokens, unknown } = seemsNew(value)
-      ? { tokens: 0, unknown: undefined }
-      : knownMessages(value);
-    if (unknown?.length === 0) return tokens;
-    if (unknown === undefined || unknown.length === value.length) {
+    const known = seemsNew(value) ? undefined : knownMessages(value);
+    if (known?.unknown.length === 0)
+      return { tokens: known.tokens, exchangesWhole: known.exchangesWhole === true };
+    if (known === undefined || known.unknown.length === value.length) {
       // Never seen (a stateless server's request): remembered as a whole.
       const seen = firstSight(value);
       if (seen !== undefined) {
-        rememberConversation(value, seen.tokens, seen.exchangesWhole === true);
-        return seen.tokens;
+        const exchangesWhole = seen.exchangesWhole === true;
+        rememberConversation(value, seen.tokens, exchangesWhole);
+        return { tokens: seen.tokens, exchangesWhole };
       }
     } else {
-      const estimates = fastChecked(value, unknown);
+      const estimates = fastChecked(value, known.unknown);
       if (estimates !== undefined) {
         rememberValid(
-          unknown.map((index) => value[index] as Message),
+          known.unknown.map((index) => value[index] as Message),
           estimates,
         );
         // Now all known: unless a message object stands twice, which the schema check names.
         const again = knownMessages(value);
-        if (again.unknown.length === 0) return again.tokens;
+        if (again.unknown.length === 0) return { tokens: again.tokens, exchangesWhole: false };
       }
     }
   }
@@ -103,7 +113,7 @@ export function validatedEstimate(value: unknown, subject: string): number {
   const schema = messagesSchema.for(value);
   if (!schema.validate(value)) parseOrThrow(schema, value, subject);
   rememberValid(value as Message[]);
-  return knownMessages(value as Message[]).tokens;
+  return { tokens: knownMessages(value as Message[]).tokens, exchangesWhole: false };
 }
 
 /** Throws a `ValidationError` about `subject` unless `value` is valid messages (see {@link validatedEstimate}). */
@@ -140,11 +150,11 @@ export function assertCompactArguments(
   summaries: unknown,
   options?: unknown,
 ): number {
-  const tokens = validatedEstimate(conversation, "conversation");
+  const { tokens, exchangesWhole: known } = checkedConversation(conversation, "conversation");
   // A tool exchange broken in the input (a result answering nothing, a call left unanswered
   // before other messages) is refused as a session refuses it: no compaction can repair it.
   // The same array checked before, unchanged since, is not walked again.
-  if (!exchangesKnownWhole(conversation as Message[])) {
+  if (!known) {
     if (exchangesWhole(conversation as Message[]) !== true) {
       const exchanges = exchangeIssues(conversation as Message[]);
       if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);

@@ -115,13 +115,19 @@ function repeatsKnown(values: readonly unknown[], from: number): boolean {
  * known, the array is remembered as it is now. Message ids are not compared: they were checked
  * unique within each conversation validated, and compaction never relies on them.
  */
-export function knownMessages(values: readonly unknown[]): { tokens: number; unknown: number[] } {
+export function knownMessages(values: readonly unknown[]): {
+  tokens: number;
+  unknown: number[];
+  /** Whether its tool exchanges were found whole as it is now (an array checked before, unchanged). */
+  exchangesWhole?: boolean;
+} {
   const known = conversations.get(values);
   const from =
     known !== undefined && (known.messages === values || startsWith(values, known.messages))
       ? known.messages.length
       : 0;
-  if (known !== undefined && from === values.length) return { tokens: known.tokens, unknown: [] };
+  if (known !== undefined && from === values.length)
+    return { tokens: known.tokens, unknown: [], exchangesWhole: known.exchangesWhole === true };
   let tokens = from === 0 ? 0 : known!.tokens;
   const unknown: number[] = [];
   const call = ++calls;

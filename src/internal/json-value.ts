@@ -81,6 +81,48 @@ export function normalizeJson(
   return visit(value, [...path], { issues, ancestors: [], copy: true });
 }
 
+/** How deep {@link copyJson} copies before it leaves the value to {@link normalizeJson}. */
+const MAX_QUICK_COPY_DEPTH = 64;
+
+/**
+ * The copy {@link normalizeJson} makes of `value`, made by a walk without paths, for the common
+ * case; `undefined` when `value` holds anything that walk would drop, report or treat apart
+ * (`undefined`, what JSON cannot hold, a key `__proto__`, nesting past 64 levels, which also
+ * ends a cycle): ask {@link normalizeJson} then.
+ */
+export function copyJson(value: unknown, depth = 0): JsonValue | undefined {
+  if (typeof value !== "object" || value === null)
+    return isJsonPrimitive(value) ? value : undefined;
+  if (depth >= MAX_QUICK_COPY_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    const items: JsonValue[] = new Array(value.length);
+    for (let index = 0; index < value.length; index += 1) {
+      const item = copyJson(value[index], depth + 1);
+      if (item === undefined) return undefined;
+      items[index] = item;
+    }
+    return items;
+  }
+  if (!isPlainObject(value)) return undefined;
+  const fields: JsonObject = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || key === "__proto__") return undefined;
+    const item = copyJson(value[key], depth + 1);
+    if (item === undefined) return undefined;
+    fields[key] = item;
+  }
+  return fields;
+}
+
+function isJsonPrimitive(value: unknown): value is string | number | boolean | null {
+  return (
+    value === null ||
+    typeof value === "string" ||
+    typeof value === "boolean" ||
+    (typeof value === "number" && Number.isFinite(value))
+  );
+}
+
 /** Sets an own property, even one named `__proto__` (as `JSON.parse` would). */
 export function setProperty(target: JsonObject, key: string, value: JsonValue): void {
   setOwnProperty(target, key, value);
