@@ -54,7 +54,7 @@ describe("the quick check of an Anthropic message param agrees with the wire sch
             quick += 1;
             expect(expected).toEqual(answer);
             // A copy: nothing of the caller's objects is kept.
-            if (typeof answer.content !== "string" && answer.role !== "system")
+            if (answer.role !== "system" && typeof answer.content !== "string")
               for (const [index, block] of answer.content.entries())
                 expect(block).not.toBe((param as { content: unknown[] }).content[index]);
           }
