@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { LazilyCompiled } from "../internal/compiled-schema.js";
-import { idsDistinct } from "../internal/unique-ids.js";
+import { DistinctIds } from "../internal/unique-ids.js";
 import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { ExchangeCheck, exchangeIssues, exchangesWhole } from "./exchanges.js";
@@ -27,17 +27,18 @@ function firstSight(
   conversation: readonly unknown[],
 ): { tokens: number; exchangesWhole: boolean | undefined } | undefined {
   const exchanges = new ExchangeCheck();
+  const ids = new DistinctIds(conversation as readonly Message[]);
   let exchangesWhole: boolean | undefined = true;
   let tokens = 0;
   const last = conversation.length - 1;
   for (let index = 0; index <= last; index += 1) {
     const value = conversation[index];
     const estimate = fastMessageTokens(value);
-    if (estimate < 0) return undefined;
+    if (estimate < 0 || !ids.add(index)) return undefined;
     tokens += estimate;
     if (exchangesWhole === true) exchangesWhole = exchanges.step(value as Message, index === last);
   }
-  return idsDistinct(conversation as readonly Message[]) ? { tokens, exchangesWhole } : undefined;
+  return { tokens, exchangesWhole };
 }
 
 /**

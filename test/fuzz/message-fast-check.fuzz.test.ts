@@ -296,10 +296,22 @@ describe("idsDistinct agrees with a Set", () => {
       }),
       { seed: seed(20_261_210), numRuns: 500 },
     );
-    // Strings of the same characters in other orders mostly differ in hash; many of one length
-    // fill the table's neighbourhoods: the answer stays exact.
-    const crowded = Array.from({ length: 5000 }, (_, index) => ({ id: `${index % 2500}` }));
-    expect(idsDistinct(crowded)).toBe(false);
-    expect(idsDistinct(crowded.slice(0, 2500))).toBe(true);
+    const repeats = Array.from({ length: 5000 }, (_, index) => ({ id: `${index % 2500}` }));
+    expect(idsDistinct(repeats)).toBe(false);
+    expect(idsDistinct(repeats.slice(0, 2500))).toBe(true);
+    // Ids made to share the table's slot (FNV-1a, as the table hashes them): past its probes the
+    // table hands over to a Set, and the answer stays exact.
+    const fnv = (text: string) => {
+      let hash = 0x811c9dc5;
+      for (let index = 0; index < text.length; index += 1)
+        hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+      return hash & 511;
+    };
+    const colliding: { id: string }[] = [];
+    for (let candidate = 0; colliding.length < 200; candidate += 1)
+      if (fnv(`k${candidate}`) === 0) colliding.push({ id: `k${candidate}` });
+    expect(idsDistinct(colliding)).toBe(true);
+    expect(idsDistinct([...colliding, colliding[150]!])).toBe(false);
+    expect(idsDistinct([colliding[3]!, ...colliding])).toBe(false);
   });
 });
