@@ -1,6 +1,6 @@
 import { isPrefixView } from "../internal/prefix-view.js";
 import type { ContentBlock, Message } from "./message.js";
-import { estimateBlockTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
+import { estimateBlockTokens, estimateContentTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 
 /** What the library remembers of a message object. */
 interface Memo {
@@ -174,6 +174,17 @@ export function rememberConversation(
     tokens,
     exchangesWhole,
   });
+}
+
+/**
+ * Remembers messages a conversion just built from input it checked (`fromResponsesInput`, …)
+ * as a valid conversation, by the array alone ({@link rememberConversation}): the compaction
+ * and the conversion back that come next find them known.
+ */
+export function rememberBuilt(messages: readonly Message[]): void {
+  let tokens = 0;
+  for (const message of messages) tokens += estimateContentTokens(message.content);
+  rememberConversation(messages, tokens);
 }
 
 /**

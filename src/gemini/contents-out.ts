@@ -16,6 +16,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { spreadWith } from "../internal/plain-object.js";
 import { responseText } from "./parts-in.js";
 
 /** The MIME type of an image by the end of its URL, for one written elsewhere. */
@@ -119,13 +120,13 @@ function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): 
   const part = objectField(fields, "part") ?? {};
   switch (block.type) {
     case "text":
-      return { ...part, text: block.text };
+      return spreadWith(part, { text: block.text });
     case "image":
-      return { ...part, ...imageData(block, fields) };
+      return spreadWith(part, imageData(block, fields));
     case "tool_use":
-      return { ...part, ...callPart(block, fields) };
+      return spreadWith(part, callPart(block, fields));
     case "tool_result":
-      return { ...part, ...resultPart(block, fields, calls.get(block.toolUseId)) };
+      return spreadWith(part, resultPart(block, fields, calls.get(block.toolUseId)));
     default:
       return part;
   }

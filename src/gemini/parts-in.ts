@@ -11,7 +11,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 
 type Path = (string | number)[];
 
@@ -39,7 +39,7 @@ export function withGemini<B extends Exclude<ContentBlock, OpaqueBlock>>(
   block: B,
   fields: JsonObject,
 ): B {
-  return isEmpty(fields) ? block : { ...block, extra: { [GEMINI_KEY]: fields } };
+  return isEmpty(fields) ? block : spreadWith(block, { extra: { [GEMINI_KEY]: fields } });
 }
 
 function fail(context: PartContext, path: Path, message: string): void {
