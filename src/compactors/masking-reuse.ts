@@ -1,9 +1,35 @@
 import type { Message } from "../core/message.js";
 
-/** What a masking pass made of a conversation array: its messages then, and what it returned. */
+/**
+ * What a masking pass made of the messages of one block it masked, by their index: the message
+ * made, the text that replaced the block's content, the tokens that saved. A conversation masked
+ * again (a loop that keeps its history and compacts it before each request) reuses them: no new
+ * copy, and neither the old result nor the copy made of it is read again (on a long conversation
+ * the pass waits on memory more than it computes).
+ */
+export class MaskingRecord {
+  readonly made: (Message | undefined)[];
+  readonly replacements: (string | undefined)[];
+  readonly saved: number[];
+
+  constructor(length: number) {
+    this.made = new Array(length);
+    this.replacements = new Array(length);
+    this.saved = new Array(length);
+  }
+
+  /** Notes that the message at `index` was masked to `message` by `replacement`, saving `saved`. */
+  note(index: number, message: Message, replacement: string, saved: number): void {
+    this.made[index] = message;
+    this.replacements[index] = replacement;
+    this.saved[index] = saved;
+  }
+}
+
+/** A pass as the next one finds it: the messages it read, and its record. */
 export interface PastMasking {
   sources: readonly Message[];
-  output: readonly Message[];
+  record: MaskingRecord;
 }
 
 /**
@@ -19,37 +45,33 @@ export function pastMasking(input: readonly Message[]): PastMasking | undefined 
 }
 
 /**
- * Remembers what a masking pass made of `input`: `sources`, the messages it read
- * (the array's, copied here unless the pass read a copy already), and its `output` (copied:
- * the caller gets the array itself).
+ * Remembers what a masking pass made of `input`: `sources`, the messages it read (the array's,
+ * copied here unless the pass read a copy already), and its record.
  */
 export function rememberMasking(
   input: readonly Message[],
   sources: readonly Message[],
-  output: readonly Message[],
+  record: MaskingRecord,
 ): void {
   const first = input[0];
   if (first === undefined) return;
-  pastMaskings.set(first, {
-    sources: sources === input ? input.slice() : sources,
-    output: output.slice(),
-  });
+  pastMaskings.set(first, { sources: sources === input ? input.slice() : sources, record });
 }
 
 /**
- * The message a past pass made of `message` (at `index` then too, a message of one block) when that pass replaced the block's content by `replacement` too: the same message
- * this pass would make, reused rather than made again (messages are immutable).
+ * The record of a past pass that masked `message` (at `index` then too, a message of one block)
+ * by `replacement` too: the message it made there is the one this pass would make (messages are
+ * immutable), and it saved as many tokens. `undefined` when there is none.
  */
 export function maskedBefore(
   past: PastMasking | undefined,
   index: number,
   message: Message,
   replacement: string,
-): Message | undefined {
-  if (past === undefined || past.sources[index] !== message || message.content.length !== 1)
-    return undefined;
-  const made = past.output[index];
-  if (made === undefined || made === message || made.content.length !== 1) return undefined;
-  const block = made.content[0];
-  return block?.type === "tool_result" && block.content === replacement ? made : undefined;
+): MaskingRecord | undefined {
+  if (past === undefined || past.sources[index] !== message) return undefined;
+  const { record } = past;
+  return record.replacements[index] === replacement && record.made[index] !== undefined
+    ? record
+    : undefined;
 }

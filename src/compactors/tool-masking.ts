@@ -16,7 +16,13 @@ import type {
 import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
-import { maskedBefore, type PastMasking, pastMasking, rememberMasking } from "./masking-reuse.js";
+import {
+  MaskingRecord,
+  maskedBefore,
+  type PastMasking,
+  pastMasking,
+  rememberMasking,
+} from "./masking-reuse.js";
 import { MENTIONS_OPEN } from "./path-mentions.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
@@ -166,6 +172,8 @@ interface MaskingScope {
 /** The edits of a masking pass: the copy (made on the first change), its estimate and counts. */
 interface MaskingEdits {
   compacted: Message[] | undefined;
+  /** What was masked of messages of one block, for the next pass (made on the first). */
+  record?: MaskingRecord | undefined;
   estimate: number;
   result: CompactionResult;
 }
@@ -224,7 +232,7 @@ export function maskToolResults(
   const tokensAfter = edits.estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
-  rememberMasking(input, conversation, edits.compacted);
+  if (edits.record !== undefined) rememberMasking(input, conversation, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
 
@@ -321,21 +329,31 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   // Without mentions the placeholder is the base itself: nothing to build.
   const replacement =
     settings.keepPathMentions === true ? placeholderOf(block, base, true).replacement : base;
-  const saved = isPlaceholder(block.content, base, replacement)
-    ? -1
-    : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  const index = site.messageIndex;
+  const message = conversation[index]!;
+  const single = message.content.length === 1;
+  // Masked the same way by the pass before: its message and count, the result not read again.
+  const past = single ? maskedBefore(scope.past, index, message, replacement) : undefined;
+  const saved =
+    past !== undefined
+      ? past.saved[index]!
+      : isPlaceholder(block.content, base, replacement)
+        ? -1
+        : estimateBlockTokens(block) - estimateTextTokens(replacement);
   // A result smaller than its replacement stays (compaction never grows a conversation),
   // but its input may still go: an edit's result is small, its input not.
   if (saved >= 0) {
     edits.estimate -= saved;
-    const index = site.messageIndex;
-    const reused = maskedBefore(scope.past, index, conversation[index]!, replacement);
-    if (reused === undefined) {
+    if (past === undefined) {
       const masked = withContent(block, replacement);
       edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
     } else {
       edits.compacted ??= conversation.slice();
-      edits.compacted[index] = reused;
+      edits.compacted[index] = past.made[index]!;
+    }
+    if (single) {
+      edits.record ??= new MaskingRecord(conversation.length);
+      edits.record.note(index, edits.compacted[index]!, replacement, saved);
     }
     if (summary === undefined) edits.result.toolResultsRedacted += 1;
     else edits.result.toolResultsSummarized += 1;
