@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../core/message.js";
 import { ConversationBuilder } from "../testing/builders.js";
+import { pastMasking } from "./masking-reuse.js";
 import { ThresholdCompactor } from "./threshold-compactor.js";
 import { REDACTION_NOTICE } from "./tool-masking.js";
 
@@ -85,5 +86,14 @@ describe("masking a conversation compacted before reuses what it made then", () 
     expect(redact.compact(messages, new Map()).conversation).toEqual(
       redact.compact(copied(messages), new Map()).conversation,
     );
+  });
+
+  it("keeps nothing of a frozen array (a session's history, which the output replaces)", () => {
+    const frozen = Object.freeze(conversation(6));
+    redact.compact(frozen, new Map());
+    expect(pastMasking(frozen)).toBeUndefined();
+    const plain = conversation(6);
+    redact.compact(plain, new Map());
+    expect(pastMasking(plain)).toBeDefined();
   });
 });

@@ -45,17 +45,14 @@ export function pastMasking(input: readonly Message[]): PastMasking | undefined 
 }
 
 /**
- * Remembers what a masking pass made of `input`: `sources`, the messages it read (the array's,
- * copied here unless the pass read a copy already), and its record.
+ * Remembers what a masking pass made of the caller's array `input` (copied here: the caller may
+ * change it), and its record. Kept while the conversation's first message lives: one past pass
+ * per conversation.
  */
-export function rememberMasking(
-  input: readonly Message[],
-  sources: readonly Message[],
-  record: MaskingRecord,
-): void {
+export function rememberMasking(input: readonly Message[], record: MaskingRecord): void {
   const first = input[0];
   if (first === undefined) return;
-  pastMaskings.set(first, { sources: sources === input ? input.slice() : sources, record });
+  pastMaskings.set(first, { sources: input.slice(), record });
 }
 
 /**

@@ -232,7 +232,9 @@ export function maskToolResults(
   const tokensAfter = edits.estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
-  if (edits.record !== undefined) rememberMasking(input, conversation, edits.record);
+  // For a caller's own array (one it may compact again), not a session's history (frozen, or
+  // its view), which the session replaces by the output: nothing to reuse, nothing to keep.
+  if (edits.record !== undefined && conversation === input) rememberMasking(input, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
 
