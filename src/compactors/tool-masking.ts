@@ -308,6 +308,45 @@ interface ResultSite {
   inOldTurn: boolean;
 }
 
+/**
+ * Replaces the content of the result at `site` by `replacement` (from `base`), into `edits`;
+ * whether it did: a result smaller than its replacement stays (compaction never grows a
+ * conversation). What the pass before made of the same message the same way is reused.
+ */
+function replaceContent(
+  scope: MaskingScope,
+  edits: MaskingEdits,
+  site: ResultSite,
+  { base, replacement }: { base: string; replacement: string },
+): boolean {
+  const { conversation } = scope;
+  const { block, messageIndex: index } = site;
+  const message = conversation[index]!;
+  const single = message.content.length === 1;
+  // Masked the same way by the pass before: its message and count, the result not read again.
+  const past = single ? maskedBefore(scope.past, index, message, replacement) : undefined;
+  const saved =
+    past !== undefined
+      ? past.saved[index]!
+      : isPlaceholder(block.content, base, replacement)
+        ? -1
+        : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  if (saved < 0) return false;
+  edits.estimate -= saved;
+  if (past === undefined) {
+    const masked = withContent(block, replacement);
+    edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
+  } else {
+    edits.compacted ??= conversation.slice();
+    edits.compacted[index] = past.made[index]!;
+  }
+  if (single) {
+    edits.record ??= new MaskingRecord(conversation.length);
+    edits.record.note(index, edits.compacted[index]!, replacement, saved);
+  }
+  return true;
+}
+
 /** Masks one eligible result (and clears its tool's input, when set to), into `edits`. */
 function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite): void {
   const { settings, conversation } = scope;
@@ -331,32 +370,7 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   // Without mentions the placeholder is the base itself: nothing to build.
   const replacement =
     settings.keepPathMentions === true ? placeholderOf(block, base, true).replacement : base;
-  const index = site.messageIndex;
-  const message = conversation[index]!;
-  const single = message.content.length === 1;
-  // Masked the same way by the pass before: its message and count, the result not read again.
-  const past = single ? maskedBefore(scope.past, index, message, replacement) : undefined;
-  const saved =
-    past !== undefined
-      ? past.saved[index]!
-      : isPlaceholder(block.content, base, replacement)
-        ? -1
-        : estimateBlockTokens(block) - estimateTextTokens(replacement);
-  // A result smaller than its replacement stays (compaction never grows a conversation),
-  // but its input may still go: an edit's result is small, its input not.
-  if (saved >= 0) {
-    edits.estimate -= saved;
-    if (past === undefined) {
-      const masked = withContent(block, replacement);
-      edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
-    } else {
-      edits.compacted ??= conversation.slice();
-      edits.compacted[index] = past.made[index]!;
-    }
-    if (single) {
-      edits.record ??= new MaskingRecord(conversation.length);
-      edits.record.note(index, edits.compacted[index]!, replacement, saved);
-    }
+  if (replaceContent(scope, edits, site, { base, replacement })) {
     if (summary === undefined) edits.result.toolResultsRedacted += 1;
     else edits.result.toolResultsSummarized += 1;
   }

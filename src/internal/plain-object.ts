@@ -26,10 +26,7 @@ export function setOwnProperty(target: Record<string, unknown>, key: string, val
  * (a key `__proto__` as an own field, as a spread copies it), then those of `additions`.
  * Typed as TypeScript types a spread of generic objects.
  */
-export function spreadWith<B extends object, A extends object>(
-  base: B,
-  additions: A,
-): B & A {
+export function spreadWith<B extends object, A extends object>(base: B, additions: A): B & A {
   const out: Record<string, unknown> = {};
   for (const key in base)
     if (Object.hasOwn(base, key)) setOwnProperty(out, key, (base as Record<string, unknown>)[key]);
