@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { trajectoryArbitrary } from "../../test/arbitraries/trajectory.js";
 import { seed } from "../../test/properties/invariants.js";
-import { DELETE, junkArbitrary, mutate, paths } from "../../test/support/mutation.js";
+import { oneChanged, replacementArbitrary } from "../../test/support/mutation.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { toAnthropicMessages } from "./request.js";
@@ -26,11 +26,7 @@ const PLAUSIBLE: readonly unknown[] = [
   Object.create(null),
 ];
 
-const replacementArbitrary = fc.oneof(
-  junkArbitrary,
-  fc.constant(DELETE),
-  fc.constantFrom(...PLAUSIBLE),
-);
+const replacements = replacementArbitrary(PLAUSIBLE);
 
 describe("the quick check of an Anthropic message param agrees with the wire schemas", () => {
   it("answers only what the schemas accept, as they answer it; passes on the rest", () => {
@@ -40,11 +36,10 @@ describe("the quick check of an Anthropic message param agrees with the wire sch
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        replacementArbitrary,
+        replacements,
         (messages: Message[], pick, replacement) => {
           const params = toAnthropicMessages(messages) as unknown[];
-          const all = paths(params);
-          const changed = mutate(params, all[pick % all.length]!, replacement) as unknown[];
+          const changed = oneChanged(params, pick, replacement) as unknown[];
           for (const param of [...params, ...changed]) {
             const issues: ValidationIssue[] = [];
             const expected = parseWireMessageBySchemas(param, ["messages", 0], issues);

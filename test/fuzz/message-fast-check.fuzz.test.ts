@@ -12,7 +12,7 @@ import { isJsonObject, jsonObjectIssues } from "../../src/internal/json-value.js
 import { idsDistinct } from "../../src/internal/unique-ids.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
 import { seed } from "../properties/invariants.js";
-import { DELETE, junkArbitrary, mutate, paths } from "../support/mutation.js";
+import { oneChanged, replacementArbitrary } from "../support/mutation.js";
 
 /**
  * The hand-written fast path in front of the message schema (`message-fast-check.ts`, and the
@@ -44,16 +44,7 @@ const PLAUSIBLE: readonly unknown[] = [
   { type: "tool_result", toolUseId: "t", content: [{ type: "text", text: "x" }], isError: false },
 ];
 
-const replacementArbitrary = fc.oneof(
-  junkArbitrary,
-  fc.constant(DELETE),
-  fc.constantFrom(...PLAUSIBLE),
-);
-
-function oneChanged(value: unknown, pick: number, replacement: unknown): unknown {
-  const all = paths(value);
-  return mutate(value, all[pick % all.length]!, replacement);
-}
+const replacements = replacementArbitrary(PLAUSIBLE);
 
 /**
  * What a check made of `value`: its estimate, the issues it refused it with, or what else it
@@ -110,7 +101,7 @@ describe("the fast message check agrees with the schema it stands in front of", 
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        replacementArbitrary,
+        replacements,
         (messages: Message[], pick, replacement) => {
           for (const value of [...messages, oneChanged(messages, pick, replacement)]) {
             const candidates = Array.isArray(value) ? value : [value];
@@ -136,7 +127,7 @@ describe("the fast message check agrees with the schema it stands in front of", 
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        replacementArbitrary,
+        replacements,
         fc.nat(),
         (messages: Message[], pick, replacement, other) => {
           for (const value of variants(messages, pick, replacement, other)) {
@@ -164,7 +155,7 @@ describe("the fast message check agrees with the schema it stands in front of", 
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        replacementArbitrary,
+        replacements,
         (messages: Message[], pick, replacement) => {
           if (messages.length < 2) return;
           const base = messages.slice(0, -1);
