@@ -11,7 +11,7 @@ import {
   PRICING_PRESETS,
   priceUsage,
   type TokenUsage,
-} from "../src/pricing/index.js";
+} from "../src/models/index.js";
 import { MockLlmClient } from "../src/testing/index.js";
 import { PrefixCache } from "./dollars-cache.js";
 import { factsInMessages } from "./facts.js";

@@ -1,6 +1,6 @@
 import { estimateMessageTokens } from "../src/core/message-memo.js";
 import type { Message } from "../src/index.js";
-import type { TokenUsage } from "../src/pricing/index.js";
+import type { TokenUsage } from "../src/models/index.js";
 
 /**
  * The prompt cache the dollar bench bills against, modelled the way providers bill it: a request

@@ -233,7 +233,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     "5-minute cache writes (1.25x); the cache is warm. A transcript summary (`LlmClient` without",
     "`acceptsConversation`) is cold input at 1x; a summary that sends the conversation (`AnthropicLlmClient`",
     "with the agent's `request`) is billed against the same cache. Prices come from `PRICING_PRESETS`",
-    "(`src/pricing/presets.ts`, sources there) and a flat 0.1x set; Haiku 5.5 bills a whole request at its",
+    "(`src/models/presets.ts`, sources there) and a flat 0.1x set; Haiku 5.5 bills a whole request at its",
     "dearer tier above 100k prompt tokens. The agent's own output is the same for every strategy and is",
     "left out; the summarizer's output is in. *×trim* is the ratio to trim-only (`compactor: false`, only the",
     "last resort: oldest messages dropped above 95% of the window, down to 50%); *none* is priced only",

@@ -38,7 +38,6 @@ export type {
   CompactionContext,
   CompactionOutput,
   CompactionResult,
-  CompactionUsage,
   Compactor,
 } from "./core/compactor.js";
 export { isSystemMessage, isSystemMessageBlock } from "./core/conversation-structure.js";
@@ -76,6 +75,7 @@ export { estimateTokens } from "./core/message-memo.js";
 export { MessageSchema } from "./core/schemas.js";
 export type { TokenCounter } from "./core/tokens.js";
 export { extractTurnIds, SUMMARY_TURN_ID } from "./core/turn.js";
+export type { CompactionUsage, Usage } from "./core/usage.js";
 export {
   type ConversationProblem,
   type ConversationProblemCode,
@@ -92,7 +92,6 @@ export type {
   MaybeCompactOptions,
   MaybeCompactReport,
 } from "./session/compaction-report.js";
-export type { Usage } from "./session/context-meter.js";
 export type {
   CompactionEvent,
   CompactionEventListener,

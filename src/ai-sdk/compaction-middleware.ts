@@ -1,12 +1,12 @@
 import type { LanguageModelMiddleware, ModelMessage } from "ai";
 import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { contextWindowOf } from "../core/models.js";
 import { functionSchema, positiveWholeNumber } from "../core/option-schemas.js";
 import { charsToTokens } from "../core/tokens.js";
 import type { Usage } from "../core/usage.js";
 import { jsonLength } from "../internal/json-length.js";
 import { sameValue } from "../internal/same-value.js";
+import { contextWindowOf } from "../models/model-limits.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   STATELESS_COMPACTION_SHAPE,
@@ -69,6 +69,9 @@ export interface MiddlewareCompaction extends StepCompaction {
   /** The wrapped model's id. */
   modelId: string;
 }
+
+/** Defaults of {@link CompactionMiddlewareOptions}' own options (the rest are the session's). */
+const DEFAULT_MIDDLEWARE_OPTIONS = Object.freeze({ conversations: 16 });
 
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
@@ -182,7 +185,9 @@ export function compactionMiddleware(
     }
     return compaction;
   };
-  const recent = new RecentConversations(parsed.conversations ?? 16);
+  const recent = new RecentConversations(
+    parsed.conversations ?? DEFAULT_MIDDLEWARE_OPTIONS.conversations,
+  );
   return {
     specificationVersion: "v3",
     transformParams: async ({ params, model }) => {

@@ -1,7 +1,13 @@
 import { generateText, type LanguageModel } from "ai";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import * as z from "zod";
+import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import {
+  NON_NEGATIVE_INT_SCHEMA,
+  optionsSchema,
+  POSITIVE_INT_SCHEMA,
+  plainObjectSchema,
+} from "../core/option-schemas.js";
 
 /** Provider options passed through to every summary request (`providerOptions` of `generateText`). */
 export type AiSdkProviderOptions = NonNullable<
@@ -23,24 +29,16 @@ export interface AiSdkLlmClientOptions {
 /** Defaults of {@link AiSdkLlmClientOptions}. */
 export const DEFAULT_AI_SDK_LLM_CLIENT_OPTIONS = Object.freeze({ maxOutputTokens: 2048 });
 
-function checkOptions(options: AiSdkLlmClientOptions): void {
-  const issues: ValidationIssue[] = [];
-  if (!isPlainObject(options)) {
-    throw new ValidationError("AiSdkLlmClientOptions", [
-      { path: [], message: "must be an object" },
-    ]);
-  }
-  const { model, maxOutputTokens, maxRetries, providerOptions } = options;
-  if (typeof model !== "string" && (typeof model !== "object" || model === null))
-    issues.push({ path: ["model"], message: "must be a LanguageModel or a model id" });
-  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0))
-    issues.push({ path: ["maxOutputTokens"], message: "must be a whole number above 0" });
-  if (maxRetries !== undefined && !(Number.isInteger(maxRetries) && maxRetries >= 0))
-    issues.push({ path: ["maxRetries"], message: "must be a whole number, 0 or more" });
-  if (providerOptions !== undefined && !isPlainObject(providerOptions))
-    issues.push({ path: ["providerOptions"], message: "must be an object" });
-  if (issues.length > 0) throw new ValidationError("AiSdkLlmClientOptions", issues);
-}
+/** Schema of {@link AiSdkLlmClientOptions}. */
+const AiSdkLlmClientOptionsSchema = optionsSchema({
+  model: z.custom<LanguageModel>(
+    (value) => typeof value === "string" || (typeof value === "object" && value !== null),
+    "must be a LanguageModel or a model id",
+  ),
+  maxOutputTokens: POSITIVE_INT_SCHEMA.exactOptional(),
+  maxRetries: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
+  providerOptions: plainObjectSchema<AiSdkProviderOptions>().exactOptional(),
+});
 
 /**
  * An `LlmClient` on any AI SDK `LanguageModel`: each summary is one `generateText` call with
@@ -57,8 +55,7 @@ export class AiSdkLlmClient implements LlmClient {
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AiSdkLlmClientOptions) {
-    checkOptions(options);
-    this.#options = { ...options };
+    this.#options = parseOrThrow(AiSdkLlmClientOptionsSchema, options, "AiSdkLlmClientOptions");
   }
 
   /** Sends the prompt as one user message and returns the reply's text. */

@@ -174,7 +174,7 @@ export function fromModelMessages(
   messages: readonly ModelMessage[] | readonly unknown[],
   options: FromModelMessagesOptions = {},
 ): Message[] {
-  checkConversionOptions(options, "fromModelMessages options", ["clock", "generateId"]);
+  checkConversionOptions(options, "fromModelMessages options", { generateId: true });
   const converted = convertModelMessages(messages, options, undefined).messages;
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
   rememberBuilt(converted);

@@ -1,9 +1,15 @@
 import { jsonSchema, type Tool, tool } from "ai";
 import type { ArchiveRecord } from "../core/archive-record.js";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow } from "../core/errors.js";
+import {
+  NON_EMPTY_STRING_SCHEMA,
+  optionsSchema,
+  positiveWholeNumber,
+} from "../core/option-schemas.js";
 import { RECALL_TOOL_NAME, recallAnswer, recallToolSpec } from "../core/recall-tool-call.js";
 import type { CompactionArchive } from "../session/archive.js";
 import { ArchiveKeeper } from "../session/archive-keeper.js";
+import { ARCHIVE_SCHEMA } from "../session/options.js";
 import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
 
 /** The name to give {@link recallTool} in `tools` (`recall_compacted`), as placeholders expect. */
@@ -26,6 +32,13 @@ export interface RecallSource {
   readonly contextLimit?: number;
 }
 
+/** Schema of {@link RecallToolOptions}. */
+const RecallToolOptionsSchema = optionsSchema({
+  archive: ARCHIVE_SCHEMA,
+  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
+  contextLimit: positiveWholeNumber("tokens").exactOptional(),
+});
+
 function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
   if (
     typeof source === "object" &&
@@ -33,32 +46,14 @@ function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
     typeof (source as Partial<RecallSource>).recall === "function"
   )
     return source as RecallSource;
-  const archive = (source as Partial<RecallToolOptions> | null)?.archive;
-  const sessionId = (source as Partial<RecallToolOptions> | null)?.sessionId;
-  const issues: ValidationIssue[] = [];
-  if (
-    typeof archive !== "object" ||
-    archive === null ||
-    typeof archive.get !== "function" ||
-    typeof archive.put !== "function"
-  )
-    issues.push({ path: ["archive"], message: "must be a CompactionArchive (with put and get)" });
-  if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
-    issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
-  const contextLimit = (source as Partial<RecallToolOptions> | null)?.contextLimit;
-  if (
-    contextLimit !== undefined &&
-    !(typeof contextLimit === "number" && Number.isSafeInteger(contextLimit) && contextLimit > 0)
-  )
-    issues.push({ path: ["contextLimit"], message: "must be a whole number of tokens above 0" });
-  if (issues.length > 0) throw new ValidationError("recallTool options", issues);
-  const keeper = new ArchiveKeeper(
-    archive as CompactionArchive,
-    sessionId ?? STATELESS_SESSION_ID,
-    {
-      contentHandles: true,
-    },
+  const { archive, sessionId, contextLimit } = parseOrThrow(
+    RecallToolOptionsSchema,
+    source,
+    "recallTool options",
   );
+  const keeper = new ArchiveKeeper(archive, sessionId ?? STATELESS_SESSION_ID, {
+    contentHandles: true,
+  });
   return {
     recall: (handle) => keeper.recall(handle),
     ...(contextLimit === undefined ? {} : { contextLimit }),

@@ -1,5 +1,5 @@
 import type { LanguageModelUsage } from "ai";
-import type { Usage } from "../index.js";
+import { allInputTokens, type Usage } from "../core/usage.js";
 
 /** What {@link usageFromAiSdk} reads of a step's or a result's `usage`. */
 export type AiSdkUsageLike = Pick<LanguageModelUsage, "inputTokens" | "outputTokens"> &
@@ -34,10 +34,5 @@ export function usageFromAiSdk(usage: AiSdkUsageLike | undefined | null): Usage 
 
 /** The context a usage says the next request starts from: every input token and the reply. */
 export function contextTokens(usage: Usage): number {
-  return (
-    usage.inputTokens +
-    (usage.cacheCreationInputTokens ?? 0) +
-    (usage.cacheReadInputTokens ?? 0) +
-    (usage.outputTokens ?? 0)
-  );
+  return allInputTokens(usage) + (usage.outputTokens ?? 0);
 }

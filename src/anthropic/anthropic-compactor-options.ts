@@ -1,15 +1,15 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
-import { targetIssues } from "../compactors/config-schemas.js";
-import { TimerMillisecondsSchema } from "../core/abort.js";
 import type { Clock } from "../core/message-factory.js";
 import {
-  functionSchema,
+  CLOCK_SCHEMA,
+  methodsSchema,
   NON_EMPTY_STRING_SCHEMA,
   POSITIVE_INT_SCHEMA,
+  plainObjectSchema,
   SHARE_SCHEMA,
+  TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
-import { isObject } from "./compaction-response.js";
 import type { AnthropicRequestOptions } from "./llm-client.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 import { type AnthropicRequestDescription, AnthropicRequestDescriptionSchema } from "./request.js";
@@ -119,14 +119,7 @@ const positiveInt = POSITIVE_INT_SCHEMA;
 /** Schema of {@link AnthropicCompactorOptions}. */
 export const AnthropicCompactorOptionsSchema = z
   .strictObject({
-    client: z.custom<AnthropicCompactionClient>(
-      (value) =>
-        isObject(value) &&
-        isObject(value.beta) &&
-        isObject(value.beta.messages) &&
-        typeof value.beta.messages.create === "function",
-      "must be an Anthropic client (with beta.messages.create)",
-    ),
+    client: methodsSchema<AnthropicCompactionClient>("an Anthropic client", "beta.messages.create"),
     request: AnthropicRequestDescriptionSchema.exactOptional(),
     model: ModelNameSchema.exactOptional(),
     system: SystemParamSchema.exactOptional(),
@@ -147,11 +140,9 @@ export const AnthropicCompactorOptionsSchema = z
     betas: z
       .array(NON_EMPTY_STRING_SCHEMA, { error: "must be an array of beta names" })
       .exactOptional(),
-    params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-    requestOptions: z
-      .record(z.string(), z.unknown(), { error: "must be an object" })
-      .exactOptional(),
-    clock: functionSchema<Clock>().exactOptional(),
+    params: plainObjectSchema<AnthropicCompactionParams>().exactOptional(),
+    requestOptions: plainObjectSchema<AnthropicRequestOptions>().exactOptional(),
+    clock: CLOCK_SCHEMA.exactOptional(),
   })
   .superRefine((options, context) => {
     if (options.request === undefined && options.model === undefined) {
@@ -169,10 +160,5 @@ export const AnthropicCompactorOptionsSchema = z
           message: `must not be given with request (the request's ${field} is sent)`,
         });
       }
-    }
-    const threshold = options.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
-    const { targetUtilization } = options;
-    for (const issue of targetIssues({ threshold, targetUtilization })) {
-      context.addIssue({ code: "custom", ...issue });
     }
   });

@@ -1,3 +1,4 @@
+import { compactorOptions } from "../compactors/config-schemas.js";
 import {
   cutLayout,
   firstFittingCut,
@@ -7,20 +8,19 @@ import {
 import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactionUsage,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
-import { usageIssues } from "../core/llm-client.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import { type CompactionUsage, usageIssues } from "../core/usage.js";
 import {
   type AnthropicCompactionClient,
   type AnthropicCompactorOptions,
@@ -66,7 +66,10 @@ const MIN_SUMMARIZED_TOKENS = 256;
  *   llmCompactor: new AnthropicCompactor({ client, model, system: SYSTEM, tools: TOOLS }),
  * });
  */
-export class AnthropicCompactor implements AsyncCompactor {
+export class AnthropicCompactor
+  extends BuiltInCompactor<Promise<CompactionOutput>>
+  implements AsyncCompactor
+{
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "anthropic";
@@ -83,26 +86,25 @@ export class AnthropicCompactor implements AsyncCompactor {
   readonly #client: AnthropicCompactionClient;
   readonly #options: AnthropicCompactorOptions;
   readonly #clock: Clock;
-  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
+  protected readonly levels: CompactorLevels;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AnthropicCompactorOptions) {
-    const parsed = parseOrThrow(
+    super();
+    const parsed = compactorOptions(
       AnthropicCompactorOptionsSchema,
+      DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
       options,
       "AnthropicCompactorOptions",
     );
-    const threshold = parsed.threshold ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.threshold;
+    const { threshold, keepRecentTurns, targetUtilization, maxTokens, timeoutMs } = parsed;
     this.config = Object.freeze({
       model: parsed.request?.model ?? parsed.model!,
       threshold,
-      keepRecentTurns:
-        parsed.keepRecentTurns ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.keepRecentTurns,
-      targetUtilization:
-        parsed.targetUtilization ??
-        Math.min(threshold, DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.targetUtilization),
-      maxTokens: parsed.maxTokens ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.maxTokens,
-      timeoutMs: parsed.timeoutMs ?? DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS.timeoutMs,
+      keepRecentTurns,
+      targetUtilization,
+      maxTokens,
+      timeoutMs,
       ...(parsed.instructions === undefined ? {} : { instructions: parsed.instructions }),
     });
     this.#client = options.client;
@@ -111,16 +113,24 @@ export class AnthropicCompactor implements AsyncCompactor {
     // The session keeps the user's latest request after every compaction, a manual one too
     // (when a cut before it exists; see #planCut).
     // No target: a server-side compaction is not timed by the session's prices.
-    this.#rules = compactorRules(
-      this,
-      { threshold },
-      (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, false),
-      (conversation, _summaries, runOptions) => this.#compact(conversation, runOptions, true),
-    );
+    this.levels = { threshold };
   }
 
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    _summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    return this.#compact(conversation, options, false);
+  }
+
+  /** The session keeps the user's latest request (see `#planCut`). */
+  protected override runTrusted(
+    conversation: readonly Message[],
+    _summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    return this.#compact(conversation, options, true);
   }
 
   /** The summary needs the API: the synchronous path changes nothing (use `compactAsync`). */
@@ -138,7 +148,7 @@ export class AnthropicCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
   }
 
   async #compact(

@@ -1,7 +1,7 @@
-import type { CompactionUsage } from "../core/compactor.js";
 import { isCompactionBlock, isSystemMessage, safeCuts } from "../core/conversation-structure.js";
 import { CompactionError } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { fromAnthropicContent } from "./blocks.js";
 
 /** Whether a value is a non-null object (a response, an error, a client). */

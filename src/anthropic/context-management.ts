@@ -5,6 +5,7 @@ import {
   ThresholdCompactorOptionsSchema,
 } from "../compactors/threshold-compactor.js";
 import { parseOrThrow } from "../core/errors.js";
+import { POSITIVE_INT_SCHEMA, positiveWholeNumber } from "../core/option-schemas.js";
 
 /** The beta of server-side context editing: send it with `context_management`. */
 export const CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27";
@@ -49,19 +50,13 @@ export interface AnthropicContextManagementOptions extends Partial<ThresholdComp
 }
 
 const OptionsSchema = ThresholdCompactorOptionsSchema.extend({
-  contextLimit: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number of tokens")
-    .positive("must be greater than 0"),
+  contextLimit: positiveWholeNumber("tokens"),
   clearThinking: z
     .union(
       [
         z.literal(false),
         z.strictObject({
-          keepTurns: z.union([
-            z.literal("all"),
-            z.number().int("must be a whole number").positive("must be greater than 0"),
-          ]),
+          keepTurns: z.union([z.literal("all"), POSITIVE_INT_SCHEMA]),
         }),
       ],
       { error: 'must be false or { keepTurns: N | "all" }' },

@@ -6,9 +6,10 @@ import type {
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { ModelNameSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 import {
@@ -93,11 +94,7 @@ const AnthropicLlmClientOptionsSchema = z
     client: AnthropicMessagesClientSchema.exactOptional(),
     model: ModelNameSchema.exactOptional(),
     request: AnthropicRequestDescriptionSchema.exactOptional(),
-    maxTokens: z
-      .number({ error: "must be a number" })
-      .int("must be a whole number")
-      .positive("must be greater than 0")
-      .exactOptional(),
+    maxTokens: POSITIVE_INT_SCHEMA.exactOptional(),
     params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
     requestOptions: z
       .record(z.string(), z.unknown(), { error: "must be an object" })

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message.js";
+import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { Usage } from "../core/usage.js";
 import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
 import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
@@ -59,7 +60,7 @@ export interface AppendedResponse {
   cacheMissReason?: CacheMissReason | null;
 }
 
-const count = z.number({ error: "must be a number" }).int().nonnegative();
+const count = NON_NEGATIVE_INT_SCHEMA;
 
 const AppliedEditSchema = z.looseObject({
   type: z.string({ error: "must be a string" }),

@@ -1,5 +1,4 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
 import { isCompactionBlock } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
@@ -14,13 +13,9 @@ import {
 import { type Clock, newId, newIdSequence, systemClock } from "../core/message-factory.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { checkConversionOptions } from "../internal/conversion-options.js";
 import { contentFromWire } from "./blocks.js";
-import {
-  MessageParamsWireSchema,
-  NonEmptyStringSchema,
-  parseWireMessage,
-  type WireMessage,
-} from "./wire-schemas.js";
+import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
 
 /** Options of {@link fromAnthropicMessages}. */
 export interface FromAnthropicOptions {
@@ -33,19 +28,6 @@ export interface FromAnthropicOptions {
   /** Makes each message id. @default a uuid v7 per message (successive ones from a new one per call) */
   generateId?: () => string;
 }
-
-const isFunction = (value: unknown) => typeof value === "function";
-
-const FromAnthropicOptionsSchema = z.strictObject({
-  sessionId: NonEmptyStringSchema.exactOptional(),
-  firstTurnNumber: z
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .positive("must be 1 or more (turn 0 is the summary's)")
-    .exactOptional(),
-  clock: z.custom<Clock>(isFunction, "must be a function").exactOptional(),
-  generateId: z.custom<() => string>(isFunction, "must be a function").exactOptional(),
-});
 
 function isSummaryText(block: ContentBlock | undefined): boolean {
   return block?.type === "text" && block.text.startsWith(SUMMARY_PREFIX);
@@ -121,11 +103,9 @@ export function fromAnthropicMessages(
   params: readonly MessageParam[] | readonly unknown[],
   options: FromAnthropicOptions = {},
 ): Message[] {
-  const parsedOptions = parseOrThrow(
-    FromAnthropicOptionsSchema,
-    options,
-    "fromAnthropicMessages options",
-  );
+  const parsedOptions = checkConversionOptions(options, "fromAnthropicMessages options", {
+    generateId: true,
+  });
   const wire = parseWireMessages(
     parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages"),
   );

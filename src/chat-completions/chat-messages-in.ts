@@ -98,7 +98,7 @@ export function fromChatMessages(
   messages: readonly ChatCompletionMessageParam[] | readonly unknown[],
   options: FromChatMessagesOptions = {},
 ): Message[] {
-  checkConversionOptions(options, "fromChatMessages options", ["clock"]);
+  checkConversionOptions(options, "fromChatMessages options");
   if (!Array.isArray(messages)) {
     throw new ValidationError("Chat Completions messages", [
       { path: [], message: "must be an array of chat messages" },

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import * as z from "zod";
 import { isSystemMessage } from "../core/conversation-structure.js";
-import { ValidationError } from "../core/errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import type {
   ContentBlock,
   JsonObject,
@@ -9,7 +10,7 @@ import type {
   SystemMessageBlock,
   ToolResultBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { optionsSchema } from "../core/option-schemas.js";
 import {
   type ChatFields,
   copyJson,
@@ -177,13 +178,13 @@ export function toChatMessages(
   return out as unknown as ChatCompletionMessageParam[];
 }
 
+/** Schema of {@link ToChatMessagesOptions}. */
+const ToChatMessagesOptionsSchema = optionsSchema({
+  reasoning: z.enum(["keep", "drop"], { error: 'must be "keep" or "drop"' }).exactOptional(),
+});
+
 function reasoningOption(options: ToChatMessagesOptions): ReasoningPolicy {
-  const reasoning: unknown = isPlainObject(options) ? (options.reasoning ?? "keep") : undefined;
-  if (reasoning === "keep" || reasoning === "drop") return reasoning;
-  throw new ValidationError("toChatMessages options", [
-    {
-      path: isPlainObject(options) ? ["reasoning"] : [],
-      message: isPlainObject(options) ? 'must be "keep" or "drop"' : "must be an object",
-    },
-  ]);
+  return (
+    parseOrThrow(ToChatMessagesOptionsSchema, options, "toChatMessages options").reasoning ?? "keep"
+  );
 }

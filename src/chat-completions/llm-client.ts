@@ -7,6 +7,7 @@ import type {
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import {
   type ChatCompletionsRequestDescription,
   ChatCompletionsRequestDescriptionSchema,
@@ -95,11 +96,7 @@ const OptionsSchema = z
       .min(1, "must be a non-empty model name")
       .exactOptional(),
     request: ChatCompletionsRequestDescriptionSchema.exactOptional(),
-    maxTokens: z
-      .number({ error: "must be a number" })
-      .int("must be a whole number")
-      .positive("must be greater than 0")
-      .exactOptional(),
+    maxTokens: POSITIVE_INT_SCHEMA.exactOptional(),
     maxTokensField: z
       .enum(["max_completion_tokens", "max_tokens"], {
         error: 'must be "max_completion_tokens" or "max_tokens"',

@@ -1,6 +1,5 @@
 import type { CompletionUsage } from "openai/resources/completions";
-import type { CompactionUsage } from "../core/compactor.js";
-import type { Usage } from "../core/usage.js";
+import type { CompactionUsage, Usage } from "../core/usage.js";
 import { asCompactionUsage, usageFromCachedInput } from "../internal/cached-usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import type { LlmClient } from "../core/llm-client.js";
-import { SHARE_SCHEMA } from "../core/option-schemas.js";
+import { LLM_CLIENT_SCHEMA, type LlmClient } from "../core/llm-client.js";
+import { positiveWholeNumber, SHARE_SCHEMA } from "../core/option-schemas.js";
 
 export { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 
@@ -9,16 +9,16 @@ export { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-sch
 export const THRESHOLD_SCHEMA = SHARE_SCHEMA;
 
 /** A whole number of turns, at least 1 (0 would compact the request in flight). */
-export const KEEP_RECENT_TURNS_SCHEMA = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .min(1, "must be at least 1 (0 would compact the request in flight)");
+export const KEEP_RECENT_TURNS_SCHEMA = positiveWholeNumber(
+  undefined,
+  "0 would compact the request in flight",
+);
 
-/** A whole number of tool uses, at least 1 (the newest result is never compacted). */
-export const KEEP_RECENT_TOOL_USES_SCHEMA = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .min(1, "must be at least 1 (the newest tool result is never compacted)");
+/** A whole number of tool uses, at least 1 (the newest result is never compacted), or `false`. */
+export const KEEP_RECENT_TOOL_USES_SCHEMA = z.union(
+  [z.literal(false), positiveWholeNumber(undefined, "the newest tool result is never compacted")],
+  { error: "must be false or a whole number above 0" },
+);
 
 /** A list of tool names. */
 export const TOOL_NAMES_SCHEMA = z.array(z.string().min(1, "must be a non-empty tool name"), {
@@ -45,19 +45,29 @@ export function targetIssues(config: {
   ];
 }
 
+/** What a compactor's options and their defaults share: a threshold, and maybe a target. */
+interface Levels {
+  threshold?: number | undefined;
+  targetUtilization?: number | undefined;
+}
+
 /**
- * A compactor's options: `options` checked against `schema`, the defaults filled in (a default
- * target lowered to a threshold set below it) and the target checked against the threshold.
+ * A compactor's options, every compactor's the same way: `options` checked against `schema`,
+ * `defaults` filled in (a default target lowered to a threshold set below it) and the target
+ * checked against the threshold.
  * @throws {ValidationError} about `subject`, naming each offending field.
  */
-export function compactorOptions<T extends { threshold: number; targetUtilization?: number }>(
-  schema: z.ZodType<Partial<T>>,
-  defaults: Readonly<T>,
+export function compactorOptions<
+  Given extends Levels,
+  Defaults extends Levels & { threshold: number },
+>(
+  schema: z.ZodType<Given>,
+  defaults: Defaults,
   options: unknown,
   subject: string,
-): T {
+): Omit<Given, keyof Defaults> & Defaults {
   const given = parseOrThrow(schema, options, subject);
-  const merged = { ...defaults, ...given } as T;
+  const merged = { ...defaults, ...given } as Omit<Given, keyof Defaults> & Defaults;
   // A default target never exceeds a threshold set below it: it follows the threshold down.
   const target = merged.targetUtilization;
   if (given.targetUtilization === undefined && target !== undefined && target > merged.threshold)
@@ -67,11 +77,7 @@ export function compactorOptions<T extends { threshold: number; targetUtilizatio
   return merged;
 }
 
-/** Throws a `ValidationError` about `subject` unless `client` has a `complete()` method. */
+/** Throws a `ValidationError` about `subject` unless `client` is an {@link LlmClient}. */
 export function assertLlmClient(client: unknown, subject: string): asserts client is LlmClient {
-  if (typeof (client as Partial<LlmClient> | undefined)?.complete !== "function") {
-    throw new ValidationError(subject, [
-      { path: ["client"], message: "must be an LlmClient with a complete() method" },
-    ]);
-  }
+  parseOrThrow(z.object({ client: LLM_CLIENT_SCHEMA }), { client }, subject);
 }

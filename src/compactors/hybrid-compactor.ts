@@ -1,16 +1,18 @@
 import * as z from "zod";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionContext,
   type CompactionOutput,
   type CompactionResult,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
+  emptyCompactionResult,
 } from "../core/compactor.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { assertLlmClient, compactorOptions } from "./config-schemas.js";
 import {
@@ -19,13 +21,14 @@ import {
   type LLMCompactorOptions,
   LLMCompactorOptionsSchema,
 } from "./llm-compactor.js";
-import { type MaskThenSummarize, maskThenSummarize } from "./stage-preset.js";
+import { runStages, type StagesOutput } from "./stage-loop.js";
 import {
   DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
   ThresholdCompactor,
   type ThresholdCompactorOptions,
   ThresholdCompactorOptionsSchema,
 } from "./threshold-compactor.js";
+import { maskingChanges } from "./tool-masking.js";
 
 /**
  * Options of {@link HybridCompactor}: the masking options of {@link ThresholdCompactorOptions}
@@ -88,9 +91,11 @@ function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject)
 /**
  * The pipeline compactor: masks old tool results first (free, keeps the prompt cache stable)
  * and summarizes only when masking cannot bring the context down to `targetUtilization` — the
- * best cost/solve-rate result in "The Complexity Trap". The summarizer sees the unmasked
- * messages. Usable as the session's single `compactor`. A preset of the session's two stages
- * (a `ThresholdCompactor`, then an `LLMCompactor`) run as one, all or nothing.
+ * best cost/solve-rate result in "The Complexity Trap". A preset of the session's two stages
+ * (a `ThresholdCompactor`, then an `LLMCompactor` due above the target), run by the session's
+ * rule ({@link runStages}: the summary judged on the context masking left, written from the
+ * messages as they were before masking) as one compactor, all or nothing. Usable as the
+ * session's single `compactor`.
  *
  * @example
  * const session = new AgentSession({
@@ -98,20 +103,25 @@ function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject)
  *   compactor: new HybridCompactor({ client, targetUtilization: 0.5 }),
  * });
  */
-export class HybridCompactor implements AsyncCompactor {
+export class HybridCompactor
+  extends BuiltInCompactor<Promise<HybridOutput>>
+  implements AsyncCompactor
+{
   /** The validated options, defaults filled in. */
   readonly config: Readonly<HybridCompactorOptions>;
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "hybrid";
-  readonly #stages: MaskThenSummarize;
-  readonly #rules: CompactorRules<Promise<HybridOutput>>;
+  protected readonly levels: CompactorLevels;
+  readonly #masking: ThresholdCompactor;
+  readonly #summary: LLMCompactor;
 
   /**
    * `client` writes the summaries; the other options are {@link HybridCompactorOptions}.
    * @throws {ValidationError} when the client or an option is missing or out of range.
    */
   constructor(options: { client: LlmClient } & Partial<HybridCompactorOptions>) {
+    super();
     if (typeof (options as Partial<LlmClient> | undefined)?.complete === "function") {
       throw new ValidationError("HybridCompactorOptions", [
         { path: [], message: "must be one object with the client in it: { client, ...options }" },
@@ -126,18 +136,13 @@ export class HybridCompactor implements AsyncCompactor {
       "HybridCompactorOptions",
     );
     this.config = Object.freeze(merged);
-    this.#stages = Object.freeze({
-      masking: new ThresholdCompactor(pick(merged, ThresholdCompactorOptionsSchema)),
-      summary: new LLMCompactor(client, pick(merged, LLMCompactorOptionsSchema)),
-      targetUtilization: merged.targetUtilization,
+    this.levels = this.config;
+    this.#masking = new ThresholdCompactor(pick(merged, ThresholdCompactorOptionsSchema));
+    // The summary stage is due when masking leaves the context above the target.
+    this.#summary = new LLMCompactor(client, {
+      ...pick<LLMCompactorOptions>(merged, LLMCompactorOptionsSchema),
+      threshold: merged.targetUtilization,
     });
-    this.#rules = compactorRules(this, merged, (conversation, summaries, runOptions) =>
-      maskThenSummarize(this.#stages, conversation, summaries, runOptions),
-    );
-  }
-
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
   }
 
   /** The synchronous path masks only (summaries need `compactAsync`). */
@@ -146,7 +151,7 @@ export class HybridCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    return this.#stages.masking.compact(conversation, summaries, context);
+    return this.#masking.compact(conversation, summaries, context);
   }
 
   /**
@@ -159,7 +164,23 @@ export class HybridCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<HybridOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
+  }
+
+  protected async run(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+    estimate?: number,
+  ): Promise<HybridOutput> {
+    const stages = await runStages(
+      [this.#masking, this.#summary],
+      conversation,
+      summaries,
+      { ...options, estimate },
+      { firstIsDue: true, readsSource: true },
+    );
+    return hybridOutput(conversation, stages, this.#summary, estimate);
   }
 }
 
@@ -169,3 +190,62 @@ type HybridOutput = {
   result: HybridCompactionResult;
   skipReason?: string;
 };
+
+/**
+ * The hybrid's output from its stages: the masking's counts alone when no summary was written;
+ * else the summary's, with the masking counts of the messages it kept (what it folded counts
+ * as folded only).
+ */
+function hybridOutput(
+  conversation: readonly Message[],
+  stages: StagesOutput,
+  summary: LLMCompactor,
+  estimate = estimateTokens(conversation),
+): HybridOutput {
+  const masking = stages.changed.find((step) => step.compactor !== summary)?.output;
+  const folded = stages.changed.find((step) => step.compactor === summary)?.output;
+  const masked = masking?.conversation ?? conversation;
+  const tokensBefore = masking?.result.tokensBefore ?? estimate;
+  if (folded === undefined) {
+    const summaryRan = stages.ran === summary && masking === undefined;
+    return {
+      conversation: [...masked],
+      result: {
+        ...(masking?.result ?? emptyCompactionResult()),
+        summarized: false,
+        tokensBefore,
+        tokensAfter: masking?.result.tokensAfter ?? estimateTokens(masked),
+      },
+      ...(summaryRan && stages.skipReason !== undefined ? { skipReason: stages.skipReason } : {}),
+    };
+  }
+  return {
+    conversation: folded.conversation,
+    result: {
+      ...emptyCompactionResult(),
+      ...keptMaskingChanges(conversation, masked, folded),
+      turnsCompacted: folded.result.turnsCompacted,
+      summarized: true,
+      tokensBefore,
+      tokensAfter: estimateTokens(folded.conversation),
+      ...(folded.result.usage === undefined ? {} : { usage: folded.result.usage }),
+    },
+  };
+}
+
+/** The masking counts of the messages the summary kept: what it folded counts as folded only. */
+function keptMaskingChanges(
+  conversation: readonly Message[],
+  masked: readonly Message[],
+  folded: CompactionOutput,
+): CompactionResult {
+  const kept = new Set(folded.conversation);
+  const before: Message[] = [];
+  const after: Message[] = [];
+  masked.forEach((message, index) => {
+    if (!kept.has(message)) return;
+    before.push(conversation[index]!);
+    after.push(message);
+  });
+  return maskingChanges(before, after);
+}

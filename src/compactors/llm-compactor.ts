@@ -1,18 +1,23 @@
 import * as z from "zod";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionContext,
   type CompactionOutput,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
   onlyAsync,
 } from "../core/compactor.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type { LlmClient } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { functionSchema, NON_EMPTY_STRING_SCHEMA, TIMERS_SCHEMA } from "../core/option-schemas.js";
+import {
+  CLOCK_SCHEMA,
+  NON_EMPTY_STRING_SCHEMA,
+  TIMERS_SCHEMA,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
 import {
   assertLlmClient,
   compactorOptions,
@@ -28,7 +33,7 @@ import { foldIntoSummary, type Summarizer } from "./summary-fold.js";
 
 export type { SummaryOverflow } from "./summary-chunking.js";
 
-import { TimerMillisecondsSchema, type Timers } from "../core/abort.js";
+import type { Timers } from "../core/abort.js";
 
 export type { Timers };
 
@@ -141,7 +146,7 @@ export const LLMCompactorOptionsSchema = z.strictObject({
     .enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' })
     .exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-  keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
+  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
   keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: nonNegativeInt.exactOptional(),
   maxToolInputChars: nonNegativeInt.exactOptional(),
@@ -149,15 +154,8 @@ export const LLMCompactorOptionsSchema = z.strictObject({
   keepUserMessagesTokens: nonNegativeInt.exactOptional(),
   factsSectionTokens: nonNegativeInt.exactOptional(),
   timers: TIMERS_SCHEMA.exactOptional(),
-  clock: functionSchema<Clock>().exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
 });
-
-const summarizers = new WeakMap<LLMCompactor, Summarizer>();
-
-/** What writes an {@link LLMCompactor}'s summaries: its client and options, for a preset's summary stage. */
-export function summarizerOf(compactor: LLMCompactor): Summarizer {
-  return summarizers.get(compactor)!;
-}
 
 /**
  * The asynchronous compactor: asks an LLM to summarize the turns older than
@@ -172,16 +170,21 @@ export function summarizerOf(compactor: LLMCompactor): Summarizer {
  * const compactor = new LLMCompactor(new AnthropicLlmClient({ model: "claude-haiku-4-5" }));
  * const { conversation } = await compactor.compactAsync(messages, new Map());
  */
-export class LLMCompactor implements AsyncCompactor {
+export class LLMCompactor
+  extends BuiltInCompactor<Promise<CompactionOutput>>
+  implements AsyncCompactor
+{
   /** The validated options, defaults filled in. */
   readonly config: Readonly<LLMCompactorOptions>;
   readonly isAsync = true;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy: string = "llm";
-  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
+  protected readonly levels: CompactorLevels;
+  readonly #summarizer: Summarizer;
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(client: LlmClient, config: Partial<LLMCompactorOptions> = {}) {
+    super();
     assertLlmClient(client, "LLMCompactor arguments");
     this.config = Object.freeze(
       compactorOptions(
@@ -191,15 +194,18 @@ export class LLMCompactor implements AsyncCompactor {
         "LLMCompactorOptions",
       ),
     );
-    const summarizer: Summarizer = { client, options: this.config };
-    summarizers.set(this, summarizer);
-    this.#rules = compactorRules(this, this.config, (conversation, summaries, options) =>
-      foldIntoSummary(summarizer, conversation, conversation, summaries, options),
-    );
+    this.levels = this.config;
+    this.#summarizer = { client, options: this.config };
   }
 
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+    _estimate?: number,
+    source: readonly Message[] = conversation,
+  ): Promise<CompactionOutput> {
+    return foldIntoSummary(this.#summarizer, conversation, source, summaries, options);
   }
 
   /** Where what an automatic fold keeps verbatim starts: its newest tool uses and share of the window. */
@@ -222,6 +228,6 @@ export class LLMCompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
   }
 }

@@ -2,17 +2,17 @@ import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactionUsage,
   emptyCompactionResult,
 } from "../core/compactor.js";
 import { isContextOverflowError } from "../core/context-overflow.js";
 import { CompactionError } from "../core/errors.js";
-import { type LlmClient, type LlmRequest, readLlmUsage, sumUsage } from "../core/llm-client.js";
+import { type LlmClient, type LlmRequest, readLlmUsage } from "../core/llm-client.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { charsToTokens } from "../core/tokens.js";
 import { isSummaryTurn, turnKey } from "../core/turn.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
 import { checkSummaryFacts, factsSectionBudget } from "./facts-check.js";
 import { collectFileLedger, ledgerBudget, renderFileLedger } from "./file-ledger.js";
@@ -258,7 +258,7 @@ async function writeSummary(
   ) => {
     const run = options.runId === undefined ? {} : { runId: options.runId };
     const reply = await requestSummary(summarizer, { ...request, ...run }, requestSignal);
-    if (reply.usage !== undefined) usage = sumUsage(usage, reply.usage);
+    if (reply.usage !== undefined) usage = addUsage(usage, reply.usage);
     return reply.text;
   };
   const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;

@@ -2,11 +2,12 @@ import type { Message, TextBlock, UserMessage } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { charsToTokens, tokensToChars } from "../core/tokens.js";
-import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
+import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { windowShareBudget } from "../internal/window-share.js";
 import { sourceLabel } from "./file-ledger.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
 import { collectDirectives, renderDirectives } from "./user-directives.js";
+import { keptWhereSaidLast, userTextBlocks } from "./user-text.js";
 
 /** The share of the window the user's words kept verbatim may take by default. */
 const USER_WORDS_SHARE = 0.1;
@@ -55,32 +56,17 @@ export function earlierUserWords(text: string): UserWords | undefined {
  */
 export function collectUserWords(folded: readonly Message[]): UserWords[] {
   const words: UserWords[] = [];
-  for (const message of folded) {
-    if (message.role !== "user") continue;
-    const summary = isSummaryTurn(message.turnId);
-    // What the library wrote in the user's place (a continuation, a notice) is not their words.
-    if (!summary && message.generated !== undefined) continue;
-    for (const block of message.content) {
-      if (block.type !== "text") continue;
-      if (!summary) {
-        if (block.text.trim() !== "") words.push({ text: block.text, source: message.id });
-        continue;
-      }
-      const kept = earlierUserWords(block.text);
-      if (kept !== undefined) words.push(kept);
+  for (const { text, library, message } of userTextBlocks(folded)) {
+    if (!library) {
+      if (text.trim() !== "") words.push({ text, source: message.id });
+      continue;
     }
+    const kept = earlierUserWords(text);
+    if (kept !== undefined) words.push(kept);
   }
   // The same words twice (a pinned message folded again, a request repeated) are kept once,
   // where they were said last.
-  const seen = new Set<string>();
-  const newestFirst: UserWords[] = [];
-  for (let index = words.length - 1; index >= 0; index -= 1) {
-    const each = words[index]!;
-    if (seen.has(each.text)) continue;
-    seen.add(each.text);
-    newestFirst.push(each);
-  }
-  return newestFirst.reverse();
+  return keptWhereSaidLast(words, (each) => each.text);
 }
 
 /**

@@ -1,17 +1,16 @@
 import * as z from "zod";
 import {
+  BuiltInCompactor,
   type CompactionContext,
   type CompactionOutput,
-  type Compactor,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
 } from "../core/compactor.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens, rememberConversation } from "../core/message-memo.js";
-import { functionSchema } from "../core/option-schemas.js";
+import { CLOCK_SCHEMA } from "../core/option-schemas.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
   compactorOptions,
@@ -120,7 +119,7 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
       error: 'must be "summarize", "redact" or "summarize_or_redact"',
     })
     .exactOptional(),
-  keepRecentToolUses: z.union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA]).exactOptional(),
+  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
   keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
   targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
   clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
@@ -128,7 +127,7 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
   clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
   keepPathMentions: z.boolean({ error: "must be a boolean" }).exactOptional(),
   dropOldest: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  clock: functionSchema<Clock>().exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
 });
 
 /**
@@ -140,16 +139,17 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
  * const compactor = new ThresholdCompactor({ keepRecentToolUses: 10, toolCompaction: "redact" });
  * const { conversation, result } = compactor.compact(messages, new Map());
  */
-export class ThresholdCompactor implements Compactor {
+export class ThresholdCompactor extends BuiltInCompactor<CompactionOutput> {
   /** The validated options, defaults filled in. */
   readonly config: Readonly<ThresholdCompactorOptions>;
   readonly isAsync = false;
   /** The strategy name reported in compaction boundaries. */
   readonly strategy = "threshold";
-  readonly #rules: CompactorRules<CompactionOutput>;
+  protected readonly levels: CompactorLevels;
 
   /** @throws {ValidationError} when an option is out of range. */
   constructor(options: Partial<ThresholdCompactorOptions> = {}) {
+    super();
     const merged = compactorOptions(
       ThresholdCompactorOptionsSchema,
       DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
@@ -169,25 +169,24 @@ export class ThresholdCompactor implements Compactor {
           ? merged.clearToolInputs
           : Object.freeze([...merged.clearToolInputs]),
     });
-    this.#rules = compactorRules(
-      this,
-      this.config,
-      (conversation, summaries, context, estimate) => {
-        const config = this.config;
-        if (!config.dropOldest) {
-          return maskToolResults(conversation, summaries, config, context, estimate);
-        }
-        // Masking and removal are one rewrite: the minimum gain is judged on both together.
-        const tokensBefore = estimate ?? estimateTokens(conversation);
-        const masking = { ...config, clearAtLeast: 0 };
-        const masked = maskToolResults(conversation, summaries, masking, context, tokensBefore);
-        return dropToTarget(conversation, masked, config, context, tokensBefore);
-      },
-    );
+    this.levels = this.config;
   }
 
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    context: CompactionContext,
+    estimate?: number,
+  ): CompactionOutput {
+    const config = this.config;
+    if (!config.dropOldest) {
+      return maskToolResults(conversation, summaries, config, context, estimate);
+    }
+    // Masking and removal are one rewrite: the minimum gain is judged on both together.
+    const tokensBefore = estimate ?? estimateTokens(conversation);
+    const masking = { ...config, clearAtLeast: 0 };
+    const masked = maskToolResults(conversation, summaries, masking, context, tokensBefore);
+    return dropToTarget(conversation, masked, config, context, tokensBefore);
   }
 
   /** Where what this compactor keeps whole starts: its recent turns, newest tool uses and share. */
@@ -205,7 +204,7 @@ export class ThresholdCompactor implements Compactor {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    const output = this.#rules.checkedRun(conversation, summaries, context);
+    const output = this.checkedRun(conversation, summaries, context);
     // Made from a conversation just validated, the output is valid too: what checks it next (a
     // conversion back to the provider's messages) finds it known.
     const { tokensAfter } = output.result;

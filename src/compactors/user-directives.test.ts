@@ -18,6 +18,8 @@ describe("the user's directives", () => {
     "Please keep the public API backwards compatible.",
     "Don't add new dependencies.",
     "You must not edit generated files.",
+    "Never edit `src/generated/*.ts`.",
+    "- only run `npm test -- --project unit` locally",
   ])("takes %j as a directive", (sentence) => {
     expect(isDirective(sentence)).toBe(true);
   });
@@ -26,6 +28,8 @@ describe("the user's directives", () => {
     "The build failed yesterday.",
     "2026-12-05T10:00:01Z ERROR must be a string at parse (src/a.ts:12:3)",
     "at Object.<anonymous> (/app/node_modules/x/index.js:10:5)",
+    "[build] ERROR the value must never be empty",
+    "const keep = () => { always(); };",
     "ok",
   ])("does not take %j as one", (sentence) => {
     expect(isDirective(sentence)).toBe(false);
@@ -40,6 +44,11 @@ describe("the user's directives", () => {
       "Fix it. Never change the snapshot files. It happened on CI.",
     ].join("\n");
     expect(directivesOf(text)).toEqual(["Fix it.", "Never change the snapshot files."]);
+  });
+
+  it("finds the directive clause of a run-on sentence too long to be one", () => {
+    const text = `${"we looked at the module and the handler and the buffer, ".repeat(8)}never touch the config file, and then report back`;
+    expect(directivesOf(text)).toEqual(["never touch the config file"]);
   });
 
   it("collects them from the user's messages and earlier blocks, each once, never from tool output", () => {

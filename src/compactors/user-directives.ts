@@ -1,7 +1,7 @@
 import type { Message } from "../core/message.js";
 import { EARLIER_USER_MESSAGE_PREFIX } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
-import { isSummaryTurn } from "../core/turn.js";
+import { keptWhereSaidLast, userTextBlocks } from "./user-text.js";
 
 /**
  * The user's directives as directives: the sentences of the user's messages that say what to
@@ -62,6 +62,8 @@ const IMPERATIVES = new Set(
 
 const MIN_DIRECTIVE_CHARS = 6;
 const MAX_DIRECTIVE_CHARS = 400;
+/** The most directives a block is chosen from (the newest). */
+const MAX_RENDERED = 5000;
 /** The most characters of one message read for directives (a paste beyond is not read). */
 const MAX_READ_CHARS = 20_000;
 
@@ -69,14 +71,39 @@ function isLetter(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code > 127;
 }
 
-/** Whether a line reads as prose: mostly letters and spaces (a log line, a stack frame, code are not). */
+/** Log levels a log line carries as a word of its own. */
+const LOG_LEVELS = ["ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FATAL"];
+
+/** Whether `text` holds `:<digits>:<digits>`, a source position (`src/a.ts:12:3`). */
+function hasPosition(text: string): boolean {
+  for (let at = text.indexOf(":"); at !== -1; at = text.indexOf(":", at + 1)) {
+    let index = at + 1;
+    while (index < text.length && text.charCodeAt(index) >= 48 && text.charCodeAt(index) <= 57)
+      index += 1;
+    if (index > at + 1 && text[index] === ":" && /\d/.test(text[index + 1] ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether a line reads as the user's prose: mostly letters and spaces (a path or a command in
+ * backticks may sit in it), and not a log line (opening with digits, a level such as `ERROR`,
+ * a source position), a stack frame (`at …`) or code (braces, arrows, semicolons ending it).
+ */
 function isProse(line: string): boolean {
   let letters = 0;
   for (let index = 0; index < line.length; index += 1) {
     const code = line.charCodeAt(index);
     if (isLetter(code) || code === 32) letters += 1;
   }
-  return letters >= line.length * 0.75;
+  if (letters < line.length * 0.6) return false;
+  const trimmed = line.trimStart();
+  const first = trimmed.charCodeAt(0);
+  if ((first >= 48 && first <= 57) || trimmed.startsWith("at ")) return false;
+  if (trimmed.includes("=>") || trimmed.includes("{") || trimmed.trimEnd().endsWith(";"))
+    return false;
+  if (LOG_LEVELS.some((level) => hasWord(trimmed, level))) return false;
+  return !hasPosition(trimmed);
 }
 
 /** Whether `lower` holds `word` as a whole word (or phrase). Linear in `lower`. */
@@ -127,7 +154,15 @@ export function directivesOf(text: string): string[] {
       continue;
     }
     if (fenced) continue;
-    for (const sentence of sentencesOf(line)) if (isDirective(sentence)) found.push(sentence);
+    for (const sentence of sentencesOf(line)) {
+      if (sentence.length <= MAX_DIRECTIVE_CHARS) {
+        if (isDirective(sentence)) found.push(sentence);
+        continue;
+      }
+      // A run-on sentence: its clauses, each a directive or not.
+      for (const clause of sentence.split(/[;,]\s+/))
+        if (isDirective(clause.trim())) found.push(clause.trim());
+    }
   }
   return found;
 }
@@ -149,38 +184,19 @@ export function parseDirectives(text: string): string[] {
  */
 export function collectDirectives(messages: readonly Message[]): string[] {
   const all: string[] = [];
-  for (const message of messages) {
-    if (message.role !== "user") continue;
-    const summary = isSummaryTurn(message.turnId);
-    if (!summary && message.generated !== undefined) continue;
-    for (const block of message.content) {
-      if (block.type !== "text") continue;
-      if (!summary) {
-        all.push(...directivesOf(block.text));
-        continue;
-      }
-      // A summary's block of the user's words kept verbatim holds directives too.
-      all.push(
-        ...(block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX)
-          ? directivesOf(block.text.slice(EARLIER_USER_MESSAGE_PREFIX.length))
-          : parseDirectives(block.text)),
-      );
-    }
+  for (const { text, library } of userTextBlocks(messages)) {
+    if (!library) all.push(...directivesOf(text));
+    // A summary's block of the user's words kept verbatim holds directives too.
+    else if (text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
+      all.push(...directivesOf(text.slice(EARLIER_USER_MESSAGE_PREFIX.length)));
+    else all.push(...parseDirectives(text));
   }
-  const seen = new Set<string>();
-  const newestFirst: string[] = [];
-  for (let index = all.length - 1; index >= 0; index -= 1) {
-    const directive = all[index]!;
-    if (seen.has(directive)) continue;
-    seen.add(directive);
-    newestFirst.push(directive);
-  }
-  return newestFirst.reverse();
+  return keptWhereSaidLast(all, (directive) => directive);
 }
 
 /**
- * The directives block: the newest of `directives` that fit `budgetTokens`, oldest first, but
- * those `keptWhole` texts already hold; `""` when none is left.
+ * The directives block: the newest of `directives` (of the newest 5,000) that fit
+ * `budgetTokens`, oldest first, but those `keptWhole` texts already hold; `""` when none is left.
  */
 export function renderDirectives(
   directives: readonly string[],
@@ -189,7 +205,9 @@ export function renderDirectives(
 ): string {
   let room = tokensToChars(budgetTokens) - DIRECTIVES_HEADING.length;
   const lines: string[] = [];
-  for (let index = directives.length - 1; index >= 0; index -= 1) {
+  // The newest few thousand at most: a flood of the user's text cannot make this quadratic.
+  const oldest = Math.max(0, directives.length - MAX_RENDERED);
+  for (let index = directives.length - 1; index >= oldest; index -= 1) {
     const directive = directives[index]!;
     if (keptWhole.some((text) => text.includes(directive))) continue;
     const line = `\n${LINE_OPEN}${directive}`;

@@ -1,19 +1,12 @@
 import pTimeout, { TimeoutError } from "p-timeout";
-import * as z from "zod";
 import { CompactionError } from "./errors.js";
 
 /**
  * The longest delay a timer takes (2^31 − 1 ms, about 24.8 days): Node and browsers run a
- * longer one at once, so every millisecond option is refused above it.
+ * longer one at once, so every millisecond option is refused above it
+ * (`TimerMillisecondsSchema`).
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Schema of a millisecond option: a whole number from 1 to {@link MAX_TIMER_MS}. */
-export const TimerMillisecondsSchema = z
-  .number({ error: "must be a number of milliseconds" })
-  .int("must be a whole number of milliseconds")
-  .positive("must be greater than 0")
-  .max(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (the longest timer delay)`);
 
 /**
  * Whether `value` behaves as an `AbortSignal`. Duck-typed, not `instanceof`, so signals from

@@ -1,6 +1,6 @@
-import { registerCompactorTarget } from "./compactor-target.js";
 import { assertCompactArguments, assertMessages } from "./entry-validation.js";
 import type { Message, ToolResultBlock } from "./message.js";
+import type { CompactionUsage } from "./usage.js";
 
 /** What a compaction changed. Counts only what this run changed, never what an earlier run did. */
 export interface CompactionResult {
@@ -28,18 +28,6 @@ export interface CompactionResult {
    * compaction's `usage.iterations`); absent when not known.
    */
   usage?: CompactionUsage;
-}
-
-/** Tokens a compaction's own model calls used. */
-export interface CompactionUsage {
-  /** Uncached input tokens. */
-  inputTokens: number;
-  /** Output tokens (the summary, and any thinking before it). */
-  outputTokens: number;
-  /** Input tokens written to the prompt cache. @default 0 */
-  cacheCreationInputTokens?: number;
-  /** Input tokens read from the prompt cache. @default 0 */
-  cacheReadInputTokens?: number;
 }
 
 /** A compaction result that changed nothing. */
@@ -149,72 +137,114 @@ export interface AsyncCompactor extends Compactor {
 /**
  * How a compactor of ours runs on a conversation its caller already validated (the session,
  * a pipeline of ours): the same work as its public methods, without validating again.
- * `estimate` is the conversation's token estimate when the caller has it at hand.
+ * `estimate` is the conversation's token estimate when the caller has it at hand; `source`,
+ * the conversation as the agent sent it when `conversation` is an earlier stage's edit of it
+ * (the same messages in the same order): a summarizer reads it, and asks from the prompt cache.
  */
 export type TrustedCompaction = (
   conversation: readonly Message[],
   summaries: ReadonlyMap<string, string>,
   options: CompactAsyncOptions,
   estimate?: number,
+  source?: readonly Message[],
 ) => CompactionOutput | Promise<CompactionOutput>;
 
-/** What {@link compactorRules} gives a compactor of ours. */
-export interface CompactorRules<Output extends CompactionOutput | Promise<CompactionOutput>> {
-  /** The shared threshold rule at the compactor's threshold ({@link exceedsThreshold}). */
-  shouldCompact(contextUsed: number, contextLimit: number): boolean;
-  /**
-   * The compactor's run behind its public method: the arguments validated first.
-   * @throws {ValidationError} naming the offending argument and path.
-   */
-  checkedRun(
-    conversation: readonly Message[],
-    summaries: ReadonlyMap<string, string>,
-    options?: CompactAsyncOptions,
-  ): Output;
+/** A compactor's threshold, and the utilization a run brings the context down to, if it has one. */
+export interface CompactorLevels {
+  readonly threshold: number;
+  readonly targetUtilization?: number | undefined;
 }
 
+let trustedRunOf: (compactor: Compactor) => TrustedCompaction | undefined;
+let targetOf: (compactor: Compactor) => number | undefined;
+
 /**
- * The parts every compactor of ours shares, in one place: `shouldCompact` at its threshold, its
- * public entry validating the arguments, and its registration as trusted, so the session runs
- * `run` on data it validated already and takes its output without checking it again. `trusted`
- * is what the session runs instead, when it differs (a rule of the session's the public method
- * need not keep). A `targetUtilization` in `levels` is registered too, so a priced session can
- * time the compactor by it (`compactorTarget`).
+ * The base of the library's own compactors, the parts they share in one place: `shouldCompact`
+ * at the threshold of their {@link CompactorLevels}, their public entry validating the arguments
+ * ({@link BuiltInCompactor.checkedRun}), and the run the session calls on data it validated
+ * already ({@link runCompactor}), without checking the output again. What a subclass does is
+ * its `run`; `runTrusted`, what the session runs, is `run` unless a rule of the session's
+ * differs (one the public method need not keep).
  */
-export function compactorRules<Output extends CompactionOutput | Promise<CompactionOutput>>(
-  compactor: Compactor,
-  levels: { threshold: number; targetUtilization?: number | undefined },
-  run: (
+export abstract class BuiltInCompactor<
+  Output extends CompactionOutput | Promise<CompactionOutput> =
+    | CompactionOutput
+    | Promise<CompactionOutput>,
+> implements Compactor
+{
+  abstract readonly isAsync: boolean;
+  /**
+   * The threshold `shouldCompact` judges by; the target, when set, is what a priced session
+   * times the compactor by (see `RewriteBudget`; a server-side compaction sets none).
+   */
+  protected abstract readonly levels: CompactorLevels;
+
+  abstract compact(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    context?: CompactionContext,
+  ): CompactionOutput;
+
+  /** The compactor's work, on arguments validated already (see {@link TrustedCompaction}). */
+  protected abstract run(
     conversation: readonly Message[],
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions,
     estimate?: number,
-  ) => Output,
-  trusted: TrustedCompaction = run,
-): CompactorRules<Output> {
-  registerTrustedCompaction(compactor, trusted);
-  registerCompactorTarget(compactor, levels.targetUtilization);
-  const { threshold } = levels;
-  return {
-    shouldCompact: (contextUsed, contextLimit) =>
-      exceedsThreshold(contextUsed, contextLimit, threshold),
-    checkedRun: (conversation, summaries, options) => {
-      const estimate = assertCompactArguments(conversation, summaries, options);
-      return run(conversation, summaries, options ?? {}, estimate);
-    },
-  };
-}
+    source?: readonly Message[],
+  ): Output;
 
-const trustedRuns = new WeakMap<Compactor, TrustedCompaction>();
+  /** What the session runs on data it validated: {@link BuiltInCompactor.run} unless overridden. */
+  protected runTrusted(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+    estimate?: number,
+    source?: readonly Message[],
+  ): Output {
+    return this.run(conversation, summaries, options, estimate, source);
+  }
 
-/** Registers how the session runs a built-in compactor on data validated where it entered. */
-export function registerTrustedCompaction(compactor: Compactor, run: TrustedCompaction): void {
-  trustedRuns.set(compactor, run);
+  /** The shared threshold rule at this compactor's threshold ({@link exceedsThreshold}). */
+  shouldCompact(contextUsed: number, contextLimit: number): boolean {
+    return exceedsThreshold(contextUsed, contextLimit, this.levels.threshold);
+  }
+
+  /**
+   * The public entry's run: the arguments validated first, then {@link BuiltInCompactor.run}.
+   * @throws {ValidationError} naming the offending argument and path.
+   */
+  protected checkedRun(
+    conversation: readonly Message[],
+    summaries: ReadonlyMap<string, string>,
+    options?: CompactAsyncOptions,
+  ): Output {
+    const estimate = assertCompactArguments(conversation, summaries, options);
+    return this.run(conversation, summaries, options ?? {}, estimate);
+  }
+
+  static {
+    trustedRunOf = (compactor) =>
+      compactor instanceof BuiltInCompactor
+        ? (conversation, summaries, options, estimate, source) =>
+            compactor.runTrusted(conversation, summaries, options, estimate, source)
+        : undefined;
+    targetOf = (compactor) =>
+      compactor instanceof BuiltInCompactor ? compactor.levels.targetUtilization : undefined;
+  }
 }
 
 /** Whether a compactor is one of ours, run without validating its input or output again. */
 export function isTrustedCompactor(compactor: Compactor): boolean {
-  return trustedRuns.has(compactor);
+  return compactor instanceof BuiltInCompactor;
+}
+
+/**
+ * The utilization a compactor of ours brings the context down to once it runs (its
+ * `targetUtilization`), so a priced session can weigh a rewrite to it; else `undefined`.
+ */
+export function compactorTarget(compactor: Compactor): number | undefined {
+  return targetOf(compactor);
 }
 
 /** Whether the session runs `compactAsync` (else `compact`): what `isAsync` says. */
@@ -244,7 +274,8 @@ export function compactorProblem(value: unknown): string | undefined {
  * Runs any compactor the same way, sync or async: a built-in one through its trusted path, a
  * custom one through `compactAsync` (when `isAsync`) or `compact`. Always a promise; a sync
  * throw becomes a rejection. `estimate`, the conversation's token estimate when the caller
- * has it at hand, spares a built-in compactor estimating it again.
+ * has it at hand, spares a built-in compactor estimating it again; `source` (see
+ * {@link TrustedCompaction}) reaches a built-in one only.
  */
 export async function runCompactor(
   compactor: Compactor,
@@ -252,9 +283,10 @@ export async function runCompactor(
   summaries: ReadonlyMap<string, string>,
   options: CompactAsyncOptions,
   estimate?: number,
+  source?: readonly Message[],
 ): Promise<CompactionOutput> {
-  const trusted = trustedRuns.get(compactor);
-  if (trusted !== undefined) return trusted(conversation, summaries, options, estimate);
+  const trusted = trustedRunOf(compactor);
+  if (trusted !== undefined) return trusted(conversation, summaries, options, estimate, source);
   if (runsAsync(compactor)) return compactor.compactAsync(conversation, summaries, options);
   const { signal: _signal, instructions: _instructions, runId: _runId, ...context } = options;
   return compactor.compact(conversation, summaries, context);

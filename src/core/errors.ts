@@ -5,6 +5,37 @@ const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
 const VALIDATION_ERROR_MARKER = Symbol.for("agent-compaction.ValidationError");
 
 /**
+ * The base of the library's errors: a `code` saying why, the `cause`, and a marker per class
+ * (`Symbol.for("agent-compaction.<name>")`) that its `isInstance` guard finds on an error from
+ * any copy of this package, where `instanceof` fails.
+ */
+export abstract class AgentCompactionError<Code extends string = string> extends Error {
+  /** Why it failed. */
+  readonly code: Code;
+
+  /** `marker` names the subclass (`Symbol.for("agent-compaction.<name>")`). */
+  protected constructor(
+    marker: symbol,
+    code: Code,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    (this as unknown as Record<symbol, boolean>)[marker] = true;
+  }
+
+  /**
+   * The `isInstance` guard of the class whose instances carry `marker`: `instanceof` fails on an
+   * error from another copy of this package, the marker does not.
+   */
+  protected static guard<T>(marker: symbol): (value: unknown) => value is T {
+    return (value: unknown): value is T =>
+      typeof value === "object" && value !== null && marker in value;
+  }
+}
+
+/**
  * Why a compaction failed: `llm_error` the summarizer failed (the `LlmClient` or the Anthropic
  * API threw, or no string came back); `timeout` it took longer than `summaryTimeoutMs`;
  * `empty_summary` it returned only whitespace; `aborted` the caller's signal fired, the history
@@ -26,21 +57,15 @@ export type CompactionErrorCode =
   | "archive_error";
 
 /** A compaction that failed; nothing of it was applied. */
-export class CompactionError extends Error {
+export class CompactionError extends AgentCompactionError<CompactionErrorCode> {
   override readonly name = "CompactionError";
-  /** Why it failed. */
-  readonly code: CompactionErrorCode;
-  readonly [COMPACTION_ERROR_MARKER] = true;
 
   constructor(code: CompactionErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(COMPACTION_ERROR_MARKER, code, message, options);
   }
 
   /** Whether `value` is a `CompactionError`, even from another copy of this package. */
-  static isInstance(value: unknown): value is CompactionError {
-    return typeof value === "object" && value !== null && COMPACTION_ERROR_MARKER in value;
-  }
+  static readonly isInstance = AgentCompactionError.guard<CompactionError>(COMPACTION_ERROR_MARKER);
 }
 
 /** One problem found in an input: where, and what is wrong. */
@@ -51,24 +76,23 @@ export interface ValidationIssue {
 }
 
 /** Bad input: config, messages or a snapshot. `message` names the offending fields. */
-export class ValidationError extends Error {
+export class ValidationError extends AgentCompactionError<"invalid_input"> {
   override readonly name = "ValidationError";
   /** Every problem found. */
   readonly issues: ValidationIssue[];
-  readonly [VALIDATION_ERROR_MARKER] = true;
 
   constructor(subject: string, issues: ValidationIssue[], options?: { cause?: unknown }) {
     super(
+      VALIDATION_ERROR_MARKER,
+      "invalid_input",
       `Invalid ${subject}: ${issues.map(formatIssue).join("; ")}`,
-      options?.cause === undefined ? undefined : { cause: options.cause },
+      options,
     );
     this.issues = issues;
   }
 
   /** Whether `value` is a `ValidationError`, even from another copy of this package. */
-  static isInstance(value: unknown): value is ValidationError {
-    return typeof value === "object" && value !== null && VALIDATION_ERROR_MARKER in value;
-  }
+  static readonly isInstance = AgentCompactionError.guard<ValidationError>(VALIDATION_ERROR_MARKER);
 }
 
 function formatIssue(issue: ValidationIssue): string {

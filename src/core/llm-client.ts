@@ -1,6 +1,7 @@
-import type { CompactionUsage } from "./compactor.js";
-import { ValidationError, type ValidationIssue } from "./errors.js";
+import { ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
+import { methodsSchema } from "./option-schemas.js";
+import { type CompactionUsage, usageIssues } from "./usage.js";
 
 /** One completion request to a summarising model. */
 export interface LlmRequest {
@@ -33,6 +34,9 @@ export interface LlmRequest {
   conversation?: readonly Message[];
 }
 
+/** An {@link LlmClient} given as an option: an object with `complete`. */
+export const LLM_CLIENT_SCHEMA = methodsSchema<LlmClient>("an LlmClient", "complete");
+
 /** A reply with what it cost: its text, and the tokens the provider billed for it. */
 export interface LlmReply {
   /** The reply's text. */
@@ -54,39 +58,6 @@ export interface LlmClient {
   readonly acceptsConversation?: boolean;
 }
 
-const USAGE_FIELDS = [
-  "inputTokens",
-  "outputTokens",
-  "cacheCreationInputTokens",
-  "cacheReadInputTokens",
-] as const;
-
-/**
- * What is wrong with a reported usage: each token count must be a whole number ≥ 0 (no
- * `NaN`, no `Infinity`, nothing negative); `inputTokens` is required, the others optional.
- */
-export function usageIssues(
-  usage: unknown,
-  required: readonly (typeof USAGE_FIELDS)[number][] = ["inputTokens"],
-): ValidationIssue[] {
-  if (typeof usage !== "object" || usage === null || Array.isArray(usage)) {
-    return [{ path: [], message: "must be a usage object" }];
-  }
-  const record = usage as Record<string, unknown>;
-  const issues: ValidationIssue[] = [];
-  for (const field of USAGE_FIELDS) {
-    const value = record[field];
-    if (value === undefined) {
-      if (required.includes(field)) issues.push({ path: [field], message: "is required" });
-      continue;
-    }
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-      issues.push({ path: [field], message: "must be a whole number ≥ 0" });
-    }
-  }
-  return issues;
-}
-
 /**
  * Reads the usage a client reported with its reply: a copy with `inputTokens` and
  * `outputTokens` (0 when absent) and the cache counts it reported.
@@ -106,20 +77,5 @@ export function readLlmUsage(usage: unknown, subject = "LlmReply.usage"): Compac
     ...(record.cacheReadInputTokens === undefined
       ? {}
       : { cacheReadInputTokens: record.cacheReadInputTokens }),
-  };
-}
-
-/** The sum of two usages (absent cache counts count as 0). */
-export function sumUsage(
-  total: CompactionUsage | undefined,
-  more: CompactionUsage,
-): CompactionUsage {
-  if (total === undefined) return { ...more };
-  return {
-    inputTokens: total.inputTokens + more.inputTokens,
-    outputTokens: total.outputTokens + more.outputTokens,
-    cacheCreationInputTokens:
-      (total.cacheCreationInputTokens ?? 0) + (more.cacheCreationInputTokens ?? 0),
-    cacheReadInputTokens: (total.cacheReadInputTokens ?? 0) + (more.cacheReadInputTokens ?? 0),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newIdSequence } from "./message-factory.js";
+import { createMessage, newIdSequence } from "./message-factory.js";
 
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -21,5 +21,34 @@ describe("newIdSequence", () => {
       "01900000-0000-7000-8000-000000ffffff",
       "01900000-0000-7000-8000-000001000000",
     ]);
+  });
+});
+
+describe("createMessage", () => {
+  it("assigns a uuid v7 id, copies the turn id and stamps the clock's time", () => {
+    const turnId = { owner: "u", number: 4 };
+    const message = createMessage({
+      role: "user",
+      sessionId: "s",
+      turnId,
+      content: [{ type: "text", text: "hi" }],
+      clock: () => new Date(0),
+    });
+    expect(message.id).toMatch(/^[0-9a-f-]{14}7/);
+    expect(message.turnId).toEqual(turnId);
+    expect(message.turnId).not.toBe(turnId);
+    expect(message.createdAt).toEqual(new Date(0));
+  });
+
+  it("makes time-ordered ids", () => {
+    const ids = Array.from({ length: 50 }, () =>
+      createMessage({
+        role: "user",
+        sessionId: "s",
+        turnId: { owner: "u", number: 1 },
+        content: [],
+      }),
+    ).map((message) => message.id);
+    expect([...ids].sort()).toEqual(ids);
   });
 });

@@ -118,3 +118,15 @@ describe("assertCompactArguments: tool exchanges checked again only when the arr
     expect(() => assertCompactArguments(messages, new Map())).toThrow(/answers no tool_use/);
   });
 });
+
+describe("estimateTokens", () => {
+  it("counts about four characters a token, JSON inputs and images included", () => {
+    const [short] = new ConversationBuilder().user("x".repeat(400)).build() as [Message];
+    const [long] = new ConversationBuilder().user("x".repeat(4000)).build() as [Message];
+    expect(estimateTokens([long]) - estimateTokens([short])).toBe(900);
+    const [image] = new ConversationBuilder()
+      .user([{ type: "image", source: { type: "base64", mediaType: "image/png", data: "AAAA" } }])
+      .build() as [Message];
+    expect(estimateTokens([image])).toBeGreaterThanOrEqual(1600);
+  });
+});

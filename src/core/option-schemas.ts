@@ -1,30 +1,53 @@
 import * as z from "zod";
-
-import type { Timers } from "./abort.js";
-
-export { MAX_TIMER_MS, TimerMillisecondsSchema } from "./abort.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import { isAbortSignal, MAX_TIMER_MS, type Timers } from "./abort.js";
+import type { Clock } from "./message-factory.js";
 
 /**
- * The number and share schemas every options schema is built from (compactors, sessions,
- * stores, adapters), so one option means one rule and one wording wherever it appears.
+ * The schemas every options schema is built from (compactors, sessions, stores, adapters,
+ * clients): one rule, one schema and one wording wherever an option appears. Options are
+ * validated with these, through `parseOrThrow`, never by hand.
  */
 
-/** A whole number above 0; `unit` names what it counts in the message ("tokens"). */
-export function positiveWholeNumber(unit?: string) {
+/** "is required" for a missing value, else `message`: the error of a schema with one message. */
+function orRequired(message: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : message);
+}
+
+/**
+ * A whole number of at least `least`, with one message whatever is wrong with it ("must be a
+ * whole number above 0"): `unit` names what it counts ("tokens"), `because` why less is refused
+ * where that is not obvious.
+ */
+function wholeNumber(least: 0 | 1, unit?: string, because?: string) {
+  const counted = unit === undefined ? "" : ` of ${unit}`;
+  const bound = least === 0 ? "≥ 0" : "above 0";
+  const reason = because === undefined ? "" : ` (${because})`;
+  const message = `must be a whole number${counted} ${bound}${reason}`;
   return z
-    .number({ error: "must be a number" })
-    .int(unit === undefined ? "must be a whole number" : `must be a whole number of ${unit}`)
-    .positive("must be greater than 0");
+    .number({ error: orRequired(message) })
+    .refine((value) => Number.isSafeInteger(value) && value >= least, message);
+}
+
+/**
+ * A whole number above 0; `unit` names what it counts in the message ("tokens"), `because`
+ * why 0 is refused where that is not obvious.
+ */
+export function positiveWholeNumber(unit?: string, because?: string) {
+  return wholeNumber(1, unit, because);
 }
 
 /** A positive whole number. */
 export const POSITIVE_INT_SCHEMA = positiveWholeNumber();
 
-/** A whole number, 0 or more. */
-export const NON_NEGATIVE_INT_SCHEMA = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more");
+/** A whole number, 0 or more (a token count). */
+export const NON_NEGATIVE_INT_SCHEMA = wholeNumber(0);
+
+/** Schema of a millisecond option: a whole number from 1 to {@link MAX_TIMER_MS}. */
+export const TimerMillisecondsSchema = positiveWholeNumber("milliseconds").max(
+  MAX_TIMER_MS,
+  `must be at most ${MAX_TIMER_MS} ms (the longest timer delay)`,
+);
 
 /** A share of the window (a utilization ratio, a threshold), in (0, 1]. */
 export const SHARE_SCHEMA = z
@@ -33,12 +56,83 @@ export const SHARE_SCHEMA = z
     message: "must be a number in (0, 1]",
   });
 
-/** A non-empty string. */
-export const NON_EMPTY_STRING_SCHEMA = z.string().min(1, "must be a non-empty string");
+/** A string. */
+export const STRING_SCHEMA = z.string({ error: "must be a string" });
 
-/** A function of type `T` (a clock, a hook). */
+/** A non-empty string. */
+export const NON_EMPTY_STRING_SCHEMA = z
+  .string({ error: orRequired("must be a non-empty string") })
+  .min(1, "must be a non-empty string");
+
+/** A boolean. */
+export const BOOLEAN_SCHEMA = z.boolean({ error: "must be a boolean" });
+
+/** A function of type `T` (a hook, a callback). */
 export function functionSchema<T>() {
   return z.custom<T>((value) => typeof value === "function", "must be a function");
+}
+
+/** A clock: a function returning the time as a `Date`. */
+export const CLOCK_SCHEMA = z.custom<Clock>(
+  (value) => typeof value === "function",
+  "must be a function returning a Date",
+);
+
+/** A plain object of type `T` (SDK request options, extra request fields). */
+export function plainObjectSchema<T extends object = Record<string, unknown>>() {
+  return z.custom<T>(isPlainObject, "must be an object");
+}
+
+/** An `AbortSignal` (duck-typed: signals of polyfills and other realms too). */
+export const ABORT_SIGNAL_SCHEMA = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal");
+
+/**
+ * An object of type `T` that has each of `methods` as a function, `what` naming it in the
+ * message: `must be an LlmClient (with complete)`. A dotted method (`responses.create`) is
+ * looked up on the object under it.
+ */
+export function methodsSchema<T>(what: string, ...methods: string[]) {
+  return z.custom<T>(
+    (value) => methods.every((method) => typeof lookUp(value, method.split(".")) === "function"),
+    `must be ${what} (with ${methods.join(" and ")})`,
+  );
+}
+
+function lookUp(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== "object" || at === null) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}
+
+/**
+ * The options object of a constructor or function: `shape`'s fields checked, others passed
+ * through unchecked (as they always were for these options); anything but an object is
+ * refused as "must be an object".
+ */
+export function optionsSchema<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  return z.looseObject(shape, {
+    error: (issue) => (issue.code === "invalid_type" ? "must be an object" : undefined),
+  });
+}
+
+/**
+ * `false` (the option turned off) or an options object `schema` checks, whose issues keep
+ * their paths (`conversation.systemPrompt`); anything else is refused as `must be false or an
+ * object`.
+ */
+export function falseOr<T extends object>(schema: z.ZodType<T>) {
+  return z.unknown().superRefine((value, context) => {
+    if (value === false) return;
+    if (!isPlainObject(value)) {
+      context.addIssue({ code: "custom", message: "must be false or an object" });
+      return;
+    }
+    for (const issue of schema.safeParse(value).error?.issues ?? [])
+      context.addIssue({ code: "custom", message: issue.message, path: issue.path });
+  }) as unknown as z.ZodType<false | T>;
 }
 
 /** Injected timers: an object with `setTimeout` and `clearTimeout` functions. */

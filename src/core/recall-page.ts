@@ -1,4 +1,6 @@
-import { ValidationError } from "./errors.js";
+import * as z from "zod";
+import { parseOrThrow, ValidationError } from "./errors.js";
+import { POSITIVE_INT_SCHEMA } from "./option-schemas.js";
 import { tokensToChars } from "./tokens.js";
 
 /**
@@ -61,12 +63,11 @@ export function recallPage(
   text: string,
   options: { handle: string; page?: unknown; pageTokens: number; toolName: string },
 ): string {
-  const page = options.page ?? 1;
-  if (typeof page !== "number" || !Number.isSafeInteger(page) || page < 1) {
-    throw new ValidationError("recall", [
-      { path: ["page"], message: "must be a whole number of 1 or more" },
-    ]);
-  }
+  const { page } = parseOrThrow(
+    z.object({ page: POSITIVE_INT_SCHEMA }),
+    { page: options.page ?? 1 },
+    "recall",
+  );
   const pageChars = Math.max(1, tokensToChars(options.pageTokens) - FOOTER_ROOM);
   if (text.length <= pageChars && page === 1) return text;
   const starts = pageStarts(text, pageChars);

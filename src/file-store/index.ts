@@ -11,4 +11,4 @@
  *
  * @packageDocumentation
  */
-export { FileStore, type FileStoreOptions } from "../store/file-store.js";
+export { FileStore, type FileStoreOptions } from "./file-store.js";

@@ -49,7 +49,7 @@ export function fromGeminiContents(
   contents: string | readonly Content[] | readonly unknown[],
   options: FromGeminiContentsOptions = {},
 ): Message[] {
-  checkConversionOptions(options, "fromGeminiContents options", ["clock", "generateId"]);
+  checkConversionOptions(options, "fromGeminiContents options", { generateId: true });
   const list: readonly unknown[] =
     typeof contents === "string" ? [{ role: "user", parts: [{ text: contents }] }] : contents;
   if (!Array.isArray(list)) {

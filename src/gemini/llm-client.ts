@@ -8,6 +8,7 @@ import {
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import { NON_EMPTY_STRING_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import { toGeminiContents } from "./contents-out.js";
 import { compactionUsageFromGemini, type GeminiUsageLike } from "./usage.js";
 
@@ -63,24 +64,17 @@ const GeminiLlmClientOptionsSchema = z
           "must be a Gemini client (with models.generateContent)",
         )
         .exactOptional(),
-      model: z
-        .string({ error: "must be a string" })
-        .min(1, "must be a non-empty string")
-        .exactOptional(),
+      model: NON_EMPTY_STRING_SCHEMA.exactOptional(),
       request: z
         .looseObject(
           {
-            model: z.string({ error: "must be a string" }).min(1, "must be a non-empty string"),
+            model: NON_EMPTY_STRING_SCHEMA,
             config: objectOption.exactOptional(),
           },
           { error: "must be an object with model" },
         )
         .exactOptional(),
-      maxOutputTokens: z
-        .number({ error: "must be a number" })
-        .int("must be a whole number")
-        .positive("must be greater than 0")
-        .exactOptional(),
+      maxOutputTokens: POSITIVE_INT_SCHEMA.exactOptional(),
       config: objectOption.exactOptional(),
     },
     { error: "must be an object" },

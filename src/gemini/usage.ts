@@ -1,7 +1,7 @@
 import * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
-import type { Usage } from "../core/usage.js";
+import type { CompactionUsage, Usage } from "../core/usage.js";
+import { PROVIDER_TOKEN_COUNT_SCHEMA } from "../core/usage.js";
 
 /** What {@link usageFromGemini} reads of a response's `usageMetadata` (the SDK's `GenerateContentResponseUsageMetadata`). */
 export interface GeminiUsageLike {
@@ -15,11 +15,7 @@ export interface GeminiUsageLike {
   thoughtsTokenCount?: number | null;
 }
 
-const tokenCount = z
-  .number({ error: "must be a number" })
-  .int("must be a whole number")
-  .nonnegative("must be 0 or more")
-  .nullish();
+const tokenCount = PROVIDER_TOKEN_COUNT_SCHEMA;
 
 const GeminiUsageSchema = z.looseObject(
   {

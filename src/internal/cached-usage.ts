@@ -1,5 +1,4 @@
-import type { CompactionUsage } from "../core/compactor.js";
-import type { Usage } from "../core/usage.js";
+import type { CompactionUsage, Usage } from "../core/usage.js";
 
 /** A reported token count as a whole number ≥ 0 (anything else counts 0). */
 const count = (value: unknown): number =>

@@ -1,33 +1,41 @@
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import { isPlainObject } from "./plain-object.js";
+import { parseOrThrow } from "../core/errors.js";
+import type { Clock } from "../core/message-factory.js";
+import {
+  CLOCK_SCHEMA,
+  functionSchema,
+  NON_EMPTY_STRING_SCHEMA,
+  optionsSchema,
+  POSITIVE_INT_SCHEMA,
+} from "../core/option-schemas.js";
+
+/** The options every provider converter takes (`fromAnthropicMessages`, `fromModelMessages`, …). */
+export interface ConversionOptions {
+  sessionId?: string;
+  firstTurnNumber?: number;
+  clock?: Clock;
+  generateId?: () => string;
+}
+
+const FIELDS = {
+  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
+  firstTurnNumber: POSITIVE_INT_SCHEMA.exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
+  generateId: functionSchema<() => string>().exactOptional(),
+};
+
+const WITH_ID = optionsSchema(FIELDS);
+const { generateId: _generateId, ...withoutId } = FIELDS;
+const WITHOUT_ID = optionsSchema(withoutId);
 
 /**
  * Checks the options a provider converter takes (`{ sessionId?, firstTurnNumber?, clock?,
- * generateId? }`, the functions named in `functions`): a `ValidationError` about `subject`
- * naming each bad one.
+ * generateId? }`; `generateId` only where the converter takes it) and returns them parsed.
+ * @throws {ValidationError} about `subject`, naming each bad option.
  */
 export function checkConversionOptions(
   options: unknown,
   subject: string,
-  functions: readonly string[] = ["clock"],
-): void {
-  const issues: ValidationIssue[] = [];
-  if (!isPlainObject(options)) {
-    issues.push({ path: [], message: "must be an object" });
-  } else {
-    const { sessionId, firstTurnNumber } = options;
-    if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === ""))
-      issues.push({ path: ["sessionId"], message: "must be a non-empty string" });
-    if (
-      firstTurnNumber !== undefined &&
-      !(Number.isInteger(firstTurnNumber) && (firstTurnNumber as number) >= 1)
-    )
-      issues.push({ path: ["firstTurnNumber"], message: "must be a whole number, 1 or more" });
-    for (const name of functions) {
-      const value = options[name];
-      if (value !== undefined && typeof value !== "function")
-        issues.push({ path: [name], message: "must be a function" });
-    }
-  }
-  if (issues.length > 0) throw new ValidationError(subject, issues);
+  takes: { generateId: boolean } = { generateId: false },
+): ConversionOptions {
+  return parseOrThrow(takes.generateId ? WITH_ID : WITHOUT_ID, options, subject);
 }

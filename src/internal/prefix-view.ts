@@ -1,5 +1,10 @@
-/** Each view's backing array and length (see {@link prefixView}). */
-const views = new WeakMap<object, { backing: readonly unknown[]; length: number }>();
+/** The key a view answers with its backing array and length (see {@link prefixView}); no other array has it. */
+const VIEW = Symbol("prefixView");
+
+interface ViewSource {
+  backing: readonly unknown[];
+  length: number;
+}
 
 /** `key` as an index below `length`, or `undefined` (the canonical numeric strings only). */
 function indexBelow(key: string | symbol, length: number): number | undefined {
@@ -20,9 +25,11 @@ function indexBelow(key: string | symbol, length: number): number | undefined {
  */
 export function prefixView<T>(backing: readonly T[], length: number): readonly T[] {
   const refuse = () => false;
-  const view = new Proxy<T[]>([], {
+  const source: ViewSource = { backing, length };
+  return new Proxy<T[]>([], {
     get(target, key, receiver) {
       if (key === "length") return length;
+      if (key === VIEW) return source;
       const index = indexBelow(key, length);
       return index === undefined ? Reflect.get(target, key, receiver) : backing[index];
     },
@@ -49,17 +56,21 @@ export function prefixView<T>(backing: readonly T[], length: number): readonly T
     setPrototypeOf: refuse,
     preventExtensions: refuse,
   });
-  views.set(view, { backing, length });
-  return view;
+}
+
+/** What a view answers for {@link VIEW}; `undefined` for anything else. */
+function sourceOf(value: unknown): ViewSource | undefined {
+  if (!Array.isArray(value)) return undefined;
+  return (value as unknown as { [VIEW]?: ViewSource })[VIEW];
 }
 
 /** Whether `value` is a view {@link prefixView} made (it cannot change). */
 export function isPrefixView(value: unknown): boolean {
-  return typeof value === "object" && value !== null && views.has(value);
+  return sourceOf(value) !== undefined;
 }
 
 /** A plain copy of a {@link prefixView} (a native slice), or `undefined` for anything else. */
 export function plainPrefix<T>(value: readonly T[]): T[] | undefined {
-  const view = views.get(value);
+  const view = sourceOf(value);
   return view === undefined ? undefined : (view.backing.slice(0, view.length) as T[]);
 }

@@ -1,7 +1,12 @@
 import { type BaseMessage, RemoveMessage } from "@langchain/core/messages";
 import { type AgentMiddleware, createMiddleware } from "langchain";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { parseOrThrow } from "../core/errors.js";
+import {
+  BOOLEAN_SCHEMA,
+  functionSchema,
+  optionsSchema,
+  POSITIVE_INT_SCHEMA,
+} from "../core/option-schemas.js";
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../session/archive.js";
 import type { AgentSessionOptions } from "../session/options.js";
@@ -45,22 +50,12 @@ export type CompactionMiddleware = AgentMiddleware<undefined, undefined, unknown
   sessionOf(threadId?: string): AgentSession | undefined;
 };
 
-function checkOptions(options: CompactionMiddlewareOptions): void {
-  if (!isPlainObject(options)) {
-    throw new ValidationError("CompactionMiddlewareOptions", [
-      { path: [], message: "must be an object" },
-    ]);
-  }
-  const issues: ValidationIssue[] = [];
-  const { recallTool: recall, onSession, maxThreads } = options;
-  if (recall !== undefined && typeof recall !== "boolean")
-    issues.push({ path: ["recallTool"], message: "must be a boolean" });
-  if (onSession !== undefined && typeof onSession !== "function")
-    issues.push({ path: ["onSession"], message: "must be a function" });
-  if (maxThreads !== undefined && !(Number.isInteger(maxThreads) && (maxThreads as number) >= 1))
-    issues.push({ path: ["maxThreads"], message: "must be a whole number, 1 or more" });
-  if (issues.length > 0) throw new ValidationError("CompactionMiddlewareOptions", issues);
-}
+/** Schema of {@link CompactionMiddlewareOptions}' own options (the session checks its own). */
+const MiddlewareOptionsSchema = optionsSchema({
+  recallTool: BOOLEAN_SCHEMA.exactOptional(),
+  onSession: functionSchema<CompactionMiddlewareOptions["onSession"]>().exactOptional(),
+  maxThreads: POSITIVE_INT_SCHEMA.exactOptional(),
+});
 
 /** The threads' sessions, least recently used first. */
 class Threads {
@@ -170,9 +165,11 @@ async function compactThread(
  * message is malformed or not JSON where it must be.
  */
 export function compactionMiddleware(options: CompactionMiddlewareOptions): CompactionMiddleware {
-  checkOptions(options);
+  parseOrThrow(MiddlewareOptionsSchema, options, "CompactionMiddlewareOptions");
   const threads = new Threads(options);
-  const recall = (options.recallTool ?? true) && options.archive !== false;
+  const recall =
+    (options.recallTool ?? DEFAULT_COMPACTION_MIDDLEWARE_OPTIONS.recallTool) &&
+    options.archive !== false;
   const middleware = createMiddleware({
     name: "CompactionMiddleware",
     ...(recall ? { tools: [recallTool((threadId) => threads.get(threadId)?.session)] } : {}),

@@ -4,10 +4,17 @@ import type {
   BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import type { CompactionUsage } from "../core/compactor.js";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import * as z from "zod";
+import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import {
+  falseOr,
+  methodsSchema,
+  optionsSchema,
+  plainObjectSchema,
+  STRING_SCHEMA,
+} from "../core/option-schemas.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { toLangChainMessages } from "./messages-out.js";
 import { usageFromLangChain } from "./usage.js";
 
@@ -39,34 +46,29 @@ interface Invokable {
   invoke(input: BaseMessage[], options?: Partial<BaseChatModelCallOptions>): Promise<BaseMessage>;
 }
 
-function checkOptions(options: LangChainLlmClientOptions): void {
-  if (!isPlainObject(options)) {
-    throw new ValidationError("LangChainLlmClientOptions", [
-      { path: [], message: "must be an object" },
-    ]);
-  }
-  const issues: ValidationIssue[] = [];
-  const { model, conversation, callOptions } = options;
-  const invoke = (model as { invoke?: unknown } | undefined)?.invoke;
-  if (typeof model !== "object" || model === null || typeof invoke !== "function")
-    issues.push({ path: ["model"], message: "must be a LangChain chat model (with invoke)" });
-  if (conversation !== undefined && conversation !== false) {
-    if (!isPlainObject(conversation)) {
-      issues.push({ path: ["conversation"], message: "must be false or an object" });
-    } else {
-      const { systemPrompt, tools } = conversation;
-      if (systemPrompt !== undefined && typeof systemPrompt !== "string")
-        issues.push({ path: ["conversation", "systemPrompt"], message: "must be a string" });
-      if (tools !== undefined && !Array.isArray(tools))
-        issues.push({ path: ["conversation", "tools"], message: "must be an array of tools" });
-      else if (tools !== undefined && typeof model?.bindTools !== "function")
-        issues.push({ path: ["conversation", "tools"], message: "needs a model with bindTools" });
-    }
-  }
-  if (callOptions !== undefined && !isPlainObject(callOptions))
-    issues.push({ path: ["callOptions"], message: "must be an object" });
-  if (issues.length > 0) throw new ValidationError("LangChainLlmClientOptions", issues);
-}
+/** Schema of {@link LangChainLlmClientOptions}. */
+const LangChainLlmClientOptionsSchema = optionsSchema({
+  model: methodsSchema<BaseChatModel>("a LangChain chat model", "invoke"),
+  conversation: falseOr<LangChainConversationRequest>(
+    optionsSchema({
+      systemPrompt: STRING_SCHEMA.exactOptional(),
+      tools: z
+        .array(z.custom<BindToolsInput>(), { error: "must be an array of tools" })
+        .exactOptional(),
+    }),
+  ).exactOptional(),
+  callOptions: plainObjectSchema<Partial<BaseChatModelCallOptions>>().exactOptional(),
+}).superRefine((options, context) => {
+  const { conversation, model } = options;
+  if (conversation === undefined || conversation === false || conversation.tools === undefined)
+    return;
+  if (typeof model.bindTools !== "function")
+    context.addIssue({
+      code: "custom",
+      path: ["conversation", "tools"],
+      message: "needs a model with bindTools",
+    });
+});
 
 /** A reply's usage as a compaction's cost, when the model reported it. */
 function replyUsage(reply: BaseMessage): CompactionUsage | undefined {
@@ -97,9 +99,12 @@ export class LangChainLlmClient implements LlmClient {
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: LangChainLlmClientOptions) {
-    checkOptions(options);
-    this.#options = { ...options };
-    const { model, conversation } = options;
+    this.#options = parseOrThrow(
+      LangChainLlmClientOptionsSchema,
+      options,
+      "LangChainLlmClientOptions",
+    ) as LangChainLlmClientOptions;
+    const { model, conversation } = this.#options;
     this.acceptsConversation = conversation !== undefined && conversation !== false;
     const tools =
       conversation === undefined || conversation === false ? undefined : conversation.tools;

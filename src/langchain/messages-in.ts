@@ -357,6 +357,6 @@ export function fromLangChainMessages(
   messages: readonly BaseMessage[] | readonly unknown[],
   options: FromLangChainMessagesOptions = {},
 ): Message[] {
-  checkConversionOptions(options, "fromLangChainMessages options", ["clock"]);
+  checkConversionOptions(options, "fromLangChainMessages options");
   return convertLangChainMessages(messages, options).messages;
 }

@@ -14,7 +14,7 @@
  * @packageDocumentation
  */
 export { type ContextOverflowRefusal, contextOverflowOf } from "../core/context-overflow.js";
-export { type KnownModel, MODEL_TABLE, type ModelRow } from "../core/model-table.js";
+export { CostAccumulator, type CostSummary, type CostTotals } from "./cost-accumulator.js";
 export {
   type ConfiguredWindowProblem,
   checkConfiguredWindow,
@@ -27,22 +27,20 @@ export {
   type RefusedAboveWindow,
   resolveContextLimit,
   type UsageAboveWindow,
-} from "../core/models.js";
+} from "./model-limits.js";
 export {
-  CostAccumulator,
-  type CostSummary,
-  type CostTotals,
   DEFAULT_MODEL_PRICING,
   definePricing,
   type LongContextPricing,
   type ModelPricing,
   ModelPricingSchema,
-  PRICING_PRESETS,
-  type PricedModel,
+  type ResolvedModelPricing,
+} from "./model-pricing.js";
+export { type KnownModel, MODEL_TABLE, type ModelRow } from "./model-table.js";
+export { PRICING_PRESETS, type PricedModel, pricingForModel } from "./presets.js";
+export {
   type PriceUsageOptions,
   priceUsage,
-  pricingForModel,
-  type ResolvedModelPricing,
   type TokenUsage,
   type UsageCost,
-} from "../pricing/index.js";
+} from "./price-usage.js";

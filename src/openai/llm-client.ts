@@ -3,9 +3,15 @@ import type {
   Response,
   ResponseCreateParamsNonStreaming,
 } from "openai/resources/responses/responses";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import {
+  methodsSchema,
+  NON_EMPTY_STRING_SCHEMA,
+  optionsSchema,
+  POSITIVE_INT_SCHEMA,
+  plainObjectSchema,
+} from "../core/option-schemas.js";
 
 /** Options of one SDK request (`timeout`, `headers`, `maxRetries`, `signal`, …). */
 export type OpenAIRequestOptions = NonNullable<Parameters<OpenAI["responses"]["compact"]>[1]>;
@@ -41,39 +47,17 @@ export interface OpenAILlmClientOptions {
 /** Defaults of {@link OpenAILlmClientOptions}. */
 export const DEFAULT_OPENAI_LLM_CLIENT_OPTIONS = Object.freeze({ maxOutputTokens: 2048 });
 
-/** Whether `value` has `responses.<method>` as a function. */
-export function hasResponsesMethod(value: unknown, method: string): boolean {
-  return (
-    isPlainObjectLike(value) &&
-    isPlainObjectLike(value.responses) &&
-    typeof value.responses[method] === "function"
-  );
-}
-
-function isPlainObjectLike(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-function checkOptions(options: OpenAILlmClientOptions): void {
-  if (!isPlainObject(options)) {
-    throw new ValidationError("OpenAILlmClientOptions", [
-      { path: [], message: "must be an object" },
-    ]);
-  }
-  const issues: ValidationIssue[] = [];
-  const { client, model, maxOutputTokens, params, requestOptions } = options;
-  if (client !== undefined && !hasResponsesMethod(client, "create"))
-    issues.push({ path: ["client"], message: "must be an OpenAI client (with responses.create)" });
-  if (typeof model !== "string" || model === "")
-    issues.push({ path: ["model"], message: "must be a non-empty string" });
-  if (maxOutputTokens !== undefined && !(Number.isInteger(maxOutputTokens) && maxOutputTokens > 0))
-    issues.push({ path: ["maxOutputTokens"], message: "must be a whole number above 0" });
-  if (params !== undefined && !isPlainObject(params))
-    issues.push({ path: ["params"], message: "must be an object" });
-  if (requestOptions !== undefined && !isPlainObject(requestOptions))
-    issues.push({ path: ["requestOptions"], message: "must be an object" });
-  if (issues.length > 0) throw new ValidationError("OpenAILlmClientOptions", issues);
-}
+/** Schema of {@link OpenAILlmClientOptions}. */
+const OpenAILlmClientOptionsSchema = optionsSchema({
+  client: methodsSchema<OpenAIResponsesClient>(
+    "an OpenAI client",
+    "responses.create",
+  ).exactOptional(),
+  model: NON_EMPTY_STRING_SCHEMA,
+  maxOutputTokens: POSITIVE_INT_SCHEMA.exactOptional(),
+  params: plainObjectSchema<OpenAIExtraParams>().exactOptional(),
+  requestOptions: plainObjectSchema<RequestOptions>().exactOptional(),
+});
 
 /**
  * An `LlmClient` on OpenAI's Responses API: each summary is one `responses.create` call, the
@@ -91,10 +75,14 @@ export class OpenAILlmClient implements LlmClient {
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: OpenAILlmClientOptions) {
-    checkOptions(options);
-    this.model = options.model;
-    this.#client = options.client ?? new OpenAI();
-    this.#options = { ...options };
+    const parsed: OpenAILlmClientOptions = parseOrThrow(
+      OpenAILlmClientOptionsSchema,
+      options,
+      "OpenAILlmClientOptions",
+    );
+    this.model = parsed.model;
+    this.#client = parsed.client ?? new OpenAI();
+    this.#options = parsed;
   }
 
   /** Sends the prompt as the input and returns the reply's text. */
@@ -114,7 +102,7 @@ export class OpenAILlmClient implements LlmClient {
       ...options.requestOptions,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
-    if (!isPlainObjectLike(response) || !Array.isArray(response.output)) {
+    if (typeof response !== "object" || response === null || !Array.isArray(response.output)) {
       throw new TypeError("OpenAI response has no output array");
     }
     return responseText(response);

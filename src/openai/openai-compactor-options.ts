@@ -7,11 +7,17 @@ import {
   KEEP_RECENT_TOOL_USES_SCHEMA,
   KEEP_RECENT_TURNS_SCHEMA,
   THRESHOLD_SCHEMA,
-  targetIssues,
 } from "../compactors/config-schemas.js";
 import type { Clock } from "../core/message-factory.js";
-import { functionSchema, TimerMillisecondsSchema } from "../core/option-schemas.js";
-import { hasResponsesMethod, type OpenAIRequestOptions } from "./llm-client.js";
+import {
+  CLOCK_SCHEMA,
+  methodsSchema,
+  NON_EMPTY_STRING_SCHEMA,
+  plainObjectSchema,
+  STRING_SCHEMA,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
+import type { OpenAIRequestOptions } from "./llm-client.js";
 
 /** The client shape `OpenAICompactor` needs: `responses.compact`. */
 export interface OpenAICompactionClient {
@@ -66,39 +72,20 @@ export const DEFAULT_OPENAI_COMPACTOR_OPTIONS = Object.freeze({
   timeoutMs: 120_000,
 });
 
-/** Schema of {@link OpenAICompactorOptions}. */
-export const OpenAICompactorOptionsSchema = z
-  .strictObject(
-    {
-      client: z.custom<OpenAICompactionClient>(
-        (value) => hasResponsesMethod(value, "compact"),
-        "must be an OpenAI client (with responses.compact)",
-      ),
-      model: z.string({ error: "must be a non-empty string" }).min(1, "must be a non-empty string"),
-      instructions: z.string({ error: "must be a string" }).exactOptional(),
-      threshold: THRESHOLD_SCHEMA.exactOptional(),
-      keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-      keepRecentToolUses: z
-        .union([z.literal(false), KEEP_RECENT_TOOL_USES_SCHEMA], {
-          error: "must be false or a whole number, 1 or more",
-        })
-        .exactOptional(),
-      targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-      timeoutMs: TimerMillisecondsSchema.exactOptional(),
-      params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-      requestOptions: z
-        .record(z.string(), z.unknown(), { error: "must be an object" })
-        .exactOptional(),
-      clock: functionSchema<Clock>().exactOptional(),
-    },
-    { error: "must be an object" },
-  )
-  .superRefine((options, context) => {
-    const threshold = options.threshold ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.threshold;
-    const targetUtilization =
-      options.targetUtilization ??
-      Math.min(threshold, DEFAULT_OPENAI_COMPACTOR_OPTIONS.targetUtilization);
-    for (const issue of targetIssues({ threshold, targetUtilization })) {
-      context.addIssue({ code: "custom", ...issue });
-    }
-  });
+/** Schema of {@link OpenAICompactorOptions} (`compactorOptions` checks the target against the threshold). */
+export const OpenAICompactorOptionsSchema: z.ZodType<OpenAICompactorOptions> = z.strictObject(
+  {
+    client: methodsSchema<OpenAICompactionClient>("an OpenAI client", "responses.compact"),
+    model: NON_EMPTY_STRING_SCHEMA,
+    instructions: STRING_SCHEMA.exactOptional(),
+    threshold: THRESHOLD_SCHEMA.exactOptional(),
+    keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
+    keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
+    targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
+    timeoutMs: TimerMillisecondsSchema.exactOptional(),
+    params: plainObjectSchema<OpenAICompactorOptions["params"] & object>().exactOptional(),
+    requestOptions: plainObjectSchema<OpenAIRequestOptions>().exactOptional(),
+    clock: CLOCK_SCHEMA.exactOptional(),
+  },
+  { error: "must be an object" },
+);

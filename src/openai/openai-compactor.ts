@@ -2,6 +2,7 @@ import type {
   CompactedResponse,
   ResponseCompactParams,
 } from "openai/resources/responses/responses";
+import { compactorOptions } from "../compactors/config-schemas.js";
 import {
   type CutLayout,
   cutLayout,
@@ -16,19 +17,19 @@ import { type FoldPlan, foldedMessages, keptVerbatim } from "../compactors/fold-
 import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
+  BuiltInCompactor,
   type CompactAsyncOptions,
   type CompactionOutput,
-  type CompactionUsage,
-  type CompactorRules,
-  compactorRules,
+  type CompactorLevels,
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
-import { CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateTokens, rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
+import type { CompactionUsage } from "../core/usage.js";
 import {
   DEFAULT_OPENAI_COMPACTOR_OPTIONS,
   type OpenAICompactorOptions,
@@ -49,12 +50,8 @@ const COMPACTION_RESERVE_TOKENS = 1024;
 
 /** The validated options, defaults filled in. */
 type OpenAICompactorConfig = Readonly<
-  Required<
-    Pick<
-      OpenAICompactorOptions,
-      "threshold" | "keepRecentTurns" | "keepRecentToolUses" | "targetUtilization" | "timeoutMs"
-    >
-  >
+  OpenAICompactorOptions &
+    Required<Pick<OpenAICompactorOptions, keyof typeof DEFAULT_OPENAI_COMPACTOR_OPTIONS>>
 >;
 
 /**
@@ -75,37 +72,36 @@ type OpenAICompactorConfig = Readonly<
  *   llmCompactor: new OpenAICompactor({ client: new OpenAI(), model: "gpt-6.1-sol" }),
  * });
  */
-export class OpenAICompactor implements AsyncCompactor {
+export class OpenAICompactor
+  extends BuiltInCompactor<Promise<CompactionOutput>>
+  implements AsyncCompactor
+{
   readonly isAsync = true;
   readonly strategy = "openai";
-  readonly #options: OpenAICompactorOptions;
   readonly #config: OpenAICompactorConfig;
-  readonly #rules: CompactorRules<Promise<CompactionOutput>>;
+  protected readonly levels: CompactorLevels;
 
   /** @throws {ValidationError} naming the field when an option is invalid. */
   constructor(options: OpenAICompactorOptions) {
-    parseOrThrow(OpenAICompactorOptionsSchema, options, "OpenAICompactorOptions");
-    this.#options = { ...options };
-    const threshold = options.threshold ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.threshold;
-    this.#config = Object.freeze({
-      threshold,
-      keepRecentTurns: options.keepRecentTurns ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentTurns,
-      keepRecentToolUses:
-        options.keepRecentToolUses ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.keepRecentToolUses,
-      targetUtilization:
-        options.targetUtilization ??
-        Math.min(threshold, DEFAULT_OPENAI_COMPACTOR_OPTIONS.targetUtilization),
-      timeoutMs: options.timeoutMs ?? DEFAULT_OPENAI_COMPACTOR_OPTIONS.timeoutMs,
-    });
-    // No target registered: a server-side compaction is not timed by the session's prices.
-    this.#rules = compactorRules(this, { threshold }, (conversation, _summaries, runOptions) =>
-      this.#compact(conversation, runOptions),
+    super();
+    this.#config = Object.freeze<OpenAICompactorConfig>(
+      compactorOptions(
+        OpenAICompactorOptionsSchema,
+        DEFAULT_OPENAI_COMPACTOR_OPTIONS,
+        options,
+        "OpenAICompactorOptions",
+      ),
     );
+    // No target: a server-side compaction is not timed by the session's prices.
+    this.levels = { threshold: this.#config.threshold };
   }
 
-  /** Whether `contextUsed / contextLimit` is strictly above the threshold. */
-  shouldCompact(contextUsed: number, contextLimit: number): boolean {
-    return this.#rules.shouldCompact(contextUsed, contextLimit);
+  protected run(
+    conversation: readonly Message[],
+    _summaries: ReadonlyMap<string, string>,
+    options: CompactAsyncOptions,
+  ): Promise<CompactionOutput> {
+    return this.#compact(conversation, options);
   }
 
   /** Changes nothing: the work needs the API (see `compactAsync`). */
@@ -119,7 +115,7 @@ export class OpenAICompactor implements AsyncCompactor {
     summaries: ReadonlyMap<string, string>,
     options: CompactAsyncOptions = {},
   ): Promise<CompactionOutput> {
-    return this.#rules.checkedRun(conversation, summaries, options);
+    return this.checkedRun(conversation, summaries, options);
   }
 
   async #compact(
@@ -191,8 +187,8 @@ export class OpenAICompactor implements AsyncCompactor {
     folded: readonly Message[],
     options: CompactAsyncOptions,
   ): Promise<CompactedResponse> {
-    const { client, model, params, requestOptions } = this.#options;
-    const instructions = [this.#options.instructions, options.instructions]
+    const { client, model, params, requestOptions } = this.#config;
+    const instructions = [this.#config.instructions, options.instructions]
       .filter((part) => part !== undefined)
       .join("\n\n");
     const body: ResponseCompactParams = {
@@ -233,7 +229,7 @@ export class OpenAICompactor implements AsyncCompactor {
     try {
       messages = fromResponsesInput(items, {
         sessionId,
-        clock: this.#options.clock ?? systemClock,
+        clock: this.#config.clock ?? systemClock,
       });
     } catch (error) {
       throw new CompactionError("llm_error", "the compaction response holds malformed items", {

@@ -85,7 +85,7 @@ export function fromResponsesInput(
   input: string | readonly ResponseInputItem[] | readonly unknown[],
   options: FromResponsesInputOptions = {},
 ): Message[] {
-  checkConversionOptions(options, "fromResponsesInput options", ["clock"]);
+  checkConversionOptions(options, "fromResponsesInput options");
   const items: readonly unknown[] =
     typeof input === "string" ? [{ role: "user", content: input }] : input;
   if (!Array.isArray(items)) {

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
 import { asCompactionUsage, usageFromCachedInput } from "../internal/cached-usage.js";
 

@@ -7,12 +7,14 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import type { CompactionUsage } from "../core/compactor.js";
-import { ValidationError } from "../core/errors.js";
+import * as z from "zod";
+import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import { newId } from "../core/message-factory.js";
-import { definePricing, type ModelPricing } from "../pricing/model-pricing.js";
-import { priceUsage } from "../pricing/price-usage.js";
+import { methodsSchema, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
+import type { CompactionUsage } from "../core/usage.js";
+import { type ModelPricing, ModelPricingSchema } from "../models/model-pricing.js";
+import { priceUsage } from "../models/price-usage.js";
 import type {
   CompactionEndEvent,
   CompactionEvent,
@@ -27,7 +29,7 @@ import {
   GEN_AI_ATTRIBUTES,
 } from "./attributes.js";
 import { type SummarizerRuns, summarizerRuns } from "./summarizer-link.js";
-import { assertTracer, tracerOf } from "./tracer.js";
+import { TRACER_SCHEMA, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes } from "./usage.js";
 
 /** What {@link traceCompactions} needs of a session: `AgentSession` fits. */
@@ -73,37 +75,20 @@ interface OpenRun {
 
 type RunEnd = CompactionEndEvent | CompactionFailedEvent | CompactionSkippedEvent;
 
-function validate(session: unknown, options: unknown): TraceCompactionsOptions {
-  const hasOn =
-    typeof session === "object" &&
-    session !== null &&
-    "on" in session &&
-    typeof session.on === "function";
-  if (!hasOn) {
-    throw new ValidationError("traceCompactions session", [
-      { path: ["session"], message: "must be a session with on(listener)" },
-    ]);
-  }
-  const given = (typeof options === "object" && options !== null ? options : {}) as Record<
-    string,
-    unknown
-  >;
-  assertTracer(given.tracer, "traceCompactions options");
-  const summarizer = given.summarizer;
-  if (summarizer !== undefined && summarizerRuns(summarizer) === undefined) {
-    throw new ValidationError("traceCompactions options", [
-      { path: ["summarizer"], message: "must be a client returned by traceLlmClient" },
-    ]);
-  }
-  if (given.summarizerModel !== undefined && typeof given.summarizerModel !== "string") {
-    throw new ValidationError("traceCompactions options", [
-      { path: ["summarizerModel"], message: "must be a string" },
-    ]);
-  }
-  const pricing =
-    given.pricing === undefined ? undefined : definePricing(given.pricing as ModelPricing);
-  return { ...(given as TraceCompactionsOptions), ...(pricing === undefined ? {} : { pricing }) };
-}
+const TracedSessionSchema = methodsSchema<TracedSession>("a session", "on");
+
+/** Schema of {@link TraceCompactionsOptions}. */
+const TraceCompactionsOptionsSchema = optionsSchema({
+  tracer: TRACER_SCHEMA.exactOptional(),
+  summarizer: z
+    .custom<LlmClient>(
+      (value) => summarizerRuns(value) !== undefined,
+      "must be a client returned by traceLlmClient",
+    )
+    .exactOptional(),
+  summarizerModel: STRING_SCHEMA.exactOptional(),
+  pricing: ModelPricingSchema.exactOptional(),
+});
 
 /**
  * Traces a session's compactions: each run is a span (`agent_compaction.compact`) with its
@@ -119,7 +104,12 @@ export function traceCompactions(
   session: TracedSession,
   options: TraceCompactionsOptions = {},
 ): () => void {
-  const { tracer, summarizer, summarizerModel, pricing } = validate(session, options);
+  parseOrThrow(TracedSessionSchema, session, "traceCompactions session");
+  const { tracer, summarizer, summarizerModel, pricing } = parseOrThrow(
+    TraceCompactionsOptionsSchema,
+    typeof options === "object" && options !== null ? options : {},
+    "traceCompactions options",
+  );
   const runs = summarizer === undefined ? undefined : summarizerRuns(summarizer);
   const tracing = new CompactionTracing(session, tracerOf(tracer), runs, {
     model: summarizerModel,

@@ -1,9 +1,10 @@
 import { context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { LLM_CLIENT_SCHEMA, type LlmClient, type LlmRequest } from "../core/llm-client.js";
+import { NON_EMPTY_STRING_SCHEMA, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
 import { attachSummarizerRuns } from "./summarizer-link.js";
-import { assertTracer, tracerOf } from "./tracer.js";
+import { TRACER_SCHEMA, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes, replyUsage } from "./usage.js";
 
 /** Options of {@link traceLlmClient}. */
@@ -16,29 +17,16 @@ export interface TraceLlmClientOptions {
   tracer?: Tracer;
 }
 
-function validate(client: unknown, options: unknown): TraceLlmClientOptions {
-  const issues: ValidationIssue[] = [];
-  const hasComplete =
-    typeof client === "object" &&
-    client !== null &&
-    "complete" in client &&
-    typeof client.complete === "function";
-  if (!hasComplete)
-    issues.push({ path: ["client"], message: "must be an LlmClient (with complete)" });
-  const given = (typeof options === "object" && options !== null ? options : {}) as Record<
-    string,
-    unknown
-  >;
-  if (typeof given.model !== "string" || given.model.trim() === "") {
-    issues.push({ path: ["model"], message: "must be a non-empty string" });
-  }
-  if (given.provider !== undefined && typeof given.provider !== "string") {
-    issues.push({ path: ["provider"], message: "must be a string" });
-  }
-  if (issues.length > 0) throw new ValidationError("traceLlmClient options", issues);
-  assertTracer(given.tracer, "traceLlmClient options");
-  return given as unknown as TraceLlmClientOptions;
-}
+/** Schema of `traceLlmClient`'s arguments: the client and its options, checked as one. */
+const TraceLlmClientArgumentsSchema = optionsSchema({
+  client: LLM_CLIENT_SCHEMA,
+  model: NON_EMPTY_STRING_SCHEMA.refine(
+    (model) => model.trim() !== "",
+    "must be a non-empty string",
+  ),
+  provider: STRING_SCHEMA.exactOptional(),
+  tracer: TRACER_SCHEMA.exactOptional(),
+});
 
 /**
  * Wraps a summarizer's `LlmClient` so that each request is a `chat` span following the GenAI
@@ -53,7 +41,12 @@ function validate(client: unknown, options: unknown): TraceLlmClientOptions {
  * traceCompactions(session, { summarizer });
  */
 export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions): LlmClient {
-  const { model, provider, tracer } = validate(client, options);
+  const given = typeof options === "object" && options !== null ? options : {};
+  const { model, provider, tracer } = parseOrThrow(
+    TraceLlmClientArgumentsSchema,
+    { ...given, client },
+    "traceLlmClient options",
+  );
   const traced: LlmClient = {
     // Kept, so a client that reads the prompt cache still gets the conversation.
     ...(client.acceptsConversation === true ? { acceptsConversation: true } : {}),
@@ -99,6 +92,8 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
 /** `error.type`: a `CompactionError`'s code, else the error's class name. */
 function errorType(error: unknown): string {
   if (typeof error === "object" && error !== null) {
+    // Bad input is named by its class, as before it had a code.
+    if (ValidationError.isInstance(error)) return error.name;
     if ("code" in error && typeof error.code === "string") return error.code;
     if (error instanceof Error) return error.name;
   }

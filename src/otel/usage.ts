@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { CompactionUsage } from "../core/compactor.js";
 import { readLlmUsage } from "../core/llm-client.js";
+import { allInputTokens, type CompactionUsage } from "../core/usage.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
 
 /**
@@ -27,7 +27,7 @@ export function genAiUsageAttributes(usage: CompactionUsage): Attributes {
   const read = usage.cacheReadInputTokens ?? 0;
   const write = usage.cacheCreationInputTokens ?? 0;
   return {
-    [GEN_AI_ATTRIBUTES.USAGE_INPUT_TOKENS]: usage.inputTokens + read + write,
+    [GEN_AI_ATTRIBUTES.USAGE_INPUT_TOKENS]: allInputTokens(usage),
     [GEN_AI_ATTRIBUTES.USAGE_OUTPUT_TOKENS]: usage.outputTokens,
     [GEN_AI_ATTRIBUTES.USAGE_CACHE_READ_INPUT_TOKENS]: read,
     [GEN_AI_ATTRIBUTES.USAGE_CACHE_WRITE_INPUT_TOKENS]: write,

@@ -1,4 +1,5 @@
-import { ValidationError } from "../core/errors.js";
+import * as z from "zod";
+import { parseOrThrow } from "../core/errors.js";
 
 /** What the store needs of a query runner: `query`, as a `pg` Pool or client has it. */
 export interface PostgresQueryable {
@@ -54,16 +55,17 @@ export async function inTransaction(
 /** The default prefix of the store's table names. */
 export const DEFAULT_TABLE_PREFIX = "agent_compaction";
 
+/** A prefix of the store's table names: a plain lowercase SQL identifier. */
+export const TABLE_PREFIX_SCHEMA = z
+  .string({ error: "must be a string" })
+  .regex(
+    /^[a-z_][a-z0-9_]{0,40}$/,
+    "must be a lowercase SQL identifier (a-z, 0-9, _), at most 41 characters",
+  );
+
 /** The store's table names for a prefix. @throws {ValidationError} unless it is a plain SQL identifier. */
 export function tableNames(prefix: string = DEFAULT_TABLE_PREFIX) {
-  if (typeof prefix !== "string" || !/^[a-z_][a-z0-9_]{0,40}$/.test(prefix)) {
-    throw new ValidationError("PostgresStore tablePrefix", [
-      {
-        path: [],
-        message: "must be a lowercase SQL identifier (a-z, 0-9, _), at most 41 characters",
-      },
-    ]);
-  }
+  parseOrThrow(TABLE_PREFIX_SCHEMA, prefix, "PostgresStore tablePrefix");
   return {
     sessions: `${prefix}_sessions`,
     log: `${prefix}_log`,

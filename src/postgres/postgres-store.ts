@@ -1,5 +1,11 @@
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
+import {
+  BOOLEAN_SCHEMA,
+  CLOCK_SCHEMA,
+  methodsSchema,
+  optionsSchema,
+} from "../core/option-schemas.js";
 import {
   type AppendResult,
   assertCount,
@@ -11,7 +17,13 @@ import {
   type StorePosition,
 } from "../store/session-store.js";
 import { StoreError } from "../store/store-error.js";
-import { inTransaction, migratePostgres, type PostgresPool, tableNames } from "./migration.js";
+import {
+  inTransaction,
+  migratePostgres,
+  type PostgresPool,
+  TABLE_PREFIX_SCHEMA,
+  tableNames,
+} from "./migration.js";
 
 /** Options of {@link PostgresStore}. */
 export interface PostgresStoreOptions {
@@ -33,6 +45,17 @@ function asStoreError(sessionId: string, error: unknown): Error {
   const message = String((error as { message?: unknown } | null)?.message ?? error);
   return new StoreError("io_error", sessionId, message, { cause: error });
 }
+
+/** Defaults of {@link PostgresStoreOptions} (`tablePrefix`: `DEFAULT_TABLE_PREFIX`). */
+const DEFAULT_POSTGRES_STORE_OPTIONS = Object.freeze({ migrate: true });
+
+/** Schema of {@link PostgresStoreOptions}. */
+const PostgresStoreOptionsSchema = optionsSchema({
+  pool: methodsSchema<PostgresPool>("a pg Pool", "query", "connect"),
+  tablePrefix: TABLE_PREFIX_SCHEMA.exactOptional(),
+  migrate: BOOLEAN_SCHEMA.exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
+});
 
 /**
  * A {@link SessionStore} on PostgreSQL, for workers on many machines: a row per session (the
@@ -58,19 +81,12 @@ export class PostgresStore implements SessionStore {
 
   /** @throws {ValidationError} naming each bad option (a bad `tablePrefix` too). */
   constructor(options: PostgresStoreOptions) {
-    const issues: ValidationIssue[] = [];
-    if (typeof options?.pool?.query !== "function" || typeof options.pool.connect !== "function")
-      issues.push({ path: ["pool"], message: "must be a pg Pool (with query and connect)" });
-    if (options?.migrate !== undefined && typeof options.migrate !== "boolean")
-      issues.push({ path: ["migrate"], message: "must be a boolean" });
-    if (options?.clock !== undefined && typeof options.clock !== "function")
-      issues.push({ path: ["clock"], message: "must be a function returning a Date" });
-    if (issues.length > 0) throw new ValidationError("PostgresStoreOptions", issues);
-    this.#pool = options.pool;
-    this.#table = tableNames(options.tablePrefix);
-    this.#tablePrefix = options.tablePrefix;
-    this.#migrate = options.migrate ?? true;
-    this.#clock = options.clock ?? systemClock;
+    const parsed = parseOrThrow(PostgresStoreOptionsSchema, options ?? {}, "PostgresStoreOptions");
+    this.#pool = parsed.pool;
+    this.#table = tableNames(parsed.tablePrefix);
+    this.#tablePrefix = parsed.tablePrefix;
+    this.#migrate = parsed.migrate ?? DEFAULT_POSTGRES_STORE_OPTIONS.migrate;
+    this.#clock = parsed.clock ?? systemClock;
   }
 
   async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {

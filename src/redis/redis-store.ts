@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
+import {
+  CLOCK_SCHEMA,
+  methodsSchema,
+  optionsSchema,
+  STRING_SCHEMA,
+} from "../core/option-schemas.js";
 import {
   type AppendResult,
   assertCount,
@@ -87,6 +93,19 @@ function typedError(sessionId: string, error: unknown, key: string): Error {
   return new StoreError("io_error", sessionId, message, { cause: error });
 }
 
+/** Defaults of {@link RedisStoreOptions}. */
+const DEFAULT_REDIS_STORE_OPTIONS = Object.freeze({ prefix: "agent-compaction:" });
+
+/** Schema of {@link RedisStoreOptions}. */
+const RedisStoreOptionsSchema = optionsSchema({
+  client: methodsSchema<RedisCommandClient>(
+    "a connected client of the `redis` package",
+    "sendCommand",
+  ),
+  prefix: STRING_SCHEMA.exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
+});
+
 /**
  * A {@link SessionStore} on Redis, for workers on many machines: per session a list of
  * records, a hash with the tail, the head's version and what it covers, and the head. Each
@@ -107,20 +126,10 @@ export class RedisStore implements SessionStore {
 
   /** @throws {ValidationError} naming each bad option. */
   constructor(options: RedisStoreOptions) {
-    const issues: ValidationIssue[] = [];
-    if (typeof options?.client?.sendCommand !== "function")
-      issues.push({
-        path: ["client"],
-        message: "must be a connected client of the `redis` package",
-      });
-    if (options?.prefix !== undefined && typeof options.prefix !== "string")
-      issues.push({ path: ["prefix"], message: "must be a string" });
-    if (options?.clock !== undefined && typeof options.clock !== "function")
-      issues.push({ path: ["clock"], message: "must be a function returning a Date" });
-    if (issues.length > 0) throw new ValidationError("RedisStoreOptions", issues);
-    this.#client = options.client;
-    this.#prefix = options.prefix ?? "agent-compaction:";
-    this.#clock = options.clock ?? systemClock;
+    const parsed = parseOrThrow(RedisStoreOptionsSchema, options ?? {}, "RedisStoreOptions");
+    this.#client = parsed.client;
+    this.#prefix = parsed.prefix ?? DEFAULT_REDIS_STORE_OPTIONS.prefix;
+    this.#clock = parsed.clock ?? systemClock;
   }
 
   async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {

@@ -1,4 +1,3 @@
-import type { CompactionUsage } from "../core/compactor.js";
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import { ValidationError } from "../core/errors.js";
 import type {
@@ -8,8 +7,9 @@ import type {
   Message,
   UserMessage,
 } from "../core/message.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type { CompactingSession } from "./compacting-session.js";
 import type {
@@ -77,9 +77,10 @@ export class AgentSession implements CompactingSession<"sync"> {
   }
 
   /**
-   * The conversation, a read-only view that never changes (made in constant time, however
-   * often it is read); build each request from it after `maybeCompact()`. It is a proxy:
-   * `structuredClone([...session.messages])` to clone it.
+   * The conversation, an array that never changes, in bounded time however often it is read
+   * (a frozen copy up to 2,048 messages, above that a read-only view made in constant time: a
+   * proxy, cloned with `structuredClone([...session.messages])`); build each request from it
+   * after `maybeCompact()`.
    */
   get messages(): readonly Message[] {
     return this.#core.history.view;

@@ -1,4 +1,5 @@
 import type { Clock } from "../core/message-factory.js";
+import type { SessionSnapshot } from "./snapshot.js";
 
 /** `closed`: summaries run; `open`: they pause; `half_open`: the next one is tried once. */
 export type CircuitState = "closed" | "open" | "half_open";
@@ -34,10 +35,24 @@ export class CircuitBreaker {
     return this.#failures >= this.#maxFailures ? this.#openedAt : undefined;
   }
 
+  /** Whether it pauses automatic summaries now. */
+  get open(): boolean {
+    return this.state === "open";
+  }
+
+  /** The breaker as a snapshot carries it: the count, and when it opened (ISO 8601). */
+  get snapshot(): Pick<SessionSnapshot, "consecutiveFailures" | "circuitOpenedAt"> {
+    const { openedAt } = this;
+    return {
+      consecutiveFailures: this.#failures,
+      ...(openedAt === undefined ? {} : { circuitOpenedAt: new Date(openedAt).toISOString() }),
+    };
+  }
+
   /** Takes a snapshot's state: the count, and when it opened (without it: half-open). */
-  restore(failures: number, openedAt: number | undefined): void {
-    this.#failures = failures;
-    this.#openedAt = openedAt;
+  restore(snapshot: { consecutiveFailures: number; circuitOpenedAt?: Date }): void {
+    this.#failures = snapshot.consecutiveFailures;
+    this.#openedAt = snapshot.circuitOpenedAt?.getTime();
   }
 
   get state(): CircuitState {

@@ -2,9 +2,6 @@ import type { ArchiveRecord } from "../core/archive-record.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { tokensToChars } from "../core/tokens.js";
 
-/** The largest share of the window one text may take before it is clamped (`maxBlockShare`). */
-export const DEFAULT_MAX_BLOCK_SHARE = 0.25;
-
 /** A block cut to fit the window as it was appended. */
 export interface ClampedBlock {
   blockIndex: number;

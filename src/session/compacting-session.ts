@@ -1,4 +1,3 @@
-import type { CompactionUsage } from "../core/compactor.js";
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
 import type {
   AssistantMessage,
@@ -7,7 +6,8 @@ import type {
   Message,
   UserMessage,
 } from "../core/message.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CompactionUsage } from "../core/usage.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "./archive.js";
 import type {
   ForceCompactOptions,

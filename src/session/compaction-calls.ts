@@ -2,7 +2,7 @@ import * as z from "zod";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { type BackgroundGate, compactInBackground } from "./background.js";
+import { type BackgroundGate, backgroundReport } from "./background.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import {
   type CompactionRunOutcome,
@@ -13,11 +13,9 @@ import {
   MaybeCompactOptionsSchema,
   type MaybeCompactReport,
   maybeCompactReport,
-  startCall,
 } from "./compaction-report.js";
-import type { CompactionRunOptions } from "./compaction-run.js";
+import type { CompactionRunner, CompactionRunOptions } from "./compaction-run.js";
 import type { History } from "./history.js";
-import { JoinedRun } from "./joined-run.js";
 import type { RunKind } from "./run-policy.js";
 import type { SerialQueue } from "./serial-queue.js";
 
@@ -38,34 +36,35 @@ function answered(outcome: CompactionRunOutcome): boolean {
   );
 }
 
-/** One run of the stage loop; a store's reads first and tries again after lost races. */
-export type RunAttempt = (
-  kind: RunKind,
-  options: CompactionRunOptions,
-) => Promise<CompactionRunOutcome>;
-
-/** What the calls need of their session. */
+/** What the calls need of their session: its parts, no callbacks. */
 export interface CompactionCallsSettings {
+  /** The history; its meter holds the session's window. */
   history: History;
-  contextLimit: number;
   /** Compactions, one at a time. */
   queue: SerialQueue;
   hooks: CompactionHooks;
   /** Background mode, or `undefined` when it is off. */
   background: BackgroundGate | undefined;
-  attempt: RunAttempt;
-  /** Whether the circuit breaker pauses summaries now. */
-  circuitOpen: () => boolean;
+  /** The stage loop (a stored session's commit step reads and retries around each run). */
+  runner: CompactionRunner;
+}
+
+/** The automatic run a call joins while it is queued or running (see {@link CompactionCalls}). */
+interface JoinedRun {
+  report: Promise<MaybeCompactReport> | undefined;
 }
 
 /**
- * A session's compaction calls: `maybeCompact` (joined while one runs, background mode, a
- * requested compaction), `forceCompact` (after what is queued), each through the face's run
- * attempt; options checked and calls from a `beforeCompact` hook refused where they enter.
+ * A session's compaction calls: `maybeCompact` (a call while an automatic run is queued or
+ * running joins it, background mode, a requested compaction), `forceCompact` (after what is
+ * queued), each one run of the stage loop; options checked and calls from a `beforeCompact`
+ * hook refused where they enter. Joining ends once a run has settled, before what follows it
+ * (the `afterCompact` hooks), so a hook may start the next one.
  */
 export class CompactionCalls {
   readonly #settings: CompactionCallsSettings;
-  readonly #auto = new JoinedRun<MaybeCompactReport>();
+  /** The automatic run a call would join, if any. */
+  #joined: JoinedRun | undefined;
   /** A compaction the model (or the app) asked for, run at the next `maybeCompact`. */
   #requested: { instructions?: string } | undefined;
 
@@ -75,28 +74,21 @@ export class CompactionCalls {
 
   /** `maybeCompact`: options checked, a call while one runs joins it, background mode honoured. */
   maybeCompact(options: unknown): Promise<MaybeCompactReport> {
-    const run = (parsed: CompactionRunOptions) => this.#runAuto(parsed);
-    return this.#start(MaybeCompactOptionsSchema, options, "maybeCompact", (parsed) => {
-      if (this.#callsWait())
-        return Promise.resolve(
-          idleReport(this.#settings.history.meter.contextUsed, this.#settings.contextLimit),
-        );
-      // While the breaker pauses summaries, a requested one waits and the run is automatic.
-      if (
-        this.#requested !== undefined &&
-        this.#auto.pending === undefined &&
-        !this.#settings.circuitOpen()
-      )
-        return this.#runRequested(parsed);
-      return this.#settings.background === undefined
-        ? (this.#auto.pending ?? run(parsed))
-        : compactInBackground(this.#settings.background, parsed, {
-            contextUsed: () => this.#settings.history.meter.contextUsed,
-            contextLimit: this.#settings.contextLimit,
-            pending: this.#auto.pending,
-            runAuto: run,
-          });
-    });
+    let parsed: CompactionRunOptions;
+    try {
+      parsed = this.#check(MaybeCompactOptionsSchema, options, "maybeCompact");
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { history, background, runner } = this.#settings;
+    if (this.#callsWait())
+      return Promise.resolve(idleReport(history.meter.contextUsed, history.meter.contextLimit));
+    const pending = this.#joined?.report;
+    // While the breaker pauses summaries, a requested one waits and the run is automatic.
+    if (this.#requested !== undefined && pending === undefined && !runner.breaker.open)
+      return this.#runRequested(parsed);
+    if (background !== undefined) return this.#inBackground(background, parsed, pending);
+    return pending ?? this.#runAuto(parsed);
   }
 
   /**
@@ -115,6 +107,27 @@ export class CompactionCalls {
     return this.#requested !== undefined;
   }
 
+  /** `forceCompact`: all or nothing, after the compactions queued before it. */
+  async forceCompact(options: unknown): Promise<ForceCompactResult> {
+    const parsed = this.#check(ForceCompactOptionsSchema, options, "forceCompact");
+    if (this.#callsWait()) {
+      throw new CompactionError(
+        "busy",
+        "the last assistant message's tool calls wait for their results: compact after addToolResults, before the next request (a compaction now would make that message's thinking stale, and the request answering it would fail)",
+      );
+    }
+    const { history, queue, hooks, runner } = this.#settings;
+    if (this.#joined !== undefined) this.#settings.background?.release();
+    let before: readonly Message[] = [];
+    const outcome = await queue.enqueue(() => {
+      before = history.messages;
+      return runner.run("manual", parsed);
+    });
+    this.#requested = undefined;
+    await hooks.after(outcome.boundaries);
+    return forceCompactResult(outcome, estimateTokens(before), estimateTokens(history.messages));
+  }
+
   /**
    * The compaction asked for: every compactor runs whatever its threshold, reported as
    * `maybeCompact` reports (a failure in the report, never a rejection). Its summary goes
@@ -128,19 +141,87 @@ export class CompactionCalls {
       .filter((part) => part !== undefined)
       .join("\n\n");
     const run = { ...options, ...(instructions === "" ? {} : { instructions }) };
-    return this.#auto.start(
-      this.#settings.queue.enqueue(async () => {
-        const outcome = await this.#settings.attempt("requested", run);
-        // A request made again while this one ran is a new one: it stays.
-        if (answered(outcome) && this.#requested === requested) this.#requested = undefined;
-        return outcome;
-      }),
-      async (outcome) => {
-        const report = maybeCompactReport(outcome, this.#settings.history.meter.contextUsed);
-        await this.#settings.hooks.after(report.boundaries);
-        return report;
-      },
-    );
+    return this.#join("requested", run, requested);
+  }
+
+  /** One automatic run, queued, that calls join until it settles (a store's retries within it). */
+  #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
+    return this.#join("auto", options);
+  }
+
+  /**
+   * Starts a run calls join: queued, joined until it settles (then background mode forgets it),
+   * reported once the `afterCompact` hooks ran. `requested`: the request it answers.
+   */
+  #join(
+    kind: RunKind,
+    options: CompactionRunOptions,
+    requested?: { instructions?: string },
+  ): Promise<MaybeCompactReport> {
+    const joined: JoinedRun = { report: undefined };
+    joined.report = this.#report(kind, options, joined, requested);
+    this.#joined = joined;
+    return joined.report;
+  }
+
+  async #report(
+    kind: RunKind,
+    options: CompactionRunOptions,
+    joined: JoinedRun,
+    requested: { instructions?: string } | undefined,
+  ): Promise<MaybeCompactReport> {
+    const { history, queue, hooks, runner, background } = this.#settings;
+    let outcome: CompactionRunOutcome;
+    try {
+      outcome = await queue.enqueue(() =>
+        requested === undefined ? runner.run(kind, options) : this.#answer(requested, options),
+      );
+    } finally {
+      if (this.#joined === joined) {
+        this.#joined = undefined;
+        if (kind === "auto") background?.reset();
+      }
+    }
+    const report = maybeCompactReport(outcome, history.meter.contextUsed);
+    await hooks.after(report.boundaries);
+    return report;
+  }
+
+  /** Runs a requested compaction; answered, the request goes (one made again meanwhile stays). */
+  async #answer(
+    requested: { instructions?: string },
+    options: CompactionRunOptions,
+  ): Promise<CompactionRunOutcome> {
+    const outcome = await this.#settings.runner.run("requested", options);
+    if (answered(outcome) && this.#requested === requested) this.#requested = undefined;
+    return outcome;
+  }
+
+  /**
+   * `maybeCompact` in background mode: a summary starts and the call returns; one that arrived
+   * is applied at the next call, before its request; one in flight is waited for only above the
+   * ceiling.
+   */
+  async #inBackground(
+    gate: BackgroundGate,
+    options: CompactionRunOptions,
+    pending: Promise<MaybeCompactReport> | undefined,
+  ): Promise<MaybeCompactReport> {
+    const { meter } = this.#settings.history;
+    const underCeiling = () => meter.contextUsed <= gate.ceiling * meter.contextLimit;
+    const report = () => backgroundReport(meter.contextUsed, meter.contextLimit);
+    if (pending !== undefined) {
+      if (!gate.waiting && underCeiling()) return report();
+      gate.release();
+      return pending;
+    }
+    const started = gate.started();
+    const run = this.#runAuto({ ...options, background: gate });
+    run.catch(() => {});
+    const first = await Promise.race([run, started]);
+    if (first === "detached" && underCeiling()) return report();
+    gate.release();
+    return run;
   }
 
   /**
@@ -153,52 +234,19 @@ export class CompactionCalls {
     return unanswered.length > 0;
   }
 
-  /** One automatic run, queued (a store's attempt retries after conflicts). */
-  #runAuto(options: CompactionRunOptions): Promise<MaybeCompactReport> {
-    return this.#auto.start(
-      this.#settings.queue.enqueue(() => this.#settings.attempt("auto", options)),
-      async (outcome) => {
-        const report = maybeCompactReport(outcome, this.#settings.history.meter.contextUsed);
-        await this.#settings.hooks.after(report.boundaries);
-        return report;
-      },
-      () => this.#settings.background?.reset(),
-    );
-  }
-
-  /** `forceCompact`: all or nothing, after the compactions queued before it. */
-  forceCompact(options: unknown): Promise<ForceCompactResult> {
-    return this.#start(ForceCompactOptionsSchema, options, "forceCompact", async (parsed) => {
-      if (this.#callsWait()) {
-        throw new CompactionError(
-          "busy",
-          "the last assistant message's tool calls wait for their results: compact after addToolResults, before the next request (a compaction now would make that message's thinking stale, and the request answering it would fail)",
-        );
-      }
-      if (this.#auto.pending !== undefined) this.#settings.background?.release();
-      let before: readonly Message[] = [];
-      const outcome = await this.#settings.queue.enqueue(() => {
-        before = this.#settings.history.messages;
-        return this.#settings.attempt("manual", parsed);
-      });
-      this.#requested = undefined;
-      await this.#settings.hooks.after(outcome.boundaries);
-      return forceCompactResult(
-        outcome,
-        estimateTokens(before),
-        estimateTokens(this.#settings.history.messages),
+  /**
+   * A call's options, checked; a call from a `beforeCompact` hook is refused (it would wait for
+   * the compaction that waits for the hook).
+   * @throws {ValidationError} for bad options; {@link CompactionError} `busy` from a hook.
+   */
+  #check<O>(schema: z.ZodType<O>, options: unknown, method: string): O & CompactionRunOptions {
+    const parsed = parseOrThrow(schema, options, `${method} options`);
+    if (this.#settings.hooks.inHook) {
+      throw new CompactionError(
+        "busy",
+        `${method}() was called while a beforeCompact hook runs: it would wait for the compaction that waits for the hook; call it after the hook returns`,
       );
-    });
-  }
-
-  #start<O, R>(
-    schema: z.ZodType<O>,
-    options: unknown,
-    method: string,
-    run: (options: O & CompactionRunOptions) => Promise<R>,
-  ): Promise<R> {
-    return startCall(schema, options, method, this.#settings.hooks.inHook, (parsed) =>
-      run(parsed as O & CompactionRunOptions),
-    );
+    }
+    return parsed as O & CompactionRunOptions;
   }
 }

@@ -1,35 +1,42 @@
-import type { Message } from "../core/message.js";
+import type { CompactionRunOutcome } from "./compaction-report.js";
+import type { History, Replacement } from "./history.js";
+import type { RunKind } from "./run-policy.js";
 
 /**
  * The step that makes a compaction real, the one place the two faces of a session differ:
- * in memory a replacement applies at once; a stored session takes the session's lease before
- * it pays for a summary and swaps the head by compare-and-swap.
+ * in memory a replacement lands at once; a stored session reads what other workers wrote before
+ * each attempt, takes the session's lease before it pays for a summary, swaps the head by
+ * compare-and-swap, and tries again after a lost race.
  */
 export interface CompactionCommit {
+  /** Before each attempt of a run: brings the history up to what other workers wrote. @default nothing to read */
+  refresh?(): Promise<void>;
   /**
-   * Called once per run, before its first compactor runs: whether this worker may compact now
-   * (`false`: another holds the lease). With `wait` (a manual run) it may wait, or reject
-   * with `busy`.
+   * Whether this worker may compact now (`false`: another holds the lease), asked once per
+   * attempt, before its first compactor runs (or its last resort trims). With `wait` (a manual
+   * run) it may wait, or reject with `busy`.
    */
   begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean>;
   /**
-   * Persists and applies a replacement of the conversation: `build` gives it as of the moment
-   * it lands (messages appended meanwhile included), `apply` puts it in the history. Resolves to
-   * `false`, nothing applied, when another worker changed the history first.
+   * Lands `replacement` in `history`, as {@link History.landed} has it at that moment (messages
+   * appended meanwhile included). Resolves to `false`, nothing applied, when another worker
+   * changed the history first.
    */
-  commit(
-    build: () => Message[],
-    apply: (conversation: Message[]) => void,
-  ): boolean | Promise<boolean>;
-  /** Called once the run is over, whether it began or not. */
+  land(history: History, replacement: Replacement): boolean | Promise<boolean>;
+  /** Once an attempt is over, whether it began or not. */
   end(): Promise<void>;
+  /**
+   * After each attempt: whether to try again (another worker's change won). A manual run out of
+   * attempts rejects with `aborted`. @default never again
+   */
+  retry?(outcome: CompactionRunOutcome, kind: RunKind, attempt: number): Promise<boolean>;
 }
 
-/** The commit of a session held in memory: nothing to wait for, nothing to persist. */
+/** The commit of a session held in memory: nothing to read, wait for or persist. */
 export const IN_MEMORY_COMMIT: CompactionCommit = Object.freeze({
   begin: () => Promise.resolve(true),
-  commit(build: () => Message[], apply: (conversation: Message[]) => void): boolean {
-    apply(build());
+  land(history: History, replacement: Replacement): boolean {
+    history.replace(history.landed(replacement));
     return true;
   },
   end: () => Promise.resolve(),

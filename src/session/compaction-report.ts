@@ -1,15 +1,11 @@
 import * as z from "zod";
 import { isAbortSignal } from "../core/abort.js";
-import {
-  type CompactionResult,
-  type CompactionUsage,
-  emptyCompactionResult,
-} from "../core/compactor.js";
-import { CompactionError, parseOrThrow } from "../core/errors.js";
+import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
+import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
 import type { CompactionBoundary } from "./hooks.js";
-import { addUsage } from "./strategy.js";
 
 /** What one compactor did in a run. */
 export interface CompactionStepResult {
@@ -178,10 +174,7 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
     toolInputsCleared += result.toolInputsCleared ?? 0;
     messagesRemoved += result.messagesRemoved ?? 0;
     // What the summaries cost, as `compactionUsage` counts it (a summary that changed nothing too).
-    if (result.usage !== undefined) {
-      usage ??= { inputTokens: 0, outputTokens: 0 };
-      addUsage(usage, result.usage);
-    }
+    if (result.usage !== undefined) usage = addUsage(usage, result.usage);
   }
   return {
     ...total,
@@ -189,32 +182,6 @@ function sumResults(results: readonly CompactionResult[]): CompactionResult {
     ...(messagesRemoved === 0 ? {} : { messagesRemoved }),
     ...(usage === undefined ? {} : { usage }),
   };
-}
-
-/**
- * Starts a compaction call: validates its options, and refuses one made from a
- * `beforeCompact` hook (it would wait for the compaction that waits for the hook). Both
- * reject, never throw.
- */
-export function startCall<O, R>(
-  schema: z.ZodType<O>,
-  options: unknown,
-  method: string,
-  inHook: boolean,
-  run: (options: O) => Promise<R>,
-): Promise<R> {
-  try {
-    const parsed = parseOrThrow(schema, options, `${method} options`);
-    if (inHook) {
-      throw new CompactionError(
-        "busy",
-        `${method}() was called while a beforeCompact hook runs: it would wait for the compaction that waits for the hook; call it after the hook returns`,
-      );
-    }
-    return run(parsed);
-  } catch (error) {
-    return Promise.reject(error);
-  }
 }
 
 /** The result of a compactor that changed nothing: no counts, its usage (a summary may have been paid for). */

@@ -1,24 +1,20 @@
-import {
-  type CompactionOutput,
-  type CompactionUsage,
-  type Compactor,
-  conversationChanged,
-} from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import { contextAfter } from "../compactors/stage-loop.js";
+import { type CompactionOutput, type Compactor, conversationChanged } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
 import { computeStep } from "./compute-step.js";
 import type { CompactionTrigger } from "./events.js";
-import { archiveFailure, type ComputedStep, type Landing, landCompaction } from "./landing.js";
+import { type ComputedStep, Landing } from "./landing.js";
 import { type RunKind, type RunPolicy, runPolicy } from "./run-policy.js";
 import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
-import type { SessionSnapshot } from "./snapshot.js";
-import { addUsage, asCompactionError, strategyOf } from "./strategy.js";
+import { asCompactionError, strategyOf } from "./strategy.js";
+import { trimShare } from "./trim-share.js";
 import { trimOnOverflow } from "./trim-stage.js";
 
 export type { CompactionRunnerSettings, CompactionRunOptions };
@@ -40,6 +36,8 @@ interface RunState {
   ran?: Compactor;
   /** Whether a compactor's change landed in this run. */
   landed?: boolean;
+  /** Whether the run's failure is the archive's (a compactor's result could not be kept). */
+  archiveFailed?: boolean;
 }
 
 /**
@@ -51,41 +49,25 @@ interface RunState {
  */
 export class CompactionRunner {
   readonly #settings: CompactionRunnerSettings;
-  readonly #breaker: CircuitBreaker;
+  /** Pauses automatic summaries after repeated failures; a snapshot carries it. */
+  readonly breaker: CircuitBreaker;
+  readonly #landing: Landing;
   /** What compactions cost, summed from the usage their results report. */
-  readonly usage: CompactionUsage = { inputTokens: 0, outputTokens: 0 };
+  #usage: CompactionUsage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(settings: CompactionRunnerSettings) {
     this.#settings = settings;
-    this.#breaker = new CircuitBreaker(
+    this.breaker = new CircuitBreaker(
       settings.maxConsecutiveFailures,
       settings.limits.circuitCooldownMs,
       settings.clock,
     );
+    this.#landing = new Landing(settings);
   }
 
-  /** Automatic summaries failed in a row (the circuit breaker's count; see {@link CircuitBreaker}). */
-  get consecutiveFailures(): number {
-    return this.#breaker.failures;
-  }
-
-  /** Whether the circuit breaker pauses automatic summaries now. */
-  get circuitOpen(): boolean {
-    return this.#breaker.state === "open";
-  }
-
-  /** The circuit breaker as a snapshot carries it: the count, and when it opened (ISO 8601). */
-  get circuit(): Pick<SessionSnapshot, "consecutiveFailures" | "circuitOpenedAt"> {
-    const openedAt = this.#breaker.openedAt;
-    return {
-      consecutiveFailures: this.#breaker.failures,
-      ...(openedAt === undefined ? {} : { circuitOpenedAt: new Date(openedAt).toISOString() }),
-    };
-  }
-
-  /** Takes a snapshot's circuit breaker (see {@link CircuitBreaker}). */
-  restoreCircuit(snapshot: { consecutiveFailures: number; circuitOpenedAt?: Date }): void {
-    this.#breaker.restore(snapshot.consecutiveFailures, snapshot.circuitOpenedAt?.getTime());
+  /** What compactions cost, summed from the usage their results report. */
+  get usage(): Readonly<CompactionUsage> {
+    return this.#usage;
   }
 
   /** The session's context measure. */
@@ -93,11 +75,30 @@ export class CompactionRunner {
     return this.#settings.history.meter.contextUsed;
   }
 
+  /** The session's window. */
+  get #contextLimit(): number {
+    return this.#settings.history.meter.contextLimit;
+  }
+
+  /**
+   * One compaction: the stage loop on the history as the commit step has it, again after a lost
+   * race when the commit step says so (a stored session, `maxAttempts` in all).
+   */
   async run(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
+    const { commit } = this.#settings;
+    for (let attempt = 1; ; attempt += 1) {
+      if (commit.refresh !== undefined) await commit.refresh();
+      const outcome = await this.#attempt(kind, options);
+      if (commit.retry === undefined || !(await commit.retry(outcome, kind, attempt)))
+        return outcome;
+    }
+  }
+
+  async #attempt(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
     const { history, commit, pricedTiming } = this.#settings;
     const from = history.messages;
     if (kind === "auto") pricedTiming?.budget.observe(this.contextUsed, history.generation);
-    const policy = runPolicy(kind, this.#settings.contextLimit, pricedTiming);
+    const policy = runPolicy(kind, this.#contextLimit, pricedTiming);
     const { trigger } = policy;
     const state: RunState = {
       policy,
@@ -118,20 +119,12 @@ export class CompactionRunner {
     };
     try {
       await this.#stages(state);
-      if (state.policy.resetsBreaker) this.#breaker.succeeded();
+      if (state.policy.resetsBreaker) this.breaker.succeeded();
       // A failed summary (or compactor, or archive) leaves the conversation as it found it, and
       // the request must still fit: the last resort runs above its line all the same, as when
       // the breaker skips the summary. Only the caller's abort, or a lost race, stops it.
       const { error, discarded } = state.outcome;
-      if (error?.code !== "aborted" && discarded !== "conflict") {
-        const failed = error !== undefined && archiveFailure(error) === undefined;
-        await trimOnOverflow(this.#landing(), trigger, state.outcome, {
-          begin: () => this.#begin(state),
-          signal: options.signal,
-          // A compactor that failed aims at nothing: the last resort trims by its own line.
-          ...(failed ? {} : this.#stillDue(state)),
-        });
-      }
+      if (error?.code !== "aborted" && discarded !== "conflict") await this.#lastResort(state);
       this.#reportOverflow(trigger, state.outcome);
       return state.outcome;
     } finally {
@@ -144,7 +137,7 @@ export class CompactionRunner {
     const { policy } = state;
     for (const compactor of this.#settings.compactors) {
       const strategy = strategyOf(compactor);
-      const gate = policy.gate(compactor, this.#planContext(state), this.#breaker.state === "open");
+      const gate = policy.gate(compactor, this.#planContext(state), this.breaker.open);
       if (gate === "not_due") continue;
       if (gate === "circuit_open") {
         this.#skip(
@@ -170,45 +163,40 @@ export class CompactionRunner {
   }
 
   /**
-   * No compaction leaves the context above its trigger: when a change landed in this run, the
-   * last compactor ran (a summarizer after masking takes over from its own threshold) and would
-   * still be due, the share of the window the last resort trims down to (`below`: its target,
-   * else `trimOnOverflow`'s, when the context is above it), and where what that compactor keeps
-   * starts (`keepFrom`: the trim leaves it unless the request would not fit the window).
-   * Nothing otherwise (a compactor that declined a rewrite not worth its cost is not overruled),
-   * with `trimOnOverflow: false`, or when the system prompt and tools alone are above the
-   * compactor's trigger (one not due on an empty context): no trim can help then, and the
-   * session is warned once.
+   * The last resort (see `trimShare`), under the session's lease as every compaction. A
+   * compactor that failed (not the archive) aims at nothing: it trims by its own line.
    */
-  #stillDue(state: RunState): { below?: number; keepFrom?: number } {
-    const { ran, landed } = state;
-    const { contextLimit, trimTarget, compactors, history } = this.#settings;
-    if (landed !== true || ran === undefined || trimTarget === undefined) return {};
-    if (ran !== compactors.at(-1)) return {};
-    if (!ran.shouldCompact(this.contextUsed, contextLimit)) return {};
-    const overhead = Math.max(0, this.contextUsed - history.meter.estimate);
-    // A compactor due on an empty context (a custom one always due) has no trigger to be above.
-    const triggered = !ran.shouldCompact(0, contextLimit);
-    if (triggered && ran.shouldCompact(overhead, contextLimit)) {
-      this.#settings.warn?.({
-        kind: "overhead_above_trigger",
-        overheadTokens: overhead,
-        contextLimit,
-        message: `the system prompt and tools alone take ${overhead} tokens, above the ${strategyOf(ran)} compactor's trigger in a window of ${contextLimit}: compaction cannot bring the context under it`,
-      });
-      return {};
-    }
-    const share = compactorTarget(ran) ?? trimTarget;
-    if (this.contextUsed <= share * contextLimit) return {};
-    const keepFrom = ran.keeps?.(history.messages, { contextLimit, contextUsed: this.contextUsed });
-    return { below: share, ...(keepFrom === undefined ? {} : { keepFrom }) };
+  async #lastResort(state: RunState): Promise<void> {
+    const { history, events, clock } = this.#settings;
+    const contextUsedBefore = this.contextUsed;
+    const share = trimShare(
+      history,
+      this.#settings,
+      {
+        ran: state.ran,
+        landed: state.landed === true,
+        failed: state.outcome.error !== undefined && state.archiveFailed !== true,
+      },
+      events,
+    );
+    if (share === undefined || !(await this.#begin(state))) return;
+    await trimOnOverflow(this.#landing, state.policy.trigger, state.outcome, {
+      ...share,
+      contextUsedBefore,
+      clock,
+      signal: state.options.signal,
+    });
   }
 
   /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */
   #planContext(state: RunState): number {
     const { meter } = this.#settings.history;
-    if (state.working === state.from && state.pending.length === 0) return meter.contextUsed;
-    return Math.max(0, meter.contextUsed - meter.estimate) + estimateTokens(state.working);
+    const first = {
+      contextUsed: meter.contextUsed,
+      estimate: meter.estimate,
+      conversation: state.from,
+    };
+    return contextAfter(first, state.working);
   }
 
   /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */
@@ -237,7 +225,7 @@ export class CompactionRunner {
           trigger,
           strategy,
           contextUsed: this.contextUsed,
-          contextLimit: this.#settings.contextLimit,
+          contextLimit: this.#contextLimit,
           messages: this.#settings.history.view,
         },
         options.instructions,
@@ -275,28 +263,27 @@ export class CompactionRunner {
   /** A summary starts: its event, and background mode stops waiting for it. */
   #startSummary(state: RunState, strategy: string, runId: string): void {
     const { trigger } = state.policy;
-    const { contextLimit } = this.#settings;
-    this.#settings.emit({
+    this.#settings.events.emit({
       type: "compaction_start",
       trigger,
       strategy,
       contextUsed: this.contextUsed,
-      contextLimit,
+      contextLimit: this.#contextLimit,
       runId,
     });
-    if (state.policy.detaches) state.options.detach?.();
+    if (state.policy.detaches) state.options.background?.detach();
   }
 
   /** A failure: counted by the breaker (not a caller's abort), reported, thrown or kept. */
   #failed(state: RunState, failure: CompactionError, strategy: string, summarizes: boolean): void {
     const { policy } = state;
-    if (policy.countsFailures && summarizes && failure.code !== "aborted") this.#breaker.failed();
-    this.#settings.emit({
+    if (policy.countsFailures && summarizes && failure.code !== "aborted") this.breaker.failed();
+    this.#settings.events.emit({
       type: "compaction_failed",
       trigger: policy.trigger,
       strategy,
       error: failure,
-      consecutiveFailures: this.consecutiveFailures,
+      consecutiveFailures: this.breaker.failures,
     });
     if (policy.rethrows) throw failure;
     state.outcome.error = failure;
@@ -311,15 +298,17 @@ export class CompactionRunner {
     summarizes: boolean,
   ): Computed | "unchanged" {
     const { countsFailures } = state.policy;
-    addUsage(this.usage, output.result.usage);
-    if (output.result.usage !== undefined) this.#settings.onUsage?.(output.result.usage);
+    if (output.result.usage !== undefined) {
+      this.#usage = addUsage(this.#usage, output.result.usage);
+      this.#settings.costs?.addCompaction(output.result.usage);
+    }
     if (!conversationChanged(input, output.conversation)) {
       // A summary that would not have shrunk the conversation is no failure, and no success.
       state.outcome.steps.push({ strategy, result: countedNothing(output.result, input) });
       this.#skip(state, strategy, "nothing_to_compact", output.skipReason ?? "nothing to compact");
       return "unchanged";
     }
-    if (countsFailures && summarizes) this.#breaker.succeeded();
+    if (countsFailures && summarizes) this.breaker.succeeded();
     state.outcome.steps.push({ strategy, result: output.result });
     state.working = output.conversation;
     return {
@@ -332,28 +321,26 @@ export class CompactionRunner {
 
   /** Lands what is pending; `false` when another worker's change won (the run stops). */
   async #landPending(state: RunState, summarized: boolean): Promise<boolean> {
-    if (summarized) await state.options.beforeApply?.();
+    if (summarized) await state.options.background?.beforeApply();
     const pending = state.pending;
     state.pending = [];
-    let landed: boolean;
-    try {
-      landed = await landCompaction(this.#landing(), state.policy.trigger, {
-        from: state.from,
-        generation: state.generation,
-        conversation: state.working,
-        computed: pending,
-        outcome: state.outcome,
-        signal: state.options.signal,
-      });
-    } catch (error) {
-      const failure = archiveFailure(error);
-      if (failure === undefined) throw error;
+    const replaced = await this.#landing.land(state.policy.trigger, {
+      from: state.from,
+      generation: state.generation,
+      conversation: state.working,
+      computed: pending,
+      outcome: state.outcome,
+      signal: state.options.signal,
+    });
+    if (replaced.status === "archive_failed") {
       // Nothing landed: the conversation is as it was, and the run stops (the last resort runs).
       state.working = state.from;
-      this.#failed(state, failure, pending.at(-1)?.strategy ?? "custom", summarized);
+      state.archiveFailed = true;
+      const strategy = pending.at(-1)?.strategy ?? "custom";
+      this.#failed(state, replaced.failure, strategy, summarized);
       return false;
     }
-    if (!landed) {
+    if (replaced.status === "lost") {
       state.outcome.discarded = "conflict";
       return false;
     }
@@ -371,11 +358,6 @@ export class CompactionRunner {
     state.working = state.from;
   }
 
-  #landing(): Landing {
-    const settings = this.#settings;
-    return { ...settings, contextUsed: () => this.contextUsed };
-  }
-
   /** A compactor that did not change the conversation: its event, and the run's record of why. */
   #skip(
     state: RunState,
@@ -385,14 +367,15 @@ export class CompactionRunner {
   ): void {
     state.outcome.skipped.push({ strategy, reason, detail });
     const { trigger } = state.policy;
-    this.#settings.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
+    this.#settings.events.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
   }
 
   #reportOverflow(trigger: CompactionTrigger, outcome: CompactionRunOutcome): void {
-    const { contextLimit, trimTarget } = this.#settings;
+    const { trimTarget } = this.#settings;
+    const contextLimit = this.#contextLimit;
     if (this.contextUsed <= contextLimit) return;
     outcome.overWindow = true;
-    this.#settings.emit({
+    this.#settings.events.emit({
       type: "context_overflow",
       trigger,
       contextUsed: this.contextUsed,

@@ -16,18 +16,17 @@ import type { History } from "./history.js";
 import type { SessionLimits } from "./options.js";
 import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
 
-/** What computing one compactor's step reads of its session. */
+/** What computing one compactor's step reads of its session (its meter holds the window). */
 export interface StepSession {
   history: History;
-  contextLimit: number;
   archive: ArchiveKeeper | undefined;
   limits: SessionLimits;
 }
 
 /**
- * Runs one compactor on `conversation`: a built-in one as it is (it keeps its own time limits),
- * one of the app's within `compactorTimeoutMs` and the caller's signal, its output checked as
- * the intake checks input. A summarizer gets the originals earlier compactions archived.
+ * Runs one compactor of the session's stages on `conversation` (see {@link runStep}), judged on
+ * the session's overhead and its estimate. A summarizer gets the originals earlier compactions
+ * archived.
  * @throws {CompactionError} the compactor's failure, a `timeout`, `aborted`, or `compactor_error`
  * (with the `ValidationError` as its cause) for output the session refuses.
  */
@@ -38,7 +37,8 @@ export async function computeStep(
   trigger: CompactionTrigger,
   options: Pick<CompactAsyncOptions, "signal" | "instructions" | "runId">,
 ): Promise<CompactionOutput> {
-  const { history, contextLimit, limits } = session;
+  const { history, limits } = session;
+  const { contextLimit } = history.meter;
   // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.
   const overhead = Math.max(0, history.meter.contextUsed - history.meter.estimate);
   const keeper = session.archive;
@@ -54,22 +54,46 @@ export async function computeStep(
     trigger,
     ...(originals === undefined || originals.size === 0 ? {} : { originals }),
   };
-  if (isTrustedCompactor(compactor))
-    return runCompactor(compactor, conversation, summaries, compactOptions);
-  // A compactor of the app's: bounded in time, its signal fired when the time is up.
-  const output: unknown = await requestWithin(
-    (signal) => runCompactor(compactor, conversation, summaries, { ...compactOptions, signal }),
-    {
-      signal: options.signal,
-      milliseconds: limits.compactorTimeoutMs,
-      what: `the ${strategyOf(compactor)} compactor`,
-      failure: (error) => asCompactionError(error, compactor),
-    },
-  );
-  // What it returns enters the session: validated here, once, as the intake checks input.
-  assertCompactorOutput(output);
-  assertKeeps(conversation, output.conversation);
-  return output;
+  return runStep(compactor, conversation, summaries, compactOptions, limits.compactorTimeoutMs);
+}
+
+/**
+ * Runs one compactor as every path runs it (the session's, the stateless ones'): one of ours as
+ * it is (it keeps its own time limits), one of the app's within `timeoutMs` and the caller's
+ * signal, its output checked as the intake checks input. `estimate` and `source` reach ours
+ * (see `TrustedCompaction`).
+ * @throws {CompactionError} the compactor's failure, a `timeout`, `aborted`, or `compactor_error`
+ * (with the `ValidationError` as its cause) for output the session refuses.
+ */
+export async function runStep(
+  compactor: Compactor,
+  conversation: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+  options: CompactAsyncOptions,
+  timeoutMs: number,
+  estimate?: number,
+  source?: readonly Message[],
+): Promise<CompactionOutput> {
+  try {
+    if (isTrustedCompactor(compactor))
+      return await runCompactor(compactor, conversation, summaries, options, estimate, source);
+    // A compactor of the app's: bounded in time, its signal fired when the time is up.
+    const output: unknown = await requestWithin(
+      (signal) => runCompactor(compactor, conversation, summaries, { ...options, signal }),
+      {
+        signal: options.signal,
+        milliseconds: timeoutMs,
+        what: `the ${strategyOf(compactor)} compactor`,
+        failure: (error) => asCompactionError(error, compactor),
+      },
+    );
+    // What it returns enters the session: validated here, once, as the intake checks input.
+    assertCompactorOutput(output);
+    assertKeeps(conversation, output.conversation);
+    return output;
+  } catch (error) {
+    throw asCompactionError(error, compactor);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
-import type { Usage } from "../core/usage.js";
+import { allInputTokens, type Usage } from "../core/usage.js";
 
 export { type Usage, UsageSchema } from "../core/usage.js";
 
@@ -39,6 +39,12 @@ export interface ContextMeterState {
  * creation + cache read + output), so messages appended since the last response count too.
  */
 export class ContextMeter {
+  /**
+   * The window the measure is held to, in tokens: the session's configured or model's window,
+   * lowered by a refusal that names a smaller one (`recordContextOverflow`). Every threshold,
+   * the last resort and clamping measure by it. Not part of {@link ContextMeter.state}.
+   */
+  contextLimit = Number.NaN;
   #estimate = 0;
   #correction = 0;
   #replyCounted = false;
@@ -74,8 +80,7 @@ export class ContextMeter {
    * a mock reporting 0, cache reads left out) is ignored: the measure keeps what it had.
    */
   recorded(usage: Usage, messages: readonly Message[]): void {
-    const input =
-      usage.inputTokens + (usage.cacheCreationInputTokens ?? 0) + (usage.cacheReadInputTokens ?? 0);
+    const input = allInputTokens(usage);
     const output = usage.outputTokens ?? 0;
     const lastIsReply = messages.at(-1)?.role === "assistant";
     const sent = lastIsReply ? input + output : input;

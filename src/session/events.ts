@@ -6,7 +6,7 @@ import type {
   OverheadAboveTrigger,
   RefusedAboveWindow,
   UsageAboveWindow,
-} from "../core/models.js";
+} from "../models/model-limits.js";
 import type { CompactionBoundary } from "./hooks.js";
 
 /** What started a compaction: `maybeCompact` (auto) or `forceCompact` (manual). */

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { Message } from "../core/message.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { AgentSession } from "./agent-session.js";
-import { History } from "./history.js";
+import { History, SNAPSHOT_LIMIT } from "./history.js";
 import { parseSnapshot } from "./snapshot.js";
 
 /** u1: a request and a read_file call (tool use `t1`), its result, an answer; u2: a request. */
@@ -16,6 +16,31 @@ function conversation() {
 }
 
 describe("History", () => {
+  it("lands a replacement after what was appended meanwhile, and refuses one made on a replaced history", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages.slice(0, 4));
+    const before = history.messages;
+    const rules = {
+      pinned: new Set<string>(),
+      keepStaleThinking: false,
+      clock: () => new Date(0),
+      archive: undefined,
+    };
+    const replacement = {
+      before,
+      generation: history.generation,
+      conversation: [messages[3]!],
+      rules,
+    };
+    history.push(messages.slice(4));
+    expect(history.landed(replacement)).toEqual([messages[3], messages[4]]);
+    history.replace(history.landed(replacement));
+    expect(history.messages).toEqual([messages[3], messages[4]]);
+    expect(Object.isFrozen(history.messages[0])).toBe(true);
+    expect(() => history.landed(replacement)).toThrow(/replaced while compacting/);
+  });
+
   it("serves one frozen view per change, and a plain copy for compactions", () => {
     const history = new History();
     const messages = conversation();
@@ -103,22 +128,35 @@ describe("session.messages read after every append", () => {
     return frozen;
   }
 
-  it("copies nothing: each read is a view made in constant time, which never changes", () => {
+  it("reads in bounded time: a frozen copy of a short history, a view made in O(1) of a long one", () => {
     const session = new AgentSession({ contextLimit: 10_000_000, compactor: false });
     const held: (readonly Message[])[] = [];
+    const append = (index: number) => {
+      if (index % 2 === 0) session.addUserText(`request ${index}`);
+      else session.addAssistant([{ type: "text", text: `answer ${index}` }]);
+    };
+    // Up to SNAPSHOT_LIMIT messages, each read after an append copies at most that many.
+    const shortCopies = frozenMessageArrays(() => {
+      for (let index = 0; index < SNAPSHOT_LIMIT; index += 1) {
+        append(index);
+        expect(session.messages.at(-1)?.id).toBeDefined();
+      }
+    });
+    expect(shortCopies).toBeLessThanOrEqual(SNAPSHOT_LIMIT);
+    expect(structuredClone(session.messages)).toHaveLength(SNAPSHOT_LIMIT);
+    // Beyond it, no read copies anything, however often it is read.
     const copies = frozenMessageArrays(() => {
-      for (let index = 0; index < 2_000; index += 1) {
-        if (index % 2 === 0) session.addUserText(`request ${index}`);
-        else session.addAssistant([{ type: "text", text: `answer ${index}` }]);
+      for (let index = SNAPSHOT_LIMIT; index < SNAPSHOT_LIMIT + 2_000; index += 1) {
+        append(index);
         expect(session.messages.at(-1)?.id).toBeDefined();
         if (index % 500 === 0) held.push(session.messages);
       }
     });
     expect(copies).toBe(0);
     // What a caller held is what it read then.
-    expect(held.map((view) => view.length)).toEqual([1, 501, 1001, 1501]);
+    expect(held.map((view) => view.length)).toEqual([2501, 3001, 3501, 4001]);
     expect(session.messages).toBe(session.messages);
-    expect(session.messages).toHaveLength(2_000);
+    expect(session.messages).toHaveLength(SNAPSHOT_LIMIT + 2_000);
   });
 
   it("a held view keeps its messages when results merge into the last message, and across a compaction", async () => {

@@ -1,11 +1,22 @@
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { freezeMessages } from "../internal/frozen.js";
 import { prefixView } from "../internal/prefix-view.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
 import { ContextMeter } from "./context-meter.js";
+import { type LandingRules, repairThinking } from "./landed-conversation.js";
 import type { ParsedSnapshot } from "./snapshot.js";
+
+/** A compaction's replacement of the history: `before`, at `generation`, by `conversation`. */
+export interface Replacement {
+  before: readonly Message[];
+  generation: number;
+  conversation: Message[];
+  /** How what was appended meanwhile lands after it (its stale thinking). */
+  rules: LandingRules;
+}
 
 /** The owner of the turns `addUserText` opens (the summary turn is `u0`). */
 export const USER_TURN_OWNER = "u";
@@ -15,6 +26,13 @@ export const USER_TURN_OWNER = "u";
  * last user turn number, stored compact summaries, and the context meter. It trusts what it
  * is given: the session validates messages where they enter.
  */
+/**
+ * Up to this many messages, callers get a frozen array (every array operation, `structuredClone`
+ * included); a longer history is handed out as a view made in O(1), since copying it on every
+ * read after an append would be quadratic.
+ */
+export const SNAPSHOT_LIMIT = 2048;
+
 export class History {
   readonly meter = new ContextMeter();
   /** Compact summaries by tool use id. */
@@ -40,11 +58,13 @@ export class History {
   }
 
   /**
-   * The messages for callers (`session.messages`): a read-only view made in O(1) per change, so
-   * reading it after every append costs nothing per message (see `prefixView`). Holding it is
-   * safe: it never changes.
+   * The messages for callers (`session.messages`), in bounded time per change however often it
+   * is read: up to {@link SNAPSHOT_LIMIT} messages the frozen snapshot (a copy of at most that
+   * many), above it a read-only view made in O(1) (see `prefixView`), so reading it after every
+   * append of a long session costs nothing per message. Holding either is safe: it never changes.
    */
   get view(): readonly Message[] {
+    if (this.#messages.length <= SNAPSHOT_LIMIT) return this.messages;
     if (this.#shared === undefined) {
       this.#shared = prefixView(this.#messages, this.#messages.length);
       this.#sharedLength = this.#messages.length;
@@ -125,8 +145,28 @@ export class History {
     this.meter.swapped(last, message);
   }
 
-  /** Replaces every message (a compaction applied, a trim, a restored snapshot). */
+  /**
+   * The messages a compaction that replaced `before` (the history at `generation`) by
+   * `conversation` leaves now: what was appended meanwhile follows it, and as it follows the
+   * change, the thinking the change made stale in it goes too (by `rules`).
+   * @throws {CompactionError} `aborted` when the history was replaced meanwhile.
+   */
+  landed(replacement: Replacement): Message[] {
+    const { before, conversation, rules } = replacement;
+    if (replacement.generation !== this.#generation) {
+      throw new CompactionError("aborted", "the conversation was replaced while compacting");
+    }
+    const now = this.messages;
+    if (now.length === before.length) return conversation;
+    return repairThinking(rules, now, [...conversation, ...now.slice(before.length)]).conversation;
+  }
+
+  /**
+   * Replaces every message (a compaction landed, a trim, a restored snapshot). What lands is
+   * the session's: frozen, so no compactor or caller holding it can change it.
+   */
   replace(messages: Message[]): void {
+    freezeMessages(messages);
     const previous = this.#messages;
     this.#messages = messages;
     this.#view = undefined;

@@ -21,19 +21,21 @@ describe("HookScope", () => {
   it("with AsyncLocalStorage, is active for the hook's own calls only, while it runs", async () => {
     const scope = new HookScope();
     const release = gate();
+    const returned = gate();
     const seen: Record<string, boolean> = {};
     let later: Promise<boolean> | undefined;
     const running = scope.run(async () => {
       seen.inHook = scope.active;
       await Promise.resolve();
       seen.afterAwait = scope.active;
-      // Started by the hook, run after it returned: no longer inside it.
-      later = new Promise((resolve) => setTimeout(() => resolve(scope.active), 5));
+      // Started by the hook (in its async context), run after it returned: no longer inside it.
+      later = returned.opened.then(() => scope.active);
       await release.opened;
     });
     seen.outside = scope.active;
     release.open();
     await running;
+    returned.open();
     expect(seen).toEqual({ inHook: true, afterAwait: true, outside: false });
     expect(await later).toBe(false);
     expect(scope.active).toBe(false);

@@ -76,38 +76,24 @@ export function landedConversation(
   };
 }
 
-/** The failures of an archive's `put` or `get` ({@link archiveFailure} tells them). */
-const archiveFailures = new WeakSet<CompactionError>();
-
-/** The archive's failure `error` is (`archive_error`, `timeout`, `aborted`), or `undefined`. */
-export function archiveFailure(error: unknown): CompactionError | undefined {
-  return CompactionError.isInstance(error) && archiveFailures.has(error) ? error : undefined;
-}
-
 /**
  * Runs `store` (an archive keeping records) within `milliseconds` and the caller's `signal`.
- * @throws {CompactionError} `archive_error` (its `put` threw), `timeout` or `aborted`: an
- * {@link archiveFailure}.
+ * @throws {CompactionError} `archive_error` (its `put` threw), `timeout` or `aborted`.
  */
 export async function keepRecords(
   store: () => Promise<void>,
   milliseconds: number,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  try {
-    await requestWithin(store, {
-      signal,
-      milliseconds,
-      what: "the archive's put",
-      failure: (error) =>
-        new CompactionError(
-          "archive_error",
-          `the archive's put failed: ${error instanceof Error ? error.message : String(error)}`,
-          { cause: error },
-        ),
-    });
-  } catch (error) {
-    if (CompactionError.isInstance(error)) archiveFailures.add(error);
-    throw error;
-  }
+  await requestWithin(store, {
+    signal,
+    milliseconds,
+    what: "the archive's put",
+    failure: (error) =>
+      new CompactionError(
+        "archive_error",
+        `the archive's put failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      ),
+  });
 }

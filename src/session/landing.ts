@@ -4,36 +4,29 @@ import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import type { ThinkingRepair } from "../core/preserved-thinking.js";
-import { freezeMessages } from "../internal/frozen.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
-import type { CompactionEvent, CompactionTrigger } from "./events.js";
+import type { CompactionTrigger } from "./events.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 import {
-  archiveFailure,
   keepRecords,
   type LandingRules,
   landedConversation,
   NO_REPAIR,
-  repairThinking,
 } from "./landed-conversation.js";
 import type { SessionLimits } from "./options.js";
-
-export { archiveFailure };
+import type { SessionEvents } from "./session-events.js";
 
 /** What landing a replacement needs of its session. */
-export interface Landing {
+export interface LandingSettings {
   history: History;
   archive: ArchiveKeeper | undefined;
   keepStaleThinking: boolean;
   clock: Clock;
-  emit: (event: CompactionEvent) => void;
+  events: SessionEvents;
   commit: CompactionCommit;
-  contextLimit: number;
-  trimTarget: number | undefined;
-  contextUsed: () => number;
   limits: Pick<SessionLimits, "archiveTimeoutMs">;
 }
 
@@ -57,32 +50,137 @@ export interface LandingChange {
 }
 
 /**
- * Lands computed steps as one replacement, then reports each (`compaction_end`, a boundary);
- * `false` when another worker's change won and nothing landed.
+ * How a replacement went: it landed (with the thinking it repaired); another worker's change
+ * won and nothing landed (`lost`); or the archive failed to keep what it removes (it threw or
+ * outlived `archiveTimeoutMs`: `timeout`, `aborted`, `archive_error`) and nothing landed.
  */
-export async function landCompaction(
-  landing: Landing,
-  trigger: CompactionTrigger,
-  change: LandingChange,
-): Promise<boolean> {
-  const contextUsedBefore = landing.contextUsed();
-  const prior = landing.history.messages;
-  const repair = await replaceHistory(
-    landing,
-    change.from,
-    change.generation,
-    change.conversation,
-    change.signal,
-  );
-  if (repair === undefined) return false;
-  const cache = { ...cacheSplit(landing, prior), messagesBefore: prior.length };
-  change.computed.forEach((computed, index) => {
-    // The repair happened once, after the last of them.
-    const last = index === change.computed.length - 1;
-    const step = last ? repair : NO_REPAIR;
-    ended(landing, trigger, computed, step, contextUsedBefore, change.outcome, cache);
-  });
-  return true;
+export type Replaced =
+  | { status: "landed"; repair: ThinkingRepair }
+  | { status: "lost" }
+  | { status: "archive_failed"; failure: CompactionError };
+
+/**
+ * Lands replacements of a session's history by the rules every path shares
+ * ({@link landedConversation}: pinned messages stay as they were, the thinking a change made
+ * stale goes, everything removed or replaced is archived first and the placeholders then name
+ * their recall handles), through the session's commit step, and reports what landed.
+ */
+export class Landing {
+  readonly #settings: LandingSettings;
+
+  constructor(settings: LandingSettings) {
+    this.#settings = settings;
+  }
+
+  get history(): History {
+    return this.#settings.history;
+  }
+
+  get events(): SessionEvents {
+    return this.#settings.events;
+  }
+
+  get commit(): CompactionCommit {
+    return this.#settings.commit;
+  }
+
+  /** Lands computed steps as one replacement, then reports each (`compaction_end`, a boundary). */
+  async land(trigger: CompactionTrigger, change: LandingChange): Promise<Replaced> {
+    const { history } = this.#settings;
+    const contextUsedBefore = history.meter.contextUsed;
+    const prior = history.messages;
+    const replaced = await this.replace(
+      change.from,
+      change.generation,
+      change.conversation,
+      change.signal,
+    );
+    if (replaced.status !== "landed") return replaced;
+    const cache = { ...cacheSplit(history, prior), messagesBefore: prior.length };
+    change.computed.forEach((computed, index) => {
+      // The repair happened once, after the last of them.
+      const last = index === change.computed.length - 1;
+      const step = last ? replaced.repair : NO_REPAIR;
+      this.#ended(trigger, computed, step, contextUsedBefore, change.outcome, cache);
+    });
+    return replaced;
+  }
+
+  /**
+   * Replaces the prefix `from` (the history at `generation`) by `compacted`, keeping what was
+   * appended meanwhile after it; with `archive: false`, without keeping what it removes.
+   */
+  async replace(
+    from: readonly Message[],
+    generation: number,
+    compacted: readonly Message[],
+    signal: AbortSignal | undefined,
+    options: { archive?: false } = {},
+  ): Promise<Replaced> {
+    const { history, commit, limits } = this.#settings;
+    const archive = options.archive === false ? undefined : this.#settings.archive;
+    const rules: LandingRules = {
+      pinned: history.pinned,
+      keepStaleThinking: this.#settings.keepStaleThinking,
+      clock: this.#settings.clock,
+      archive,
+    };
+    const before = history.messages;
+    const { conversation, repair, records } = landedConversation(rules, before, from, compacted);
+    if (archive !== undefined) {
+      try {
+        await keepRecords(() => archive.store(records), limits.archiveTimeoutMs, signal);
+      } catch (error) {
+        if (!CompactionError.isInstance(error)) throw error;
+        return { status: "archive_failed", failure: error };
+      }
+    }
+    const landed = await commit.land(history, { before, generation, conversation, rules });
+    return landed ? { status: "landed", repair } : { status: "lost" };
+  }
+
+  #ended(
+    trigger: CompactionTrigger,
+    computed: ComputedStep,
+    repair: ThinkingRepair,
+    contextUsedBefore: number,
+    outcome: CompactionRunOutcome,
+    split: { cacheReadTokens: number; cacheWriteTokens: number; messagesBefore: number },
+  ): void {
+    const { history, events } = this.#settings;
+    const { messagesBefore, ...cache } = split;
+    const { result, strategy, tokensBefore } = computed;
+    const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
+    const boundary: CompactionBoundary = {
+      trigger,
+      strategy,
+      tokensBefore,
+      tokensAfter,
+      turnsCompacted: result.turnsCompacted,
+      toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
+      toolInputsCleared: result.toolInputsCleared ?? 0,
+      messagesRemoved: result.messagesRemoved ?? 0,
+      thinkingBlocksDropped: repair.thinkingBlocksDropped,
+      thinkingTokensDropped: repair.thinkingTokensDropped,
+      toolExchangeClosed: repair.toolExchangeClosed,
+      ...cache,
+    };
+    outcome.compacted = true;
+    outcome.boundaries.push(boundary);
+    events.emit({
+      type: "compaction_end",
+      trigger,
+      strategy,
+      result,
+      tokensBefore,
+      tokensAfter,
+      contextUsedBefore,
+      contextUsedAfter: history.meter.contextUsed,
+      boundary,
+      messagesBefore,
+      messagesAfter: history.messages.length,
+    });
+  }
 }
 
 /**
@@ -91,103 +189,16 @@ export async function landCompaction(
  * a prefix the cache holds; everything from there on is new.
  */
 function cacheSplit(
-  landing: Landing,
+  history: History,
   prior: readonly Message[],
 ): { cacheReadTokens: number; cacheWriteTokens: number } {
-  const now = landing.history.messages;
+  const now = history.messages;
   let first = 0;
   while (first < now.length && first < prior.length && now[first] === prior[first]) first += 1;
-  const { meter } = landing.history;
+  const { meter } = history;
   const overhead = Math.max(0, meter.contextUsed - meter.estimate);
   return {
     cacheReadTokens: overhead + estimateTokens(now.slice(0, first)),
     cacheWriteTokens: estimateTokens(now.slice(first)),
   };
-}
-
-/**
- * Replaces the prefix `from` by `compacted`, keeping what was appended meanwhile: landed by the
- * rules every path shares ({@link landedConversation}: pinned messages stay as they were, the
- * thinking the change made stale goes, everything removed or replaced is archived first and the
- * placeholders then name their recall handles). `undefined` when the commit lost a race.
- * @throws {CompactionError} when the archive fails (see {@link archiveFailure}): nothing landed.
- */
-export async function replaceHistory(
-  landing: Landing,
-  from: readonly Message[],
-  generation: number,
-  compacted: readonly Message[],
-  signal?: AbortSignal,
-): Promise<ThinkingRepair | undefined> {
-  const { history, archive } = landing;
-  const rules: LandingRules = {
-    pinned: history.pinned,
-    keepStaleThinking: landing.keepStaleThinking,
-    clock: landing.clock,
-    archive,
-  };
-  const before = history.messages;
-  const { conversation, repair, records } = landedConversation(rules, before, from, compacted);
-  if (archive !== undefined) {
-    const milliseconds = landing.limits.archiveTimeoutMs;
-    await keepRecords(() => archive.store(records), milliseconds, signal);
-  }
-  const build = (): Message[] => {
-    if (generation !== history.generation) {
-      throw new CompactionError("aborted", "the conversation was replaced while compacting");
-    }
-    const now = history.messages;
-    if (now.length === before.length) return conversation;
-    // Appended while the archive wrote: they follow the change, so their thinking goes too.
-    return repairThinking(rules, now, [...conversation, ...now.slice(before.length)]).conversation;
-  };
-  const landed = await landing.commit.commit(build, (next) => {
-    // What lands is the session's: frozen, so no compactor or caller holding it can change it.
-    freezeMessages(next);
-    history.replace(next);
-  });
-  return landed ? repair : undefined;
-}
-
-function ended(
-  landing: Landing,
-  trigger: CompactionTrigger,
-  computed: ComputedStep,
-  repair: ThinkingRepair,
-  contextUsedBefore: number,
-  outcome: CompactionRunOutcome,
-  split: { cacheReadTokens: number; cacheWriteTokens: number; messagesBefore: number },
-): void {
-  const { messagesBefore, ...cache } = split;
-  const { result, strategy, tokensBefore } = computed;
-  const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
-  const boundary: CompactionBoundary = {
-    trigger,
-    strategy,
-    tokensBefore,
-    tokensAfter,
-    turnsCompacted: result.turnsCompacted,
-    toolResultsCompacted: result.toolResultsSummarized + result.toolResultsRedacted,
-    toolInputsCleared: result.toolInputsCleared ?? 0,
-    messagesRemoved: result.messagesRemoved ?? 0,
-    thinkingBlocksDropped: repair.thinkingBlocksDropped,
-    thinkingTokensDropped: repair.thinkingTokensDropped,
-    toolExchangeClosed: repair.toolExchangeClosed,
-    ...cache,
-  };
-  outcome.compacted = true;
-  outcome.boundaries.push(boundary);
-  landing.emit({
-    type: "compaction_end",
-    trigger,
-    strategy,
-    result,
-    tokensBefore,
-    tokensAfter,
-    contextUsedBefore,
-    contextUsedAfter: landing.contextUsed(),
-    boundary,
-    messagesBefore,
-    messagesAfter: landing.history.messages.length,
-  });
 }

@@ -12,9 +12,11 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
+import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
 import { ContentBlockSchema, JsonObjectSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
+import type { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
@@ -27,10 +29,10 @@ export interface MessageIntakeSettings {
   history: History;
   sessionId: string;
   clock: Clock;
-  /** The largest text one block may hold, in tokens; longer ones are clamped. */
-  maxBlockTokens: number;
-  /** The recall handle `offset` places after the archive's next one; none with `archive: false`. */
-  handleAt?: (offset: number) => string;
+  /** The largest share of the window one text may take; longer ones are clamped. */
+  maxBlockShare: number;
+  /** Where clamped originals are kept (it names their recall handles); none with `archive: false`. */
+  archive: ArchiveKeeper | undefined;
 }
 
 /** The content of the error result that closes a tool call the conversation went on without. */
@@ -45,35 +47,19 @@ const SUMMARY_ENTRIES = z.array(
   z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()]),
 );
 
+const AddUserTextOptionsSchema = optionsSchema({ pinned: BOOLEAN_SCHEMA.exactOptional() });
+const AddAssistantOptionsSchema = optionsSchema({ id: NON_EMPTY_STRING_SCHEMA.exactOptional() });
+
 /** The `pinned` option of `addUserText`. @throws {ValidationError} unless an object with a boolean `pinned`. */
 function parsePinned(options: unknown): boolean {
   if (options === undefined) return false;
-  if (!isPlainObject(options)) {
-    throw new ValidationError("addUserText options", [{ path: [], message: "must be an object" }]);
-  }
-  const pinned = options.pinned;
-  if (pinned !== undefined && typeof pinned !== "boolean") {
-    throw new ValidationError("addUserText options", [
-      { path: ["pinned"], message: "must be a boolean" },
-    ]);
-  }
-  return pinned === true;
+  return parseOrThrow(AddUserTextOptionsSchema, options, "addUserText options").pinned === true;
 }
 
 /** The `id` option of `addAssistant`. @throws {ValidationError} unless a non-empty string. */
 function parseAssistantId(options: unknown): string | undefined {
   if (options === undefined) return undefined;
-  if (!isPlainObject(options)) {
-    throw new ValidationError("addAssistant options", [{ path: [], message: "must be an object" }]);
-  }
-  const id = options.id;
-  if (id === undefined) return undefined;
-  if (typeof id !== "string" || id === "") {
-    throw new ValidationError("addAssistant options", [
-      { path: ["id"], message: "must be a non-empty string" },
-    ]);
-  }
-  return id;
+  return parseOrThrow(AddAssistantOptionsSchema, options, "addAssistant options").id;
 }
 
 /**
@@ -325,10 +311,11 @@ export class MessageIntake {
   ): Intake<void> {
     const events: CompactionEvent[] = [];
     const archive: ArchiveRecord[] = [];
-    const { handleAt, maxBlockTokens } = this.#settings;
+    const { archive: keeper, history, maxBlockShare } = this.#settings;
+    const maxBlockTokens = Math.floor(maxBlockShare * history.meter.contextLimit);
     // Handles are taken in the order the blocks are cut, so the records follow that order too.
     let handles = 0;
-    const nextHandle = handleAt === undefined ? undefined : () => handleAt(handles++);
+    const nextHandle = keeper === undefined ? undefined : () => keeper.handleAt(handles++);
     const built = messages.map((message) => {
       const clamped = clampMessage(message, maxBlockTokens, nextHandle);
       for (const block of clamped.clamped) {

@@ -6,9 +6,11 @@ import {
 } from "../compactors/threshold-compactor.js";
 import { type AsyncCompactor, type Compactor, compactorProblem } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
-import { contextWindowOf } from "../core/models.js";
 import {
+  BOOLEAN_SCHEMA,
+  CLOCK_SCHEMA,
   functionSchema,
+  methodsSchema,
   NON_EMPTY_STRING_SCHEMA,
   POSITIVE_INT_SCHEMA,
   positiveWholeNumber,
@@ -16,7 +18,8 @@ import {
   TimerMillisecondsSchema,
 } from "../core/option-schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { type ModelPricing, ModelPricingSchema } from "../pricing/model-pricing.js";
+import { contextWindowOf } from "../models/model-limits.js";
+import { type ModelPricing, ModelPricingSchema } from "../models/model-pricing.js";
 import type { CompactionArchive } from "./archive.js";
 import type { CompactionEvent, Logger } from "./events.js";
 import type { AfterCompactHook, BeforeCompactHook } from "./hooks.js";
@@ -133,8 +136,18 @@ export interface SessionLimits {
   circuitCooldownMs: number;
 }
 
-/** The defaults of {@link SessionLimits}. */
-export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = Object.freeze({
+/**
+ * The defaults of {@link AgentSessionOptions}: the one table the session, the stored session and
+ * the stateless paths read (the default compactor's own are {@link DEFAULT_SESSION_COMPACTOR_OPTIONS}).
+ */
+export const DEFAULT_SESSION_OPTIONS = Object.freeze({
+  maxConsecutiveFailures: 3,
+  /** What `trimOnOverflow: true`, the default, means. */
+  trimOnOverflow: Object.freeze({ targetUtilization: 0.5 }),
+  maxBlockShare: 0.25,
+  keepStaleThinking: false,
+  /** What `background: true` means (background mode is off unless asked for). */
+  background: Object.freeze({ ceiling: 0.95 }),
   hookTimeoutMs: 30_000,
   compactorTimeoutMs: 300_000,
   archiveTimeoutMs: 30_000,
@@ -143,7 +156,7 @@ export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = Object.freeze({
 
 /** The limits of a session from its (parsed) options. */
 export function sessionLimits(options: Partial<SessionLimits>): SessionLimits {
-  const defaults = DEFAULT_SESSION_LIMITS;
+  const defaults = DEFAULT_SESSION_OPTIONS;
   return {
     hookTimeoutMs: options.hookTimeoutMs ?? defaults.hookTimeoutMs,
     compactorTimeoutMs: options.compactorTimeoutMs ?? defaults.compactorTimeoutMs,
@@ -215,11 +228,17 @@ export function sessionCompactors(options: AgentSessionOptions, contextLimit: nu
 /** `trimOnOverflow` as a target utilization, or `undefined` when it is off. */
 export function trimTarget(option: AgentSessionOptions["trimOnOverflow"]): number | undefined {
   if (option === false) return undefined;
-  if (option === undefined || option === true) return 0.5;
-  return option.targetUtilization ?? 0.5;
+  const { targetUtilization } = DEFAULT_SESSION_OPTIONS.trimOnOverflow;
+  if (option === undefined || option === true) return targetUtilization;
+  return option.targetUtilization ?? targetUtilization;
 }
 
-const isFunction = (value: unknown) => typeof value === "function";
+/** `background` as the share of the window above which `maybeCompact` waits, or `undefined` when it is off. */
+export function backgroundCeiling(option: AgentSessionOptions["background"]): number | undefined {
+  if (option === undefined || option === false) return undefined;
+  const { ceiling } = DEFAULT_SESSION_OPTIONS.background;
+  return option === true ? ceiling : (option.ceiling ?? ceiling);
+}
 
 /** What is wrong with a `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor. */
 function compactorOptionProblem(value: unknown): string | undefined {
@@ -250,16 +269,13 @@ export function booleanOrShare(key: string) {
   });
 }
 
+/** A {@link CompactionArchive}: an object with `put` and `get`. */
+export const ARCHIVE_SCHEMA = methodsSchema<CompactionArchive>("a CompactionArchive", "put", "get");
+
 /** The `archive` option: a {@link CompactionArchive} or `false`. */
-export const ARCHIVE_OPTION_SCHEMA = z.custom<CompactionArchive | false>(
-  (value) =>
-    value === false ||
-    (typeof value === "object" &&
-      value !== null &&
-      isFunction((value as CompactionArchive).put) &&
-      isFunction((value as CompactionArchive).get)),
-  "must be a CompactionArchive (with put and get) or false",
-);
+export const ARCHIVE_OPTION_SCHEMA = z.union([z.literal(false), ARCHIVE_SCHEMA], {
+  error: "must be a CompactionArchive (with put and get) or false",
+});
 
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z
@@ -274,26 +290,16 @@ export const AgentSessionOptionsSchema = z
       })
       .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
     llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
-    clock: functionSchema<Clock>().exactOptional(),
+    clock: CLOCK_SCHEMA.exactOptional(),
     onEvent: functionSchema<(event: CompactionEvent) => void>().exactOptional(),
-    logger: z
-      .custom<Logger>(
-        (value) =>
-          typeof value === "object" && value !== null && isFunction((value as Logger).warn),
-        "must have a warn method",
-      )
-      .exactOptional(),
+    logger: methodsSchema<Logger>("a Logger", "warn").exactOptional(),
     beforeCompact: functionSchema<BeforeCompactHook>().exactOptional(),
     afterCompact: functionSchema<AfterCompactHook>().exactOptional(),
     maxConsecutiveFailures: POSITIVE_INT_SCHEMA.exactOptional(),
     trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
     maxBlockShare: SHARE_SCHEMA.exactOptional(),
-    keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
-    model: z
-      .string({ error: "must be a string" })
-      .min(1, "must be a non-empty string")
-      .max(256, "must be at most 256 characters")
-      .exactOptional(),
+    keepStaleThinking: BOOLEAN_SCHEMA.exactOptional(),
+    model: NON_EMPTY_STRING_SCHEMA.max(256, "must be at most 256 characters").exactOptional(),
     pricing: ModelPricingSchema.exactOptional(),
     background: booleanOrShare("ceiling").exactOptional(),
     archive: ARCHIVE_OPTION_SCHEMA.exactOptional(),

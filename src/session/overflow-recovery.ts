@@ -1,10 +1,17 @@
-import { isAbortSignal } from "../core/abort.js";
+import * as z from "zod";
 import {
   type ContextOverflowRefusal,
   contextOverflowOf,
   isContextOverflowError,
 } from "../core/context-overflow.js";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow } from "../core/errors.js";
+import {
+  ABORT_SIGNAL_SCHEMA,
+  functionSchema,
+  methodsSchema,
+  optionsSchema,
+  STRING_SCHEMA,
+} from "../core/option-schemas.js";
 import type { ForceCompactOptions, ForceCompactResult } from "./compaction-report.js";
 
 /** What {@link withOverflowRecovery} needs of a session (`AgentSession` and `StoredSession` fit). */
@@ -39,31 +46,17 @@ export interface OverflowRecoveryOptions {
   onRecovery?: (recovery: OverflowRecovery) => void;
 }
 
-function validate(session: unknown, send: unknown, options: unknown): OverflowRecoveryOptions {
-  const issues: ValidationIssue[] = [];
-  if (typeof (session as OverflowRecoverySession | null)?.forceCompact !== "function") {
-    issues.push({ path: ["session"], message: "must be a session (with forceCompact)" });
-  }
-  if (typeof send !== "function") issues.push({ path: ["send"], message: "must be a function" });
-  if (typeof options !== "object" || options === null) {
-    issues.push({ path: ["options"], message: "must be an object" });
-    throw new ValidationError("withOverflowRecovery arguments", issues);
-  }
-  const given = options as Record<string, unknown>;
-  for (const key of ["isOverflow", "onRecovery"] as const) {
-    if (given[key] !== undefined && typeof given[key] !== "function") {
-      issues.push({ path: ["options", key], message: "must be a function" });
-    }
-  }
-  if (given.instructions !== undefined && typeof given.instructions !== "string") {
-    issues.push({ path: ["options", "instructions"], message: "must be a string" });
-  }
-  if (given.signal !== undefined && !isAbortSignal(given.signal)) {
-    issues.push({ path: ["options", "signal"], message: "must be an AbortSignal" });
-  }
-  if (issues.length > 0) throw new ValidationError("withOverflowRecovery arguments", issues);
-  return given as OverflowRecoveryOptions;
-}
+/** Schema of `withOverflowRecovery`'s arguments, checked as one. */
+const OverflowRecoveryArgumentsSchema = z.object({
+  session: methodsSchema<OverflowRecoverySession>("a session", "forceCompact"),
+  send: functionSchema<unknown>(),
+  options: optionsSchema({
+    isOverflow: functionSchema<OverflowRecoveryOptions["isOverflow"]>().exactOptional(),
+    instructions: STRING_SCHEMA.exactOptional(),
+    signal: ABORT_SIGNAL_SCHEMA.exactOptional(),
+    onRecovery: functionSchema<OverflowRecoveryOptions["onRecovery"]>().exactOptional(),
+  }),
+});
 
 /**
  * Sends a model request and survives the provider's refusal for context length: on such a
@@ -94,7 +87,11 @@ export async function withOverflowRecovery<T>(
     instructions,
     signal,
     onRecovery,
-  } = validate(session, send, options);
+  } = parseOrThrow(
+    OverflowRecoveryArgumentsSchema,
+    { session, send, options },
+    "withOverflowRecovery arguments",
+  ).options;
   try {
     return await send(0);
   } catch (error) {

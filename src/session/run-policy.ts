@@ -1,5 +1,6 @@
+import { stageDue } from "../compactors/stage-loop.js";
 import type { Compactor } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import { compactorTarget } from "../core/compactor.js";
 import type { CompactionTrigger } from "./events.js";
 import type { PricedTiming } from "./run-settings.js";
 
@@ -65,7 +66,7 @@ function autoGate(
   priced: PricedTiming | undefined,
 ): Gate {
   const due =
-    compactor.shouldCompact(contextUsed, contextLimit) ||
+    stageDue(compactor, contextUsed, { contextLimit }) ||
     repaysEarly(compactor, contextUsed, contextLimit, priced);
   if (!due) return "not_due";
   return compactor.isAsync === true && circuitOpen ? "circuit_open" : "run";

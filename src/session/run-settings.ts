@@ -1,42 +1,39 @@
-import type { CompactionUsage, Compactor } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
+import type { Compactor } from "../core/compactor.js";
+import { compactorTarget } from "../core/compactor.js";
 import type { Clock } from "../core/message-factory.js";
-import type { OverheadAboveTrigger } from "../core/models.js";
-import type { ResolvedModelPricing } from "../pricing/model-pricing.js";
-import { RewriteBudget } from "../pricing/rewrite-budget.js";
+import type { CostAccumulator } from "../models/cost-accumulator.js";
+import type { ResolvedModelPricing } from "../models/model-pricing.js";
+import { RewriteBudget } from "../models/rewrite-budget.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
+import type { BackgroundGate } from "./background.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
-import type { CompactionEvent } from "./events.js";
 import type { History } from "./history.js";
 import type { SessionLimits } from "./options.js";
+import type { SessionEvents } from "./session-events.js";
 
 /** Options of one run. */
 export interface CompactionRunOptions {
   signal?: AbortSignal;
   instructions?: string;
-  /** Called when an automatic run starts a summary (background mode stops waiting there). */
-  detach?: () => void;
   /**
-   * Awaited before a detached summary is applied: background mode applies it at the next
-   * `maybeCompact`, where the conversation ends in a user message, never mid-exchange.
+   * Background mode's gate: an automatic run that starts a summary detaches from its call, and
+   * applies the summary at the next `maybeCompact`, where the conversation ends in a user
+   * message, never mid-exchange.
    */
-  beforeApply?: () => Promise<void>;
+  background?: BackgroundGate;
 }
 
-/** What the runner needs from its session. */
+/** What the runner needs from its session: its parts, no callbacks. */
 export interface CompactionRunnerSettings {
-  /** Told each compaction's reported usage (the session prices it). */
-  onUsage?: (usage: CompactionUsage) => void;
+  /** The history; its meter holds the session's window. */
   history: History;
-  contextLimit: number;
   compactors: readonly Compactor[];
   maxConsecutiveFailures: number;
   trimTarget: number | undefined; // trimOnOverflow's target utilization, undefined when off
   clock: Clock;
-  emit: (event: CompactionEvent) => void;
-  /** Reports a problem with the window once per kind (an event and a logger warning). */
-  warn?: (problem: OverheadAboveTrigger) => void;
+  /** Where events, and problems with the window (once per kind), go. */
+  events: SessionEvents;
   hooks: CompactionHooks;
   /** Where what compactions remove is kept; `undefined` with `archive: false`. */
   archive: ArchiveKeeper | undefined;
@@ -46,6 +43,8 @@ export interface CompactionRunnerSettings {
   commit: CompactionCommit;
   /** Time limits of hooks, custom compactors and the archive; the breaker's cooldown. */
   limits: SessionLimits;
+  /** What the session costs, when it knows its prices: each compaction's usage is added. */
+  costs?: CostAccumulator | undefined;
   /** When the session knows its prices: automatic runs compact once a rewrite repays itself. */
   pricedTiming?: PricedTiming | undefined;
 }
@@ -54,16 +53,6 @@ export interface CompactionRunnerSettings {
 export interface PricedTiming {
   budget: RewriteBudget;
   compactor: Compactor;
-}
-
-/** `target` whose `key` reads `read()` each time: a value that follows the session's window. */
-export function live<T extends object, K extends string>(
-  target: T,
-  key: K,
-  read: () => number,
-): T & Record<K, number> {
-  return Object.defineProperty(target, key, { get: read, enumerable: true }) as T &
-    Record<K, number>;
 }
 
 /**

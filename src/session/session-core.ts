@@ -1,59 +1,50 @@
 import type * as z from "zod";
-import type { CompactionUsage } from "../core/compactor.js";
 import { ContextOverflowRefusalSchema } from "../core/context-overflow.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
+import { allInputTokens, type CompactionUsage } from "../core/usage.js";
+import { freezeMessages } from "../internal/frozen.js";
+import { CostAccumulator, type CostSummary } from "../models/cost-accumulator.js";
 import {
-  type ConfiguredWindowProblem,
   checkConfiguredWindow,
   checkRefusedWindow,
   checkReportedUsage,
   contextWindowOf,
-  type OverheadAboveTrigger,
-  type UsageAboveWindow,
-} from "../core/models.js";
-import { freezeMessages } from "../internal/frozen.js";
-import { CostAccumulator, type CostSummary } from "../pricing/cost-accumulator.js";
-import { pricingForModel } from "../pricing/presets.js";
+} from "../models/model-limits.js";
+import { pricingForModel } from "../models/presets.js";
 import { type ArchiveRecord, MemoryArchive } from "./archive.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { BackgroundGate } from "./background.js";
-import { DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
-import {
-  CompactionCalls,
-  type CompactionCallsSettings,
-  type RunAttempt,
-} from "./compaction-calls.js";
+import { CompactionCalls } from "./compaction-calls.js";
 import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js";
 import { CompactionHooks } from "./compaction-hooks.js";
 import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
-import { CompactionRunner, type CompactionRunnerSettings } from "./compaction-run.js";
+import { CompactionRunner } from "./compaction-run.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";
 import { MessageIntake } from "./message-intake.js";
 import {
   type AgentSessionOptions,
   AgentSessionOptionsSchema,
+  backgroundCeiling,
+  DEFAULT_SESSION_OPTIONS,
   type SessionLimits,
   sessionCompactors,
   sessionLimits,
   trimTarget,
 } from "./options.js";
-import { live, pricedTiming } from "./run-settings.js";
+import { pricedTiming } from "./run-settings.js";
 import { SerialQueue } from "./serial-queue.js";
 import type { Intake, SessionEntry } from "./session-entry.js";
+import { SessionEvents } from "./session-events.js";
 import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./snapshot.js";
 
-export type { RunAttempt } from "./compaction-calls.js";
-
-/** What a face adds to the session's options: how compactions land, and how a run is attempted. */
+/** What a face adds to the session's options: how compactions land. */
 export interface SessionCoreSettings {
   /** @default {@link IN_MEMORY_COMMIT} */
   commit?: CompactionCommit;
-  /** @default the runner's `run`, once */
-  attempt?: RunAttempt;
 }
 
 /**
@@ -73,73 +64,44 @@ export class SessionCore {
   /** Compactions, one at a time; `afterCompact` hooks run once a run has settled. */
   readonly queue = new SerialQueue();
   readonly #calls: CompactionCalls;
-  readonly #listeners = new Set<CompactionEventListener>();
-  readonly #logger: AgentSessionOptions["logger"];
+  readonly #events: SessionEvents;
   /** What the session costs, when it has prices. */
   readonly #costs: CostAccumulator | undefined;
-  /** The window problems reported so far (each kind once). */
-  readonly #windowWarnings = new Set<string>();
-  /**
-   * The warning about the configured window, found in the constructor: only `onEvent` could
-   * hear it then, so each listener subscribed later with `on` is told it when it subscribes.
-   */
-  #configuredWindowWarning: CompactionEvent | undefined;
-  /** The window: configured, or the model's; lowered by a refusal that names a smaller one. */
-  #contextLimit: number;
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions, settings: SessionCoreSettings = {}) {
     const parsed = parseOrThrow(AgentSessionOptionsSchema, options, "AgentSessionOptions");
     this.sessionId = parsed.sessionId ?? newId();
     // The schema checked one of them is there: a configured window wins over the model's.
-    const contextLimit = parsed.contextLimit ?? contextWindowOf(parsed.model ?? "") ?? Number.NaN;
-    this.#contextLimit = contextLimit;
+    const { meter } = this.history;
+    meter.contextLimit = parsed.contextLimit ?? contextWindowOf(parsed.model ?? "") ?? Number.NaN;
     this.clock = parsed.clock ?? systemClock;
-    this.#logger = parsed.logger;
+    this.#events = new SessionEvents(parsed.logger, parsed.onEvent);
     const limits = sessionLimits(parsed);
     this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
-    const keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
-    this.keeper = keeper;
-    const blockShare = parsed.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE;
-    this.intake = new MessageIntake(
-      live(
-        {
-          history: this.history,
-          sessionId: this.sessionId,
-          clock: this.clock,
-          ...(keeper === undefined
-            ? {}
-            : { handleAt: (offset: number) => keeper.handleAt(offset) }),
-        },
-        "maxBlockTokens",
-        () => Math.floor(blockShare * this.contextLimit),
-      ),
-    );
+    this.keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
+    this.intake = new MessageIntake({
+      history: this.history,
+      sessionId: this.sessionId,
+      clock: this.clock,
+      maxBlockShare: parsed.maxBlockShare ?? DEFAULT_SESSION_OPTIONS.maxBlockShare,
+      archive: this.keeper,
+    });
     const pricing =
       parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
     this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
     this.runner = this.#runner(options, parsed, settings.commit ?? IN_MEMORY_COMMIT, limits);
-    if (parsed.onEvent) this.#listeners.add(parsed.onEvent);
-    if (parsed.model !== undefined) {
-      const problem = checkConfiguredWindow(parsed.model, parsed.contextLimit);
-      this.#warnWindow(problem);
-      if (problem !== undefined)
-        this.#configuredWindowWarning = { type: "context_window_warning", problem };
-    }
-    const background = parsed.background ?? false;
-    const calls = {
+    if (parsed.model !== undefined)
+      this.#events.warnConfiguredWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
+    const ceiling = backgroundCeiling(parsed.background);
+    this.#calls = new CompactionCalls({
       history: this.history,
       queue: this.queue,
       hooks: this.hooks,
-      background:
-        background === false
-          ? undefined
-          : new BackgroundGate(background === true ? 0.95 : (background.ceiling ?? 0.95)),
-      attempt: settings.attempt ?? ((kind, run) => this.runner.run(kind, run)),
-      circuitOpen: () => this.runner.circuitOpen,
-    } satisfies Omit<CompactionCallsSettings, "contextLimit">;
-    this.#calls = new CompactionCalls(live(calls, "contextLimit", () => this.contextLimit));
+      background: ceiling === undefined ? undefined : new BackgroundGate(ceiling),
+      runner: this.runner,
+    });
   }
 
   /** The compactions' runner, on the session's window as it is at each run. */
@@ -150,28 +112,27 @@ export class SessionCore {
     limits: SessionLimits,
   ): CompactionRunner {
     const compactors = sessionCompactors(options, this.contextLimit);
-    const settings = {
+    return new CompactionRunner({
       history: this.history,
       compactors,
       pricedTiming: pricedTiming(this.#costs?.pricing, compactors, this.contextLimit),
-      maxConsecutiveFailures: parsed.maxConsecutiveFailures ?? 3,
+      maxConsecutiveFailures:
+        parsed.maxConsecutiveFailures ?? DEFAULT_SESSION_OPTIONS.maxConsecutiveFailures,
       trimTarget: trimTarget(parsed.trimOnOverflow),
       clock: this.clock,
-      emit: (event: CompactionEvent) => this.emit(event),
-      warn: (problem: OverheadAboveTrigger) => this.#warnWindow(problem),
+      events: this.#events,
       hooks: this.hooks,
-      keepStaleThinking: parsed.keepStaleThinking ?? false,
+      keepStaleThinking: parsed.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking,
       archive: this.keeper,
       commit,
-      onUsage: (usage: CompactionUsage) => this.#costs?.addCompaction(usage),
+      costs: this.#costs,
       limits,
-    } satisfies Omit<CompactionRunnerSettings, "contextLimit">;
-    return new CompactionRunner(live(settings, "contextLimit", () => this.contextLimit));
+    });
   }
 
   /** The model's context window in tokens: configured, or learned from a refusal (see {@link recordContextOverflow}). */
   get contextLimit(): number {
-    return this.#contextLimit;
+    return this.history.meter.contextLimit;
   }
 
   /**
@@ -183,11 +144,10 @@ export class SessionCore {
    */
   recordContextOverflow(refusal: unknown): boolean {
     const parsed = parseOrThrow(ContextOverflowRefusalSchema, refusal, "context overflow refusal");
-    const problem = checkRefusedWindow(parsed, this.#contextLimit);
+    const problem = checkRefusedWindow(parsed, this.contextLimit);
     if (problem === undefined) return false;
-    this.#contextLimit = parsed.windowTokens;
-    this.#logger?.warn(`agent-compaction: ${problem.message}`, { problem });
-    this.emit({ type: "context_window_warning", problem });
+    this.history.meter.contextLimit = parsed.windowTokens;
+    this.#events.warnWindowAgain(problem);
     return true;
   }
 
@@ -205,9 +165,7 @@ export class SessionCore {
   take<T>(intake: Intake<T>): T {
     if (intake.entry !== undefined) {
       this.apply(intake.entry)?.catch((error: unknown) => {
-        this.#logger?.warn("agent-compaction: the archive could not keep what clamping cut", {
-          error,
-        });
+        this.#events.log("the archive could not keep what clamping cut", { error });
       });
     }
     for (const event of intake.events) this.emit(event);
@@ -248,9 +206,7 @@ export class SessionCore {
       case "usage": {
         history.meter.recorded(entry.usage, history.messages);
         this.#costs?.addRequest(entry.usage);
-        const { inputTokens, cacheCreationInputTokens = 0, cacheReadInputTokens = 0 } = entry.usage;
-        const sent = inputTokens + cacheCreationInputTokens + cacheReadInputTokens;
-        this.#warnWindow(checkReportedUsage(sent, this.contextLimit));
+        this.#events.warnWindow(checkReportedUsage(allInputTokens(entry.usage), this.contextLimit));
         return undefined;
       }
       case "summaries":
@@ -270,9 +226,7 @@ export class SessionCore {
     this.keeper.accept(records);
     if (store) return this.keeper.store(records);
     this.keeper.storeMissing(records).catch((error: unknown) => {
-      this.#logger?.warn("agent-compaction: the archive could not keep what clamping cut", {
-        error,
-      });
+      this.#events.log("the archive could not keep what clamping cut", { error });
     });
     return undefined;
   }
@@ -282,45 +236,18 @@ export class SessionCore {
     return this.#costs?.summary();
   }
 
-  /** Reports a window problem once per kind: an event and a logger warning. */
-  #warnWindow(
-    problem: UsageAboveWindow | ConfiguredWindowProblem | OverheadAboveTrigger | undefined,
-  ): void {
-    if (problem === undefined || this.#windowWarnings.has(problem.kind)) return;
-    this.#windowWarnings.add(problem.kind);
-    this.#logger?.warn(`agent-compaction: ${problem.message}`, { problem });
-    this.emit({ type: "context_window_warning", problem });
-  }
-
   /** Pins what is here (a pin replayed after the message was folded finds it gone). */
   #pin(messageIds: readonly string[]): void {
     for (const id of messageIds) if (this.history.has(id)) this.history.pinned.add(id);
   }
 
-  /**
-   * Subscribes to events; returns the unsubscribe function. A warning about the configured
-   * window (found in the constructor, before any listener but `onEvent`) reaches it at once.
-   */
+  /** Subscribes to events; returns the unsubscribe function (see {@link SessionEvents.on}). */
   on(listener: CompactionEventListener): () => void {
-    this.#listeners.add(listener);
-    if (this.#configuredWindowWarning !== undefined)
-      this.#tell(listener, this.#configuredWindowWarning);
-    return () => this.#listeners.delete(listener);
+    return this.#events.on(listener);
   }
 
   emit(event: CompactionEvent): void {
-    for (const listener of this.#listeners) this.#tell(listener, event);
-  }
-
-  #tell(listener: CompactionEventListener, event: CompactionEvent): void {
-    try {
-      listener(event);
-    } catch (error) {
-      this.#logger?.warn("agent-compaction: an event listener threw", {
-        event: event.type,
-        error,
-      });
-    }
+    this.#events.emit(event);
   }
 
   /** The archived original a placeholder names. */
@@ -369,7 +296,7 @@ export class SessionCore {
       ),
       meter: conversation === undefined ? history.meter.state : history.meter.stateAfterReplace,
       lastTurnNumber: history.lastTurnNumber,
-      ...this.runner.circuit,
+      ...this.runner.breaker.snapshot,
       pinned: [...history.pinned],
       ...(keeper === undefined ? {} : { archive: keeper.snapshot() }),
     };
@@ -379,6 +306,6 @@ export class SessionCore {
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
-    this.runner.restoreCircuit(snapshot);
+    this.runner.breaker.restore(snapshot);
   }
 }

@@ -110,7 +110,7 @@ export const SessionSnapshotSchema: z.ZodType<ParsedSnapshot, unknown> = z
     pinned: z.array(z.string()).exactOptional(),
     archive: z
       .object({
-        next: z.number().int().positive("must be a whole number above 0"),
+        next: POSITIVE_INT_SCHEMA,
         external: z.literal(true).exactOptional(),
         records: z.array(ArchiveRecordSchema).exactOptional(),
       })

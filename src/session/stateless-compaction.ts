@@ -1,22 +1,20 @@
 import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
-import { requestWithin } from "../core/abort.js";
+import { runStages } from "../compactors/stage-loop.js";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import {
-  type CompactionOutput,
   type CompactionResult,
   type Compactor,
+  compactorTarget,
   conversationChanged,
   emptyCompactionResult,
-  isTrustedCompactor,
-  runCompactor,
 } from "../core/compactor.js";
-import { compactorTarget } from "../core/compactor-target.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { clampMessage, clampRecord, DEFAULT_MAX_BLOCK_SHARE } from "./clamp.js";
+import { clampMessage, clampRecord } from "./clamp.js";
+import { runStep } from "./compute-step.js";
 import { isUntrustedUsage } from "./context-meter.js";
 import {
   keepRecords,
@@ -25,9 +23,8 @@ import {
   landedConversation,
   NO_REPAIR,
 } from "./landed-conversation.js";
-import { DEFAULT_SESSION_LIMITS, sessionCompactors, trimTarget } from "./options.js";
+import { DEFAULT_SESSION_OPTIONS, sessionCompactors, trimTarget } from "./options.js";
 import { STATELESS_SESSION_ID, type StatelessCompactionOptions } from "./stateless-options.js";
-import { asCompactionError, assertCompactorOutput, assertKeeps, strategyOf } from "./strategy.js";
 import { TRIM_AT } from "./trim-stage.js";
 
 /** What {@link StatelessCompaction.intake} made of new messages. */
@@ -89,12 +86,12 @@ export class StatelessCompaction {
           });
     this.#rules = {
       pinned: new Set(),
-      keepStaleThinking: options.keepStaleThinking ?? false,
+      keepStaleThinking: options.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking,
       clock: systemClock,
       archive: this.keeper,
     };
     this.#maxBlockTokens = Math.floor(
-      (options.maxBlockShare ?? DEFAULT_MAX_BLOCK_SHARE) * contextLimit,
+      (options.maxBlockShare ?? DEFAULT_SESSION_OPTIONS.maxBlockShare) * contextLimit,
     );
     this.#trimTarget = trimTarget(options.trimOnOverflow);
   }
@@ -184,7 +181,7 @@ export class StatelessCompaction {
     ];
     if (this.keeper !== undefined && records.length > 0) {
       const keeper = this.keeper;
-      const milliseconds = DEFAULT_SESSION_LIMITS.archiveTimeoutMs;
+      const milliseconds = DEFAULT_SESSION_OPTIONS.archiveTimeoutMs;
       await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
     }
     const final = trimmed?.landed.conversation ?? landed.conversation;
@@ -202,7 +199,8 @@ export class StatelessCompaction {
 
   /**
    * Each compactor that is due, on what the one before left (judged on the overhead and its
-   * estimate), as a session's run computes them; `ran`, the last one that was due.
+   * estimate), as a session's run computes them ({@link runStages}); `ran`, the last one that
+   * was due.
    */
   async #runCompactors(
     conversation: readonly Message[],
@@ -210,66 +208,27 @@ export class StatelessCompaction {
     estimate: number,
     signal: AbortSignal | undefined,
   ): Promise<{ working: readonly Message[]; results: CompactionResult[]; ran?: Compactor }> {
-    const overhead = Math.max(0, contextUsed - estimate);
-    const results: CompactionResult[] = [];
-    let working = conversation;
-    let ran: Compactor | undefined;
-    for (const compactor of this.#compactors) {
-      const first = working === conversation;
-      const context = first ? contextUsed : overhead + estimateTokens(working);
-      if (!compactor.shouldCompact(context, this.contextLimit)) continue;
-      ran = compactor;
-      const output = await this.#run(
-        compactor,
-        working,
-        context,
-        signal,
-        first ? estimate : undefined,
-      );
-      if (!conversationChanged(working, output.conversation)) continue;
-      working = output.conversation;
-      results.push(output.result);
-    }
-    return { working, results, ...(ran === undefined ? {} : { ran }) };
-  }
-
-  /**
-   * Runs one compactor: a built-in one as it is (it keeps its own time limits), one of the
-   * app's within the session's `compactorTimeoutMs` and the caller's signal, its output checked
-   * as the session checks it.
-   */
-  async #run(
-    compactor: Compactor,
-    conversation: readonly Message[],
-    contextUsed: number,
-    signal: AbortSignal | undefined,
-    estimate: number | undefined,
-  ): Promise<CompactionOutput> {
-    const options = { contextLimit: this.contextLimit, contextUsed };
-    const summaries = this.#summaries;
-    if (isTrustedCompactor(compactor)) {
-      const run = signal === undefined ? options : { ...options, signal };
-      return runCompactor(compactor, conversation, summaries, run, estimate).catch((error) => {
-        throw asCompactionError(error, compactor);
-      });
-    }
-    const output: unknown = await requestWithin(
-      (bounded) =>
-        runCompactor(compactor, conversation, summaries, { ...options, signal: bounded }),
+    const timeoutMs = DEFAULT_SESSION_OPTIONS.compactorTimeoutMs;
+    const stages = await runStages(
+      this.#compactors,
+      conversation,
+      this.#summaries,
       {
-        signal,
-        milliseconds: DEFAULT_SESSION_LIMITS.compactorTimeoutMs,
-        what: `the ${strategyOf(compactor)} compactor`,
-        failure: (error) => asCompactionError(error, compactor),
+        contextLimit: this.contextLimit,
+        contextUsed,
+        estimate,
+        ...(signal === undefined ? {} : { signal }),
+      },
+      {
+        run: (compactor, working, summaries, options, unchanged) =>
+          runStep(compactor, working, summaries, options, timeoutMs, unchanged),
       },
     );
-    try {
-      assertCompactorOutput(output);
-      assertKeeps(conversation, output.conversation);
-    } catch (error) {
-      throw asCompactionError(error, compactor);
-    }
-    return output;
+    return {
+      working: stages.conversation,
+      results: stages.changed.map((step) => step.output.result),
+      ...(stages.ran === undefined ? {} : { ran: stages.ran }),
+    };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { CompactionOutput, CompactionUsage, Compactor } from "../core/compactor.js";
+import type { CompactionOutput, Compactor } from "../core/compactor.js";
 import { latestRequestIndex } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
@@ -69,15 +69,4 @@ export function assertKeeps(input: readonly Message[], output: readonly Message[
 
 function problemKey(problem: { code: string; toolUseId?: string }): string {
   return `${problem.code} ${problem.toolUseId ?? ""}`;
-}
-
-/** Adds a compaction's reported usage into a running total. */
-export function addUsage(total: CompactionUsage, usage: CompactionUsage | undefined): void {
-  if (usage === undefined) return;
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  const created = (total.cacheCreationInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0);
-  const read = (total.cacheReadInputTokens ?? 0) + (usage.cacheReadInputTokens ?? 0);
-  if (created > 0) total.cacheCreationInputTokens = created;
-  if (read > 0) total.cacheReadInputTokens = read;
 }

@@ -1,4 +1,5 @@
-import { ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 
 /** One record of a session's log: its sequence number (1, 2, …) and its data as stored. */
 export interface StoredRecord {
@@ -125,9 +126,7 @@ export function assertName(value: unknown, subject: string): asserts value is st
 
 /** @throws {ValidationError} unless `value` is a whole number ≥ 0 (a sequence number or a version). */
 export function assertCount(value: unknown, subject: string): asserts value is number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-    throw new ValidationError(subject, [{ path: [], message: "must be a whole number ≥ 0" }]);
-  }
+  parseOrThrow(NON_NEGATIVE_INT_SCHEMA, value, subject);
 }
 
 /** Checks a store call's arguments (every implementation validates the same way). */

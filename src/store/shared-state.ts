@@ -53,9 +53,9 @@ export class SharedState {
 
   #take(circuit: string | undefined, window: string | undefined): void {
     if (circuit !== undefined) {
-      this.#core.runner.restoreCircuit(this.#parse(CIRCUIT_KEY, CircuitSchema, circuit));
+      this.#core.runner.breaker.restore(this.#parse(CIRCUIT_KEY, CircuitSchema, circuit));
     }
-    this.#circuit = JSON.stringify(this.#core.runner.circuit);
+    this.#circuit = JSON.stringify(this.#core.runner.breaker.snapshot);
     if (window !== undefined) {
       const { contextLimit } = this.#parse(WINDOW_KEY, WindowSchema, window);
       this.#core.recordContextOverflow({ windowTokens: contextLimit });
@@ -64,7 +64,7 @@ export class SharedState {
 
   /** Stores the breaker when a run changed it. */
   async writeCircuit(): Promise<void> {
-    const circuit = JSON.stringify(this.#core.runner.circuit);
+    const circuit = JSON.stringify(this.#core.runner.breaker.snapshot);
     if (circuit === this.#circuit) return;
     await this.#store.setValue(this.#sessionId, CIRCUIT_KEY, circuit);
     this.#circuit = circuit;

@@ -1,41 +1,65 @@
 import { CompactionError } from "../core/errors.js";
-import type { Message } from "../core/message.js";
 import type { CompactionCommit } from "../session/compaction-commit.js";
+import type { CompactionRunOutcome } from "../session/compaction-report.js";
+import type { History, Replacement } from "../session/history.js";
+import type { RunKind } from "../session/run-policy.js";
+import type { SerialQueue } from "../session/serial-queue.js";
 import { Lease, type LeaseStore } from "./lease.js";
+import type { SharedState } from "./shared-state.js";
+import type { StoreReplica } from "./store-replica.js";
 
 /** What the commit step needs of its stored session. */
-export interface StoreCommitHost {
+export interface StoreCommitSettings {
   /** The worker's store, its calls bounded in time. */
   readonly store: LeaseStore;
   readonly sessionId: string;
   readonly workerId: string;
   readonly leaseMs: number;
-  /** Runs `task` after every other read or write of the session object. */
-  exclusive<T>(task: () => Promise<T>): Promise<T>;
-  /**
-   * Swaps the head for the session as it would be with `conversation`, by compare-and-swap
-   * on the version this worker read; applies it on success, reads what changed on failure.
-   */
-  swap(conversation: Message[], apply: (conversation: Message[]) => void): Promise<boolean>;
+  /** Attempts of a compaction in all, one after each race lost to another worker's change. */
+  readonly maxAttempts: number;
+  /** The session object's reads and writes, one at a time. */
+  readonly lock: SerialQueue;
 }
 
 /**
- * A stored session's commit step: the session's lease is taken before a compactor runs (so
- * one worker pays for a summary at a time; a manual run waits for it at most `leaseMs`), and a
- * replacement lands by the head's compare-and-swap, inside the session's exclusive section so
- * no write of this worker slips between building the head and swapping it. The lease saves
- * duplicate work; what keeps the history right is the compare-and-swap.
+ * A stored session's commit step: each attempt reads what other workers wrote first; the
+ * session's lease is taken before a compactor runs (so one worker pays for a summary at a time;
+ * a manual run waits for it at most `leaseMs`), and a replacement lands by the head's
+ * compare-and-swap, inside the session's exclusive section so no write of this worker slips
+ * between building the head and swapping it; after a lost race the run is tried again. The
+ * lease saves duplicate work; what keeps the history right is the compare-and-swap.
  */
 export class StoreCommit implements CompactionCommit {
-  readonly #host: StoreCommitHost;
+  readonly #settings: StoreCommitSettings;
+  #replica: StoreReplica | undefined;
+  #shared: SharedState | undefined;
   #lease: Lease | undefined;
 
-  constructor(host: StoreCommitHost) {
-    this.#host = host;
+  constructor(settings: StoreCommitSettings) {
+    this.#settings = settings;
+  }
+
+  /** Takes the worker's copy of the session and what its workers share (made after the core). */
+  attach(replica: StoreReplica, shared: SharedState): void {
+    this.#replica = replica;
+    this.#shared = shared;
+  }
+
+  /** Reads what other workers appended or compacted, and what they share beyond the history. */
+  refresh(): Promise<void> {
+    return this.#settings.lock.enqueue(() => this.#read());
+  }
+
+  /** The log and the shared state, read side by side: one round trip. */
+  async #read(): Promise<void> {
+    const shared = this.#parts().shared.read();
+    shared.catch(() => {});
+    await this.#parts().replica.sync();
+    (await shared)();
   }
 
   async begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean> {
-    const { store, sessionId, workerId, leaseMs } = this.#host;
+    const { store, sessionId, workerId, leaseMs } = this.#settings;
     const lease = new Lease(store, sessionId, workerId, leaseMs);
     this.#lease = lease;
     if (!wait) return lease.acquire();
@@ -46,13 +70,40 @@ export class StoreCommit implements CompactionCommit {
     );
   }
 
-  commit(build: () => Message[], apply: (conversation: Message[]) => void): Promise<boolean> {
-    return this.#host.exclusive(() => this.#host.swap(build(), apply));
+  land(history: History, replacement: Replacement): Promise<boolean> {
+    const { replica } = this.#parts();
+    return this.#settings.lock.enqueue(() => replica.swap(history.landed(replacement)));
   }
 
   async end(): Promise<void> {
     const lease = this.#lease;
     this.#lease = undefined;
     await lease?.release();
+  }
+
+  /**
+   * The breaker is the session's: the next worker finds what this attempt did to it. Another
+   * attempt after a lost race, `maxAttempts` in all; a manual run that lost every one rejects.
+   * @throws {CompactionError} `aborted` for a manual run out of attempts.
+   */
+  async retry(outcome: CompactionRunOutcome, kind: RunKind, attempt: number): Promise<boolean> {
+    await this.#parts().shared.writeCircuit();
+    if (outcome.discarded !== "conflict") return false;
+    if (attempt < this.#settings.maxAttempts) return true;
+    if (kind === "manual") {
+      throw new CompactionError(
+        "aborted",
+        `session ${JSON.stringify(this.#settings.sessionId)} was compacted by another worker while this one compacted, ${attempt} times: nothing of this compaction was applied`,
+      );
+    }
+    return false;
+  }
+
+  #parts(): { replica: StoreReplica; shared: SharedState } {
+    const replica = this.#replica;
+    const shared = this.#shared;
+    if (replica === undefined || shared === undefined)
+      throw new Error("StoreCommit used before attach");
+    return { replica, shared };
   }
 }

@@ -1,3 +1,5 @@
+import { AgentCompactionError } from "../core/errors.js";
+
 const STORE_ERROR_MARKER = Symbol.for("agent-compaction.StoreError");
 
 /**
@@ -14,13 +16,10 @@ export type StoreErrorCode = "io_error" | "lock_lost" | "timeout";
  * A store call that failed for a reason other than the data it found (bad stored data is a
  * `ValidationError` naming `stored session "<id>"`); it names the session.
  */
-export class StoreError extends Error {
+export class StoreError extends AgentCompactionError<StoreErrorCode> {
   override readonly name = "StoreError";
-  /** Why it failed. */
-  readonly code: StoreErrorCode;
   /** The session the call was about. */
   readonly sessionId: string;
-  readonly [STORE_ERROR_MARKER] = true;
 
   constructor(
     code: StoreErrorCode,
@@ -29,15 +28,14 @@ export class StoreError extends Error {
     options?: { cause?: unknown },
   ) {
     super(
+      STORE_ERROR_MARKER,
+      code,
       `Store call on session ${JSON.stringify(sessionId)} failed: ${message}`,
-      options?.cause === undefined ? undefined : { cause: options.cause },
+      options,
     );
-    this.code = code;
     this.sessionId = sessionId;
   }
 
   /** Whether `value` is a `StoreError`, even from another copy of this package. */
-  static isInstance(value: unknown): value is StoreError {
-    return typeof value === "object" && value !== null && STORE_ERROR_MARKER in value;
-  }
+  static readonly isInstance = AgentCompactionError.guard<StoreError>(STORE_ERROR_MARKER);
 }

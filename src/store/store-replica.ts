@@ -111,8 +111,11 @@ export class StoreReplica {
     return landing === undefined ? undefined : this.#core.apply(landing, { store });
   }
 
-  /** The commit step's swap: the head as the session would be with `conversation`, by compare-and-swap. */
-  async swap(conversation: Message[], apply: (conversation: Message[]) => void): Promise<boolean> {
+  /**
+   * The commit step's swap: the head as the session would be with `conversation`, by
+   * compare-and-swap; it replaces the history once the swap succeeded.
+   */
+  async swap(conversation: Message[]): Promise<boolean> {
     const stripped = strippedToolCall(this.#core.history.last, conversation.at(-1));
     const data = encodeHead({
       snapshot: this.#core.toJSON(conversation),
@@ -126,7 +129,7 @@ export class StoreReplica {
       await this.sync();
       return false;
     }
-    apply(conversation);
+    this.#core.history.replace(conversation);
     this.version += 1;
     this.#replay.strippedToolCall = stripped;
     // What others appended while this worker compacted follows the new head here too.

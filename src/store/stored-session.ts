@@ -1,6 +1,5 @@
-import type { CompactionUsage } from "../core/compactor.js";
 import type { ContextOverflowRefusal } from "../core/context-overflow.js";
-import { CompactionError, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -9,21 +8,20 @@ import type {
   UserMessage,
 } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
+import type { CompactionUsage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import type { CostSummary } from "../pricing/cost-accumulator.js";
+import type { CostSummary } from "../models/cost-accumulator.js";
 import type { ArchiveRecord } from "../session/archive.js";
 import type { CompactingSession } from "../session/compacting-session.js";
 import type {
-  CompactionRunOutcome,
   ForceCompactOptions,
   ForceCompactResult,
   MaybeCompactOptions,
   MaybeCompactReport,
 } from "../session/compaction-report.js";
-import type { CompactionRunOptions } from "../session/compaction-run.js";
 import type { Usage } from "../session/context-meter.js";
 import type { CompactionEventListener } from "../session/events.js";
-import type { RunKind } from "../session/run-policy.js";
+import { SerialQueue } from "../session/serial-queue.js";
 import { SessionCore } from "../session/session-core.js";
 import type { Intake } from "../session/session-entry.js";
 import type { SessionSnapshot } from "../session/snapshot.js";
@@ -82,12 +80,11 @@ export async function openSession(
 export class StoredSession implements CompactingSession<"async"> {
   readonly #store: SessionStore;
   readonly #core: SessionCore;
-  readonly #leaseMs: number;
-  readonly #maxAttempts: number;
-  readonly #workerId: string;
+  readonly #commit: StoreCommit;
   readonly #replica: StoreReplica;
   readonly #shared: SharedState;
-  #lock: Promise<unknown> = Promise.resolve();
+  /** This object's reads and writes (and a compaction's swap), one at a time. */
+  readonly #lock = new SerialQueue();
 
   /** Use {@link openSession}, which reads the session first. @throws {ValidationError} for bad options. */
   constructor(store: SessionStore, sessionId: string, options: StoredSessionOptions) {
@@ -97,22 +94,16 @@ export class StoredSession implements CompactingSession<"async"> {
     const timed = new TimedStore(store, own.storeTimeoutMs, own.timers);
     store = timed;
     this.#store = store;
-    this.#leaseMs = own.leaseMs;
-    this.#maxAttempts = own.maxAttempts;
-    this.#workerId = own.workerId ?? newId();
-    const commit = new StoreCommit({
+    this.#commit = new StoreCommit({
       store: timed,
       sessionId,
-      workerId: this.#workerId,
-      leaseMs: this.#leaseMs,
-      exclusive: (task) => this.#exclusive(task),
-      swap: (conversation, apply) => this.#replica.swap(conversation, apply),
+      workerId: own.workerId ?? newId(),
+      leaseMs: own.leaseMs,
+      maxAttempts: own.maxAttempts,
+      lock: this.#lock,
     });
     const archive = session.archive ?? new StoreArchive(store);
-    this.#core = new SessionCore(
-      { ...session, archive, sessionId },
-      { commit, attempt: (kind, run) => this.#attempts(kind, run) },
-    );
+    this.#core = new SessionCore({ ...session, archive, sessionId }, { commit: this.#commit });
     this.#replica = new StoreReplica(
       store,
       sessionId,
@@ -120,6 +111,7 @@ export class StoredSession implements CompactingSession<"async"> {
       session.keepStaleThinking === true,
     );
     this.#shared = new SharedState(store, sessionId, this.#core);
+    this.#commit.attach(this.#replica, this.#shared);
   }
 
   /** This session's id in the store. */
@@ -168,15 +160,7 @@ export class StoredSession implements CompactingSession<"async"> {
    * share beyond the history (the circuit breaker, a window a refusal named).
    */
   refresh(): Promise<void> {
-    return this.#exclusive(() => this.#read());
-  }
-
-  /** The log and the shared state, read side by side: one round trip. */
-  async #read(): Promise<void> {
-    const shared = this.#shared.read();
-    shared.catch(() => {});
-    await this.#replica.sync();
-    (await shared)();
+    return this.#commit.refresh();
   }
 
   /**
@@ -313,25 +297,6 @@ export class StoredSession implements CompactingSession<"async"> {
     return this.#core.toJSON();
   }
 
-  /** One run after reading the store, again after a lost race, `maxAttempts` in all. */
-  async #attempts(kind: RunKind, options: CompactionRunOptions): Promise<CompactionRunOutcome> {
-    for (let attempt = 1; ; attempt += 1) {
-      await this.#exclusive(() => this.#read());
-      const outcome = await this.#core.runner.run(kind, options);
-      // The breaker is the session's: the next worker finds what this run did to it.
-      await this.#shared.writeCircuit();
-      if (outcome.discarded !== "conflict" || attempt >= this.#maxAttempts) {
-        if (kind === "manual" && outcome.discarded === "conflict") {
-          throw new CompactionError(
-            "aborted",
-            `session ${JSON.stringify(this.sessionId)} was compacted by another worker while this one compacted, ${attempt} times: nothing of this compaction was applied`,
-          );
-        }
-        return outcome;
-      }
-    }
-  }
-
   #assertRead(): void {
     if (!this.#replica.read) {
       throw new ValidationError("stored session", [
@@ -342,9 +307,7 @@ export class StoredSession implements CompactingSession<"async"> {
 
   /** Runs `task` after every other read or write of this object. */
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#lock.then(task);
-    this.#lock = run.catch(() => undefined);
-    return run;
+    return this.#lock.enqueue(task);
   }
 
   /**

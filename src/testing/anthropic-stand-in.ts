@@ -10,7 +10,14 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
-import { ValidationError } from "../core/errors.js";
+import * as z from "zod";
+import { parseOrThrow } from "../core/errors.js";
+import {
+  BOOLEAN_SCHEMA,
+  functionSchema,
+  optionsSchema,
+  positiveWholeNumber,
+} from "../core/option-schemas.js";
 import { type ApiErrorBody, errorBody, StandInApiError } from "./anthropic-rules/api-error.js";
 import { compactionProblem, isCompactionRequest } from "./anthropic-rules/compaction.js";
 import { PromptCache } from "./anthropic-rules/prompt-cache.js";
@@ -102,27 +109,24 @@ export const DEFAULT_ANTHROPIC_STAND_IN_OPTIONS = Object.freeze({
   thinkByDefault: false,
 } as const);
 
+/** Schema of {@link AnthropicStandInOptions}. */
+const AnthropicStandInOptionsSchema = optionsSchema({
+  contextWindow: positiveWholeNumber("tokens").exactOptional(),
+  preservedThinking: z
+    .enum(["enforced", "opt-in", "off"], { error: 'must be "enforced", "opt-in" or "off"' })
+    .exactOptional(),
+  thinkByDefault: BOOLEAN_SCHEMA.exactOptional(),
+  promptCache: BOOLEAN_SCHEMA.exactOptional(),
+  makeError: functionSchema<AnthropicStandInOptions["makeError"]>().exactOptional(),
+});
+
 function validate(options: unknown): AnthropicStandInOptions {
-  const given = (isRecord(options) ? options : {}) as Record<string, unknown>;
-  const issues: { path: string[]; message: string }[] = [];
-  const window = given.contextWindow;
-  if (window !== undefined && !(Number.isSafeInteger(window) && (window as number) > 0)) {
-    issues.push({ path: ["contextWindow"], message: "must be a whole number of tokens above 0" });
-  }
-  const mode = given.preservedThinking;
-  if (mode !== undefined && mode !== "enforced" && mode !== "opt-in" && mode !== "off") {
-    issues.push({ path: ["preservedThinking"], message: 'must be "enforced", "opt-in" or "off"' });
-  }
-  for (const flag of ["thinkByDefault", "promptCache"] as const) {
-    if (given[flag] !== undefined && typeof given[flag] !== "boolean") {
-      issues.push({ path: [flag], message: "must be a boolean" });
-    }
-  }
-  if (given.makeError !== undefined && typeof given.makeError !== "function") {
-    issues.push({ path: ["makeError"], message: "must be a function" });
-  }
-  if (issues.length > 0) throw new ValidationError("AnthropicStandIn options", issues);
-  return given as AnthropicStandInOptions;
+  const given = isRecord(options) ? options : {};
+  return parseOrThrow(
+    AnthropicStandInOptionsSchema,
+    given,
+    "AnthropicStandIn options",
+  ) as AnthropicStandInOptions;
 }
 
 /** The betas of a request: the body's `betas` (moved out, as the SDK does) and the header. */

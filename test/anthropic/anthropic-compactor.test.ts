@@ -1,5 +1,5 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   AnthropicCompactor,
   type AnthropicCompactorOptions,
@@ -38,7 +38,10 @@ beforeEach(async () => {
   server = await MessagesApiServer.start({ thinkByDefault: true, preservedThinking: "enforced" });
   client = new Anthropic({ apiKey: API_KEY, baseURL: server.url, maxRetries: 0 });
 });
-afterEach(() => server.close());
+afterEach(() => {
+  vi.useRealTimers();
+  return server.close();
+});
 
 function compactor(options: Partial<AnthropicCompactorOptions> = {}): AnthropicCompactor {
   return new AnthropicCompactor({
@@ -263,16 +266,29 @@ describe("AnthropicCompactor failures: a CompactionError, the history intact", (
     },
   );
 
+  /** Runs `action` once the next request is at the server (no wall-clock wait). */
+  function onNextRequest(action: () => void): void {
+    const count = server.requestsTo("messages").length + 1;
+    void server.waitForRequests("messages", count).then(action);
+  }
+
   it("a hung request is timeout, and an abort is aborted", async () => {
-    const timeout = await failing(() => server.queue("compaction", { type: "hang" }), {
-      timeoutMs: 50,
-    });
+    // The deadline's timer is a fake one, moved past its 50 ms once the request is at the server.
+    const timeout = await failing(
+      () => {
+        server.queue("compaction", { type: "hang" });
+        vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+        onNextRequest(() => vi.advanceTimersByTime(50));
+      },
+      { timeoutMs: 50 },
+    );
     expect(timeout.error.code).toBe("timeout");
+    vi.useRealTimers();
     const controller = new AbortController();
     const aborted = await failing(
       () => {
         server.queue("compaction", { type: "hang" });
-        setTimeout(() => controller.abort(new Error("stop")), 20);
+        onNextRequest(() => controller.abort(new Error("stop")));
       },
       {},
       controller.signal,

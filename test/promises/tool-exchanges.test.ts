@@ -3,8 +3,8 @@ import { appendAnthropicResponse, toAnthropicMessages } from "../../src/anthropi
 import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
 import { ValidationError } from "../../src/core/errors.js";
 import { estimateTokens } from "../../src/core/message-memo.js";
-import { contextWindowOf } from "../../src/core/models.js";
 import { validateConversation } from "../../src/core/validate-conversation.js";
+import { contextWindowOf } from "../../src/models/model-limits.js";
 import { AgentSession } from "../../src/session/agent-session.js";
 import type { CompactionArchive } from "../../src/session/archive.js";
 import type { CompactionEvent } from "../../src/session/events.js";

@@ -33,9 +33,10 @@ describe("the README's commands", () => {
     expect(ciCommands).toContain("npm test");
   });
 
-  it("the test scripts run the projects: all of them, or unit alone", () => {
+  it("the test scripts run the projects: all of them, or one alone", () => {
     expect(scripts.test).toBe("vitest run");
     expect(scripts["test:unit"]).toBe("vitest run --project unit");
+    expect(scripts["test:slow"]).toBe("vitest run --project slow");
     expect(scripts.demo).toBeDefined();
   });
 });
@@ -47,13 +48,28 @@ describe("the test projects", () => {
     return project.test ?? {};
   });
 
-  it("are unit, integration and package; only integration starts the servers", () => {
-    expect(projects.map((project) => project.name)).toEqual(["unit", "integration", "package"]);
+  const named = (name: string) => projects.find((project) => project.name === name) ?? {};
+
+  it("are unit, slow, integration and package; only integration starts the servers", () => {
+    expect(projects.map((project) => project.name)).toEqual([
+      "unit",
+      "slow",
+      "integration",
+      "package",
+    ]);
     const setups = projects.map((project) => [project.globalSetup ?? []].flat());
     expect(setups.flat().filter((file) => file.includes("servers"))).toEqual([
       "test/setup/servers.ts",
     ]);
-    expect(setups[1]).toEqual(["test/setup/servers.ts"]);
+    expect([named("integration").globalSetup ?? []].flat()).toEqual(["test/setup/servers.ts"]);
     expect(config.test?.globalSetup).toBeUndefined();
+  });
+
+  it("keep the property, fuzz and bench tests out of the unit project, in the slow one", () => {
+    const slow = [named("slow").include ?? []].flat();
+    expect(slow).toEqual(expect.arrayContaining(["test/properties/**/*.test.ts"]));
+    expect(slow).toEqual(expect.arrayContaining(["test/fuzz/**/*.test.ts"]));
+    expect(slow).toEqual(expect.arrayContaining(["test/bench/**/*.test.ts"]));
+    expect([named("unit").exclude ?? []].flat()).toEqual(expect.arrayContaining(slow));
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { withFileLock } from "../../src/store/file-lock.js";
+import { withFileLock } from "../../src/file-store/file-lock.js";
 
 let root = "";
 beforeEach(() => {

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "../../src/core/errors.js";
-import { FileStore } from "../../src/store/file-store.js";
+import { FileStore } from "../../src/file-store/file-store.js";
 
 /** The name FileStore gives a session's directory (its naming, for tests that reach past it). */
 const sessionName = (sessionId: string) =>
@@ -67,7 +67,7 @@ describe("file store: links", () => {
     mkdirSync(join(dir, "log"), { recursive: true });
     // A fresh copy of the module: its first writes would be numbered 1, 2, … under this pid.
     vi.resetModules();
-    const { FileStore: FreshFileStore } = await import("../../src/store/file-store.js");
+    const { FileStore: FreshFileStore } = await import("../../src/file-store/file-store.js");
     const targets = ["state.json", "values.json", "log/1.json", "log/2.json"];
     for (const target of targets)
       for (let counter = 1; counter <= 20; counter += 1)

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FileStore } from "../../src/store/file-store.js";
+import { FileStore } from "../../src/file-store/file-store.js";
 import { openSession } from "../../src/store/stored-session.js";
 import { storeContract } from "./store-contract.js";
 import { delegate, signal } from "./support/delegate.js";

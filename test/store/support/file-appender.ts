@@ -1,6 +1,6 @@
 // A worker process for the file store's crash test: appends numbered messages to a session
 // until it is killed, printing each message's id once its append resolved.
-import { FileStore } from "../../../src/store/file-store.js";
+import { FileStore } from "../../../src/file-store/file-store.js";
 import { openSession } from "../../../src/store/stored-session.js";
 import { ConversationBuilder } from "../../../src/testing/index.js";
 

@@ -1,7 +1,7 @@
 // A worker process for the file store's lock test: on each line from stdin (a round number)
 // it reads the session and appends at the tail it read, then prints the outcome as JSON.
 import { createInterface } from "node:readline";
-import { FileStore } from "../../../src/store/file-store.js";
+import { FileStore } from "../../../src/file-store/file-store.js";
 
 const [directory, sessionId, name, staleLockMs] = process.argv.slice(2) as [
   string,

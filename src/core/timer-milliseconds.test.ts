@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AnthropicCompactor } from "../../src/anthropic/anthropic-compactor.js";
-import { HybridCompactor } from "../../src/compactors/hybrid-compactor.js";
-import { LLMCompactor } from "../../src/compactors/llm-compactor.js";
-import { MAX_TIMER_MS } from "../../src/core/abort.js";
-import { ValidationError } from "../../src/core/errors.js";
-import { MemoryStore } from "../../src/store/memory-store.js";
-import { openSession } from "../../src/store/stored-session.js";
-import { MockLlmClient } from "../../src/testing/mock-llm-client.js";
+import { AnthropicCompactor } from "../anthropic/anthropic-compactor.js";
+import { HybridCompactor } from "../compactors/hybrid-compactor.js";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
+import { MemoryStore } from "../store/memory-store.js";
+import { openSession } from "../store/stored-session.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
+import { MAX_TIMER_MS } from "./abort.js";
+import { ValidationError } from "./errors.js";
 
 const TOO_LONG = MAX_TIMER_MS + 1;
 const anthropicClient = { beta: { messages: { create: () => Promise.resolve({}) } } };

@@ -1,5 +1,5 @@
-import { type KnownModel, MODEL_TABLE, type ModelRow, modelOf } from "../core/model-table.js";
 import type { ModelPricing } from "./model-pricing.js";
+import { type KnownModel, MODEL_TABLE, type ModelRow, modelOf } from "./model-table.js";
 
 /** A model id with prices in the model table (see {@link PRICING_PRESETS}). */
 export type PricedModel = {

@@ -1,10 +1,15 @@
 import { createHash } from "node:crypto";
 import { mkdir, rm, unlink } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
-import { LinkRefused, readText, realDirectory, syncDirectory, writeWhole } from "./file-io.js";
-import { type HeldLock, withFileLock } from "./file-lock.js";
+import {
+  BOOLEAN_SCHEMA,
+  CLOCK_SCHEMA,
+  NON_EMPTY_STRING_SCHEMA,
+  optionsSchema,
+  TimerMillisecondsSchema,
+} from "../core/option-schemas.js";
 import {
   type AppendResult,
   assertCount,
@@ -15,8 +20,10 @@ import {
   type StoredState,
   type StorePosition,
   storedStateError,
-} from "./session-store.js";
-import { StoreError } from "./store-error.js";
+} from "../store/session-store.js";
+import { StoreError } from "../store/store-error.js";
+import { LinkRefused, readText, realDirectory, syncDirectory, writeWhole } from "./file-io.js";
+import { type HeldLock, withFileLock } from "./file-lock.js";
 
 /** Options of {@link FileStore}. */
 export interface FileStoreOptions {
@@ -46,35 +53,16 @@ interface State {
 
 const EMPTY: State = { tail: 0, version: 0, through: 0 };
 
-/** The longest delay a Node timer keeps (a longer one fires at once). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Defaults of {@link FileStoreOptions}. */
+const DEFAULT_FILE_STORE_OPTIONS = Object.freeze({ fsync: true, staleLockMs: 10_000 });
 
-/** @throws {ValidationError} about `FileStoreOptions`, naming each bad field. */
-function checkOptions(options: unknown): asserts options is FileStoreOptions {
-  const { directory, fsync, staleLockMs, clock } = (
-    typeof options === "object" && options !== null ? options : {}
-  ) as Record<string, unknown>;
-  const issues: ValidationIssue[] = [];
-  if (typeof directory !== "string" || directory.length === 0)
-    issues.push({ path: ["directory"], message: "must be a non-empty string" });
-  if (fsync !== undefined && typeof fsync !== "boolean")
-    issues.push({ path: ["fsync"], message: "must be a boolean" });
-  const staleValid =
-    staleLockMs === undefined ||
-    (typeof staleLockMs === "number" &&
-      Number.isSafeInteger(staleLockMs) &&
-      staleLockMs >= 1 &&
-      staleLockMs <= MAX_TIMER_MS);
-  if (!staleValid) {
-    issues.push({
-      path: ["staleLockMs"],
-      message: `must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`,
-    });
-  }
-  if (clock !== undefined && typeof clock !== "function")
-    issues.push({ path: ["clock"], message: "must be a function returning a Date" });
-  if (issues.length > 0) throw new ValidationError("FileStoreOptions", issues);
-}
+/** Schema of {@link FileStoreOptions}. */
+const FileStoreOptionsSchema = optionsSchema({
+  directory: NON_EMPTY_STRING_SCHEMA,
+  fsync: BOOLEAN_SCHEMA.exactOptional(),
+  staleLockMs: TimerMillisecondsSchema.exactOptional(),
+  clock: CLOCK_SCHEMA.exactOptional(),
+});
 
 /** A file or directory name for any session id: base64url, or a hash when that is too long. */
 function fileName(sessionId: string): string {
@@ -104,11 +92,11 @@ export class FileStore implements SessionStore {
 
   /** @throws {ValidationError} naming each bad option. */
   constructor(options: FileStoreOptions) {
-    checkOptions(options);
-    this.#directory = resolve(options.directory);
-    this.#fsync = options.fsync ?? true;
-    this.#staleLockMs = options.staleLockMs ?? 10_000;
-    this.#clock = options.clock ?? systemClock;
+    const parsed = parseOrThrow(FileStoreOptionsSchema, options ?? {}, "FileStoreOptions");
+    this.#directory = resolve(parsed.directory);
+    this.#fsync = parsed.fsync ?? DEFAULT_FILE_STORE_OPTIONS.fsync;
+    this.#staleLockMs = parsed.staleLockMs ?? DEFAULT_FILE_STORE_OPTIONS.staleLockMs;
+    this.#clock = parsed.clock ?? systemClock;
   }
 
   async read(sessionId: string, after: number, knownVersion = -1): Promise<StoredState> {

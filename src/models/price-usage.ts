@@ -1,22 +1,9 @@
 import { ValidationError } from "../core/errors.js";
-import { usageIssues } from "../core/llm-client.js";
+import { allInputTokens, type Usage, usageIssues } from "../core/usage.js";
 import { definePricing, type ModelPricing, type ResolvedModelPricing } from "./model-pricing.js";
 
-/**
- * Tokens one request billed, as the session's `Usage` and a compaction's `usage` report them:
- * `inputTokens` uncached input only (Anthropic's `input_tokens`; for OpenAI, `input_tokens`
- * minus `cached_tokens`).
- */
-export interface TokenUsage {
-  /** Uncached input tokens. */
-  inputTokens: number;
-  /** Input tokens written to the prompt cache. @default 0 */
-  cacheCreationInputTokens?: number;
-  /** Input tokens read from the prompt cache. @default 0 */
-  cacheReadInputTokens?: number;
-  /** Output tokens. @default 0 */
-  outputTokens?: number;
-}
+/** The session's {@link Usage}, by the name the pricing API gave it first: one type, two names. */
+export type TokenUsage = Usage;
 
 /** What one request cost, in US dollars, by kind of token. */
 export interface UsageCost {
@@ -71,7 +58,7 @@ export function priceUsage(
   const writes = usage.cacheCreationInputTokens ?? 0;
   const reads = usage.cacheReadInputTokens ?? 0;
   const output = usage.outputTokens ?? 0;
-  const prompt = usage.inputTokens + writes + reads;
+  const prompt = allInputTokens(usage);
   const long = rates.longContext !== undefined && prompt > rates.longContext.aboveTokens;
   const input = long ? rates.longContext!.inputPerMTok : rates.inputPerMTok;
   const outputRate = long ? rates.longContext!.outputPerMTok : rates.outputPerMTok;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "./errors.js";
-import { MODEL_TABLE } from "./model-table.js";
+import { ValidationError } from "../core/errors.js";
 import {
   checkConfiguredWindow,
   checkReportedUsage,
@@ -8,7 +7,8 @@ import {
   KNOWN_MODEL_LIMITS,
   modelLimitsOf,
   resolveContextLimit,
-} from "./models.js";
+} from "./model-limits.js";
+import { MODEL_TABLE } from "./model-table.js";
 
 /** Checks `contextWindowOf` of each name against its window. */
 function expectWindows(windows: Record<string, number>): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { COMPACT_TOOL_NAME } from "../../src/core/compact-tool-call.js";
-import { answerCompactFunctionCall, COMPACT_FUNCTION_TOOL } from "../../src/openai/compact-tool.js";
-import { AgentSession } from "../../src/session/agent-session.js";
+import { COMPACT_TOOL_NAME } from "../core/compact-tool-call.js";
+import { AgentSession } from "../session/agent-session.js";
+import { answerCompactFunctionCall, COMPACT_FUNCTION_TOOL } from "./compact-tool.js";
 
 describe("COMPACT_FUNCTION_TOOL (OpenAI Responses)", () => {
   it("is a function tool with the shared name, description and schema", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { estimateMessageTokens } from "../../src/core/message-memo.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import {
   AgentSession,
   CompactionError,
@@ -13,8 +13,8 @@ import {
   ThresholdCompactor,
   ValidationError,
   validateConversation,
-} from "../../src/index.js";
-import { ConversationBuilder, MockLlmClient, toolResultBlock } from "../../src/testing/index.js";
+} from "../index.js";
+import { ConversationBuilder, MockLlmClient, toolResultBlock } from "../testing/index.js";
 
 const fixedClock = () => new Date("2026-06-01T12:00:00Z");
 
@@ -317,7 +317,7 @@ describe("AgentSession: maybeCompact", () => {
       onEvent: (event) => events.push(event),
     });
     session.append(...history(5));
-    const before = structuredClone([...session.messages]); // a proxy view: cloned as an array
+    const before = structuredClone(session.messages); // a short history: a frozen array
     const report = await session.maybeCompact();
     expect(report.compacted).toBe(false);
     expect(report.error?.code).toBe("llm_error");
@@ -421,7 +421,7 @@ describe("AgentSession: forceCompact", () => {
       onEvent: (event) => events.push(event),
     });
     session.append(...history(5));
-    const before = structuredClone([...session.messages]); // a proxy view: cloned as an array
+    const before = structuredClone(session.messages); // a short history: a frozen array
     const error = await session.forceCompact().catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(CompactionError);
     expect((error as CompactionError).code).toBe("empty_summary");

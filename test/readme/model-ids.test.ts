@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { contextWindowOf } from "../../src/core/models.js";
-import { pricingForModel } from "../../src/pricing/presets.js";
+import { contextWindowOf } from "../../src/models/model-limits.js";
+import { pricingForModel } from "../../src/models/presets.js";
 import { AgentSession } from "../../src/session/agent-session.js";
 
 /** The model ids the README's code blocks use (string literals naming a Claude or GPT model). */

@@ -1,4 +1,4 @@
-import { ValidationError } from "./errors.js";
+import { ValidationError } from "../core/errors.js";
 import { type KnownModel, lookupKey, MODEL_TABLE, type ModelRow, modelOf } from "./model-table.js";
 
 /** What a model can take and give: its context window and its most output tokens, in tokens. */

@@ -7,8 +7,8 @@ import {
   REDACTION_NOTICE,
   ThresholdCompactor,
   ValidationError,
-} from "../../src/index.js";
-import { ConversationBuilder } from "../../src/testing/index.js";
+} from "../index.js";
+import { ConversationBuilder } from "../testing/index.js";
 
 /** Five turns, each: user request, one tool call with a compact summary, assistant answer. */
 function fiveTurns(): Message[] {

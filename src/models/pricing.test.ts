@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
-import { contextWindowOf } from "../core/models.js";
 import {
   CostAccumulator,
   definePricing,
@@ -8,6 +7,7 @@ import {
   priceUsage,
   pricingForModel,
 } from "./index.js";
+import { contextWindowOf } from "./model-limits.js";
 
 const SONNET = PRICING_PRESETS["claude-sonnet-5-5"];
 

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { EARLIER_USER_MESSAGE_PREFIX } from "../../src/compactors/prompt.js";
-import { CHARS_PER_TOKEN } from "../../src/core/tokens.js";
+import { CHARS_PER_TOKEN } from "../core/tokens.js";
 import {
   CompactionError,
   DEFAULT_SUMMARY_PROMPT,
@@ -11,8 +10,9 @@ import {
   SUMMARY_PREFIX,
   SUMMARY_TURN_ID,
   ValidationError,
-} from "../../src/index.js";
-import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
+} from "../index.js";
+import { ConversationBuilder, MockLlmClient } from "../testing/index.js";
+import { EARLIER_USER_MESSAGE_PREFIX } from "./prompt.js";
 
 function fiveTurns(): Message[] {
   const builder = new ConversationBuilder();

@@ -1,9 +1,9 @@
 import * as z from "zod";
 import { parseOrThrow } from "../core/errors.js";
+import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import type { ModelPricing } from "./model-prices.js";
 
-import type { ModelPricing } from "../core/model-prices.js";
-
-export type { LongContextPricing, ModelPricing } from "../core/model-prices.js";
+export type { LongContextPricing, ModelPricing } from "./model-prices.js";
 
 /** A checked {@link ModelPricing} with its defaults filled in, frozen. */
 export type ResolvedModelPricing = Readonly<
@@ -34,10 +34,7 @@ export const ModelPricingSchema: z.ZodType<ModelPricing> = z.strictObject(
     longContext: z
       .strictObject(
         {
-          aboveTokens: z
-            .number({ error: "must be a number" })
-            .int("must be a whole number")
-            .positive("must be greater than 0"),
+          aboveTokens: POSITIVE_INT_SCHEMA,
           inputPerMTok: dollars,
           outputPerMTok: dollars,
         },

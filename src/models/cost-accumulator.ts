@@ -1,3 +1,4 @@
+import { addUsage } from "../core/usage.js";
 import { definePricing, type ModelPricing, type ResolvedModelPricing } from "./model-pricing.js";
 import {
   type PriceUsageOptions,
@@ -46,10 +47,7 @@ function add(totals: CostTotals, usage: TokenUsage, cost: UsageCost): void {
   totals.cost.cacheReadUsd += cost.cacheReadUsd;
   totals.cost.outputUsd += cost.outputUsd;
   totals.cost.totalUsd += cost.totalUsd;
-  totals.tokens.inputTokens += usage.inputTokens;
-  totals.tokens.cacheCreationInputTokens += usage.cacheCreationInputTokens ?? 0;
-  totals.tokens.cacheReadInputTokens += usage.cacheReadInputTokens ?? 0;
-  totals.tokens.outputTokens += usage.outputTokens ?? 0;
+  totals.tokens = addUsage(totals.tokens, usage);
 }
 
 function copy(totals: CostTotals): CostTotals {
@@ -111,9 +109,7 @@ export class CostAccumulator {
     for (const key of Object.keys(total.cost) as (keyof UsageCost)[]) {
       total.cost[key] += compactions.cost[key];
     }
-    for (const key of Object.keys(total.tokens) as (keyof TokenUsage)[]) {
-      total.tokens[key] += compactions.tokens[key];
-    }
+    total.tokens = addUsage(total.tokens, compactions.tokens);
     return { requests: copy(this.#requests), compactions: copy(compactions), total };
   }
 }
