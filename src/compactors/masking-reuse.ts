@@ -1,4 +1,5 @@
 import type { Message } from "../core/message.js";
+import { leavePastPass, pastPassOf } from "../core/message-memo.js";
 
 /**
  * What a masking pass made of the messages of one block it masked, by their index: the message
@@ -33,15 +34,14 @@ export interface PastMasking {
 }
 
 /**
- * By the conversation's first message: a loop that keeps its conversation and compacts it again,
- * grown or not, in the same array or a new one, finds what the last pass made of it.
+ * What the last masking pass on a conversation starting as `input` does made of it, if any. Kept
+ * by the conversation's first message: a loop that keeps its conversation and compacts it again,
+ * grown or not, in the same array or a new one, finds it.
  */
-const pastMaskings = new WeakMap<Message, PastMasking>();
-
-/** What the last masking pass on a conversation starting as `input` does made of it, if any. */
 export function pastMasking(input: readonly Message[]): PastMasking | undefined {
   const first = input[0];
-  return first === undefined ? undefined : pastMaskings.get(first);
+  const past = first === undefined ? undefined : pastPassOf(first);
+  return past?.record instanceof MaskingRecord ? (past as PastMasking) : undefined;
 }
 
 /**
@@ -52,7 +52,7 @@ export function pastMasking(input: readonly Message[]): PastMasking | undefined 
 export function rememberMasking(input: readonly Message[], record: MaskingRecord): void {
   const first = input[0];
   if (first === undefined) return;
-  pastMaskings.set(first, { sources: input.slice(), record });
+  leavePastPass(first, { sources: input.slice(), record });
 }
 
 /**

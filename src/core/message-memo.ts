@@ -8,6 +8,17 @@ interface Memo {
   tokens: number;
   /** The last {@link knownMessages} call that met it: a repeat in one array is seen without a set. */
   seen: number;
+  /** Of a conversation's first message: what the last masking pass on that conversation made. */
+  pastPass?: PastPass;
+}
+
+/**
+ * What a compaction pass left for the next pass on the same conversation (found by its first
+ * message): the messages it read, and its own record of what it made of them.
+ */
+export interface PastPass {
+  readonly sources: readonly Message[];
+  readonly record: object;
 }
 
 /**
@@ -49,6 +60,18 @@ export function estimateMessageTokens(message: Message): number {
   const { tokens, costly } = countMessageTokens(message);
   if (costly) memos.set(message, { tokens: -tokens, seen: 0 });
   return tokens;
+}
+
+/** What the last pass left on the conversation whose first message is `first`, if anything. */
+export function pastPassOf(first: Message): PastPass | undefined {
+  return memos.get(first)?.pastPass;
+}
+
+/** Leaves `pass` for the next pass on the conversation whose first message is `first`. */
+export function leavePastPass(first: Message, pass: PastPass): void {
+  const memo = memos.get(first);
+  if (memo !== undefined) memo.pastPass = pass;
+  else memos.set(first, { tokens: -countMessageTokens(first).tokens, seen: 0, pastPass: pass });
 }
 
 /** Estimates the tokens of a conversation with the local chars-based estimate. */
