@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   BuiltInCompactor,
   type CompactionContext,
@@ -112,22 +112,22 @@ export const DEFAULT_THRESHOLD_COMPACTOR_OPTIONS: Readonly<ThresholdCompactorOpt
 
 /** Schema of a partial {@link ThresholdCompactorOptions}. */
 export const ThresholdCompactorOptionsSchema = z.strictObject({
-  threshold: THRESHOLD_SCHEMA.exactOptional(),
-  keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-  toolCompaction: z
-    .enum(["summarize", "redact", "summarize_or_redact"], {
+  threshold: z.exactOptional(THRESHOLD_SCHEMA),
+  keepRecentTurns: z.exactOptional(KEEP_RECENT_TURNS_SCHEMA),
+  toolCompaction: z.exactOptional(
+    z.enum(["summarize", "redact", "summarize_or_redact"], {
       error: 'must be "summarize", "redact" or "summarize_or_redact"',
-    })
-    .exactOptional(),
-  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
-  keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
-  targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-  clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
-  excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
-  clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
-  keepPathMentions: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  dropOldest: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
+    }),
+  ),
+  keepRecentToolUses: z.exactOptional(KEEP_RECENT_TOOL_USES_SCHEMA),
+  keepRecentShare: z.exactOptional(THRESHOLD_SCHEMA),
+  targetUtilization: z.exactOptional(THRESHOLD_SCHEMA),
+  clearAtLeast: z.exactOptional(NON_NEGATIVE_INT_SCHEMA),
+  excludeTools: z.exactOptional(TOOL_NAMES_SCHEMA),
+  clearToolInputs: z.exactOptional(CLEAR_TOOL_INPUTS_SCHEMA),
+  keepPathMentions: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  dropOldest: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  clock: z.exactOptional(CLOCK_SCHEMA),
 });
 
 /**

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { LazilyCompiled } from "../internal/compiled-schema.js";
 import { DistinctIds } from "../internal/unique-ids.js";
 import { isAbortSignal } from "./abort.js";
@@ -112,7 +112,7 @@ function checkedConversation(
   }
   // The issues, or valid after all: an optional field set to `undefined` counts as absent.
   const schema = messagesSchema.for(value);
-  if (!schema.validate(value)) parseOrThrow(schema, value, subject);
+  if (!z.validate(schema, value)) parseOrThrow(schema, value, subject);
   rememberValid(value as Message[]);
   return { tokens: knownMessages(value as Message[]).tokens, exchangesWhole: false };
 }
@@ -124,18 +124,30 @@ export function assertMessages(value: unknown, subject: string): asserts value i
 
 const CompactOptionsSchema = z.object(
   {
-    signal: z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional(),
-    instructions: z.string({ error: "must be a string" }).exactOptional(),
-    runId: z.string({ error: "must be a string" }).exactOptional(),
-    contextLimit: z
-      .number({ error: "must be a number" })
-      .refine((value) => Number.isFinite(value) && value > 0, "must be a finite number above 0")
-      .exactOptional(),
-    contextUsed: z
-      .number({ error: "must be a number" })
-      .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more")
-      .exactOptional(),
-    trigger: z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' }).exactOptional(),
+    signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
+    instructions: z.exactOptional(z.string({ error: "must be a string" })),
+    runId: z.exactOptional(z.string({ error: "must be a string" })),
+    contextLimit: z.exactOptional(
+      z
+        .number({ error: "must be a number" })
+        .check(
+          z.refine(
+            (value) => Number.isFinite(value) && value > 0,
+            "must be a finite number above 0",
+          ),
+        ),
+    ),
+    contextUsed: z.exactOptional(
+      z
+        .number({ error: "must be a number" })
+        .check(
+          z.refine(
+            (value) => Number.isFinite(value) && value >= 0,
+            "must be a finite number, 0 or more",
+          ),
+        ),
+    ),
+    trigger: z.exactOptional(z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' })),
   },
   { error: "must be an object" },
 );

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
 import { assertCompactArguments, validatedEstimate } from "../../src/core/entry-validation.js";
 import { parseOrThrow, ValidationError } from "../../src/core/errors.js";
 import { exchangeIssues, exchangesWhole } from "../../src/core/exchanges.js";
@@ -70,7 +71,7 @@ function plainEstimate(messages: readonly Message[]): number {
 
 /** The check as it was before the fast path: the schema, then the estimate. */
 function schemaEstimate(value: unknown): number {
-  if (!MessagesSchema.validate(value)) parseOrThrow(MessagesSchema, value, "conversation");
+  if (!z.validate(MessagesSchema, value)) parseOrThrow(MessagesSchema, value, "conversation");
   return plainEstimate(value as Message[]);
 }
 
