@@ -1,10 +1,14 @@
 // Measures the browser bundle of the built root entry (`dist/`) and of
 // `{ AgentSession, ThresholdCompactor }`: minified and gzipped bytes, and the bytes attributed
 // to each package (zod, uuid, p-timeout, ...) and to our own code, from esbuild's metafile.
-// Run `npm run build` first; then `node scripts/bundle-size.mjs [--top N]`.
+// Run `npm run build` first; then `node scripts/bundle-size.mjs [--top N] [--neutral]` (`--neutral`:
+// for a neutral runtime, an edge worker, as test/package/bundle.test.ts bundles it too).
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
+const platform = process.argv.includes("--neutral")
+  ? { platform: "neutral", mainFields: ["module", "main"], conditions: ["worker"] }
+  : { platform: "browser" };
 const top = Number(process.argv[process.argv.indexOf("--top") + 1]) || 0;
 const entries = {
   root: `export * from "./dist/index.js";`,
@@ -24,7 +28,7 @@ for (const [name, contents] of Object.entries(entries)) {
     write: false,
     minify: true,
     format: "esm",
-    platform: "browser",
+    ...platform,
     metafile: true,
     logLevel: "silent",
   });
