@@ -3,19 +3,10 @@
 // zod's `z` brings its whole API, 60 kB more; test/package/bundle.test.ts measures it). Its
 // parses pass zod's English locale (`zod/mini` loads none), so they go through `safeParse` or
 // `parseOrThrow` of `src/core/errors.ts`.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "../..");
-
-function sources(directory = join(ROOT, "src")): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
+import { ROOT, sources } from "./sources.js";
 
 /** `file: line` of each line of the sources that `pattern` matches. */
 function linesMatching(pattern: RegExp, except: readonly string[] = []): string[] {
