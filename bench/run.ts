@@ -457,9 +457,14 @@ async function main(): Promise<void> {
   if (runs("stateless")) {
     print();
     print(
-      "Part 6 · a stateless server · convert and compact a conversation never seen, beside pruneMessages",
+      "Part 6 · first sight (core API and each adapter's stateless path) and warm, beside pruneMessages",
     );
-    stateless = await measureStateless(quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]);
+    progress("stateless:");
+    stateless = measureStateless({
+      sizes: quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
+      progress,
+    });
+    progress(" done\n");
     print(statelessReport(stateless));
     newTargets.push(...statelessTargets(stateless));
   }

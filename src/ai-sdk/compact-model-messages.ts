@@ -1,5 +1,5 @@
 import type { ModelMessage } from "ai";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { isAbortSignal } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
@@ -38,9 +38,9 @@ export interface CompactedModelMessages {
 
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
-  contextUsed: CONTEXT_TOKENS_SCHEMA.exactOptional(),
-  signal: z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional(),
-}) as unknown as z.ZodType<CompactModelMessagesOptions>;
+  contextUsed: z.exactOptional(CONTEXT_TOKENS_SCHEMA),
+  signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
+}) as unknown as z.ZodMiniType<CompactModelMessagesOptions>;
 
 /**
  * Compacts a whole AI SDK conversation in one call, as a stateless server does for each

@@ -1,5 +1,5 @@
 import type { LanguageModelMiddleware, ModelMessage } from "ai";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { functionSchema, positiveWholeNumber } from "../core/option-schemas.js";
 import { charsToTokens } from "../core/tokens.js";
@@ -75,11 +75,11 @@ const DEFAULT_MIDDLEWARE_OPTIONS = Object.freeze({ conversations: 16 });
 
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
-  contextLimit: STATELESS_COMPACTION_SHAPE.contextLimit.exactOptional(),
-  onCompaction: functionSchema<(event: MiddlewareCompaction) => void>().exactOptional(),
-  onError: functionSchema<(error: unknown) => void>().exactOptional(),
-  conversations: positiveWholeNumber().exactOptional(),
-}) as unknown as z.ZodType<CompactionMiddlewareOptions>;
+  contextLimit: z.exactOptional(STATELESS_COMPACTION_SHAPE.contextLimit),
+  onCompaction: z.exactOptional(functionSchema<(event: MiddlewareCompaction) => void>()),
+  onError: z.exactOptional(functionSchema<(error: unknown) => void>()),
+  conversations: z.exactOptional(positiveWholeNumber()),
+}) as unknown as z.ZodMiniType<CompactionMiddlewareOptions>;
 
 /**
  * The conversations a middleware compacted for, newest first: a call whose prompt continues

@@ -1,5 +1,5 @@
 import { generateText, type LanguageModel } from "ai";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
 import {
@@ -35,9 +35,9 @@ const AiSdkLlmClientOptionsSchema = optionsSchema({
     (value) => typeof value === "string" || (typeof value === "object" && value !== null),
     "must be a LanguageModel or a model id",
   ),
-  maxOutputTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-  maxRetries: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
-  providerOptions: plainObjectSchema<AiSdkProviderOptions>().exactOptional(),
+  maxOutputTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+  maxRetries: z.exactOptional(NON_NEGATIVE_INT_SCHEMA),
+  providerOptions: z.exactOptional(plainObjectSchema<AiSdkProviderOptions>()),
 });
 
 /**

@@ -17,7 +17,7 @@ import {
   type OpaqueBlock,
   type SystemMessageBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 import {
   aiSdkFields,
@@ -119,7 +119,7 @@ function withMessageOptions<M extends ModelMessage>(
   message: M,
   options: ProviderOptions | undefined,
 ): M {
-  return options === undefined ? message : { ...message, providerOptions: options };
+  return options === undefined ? message : spreadWith(message, { providerOptions: options });
 }
 
 function assistantToModel(message: Message, toolNames: ToolNames): AssistantModelMessage {

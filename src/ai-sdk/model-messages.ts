@@ -9,7 +9,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { rememberValid } from "../core/message-memo.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { estimateContentTokens } from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
@@ -177,7 +177,7 @@ export function fromModelMessages(
   checkConversionOptions(options, "fromModelMessages options", { generateId: true });
   const converted = convertModelMessages(messages, options, undefined).messages;
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
-  rememberValid(converted);
+  rememberBuilt(converted);
   return converted;
 }
 

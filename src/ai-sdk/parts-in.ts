@@ -10,7 +10,7 @@ import {
   type ToolResultContentBlock,
 } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
 
 /**
@@ -113,7 +113,7 @@ function jsonField(context: PartContext, value: unknown, field: string): JsonVal
 }
 
 function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
-  for (const _ in fields) return { ...block, extra: { [AI_SDK_KEY]: fields } };
+  for (const _ in fields) return spreadWith(block, { extra: { [AI_SDK_KEY]: fields } });
   return block;
 }
 

@@ -19,7 +19,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { textToData } from "./binary.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 
@@ -50,7 +50,7 @@ function providerOptionsOf(
 }
 
 function withOptions<P extends object>(part: P, options: ProviderOptions | undefined): P {
-  return options === undefined ? part : { ...part, providerOptions: options };
+  return options === undefined ? part : spreadWith(part, { providerOptions: options });
 }
 
 /** A text block as a text part. */

@@ -1,5 +1,5 @@
 import type { LanguageModelUsage, ModelMessage } from "ai";
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow } from "../core/errors.js";
 import { functionSchema } from "../core/option-schemas.js";
@@ -52,9 +52,9 @@ export interface PrepareStepOutput {
 
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
-  onCompaction: functionSchema<(event: PrepareStepCompaction) => void>().exactOptional(),
-  onError: functionSchema<(error: unknown) => void>().exactOptional(),
-}) as unknown as z.ZodType<CompactionPrepareStepOptions>;
+  onCompaction: z.exactOptional(functionSchema<(event: PrepareStepCompaction) => void>()),
+  onError: z.exactOptional(functionSchema<(error: unknown) => void>()),
+}) as unknown as z.ZodMiniType<CompactionPrepareStepOptions>;
 
 /** Whether `values` starts with the very objects of `prefix`. */
 function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boolean {

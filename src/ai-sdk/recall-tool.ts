@@ -1,4 +1,5 @@
 import { jsonSchema, type Tool, tool } from "ai";
+import * as z from "zod/mini";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { parseOrThrow } from "../core/errors.js";
 import {
@@ -35,8 +36,8 @@ export interface RecallSource {
 /** Schema of {@link RecallToolOptions}. */
 const RecallToolOptionsSchema = optionsSchema({
   archive: ARCHIVE_SCHEMA,
-  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-  contextLimit: positiveWholeNumber("tokens").exactOptional(),
+  sessionId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+  contextLimit: z.exactOptional(positiveWholeNumber("tokens")),
 });
 
 function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {

@@ -1,5 +1,5 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { Clock } from "../core/message-factory.js";
 import {
   CLOCK_SCHEMA,
@@ -120,45 +120,50 @@ const positiveInt = POSITIVE_INT_SCHEMA;
 export const AnthropicCompactorOptionsSchema = z
   .strictObject({
     client: methodsSchema<AnthropicCompactionClient>("an Anthropic client", "beta.messages.create"),
-    request: AnthropicRequestDescriptionSchema.exactOptional(),
-    model: ModelNameSchema.exactOptional(),
-    system: SystemParamSchema.exactOptional(),
-    tools: ToolsParamSchema.exactOptional(),
-    threshold: ratio.exactOptional(),
-    keepRecentTurns: positiveInt.exactOptional(),
-    targetUtilization: ratio.exactOptional(),
-    instructions: z
-      .string({ error: "must be a string" })
-      .refine((value) => value.trim() !== "", "must not be blank")
-      .refine(
-        (value) => value.length <= MAX_COMPACTION_INSTRUCTIONS,
-        `must be at most ${MAX_COMPACTION_INSTRUCTIONS} characters`,
-      )
-      .exactOptional(),
-    maxTokens: positiveInt.exactOptional(),
-    timeoutMs: TimerMillisecondsSchema.exactOptional(),
-    betas: z
-      .array(NON_EMPTY_STRING_SCHEMA, { error: "must be an array of beta names" })
-      .exactOptional(),
-    params: plainObjectSchema<AnthropicCompactionParams>().exactOptional(),
-    requestOptions: plainObjectSchema<AnthropicRequestOptions>().exactOptional(),
-    clock: CLOCK_SCHEMA.exactOptional(),
+    request: z.exactOptional(AnthropicRequestDescriptionSchema),
+    model: z.exactOptional(ModelNameSchema),
+    system: z.exactOptional(SystemParamSchema),
+    tools: z.exactOptional(ToolsParamSchema),
+    threshold: z.exactOptional(ratio),
+    keepRecentTurns: z.exactOptional(positiveInt),
+    targetUtilization: z.exactOptional(ratio),
+    instructions: z.exactOptional(
+      z
+        .string({ error: "must be a string" })
+        .check(z.refine((value) => value.trim() !== "", "must not be blank"))
+        .check(
+          z.refine(
+            (value) => value.length <= MAX_COMPACTION_INSTRUCTIONS,
+            `must be at most ${MAX_COMPACTION_INSTRUCTIONS} characters`,
+          ),
+        ),
+    ),
+    maxTokens: z.exactOptional(positiveInt),
+    timeoutMs: z.exactOptional(TimerMillisecondsSchema),
+    betas: z.exactOptional(
+      z.array(NON_EMPTY_STRING_SCHEMA, { error: "must be an array of beta names" }),
+    ),
+    params: z.exactOptional(plainObjectSchema<AnthropicCompactionParams>()),
+    requestOptions: z.exactOptional(plainObjectSchema<AnthropicRequestOptions>()),
+    clock: z.exactOptional(CLOCK_SCHEMA),
   })
-  .superRefine((options, context) => {
-    if (options.request === undefined && options.model === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["model"],
-        message: "is required unless request (the agent's request description) is given",
-      });
-    }
-    for (const field of ["model", "system", "tools"] as const) {
-      if (options.request !== undefined && options[field] !== undefined) {
+  .check(
+    z.superRefine((options, context) => {
+      if (options.request === undefined && options.model === undefined) {
         context.addIssue({
           code: "custom",
-          path: [field],
-          message: `must not be given with request (the request's ${field} is sent)`,
+          path: ["model"],
+          message: "is required unless request (the agent's request description) is given",
         });
       }
-    }
-  });
+      for (const field of ["model", "system", "tools"] as const) {
+        if (options.request !== undefined && options[field] !== undefined) {
+          context.addIssue({
+            code: "custom",
+            path: [field],
+            message: `must not be given with request (the request's ${field} is sent)`,
+          });
+        }
+      }
+    }),
+  );

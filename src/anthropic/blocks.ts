@@ -19,6 +19,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { setProperty } from "../internal/json-value.js";
+import { spreadWith } from "../internal/plain-object.js";
 import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
 
 /**
@@ -48,7 +49,7 @@ const MODELLED_WIRE_FIELDS = {
 } as const satisfies Record<Exclude<ContentBlock["type"], "opaque">, readonly string[]>;
 
 function withExtra<B extends object>(block: B, extra: JsonObject): B & { extra?: JsonObject } {
-  return Object.keys(extra).length === 0 ? block : { ...block, extra };
+  return Object.keys(extra).length === 0 ? block : spreadWith(block, { extra });
 }
 
 /** The fields of a wire block we do not model: its `extra`. */

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
   type ThresholdCompactorOptions,
@@ -49,10 +49,10 @@ export interface AnthropicContextManagementOptions extends Partial<ThresholdComp
   clearThinking?: { keepTurns: number | "all" } | false;
 }
 
-const OptionsSchema = ThresholdCompactorOptionsSchema.extend({
+const OptionsSchema = z.extend(ThresholdCompactorOptionsSchema, {
   contextLimit: positiveWholeNumber("tokens"),
-  clearThinking: z
-    .union(
+  clearThinking: z.exactOptional(
+    z.union(
       [
         z.literal(false),
         z.strictObject({
@@ -60,8 +60,8 @@ const OptionsSchema = ThresholdCompactorOptionsSchema.extend({
         }),
       ],
       { error: 'must be false or { keepTurns: N | "all" }' },
-    )
-    .exactOptional(),
+    ),
+  ),
 });
 
 /**

@@ -5,7 +5,7 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
@@ -91,19 +91,21 @@ export const AnthropicMessagesClientSchema = z.custom<AnthropicMessagesClient>(
 
 const AnthropicLlmClientOptionsSchema = z
   .strictObject({
-    client: AnthropicMessagesClientSchema.exactOptional(),
-    model: ModelNameSchema.exactOptional(),
-    request: AnthropicRequestDescriptionSchema.exactOptional(),
-    maxTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-    params: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-    requestOptions: z
-      .record(z.string(), z.unknown(), { error: "must be an object" })
-      .exactOptional(),
+    client: z.exactOptional(AnthropicMessagesClientSchema),
+    model: z.exactOptional(ModelNameSchema),
+    request: z.exactOptional(AnthropicRequestDescriptionSchema),
+    maxTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+    params: z.exactOptional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
+    requestOptions: z.exactOptional(
+      z.record(z.string(), z.unknown(), { error: "must be an object" }),
+    ),
   })
-  .refine((options) => options.model !== undefined || options.request !== undefined, {
-    path: ["model"],
-    message: "is required unless request (the agent's request description) is given",
-  });
+  .check(
+    z.refine((options) => options.model !== undefined || options.request !== undefined, {
+      path: ["model"],
+      message: "is required unless request (the agent's request description) is given",
+    }),
+  );
 
 /** The text of a response: its text blocks, concatenated. */
 export function responseText(response: Pick<AnthropicMessage, "content">): string {

@@ -1,9 +1,9 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /** Schema of a model name, as the adapter's options take it. */
 export const ModelNameSchema = z
   .string({ error: "must be a string" })
-  .min(1, "must be a non-empty model name");
+  .check(z.minLength(1, "must be a non-empty model name"));
 
 /** Schema of the `system` request parameter: a string or text blocks. */
 export const SystemParamSchema = z.union([z.string(), z.array(z.record(z.string(), z.unknown()))], {

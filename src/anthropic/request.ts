@@ -3,7 +3,7 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   isSystemMessage,
   isSystemMessageBlock,
@@ -99,9 +99,9 @@ export interface AnthropicRequestDescription {
 export const AnthropicRequestDescriptionSchema = z.strictObject(
   {
     model: ModelNameSchema,
-    system: SystemParamSchema.exactOptional(),
-    tools: ToolsParamSchema.exactOptional(),
-    thinking: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
+    system: z.exactOptional(SystemParamSchema),
+    tools: z.exactOptional(ToolsParamSchema),
+    thinking: z.exactOptional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
   },
   {
     error: (issue) =>

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { JsonObject } from "../core/message.js";
 import { REPORT_EVENTS } from "../core/reported-events.js";
@@ -49,7 +49,7 @@ export function reportResponse(session: ReportingSession, report: ResponseReport
   }
   if (report.cacheMissReason !== undefined) {
     const reason = parseOrThrow(
-      JsonObjectSchema.nullable(),
+      z.nullable(JsonObjectSchema),
       report.cacheMissReason,
       "cache_miss_reason",
     );

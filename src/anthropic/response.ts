@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message.js";
 import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
@@ -65,30 +65,30 @@ const count = NON_NEGATIVE_INT_SCHEMA;
 
 const AppliedEditSchema = z.looseObject({
   type: z.string({ error: "must be a string" }),
-  cleared_input_tokens: count.nullish(),
-  cleared_tool_uses: count.nullish(),
-  cleared_thinking_turns: count.nullish(),
+  cleared_input_tokens: z.nullish(count),
+  cleared_tool_uses: z.nullish(count),
+  cleared_thinking_turns: z.nullish(count),
 });
 
 const CacheMissReasonSchema = z.looseObject({
   type: z.string({ error: "must be a string" }),
-  cache_missed_input_tokens: count.nullish(),
+  cache_missed_input_tokens: z.nullish(count),
 });
 
 const ResponseShapeSchema = z.looseObject(
   {
-    id: z.unknown().optional(),
+    id: z.optional(z.unknown()),
     content: z.array(z.unknown(), { error: "must be an array of content blocks" }),
-    usage: z.unknown().optional(),
-    input_transformations: z
-      .array(z.record(z.string(), z.unknown()), {
+    usage: z.optional(z.unknown()),
+    input_transformations: z.nullish(
+      z.array(z.record(z.string(), z.unknown()), {
         error: "must be an array of objects",
-      })
-      .nullish(),
-    context_management: z
-      .looseObject({ applied_edits: z.array(AppliedEditSchema).nullish() })
-      .nullish(),
-    diagnostics: z.looseObject({ cache_miss_reason: CacheMissReasonSchema.nullish() }).nullish(),
+      }),
+    ),
+    context_management: z.nullish(
+      z.looseObject({ applied_edits: z.nullish(z.array(AppliedEditSchema)) }),
+    ),
+    diagnostics: z.nullish(z.looseObject({ cache_miss_reason: z.nullish(CacheMissReasonSchema) })),
   },
   { error: "must be a response message (with content)" },
 );

@@ -5,7 +5,7 @@ import type {
   ThinkingConfigParam,
   ToolChoice,
 } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -50,16 +50,18 @@ export interface AnthropicTokenCounterOptions {
 const isFunction = (value: unknown) => typeof value === "function";
 
 const AnthropicTokenCounterOptionsSchema = z.strictObject({
-  client: AnthropicMessagesClientSchema.exactOptional(),
+  client: z.exactOptional(AnthropicMessagesClientSchema),
   model: ModelNameSchema,
-  system: SystemParamSchema.exactOptional(),
-  tools: ToolsParamSchema.exactOptional(),
-  toolChoice: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-  thinking: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-  requestOptions: z.record(z.string(), z.unknown(), { error: "must be an object" }).exactOptional(),
-  onFallback: z
-    .custom<(fallback: TokenCountFallback) => void>(isFunction, "must be a function")
-    .exactOptional(),
+  system: z.exactOptional(SystemParamSchema),
+  tools: z.exactOptional(ToolsParamSchema),
+  toolChoice: z.exactOptional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
+  thinking: z.exactOptional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
+  requestOptions: z.exactOptional(
+    z.record(z.string(), z.unknown(), { error: "must be an object" }),
+  ),
+  onFallback: z.exactOptional(
+    z.custom<(fallback: TokenCountFallback) => void>(isFunction, "must be a function"),
+  ),
 });
 
 /** Tokens of text sent outside the messages (system, tools): characters over the local ratio. */

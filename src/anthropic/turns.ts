@@ -10,7 +10,7 @@ import {
   type SystemMessageBlock,
   type TurnId,
 } from "../core/message.js";
-import { type Clock, createMessage, newId, systemClock } from "../core/message-factory.js";
+import { type Clock, newId, newIdSequence, systemClock } from "../core/message-factory.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
@@ -23,9 +23,9 @@ export interface FromAnthropicOptions {
   sessionId?: string;
   /** The number of the first turn (owner `"u"`). @default 1 */
   firstTurnNumber?: number;
-  /** Clock for `createdAt`. @default the wall clock */
+  /** Clock for `createdAt`, read once per call: every message gets that instant. @default the wall clock */
   clock?: Clock;
-  /** Makes each message id. @default a new uuid v7 per message */
+  /** Makes each message id. @default a uuid v7 per message (successive ones from a new one per call) */
   generateId?: () => string;
 }
 
@@ -127,15 +127,15 @@ export function fromAnthropicMessages(
 class TurnBuilder {
   readonly messages: Message[] = [];
   readonly #sessionId: string;
-  readonly #clock: Clock;
+  readonly #createdAt: Date;
   readonly #generateId: () => string;
   #turnNumber: number;
   #current: TurnId | undefined;
 
   constructor(options: FromAnthropicOptions) {
     this.#sessionId = options.sessionId ?? newId();
-    this.#clock = options.clock ?? systemClock;
-    this.#generateId = options.generateId ?? newId;
+    this.#createdAt = (options.clock ?? systemClock)();
+    this.#generateId = options.generateId ?? newIdSequence();
     this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
   }
 
@@ -182,15 +182,13 @@ class TurnBuilder {
   }
 
   #push(role: "user" | "assistant", turnId: TurnId, content: ContentBlock[]): void {
-    const common = {
-      sessionId: this.#sessionId,
-      turnId,
-      content,
-      clock: this.#clock,
+    this.messages.push({
+      role,
       id: this.#generateId(),
-    };
-    this.messages.push(
-      role === "user" ? createMessage({ role, ...common }) : createMessage({ role, ...common }),
-    );
+      sessionId: this.#sessionId,
+      turnId: { owner: turnId.owner, number: turnId.number },
+      createdAt: this.#createdAt,
+      content,
+    });
   }
 }

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
 
@@ -38,7 +38,7 @@ export function usageFromAnthropic(usage: AnthropicUsageLike | null | undefined)
 export function usageFromAnthropic(
   usage: AnthropicUsageLike | null | undefined,
 ): Usage | undefined {
-  const parsed = parseOrThrow(AnthropicUsageSchema.nullish(), usage, "Anthropic usage");
+  const parsed = parseOrThrow(z.nullish(AnthropicUsageSchema), usage, "Anthropic usage");
   if (parsed == null || parsed.input_tokens == null) return undefined;
   const out: Usage = { inputTokens: parsed.input_tokens };
   if (parsed.cache_creation_input_tokens != null)

@@ -3,18 +3,19 @@
  * of what enters the adapter against them. Everything past these checks trusts its input.
  */
 
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { quickWireMessage } from "./wire-quick-check.js";
 
 type Path = (string | number)[];
 
 /** Schema of a non-empty string, with the adapter's wording. */
 export const NonEmptyStringSchema = z
   .string({ error: "must be a string" })
-  .min(1, "must be a non-empty string");
+  .check(z.minLength(1, "must be a non-empty string"));
 
 const anyString = z.string({ error: "must be a string" });
 
@@ -45,16 +46,16 @@ const BlockShapeSchema = z.looseObject(
 const ToolResultWireSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: NonEmptyStringSchema,
-  content: z
-    .union([anyString, z.array(z.unknown())], {
+  content: z.optional(
+    z.union([anyString, z.array(z.unknown())], {
       error: "must be a string or an array of blocks",
-    })
-    .optional(),
-  is_error: z.boolean({ error: "must be a boolean" }).optional(),
+    }),
+  ),
+  is_error: z.optional(z.boolean({ error: "must be a boolean" })),
 });
 
 // Blocks of other types are carried opaquely: any JSON object with a type will do.
-const KNOWN_BLOCK_SCHEMAS: Record<string, z.ZodType<object>> = {
+const KNOWN_BLOCK_SCHEMAS: Record<string, z.ZodMiniType<object>> = {
   text: TextWireSchema,
   image: ImageWireSchema,
   thinking: ThinkingWireSchema,
@@ -66,9 +67,12 @@ const KNOWN_BLOCK_SCHEMAS: Record<string, z.ZodType<object>> = {
 /** Schema of a user or assistant message param: string or block content. */
 export const MessageParamWireSchema = z.strictObject({
   role: z.enum(["user", "assistant"], { error: 'must be "user", "assistant" or "system"' }),
-  content: z.union([anyString, z.array(z.unknown()).min(1, "must hold at least one block")], {
-    error: "must be a string or a non-empty array of blocks",
-  }),
+  content: z.union(
+    [anyString, z.array(z.unknown()).check(z.minLength(1, "must hold at least one block"))],
+    {
+      error: "must be a string or a non-empty array of blocks",
+    },
+  ),
 });
 
 /**
@@ -78,12 +82,12 @@ export const MessageParamWireSchema = z.strictObject({
  */
 export const SystemMessageWireSchema = z.looseObject({
   role: z.literal("system"),
-  content: z
-    .union([anyString, z.array(z.unknown())], { error: "must be a string or an array of blocks" })
-    .optional(),
-  clear_at: z
-    .enum(["next_user_message", "never"], { error: 'must be "next_user_message" or "never"' })
-    .nullish(),
+  content: z.optional(
+    z.union([anyString, z.array(z.unknown())], { error: "must be a string or an array of blocks" }),
+  ),
+  clear_at: z.nullish(
+    z.enum(["next_user_message", "never"], { error: 'must be "next_user_message" or "never"' }),
+  ),
 });
 
 /** Schema of a request's `messages`, before each message is checked. */
@@ -106,7 +110,7 @@ export type WireMessage =
 
 /** What `schema` makes of `value`, or undefined after adding its issues below `path`. */
 function parseInto<T extends object>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   value: unknown,
   path: Path,
   issues: ValidationIssue[],
@@ -166,6 +170,15 @@ export function parseWireBlocks(
  * `issues` with its path below `path`; `undefined` when anything was.
  */
 export function parseWireMessage(
+  param: unknown,
+  path: Path,
+  issues: ValidationIssue[],
+): WireMessage | undefined {
+  return quickWireMessage(param) ?? parseWireMessageBySchemas(param, path, issues);
+}
+
+/** {@link parseWireMessage} by the schemas alone: what decides where the quick check passes. */
+export function parseWireMessageBySchemas(
   param: unknown,
   path: Path,
   issues: ValidationIssue[],

@@ -1,6 +1,6 @@
 import type { ContentBlock, JsonObject, JsonValue, OpaqueBlock } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 
 /**
  * The key, in a block's `extra`, under which the Chat Completions fields our blocks do not
@@ -64,7 +64,8 @@ export function withFields<B extends Exclude<ContentBlock, OpaqueBlock>>(
   fields: ChatFields,
 ): B {
   if (Object.keys(fields).length === 0) return block;
-  return { ...block, extra: { ...block.extra, [CHAT_COMPLETIONS_KEY]: fields as JsonObject } };
+  const extra = spreadWith(block.extra ?? {}, { [CHAT_COMPLETIONS_KEY]: fields as JsonObject });
+  return spreadWith(block, { extra });
 }
 
 /** `value` without `keys`. */

@@ -8,10 +8,10 @@ import {
   SYSTEM_MESSAGE_BLOCK_TYPE,
 } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { rememberValid } from "../core/message-memo.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
 import {
@@ -76,7 +76,7 @@ function messageBlocks(context: MessageContext, message: JsonObject): ContentBlo
       return [toolResultBlock(context, message)];
     default:
       // The deprecated `function` role: carried whole, on the tool side.
-      return [{ type: "opaque", block: { ...message, [OPAQUE_PART_KEY]: "message" } }];
+      return [{ type: "opaque", block: spreadWith(message, { [OPAQUE_PART_KEY]: "message" }) }];
   }
 }
 
@@ -121,7 +121,7 @@ export function fromChatMessages(
     builder.add(message.role, blocks);
   });
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
-  rememberValid(builder.messages);
+  rememberBuilt(builder.messages);
   return builder.messages;
 }
 

@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { isSystemMessage } from "../core/conversation-structure.js";
 import { parseOrThrow } from "../core/errors.js";
 import type {
@@ -180,7 +180,7 @@ export function toChatMessages(
 
 /** Schema of {@link ToChatMessagesOptions}. */
 const ToChatMessagesOptionsSchema = optionsSchema({
-  reasoning: z.enum(["keep", "drop"], { error: 'must be "keep" or "drop"' }).exactOptional(),
+  reasoning: z.exactOptional(z.enum(["keep", "drop"], { error: 'must be "keep" or "drop"' })),
 });
 
 function reasoningOption(options: ToChatMessagesOptions): ReasoningPolicy {

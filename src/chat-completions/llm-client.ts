@@ -4,7 +4,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
@@ -81,34 +81,37 @@ const ObjectSchema = z.record(z.string(), z.unknown(), { error: "must be an obje
 
 const OptionsSchema = z
   .strictObject({
-    client: z
-      .custom<ChatCompletionsClient>(
+    client: z.exactOptional(
+      z.custom<ChatCompletionsClient>(
         (value) =>
           isObject(value) &&
           isObject(value.chat) &&
           isObject(value.chat.completions) &&
           typeof value.chat.completions.create === "function",
         "must be an OpenAI client (with chat.completions.create)",
-      )
-      .exactOptional(),
-    model: z
-      .string({ error: "must be a string" })
-      .min(1, "must be a non-empty model name")
-      .exactOptional(),
-    request: ChatCompletionsRequestDescriptionSchema.exactOptional(),
-    maxTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-    maxTokensField: z
-      .enum(["max_completion_tokens", "max_tokens"], {
+      ),
+    ),
+    model: z.exactOptional(
+      z
+        .string({ error: "must be a string" })
+        .check(z.minLength(1, "must be a non-empty model name")),
+    ),
+    request: z.exactOptional(ChatCompletionsRequestDescriptionSchema),
+    maxTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+    maxTokensField: z.exactOptional(
+      z.enum(["max_completion_tokens", "max_tokens"], {
         error: 'must be "max_completion_tokens" or "max_tokens"',
-      })
-      .exactOptional(),
-    params: ObjectSchema.exactOptional(),
-    requestOptions: ObjectSchema.exactOptional(),
+      }),
+    ),
+    params: z.exactOptional(ObjectSchema),
+    requestOptions: z.exactOptional(ObjectSchema),
   })
-  .refine((options) => options.model !== undefined || options.request !== undefined, {
-    path: ["model"],
-    message: "is required unless request (the agent's request description) is given",
-  });
+  .check(
+    z.refine((options) => options.model !== undefined || options.request !== undefined, {
+      path: ["model"],
+      message: "is required unless request (the agent's request description) is given",
+    }),
+  );
 
 /** The text of a completion: its first choice's `content`. */
 export function completionText(completion: Pick<ChatCompletion, "choices">): string {

@@ -9,7 +9,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 import {
   CHAT_REASONING_BLOCK_TYPE,
@@ -53,7 +53,7 @@ function dataUrl(url: string): { mediaType: string; data: string } | undefined {
 
 /** A content part carried whole. */
 function opaquePart(part: JsonObject): OpaqueBlock {
-  return { type: "opaque", block: { ...part, [OPAQUE_PART_KEY]: true } };
+  return { type: "opaque", block: spreadWith(part, { [OPAQUE_PART_KEY]: true }) };
 }
 
 function imagePart(part: JsonObject): ContentBlock {

@@ -6,7 +6,7 @@ import type {
   TextBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import {
   type ChatFields,
@@ -24,8 +24,8 @@ const OUR_KEYS = [OPAQUE_PART_KEY, OPAQUE_MESSAGE_KEY, OPAQUE_CONTENT_KEY];
 export function textPart(block: TextBlock, fields: ChatFields): JsonObject {
   const kept = fields.part === undefined ? {} : copyJson(fields.part);
   return fields.refusal === "part"
-    ? { ...kept, type: "refusal", refusal: block.text }
-    : { ...kept, type: "text", text: block.text };
+    ? spreadWith(kept, { type: "refusal", refusal: block.text })
+    : spreadWith(kept, { type: "text", text: block.text });
 }
 
 /** The content part of an image block: its URL (a `data:` URL for base64 data). */
@@ -65,10 +65,16 @@ export function toolCall(block: ToolUseBlock): JsonObject {
   if (call.type === "custom") {
     const input = block.input.input;
     const text = typeof input === "string" ? input : JSON.stringify(block.input);
-    return { ...call, id: block.id, custom: { ...own, name: block.name, input: text } };
+    return spreadWith(call, {
+      id: block.id,
+      custom: spreadWith(own, { name: block.name, input: text }),
+    });
   }
   const text = toolArgumentsText(block.input, fields.arguments);
-  return { ...call, id: block.id, function: { ...own, name: block.name, arguments: text } };
+  return spreadWith(call, {
+    id: block.id,
+    function: spreadWith(own, { name: block.name, arguments: text }),
+  });
 }
 
 /** Whether a part is text alone (no field of its own): what a plain string says as well. */

@@ -4,7 +4,7 @@ import type {
   ChatCompletionSystemMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { JsonObject, Message } from "../core/message.js";
 import { copyJson } from "./chat-fields.js";
@@ -30,15 +30,17 @@ const ObjectSchema = z.record(z.string(), z.unknown(), { error: "must be an obje
 
 /** Schema of {@link ChatCompletionsRequestDescription}. */
 export const ChatCompletionsRequestDescriptionSchema = z.strictObject({
-  model: z.string({ error: "must be a string" }).min(1, "must be a non-empty model name"),
-  system: z
-    .union(
+  model: z
+    .string({ error: "must be a string" })
+    .check(z.minLength(1, "must be a non-empty model name")),
+  system: z.exactOptional(
+    z.union(
       [z.string(), z.looseObject({ role: z.enum(["system", "developer"]), content: z.unknown() })],
       { error: 'must be a string or a message with role "system" or "developer"' },
-    )
-    .exactOptional(),
-  tools: z.array(ObjectSchema, { error: "must be an array of tools" }).exactOptional(),
-  reasoning: z.enum(["keep", "drop"], { error: 'must be "keep" or "drop"' }).exactOptional(),
+    ),
+  ),
+  tools: z.exactOptional(z.array(ObjectSchema, { error: "must be an array of tools" })),
+  reasoning: z.exactOptional(z.enum(["keep", "drop"], { error: 'must be "keep" or "drop"' })),
 });
 
 /** The part of a `chat.completions.create` body {@link chatCompletionsRequest} builds. */

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { LLM_CLIENT_SCHEMA, type LlmClient } from "../core/llm-client.js";
 import { positiveWholeNumber, SHARE_SCHEMA } from "../core/option-schemas.js";
@@ -21,9 +21,12 @@ export const KEEP_RECENT_TOOL_USES_SCHEMA = z.union(
 );
 
 /** A list of tool names. */
-export const TOOL_NAMES_SCHEMA = z.array(z.string().min(1, "must be a non-empty tool name"), {
-  error: "must be an array of tool names",
-});
+export const TOOL_NAMES_SCHEMA = z.array(
+  z.string().check(z.minLength(1, "must be a non-empty tool name")),
+  {
+    error: "must be an array of tool names",
+  },
+);
 
 /** `true` for every tool, `false` for none, or the names of the tools whose inputs are cleared. */
 export const CLEAR_TOOL_INPUTS_SCHEMA = z.union([z.boolean(), TOOL_NAMES_SCHEMA], {
@@ -61,7 +64,7 @@ export function compactorOptions<
   Given extends Levels,
   Defaults extends Levels & { threshold: number },
 >(
-  schema: z.ZodType<Given>,
+  schema: z.ZodMiniType<Given>,
   defaults: Defaults,
   options: unknown,
   subject: string,

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { AsyncCompactor, Compactor } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
@@ -16,7 +16,7 @@ const CompactorTypeSchema = z.strictObject({
   type: z.enum(["threshold", "llm", "hybrid"], {
     error: 'must be "threshold", "llm" or "hybrid"',
   }),
-  config: z.record(z.string(), z.unknown()).exactOptional(),
+  config: z.exactOptional(z.record(z.string(), z.unknown())),
 });
 
 /**

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   type AsyncCompactor,
   BuiltInCompactor,
@@ -69,7 +69,7 @@ export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> 
 /** Schema of a partial {@link HybridCompactorOptions}. */
 const HybridCompactorOptionsSchema = z.strictObject({
   ...LLMCompactorOptionsSchema.shape,
-  ...ThresholdCompactorOptionsSchema.omit({ dropOldest: true, clock: true }).shape,
+  ...z.omit(ThresholdCompactorOptionsSchema, { dropOldest: true, clock: true }).shape,
 });
 
 /** What a hybrid compaction did: masking counts, summary counts, and whether it summarized. */
@@ -79,7 +79,7 @@ export interface HybridCompactionResult extends CompactionResult {
 }
 
 /** The options of `options` that `schema` knows: each part gets its own, derived, never listed by hand. */
-function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodObject): Partial<T> {
+function pick<T>(options: Readonly<HybridCompactorOptions>, schema: z.ZodMiniObject): Partial<T> {
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(schema.shape)) {
     const value = (options as unknown as Record<string, unknown>)[key];

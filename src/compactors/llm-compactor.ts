@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   type AsyncCompactor,
   BuiltInCompactor,
@@ -136,25 +136,25 @@ const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;
 
 /** Schema of a partial {@link LLMCompactorOptions}. */
 export const LLMCompactorOptionsSchema = z.strictObject({
-  threshold: THRESHOLD_SCHEMA.exactOptional(),
-  keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-  summarySystemPrompt: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-  maxSummaryTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-  summaryTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-  maxTranscriptTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-  summaryOverflow: z
-    .enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' })
-    .exactOptional(),
-  targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
-  keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
-  clearAtLeast: nonNegativeInt.exactOptional(),
-  maxToolInputChars: nonNegativeInt.exactOptional(),
-  maxToolResultChars: nonNegativeInt.exactOptional(),
-  keepUserMessagesTokens: nonNegativeInt.exactOptional(),
-  factsSectionTokens: nonNegativeInt.exactOptional(),
-  timers: TIMERS_SCHEMA.exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
+  threshold: z.exactOptional(THRESHOLD_SCHEMA),
+  keepRecentTurns: z.exactOptional(KEEP_RECENT_TURNS_SCHEMA),
+  summarySystemPrompt: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+  maxSummaryTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+  summaryTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
+  maxTranscriptTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+  summaryOverflow: z.exactOptional(
+    z.enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' }),
+  ),
+  targetUtilization: z.exactOptional(THRESHOLD_SCHEMA),
+  keepRecentToolUses: z.exactOptional(KEEP_RECENT_TOOL_USES_SCHEMA),
+  keepRecentShare: z.exactOptional(THRESHOLD_SCHEMA),
+  clearAtLeast: z.exactOptional(nonNegativeInt),
+  maxToolInputChars: z.exactOptional(nonNegativeInt),
+  maxToolResultChars: z.exactOptional(nonNegativeInt),
+  keepUserMessagesTokens: z.exactOptional(nonNegativeInt),
+  factsSectionTokens: z.exactOptional(nonNegativeInt),
+  timers: z.exactOptional(TIMERS_SCHEMA),
+  clock: z.exactOptional(CLOCK_SCHEMA),
 });
 
 /**

@@ -17,12 +17,23 @@ export function placeholderOf(
   mentions: boolean,
 ): { replacement: string; done: boolean } {
   const replacement = mentions ? withMentions(base, toolResultText(block.content)) : base;
-  const content = block.content;
+  return { replacement, done: isPlaceholder(block.content, base, replacement) };
+}
+
+/**
+ * Whether a result's `content` already is `replacement` (or `base` with mentions), perhaps
+ * naming its recall handle: {@link placeholderOf}'s `done`, without building the replacement.
+ */
+export function isPlaceholder(
+  content: ToolResultBlock["content"],
+  base: string,
+  replacement: string,
+): boolean {
   // A long original is told by its length alone: its text is not read again.
-  const done =
+  return (
     typeof content === "string" &&
     content.length <= base.length + MAX_PLACEHOLDER_EXTRA &&
     (isPlaceholderText(content, replacement) ||
-      (content.startsWith(base) && content.startsWith(MENTIONS_OPEN, base.length)));
-  return { replacement, done };
+      (content.startsWith(base) && content.startsWith(MENTIONS_OPEN, base.length)))
+  );
 }

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   BuiltInCompactor,
   type CompactionContext,
@@ -9,7 +9,7 @@ import { assertMessages } from "../core/entry-validation.js";
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/message-memo.js";
+import { estimateTokens, rememberConversation } from "../core/message-memo.js";
 import { CLOCK_SCHEMA } from "../core/option-schemas.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
@@ -112,22 +112,22 @@ export const DEFAULT_THRESHOLD_COMPACTOR_OPTIONS: Readonly<ThresholdCompactorOpt
 
 /** Schema of a partial {@link ThresholdCompactorOptions}. */
 export const ThresholdCompactorOptionsSchema = z.strictObject({
-  threshold: THRESHOLD_SCHEMA.exactOptional(),
-  keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-  toolCompaction: z
-    .enum(["summarize", "redact", "summarize_or_redact"], {
+  threshold: z.exactOptional(THRESHOLD_SCHEMA),
+  keepRecentTurns: z.exactOptional(KEEP_RECENT_TURNS_SCHEMA),
+  toolCompaction: z.exactOptional(
+    z.enum(["summarize", "redact", "summarize_or_redact"], {
       error: 'must be "summarize", "redact" or "summarize_or_redact"',
-    })
-    .exactOptional(),
-  keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
-  keepRecentShare: THRESHOLD_SCHEMA.exactOptional(),
-  targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-  clearAtLeast: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
-  excludeTools: TOOL_NAMES_SCHEMA.exactOptional(),
-  clearToolInputs: CLEAR_TOOL_INPUTS_SCHEMA.exactOptional(),
-  keepPathMentions: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  dropOldest: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
+    }),
+  ),
+  keepRecentToolUses: z.exactOptional(KEEP_RECENT_TOOL_USES_SCHEMA),
+  keepRecentShare: z.exactOptional(THRESHOLD_SCHEMA),
+  targetUtilization: z.exactOptional(THRESHOLD_SCHEMA),
+  clearAtLeast: z.exactOptional(NON_NEGATIVE_INT_SCHEMA),
+  excludeTools: z.exactOptional(TOOL_NAMES_SCHEMA),
+  clearToolInputs: z.exactOptional(CLEAR_TOOL_INPUTS_SCHEMA),
+  keepPathMentions: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  dropOldest: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  clock: z.exactOptional(CLOCK_SCHEMA),
 });
 
 /**
@@ -204,6 +204,11 @@ export class ThresholdCompactor extends BuiltInCompactor<CompactionOutput> {
     summaries: ReadonlyMap<string, string>,
     context?: CompactionContext,
   ): CompactionOutput {
-    return this.checkedRun(conversation, summaries, context);
+    const output = this.checkedRun(conversation, summaries, context);
+    // Made from a conversation just validated, the output is valid too: what checks it next (a
+    // conversion back to the provider's messages) finds it known.
+    const { tokensAfter } = output.result;
+    if (tokensAfter !== undefined) rememberConversation(output.conversation, tokensAfter);
+    return output;
   }
 }

@@ -16,8 +16,15 @@ import type {
 import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
+import {
+  MaskingRecord,
+  maskedBefore,
+  type PastMasking,
+  pastMasking,
+  rememberMasking,
+} from "./masking-reuse.js";
 import { MENTIONS_OPEN } from "./path-mentions.js";
-import { placeholderOf } from "./result-placeholder.js";
+import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
@@ -107,9 +114,7 @@ function clearsInputsOf(setting: boolean | readonly string[], name: string): boo
 
 /** A tool result with new content; the block's other fields as they were. */
 function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
-  const copy = { ...block };
-  copy.content = content;
-  return copy;
+  return { ...block, content };
 }
 
 function isAmong(turns: readonly TurnId[], turnId: TurnId): boolean {
@@ -133,8 +138,7 @@ function edited(
   const messages = compacted ?? conversation.slice();
   let message = messages[messageIndex]!;
   if (message === conversation[messageIndex]) {
-    message = { ...message };
-    message.content = message.content.slice();
+    message = { ...message, content: message.content.slice() };
     messages[messageIndex] = message;
   }
   message.content[blockIndex] = block;
@@ -155,6 +159,8 @@ interface MaskingScope {
   uses: ToolUseIndex | undefined;
   /** Tool uses before this ordinal are old (`keepRecentToolUses`); `undefined`: by turn only. */
   oldestRecentUse: number | undefined;
+  /** What the last pass on the same array made, whose masked messages this one may reuse. */
+  past?: PastMasking | undefined;
   /** The message whose results are never masked ({@link newestResultsIndex}). */
   protectedIndex: number;
   lastAssistant: number;
@@ -166,6 +172,8 @@ interface MaskingScope {
 /** The edits of a masking pass: the copy (made on the first change), its estimate and counts. */
 interface MaskingEdits {
   compacted: Message[] | undefined;
+  /** What was masked of messages of one block, for the next pass (made on the first). */
+  record?: MaskingRecord | undefined;
   estimate: number;
   result: CompactionResult;
 }
@@ -194,6 +202,7 @@ export function maskToolResults(
   });
   const scope = maskingScope(conversation, summaries, settings, context, tokensBefore);
   if (scope === undefined) return unchanged();
+  scope.past = pastMasking(input);
   const edits: MaskingEdits = {
     compacted: undefined,
     estimate: tokensBefore,
@@ -223,6 +232,9 @@ export function maskToolResults(
   const tokensAfter = edits.estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
+  // For a caller's own array (one it may compact again), not a session's history (frozen, or
+  // its view), which the session replaces by the output: nothing to reuse, nothing to keep.
+  if (edits.record !== undefined && conversation === input) rememberMasking(input, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
 
@@ -296,6 +308,45 @@ interface ResultSite {
   inOldTurn: boolean;
 }
 
+/**
+ * Replaces the content of the result at `site` by `replacement` (from `base`), into `edits`;
+ * whether it did: a result smaller than its replacement stays (compaction never grows a
+ * conversation). What the pass before made of the same message the same way is reused.
+ */
+function replaceContent(
+  scope: MaskingScope,
+  edits: MaskingEdits,
+  site: ResultSite,
+  { base, replacement }: { base: string; replacement: string },
+): boolean {
+  const { conversation } = scope;
+  const { block, messageIndex: index } = site;
+  const message = conversation[index]!;
+  const single = message.content.length === 1;
+  // Masked the same way by the pass before: its message and count, the result not read again.
+  const past = single ? maskedBefore(scope.past, index, message, replacement) : undefined;
+  const saved =
+    past !== undefined
+      ? past.saved[index]!
+      : isPlaceholder(block.content, base, replacement)
+        ? -1
+        : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  if (saved < 0) return false;
+  edits.estimate -= saved;
+  if (past === undefined) {
+    const masked = withContent(block, replacement);
+    edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
+  } else {
+    edits.compacted ??= conversation.slice();
+    edits.compacted[index] = past.made[index]!;
+  }
+  if (single) {
+    edits.record ??= new MaskingRecord(conversation.length);
+    edits.record.note(index, edits.compacted[index]!, replacement, saved);
+  }
+  return true;
+}
+
 /** Masks one eligible result (and clears its tool's input, when set to), into `edits`. */
 function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite): void {
   const { settings, conversation } = scope;
@@ -316,20 +367,10 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
       : (scope.summaries.get(block.toolUseId) ?? block.compactSummary);
   const base = summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
   if (base === undefined) return;
-  const { replacement, done } = placeholderOf(block, base, settings.keepPathMentions === true);
-  const saved = done ? -1 : estimateBlockTokens(block) - estimateTextTokens(replacement);
-  // A result smaller than its replacement stays (compaction never grows a conversation),
-  // but its input may still go: an edit's result is small, its input not.
-  if (saved >= 0) {
-    edits.estimate -= saved;
-    const masked = withContent(block, replacement);
-    edits.compacted = edited(
-      edits.compacted,
-      conversation,
-      site.messageIndex,
-      site.blockIndex,
-      masked,
-    );
+  // Without mentions the placeholder is the base itself: nothing to build.
+  const replacement =
+    settings.keepPathMentions === true ? placeholderOf(block, base, true).replacement : base;
+  if (replaceContent(scope, edits, site, { base, replacement })) {
     if (summary === undefined) edits.result.toolResultsRedacted += 1;
     else edits.result.toolResultsSummarized += 1;
   }

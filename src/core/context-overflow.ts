@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "./option-schemas.js";
 
 /**
@@ -91,10 +91,10 @@ export interface ContextOverflowRefusal {
 }
 
 /** Schema of {@link ContextOverflowRefusal}: whole numbers of tokens, the window more than 0. */
-export const ContextOverflowRefusalSchema: z.ZodType<ContextOverflowRefusal> = z.strictObject(
+export const ContextOverflowRefusalSchema: z.ZodMiniType<ContextOverflowRefusal> = z.strictObject(
   {
     windowTokens: POSITIVE_INT_SCHEMA,
-    requestTokens: NON_NEGATIVE_INT_SCHEMA.exactOptional(),
+    requestTokens: z.exactOptional(NON_NEGATIVE_INT_SCHEMA),
   },
   { error: "must be an object" },
 );

@@ -1,61 +1,120 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { LazilyCompiled } from "../internal/compiled-schema.js";
+import { DistinctIds } from "../internal/unique-ids.js";
 import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
-import { exchangeIssues } from "./exchanges.js";
+import { ExchangeCheck, exchangeIssues, exchangesWhole } from "./exchanges.js";
 import type { Message } from "./message.js";
+import { fastMessageTokens } from "./message-fast-check.js";
 import {
-  exchangesKnownWhole,
   knownMessages,
+  rememberConversation,
   rememberExchangesWhole,
   rememberValid,
+  seemsNew,
 } from "./message-memo.js";
-import { MessageSchema, MessagesSchema } from "./schemas.js";
+import { MessagesSchema } from "./schemas.js";
 
-const messageSchema = new LazilyCompiled(MessageSchema);
 const messagesSchema = new LazilyCompiled(MessagesSchema);
 
 /**
- * Whether the messages at `indexes` of `conversation` are well formed and their ids differ from
- * every other message's: what a conversation of otherwise validated messages still needs.
+ * What a first check of `conversation` (a stateless server's request) found when each message
+ * is certainly well formed ({@link fastMessageTokens}) and their ids differ: its estimate, and
+ * whether its tool exchanges are whole (`undefined`: not told here); `undefined` leaves it to
+ * the schema. One pass: each message is followed through the exchanges while it is at hand.
  */
-function newMessagesValid(conversation: readonly unknown[], indexes: readonly number[]): boolean {
-  const ids = new Set<string>();
-  for (const index of indexes) {
+function firstSight(
+  conversation: readonly unknown[],
+): { tokens: number; exchangesWhole: boolean | undefined } | undefined {
+  const exchanges = new ExchangeCheck();
+  const ids = new DistinctIds(conversation as readonly Message[]);
+  let exchangesWhole: boolean | undefined = true;
+  let tokens = 0;
+  const last = conversation.length - 1;
+  for (let index = 0; index <= last; index += 1) {
     const value = conversation[index];
-    if (!messageSchema.for(value).validate(value)) return false;
-    const id = (value as Message).id;
-    if (ids.has(id)) return false;
-    ids.add(id);
+    const estimate = fastMessageTokens(value);
+    if (estimate < 0 || !ids.add(index)) return undefined;
+    tokens += estimate;
+    if (exchangesWhole === true) exchangesWhole = exchanges.step(value as Message, index === last);
   }
+  return { tokens, exchangesWhole };
+}
+
+/**
+ * The token estimates of the messages at `indexes` of `conversation` (the others known valid)
+ * when each is certainly well formed ({@link fastMessageTokens}) and their ids differ from
+ * every other message's; `undefined` leaves them to the schema.
+ */
+function fastChecked(
+  conversation: readonly unknown[],
+  indexes: readonly number[],
+): number[] | undefined {
+  const tokens: number[] = new Array(indexes.length);
+  const ids = new Set<string>();
+  for (let position = 0; position < indexes.length; position += 1) {
+    const value = conversation[indexes[position]!];
+    const estimate = fastMessageTokens(value);
+    if (estimate < 0) return undefined;
+    ids.add((value as Message).id);
+    tokens[position] = estimate;
+  }
+  if (ids.size !== indexes.length) return undefined;
   let matches = 0;
   for (const message of conversation) if (ids.has((message as Message).id)) matches += 1;
-  return matches === ids.size;
+  return matches === ids.size ? tokens : undefined;
 }
 
 /**
  * Throws a `ValidationError` about `subject` unless `value` is an array of well-formed messages
- * with unique ids; returns the conversation's token estimate. Messages are immutable, so each
- * message object is checked by the schema once: a conversation validated before, or grown
- * since by new messages, costs a comparison or a lookup per message, and a schema check of
- * the new ones only (see {@link knownMessages}).
+ * with unique ids; returns the conversation's token estimate. Messages are immutable, so a
+ * conversation validated before, or grown since by new messages, costs a comparison or a
+ * lookup per message, and a check of the new ones only (see {@link knownMessages}). The check
+ * is a hand-written fast path ({@link fastMessageTokens}); what it does not accept goes to the
+ * schema, which decides and names the issues.
  */
 export function validatedEstimate(value: unknown, subject: string): number {
+  return checkedConversation(value, subject).tokens;
+}
+
+/**
+ * {@link validatedEstimate}, and whether the conversation's tool exchanges are known whole
+ * (checked by the same pass, or before on the same array): then they need no other walk.
+ */
+function checkedConversation(
+  value: unknown,
+  subject: string,
+): { tokens: number; exchangesWhole: boolean } {
   if (Array.isArray(value)) {
-    const { tokens, unknown } = knownMessages(value);
-    if (unknown.length === 0) return tokens;
-    if (unknown.length < value.length && newMessagesValid(value, unknown)) {
-      rememberValid(unknown.map((index) => value[index] as Message));
-      // Now all known: unless a message object stands twice, which the schema check names.
-      const again = knownMessages(value);
-      if (again.unknown.length === 0) return again.tokens;
+    const known = seemsNew(value) ? undefined : knownMessages(value);
+    if (known?.unknown.length === 0)
+      return { tokens: known.tokens, exchangesWhole: known.exchangesWhole === true };
+    if (known === undefined || known.unknown.length === value.length) {
+      // Never seen (a stateless server's request): remembered as a whole.
+      const seen = firstSight(value);
+      if (seen !== undefined) {
+        const exchangesWhole = seen.exchangesWhole === true;
+        rememberConversation(value, seen.tokens, exchangesWhole);
+        return { tokens: seen.tokens, exchangesWhole };
+      }
+    } else {
+      const estimates = fastChecked(value, known.unknown);
+      if (estimates !== undefined) {
+        rememberValid(
+          known.unknown.map((index) => value[index] as Message),
+          estimates,
+        );
+        // Now all known: unless a message object stands twice, which the schema check names.
+        const again = knownMessages(value);
+        if (again.unknown.length === 0) return { tokens: again.tokens, exchangesWhole: false };
+      }
     }
   }
   // The issues, or valid after all: an optional field set to `undefined` counts as absent.
   const schema = messagesSchema.for(value);
-  if (!schema.validate(value)) parseOrThrow(schema, value, subject);
+  if (!z.validate(schema, value)) parseOrThrow(schema, value, subject);
   rememberValid(value as Message[]);
-  return knownMessages(value as Message[]).tokens;
+  return { tokens: knownMessages(value as Message[]).tokens, exchangesWhole: false };
 }
 
 /** Throws a `ValidationError` about `subject` unless `value` is valid messages (see {@link validatedEstimate}). */
@@ -65,18 +124,30 @@ export function assertMessages(value: unknown, subject: string): asserts value i
 
 const CompactOptionsSchema = z.object(
   {
-    signal: z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional(),
-    instructions: z.string({ error: "must be a string" }).exactOptional(),
-    runId: z.string({ error: "must be a string" }).exactOptional(),
-    contextLimit: z
-      .number({ error: "must be a number" })
-      .refine((value) => Number.isFinite(value) && value > 0, "must be a finite number above 0")
-      .exactOptional(),
-    contextUsed: z
-      .number({ error: "must be a number" })
-      .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more")
-      .exactOptional(),
-    trigger: z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' }).exactOptional(),
+    signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
+    instructions: z.exactOptional(z.string({ error: "must be a string" })),
+    runId: z.exactOptional(z.string({ error: "must be a string" })),
+    contextLimit: z.exactOptional(
+      z
+        .number({ error: "must be a number" })
+        .check(
+          z.refine(
+            (value) => Number.isFinite(value) && value > 0,
+            "must be a finite number above 0",
+          ),
+        ),
+    ),
+    contextUsed: z.exactOptional(
+      z
+        .number({ error: "must be a number" })
+        .check(
+          z.refine(
+            (value) => Number.isFinite(value) && value >= 0,
+            "must be a finite number, 0 or more",
+          ),
+        ),
+    ),
+    trigger: z.exactOptional(z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' })),
   },
   { error: "must be an object" },
 );
@@ -92,13 +163,15 @@ export function assertCompactArguments(
   summaries: unknown,
   options?: unknown,
 ): number {
-  const tokens = validatedEstimate(conversation, "conversation");
+  const { tokens, exchangesWhole: known } = checkedConversation(conversation, "conversation");
   // A tool exchange broken in the input (a result answering nothing, a call left unanswered
   // before other messages) is refused as a session refuses it: no compaction can repair it.
   // The same array checked before, unchanged since, is not walked again.
-  if (!exchangesKnownWhole(conversation as Message[])) {
-    const exchanges = exchangeIssues(conversation as Message[]);
-    if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
+  if (!known) {
+    if (exchangesWhole(conversation as Message[]) !== true) {
+      const exchanges = exchangeIssues(conversation as Message[]);
+      if (exchanges.length > 0) throw new ValidationError("conversation", exchanges);
+    }
     rememberExchangesWhole(conversation as Message[]);
   }
   if (

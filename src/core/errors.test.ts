@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CompactionError, ValidationError } from "./errors.js";
+import * as z from "zod/mini";
+import { CompactionError, parseOrThrow, safeParse, ValidationError } from "./errors.js";
 
 describe("errors", () => {
   it("CompactionError carries a code and a cause, and is recognised across copies", () => {
@@ -27,5 +28,27 @@ describe("errors", () => {
       "Invalid messages: [3].turnId.number: must be a whole number; must be an array",
     );
     expect(ValidationError.isInstance(error)).toBe(true);
+  });
+
+  it("words the issues no schema words in zod's English, without setting zod's global locale", () => {
+    // zod/mini loads no locale: without the one each parse carries, these read "Invalid input".
+    const schema = z.strictObject({ id: z.string(), kind: z.literal("text") });
+    const thrown = (() => {
+      try {
+        parseOrThrow(schema, { id: 1, kind: "image", bogus: true }, "block");
+      } catch (error) {
+        return error as ValidationError;
+      }
+    })();
+    expect(thrown?.issues).toEqual([
+      { path: ["id"], message: "Invalid input: expected string, received number" },
+      { path: ["kind"], message: 'Invalid input: expected "text"' },
+      { path: [], message: 'Unrecognized key: "bogus"' },
+    ]);
+    expect(safeParse(schema, {}).error?.issues[0]?.message).toBe(
+      "Invalid input: expected string, received undefined",
+    );
+    expect(z.config().localeError).toBeUndefined();
+    expect(schema.safeParse({}).error?.issues[0]?.message).toBe("Invalid input");
   });
 });

@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { en } from "zod/locales";
+import type * as z from "zod/mini";
 import { isPlainObject, setOwnProperty } from "../internal/plain-object.js";
 
 const COMPACTION_ERROR_MARKER = Symbol.for("agent-compaction.CompactionError");
@@ -108,13 +109,28 @@ export function formatPath(path: readonly (string | number)[]): string {
   return out;
 }
 
+/**
+ * zod's English messages, for the issues no schema of ours words itself (an unknown key, a wrong
+ * discriminator): `zod/mini` loads no locale, and setting one with `z.config` would change the
+ * caller's zod too, so each parse carries it.
+ */
+const IN_ENGLISH = { error: /* @__PURE__ */ en().localeError };
+
+/**
+ * `schema.safeParse(value)`, its issues worded as zod's English locale words them where the
+ * schema does not. Every parse of the library goes through it (or {@link parseOrThrow}).
+ */
+export function safeParse<T>(schema: z.ZodMiniType<T>, value: unknown) {
+  return schema.safeParse(value, IN_ENGLISH);
+}
+
 /** Parses `value` with `schema`, throwing a `ValidationError` about `subject` on failure. */
-export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, subject: string): T {
-  let parsed = schema.safeParse(value);
+export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, subject: string): T {
+  let parsed = safeParse(schema, value);
   // An optional field set to `undefined` means absent (as callers without
   // exactOptionalPropertyTypes write it): retry without such keys before refusing.
   if (!parsed.success && hasUndefinedProperty(value))
-    parsed = schema.safeParse(withoutUndefined(value));
+    parsed = safeParse(schema, withoutUndefined(value));
   if (parsed.success) return parsed.data;
   throw new ValidationError(
     subject,

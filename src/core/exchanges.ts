@@ -81,3 +81,82 @@ function missingOf(pending: ReadonlySet<string>, message: Message): string[] {
     if (block.type === "tool_result") answered.add(block.toolUseId);
   return [...pending].filter((id) => !answered.has(id));
 }
+
+/** The most calls one message may leave waiting for {@link ExchangeCheck} to judge it alone. */
+const MAX_TRACKED_CALLS = 16;
+
+/**
+ * Follows the tool exchanges of a conversation message by message, as {@link exchangeIssues}
+ * judges them (nothing open before the first), without allocating for the usual shapes: a
+ * message answering the one or few calls of the message before it. For a pass that reads every
+ * message anyway (the first check of a conversation never seen).
+ */
+export class ExchangeCheck {
+  /** The calls waiting (the first `#waiting` of them), then those of the message at hand. */
+  #pending: string[] = [];
+  #next: string[] = [];
+  #waiting = 0;
+
+  /**
+   * Takes the next message (`isLast`: the conversation's last): `false` when it breaks an
+   * exchange, `undefined` when it leaves more than a few calls waiting (ask
+   * {@link exchangeIssues}), else `true`.
+   */
+  step(message: Message, isLast: boolean): boolean | undefined {
+    const pending = this.#pending;
+    const waiting = this.#waiting;
+    const next = this.#next;
+    const isAssistant = message.role === "assistant";
+    let answered = 0;
+    let calls = 0;
+    for (const block of message.content) {
+      if (block.type === "tool_result") {
+        if (!isAmong(block.toolUseId, pending, waiting)) return false;
+        answered += 1;
+      } else if (block.type === "tool_use" && isAssistant) {
+        if (calls === MAX_TRACKED_CALLS) return undefined;
+        next[calls] = block.id;
+        calls += 1;
+      }
+    }
+    // Calls waiting must each have a result here, unless this is the open tail. No result is
+    // stray: one call waiting is answered by any result.
+    const openTail = isLast && message.role === "user" && answered > 0;
+    if (waiting > 0 && !openTail) {
+      if (waiting === 1 ? answered === 0 : !allAnswered(message, pending, waiting)) return false;
+    }
+    this.#pending = next;
+    this.#next = pending;
+    this.#waiting = calls;
+    return true;
+  }
+}
+
+function isAmong(id: string, ids: readonly string[], count: number): boolean {
+  for (let index = 0; index < count; index += 1) if (ids[index] === id) return true;
+  return false;
+}
+
+function allAnswered(message: Message, ids: readonly string[], count: number): boolean {
+  for (let index = 0; index < count; index += 1) if (!answers(message, ids[index]!)) return false;
+  return true;
+}
+
+/**
+ * Whether {@link exchangeIssues} finds no issue in `messages` (with nothing open before them),
+ * told by an {@link ExchangeCheck}; `undefined` when it cannot tell alone.
+ */
+export function exchangesWhole(messages: readonly Message[]): boolean | undefined {
+  const check = new ExchangeCheck();
+  for (let index = 0; index < messages.length; index += 1) {
+    const whole = check.step(messages[index]!, index === messages.length - 1);
+    if (whole !== true) return whole;
+  }
+  return true;
+}
+
+function answers(message: Message, toolUseId: string): boolean {
+  for (const block of message.content)
+    if (block.type === "tool_result" && block.toolUseId === toolUseId) return true;
+  return false;
+}

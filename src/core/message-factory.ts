@@ -19,6 +19,32 @@ export function newId(): string {
   return uuidv7();
 }
 
+/**
+ * Successive uuid v7 ids for the messages of one conversion: the first a new uuid v7, each next
+ * one the one before plus one in its last 48 bits (RFC 9562's counter method): valid, unique and
+ * time-ordered, at a fraction of the cost of a new uuid each (its random bytes and formatting).
+ * `first` is for tests.
+ */
+export function newIdSequence(first: string = uuidv7()): () => string {
+  // The last 48 bits as two halves of 24: the low half counts, the high one takes its carry.
+  let head = first.slice(0, 30);
+  let high = Number.parseInt(first.slice(24, 30), 16);
+  let low = Number.parseInt(first.slice(30), 16);
+  return () => {
+    const id = head + HEX[low >>> 16]! + HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]!;
+    low += 1;
+    if (low === 0x1000000) {
+      low = 0;
+      high = (high + 1) % 0x1000000;
+      head = first.slice(0, 24) + high.toString(16).padStart(6, "0");
+    }
+    return id;
+  };
+}
+
+/** Two hex digits for each byte. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
 /** What {@link createMessage} needs. */
 export interface CreateMessageOptions<R extends Message["role"]> {
   role: R;

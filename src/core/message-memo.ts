@@ -1,6 +1,6 @@
 import { isPrefixView } from "../internal/prefix-view.js";
 import type { ContentBlock, Message } from "./message.js";
-import { estimateBlockTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
+import { estimateBlockTokens, estimateContentTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 
 /** What the library remembers of a message object. */
 interface Memo {
@@ -8,6 +8,17 @@ interface Memo {
   tokens: number;
   /** The last {@link knownMessages} call that met it: a repeat in one array is seen without a set. */
   seen: number;
+  /** Of a conversation's first message: what the last masking pass on that conversation made. */
+  pastPass?: PastPass;
+}
+
+/**
+ * What a compaction pass left for the next pass on the same conversation (found by its first
+ * message): the messages it read, and its own record of what it made of them.
+ */
+export interface PastPass {
+  readonly sources: readonly Message[];
+  readonly record: object;
 }
 
 /**
@@ -51,6 +62,18 @@ export function estimateMessageTokens(message: Message): number {
   return tokens;
 }
 
+/** What the last pass left on the conversation whose first message is `first`, if anything. */
+export function pastPassOf(first: Message): PastPass | undefined {
+  return memos.get(first)?.pastPass;
+}
+
+/** Leaves `pass` for the next pass on the conversation whose first message is `first`. */
+export function leavePastPass(first: Message, pass: PastPass): void {
+  const memo = memos.get(first);
+  if (memo !== undefined) memo.pastPass = pass;
+  else memos.set(first, { tokens: -countMessageTokens(first).tokens, seen: 0, pastPass: pass });
+}
+
 /** Estimates the tokens of a conversation with the local chars-based estimate. */
 export function estimateTokens(messages: readonly Message[]): number {
   let total = 0;
@@ -60,13 +83,18 @@ export function estimateTokens(messages: readonly Message[]): number {
 
 /**
  * Remembers messages that were validated where they entered (the session's `append`, a
- * schema check), so no later check repeats it.
+ * schema check), so no later check repeats it; `tokens`, their estimates when the check
+ * worked them out.
  */
-export function rememberValid(messages: readonly Message[]): void {
-  for (const message of messages) {
+export function rememberValid(messages: readonly Message[], tokens?: readonly number[]): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
     const memo = memos.get(message);
     if (memo === undefined)
-      memos.set(message, { tokens: countMessageTokens(message).tokens, seen: 0 });
+      memos.set(message, {
+        tokens: tokens?.[index] ?? countMessageTokens(message).tokens,
+        seen: 0,
+      });
     else if (memo.tokens < 0) memo.tokens = -memo.tokens;
   }
 }
@@ -110,13 +138,19 @@ function repeatsKnown(values: readonly unknown[], from: number): boolean {
  * known, the array is remembered as it is now. Message ids are not compared: they were checked
  * unique within each conversation validated, and compaction never relies on them.
  */
-export function knownMessages(values: readonly unknown[]): { tokens: number; unknown: number[] } {
+export function knownMessages(values: readonly unknown[]): {
+  tokens: number;
+  unknown: number[];
+  /** Whether its tool exchanges were found whole as it is now (an array checked before, unchanged). */
+  exchangesWhole?: boolean;
+} {
   const known = conversations.get(values);
   const from =
     known !== undefined && (known.messages === values || startsWith(values, known.messages))
       ? known.messages.length
       : 0;
-  if (known !== undefined && from === values.length) return { tokens: known.tokens, unknown: [] };
+  if (known !== undefined && from === values.length)
+    return { tokens: known.tokens, unknown: [], exchangesWhole: known.exchangesWhole === true };
   let tokens = from === 0 ? 0 : known!.tokens;
   const unknown: number[] = [];
   const call = ++calls;
@@ -141,13 +175,50 @@ export function knownMessages(values: readonly unknown[]): { tokens: number; unk
     known.tokens = tokens;
     known.exchangesWhole = false;
   } else {
-    // A frozen array or a session's `messages` view cannot change: it is its own copy.
-    conversations.set(values, {
-      messages: Object.isFrozen(values) || isPrefixView(values) ? values : values.slice(),
-      tokens,
-    });
+    rememberConversation(values, tokens);
   }
   return { tokens, unknown };
+}
+
+/**
+ * Remembers `values` as it is now, a conversation of distinct messages validated as a whole,
+ * its estimate, and whether its tool exchanges were found whole: checked again unchanged or grown, it costs a comparison per message. Its
+ * messages are not remembered one by one: a stateless server sends new ones with each request,
+ * and remembering each would cost more than checking it.
+ */
+export function rememberConversation(
+  values: readonly unknown[],
+  tokens: number,
+  exchangesWhole = false,
+): void {
+  // A frozen array or a session's `messages` view cannot change: it is its own copy.
+  conversations.set(values, {
+    messages: Object.isFrozen(values) || isPrefixView(values) ? values : values.slice(),
+    tokens,
+    exchangesWhole,
+  });
+}
+
+/**
+ * Remembers messages a conversion just built from input it checked (`fromResponsesInput`, …)
+ * as a valid conversation, by the array alone ({@link rememberConversation}): the compaction
+ * and the conversion back that come next find them known.
+ */
+export function rememberBuilt(messages: readonly Message[]): void {
+  let tokens = 0;
+  for (const message of messages) tokens += estimateContentTokens(message.content);
+  rememberConversation(messages, tokens);
+}
+
+/**
+ * Whether nothing seems known of `values`: not an array seen before, and its first element no
+ * message remembered (a conversation a stateless server was just sent). A hint for choosing
+ * the check, not a promise: its other messages may be known.
+ */
+export function seemsNew(values: readonly unknown[]): boolean {
+  if (conversations.has(values)) return false;
+  const first = values[0];
+  return typeof first !== "object" || first === null || !memos.has(first);
 }
 
 /** The memo of `values` when it holds exactly the messages `values` holds now. */

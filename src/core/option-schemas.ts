@@ -1,6 +1,7 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { isPlainObject } from "../internal/plain-object.js";
 import { isAbortSignal, MAX_TIMER_MS, type Timers } from "./abort.js";
+import { safeParse } from "./errors.js";
 import type { Clock } from "./message-factory.js";
 
 /**
@@ -26,7 +27,7 @@ function wholeNumber(least: 0 | 1, unit?: string, because?: string) {
   const message = `must be a whole number${counted} ${bound}${reason}`;
   return z
     .number({ error: orRequired(message) })
-    .refine((value) => Number.isSafeInteger(value) && value >= least, message);
+    .check(z.refine((value) => Number.isSafeInteger(value) && value >= least, message));
 }
 
 /**
@@ -44,17 +45,16 @@ export const POSITIVE_INT_SCHEMA = positiveWholeNumber();
 export const NON_NEGATIVE_INT_SCHEMA = wholeNumber(0);
 
 /** Schema of a millisecond option: a whole number from 1 to {@link MAX_TIMER_MS}. */
-export const TimerMillisecondsSchema = positiveWholeNumber("milliseconds").max(
-  MAX_TIMER_MS,
-  `must be at most ${MAX_TIMER_MS} ms (the longest timer delay)`,
+export const TimerMillisecondsSchema = positiveWholeNumber("milliseconds").check(
+  z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (the longest timer delay)`),
 );
 
 /** A share of the window (a utilization ratio, a threshold), in (0, 1]. */
-export const SHARE_SCHEMA = z
-  .number({ error: "must be a number" })
-  .refine((value) => Number.isFinite(value) && value > 0 && value <= 1, {
+export const SHARE_SCHEMA = z.number({ error: "must be a number" }).check(
+  z.refine((value) => Number.isFinite(value) && value > 0 && value <= 1, {
     message: "must be a number in (0, 1]",
-  });
+  }),
+);
 
 /** A string. */
 export const STRING_SCHEMA = z.string({ error: "must be a string" });
@@ -62,7 +62,7 @@ export const STRING_SCHEMA = z.string({ error: "must be a string" });
 /** A non-empty string. */
 export const NON_EMPTY_STRING_SCHEMA = z
   .string({ error: orRequired("must be a non-empty string") })
-  .min(1, "must be a non-empty string");
+  .check(z.minLength(1, "must be a non-empty string"));
 
 /** A boolean. */
 export const BOOLEAN_SCHEMA = z.boolean({ error: "must be a boolean" });
@@ -123,16 +123,18 @@ export function optionsSchema<Shape extends z.core.$ZodLooseShape>(shape: Shape)
  * their paths (`conversation.systemPrompt`); anything else is refused as `must be false or an
  * object`.
  */
-export function falseOr<T extends object>(schema: z.ZodType<T>) {
-  return z.unknown().superRefine((value, context) => {
-    if (value === false) return;
-    if (!isPlainObject(value)) {
-      context.addIssue({ code: "custom", message: "must be false or an object" });
-      return;
-    }
-    for (const issue of schema.safeParse(value).error?.issues ?? [])
-      context.addIssue({ code: "custom", message: issue.message, path: issue.path });
-  }) as unknown as z.ZodType<false | T>;
+export function falseOr<T extends object>(schema: z.ZodMiniType<T>) {
+  return z.unknown().check(
+    z.superRefine((value, context) => {
+      if (value === false) return;
+      if (!isPlainObject(value)) {
+        context.addIssue({ code: "custom", message: "must be false or an object" });
+        return;
+      }
+      for (const issue of safeParse(schema, value).error?.issues ?? [])
+        context.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    }),
+  ) as unknown as z.ZodMiniType<false | T>;
 }
 
 /** Injected timers: an object with `setTimeout` and `clearTimeout` functions. */

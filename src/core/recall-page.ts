@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { POSITIVE_INT_SCHEMA } from "./option-schemas.js";
 import { tokensToChars } from "./tokens.js";

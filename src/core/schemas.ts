@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { freezeDeeply } from "../internal/frozen.js";
 import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "../internal/json-value.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
@@ -26,7 +26,7 @@ import type {
  * A schema of `T` valid when `issues` finds none; its message is the first, named by its path
  * within the value. A plain check, not a refinement: `z.compile` runs it inline.
  */
-function checkedBy<T>(issues: (value: unknown) => ValidationIssue[]): z.ZodType<T> {
+function checkedBy<T>(issues: (value: unknown) => ValidationIssue[]): z.ZodMiniType<T> {
   return z.custom<T>((value) => issues(value).length === 0, {
     error: ({ input }) => {
       const [first] = issues(input);
@@ -51,20 +51,27 @@ function ownedCopy<T extends JsonValue>(value: T): T {
  * (`input: range[1] must be a finite number`), and every schema that holds it stays free of
  * recursion, which `z.compile` needs (see `compiled-schema.ts`).
  */
-export const JsonValueSchema: z.ZodType<JsonValue> =
-  checkedBy<JsonValue>(jsonValueIssues).transform(ownedCopy);
+export const JsonValueSchema: z.ZodMiniType<JsonValue> = z.pipe(
+  checkedBy<JsonValue>(jsonValueIssues),
+  z.transform(ownedCopy),
+);
 
 /** Schema of a JSON object; it parses to a frozen copy. */
-export const JsonObjectSchema: z.ZodType<JsonObject> =
-  checkedBy<JsonObject>(jsonObjectIssues).transform(ownedCopy);
+export const JsonObjectSchema: z.ZodMiniType<JsonObject> = z.pipe(
+  checkedBy<JsonObject>(jsonObjectIssues),
+  z.transform(ownedCopy),
+);
 
 /** Schema of a {@link TurnId}. */
-export const TurnIdSchema: z.ZodType<TurnId> = z.object({
-  owner: z.string().min(1, "must be a non-empty string"),
-  number: z.number().int("must be a whole number").nonnegative("must be 0 or more"),
+export const TurnIdSchema: z.ZodMiniType<TurnId> = z.object({
+  owner: z.string().check(z.minLength(1, "must be a non-empty string")),
+  number: z
+    .number()
+    .check(z.int("must be a whole number"))
+    .check(z.nonnegative("must be 0 or more")),
 });
 
-const extra = JsonObjectSchema.exactOptional();
+const extra = z.exactOptional(JsonObjectSchema);
 
 const textBlock = z.object({
   type: z.literal("text"),
@@ -72,13 +79,17 @@ const textBlock = z.object({
   extra,
 });
 /** Schema of a {@link TextBlock}. */
-export const TextBlockSchema: z.ZodType<TextBlock> = textBlock;
+export const TextBlockSchema: z.ZodMiniType<TextBlock> = textBlock;
 
 /** Schema of an {@link ImageSource}. */
-export const ImageSourceSchema: z.ZodType<ImageSource> = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("base64"), mediaType: z.string().min(1), data: z.string() }),
-  z.object({ type: z.literal("url"), url: z.string().min(1) }),
-  z.object({ type: z.literal("file"), fileId: z.string().min(1) }),
+export const ImageSourceSchema: z.ZodMiniType<ImageSource> = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("base64"),
+    mediaType: z.string().check(z.minLength(1)),
+    data: z.string(),
+  }),
+  z.object({ type: z.literal("url"), url: z.string().check(z.minLength(1)) }),
+  z.object({ type: z.literal("file"), fileId: z.string().check(z.minLength(1)) }),
 ]);
 
 const imageBlock = z.object({
@@ -87,7 +98,7 @@ const imageBlock = z.object({
   extra,
 });
 /** Schema of an {@link ImageBlock}. */
-export const ImageBlockSchema: z.ZodType<ImageBlock> = imageBlock;
+export const ImageBlockSchema: z.ZodMiniType<ImageBlock> = imageBlock;
 
 const thinkingBlock = z.object({
   type: z.literal("thinking"),
@@ -96,7 +107,7 @@ const thinkingBlock = z.object({
   extra,
 });
 /** Schema of a {@link ThinkingBlock}. */
-export const ThinkingBlockSchema: z.ZodType<ThinkingBlock> = thinkingBlock;
+export const ThinkingBlockSchema: z.ZodMiniType<ThinkingBlock> = thinkingBlock;
 
 const redactedThinkingBlock = z.object({
   type: z.literal("redacted_thinking"),
@@ -104,44 +115,43 @@ const redactedThinkingBlock = z.object({
   extra,
 });
 /** Schema of a {@link RedactedThinkingBlock}. */
-export const RedactedThinkingBlockSchema: z.ZodType<RedactedThinkingBlock> = redactedThinkingBlock;
+export const RedactedThinkingBlockSchema: z.ZodMiniType<RedactedThinkingBlock> =
+  redactedThinkingBlock;
 
 const toolUseBlock = z.object({
   type: z.literal("tool_use"),
-  id: z.string().min(1, "must be a non-empty string"),
-  name: z.string().min(1, "must be a non-empty string"),
+  id: z.string().check(z.minLength(1, "must be a non-empty string")),
+  name: z.string().check(z.minLength(1, "must be a non-empty string")),
   input: JsonObjectSchema,
   extra,
 });
 /** Schema of a {@link ToolUseBlock}. */
-export const ToolUseBlockSchema: z.ZodType<ToolUseBlock> = toolUseBlock;
+export const ToolUseBlockSchema: z.ZodMiniType<ToolUseBlock> = toolUseBlock;
 
 const opaqueBlock = z.object({
   type: z.literal("opaque"),
   block: JsonObjectSchema,
 });
 /** Schema of an {@link OpaqueBlock}. */
-export const OpaqueBlockSchema: z.ZodType<OpaqueBlock> = opaqueBlock;
+export const OpaqueBlockSchema: z.ZodMiniType<OpaqueBlock> = opaqueBlock;
 
 /** Schema of what a tool result may contain. */
-export const ToolResultContentBlockSchema: z.ZodType<ToolResultContentBlock> = z.discriminatedUnion(
-  "type",
-  [textBlock, imageBlock, opaqueBlock],
-);
+export const ToolResultContentBlockSchema: z.ZodMiniType<ToolResultContentBlock> =
+  z.discriminatedUnion("type", [textBlock, imageBlock, opaqueBlock]);
 
 const toolResultBlock = z.object({
   type: z.literal("tool_result"),
-  toolUseId: z.string().min(1, "must be a non-empty string"),
+  toolUseId: z.string().check(z.minLength(1, "must be a non-empty string")),
   content: z.union([z.string(), z.array(ToolResultContentBlockSchema)]),
   isError: z.boolean(),
-  compactSummary: z.string().exactOptional(),
+  compactSummary: z.exactOptional(z.string()),
   extra,
 });
 /** Schema of a {@link ToolResultBlock}. */
-export const ToolResultBlockSchema: z.ZodType<ToolResultBlock> = toolResultBlock;
+export const ToolResultBlockSchema: z.ZodMiniType<ToolResultBlock> = toolResultBlock;
 
 /** Schema of any {@link ContentBlock}. */
-export const ContentBlockSchema: z.ZodType<ContentBlock> = z.discriminatedUnion("type", [
+export const ContentBlockSchema: z.ZodMiniType<ContentBlock> = z.discriminatedUnion("type", [
   textBlock,
   imageBlock,
   thinkingBlock,
@@ -158,72 +168,79 @@ const contentBlocks = z.array(ContentBlockSchema);
  * `createdAt` (a `Date`, or an ISO string in a snapshot), `content` its blocks (at least one,
  * or any number for the lenient shape that reports an empty message as a problem).
  */
-function messageFields<D extends z.ZodType<Date, unknown>>(
+function messageFields<D extends z.ZodMiniType<Date, unknown>>(
   date: D,
-  content: z.ZodType<ContentBlock[]> = contentBlocks.min(1, "must hold at least one block"),
+  content: z.ZodMiniType<ContentBlock[]> = contentBlocks.check(
+    z.minLength(1, "must hold at least one block"),
+  ),
 ) {
   return {
-    id: z.string().min(1, "must be a non-empty string"),
-    sessionId: z.string().min(1, "must be a non-empty string"),
+    id: z.string().check(z.minLength(1, "must be a non-empty string")),
+    sessionId: z.string().check(z.minLength(1, "must be a non-empty string")),
     turnId: TurnIdSchema,
     createdAt: date,
     content,
-    generated: z.enum(["summary", "continuation", "notice"]).exactOptional(),
+    generated: z.exactOptional(z.enum(["summary", "continuation", "notice"])),
   };
 }
 
 /** A message schema of the user's and the assistant's role, from {@link messageFields}. */
-function byRole<D extends z.ZodType<Date, unknown>>(date: D) {
+function byRole<D extends z.ZodMiniType<Date, unknown>>(date: D) {
   return {
     user: z.object({ role: z.literal("user"), ...messageFields(date) }),
     assistant: z.object({ role: z.literal("assistant"), ...messageFields(date) }),
   };
 }
 
-const validDate = z.date().refine((date) => !Number.isNaN(date.getTime()), "must be a valid date");
+const validDate = z
+  .date()
+  .check(z.refine((date) => !Number.isNaN(date.getTime()), "must be a valid date"));
 const live = byRole(validDate);
 
 /** Schema of a {@link UserMessage}. */
-export const UserMessageSchema: z.ZodType<UserMessage> = live.user;
+export const UserMessageSchema: z.ZodMiniType<UserMessage> = live.user;
 
 /** Schema of an {@link AssistantMessage}. */
-export const AssistantMessageSchema: z.ZodType<AssistantMessage> = live.assistant;
+export const AssistantMessageSchema: z.ZodMiniType<AssistantMessage> = live.assistant;
 
 /** Schema of a {@link Message}. */
-export const MessageSchema: z.ZodType<Message> = z.discriminatedUnion("role", [
+export const MessageSchema: z.ZodMiniType<Message> = z.discriminatedUnion("role", [
   live.user,
   live.assistant,
 ]);
 
 /** Schema of a list of messages whose ids are unique. */
-export const MessagesSchema: z.ZodType<Message[]> = z
-  .array(MessageSchema)
-  .superRefine((messages, context) => {
+export const MessagesSchema: z.ZodMiniType<Message[]> = z.array(MessageSchema).check(
+  z.superRefine((messages, context) => {
     for (const issue of duplicateIdIssues(messages)) context.addIssue({ code: "custom", ...issue });
-  });
+  }),
+);
 
-const isoDate = z.iso
-  .datetime({ offset: true })
-  .transform((value) => new Date(value))
-  .pipe(validDate);
+const isoDate = z.pipe(
+  z.pipe(
+    z.iso.datetime({ offset: true }),
+    z.transform((value) => new Date(value)),
+  ),
+  validDate,
+);
 const stored = byRole(isoDate);
 
 /** Schema of a message as stored in a JSON snapshot (`createdAt` as an ISO string). */
-export const SerializedMessageSchema: z.ZodType<Message, unknown> = z.discriminatedUnion("role", [
-  stored.user,
-  stored.assistant,
-]);
+export const SerializedMessageSchema: z.ZodMiniType<Message, unknown> = z.discriminatedUnion(
+  "role",
+  [stored.user, stored.assistant],
+);
 
 /**
  * Schema of a message as `validateConversation` takes it: the fields of {@link MessageSchema},
  * but an empty `content` is an API problem to report, not a malformed message.
  */
-export const LenientMessageSchema: z.ZodType<Message> = z.object({
+export const LenientMessageSchema: z.ZodMiniType<Message> = z.object({
   role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }),
   ...messageFields(validDate, contentBlocks),
 });
 
 /** Schema of what `validateConversation` takes: messages whose content may be empty. */
-export const LenientMessagesSchema: z.ZodType<Message[]> = z.array(LenientMessageSchema, {
+export const LenientMessagesSchema: z.ZodMiniType<Message[]> = z.array(LenientMessageSchema, {
   error: "must be an array of messages",
 });

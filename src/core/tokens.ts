@@ -45,7 +45,7 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case "redacted_thinking":
       return OVERHEAD_TOKENS + charsToTokens(block.data.length);
     case "tool_use":
-      return OVERHEAD_TOKENS + charsToTokens(block.name.length + jsonLength(block.input));
+      return estimateToolUseTokens(block.name, jsonLength(block.input));
     case "tool_result": {
       if (typeof block.content === "string")
         return OVERHEAD_TOKENS + charsToTokens(block.content.length);
@@ -56,6 +56,11 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case "opaque":
       return OVERHEAD_TOKENS + charsToTokens(jsonLength(block.block));
   }
+}
+
+/** Estimates a `tool_use` block from its tool's name and the length of its input as JSON. */
+export function estimateToolUseTokens(name: string, inputLength: number): number {
+  return OVERHEAD_TOKENS + charsToTokens(name.length + inputLength);
 }
 
 /**

@@ -1,5 +1,5 @@
-import * as z from "zod";
-import type { ValidationIssue } from "./errors.js";
+import * as z from "zod/mini";
+import { safeParse, type ValidationIssue } from "./errors.js";
 import { NON_NEGATIVE_INT_SCHEMA } from "./option-schemas.js";
 
 /**
@@ -59,9 +59,9 @@ const TOKEN_COUNT_SCHEMA = NON_NEGATIVE_INT_SCHEMA;
 
 const USAGE_FIELDS = {
   inputTokens: TOKEN_COUNT_SCHEMA,
-  cacheCreationInputTokens: TOKEN_COUNT_SCHEMA.exactOptional(),
-  cacheReadInputTokens: TOKEN_COUNT_SCHEMA.exactOptional(),
-  outputTokens: TOKEN_COUNT_SCHEMA.exactOptional(),
+  cacheCreationInputTokens: z.exactOptional(TOKEN_COUNT_SCHEMA),
+  cacheReadInputTokens: z.exactOptional(TOKEN_COUNT_SCHEMA),
+  outputTokens: z.exactOptional(TOKEN_COUNT_SCHEMA),
 };
 
 /** Schema of {@link Usage}: every count a whole number ≥ 0, no unknown fields. */
@@ -74,7 +74,7 @@ const REPORTED_USAGE_SCHEMA = z.looseObject(USAGE_FIELDS, {
 
 /** What is wrong with a reported usage (see {@link UsageSchema}; other fields are let through). */
 export function usageIssues(usage: unknown): ValidationIssue[] {
-  const parsed = REPORTED_USAGE_SCHEMA.safeParse(usage);
+  const parsed = safeParse(REPORTED_USAGE_SCHEMA, usage);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => ({
     path: issue.path.filter((part) => typeof part !== "symbol"),
@@ -83,4 +83,4 @@ export function usageIssues(usage: unknown): ValidationIssue[] {
 }
 
 /** A token count as a provider's usage reports it: a whole number ≥ 0, `null` or absent. */
-export const PROVIDER_TOKEN_COUNT_SCHEMA = NON_NEGATIVE_INT_SCHEMA.nullish();
+export const PROVIDER_TOKEN_COUNT_SCHEMA = z.nullish(NON_NEGATIVE_INT_SCHEMA);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, rm, unlink } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import {
@@ -59,9 +60,9 @@ const DEFAULT_FILE_STORE_OPTIONS = Object.freeze({ fsync: true, staleLockMs: 10_
 /** Schema of {@link FileStoreOptions}. */
 const FileStoreOptionsSchema = optionsSchema({
   directory: NON_EMPTY_STRING_SCHEMA,
-  fsync: BOOLEAN_SCHEMA.exactOptional(),
-  staleLockMs: TimerMillisecondsSchema.exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
+  fsync: z.exactOptional(BOOLEAN_SCHEMA),
+  staleLockMs: z.exactOptional(TimerMillisecondsSchema),
+  clock: z.exactOptional(CLOCK_SCHEMA),
 });
 
 /** A file or directory name for any session id: base64url, or a hash when that is too long. */

@@ -3,12 +3,12 @@ import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { GEMINI_CONTENT_MARKS_KEY, GEMINI_KEY } from "../core/gemini-contents.js";
 import type { ContentBlock, JsonObject, Message, TurnId } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { rememberValid } from "../core/message-memo.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { type PartContext, partBlock, without } from "./parts-in.js";
 
 /** Options of {@link fromGeminiContents}. */
@@ -63,7 +63,7 @@ export function fromGeminiContents(
     reader.add(content, index);
   });
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
-  rememberValid(reader.messages);
+  rememberBuilt(reader.messages);
   return reader.messages;
 }
 
@@ -182,8 +182,13 @@ class ContentsReader {
 /** `block` with the content's marks: under `extra.gemini.content`, or inside a part carried whole. */
 function marked(block: ContentBlock, marks: JsonObject): ContentBlock {
   if (block.type === "opaque")
-    return { type: "opaque", block: { ...block.block, [GEMINI_CONTENT_MARKS_KEY]: marks } };
+    return {
+      type: "opaque",
+      block: spreadWith(block.block, { [GEMINI_CONTENT_MARKS_KEY]: marks }),
+    };
   const fields = block.extra?.[GEMINI_KEY];
   const kept = isPlainObject(fields) ? (fields as JsonObject) : {};
-  return { ...block, extra: { ...block.extra, [GEMINI_KEY]: { ...kept, content: marks } } };
+  return spreadWith(block, {
+    extra: spreadWith(block.extra ?? {}, { [GEMINI_KEY]: spreadWith(kept, { content: marks }) }),
+  });
 }

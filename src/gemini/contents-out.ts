@@ -16,6 +16,8 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { copyJson } from "../internal/json-value.js";
+import { spreadWith } from "../internal/plain-object.js";
 import { responseText } from "./parts-in.js";
 
 /** The MIME type of an image by the end of its URL, for one written elsewhere. */
@@ -119,13 +121,13 @@ function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): 
   const part = objectField(fields, "part") ?? {};
   switch (block.type) {
     case "text":
-      return { ...part, text: block.text };
+      return spreadWith(part, { text: block.text });
     case "image":
-      return { ...part, ...imageData(block, fields) };
+      return spreadWith(part, imageData(block, fields));
     case "tool_use":
-      return { ...part, ...callPart(block, fields) };
+      return spreadWith(part, callPart(block, fields));
     case "tool_result":
-      return { ...part, ...resultPart(block, fields, calls.get(block.toolUseId)) };
+      return spreadWith(part, resultPart(block, fields, calls.get(block.toolUseId)));
     default:
       return part;
   }
@@ -150,15 +152,14 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
     const parts = group.entries.map(({ block }) => {
       if (block.type === "tool_use") calls.set(block.id, block);
       // A copy: the caller (or the SDK) may change what it gets; the session's blocks stay as they are.
-      return structuredClone(partOf(block, calls)) as Part;
+      const part = partOf(block, calls);
+      return (copyJson(part) ?? structuredClone(part)) as Part;
     });
     const first = group.entries[0]!.block;
     const marks = geminiContentMarks(first);
-    const fields = objectField(marks, "fields");
-    return {
-      ...fields,
-      ...(marks?.noRole === true ? {} : { role: group.role }),
-      parts,
-    } as Content;
+    const content: Record<string, unknown> = spreadWith(objectField(marks, "fields") ?? {}, {});
+    if (marks?.noRole !== true) content.role = group.role;
+    content.parts = parts;
+    return content as Content;
   });
 }

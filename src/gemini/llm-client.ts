@@ -5,7 +5,7 @@ import {
   type GenerateContentResponse,
   GoogleGenAI,
 } from "@google/genai";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
@@ -55,34 +55,36 @@ const objectOption = z.record(z.string(), z.unknown(), { error: "must be an obje
 const GeminiLlmClientOptionsSchema = z
   .strictObject(
     {
-      client: z
-        .custom<GeminiModelsClient>(
+      client: z.exactOptional(
+        z.custom<GeminiModelsClient>(
           (value) =>
             isObject(value) &&
             isObject(value.models) &&
             typeof value.models.generateContent === "function",
           "must be a Gemini client (with models.generateContent)",
-        )
-        .exactOptional(),
-      model: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-      request: z
-        .looseObject(
+        ),
+      ),
+      model: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+      request: z.exactOptional(
+        z.looseObject(
           {
             model: NON_EMPTY_STRING_SCHEMA,
-            config: objectOption.exactOptional(),
+            config: z.exactOptional(objectOption),
           },
           { error: "must be an object with model" },
-        )
-        .exactOptional(),
-      maxOutputTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-      config: objectOption.exactOptional(),
+        ),
+      ),
+      maxOutputTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+      config: z.exactOptional(objectOption),
     },
     { error: "must be an object" },
   )
-  .refine((options) => options.model !== undefined || options.request !== undefined, {
-    path: ["model"],
-    message: "is required unless request (the agent's request description) is given",
-  });
+  .check(
+    z.refine((options) => options.model !== undefined || options.request !== undefined, {
+      path: ["model"],
+      message: "is required unless request (the agent's request description) is given",
+    }),
+  );
 
 /** The text of a response's first candidate: its parts' text, thoughts left out. */
 export function geminiResponseText(response: Pick<GenerateContentResponse, "candidates">): string {

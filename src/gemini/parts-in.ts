@@ -11,7 +11,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 
 type Path = (string | number)[];
 
@@ -39,7 +39,7 @@ export function withGemini<B extends Exclude<ContentBlock, OpaqueBlock>>(
   block: B,
   fields: JsonObject,
 ): B {
-  return isEmpty(fields) ? block : { ...block, extra: { [GEMINI_KEY]: fields } };
+  return isEmpty(fields) ? block : spreadWith(block, { extra: { [GEMINI_KEY]: fields } });
 }
 
 function fail(context: PartContext, path: Path, message: string): void {
@@ -103,15 +103,22 @@ function callOf(context: PartContext, part: JsonObject): ToolUseBlock {
   return withGemini({ type: "tool_use", id, name, input }, fields);
 }
 
-/** What a `response` says as text: its `output` or `error` string alone, else its JSON. */
-export function responseText(response: JsonObject): { text: string; isError: boolean } {
+/**
+ * What a `response` says as text: its `output` or `error` string alone (`plain`: the response
+ * is `{ output }` or `{ error }` of that text, nothing else), else its JSON.
+ */
+export function responseText(response: JsonObject): {
+  text: string;
+  isError: boolean;
+  plain: boolean;
+} {
   const keys = Object.keys(response);
   const only = keys.length === 1 ? keys[0] : undefined;
   const value = only === undefined ? undefined : response[only];
   if ((only === "output" || only === "error") && typeof value === "string")
-    return { text: value, isError: only === "error" };
+    return { text: value, isError: only === "error", plain: true };
   const isError = Object.hasOwn(response, "error") && !Object.hasOwn(response, "output");
-  return { text: JSON.stringify(response), isError };
+  return { text: JSON.stringify(response), isError, plain: false };
 }
 
 function responsePart(part: JsonValue): ToolResultContentBlock {
@@ -129,9 +136,9 @@ function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
   if (!isPlainObject(response))
     fail(context, ["functionResponse", "response"], "must be an object");
   const said = responseText(isPlainObject(response) ? (response as JsonObject) : {});
-  const plain = said.isError ? { error: said.text } : { output: said.text };
   if (answer.response === undefined) fields.noResponse = true;
-  else if (JSON.stringify(plain) !== JSON.stringify(response)) fields.response = response;
+  // Only `{ output }` or `{ error }` of the text is written back as it came without keeping it.
+  else if (!said.plain) fields.response = response;
   const many = Array.isArray(parts) && parts.length > 0;
   const modelled = ["id", "name", "response", ...(many ? ["parts"] : [])];
   const answerRest = without(answer, modelled);

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { CompactionUsage, Usage } from "../core/usage.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA } from "../core/usage.js";
@@ -42,7 +42,7 @@ const GeminiUsageSchema = z.looseObject(
  * @throws {ValidationError} when a count is present but not a whole number ≥ 0.
  */
 export function usageFromGemini(usage: GeminiUsageLike | null | undefined): Usage | undefined {
-  const parsed = parseOrThrow(GeminiUsageSchema.nullish(), usage, "Gemini usageMetadata");
+  const parsed = parseOrThrow(z.nullish(GeminiUsageSchema), usage, "Gemini usageMetadata");
   if (parsed == null || parsed.promptTokenCount == null) return undefined;
   const prompt = parsed.promptTokenCount;
   const cached = Math.min(prompt, parsed.cachedContentTokenCount ?? 0);

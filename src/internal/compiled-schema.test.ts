@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { LazilyCompiled, messageCount } from "./compiled-schema.js";
 
 describe("LazilyCompiled", () => {
-  const schema = z.array(z.object({ id: z.string().min(1) }));
+  const schema = z.array(z.object({ id: z.string().check(z.minLength(1)) }));
 
   const items = (count: number) => Array.from({ length: count }, () => ({ id: "a" }));
 
@@ -22,10 +22,10 @@ describe("LazilyCompiled", () => {
 
   it("the compiled schema gives the runtime one's answers and issues", () => {
     const compiled = new LazilyCompiled(schema, 0).for([]);
-    expect(compiled.validate([{ id: "a" }])).toBe(true);
+    expect(z.validate(compiled, [{ id: "a" }])).toBe(true);
     expect(compiled.parse([{ id: "a", extra: 1 }])).toEqual([{ id: "a" }]);
     const bad = [{ id: "a" }, { id: "" }];
-    expect(compiled.validate(bad)).toBe(false);
+    expect(z.validate(compiled, bad)).toBe(false);
     expect(compiled.safeParse(bad).error?.issues).toEqual(schema.safeParse(bad).error?.issues);
   });
 });

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { isPlainObject } from "./plain-object.js";
 
 /**
@@ -17,18 +17,18 @@ export const COMPILE_AFTER_ITEMS = 5000;
  * CSP, a worker runtime), `z.compile` hands back the schema and the runtime parser goes on.
  */
 export class LazilyCompiled<T> {
-  readonly #schema: z.ZodType<T>;
+  readonly #schema: z.ZodMiniType<T>;
   readonly #compileAfter: number;
   #used = 0;
-  #compiled: z.ZodType<T> | undefined;
+  #compiled: z.ZodMiniType<T> | undefined;
 
-  constructor(schema: z.ZodType<T>, compileAfter = COMPILE_AFTER_ITEMS) {
+  constructor(schema: z.ZodMiniType<T>, compileAfter = COMPILE_AFTER_ITEMS) {
     this.#schema = schema;
     this.#compileAfter = compileAfter;
   }
 
   /** The schema to parse or check `value` with; its messages ({@link messageCount}) count as used. */
-  for(value: unknown): z.ZodType<T> {
+  for(value: unknown): z.ZodMiniType<T> {
     if (this.#compiled !== undefined) return this.#compiled;
     this.#used += messageCount(value);
     if (this.#used < this.#compileAfter) return this.#schema;

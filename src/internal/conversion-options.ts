@@ -1,3 +1,4 @@
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { Clock } from "../core/message-factory.js";
 import {
@@ -17,10 +18,10 @@ export interface ConversionOptions {
 }
 
 const FIELDS = {
-  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-  firstTurnNumber: POSITIVE_INT_SCHEMA.exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
-  generateId: functionSchema<() => string>().exactOptional(),
+  sessionId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+  firstTurnNumber: z.exactOptional(POSITIVE_INT_SCHEMA),
+  clock: z.exactOptional(CLOCK_SCHEMA),
+  generateId: z.exactOptional(functionSchema<() => string>()),
 };
 
 const WITH_ID = optionsSchema(FIELDS);

@@ -1,6 +1,10 @@
 import type { Message } from "../core/message.js";
 
-/** Objects frozen with everything they hold (so a walk stops at them). */
+/**
+ * Objects frozen with everything they hold (so a walk stops at them). Only those that hold
+ * objects are entered: freezing one that holds none again is as cheap as looking it up, and
+ * a session freezes tens of thousands of them (a message's turn id, a block, a tool input).
+ */
 const deeplyFrozen = new WeakSet<object>();
 
 /**
@@ -14,8 +18,14 @@ export function freezeDeeply<T>(value: T): T {
     const item = stack.pop();
     if (typeof item !== "object" || item === null || deeplyFrozen.has(item)) continue;
     Object.freeze(item);
-    deeplyFrozen.add(item);
-    for (const inner of Object.values(item)) if (typeof inner === "object") stack.push(inner);
+    let holdsObjects = false;
+    for (const inner of Object.values(item)) {
+      if (typeof inner !== "object" || inner === null) continue;
+      stack.push(inner);
+      holdsObjects = true;
+    }
+    // Entered before what it holds is walked: a cycle ends here.
+    if (holdsObjects) deeplyFrozen.add(item);
   }
   return value;
 }

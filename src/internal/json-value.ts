@@ -29,6 +29,45 @@ export function jsonObjectIssues(value: unknown): ValidationIssue[] {
 }
 
 /**
+ * Whether {@link jsonObjectIssues} finds no issue in `value`: the same rules, answered by a walk
+ * that builds no paths and allocates only for nested values (it runs on every tool input of
+ * every conversation a stateless server is sent).
+ */
+export function isJsonObject(value: unknown): boolean {
+  return isPlainObject(value) && validJsonMembers(value, []);
+}
+
+/** Whether every member of `value` (an array or plain object) is a JSON value; `ancestors` hold it. */
+function validJsonMembers(value: object, ancestors: object[]): boolean {
+  if (ancestors.length >= MAX_JSON_DEPTH || ancestors.includes(value)) return false;
+  ancestors.push(value);
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1)
+      if (!validJsonItem(value[index], ancestors)) return false;
+  } else {
+    for (const key of Object.keys(value))
+      if (!validJsonItem((value as Record<string, unknown>)[key], ancestors)) return false;
+  }
+  ancestors.pop();
+  return true;
+}
+
+function validJsonItem(item: unknown, ancestors: object[]): boolean {
+  switch (typeof item) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(item);
+    case "object":
+      if (item === null) return true;
+      return (Array.isArray(item) || isPlainObject(item)) && validJsonMembers(item, ancestors);
+    default:
+      return false;
+  }
+}
+
+/**
  * A deep copy of `value` as JSON would carry it: object properties holding `undefined` are
  * dropped (as `JSON.stringify` drops them); what JSON cannot hold (see {@link jsonValueIssues})
  * is reported in `issues` with its path below `path`, and left out of the copy. Numbers are
@@ -40,6 +79,48 @@ export function normalizeJson(
   issues: ValidationIssue[],
 ): JsonValue | undefined {
   return visit(value, [...path], { issues, ancestors: [], copy: true });
+}
+
+/** How deep {@link copyJson} copies before it leaves the value to {@link normalizeJson}. */
+const MAX_QUICK_COPY_DEPTH = 64;
+
+/**
+ * The copy {@link normalizeJson} makes of `value`, made by a walk without paths, for the common
+ * case; `undefined` when `value` holds anything that walk would drop, report or treat apart
+ * (`undefined`, what JSON cannot hold, a key `__proto__`, nesting past 64 levels, which also
+ * ends a cycle): ask {@link normalizeJson} then.
+ */
+export function copyJson(value: unknown, depth = 0): JsonValue | undefined {
+  if (typeof value !== "object" || value === null)
+    return isJsonPrimitive(value) ? value : undefined;
+  if (depth >= MAX_QUICK_COPY_DEPTH) return undefined;
+  if (Array.isArray(value)) {
+    const items: JsonValue[] = new Array(value.length);
+    for (let index = 0; index < value.length; index += 1) {
+      const item = copyJson(value[index], depth + 1);
+      if (item === undefined) return undefined;
+      items[index] = item;
+    }
+    return items;
+  }
+  if (!isPlainObject(value)) return undefined;
+  const fields: JsonObject = {};
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || key === "__proto__") return undefined;
+    const item = copyJson(value[key], depth + 1);
+    if (item === undefined) return undefined;
+    fields[key] = item;
+  }
+  return fields;
+}
+
+function isJsonPrimitive(value: unknown): value is string | number | boolean | null {
+  return (
+    value === null ||
+    typeof value === "string" ||
+    typeof value === "boolean" ||
+    (typeof value === "number" && Number.isFinite(value))
+  );
 }
 
 /** Sets an own property, even one named `__proto__` (as `JSON.parse` would). */

@@ -9,6 +9,7 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
+import { spreadWith } from "../internal/plain-object.js";
 
 /**
  * The key, in a block's `extra`, under which LangChain's fields that our blocks do not model
@@ -101,7 +102,7 @@ export function withFields<B extends Exclude<ContentBlock, OpaqueBlock>>(
   block: B,
   fields: JsonObject,
 ): B {
-  for (const _key in fields) return { ...block, extra: { [LANGCHAIN_KEY]: fields } };
+  for (const _key in fields) return spreadWith(block, { extra: { [LANGCHAIN_KEY]: fields } });
   return block;
 }
 

@@ -1,5 +1,6 @@
 import { type BaseMessage, RemoveMessage } from "@langchain/core/messages";
 import { type AgentMiddleware, createMiddleware } from "langchain";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import {
   BOOLEAN_SCHEMA,
@@ -52,9 +53,9 @@ export type CompactionMiddleware = AgentMiddleware<undefined, undefined, unknown
 
 /** Schema of {@link CompactionMiddlewareOptions}' own options (the session checks its own). */
 const MiddlewareOptionsSchema = optionsSchema({
-  recallTool: BOOLEAN_SCHEMA.exactOptional(),
-  onSession: functionSchema<CompactionMiddlewareOptions["onSession"]>().exactOptional(),
-  maxThreads: POSITIVE_INT_SCHEMA.exactOptional(),
+  recallTool: z.exactOptional(BOOLEAN_SCHEMA),
+  onSession: z.exactOptional(functionSchema<CompactionMiddlewareOptions["onSession"]>()),
+  maxThreads: z.exactOptional(POSITIVE_INT_SCHEMA),
 });
 
 /** The threads' sessions, least recently used first. */

@@ -4,7 +4,7 @@ import type {
   BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
 import {
@@ -49,26 +49,30 @@ interface Invokable {
 /** Schema of {@link LangChainLlmClientOptions}. */
 const LangChainLlmClientOptionsSchema = optionsSchema({
   model: methodsSchema<BaseChatModel>("a LangChain chat model", "invoke"),
-  conversation: falseOr<LangChainConversationRequest>(
-    optionsSchema({
-      systemPrompt: STRING_SCHEMA.exactOptional(),
-      tools: z
-        .array(z.custom<BindToolsInput>(), { error: "must be an array of tools" })
-        .exactOptional(),
-    }),
-  ).exactOptional(),
-  callOptions: plainObjectSchema<Partial<BaseChatModelCallOptions>>().exactOptional(),
-}).superRefine((options, context) => {
-  const { conversation, model } = options;
-  if (conversation === undefined || conversation === false || conversation.tools === undefined)
-    return;
-  if (typeof model.bindTools !== "function")
-    context.addIssue({
-      code: "custom",
-      path: ["conversation", "tools"],
-      message: "needs a model with bindTools",
-    });
-});
+  conversation: z.exactOptional(
+    falseOr<LangChainConversationRequest>(
+      optionsSchema({
+        systemPrompt: z.exactOptional(STRING_SCHEMA),
+        tools: z.exactOptional(
+          z.array(z.custom<BindToolsInput>(), { error: "must be an array of tools" }),
+        ),
+      }),
+    ),
+  ),
+  callOptions: z.exactOptional(plainObjectSchema<Partial<BaseChatModelCallOptions>>()),
+}).check(
+  z.superRefine((options, context) => {
+    const { conversation, model } = options;
+    if (conversation === undefined || conversation === false || conversation.tools === undefined)
+      return;
+    if (typeof model.bindTools !== "function")
+      context.addIssue({
+        code: "custom",
+        path: ["conversation", "tools"],
+        message: "needs a model with bindTools",
+      });
+  }),
+);
 
 /** A reply's usage as a compaction's cost, when the model reported it. */
 function replyUsage(reply: BaseMessage): CompactionUsage | undefined {

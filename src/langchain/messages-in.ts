@@ -13,6 +13,7 @@ import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
+import { spreadWith } from "../internal/plain-object.js";
 import { aiBlocks } from "./ai-blocks-in.js";
 import {
   fail,
@@ -102,12 +103,17 @@ function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
   const block = blocks[last];
   if (block === undefined || Object.keys(fields).length === 0) return;
   if (block.type === "opaque") {
-    blocks[last] = { type: "opaque", block: { ...block.block, [OPAQUE_MESSAGE_KEY]: fields } };
+    blocks[last] = {
+      type: "opaque",
+      block: spreadWith(block.block, { [OPAQUE_MESSAGE_KEY]: fields }),
+    };
     return;
   }
   const own = (block.extra?.[LANGCHAIN_KEY] ?? {}) as JsonObject;
-  const extra = { ...block.extra, [LANGCHAIN_KEY]: { ...own, message: fields } };
-  blocks[last] = { ...block, extra } as ContentBlock;
+  const extra = spreadWith(block.extra ?? {}, {
+    [LANGCHAIN_KEY]: spreadWith(own, { message: fields }),
+  });
+  blocks[last] = spreadWith(block, { extra }) as ContentBlock;
 }
 
 /** The blocks of a human or AI message, its own fields on the last. */
@@ -261,7 +267,9 @@ class MessagesBuilder {
       createdAt: this.#createdAt,
       content,
     };
-    this.messages.push((generated === undefined ? message : { ...message, generated }) as Message);
+    this.messages.push(
+      (generated === undefined ? message : spreadWith(message, { generated })) as Message,
+    );
   }
 }
 

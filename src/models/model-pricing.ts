@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { ModelPricing } from "./model-prices.js";
@@ -18,21 +18,23 @@ export const DEFAULT_MODEL_PRICING = Object.freeze({
 
 const dollars = z
   .number({ error: "must be a number" })
-  .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number ≥ 0");
+  .check(z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number ≥ 0"));
 const multiplier = z
   .number({ error: "must be a number" })
-  .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite multiplier ≥ 0");
+  .check(
+    z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite multiplier ≥ 0"),
+  );
 
 /** Schema of {@link ModelPricing}: every price finite and ≥ 0, no unknown fields. */
-export const ModelPricingSchema: z.ZodType<ModelPricing> = z.strictObject(
+export const ModelPricingSchema: z.ZodMiniType<ModelPricing> = z.strictObject(
   {
     inputPerMTok: dollars,
     outputPerMTok: dollars,
-    cacheWrite5mMultiplier: multiplier.exactOptional(),
-    cacheWrite1hMultiplier: multiplier.exactOptional(),
+    cacheWrite5mMultiplier: z.exactOptional(multiplier),
+    cacheWrite1hMultiplier: z.exactOptional(multiplier),
     cacheReadMultiplier: multiplier,
-    longContext: z
-      .strictObject(
+    longContext: z.exactOptional(
+      z.strictObject(
         {
           aboveTokens: POSITIVE_INT_SCHEMA,
           inputPerMTok: dollars,
@@ -44,8 +46,8 @@ export const ModelPricingSchema: z.ZodType<ModelPricing> = z.strictObject(
               ? "must be { aboveTokens, inputPerMTok, outputPerMTok }"
               : undefined,
         },
-      )
-      .exactOptional(),
+      ),
+    ),
   },
   { error: (issue) => (issue.code === "invalid_type" ? "must be a pricing object" : undefined) },
 );

@@ -3,6 +3,7 @@ import type {
   Response,
   ResponseCreateParamsNonStreaming,
 } from "openai/resources/responses/responses";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient, LlmRequest } from "../core/llm-client.js";
 import {
@@ -49,14 +50,13 @@ export const DEFAULT_OPENAI_LLM_CLIENT_OPTIONS = Object.freeze({ maxOutputTokens
 
 /** Schema of {@link OpenAILlmClientOptions}. */
 const OpenAILlmClientOptionsSchema = optionsSchema({
-  client: methodsSchema<OpenAIResponsesClient>(
-    "an OpenAI client",
-    "responses.create",
-  ).exactOptional(),
+  client: z.exactOptional(
+    methodsSchema<OpenAIResponsesClient>("an OpenAI client", "responses.create"),
+  ),
   model: NON_EMPTY_STRING_SCHEMA,
-  maxOutputTokens: POSITIVE_INT_SCHEMA.exactOptional(),
-  params: plainObjectSchema<OpenAIExtraParams>().exactOptional(),
-  requestOptions: plainObjectSchema<RequestOptions>().exactOptional(),
+  maxOutputTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+  params: z.exactOptional(plainObjectSchema<OpenAIExtraParams>()),
+  requestOptions: z.exactOptional(plainObjectSchema<RequestOptions>()),
 });
 
 /**

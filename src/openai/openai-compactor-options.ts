@@ -2,7 +2,7 @@ import type {
   CompactedResponse,
   ResponseCompactParams,
 } from "openai/resources/responses/responses";
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   KEEP_RECENT_TOOL_USES_SCHEMA,
   KEEP_RECENT_TURNS_SCHEMA,
@@ -73,19 +73,19 @@ export const DEFAULT_OPENAI_COMPACTOR_OPTIONS = Object.freeze({
 });
 
 /** Schema of {@link OpenAICompactorOptions} (`compactorOptions` checks the target against the threshold). */
-export const OpenAICompactorOptionsSchema: z.ZodType<OpenAICompactorOptions> = z.strictObject(
+export const OpenAICompactorOptionsSchema: z.ZodMiniType<OpenAICompactorOptions> = z.strictObject(
   {
     client: methodsSchema<OpenAICompactionClient>("an OpenAI client", "responses.compact"),
     model: NON_EMPTY_STRING_SCHEMA,
-    instructions: STRING_SCHEMA.exactOptional(),
-    threshold: THRESHOLD_SCHEMA.exactOptional(),
-    keepRecentTurns: KEEP_RECENT_TURNS_SCHEMA.exactOptional(),
-    keepRecentToolUses: KEEP_RECENT_TOOL_USES_SCHEMA.exactOptional(),
-    targetUtilization: THRESHOLD_SCHEMA.exactOptional(),
-    timeoutMs: TimerMillisecondsSchema.exactOptional(),
-    params: plainObjectSchema<OpenAICompactorOptions["params"] & object>().exactOptional(),
-    requestOptions: plainObjectSchema<OpenAIRequestOptions>().exactOptional(),
-    clock: CLOCK_SCHEMA.exactOptional(),
+    instructions: z.exactOptional(STRING_SCHEMA),
+    threshold: z.exactOptional(THRESHOLD_SCHEMA),
+    keepRecentTurns: z.exactOptional(KEEP_RECENT_TURNS_SCHEMA),
+    keepRecentToolUses: z.exactOptional(KEEP_RECENT_TOOL_USES_SCHEMA),
+    targetUtilization: z.exactOptional(THRESHOLD_SCHEMA),
+    timeoutMs: z.exactOptional(TimerMillisecondsSchema),
+    params: z.exactOptional(plainObjectSchema<OpenAICompactorOptions["params"] & object>()),
+    requestOptions: z.exactOptional(plainObjectSchema<OpenAIRequestOptions>()),
+    clock: z.exactOptional(CLOCK_SCHEMA),
   },
   { error: "must be an object" },
 );

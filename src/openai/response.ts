@@ -1,5 +1,5 @@
 import type { Response } from "openai/resources/responses/responses";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { AgentSession, AssistantMessage, Usage } from "../index.js";
 import { withoutLoneReasoning } from "./lone-reasoning.js";
@@ -25,7 +25,7 @@ const ResponseShapeSchema = z.looseObject(
     output: z.array(z.record(z.string(), z.unknown(), { error: "must be an output item object" }), {
       error: "must be an array of output items",
     }),
-    usage: z.unknown().optional(),
+    usage: z.optional(z.unknown()),
   },
   { error: "must be a Responses API response (with output)" },
 );

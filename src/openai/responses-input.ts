@@ -7,7 +7,7 @@ import {
   SYSTEM_MESSAGE_BLOCK_TYPE,
 } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { rememberValid } from "../core/message-memo.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
@@ -100,7 +100,7 @@ export function fromResponsesInput(
     else issues.push({ path: [index], message: "must be an input item object" });
   });
   if (issues.length > 0) throw new ValidationError("Responses input", issues);
-  rememberValid(builder.messages);
+  rememberBuilt(builder.messages);
   return builder.messages;
 }
 

@@ -12,7 +12,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
 
@@ -57,11 +57,11 @@ class ItemWriter {
     if (marks.item !== undefined) {
       const text = typeof part.text === "string" ? part.text : "";
       if (marks.content === "string" || marks.content === "empty") {
-        this.whole({ ...marks.item, content: marks.content === "string" ? text : [] });
+        this.whole(spreadWith(marks.item, { content: marks.content === "string" ? text : [] }));
         return;
       }
       const parts: JsonValue[] = [part];
-      this.whole({ ...marks.item, content: parts });
+      this.whole(spreadWith(marks.item, { content: parts }));
       this.#open = { item: marks.item, parts, role: String(marks.item.role ?? role), made: false };
       return;
     }
@@ -77,7 +77,7 @@ class ItemWriter {
 
 function textPart(block: TextBlock, role: Message["role"], fields: JsonObject): JsonObject {
   const kept = objectField(fields, "part");
-  if (kept !== undefined) return { ...kept, text: block.text };
+  if (kept !== undefined) return spreadWith(kept, { text: block.text });
   return role === "assistant"
     ? { type: "output_text", text: block.text, annotations: [] }
     : { type: "input_text", text: block.text };
@@ -96,19 +96,17 @@ function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
   const item = objectField(fields, "item") ?? { type: "function_call" };
   if (item.type === "custom_tool_call") {
     const input = block.input.input;
-    return {
-      ...item,
+    return spreadWith(item, {
       call_id: block.id,
       name: block.name,
       input: typeof input === "string" ? input : JSON.stringify(block.input),
-    };
+    });
   }
-  return {
-    ...item,
+  return spreadWith(item, {
     call_id: block.id,
     name: block.name,
     arguments: toolArgumentsText(block.input, fields.arguments),
-  };
+  });
 }
 
 function outputItem(block: ToolResultBlock, fields: JsonObject): JsonObject {
@@ -124,7 +122,7 @@ function outputItem(block: ToolResultBlock, fields: JsonObject): JsonObject {
             ? textPart(part, "user", partFields)
             : imagePart(part, partFields);
         });
-  return { ...item, call_id: block.toolUseId, output };
+  return spreadWith(item, { call_id: block.toolUseId, output });
 }
 
 function marksOf(fields: JsonObject): {
@@ -133,11 +131,11 @@ function marksOf(fields: JsonObject): {
   content?: JsonValue;
 } {
   const item = objectField(fields, "item");
-  return {
-    ...(item === undefined ? {} : { item }),
-    ...(fields.continues === true ? { continues: true } : {}),
-    ...(fields.content === undefined ? {} : { content: fields.content }),
-  };
+  const marks: { item?: JsonObject; continues?: boolean; content?: JsonValue } = {};
+  if (item !== undefined) marks.item = item;
+  if (fields.continues === true) marks.continues = true;
+  if (fields.content !== undefined) marks.content = fields.content;
+  return marks;
 }
 
 function writeBlock(writer: ItemWriter, block: ContentBlock, role: Message["role"]): void {

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { CompactionUsage } from "../core/usage.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
@@ -17,15 +17,15 @@ export interface OpenAIUsageLike {
 const OpenAIUsageSchema = z.looseObject(
   {
     input_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
-    input_tokens_details: z
-      .looseObject(
+    input_tokens_details: z.nullish(
+      z.looseObject(
         {
           cached_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
           cache_write_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
         },
         { error: "must be an object or null" },
-      )
-      .nullish(),
+      ),
+    ),
     output_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
   },
   { error: "must be a usage object, null or undefined" },
@@ -42,7 +42,7 @@ const OpenAIUsageSchema = z.looseObject(
  * @throws {ValidationError} naming the field when a count is present but not a whole number ≥ 0.
  */
 export function usageFromOpenAI(usage: OpenAIUsageLike | undefined | null): Usage | undefined {
-  const parsed = parseOrThrow(OpenAIUsageSchema.nullish(), usage, "OpenAI usage");
+  const parsed = parseOrThrow(z.nullish(OpenAIUsageSchema), usage, "OpenAI usage");
   if (parsed == null || parsed.input_tokens == null) return undefined;
   return usageFromCachedInput({
     input: parsed.input_tokens,

@@ -7,7 +7,7 @@ import {
   type Tracer,
   trace,
 } from "@opentelemetry/api";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
 import { newId } from "../core/message-factory.js";
@@ -79,15 +79,15 @@ const TracedSessionSchema = methodsSchema<TracedSession>("a session", "on");
 
 /** Schema of {@link TraceCompactionsOptions}. */
 const TraceCompactionsOptionsSchema = optionsSchema({
-  tracer: TRACER_SCHEMA.exactOptional(),
-  summarizer: z
-    .custom<LlmClient>(
+  tracer: z.exactOptional(TRACER_SCHEMA),
+  summarizer: z.exactOptional(
+    z.custom<LlmClient>(
       (value) => summarizerRuns(value) !== undefined,
       "must be a client returned by traceLlmClient",
-    )
-    .exactOptional(),
-  summarizerModel: STRING_SCHEMA.exactOptional(),
-  pricing: ModelPricingSchema.exactOptional(),
+    ),
+  ),
+  summarizerModel: z.exactOptional(STRING_SCHEMA),
+  pricing: z.exactOptional(ModelPricingSchema),
 });
 
 /**

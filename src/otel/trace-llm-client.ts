@@ -1,4 +1,5 @@
 import { context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { LLM_CLIENT_SCHEMA, type LlmClient, type LlmRequest } from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
@@ -20,12 +21,11 @@ export interface TraceLlmClientOptions {
 /** Schema of `traceLlmClient`'s arguments: the client and its options, checked as one. */
 const TraceLlmClientArgumentsSchema = optionsSchema({
   client: LLM_CLIENT_SCHEMA,
-  model: NON_EMPTY_STRING_SCHEMA.refine(
-    (model) => model.trim() !== "",
-    "must be a non-empty string",
+  model: NON_EMPTY_STRING_SCHEMA.check(
+    z.refine((model) => model.trim() !== "", "must be a non-empty string"),
   ),
-  provider: STRING_SCHEMA.exactOptional(),
-  tracer: TRACER_SCHEMA.exactOptional(),
+  provider: z.exactOptional(STRING_SCHEMA),
+  tracer: z.exactOptional(TRACER_SCHEMA),
 });
 
 /**

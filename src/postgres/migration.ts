@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 
 /** What the store needs of a query runner: `query`, as a `pg` Pool or client has it. */
@@ -58,9 +58,11 @@ export const DEFAULT_TABLE_PREFIX = "agent_compaction";
 /** A prefix of the store's table names: a plain lowercase SQL identifier. */
 export const TABLE_PREFIX_SCHEMA = z
   .string({ error: "must be a string" })
-  .regex(
-    /^[a-z_][a-z0-9_]{0,40}$/,
-    "must be a lowercase SQL identifier (a-z, 0-9, _), at most 41 characters",
+  .check(
+    z.regex(
+      /^[a-z_][a-z0-9_]{0,40}$/,
+      "must be a lowercase SQL identifier (a-z, 0-9, _), at most 41 characters",
+    ),
   );
 
 /** The store's table names for a prefix. @throws {ValidationError} unless it is a plain SQL identifier. */

@@ -1,3 +1,4 @@
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import {
@@ -52,9 +53,9 @@ const DEFAULT_POSTGRES_STORE_OPTIONS = Object.freeze({ migrate: true });
 /** Schema of {@link PostgresStoreOptions}. */
 const PostgresStoreOptionsSchema = optionsSchema({
   pool: methodsSchema<PostgresPool>("a pg Pool", "query", "connect"),
-  tablePrefix: TABLE_PREFIX_SCHEMA.exactOptional(),
-  migrate: BOOLEAN_SCHEMA.exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
+  tablePrefix: z.exactOptional(TABLE_PREFIX_SCHEMA),
+  migrate: z.exactOptional(BOOLEAN_SCHEMA),
+  clock: z.exactOptional(CLOCK_SCHEMA),
 });
 
 /**

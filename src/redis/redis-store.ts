@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import { type Clock, systemClock } from "../core/message-factory.js";
 import {
@@ -102,8 +103,8 @@ const RedisStoreOptionsSchema = optionsSchema({
     "a connected client of the `redis` package",
     "sendCommand",
   ),
-  prefix: STRING_SCHEMA.exactOptional(),
-  clock: CLOCK_SCHEMA.exactOptional(),
+  prefix: z.exactOptional(STRING_SCHEMA),
+  clock: z.exactOptional(CLOCK_SCHEMA),
 });
 
 /**

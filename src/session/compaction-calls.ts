@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -20,7 +20,7 @@ import type { RunKind } from "./run-policy.js";
 import type { SerialQueue } from "./serial-queue.js";
 
 const RequestCompactionSchema = z.strictObject(
-  { instructions: z.string({ error: "must be a string" }).exactOptional() },
+  { instructions: z.exactOptional(z.string({ error: "must be a string" })) },
   { error: "must be an object" },
 );
 
@@ -239,7 +239,7 @@ export class CompactionCalls {
    * the compaction that waits for the hook).
    * @throws {ValidationError} for bad options; {@link CompactionError} `busy` from a hook.
    */
-  #check<O>(schema: z.ZodType<O>, options: unknown, method: string): O & CompactionRunOptions {
+  #check<O>(schema: z.ZodMiniType<O>, options: unknown, method: string): O & CompactionRunOptions {
     const parsed = parseOrThrow(schema, options, `${method} options`);
     if (this.#settings.hooks.inHook) {
       throw new CompactionError(

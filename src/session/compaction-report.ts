@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { isAbortSignal } from "../core/abort.js";
 import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
@@ -100,7 +100,9 @@ export interface ForceCompactResult extends CompactionResult {
   inBackground?: true;
 }
 
-const signalSchema = z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal").exactOptional();
+const signalSchema = z.exactOptional(
+  z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal"),
+);
 /** "must be an object" for what is not one; zod's own message (naming the key) for an unknown key. */
 const notAnObject = {
   error: (issue: { code: string }) =>
@@ -108,7 +110,7 @@ const notAnObject = {
 };
 export const MaybeCompactOptionsSchema = z.strictObject({ signal: signalSchema }, notAnObject);
 export const ForceCompactOptionsSchema = z.strictObject(
-  { signal: signalSchema, instructions: z.string({ error: "must be a string" }).exactOptional() },
+  { signal: signalSchema, instructions: z.exactOptional(z.string({ error: "must be a string" })) },
   notAnObject,
 );
 

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { exchangeIssues } from "../core/exchanges.js";
 import {
@@ -38,15 +38,17 @@ export interface MessageIntakeSettings {
 export const INTERRUPTED_NOTICE =
   "[Tool call interrupted: the conversation went on before its result was given]";
 
-const NON_EMPTY_TEXT = z.string().min(1, "must be a non-empty string");
+const NON_EMPTY_TEXT = z.string().check(z.minLength(1, "must be a non-empty string"));
 const MESSAGES = z.array(MessageSchema);
-const ASSISTANT_CONTENT = z.array(ContentBlockSchema).min(1, "must hold at least one block");
+const ASSISTANT_CONTENT = z
+  .array(ContentBlockSchema)
+  .check(z.minLength(1, "must hold at least one block"));
 const SUMMARY_ENTRIES = z.array(
-  z.tuple([z.string().min(1, "must be a non-empty tool use id"), z.string()]),
+  z.tuple([z.string().check(z.minLength(1, "must be a non-empty tool use id")), z.string()]),
 );
 
-const AddUserTextOptionsSchema = optionsSchema({ pinned: BOOLEAN_SCHEMA.exactOptional() });
-const AddAssistantOptionsSchema = optionsSchema({ id: NON_EMPTY_STRING_SCHEMA.exactOptional() });
+const AddUserTextOptionsSchema = optionsSchema({ pinned: z.exactOptional(BOOLEAN_SCHEMA) });
+const AddAssistantOptionsSchema = optionsSchema({ id: z.exactOptional(NON_EMPTY_STRING_SCHEMA) });
 
 /** The `pinned` option of `addUserText`. @throws {ValidationError} unless an object with a boolean `pinned`. */
 function parsePinned(options: unknown): boolean {

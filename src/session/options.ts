@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { type CompactorType, createCompactor } from "../compactors/create-compactor.js";
 import {
   ThresholdCompactor,
@@ -257,14 +257,16 @@ function compactorOptionProblem(value: unknown): string | undefined {
 
 /** A compactor the session can run (see `compactorProblem`). */
 export const runnableCompactor = <T extends Compactor>() =>
-  z.unknown().superRefine((value, context) => {
-    const problem = compactorProblem(value);
-    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-  }) as unknown as z.ZodType<T>;
+  z.unknown().check(
+    z.superRefine((value, context) => {
+      const problem = compactorProblem(value);
+      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    }),
+  ) as unknown as z.ZodMiniType<T>;
 
 /** `true`, `false` or `{ [key]?: share }` (an option on or off, or on with a share of the window). */
 export function booleanOrShare(key: string) {
-  return z.union([z.boolean(), z.strictObject({ [key]: SHARE_SCHEMA.exactOptional() })], {
+  return z.union([z.boolean(), z.strictObject({ [key]: z.exactOptional(SHARE_SCHEMA) })], {
     error: `must be a boolean or { ${key} }`,
   });
 }
@@ -280,44 +282,49 @@ export const ARCHIVE_OPTION_SCHEMA = z.union([z.literal(false), ARCHIVE_SCHEMA],
 /** Schema of {@link AgentSessionOptions}. */
 export const AgentSessionOptionsSchema = z
   .strictObject({
-    contextLimit: positiveWholeNumber("tokens").exactOptional(),
-    sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-    compactor: z
-      .unknown()
-      .superRefine((value, context) => {
-        const problem = compactorOptionProblem(value);
-        if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-      })
-      .exactOptional() as unknown as z.ZodOptional<z.ZodType<Compactor | CompactorType | false>>,
-    llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
-    clock: CLOCK_SCHEMA.exactOptional(),
-    onEvent: functionSchema<(event: CompactionEvent) => void>().exactOptional(),
-    logger: methodsSchema<Logger>("a Logger", "warn").exactOptional(),
-    beforeCompact: functionSchema<BeforeCompactHook>().exactOptional(),
-    afterCompact: functionSchema<AfterCompactHook>().exactOptional(),
-    maxConsecutiveFailures: POSITIVE_INT_SCHEMA.exactOptional(),
-    trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
-    maxBlockShare: SHARE_SCHEMA.exactOptional(),
-    keepStaleThinking: BOOLEAN_SCHEMA.exactOptional(),
-    model: NON_EMPTY_STRING_SCHEMA.max(256, "must be at most 256 characters").exactOptional(),
-    pricing: ModelPricingSchema.exactOptional(),
-    background: booleanOrShare("ceiling").exactOptional(),
-    archive: ARCHIVE_OPTION_SCHEMA.exactOptional(),
-    hookTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-    compactorTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-    archiveTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-    circuitCooldownMs: TimerMillisecondsSchema.exactOptional(),
+    contextLimit: z.exactOptional(positiveWholeNumber("tokens")),
+    sessionId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+    compactor: z.exactOptional(
+      z.unknown().check(
+        z.superRefine((value, context) => {
+          const problem = compactorOptionProblem(value);
+          if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+        }),
+      ),
+    ) as unknown as z.ZodMiniOptional<z.ZodMiniType<Compactor | CompactorType | false>>,
+    llmCompactor: z.exactOptional(runnableCompactor<AsyncCompactor>()),
+    clock: z.exactOptional(CLOCK_SCHEMA),
+    onEvent: z.exactOptional(functionSchema<(event: CompactionEvent) => void>()),
+    logger: z.exactOptional(methodsSchema<Logger>("a Logger", "warn")),
+    beforeCompact: z.exactOptional(functionSchema<BeforeCompactHook>()),
+    afterCompact: z.exactOptional(functionSchema<AfterCompactHook>()),
+    maxConsecutiveFailures: z.exactOptional(POSITIVE_INT_SCHEMA),
+    trimOnOverflow: z.exactOptional(booleanOrShare("targetUtilization")),
+    maxBlockShare: z.exactOptional(SHARE_SCHEMA),
+    keepStaleThinking: z.exactOptional(BOOLEAN_SCHEMA),
+    model: z.exactOptional(
+      NON_EMPTY_STRING_SCHEMA.check(z.maxLength(256, "must be at most 256 characters")),
+    ),
+    pricing: z.exactOptional(ModelPricingSchema),
+    background: z.exactOptional(booleanOrShare("ceiling")),
+    archive: z.exactOptional(ARCHIVE_OPTION_SCHEMA),
+    hookTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
+    compactorTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
+    archiveTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
+    circuitCooldownMs: z.exactOptional(TimerMillisecondsSchema),
   })
-  .superRefine((options, context) => {
-    if (options.contextLimit !== undefined) return;
-    const known = options.model === undefined ? undefined : contextWindowOf(options.model);
-    if (known !== undefined) return;
-    context.addIssue({
-      code: "custom",
-      path: ["contextLimit"],
-      message:
-        options.model === undefined
-          ? "is required (or a model whose window is known)"
-          : `is required: the window of model ${JSON.stringify(options.model.slice(0, 64))} is not known`,
-    });
-  });
+  .check(
+    z.superRefine((options, context) => {
+      if (options.contextLimit !== undefined) return;
+      const known = options.model === undefined ? undefined : contextWindowOf(options.model);
+      if (known !== undefined) return;
+      context.addIssue({
+        code: "custom",
+        path: ["contextLimit"],
+        message:
+          options.model === undefined
+            ? "is required (or a model whose window is known)"
+            : `is required: the window of model ${JSON.stringify(options.model.slice(0, 64))} is not known`,
+      });
+    }),
+  );

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import {
   type ContextOverflowRefusal,
   contextOverflowOf,
@@ -51,10 +51,10 @@ const OverflowRecoveryArgumentsSchema = z.object({
   session: methodsSchema<OverflowRecoverySession>("a session", "forceCompact"),
   send: functionSchema<unknown>(),
   options: optionsSchema({
-    isOverflow: functionSchema<OverflowRecoveryOptions["isOverflow"]>().exactOptional(),
-    instructions: STRING_SCHEMA.exactOptional(),
-    signal: ABORT_SIGNAL_SCHEMA.exactOptional(),
-    onRecovery: functionSchema<OverflowRecoveryOptions["onRecovery"]>().exactOptional(),
+    isOverflow: z.exactOptional(functionSchema<OverflowRecoveryOptions["isOverflow"]>()),
+    instructions: z.exactOptional(STRING_SCHEMA),
+    signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
+    onRecovery: z.exactOptional(functionSchema<OverflowRecoveryOptions["onRecovery"]>()),
   }),
 });
 

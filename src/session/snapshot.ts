@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import {
@@ -55,34 +55,38 @@ export type SessionRestoreOptions = Omit<AgentSessionOptions, "sessionId" | "con
 };
 
 const SerializedRecordBase = {
-  handle: z.string().regex(RECALL_HANDLE_PATTERN, "must be a recall handle"),
+  handle: z.string().check(z.regex(RECALL_HANDLE_PATTERN, "must be a recall handle")),
 };
 
 /** An archive record in a snapshot; messages' dates as ISO strings, restored to dates. */
-export const ArchiveRecordSchema: z.ZodType<ArchiveRecord, unknown> = z.discriminatedUnion("kind", [
-  z.object({
-    ...SerializedRecordBase,
-    kind: z.literal("tool_result"),
-    toolUseId: z.string(),
-    original: ToolResultBlockSchema,
-  }),
-  z.object({
-    ...SerializedRecordBase,
-    kind: z.literal("tool_input"),
-    toolUseId: z.string(),
-    original: JsonObjectSchema,
-  }),
-  z.object({
-    ...SerializedRecordBase,
-    kind: z.literal("messages"),
-    original: z.array(SerializedMessageSchema),
-  }),
-]);
+export const ArchiveRecordSchema: z.ZodMiniType<ArchiveRecord, unknown> = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({
+      ...SerializedRecordBase,
+      kind: z.literal("tool_result"),
+      toolUseId: z.string(),
+      original: ToolResultBlockSchema,
+    }),
+    z.object({
+      ...SerializedRecordBase,
+      kind: z.literal("tool_input"),
+      toolUseId: z.string(),
+      original: JsonObjectSchema,
+    }),
+    z.object({
+      ...SerializedRecordBase,
+      kind: z.literal("messages"),
+      original: z.array(SerializedMessageSchema),
+    }),
+  ],
+);
 
 const count = NON_NEGATIVE_INT_SCHEMA;
-const isoDate = z.iso
-  .datetime({ offset: true, error: "must be an ISO 8601 date" })
-  .transform((value) => new Date(value));
+const isoDate = z.pipe(
+  z.iso.datetime({ offset: true, error: "must be an ISO 8601 date" }),
+  z.transform((value) => new Date(value)),
+);
 
 /** A validated {@link SessionSnapshot}: its dates restored, its archive records parsed. */
 export interface ParsedSnapshot
@@ -93,7 +97,7 @@ export interface ParsedSnapshot
 }
 
 /** Schema of a {@link SessionSnapshot}, dates restored. */
-export const SessionSnapshotSchema: z.ZodType<ParsedSnapshot, unknown> = z
+export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
   .object({
     version: z.literal(1, { error: "must be 1 (the only snapshot version)" }),
     sessionId: NON_EMPTY_STRING_SCHEMA,
@@ -101,25 +105,27 @@ export const SessionSnapshotSchema: z.ZodType<ParsedSnapshot, unknown> = z
     messages: z.array(SerializedMessageSchema),
     compactSummaries: z.record(z.string(), z.string()),
     meter: z.object({
-      correction: z.number().refine(Number.isFinite, "must be a finite number"),
+      correction: z.number().check(z.refine(Number.isFinite, "must be a finite number")),
       replyCounted: z.boolean(),
-    }) satisfies z.ZodType<ContextMeterState>,
+    }) satisfies z.ZodMiniType<ContextMeterState>,
     lastTurnNumber: count,
     consecutiveFailures: count,
-    circuitOpenedAt: isoDate.exactOptional(),
-    pinned: z.array(z.string()).exactOptional(),
-    archive: z
-      .object({
+    circuitOpenedAt: z.exactOptional(isoDate),
+    pinned: z.exactOptional(z.array(z.string())),
+    archive: z.exactOptional(
+      z.object({
         next: POSITIVE_INT_SCHEMA,
-        external: z.literal(true).exactOptional(),
-        records: z.array(ArchiveRecordSchema).exactOptional(),
-      })
-      .exactOptional(),
+        external: z.exactOptional(z.literal(true)),
+        records: z.exactOptional(z.array(ArchiveRecordSchema)),
+      }),
+    ),
   })
-  .superRefine((snapshot, context) => {
-    for (const issue of duplicateIdIssues(snapshot.messages))
-      context.addIssue({ code: "custom", ...issue, path: ["messages", ...issue.path] });
-  });
+  .check(
+    z.superRefine((snapshot, context) => {
+      for (const issue of duplicateIdIssues(snapshot.messages))
+        context.addIssue({ code: "custom", ...issue, path: ["messages", ...issue.path] });
+    }),
+  );
 
 const snapshotSchema = new LazilyCompiled(SessionSnapshotSchema);
 

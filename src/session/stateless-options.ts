@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { AsyncCompactor, Compactor } from "../core/compactor.js";
 import {
   NON_EMPTY_STRING_SCHEMA,
@@ -55,25 +55,27 @@ export const STATELESS_SESSION_ID = "stateless";
 
 const TOKENS = z
   .number({ error: "must be a number" })
-  .refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more");
+  .check(
+    z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more"),
+  );
 
 /** The schemas of {@link StatelessCompactionOptions}, for each entry's strict schema. */
 export const STATELESS_COMPACTION_SHAPE = {
   contextLimit: positiveWholeNumber("tokens"),
-  compactor: runnableCompactor<Compactor>().exactOptional(),
-  llmCompactor: runnableCompactor<AsyncCompactor>().exactOptional(),
-  overheadTokens: TOKENS.exactOptional(),
-  summaries: z
-    .custom<ReadonlyMap<string, string>>(
+  compactor: z.exactOptional(runnableCompactor<Compactor>()),
+  llmCompactor: z.exactOptional(runnableCompactor<AsyncCompactor>()),
+  overheadTokens: z.exactOptional(TOKENS),
+  summaries: z.exactOptional(
+    z.custom<ReadonlyMap<string, string>>(
       (value) => value instanceof Map,
       "must be a Map of tool call id to summary",
-    )
-    .exactOptional(),
-  archive: ARCHIVE_OPTION_SCHEMA.exactOptional(),
-  sessionId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-  keepStaleThinking: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  maxBlockShare: SHARE_SCHEMA.exactOptional(),
-  trimOnOverflow: booleanOrShare("targetUtilization").exactOptional(),
+    ),
+  ),
+  archive: z.exactOptional(ARCHIVE_OPTION_SCHEMA),
+  sessionId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+  keepStaleThinking: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  maxBlockShare: z.exactOptional(SHARE_SCHEMA),
+  trimOnOverflow: z.exactOptional(booleanOrShare("targetUtilization")),
 };
 
 /** A context in tokens given by the caller (`contextUsed`): finite, 0 or more. */

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { ToolResultBlock, ToolResultContentBlock } from "../core/message.js";
 import { JsonObjectSchema, ToolResultContentBlockSchema } from "../core/schemas.js";
@@ -7,29 +7,29 @@ export type { ToolResultInput } from "../core/tool-result-input.js";
 
 const OwnShapeSchema = z.strictObject({
   type: z.literal("tool_result"),
-  toolUseId: z.string().min(1, "must be a non-empty tool use id"),
+  toolUseId: z.string().check(z.minLength(1, "must be a non-empty tool use id")),
   content: z.union([z.string(), z.array(ToolResultContentBlockSchema)], {
     error: "must be a string or an array of text and image blocks",
   }),
-  isError: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  compactSummary: z.string({ error: "must be a string" }).exactOptional(),
-  extra: JsonObjectSchema.exactOptional(),
+  isError: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  compactSummary: z.exactOptional(z.string({ error: "must be a string" })),
+  extra: z.exactOptional(JsonObjectSchema),
 });
 
 const SdkShapeSchema = z.strictObject({
   type: z.literal("tool_result"),
-  tool_use_id: z.string().min(1, "must be a non-empty tool use id"),
-  content: z
-    .union([
+  tool_use_id: z.string().check(z.minLength(1, "must be a non-empty tool use id")),
+  content: z.exactOptional(
+    z.union([
       z.string(),
       z.array(z.looseObject({ type: z.literal("text"), text: z.string() }), {
         error: "must be a string or text blocks (send images in the library's own shape)",
       }),
-    ])
-    .exactOptional(),
-  is_error: z.boolean({ error: "must be a boolean" }).exactOptional(),
-  cache_control: JsonObjectSchema.exactOptional(),
-  compactSummary: z.string().exactOptional(),
+    ]),
+  ),
+  is_error: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  cache_control: z.exactOptional(JsonObjectSchema),
+  compactSummary: z.exactOptional(z.string()),
 });
 
 function fromSdkShape(value: unknown, index: number): ToolResultBlock {

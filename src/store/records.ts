@@ -1,5 +1,5 @@
-import * as z from "zod";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import * as z from "zod/mini";
+import { safeParse, ValidationError, type ValidationIssue } from "../core/errors.js";
 import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import { SerializedMessageSchema } from "../core/schemas.js";
 import { LazilyCompiled } from "../internal/compiled-schema.js";
@@ -33,35 +33,42 @@ export type LogRecord = LogEntry & {
 export type StoredLogRecord = LogRecord & { format: typeof STORE_FORMAT };
 
 /** Schema of a log record as stored, dates restored. */
-export const LogRecordSchema: z.ZodType<StoredLogRecord, unknown> = z.discriminatedUnion("kind", [
-  z.object({
-    format: z.literal(STORE_FORMAT),
-    headVersion: count,
-    kind: z.literal("messages"),
-    messages: z.array(SerializedMessageSchema).min(1, "must hold at least one message"),
-    pinned: z.array(z.string().min(1)).exactOptional(),
-    replacesLast: z.literal(true).exactOptional(),
-    archive: z.array(ArchiveRecordSchema).min(1).exactOptional(),
-  }),
-  z.object({
-    format: z.literal(STORE_FORMAT),
-    headVersion: count,
-    kind: z.literal("pins"),
-    messageIds: z.array(z.string().min(1)).min(1, "must name at least one message"),
-  }),
-  z.object({
-    format: z.literal(STORE_FORMAT),
-    headVersion: count,
-    kind: z.literal("usage"),
-    usage: UsageSchema,
-  }),
-  z.object({
-    format: z.literal(STORE_FORMAT),
-    headVersion: count,
-    kind: z.literal("summaries"),
-    summaries: z.record(z.string().min(1), z.string()),
-  }),
-]);
+export const LogRecordSchema: z.ZodMiniType<StoredLogRecord, unknown> = z.discriminatedUnion(
+  "kind",
+  [
+    z.object({
+      format: z.literal(STORE_FORMAT),
+      headVersion: count,
+      kind: z.literal("messages"),
+      messages: z
+        .array(SerializedMessageSchema)
+        .check(z.minLength(1, "must hold at least one message")),
+      pinned: z.exactOptional(z.array(z.string().check(z.minLength(1)))),
+      replacesLast: z.exactOptional(z.literal(true)),
+      archive: z.exactOptional(z.array(ArchiveRecordSchema).check(z.minLength(1))),
+    }),
+    z.object({
+      format: z.literal(STORE_FORMAT),
+      headVersion: count,
+      kind: z.literal("pins"),
+      messageIds: z
+        .array(z.string().check(z.minLength(1)))
+        .check(z.minLength(1, "must name at least one message")),
+    }),
+    z.object({
+      format: z.literal(STORE_FORMAT),
+      headVersion: count,
+      kind: z.literal("usage"),
+      usage: UsageSchema,
+    }),
+    z.object({
+      format: z.literal(STORE_FORMAT),
+      headVersion: count,
+      kind: z.literal("summaries"),
+      summaries: z.record(z.string().check(z.minLength(1)), z.string()),
+    }),
+  ],
+);
 
 const logRecordSchema = new LazilyCompiled(LogRecordSchema);
 
@@ -81,10 +88,10 @@ type StoredHeadRecord = Omit<HeadRecord, "snapshot"> & {
   snapshot: unknown;
 };
 
-const HeadRecordSchema: z.ZodType<StoredHeadRecord, unknown> = z.object({
+const HeadRecordSchema: z.ZodMiniType<StoredHeadRecord, unknown> = z.object({
   format: z.literal(STORE_FORMAT),
   snapshot: z.unknown(),
-  strippedToolCall: z.string().min(1).exactOptional(),
+  strippedToolCall: z.exactOptional(z.string().check(z.minLength(1))),
 });
 
 /** A log record as stored. */
@@ -165,7 +172,7 @@ function parseJson(sessionId: string, path: (string | number)[], data: string): 
   return value;
 }
 
-function issuesOf(error: z.ZodError): ValidationIssue[] {
+function issuesOf(error: z.core.$ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({
     path: issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
     message: issue.message,
@@ -176,7 +183,7 @@ function issuesOf(error: z.ZodError): ValidationIssue[] {
 export function decodeRecord(sessionId: string, seq: number, data: string): LogRecord {
   const path = ["log", seq];
   const value = parseJson(sessionId, path, data);
-  const parsed = logRecordSchema.for(value).safeParse(value);
+  const parsed = safeParse(logRecordSchema.for(value), value);
   if (!parsed.success) throw storedDataError(sessionId, path, issuesOf(parsed.error));
   const { format: _format, ...record } = parsed.data;
   return record;
@@ -187,7 +194,7 @@ export function decodeRecord(sessionId: string, seq: number, data: string): LogR
  * @throws {ValidationError} naming the session and the field.
  */
 export function decodeHead(sessionId: string, data: string): HeadRecord {
-  const parsed = HeadRecordSchema.safeParse(parseJson(sessionId, ["head"], data));
+  const parsed = safeParse(HeadRecordSchema, parseJson(sessionId, ["head"], data));
   if (!parsed.success) throw storedDataError(sessionId, ["head"], issuesOf(parsed.error));
   const { snapshot, strippedToolCall } = parsed.data;
   return {

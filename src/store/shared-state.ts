@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import { safeParse } from "../core/errors.js";
 import { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { SessionCore } from "../session/session-core.js";
 import { storedDataError } from "./records.js";
@@ -10,10 +11,12 @@ const WINDOW_KEY = "window";
 
 const CircuitSchema = z.object({
   consecutiveFailures: NON_NEGATIVE_INT_SCHEMA,
-  circuitOpenedAt: z.iso
-    .datetime({ offset: true, error: "must be an ISO 8601 date" })
-    .transform((value) => new Date(value))
-    .exactOptional(),
+  circuitOpenedAt: z.exactOptional(
+    z.pipe(
+      z.iso.datetime({ offset: true, error: "must be an ISO 8601 date" }),
+      z.transform((value) => new Date(value)),
+    ),
+  ),
 });
 
 const WindowSchema = z.object({ contextLimit: POSITIVE_INT_SCHEMA });
@@ -77,14 +80,14 @@ export class SharedState {
   }
 
   /** @throws {ValidationError} naming the session and the key for bad stored data. */
-  #parse<T>(key: string, schema: z.ZodType<T>, data: string): T {
+  #parse<T>(key: string, schema: z.ZodMiniType<T>, data: string): T {
     let value: unknown;
     try {
       value = JSON.parse(data);
     } catch {
       throw storedDataError(this.#sessionId, [key], [{ path: [], message: "is not valid JSON" }]);
     }
-    const parsed = schema.safeParse(value);
+    const parsed = safeParse(schema, value);
     if (parsed.success) return parsed.data;
     throw storedDataError(
       this.#sessionId,

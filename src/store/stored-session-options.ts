@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 import type { Timers } from "../core/abort.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import {
@@ -45,11 +45,11 @@ export const DEFAULT_STORED_SESSION_OPTIONS = Object.freeze({
 });
 
 const StoredOptionsSchema = z.object({
-  leaseMs: TimerMillisecondsSchema.exactOptional(),
-  maxAttempts: POSITIVE_INT_SCHEMA.exactOptional(),
-  workerId: NON_EMPTY_STRING_SCHEMA.exactOptional(),
-  storeTimeoutMs: TimerMillisecondsSchema.exactOptional(),
-  timers: TIMERS_SCHEMA.exactOptional(),
+  leaseMs: z.exactOptional(TimerMillisecondsSchema),
+  maxAttempts: z.exactOptional(POSITIVE_INT_SCHEMA),
+  workerId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+  storeTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
+  timers: z.exactOptional(TIMERS_SCHEMA),
 });
 
 /** What `splitOptions` gives of the store's own options, defaults applied. */

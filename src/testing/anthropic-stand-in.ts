@@ -10,7 +10,7 @@ import type {
   MessageCreateParamsNonStreaming,
   MessageTokensCount,
 } from "@anthropic-ai/sdk/resources/messages";
-import * as z from "zod";
+import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import {
   BOOLEAN_SCHEMA,
@@ -111,13 +111,13 @@ export const DEFAULT_ANTHROPIC_STAND_IN_OPTIONS = Object.freeze({
 
 /** Schema of {@link AnthropicStandInOptions}. */
 const AnthropicStandInOptionsSchema = optionsSchema({
-  contextWindow: positiveWholeNumber("tokens").exactOptional(),
-  preservedThinking: z
-    .enum(["enforced", "opt-in", "off"], { error: 'must be "enforced", "opt-in" or "off"' })
-    .exactOptional(),
-  thinkByDefault: BOOLEAN_SCHEMA.exactOptional(),
-  promptCache: BOOLEAN_SCHEMA.exactOptional(),
-  makeError: functionSchema<AnthropicStandInOptions["makeError"]>().exactOptional(),
+  contextWindow: z.exactOptional(positiveWholeNumber("tokens")),
+  preservedThinking: z.exactOptional(
+    z.enum(["enforced", "opt-in", "off"], { error: 'must be "enforced", "opt-in" or "off"' }),
+  ),
+  thinkByDefault: z.exactOptional(BOOLEAN_SCHEMA),
+  promptCache: z.exactOptional(BOOLEAN_SCHEMA),
+  makeError: z.exactOptional(functionSchema<AnthropicStandInOptions["makeError"]>()),
 });
 
 function validate(options: unknown): AnthropicStandInOptions {

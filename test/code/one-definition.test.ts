@@ -1,18 +1,9 @@
 // Checks of the code base (issue 33): behaviour lives in types, not in module-level registries;
 // usage is one type. A registry added, or a second usage type, fails here with its place.
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { relative } from "node:path";
 import { describe, expect, it } from "vitest";
-
-const ROOT = join(import.meta.dirname, "../..");
-
-function sources(directory = join(ROOT, "src")): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
-  });
-}
+import { ROOT, sources } from "./sources.js";
 
 /** `file:name` of each module-level (unindented) `new WeakMap` / `new WeakSet`. */
 function moduleRegistries(): string[] {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { MessageSchema, MessagesSchema } from "../../src/core/schemas.js";
 import { LenientMessagesSchema } from "../../src/core/validate-conversation.js";
 import { AgentSession, type Message } from "../../src/index.js";
@@ -9,23 +9,13 @@ import { SessionSnapshotSchema } from "../../src/session/snapshot.js";
 import { LogRecordSchema } from "../../src/store/records.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
 import { seed } from "../properties/invariants.js";
-import { DELETE, junkArbitrary, mutate, paths } from "../support/mutation.js";
+import { oneChanged, replacementArbitrary } from "../support/mutation.js";
 
 /** Values some field accepts: a change to one may keep the conversation valid, or not. */
 const PLAUSIBLE: readonly unknown[] = ["", "x", 0, 1, 2.5, true, false, null, [], {}, new Date(0)];
 
 /** What replaces one value: junk, a plausible value, or nothing (the value deleted). */
-const replacementArbitrary = fc.oneof(
-  junkArbitrary,
-  fc.constant(DELETE),
-  fc.constantFrom(...PLAUSIBLE),
-);
-
-/** A copy of `value` with the value at one of its paths (the `pick`-th, wrapping) replaced. */
-function oneChanged(value: unknown, pick: number, replacement: unknown): unknown {
-  const all = paths(value);
-  return mutate(value, all[pick % all.length]!, replacement);
-}
+const replacements = replacementArbitrary(PLAUSIBLE);
 
 describe("the compiled message check agrees with zod's runtime parser", () => {
   it("the schemas compile (a recursive one would silently stay on the runtime parser)", () => {
@@ -50,7 +40,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        replacementArbitrary,
+        replacements,
         fc.nat(),
         (messages: Message[], pick, replacement, other) => {
           const broken = [
@@ -62,11 +52,11 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
             messages,
           ];
           for (const value of broken) {
-            const valid = runtime.validate(value);
+            const valid = z.validate(runtime, value);
             expect(valid).toBe(MessagesSchema.safeParse(value).success);
-            expect(compiled.validate(value)).toBe(valid);
+            expect(z.validate(compiled, value)).toBe(valid);
             expect(compiled.safeParse(value).success).toBe(valid);
-            expect(lenient.validate(value)).toBe(LenientMessagesSchema.safeParse(value).success);
+            expect(z.validate(lenient, value)).toBe(LenientMessagesSchema.safeParse(value).success);
             if (!valid) refused += 1;
           }
         },
@@ -84,7 +74,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
       fc.property(
         trajectoryArbitrary(),
         fc.nat(),
-        replacementArbitrary,
+        replacements,
         (messages: Message[], pick, replacement) => {
           const session = new AgentSession({
             contextLimit: 100_000,
@@ -95,7 +85,7 @@ describe("the compiled message check agrees with zod's runtime parser", () => {
           const broken = oneChanged(snapshot, pick, replacement);
           const valid = SessionSnapshotSchema.safeParse(broken).success;
           expect(compiled.safeParse(broken).success).toBe(valid);
-          expect(compiled.validate(broken)).toBe(valid);
+          expect(z.validate(compiled, broken)).toBe(valid);
           if (!valid) refused += 1;
         },
       ),

@@ -61,3 +61,14 @@ export function mutate(value: unknown, path: Path, replacement: unknown): unknow
 /** Whether path `a` is `b` or leads to it. */
 export const isPrefix = (a: Path, b: Path) =>
   a.length <= b.length && a.every((part, i) => part === b[i]);
+
+/** What replaces one value: junk, one of `plausible` (values some field accepts), or nothing (deleted). */
+export function replacementArbitrary(plausible: readonly unknown[]): fc.Arbitrary<unknown> {
+  return fc.oneof(junkArbitrary, fc.constant(DELETE), fc.constantFrom(...plausible));
+}
+
+/** A copy of `value` with the value at one of its paths (the `pick`-th, wrapping) replaced. */
+export function oneChanged(value: unknown, pick: number, replacement: unknown): unknown {
+  const all = paths(value);
+  return mutate(value, all[pick % all.length]!, replacement);
+}

@@ -1,0 +1,173 @@
+import { checkedJsonObjectLength } from "../internal/json-length.js";
+import { isJsonObject } from "../internal/json-value.js";
+import type { ContentBlock } from "./message.js";
+import { estimateBlockTokens, estimateToolUseTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
+
+/**
+ * A hand-written check of the shapes `MessageSchema` accepts, fast enough to run on every
+ * message of every request (a stateless server sees the whole history each time). It is a
+ * fast path in front of the schema, never a second definition of a message: it answers
+ * "well formed" only for what the schema accepts, and leaves everything else, valid or not, to
+ * the schema, which then accepts it or names its issues. So it may be stricter than the
+ * schema, never looser: objects must be plain (`Object.prototype`), and anything it does not
+ * model goes to the schema. An optional field set to `undefined` is taken as absent, as the
+ * schema's retry takes it (`parseOrThrow`). `test/fuzz/message-fast-check.fuzz.test.ts` holds it to that.
+ */
+
+const PROTOTYPE = Object.prototype;
+
+/** A plain object literal (`{}`, `JSON.parse`), the shape the schema's objects take here. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === PROTOTYPE;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === "string";
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0;
+}
+
+/**
+ * An optional field: absent or `undefined`, or set to what `check` accepts. (The schema's
+ * exact optional refuses `undefined` at first, then takes it as absent: see `parseOrThrow`.)
+ */
+function optional(value: unknown, check: (value: unknown) => boolean): boolean {
+  return value === undefined || check(value);
+}
+
+/** A provider `extra`: absent, or a JSON object. */
+function extraValid(block: Record<string, unknown>): boolean {
+  return optional(block.extra, isJsonObject);
+}
+
+function imageSourceValid(source: unknown): boolean {
+  if (!isRecord(source)) return false;
+  switch (source.type) {
+    case "base64":
+      return isNonEmptyString(source.mediaType) && typeof source.data === "string";
+    case "url":
+      return isNonEmptyString(source.url);
+    case "file":
+      return isNonEmptyString(source.fileId);
+    default:
+      return false;
+  }
+}
+
+/** A block a tool result may hold: text, image or opaque. */
+function resultPartValid(part: unknown): boolean {
+  if (!isRecord(part)) return false;
+  switch (part.type) {
+    case "text":
+      return typeof part.text === "string" && extraValid(part);
+    case "image":
+      return imageSourceValid(part.source) && extraValid(part);
+    case "opaque":
+      return isJsonObject(part.block);
+    default:
+      return false;
+  }
+}
+
+function toolResultValid(block: Record<string, unknown>): boolean {
+  if (!isNonEmptyString(block.toolUseId) || typeof block.isError !== "boolean") return false;
+  const content = block.content;
+  if (typeof content !== "string") {
+    if (!Array.isArray(content)) return false;
+    for (let index = 0; index < content.length; index += 1)
+      if (!resultPartValid(content[index])) return false;
+  }
+  return optional(block.compactSummary, isString) && extraValid(block);
+}
+
+/**
+ * The estimate of `block` ({@link estimateBlockTokens}) when it is certainly a well-formed
+ * content block (see the module's comment), else `-1`.
+ */
+function blockTokens(block: unknown): number {
+  if (!isRecord(block)) return -1;
+  let valid: boolean;
+  switch (block.type) {
+    case "tool_use": {
+      // The input is checked and measured in one walk: the estimate needs its JSON length.
+      const { name } = block;
+      if (!isNonEmptyString(block.id) || !isNonEmptyString(name) || !extraValid(block)) return -1;
+      const inputLength = checkedJsonObjectLength(block.input);
+      return inputLength < 0 ? -1 : estimateToolUseTokens(name, inputLength);
+    }
+    case "tool_result":
+      valid = toolResultValid(block);
+      break;
+    case "text":
+      valid = typeof block.text === "string" && extraValid(block);
+      break;
+    case "thinking":
+      valid =
+        typeof block.thinking === "string" &&
+        typeof block.signature === "string" &&
+        extraValid(block);
+      break;
+    case "redacted_thinking":
+      valid = typeof block.data === "string" && extraValid(block);
+      break;
+    case "image":
+      valid = imageSourceValid(block.source) && extraValid(block);
+      break;
+    case "opaque":
+      valid = isJsonObject(block.block);
+      break;
+    default:
+      return -1;
+  }
+  return valid ? estimateBlockTokens(block as unknown as ContentBlock) : -1;
+}
+
+function turnIdValid(turnId: unknown): boolean {
+  if (!isRecord(turnId) || !isNonEmptyString(turnId.owner)) return false;
+  const number = turnId.number;
+  return typeof number === "number" && Number.isSafeInteger(number) && number >= 0;
+}
+
+function dateValid(date: unknown): boolean {
+  if (!(date instanceof Date)) return false;
+  try {
+    return !Number.isNaN(date.getTime());
+  } catch {
+    // An object made from Date.prototype without being a date: the schema's to judge.
+    return false;
+  }
+}
+
+function generatedValid(value: unknown): boolean {
+  return value === "summary" || value === "continuation" || value === "notice";
+}
+
+/**
+ * The local token estimate of `value` (what `estimateTokens` counts for it) when `value` is
+ * certainly a well-formed message as `MessageSchema` defines one; `-1` when the schema must
+ * judge it (it may still be valid). Reads each field once and copies nothing.
+ */
+export function fastMessageTokens(value: unknown): number {
+  if (!isRecord(value)) return -1;
+  const role = value.role;
+  if (
+    (role !== "user" && role !== "assistant") ||
+    !isNonEmptyString(value.id) ||
+    !isNonEmptyString(value.sessionId) ||
+    !turnIdValid(value.turnId) ||
+    !dateValid(value.createdAt) ||
+    !optional(value.generated, generatedValid)
+  )
+    return -1;
+  const content = value.content;
+  if (!Array.isArray(content) || content.length === 0) return -1;
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
+  for (let index = 0; index < content.length; index += 1) {
+    const block = blockTokens(content[index]);
+    if (block < 0) return -1;
+    tokens += block;
+  }
+  return tokens;
+}
