@@ -79,8 +79,15 @@ const texts = (session: StoredSession) =>
     message.content.map((block) => (block.type === "text" ? block.text : block.type)).join(""),
   );
 
-/** The fault and concurrency cases every store passes. */
-export function storeContract(name: string, makeHarness: () => Promise<StoreHarness>) {
+/**
+ * The fault and concurrency cases every store passes. `canLose`: the harness has `lose` (a
+ * store whose records can go missing under its tail, as a lagging replica's do).
+ */
+export function storeContract(
+  name: string,
+  makeHarness: () => Promise<StoreHarness>,
+  { canLose = true }: { canLose?: boolean } = {},
+) {
   describe(`${name} store: many workers, faults`, () => {
     let harness: StoreHarness | undefined;
     const get = async () => {
@@ -357,7 +364,7 @@ export function storeContract(name: string, makeHarness: () => Promise<StoreHarn
       });
     });
 
-    integrityCases(get);
+    integrityCases(get, canLose);
     faultCases(get);
   });
 }
