@@ -21,6 +21,7 @@ import {
   type LLMCompactorOptions,
   LLMCompactorOptionsSchema,
 } from "./llm-compactor.js";
+import { maskingChanges } from "./masking-changes.js";
 import { runStages, type StagesOutput } from "./stage-loop.js";
 import {
   DEFAULT_THRESHOLD_COMPACTOR_OPTIONS,
@@ -28,7 +29,6 @@ import {
   type ThresholdCompactorOptions,
   ThresholdCompactorOptionsSchema,
 } from "./threshold-compactor.js";
-import { maskingChanges } from "./tool-masking.js";
 
 /**
  * Options of {@link HybridCompactor}: the masking options of {@link ThresholdCompactorOptions}

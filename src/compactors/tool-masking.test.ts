@@ -4,13 +4,9 @@ import type { Message, ToolResultBlock, ToolUseBlock } from "../core/message.js"
 import { estimateTokens } from "../core/message-memo.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { ConversationBuilder } from "../testing/builders.js";
+import { CLEARED_INPUT_KEY, clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
 import { type CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
-import {
-  CLEARED_INPUT_KEY,
-  clearedToolInput,
-  isClearedToolInput,
-  REDACTION_NOTICE,
-} from "./tool-masking.js";
+import { REDACTION_NOTICE } from "./tool-masking.js";
 
 /** One turn: a request and `calls` sequential tool calls with big results, then an answer. */
 function longTurn(calls: number, options: { name?: (index: number) => string } = {}): Message[] {

@@ -7,7 +7,6 @@ import {
 import { readableMessages } from "../core/conversation-structure.js";
 import type {
   ContentBlock,
-  JsonObject,
   Message,
   ToolResultBlock,
   ToolUseBlock,
@@ -16,6 +15,7 @@ import type {
 import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
+import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
 import {
   MaskingRecord,
   maskedBefore,
@@ -23,7 +23,6 @@ import {
   pastMasking,
   rememberMasking,
 } from "./masking-reuse.js";
-import { MENTIONS_OPEN } from "./path-mentions.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
@@ -31,11 +30,6 @@ import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.
 
 /** What replaces a tool result's content in `redact` mode. */
 export const REDACTION_NOTICE = "[Content redacted for context management]";
-
-/** The single key of a cleared tool input: `{ "_cleared": "Tool input cleared …" }`. */
-export const CLEARED_INPUT_KEY = "_cleared";
-
-const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
 
 /**
  * How old tool results are shrunk: `summarize` by their compact summary (left alone without
@@ -60,28 +54,6 @@ export interface ToolMaskingSettings {
   clearToolInputs: boolean | readonly string[];
   clearAtLeast: number;
   targetUtilization?: number | undefined;
-}
-
-/**
- * The small, valid JSON object that replaces a cleared tool input: it says what was there
- * (size and top-level keys) so the model knows the call happened and what it was about.
- */
-export function clearedToolInput(input: JsonObject): JsonObject {
-  const keys = Object.keys(input)
-    .slice(0, 8)
-    .map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key));
-  const more = Object.keys(input).length > keys.length ? ", …" : "";
-  const described = keys.length === 0 ? "" : `; keys: ${keys.join(", ")}${more}`;
-  return {
-    [CLEARED_INPUT_KEY]: `${CLEARED_INPUT_NOTE} (${JSON.stringify(input).length} characters${described})`,
-  };
-}
-
-/** Whether a tool input is one {@link clearedToolInput} produced. */
-export function isClearedToolInput(input: JsonObject): boolean {
-  const keys = Object.keys(input);
-  const note = input[CLEARED_INPUT_KEY];
-  return keys.length === 1 && typeof note === "string" && note.startsWith(CLEARED_INPUT_NOTE);
 }
 
 function lastIndexWhere(conversation: readonly Message[], test: (message: Message) => boolean) {
@@ -393,43 +365,4 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
     cleared,
   );
   edits.result.toolInputsCleared = (edits.result.toolInputsCleared ?? 0) + 1;
-}
-
-/** Whether a tool result's content is {@link REDACTION_NOTICE}, perhaps with the paths it kept. */
-function isRedaction(content: ToolResultBlock["content"]): boolean {
-  return (
-    content === REDACTION_NOTICE ||
-    (typeof content === "string" && content.startsWith(`${REDACTION_NOTICE}${MENTIONS_OPEN}`))
-  );
-}
-
-/**
- * Counts what masking changed between two versions of the same messages (same length and
- * order): tool results summarized or redacted, tool inputs cleared.
- */
-export function maskingChanges(
-  before: readonly Message[],
-  after: readonly Message[],
-): CompactionResult {
-  const result = emptyCompactionResult();
-  after.forEach((message, index) => {
-    const original = before[index];
-    if (original === undefined || original === message) return;
-    message.content.forEach((block, blockIndex) => {
-      const was = original.content[blockIndex];
-      if (was === undefined || was === block) return;
-      if (block.type === "tool_result" && was.type === "tool_result") {
-        if (block.content === was.content) return;
-        if (isRedaction(block.content)) result.toolResultsRedacted += 1;
-        else result.toolResultsSummarized += 1;
-      } else if (
-        block.type === "tool_use" &&
-        was.type === "tool_use" &&
-        block.input !== was.input
-      ) {
-        result.toolInputsCleared = (result.toolInputsCleared ?? 0) + 1;
-      }
-    });
-  });
-  return result;
 }
