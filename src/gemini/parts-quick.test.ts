@@ -1,8 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ValidationIssue } from "../core/errors.js";
+import type { ContentBlock, ToolUseBlock } from "../core/message.js";
+import { copyJson } from "../internal/json-value.js";
+import { partOf } from "./contents-out.js";
 import { type PartContext, partBlockInFull } from "./parts-in.js";
-import { quickPartBlock } from "./parts-quick.js";
+import { quickPartBlock, quickPartOf } from "./parts-quick.js";
 
 /** Keys in order, all the way down: `toEqual` alone does not compare their order. */
 function keyOrder(value: unknown): unknown {
@@ -101,5 +104,57 @@ describe("quickPartBlock: the common Gemini parts read without a copy of the who
     });
     expect(quickPartBlock({ text: "hi", thought: true })).toBeUndefined();
     expect(quickPartBlock({ functionCall: { name: "read", args } })).toBeUndefined();
+  });
+});
+
+/** Gemini fields a block may keep: none, the quick reading's, and others. */
+const geminiExtra = fc.oneof(
+  fc.constant(undefined),
+  fc.constant({ gemini: { noId: true } }),
+  fc.record({ gemini: fc.record({ name: field }) }),
+  fc.record({ gemini: objectOf(["name", "noId", "noResponse", "part", "response"]) }),
+  fc.record({ other: field }),
+  fc.record({ gemini: field }),
+);
+
+const block: fc.Arbitrary<ContentBlock> = fc.oneof(
+  fc.record({ type: fc.constant("text"), text: fc.string(), extra: geminiExtra }),
+  fc.record({
+    type: fc.constant("tool_use"),
+    id: fc.constantFrom("c1", "c2"),
+    name: fc.constantFrom("read", "grep"),
+    input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
+    extra: geminiExtra,
+  }),
+  fc.record({
+    type: fc.constant("tool_result"),
+    toolUseId: fc.constantFrom("c1", "c2", "c3"),
+    content: fc.oneof(fc.string(), fc.constant([{ type: "text", text: "x" }])),
+    isError: fc.boolean(),
+    extra: geminiExtra,
+  }),
+) as fc.Arbitrary<ContentBlock>;
+
+/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
+function tidy(value: ContentBlock): ContentBlock {
+  const out = { ...value } as Record<string, unknown>;
+  if (out.extra === undefined) delete out.extra;
+  return out as unknown as ContentBlock;
+}
+
+describe("quickPartOf: the common blocks written without the spreads and the copy after them", () => {
+  it("writes a block as partOf and the copy do, or leaves it to them", () => {
+    fc.assert(
+      fc.property(fc.array(block.map(tidy), { minLength: 1, maxLength: 4 }), (blocks) => {
+        const calls = new Map<string, ToolUseBlock>();
+        for (const each of blocks) {
+          if (each.type === "tool_use") calls.set(each.id, each);
+          const quick = quickPartOf(each, calls);
+          if (quick === undefined) continue;
+          expect(keyOrder(quick)).toEqual(keyOrder(copyJson(partOf(each, calls))));
+        }
+      }),
+      { seed: 3_100_313, numRuns: 3000 },
+    );
   });
 });

@@ -79,3 +79,60 @@ function quickResponse(answer: unknown): ContentBlock | undefined {
     extra: { [GEMINI_KEY]: { name } },
   };
 }
+
+/**
+ * The part `partOf` gives for the blocks a conversation is mostly made of, already a copy (as
+ * `toGeminiContents` hands parts out), built without the spreads and the copy after them: a text
+ * block and a tool use without Gemini fields, a tool result of text whose Gemini fields are at
+ * most its function's `name`. `undefined` for anything else: `partOf` then decides. `calls`, the
+ * calls before it by id (a result goes without an id when its call came without one).
+ */
+export function quickPartOf(
+  block: ContentBlock,
+  calls: ReadonlyMap<string, ContentBlock>,
+): JsonObject | undefined {
+  if (block.type === "opaque") return undefined;
+  const fields = block.extra?.[GEMINI_KEY];
+  switch (block.type) {
+    case "text":
+      return fields === undefined ? { text: block.text } : undefined;
+    case "tool_use": {
+      if (fields !== undefined) return undefined;
+      const args = copyJson(block.input);
+      return args === undefined
+        ? undefined
+        : { functionCall: { id: block.id, name: block.name, args } };
+    }
+    case "tool_result":
+      return quickResult(block, fields, calls);
+    default:
+      return undefined;
+  }
+}
+
+function quickResult(
+  block: Extract<ContentBlock, { type: "tool_result" }>,
+  fields: unknown,
+  calls: ReadonlyMap<string, ContentBlock>,
+): JsonObject | undefined {
+  const { content, toolUseId } = block;
+  if (typeof content !== "string") return undefined;
+  let name: unknown;
+  if (fields !== undefined) {
+    if (!hasExactly(fields, ["name"]) || typeof fields.name !== "string") return undefined;
+    name = fields.name;
+  }
+  const call = calls.get(toolUseId);
+  if (call !== undefined && call.type === "tool_use") {
+    // A call that came without an id: its result goes without one too (the full reading's).
+    if (call.extra?.[GEMINI_KEY] !== undefined) return undefined;
+    name ??= call.name;
+  } else if (call !== undefined) return undefined;
+  return {
+    functionResponse: {
+      id: toolUseId,
+      name: (name ?? toolUseId) as string,
+      response: block.isError ? { error: content } : { output: content },
+    },
+  };
+}
