@@ -88,7 +88,11 @@ export class ThreadSession implements LangChainSources {
       const batch = messages.slice(from, mark + 1);
       // Built here from the state's messages (copied where not strings), held by no caller.
       handOver(batch);
-      session.append(...batch);
+      try {
+        session.append(...batch);
+      } finally {
+        handOver(undefined);
+      }
       const stored = session.messages.slice(-batch.length);
       batch.forEach((message, offset) => {
         const at = from + offset;

@@ -33,9 +33,15 @@ describe("messages handed over to a session", () => {
     expect(takeHandedOver(messages)).toBe(false);
   });
 
-  it("are taken only all together, and a malformed one still goes to the schema", () => {
+  it("are taken only as handed over, once, and a malformed one still goes to the schema", () => {
     const messages = conversation("m");
     handOver(messages.slice(1));
+    expect(takeHandedOver(messages)).toBe(false);
+    handOver(messages);
+    expect(takeHandedOver([...messages].reverse())).toBe(false);
+    expect(takeHandedOver(messages)).toBe(false);
+    handOver(messages);
+    handOver(undefined);
     expect(takeHandedOver(messages)).toBe(false);
     const broken = conversation("b");
     (broken[1] as { id: unknown }).id = "";
