@@ -252,3 +252,42 @@ describe("string content", () => {
     expect(toAnthropicContent(fromAnthropicContent("hi"))).toEqual([{ type: "text", text: "hi" }]);
   });
 });
+
+describe("toAnthropicContent: the order of a block's fields", () => {
+  it("writes the type, the unmodelled fields, then the modelled ones, bookkeeping left out", () => {
+    const blocks = fromAnthropicContent([
+      { type: "text", text: "a", cache_control: { type: "ephemeral" } },
+      {
+        type: "image",
+        source: { type: "url", url: "https://example.com/a.png" },
+        cache_control: { type: "ephemeral" },
+      },
+      {
+        type: "tool_result",
+        tool_use_id: "t1",
+        content: [{ type: "text", text: "out", citations: null }],
+        is_error: true,
+        cache_control: { type: "ephemeral" },
+      },
+    ]);
+    const [text] = blocks;
+    if (text?.type === "text") text.extra = { ...text.extra, "aiSdk:providerOptions": {} };
+    expect(JSON.stringify(toAnthropicContent(blocks))).toBe(
+      JSON.stringify([
+        { type: "text", cache_control: { type: "ephemeral" }, text: "a" },
+        {
+          type: "image",
+          cache_control: { type: "ephemeral" },
+          source: { type: "url", url: "https://example.com/a.png" },
+        },
+        {
+          type: "tool_result",
+          cache_control: { type: "ephemeral" },
+          tool_use_id: "t1",
+          content: [{ type: "text", citations: null, text: "out" }],
+          is_error: true,
+        },
+      ]),
+    );
+  });
+});

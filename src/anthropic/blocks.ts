@@ -55,8 +55,9 @@ function withExtra<B extends object>(block: B, extra: JsonObject): B & { extra?:
 /** The fields of a wire block we do not model: its `extra`. */
 function rest(block: JsonObject, modelled: readonly string[]): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(block)) {
-    if (key !== "type" && !modelled.includes(key)) setProperty(out, key, value);
+  for (const key in block) {
+    if (Object.hasOwn(block, key) && key !== "type" && !modelled.includes(key))
+      setProperty(out, key, block[key] as JsonValue);
   }
   return out;
 }
@@ -182,15 +183,23 @@ export function isStringContent(blocks: readonly ContentBlock[]): blocks is [Tex
 
 /**
  * The wire fields `extra` adds: all but the modelled ones, `type` and the library's
- * bookkeeping (our own marker, the other adapters' fields: see `isBookkeepingKey`).
+ * bookkeeping (our own marker, the other adapters' fields: see `isBookkeepingKey`), set on
+ * `out` (a wire block being built: not a spread, which is slow in Node 20 beside fields of its own).
  */
-function extraToWire(extra: JsonObject | undefined, modelled: readonly string[]): JsonObject {
-  const out: JsonObject = {};
+function extraToWire(
+  out: JsonObject,
+  extra: JsonObject | undefined,
+  modelled: readonly string[],
+): JsonObject {
   if (extra === undefined) return out;
-  for (const [key, value] of Object.entries(extra)) {
-    if (key !== "type" && !isBookkeepingKey(key) && !modelled.includes(key)) {
-      setProperty(out, key, value);
-    }
+  for (const key in extra) {
+    if (
+      Object.hasOwn(extra, key) &&
+      key !== "type" &&
+      !isBookkeepingKey(key) &&
+      !modelled.includes(key)
+    )
+      setProperty(out, key, extra[key] as JsonValue);
   }
   return out;
 }
@@ -208,7 +217,7 @@ function opaqueToWire(block: JsonObject): JsonObject {
 
 function sameNamedToWire(block: SameNamedBlock): JsonObject {
   const fields = MODELLED_WIRE_FIELDS[block.type];
-  const out: JsonObject = { type: block.type, ...extraToWire(block.extra, fields) };
+  const out = extraToWire({ type: block.type }, block.extra, fields);
   const ours = block as unknown as JsonObject;
   for (const field of fields) out[field] = ours[field] as JsonValue;
   return out;
@@ -218,23 +227,19 @@ function partToWire(part: ToolResultContentBlock): JsonObject {
   switch (part.type) {
     case "text":
       return sameNamedToWire(part);
-    case "image":
-      return {
-        type: "image",
-        ...extraToWire(part.extra, MODELLED_WIRE_FIELDS.image),
-        source: imageSourceToWire(part.source),
-      };
+    case "image": {
+      const out = extraToWire({ type: "image" }, part.extra, MODELLED_WIRE_FIELDS.image);
+      out.source = imageSourceToWire(part.source);
+      return out;
+    }
     case "opaque":
       return opaqueToWire(part.block);
   }
 }
 
 function toolResultToWire(block: ToolResultBlock): JsonObject {
-  const out: JsonObject = {
-    type: "tool_result",
-    ...extraToWire(block.extra, MODELLED_WIRE_FIELDS.tool_result),
-    tool_use_id: block.toolUseId,
-  };
+  const out = extraToWire({ type: "tool_result" }, block.extra, MODELLED_WIRE_FIELDS.tool_result);
+  out.tool_use_id = block.toolUseId;
   if (block.content !== "") {
     out.content = typeof block.content === "string" ? block.content : block.content.map(partToWire);
   } else if (block.extra?.content === "") {

@@ -15,11 +15,24 @@ import type { ContentBlock, Message } from "../core/message.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 
+/** Whether no tool result follows a block of another type (tool results lead, as the API asks). */
+function resultsLead(blocks: readonly ContentBlock[]): boolean {
+  let others = false;
+  for (const block of blocks) {
+    if (block.type !== "tool_result") others = true;
+    else if (others) return false;
+  }
+  return true;
+}
+
 function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {
+  // Already in order (the common case): the same array, nothing made.
+  if (resultsLead(blocks)) return blocks;
   const results = blocks.filter((block) => block.type === "tool_result");
-  if (results.length === 0) return blocks;
   return [...results, ...blocks.filter((block) => block.type !== "tool_result")];
 }
+
+const contentOf = (message: Message): ContentBlock[] => message.content;
 
 /** Whether a message is sent as a wire message of its own, never merged with a neighbour. */
 const standsAlone = (message: Message) => isSystemMessage(message) || startsWithCompaction(message);
@@ -54,20 +67,20 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
       continue;
     }
     const role = first.role;
-    const group: ContentBlock[][] = [first.content];
+    const start = index;
     index += 1;
     if (!standsAlone(first)) {
       while (
         index < messages.length &&
         messages[index]!.role === role &&
         !standsAlone(messages[index]!)
-      ) {
-        group.push(messages[index]!.content);
+      )
         index += 1;
-      }
     }
-    const blocks = group.flat();
-    if (group.length === 1 && isStringContent(blocks)) {
+    // A message alone (the common case) lends its own blocks; only a group is joined.
+    const single = index - start === 1;
+    const blocks = single ? first.content : messages.slice(start, index).flatMap(contentOf);
+    if (single && isStringContent(blocks)) {
       params.push({ role, content: blocks[0].text });
       continue;
     }

@@ -86,7 +86,10 @@ function clearsInputsOf(setting: boolean | readonly string[], name: string): boo
 
 /** A tool result with new content; the block's other fields as they were. */
 function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
-  return { ...block, content };
+  // A clone, then its field set: faster in Node 20 than a spread beside a field of its own.
+  const masked = { ...block };
+  masked.content = content;
+  return masked;
 }
 
 function isAmong(turns: readonly TurnId[], turnId: TurnId): boolean {
@@ -110,7 +113,9 @@ function edited(
   const messages = compacted ?? conversation.slice();
   let message = messages[messageIndex]!;
   if (message === conversation[messageIndex]) {
-    message = { ...message, content: message.content.slice() };
+    const copy = { ...message };
+    copy.content = message.content.slice();
+    message = copy;
     messages[messageIndex] = message;
   }
   message.content[blockIndex] = block;

@@ -3,7 +3,12 @@ import { ConversationBuilder } from "../testing/index.js";
 import { assertCompactArguments, validatedEstimate } from "./entry-validation.js";
 import { ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
-import { estimateTokens, exchangesKnownWhole, knownMessages } from "./message-memo.js";
+import {
+  estimateEdited,
+  estimateTokens,
+  exchangesKnownWhole,
+  knownMessages,
+} from "./message-memo.js";
 
 function conversation(turns: number, prefix: string): Message[] {
   const builder = new ConversationBuilder({ idPrefix: prefix });
@@ -128,5 +133,23 @@ describe("estimateTokens", () => {
       .user([{ type: "image", source: { type: "base64", mediaType: "image/png", data: "AAAA" } }])
       .build() as [Message];
     expect(estimateTokens([image])).toBeGreaterThanOrEqual(1600);
+  });
+});
+
+describe("estimateEdited: the estimate of an edited version", () => {
+  const before = conversation(6, "ed");
+  const tokens = estimateTokens(before);
+
+  it("is the estimate of the version: edited in place, the same array, or of another length", () => {
+    const edited = before.map((message, index) =>
+      index % 3 === 2
+        ? ({ ...message, content: [{ type: "text", text: "shorter" }] } as Message)
+        : message,
+    );
+    expect(estimateEdited(before, tokens, edited)).toBe(estimateTokens(edited));
+    expect(estimateEdited(before, tokens, before)).toBe(tokens);
+    expect(estimateEdited(before, tokens, [...before])).toBe(tokens);
+    const shorter = edited.slice(2);
+    expect(estimateEdited(before, tokens, shorter)).toBe(estimateTokens(shorter));
   });
 });

@@ -62,6 +62,29 @@ export function estimateMessageTokens(message: Message): number {
   return tokens;
 }
 
+/**
+ * The estimate of `after`, a version of `before` (whose estimate is `beforeTokens`) that an
+ * edit made: with as many messages, only those at positions where it holds another object are
+ * estimated (both versions), as a masking pass leaves most of a long conversation as it was;
+ * otherwise the whole of `after`. Exactly {@link estimateTokens}`(after)` when `beforeTokens`
+ * is `before`'s.
+ */
+export function estimateEdited(
+  before: readonly Message[],
+  beforeTokens: number,
+  after: readonly Message[],
+): number {
+  if (after === before) return beforeTokens;
+  if (after.length !== before.length) return estimateTokens(after);
+  let tokens = beforeTokens;
+  for (let index = 0; index < after.length; index += 1) {
+    const now = after[index]!;
+    const then = before[index]!;
+    if (now !== then) tokens += estimateMessageTokens(now) - estimateMessageTokens(then);
+  }
+  return tokens;
+}
+
 /** What the last pass left on the conversation whose first message is `first`, if anything. */
 export function pastPassOf(first: Message): PastPass | undefined {
   return memos.get(first)?.pastPass;

@@ -68,9 +68,11 @@ export function fromGeminiContents(
 }
 
 /** Reads contents in order into messages: numbering turns and pairing responses with calls. */
-class ContentsReader {
+class ContentsReader implements PartContext {
   readonly messages: Message[] = [];
-  readonly #issues: ValidationIssue[];
+  readonly issues: ValidationIssue[];
+  /** The path of the part being read. */
+  path: (string | number)[] = [];
   readonly #sessionId: string;
   readonly #createdAt: Date;
   readonly #prefix: string;
@@ -81,7 +83,7 @@ class ContentsReader {
   #calls: OpenCall[] = [];
 
   constructor(options: FromGeminiContentsOptions, issues: ValidationIssue[]) {
-    this.#issues = issues;
+    this.issues = issues;
     this.#sessionId = options.sessionId ?? newId();
     this.#createdAt = (options.clock ?? systemClock)();
     this.#prefix = newId();
@@ -91,21 +93,24 @@ class ContentsReader {
 
   add(content: unknown, index: number): void {
     if (!isPlainObject(content)) {
-      this.#issues.push({ path: [index], message: "must be a content object" });
+      this.issues.push({ path: [index], message: "must be a content object" });
       return;
     }
     const { role, parts } = content;
     if (role !== undefined && role !== "user" && role !== "model")
-      this.#issues.push({ path: [index, "role"], message: 'must be "user" or "model"' });
+      this.issues.push({ path: [index, "role"], message: 'must be "user" or "model"' });
     if (!Array.isArray(parts) || parts.length === 0) {
-      this.#issues.push({ path: [index, "parts"], message: "must be a non-empty array of parts" });
+      this.issues.push({ path: [index, "parts"], message: "must be a non-empty array of parts" });
       return;
     }
     const model = role === "model";
     if (model) this.#calls = [];
-    const blocks = parts.map((part, partIndex) =>
-      partBlock(this.#context([index, "parts", partIndex]), part),
-    );
+    // The reader is the parts' context (no object or closures made per part): `path` names the part at hand.
+    const blocks: ContentBlock[] = new Array(parts.length);
+    for (let partIndex = 0; partIndex < parts.length; partIndex += 1) {
+      this.path = [index, "parts", partIndex];
+      blocks[partIndex] = partBlock(this, parts[partIndex]);
+    }
     const marks = this.#marks(content, index, role === undefined ? "user" : String(role));
     const first = blocks[0];
     if (first !== undefined && marks !== undefined) blocks[0] = marked(first, marks);
@@ -118,7 +123,7 @@ class ContentsReader {
     const marks: JsonObject = {};
     const rest = without(content as JsonObject, ["role", "parts"]);
     if (Object.keys(rest).length > 0) {
-      const fields = normalizeJson(rest, [index], this.#issues);
+      const fields = normalizeJson(rest, [index], this.issues);
       if (isPlainObject(fields)) marks.fields = fields as JsonObject;
     }
     if (content.role === undefined) marks.noRole = true;
@@ -141,24 +146,21 @@ class ContentsReader {
     );
   }
 
-  #context(path: (string | number)[]): PartContext {
-    return {
-      issues: this.#issues,
-      path,
-      callId: (name) => {
-        const id = this.#generateId();
-        this.#calls.push({ id, name, answered: false });
-        return id;
-      },
-      answerId: (name) => {
-        const open =
-          this.#calls.find((call) => !call.answered && call.name === name) ??
-          this.#calls.find((call) => !call.answered);
-        if (open === undefined) return this.#generateId();
-        open.answered = true;
-        return open.id;
-      },
-    };
+  /** The id of a call without one, remembered for the response that answers it ({@link PartContext}). */
+  callId(name: string): string {
+    const id = this.#generateId();
+    this.#calls.push({ id, name, answered: false });
+    return id;
+  }
+
+  /** The id of the open call a response without one answers: by name, else the first open. */
+  answerId(name: string): string {
+    const open =
+      this.#calls.find((call) => !call.answered && call.name === name) ??
+      this.#calls.find((call) => !call.answered);
+    if (open === undefined) return this.#generateId();
+    open.answered = true;
+    return open.id;
   }
 
   #openTurn(): TurnId {

@@ -19,6 +19,7 @@ import type {
 import { copyJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { responseText } from "./parts-in.js";
+import { quickPartOf } from "./parts-quick.js";
 
 /** The MIME type of an image by the end of its URL, for one written elsewhere. */
 function guessedImageType(url: string): string {
@@ -111,7 +112,7 @@ function resultPart(
 }
 
 /** One block as a part; `calls` holds the calls before it, by id, for the results. */
-function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): JsonObject {
+export function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): JsonObject {
   if (block.type === "opaque") {
     if (isSystemMessageBlock(block)) return { text: systemText(block.block.message) };
     const { [GEMINI_CONTENT_MARKS_KEY]: _marks, ...part } = block.block;
@@ -152,6 +153,8 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
     const parts = group.entries.map(({ block }) => {
       if (block.type === "tool_use") calls.set(block.id, block);
       // A copy: the caller (or the SDK) may change what it gets; the session's blocks stay as they are.
+      const quick = quickPartOf(block, calls);
+      if (quick !== undefined) return quick as Part;
       const part = partOf(block, calls);
       return (copyJson(part) ?? structuredClone(part)) as Part;
     });

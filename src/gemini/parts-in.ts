@@ -12,6 +12,7 @@ import type {
 } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { quickPartBlock } from "./parts-quick.js";
 
 type Path = (string | number)[];
 
@@ -169,6 +170,14 @@ export function partBlock(context: PartContext, value: unknown): ContentBlock {
     fail(context, [], "must be a part object");
     return opaque({});
   }
+  return quickPartBlock(value) ?? partBlockInFull(context, value);
+}
+
+/** {@link partBlock} of a plain object by the full reading, without the quick one in front. */
+export function partBlockInFull(
+  context: PartContext,
+  value: Record<string, unknown>,
+): ContentBlock {
   const part = copied(context, value);
   // A thought (`thought: true`, with its signature if any) is carried whole: Gemini has no rule
   // binding it to what came before, so no compaction edit ever makes it stale or strips it.

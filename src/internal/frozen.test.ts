@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { freezeDeeply } from "./frozen.js";
+import type { Message } from "../core/message.js";
+import { freezeDeeply, freezeMessages } from "./frozen.js";
 
 describe("freezeDeeply", () => {
   it("freezes every object and array held, however deep, and ends on cycles", () => {
@@ -29,5 +30,38 @@ describe("freezeDeeply", () => {
     const second = { b: shared, more: { m: 3 } };
     freezeDeeply(second);
     expect(Object.isFrozen(second.more)).toBe(true);
+  });
+});
+
+describe("freezeMessages", () => {
+  /** Every object `value` holds, itself included, each once. */
+  function objectsOf(value: unknown, all: object[] = []): object[] {
+    if (typeof value !== "object" || value === null || all.includes(value)) return all;
+    all.push(value);
+    for (const inner of Object.values(value)) objectsOf(inner, all);
+    return all;
+  }
+
+  it("freezes every object a message holds, those it shares with another too, and ends on a cycle", () => {
+    const shared = { path: "a.ts", nested: [{ deep: true }] };
+    const cyclic: Record<string, unknown> = { n: 1 };
+    cyclic.self = cyclic;
+    const message = (id: string, extra: Record<string, unknown>) =>
+      ({
+        role: "assistant",
+        id,
+        sessionId: "s",
+        turnId: { owner: "u", number: 1 },
+        createdAt: new Date(0),
+        content: [{ type: "tool_use", id: `t-${id}`, name: "read", input: shared, extra }],
+      }) as unknown as Message;
+    const messages = [message("a", { a: [1, { b: 2 }] }), message("b", { cyclic })];
+    freezeMessages(messages);
+    const all = objectsOf(messages);
+    expect(all.length).toBeGreaterThan(12);
+    for (const item of all.filter((each) => each !== messages))
+      expect(Object.isFrozen(item)).toBe(true);
+    expect(Object.isFrozen(messages)).toBe(false);
+    freezeMessages(messages);
   });
 });

@@ -1,4 +1,5 @@
 import type { Message } from "../core/message.js";
+import { MAX_JSON_DEPTH } from "./json-value.js";
 
 /**
  * Objects frozen with everything they hold (so a walk stops at them). Only those that hold
@@ -30,7 +31,41 @@ export function freezeDeeply<T>(value: T): T {
   return value;
 }
 
-/** Freezes each message deeply (see {@link freezeDeeply}); a message frozen before costs a lookup. */
+/**
+ * How deep {@link freezeMessages} walks a message by itself: past it (deeper than any valid
+ * message nests, or a cycle) {@link freezeDeeply} takes the rest, which ends on cycles.
+ */
+const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
+
+/**
+ * Freezes each message deeply (see {@link freezeDeeply}); a message frozen before costs a lookup.
+ * Only the message is remembered as frozen: inside it the walk stops at what was remembered
+ * before (a value frozen deeply), and enters the rest, remembering none of it (a session freezes
+ * tens of thousands of blocks, and remembering each cost more than freezing it).
+ */
 export function freezeMessages(messages: readonly Message[]): void {
-  for (const message of messages) if (!deeplyFrozen.has(message)) freezeDeeply(message);
+  const stack: object[] = [];
+  const depths: number[] = [];
+  for (const message of messages) {
+    if (deeplyFrozen.has(message)) continue;
+    stack.push(message);
+    depths.push(0);
+    while (stack.length > 0) {
+      const item = stack.pop()!;
+      const depth = depths.pop()!;
+      if (depth > MAX_MESSAGE_DEPTH) {
+        freezeDeeply(item);
+        continue;
+      }
+      Object.freeze(item);
+      for (const key in item) {
+        if (!Object.hasOwn(item, key)) continue;
+        const inner: unknown = (item as Record<string, unknown>)[key];
+        if (typeof inner !== "object" || inner === null || deeplyFrozen.has(inner)) continue;
+        stack.push(inner);
+        depths.push(depth + 1);
+      }
+    }
+    deeplyFrozen.add(message);
+  }
 }

@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import type { AgentSession } from "../session/agent-session.js";
+import { handOver } from "../session/handed-over.js";
 import { jsonEqual } from "./ai-blocks-in.js";
 import { type ConversionSettings, convertLangChainMessages } from "./messages-in.js";
 import { type LangChainSources, messageToLangChain } from "./messages-out.js";
@@ -85,7 +86,13 @@ export class ThreadSession implements LangChainSources {
     for (const mark of [...marks, messages.length - 1]) {
       if (mark < from) continue;
       const batch = messages.slice(from, mark + 1);
-      session.append(...batch);
+      // Built here from the state's messages (copied where not strings), held by no caller.
+      handOver(batch);
+      try {
+        session.append(...batch);
+      } finally {
+        handOver(undefined);
+      }
       const stored = session.messages.slice(-batch.length);
       batch.forEach((message, offset) => {
         const at = from + offset;

@@ -9,7 +9,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { jsonValueIssues } from "../internal/json-value.js";
+import { isJsonObject, jsonValueIssues } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 
@@ -55,6 +55,8 @@ function stringField(context: ItemContext, value: Record_, field: string, empty 
 
 /** `value` when it is JSON, reporting what is not (each issue under `path`). */
 export function checkedJson(context: ItemContext, value: Record_): JsonObject {
+  // The common case by the walk that builds no paths; the issues by the one that names them.
+  if (isJsonObject(value)) return value as JsonObject;
   for (const issue of jsonValueIssues(value))
     context.issues.push({ path: [...context.path, ...issue.path], message: issue.message });
   return value as JsonObject;

@@ -19,6 +19,7 @@ import type { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
+import { takeHandedOver } from "./handed-over.js";
 import { type History, USER_TURN_OWNER } from "./history.js";
 import type { Intake } from "./session-entry.js";
 import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
@@ -76,7 +77,10 @@ export class MessageIntake {
 
   /** Messages as they are. All are validated first; a bad one refuses them all. */
   append(messages: unknown[]): Intake<void> {
-    const parsed = parseOrThrow(MESSAGES, messages, "messages");
+    // Messages the library built and handed over are its own already: checked, not copied.
+    const parsed = takeHandedOver(messages)
+      ? messages
+      : parseOrThrow(MESSAGES, messages, "messages");
     const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
     if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };

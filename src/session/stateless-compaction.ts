@@ -11,7 +11,7 @@ import {
 import { isSystemMessage } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/message-memo.js";
+import { estimateEdited, estimateTokens } from "../core/message-memo.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord } from "./clamp.js";
 import { runStep } from "./compute-step.js";
@@ -170,7 +170,9 @@ export class StatelessCompaction {
         ? { conversation, repair: NO_REPAIR, records: [] }
         : landedConversation(rules, conversation, conversation, working);
     const context =
-      working === conversation ? contextUsed : overhead + estimateTokens(landed.conversation);
+      working === conversation
+        ? contextUsed
+        : overhead + estimateEdited(conversation, estimate, landed.conversation);
     // As the session's run: the last resort goes by the last compactor that ran, once one changed.
     const last = working === conversation ? undefined : ran;
     const trimmed = this.#trim(rules, landed.conversation, context, overhead, last);

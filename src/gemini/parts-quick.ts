@@ -1,0 +1,138 @@
+import { GEMINI_KEY } from "../core/gemini-contents.js";
+import type { ContentBlock, JsonObject } from "../core/message.js";
+import { copyJson } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
+
+/**
+ * `partBlockInFull`'s block for the parts a conversation is mostly made of, read without the
+ * copy of the whole part that the full reading starts from: a text part (`{ text }`), a function
+ * call with its id (`{ functionCall: { id, name, args } }`, the args copied) and a function
+ * response with its id whose response is `{ output }` or `{ error }` of a string. `undefined`
+ * for anything else, any other field or value among them: the full reading then decides (and
+ * names the issues). So it may pass on a part it could read, never read one otherwise.
+ * `parts-quick.test.ts` holds it to that.
+ */
+export function quickPartBlock(part: Record<string, unknown>): ContentBlock | undefined {
+  let only: string | undefined;
+  for (const key in part) {
+    if (!Object.hasOwn(part, key) || only !== undefined) return undefined;
+    only = key;
+  }
+  const value = only === undefined ? undefined : part[only];
+  switch (only) {
+    case "text":
+      return typeof value === "string" ? { type: "text", text: value } : undefined;
+    case "functionCall":
+      return quickCall(value);
+    case "functionResponse":
+      return quickResponse(value);
+    default:
+      return undefined;
+  }
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
+
+/** Whether `value` is a plain object whose own keys are exactly `keys` (in any order). */
+function hasExactly(value: unknown, keys: readonly string[]): value is Record<string, unknown> {
+  if (!isPlainObject(value)) return false;
+  let count = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || !keys.includes(key)) return false;
+    count += 1;
+  }
+  return count === keys.length;
+}
+
+const CALL_KEYS = ["id", "name", "args"];
+const RESPONSE_KEYS = ["id", "name", "response"];
+
+function quickCall(call: unknown): ContentBlock | undefined {
+  if (!hasExactly(call, CALL_KEYS)) return undefined;
+  const { id, name, args } = call;
+  if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(args)) return undefined;
+  const input = copyJson(args);
+  return input === undefined
+    ? undefined
+    : { type: "tool_use", id, name, input: input as JsonObject };
+}
+
+function quickResponse(answer: unknown): ContentBlock | undefined {
+  if (!hasExactly(answer, RESPONSE_KEYS)) return undefined;
+  const { id, name, response } = answer;
+  if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(response))
+    return undefined;
+  let only: string | undefined;
+  for (const key in response) {
+    if (!Object.hasOwn(response, key) || only !== undefined) return undefined;
+    only = key;
+  }
+  const text = only === undefined ? undefined : response[only];
+  if ((only !== "output" && only !== "error") || typeof text !== "string") return undefined;
+  return {
+    type: "tool_result",
+    toolUseId: id,
+    content: text,
+    isError: only === "error",
+    extra: { [GEMINI_KEY]: { name } },
+  };
+}
+
+/**
+ * The part `partOf` gives for the blocks a conversation is mostly made of, already a copy (as
+ * `toGeminiContents` hands parts out), built without the spreads and the copy after them: a text
+ * block and a tool use without Gemini fields, a tool result of text whose Gemini fields are at
+ * most its function's `name`. `undefined` for anything else: `partOf` then decides. `calls`, the
+ * calls before it by id (a result goes without an id when its call came without one).
+ */
+export function quickPartOf(
+  block: ContentBlock,
+  calls: ReadonlyMap<string, ContentBlock>,
+): JsonObject | undefined {
+  if (block.type === "opaque") return undefined;
+  const fields = block.extra?.[GEMINI_KEY];
+  switch (block.type) {
+    case "text":
+      return fields === undefined ? { text: block.text } : undefined;
+    case "tool_use": {
+      if (fields !== undefined) return undefined;
+      const args = copyJson(block.input);
+      return args === undefined
+        ? undefined
+        : { functionCall: { id: block.id, name: block.name, args } };
+    }
+    case "tool_result":
+      return quickResult(block, fields, calls);
+    default:
+      return undefined;
+  }
+}
+
+function quickResult(
+  block: Extract<ContentBlock, { type: "tool_result" }>,
+  fields: unknown,
+  calls: ReadonlyMap<string, ContentBlock>,
+): JsonObject | undefined {
+  const { content, toolUseId } = block;
+  if (typeof content !== "string") return undefined;
+  let name: unknown;
+  if (fields !== undefined) {
+    if (!hasExactly(fields, ["name"]) || typeof fields.name !== "string") return undefined;
+    name = fields.name;
+  }
+  const call = calls.get(toolUseId);
+  if (call !== undefined && call.type === "tool_use") {
+    // A call that came without an id: its result goes without one too (the full reading's).
+    if (call.extra?.[GEMINI_KEY] !== undefined) return undefined;
+    name ??= call.name;
+  } else if (call !== undefined) return undefined;
+  return {
+    functionResponse: {
+      id: toolUseId,
+      name: (name ?? toolUseId) as string,
+      response: block.isError ? { error: content } : { output: content },
+    },
+  };
+}
