@@ -23,12 +23,16 @@ function pathsOf(run: RecordedRun): { touched: Set<string>; edited: Set<string> 
   const edited = new Set<string>();
   for (const message of run.messages) {
     for (const block of asBlocks(message.content)) {
-      if (block.type !== "tool_use" || typeof block.input !== "object" || block.input === null)
+      if (
+        block["type"] !== "tool_use" ||
+        typeof block["input"] !== "object" ||
+        block["input"] === null
+      )
         continue;
-      for (const [key, value] of Object.entries(block.input as Record<string, unknown>)) {
+      for (const [key, value] of Object.entries(block["input"] as Record<string, unknown>)) {
         if (!PATH_KEYS.has(key) || typeof value !== "string" || value.length < 3) continue;
         touched.add(value);
-        if (EDIT_TOOL.test(String(block.name))) edited.add(value);
+        if (EDIT_TOOL.test(String(block["name"]))) edited.add(value);
       }
     }
   }

@@ -73,8 +73,8 @@ export function dollarDetailRows(runs: readonly DollarRun[]): {
     run.summarizerCalls === 0 ? "-" : percent(run.summarizerCacheReadShare),
     `${share(run, flat)} / ${share(run, fable)}`,
     ...(real
-      ? [kept(run.retention.edited), kept(run.retention.path)]
-      : [kept(run.retention.constraint), kept(run.retention.path)]),
+      ? [kept(run.retention["edited"]), kept(run.retention["path"])]
+      : [kept(run.retention["constraint"]), kept(run.retention["path"])]),
   ]);
   return { headers, rows };
 }

@@ -41,13 +41,13 @@ export function conversationText(messages: readonly Message[]): string {
   for (const message of toAnthropicMessages(messages) as WireMessage[]) {
     const speaker = message.role === "user" ? "User" : "Assistant";
     for (const block of wireBlocks(message)) {
-      if (block.type === "text") lines.push(`[${speaker}] ${String(block.text)}`);
-      else if (block.type === "tool_use")
+      if (block["type"] === "text") lines.push(`[${speaker}] ${String(block["text"])}`);
+      else if (block["type"] === "tool_use")
         lines.push(
-          `[Assistant called tool ${String(block.name)}]\n<tool_input>${JSON.stringify(block.input)}</tool_input>`,
+          `[Assistant called tool ${String(block["name"])}]\n<tool_input>${JSON.stringify(block["input"])}</tool_input>`,
         );
-      else if (block.type === "tool_result")
-        lines.push(`<tool_output>\n${resultText(block.content)}\n</tool_output>`);
+      else if (block["type"] === "tool_result")
+        lines.push(`<tool_output>\n${resultText(block["content"])}\n</tool_output>`);
     }
   }
   return lines.join("\n");

@@ -146,10 +146,10 @@ export async function measureFloors(size: number, options: FloorOptions): Promis
   );
   return {
     messages: size,
-    ours: job.ours!,
-    copy: job.copy!,
-    oursAgain: pass.oursAgain!,
-    read: pass.read!,
+    ours: job["ours"]!,
+    copy: job["copy"]!,
+    oursAgain: pass["oursAgain"]!,
+    read: pass["read"]!,
   };
 }
 

@@ -198,10 +198,10 @@ export function modelCompactionRows(runs: readonly ModelCompactionRun[]): {
           (baseline?.dollars[name] ?? Number.NaN) > 0 ? usd / baseline!.dollars[name]! : Number.NaN;
         return `${usd.toFixed(2)} (${ratio.toFixed(2)})`;
       }),
-      kept(run.retention.constraint),
-      kept(run.retention.path),
-      kept(run.retention.id),
-      kept(run.retention.number),
+      kept(run.retention["constraint"]),
+      kept(run.retention["path"]),
+      kept(run.retention["id"]),
+      kept(run.retention["number"]),
       String(run.overWindow),
     ];
   });

@@ -120,9 +120,9 @@ function replyCandidates(messages: readonly RecordedMessage[], start: number) {
   const found = new Map<string, ReferenceKind>();
   for (let index = start; messages[index]?.role === "assistant"; index += 1) {
     for (const block of asBlocks(messages[index]!.content)) {
-      if (block.type === "text") referenceCandidates(String(block.text), found);
-      else if (block.type === "tool_use")
-        for (const text of jsonStrings(block.input)) referenceCandidates(text, found);
+      if (block["type"] === "text") referenceCandidates(String(block["text"]), found);
+      else if (block["type"] === "tool_use")
+        for (const text of jsonStrings(block["input"])) referenceCandidates(text, found);
     }
   }
   return found;
@@ -132,8 +132,8 @@ function replyCandidates(messages: readonly RecordedMessage[], start: number) {
 function userText(message: RecordedMessage): string {
   const parts: string[] = [];
   for (const block of asBlocks(message.content)) {
-    if (block.type === "text") parts.push(String(block.text));
-    else if (block.type === "tool_result") parts.push(resultText(block.content));
+    if (block["type"] === "text") parts.push(String(block["text"]));
+    else if (block["type"] === "tool_result") parts.push(resultText(block["content"]));
   }
   return parts.join("\n");
 }

@@ -528,7 +528,7 @@ async function measureLangChain(
     Math.min(rounds.samples, FRESH_SAMPLES),
     timing,
   );
-  return { timing: timings.oursLangChain!, outcome: langChainOutcome(out.messages) };
+  return { timing: timings["oursLangChain"]!, outcome: langChainOutcome(out.messages) };
 }
 
 /** Runs the peer comparison for each size. */
@@ -614,7 +614,7 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
           slow ? 7 : Math.min(samples, 61),
           timing,
         )
-      ).trimMessages;
+      )["trimMessages"];
     }
     // Phase 3, apart: new arrays and fresh copies fill the library's caches (WeakMaps) with
     // entries that live until the next GC.
@@ -656,10 +656,10 @@ export async function measurePeers(options: PeerOptions): Promise<PeerRow[]> {
       messages: size,
       turns: workload.turns,
       toolResults: workload.toolResults,
-      ours: timings.ours!,
-      oursNewArray: newArrayTimings.oursNewArray!,
-      oursFresh: freshTimings.oursFresh!,
-      pruneMessages: timings.pruneMessages!,
+      ours: timings["ours"]!,
+      oursNewArray: newArrayTimings["oursNewArray"]!,
+      oursFresh: freshTimings["oursFresh"]!,
+      pruneMessages: timings["pruneMessages"]!,
       trimMessages: trimTiming,
       ...(trimSkipped === undefined ? {} : { trimSkipped }),
       oursLangChain: langchain.timing,

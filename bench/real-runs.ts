@@ -132,8 +132,8 @@ function recordedResults(run: RecordedRun): Map<string, string> {
   const results = new Map<string, string>();
   for (const message of run.messages)
     for (const block of asBlocks(message.content))
-      if (block.type === "tool_result")
-        results.set(String(block.tool_use_id), resultText(block.content));
+      if (block["type"] === "tool_result")
+        results.set(String(block["tool_use_id"]), resultText(block["content"]));
   return results;
 }
 

@@ -117,7 +117,7 @@ export async function* recordedReplies(
       yield content;
       continue;
     }
-    if (!content.some((block) => block.type === "tool_result")) turn += 1;
+    if (!content.some((block) => block["type"] === "tool_result")) turn += 1;
     ids += 1;
     session.append({
       role: "user",
@@ -209,24 +209,25 @@ export async function replayRun(
 
 /** Thinking as the model writes it: the recorded (sanitised) signature is replaced on replay. */
 export function unsigned(block: Record<string, unknown>): Record<string, unknown> {
-  if (block.type === "thinking") return { type: "thinking", thinking: block.thinking ?? "" };
-  if (block.type === "redacted_thinking") return { type: "redacted_thinking", hidden: "" };
+  if (block["type"] === "thinking") return { type: "thinking", thinking: block["thinking"] ?? "" };
+  if (block["type"] === "redacted_thinking") return { type: "redacted_thinking", hidden: "" };
   return block;
 }
 
 /** Our blocks from the recorded wire blocks (user side: text, images, tool results). */
 export function toOurs(content: Record<string, unknown>[]) {
   return content.map((block) => {
-    if (block.type === "tool_result") {
-      const raw = block.content;
+    if (block["type"] === "tool_result") {
+      const raw = block["content"];
       return {
         type: "tool_result" as const,
-        toolUseId: String(block.tool_use_id),
+        toolUseId: String(block["tool_use_id"]),
         content: typeof raw === "string" ? raw : JSON.stringify(raw ?? ""),
-        isError: block.is_error === true,
+        isError: block["is_error"] === true,
       };
     }
-    if (block.type === "text") return { type: "text" as const, text: String(block.text) || " " };
+    if (block["type"] === "text")
+      return { type: "text" as const, text: String(block["text"]) || " " };
     return { type: "opaque" as const, block: block as never };
   });
 }

@@ -47,7 +47,7 @@ export function canonical(messages: readonly WireMessage[]): CanonicalMessage[] 
 }
 
 const idsOf = (blocks: readonly WireBlock[] | undefined, type: string, key: string) =>
-  new Set((blocks ?? []).filter((block) => block.type === type).map((block) => block[key]));
+  new Set((blocks ?? []).filter((block) => block["type"] === type).map((block) => block[key]));
 
 /** A user message's problems: results that answer no call just before, or follow other blocks. */
 function userProblems(message: CanonicalMessage, previous: CanonicalMessage | undefined): string[] {
@@ -55,11 +55,11 @@ function userProblems(message: CanonicalMessage, previous: CanonicalMessage | un
   const uses = idsOf(previous?.content, "tool_use", "id");
   let other = false;
   for (const block of message.content) {
-    const id = String(block.tool_use_id);
-    if (block.type === "tool_result" && !uses.has(block.tool_use_id))
+    const id = String(block["tool_use_id"]);
+    if (block["type"] === "tool_result" && !uses.has(block["tool_use_id"]))
       problems.push(`orphan result ${id}`);
-    if (block.type === "tool_result" && other) problems.push(`result after text ${id}`);
-    if (block.type !== "tool_result") other = true;
+    if (block["type"] === "tool_result" && other) problems.push(`result after text ${id}`);
+    if (block["type"] !== "tool_result") other = true;
   }
   return problems;
 }
@@ -84,8 +84,8 @@ export function apiProblems(messages: readonly WireMessage[]): string[] {
     if (next === undefined) return;
     const answered = idsOf(next.content, "tool_result", "tool_use_id");
     for (const block of message.content)
-      if (block.type === "tool_use" && !answered.has(block.id))
-        problems.push(`unanswered ${String(block.id)}`);
+      if (block["type"] === "tool_use" && !answered.has(block["id"]))
+        problems.push(`unanswered ${String(block["id"])}`);
   });
   return problems;
 }
@@ -112,10 +112,10 @@ export function thinkingPrefixes(
   for (const message of messages) {
     let inner = rolling + message.role;
     for (const block of message.content) {
-      if (block.type === "thinking" || block.type === "redacted_thinking") {
-        const text = block.thinking ?? block.data ?? "";
+      if (block["type"] === "thinking" || block["type"] === "redacted_thinking") {
+        const text = block["thinking"] ?? block["data"] ?? "";
         found.push({
-          key: `${String(block.signature ?? "")}|${String(text)}`,
+          key: `${String(block["signature"] ?? "")}|${String(text)}`,
           prefix: digest(inner),
         });
       }

@@ -54,21 +54,22 @@ function blockTexts(
   block: WireBlock,
   originals: ReadonlyMap<string, string>,
 ): { full: string[]; strict: string[] } {
-  if (block.type === "text") {
-    const text = String(block.text);
+  if (block["type"] === "text") {
+    const text = String(block["text"]);
     const strict = strictText(text);
     return { full: [text], strict: strict === undefined ? [] : [strict] };
   }
-  if (block.type === "tool_result") {
-    const text = resultText(block.content);
-    const replaced = originals.get(String(block.tool_use_id)) !== text;
+  if (block["type"] === "tool_result") {
+    const text = resultText(block["content"]);
+    const replaced = originals.get(String(block["tool_use_id"])) !== text;
     return { full: [text], strict: [replaced ? withoutMentions(text) : text] };
   }
-  if (block.type === "tool_use") {
-    const strings = jsonStrings(block.input);
+  if (block["type"] === "tool_use") {
+    const strings = jsonStrings(block["input"]);
     return { full: strings, strict: strings };
   }
-  const text = block.type === "thinking" ? String(block.thinking ?? "") : JSON.stringify(block);
+  const text =
+    block["type"] === "thinking" ? String(block["thinking"] ?? "") : JSON.stringify(block);
   return { full: [text], strict: [text] };
 }
 

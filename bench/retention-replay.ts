@@ -67,11 +67,11 @@ export async function replayRetention(
   const touched = new Set<string>();
   for await (const content of recordedReplies(session, run, clock)) {
     const reply = content.filter(
-      (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
+      (block) => block["type"] !== "thinking" && block["type"] !== "redacted_thinking",
     );
     for (const block of reply) {
-      if (block.type !== "tool_use") continue;
-      for (const action of fileActions(block.name as string, block.input as never, state)) {
+      if (block["type"] !== "tool_use") continue;
+      for (const action of fileActions(block["name"] as string, block["input"] as never, state)) {
         touched.add(action.path);
         if (action.action !== "read") edited.add(action.path);
       }
@@ -86,7 +86,7 @@ export async function replayRetention(
   }
   await session.maybeCompact();
   const text = requestText(session.messages);
-  if (process.env.RETENTION_DEBUG)
+  if (process.env["RETENTION_DEBUG"])
     process.stderr.write(
       `${basename(file)} ${strategy}: ${session.messages.length} messages, ${text.length} chars\n`,
     );

@@ -22,11 +22,11 @@ function pathsTarget(run: DollarRun): number {
 /** Whether a run keeps what the issue asks: constraints and paths (simulated), edits and paths (recorded). */
 export function keepsEnough(run: DollarRun): boolean {
   if (run.source === "real") {
-    return share(run.retention.edited) >= 1 && share(run.retention.path) >= REAL_PATHS_KEPT;
+    return share(run.retention["edited"]) >= 1 && share(run.retention["path"]) >= REAL_PATHS_KEPT;
   }
   return (
-    share(run.retention.constraint) >= CONSTRAINTS_KEPT &&
-    share(run.retention.path) >= pathsTarget(run)
+    share(run.retention["constraint"]) >= CONSTRAINTS_KEPT &&
+    share(run.retention["path"]) >= pathsTarget(run)
   );
 }
 
@@ -36,13 +36,13 @@ export function retentionTargets(labelled: readonly [string, DollarRun][]): Targ
     if (run.source === "real") {
       return {
         target: `${run.workload}: ${label} keeps every edited file and at least ${percent(REAL_PATHS_KEPT)} of the touched paths`,
-        measured: `${run.strategy}: ${percent(share(run.retention.edited))} edited, ${percent(share(run.retention.path))} paths`,
+        measured: `${run.strategy}: ${percent(share(run.retention["edited"]))} edited, ${percent(share(run.retention["path"]))} paths`,
         pass: keepsEnough(run),
       };
     }
     return {
       target: `${run.workload}: ${label} keeps at least ${percent(CONSTRAINTS_KEPT)} of the user's constraints and ${percent(pathsTarget(run))} of the paths`,
-      measured: `${run.strategy}: ${percent(share(run.retention.constraint))} constraints, ${percent(share(run.retention.path))} paths`,
+      measured: `${run.strategy}: ${percent(share(run.retention["constraint"]))} constraints, ${percent(share(run.retention["path"]))} paths`,
       pass: keepsEnough(run),
     };
   });

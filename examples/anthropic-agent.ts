@@ -85,14 +85,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
-  const online = Boolean(process.env.ANTHROPIC_API_KEY);
+  const online = Boolean(process.env["ANTHROPIC_API_KEY"]);
   const server = online
     ? undefined
     : await MessagesApiServer.start({ onMessages: offlineClaude() });
   const client = server
     ? new Anthropic({ baseURL: server.url, apiKey: "offline-stand-in", maxRetries: 0 })
     : new Anthropic();
-  const model = process.env.ANTHROPIC_MODEL ?? "claude-haiku-4-5";
+  const model = process.env["ANTHROPIC_MODEL"] ?? "claude-haiku-4-5";
   log(
     online
       ? `Talking to the Anthropic API (${model}).`

@@ -144,7 +144,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunReport
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
-  const online = Boolean(process.env.OPENAI_API_KEY);
+  const online = Boolean(process.env["OPENAI_API_KEY"]);
   const server = online
     ? undefined
     : await ChatCompletionsServer.start(offlineChatModel(), {
@@ -153,8 +153,8 @@ async function main(): Promise<void> {
   const client = server
     ? new OpenAI({ baseURL: server.url, apiKey: "offline-stand-in", maxRetries: 0 })
     : new OpenAI();
-  const model = process.env.OPENAI_MODEL ?? "gpt-5.6-luna";
-  const reasoning = process.env.CHAT_REASONING === "drop" ? "drop" : "keep";
+  const model = process.env["OPENAI_MODEL"] ?? "gpt-5.6-luna";
+  const reasoning = process.env["CHAT_REASONING"] === "drop" ? "drop" : "keep";
   log(
     online
       ? `Talking to ${client.baseURL} (${model}).`

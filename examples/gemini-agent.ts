@@ -95,12 +95,12 @@ export async function runAgent(options: RunGeminiAgentOptions): Promise<AgentRun
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
-  const online = Boolean(process.env.GEMINI_API_KEY ?? process.env.GOOGLE_API_KEY);
+  const online = Boolean(process.env["GEMINI_API_KEY"] ?? process.env["GOOGLE_API_KEY"]);
   const server = online ? undefined : await GeminiApiServer.start(offlineGemini());
   const client = server
     ? new GoogleGenAI({ apiKey: "offline-stand-in", httpOptions: { baseUrl: server.url } })
     : new GoogleGenAI({});
-  const model = process.env.GEMINI_MODEL ?? "gemini-3-flash-preview";
+  const model = process.env["GEMINI_MODEL"] ?? "gemini-3-flash-preview";
   log(
     online
       ? `Talking to the Gemini API (${model}).`

@@ -53,14 +53,14 @@ function nextStep(
   // The user's last request: not a message the library wrote (marked in additional_kwargs).
   const at = messages.findLastIndex(
     (message) =>
-      message.type === "human" && message.additional_kwargs.agent_compaction === undefined,
+      message.type === "human" && message.additional_kwargs["agent_compaction"] === undefined,
   );
   const request = messages[at]?.text ?? "";
   const read = new Set(
     messages
       .slice(at)
       .flatMap((message) =>
-        ((message as AIMessage).tool_calls ?? []).map((call) => String(call.args.path)),
+        ((message as AIMessage).tool_calls ?? []).map((call) => String(call.args["path"])),
       ),
   );
   const next = (request.match(PATH_PATTERN) ?? []).find((path) => !read.has(path));
@@ -148,7 +148,7 @@ export async function runLangChainAgent(options: RunLangChainAgentOptions) {
 
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
-  const name = process.env.LANGCHAIN_MODEL;
+  const name = process.env["LANGCHAIN_MODEL"];
   const models =
     name === undefined
       ? offlineModels()

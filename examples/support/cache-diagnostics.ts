@@ -55,26 +55,26 @@ const rough = (value: unknown) => Math.ceil(JSON.stringify(value ?? "").length /
 /** The fingerprint of a request body. */
 export function fingerprintOf(body: unknown): RequestFingerprint {
   const request = isRecord(body) ? body : {};
-  const messages = Array.isArray(request.messages) ? request.messages : [];
+  const messages = Array.isArray(request["messages"]) ? request["messages"] : [];
   return {
-    model: String(request.model ?? ""),
-    system: hash(request.system),
-    tools: hash(request.tools),
-    other: hash([request.thinking, request.tool_choice, request.context_management]),
+    model: String(request["model"] ?? ""),
+    system: hash(request["system"]),
+    tools: hash(request["tools"]),
+    other: hash([request["thinking"], request["tool_choice"], request["context_management"]]),
     messages: messages.map((message) => ({ hash: hash(message), tokens: rough(message) })),
-    prefixTokens: rough(request.system) + rough(request.tools),
+    prefixTokens: rough(request["system"]) + rough(request["tools"]),
   };
 }
 
 /** Whether the request asks for diagnostics (it has a `diagnostics` field). */
 export function wantsDiagnostics(body: unknown): boolean {
-  return isRecord(body) && isRecord(body.diagnostics);
+  return isRecord(body) && isRecord(body["diagnostics"]);
 }
 
 /** The id a request's `diagnostics.previous_message_id` names (`null` on a first turn). */
 export function previousMessageId(body: unknown): string | null {
-  if (!isRecord(body) || !isRecord(body.diagnostics)) return null;
-  const id = body.diagnostics.previous_message_id;
+  if (!isRecord(body) || !isRecord(body["diagnostics"])) return null;
+  const id = body["diagnostics"]["previous_message_id"];
   return typeof id === "string" ? id : null;
 }
 

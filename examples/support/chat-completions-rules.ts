@@ -61,7 +61,7 @@ const isObject = (value: unknown): value is Json =>
 function contentProblem(message: Json, index: number): RequestProblem | undefined {
   const { role, content } = message;
   const param = `messages.[${index}].content`;
-  const calls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0;
+  const calls = Array.isArray(message["tool_calls"]) && message["tool_calls"].length > 0;
   if (content === null || content === undefined) {
     if (role === "assistant" && calls) return undefined;
     return { message: "Invalid value for 'content': expected a string, got null.", param };
@@ -70,7 +70,7 @@ function contentProblem(message: Json, index: number): RequestProblem | undefine
   if (!Array.isArray(content)) return { message: `Invalid type for '${param}'.`, param };
   const allowed = PART_TYPES[String(role)] ?? [];
   for (let part = 0; part < content.length; part += 1) {
-    const type = isObject(content[part]) ? String((content[part] as Json).type) : "";
+    const type = isObject(content[part]) ? String((content[part] as Json)["type"]) : "";
     if (!allowed.includes(type)) {
       const list = allowed.map((value) => `'${value}'`).join(", ");
       return {
@@ -87,7 +87,7 @@ function reasoningProblem(
   index: number,
   state: RuleState,
 ): RequestProblem | undefined {
-  if (message.role !== "assistant") return undefined;
+  if (message["role"] !== "assistant") return undefined;
   if (state.reasoning === "rejected") {
     const field = REASONING_FIELDS.find((key) => key in message);
     if (field === undefined) return undefined;
@@ -96,11 +96,11 @@ function reasoningProblem(
       param: null,
     };
   }
-  if (state.reasoning !== "required-for-tool-calls" || !Array.isArray(message.tool_calls))
+  if (state.reasoning !== "required-for-tool-calls" || !Array.isArray(message["tool_calls"]))
     return undefined;
-  for (const call of message.tool_calls as Json[]) {
-    const issued = state.issuedReasoning.get(String(call.id));
-    if (issued !== undefined && message.reasoning_content !== issued) {
+  for (const call of message["tool_calls"] as Json[]) {
+    const issued = state.issuedReasoning.get(String(call["id"]));
+    if (issued !== undefined && message["reasoning_content"] !== issued) {
       return {
         message: "The `reasoning_content` in the thinking mode must be passed back to the API.",
         param: null,
@@ -126,8 +126,8 @@ function pairingProblem(
   index: number,
   pairing: { pending: Map<string, number>; calls: Set<string> | undefined; seen: Set<string> },
 ): RequestProblem | undefined {
-  if (message.role === "tool") {
-    const id = String(message.tool_call_id);
+  if (message["role"] === "tool") {
+    const id = String(message["tool_call_id"]);
     if (pairing.pending.delete(id)) return undefined;
     const param = `messages.[${index}].tool_call_id`;
     if (pairing.calls === undefined) {
@@ -150,11 +150,11 @@ function pairingProblem(
   const open = missingCalls(pairing.pending);
   if (open !== undefined) return open;
   const calls =
-    message.role === "assistant" && Array.isArray(message.tool_calls)
-      ? (message.tool_calls as Json[])
+    message["role"] === "assistant" && Array.isArray(message["tool_calls"])
+      ? (message["tool_calls"] as Json[])
       : [];
   for (const call of calls) {
-    const id = String(call.id);
+    const id = String(call["id"]);
     if (pairing.seen.has(id)) {
       return {
         message: `Invalid parameter: duplicate 'tool_call_id' of '${id}' in 'tool_calls'.`,
@@ -163,8 +163,8 @@ function pairingProblem(
     }
     pairing.seen.add(id);
   }
-  pairing.calls = calls.length > 0 ? new Set(calls.map((call) => String(call.id))) : undefined;
-  pairing.pending = new Map(calls.map((call) => [String(call.id), index]));
+  pairing.calls = calls.length > 0 ? new Set(calls.map((call) => String(call["id"]))) : undefined;
+  pairing.pending = new Map(calls.map((call) => [String(call["id"]), index]));
   return undefined;
 }
 
@@ -184,15 +184,15 @@ export function chatMessagesProblem(
   let opened = false;
   for (let index = 0; index < messages.length; index += 1) {
     const message: unknown = messages[index];
-    if (!isObject(message) || !(String(message.role) in PART_TYPES)) {
+    if (!isObject(message) || !(String(message["role"]) in PART_TYPES)) {
       return {
         message: `Invalid value for 'messages.[${index}].role'.`,
         param: `messages.[${index}].role`,
       };
     }
-    if (!opened && message.role !== "system" && message.role !== "developer") {
+    if (!opened && message["role"] !== "system" && message["role"] !== "developer") {
       opened = true;
-      if (message.role === "assistant") {
+      if (message["role"] === "assistant") {
         return {
           message: "The first message after the system messages must be a user message.",
           param: `messages.[${index}].role`,

@@ -52,9 +52,9 @@ export { roughTokens };
 
 /** The tokens of a request's messages and tools, the per-prefix hashes, and the cached part. */
 function promptOf(body: Record<string, unknown>, seen: Set<string>) {
-  const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : [];
-  const hash: Hash = createHash("sha256").update(JSON.stringify(body.tools ?? []));
-  let tokens = body.tools === undefined ? 0 : roughTokens(body.tools);
+  const messages = Array.isArray(body["messages"]) ? (body["messages"] as unknown[]) : [];
+  const hash: Hash = createHash("sha256").update(JSON.stringify(body["tools"] ?? []));
+  let tokens = body["tools"] === undefined ? 0 : roughTokens(body["tools"]);
   let cached = 0;
   const prefixes: string[] = [];
   for (const message of messages) {
@@ -108,7 +108,7 @@ export class ChatCompletionsServer extends LoopbackApi {
         error: { message: "Not found", type: "invalid_request_error" },
       });
     }
-    const problem = chatMessagesProblem(body.messages, this.#state);
+    const problem = chatMessagesProblem(body["messages"], this.#state);
     if (problem !== undefined) return this.#refuse(response, problem, null);
     const prompt = promptOf(body, this.#seen);
     if (this.contextWindow !== undefined && prompt.tokens > this.contextWindow) {
@@ -159,7 +159,7 @@ export class ChatCompletionsServer extends LoopbackApi {
       id: this.id("chatcmpl"),
       object: "chat.completion",
       created: 1_767_225_600,
-      model: body.model,
+      model: body["model"],
       choices: [
         {
           index: 0,

@@ -63,7 +63,7 @@ export function codeReadingSession(
 
 /** Runs one tool call; the compact summary is what threshold compaction keeps of it later. */
 export function runTool(call: ToolUseBlock): ToolResultBlock {
-  const path = typeof call.input.path === "string" ? call.input.path : "";
+  const path = typeof call.input["path"] === "string" ? call.input["path"] : "";
   return { type: "tool_result", toolUseId: call.id, ...readFile(call.name, path) };
 }
 

@@ -52,10 +52,10 @@ const invalid = (message: string): ApiProblem => ({ status: 400, message });
 function isCount(value: unknown, type: string, min: number): boolean {
   return (
     isRecord(value) &&
-    value.type === type &&
-    typeof value.value === "number" &&
-    Number.isInteger(value.value) &&
-    value.value >= min
+    value["type"] === type &&
+    typeof value["value"] === "number" &&
+    Number.isInteger(value["value"]) &&
+    value["value"] >= min
   );
 }
 
@@ -101,22 +101,22 @@ export function contextManagementProblem(
   options: { thinkByDefault?: boolean } = {},
 ): ApiProblem | undefined {
   const body = isRecord(request.body) ? request.body : {};
-  const management = body.context_management;
+  const management = body["context_management"];
   if (management === undefined || management === null) return undefined;
   if (!request.betas.includes(CONTEXT_MANAGEMENT_BETA)) {
     return invalid("context_management: Extra inputs are not permitted");
   }
   if (!isRecord(management)) return invalid("context_management: Input should be an object");
-  const edits = management.edits ?? [];
+  const edits = management["edits"] ?? [];
   if (!Array.isArray(edits)) return invalid("context_management.edits: Input should be a list");
   for (const [index, edit] of edits.entries()) {
     const where = `context_management.edits.${index}`;
-    if (!isRecord(edit) || !EDIT_TYPES.has(String(edit.type))) {
+    if (!isRecord(edit) || !EDIT_TYPES.has(String(edit["type"]))) {
       return invalid(
         `${where}.type: the loopback server applies clear_tool_uses_20250919 and clear_thinking_20251015`,
       );
     }
-    if (edit.type === "clear_thinking_20251015") {
+    if (edit["type"] === "clear_thinking_20251015") {
       if (index !== 0) {
         return invalid(
           `${where}: clear_thinking_20251015 must be the first edit in context_management.edits`,
@@ -125,7 +125,7 @@ export function contextManagementProblem(
       if (!thinksOn(body, options.thinkByDefault)) {
         return invalid(`${where}: clear_thinking_20251015 requires thinking to be enabled`);
       }
-      const keep = edit.keep;
+      const keep = edit["keep"];
       if (keep !== undefined && keep !== "all" && !isCount(keep, "thinking_turns", 1)) {
         return invalid(
           `${where}.keep: Input should be "all" or {"type": "thinking_turns", "value": N > 0}`,
@@ -141,7 +141,7 @@ export function contextManagementProblem(
 
 /** A deep copy of the messages the edits may change. */
 function copyMessages(body: Json): WireMessage[] {
-  const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : [];
+  const messages = Array.isArray(body["messages"]) ? (body["messages"] as WireMessage[]) : [];
   return messages.map((message) => ({
     ...message,
     content: Array.isArray(message.content)
@@ -152,23 +152,27 @@ function copyMessages(body: Json): WireMessage[] {
 
 function clearThinking(messages: WireMessage[], edit: Json): number {
   const keep =
-    edit.keep === undefined || edit.keep === "all"
+    edit["keep"] === undefined || edit["keep"] === "all"
       ? Number.POSITIVE_INFINITY
-      : Number((edit.keep as Json).value);
+      : Number((edit["keep"] as Json)["value"]);
   const turns = messages.filter(
     (message) =>
       message.role === "assistant" &&
       Array.isArray(message.content) &&
       message.content.some(
         (block) =>
-          isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking"),
+          isRecord(block) &&
+          (block["type"] === "thinking" || block["type"] === "redacted_thinking"),
       ),
   );
   const cleared = turns.slice(0, Math.max(0, turns.length - keep));
   for (const message of cleared) {
     message.content = (message.content as unknown[]).filter(
       (block) =>
-        !(isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking")),
+        !(
+          isRecord(block) &&
+          (block["type"] === "thinking" || block["type"] === "redacted_thinking")
+        ),
     );
   }
   return cleared.length;
@@ -186,12 +190,12 @@ function toolUses(messages: readonly WireMessage[]): ToolUse[] {
     const next = messages[index + 1];
     const results = Array.isArray(next?.content) ? (next.content as unknown[]) : [];
     for (const block of message.content) {
-      if (!isRecord(block) || block.type !== "tool_use") continue;
+      if (!isRecord(block) || block["type"] !== "tool_use") continue;
       const result = results.find(
         (candidate): candidate is Json =>
           isRecord(candidate) &&
-          candidate.type === "tool_result" &&
-          candidate.tool_use_id === block.id,
+          candidate["type"] === "tool_result" &&
+          candidate["tool_use_id"] === block["id"],
       );
       uses.push({ use: block, result });
     }
@@ -206,23 +210,25 @@ function clearToolUses(
   tokens: (body: unknown) => number,
 ): number {
   const uses = toolUses(messages);
-  const trigger = isRecord(edit.trigger) ? edit.trigger : { type: "input_tokens", value: 100_000 };
-  const measure = trigger.type === "tool_uses" ? uses.length : tokens({ ...body, messages });
-  if (measure <= Number(trigger.value)) return 0;
-  const keep = isRecord(edit.keep) ? Number(edit.keep.value) : 3;
+  const trigger = isRecord(edit["trigger"])
+    ? edit["trigger"]
+    : { type: "input_tokens", value: 100_000 };
+  const measure = trigger["type"] === "tool_uses" ? uses.length : tokens({ ...body, messages });
+  if (measure <= Number(trigger["value"])) return 0;
+  const keep = isRecord(edit["keep"]) ? Number(edit["keep"]["value"]) : 3;
   const excluded = new Set(
-    Array.isArray(edit.exclude_tools) ? (edit.exclude_tools as string[]) : [],
+    Array.isArray(edit["exclude_tools"]) ? (edit["exclude_tools"] as string[]) : [],
   );
-  const inputs = edit.clear_tool_inputs;
+  const inputs = edit["clear_tool_inputs"];
   const clearsInput = (name: string) =>
     inputs === true || (Array.isArray(inputs) && (inputs as string[]).includes(name));
   let cleared = 0;
   for (const { use, result } of uses.slice(0, Math.max(0, uses.length - keep))) {
-    const name = String(use.name);
-    if (excluded.has(name) || result === undefined || result.content === CLEARED_TOOL_RESULT)
+    const name = String(use["name"]);
+    if (excluded.has(name) || result === undefined || result["content"] === CLEARED_TOOL_RESULT)
       continue;
-    result.content = CLEARED_TOOL_RESULT;
-    if (clearsInput(name)) use.input = {};
+    result["content"] = CLEARED_TOOL_RESULT;
+    if (clearsInput(name)) use["input"] = {};
     cleared += 1;
   }
   return cleared;
@@ -237,14 +243,14 @@ export function applyContextEdits(
   body: unknown,
   tokens: (body: unknown) => number,
 ): { body: unknown; appliedEdits: AppliedEdit[] } {
-  if (!isRecord(body) || !isRecord(body.context_management)) return { body, appliedEdits: [] };
-  const edits = (body.context_management.edits ?? []) as Json[];
+  if (!isRecord(body) || !isRecord(body["context_management"])) return { body, appliedEdits: [] };
+  const edits = (body["context_management"]["edits"] ?? []) as Json[];
   let messages = copyMessages(body);
   const appliedEdits: AppliedEdit[] = [];
   for (const edit of edits) {
     const before = tokens({ ...body, messages });
     const attempt = copyMessages({ messages });
-    if (edit.type === "clear_thinking_20251015") {
+    if (edit["type"] === "clear_thinking_20251015") {
       const turns = clearThinking(attempt, edit);
       if (turns === 0) continue;
       messages = attempt;
@@ -258,7 +264,7 @@ export function applyContextEdits(
     const uses = clearToolUses(body, attempt, edit, tokens);
     if (uses === 0) continue;
     const freed = before - tokens({ ...body, messages: attempt });
-    const atLeast = isRecord(edit.clear_at_least) ? Number(edit.clear_at_least.value) : 0;
+    const atLeast = isRecord(edit["clear_at_least"]) ? Number(edit["clear_at_least"]["value"]) : 0;
     if (freed < atLeast) continue;
     messages = attempt;
     appliedEdits.push({

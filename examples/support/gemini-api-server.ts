@@ -76,11 +76,11 @@ interface Prompt {
 }
 
 function promptOf(model: string, body: Record<string, unknown>): Prompt {
-  const contents = Array.isArray(body.contents) ? (body.contents as unknown[]) : [];
+  const contents = Array.isArray(body["contents"]) ? (body["contents"] as unknown[]) : [];
   return {
     model,
-    head: canonical([body.systemInstruction ?? null, body.tools ?? null]),
-    headTokens: roughTokens(body.systemInstruction) + roughTokens(body.tools),
+    head: canonical([body["systemInstruction"] ?? null, body["tools"] ?? null]),
+    headTokens: roughTokens(body["systemInstruction"]) + roughTokens(body["tools"]),
     contents: contents.map(canonical),
     contentTokens: contents.map(roughTokens),
   };
@@ -176,7 +176,7 @@ export class GeminiApiServer {
   }
 
   #refusal(model: string, body: Record<string, unknown>): string | undefined {
-    const problem = geminiContentsProblem(body.contents, { model, issued: this.issued });
+    const problem = geminiContentsProblem(body["contents"], { model, issued: this.issued });
     if (problem !== undefined) return problem;
     const prompt = promptOf(model, body);
     const tokens = prompt.headTokens + sum(prompt.contentTokens);
@@ -189,20 +189,20 @@ export class GeminiApiServer {
   #signed(model: string, parts: WirePart[]): WirePart[] {
     const out = parts.map((part) => ({ ...part }));
     for (const part of out) {
-      if (typeof part.thoughtSignature === "string") {
-        const call = part.functionCall as { name?: string } | undefined;
+      if (typeof part["thoughtSignature"] === "string") {
+        const call = part["functionCall"] as { name?: string } | undefined;
         this.issued.set(
-          part.thoughtSignature,
+          part["thoughtSignature"],
           call?.name === undefined ? {} : { functionName: call.name },
         );
       }
     }
     if (!enforcesSignatures(model) || out.length === 0) return out;
-    const call = out.find((part) => part.functionCall !== undefined);
+    const call = out.find((part) => part["functionCall"] !== undefined);
     const target = call ?? out.at(-1)!;
-    if (target.thoughtSignature === undefined) {
-      const name = (target.functionCall as { name?: string } | undefined)?.name;
-      target.thoughtSignature = this.sign(name);
+    if (target["thoughtSignature"] === undefined) {
+      const name = (target["functionCall"] as { name?: string } | undefined)?.name;
+      target["thoughtSignature"] = this.sign(name);
     }
     return out;
   }
@@ -235,9 +235,9 @@ export class GeminiApiServer {
     const cached = this.#cachedTokens(prompt);
     this.#prompts.push(prompt);
     const parts = this.#signed(model, reply.parts);
-    const thoughts = parts.filter((part) => part.thought === true);
+    const thoughts = parts.filter((part) => part["thought"] === true);
     const promptTokens = prompt.headTokens + sum(prompt.contentTokens);
-    const candidates = roughTokens(parts.filter((part) => part.thought !== true));
+    const candidates = roughTokens(parts.filter((part) => part["thought"] !== true));
     const thoughtsTokens =
       reply.thoughtsTokens ?? roughTokens(thoughts.length > 0 ? thoughts : undefined);
     this.#counter += 1;

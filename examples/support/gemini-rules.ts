@@ -99,10 +99,10 @@ function answersProblem(calls: Record<string, unknown>[], answers: Record<string
   const open = [...calls];
   for (const answer of answers) {
     const at = open.findIndex((call) =>
-      answer.id !== undefined ? call.id === answer.id : call.name === answer.name,
+      answer["id"] !== undefined ? call["id"] === answer["id"] : call["name"] === answer["name"],
     );
     if (at === -1)
-      return `Function response ${String(answer.id ?? answer.name)} does not match any function call of the function call turn.`;
+      return `Function response ${String(answer["id"] ?? answer["name"])} does not match any function call of the function call turn.`;
     open.splice(at, 1);
   }
   return undefined;
@@ -131,7 +131,7 @@ function turnProblem(contents: readonly WireContent[]): string | undefined {
 export function currentTurnStart(contents: readonly WireContent[]): number {
   for (let index = contents.length - 1; index >= 0; index -= 1) {
     const content = contents[index]!;
-    if (roleOf(content) === "user" && partsOf(content).some((part) => !part.functionResponse))
+    if (roleOf(content) === "user" && partsOf(content).some((part) => !part["functionResponse"]))
       return index;
   }
   return 0;
@@ -140,9 +140,9 @@ export function currentTurnStart(contents: readonly WireContent[]): number {
 /** Rule 6: the current turn's function call turns, each with its first call signed. */
 function missingSignature(contents: readonly WireContent[]): string | undefined {
   for (let index = currentTurnStart(contents); index < contents.length; index += 1) {
-    const first = partsOf(contents[index]!).find((part) => part.functionCall !== undefined);
-    if (first === undefined || typeof first.thoughtSignature === "string") continue;
-    const name = String((first.functionCall as Record<string, unknown>).name);
+    const first = partsOf(contents[index]!).find((part) => part["functionCall"] !== undefined);
+    if (first === undefined || typeof first["thoughtSignature"] === "string") continue;
+    const name = String((first["functionCall"] as Record<string, unknown>)["name"]);
     return `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${name}\` , position ${index}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`;
   }
   return undefined;
@@ -155,12 +155,12 @@ function corruptedSignature(
 ): string | undefined {
   for (const content of contents) {
     for (const part of partsOf(content)) {
-      const signature = part.thoughtSignature;
+      const signature = part["thoughtSignature"];
       if (signature === undefined) continue;
       if (typeof signature === "string" && DUMMY_SIGNATURES.has(signature)) continue;
       const signed = typeof signature === "string" ? issued.get(signature) : undefined;
-      const call = part.functionCall as Record<string, unknown> | undefined;
-      if (signed === undefined || signed.functionName !== call?.name)
+      const call = part["functionCall"] as Record<string, unknown> | undefined;
+      if (signed === undefined || signed.functionName !== call?.["name"])
         return "Corrupted thought signature.";
     }
   }

@@ -54,9 +54,9 @@ export function modelView(
   dropped: readonly { messageIndex: number; blockIndex: number }[],
 ): ModelView {
   const visible = withoutBlocks(body, dropped) as Record<string, unknown> | undefined;
-  const messages = Array.isArray(visible?.messages) ? visible.messages : [];
+  const messages = Array.isArray(visible?.["messages"]) ? visible["messages"] : [];
   const rendered = { ...visible, messages: renderedMessages(messages) };
-  if (visible?.context_management === undefined || visible.context_management === null) {
+  if (visible?.["context_management"] === undefined || visible["context_management"] === null) {
     return { tokens: requestTokens(rendered) };
   }
   const edited = applyContextEdits(rendered, (edit) => requestTokens(edit));
@@ -94,7 +94,9 @@ function withLeadingThinking(
   reply: Extract<Reply, { type: "message" }>,
   requestThinks: boolean,
 ): Record<string, unknown>[] {
-  if (content.some((block) => block.type === "thinking" || block.type === "redacted_thinking")) {
+  if (
+    content.some((block) => block["type"] === "thinking" || block["type"] === "redacted_thinking")
+  ) {
     return content;
   }
   const lead: Record<string, unknown>[] = [];
@@ -130,7 +132,7 @@ export function messageParts(
     content,
     stopReason:
       reply.stopReason ??
-      (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
+      (content.some((block) => block["type"] === "tool_use") ? "tool_use" : "end_turn"),
     usage: {
       input_tokens: view?.tokens ?? requestTokens(body),
       output_tokens: roughTokens(content),

@@ -13,7 +13,7 @@ type Block = Record<string, unknown>;
 
 /** A block's `content_block_start` payload and its deltas. */
 function blockEvents(block: Block): { start: Block; deltas: Block[] } {
-  switch (block.type) {
+  switch (block["type"]) {
     case "text": {
       const { text, ...rest } = block;
       return { start: { ...rest, text: "" }, deltas: [{ type: "text_delta", text }] };
@@ -42,8 +42,8 @@ function blockEvents(block: Block): { start: Block; deltas: Block[] } {
 
 /** The server-sent events of a `message` response body. */
 export function messageEvents(message: Record<string, unknown>): string {
-  const content = (message.content ?? []) as Block[];
-  const usage = (message.usage ?? {}) as Record<string, unknown>;
+  const content = (message["content"] ?? []) as Block[];
+  const usage = (message["usage"] ?? {}) as Record<string, unknown>;
   const events: Block[] = [
     {
       type: "message_start",
@@ -65,12 +65,12 @@ export function messageEvents(message: Record<string, unknown>): string {
   events.push(
     {
       type: "message_delta",
-      delta: { stop_reason: message.stop_reason ?? null, stop_sequence: null },
+      delta: { stop_reason: message["stop_reason"] ?? null, stop_sequence: null },
       usage,
     },
     { type: "message_stop" },
   );
   return events
-    .map((event) => `event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)
+    .map((event) => `event: ${String(event["type"])}\ndata: ${JSON.stringify(event)}\n\n`)
     .join("");
 }

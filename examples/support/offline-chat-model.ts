@@ -53,8 +53,8 @@ function summary(messages: readonly Message[]): ScriptedChatReply {
 export function offlineChatModel(): ChatScript {
   return (request) => {
     const { body } = request;
-    const messages = (body.messages ?? []) as Message[];
-    if (body.tools === undefined || body.tool_choice === "none") return summary(messages);
+    const messages = (body["messages"] ?? []) as Message[];
+    if (body["tools"] === undefined || body["tool_choice"] === "none") return summary(messages);
     const last = messages.findLastIndex(
       (message) => message.role === "user" && !textOf(message).startsWith(SUMMARY),
     );

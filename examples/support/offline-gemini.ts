@@ -19,8 +19,8 @@ const partsOf = (content: WireContent | undefined): WirePart[] =>
   Array.isArray(content?.parts) ? (content.parts as WirePart[]) : [];
 const textOf = (content: WireContent | undefined): string =>
   partsOf(content)
-    .filter((part) => typeof part.text === "string" && part.thought !== true)
-    .map((part) => part.text as string)
+    .filter((part) => typeof part["text"] === "string" && part["thought"] !== true)
+    .map((part) => part["text"] as string)
     .join("\n");
 
 function summaryReply(contents: readonly WireContent[]): GeminiReply {
@@ -32,7 +32,7 @@ function readSoFar(contents: readonly WireContent[], from: number): Set<string> 
   const read = new Set<string>();
   for (const content of contents.slice(from)) {
     for (const part of partsOf(content)) {
-      const call = part.functionCall as { args?: { path?: unknown } } | undefined;
+      const call = part["functionCall"] as { args?: { path?: unknown } } | undefined;
       if (typeof call?.args?.path === "string") read.add(call.args.path);
     }
   }
@@ -55,8 +55,8 @@ export interface OfflineGeminiOptions {
 function currentWork(contents: readonly WireContent[]): { wanted: string[]; read: Set<string> } {
   const start = currentTurnStart(contents);
   const texts = partsOf(contents[start])
-    .filter((part) => typeof part.text === "string" && part.thought !== true)
-    .map((part) => part.text as string);
+    .filter((part) => typeof part["text"] === "string" && part["thought"] !== true)
+    .map((part) => part["text"] as string);
   const request = texts.at(-1) ?? "";
   const read = readSoFar(contents, start + 1);
   for (const note of texts.slice(0, -1))
@@ -69,10 +69,10 @@ function agentReply(
   options: OfflineGeminiOptions,
   nextId: () => string,
 ): GeminiReply {
-  const contents = (request.body.contents ?? []) as WireContent[];
+  const contents = (request.body["contents"] ?? []) as WireContent[];
   const { wanted, read } = currentWork(contents);
   const next = wanted.filter((path) => !read.has(path)).slice(0, options.parallel ?? 2);
-  const config = request.body.generationConfig as
+  const config = request.body["generationConfig"] as
     | { thinkingConfig?: { includeThoughts?: boolean } }
     | undefined;
   const thought: WirePart[] =
@@ -112,8 +112,8 @@ export function offlineGemini(options: OfflineGeminiOptions = {}): GeminiScript 
   let count = 0;
   const nextId = () => `call_offline_${String(++count).padStart(3, "0")}`;
   return (request) => {
-    const contents = (request.body.contents ?? []) as WireContent[];
-    const system = textOf(request.body.systemInstruction as WireContent | undefined);
+    const contents = (request.body["contents"] ?? []) as WireContent[];
+    const system = textOf(request.body["systemInstruction"] as WireContent | undefined);
     const last = textOf(contents.at(-1));
     if (SUMMARY_REQUEST.test(last) || SUMMARY_REQUEST.test(system)) return summaryReply(contents);
     return agentReply(request, options, nextId);

@@ -75,7 +75,7 @@ export class AnthropicLikeModel {
 
   #answer(messages: BaseMessage[], reply: StandInMessageReply): AIMessage | Error {
     const body = this.#body(messages);
-    const [problem] = requestProblems(body.messages);
+    const [problem] = requestProblems(body["messages"]);
     if (problem !== undefined) return this.#refuse(problem);
     const verdict = judgeThinking({ body, betas: [] }, { mode: "enforced" });
     if (!verdict.ok) return this.#refuse(verdict.message);
@@ -93,28 +93,28 @@ type Wire = Record<string, unknown>;
 
 /** A Messages API response as `ChatAnthropic` hands it over. */
 function asAIMessage(response: Wire): AIMessage {
-  const content = response.content as Wire[];
-  const usage = response.usage as Record<string, number>;
-  const read = usage.cache_read_input_tokens ?? 0;
-  const write = usage.cache_creation_input_tokens ?? 0;
-  const input = (usage.input_tokens ?? 0) + read + write;
+  const content = response["content"] as Wire[];
+  const usage = response["usage"] as Record<string, number>;
+  const read = usage["cache_read_input_tokens"] ?? 0;
+  const write = usage["cache_creation_input_tokens"] ?? 0;
+  const input = (usage["input_tokens"] ?? 0) + read + write;
   return new AIMessage({
-    id: response.id as string,
+    id: response["id"] as string,
     content: content as never,
     tool_calls: content
-      .filter((block) => block.type === "tool_use")
+      .filter((block) => block["type"] === "tool_use")
       .map((block) => ({
-        id: block.id as string,
-        name: block.name as string,
-        args: block.input as Record<string, unknown>,
+        id: block["id"] as string,
+        name: block["name"] as string,
+        args: block["input"] as Record<string, unknown>,
         type: "tool_call" as const,
       })),
     usage_metadata: {
       input_tokens: input,
-      output_tokens: usage.output_tokens ?? 0,
-      total_tokens: input + (usage.output_tokens ?? 0),
+      output_tokens: usage["output_tokens"] ?? 0,
+      total_tokens: input + (usage["output_tokens"] ?? 0),
       input_token_details: { cache_read: read, cache_creation: write },
     } as never,
-    response_metadata: { model_provider: "anthropic", stop_reason: response.stop_reason },
+    response_metadata: { model_provider: "anthropic", stop_reason: response["stop_reason"] },
   });
 }

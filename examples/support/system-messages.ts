@@ -47,7 +47,7 @@ function isCompactionOnly(message: WireMessage | undefined): boolean {
     Array.isArray(content) &&
     content.length === 1 &&
     isRecord(content[0]) &&
-    content[0].type === "compaction"
+    content[0]["type"] === "compaction"
   );
 }
 
@@ -56,9 +56,9 @@ function endsInServerToolResult(message: WireMessage | undefined): boolean {
   const last = message.content.at(-1);
   return (
     isRecord(last) &&
-    typeof last.type === "string" &&
-    last.type !== "tool_result" &&
-    last.type.endsWith("_tool_result")
+    typeof last["type"] === "string" &&
+    last["type"] !== "tool_result" &&
+    last["type"].endsWith("_tool_result")
   );
 }
 
@@ -70,15 +70,15 @@ function turnScopedProblem(message: WireMessage, index: number): string | undefi
   if (typeof message.content !== "string") {
     const blocks = Array.isArray(message.content) ? message.content : [];
     for (const [blockIndex, block] of blocks.entries()) {
-      if (!isRecord(block) || block.type !== "text") {
+      if (!isRecord(block) || block["type"] !== "text") {
         return `${where}: a turn-scoped system message supports text blocks only (clear_at: 'next_user_message')`;
       }
-      if (block.cache_control !== undefined && block.cache_control !== null) {
+      if (block["cache_control"] !== undefined && block["cache_control"] !== null) {
         return `${where}.content.${blockIndex}: cache_control is not permitted on a turn-scoped system message (clear_at: 'next_user_message')`;
       }
     }
   }
-  if (message.output_config !== undefined && message.output_config !== null) {
+  if (message["output_config"] !== undefined && message["output_config"] !== null) {
     return `${where}: output_config is not permitted on a turn-scoped system message (clear_at: 'next_user_message')`;
   }
   return undefined;
@@ -87,7 +87,7 @@ function turnScopedProblem(message: WireMessage, index: number): string | undefi
 /** The 400 message the API answers a request's system messages with, or `undefined`. */
 export function systemMessageProblem(request: RuleRequest): string | undefined {
   const body = isRecord(request.body) ? request.body : {};
-  const messages = (Array.isArray(body.messages) ? body.messages : []) as WireMessage[];
+  const messages = (Array.isArray(body["messages"]) ? body["messages"] : []) as WireMessage[];
   const clearAtBeta = request.betas.includes(CLEAR_AT_BETA);
   for (const [index, message] of messages.entries()) {
     if (!isRecord(message) || !("clear_at" in message)) continue;
@@ -95,7 +95,7 @@ export function systemMessageProblem(request: RuleRequest): string | undefined {
     if (message.role !== "system") {
       return `messages.${index}.clear_at: clear_at is only permitted on role 'system' messages`;
     }
-    const clearAt = message.clear_at;
+    const clearAt = message["clear_at"];
     if (clearAt !== null && clearAt !== "next_user_message" && clearAt !== "never") {
       return `messages.${index}.clear_at: Input should be 'next_user_message' or 'never'`;
     }
@@ -115,7 +115,7 @@ export function systemMessageProblem(request: RuleRequest): string | undefined {
     while (index < messages.length && messages[index]?.role === "system") {
       const message = messages[index]!;
       if (hasContent(message)) carriesContent = true;
-      else if (message.output_config === undefined || message.output_config === null) {
+      else if (message["output_config"] === undefined || message["output_config"] === null) {
         return `messages.${index}: a \`system\` message needs \`content\` or \`output_config\``;
       }
       index += 1;
@@ -144,8 +144,12 @@ export function systemMessageProblem(request: RuleRequest): string | undefined {
  */
 export function renderedMessages(messages: readonly unknown[]): unknown[] {
   return messages.filter((message, index) => {
-    if (!isRecord(message) || message.role !== "system" || message.clear_at !== "next_user_message")
+    if (
+      !isRecord(message) ||
+      message["role"] !== "system" ||
+      message["clear_at"] !== "next_user_message"
+    )
       return true;
-    return !messages.slice(index + 1).some((later) => isRecord(later) && later.role === "user");
+    return !messages.slice(index + 1).some((later) => isRecord(later) && later["role"] === "user");
   });
 }

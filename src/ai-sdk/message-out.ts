@@ -54,8 +54,8 @@ function compactionToPart(block: OpaqueBlock): AssistantPart {
   if (isPlainObject(kept)) providerOptions = kept as ProviderOptions;
   else {
     const anthropic: JsonObject = { type: COMPACTION_BLOCK_TYPE };
-    if (typeof signature === "string") anthropic.signature = signature;
-    if (cacheControl !== undefined) anthropic.cacheControl = cacheControl;
+    if (typeof signature === "string") anthropic["signature"] = signature;
+    if (cacheControl !== undefined) anthropic["cacheControl"] = cacheControl;
     providerOptions = { anthropic };
   }
   return { type: "text", text: typeof content === "string" ? content : "", providerOptions };
@@ -95,7 +95,7 @@ export function messageOptions(message: Message): ProviderOptions | undefined {
   const options =
     last.type === "opaque"
       ? last.block[MESSAGE_OPTIONS_KEY]
-      : aiSdkFields(last).messageProviderOptions;
+      : aiSdkFields(last)["messageProviderOptions"];
   return isPlainObject(options) ? (options as ProviderOptions) : undefined;
 }
 
@@ -103,7 +103,7 @@ export function messageOptions(message: Message): ProviderOptions | undefined {
 function contentForm(message: Message): "string" | "empty" | "parts" {
   const only = message.content.length === 1 ? message.content[0] : undefined;
   if (only?.type !== "text") return "parts";
-  const form = aiSdkFields(only).content;
+  const form = aiSdkFields(only)["content"];
   return form === "string" || form === "empty" ? form : "parts";
 }
 
@@ -111,7 +111,7 @@ function contentForm(message: Message): "string" | "empty" | "parts" {
 export function isToolSide(block: ContentBlock): boolean {
   return (
     block.type === "tool_result" ||
-    (block.type === "opaque" && block.block.type === "tool-approval-response")
+    (block.type === "opaque" && block.block["type"] === "tool-approval-response")
   );
 }
 

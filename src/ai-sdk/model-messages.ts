@@ -107,7 +107,7 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
   for (let index = 0; index < content.length; index += 1) {
     const part = content[index] as unknown;
     cursor.part = index;
-    if (!isObject(part) || typeof part.type !== "string" || !allowed.has(part.type)) {
+    if (!isObject(part) || typeof part["type"] !== "string" || !allowed.has(part["type"])) {
       issues.push({
         path: [cursor.message, "content", index, "type"],
         message: `must be one of ${[...allowed].join(", ")} in a ${role} message`,
@@ -217,7 +217,7 @@ export function convertModelMessages(
   let tokens = 0;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index] as unknown;
-    const role = isObject(message) ? message.role : undefined;
+    const role = isObject(message) ? message["role"] : undefined;
     if (
       !isObject(message) ||
       (role !== "user" && role !== "assistant" && role !== "tool" && role !== "system")
@@ -230,7 +230,7 @@ export function convertModelMessages(
     }
     const id = idOf(index);
     if (role === "system") {
-      if (typeof message.content !== "string")
+      if (typeof message["content"] !== "string")
         issues.push({ path: [index, "content"], message: "must be a string" });
       const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: message as JsonObject };
       const content: ContentBlock[] = [{ type: "opaque", block }];
@@ -240,8 +240,8 @@ export function convertModelMessages(
     }
     cursor.message = index;
     const content = contentBlocks(message, role as string, cursor);
-    if (message.providerOptions !== undefined)
-      keepMessageOptions(content, message.providerOptions, issues, [index]);
+    if (message["providerOptions"] !== undefined)
+      keepMessageOptions(content, message["providerOptions"], issues, [index]);
     const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
     tokens += estimateContentTokens(content);
     if (role === "assistant") {

@@ -80,9 +80,9 @@ describe("the stateless paths through @ai-sdk/openai (Responses)", () => {
     expect(result.text).toBe("All files read.");
     expect(server.refusals).toEqual([]);
     expect(compactions.length).toBeGreaterThan(0);
-    const inputs = server.requests.map((request) => request.body.input as Item[]);
+    const inputs = server.requests.map((request) => request.body["input"] as Item[]);
     // Reasoning went back with its encrypted content, in place.
-    expect(inputs.at(-1)!.some((item) => item.type === "reasoning")).toBe(true);
+    expect(inputs.at(-1)!.some((item) => item["type"] === "reasoning")).toBe(true);
   });
 
   it("compactModelMessages: the compacted history is a valid next request", async () => {
@@ -150,7 +150,7 @@ describe("the stateless paths through @ai-sdk/openai (Responses)", () => {
     });
     expect(object.files).toEqual(["src/f1.ts"]);
     // It continues the conversation the loop compacted: it goes out compacted as it was sent.
-    const last = JSON.stringify(server.requests.at(-1)!.body.input);
+    const last = JSON.stringify(server.requests.at(-1)!.body["input"]);
     expect(last).toMatch(/Content redacted for context management|Earlier messages were removed/);
     expect(last).toContain("List them.");
     expect(server.refusals).toEqual([]);

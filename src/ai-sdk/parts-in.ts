@@ -119,19 +119,19 @@ function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
 
 /** The part's `providerOptions`, checked, into `fields`. */
 function keepProviderOptions(context: PartContext, part: Record_, fields: AiSdkFields): void {
-  if (part.providerOptions === undefined) return;
-  if (!isPlainObject(part.providerOptions)) {
+  if (part["providerOptions"] === undefined) return;
+  if (!isPlainObject(part["providerOptions"])) {
     fail(context, "providerOptions", "must be an object");
     return;
   }
-  const options = jsonField(context, part.providerOptions, "providerOptions");
-  if (options !== undefined) fields.providerOptions = options;
+  const options = jsonField(context, part["providerOptions"], "providerOptions");
+  if (options !== undefined) fields["providerOptions"] = options;
 }
 
 function anthropicOptions(part: Record_): Record_ | undefined {
-  const options = part.providerOptions;
+  const options = part["providerOptions"];
   if (!isPlainObject(options)) return undefined;
-  const anthropic = options.anthropic;
+  const anthropic = options["anthropic"];
   return isPlainObject(anthropic) ? anthropic : undefined;
 }
 
@@ -143,7 +143,7 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
     if (value === undefined) continue;
     const kind = key === "data" ? dataKind(value) : undefined;
     if (kind !== undefined && kind !== "string") {
-      block.data = dataToText(value as Uint8Array);
+      block["data"] = dataToText(value as Uint8Array);
       block[`${AI_SDK_KEY}:data`] = kind;
       continue;
     }
@@ -158,10 +158,10 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
  * is `compaction`) becomes the API's own block, its signature kept beside its content.
  */
 export function textPart(context: PartContext, part: Record_): ContentBlock {
-  const text = stringField(context, part.text, "text");
-  if (part.providerOptions === undefined) return { type: "text", text };
+  const text = stringField(context, part["text"], "text");
+  if (part["providerOptions"] === undefined) return { type: "text", text };
   const anthropic = anthropicOptions(part);
-  if (anthropic?.type === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
+  if (anthropic?.["type"] === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
   const fields: AiSdkFields = {};
   keepProviderOptions(context, part, fields);
   return withExtra({ type: "text", text }, fields);
@@ -169,11 +169,11 @@ export function textPart(context: PartContext, part: Record_): ContentBlock {
 
 function compactionPart(context: PartContext, part: Record_, text: string): OpaqueBlock {
   const block: JsonObject = { type: COMPACTION_BLOCK_TYPE, content: text };
-  const options = jsonField(context, part.providerOptions, "providerOptions");
+  const options = jsonField(context, part["providerOptions"], "providerOptions");
   if (isPlainObject(options)) {
-    const anthropic = options.anthropic as JsonObject;
-    if (typeof anthropic.signature === "string") block.signature = anthropic.signature;
-    if (anthropic.cacheControl !== undefined) block.cache_control = anthropic.cacheControl;
+    const anthropic = options["anthropic"] as JsonObject;
+    if (typeof anthropic["signature"] === "string") block["signature"] = anthropic["signature"];
+    if (anthropic["cacheControl"] !== undefined) block["cache_control"] = anthropic["cacheControl"];
     block[`${AI_SDK_KEY}:providerOptions`] = options;
   }
   return { type: "opaque", block };
@@ -205,16 +205,16 @@ function imageSource(
 /** An image part, or a file part holding an image. */
 export function imagePart(context: PartContext, part: Record_, asFile: boolean): ImageBlock {
   const field = asFile ? "data" : "image";
-  const found = imageSource(context, part[field], part.mediaType, field);
+  const found = imageSource(context, part[field], part["mediaType"], field);
   const fields: AiSdkFields = {};
-  if (asFile) fields.part = "file";
-  if (found !== undefined && found.kind !== "string") fields.data = found.kind;
-  if (found !== undefined && !found.mediaTypeKept && part.mediaType !== undefined) {
-    const mediaType = jsonField(context, part.mediaType, "mediaType");
-    if (mediaType !== undefined) fields.mediaType = mediaType;
+  if (asFile) fields["part"] = "file";
+  if (found !== undefined && found.kind !== "string") fields["data"] = found.kind;
+  if (found !== undefined && !found.mediaTypeKept && part["mediaType"] !== undefined) {
+    const mediaType = jsonField(context, part["mediaType"], "mediaType");
+    if (mediaType !== undefined) fields["mediaType"] = mediaType;
   }
-  if (part.filename !== undefined) {
-    fields.filename = stringField(context, part.filename, "filename");
+  if (part["filename"] !== undefined) {
+    fields["filename"] = stringField(context, part["filename"], "filename");
   }
   keepProviderOptions(context, part, fields);
   const source = found?.source ?? { type: "url", url: "about:blank" };
@@ -223,7 +223,7 @@ export function imagePart(context: PartContext, part: Record_, asFile: boolean):
 
 /** A file part: an image becomes an image block, any other file is carried whole. */
 export function filePart(context: PartContext, part: Record_): ContentBlock {
-  const mediaType = stringField(context, part.mediaType, "mediaType", false);
+  const mediaType = stringField(context, part["mediaType"], "mediaType", false);
   return mediaType.startsWith("image/")
     ? imagePart(context, part, true)
     : opaquePart(context, part);
@@ -235,44 +235,47 @@ export function filePart(context: PartContext, part: Record_): ContentBlock {
  * is carried whole and in place, never removed apart from the part that follows it.
  */
 export function reasoningPart(context: PartContext, part: Record_): ContentBlock {
-  const text = stringField(context, part.text, "text");
+  const text = stringField(context, part["text"], "text");
   const anthropic = anthropicOptions(part);
   const fields: AiSdkFields = {};
   keepProviderOptions(context, part, fields);
-  if (typeof anthropic?.signature === "string") {
-    return withExtra({ type: "thinking", thinking: text, signature: anthropic.signature }, fields);
+  if (typeof anthropic?.["signature"] === "string") {
+    return withExtra(
+      { type: "thinking", thinking: text, signature: anthropic["signature"] },
+      fields,
+    );
   }
-  if (typeof anthropic?.redactedData === "string") {
-    if (text !== "") fields.text = text;
-    return withExtra({ type: "redacted_thinking", data: anthropic.redactedData }, fields);
+  if (typeof anthropic?.["redactedData"] === "string") {
+    if (text !== "") fields["text"] = text;
+    return withExtra({ type: "redacted_thinking", data: anthropic["redactedData"] }, fields);
   }
   return opaquePart(context, part);
 }
 
 /** A tool call the app runs (a provider-executed one is carried whole). */
 export function toolCallPart(context: PartContext, part: Record_): ContentBlock {
-  if (part.providerExecuted === true) return opaquePart(context, part);
-  const id = stringField(context, part.toolCallId, "toolCallId", false);
-  const name = stringField(context, part.toolName, "toolName", false);
+  if (part["providerExecuted"] === true) return opaquePart(context, part);
+  const id = stringField(context, part["toolCallId"], "toolCallId", false);
+  const name = stringField(context, part["toolName"], "toolName", false);
   if (
-    part.providerOptions === undefined &&
-    part.providerExecuted === undefined &&
-    isPlainObject(part.input)
+    part["providerOptions"] === undefined &&
+    part["providerExecuted"] === undefined &&
+    isPlainObject(part["input"])
   ) {
-    const input = jsonField(context, part.input, "input");
+    const input = jsonField(context, part["input"], "input");
     return { type: "tool_use", id, name, input: (input ?? {}) as JsonObject };
   }
   const fields: AiSdkFields = {};
   let input: JsonObject = {};
-  if (isPlainObject(part.input)) {
-    const checked = jsonField(context, part.input, "input");
+  if (isPlainObject(part["input"])) {
+    const checked = jsonField(context, part["input"], "input");
     if (checked !== undefined) input = checked as JsonObject;
   } else {
     // A model's malformed arguments (a string, an array): kept as they were, outside `input`.
-    const raw = jsonField(context, part.input ?? null, "input");
-    fields.input = raw ?? null;
+    const raw = jsonField(context, part["input"] ?? null, "input");
+    fields["input"] = raw ?? null;
   }
-  if (part.providerExecuted === false) fields.providerExecuted = false;
+  if (part["providerExecuted"] === false) fields["providerExecuted"] = false;
   keepProviderOptions(context, part, fields);
   return withExtra({ type: "tool_use", id, name, input }, fields);
 }
@@ -288,23 +291,23 @@ const OUTPUT_TYPES = new Set([
 
 /** One part of a `content` output. */
 function outputContentPart(context: PartContext, part: unknown): ToolResultContentBlock {
-  if (!isPlainObject(part) || typeof part.type !== "string") {
+  if (!isPlainObject(part) || typeof part["type"] !== "string") {
     fail(context, undefined, "must be a tool output part with a type");
     return { type: "opaque", block: {} };
   }
-  switch (part.type) {
+  switch (part["type"]) {
     case "text":
       return textPart(context, part) as ToolResultContentBlock;
     case "image-data":
     case "media":
-      if (part.type === "media" && !String(part.mediaType).startsWith("image/")) break;
+      if (part["type"] === "media" && !String(part["mediaType"]).startsWith("image/")) break;
       return withExtra(
         {
           type: "image",
           source: {
             type: "base64",
-            mediaType: stringField(context, part.mediaType, "mediaType", false),
-            data: stringField(context, part.data, "data"),
+            mediaType: stringField(context, part["mediaType"], "mediaType", false),
+            data: stringField(context, part["data"], "data"),
           },
         } satisfies ImageBlock,
         partFields(context, part),
@@ -313,7 +316,7 @@ function outputContentPart(context: PartContext, part: unknown): ToolResultConte
       return withExtra(
         {
           type: "image",
-          source: { type: "url", url: stringField(context, part.url, "url", false) },
+          source: { type: "url", url: stringField(context, part["url"], "url", false) },
         },
         partFields(context, part),
       );
@@ -322,20 +325,20 @@ function outputContentPart(context: PartContext, part: unknown): ToolResultConte
 }
 
 function partFields(context: PartContext, part: Record_): AiSdkFields {
-  const fields: AiSdkFields = { part: part.type as string };
+  const fields: AiSdkFields = { part: part["type"] as string };
   keepProviderOptions(context, part, fields);
   return fields;
 }
 
 /** A tool result part of a `tool` message. */
 export function toolResultPart(context: PartContext, part: Record_): ToolResultBlock {
-  const toolUseId = stringField(context, part.toolCallId, "toolCallId", false);
-  const toolName = stringField(context, part.toolName, "toolName", false);
-  const output = part.output;
+  const toolUseId = stringField(context, part["toolCallId"], "toolCallId", false);
+  const toolName = stringField(context, part["toolName"], "toolName", false);
+  const output = part["output"];
   // The common case, text in and out: nothing to keep when the call named the same tool.
   if (
     isPlainTextOutput(output) &&
-    part.providerOptions === undefined &&
+    part["providerOptions"] === undefined &&
     context.callName?.(toolUseId) === toolName
   ) {
     const isError = output.type === "error-text";
@@ -343,7 +346,7 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   }
   const fields: AiSdkFields = { toolName };
   keepProviderOptions(context, part, fields);
-  if (!isPlainObject(output) || !OUTPUT_TYPES.has(output.type as string)) {
+  if (!isPlainObject(output) || !OUTPUT_TYPES.has(output["type"] as string)) {
     fail(
       context,
       "output",
@@ -351,28 +354,29 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
     );
     return { type: "tool_result", toolUseId, content: "", isError: false };
   }
-  const type = output.type as string;
-  fields.output = type;
+  const type = output["type"] as string;
+  fields["output"] = type;
   const outputContext = child(context, "output");
-  if (output.providerOptions !== undefined) {
-    const options = jsonField(outputContext, output.providerOptions, "providerOptions");
-    if (options !== undefined) fields.outputProviderOptions = options;
+  if (output["providerOptions"] !== undefined) {
+    const options = jsonField(outputContext, output["providerOptions"], "providerOptions");
+    if (options !== undefined) fields["outputProviderOptions"] = options;
   }
   const isError = type === "error-text" || type === "error-json" || type === "execution-denied";
   let content: ToolResultBlock["content"];
   if (type === "text" || type === "error-text") {
-    content = stringField(outputContext, output.value, "value");
+    content = stringField(outputContext, output["value"], "value");
   } else if (type === "json" || type === "error-json") {
-    const value = jsonField(outputContext, output.value ?? null, "value") ?? null;
+    const value = jsonField(outputContext, output["value"] ?? null, "value") ?? null;
     content = JSON.stringify(value);
     // Only this exact text is the JSON value: a masked or summarized result is text again.
-    fields.jsonLength = content.length;
+    // Only this exact text is the JSON value: a masked or summarized result is text again.
+    fields["jsonLength"] = content.length;
   } else if (type === "execution-denied") {
-    if (output.reason === undefined) fields.noReason = true;
+    if (output["reason"] === undefined) fields["noReason"] = true;
     content =
-      output.reason === undefined ? "" : stringField(outputContext, output.reason, "reason");
-  } else if (Array.isArray(output.value)) {
-    content = output.value.map((item, index) =>
+      output["reason"] === undefined ? "" : stringField(outputContext, output["reason"], "reason");
+  } else if (Array.isArray(output["value"])) {
+    content = output["value"].map((item, index) =>
       outputContentPart(child(outputContext, "value", index), item),
     );
   } else {
@@ -388,8 +392,8 @@ function isPlainTextOutput(
 ): output is { type: "text" | "error-text"; value: string } {
   return (
     isPlainObject(output) &&
-    typeof output.value === "string" &&
-    output.providerOptions === undefined &&
-    (output.type === "text" || output.type === "error-text")
+    typeof output["value"] === "string" &&
+    output["providerOptions"] === undefined &&
+    (output["type"] === "text" || output["type"] === "error-text")
   );
 }

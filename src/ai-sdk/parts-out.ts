@@ -64,17 +64,17 @@ export function imageToPart(block: ImageBlock): ImagePart | FilePart {
   const { source } = block;
   const text =
     source.type === "base64" ? source.data : source.type === "url" ? source.url : source.fileId;
-  const data = textToData(text, fields.data);
+  const data = textToData(text, fields["data"]);
   const mediaType =
     source.type === "base64" && source.mediaType !== "image/*"
       ? source.mediaType
-      : typeof fields.mediaType === "string"
-        ? fields.mediaType
+      : typeof fields["mediaType"] === "string"
+        ? fields["mediaType"]
         : undefined;
   const options = providerOptionsOf(fields);
-  if (fields.part === "file") {
+  if (fields["part"] === "file") {
     const file: FilePart = { type: "file", data, mediaType: mediaType ?? "image/*" };
-    if (typeof fields.filename === "string") file.filename = fields.filename;
+    if (typeof fields["filename"] === "string") file.filename = fields["filename"];
     return withOptions(file, options);
   }
   const image: ImagePart = { type: "image", image: data };
@@ -91,7 +91,7 @@ export function thinkingToPart(block: ThinkingBlock | RedactedThinkingBlock): Re
     return { type: "reasoning", text: block.thinking, providerOptions: options };
   }
   const options = kept ?? { anthropic: { redactedData: block.data } };
-  const text = typeof fields.text === "string" ? fields.text : "";
+  const text = typeof fields["text"] === "string" ? fields["text"] : "";
   return { type: "reasoning", text, providerOptions: options };
 }
 
@@ -102,9 +102,9 @@ export function toolUseToPart(block: ToolUseBlock): ToolCallPart {
     type: "tool-call",
     toolCallId: block.id,
     toolName: block.name,
-    input: "input" in fields ? fields.input : block.input,
+    input: "input" in fields ? fields["input"] : block.input,
   };
-  if (fields.providerExecuted === false) part.providerExecuted = false;
+  if (fields["providerExecuted"] === false) part.providerExecuted = false;
   return withOptions(part, providerOptionsOf(fields));
 }
 
@@ -113,7 +113,7 @@ export function opaqueToPart<P>(block: OpaqueBlock): P {
   const kindKey = `${AI_SDK_KEY}:data`;
   if (!(kindKey in block.block)) return block.block as P;
   const { [kindKey]: kind, ...part } = block.block;
-  return { ...part, data: textToData(String(part.data), kind) } as P;
+  return { ...part, data: textToData(String(part["data"]), kind) } as P;
 }
 
 function contentToPart(block: ToolResultContentBlock): OutputContentPart {
@@ -123,7 +123,7 @@ function contentToPart(block: ToolResultContentBlock): OutputContentPart {
   if (block.type === "text") return withOptions({ type: "text", text: block.text }, options);
   const { source } = block;
   if (source.type === "base64") {
-    const type = fields.part === "media" ? "media" : "image-data";
+    const type = fields["part"] === "media" ? "media" : "image-data";
     return withOptions(
       { type, data: source.data, mediaType: source.mediaType },
       options,
@@ -151,19 +151,23 @@ function parsedJson(text: string, length: JsonValue | undefined): JsonValue | un
 
 /** The output a result block holds: its own kind while its content is the original. */
 function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput {
-  const kind = fields.output;
+  const kind = fields["output"];
   const { content } = block;
   let output: ToolResultOutput;
   if (kind === undefined && typeof content === "string") {
     output = { type: block.isError ? "error-text" : "text", value: content };
   } else if (kind === "execution-denied" && typeof content === "string") {
     output =
-      fields.noReason === true && content === "" ? { type: kind } : { type: kind, reason: content };
+      fields["noReason"] === true && content === ""
+        ? { type: kind }
+        : { type: kind, reason: content };
   } else if (Array.isArray(content)) {
     output = { type: "content", value: content.map(contentToPart) };
   } else {
     const json =
-      kind === "json" || kind === "error-json" ? parsedJson(content, fields.jsonLength) : undefined;
+      kind === "json" || kind === "error-json"
+        ? parsedJson(content, fields["jsonLength"])
+        : undefined;
     output =
       json !== undefined
         ? { type: block.isError ? "error-json" : "json", value: json }
@@ -186,8 +190,8 @@ export function toolResultToPart(
 ): ToolResultPart {
   const fields = aiSdkFields(block);
   const toolName =
-    typeof fields.toolName === "string"
-      ? fields.toolName
+    typeof fields["toolName"] === "string"
+      ? fields["toolName"]
       : (callName ?? toolNames.get(block.toolUseId) ?? "unknown");
   const part: ToolResultPart = {
     type: "tool-result",

@@ -274,7 +274,7 @@ export class AnthropicCompactor
         signal: options.signal,
         milliseconds: this.config.timeoutMs,
         what: "compaction request",
-        isTimeout: (error) => isObject(error) && error.name === "APIConnectionTimeoutError",
+        isTimeout: (error) => isObject(error) && error["name"] === "APIConnectionTimeoutError",
         failure: (error) => {
           const cause = redactSecrets(error, clientSecrets(this.#client));
           return new CompactionError("llm_error", `compaction request failed: ${describe(cause)}`, {

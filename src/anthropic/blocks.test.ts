@@ -221,7 +221,7 @@ describe("fromAnthropicContent / toAnthropicContent: each block", () => {
   it("keeps a __proto__ key as data, never as a prototype", () => {
     const block = JSON.parse('{"type":"x_block","__proto__":{"polluted":true}}');
     const [ours] = fromAnthropicContent([block]);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     expect(Object.keys((ours as { block: object }).block)).toEqual(["type", "__proto__"]);
     expect(JSON.stringify(toAnthropicContent([ours!]))).toBe(JSON.stringify([block]));
   });

@@ -73,17 +73,21 @@ function hasExactly(object: JsonObject, keys: readonly string[]): boolean {
 
 /** Our image source for a wire source, or undefined when it carries more than we model. */
 function imageSourceFromWire(source: JsonObject): ImageSource | undefined {
-  if (source.type === "base64" && hasExactly(source, ["type", "media_type", "data"])) {
-    const mediaType = source.media_type as string;
+  if (source["type"] === "base64" && hasExactly(source, ["type", "media_type", "data"])) {
+    const mediaType = source["media_type"] as string;
     return mediaType === ""
       ? undefined
-      : { type: "base64", mediaType, data: source.data as string };
+      : { type: "base64", mediaType, data: source["data"] as string };
   }
-  if (source.type === "url" && hasExactly(source, ["type", "url"]) && source.url !== "") {
-    return { type: "url", url: source.url as string };
+  if (source["type"] === "url" && hasExactly(source, ["type", "url"]) && source["url"] !== "") {
+    return { type: "url", url: source["url"] as string };
   }
-  if (source.type === "file" && hasExactly(source, ["type", "file_id"]) && source.file_id !== "") {
-    return { type: "file", fileId: source.file_id as string };
+  if (
+    source["type"] === "file" &&
+    hasExactly(source, ["type", "file_id"]) &&
+    source["file_id"] !== ""
+  ) {
+    return { type: "file", fileId: source["file_id"] as string };
   }
   return undefined;
 }
@@ -111,14 +115,14 @@ function sameNamedFromWire<T extends SameNamedBlock["type"]>(
 }
 
 function imageFromWire(block: JsonObject): ImageBlock | OpaqueBlock {
-  const source = imageSourceFromWire(block.source as JsonObject);
+  const source = imageSourceFromWire(block["source"] as JsonObject);
   if (source === undefined) return opaque(block);
   return withExtra({ type: "image", source }, rest(block, MODELLED_WIRE_FIELDS.image));
 }
 
 function partFromWire(part: JsonObject): ToolResultContentBlock {
-  if (part.type === "text") return sameNamedFromWire("text", part);
-  if (part.type === "image") return imageFromWire(part);
+  if (part["type"] === "text") return sameNamedFromWire("text", part);
+  if (part["type"] === "image") return imageFromWire(part);
   return opaque(part);
 }
 
@@ -126,20 +130,20 @@ function toolResultFromWire(block: JsonObject): ToolResultBlock {
   const extra = rest(block, MODELLED_WIRE_FIELDS.tool_result);
   // Wire forms our model cannot tell from its defaults are kept as they were sent:
   // `is_error: false` (vs absent) and `content: ""` (vs absent).
-  if (block.is_error === false) extra.is_error = false;
-  if (block.content === "") extra.content = "";
-  const content = block.content;
+  if (block["is_error"] === false) extra["is_error"] = false;
+  if (block["content"] === "") extra["content"] = "";
+  const content = block["content"];
   return withExtra(
     {
       type: "tool_result",
-      toolUseId: block.tool_use_id as string,
+      toolUseId: block["tool_use_id"] as string,
       content:
         content === undefined
           ? ""
           : typeof content === "string"
             ? content
             : (content as JsonObject[]).map(partFromWire),
-      isError: block.is_error === true,
+      isError: block["is_error"] === true,
     },
     extra,
   );
@@ -147,12 +151,12 @@ function toolResultFromWire(block: JsonObject): ToolResultBlock {
 
 /** Converts one checked, normalized wire block. */
 function blockFromWire(block: JsonObject): ContentBlock {
-  switch (block.type) {
+  switch (block["type"]) {
     case "text":
     case "thinking":
     case "redacted_thinking":
     case "tool_use":
-      return sameNamedFromWire(block.type, block);
+      return sameNamedFromWire(block["type"], block);
     case "image":
       return imageFromWire(block);
     case "tool_result":
@@ -229,7 +233,7 @@ function partToWire(part: ToolResultContentBlock): JsonObject {
       return sameNamedToWire(part);
     case "image": {
       const out = extraToWire({ type: "image" }, part.extra, MODELLED_WIRE_FIELDS.image);
-      out.source = imageSourceToWire(part.source);
+      out["source"] = imageSourceToWire(part.source);
       return out;
     }
     case "opaque":
@@ -239,14 +243,15 @@ function partToWire(part: ToolResultContentBlock): JsonObject {
 
 function toolResultToWire(block: ToolResultBlock): JsonObject {
   const out = extraToWire({ type: "tool_result" }, block.extra, MODELLED_WIRE_FIELDS.tool_result);
-  out.tool_use_id = block.toolUseId;
+  out["tool_use_id"] = block.toolUseId;
   if (block.content !== "") {
-    out.content = typeof block.content === "string" ? block.content : block.content.map(partToWire);
-  } else if (block.extra?.content === "") {
-    out.content = "";
+    out["content"] =
+      typeof block.content === "string" ? block.content : block.content.map(partToWire);
+  } else if (block.extra?.["content"] === "") {
+    out["content"] = "";
   }
-  if (block.isError) out.is_error = true;
-  else if (block.extra?.is_error === false) out.is_error = false;
+  if (block.isError) out["is_error"] = true;
+  else if (block.extra?.["is_error"] === false) out["is_error"] = false;
   return out;
 }
 

@@ -28,8 +28,8 @@ const fileText = (path: string) =>
  * boundary by asking for a compaction, then answers. Summary requests (no tools) get a summary.
  */
 function model_(request: StandInRequest) {
-  if (request.body.tools === undefined) return SUMMARY;
-  const text = JSON.stringify(request.body.messages);
+  if (request.body["tools"] === undefined) return SUMMARY;
+  const text = JSON.stringify(request.body["messages"]);
   if (!text.includes("Now add a test")) {
     if (!text.includes("src/config.ts\\n")) {
       return { toolCalls: [{ name: "read_file", input: { path: "src/config.ts" } }] };
@@ -99,15 +99,15 @@ describe("COMPACT_TOOL in the README loop (AnthropicStandIn)", () => {
     // Requests of the second task: the call, the summary, then the compacted request.
     const [call, summary, next] = client.requests.slice(requestsBefore);
     expect(JSON.stringify(call?.body)).toContain(COMPACT_TOOL.name);
-    expect(summary?.body.tools).toBeUndefined();
+    expect(summary?.body["tools"]).toBeUndefined();
     expect(JSON.stringify(summary?.body)).toContain(NOTES); // the notes reached the summarizer
-    const sent = JSON.stringify(next?.body.messages);
+    const sent = JSON.stringify(next?.body["messages"]);
     expect(sent).toContain(SUMMARY);
     expect(sent).not.toContain("total += value;"); // the first task's reads folded
     expect(sent).toContain("Compaction scheduled"); // the call answered, paired, in place
     expect(second.filter((report) => report.compacted)).toHaveLength(1);
     expect(session.compactionRequested).toBe(false);
-    expect(client.lastRequest?.body.messages).toEqual(next?.body.messages);
+    expect(client.lastRequest?.body["messages"]).toEqual(next?.body["messages"]);
     expect(session.messages.at(-1)?.content).toEqual([
       expect.objectContaining({ text: "Added test/config.test.ts." }),
     ]);

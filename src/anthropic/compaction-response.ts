@@ -51,14 +51,14 @@ export function readCompaction(response: unknown): {
   blocks: ContentBlock[];
   usage: CompactionUsage | undefined;
 } {
-  if (!isObject(response) || !Array.isArray(response.content)) {
+  if (!isObject(response) || !Array.isArray(response["content"])) {
     throw new CompactionError("llm_error", "compaction response has no content array", {
       cause: response,
     });
   }
-  const usage = compactionUsage(response.usage);
-  const stopReason = String(response.stop_reason);
-  if (response.content.length === 0) {
+  const usage = compactionUsage(response["usage"]);
+  const stopReason = String(response["stop_reason"]);
+  if (response["content"].length === 0) {
     const why = NO_SUMMARY[stopReason] ?? "no summary came back";
     throw new CompactionError(
       "empty_summary",
@@ -68,7 +68,7 @@ export function readCompaction(response: unknown): {
   }
   let blocks: ContentBlock[];
   try {
-    blocks = fromAnthropicContent(response.content);
+    blocks = fromAnthropicContent(response["content"]);
   } catch (error) {
     throw new CompactionError("llm_error", `compaction response is malformed: ${describe(error)}`, {
       cause: error,
@@ -82,7 +82,7 @@ export function readCompaction(response: unknown): {
       { cause: response },
     );
   }
-  const content = block.block.content;
+  const content = block.block["content"];
   if (typeof content !== "string" || content.trim() === "") {
     throw new CompactionError("empty_summary", "the compaction block holds no summary", {
       cause: response,
@@ -93,9 +93,9 @@ export function readCompaction(response: unknown): {
 
 /** The cost of the `compaction` entries of `usage.iterations` (top-level usage is 0). */
 function compactionUsage(usage: unknown): CompactionUsage | undefined {
-  if (!isObject(usage) || !Array.isArray(usage.iterations)) return undefined;
-  const entries = usage.iterations.filter(
-    (entry): entry is Record<string, unknown> => isObject(entry) && entry.type === "compaction",
+  if (!isObject(usage) || !Array.isArray(usage["iterations"])) return undefined;
+  const entries = usage["iterations"].filter(
+    (entry): entry is Record<string, unknown> => isObject(entry) && entry["type"] === "compaction",
   );
   if (entries.length === 0) return undefined;
   const sum = (field: string) =>

@@ -42,7 +42,7 @@ export function reportResponse(session: ReportingSession, report: ResponseReport
     const edits = parseOrThrow(JSON_OBJECTS, report.appliedEdits, "applied_edits");
     const clearedInputTokens = edits.reduce(
       (sum, edit) =>
-        sum + (typeof edit.cleared_input_tokens === "number" ? edit.cleared_input_tokens : 0),
+        sum + (typeof edit["cleared_input_tokens"] === "number" ? edit["cleared_input_tokens"] : 0),
       0,
     );
     emit({ type: "context_edits_applied", edits, clearedInputTokens });

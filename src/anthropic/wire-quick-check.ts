@@ -34,19 +34,21 @@ function isNonEmptyString(value: JsonValue | undefined): value is string {
 
 /** Whether a copied block has a type, and the fields its type's wire schema asks for. */
 function isWireBlock(block: JsonValue | undefined): block is JsonObject {
-  if (!isPlainObject(block) || !isNonEmptyString(block.type)) return false;
-  switch (block.type) {
+  if (!isPlainObject(block) || !isNonEmptyString(block["type"])) return false;
+  switch (block["type"]) {
     case "text":
-      return typeof block.text === "string";
+      return typeof block["text"] === "string";
     case "image":
-      return isPlainObject(block.source) && typeof block.source.type === "string";
+      return isPlainObject(block["source"]) && typeof block["source"]["type"] === "string";
     case "thinking":
-      return typeof block.thinking === "string" && typeof block.signature === "string";
+      return typeof block["thinking"] === "string" && typeof block["signature"] === "string";
     case "redacted_thinking":
-      return typeof block.data === "string";
+      return typeof block["data"] === "string";
     case "tool_use":
       return (
-        isNonEmptyString(block.id) && isNonEmptyString(block.name) && isPlainObject(block.input)
+        isNonEmptyString(block["id"]) &&
+        isNonEmptyString(block["name"]) &&
+        isPlainObject(block["input"])
       );
     case "tool_result":
       return isWireToolResult(block);
@@ -57,7 +59,7 @@ function isWireBlock(block: JsonValue | undefined): block is JsonObject {
 
 function isWireToolResult(block: JsonObject): boolean {
   const { content, is_error } = block;
-  if (!isNonEmptyString(block.tool_use_id)) return false;
+  if (!isNonEmptyString(block["tool_use_id"])) return false;
   if (is_error !== undefined && typeof is_error !== "boolean") return false;
   if (content === undefined || typeof content === "string") return true;
   return Array.isArray(content) && content.every(isWireBlock);

@@ -31,7 +31,7 @@ describe("parseWireBlocks", () => {
       { type: "tool_use", id: "t", name: "read", input: { path: "a.ts" } },
       { type: "x_new", payload: [1, -0] },
     ]);
-    expect(parsed![0]!.input).not.toBe(input);
+    expect(parsed![0]!["input"]).not.toBe(input);
   });
 
   it("adds an issue below the path for each bad block, and returns undefined", () => {
@@ -163,7 +163,7 @@ describe("validation where messages enter (fromAnthropicMessages)", () => {
 
   it("reports a circular block", () => {
     const block: Record<string, unknown> = { type: "x_loop" };
-    block.self = block;
+    block["self"] = block;
     expect(validationError(() => fromAnthropicMessages([user([block] as never)])).message).toMatch(
       /messages\[0\]\.content\[0\]\.self: must not contain itself/,
     );

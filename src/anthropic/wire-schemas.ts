@@ -133,7 +133,7 @@ function checkBlock(block: JsonValue, path: Path, issues: ValidationIssue[]): bo
   const schema = KNOWN_BLOCK_SCHEMAS[shape.type];
   if (schema === undefined) return true;
   if (parseInto(schema, block, path, issues) === undefined) return false;
-  const content = (block as JsonObject).content;
+  const content = (block as JsonObject)["content"];
   if (shape.type !== "tool_result" || !Array.isArray(content)) return true;
   return checkBlocks(content, [...path, "content"], issues);
 }
@@ -186,7 +186,7 @@ export function parseWireMessageBySchemas(
   const before = issues.length;
   const normalized = normalizeJson(param, path, issues);
   if (normalized === undefined) return undefined;
-  if (isPlainObject(normalized) && normalized.role === "system") {
+  if (isPlainObject(normalized) && normalized["role"] === "system") {
     const system = parseInto(SystemMessageWireSchema, normalized, path, issues);
     if (system === undefined) return undefined;
     if (Array.isArray(system.content)) {

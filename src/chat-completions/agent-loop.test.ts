@@ -31,9 +31,9 @@ const READ_TOOL = {
 /** A reasoning model: two reads per request (reasoning before each), then an answer; summaries when asked. */
 const agent: ChatScript = (request) => {
   const body = request.body;
-  if (body.tool_choice === "none")
+  if (body["tool_choice"] === "none")
     return { content: "Goal: review files. Done: read f0, f1. Next: answer." };
-  const messages = body.messages as { role: string }[];
+  const messages = body["messages"] as { role: string }[];
   const sinceUser = messages.length - messages.findLastIndex((message) => message.role === "user");
   const step = messages.slice(-sinceUser).filter((message) => message.role === "tool").length;
   if (step >= 2) return { content: "Done.", reasoning: "Both files read." };
@@ -111,7 +111,7 @@ describe("an agent loop on Chat Completions, through compaction", () => {
     expect(server.refusals).toEqual([]);
     expect(compactions).toBeGreaterThanOrEqual(2);
     // Dollars: the summaries were the agent's own prefix, read from the host's cache.
-    const summaries = server.requests.filter((request) => request.body.tool_choice === "none");
+    const summaries = server.requests.filter((request) => request.body["tool_choice"] === "none");
     expect(summaries.length).toBeGreaterThan(0);
     expect(session.compactionUsage.cacheReadInputTokens ?? 0).toBeGreaterThan(0);
     // Spans: each summary is a chat span under its compaction span, with its cache reads.

@@ -59,7 +59,7 @@ export function appendChatCompletion(
 ): AppendedChatCompletion {
   const choices: unknown = isPlainObject(completion) ? completion.choices : undefined;
   const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
-  const content = isPlainObject(first) ? replyBlocks(first.message) : [];
+  const content = isPlainObject(first) ? replyBlocks(first["message"]) : [];
   const message = content.length === 0 ? undefined : session.addAssistant(content);
   const usage = usageFromChatCompletion(completion.usage);
   if (usage !== undefined) session.recordUsage(usage);

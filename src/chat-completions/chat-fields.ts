@@ -79,7 +79,7 @@ export function without(value: JsonObject, keys: readonly string[]): JsonObject 
 
 /** Whether a block is the reasoning this adapter carries (see {@link CHAT_REASONING_BLOCK_TYPE}). */
 export function isChatReasoningBlock(block: ContentBlock | undefined): block is OpaqueBlock {
-  return block?.type === "opaque" && block.block.type === CHAT_REASONING_BLOCK_TYPE;
+  return block?.type === "opaque" && block.block["type"] === CHAT_REASONING_BLOCK_TYPE;
 }
 
 /** A deep copy of a JSON value (what goes out never shares an object with our messages). */

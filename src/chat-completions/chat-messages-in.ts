@@ -37,14 +37,14 @@ const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "func
 
 /** An assistant message's blocks: its reasoning, its content and refusal, its tool calls. */
 export function assistantBlocks(context: MessageContext, message: JsonObject): ContentBlock[] {
-  const { blocks, form } = contentBlocks(context, message.content);
+  const { blocks, form } = contentBlocks(context, message["content"]);
   const { refusal } = message;
   const own: string[] = ["role", "content", "tool_calls", ...REASONING_FIELDS];
   if (typeof refusal === "string") {
     blocks.push(withFields({ type: "text", text: refusal }, { refusal: "message" }));
     own.push("refusal");
   }
-  const calls = message.tool_calls;
+  const calls = message["tool_calls"];
   if (Array.isArray(calls)) {
     calls.forEach((call, index) => {
       blocks.push(callBlock(context, call, ["tool_calls", index]));
@@ -62,12 +62,12 @@ export function assistantBlocks(context: MessageContext, message: JsonObject): C
 
 /** The blocks of one chat message (of the given role, already known valid). */
 function messageBlocks(context: MessageContext, message: JsonObject): ContentBlock[] {
-  switch (message.role) {
+  switch (message["role"]) {
     case "system":
     case "developer":
       return [{ type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message } }];
     case "user": {
-      const { blocks, form } = contentBlocks(context, message.content);
+      const { blocks, form } = contentBlocks(context, message["content"]);
       return withMessageFields(blocks, without(message, ["role", "content"]), form);
     }
     case "assistant":
@@ -109,7 +109,11 @@ export function fromChatMessages(
   const copy = normalizeJson(messages, [], issues) as JsonValue[];
   const builder = new MessageBuilder(options);
   copy.forEach((message, index) => {
-    if (!isPlainObject(message) || typeof message.role !== "string" || !ROLES.has(message.role)) {
+    if (
+      !isPlainObject(message) ||
+      typeof message["role"] !== "string" ||
+      !ROLES.has(message["role"])
+    ) {
       issues.push({
         path: [index, "role"],
         message:
@@ -118,7 +122,7 @@ export function fromChatMessages(
       return;
     }
     const blocks = messageBlocks({ issues, path: [index] }, message as JsonObject);
-    builder.add(message.role, blocks);
+    builder.add(message["role"], blocks);
   });
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
   rememberBuilt(builder.messages);

@@ -99,11 +99,11 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
   const content = contentOf(parts, form);
   const answered = calls.length > 0 || refusal !== undefined;
   // Content goes as it came; without calls or a refusal, an assistant message needs some.
-  if (content !== undefined && (content !== null || answered)) out.content = content;
-  else if (!answered) out.content = "";
-  else if (form !== "absent") out.content = null;
-  if (refusal !== undefined) out.refusal = refusal;
-  if (calls.length > 0) out.tool_calls = calls;
+  if (content !== undefined && (content !== null || answered)) out["content"] = content;
+  else if (!answered) out["content"] = "";
+  else if (form !== "absent") out["content"] = null;
+  if (refusal !== undefined) out["refusal"] = refusal;
+  if (calls.length > 0) out["tool_calls"] = calls;
   return out;
 }
 
@@ -118,7 +118,7 @@ function toolMessage(block: ToolResultBlock, moved: JsonObject[]): JsonObject {
     for (const part of block.content) {
       const written = part.type === "text" ? textPart(part, fieldsOf(part)) : contentPart(part);
       if (written === undefined) continue;
-      if (written.type === "text") parts.push(written);
+      if (written["type"] === "text") parts.push(written);
       else moved.push(written);
     }
     content = parts.length === 0 && block.content.length > 0 ? "" : parts;

@@ -97,9 +97,9 @@ const assistant = fc
   )
   .map(([content, calls, refusal, reasoning, who, absent]) => {
     const message: Record<string, unknown> = { role: "assistant", ...reasoning };
-    if (!(absent && content === null && calls.length > 0)) message.content = content;
-    if (refusal !== undefined) message.refusal = refusal;
-    if (calls.length > 0) message.tool_calls = calls;
+    if (!(absent && content === null && calls.length > 0)) message["content"] = content;
+    if (refusal !== undefined) message["refusal"] = refusal;
+    if (calls.length > 0) message["tool_calls"] = calls;
     return withName(message, who);
   });
 const tool = fc

@@ -119,7 +119,7 @@ export function completionText(completion: Pick<ChatCompletion, "choices">): str
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((part) => (isObject(part) && typeof part.text === "string" ? part.text : ""))
+    .map((part) => (isObject(part) && typeof part["text"] === "string" ? part["text"] : ""))
     .join("");
 }
 

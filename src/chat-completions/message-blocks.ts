@@ -57,8 +57,8 @@ function opaquePart(part: JsonObject): OpaqueBlock {
 }
 
 function imagePart(part: JsonObject): ContentBlock {
-  const image = part.image_url;
-  const url = isPlainObject(image) ? image.url : undefined;
+  const image = part["image_url"];
+  const url = isPlainObject(image) ? image["url"] : undefined;
   if (typeof url !== "string" || url === "") return opaquePart(part);
   const parsed = dataUrl(url);
   const source: ImageBlock["source"] =
@@ -69,13 +69,13 @@ function imagePart(part: JsonObject): ContentBlock {
 
 /** One content part: text (or a refusal) as text, an image by URL as an image, the rest whole. */
 export function partBlock(context: MessageContext, part: JsonValue, path: Path): ContentBlock {
-  if (!isPlainObject(part) || typeof part.type !== "string") {
+  if (!isPlainObject(part) || typeof part["type"] !== "string") {
     fail(context, path, "must be a content part (an object with a type)");
     return opaquePart({});
   }
   const fields: ChatFields = {};
-  if (part.type === "text" || part.type === "refusal") {
-    const key = part.type;
+  if (part["type"] === "text" || part["type"] === "refusal") {
+    const key = part["type"];
     const text = part[key];
     if (typeof text !== "string") fail(context, [...path, key], "must be a string");
     const rest = without(part, ["type", key]);
@@ -83,7 +83,7 @@ export function partBlock(context: MessageContext, part: JsonValue, path: Path):
     if (key === "refusal") fields.refusal = "part";
     return withFields({ type: "text", text: typeof text === "string" ? text : "" }, fields);
   }
-  if (part.type === "image_url") return imagePart(part);
+  if (part["type"] === "image_url") return imagePart(part);
   return opaquePart(part);
 }
 
@@ -134,7 +134,7 @@ export function withMessageFields(
 }
 
 function fieldsOfPlain(block: Exclude<ContentBlock, OpaqueBlock>): ChatFields {
-  const kept = block.extra?.chatCompletions;
+  const kept = block.extra?.["chatCompletions"];
   return isPlainObject(kept) ? (kept as ChatFields) : {};
 }
 
@@ -145,7 +145,7 @@ export function callBlock(context: MessageContext, call: JsonValue, path: Path):
     return { type: "tool_use", id: "", name: "", input: {} };
   }
   const id = stringAt(context, call, "id", path);
-  const custom = call.type === "custom";
+  const custom = call["type"] === "custom";
   const key = custom ? "custom" : "function";
   const target = call[key];
   if (!isPlainObject(target)) {
@@ -163,7 +163,7 @@ export function callBlock(context: MessageContext, call: JsonValue, path: Path):
   if (custom) return withFields({ type: "tool_use", id, name, input: { input: text } }, fields);
   const { input, keep } = parseToolArguments(text);
   if (keep) fields.arguments = text;
-  if (Object.keys(fields.call ?? {}).length === 1 && fields.call?.type === "function")
+  if (Object.keys(fields.call ?? {}).length === 1 && fields.call?.["type"] === "function")
     delete fields.call;
   return withFields({ type: "tool_use", id, name, input }, fields);
 }

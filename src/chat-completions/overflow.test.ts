@@ -101,7 +101,7 @@ describe("overflow recovery through the openai SDK and the loopback Chat Complet
     expect(completion.choices[0]?.message.content).toBe("Goal: review modules. Done: all.");
     expect(attempts).toBe(2);
     expect(server.refusals.map((refusal) => refusal.message)).toEqual(["context_length_exceeded"]);
-    const sent = server.requests.slice(-2).map((request) => roughTokens(request.body.messages));
+    const sent = server.requests.slice(-2).map((request) => roughTokens(request.body["messages"]));
     for (const tokens of sent) expect(tokens).toBeLessThanOrEqual(WINDOW);
   });
 });

@@ -34,7 +34,7 @@ export function imagePart(block: ImageBlock, fields: ChatFields): JsonObject {
   if (source.type === "file") return { type: "file", file: { file_id: source.fileId } };
   const url = source.type === "url" ? source.url : `data:${source.mediaType};base64,${source.data}`;
   const kept = fields.part === undefined ? {} : copyJson(fields.part);
-  const image = isPlainObject(kept.image_url) ? (kept.image_url as JsonObject) : {};
+  const image = isPlainObject(kept["image_url"]) ? (kept["image_url"] as JsonObject) : {};
   return { type: "image_url", ...without(kept, ["image_url"]), image_url: { ...image, url } };
 }
 
@@ -62,8 +62,8 @@ export function toolCall(block: ToolUseBlock): JsonObject {
   const fields = fieldsOf(block);
   const call = fields.call === undefined ? { type: "function" } : copyJson(fields.call);
   const own = fields.function === undefined ? {} : copyJson(fields.function);
-  if (call.type === "custom") {
-    const input = block.input.input;
+  if (call["type"] === "custom") {
+    const input = block.input["input"];
     const text = typeof input === "string" ? input : JSON.stringify(block.input);
     return spreadWith(call, {
       id: block.id,
@@ -81,8 +81,8 @@ export function toolCall(block: ToolUseBlock): JsonObject {
 export function isPlainTextPart(part: JsonValue): part is { type: "text"; text: string } {
   return (
     isPlainObject(part) &&
-    part.type === "text" &&
-    typeof part.text === "string" &&
+    part["type"] === "text" &&
+    typeof part["text"] === "string" &&
     Object.keys(part).length === 2
   );
 }

@@ -104,7 +104,7 @@ export function tokenFacts(raw: string, into: TokenFact[]): void {
     return;
   }
   for (const match of token.matchAll(IDENTIFIER))
-    if (match.groups?.opaque === undefined || isOpaqueId(match[0]))
+    if (match.groups?.["opaque"] === undefined || isOpaqueId(match[0]))
       into.push({ kind: "identifier", text: match[0] });
 }
 

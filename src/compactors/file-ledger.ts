@@ -157,7 +157,7 @@ export function fileActions(
         if (path !== undefined) paths.push(path);
       }
   }
-  const command = input.command;
+  const command = input["command"];
   if (paths.length === 0)
     return typeof command === "string" ? commandLineTouch(lowerName, command, state) : [];
   const byCommand = typeof command === "string" ? EDITOR_COMMANDS.get(command) : undefined;

@@ -61,7 +61,7 @@ function blockText(block: ContentBlock): string {
     case "image":
       return "[image]";
     case "opaque":
-      return `[${String(block.block.type ?? "unknown")} block] ${JSON.stringify(block.block)}`;
+      return `[${String(block.block["type"] ?? "unknown")} block] ${JSON.stringify(block.block)}`;
     default:
       return `[${block.type}]`;
   }
@@ -76,8 +76,8 @@ function systemMessageText(content: JsonValue | undefined): string {
       typeof part === "object" &&
       part !== null &&
       !Array.isArray(part) &&
-      typeof part.text === "string"
-        ? part.text
+      typeof part["text"] === "string"
+        ? part["text"]
         : "",
     )
     .filter((text) => text !== "")
@@ -164,16 +164,16 @@ function renderBlock(
 
 /** An opaque block's line: an earlier compaction's summary, a system message, or its text. */
 function renderOpaque(speaker: string, block: OpaqueBlock, caps: ItemCaps): Line | undefined {
-  if (isCompactionBlock(block) && typeof block.block.content === "string") {
-    return { text: `[Earlier summary]\n${escapeTags(block.block.content)}`, fromUser: true };
+  if (isCompactionBlock(block) && typeof block.block["content"] === "string") {
+    return { text: `[Earlier summary]\n${escapeTags(block.block["content"])}`, fromUser: true };
   }
   if (isSystemMessageBlock(block)) {
     // Operator instructions the app added mid-conversation: given up last, like the user's.
-    const text = systemMessageText(block.block.message.content);
+    const text = systemMessageText(block.block.message["content"]);
     return text === "" ? undefined : { text: `[System] ${escapeTags(text)}`, fromUser: true };
   }
   return {
-    text: `[${speaker}] <tool_output tool="${label(String(block.block.type ?? "block"))}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
+    text: `[${speaker}] <tool_output tool="${label(String(block.block["type"] ?? "block"))}">\n${escapeTags(truncate(blockText(block), Math.max(caps.toolResultChars, 0)))}\n</tool_output>`,
     fromUser: false,
   };
 }

@@ -260,12 +260,12 @@ function checkServerToolPairs(
   const uses = new Set<string>();
   content.forEach((block, blockIndex) => {
     if (block.type !== "opaque") return;
-    const type = block.block.type;
+    const type = block.block["type"];
     if (typeof type !== "string") return;
-    if (type.endsWith("_tool_use") && typeof block.block.id === "string") {
-      uses.add(block.block.id);
-    } else if (type.endsWith("_tool_result") && typeof block.block.tool_use_id === "string") {
-      const id = block.block.tool_use_id;
+    if (type.endsWith("_tool_use") && typeof block.block["id"] === "string") {
+      uses.add(block.block["id"]);
+    } else if (type.endsWith("_tool_result") && typeof block.block["tool_use_id"] === "string") {
+      const id = block.block["tool_use_id"];
       if (uses.has(id)) return;
       const use = type === "mcp_tool_result" ? "mcp_tool_use" : "server_tool_use";
       report({
@@ -292,7 +292,7 @@ function carriesContent(message: Message): boolean {
 /** Whether an assistant message ends in a server tool result (a paused turn). */
 function endsInServerToolResult(message: Message | undefined): boolean {
   const last = message?.role === "assistant" ? message.content.at(-1) : undefined;
-  const type = last?.type === "opaque" ? last.block.type : undefined;
+  const type = last?.type === "opaque" ? last.block["type"] : undefined;
   return typeof type === "string" && type.endsWith("_tool_result");
 }
 

@@ -23,7 +23,7 @@ export function readableMessages(messages: readonly Message[]): readonly Message
 
 /** Whether a block is a `compaction` block the Anthropic API wrote ({@link CompactionBlock}). */
 export function isCompactionBlock(block: ContentBlock | undefined): block is CompactionBlock {
-  return block?.type === "opaque" && block.block.type === COMPACTION_BLOCK_TYPE;
+  return block?.type === "opaque" && block.block["type"] === COMPACTION_BLOCK_TYPE;
 }
 
 /** Whether a message starts with a `compaction` block: it stands for the messages it summarized. */
@@ -35,10 +35,10 @@ export function startsWithCompaction(message: Message | undefined): boolean {
 export function isSystemMessageBlock(block: ContentBlock | undefined): block is SystemMessageBlock {
   return (
     block?.type === "opaque" &&
-    block.block.type === SYSTEM_MESSAGE_BLOCK_TYPE &&
-    typeof block.block.message === "object" &&
-    block.block.message !== null &&
-    !Array.isArray(block.block.message)
+    block.block["type"] === SYSTEM_MESSAGE_BLOCK_TYPE &&
+    typeof block.block["message"] === "object" &&
+    block.block["message"] !== null &&
+    !Array.isArray(block.block["message"])
   );
 }
 

@@ -39,6 +39,7 @@ describe("errors", () => {
       } catch (error) {
         return error as ValidationError;
       }
+      return undefined;
     })();
     expect(thrown?.issues).toEqual([
       { path: ["id"], message: "Invalid input: expected string, received number" },

@@ -39,7 +39,7 @@ export function isGeminiPart(block: ContentBlock): boolean {
 
 /** A Gemini thought (`thought: true`) carried whole: the model's private reasoning, as thinking is. */
 export function isGeminiThought(block: ContentBlock): boolean {
-  return isGeminiPart(block) && block.type === "opaque" && block.block.thought === true;
+  return isGeminiPart(block) && block.type === "opaque" && block.block["thought"] === true;
 }
 
 /**
@@ -48,10 +48,10 @@ export function isGeminiThought(block: ContentBlock): boolean {
  */
 export function geminiSignature(block: ContentBlock): string | undefined {
   if (block.type === "opaque") {
-    const signature = block.block.thoughtSignature;
+    const signature = block.block["thoughtSignature"];
     return typeof signature === "string" ? signature : undefined;
   }
-  const signature = objectField(geminiFields(block), "part")?.thoughtSignature;
+  const signature = objectField(geminiFields(block), "part")?.["thoughtSignature"];
   return typeof signature === "string" ? signature : undefined;
 }
 
@@ -100,7 +100,7 @@ export function geminiContentMarks(block: ContentBlock): JsonObject | undefined 
 
 /** Whether a message's blocks open a `Content` of their own (one read apart from its neighbour). */
 function startsOwnContent(first: ContentBlock): boolean {
-  return geminiContentMarks(first)?.separate === true;
+  return geminiContentMarks(first)?.["separate"] === true;
 }
 
 /**

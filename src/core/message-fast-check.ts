@@ -39,18 +39,18 @@ function optional(value: unknown, check: (value: unknown) => boolean): boolean {
 
 /** A provider `extra`: absent, or a JSON object. */
 function extraValid(block: Record<string, unknown>): boolean {
-  return optional(block.extra, isJsonObject);
+  return optional(block["extra"], isJsonObject);
 }
 
 function imageSourceValid(source: unknown): boolean {
   if (!isRecord(source)) return false;
-  switch (source.type) {
+  switch (source["type"]) {
     case "base64":
-      return isNonEmptyString(source.mediaType) && typeof source.data === "string";
+      return isNonEmptyString(source["mediaType"]) && typeof source["data"] === "string";
     case "url":
-      return isNonEmptyString(source.url);
+      return isNonEmptyString(source["url"]);
     case "file":
-      return isNonEmptyString(source.fileId);
+      return isNonEmptyString(source["fileId"]);
     default:
       return false;
   }
@@ -59,27 +59,27 @@ function imageSourceValid(source: unknown): boolean {
 /** A block a tool result may hold: text, image or opaque. */
 function resultPartValid(part: unknown): boolean {
   if (!isRecord(part)) return false;
-  switch (part.type) {
+  switch (part["type"]) {
     case "text":
-      return typeof part.text === "string" && extraValid(part);
+      return typeof part["text"] === "string" && extraValid(part);
     case "image":
-      return imageSourceValid(part.source) && extraValid(part);
+      return imageSourceValid(part["source"]) && extraValid(part);
     case "opaque":
-      return isJsonObject(part.block);
+      return isJsonObject(part["block"]);
     default:
       return false;
   }
 }
 
 function toolResultValid(block: Record<string, unknown>): boolean {
-  if (!isNonEmptyString(block.toolUseId) || typeof block.isError !== "boolean") return false;
-  const content = block.content;
+  if (!isNonEmptyString(block["toolUseId"]) || typeof block["isError"] !== "boolean") return false;
+  const content = block["content"];
   if (typeof content !== "string") {
     if (!Array.isArray(content)) return false;
     for (let index = 0; index < content.length; index += 1)
       if (!resultPartValid(content[index])) return false;
   }
-  return optional(block.compactSummary, isString) && extraValid(block);
+  return optional(block["compactSummary"], isString) && extraValid(block);
 }
 
 /**
@@ -89,34 +89,35 @@ function toolResultValid(block: Record<string, unknown>): boolean {
 function blockTokens(block: unknown): number {
   if (!isRecord(block)) return -1;
   let valid: boolean;
-  switch (block.type) {
+  switch (block["type"]) {
     case "tool_use": {
       // The input is checked and measured in one walk: the estimate needs its JSON length.
       const { name } = block;
-      if (!isNonEmptyString(block.id) || !isNonEmptyString(name) || !extraValid(block)) return -1;
-      const inputLength = checkedJsonObjectLength(block.input);
+      if (!isNonEmptyString(block["id"]) || !isNonEmptyString(name) || !extraValid(block))
+        return -1;
+      const inputLength = checkedJsonObjectLength(block["input"]);
       return inputLength < 0 ? -1 : estimateToolUseTokens(name, inputLength);
     }
     case "tool_result":
       valid = toolResultValid(block);
       break;
     case "text":
-      valid = typeof block.text === "string" && extraValid(block);
+      valid = typeof block["text"] === "string" && extraValid(block);
       break;
     case "thinking":
       valid =
-        typeof block.thinking === "string" &&
-        typeof block.signature === "string" &&
+        typeof block["thinking"] === "string" &&
+        typeof block["signature"] === "string" &&
         extraValid(block);
       break;
     case "redacted_thinking":
-      valid = typeof block.data === "string" && extraValid(block);
+      valid = typeof block["data"] === "string" && extraValid(block);
       break;
     case "image":
-      valid = imageSourceValid(block.source) && extraValid(block);
+      valid = imageSourceValid(block["source"]) && extraValid(block);
       break;
     case "opaque":
-      valid = isJsonObject(block.block);
+      valid = isJsonObject(block["block"]);
       break;
     default:
       return -1;
@@ -125,8 +126,8 @@ function blockTokens(block: unknown): number {
 }
 
 function turnIdValid(turnId: unknown): boolean {
-  if (!isRecord(turnId) || !isNonEmptyString(turnId.owner)) return false;
-  const number = turnId.number;
+  if (!isRecord(turnId) || !isNonEmptyString(turnId["owner"])) return false;
+  const number = turnId["number"];
   return typeof number === "number" && Number.isSafeInteger(number) && number >= 0;
 }
 
@@ -151,17 +152,17 @@ function generatedValid(value: unknown): boolean {
  */
 export function fastMessageTokens(value: unknown): number {
   if (!isRecord(value)) return -1;
-  const role = value.role;
+  const role = value["role"];
   if (
     (role !== "user" && role !== "assistant") ||
-    !isNonEmptyString(value.id) ||
-    !isNonEmptyString(value.sessionId) ||
-    !turnIdValid(value.turnId) ||
-    !dateValid(value.createdAt) ||
-    !optional(value.generated, generatedValid)
+    !isNonEmptyString(value["id"]) ||
+    !isNonEmptyString(value["sessionId"]) ||
+    !turnIdValid(value["turnId"]) ||
+    !dateValid(value["createdAt"]) ||
+    !optional(value["generated"], generatedValid)
   )
     return -1;
-  const content = value.content;
+  const content = value["content"];
   if (!Array.isArray(content) || content.length === 0) return -1;
   let tokens = MESSAGE_OVERHEAD_TOKENS;
   for (let index = 0; index < content.length; index += 1) {

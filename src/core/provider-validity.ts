@@ -125,7 +125,7 @@ export function openAIProblems(messages: readonly Message[], report: Report): vo
     message.content.forEach((block, blockIndex) => {
       if (opaqueType(block) !== "reasoning") return;
       if (message.role === "assistant" && isModelItem(message.content[blockIndex + 1])) return;
-      const id = block.type === "opaque" ? String(block.block.id ?? "") : "";
+      const id = block.type === "opaque" ? String(block.block["id"] ?? "") : "";
       report({
         code: "reasoning_without_following_item",
         messageIndex,

@@ -48,7 +48,7 @@ describe("message schemas: a broken block is named by its field", () => {
       { path: [1, "content", 0, "input"], message: "range[1] must be a finite number" },
     ]);
     const options: Record<string, unknown> = {};
-    options.self = options;
+    options["self"] = options;
     use.input = { path: "a.ts", options };
     expect(issuesOf(messages)).toEqual([
       {

@@ -18,7 +18,9 @@ const PROVIDERS: readonly ConversationProvider[] = [
 ];
 
 function providerOf(options: ValidateConversationOptions): ConversationProvider {
-  const provider: unknown = isPlainObject(options) ? (options.provider ?? "anthropic") : undefined;
+  const provider: unknown = isPlainObject(options)
+    ? (options["provider"] ?? "anthropic")
+    : undefined;
   const found = PROVIDERS.find((known) => known === provider);
   if (found !== undefined) return found;
   throw new ValidationError("validateConversation options", [

@@ -124,10 +124,10 @@ class ContentsReader implements PartContext {
     const rest = without(content as JsonObject, ["role", "parts"]);
     if (Object.keys(rest).length > 0) {
       const fields = normalizeJson(rest, [index], this.issues);
-      if (isPlainObject(fields)) marks.fields = fields as JsonObject;
+      if (isPlainObject(fields)) marks["fields"] = fields as JsonObject;
     }
-    if (content.role === undefined) marks.noRole = true;
-    if (this.#lastRole === role) marks.separate = true;
+    if (content["role"] === undefined) marks["noRole"] = true;
+    if (this.#lastRole === role) marks["separate"] = true;
     this.#lastRole = role;
     return Object.keys(marks).length > 0 ? marks : undefined;
   }

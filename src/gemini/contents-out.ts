@@ -38,7 +38,7 @@ function imageData(block: ImageBlock, fields: JsonObject | undefined): JsonObjec
   if (source.type === "base64")
     return { inlineData: { mimeType: source.mediaType, data: source.data } };
   const uri = source.type === "url" ? source.url : source.fileId;
-  const kept = fields?.mimeType;
+  const kept = fields?.["mimeType"];
   return {
     fileData: { mimeType: typeof kept === "string" ? kept : guessedImageType(uri), fileUri: uri },
   };
@@ -50,17 +50,19 @@ function systemText(message: JsonObject): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((part) => (typeof part === "object" && part !== null && "text" in part ? part.text : ""))
+    .map((part) =>
+      typeof part === "object" && part !== null && "text" in part ? part["text"] : "",
+    )
     .filter((text): text is string => typeof text === "string")
     .join("\n");
 }
 
 function callPart(block: ToolUseBlock, fields: JsonObject | undefined): JsonObject {
-  const noArgs = fields?.noArgs === true && Object.keys(block.input).length === 0;
+  const noArgs = fields?.["noArgs"] === true && Object.keys(block.input).length === 0;
   return {
     functionCall: {
       ...objectField(fields, "call"),
-      ...(fields?.noId === true ? {} : { id: block.id }),
+      ...(fields?.["noId"] === true ? {} : { id: block.id }),
       name: block.name,
       ...(noArgs ? {} : { args: block.input }),
     },
@@ -84,16 +86,16 @@ function resultPart(
   const media = blocks.filter((part) => part.type !== "text");
   const kept = objectField(fields, "response");
   const said = kept === undefined ? undefined : responseText(kept);
-  const noResponse = fields?.noResponse === true && text === "{}" && !block.isError;
+  const noResponse = fields?.["noResponse"] === true && text === "{}" && !block.isError;
   const response =
     said !== undefined && said.text === text && said.isError === block.isError
       ? kept
       : block.isError
         ? { error: text }
         : { output: text };
-  const name = fields?.name ?? call?.name ?? block.toolUseId;
+  const name = fields?.["name"] ?? call?.name ?? block.toolUseId;
   const withoutId =
-    fields?.noId === true || (call !== undefined && geminiFields(call)?.noId === true);
+    fields?.["noId"] === true || (call !== undefined && geminiFields(call)?.["noId"] === true);
   return {
     functionResponse: {
       ...objectField(fields, "fields"),
@@ -161,8 +163,8 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
     const first = group.entries[0]!.block;
     const marks = geminiContentMarks(first);
     const content: Record<string, unknown> = spreadWith(objectField(marks, "fields") ?? {}, {});
-    if (marks?.noRole !== true) content.role = group.role;
-    content.parts = parts;
+    if (marks?.["noRole"] !== true) content["role"] = group.role;
+    content["parts"] = parts;
     return content as Content;
   });
 }

@@ -180,7 +180,7 @@ describe("fromGeminiContents / toGeminiContents", () => {
   it("copies what it takes and gives: neither side shares an object with the other", () => {
     const history = copy(HISTORY);
     const messages = fromGeminiContents(history, { generateId: ids() });
-    (history[1]!.parts![1]!.functionCall!.args as Record<string, unknown>).path = "changed";
+    (history[1]!.parts![1]!.functionCall!.args as Record<string, unknown>)["path"] = "changed";
     expect((messages[1]!.content[1] as ToolUseBlock).input).toEqual({ path: "a.ts" });
     const out = toGeminiContents(messages);
     out[5]!.parts![0]!.executableCode!.code = "changed";
@@ -199,6 +199,7 @@ describe("fromGeminiContents / toGeminiContents", () => {
       } catch (caught) {
         return caught;
       }
+      return undefined;
     })();
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path.join("."))).toEqual([

@@ -80,12 +80,12 @@ describe("GeminiLlmClient", () => {
       maxTokens: 256,
       conversation,
     });
-    expect(body().tools).toEqual(AGENT.config.tools);
-    expect(body().systemInstruction).toEqual({
+    expect(body()["tools"]).toEqual(AGENT.config.tools);
+    expect(body()["systemInstruction"]).toEqual({
       role: "user",
       parts: [{ text: "You are a coding agent." }],
     });
-    expect(body().contents).toEqual([
+    expect(body()["contents"]).toEqual([
       { role: "user", parts: [{ text: `Read a.ts. ${"Context. ".repeat(40)}` }] },
       { role: "model", parts: [{ text: "It exports one constant." }] },
       {
@@ -95,7 +95,7 @@ describe("GeminiLlmClient", () => {
         ],
       },
     ]);
-    expect(body().generationConfig).toEqual({
+    expect(body()["generationConfig"]).toEqual({
       maxOutputTokens: 756,
       thinkingConfig: { thinkingBudget: 500 },
     });
@@ -113,12 +113,12 @@ describe("GeminiLlmClient", () => {
       .user("second")
       .build();
     await client.complete({ prompt: "Summarize.", conversation });
-    expect(body().contents).toEqual([
+    expect(body()["contents"]).toEqual([
       { role: "user", parts: [{ text: "first" }] },
       { role: "model", parts: [{ text: "reply" }] },
       { role: "user", parts: [{ text: "second" }, { text: "Summarize." }] },
     ]);
-    expect(body().generationConfig).toMatchObject({ maxOutputTokens: 2048 });
+    expect(body()["generationConfig"]).toMatchObject({ maxOutputTokens: 2048 });
   });
 
   it("passes the abort signal, and SDK errors as they are (LLMCompactor reports them as llm_error)", async () => {
@@ -168,7 +168,7 @@ describe("GeminiLlmClient", () => {
       new Map(),
     );
     expect(result.turnsCompacted).toBe(1);
-    const sent = JSON.stringify(body().contents);
+    const sent = JSON.stringify(body()["contents"]);
     expect(sent).toContain("many lines");
     expect(sent).not.toContain("Private plan");
     expect(sent).not.toContain("SIGNATURE-1");

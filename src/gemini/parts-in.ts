@@ -79,27 +79,27 @@ function imageOf(part: JsonObject, key: "inlineData" | "fileData"): ImageBlock |
   if (source === undefined) return undefined;
   const fields: JsonObject = {};
   const rest = without(part, [key]);
-  if (!isEmpty(rest)) fields.part = rest;
-  if (source.type === "url") fields.mimeType = (part[key] as JsonObject).mimeType as string;
+  if (!isEmpty(rest)) fields["part"] = rest;
+  if (source.type === "url") fields["mimeType"] = (part[key] as JsonObject)["mimeType"] as string;
   return withGemini({ type: "image", source }, fields);
 }
 
 function callOf(context: PartContext, part: JsonObject): ToolUseBlock {
-  const call = part.functionCall as JsonObject;
+  const call = part["functionCall"] as JsonObject;
   const name = nonEmptyString(context, call, ["functionCall", "name"]);
   const fields: JsonObject = {};
   const rest = without(part, ["functionCall"]);
-  if (!isEmpty(rest)) fields.part = rest;
+  if (!isEmpty(rest)) fields["part"] = rest;
   const callRest = without(call, ["id", "name", "args"]);
-  if (!isEmpty(callRest)) fields.call = callRest;
+  if (!isEmpty(callRest)) fields["call"] = callRest;
   let input: JsonObject = {};
-  if (call.args === undefined) fields.noArgs = true;
-  else if (isPlainObject(call.args)) input = call.args as JsonObject;
+  if (call["args"] === undefined) fields["noArgs"] = true;
+  else if (isPlainObject(call["args"])) input = call["args"] as JsonObject;
   else fail(context, ["functionCall", "args"], "must be an object");
-  let id = call.id;
+  let id = call["id"];
   if (typeof id !== "string" || id === "") {
     id = context.callId(name);
-    fields.noId = true;
+    fields["noId"] = true;
   }
   return withGemini({ type: "tool_use", id, name, input }, fields);
 }
@@ -128,26 +128,26 @@ function responsePart(part: JsonValue): ToolResultContentBlock {
 }
 
 function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
-  const answer = part.functionResponse as JsonObject;
+  const answer = part["functionResponse"] as JsonObject;
   const name = nonEmptyString(context, answer, ["functionResponse", "name"]);
   const fields: JsonObject = { name };
   const rest = without(part, ["functionResponse"]);
-  if (!isEmpty(rest)) fields.part = rest;
+  if (!isEmpty(rest)) fields["part"] = rest;
   const { response = {}, parts } = answer;
   if (!isPlainObject(response))
     fail(context, ["functionResponse", "response"], "must be an object");
   const said = responseText(isPlainObject(response) ? (response as JsonObject) : {});
-  if (answer.response === undefined) fields.noResponse = true;
+  if (answer["response"] === undefined) fields["noResponse"] = true;
   // Only `{ output }` or `{ error }` of the text is written back as it came without keeping it.
-  else if (!said.plain) fields.response = response;
+  else if (!said.plain) fields["response"] = response;
   const many = Array.isArray(parts) && parts.length > 0;
   const modelled = ["id", "name", "response", ...(many ? ["parts"] : [])];
   const answerRest = without(answer, modelled);
-  if (!isEmpty(answerRest)) fields.fields = answerRest;
-  let id = answer.id;
+  if (!isEmpty(answerRest)) fields["fields"] = answerRest;
+  let id = answer["id"];
   if (typeof id !== "string" || id === "") {
     id = context.answerId(name);
-    fields.noId = true;
+    fields["noId"] = true;
   }
   const content: ToolResultBlock["content"] = many
     ? [{ type: "text", text: said.text }, ...(parts as JsonValue[]).map(responsePart)]
@@ -181,12 +181,12 @@ export function partBlockInFull(
   const part = copied(context, value);
   // A thought (`thought: true`, with its signature if any) is carried whole: Gemini has no rule
   // binding it to what came before, so no compaction edit ever makes it stale or strips it.
-  if (part.thought === true) return opaque(part);
-  if (typeof part.text === "string") {
+  if (part["thought"] === true) return opaque(part);
+  if (typeof part["text"] === "string") {
     const rest = without(part, ["text"]);
-    return withGemini({ type: "text", text: part.text }, isEmpty(rest) ? {} : { part: rest });
+    return withGemini({ type: "text", text: part["text"] }, isEmpty(rest) ? {} : { part: rest });
   }
-  if (isPlainObject(part.functionCall)) return callOf(context, part);
-  if (isPlainObject(part.functionResponse)) return resultOf(context, part);
+  if (isPlainObject(part["functionCall"])) return callOf(context, part);
+  if (isPlainObject(part["functionResponse"])) return resultOf(context, part);
   return imageOf(part, "inlineData") ?? imageOf(part, "fileData") ?? opaque(part);
 }

@@ -138,7 +138,7 @@ const block: fc.Arbitrary<ContentBlock> = fc.oneof(
 /** A block as the conversion makes it: `extra` absent rather than `undefined`. */
 function tidy(value: ContentBlock): ContentBlock {
   const out = { ...value } as Record<string, unknown>;
-  if (out.extra === undefined) delete out.extra;
+  if (out["extra"] === undefined) delete out["extra"];
   return out as unknown as ContentBlock;
 }
 

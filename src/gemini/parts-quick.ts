@@ -119,8 +119,8 @@ function quickResult(
   if (typeof content !== "string") return undefined;
   let name: unknown;
   if (fields !== undefined) {
-    if (!hasExactly(fields, ["name"]) || typeof fields.name !== "string") return undefined;
-    name = fields.name;
+    if (!hasExactly(fields, ["name"]) || typeof fields["name"] !== "string") return undefined;
+    name = fields["name"];
   }
   const call = calls.get(toolUseId);
   if (call !== undefined && call.type === "tool_use") {

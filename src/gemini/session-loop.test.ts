@@ -37,7 +37,7 @@ const AGENT = {
 };
 
 function run(call: ToolUseBlock): ToolResultInput {
-  const path = String(call.input.path);
+  const path = String(call.input["path"]);
   return {
     type: "tool_result",
     toolUseId: call.id,
@@ -103,7 +103,7 @@ describe("a Gemini agent loop through @google/genai, compacting as it goes", () 
     expect(signed.length).toBeGreaterThan(5);
     // The summary request shared the agent's prefix: the implicit cache served most of it.
     const summaries = server.requests.filter((request) =>
-      JSON.stringify(request.body.contents).includes("conversation summarizer"),
+      JSON.stringify(request.body["contents"]).includes("conversation summarizer"),
     );
     expect(summaries.length).toBeGreaterThan(0);
     const last = String(

@@ -27,7 +27,7 @@ const config = {
 beforeAll(async () => {
   // A summary request (a transcript: no tools) gets a summary; the agent's, the scripted reply.
   server = await GeminiApiServer.start((request) =>
-    request.body.tools === undefined ? { parts: [{ text: "Summary: a.ts was read." }] } : next,
+    request.body["tools"] === undefined ? { parts: [{ text: "Summary: a.ts was read." }] } : next,
   );
   ai = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: server.url } });
 });
@@ -84,7 +84,7 @@ describe("RECALL_FUNCTION and COMPACT_FUNCTION", () => {
     expect(recalled).toContain("const line199 = 199;");
     await step(session, { parts: [{ text: "Recalled." }] });
     expect(server.refusals).toEqual([]);
-    expect(server.requests.at(-1)?.body.tools).toEqual(config.tools);
+    expect(server.requests.at(-1)?.body["tools"]).toEqual(config.tools);
     const unknown = await answerRecall(session, { id: "x", input: { handle: "r999-none" } });
     expect(unknown).toMatchObject({ is_error: true });
   });
@@ -119,7 +119,7 @@ describe("RECALL_FUNCTION and COMPACT_FUNCTION", () => {
     session.addToolResults(results);
     const report = await session.maybeCompact();
     expect(report.compacted).toBe(true);
-    expect(JSON.stringify(server.requests.at(-1)?.body.contents)).toContain(
+    expect(JSON.stringify(server.requests.at(-1)?.body["contents"])).toContain(
       "Keep: a.ts has 200 constants.",
     );
     expect(answerCompact(session, { id: "y", input: { notes: 7 } })).toMatchObject({

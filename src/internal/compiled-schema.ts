@@ -40,6 +40,6 @@ export class LazilyCompiled<T> {
 /** The messages in `value`: an array's length, or that of an object's `messages`; else 1. */
 export function messageCount(value: unknown): number {
   if (Array.isArray(value)) return value.length;
-  if (isPlainObject(value) && Array.isArray(value.messages)) return value.messages.length;
+  if (isPlainObject(value) && Array.isArray(value["messages"])) return value["messages"].length;
   return 1;
 }

@@ -6,8 +6,8 @@ describe("freezeDeeply", () => {
   it("freezes every object and array held, however deep, and ends on cycles", () => {
     const leaf = { path: "a.ts" };
     const value: Record<string, unknown> = { list: [leaf, { inner: [1, { x: 2 }] }], leaf };
-    value.self = value;
-    (leaf as Record<string, unknown>).up = undefined;
+    value["self"] = value;
+    (leaf as Record<string, unknown>)["up"] = undefined;
     expect(freezeDeeply(value)).toBe(value);
     const all: object[] = [];
     const walk = (item: unknown) => {
@@ -45,7 +45,7 @@ describe("freezeMessages", () => {
   it("freezes every object a message holds, those it shares with another too, and ends on a cycle", () => {
     const shared = { path: "a.ts", nested: [{ deep: true }] };
     const cyclic: Record<string, unknown> = { n: 1 };
-    cyclic.self = cyclic;
+    cyclic["self"] = cyclic;
     const message = (id: string, extra: Record<string, unknown>) =>
       ({
         role: "assistant",

@@ -34,7 +34,7 @@ describe("jsonValueIssues", () => {
     const shared = { x: 1 };
     expect(jsonValueIssues({ a: shared, b: [shared] })).toEqual([]);
     const cycle: Record<string, unknown> = { a: { b: [] } };
-    ((cycle.a as { b: unknown[] }).b as unknown[]).push(cycle);
+    ((cycle["a"] as { b: unknown[] }).b as unknown[]).push(cycle);
     expect(jsonValueIssues(cycle)).toEqual([
       { path: ["a", "b", 0], message: "must not contain itself (circular reference)" },
     ]);

@@ -24,7 +24,7 @@ describe("spreadWith", () => {
     expect(Object.getPrototypeOf(made)).toBe(Object.prototype);
     expect(Object.keys(made)).toEqual(["__proto__", "a", "b"]);
     const child = Object.create({ inherited: true }) as Record<string, unknown>;
-    child.own = 1;
+    child["own"] = 1;
     expect(spreadWith(child, {})).toEqual({ own: 1 });
   });
 });

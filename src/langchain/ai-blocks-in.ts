@@ -41,7 +41,7 @@ function readCall(context: ReadContext, value: unknown, index: number): Call | u
   // A call holding only its name, args, id and `type: "tool_call"` goes back as LangChain
   // writes one (key order aside); any other field is kept.
   const plain =
-    value.type === "tool_call" &&
+    value["type"] === "tool_call" &&
     Object.keys(value).every((key) => CALL_KEYS.includes(key) || value[key] === undefined);
   return {
     id,
@@ -70,38 +70,42 @@ export function jsonEqual(a: unknown, b: unknown, depth = 0): boolean {
 /** A tool call as a tool use; `part`, when given, is the content block that stood for it. */
 function toolUse(context: ReadContext, call: Call, part: Record_ | undefined): ToolUseBlock {
   const fields: JsonObject = {};
-  if (call.shape !== undefined) fields.call = call.shape;
+  if (call.shape !== undefined) fields["call"] = call.shape;
   if (part !== undefined) {
-    const inputKey = part.type === "tool_call" ? "args" : "input";
+    const inputKey = part["type"] === "tool_call" ? "args" : "input";
     const modelled = ["id", "name"];
     // The block's input when it says the same as the call's args; else kept as it came
     // (a streamed `input` string, say).
     if (jsonEqual(part[inputKey], call.args)) modelled.push(inputKey);
-    fields.shape = shapeOf(context, part, modelled, []) ?? {};
+    fields["shape"] = shapeOf(context, part, modelled, []) ?? {};
   }
   return withFields({ type: "tool_use", id: call.id, name: call.name, input: call.args }, fields);
 }
 
 function thinkingBlock(context: ReadContext, part: Record_): ContentBlock | undefined {
-  const reasoning = part.type === "reasoning";
-  const thinking = reasoning ? part.reasoning : part.thinking;
+  const reasoning = part["type"] === "reasoning";
+  const thinking = reasoning ? part["reasoning"] : part["thinking"];
   // Reasoning without a signature (a summary, a local model's <think>) has nothing to keep
   // valid: carried whole.
-  if (typeof thinking !== "string" || typeof part.signature !== "string" || part.signature === "")
+  if (
+    typeof thinking !== "string" ||
+    typeof part["signature"] !== "string" ||
+    part["signature"] === ""
+  )
     return undefined;
   const key = reasoning ? "reasoning" : "thinking";
   const shape = shapeOf(context, part, [key, "signature"], ["type", "thinking", "signature"]);
   return withFields(
-    { type: "thinking", thinking, signature: part.signature },
+    { type: "thinking", thinking, signature: part["signature"] },
     shape === undefined ? {} : { shape },
   );
 }
 
 function redactedBlock(context: ReadContext, part: Record_): ContentBlock | undefined {
-  if (typeof part.data !== "string") return undefined;
+  if (typeof part["data"] !== "string") return undefined;
   const shape = shapeOf(context, part, ["data"], ["type", "data"]);
   return withFields(
-    { type: "redacted_thinking", data: part.data },
+    { type: "redacted_thinking", data: part["data"] },
     shape === undefined ? {} : { shape },
   );
 }
@@ -114,12 +118,12 @@ function contentBlock(
 ): ContentBlock {
   if (typeof part === "string")
     return withFields({ type: "text", text: part }, { content: "string" });
-  if (!isRecord(part) || typeof part.type !== "string") {
+  if (!isRecord(part) || typeof part["type"] !== "string") {
     context.issues.push({ path: context.path, message: "must be a content block with a type" });
     return { type: "opaque", block: {} };
   }
-  const call = typeof part.id === "string" ? calls.get(part.id) : undefined;
-  switch (part.type) {
+  const call = typeof part["id"] === "string" ? calls.get(part["id"]) : undefined;
+  switch (part["type"]) {
     case "text":
       return textBlock(context, part);
     case "thinking":
@@ -129,7 +133,7 @@ function contentBlock(
       return redactedBlock(context, part) ?? opaque(context, part);
     case "tool_use":
     case "tool_call":
-      if (call === undefined || call.name !== part.name || placed.has(call.id)) break;
+      if (call === undefined || call.name !== part["name"] || placed.has(call.id)) break;
       placed.add(call.id);
       return toolUse(context, call, part);
     case "image":
@@ -146,7 +150,7 @@ function contentBlock(
  * when that order differs from the blocks'.
  */
 export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[] {
-  const rawCalls = message.tool_calls ?? [];
+  const rawCalls = message["tool_calls"] ?? [];
   const calls = new Map<string, Call>();
   if (Array.isArray(rawCalls)) {
     rawCalls.forEach((value: unknown, index) => {
@@ -185,7 +189,7 @@ function numberCalls(blocks: ContentBlock[], calls: Map<string, Call>): void {
   blocks.forEach((block, at) => {
     if (block.type !== "tool_use") return;
     const index: JsonValue = calls.get(block.id)?.index ?? null;
-    const fields = (block.extra?.langchain ?? {}) as JsonObject;
+    const fields = (block.extra?.["langchain"] ?? {}) as JsonObject;
     blocks[at] = {
       ...block,
       extra: { ...block.extra, langchain: { ...fields, callIndex: index } },

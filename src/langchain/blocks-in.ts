@@ -132,31 +132,38 @@ function urlSource(url: string): ImageSource {
 /** An image content block's source, and the path its data or URL goes back to. */
 function imageSource(part: Record_): { source: ImageSource; at: string[] } | undefined {
   const { source, image_url: imageUrl } = part;
-  if (part.type === "image_url") {
+  if (part["type"] === "image_url") {
     if (nonEmpty(imageUrl)) return { source: urlSource(imageUrl), at: ["image_url"] };
-    if (isRecord(imageUrl) && nonEmpty(imageUrl.url))
-      return { source: urlSource(imageUrl.url), at: ["image_url", "url"] };
+    if (isRecord(imageUrl) && nonEmpty(imageUrl["url"]))
+      return { source: urlSource(imageUrl["url"]), at: ["image_url", "url"] };
     return undefined;
   }
   if (isRecord(source)) {
     // Anthropic's own shape: { source: { type, media_type, data | url | file_id } }.
-    if (source.type === "base64" && nonEmpty(source.media_type) && typeof source.data === "string")
+    if (
+      source["type"] === "base64" &&
+      nonEmpty(source["media_type"]) &&
+      typeof source["data"] === "string"
+    )
       return {
-        source: { type: "base64", mediaType: source.media_type, data: source.data },
+        source: { type: "base64", mediaType: source["media_type"], data: source["data"] },
         at: ["source", "data"],
       };
-    if (source.type === "url" && nonEmpty(source.url))
-      return { source: { type: "url", url: source.url }, at: ["source", "url"] };
-    if (source.type === "file" && nonEmpty(source.file_id))
-      return { source: { type: "file", fileId: source.file_id }, at: ["source", "file_id"] };
+    if (source["type"] === "url" && nonEmpty(source["url"]))
+      return { source: { type: "url", url: source["url"] }, at: ["source", "url"] };
+    if (source["type"] === "file" && nonEmpty(source["file_id"]))
+      return { source: { type: "file", fileId: source["file_id"] }, at: ["source", "file_id"] };
     return undefined;
   }
   // LangChain's standard shape: { url } | { data, mimeType } | { fileId }.
-  if (nonEmpty(part.url)) return { source: { type: "url", url: part.url }, at: ["url"] };
-  if (typeof part.data === "string" && nonEmpty(part.mimeType))
-    return { source: { type: "base64", mediaType: part.mimeType, data: part.data }, at: ["data"] };
-  if (nonEmpty(part.fileId))
-    return { source: { type: "file", fileId: part.fileId }, at: ["fileId"] };
+  if (nonEmpty(part["url"])) return { source: { type: "url", url: part["url"] }, at: ["url"] };
+  if (typeof part["data"] === "string" && nonEmpty(part["mimeType"]))
+    return {
+      source: { type: "base64", mediaType: part["mimeType"], data: part["data"] },
+      at: ["data"],
+    };
+  if (nonEmpty(part["fileId"]))
+    return { source: { type: "file", fileId: part["fileId"] }, at: ["fileId"] };
   return undefined;
 }
 
@@ -183,9 +190,9 @@ export function imageBlock(context: ReadContext, part: Record_): ImageBlock | un
 
 /** A text block, its other fields kept. */
 export function textBlock(context: ReadContext, part: Record_): ContentBlock {
-  if (typeof part.text !== "string") return opaque(context, part);
+  if (typeof part["text"] !== "string") return opaque(context, part);
   const shape = shapeOf(context, part, ["text"], ["type", "text"]);
-  return withFields({ type: "text", text: part.text }, shape === undefined ? {} : { shape });
+  return withFields({ type: "text", text: part["text"] }, shape === undefined ? {} : { shape });
 }
 
 /** A block of a user message or a tool result: text, an image, or carried whole. */
@@ -194,12 +201,12 @@ export function inputBlock(context: ReadContext, part: unknown): ToolResultConte
     // A bare string in a content array: kept as text, marked to come back as a string.
     return withFields({ type: "text", text: part }, { content: "string" });
   }
-  if (!isRecord(part) || typeof part.type !== "string") {
+  if (!isRecord(part) || typeof part["type"] !== "string") {
     context.issues.push({ path: context.path, message: "must be a content block with a type" });
     return { type: "opaque", block: {} };
   }
-  if (part.type === "text") return textBlock(context, part) as ToolResultContentBlock;
-  if (part.type === "image" || part.type === "image_url")
+  if (part["type"] === "text") return textBlock(context, part) as ToolResultContentBlock;
+  if (part["type"] === "image" || part["type"] === "image_url")
     return imageBlock(context, part) ?? opaque(context, part);
   return opaque(context, part);
 }

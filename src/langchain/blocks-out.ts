@@ -54,7 +54,7 @@ function imagePart(block: ImageBlock): Record_ {
     target[String(at[index])] = { ...next };
     target = target[String(at[index])] as Record_;
   }
-  target[String(at.at(-1))] = imageValue(block, out.type === "image_url");
+  target[String(at.at(-1))] = imageValue(block, out["type"] === "image_url");
   return out;
 }
 
@@ -77,7 +77,7 @@ export function contentPart(block: ContentBlock): Record_ | string {
       if (content === "string") return block.text;
       return fromShape(shape, { type: "text", text: block.text });
     case "thinking":
-      return isRecord(shape) && shape.type === "reasoning"
+      return isRecord(shape) && shape["type"] === "reasoning"
         ? fromShape(shape, { reasoning: block.thinking, signature: block.signature })
         : fromShape(shape, {
             type: "thinking",
@@ -100,7 +100,7 @@ export function contentPart(block: ContentBlock): Record_ | string {
 
 /** A tool use as the content block it came as (`tool_use` or `tool_call`). */
 function toolUsePart(block: ToolUseBlock, shape: unknown): Record_ {
-  const standard = isRecord(shape) && shape.type === "tool_call";
+  const standard = isRecord(shape) && shape["type"] === "tool_call";
   if (!isRecord(shape))
     return { type: "tool_use", id: block.id, name: block.name, input: block.input };
   const values: Record_ = { id: block.id, name: block.name };
@@ -128,7 +128,7 @@ export function toolCall(block: ToolUseBlock): Record_ {
 
 /** Whether a tool use stood in the message's content (else it was one of `tool_calls` only). */
 export function inContent(block: ToolUseBlock): boolean {
-  return isRecord(fieldsOf(block).shape);
+  return isRecord(fieldsOf(block)["shape"]);
 }
 
 /** A tool result's content as LangChain's: its string, or its blocks. */

@@ -413,7 +413,7 @@ describe("compactionMiddleware threads", () => {
     expect(result.messages[0]).toBe(rules);
     // Compacted: far fewer messages than the 82 the loop wrote.
     expect(result.messages.length).toBeLessThan(40);
-    expect(like.requests.at(-1)?.body.system).toContain("Repository rules");
+    expect(like.requests.at(-1)?.body["system"]).toContain("Repository rules");
     expect(like.refusals).toEqual([]);
   });
 

@@ -90,7 +90,7 @@ function ownFields(
 
 /** The kind a message was written as by the library, from its `additional_kwargs`. */
 function generatedOf(message: Record_): GeneratedKind | undefined {
-  const kwargs = message.additional_kwargs;
+  const kwargs = message["additional_kwargs"];
   const kind = isRecord(kwargs) ? kwargs[GENERATED_KEY] : undefined;
   return typeof kind === "string" && GENERATED_KINDS.includes(kind)
     ? (kind as GeneratedKind)
@@ -125,7 +125,7 @@ function messageBlocks(
 ): ContentBlock[] {
   const fields = ownFields(context, message, kind, fieldsFromSources);
   const { content } = message;
-  if (typeof content === "string") fields.content = "string";
+  if (typeof content === "string") fields["content"] = "string";
   let blocks: ContentBlock[];
   if (kind === "ai") blocks = aiBlocks(context, message);
   else if (typeof content === "string") blocks = [{ type: "text", text: content }];
@@ -140,7 +140,7 @@ function messageBlocks(
   // A message holds at least one block: empty content is an empty text, marked.
   if (blocks.length === 0) {
     blocks.push({ type: "text", text: "" });
-    if (fields.content === undefined) fields.content = "empty";
+    if (fields["content"] === undefined) fields["content"] = "empty";
   }
   keepOnLast(blocks, fields);
   return blocks;
@@ -154,8 +154,8 @@ function resultBlock(
   noId: boolean,
 ): ToolResultBlock {
   const fields = ownFields(context, message, "tool", fieldsFromSources);
-  if (noId) fields.noId = true;
-  const toolUseId = message.tool_call_id;
+  if (noId) fields["noId"] = true;
+  const toolUseId = message["tool_call_id"];
   if (typeof toolUseId !== "string" || toolUseId === "")
     fail(context, "tool_call_id", "must be a non-empty string");
   const { content } = message;
@@ -170,14 +170,14 @@ function resultBlock(
     type: "tool_result",
     toolUseId: typeof toolUseId === "string" ? toolUseId : "",
     content: output,
-    isError: message.status === "error",
+    isError: message["status"] === "error",
   };
   return withFields(block, Object.keys(fields).length === 0 ? {} : { message: fields });
 }
 
 /** A system message as the block that carries it, verbatim. */
 function systemBlock(context: ReadContext, message: Record_): ContentBlock {
-  const fields: Record_ = { role: "system", content: message.content };
+  const fields: Record_ = { role: "system", content: message["content"] };
   for (const key of ["id", ...OWN_FIELDS.system])
     if (!isDefault(message[key])) fields[key] = message[key];
   const carried = json(context, fields) as JsonObject;
@@ -187,7 +187,7 @@ function systemBlock(context: ReadContext, message: Record_): ContentBlock {
 /** The LangChain message type of `value` (`human`, `ai`, `tool`, `system`), or `undefined`. */
 function kindOf(value: unknown): Kind | undefined {
   if (!isRecord(value)) return undefined;
-  const type = value.type;
+  const type = value["type"];
   return typeof type === "string" && KINDS.includes(type) ? (type as Kind) : undefined;
 }
 
@@ -213,7 +213,7 @@ class MessagesBuilder {
 
   /** The id of a message: LangChain's, or a new one marked so it does not go back. */
   id(context: ReadContext, value: Record_, index: number): { id: string; generated: boolean } {
-    const given = value.id;
+    const given = value["id"];
     if (given !== undefined && (typeof given !== "string" || given === ""))
       fail(context, "id", "must be a non-empty string");
     const id = typeof given === "string" && given !== "" ? given : `${this.#prefix}-${index}`;
@@ -307,7 +307,7 @@ function messageFieldsOf(blocks: readonly ContentBlock[]): JsonObject {
   if (last === undefined) return {};
   if (last.type === "opaque") return (last.block[OPAQUE_MESSAGE_KEY] ?? {}) as JsonObject;
   const own = last.extra?.[LANGCHAIN_KEY];
-  return (isRecord(own) && isRecord(own.message) ? own.message : {}) as JsonObject;
+  return (isRecord(own) && isRecord(own["message"]) ? own["message"] : {}) as JsonObject;
 }
 
 /** Converted messages, and for each the index of the LangChain message it starts at. */

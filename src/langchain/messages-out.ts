@@ -62,10 +62,10 @@ function withOriginal(
 /** The fields every rebuilt message takes: its id (unless it had none), marks of the library. */
 function commonFields(message: Message, stored: Record_): Record_ {
   const { content: _content, noId, ...fields } = stored;
-  if (noId !== true) fields.id = message.id;
+  if (noId !== true) fields["id"] = message.id;
   if (message.generated !== undefined) {
-    const kwargs = isRecord(fields.additional_kwargs) ? fields.additional_kwargs : {};
-    fields.additional_kwargs = { ...kwargs, [GENERATED_KEY]: message.generated };
+    const kwargs = isRecord(fields["additional_kwargs"]) ? fields["additional_kwargs"] : {};
+    fields["additional_kwargs"] = { ...kwargs, [GENERATED_KEY]: message.generated };
   }
   return fields;
 }
@@ -83,10 +83,10 @@ function aiMessage(message: Message, sources: LangChainSources | undefined): Bas
   const stored = messageFields(message);
   const uses = message.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
   const indexOf = (block: ToolUseBlock) => {
-    const index = fieldsOf(block).callIndex;
+    const index = fieldsOf(block)["callIndex"];
     return typeof index === "number" ? index : 0;
   };
-  const calls = uses.some((block) => typeof fieldsOf(block).callIndex === "number")
+  const calls = uses.some((block) => typeof fieldsOf(block)["callIndex"] === "number")
     ? uses.slice().sort((a, b) => indexOf(a) - indexOf(b))
     : uses;
   const fields = withOriginal(
@@ -96,7 +96,7 @@ function aiMessage(message: Message, sources: LangChainSources | undefined): Bas
   );
   return new AIMessage({
     ...fields,
-    content: messageContent(message.content, stored.content) as never,
+    content: messageContent(message.content, stored["content"]) as never,
     tool_calls: calls.map(toolCall) as never,
   });
 }
@@ -112,7 +112,10 @@ function humanMessage(
     sources?.original(message.id),
     OWN_FIELDS.human,
   );
-  return new HumanMessage({ ...fields, content: messageContent(blocks, stored.content) as never });
+  return new HumanMessage({
+    ...fields,
+    content: messageContent(blocks, stored["content"]) as never,
+  });
 }
 
 function systemMessage(message: Message): BaseMessage {
@@ -135,10 +138,10 @@ function toolMessage(
   const own: Record_ = isRecord(stored) ? { ...stored } : {};
   const { noId, ...rest } = own;
   const fields = withOriginal(rest, found?.source, OWN_FIELDS.tool);
-  if (fields.id === undefined && noId !== true)
-    fields.id = index === 0 ? message.id : `${message.id}-${index}`;
-  if (block.isError) fields.status = "error";
-  else if (fields.status === "error") fields.status = "success";
+  if (fields["id"] === undefined && noId !== true)
+    fields["id"] = index === 0 ? message.id : `${message.id}-${index}`;
+  if (block.isError) fields["status"] = "error";
+  else if (fields["status"] === "error") fields["status"] = "success";
   return new ToolMessage({
     ...fields,
     content: resultContent(block.content) as never,

@@ -84,14 +84,14 @@ function withFields<B extends object>(block: B, fields: JsonObject): B {
 /** A block carried whole, marked as the first (`item`) or a later part of an item. */
 export function opaque(value: JsonObject, marks: JsonObject = {}): OpaqueBlock {
   const block = { ...value };
-  if (marks.item !== undefined) block[OPAQUE_ITEM_KEY] = marks.item;
-  if (marks.continues === true) block[OPAQUE_CONTINUES_KEY] = true;
+  if (marks["item"] !== undefined) block[OPAQUE_ITEM_KEY] = marks["item"];
+  if (marks["continues"] === true) block[OPAQUE_CONTINUES_KEY] = true;
   return { type: "opaque", block };
 }
 
 function imageOf(context: ItemContext, part: Record_, marks: JsonObject): ContentBlock {
-  const url = part.image_url;
-  const fileId = part.file_id;
+  const url = part["image_url"];
+  const fileId = part["file_id"];
   const source: ImageBlock["source"] | undefined =
     typeof url === "string" && url !== ""
       ? { type: "url", url }
@@ -101,28 +101,28 @@ function imageOf(context: ItemContext, part: Record_, marks: JsonObject): Conten
   if (source === undefined) return opaque(checkedJson(context, part), marks);
   const rest = without(part, ["type", "image_url", "file_id"]);
   const fields: JsonObject = { ...marks };
-  if (Object.keys(rest).length > 0) fields.part = checkedJson(context, rest);
+  if (Object.keys(rest).length > 0) fields["part"] = checkedJson(context, rest);
   return withFields({ type: "image", source }, fields);
 }
 
 /** One content part of a message or tool output item; `marks` tie it to its item. */
 export function partBlock(context: ItemContext, part: unknown, marks: JsonObject): ContentBlock {
-  if (!isPlainObject(part) || typeof part.type !== "string" || !PART_TYPES.has(part.type)) {
+  if (!isPlainObject(part) || typeof part["type"] !== "string" || !PART_TYPES.has(part["type"])) {
     context.issues.push({
       path: [...context.path, "type"],
       message: `must be a content part (${[...PART_TYPES].join(", ")})`,
     });
     return opaque({});
   }
-  if (part.type === "input_text" || part.type === "output_text") {
+  if (part["type"] === "input_text" || part["type"] === "output_text") {
     const text = stringField(context, part, "text");
     const rest = without(part, ["text"]);
     const fields: JsonObject = { ...marks };
-    if (part.type === "output_text" || Object.keys(rest).length > 1)
-      fields.part = checkedJson(context, rest);
+    if (part["type"] === "output_text" || Object.keys(rest).length > 1)
+      fields["part"] = checkedJson(context, rest);
     return withFields({ type: "text", text }, fields);
   }
-  if (part.type === "input_image") return imageOf(context, part, marks);
+  if (part["type"] === "input_image") return imageOf(context, part, marks);
   return opaque(checkedJson(context, part), marks);
 }
 
@@ -153,14 +153,14 @@ export function messageBlocks(context: ItemContext, item: Record_): ContentBlock
 export function callBlock(context: ItemContext, item: Record_): ToolUseBlock {
   const id = stringField(context, item, "call_id", false);
   const name = stringField(context, item, "name", false);
-  const custom = item.type === "custom_tool_call";
+  const custom = item["type"] === "custom_tool_call";
   const raw = stringField(context, item, custom ? "input" : "arguments");
   const fields: JsonObject = {
     item: checkedJson(context, without(item, ["call_id", "name", "arguments", "input"])),
   };
   if (custom) return withFields({ type: "tool_use", id, name, input: { input: raw } }, fields);
   const { input, keep } = parseToolArguments(raw);
-  if (keep) fields.arguments = raw;
+  if (keep) fields["arguments"] = raw;
   return withFields({ type: "tool_use", id, name, input }, fields);
 }
 
@@ -182,7 +182,7 @@ export function outputBlock(context: ItemContext, item: Record_): ToolResultBloc
           {},
         ) as ToolResultContentBlock,
     );
-    if (output.length === 0) fields.content = "empty";
+    if (output.length === 0) fields["content"] = "empty";
   } else {
     fail(context, "output", "must be a string or an array of content parts");
     content = "";

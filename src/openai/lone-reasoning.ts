@@ -13,8 +13,8 @@ export function withoutLoneReasoning<Item extends Record<string, unknown>>(
   let followed = false;
   for (let index = items.length - 1; index >= 0; index -= 1) {
     const item = items[index]!;
-    if (item.type !== "reasoning") followed = sideOf(item) === "assistant";
-    if (item.type !== "reasoning" || followed) kept.push(item);
+    if (item["type"] !== "reasoning") followed = sideOf(item) === "assistant";
+    if (item["type"] !== "reasoning" || followed) kept.push(item);
   }
   return kept.reverse();
 }

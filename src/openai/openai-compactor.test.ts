@@ -23,9 +23,9 @@ const MODEL = "gpt-5.6-luna";
 
 /** A reasoning model: two tool steps per user request (reasoning before each call), then an answer. */
 const agent: ResponsesScript = (request, ids) => {
-  const input = request.body.input as Item[];
-  const sinceUser = input.length - input.findLastIndex((item) => item.role === "user");
-  const step = input.slice(-sinceUser).filter((item) => item.type === "function_call").length;
+  const input = request.body["input"] as Item[];
+  const sinceUser = input.length - input.findLastIndex((item) => item["role"] === "user");
+  const step = input.slice(-sinceUser).filter((item) => item["type"] === "function_call").length;
   const reasoning = { type: "reasoning", id: ids("rs"), summary: [] };
   if (step >= 2) {
     return {
@@ -115,15 +115,15 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
     const compactions = requests.filter((request) => request.path.endsWith("/responses/compact"));
     expect(server.refusals).toEqual([]);
     expect(compactions.length).toBeGreaterThan(0);
-    expect(compactions[0]!.body.instructions).toBe("You are a coding agent.");
+    expect(compactions[0]!.body["instructions"]).toBe("You are a coding agent.");
     // The request right after a compaction: the endpoint's output, then the recent items as they were.
     const at = requests.indexOf(compactions[0]!);
-    const before = requests[at - 1]!.body.input as Item[];
-    const after = requests[at + 1]!.body.input as Item[];
-    const compactionIndex = after.findIndex((item) => item.type === "compaction");
-    expect(after.slice(0, compactionIndex).every((item) => item.role === "user")).toBe(true);
+    const before = requests[at - 1]!.body["input"] as Item[];
+    const after = requests[at + 1]!.body["input"] as Item[];
+    const compactionIndex = after.findIndex((item) => item["type"] === "compaction");
+    expect(after.slice(0, compactionIndex).every((item) => item["role"] === "user")).toBe(true);
     const recent = after.slice(compactionIndex + 1);
-    const lastUser = before.findLastIndex((item) => item.role === "user");
+    const lastUser = before.findLastIndex((item) => item["role"] === "user");
     expect(recent.slice(0, before.length - lastUser)).toEqual(before.slice(lastUser));
     expect(session.compactionUsage.cacheReadInputTokens ?? 0).toBeGreaterThan(0);
     expect(session.messages[0]?.turnId).toEqual({ owner: "u", number: 0 });
@@ -204,11 +204,11 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
 const longTask =
   (steps: number): ResponsesScript =>
   (request, ids) => {
-    const input = request.body.input as Item[];
-    const calls = input.filter((item) => item.type === "function_call").length;
+    const input = request.body["input"] as Item[];
+    const calls = input.filter((item) => item["type"] === "function_call").length;
     // After a compaction the older calls are in the compaction item: count the steps by the path.
-    const last = input.findLast((item) => item.type === "function_call");
-    const step = last === undefined ? 0 : Number(/f(\d+)/.exec(String(last.arguments))?.[1]) + 1;
+    const last = input.findLast((item) => item["type"] === "function_call");
+    const step = last === undefined ? 0 : Number(/f(\d+)/.exec(String(last["arguments"]))?.[1]) + 1;
     if (step >= steps || calls > steps) return { output: reasonedAnswer(ids, "Done.") };
     return {
       output: [
@@ -265,17 +265,17 @@ describe("OpenAICompactor inside one long turn, and what it is told back", () =>
     expect(trims).toEqual([]);
     // The request stays word for word, right after the compaction item.
     const input = toResponsesInput(session.messages) as unknown as Item[];
-    const item = input.findIndex((each) => each.type === "compaction");
+    const item = input.findIndex((each) => each["type"] === "compaction");
     expect(input[item + 1]).toMatchObject({
       role: "user",
       content: [{ type: "input_text", text: "Read every file" }],
     });
     // The newest tool uses are all there, each after its reasoning, with its output.
-    const calls = input.filter((each) => each.type === "function_call");
+    const calls = input.filter((each) => each["type"] === "function_call");
     expect(calls.length).toBeGreaterThanOrEqual(10);
-    expect(calls.at(-1)?.arguments).toBe(JSON.stringify({ path: "f39.ts" }));
+    expect(calls.at(-1)?.["arguments"]).toBe(JSON.stringify({ path: "f39.ts" }));
     for (const call of calls) {
-      expect(input[input.indexOf(call) - 1]?.type).toBe("reasoning");
+      expect(input[input.indexOf(call) - 1]?.["type"]).toBe("reasoning");
     }
   });
 
@@ -297,7 +297,7 @@ describe("OpenAICompactor inside one long turn, and what it is told back", () =>
     const calls = conversation.flatMap((message) =>
       message.content.filter((block) => block.type === "tool_use"),
     );
-    expect(calls.map((call) => call.input.path)).toEqual([
+    expect(calls.map((call) => call.input["path"])).toEqual([
       "f35.ts",
       "f36.ts",
       "f37.ts",

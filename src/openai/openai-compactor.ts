@@ -203,7 +203,7 @@ export class OpenAICompactor
         signal: options.signal,
         milliseconds: this.#config.timeoutMs,
         what: "compaction request",
-        isTimeout: (error) => isObject(error) && error.name === "APIConnectionTimeoutError",
+        isTimeout: (error) => isObject(error) && error["name"] === "APIConnectionTimeoutError",
         failure: (error) =>
           new CompactionError("llm_error", `compaction request failed: ${describe(error)}`, {
             cause: error,
@@ -217,7 +217,7 @@ export class OpenAICompactor
     const output: unknown = isObject(response) ? response.output : undefined;
     const items = Array.isArray(output) ? (output as Record<string, unknown>[]) : [];
     const compactions = items.filter(
-      (item) => isObject(item) && item.type === COMPACTION_ITEM_TYPE,
+      (item) => isObject(item) && item["type"] === COMPACTION_ITEM_TYPE,
     );
     if (compactions.length !== 1) {
       throw new CompactionError(
@@ -258,7 +258,7 @@ function keptTokens(layout: CutLayout): (cut: number) => number {
 /** Whether a message ends with a reasoning item: a cut after it would part it from its item. */
 function endsWithReasoning(message: Message | undefined): boolean {
   const last = message?.content.at(-1);
-  return last?.type === "opaque" && last.block.type === "reasoning";
+  return last?.type === "opaque" && last.block["type"] === "reasoning";
 }
 
 /** What the endpoint's usage cost; a count that is not a whole number ≥ 0 fails the compaction. */

@@ -92,7 +92,7 @@ describe("an incomplete response through the openai SDK and the loopback Respons
   let client: OpenAI;
   // The first request runs out of output tokens while reasoning; the next one answers.
   const script: ResponsesScript = (request, ids) =>
-    (request.body.input as unknown[]).length === 1
+    (request.body["input"] as unknown[]).length === 1
       ? { status: "incomplete", output: [{ type: "reasoning", id: ids("rs"), summary: [] }] }
       : { output: reasonedAnswer(ids, "Done.") };
   beforeAll(async () => {

@@ -38,9 +38,9 @@ type Side = "user" | "assistant" | "system" | "compaction" | "tool";
 
 /** Which message an item's blocks join (`assistant`: an item the model produced). */
 export function sideOf(item: Record<string, unknown>): Side {
-  const type = item.type ?? "message";
+  const type = item["type"] ?? "message";
   if (type === "message") {
-    const role = item.role;
+    const role = item["role"];
     return role === "system" || role === "developer"
       ? "system"
       : role === "assistant"
@@ -53,7 +53,7 @@ export function sideOf(item: Record<string, unknown>): Side {
 }
 
 function itemBlocks(context: ItemContext, item: Record<string, unknown>): ContentBlock[] {
-  switch (item.type ?? "message") {
+  switch (item["type"] ?? "message") {
     case "message":
       return messageBlocks(context, item);
     case "function_call":

@@ -55,14 +55,19 @@ class ItemWriter {
       return;
     }
     if (marks.item !== undefined) {
-      const text = typeof part.text === "string" ? part.text : "";
+      const text = typeof part["text"] === "string" ? part["text"] : "";
       if (marks.content === "string" || marks.content === "empty") {
         this.whole(spreadWith(marks.item, { content: marks.content === "string" ? text : [] }));
         return;
       }
       const parts: JsonValue[] = [part];
       this.whole(spreadWith(marks.item, { content: parts }));
-      this.#open = { item: marks.item, parts, role: String(marks.item.role ?? role), made: false };
+      this.#open = {
+        item: marks.item,
+        parts,
+        role: String(marks.item["role"] ?? role),
+        made: false,
+      };
       return;
     }
     if (open?.made === true && open.role === role) {
@@ -86,16 +91,16 @@ function textPart(block: TextBlock, role: Message["role"], fields: JsonObject): 
 function imagePart(block: ImageBlock, fields: JsonObject): JsonObject {
   const part: JsonObject = { type: "input_image", detail: "auto", ...objectField(fields, "part") };
   const { source } = block;
-  if (source.type === "url") part.image_url = source.url;
-  else if (source.type === "file") part.file_id = source.fileId;
-  else part.image_url = `data:${source.mediaType};base64,${source.data}`;
+  if (source.type === "url") part["image_url"] = source.url;
+  else if (source.type === "file") part["file_id"] = source.fileId;
+  else part["image_url"] = `data:${source.mediaType};base64,${source.data}`;
   return part;
 }
 
 function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
   const item = objectField(fields, "item") ?? { type: "function_call" };
-  if (item.type === "custom_tool_call") {
-    const input = block.input.input;
+  if (item["type"] === "custom_tool_call") {
+    const input = block.input["input"];
     return spreadWith(item, {
       call_id: block.id,
       name: block.name,
@@ -105,7 +110,7 @@ function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
   return spreadWith(item, {
     call_id: block.id,
     name: block.name,
-    arguments: toolArgumentsText(block.input, fields.arguments),
+    arguments: toolArgumentsText(block.input, fields["arguments"]),
   });
 }
 
@@ -133,8 +138,8 @@ function marksOf(fields: JsonObject): {
   const item = objectField(fields, "item");
   const marks: { item?: JsonObject; continues?: boolean; content?: JsonValue } = {};
   if (item !== undefined) marks.item = item;
-  if (fields.continues === true) marks.continues = true;
-  if (fields.content !== undefined) marks.content = fields.content;
+  if (fields["continues"] === true) marks.continues = true;
+  if (fields["content"] !== undefined) marks.content = fields["content"];
   return marks;
 }
 
@@ -159,7 +164,7 @@ function writeBlock(writer: ItemWriter, block: ContentBlock, role: Message["role
       return;
     case "opaque": {
       const { [OPAQUE_ITEM_KEY]: item, [OPAQUE_CONTINUES_KEY]: continues, ...value } = block.block;
-      if (typeof value.type === "string" && PART_TYPES.has(value.type)) {
+      if (typeof value["type"] === "string" && PART_TYPES.has(value["type"])) {
         const marks = {
           ...(isPlainObject(item) ? { item: item as JsonObject } : {}),
           ...(continues === true ? { continues: true } : {}),

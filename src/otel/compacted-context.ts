@@ -13,24 +13,24 @@ const TEXT_TYPES: ReadonlySet<unknown> = new Set(["text", "input_text", "output_
 /** Whether a block is a compaction: the API's `compaction` block (ours wraps it) or a summary text. */
 function isCompactionBlock(block: unknown): boolean {
   if (!isObject(block)) return false;
-  if (block.type === COMPACTION_BLOCK_TYPE) return true;
-  if (block.type === "opaque" && isObject(block.block)) {
-    return block.block.type === COMPACTION_BLOCK_TYPE;
+  if (block["type"] === COMPACTION_BLOCK_TYPE) return true;
+  if (block["type"] === "opaque" && isObject(block["block"])) {
+    return block["block"]["type"] === COMPACTION_BLOCK_TYPE;
   }
   return (
-    TEXT_TYPES.has(block.type) &&
-    typeof block.text === "string" &&
-    block.text.startsWith(SUMMARY_PREFIX)
+    TEXT_TYPES.has(block["type"]) &&
+    typeof block["text"] === "string" &&
+    block["text"].startsWith(SUMMARY_PREFIX)
   );
 }
 
 /** Whether a message is a compaction's: the summary message (its turn or its text) or a compaction block. */
 function isCompactionMessage(message: unknown): boolean {
   if (!isObject(message)) return false;
-  if (message.type === COMPACTION_BLOCK_TYPE) return true; // an OpenAI Responses compaction item
-  const turn = message.turnId;
-  if (isObject(turn) && turn.owner === "u" && turn.number === 0) return true;
-  const content = message.content;
+  if (message["type"] === COMPACTION_BLOCK_TYPE) return true; // an OpenAI Responses compaction item
+  const turn = message["turnId"];
+  if (isObject(turn) && turn["owner"] === "u" && turn["number"] === 0) return true;
+  const content = message["content"];
   if (typeof content === "string") return content.startsWith(SUMMARY_PREFIX);
   // Every block: a wire message may join the summary to the messages of its role around it.
   return Array.isArray(content) && content.some(isCompactionBlock);

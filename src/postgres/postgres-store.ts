@@ -110,13 +110,14 @@ export class PostgresStore implements SessionStore {
       return checkStoredState(sessionId, empty, after);
     }
     const state = {
-      tail: toNumber(first.tail),
-      version: toNumber(first.version),
-      through: toNumber(first.through),
-      head: first.head === null || first.head === undefined ? undefined : String(first.head),
+      tail: toNumber(first["tail"]),
+      version: toNumber(first["version"]),
+      through: toNumber(first["through"]),
+      head:
+        first["head"] === null || first["head"] === undefined ? undefined : String(first["head"]),
       records: rows
-        .filter((row) => row.seq !== null && row.seq !== undefined)
-        .map((row) => ({ seq: toNumber(row.seq), data: String(row.record) })),
+        .filter((row) => row["seq"] !== null && row["seq"] !== undefined)
+        .map((row) => ({ seq: toNumber(row["seq"]), data: String(row["record"]) })),
     };
     return checkStoredState(sessionId, state, after);
   }
@@ -135,7 +136,7 @@ export class PostgresStore implements SessionStore {
       [sessionId, expected.tail, expected.version, String(data)],
       sessionId,
     );
-    if (rows[0] !== undefined) return { appended: true, seq: toNumber(rows[0].seq) };
+    if (rows[0] !== undefined) return { appended: true, seq: toNumber(rows[0]["seq"]) };
     return { appended: false, state: await this.read(sessionId, expected.tail, expected.version) };
   }
 
@@ -211,7 +212,7 @@ export class PostgresStore implements SessionStore {
       [sessionId, key],
       sessionId,
     );
-    return rows[0] === undefined ? undefined : String(rows[0].value);
+    return rows[0] === undefined ? undefined : String(rows[0]["value"]);
   }
 
   async setValue(sessionId: string, key: string, value: string): Promise<void> {

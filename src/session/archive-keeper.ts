@@ -120,8 +120,8 @@ export class ArchiveKeeper {
         else if (block.type === "tool_result") {
           if (typeof block.content === "string") take(block.content);
           else for (const part of block.content) if (part.type === "text") take(part.text);
-        } else if (block.type === "tool_use" && typeof block.input._cleared === "string")
-          take(block.input._cleared);
+        } else if (block.type === "tool_use" && typeof block.input["_cleared"] === "string")
+          take(block.input["_cleared"]);
       }
     }
   }

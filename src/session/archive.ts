@@ -168,7 +168,7 @@ function annotateChanged(
     }
     if (block.type === "tool_use" && was.type === "tool_use" && block.input !== was.input) {
       const handle = keep({ kind: "tool_input", toolUseId: was.id, original: was.input });
-      const note = block.input._cleared;
+      const note = block.input["_cleared"];
       return typeof note === "string"
         ? { ...block, input: { ...block.input, _cleared: `${note}${mark(handle)}` } }
         : block;

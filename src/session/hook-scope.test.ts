@@ -25,14 +25,14 @@ describe("HookScope", () => {
     const seen: Record<string, boolean> = {};
     let later: Promise<boolean> | undefined;
     const running = scope.run(async () => {
-      seen.inHook = scope.active;
+      seen["inHook"] = scope.active;
       await Promise.resolve();
-      seen.afterAwait = scope.active;
+      seen["afterAwait"] = scope.active;
       // Started by the hook (in its async context), run after it returned: no longer inside it.
       later = returned.opened.then(() => scope.active);
       await release.opened;
     });
-    seen.outside = scope.active;
+    seen["outside"] = scope.active;
     release.open();
     await running;
     returned.open();

@@ -244,10 +244,10 @@ export function backgroundCeiling(option: AgentSessionOptions["background"]): nu
 function compactorOptionProblem(value: unknown): string | undefined {
   if (value === false) return undefined;
   if (isPlainObject(value) && "type" in value) {
-    if (value.type === "llm" || value.type === "hybrid") {
-      return `{ type: "${value.type}" } needs an LlmClient: pass createCompactor({ type: "${value.type}" }, client) or a compactor object`;
+    if (value["type"] === "llm" || value["type"] === "hybrid") {
+      return `{ type: "${value["type"]}" } needs an LlmClient: pass createCompactor({ type: "${value["type"]}" }, client) or a compactor object`;
     }
-    if (value.type !== "threshold") return 'must be a Compactor, { type: "threshold" } or false';
+    if (value["type"] !== "threshold") return 'must be a Compactor, { type: "threshold" } or false';
     const extra = Object.keys(value).filter((key) => key !== "type" && key !== "config");
     if (extra.length > 0) return `unknown key "${extra[0]}" in a CompactorType`;
     return undefined;

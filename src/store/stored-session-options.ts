@@ -75,7 +75,7 @@ export function splitOptions(options: StoredSessionOptions): {
       { path: ["sessionId"], message: "is openSession's second argument, not an option" },
     ]);
   }
-  if (session.background !== undefined && session.background !== false) {
+  if (session["background"] !== undefined && session["background"] !== false) {
     throw new ValidationError("openSession options", [
       {
         path: ["background"],

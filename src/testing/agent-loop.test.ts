@@ -33,10 +33,10 @@ function createAgent(readsPerTask = Number.POSITIVE_INFINITY) {
   let read = 0;
   let readThisTask = 0;
   return (request: StandInRequest) => {
-    if (request.body.tools === undefined) {
+    if (request.body["tools"] === undefined) {
       return "Goal: read every module. Rule: never touch package-lock.json.";
     }
-    const messages = request.body.messages as { role: string; content: unknown }[];
+    const messages = request.body["messages"] as { role: string; content: unknown }[];
     const last = JSON.stringify(messages.at(-1)?.content ?? "");
     if (!last.includes("tool_result")) readThisTask = 0;
     const next = FILES[read];
@@ -115,11 +115,11 @@ describe("an agent loop on the AnthropicStandIn", () => {
     expect(results.some((result) => result.toolResultsRedacted > 0)).toBe(true);
     expect(results.some((result) => (result as { summarized?: boolean }).summarized)).toBe(true);
     expect(events.filter((event) => event.type === "compaction_failed")).toEqual([]);
-    const agentRequests = client.requests.filter((request) => request.body.tools !== undefined);
+    const agentRequests = client.requests.filter((request) => request.body["tools"] !== undefined);
     expect(agentRequests.length).toBe(FILES.length + 1);
     // The 14 reads take ~9,000 tokens: the same loop without compaction overflows this 6,000 window (below).
     expect(last.usage.input_tokens).toBeLessThanOrEqual(6_000);
-    expect(JSON.stringify(client.lastRequest?.body.messages)).toContain("package-lock.json");
+    expect(JSON.stringify(client.lastRequest?.body["messages"])).toContain("package-lock.json");
   });
 
   it("refuses the same loop without compaction: the window is enforced", async () => {

@@ -57,7 +57,7 @@ describe("AnthropicStandIn replies", () => {
     expect(second.content).toEqual([{ type: "text", text: "Done.", citations: null }]);
     expect(second.usage.input_tokens).toBeGreaterThan(first.usage.input_tokens);
     expect(client.callCount).toBe(2);
-    expect(client.lastRequest?.body.model).toBe(model);
+    expect(client.lastRequest?.body["model"]).toBe(model);
   });
 
   it("can be passed where the SDK client goes: AnthropicLlmClient summarizes through it", async () => {

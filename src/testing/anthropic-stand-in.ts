@@ -132,8 +132,8 @@ function validate(options: unknown): AnthropicStandInOptions {
 /** The betas of a request: the body's `betas` (moved out, as the SDK does) and the header. */
 function splitBetas(body: unknown, options: StandInRequestOptions | undefined) {
   const copy = JSON.parse(JSON.stringify(body ?? {})) as Record<string, unknown>;
-  const betas = Array.isArray(copy.betas) ? copy.betas.map(String) : [];
-  delete copy.betas;
+  const betas = Array.isArray(copy["betas"]) ? copy["betas"].map(String) : [];
+  delete copy["betas"];
   const headers = isRecord(options?.headers) ? options.headers : {};
   const header = headers["anthropic-beta"];
   if (typeof header === "string") betas.push(...betasOf(header));
@@ -260,7 +260,7 @@ export class AnthropicStandIn {
   #problem(request: StandInRequest): ApiProblem | undefined {
     const compaction = compactionProblem(request);
     if (compaction !== undefined) return compaction;
-    const [first] = requestProblems(request.body.messages);
+    const [first] = requestProblems(request.body["messages"]);
     return first === undefined ? undefined : { status: 400, message: first };
   }
 
@@ -271,7 +271,7 @@ export class AnthropicStandIn {
   ): Promise<unknown> {
     const request = this.#record(endpoint, body, options);
     if (options?.signal?.aborted) throw abortError();
-    if (request.body.stream === true) {
+    if (request.body["stream"] === true) {
       throw new TypeError("AnthropicStandIn answers non-streaming requests only (stream: true)");
     }
     const problem = this.#problem(request);

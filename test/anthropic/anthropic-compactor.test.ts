@@ -108,12 +108,12 @@ describe("AnthropicCompactor", () => {
     }).compactAsync(before, new Map());
     const request = server.requestsTo("messages").at(-1)!;
     const body = request.body as Record<string, unknown>;
-    expect(body.compaction).toEqual({ type: "summarize", instructions: "Keep file paths." });
-    expect(body.system).toBe(SYSTEM);
-    expect(body.tools).toEqual(TOOLS);
+    expect(body["compaction"]).toEqual({ type: "summarize", instructions: "Keep file paths." });
+    expect(body["system"]).toBe(SYSTEM);
+    expect(body["tools"]).toEqual(TOOLS);
     expect(request.headers["anthropic-beta"]).toContain(COMPACTION_BETA);
     // The last turn (its request, call, result and reply) is kept, the older ones summarized.
-    expect(body.messages).toEqual(toAnthropicMessages(before.slice(0, 8)));
+    expect(body["messages"]).toEqual(toAnthropicMessages(before.slice(0, 8)));
     const [summary, ...kept] = output.conversation;
     expect(summary!.role).toBe("assistant");
     expect(summary!.turnId).toEqual({ owner: "u", number: 0 });

@@ -95,9 +95,9 @@ async function runTasks(
         calls.map((call) => ({
           type: "tool_result",
           toolUseId: call.id,
-          content: `${String(call.input.path)}:\n${FILE}`,
+          content: `${String(call.input["path"])}:\n${FILE}`,
           isError: false,
-          compactSummary: `[read ${String(call.input.path)}]`,
+          compactSummary: `[read ${String(call.input["path"])}]`,
         })),
       );
     }

@@ -99,7 +99,7 @@ async function twoTurns(): Promise<Message[]> {
 }
 
 const thinkingOf = (message: Message) =>
-  (message.content as Block[]).filter((block) => block.type === "thinking");
+  (message.content as Block[]).filter((block) => block["type"] === "thinking");
 
 describe("on-demand compaction: the request and its reply", () => {
   it("returns one signed compaction block, stop_reason compaction, top-level usage 0 and the cost in usage.iterations", async () => {
@@ -113,8 +113,8 @@ describe("on-demand compaction: the request and its reply", () => {
       content: expect.stringContaining("Fix the failing test"),
       signature: expect.any(String),
     });
-    expect(response.usage.input_tokens).toBe(0);
-    expect(response.usage.output_tokens).toBe(0);
+    expect(response.usage["input_tokens"]).toBe(0);
+    expect(response.usage["output_tokens"]).toBe(0);
     expect(response.usage.iterations).toEqual([
       expect.objectContaining({
         type: "compaction",
@@ -123,10 +123,10 @@ describe("on-demand compaction: the request and its reply", () => {
       }),
     ]);
     const [iteration] = response.usage.iterations!;
-    expect(iteration!.input_tokens).toBeGreaterThan(0);
-    expect(iteration!.output_tokens).toBeGreaterThan(0);
+    expect(iteration!["input_tokens"]).toBeGreaterThan(0);
+    expect(iteration!["output_tokens"]).toBeGreaterThan(0);
     // No thinking in the summary's reply, and no reply after it.
-    expect(response.content.some((part) => part.type === "thinking")).toBe(false);
+    expect(response.content.some((part) => part["type"] === "thinking")).toBe(false);
   });
 
   it("passes instructions to the summarizer", async () => {
@@ -136,7 +136,7 @@ describe("on-demand compaction: the request and its reply", () => {
         compaction: { type: "summarize", instructions: "Keep every file path." },
       }),
     );
-    expect(response.content[0]!.content).toContain("Keep every file path.");
+    expect(response.content[0]!["content"]).toContain("Keep every file path.");
   });
 
   it("refuses the documented misuses of the compaction parameter", async () => {
@@ -209,7 +209,7 @@ describe("on-demand compaction: the request and its reply", () => {
       const response = await send(request(history, { compaction: { type: "summarize" } }));
       expect(response.stop_reason).toBe(stopReason);
       expect(response.content).toEqual([]);
-      expect(response.usage.iterations?.[0]?.type).toBe("compaction");
+      expect(response.usage.iterations?.[0]?.["type"]).toBe("compaction");
     }
   });
 
@@ -405,7 +405,7 @@ describe("mid-conversation system messages", () => {
     ).catch(() => undefined);
     // Without the message the thinking fails; with it, cleared, it counts nothing.
     expect(without).toBeUndefined();
-    expect(cleared.usage.input_tokens).toBeLessThan(shown.usage.input_tokens as number);
+    expect(cleared.usage["input_tokens"]).toBeLessThan(shown.usage["input_tokens"] as number);
   });
 });
 
@@ -451,9 +451,9 @@ describe("context editing", () => {
         cleared_input_tokens: expect.any(Number),
       },
     ]);
-    const freed = cleared.context_management!.applied_edits[0]!.cleared_input_tokens as number;
+    const freed = cleared.context_management!.applied_edits[0]!["cleared_input_tokens"] as number;
     expect(freed).toBeGreaterThan(0);
-    expect(cleared.usage.input_tokens).toBe((full.usage.input_tokens as number) - freed);
+    expect(cleared.usage["input_tokens"]).toBe((full.usage["input_tokens"] as number) - freed);
     // The edited view is the server's: the history sent back next time is the full one.
     expect(JSON.stringify(history)).not.toContain(CLEARED_TOOL_RESULT);
     expect(cleared.input_transformations).toEqual([]);
@@ -485,7 +485,7 @@ describe("context editing", () => {
       ),
       betas,
     );
-    expect(thinking.context_management?.applied_edits.map((edit) => edit.type)).toEqual([
+    expect(thinking.context_management?.applied_edits.map((edit) => edit["type"])).toEqual([
       "clear_thinking_20251015",
       "clear_tool_uses_20250919",
     ]);

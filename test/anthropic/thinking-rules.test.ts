@@ -107,7 +107,7 @@ function withoutThinking(copy: Body, ...indexes: number[]): void {
   for (const index of indexes) {
     const message = copy.messages[index]!;
     message.content = blocks(message).filter(
-      (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
+      (block) => block["type"] !== "thinking" && block["type"] !== "redacted_thinking",
     );
   }
 }
@@ -126,7 +126,7 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
     [
       "a tool result masked",
       (copy: Body) => {
-        blocks(copy.messages[2])[0]!.content = "[cleared]";
+        blocks(copy.messages[2])[0]!["content"] = "[cleared]";
       },
     ],
     [
@@ -138,7 +138,7 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
     [
       "a tool_use input changed",
       (copy: Body) => {
-        blocks(copy.messages[1])[1]!.input = { path: "src/b.ts" };
+        blocks(copy.messages[1])[1]!["input"] = { path: "src/b.ts" };
       },
     ],
     [
@@ -190,7 +190,7 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
 
   it("accepts an edit once every thinking block after it is removed (assistant turns left without thinking)", () => {
     const body = edited(conversation(), (copy) => {
-      blocks(copy.messages[2])[0]!.content = "[cleared]";
+      blocks(copy.messages[2])[0]!["content"] = "[cleared]";
       withoutThinking(copy, 3, 5);
     });
     expect(checkThinkingPrefix(body)).toEqual([]);
@@ -234,8 +234,8 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
         defer_loading: true,
       });
       copy.system = [{ type: "text", text: SYSTEM, cache_control: { type: "ephemeral" } }];
-      blocks(copy.messages[2])[0]!.cache_control = { type: "ephemeral" };
-      for (const block of blocks(copy.messages[3])) delete block.citations;
+      blocks(copy.messages[2])[0]!["cache_control"] = { type: "ephemeral" };
+      for (const block of blocks(copy.messages[3])) delete block["citations"];
       copy.messages[0]!.content = [{ type: "text", text: "Fix the failing test in src/a.ts." }];
       copy.thinking = { type: "adaptive" };
       Object.assign(copy, { max_tokens: 99, output_config: { effort: "low" } });
@@ -282,7 +282,7 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
     expect(checkThinkingPrefix(body)).toEqual([]);
 
     const masked = edited(body, (copy) => {
-      blocks(copy.messages[2])[0]!.content = "[cleared]";
+      blocks(copy.messages[2])[0]!["content"] = "[cleared]";
     });
     const failures = checkThinkingPrefix(masked);
     expect(failures.map((failure) => [failure.path, failure.type])).toEqual([
@@ -302,7 +302,7 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
 
   it("fails a tampered block whatever else holds, and drops a block it cannot read", () => {
     const tampered = edited(conversation(), (copy) => {
-      blocks(copy.messages[3])[0]!.thinking = "The constant is fine.";
+      blocks(copy.messages[3])[0]!["thinking"] = "The constant is fine.";
     });
     // A tampered block is never shown, so the block after it has lost its predecessor.
     expect(checkThinkingPrefix(tampered)).toMatchObject([
@@ -313,7 +313,7 @@ describe("the prefix check, offline (checkThinkingPrefix)", () => {
       "messages.3.content.0: Invalid `signature` in `thinking` block",
     ]);
     const foreign = edited(conversation(), (copy) => {
-      blocks(copy.messages[5])[0]!.signature = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYtfo";
+      blocks(copy.messages[5])[0]!["signature"] = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDYtfo";
     });
     expect(checkThinkingPrefix(foreign)).toMatchObject([
       { path: "messages.5.content.0", reason: "model_binding_mismatch" },
@@ -640,7 +640,7 @@ describe("the loopback server through the real SDK", () => {
     try {
       const client = new Anthropic({ baseURL: plain.url, apiKey: API_KEY, maxRetries: 0 });
       const body = edited(conversation(), (copy) => {
-        blocks(copy.messages[2])[0]!.content = "[cleared]";
+        blocks(copy.messages[2])[0]!["content"] = "[cleared]";
       });
       const reply = await client.beta.messages.create({
         model: MODEL,
@@ -686,7 +686,7 @@ describe("the loopback server through the real SDK", () => {
     for (const index of [3, 5, 7, 9]) {
       messages[index] = withContent(
         messages[index],
-        contentOf(messages[index]).filter((block) => block.type !== "thinking"),
+        contentOf(messages[index]).filter((block) => block["type"] !== "thinking"),
       );
     }
     const reply = await sendBeta(client, messages);

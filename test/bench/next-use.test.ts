@@ -355,9 +355,9 @@ describe("the real-runs part on a hand-made run", () => {
 });
 
 // The shared real runs: CI has ../shared; a fresh clone without it skips, and CI without it fails.
-const REALDATA = process.env.REALDATA_DIR ?? DEFAULT_REALDATA;
+const REALDATA = process.env["REALDATA_DIR"] ?? DEFAULT_REALDATA;
 const HAVE_DATA = existsSync(REALDATA);
-const IN_CI = !["", "0", "false", undefined].includes(process.env.CI);
+const IN_CI = !["", "0", "false", undefined].includes(process.env["CI"]);
 
 it.runIf(IN_CI)("the real runs are there in CI (../shared/realdata)", () => {
   expect(existsSync(REALDATA), REALDATA).toBe(true);

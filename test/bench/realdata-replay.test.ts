@@ -9,12 +9,13 @@ import { REPLAY_STRATEGIES, type ReplayResult, replayAll } from "../../bench/rep
  * recorded reply, each checked as the API would check it (see bench/replay.ts).
  */
 const REALDATA =
-  process.env.REALDATA_DIR ?? fileURLToPath(new URL("../../../shared/realdata", import.meta.url));
+  process.env["REALDATA_DIR"] ??
+  fileURLToPath(new URL("../../../shared/realdata", import.meta.url));
 const WINDOW = 64_000;
 // A fresh clone has no ../shared: these tests then skip, saying why. CI has it, and there
 // (CI set) a missing folder fails instead of skipping.
 const HAVE_DATA = existsSync(REALDATA);
-const IN_CI = !["", "0", "false", undefined].includes(process.env.CI);
+const IN_CI = !["", "0", "false", undefined].includes(process.env["CI"]);
 
 it.runIf(IN_CI)("the real runs are there in CI (../shared/realdata)", () => {
   expect(existsSync(REALDATA), REALDATA).toBe(true);

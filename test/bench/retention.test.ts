@@ -13,7 +13,8 @@ import { generateTrajectory } from "../../bench/workload.js";
  * 2,000 steps and 42–81% of the edited files of the two long Claude Code runs.
  */
 const REALDATA =
-  process.env.REALDATA_DIR ?? fileURLToPath(new URL("../../../shared/realdata", import.meta.url));
+  process.env["REALDATA_DIR"] ??
+  fileURLToPath(new URL("../../../shared/realdata", import.meta.url));
 
 describe("retention of the user's constraints and of file paths", () => {
   it("the hybrid keeps every constraint and at least 80% of paths after 2,000 simulated steps", async () => {

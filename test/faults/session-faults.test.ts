@@ -408,7 +408,7 @@ describe("malformed calls get typed errors", () => {
     const block = message.content[0];
     expect(block?.type === "tool_use" && Object.hasOwn(block.input, "__proto__")).toBe(true);
     expect(block?.type === "tool_use" && Object.getPrototypeOf(block.input)).toBe(Object.prototype);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 
   it("tool input nested 10,000 deep is a ValidationError naming the depth limit", () => {
@@ -484,12 +484,12 @@ describe("nothing a caller holds changes the history", () => {
     s.addUserText("go");
     const input: JsonObject = { path: "a.ts", lines: [1, 2] };
     s.addAssistant([{ type: "tool_use", id: "toolu_1", name: "read", input }]);
-    input.path = "changed.ts";
-    (input.lines as number[]).push(3);
+    input["path"] = "changed.ts";
+    (input["lines"] as number[]).push(3);
     const request = toAnthropicMessages(s.messages).at(-1);
     const [block] = (request?.content ?? []) as { input?: Record<string, unknown> }[];
     expect(() => {
-      (block?.input ?? {}).path = "edited.ts";
+      (block?.input ?? {})["path"] = "edited.ts";
     }).toThrow(TypeError);
     expect(s.messages[1]?.content[0]).toMatchObject({ input: { path: "a.ts", lines: [1, 2] } });
   });

@@ -143,7 +143,7 @@ export const HOSTILE_PATHS: readonly HostilePath[] = [
     prepare: (text, size) => {
       const texts = hostileTexts(size);
       const folded = new ConversationBuilder().user(text).build();
-      const summaries = [texts.dots!, texts["one long word"]!, texts["distinct paths"]!];
+      const summaries = [texts["dots"]!, texts["one long word"]!, texts["distinct paths"]!];
       const maxTokens = scaled(2000, size);
       return () => {
         for (const summary of summaries)

@@ -84,7 +84,7 @@ describe("normalizeJson: the quick copy in front of the walk", () => {
 
   it("leaves a cycle and a key __proto__ to the walk, which names the cycle and keeps the key", () => {
     const cycle: Record<string, unknown> = { a: 1 };
-    cycle.self = cycle;
+    cycle["self"] = cycle;
     const issues: ValidationIssue[] = [];
     expect(normalizeJson(cycle, [], issues)).toEqual({ a: 1 });
     expect(issues).toEqual([

@@ -266,7 +266,7 @@ describe("the fast JSON checks agree with jsonObjectIssues and jsonLength", () =
 
   it("refuses cycles and nesting past the limit, and measures escapes as JSON.stringify writes them", () => {
     const cycle: Record<string, unknown> = { a: 1 };
-    cycle.self = { back: cycle };
+    cycle["self"] = { back: cycle };
     expect(checkedJsonObjectLength(cycle)).toBe(-1);
     expect(isJsonObject(cycle)).toBe(false);
     let deep: Record<string, unknown> = {};

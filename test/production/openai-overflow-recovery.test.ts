@@ -56,7 +56,7 @@ describe("overflow recovery through the openai SDK and the loopback Responses AP
       "context_length_exceeded",
     ]);
     // Every request after the refusal (the summarizer's and the retry) fit the window.
-    const sent = server.requests.slice(-3).map((request) => roughTokens(request.body.input));
+    const sent = server.requests.slice(-3).map((request) => roughTokens(request.body["input"]));
     for (const tokens of sent) expect(tokens).toBeLessThanOrEqual(WINDOW);
   });
 });

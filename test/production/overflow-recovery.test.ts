@@ -49,7 +49,7 @@ async function standInTokens(body: Record<string, unknown>): Promise<number> {
 }
 
 const answer = (request: StandInRequest) =>
-  request.body.tools === undefined || JSON.stringify(request.body).includes("Summary request")
+  request.body["tools"] === undefined || JSON.stringify(request.body).includes("Summary request")
     ? SUMMARY
     : "None had issues.";
 

@@ -31,8 +31,8 @@ function handlesIn(messages: readonly Message[]): string[] {
             : block.content.map((part) => (part.type === "text" ? part.text : "")).join(""),
         );
       }
-      if (block.type === "tool_use" && typeof block.input._cleared === "string")
-        look(block.input._cleared);
+      if (block.type === "tool_use" && typeof block.input["_cleared"] === "string")
+        look(block.input["_cleared"]);
     }
   }
   return handles;
@@ -254,7 +254,7 @@ function restore(
   const content = message.content.map((block) => {
     if (block.type === "tool_result" && handlesIn([{ ...message, content: [block] }]).length > 0)
       return (toolResults.get(block.toolUseId) as typeof block | undefined) ?? block;
-    if (block.type === "tool_use" && typeof block.input._cleared === "string")
+    if (block.type === "tool_use" && typeof block.input["_cleared"] === "string")
       return {
         ...block,
         input: (toolInputs.get(block.id) as typeof block.input | undefined) ?? block.input,

@@ -15,7 +15,7 @@ import { deepFreeze } from "../arbitraries/trajectory.js";
 import { expectCompactionInvariants, snapshot, summariesArbitrary } from "./invariants.js";
 
 // Runs per property (scale with FC_RUNS); the property files together run over 10,000 cases.
-export const RUNS = Number(process.env.FC_RUNS) || 1;
+export const RUNS = Number(process.env["FC_RUNS"]) || 1;
 export const TIMEOUT = 180_000;
 
 const TOOL_NAMES = ["read_file", "bash", "grep", "edit_file", "web_fetch", "memory"] as const;

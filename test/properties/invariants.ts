@@ -104,6 +104,6 @@ export function summariesArbitrary(
 
 /** A fixed seed per suite, overridable with FC_SEED to replay a failure. */
 export function seed(fallback: number): number {
-  const fromEnv = Number(process.env.FC_SEED);
+  const fromEnv = Number(process.env["FC_SEED"]);
   return Number.isInteger(fromEnv) ? fromEnv : fallback;
 }

@@ -42,7 +42,7 @@ type Scenario = typeof scenario extends fc.Arbitrary<infer T> ? T : never;
 
 const thinkingOf = (message: Message | undefined) =>
   Array.isArray(message?.content)
-    ? message.content.filter((block) => block.type === "thinking")
+    ? message.content.filter((block) => block["type"] === "thinking")
     : [];
 
 /** A conversation whose thinking the model signed, then edited as the scenario says. */
@@ -81,7 +81,7 @@ function request({ turns, edit, behavior }: Scenario): Body {
   const assistants = body.messages.filter((message) => message.role === "assistant");
   const drop = (message: Message | undefined) => {
     if (message !== undefined && Array.isArray(message.content))
-      message.content = message.content.filter((block) => block.type !== "thinking");
+      message.content = message.content.filter((block) => block["type"] !== "thinking");
   };
   if (edit === "edit_first_user") body.messages[0] = { role: "user", content: "task 0, edited" };
   if (edit === "drop_middle_thinking") drop(assistants[1]);
@@ -92,7 +92,7 @@ function request({ turns, edit, behavior }: Scenario): Body {
     body.tools = [...tools, { name: "delete", input_schema: { type: "object" } }];
   if (edit === "tamper_thinking") {
     const [block] = thinkingOf(assistants[0]);
-    if (block !== undefined) block.thinking = `${String(block.thinking)}!`;
+    if (block !== undefined) block["thinking"] = `${String(block["thinking"])}!`;
   }
   if (edit === "strip_last_thinking") drop(assistants.at(-1));
   if (body.messages.at(-1)?.role === "assistant")
@@ -122,9 +122,9 @@ async function standInAnswer(body: Body, { beta, mode }: Scenario): Promise<Answ
     )) as unknown as Record<string, unknown> & { content: Block[]; usage: Block };
     return {
       ok: true,
-      transformations: message.input_transformations,
-      inputTokens: message.usage.input_tokens,
-      thinking: message.content.filter((block) => block.type === "thinking"),
+      transformations: message["input_transformations"],
+      inputTokens: message.usage["input_tokens"],
+      thinking: message.content.filter((block) => block["type"] === "thinking"),
     };
   } catch (error) {
     if (!(error instanceof StandInApiError)) throw error;
@@ -152,8 +152,8 @@ function loopbackAnswer(body: Body, { beta, mode }: Scenario): Answer {
   return {
     ok: true,
     transformations: checked.thinking.inputTransformations,
-    inputTokens: parts.usage.input_tokens,
-    thinking: parts.content.filter((block) => block.type === "thinking"),
+    inputTokens: parts.usage["input_tokens"],
+    thinking: parts.content.filter((block) => block["type"] === "thinking"),
   };
 }
 

@@ -34,10 +34,10 @@ describe("the README's commands", () => {
   });
 
   it("the test scripts run the projects: all of them, or one alone", () => {
-    expect(scripts.test).toBe("vitest run");
+    expect(scripts["test"]).toBe("vitest run");
     expect(scripts["test:unit"]).toBe("vitest run --project unit");
     expect(scripts["test:slow"]).toBe("vitest run --project slow");
-    expect(scripts.demo).toBeDefined();
+    expect(scripts["demo"]).toBeDefined();
   });
 });
 

@@ -44,12 +44,12 @@ storeContract("redis", async () => {
     },
     corrupt: async (sessionId, seq, data) => {
       const meta = await raw.hGetAll(`${prefix}{${sessionId}}:meta`);
-      await raw.lSet(`${prefix}{${sessionId}}:log`, seq - Number(meta.through ?? 0) - 1, data);
+      await raw.lSet(`${prefix}{${sessionId}}:log`, seq - Number(meta["through"] ?? 0) - 1, data);
     },
     lose: async (sessionId, seq) => {
       const meta = await raw.hGetAll(`${prefix}{${sessionId}}:meta`);
       const log = `${prefix}{${sessionId}}:log`;
-      await raw.lSet(log, seq - Number(meta.through ?? 0) - 1, "lost");
+      await raw.lSet(log, seq - Number(meta["through"] ?? 0) - 1, "lost");
       await raw.lRem(log, 1, "lost");
     },
     close: async () => {

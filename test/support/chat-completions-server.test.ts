@@ -113,7 +113,7 @@ describe("ChatCompletionsServer through the openai SDK", () => {
   beforeAll(async () => {
     server = await ChatCompletionsServer.start(
       (request) =>
-        (request.body.messages as unknown[]).length < 3
+        (request.body["messages"] as unknown[]).length < 3
           ? { toolCalls: [{ name: "read", arguments: '{"path":"a.ts"}' }], reasoning: "read it" }
           : { content: "done" },
       { reasoning: "required-for-tool-calls", contextWindow: 200 },

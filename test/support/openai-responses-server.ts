@@ -92,7 +92,7 @@ const OUTPUT_TYPES = new Set(["function_call_output", "custom_tool_call_output"]
 const CALL_TYPES = new Set(["function_call", "custom_tool_call"]);
 
 function isInputMessage(item: Item): boolean {
-  return (item.type === undefined || item.type === "message") && item.role !== "assistant";
+  return (item["type"] === undefined || item["type"] === "message") && item["role"] !== "assistant";
 }
 
 /** The first problem of an input, in the API's words, or `undefined` when it is accepted. */
@@ -105,18 +105,19 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index]!;
     const param = `input[${index}]`;
-    const type = item.type ?? "message";
+    const type = item["type"] ?? "message";
     if (type === "compaction_trigger" && index !== items.length - 1) {
       return { message: "The compaction_trigger item must be the final input item.", param };
     }
     if (type === "reasoning" || type === "compaction") {
-      const expected = typeof item.id === "string" ? issued.encrypted.get(item.id) : undefined;
-      if (expected !== undefined && item.encrypted_content !== expected)
+      const expected =
+        typeof item["id"] === "string" ? issued.encrypted.get(item["id"]) : undefined;
+      if (expected !== undefined && item["encrypted_content"] !== expected)
         return {
-          message: `The encrypted content for item ${String(item.id)} could not be verified.`,
+          message: `The encrypted content for item ${String(item["id"])} could not be verified.`,
           param,
         };
-      const known = [...issued.encrypted.values()].includes(String(item.encrypted_content));
+      const known = [...issued.encrypted.values()].includes(String(item["encrypted_content"]));
       if (type === "compaction" && !known)
         return {
           message: "The encrypted content of the compaction item could not be verified.",
@@ -128,14 +129,14 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
       if (
         next === undefined ||
         isInputMessage(next) ||
-        OUTPUT_TYPES.has(String(next.type)) ||
-        next.type === "compaction"
+        OUTPUT_TYPES.has(String(next["type"])) ||
+        next["type"] === "compaction"
       )
         return {
-          message: `Item '${String(item.id)}' of type 'reasoning' was provided without its required following item.`,
+          message: `Item '${String(item["id"])}' of type 'reasoning' was provided without its required following item.`,
           param,
         };
-      if (typeof item.id === "string") seenReasoning.add(item.id);
+      if (typeof item["id"] === "string") seenReasoning.add(item["id"]);
     }
     if (type === "compaction") {
       if (pending.size > 0) {
@@ -143,15 +144,16 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
         return { message: `No tool output found for function call ${callId}.`, param };
       }
     }
-    const needs = typeof item.id === "string" ? issued.requiresReasoning.get(item.id) : undefined;
+    const needs =
+      typeof item["id"] === "string" ? issued.requiresReasoning.get(item["id"]) : undefined;
     if (needs !== undefined && !seenReasoning.has(needs))
       return {
-        message: `Item '${String(item.id)}' of type '${String(type)}' was provided without its required 'reasoning' item: '${needs}'.`,
+        message: `Item '${String(item["id"])}' of type '${String(type)}' was provided without its required 'reasoning' item: '${needs}'.`,
         param,
       };
-    if (CALL_TYPES.has(String(type))) pending.set(String(item.call_id), index);
+    if (CALL_TYPES.has(String(type))) pending.set(String(item["call_id"]), index);
     if (OUTPUT_TYPES.has(String(type))) {
-      const callId = String(item.call_id);
+      const callId = String(item["call_id"]);
       if (!pending.has(callId))
         return {
           message: `No tool call found for function call output with call_id ${callId}.`,
@@ -217,7 +219,7 @@ export class ResponsesApiServer extends LoopbackApi {
     );
     const recorded = { path: request.url ?? "", headers, body };
     this.requests.push(recorded);
-    const problem = responsesInputProblem(body.input, this.issued);
+    const problem = responsesInputProblem(body["input"], this.issued);
     if (problem !== undefined) {
       this.refusals.push(problem);
       return send(response, 400, {
@@ -237,7 +239,7 @@ export class ResponsesApiServer extends LoopbackApi {
       }
       return send(response, 200, this.#compact(body));
     }
-    const tokens = roughTokens(body.input) + roughTokens(body.instructions);
+    const tokens = roughTokens(body["input"]) + roughTokens(body["instructions"]);
     if (this.contextWindow !== undefined && tokens > this.contextWindow) {
       this.refusals.push({ param: "input", message: "context_length_exceeded" });
       return send(response, 400, {
@@ -260,25 +262,25 @@ export class ResponsesApiServer extends LoopbackApi {
   #register(output: Item[]): void {
     let reasoning: string | undefined;
     for (const item of output) {
-      if (item.type === "reasoning" && typeof item.id === "string") {
-        item.encrypted_content ??= this.encrypt(item.id);
-        this.issued.encrypted.set(item.id, String(item.encrypted_content));
-        reasoning = item.id;
-      } else if (typeof item.id === "string" && reasoning !== undefined) {
-        this.issued.requiresReasoning.set(item.id, reasoning);
+      if (item["type"] === "reasoning" && typeof item["id"] === "string") {
+        item["encrypted_content"] ??= this.encrypt(item["id"]);
+        this.issued.encrypted.set(item["id"], String(item["encrypted_content"]));
+        reasoning = item["id"];
+      } else if (typeof item["id"] === "string" && reasoning !== undefined) {
+        this.issued.requiresReasoning.set(item["id"], reasoning);
       }
     }
   }
 
   #respond(body: Record<string, unknown>, scripted: ScriptedOutput): Record<string, unknown> {
     this.#register(scripted.output);
-    const input = roughTokens(body.input) + roughTokens(body.instructions);
+    const input = roughTokens(body["input"]) + roughTokens(body["instructions"]);
     const output = roughTokens(scripted.output);
     return {
       id: this.id("resp"),
       object: "response",
       created_at: 1_767_225_600,
-      model: body.model,
+      model: body["model"],
       status: scripted.status ?? "completed",
       ...(scripted.status === "incomplete"
         ? { incomplete_details: { reason: "max_output_tokens" } }
@@ -289,8 +291,8 @@ export class ResponsesApiServer extends LoopbackApi {
   }
 
   #compact(body: Record<string, unknown>): Record<string, unknown> {
-    const input = Array.isArray(body.input) ? (body.input as Item[]) : [];
-    const users = input.filter((item) => isInputMessage(item) && item.role === "user");
+    const input = Array.isArray(body["input"]) ? (body["input"] as Item[]) : [];
+    const users = input.filter((item) => isInputMessage(item) && item["role"] === "user");
     const id = this.id("cmp");
     const compaction = { type: "compaction", id, encrypted_content: this.encrypt(id) };
     const output = [...users.map((item) => ({ type: "message", ...item })), compaction];
@@ -301,7 +303,7 @@ export class ResponsesApiServer extends LoopbackApi {
       output,
       usage:
         this.compactUsage ??
-        usage(roughTokens(body.input), Math.floor(roughTokens(body.input) / 2), 200),
+        usage(roughTokens(body["input"]), Math.floor(roughTokens(body["input"]) / 2), 200),
     };
   }
 }

@@ -49,7 +49,7 @@ export type ThinkingBlockType = "thinking" | "redacted_thinking";
 
 /** Whether a block is a `thinking` or `redacted_thinking` block. */
 export function isThinkingBlock(block: unknown): block is Block & { type: ThinkingBlockType } {
-  return isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking");
+  return isRecord(block) && (block["type"] === "thinking" || block["type"] === "redacted_thinking");
 }
 
 /** The JSON the model reads: keys sorted, `null` and `cache_control` left out. */
@@ -61,7 +61,7 @@ function canonical(value: unknown): unknown {
     const field = value[key];
     if (field === null || field === undefined || key === "cache_control") continue;
     out[key] =
-      key === "content" && value.type === "tool_result" && typeof field === "string"
+      key === "content" && value["type"] === "tool_result" && typeof field === "string"
         ? [{ type: "text", text: field }]
         : canonical(field);
   }
@@ -129,7 +129,7 @@ function checkedPrefix(
     const blocks = prefix[index]!.content as unknown[];
     let at = -1;
     for (let block = blocks.length - 1; block >= 0 && at === -1; block -= 1) {
-      if (isRecord(blocks[block]) && (blocks[block] as Block).type === "compaction") at = block;
+      if (isRecord(blocks[block]) && (blocks[block] as Block)["type"] === "compaction") at = block;
     }
     if (at === -1) continue;
     const continuation = compactionContinuation(blocks[at] as Block, body);
@@ -165,16 +165,17 @@ function toolsDigest(tools: unknown, prefix: readonly WireMessage[]): string {
   const added = new Set<string>();
   for (const message of prefix) {
     for (const block of message.content as unknown[]) {
-      if (isRecord(block) && block.type === "tool_addition" && isRecord(block.tool)) {
-        added.add(String(block.tool.name));
+      if (isRecord(block) && block["type"] === "tool_addition" && isRecord(block["tool"])) {
+        added.add(String(block["tool"]["name"]));
       }
     }
   }
   const list = (Array.isArray(tools) ? tools : []).filter(
-    (tool) => !(isRecord(tool) && tool.defer_loading === true && !added.has(String(tool.name))),
+    (tool) =>
+      !(isRecord(tool) && tool["defer_loading"] === true && !added.has(String(tool["name"]))),
   );
   const keyed = list.map((tool) => [
-    isRecord(tool) ? String(tool.name ?? "") : "",
+    isRecord(tool) ? String(tool["name"] ?? "") : "",
     JSON.stringify(canonical(tool)),
   ]);
   keyed.sort(([a, x], [b, y]) => (a! < b! ? -1 : a! > b! ? 1 : x! < y! ? -1 : x! > y! ? 1 : 0));
@@ -230,7 +231,7 @@ export type CompactionBlockReading =
 
 /** Reads a `compaction` block's signature (and checks its content against it). */
 export function readCompactionBlock(block: Record<string, unknown>): CompactionBlockReading {
-  const signature = block.signature;
+  const signature = block["signature"];
   if (typeof signature !== "string") return { kind: "signature_invalid" };
   const parts = signature.split(".");
   if (parts.length !== 3 || parts[0] !== COMPACTION_TOKEN_PREFIX) {
@@ -243,7 +244,7 @@ export function readCompactionBlock(block: Record<string, unknown>): CompactionB
   } catch {
     return { kind: "signature_invalid" };
   }
-  if (contentHash(block.content) !== binding.h) return { kind: "content_mismatch" };
+  if (contentHash(block["content"]) !== binding.h) return { kind: "content_mismatch" };
   return { kind: "ours", binding };
 }
 
@@ -312,7 +313,7 @@ export function token(type: ThinkingBlockType, binding: Binding, thinking: strin
 export function readToken(
   block: Block & { type: ThinkingBlockType },
 ): { kind: "ours"; binding: Binding } | { kind: "foreign" } | { kind: "tampered" } {
-  const value = block.type === "thinking" ? block.signature : block.data;
+  const value = block.type === "thinking" ? block["signature"] : block["data"];
   if (typeof value !== "string") return { kind: "tampered" };
   const parts = value.split(".");
   if (parts[0] !== TOKEN_PREFIX) return { kind: "foreign" };
@@ -323,7 +324,7 @@ export function readToken(
   } catch {
     return { kind: "tampered" };
   }
-  const thinking = block.type === "thinking" ? block.thinking : "";
+  const thinking = block.type === "thinking" ? block["thinking"] : "";
   if (typeof thinking !== "string" || mac(block.type, parts[1]!, thinking) !== parts[2]) {
     return { kind: "tampered" };
   }
@@ -332,6 +333,6 @@ export function readToken(
 
 /** A thinking block's identity, as the block after it records it. */
 export function fingerprint(block: Block): string {
-  const value = block.type === "thinking" ? block.signature : block.data;
-  return longHash(`${String(block.type)}:${String(value)}`);
+  const value = block["type"] === "thinking" ? block["signature"] : block["data"];
+  return longHash(`${String(block["type"])}:${String(value)}`);
 }

@@ -57,7 +57,7 @@ const BLOCK_FIELDS = new Set(["type", "content", "signature", "cache_control", "
 
 /** Whether the request asks for a summary (a top-level `compaction`). */
 export function isCompactionRequest(body: unknown): boolean {
-  return isRecord(body) && body.compaction !== undefined && body.compaction !== null;
+  return isRecord(body) && body["compaction"] !== undefined && body["compaction"] !== null;
 }
 
 const invalid = (message: string, errorCode?: string): ApiProblem => ({
@@ -73,11 +73,11 @@ function compactionParameterProblem(body: Record<string, unknown>, beta: boolean
       `compaction: the \`compaction\` parameter requires anthropic-beta: ${COMPACTION_BETA}`,
     );
   }
-  const compaction = body.compaction;
-  if (!isRecord(compaction) || compaction.type !== "summarize") {
+  const compaction = body["compaction"];
+  if (!isRecord(compaction) || compaction["type"] !== "summarize") {
     return invalid("compaction.type: Input should be 'summarize'");
   }
-  const instructions = compaction.instructions;
+  const instructions = compaction["instructions"];
   if (instructions !== undefined && instructions !== null) {
     if (typeof instructions !== "string") {
       return invalid("compaction.instructions: Input should be a valid string");
@@ -88,19 +88,19 @@ function compactionParameterProblem(body: Record<string, unknown>, beta: boolean
       );
     }
   }
-  if (body.context_management !== undefined && body.context_management !== null) {
+  if (body["context_management"] !== undefined && body["context_management"] !== null) {
     return invalid("`compaction` cannot be combined with `context_management` on one request");
   }
-  if (Array.isArray(body.stop_sequences) && body.stop_sequences.length > 0) {
+  if (Array.isArray(body["stop_sequences"]) && body["stop_sequences"].length > 0) {
     return invalid("stop_sequences: not supported on a compaction request");
   }
-  const choice = body.tool_choice;
-  if (isRecord(choice) && (choice.type === "any" || choice.type === "tool")) {
+  const choice = body["tool_choice"];
+  if (isRecord(choice) && (choice["type"] === "any" || choice["type"] === "tool")) {
     return invalid(
-      `tool_choice: type "${String(choice.type)}" is not supported on a compaction request`,
+      `tool_choice: type "${String(choice["type"])}" is not supported on a compaction request`,
     );
   }
-  if (isRecord(body.output_config) && body.output_config.format != null) {
+  if (isRecord(body["output_config"]) && body["output_config"]["format"] != null) {
     return invalid("output_config.format: not supported on a compaction request");
   }
   return undefined;
@@ -120,7 +120,7 @@ function summarizedMessagesProblem(messages: readonly WireMessage[]): ApiProblem
   const last = conversational.at(-1)!;
   if (
     last.message.role === "assistant" &&
-    blocksOf(last.message).some((block) => isRecord(block) && block.type === "tool_use")
+    blocksOf(last.message).some((block) => isRecord(block) && block["type"] === "tool_use")
   ) {
     return invalid(
       `messages.${last.index}: the last \`assistant\` turn ends in a tool call with no result yet: send its tool results, then compact`,
@@ -135,7 +135,7 @@ function compactionBlocks(messages: readonly WireMessage[]): [number, number, Bl
   const found: [number, number, Block][] = [];
   messages.forEach((message, messageIndex) => {
     blocksOf(message).forEach((block, blockIndex) => {
-      if (isRecord(block) && block.type === "compaction")
+      if (isRecord(block) && block["type"] === "compaction")
         found.push([messageIndex, blockIndex, block]);
     });
   });
@@ -213,13 +213,14 @@ export function defaultSummary(body: unknown): string {
   const first = messages.find((message) => message.role === "user");
   const text = blocksOf(first)
     .filter(
-      (block): block is { type: "text"; text: string } => isRecord(block) && block.type === "text",
+      (block): block is { type: "text"; text: string } =>
+        isRecord(block) && block["type"] === "text",
     )
     .map((block) => block.text)
     .join(" ")
     .slice(0, 160);
   const instructions =
-    isRecord(body) && isRecord(body.compaction) ? body.compaction.instructions : undefined;
+    isRecord(body) && isRecord(body["compaction"]) ? body["compaction"]["instructions"] : undefined;
   const following =
     typeof instructions === "string" && instructions.trim() !== ""
       ? ` Written following the instructions "${instructions.trim().slice(0, 60)}".`

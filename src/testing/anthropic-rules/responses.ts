@@ -21,8 +21,8 @@ export function requestTokens(
     return roughTokens({ system, tools, messages });
   }
   const shown = messages.map((message: unknown, messageIndex) => {
-    if (!isRecord(message) || !Array.isArray(message.content)) return message;
-    const content = message.content.filter(
+    if (!isRecord(message) || !Array.isArray(message["content"])) return message;
+    const content = message["content"].filter(
       (_: unknown, blockIndex: number) =>
         !dropped.some((at) => at.messageIndex === messageIndex && at.blockIndex === blockIndex),
     );
@@ -118,7 +118,7 @@ function usage(input: number, output: number, extra: Record<string, unknown> = {
 
 function envelope(body: unknown, counters: Counters, content: unknown[], stopReason: string) {
   counters.messages += 1;
-  const model = bodyOf(body).model;
+  const model = bodyOf(body)["model"];
   return {
     id: `msg_standin_${counters.messages}`,
     type: "message",
@@ -148,7 +148,7 @@ export function messageResponse(
     replyContent(reply, verdict.thinking, counters),
     verdict.previous,
   );
-  const toolUse = content.some((block) => block.type === "tool_use");
+  const toolUse = content.some((block) => block["type"] === "tool_use");
   return {
     ...envelope(body, counters, content, reply.stopReason ?? (toolUse ? "tool_use" : "end_turn")),
     usage: {

@@ -135,7 +135,7 @@ function thinkingConfig(body: Body): Record<string, unknown> | undefined {
 export function thinksOn(body: unknown, thinkByDefault = false): boolean {
   const config = thinkingConfig((isRecord(body) ? body : {}) as Body);
   if (config === undefined) return thinkByDefault;
-  return config.type === "enabled" || config.type === "adaptive";
+  return config["type"] === "enabled" || config["type"] === "adaptive";
 }
 
 /**
@@ -153,7 +153,7 @@ export function toolLoopThinkingProblem(
   while (last >= 0 && messages[last]?.role === "system") last -= 1;
   const answer = messages[last];
   if (answer?.role !== "user") return undefined;
-  if (!blocksOf(answer).some((block) => isRecord(block) && block.type === "tool_result")) {
+  if (!blocksOf(answer).some((block) => isRecord(block) && block["type"] === "tool_result")) {
     return undefined;
   }
   let index = last - 1;
@@ -161,10 +161,10 @@ export function toolLoopThinkingProblem(
   const call = messages[index];
   if (call?.role !== "assistant") return undefined;
   const blocks = blocksOf(call);
-  if (!blocks.some((block) => isRecord(block) && block.type === "tool_use")) return undefined;
+  if (!blocks.some((block) => isRecord(block) && block["type"] === "tool_use")) return undefined;
   const first = blocks[0];
   if (isThinkingBlock(first)) return undefined;
-  const found = isRecord(first) ? String(first.type) : "nothing";
+  const found = isRecord(first) ? String(first["type"]) : "nothing";
   return `messages.${index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
 }
 
@@ -180,14 +180,14 @@ export function judgeThinking(
   const body = bodyOf(request.body);
   const mode = options.mode ?? "enforced";
   const beta = request.betas.includes(THINKING_BINDING_BETA);
-  const binding = thinkingConfig(body)?.block_binding;
+  const binding = thinkingConfig(body)?.["block_binding"];
   if (binding !== undefined && binding !== null && !beta) {
     return {
       ok: false,
       message: `thinking.block_binding: This field requires the \`${THINKING_BINDING_BETA}\` value in the \`anthropic-beta\` header.`,
     };
   }
-  const behavior = isRecord(binding) ? binding.prefix_mismatch_behavior : undefined;
+  const behavior = isRecord(binding) ? binding["prefix_mismatch_behavior"] : undefined;
   const thinking = thinksOn(body, options.thinkByDefault);
   if (mode === "off") return { ok: true, dropped: [], previous: analyze(body).previous, thinking };
   const enforced = mode === "enforced" || (behavior !== undefined && behavior !== null);
@@ -245,12 +245,12 @@ export function signReplyContent(
   return content.map((block, index) => {
     if (!isThinkingBlock(block)) return block;
     let signed: Block = block;
-    if (block.type === "thinking" && typeof block.signature !== "string") {
-      const thinking = typeof block.thinking === "string" ? block.thinking : "";
+    if (block.type === "thinking" && typeof block["signature"] !== "string") {
+      const thinking = typeof block["thinking"] === "string" ? block["thinking"] : "";
       const binding = { ...bindingAt(request, messages, [messages.length - 1, index]), p: before };
       signed = { ...block, thinking, signature: token("thinking", binding, thinking) };
-    } else if (block.type === "redacted_thinking" && typeof block.data !== "string") {
-      const hidden = typeof block.hidden === "string" ? block.hidden : "";
+    } else if (block.type === "redacted_thinking" && typeof block["data"] !== "string") {
+      const hidden = typeof block["hidden"] === "string" ? block["hidden"] : "";
       const binding = {
         ...bindingAt(request, messages, [messages.length - 1, index]),
         p: before,

@@ -51,7 +51,7 @@ export function bodyOf(value: unknown): Body {
 
 /** A request's `messages`, or none. */
 export function messagesOf(body: unknown): WireMessage[] {
-  const messages = isRecord(body) ? body.messages : undefined;
+  const messages = isRecord(body) ? body["messages"] : undefined;
   return Array.isArray(messages) ? (messages as WireMessage[]) : [];
 }
 
