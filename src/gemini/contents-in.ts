@@ -1,14 +1,13 @@
 import type { Content } from "@google/genai";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import { GEMINI_CONTENT_MARKS_KEY, GEMINI_KEY } from "../core/gemini-contents.js";
-import type { ContentBlock, JsonObject, Message, TurnId } from "../core/message.js";
-import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import type { ContentBlock, JsonObject, Message } from "../core/message.js";
+import { type Clock, newId } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { isSummaryText } from "../core/summary-format.js";
-import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { TurnBuilder } from "../internal/turn-builder.js";
 import { type PartContext, partBlock, without } from "./parts-in.js";
 
 /** Options of {@link fromGeminiContents}. */
@@ -69,26 +68,23 @@ export function fromGeminiContents(
 
 /** Reads contents in order into messages: numbering turns and pairing responses with calls. */
 class ContentsReader implements PartContext {
-  readonly messages: Message[] = [];
   readonly issues: ValidationIssue[];
   /** The path of the part being read. */
   path: (string | number)[] = [];
-  readonly #sessionId: string;
-  readonly #createdAt: Date;
-  readonly #prefix: string;
+  readonly #turns: TurnBuilder;
   readonly #generateId: () => string;
-  #turnNumber: number;
-  #current: TurnId | undefined;
   #lastRole: string | undefined;
   #calls: OpenCall[] = [];
 
   constructor(options: FromGeminiContentsOptions, issues: ValidationIssue[]) {
     this.issues = issues;
-    this.#sessionId = options.sessionId ?? newId();
-    this.#createdAt = (options.clock ?? systemClock)();
-    this.#prefix = newId();
+    this.#turns = new TurnBuilder(options);
     this.#generateId = options.generateId ?? newId;
-    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
+  }
+
+  /** The messages read so far. */
+  get messages(): Message[] {
+    return this.#turns.messages;
   }
 
   add(content: unknown, index: number): void {
@@ -114,8 +110,10 @@ class ContentsReader implements PartContext {
     const marks = this.#marks(content, index, role === undefined ? "user" : String(role));
     const first = blocks[0];
     if (first !== undefined && marks !== undefined) blocks[0] = marked(first, marks);
-    if (model) this.#push("assistant", this.#current ?? this.#openTurn(), blocks);
-    else this.#pushUser(blocks);
+    // A content of function responses only answers the calls of the turn at hand.
+    if (model || (this.#turns.inTurn && blocks.every((block) => block.type === "tool_result")))
+      this.#turns.addInTurn(model ? "assistant" : "user", blocks);
+    else this.#turns.addUser(blocks);
   }
 
   /** The content's marks: its other fields, a missing role, and whether it follows its own role. */
@@ -130,20 +128,6 @@ class ContentsReader implements PartContext {
     if (this.#lastRole === role) marks["separate"] = true;
     this.#lastRole = role;
     return Object.keys(marks).length > 0 ? marks : undefined;
-  }
-
-  #pushUser(blocks: ContentBlock[]): void {
-    const answersOnly = blocks.every((block) => block.type === "tool_result");
-    if (answersOnly && this.#current !== undefined) {
-      this.#push("user", this.#current, blocks);
-      return;
-    }
-    if (isSummaryText(blocks[0])) this.#current = { ...SUMMARY_TURN_ID };
-    this.#push(
-      "user",
-      isSummaryText(blocks[0]) ? (this.#current as TurnId) : this.#openTurn(),
-      blocks,
-    );
   }
 
   /** The id of a call without one, remembered for the response that answers it ({@link PartContext}). */
@@ -161,23 +145,6 @@ class ContentsReader implements PartContext {
     if (open === undefined) return this.#generateId();
     open.answered = true;
     return open.id;
-  }
-
-  #openTurn(): TurnId {
-    this.#turnNumber += 1;
-    this.#current = { owner: "u", number: this.#turnNumber };
-    return this.#current;
-  }
-
-  #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
-    this.messages.push({
-      role,
-      id: `${this.#prefix}-${this.messages.length}`,
-      sessionId: this.#sessionId,
-      turnId,
-      createdAt: this.#createdAt,
-      content,
-    } as Message);
   }
 }
 

@@ -49,6 +49,11 @@ export class TurnBuilder {
     this.#push(role, this.#current ?? this.#openTurn(), content);
   }
 
+  /** Whether a turn is open: a message {@link addInTurn} takes then joins it rather than opening one. */
+  get inTurn(): boolean {
+    return this.#current !== undefined;
+  }
+
   /** What stands for compacted messages: the summary's turn at the start, in place elsewhere. */
   addCompacted(role: Message["role"], content: ContentBlock[]): void {
     if (this.messages.length > 0) this.addInTurn(role, content);
