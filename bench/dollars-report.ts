@@ -1,7 +1,12 @@
+import { DEFAULT_SESSION_COMPACTOR_OPTIONS } from "../src/session/options.js";
 import { type DollarRun, PRICE_SETS } from "./dollars-billing.js";
 import { renderMarkdownTable } from "./format.js";
 import { keepsEnough, retentionTargets } from "./retention-targets.js";
 import type { TargetCheck } from "./targets.js";
+
+/** A share of the window as the text says it (0.72 -> "72%"); "?" when the default has none. */
+const percentOf = (share: number | undefined): string =>
+  share === undefined ? "?" : `${Math.round(share * 100)}%`;
 
 /**
  * Tables of part 5: dollars at each price set beside trim-only (`×trim`), then the cache, the
@@ -287,7 +292,7 @@ export function dollarsReadme(input: DollarReadmeInput): string {
     "",
     `Synthetic figures (simulated runs). A request's input costs about its context times the read multiplier, plus what changed since the previous request times the write multiplier. Trim-only keeps the context between 50% and 95% of the window and rewrites the cache ${ofLast.find((run) => run.strategy === "trim")?.trims ?? "?"} times in ${last} steps. The default session compacted ${defaultRun?.compactions ?? "?"} times in ${last} steps, one every ${defaultRun === undefined || defaultRun.compactions === 0 ? "?" : (defaultRun.requests / defaultRun.compactions).toFixed(1)} requests (${ratioTo(ofLast, "default", flat)} trim at 0.1x, ${ratioTo(ofLast, "default", fable)} at 0.025x): each compaction is one deep rewrite, so the average context is small and the cache is rewritten rarely.`,
     "",
-    "1. **One rewrite, not many.** From half the window, old tool results give way to their summaries and, when that is not enough, the oldest messages go in the same rewrite (`dropOldest`), down to 10% of the window. The notice that stands for them keeps the user's words and the file ledger (files read, edited, created, and the paths tool output named), so what the user asked and what the agent touched outlive every compaction. The 3 newest tool uses stay whole.",
+    `1. **One rewrite, not many.** From ${percentOf(DEFAULT_SESSION_COMPACTOR_OPTIONS.threshold)} of the window, old tool results give way to their summaries and, when that is not enough, the oldest messages go in the same rewrite (\`dropOldest\`), down to ${percentOf(DEFAULT_SESSION_COMPACTOR_OPTIONS.targetUtilization)} of the window. The notice that stands for them keeps the user's words, their directives, the file ledger (files read, edited, created, and the paths tool output named) and the outlines of the files read, so what the user asked and what the agent touched outlive every compaction. The ${DEFAULT_SESSION_COMPACTOR_OPTIONS.keepRecentToolUses} newest tool uses and the newest ${percentOf(DEFAULT_SESSION_COMPACTOR_OPTIONS.keepRecentShare)} of the window stay whole.`,
     "2. **Hysteresis from prices.** A session told its prices (`pricing`, or a `model` with a preset) compacts once the reads above the target since the last rewrite have paid for the next rewrite (`RewriteBudget`). For a context growing g tokens a request from a target T, that is at T + √(2·w·T·g / r) tokens, the cheapest trigger of a steady run: about 0.3 of a 200k window at 0.1x reads and 0.5 at 0.025x here (the `default, priced` row). The threshold stays the latest point.",
     "3. **No compaction that does not repay its write.** A rewrite that frees less than 10% of the window is skipped; a priced one waits until the reads it saves have paid for it.",
     "4. **No compaction leaves the context above its trigger.** When a compactor that just ran would still be due, the last resort trims down to its target in the same run, so the next request does not compact again.",

@@ -1,23 +1,12 @@
-import * as z from "zod/mini";
 import type { AsyncCompactor, Compactor } from "../core/compactor.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
-import { HybridCompactor, type HybridCompactorOptions } from "./hybrid-compactor.js";
-import { LLMCompactor, type LLMCompactorConfig } from "./llm-compactor.js";
-import { type CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
+import { type CompactorType, thresholdFromType } from "./compactor-type.js";
+import { HybridCompactor } from "./hybrid-compactor.js";
+import { LLMCompactor } from "./llm-compactor.js";
+import type { CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
 
-/** Selects a compaction strategy and its options, for `createCompactor`. */
-export type CompactorType =
-  | { type: "threshold"; config?: Partial<CompactionConfig> }
-  | { type: "llm"; config?: Partial<LLMCompactorConfig> }
-  | { type: "hybrid"; config?: Partial<HybridCompactorOptions> };
-
-const CompactorTypeSchema = z.strictObject({
-  type: z.enum(["threshold", "llm", "hybrid"], {
-    error: 'must be "threshold", "llm" or "hybrid"',
-  }),
-  config: z.exactOptional(z.record(z.string(), z.unknown())),
-});
+export type { CompactorType } from "./compactor-type.js";
 
 /**
  * Builds the compactor a {@link CompactorType} names. `llm` and `hybrid` need an `LlmClient`.
@@ -37,8 +26,8 @@ export function createCompactor(
   type: CompactorType = { type: "threshold" },
   llmClient?: LlmClient,
 ): Compactor | AsyncCompactor {
-  parseOrThrow(CompactorTypeSchema, type, "CompactorType");
-  if (type.type === "threshold") return new ThresholdCompactor(type.config ?? {});
+  const threshold = thresholdFromType(type);
+  if (threshold !== undefined) return threshold;
   if (llmClient === undefined) {
     throw new ValidationError("CompactorType", [
       { path: ["llmClient"], message: `an LlmClient is required for type "${type.type}"` },

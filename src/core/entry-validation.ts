@@ -1,5 +1,4 @@
 import * as z from "zod/mini";
-import { LazilyCompiled } from "../internal/compiled-schema.js";
 import { DistinctIds } from "../internal/unique-ids.js";
 import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
@@ -14,8 +13,6 @@ import {
   seemsNew,
 } from "./message-memo.js";
 import { MessagesSchema } from "./schemas.js";
-
-const messagesSchema = new LazilyCompiled(MessagesSchema);
 
 /**
  * What a first check of `conversation` (a stateless server's request) found when each message
@@ -110,9 +107,10 @@ function checkedConversation(
       }
     }
   }
-  // The issues, or valid after all: an optional field set to `undefined` counts as absent.
-  const schema = messagesSchema.for(value);
-  if (!z.validate(schema, value)) parseOrThrow(schema, value, subject);
+  // The issues, or valid after all: an optional field set to `undefined` counts as absent. The
+  // schema's runtime parser, not a compiled one: valid messages from JSON or the library take
+  // the fast check above, so what comes here is rare, and `z.compile` stays out of a bundle.
+  if (!z.validate(MessagesSchema, value)) parseOrThrow(MessagesSchema, value, subject);
   rememberValid(value as Message[]);
   return { tokens: knownMessages(value as Message[]).tokens, exchangesWhole: false };
 }

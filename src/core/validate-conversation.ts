@@ -61,7 +61,7 @@ export { MAX_MESSAGES_PER_REQUEST } from "./anthropic-validity.js";
 /** Schema of what `validateConversation` takes: messages whose content may be empty. */
 export { LenientMessagesSchema };
 
-const lenientMessagesSchema = new LazilyCompiled(LenientMessagesSchema);
+const lenientMessagesSchema = /* @__PURE__ */ new LazilyCompiled(LenientMessagesSchema);
 
 /**
  * The problems the API the conversation goes to would reject it for, in order; empty when it is

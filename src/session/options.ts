@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { type CompactorType, createCompactor } from "../compactors/create-compactor.js";
+import { type CompactorType, thresholdFromType } from "../compactors/compactor-type.js";
 import {
   ThresholdCompactor,
   type ThresholdCompactorOptions,
@@ -220,7 +220,10 @@ export function sessionCompactors(options: AgentSessionOptions, contextLimit: nu
         ...clock,
       }),
     );
-  } else if (first !== false) compactors.push("type" in first ? createCompactor(first) : first);
+  } else if (first !== false) {
+    // A CompactorType here is `threshold` (the others were refused for wanting an LlmClient).
+    compactors.push("type" in first ? (thresholdFromType(first) as ThresholdCompactor) : first);
+  }
   if (options.llmCompactor) compactors.push(options.llmCompactor);
   return compactors;
 }

@@ -1,9 +1,10 @@
+import { anthropicProblems } from "../core/anthropic-validity.js";
 import type { CompactionOutput, Compactor } from "../core/compactor.js";
+import type { ConversationProblem } from "../core/conversation-problem.js";
 import { latestRequestIndex } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { validateConversation } from "../core/validate-conversation.js";
 
 /** A compactor's strategy name: its `strategy` property, else `custom`. */
 export function strategyOf(compactor: Compactor): string {
@@ -54,8 +55,8 @@ export function assertKeeps(input: readonly Message[], output: readonly Message[
         message: `dropped the latest request (message ${JSON.stringify(latest.id)}); keep it`,
       });
     }
-    const known = new Set(validateConversation(input).map(problemKey));
-    for (const problem of validateConversation(output)) {
+    const known = new Set(messagesApiProblems(input).map(problemKey));
+    for (const problem of messagesApiProblems(output)) {
       if (known.has(problemKey(problem))) continue;
       const at = problem.messageIndex === undefined ? [] : [problem.messageIndex];
       issues.push({
@@ -65,6 +66,17 @@ export function assertKeeps(input: readonly Message[], output: readonly Message[
     }
   }
   if (issues.length > 0) throw new ValidationError("compactor output", issues);
+}
+
+/**
+ * What the Messages API would reject in messages already validated (the session's history, an
+ * output `assertCompactorOutput` checked): `validateConversation`'s default rules, without its
+ * schema parse or the other providers' rules.
+ */
+function messagesApiProblems(messages: readonly Message[]): ConversationProblem[] {
+  const problems: ConversationProblem[] = [];
+  anthropicProblems(messages, (problem) => problems.push(problem));
+  return problems;
 }
 
 function problemKey(problem: { code: string; toolUseId?: string }): string {

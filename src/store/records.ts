@@ -70,7 +70,7 @@ export const LogRecordSchema: z.ZodMiniType<StoredLogRecord, unknown> = z.discri
   ],
 );
 
-const logRecordSchema = new LazilyCompiled(LogRecordSchema);
+const logRecordSchema = /* @__PURE__ */ new LazilyCompiled(LogRecordSchema);
 
 /** A head record: the session's snapshot after a compaction. */
 export interface HeadRecord {
