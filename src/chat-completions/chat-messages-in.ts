@@ -22,7 +22,7 @@ import {
   toolResultBlock,
   withMessageFields,
 } from "./message-blocks.js";
-import { isQuickChatMessage } from "./messages-quick.js";
+import { quickChatBlocks } from "./messages-quick.js";
 
 /** Options of {@link fromChatMessages}. */
 export interface FromChatMessagesOptions {
@@ -170,8 +170,13 @@ export function readQuickly(
   const found: ValidationIssue[] = [];
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index];
+    const quick = quickChatBlocks(message);
+    if (quick !== undefined) {
+      read.push({ role: (message as { role: string }).role, blocks: quick });
+      continue;
+    }
     // The depth of a message inside the array, as the copy of the whole would meet it.
-    const one = isQuickChatMessage(message) ? message : copyJson(message, 1);
+    const one = copyJson(message, 1);
     if (one === undefined) return undefined;
     const each = readMessage(one, index, found);
     if (each !== undefined) read.push(each);

@@ -1,4 +1,7 @@
+import type { ContentBlock, JsonValue, OpaqueBlock } from "../core/message.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { parseToolArguments } from "../internal/tool-arguments.js";
+import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
 
 /**
  * Whether `message` is one of the chat messages a conversation is mostly made of, in a shape
@@ -71,4 +74,68 @@ function isQuickCall(call: unknown): boolean {
     isNonEmptyString(target["name"]) &&
     typeof target["arguments"] === "string"
   );
+}
+
+/**
+ * The blocks the full reading gives a message {@link isQuickChatMessage} accepts, built from its
+ * strings directly (without the copy, the spreads and the field lists the full reading makes);
+ * `undefined` for any other message.
+ */
+export function quickChatBlocks(message: unknown): ContentBlock[] | undefined {
+  if (!isQuickChatMessage(message)) return undefined;
+  switch (message["role"]) {
+    case "user":
+      return [withContentForm({ type: "text", text: message["content"] as string }, "string")];
+    case "tool":
+      return [
+        {
+          type: "tool_result",
+          toolUseId: message["tool_call_id"] as string,
+          content: message["content"] as string,
+          isError: false,
+        },
+      ];
+    default:
+      return quickAssistantBlocks(message);
+  }
+}
+
+type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
+
+/** `block` (made here) with the form of its message's content kept beside its own fields. */
+function withContentForm<B extends PlainBlock>(block: B, form: JsonValue): B {
+  const kept = block.extra?.[CHAT_COMPLETIONS_KEY] as Record<string, JsonValue> | undefined;
+  const fields = kept === undefined ? { content: form } : { ...kept, content: form };
+  block.extra = { [CHAT_COMPLETIONS_KEY]: fields };
+  return block;
+}
+
+function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] {
+  const { content } = message;
+  const blocks: PlainBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : [];
+  // Their shape is known: isQuickChatMessage looked at every field.
+  const calls = message["tool_calls"] as Record<string, unknown>[] | undefined;
+  if (calls !== undefined) {
+    for (const call of calls) {
+      const target = call["function"] as Record<string, string>;
+      const raw = target["arguments"] as string;
+      const { input, keep } = parseToolArguments(raw);
+      const id = call["id"] as string;
+      const name = target["name"] as string;
+      blocks.push(
+        keep
+          ? {
+              type: "tool_use",
+              id,
+              name,
+              input,
+              extra: { [CHAT_COMPLETIONS_KEY]: { arguments: raw } },
+            }
+          : { type: "tool_use", id, name, input },
+      );
+    }
+  }
+  const form = typeof content === "string" ? "string" : content === null ? "null" : "absent";
+  blocks[0] = withContentForm(blocks[0] ?? { type: "text", text: "" }, form);
+  return blocks;
 }
