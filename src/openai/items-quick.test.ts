@@ -1,0 +1,154 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ValidationIssue } from "../core/errors.js";
+import { quickItemBlocks } from "./items-quick.js";
+import { fromResponsesInput, itemBlocks } from "./responses-input.js";
+
+/** Keys in order, all the way down: `toEqual` alone does not compare their order. */
+function keyOrder(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(keyOrder);
+  return Object.keys(value).map((key) => [key, keyOrder((value as Record<string, unknown>)[key])]);
+}
+
+/** Every object and array reachable from `value`. */
+function objectsIn(value: unknown, found = new Set<object>()): Set<object> {
+  if (typeof value !== "object" || value === null || found.has(value)) return found;
+  found.add(value);
+  for (const key of Object.keys(value)) objectsIn((value as Record<string, unknown>)[key], found);
+  return found;
+}
+
+/** Values a field may hold: the quick reading's shapes, and near misses. */
+const field = fc.oneof(
+  fc.constantFrom("", "x", "{}", '{"path":"a.ts"}', 0, true, null, undefined, [], [{}]),
+  fc.string({ maxLength: 6 }),
+  fc.constantFrom(Number.NaN, () => 1, new Date(0)),
+  fc.dictionary(fc.constantFrom("path", "n", "__proto__"), fc.oneof(fc.string(), fc.integer())),
+);
+
+/** `values`, sometimes with a field more (a near miss of the quick shapes), keys shuffled. */
+function nearly<T extends object>(values: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return values
+    .chain((base) =>
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constant(base) },
+        fc
+          .constantFrom("id", "status", "extra")
+          .chain((key) => fc.record({ [key]: field }))
+          .map((more) => ({ ...base, ...more })),
+        fc
+          .record({ id: fc.string({ maxLength: 3 }), status: fc.constant("completed") })
+          .map((more) => ({ ...more, ...base })),
+      ),
+    )
+    .chain((value) =>
+      fc
+        .shuffledSubarray(Object.keys(value), { minLength: Object.keys(value).length })
+        .map(
+          (keys) =>
+            Object.fromEntries(
+              keys.map((key) => [key, (value as Record<string, unknown>)[key]]),
+            ) as T,
+        ),
+    );
+}
+
+const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('{"a":1}', "[]", "1"));
+const part = fc.oneof(
+  nearly(fc.record({ type: fc.constant("input_text"), text })),
+  nearly(fc.record({ type: fc.constant("output_text"), text })),
+  nearly(
+    fc.record({
+      type: fc.constant("output_text"),
+      text,
+      annotations: fc.oneof(fc.constant([]), field),
+    }),
+  ),
+  nearly(fc.record({ type: fc.constantFrom("input_text", "refusal", "input_image"), text: field })),
+  field,
+);
+
+const item = fc.oneof(
+  nearly(
+    fc.record(
+      {
+        type: fc.constant("message"),
+        role: fc.constantFrom("user", "assistant", "system"),
+        content: fc.oneof(text, fc.array(part, { maxLength: 3 }), field),
+      },
+      { requiredKeys: ["role", "content"] },
+    ),
+  ),
+  nearly(
+    fc.record({
+      type: fc.constant("function_call"),
+      call_id: fc.oneof(fc.constantFrom("c1", "c2"), field),
+      name: fc.oneof(fc.constantFrom("read", "grep"), field),
+      arguments: fc.oneof(text, field),
+    }),
+  ),
+  nearly(
+    fc.record({
+      type: fc.constant("function_call_output"),
+      call_id: fc.oneof(fc.constantFrom("c1", "c2"), field),
+      output: fc.oneof(text, field),
+    }),
+  ),
+  nearly(fc.record({ type: fc.constantFrom("reasoning", "custom_tool_call"), id: field })),
+);
+
+describe("quickItemBlocks: the common Responses items read without the full reading", () => {
+  it("reads an item as the full reading does (key order), sharing nothing, or leaves it", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(item, (value) => {
+        const quick = quickItemBlocks(value as Record<string, unknown>);
+        if (quick === undefined) return;
+        taken += 1;
+        const issues: ValidationIssue[] = [];
+        const full = itemBlocks({ issues, path: [0] }, value as Record<string, unknown>);
+        expect(issues).toEqual([]);
+        expect(keyOrder(quick)).toEqual(keyOrder(full));
+        const theirs = objectsIn(value);
+        for (const ours of objectsIn(quick)) expect(theirs.has(ours)).toBe(false);
+      }),
+      { seed: 3_100_509, numRuns: 4000 },
+    );
+    expect(taken).toBeGreaterThan(400);
+  });
+
+  it("takes the common shapes, and leaves the rest to the full reading", () => {
+    const part = { type: "output_text", text: "hi", annotations: [] };
+    expect(quickItemBlocks({ role: "user", content: "hi" })).toBeDefined();
+    expect(quickItemBlocks({ type: "message", role: "assistant", content: [part] })).toBeDefined();
+    const call = { type: "function_call", call_id: "c1", name: "read", arguments: "{}" };
+    expect(quickItemBlocks(call)).toBeDefined();
+    const output = { type: "function_call_output", call_id: "c1", output: "ok" };
+    expect(quickItemBlocks(output)).toBeDefined();
+    expect(quickItemBlocks({ role: "system", content: "be brief" })).toBeUndefined();
+    expect(quickItemBlocks({ ...output, output: [] })).toBeUndefined();
+    expect(quickItemBlocks({ ...call, call_id: "" })).toBeUndefined();
+  });
+
+  it("gives the same messages and the same errors through fromResponsesInput", () => {
+    const options = { sessionId: "s", clock: () => new Date(0) };
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), (items) => {
+        let quick: unknown;
+        try {
+          quick = fromResponsesInput(items, options);
+        } catch (error) {
+          quick = error;
+        }
+        const issues: ValidationIssue[] = [];
+        items.forEach((each, index) => {
+          itemBlocks({ issues, path: [index] }, each as Record<string, unknown>);
+        });
+        if (Array.isArray(quick)) expect(issues).toEqual([]);
+        else expect((quick as { issues: unknown }).issues).toEqual(issues);
+      }),
+      { seed: 3_100_517, numRuns: 1000 },
+    );
+  });
+});
