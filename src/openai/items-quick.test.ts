@@ -1,23 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
 import { quickItemBlocks } from "./items-quick.js";
 import { fromResponsesInput, itemBlocks } from "./responses-input.js";
-
-/** Keys in order, all the way down: `toEqual` alone does not compare their order. */
-function keyOrder(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(keyOrder);
-  return Object.keys(value).map((key) => [key, keyOrder((value as Record<string, unknown>)[key])]);
-}
-
-/** Every object and array reachable from `value`. */
-function objectsIn(value: unknown, found = new Set<object>()): Set<object> {
-  if (typeof value !== "object" || value === null || found.has(value)) return found;
-  found.add(value);
-  for (const key of Object.keys(value)) objectsIn((value as Record<string, unknown>)[key], found);
-  return found;
-}
 
 /** Values a field may hold: the quick reading's shapes, and near misses. */
 const field = fc.oneof(
