@@ -2,8 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
-import { readInFull, readQuickly } from "./chat-messages-in.js";
+import type { Message } from "../core/message.js";
+import { fromChatMessages, readInFull, readQuickly } from "./chat-messages-in.js";
+import { chatMessagesInFull, type ReasoningPolicy, toChatMessages } from "./chat-messages-out.js";
 import { isQuickChatMessage } from "./messages-quick.js";
+import { quickChatMessagesOf } from "./messages-quick-out.js";
 
 /** Values a field may hold: the quick reading's shapes, and near misses. */
 const field = fc.oneof(
@@ -124,3 +127,90 @@ describe("readQuickly: the common chat messages read without a copy of the whole
     expect(quickIssues).toEqual([{ path: [1, "name"], message: "must be a finite number" }]);
   });
 });
+
+/** Chat Completions fields a block may keep: none, the quick writing's, and others. */
+const kept = fc.oneof(
+  fc.constant(undefined),
+  fc.record({
+    chatCompletions: fc.record({ content: fc.constantFrom("string", "null", "absent") }),
+  }),
+  fc.record({
+    chatCompletions: fc.record(
+      { content: fc.constantFrom("string", "null", "absent", "parts"), arguments: text },
+      { requiredKeys: ["arguments"] },
+    ),
+  }),
+  fc.record({ chatCompletions: objectOf(["content", "arguments", "message", "refusal", "part"]) }),
+  fc.record({ other: field }),
+);
+
+const block = fc.oneof(
+  fc.record({ type: fc.constant("text"), text, extra: kept }),
+  fc.record({
+    type: fc.constant("tool_use"),
+    id: fc.constantFrom("c1", "c2"),
+    name: fc.constantFrom("read", "grep"),
+    input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
+    extra: kept,
+  }),
+  fc.record({
+    type: fc.constant("tool_result"),
+    toolUseId: fc.constantFrom("c1", "c2"),
+    content: fc.oneof(text, fc.constant([{ type: "text" as const, text: "x" }])),
+    isError: fc.boolean(),
+    extra: kept,
+  }),
+);
+
+/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
+function tidy<T extends { extra?: unknown }>(value: T): T {
+  const out = { ...value };
+  if (out.extra === undefined) delete out.extra;
+  return out;
+}
+
+describe("quickChatMessagesOf: the common messages written without the full writing's copies", () => {
+  it("writes a message as the full writing does (key order), or leaves it to it", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom("user", "assistant"),
+        fc.array(block.map(tidy), { maxLength: 4 }),
+        fc.constantFrom("keep", "drop"),
+        (role, content, reasoning) => {
+          const message = { role, content } as unknown as Message;
+          const quick = quickChatMessagesOf(message);
+          if (quick === undefined) return;
+          taken += 1;
+          const full = chatMessagesInFull(message, reasoning as ReasoningPolicy);
+          expect(keyOrder(quick)).toEqual(keyOrder(full));
+        },
+      ),
+      { seed: 3_100_433, numRuns: 4000 },
+    );
+    expect(taken).toBeGreaterThan(400);
+  });
+
+  it("writes what the quick reading read back as it was", () => {
+    const messages = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [functionCall("c1", '{"path": "a.ts"}')] },
+      { role: "tool", tool_call_id: "c1", content: "ok" },
+      { role: "assistant", tool_calls: [functionCall("c2", "{}"), functionCall("c3", "{")] },
+      { role: "tool", tool_call_id: "c2", content: "" },
+      { role: "tool", tool_call_id: "c3", content: "no" },
+      { role: "assistant", content: "done" },
+    ];
+    const ours = fromChatMessages(messages);
+    for (const message of ours) expect(quickChatMessagesOf(message)).toBeDefined();
+    expect(toChatMessages(ours)).toEqual(
+      messages.map(({ tool_calls, ...rest }) =>
+        tool_calls === undefined ? rest : { ...rest, tool_calls },
+      ),
+    );
+  });
+});
+
+function functionCall(id: string, args: string) {
+  return { type: "function", id, function: { name: "read", arguments: args } };
+}
