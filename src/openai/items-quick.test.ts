@@ -2,8 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
+import type { Message } from "../core/message.js";
 import { quickItemBlocks } from "./items-quick.js";
+import { quickItemsOf } from "./items-quick-out.js";
 import { fromResponsesInput, itemBlocks } from "./responses-input.js";
+import { ItemWriter, toResponsesInput, writeBlock } from "./responses-output.js";
 
 /** Values a field may hold: the quick reading's shapes, and near misses. */
 const field = fc.oneof(
@@ -136,5 +139,133 @@ describe("quickItemBlocks: the common Responses items read without the full read
       }),
       { seed: 3_100_517, numRuns: 1000 },
     );
+  });
+});
+
+/** Responses fields a block may keep: none, the quick writing's, and others. */
+const strings = fc.oneof(
+  fc.dictionary(fc.constantFrom("role", "id", "status", "__proto__"), fc.string(), { maxKeys: 2 }),
+  fc.record({
+    type: fc.constantFrom("message", "function_call", "function_call_output", "custom_tool_call"),
+    id: fc.constantFrom("it_1", ""),
+  }),
+);
+const openaiFields = fc.oneof(
+  fc.constant(undefined),
+  fc.record({ openai: fc.record({ item: strings, content: fc.constant("string") }) }),
+  fc.record({
+    openai: fc.record(
+      {
+        item: fc.oneof(strings, fc.constant({ type: "function_call", id: "fc_1" })),
+        part: fc.oneof(
+          fc.constant({ type: "output_text", annotations: [] }),
+          fc.constant({ annotations: [], type: "output_text" }),
+          strings,
+        ),
+        arguments: text,
+      },
+      { requiredKeys: [] },
+    ),
+  }),
+  fc.record({
+    openai: fc.record(
+      { continues: fc.constantFrom(true, false), part: fc.oneof(strings, field) },
+      { requiredKeys: ["continues"] },
+    ),
+  }),
+  fc.record({
+    openai: nearly(
+      fc.record(
+        { item: field, content: field, continues: field, part: field, arguments: field },
+        { requiredKeys: [] },
+      ),
+    ),
+  }),
+  fc.record({ other: field }),
+);
+
+const block = fc.oneof(
+  fc.record({ type: fc.constant("text"), text, extra: openaiFields }),
+  fc.record({
+    type: fc.constant("tool_use"),
+    id: fc.constantFrom("c1", "c2"),
+    name: fc.constantFrom("read", "grep"),
+    input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
+    extra: openaiFields,
+  }),
+  fc.record({
+    type: fc.constant("tool_result"),
+    toolUseId: fc.constantFrom("c1", "c2"),
+    content: fc.oneof(text, fc.constant([{ type: "text" as const, text: "x" }])),
+    isError: fc.boolean(),
+    extra: openaiFields,
+  }),
+  fc.constant({ type: "thinking", thinking: "t", signature: "s" }),
+);
+
+/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
+function tidy<T extends object>(value: T): T {
+  const out = { ...value } as T & { extra?: unknown };
+  if (out.extra === undefined) delete out.extra;
+  return out;
+}
+
+describe("quickItemsOf: the common messages written without the full writing's state", () => {
+  it("writes a message as the full writing does (key order), or leaves it to it", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom("user", "assistant"),
+        fc.array(block.map(tidy), { maxLength: 5 }),
+        (role, content) => {
+          const message = { role, content } as unknown as Message;
+          const quick = quickItemsOf(message);
+          if (quick === undefined) return;
+          taken += 1;
+          const writer = new ItemWriter();
+          for (const each of message.content) writeBlock(writer, each, message.role);
+          expect(keyOrder(quick)).toEqual(keyOrder(writer.items));
+          const ours = objectsIn(message);
+          for (const object of objectsIn(quick)) expect(ours.has(object)).toBe(false);
+        },
+      ),
+      { seed: 3_100_541, numRuns: 8000 },
+    );
+    expect(taken).toBeGreaterThan(300);
+  });
+
+  it("does not join a part to an item a call came after", () => {
+    const item = { type: "message", role: "assistant" };
+    const content = [
+      { type: "text", text: "a", extra: { openai: { item } } },
+      { type: "tool_use", id: "c1", name: "read", input: {} },
+      { type: "text", text: "b", extra: { openai: { continues: true } } },
+    ];
+    const message = { role: "assistant", content } as unknown as Message;
+    const writer = new ItemWriter();
+    for (const each of message.content) writeBlock(writer, each, message.role);
+    const quick = quickItemsOf(message);
+    if (quick !== undefined) expect(quick).toEqual(writer.items);
+    expect(writer.items).toHaveLength(3);
+  });
+
+  it("writes what the quick reading read back as it was", () => {
+    const input = [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] },
+      {
+        type: "message",
+        role: "assistant",
+        content: [
+          { type: "output_text", text: "a", annotations: [] },
+          { type: "output_text", text: "b", annotations: [] },
+        ],
+      },
+      { type: "function_call", call_id: "c1", name: "read", arguments: '{"path": "a"}' },
+      { type: "function_call_output", call_id: "c1", output: "ok" },
+      { role: "user", content: "thanks" },
+    ];
+    const ours = fromResponsesInput(input);
+    for (const message of ours) expect(quickItemsOf(message)).toBeDefined();
+    expect(toResponsesInput(ours)).toEqual(input);
   });
 });
