@@ -10,7 +10,7 @@ import {
 import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
-import { normalizeJson } from "../internal/json-value.js";
+import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
@@ -22,6 +22,7 @@ import {
   toolResultBlock,
   withMessageFields,
 } from "./message-blocks.js";
+import { quickChatBlocks } from "./messages-quick.js";
 
 /** Options of {@link fromChatMessages}. */
 export interface FromChatMessagesOptions {
@@ -105,28 +106,83 @@ export function fromChatMessages(
     ]);
   }
   const issues: ValidationIssue[] = [];
-  // A copy: nothing of the caller's is shared, and whatever JSON cannot hold is reported.
-  const copy = normalizeJson(messages, [], issues) as JsonValue[];
   const builder = new MessageBuilder(options);
-  copy.forEach((message, index) => {
-    if (
-      !isPlainObject(message) ||
-      typeof message["role"] !== "string" ||
-      !ROLES.has(message["role"])
-    ) {
-      issues.push({
-        path: [index, "role"],
-        message:
-          "must be a chat message: role system, developer, user, assistant, tool or function",
-      });
-      return;
-    }
-    const blocks = messageBlocks({ issues, path: [index] }, message as JsonObject);
-    builder.add(message["role"], blocks);
-  });
+  const read = readQuickly(messages, issues) ?? readInFull(messages, issues);
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
+  for (const { role, blocks } of read) builder.add(role, blocks);
   rememberBuilt(builder.messages);
   return builder.messages;
+}
+
+/** One message read: its role and its blocks. */
+export interface ReadMessage {
+  role: string;
+  blocks: ContentBlock[];
+}
+
+/** One message (a copy, or one {@link isQuickChatMessage} accepts) read, its issues reported. */
+function readMessage(
+  message: unknown,
+  index: number,
+  issues: ValidationIssue[],
+): ReadMessage | undefined {
+  if (
+    !isPlainObject(message) ||
+    typeof message["role"] !== "string" ||
+    !ROLES.has(message["role"])
+  ) {
+    issues.push({
+      path: [index, "role"],
+      message: "must be a chat message: role system, developer, user, assistant, tool or function",
+    });
+    return undefined;
+  }
+  return {
+    role: message["role"],
+    blocks: messageBlocks({ issues, path: [index] }, message as JsonObject),
+  };
+}
+
+/**
+ * The messages read from a copy of the whole: nothing of the caller's is shared, and whatever
+ * JSON cannot hold is reported.
+ */
+export function readInFull(messages: readonly unknown[], issues: ValidationIssue[]): ReadMessage[] {
+  const copy = normalizeJson(messages, [], issues) as JsonValue[];
+  const read: ReadMessage[] = [];
+  copy.forEach((message, index) => {
+    const one = readMessage(message, index, issues);
+    if (one !== undefined) read.push(one);
+  });
+  return read;
+}
+
+/**
+ * The messages read as {@link readInFull} reads them, the common ones from the caller's own
+ * message (their blocks hold only its strings), each other one from a copy of it alone;
+ * `undefined` (nothing reported) when one cannot be copied so: the full reading names why.
+ */
+export function readQuickly(
+  messages: readonly unknown[],
+  issues: ValidationIssue[],
+): ReadMessage[] | undefined {
+  const read: ReadMessage[] = [];
+  const found: ValidationIssue[] = [];
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index];
+    const quick = quickChatBlocks(message);
+    if (quick !== undefined) {
+      read.push({ role: (message as { role: string }).role, blocks: quick });
+      continue;
+    }
+    // The depth of a message inside the array, as the copy of the whole would meet it.
+    const one = copyJson(message, 1);
+    if (one === undefined) return undefined;
+    const each = readMessage(one, index, found);
+    if (each !== undefined) read.push(each);
+  }
+  issues.push(...found);
+  return read;
 }
 
 /** Builds our messages in order: joins a run of tool messages into one, numbers turns. */

@@ -19,6 +19,7 @@ import {
   REASONING_FIELDS,
   without,
 } from "./chat-fields.js";
+import { quickChatMessagesOf } from "./messages-quick-out.js";
 import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
 
 /** What {@link toChatMessages} does with the reasoning a host returned: send it back, or not. */
@@ -172,10 +173,16 @@ export function toChatMessages(
   for (const message of messages) {
     if (isSystemMessage(message)) {
       out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
-    } else if (message.role === "assistant") out.push(assistantMessage(message, reasoning));
-    else out.push(...userMessages(message));
+    } else out.push(...(quickChatMessagesOf(message) ?? chatMessagesInFull(message, reasoning)));
   }
   return out as unknown as ChatCompletionMessageParam[];
+}
+
+/** The chat messages of one of our messages (not a system one), by the full writing. */
+export function chatMessagesInFull(message: Message, reasoning: ReasoningPolicy): JsonObject[] {
+  return message.role === "assistant"
+    ? [assistantMessage(message, reasoning)]
+    : userMessages(message);
 }
 
 /** Schema of {@link ToChatMessagesOptions}. */

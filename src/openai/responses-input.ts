@@ -19,6 +19,7 @@ import {
   opaque,
   outputBlock,
 } from "./items-in.js";
+import { quickItemBlocks } from "./items-quick.js";
 
 /** Options of {@link fromResponsesInput}. */
 export interface FromResponsesInputOptions {
@@ -52,7 +53,8 @@ export function sideOf(item: Record<string, unknown>): Side {
   return typeof type === "string" && type.endsWith("_output") ? "tool" : "assistant";
 }
 
-function itemBlocks(context: ItemContext, item: Record<string, unknown>): ContentBlock[] {
+/** One item's blocks, by the full reading (issues reported under `context`). */
+export function itemBlocks(context: ItemContext, item: Record<string, unknown>): ContentBlock[] {
   switch (item["type"] ?? "message") {
     case "message":
       return messageBlocks(context, item);
@@ -96,7 +98,8 @@ export function fromResponsesInput(
   const issues: ValidationIssue[] = [];
   const builder = new InputBuilder(options);
   items.forEach((item, index) => {
-    if (isPlainObject(item)) builder.add(item, itemBlocks({ issues, path: [index] }, item));
+    if (isPlainObject(item))
+      builder.add(item, quickItemBlocks(item) ?? itemBlocks({ issues, path: [index] }, item));
     else issues.push({ path: [index], message: "must be an input item object" });
   });
   if (issues.length > 0) throw new ValidationError("Responses input", issues);

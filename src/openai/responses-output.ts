@@ -15,6 +15,7 @@ import type {
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
+import { quickItemsOf } from "./items-quick-out.js";
 
 /** The Responses API fields a block kept (see {@link OPENAI_KEY}); empty for one made elsewhere. */
 function fieldsOf(block: ContentBlock): JsonObject {
@@ -29,7 +30,7 @@ function objectField(fields: JsonObject, key: string): JsonObject | undefined {
 }
 
 /** Builds the item list, joining the parts of one message item. */
-class ItemWriter {
+export class ItemWriter {
   readonly items: JsonObject[] = [];
   /** The message item parts join: its role, and whether this writer made it. */
   #open: { item: JsonObject; parts: JsonValue[]; role: string; made: boolean } | undefined;
@@ -143,7 +144,8 @@ function marksOf(fields: JsonObject): {
   return marks;
 }
 
-function writeBlock(writer: ItemWriter, block: ContentBlock, role: Message["role"]): void {
+/** One block written by the full writing. */
+export function writeBlock(writer: ItemWriter, block: ContentBlock, role: Message["role"]): void {
   const fields = fieldsOf(block);
   switch (block.type) {
     case "text":
@@ -198,7 +200,9 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
     }
     // A new message never continues the last part of the one before.
     writer.close();
-    for (const block of message.content) writeBlock(writer, block, message.role);
+    const quick = quickItemsOf(message);
+    if (quick !== undefined) writer.items.push(...quick);
+    else for (const block of message.content) writeBlock(writer, block, message.role);
   }
   return writer.items as unknown as ResponseInputItem[];
 }

@@ -1,0 +1,93 @@
+import type {
+  ContentBlock,
+  JsonObject,
+  Message,
+  OpaqueBlock,
+  ToolUseBlock,
+} from "../core/message.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import { toolArgumentsText } from "../internal/tool-arguments.js";
+import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
+
+type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
+
+/**
+ * The chat messages `toChatMessages` writes for the messages a conversation is mostly made of,
+ * built without the field lists, spreads and copies of the full writing: a user message of one
+ * text block read from a string content; a user message of tool results of text with no Chat
+ * Completions fields; an assistant message of a text block read from a string content, or of
+ * function calls only (its content read as `null` or absent), with at most the calls' exact
+ * `arguments` kept. `undefined` for any other message: the full writing decides.
+ * `messages-quick.test.ts` holds it to that.
+ */
+export function quickChatMessagesOf(message: Message): JsonObject[] | undefined {
+  return message.role === "assistant" ? quickAssistant(message) : quickUser(message);
+}
+
+/**
+ * The block's Chat Completions fields when all their keys are among `keys`; `undefined` when it
+ * has none; `false` when it has others.
+ */
+function keptFields(block: ContentBlock, keys: readonly string[]) {
+  if (block.type === "opaque") return false;
+  const kept: unknown = block.extra?.[CHAT_COMPLETIONS_KEY];
+  if (kept === undefined) return undefined;
+  if (!isPlainObject(kept)) return false;
+  for (const key in kept) if (!Object.hasOwn(kept, key) || !keys.includes(key)) return false;
+  return kept;
+}
+
+/** Whether `block` is a text block read from a string content (its only field that form). */
+function isStringContent(block: ContentBlock | undefined): block is PlainBlock & { text: string } {
+  if (block?.type !== "text") return false;
+  const kept = keptFields(block, ["content"]);
+  return kept !== undefined && kept !== false && kept["content"] === "string";
+}
+
+function quickUser(message: Message): JsonObject[] | undefined {
+  const { content } = message;
+  const first = content[0];
+  if (content.length === 1 && isStringContent(first)) {
+    return [{ role: "user", content: first.text }];
+  }
+  const out: JsonObject[] = new Array(content.length);
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index]!;
+    if (block.type !== "tool_result" || typeof block.content !== "string") return undefined;
+    if (keptFields(block, []) !== undefined) return undefined;
+    out[index] = { role: "tool", tool_call_id: block.toolUseId, content: block.content };
+  }
+  return out;
+}
+
+function quickAssistant(message: Message): JsonObject[] | undefined {
+  const { content } = message;
+  const first = content[0];
+  const out: JsonObject = { role: "assistant" };
+  let start = 0;
+  if (isStringContent(first)) {
+    out["content"] = first.text;
+    start = 1;
+  } else {
+    const form = first === undefined ? false : keptFields(first, ["content", "arguments"]);
+    if (first?.type !== "tool_use" || !form) return undefined;
+    if (form["content"] === "null") out["content"] = null;
+    else if (form["content"] !== "absent") return undefined;
+  }
+  if (start === content.length) return [out];
+  const calls: JsonObject[] = new Array(content.length - start);
+  for (let index = start; index < content.length; index += 1) {
+    const block = content[index]!;
+    if (block.type !== "tool_use") return undefined;
+    const kept = keptFields(block, index === 0 ? ["content", "arguments"] : ["arguments"]);
+    if (kept === false) return undefined;
+    calls[index - start] = callOf(block, kept?.["arguments"]);
+  }
+  out["tool_calls"] = calls;
+  return [out];
+}
+
+function callOf(block: ToolUseBlock, raw: unknown): JsonObject {
+  const text = toolArgumentsText(block.input, raw as JsonObject[string]);
+  return { type: "function", id: block.id, function: { name: block.name, arguments: text } };
+}

@@ -1,0 +1,271 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
+import type { ValidationIssue } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import { quickItemBlocks } from "./items-quick.js";
+import { quickItemsOf } from "./items-quick-out.js";
+import { fromResponsesInput, itemBlocks } from "./responses-input.js";
+import { ItemWriter, toResponsesInput, writeBlock } from "./responses-output.js";
+
+/** Values a field may hold: the quick reading's shapes, and near misses. */
+const field = fc.oneof(
+  fc.constantFrom("", "x", "{}", '{"path":"a.ts"}', 0, true, null, undefined, [], [{}]),
+  fc.string({ maxLength: 6 }),
+  fc.constantFrom(Number.NaN, () => 1, new Date(0)),
+  fc.dictionary(fc.constantFrom("path", "n", "__proto__"), fc.oneof(fc.string(), fc.integer())),
+);
+
+/** `values`, sometimes with a field more (a near miss of the quick shapes), keys shuffled. */
+function nearly<T extends object>(values: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return values
+    .chain((base) =>
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constant(base) },
+        fc
+          .constantFrom("id", "status", "extra")
+          .chain((key) => fc.record({ [key]: field }))
+          .map((more) => ({ ...base, ...more })),
+        fc
+          .record({ id: fc.string({ maxLength: 3 }), status: fc.constant("completed") })
+          .map((more) => ({ ...more, ...base })),
+      ),
+    )
+    .chain((value) =>
+      fc
+        .shuffledSubarray(Object.keys(value), { minLength: Object.keys(value).length })
+        .map(
+          (keys) =>
+            Object.fromEntries(
+              keys.map((key) => [key, (value as Record<string, unknown>)[key]]),
+            ) as T,
+        ),
+    );
+}
+
+const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('{"a":1}', "[]", "1"));
+const part = fc.oneof(
+  nearly(fc.record({ type: fc.constant("input_text"), text })),
+  nearly(fc.record({ type: fc.constant("output_text"), text })),
+  nearly(
+    fc.record({
+      type: fc.constant("output_text"),
+      text,
+      annotations: fc.oneof(fc.constant([]), field),
+    }),
+  ),
+  nearly(fc.record({ type: fc.constantFrom("input_text", "refusal", "input_image"), text: field })),
+  field,
+);
+
+const item = fc.oneof(
+  nearly(
+    fc.record(
+      {
+        type: fc.constant("message"),
+        role: fc.constantFrom("user", "assistant", "system"),
+        content: fc.oneof(text, fc.array(part, { maxLength: 3 }), field),
+      },
+      { requiredKeys: ["role", "content"] },
+    ),
+  ),
+  nearly(
+    fc.record({
+      type: fc.constant("function_call"),
+      call_id: fc.oneof(fc.constantFrom("c1", "c2"), field),
+      name: fc.oneof(fc.constantFrom("read", "grep"), field),
+      arguments: fc.oneof(text, field),
+    }),
+  ),
+  nearly(
+    fc.record({
+      type: fc.constant("function_call_output"),
+      call_id: fc.oneof(fc.constantFrom("c1", "c2"), field),
+      output: fc.oneof(text, field),
+    }),
+  ),
+  nearly(fc.record({ type: fc.constantFrom("reasoning", "custom_tool_call"), id: field })),
+);
+
+describe("quickItemBlocks: the common Responses items read without the full reading", () => {
+  it("reads an item as the full reading does (key order), sharing nothing, or leaves it", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(item, (value) => {
+        const quick = quickItemBlocks(value as Record<string, unknown>);
+        if (quick === undefined) return;
+        taken += 1;
+        const issues: ValidationIssue[] = [];
+        const full = itemBlocks({ issues, path: [0] }, value as Record<string, unknown>);
+        expect(issues).toEqual([]);
+        expect(keyOrder(quick)).toEqual(keyOrder(full));
+        const theirs = objectsIn(value);
+        for (const ours of objectsIn(quick)) expect(theirs.has(ours)).toBe(false);
+      }),
+      { seed: 3_100_509, numRuns: 4000 },
+    );
+    expect(taken).toBeGreaterThan(400);
+  });
+
+  it("takes the common shapes, and leaves the rest to the full reading", () => {
+    const part = { type: "output_text", text: "hi", annotations: [] };
+    expect(quickItemBlocks({ role: "user", content: "hi" })).toBeDefined();
+    expect(quickItemBlocks({ type: "message", role: "assistant", content: [part] })).toBeDefined();
+    const call = { type: "function_call", call_id: "c1", name: "read", arguments: "{}" };
+    expect(quickItemBlocks(call)).toBeDefined();
+    const output = { type: "function_call_output", call_id: "c1", output: "ok" };
+    expect(quickItemBlocks(output)).toBeDefined();
+    expect(quickItemBlocks({ role: "system", content: "be brief" })).toBeUndefined();
+    expect(quickItemBlocks({ ...output, output: [] })).toBeUndefined();
+    expect(quickItemBlocks({ ...call, call_id: "" })).toBeUndefined();
+  });
+
+  it("gives the same messages and the same errors through fromResponsesInput", () => {
+    const options = { sessionId: "s", clock: () => new Date(0) };
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), (items) => {
+        let quick: unknown;
+        try {
+          quick = fromResponsesInput(items, options);
+        } catch (error) {
+          quick = error;
+        }
+        const issues: ValidationIssue[] = [];
+        items.forEach((each, index) => {
+          itemBlocks({ issues, path: [index] }, each as Record<string, unknown>);
+        });
+        if (Array.isArray(quick)) expect(issues).toEqual([]);
+        else expect((quick as { issues: unknown }).issues).toEqual(issues);
+      }),
+      { seed: 3_100_517, numRuns: 1000 },
+    );
+  });
+});
+
+/** Responses fields a block may keep: none, the quick writing's, and others. */
+const strings = fc.oneof(
+  fc.dictionary(fc.constantFrom("role", "id", "status", "__proto__"), fc.string(), { maxKeys: 2 }),
+  fc.record({
+    type: fc.constantFrom("message", "function_call", "function_call_output", "custom_tool_call"),
+    id: fc.constantFrom("it_1", ""),
+  }),
+);
+const openaiFields = fc.oneof(
+  fc.constant(undefined),
+  fc.record({ openai: fc.record({ item: strings, content: fc.constant("string") }) }),
+  fc.record({
+    openai: fc.record(
+      {
+        item: fc.oneof(strings, fc.constant({ type: "function_call", id: "fc_1" })),
+        part: fc.oneof(
+          fc.constant({ type: "output_text", annotations: [] }),
+          fc.constant({ annotations: [], type: "output_text" }),
+          strings,
+        ),
+        arguments: text,
+      },
+      { requiredKeys: [] },
+    ),
+  }),
+  fc.record({
+    openai: fc.record(
+      { continues: fc.constantFrom(true, false), part: fc.oneof(strings, field) },
+      { requiredKeys: ["continues"] },
+    ),
+  }),
+  fc.record({
+    openai: nearly(
+      fc.record(
+        { item: field, content: field, continues: field, part: field, arguments: field },
+        { requiredKeys: [] },
+      ),
+    ),
+  }),
+  fc.record({ other: field }),
+);
+
+const block = fc.oneof(
+  fc.record({ type: fc.constant("text"), text, extra: openaiFields }),
+  fc.record({
+    type: fc.constant("tool_use"),
+    id: fc.constantFrom("c1", "c2"),
+    name: fc.constantFrom("read", "grep"),
+    input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
+    extra: openaiFields,
+  }),
+  fc.record({
+    type: fc.constant("tool_result"),
+    toolUseId: fc.constantFrom("c1", "c2"),
+    content: fc.oneof(text, fc.constant([{ type: "text" as const, text: "x" }])),
+    isError: fc.boolean(),
+    extra: openaiFields,
+  }),
+  fc.constant({ type: "thinking", thinking: "t", signature: "s" }),
+);
+
+/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
+function tidy<T extends object>(value: T): T {
+  const out = { ...value } as T & { extra?: unknown };
+  if (out.extra === undefined) delete out.extra;
+  return out;
+}
+
+describe("quickItemsOf: the common messages written without the full writing's state", () => {
+  it("writes a message as the full writing does (key order), or leaves it to it", () => {
+    let taken = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom("user", "assistant"),
+        fc.array(block.map(tidy), { maxLength: 5 }),
+        (role, content) => {
+          const message = { role, content } as unknown as Message;
+          const quick = quickItemsOf(message);
+          if (quick === undefined) return;
+          taken += 1;
+          const writer = new ItemWriter();
+          for (const each of message.content) writeBlock(writer, each, message.role);
+          expect(keyOrder(quick)).toEqual(keyOrder(writer.items));
+          const ours = objectsIn(message);
+          for (const object of objectsIn(quick)) expect(ours.has(object)).toBe(false);
+        },
+      ),
+      { seed: 3_100_541, numRuns: 8000 },
+    );
+    expect(taken).toBeGreaterThan(300);
+  });
+
+  it("does not join a part to an item a call came after", () => {
+    const item = { type: "message", role: "assistant" };
+    const content = [
+      { type: "text", text: "a", extra: { openai: { item } } },
+      { type: "tool_use", id: "c1", name: "read", input: {} },
+      { type: "text", text: "b", extra: { openai: { continues: true } } },
+    ];
+    const message = { role: "assistant", content } as unknown as Message;
+    const writer = new ItemWriter();
+    for (const each of message.content) writeBlock(writer, each, message.role);
+    const quick = quickItemsOf(message);
+    if (quick !== undefined) expect(quick).toEqual(writer.items);
+    expect(writer.items).toHaveLength(3);
+  });
+
+  it("writes what the quick reading read back as it was", () => {
+    const input = [
+      { type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] },
+      {
+        type: "message",
+        role: "assistant",
+        content: [
+          { type: "output_text", text: "a", annotations: [] },
+          { type: "output_text", text: "b", annotations: [] },
+        ],
+      },
+      { type: "function_call", call_id: "c1", name: "read", arguments: '{"path": "a"}' },
+      { type: "function_call_output", call_id: "c1", output: "ok" },
+      { role: "user", content: "thanks" },
+    ];
+    const ours = fromResponsesInput(input);
+    for (const message of ours) expect(quickItemsOf(message)).toBeDefined();
+    expect(toResponsesInput(ours)).toEqual(input);
+  });
+});

@@ -1,0 +1,116 @@
+import type { ContentBlock, JsonObject } from "../core/message.js";
+import { isPlainObject } from "../internal/plain-object.js";
+import { parseToolArguments } from "../internal/tool-arguments.js";
+import { OPENAI_KEY } from "./items-in.js";
+
+type Record_ = Record<string, unknown>;
+
+/** The fields an item the quick reading takes may have beside its own, each a string. */
+const ITEM_STRING_KEYS = ["type", "role", "id", "status"];
+const MESSAGE_KEYS = [...ITEM_STRING_KEYS, "content"];
+const CALL_KEYS = ["type", "id", "status", "call_id", "name", "arguments"];
+const OUTPUT_KEYS = ["type", "id", "status", "call_id", "output"];
+
+/**
+ * `itemBlocks`' blocks for the items a conversation is mostly made of, built from the item's
+ * strings directly (without the field lists, the JSON checks and the spreads of the full
+ * reading): a `message` of role `user` or `assistant` whose content is a string or
+ * `input_text` / `output_text` parts (an `output_text` with no annotations); a `function_call`
+ * and a `function_call_output` of strings. Each may have an `id` and a `status` of strings.
+ * `undefined` for anything else, any other field or value among them: the full reading then
+ * decides (and names the issues). `items-quick.test.ts` holds it to that.
+ */
+export function quickItemBlocks(item: Record_): ContentBlock[] | undefined {
+  switch (item["type"] ?? "message") {
+    case "message":
+      return quickMessage(item);
+    case "function_call":
+      return quickCall(item);
+    case "function_call_output":
+      return quickOutput(item);
+    default:
+      return undefined;
+  }
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
+
+/**
+ * The item's fields but `own` (a new object of its strings, in its key order), or `undefined`
+ * when it has a key not among `keys` or a field not among `own` that is not a string.
+ */
+function itemFields(item: Record_, keys: readonly string[], own: readonly string[]) {
+  const fields: JsonObject = {};
+  for (const key in item) {
+    if (!Object.hasOwn(item, key) || !keys.includes(key)) return undefined;
+    if (own.includes(key)) continue;
+    const value = item[key];
+    if (typeof value !== "string") return undefined;
+    fields[key] = value;
+  }
+  return fields;
+}
+
+function quickMessage(item: Record_): ContentBlock[] | undefined {
+  const { role, content } = item;
+  if (role !== "user" && role !== "assistant") return undefined;
+  const fields = itemFields(item, MESSAGE_KEYS, ["content"]);
+  if (fields === undefined) return undefined;
+  if (typeof content === "string") {
+    const extra = { [OPENAI_KEY]: { item: fields, content: "string" } };
+    return [{ type: "text", text: content, extra }];
+  }
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const blocks: ContentBlock[] = new Array(content.length);
+  for (let index = 0; index < content.length; index += 1) {
+    const block = quickPart(content[index], index === 0 ? { item: fields } : { continues: true });
+    if (block === undefined) return undefined;
+    blocks[index] = block;
+  }
+  return blocks;
+}
+
+/** An `input_text` part `{ type, text }`, or an `output_text` one with no annotations. */
+function quickPart(part: unknown, marks: JsonObject): ContentBlock | undefined {
+  if (!isPlainObject(part)) return undefined;
+  const { type, text } = part;
+  if (typeof text !== "string") return undefined;
+  let count = 0;
+  for (const key in part) {
+    if (!Object.hasOwn(part, key)) return undefined;
+    count += 1;
+  }
+  if (type === "input_text" && count === 2) {
+    return { type: "text", text, extra: { [OPENAI_KEY]: marks } };
+  }
+  if (type !== "output_text") return undefined;
+  const { annotations } = part;
+  if (count === 2) marks["part"] = { type };
+  else if (count === 3 && Array.isArray(annotations) && annotations.length === 0) {
+    // The part's fields but its text, in its key order (`type` first here, or left to the full).
+    if (Object.keys(part)[0] !== "type") return undefined;
+    marks["part"] = { type, annotations: [] };
+  } else return undefined;
+  return { type: "text", text, extra: { [OPENAI_KEY]: marks } };
+}
+
+function quickCall(item: Record_): ContentBlock[] | undefined {
+  const { call_id: id, name, arguments: raw } = item;
+  if (!isNonEmptyString(id) || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
+  const fields = itemFields(item, CALL_KEYS, ["call_id", "name", "arguments"]);
+  if (fields === undefined) return undefined;
+  const { input, keep } = parseToolArguments(raw);
+  const kept: JsonObject = keep ? { item: fields, arguments: raw } : { item: fields };
+  return [{ type: "tool_use", id, name, input, extra: { [OPENAI_KEY]: kept } }];
+}
+
+function quickOutput(item: Record_): ContentBlock[] | undefined {
+  const { call_id: toolUseId, output } = item;
+  if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
+  const fields = itemFields(item, OUTPUT_KEYS, ["call_id", "output"]);
+  if (fields === undefined) return undefined;
+  const extra = { [OPENAI_KEY]: { item: fields } };
+  return [{ type: "tool_result", toolUseId, content: output, isError: false, extra }];
+}
