@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
+import { commonBlocks, keyOrder, objectsIn } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { fromChatMessages, readInFull, readQuickly } from "./chat-messages-in.js";
@@ -144,23 +144,7 @@ const kept = fc.oneof(
   fc.record({ other: field }),
 );
 
-const block = fc.oneof(
-  fc.record({ type: fc.constant("text"), text, extra: kept }),
-  fc.record({
-    type: fc.constant("tool_use"),
-    id: fc.constantFrom("c1", "c2"),
-    name: fc.constantFrom("read", "grep"),
-    input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
-    extra: kept,
-  }),
-  fc.record({
-    type: fc.constant("tool_result"),
-    toolUseId: fc.constantFrom("c1", "c2"),
-    content: fc.oneof(text, fc.constant([{ type: "text" as const, text: "x" }])),
-    isError: fc.boolean(),
-    extra: kept,
-  }),
-);
+const block = fc.oneof(...commonBlocks(text, kept));
 
 /** A block as the conversion makes it: `extra` absent rather than `undefined`. */
 function tidy<T extends { extra?: unknown }>(value: T): T {

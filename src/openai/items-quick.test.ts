@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
+import { commonBlocks, keyOrder, objectsIn } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { quickItemBlocks } from "./items-quick.js";
@@ -185,21 +185,7 @@ const openaiFields = fc.oneof(
 );
 
 const block = fc.oneof(
-  fc.record({ type: fc.constant("text"), text, extra: openaiFields }),
-  fc.record({
-    type: fc.constant("tool_use"),
-    id: fc.constantFrom("c1", "c2"),
-    name: fc.constantFrom("read", "grep"),
-    input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
-    extra: openaiFields,
-  }),
-  fc.record({
-    type: fc.constant("tool_result"),
-    toolUseId: fc.constantFrom("c1", "c2"),
-    content: fc.oneof(text, fc.constant([{ type: "text" as const, text: "x" }])),
-    isError: fc.boolean(),
-    extra: openaiFields,
-  }),
+  ...commonBlocks(text, openaiFields),
   fc.constant({ type: "thinking", thinking: "t", signature: "s" }),
 );
 

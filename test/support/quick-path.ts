@@ -1,3 +1,5 @@
+import fc from "fast-check";
+
 /**
  * Helpers of the differential tests that hold a quick conversion path to its full one
  * (`src/chat-completions/messages-quick.test.ts`, `src/openai/items-quick.test.ts`).
@@ -16,4 +18,29 @@ export function objectsIn(value: unknown, found = new Set<object>()): Set<object
   found.add(value);
   for (const key of Object.keys(value)) objectsIn((value as Record<string, unknown>)[key], found);
   return found;
+}
+
+/**
+ * The blocks both quick writers meet: a text, a call (`c1`/`c2`) and its result, each with an
+ * `extra` drawn from `extra` (the adapter's own bookkeeping, or anything else); `text` draws
+ * the texts and tool output.
+ */
+export function commonBlocks<Extra>(text: fc.Arbitrary<string>, extra: fc.Arbitrary<Extra>) {
+  return [
+    fc.record({ type: fc.constant("text"), text, extra }),
+    fc.record({
+      type: fc.constant("tool_use"),
+      id: fc.constantFrom("c1", "c2"),
+      name: fc.constantFrom("read", "grep"),
+      input: fc.dictionary(fc.constantFrom("path", "n"), fc.oneof(fc.string(), fc.integer())),
+      extra,
+    }),
+    fc.record({
+      type: fc.constant("tool_result"),
+      toolUseId: fc.constantFrom("c1", "c2"),
+      content: fc.oneof(text, fc.constant([{ type: "text" as const, text: "x" }])),
+      isError: fc.boolean(),
+      extra,
+    }),
+  ] as const;
 }
