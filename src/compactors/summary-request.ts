@@ -1,0 +1,171 @@
+import { requestWithin } from "../core/abort.js";
+import type { CompactAsyncOptions } from "../core/compactor.js";
+import { isContextOverflowError } from "../core/context-overflow.js";
+import { CompactionError } from "../core/errors.js";
+import { type LlmClient, type LlmRequest, readLlmUsage } from "../core/llm-client.js";
+import type { Message } from "../core/message.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
+import { conversationSummaryRequest } from "./conversation-summary.js";
+import type { FoldPlan } from "./fold-plan.js";
+import type { LLMCompactorOptions } from "./llm-compactor.js";
+import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
+import { summarizeTranscript } from "./summary-chunking.js";
+import { requestsForPrompt } from "./summary-message.js";
+
+/** What writes a summary: the client, and the compactor options (defaults filled in) it runs with. */
+export interface Summarizer {
+  readonly client: LlmClient;
+  readonly options: Readonly<LLMCompactorOptions>;
+}
+
+/** What {@link writeSummary} writes from. */
+export interface SummarySource {
+  conversation: readonly Message[];
+  /** What the agent sent (`conversation` itself, or the hybrid's unmasked originals). */
+  source: readonly Message[];
+  plan: FoldPlan;
+  /** The folded messages as the summarizer reads them (originals restored). */
+  foldedSource: Message[];
+  summaries: ReadonlyMap<string, string>;
+  userRequests: string[];
+  options: CompactAsyncOptions;
+}
+
+/**
+ * The summary and what its requests cost: one request with the conversation as the agent sent
+ * it when the client takes it and it fits, else the transcript (in parts when it must be).
+ */
+export async function writeSummary(
+  summarizer: Summarizer,
+  input: SummarySource,
+): Promise<{ summary: string; usage: CompactionUsage | undefined }> {
+  const { options } = input;
+  const settings = summarizer.options;
+  let usage: CompactionUsage | undefined;
+  const send = async (
+    request: Omit<LlmRequest, "signal" | "maxTokens" | "runId">,
+    requestSignal?: AbortSignal,
+  ) => {
+    const run = options.runId === undefined ? {} : { runId: options.runId };
+    const reply = await requestSummary(summarizer, { ...request, ...run }, requestSignal);
+    if (reply.usage !== undefined) usage = addUsage(usage, reply.usage);
+    return reply.text;
+  };
+  const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;
+  const cached = cachedRequest(summarizer, input, system);
+  const transcript = () =>
+    summarizeTranscript(
+      {
+        messages: input.foldedSource,
+        summaries: input.summaries,
+        userRequests: requestsForPrompt(input.userRequests, settings.maxTranscriptTokens),
+        instructions: options.instructions,
+        system,
+        requestBudgetTokens: settings.maxTranscriptTokens,
+        maxToolInputChars: settings.maxToolInputChars,
+        maxToolResultChars: settings.maxToolResultChars,
+        overflow: settings.summaryOverflow,
+      },
+      (prompt, requestSignal) => send({ prompt, system }, requestSignal),
+      options.signal,
+    );
+  // The conversation was measured by the session's estimate; when the provider counts it over
+  // the window (the refusal an overflow recovery compacts after), the transcript fits.
+  const summary =
+    cached === undefined
+      ? await transcript()
+      : await send(
+          { prompt: cached.instruction, conversation: cached.messages },
+          options.signal,
+        ).catch((error: unknown) => {
+          if (error instanceof CompactionError && isContextOverflowError(error.cause)) {
+            return transcript();
+          }
+          throw error;
+        });
+  return { summary, usage };
+}
+
+/**
+ * The request that reads the conversation as the agent sent it (from the prompt cache), when
+ * the client takes a conversation and it fits; `undefined` for a transcript instead.
+ */
+function cachedRequest(summarizer: Summarizer, input: SummarySource, system: string) {
+  if (
+    summarizer.client.acceptsConversation !== true ||
+    input.source.length !== input.conversation.length
+  )
+    return undefined;
+  const { options } = input;
+  return conversationSummaryRequest({
+    conversation: input.source,
+    plan: input.plan,
+    system,
+    instructions: options.instructions,
+    maxSummaryTokens: summarizer.options.maxSummaryTokens,
+    contextLimit: options.contextLimit,
+    contextUsed: options.contextUsed,
+    requestBudgetTokens: summarizer.options.maxTranscriptTokens,
+  });
+}
+
+/**
+ * One summarizer request under the deadline, linked to the caller's signal: its text, and its
+ * usage when the client reported one. Rejects with `CompactionError`: `aborted` (checked before
+ * the request is sent too), `timeout` (the request is then aborted), `llm_error` (the client
+ * threw, replied with neither a string nor `{ text }`, or reported a usage whose counts are not
+ * whole numbers ≥ 0: the `ValidationError` is the cause), or `empty_summary`.
+ */
+async function requestSummary(
+  { client, options }: Summarizer,
+  request: Omit<LlmRequest, "signal" | "maxTokens">,
+  signal: AbortSignal | undefined,
+): Promise<{ text: string; usage?: CompactionUsage }> {
+  const reply: unknown = await requestWithin(
+    (requestSignal) =>
+      client.complete({ ...request, maxTokens: options.maxSummaryTokens, signal: requestSignal }),
+    {
+      signal,
+      milliseconds: options.summaryTimeoutMs,
+      timers: options.timers,
+      what: "summary",
+      failure: (error) =>
+        new CompactionError("llm_error", `summarizer failed: ${describe(error)}`, {
+          cause: error,
+        }),
+    },
+  );
+  const { text, usage } = readReply(reply);
+  if (text.trim() === "") {
+    throw new CompactionError("empty_summary", "summarizer returned an empty summary");
+  }
+  return { text: text.trim(), ...(usage === undefined ? {} : { usage }) };
+}
+
+/** The text and checked usage of a client's reply; rejects anything else with `llm_error`. */
+function readReply(reply: unknown): { text: string; usage?: CompactionUsage } {
+  if (typeof reply === "string") return { text: reply };
+  if (
+    typeof reply !== "object" ||
+    reply === null ||
+    typeof (reply as { text?: unknown }).text !== "string"
+  ) {
+    throw new CompactionError(
+      "llm_error",
+      `summarizer returned ${reply === null ? "null" : typeof reply}, not a string or { text }`,
+    );
+  }
+  const { text, usage } = reply as { text: string; usage?: unknown };
+  if (usage === undefined) return { text };
+  try {
+    return { text, usage: readLlmUsage(usage, "summarizer usage") };
+  } catch (error) {
+    throw new CompactionError("llm_error", `summarizer reported ${describe(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
