@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { commonBlocks, keyOrder, objectsIn } from "../../test/support/quick-path.js";
+import { commonBlocks, keyOrder, objectsIn, tidy } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { fromChatMessages, readInFull, readQuickly } from "./chat-messages-in.js";
@@ -145,13 +145,6 @@ const kept = fc.oneof(
 );
 
 const block = fc.oneof(...commonBlocks(text, kept));
-
-/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
-function tidy<T extends { extra?: unknown }>(value: T): T {
-  const out = { ...value };
-  if (out.extra === undefined) delete out.extra;
-  return out;
-}
 
 describe("quickChatMessagesOf: the common messages written without the full writing's copies", () => {
   it("writes a message as the full writing does (key order), or leaves it to it", () => {

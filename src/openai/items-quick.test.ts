@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { commonBlocks, keyOrder, objectsIn } from "../../test/support/quick-path.js";
+import { commonBlocks, keyOrder, objectsIn, tidy } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { quickItemBlocks } from "./items-quick.js";
@@ -188,13 +188,6 @@ const block = fc.oneof(
   ...commonBlocks(text, openaiFields),
   fc.constant({ type: "thinking", thinking: "t", signature: "s" }),
 );
-
-/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
-function tidy<T extends object>(value: T): T {
-  const out = { ...value } as T & { extra?: unknown };
-  if (out.extra === undefined) delete out.extra;
-  return out;
-}
 
 describe("quickItemsOf: the common messages written without the full writing's state", () => {
   it("writes a message as the full writing does (key order), or leaves it to it", () => {

@@ -44,3 +44,10 @@ export function commonBlocks<Extra>(text: fc.Arbitrary<string>, extra: fc.Arbitr
     }),
   ] as const;
 }
+
+/** A block as the conversion makes it: `extra` absent rather than `undefined`. */
+export function tidy<T extends object>(value: T): T {
+  const out = { ...value } as T & { extra?: unknown };
+  if (out.extra === undefined) delete out.extra;
+  return out;
+}
