@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
 import { copyJson } from "../internal/json-value.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { WireMessage } from "./wire-schemas.js";
 
@@ -26,10 +27,6 @@ export function quickWireMessage(param: unknown): WireMessage | undefined {
     blocks[index] = block;
   }
   return { role, content: blocks };
-}
-
-function isNonEmptyString(value: JsonValue | undefined): value is string {
-  return typeof value === "string" && value !== "";
 }
 
 /** Whether a copied block has a type, and the fields its type's wire schema asks for. */

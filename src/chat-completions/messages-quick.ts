@@ -1,4 +1,5 @@
 import type { ContentBlock, JsonValue, OpaqueBlock } from "../core/message.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
@@ -36,10 +37,6 @@ const TOOL_KEYS = ["role", "tool_call_id", "content"];
 const ASSISTANT_KEYS = ["role", "content", "tool_calls"];
 const CALL_KEYS = ["id", "type", "function"];
 const FUNCTION_KEYS = ["name", "arguments"];
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === "string" && value !== "";
-}
 
 /** Whether `value`'s own keys are all among `keys` (`exact`: all of them), none `undefined`. */
 function hasExactly(value: Record<string, unknown>, keys: readonly string[], exact = true) {

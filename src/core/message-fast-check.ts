@@ -1,5 +1,6 @@
 import { checkedJsonObjectLength } from "../internal/json-length.js";
 import { isJsonObject } from "../internal/json-value.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import type { ContentBlock } from "./message.js";
 import { estimateBlockTokens, estimateToolUseTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 
@@ -23,10 +24,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isString(value: unknown): value is string {
   return typeof value === "string";
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === "string" && value.length > 0;
 }
 
 /**

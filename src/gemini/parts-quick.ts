@@ -1,6 +1,7 @@
 import { GEMINI_KEY } from "../core/gemini-contents.js";
 import type { ContentBlock, JsonObject } from "../core/message.js";
 import { copyJson } from "../internal/json-value.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 
 /**
@@ -29,10 +30,6 @@ export function quickPartBlock(part: Record<string, unknown>): ContentBlock | un
     default:
       return undefined;
   }
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === "string" && value !== "";
 }
 
 /** Whether `value` is a plain object whose own keys are exactly `keys` (in any order). */

@@ -1,4 +1,5 @@
 import type { ContentBlock, JsonObject } from "../core/message.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
@@ -31,10 +32,6 @@ export function quickItemBlocks(item: Record_): ContentBlock[] | undefined {
     default:
       return undefined;
   }
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === "string" && value !== "";
 }
 
 /**
