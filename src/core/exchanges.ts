@@ -109,7 +109,9 @@ export class ExchangeCheck {
     const isAssistant = message.role === "assistant";
     let answered = 0;
     let calls = 0;
-    for (const block of message.content) {
+    const { content } = message;
+    for (let index = 0; index < content.length; index += 1) {
+      const block = content[index]!;
       if (block.type === "tool_result") {
         if (!isAmong(block.toolUseId, pending, waiting)) return false;
         answered += 1;
