@@ -1,4 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { trajectoryArbitrary } from "../../test/arbitraries/trajectory.js";
+import { type Compactor, emptyCompactionResult } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -6,7 +9,7 @@ import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { HybridCompactor } from "./hybrid-compactor.js";
 import { LLMCompactor } from "./llm-compactor.js";
-import { contextAfter, runStages, stageDue } from "./stage-loop.js";
+import { contextAfter, runStages, stageDue, trustedTokensAfter } from "./stage-loop.js";
 import { ThresholdCompactor } from "./threshold-compactor.js";
 import { REDACTION_NOTICE } from "./tool-masking.js";
 
@@ -107,5 +110,55 @@ describe("runStages", () => {
     expect(stageDue(masking!, 80, { contextLimit: 100 })).toBe(true);
     expect(stageDue(masking!, 10, { contextLimit: 100, trigger: "manual" })).toBe(true);
     expect(stageDue(masking!, 10, {})).toBe(true);
+  });
+});
+
+describe("trustedTokensAfter", () => {
+  it("is, for a masking stage of ours, the exact estimate of what it left, whatever its settings", () => {
+    fc.assert(
+      fc.property(
+        trajectoryArbitrary(),
+        fc.record({
+          toolCompaction: fc.constantFrom("redact", "summarize", "summarize_or_redact"),
+          clearToolInputs: fc.boolean(),
+          keepPathMentions: fc.boolean(),
+          keepRecentToolUses: fc.constantFrom(false, 1, 3),
+          keepRecentTurns: fc.integer({ min: 1, max: 3 }),
+          dropOldest: fc.boolean(),
+        }),
+        fc.double({ min: 0.05, max: 0.7, noNaN: true }),
+        (conversation, settings, target) => {
+          const compactor = new ThresholdCompactor({
+            ...settings,
+            threshold: 0.75,
+            targetUtilization: target,
+          });
+          const contextUsed = estimateTokens(conversation);
+          const context = { contextLimit: Math.max(1, Math.ceil(contextUsed / 0.9)), contextUsed };
+          const output = compactor.compact(conversation, new Map(), context);
+          expect(trustedTokensAfter(compactor, output)).toBe(estimateTokens(output.conversation));
+        },
+      ),
+      { seed: 20261205, numRuns: 200 },
+    );
+  });
+
+  it("is not taken from an app's compactor: runStages then measures what it left", async () => {
+    const conversation = history(6, 10);
+    const lying: Compactor = {
+      isAsync: false,
+      shouldCompact: () => true,
+      compact: (messages) => ({
+        conversation: messages.slice(1),
+        result: { ...emptyCompactionResult(), tokensAfter: 1 },
+      }),
+    };
+    expect(trustedTokensAfter(lying, lying.compact(conversation, new Map()))).toBeUndefined();
+    const run = await runStages([lying], conversation, new Map(), {});
+    expect(run.tokens).toBeUndefined();
+    const ours = new ThresholdCompactor({ toolCompaction: "redact", keepRecentTurns: 1 });
+    const masked = await runStages([ours], conversation, new Map(), {});
+    expect(masked.changed).toHaveLength(1);
+    expect(masked.tokens).toBe(estimateTokens(masked.conversation));
   });
 });

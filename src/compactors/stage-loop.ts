@@ -4,6 +4,7 @@ import {
   type CompactionOutput,
   type Compactor,
   conversationChanged,
+  isTrustedCompactor,
   runCompactor,
 } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
@@ -23,9 +24,23 @@ import { estimateTokens } from "../core/message-memo.js";
 export function contextAfter(
   first: { contextUsed: number; estimate: number; conversation: readonly Message[] },
   working: readonly Message[],
+  workingTokens?: number,
 ): number {
   if (working === first.conversation) return first.contextUsed;
-  return Math.max(0, first.contextUsed - first.estimate) + estimateTokens(working);
+  return (
+    Math.max(0, first.contextUsed - first.estimate) + (workingTokens ?? estimateTokens(working))
+  );
+}
+
+/**
+ * The estimate of what a stage left, when the stage is one of ours: its `tokensAfter`, which
+ * our compactors keep exact (each edit adjusts it); `undefined` for an app's compactor.
+ */
+export function trustedTokensAfter(
+  compactor: Compactor,
+  output: CompactionOutput,
+): number | undefined {
+  return isTrustedCompactor(compactor) ? output.result.tokensAfter : undefined;
 }
 
 /**
@@ -55,6 +70,8 @@ export interface StagesOutput {
   ran?: Compactor;
   /** Why the last due stage changed nothing, when it did not. */
   skipReason?: string;
+  /** The estimate of `conversation` when known without a walk (see {@link trustedTokensAfter}). */
+  tokens?: number;
 }
 
 /** How {@link runStages} judges and runs the stages. */
@@ -88,10 +105,11 @@ export async function runStages(
   const run = settings.run ?? runCompactor;
   const changed: StagesOutput["changed"] = [];
   let working = conversation;
+  let tokens: number | undefined = estimate;
   let ran: Compactor | undefined;
   let skipReason: string | undefined;
   for (const [index, compactor] of stages.entries()) {
-    const contextUsed = contextAfter(first, working);
+    const contextUsed = contextAfter(first, working, tokens);
     const due = (index === 0 && settings.firstIsDue) || stageDue(compactor, contextUsed, options);
     if (!due) continue;
     ran = compactor;
@@ -106,6 +124,7 @@ export async function runStages(
     if (!conversationChanged(working, step.conversation)) continue;
     skipReason = undefined;
     working = step.conversation;
+    tokens = trustedTokensAfter(compactor, step);
     changed.push({ compactor, output: step });
   }
   return {
@@ -113,5 +132,6 @@ export async function runStages(
     changed,
     ...(ran === undefined ? {} : { ran }),
     ...(skipReason === undefined ? {} : { skipReason }),
+    ...(tokens === undefined ? {} : { tokens }),
   };
 }

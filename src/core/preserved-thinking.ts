@@ -26,6 +26,14 @@ export interface ThinkingRepair {
 const isThinking = (block: ContentBlock) =>
   block.type === "thinking" || block.type === "redacted_thinking";
 
+/** Whether a message holds a thinking block: asked of every message after the first change. */
+function holdsThinking(message: Message): boolean {
+  const { content } = message;
+  for (let index = 0; index < content.length; index += 1)
+    if (isThinking(content[index]!)) return true;
+  return false;
+}
+
 /** Index of the first message of `after` that is not the same object as in `before`. */
 function firstDifference(before: readonly Message[], after: readonly Message[]): number {
   const length = Math.min(before.length, after.length);
@@ -140,7 +148,7 @@ export function keepThinkingValid(
   const exchange = openExchange(conversation);
   for (let index = firstChange; index < conversation.length; index += 1) {
     const message = conversation[index]!;
-    if (!message.content.some(isThinking)) continue;
+    if (!holdsThinking(message)) continue;
     const kept = message.content.filter((block) => {
       if (!isThinking(block)) return true;
       repair.thinkingBlocksDropped += 1;

@@ -37,8 +37,7 @@ export function clampMessage(
 ): { message: Message; clamped: ClampedBlock[] } {
   const maxChars = tokensToChars(maxTokens);
   const clamped: ClampedBlock[] = [];
-  if (message.role !== "user" || !message.content.some((block) => holdsLongText(block, maxChars)))
-    return { message, clamped };
+  if (!holdsLongContent(message, maxTokens)) return { message, clamped };
   const cut = (blockIndex: number, original: string, toolUseId?: string) => {
     const handle = nextHandle?.(original, toolUseId);
     clamped.push({
@@ -74,6 +73,20 @@ export function clampMessage(
 }
 
 /** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */
+/**
+ * Whether {@link clampMessage} would cut anything of `message`: a user message with a text
+ * longer than `maxTokens`. Asked of every message a stateless request brings, without
+ * allocating.
+ */
+export function holdsLongContent(message: Message, maxTokens: number): boolean {
+  if (message.role !== "user") return false;
+  const maxChars = tokensToChars(maxTokens);
+  const { content } = message;
+  for (let index = 0; index < content.length; index += 1)
+    if (holdsLongText(content[index]!, maxChars)) return true;
+  return false;
+}
+
 function holdsLongText(block: ContentBlock, maxChars: number): boolean {
   if (block.type === "text") return block.text.length > maxChars;
   if (block.type !== "tool_result") return false;

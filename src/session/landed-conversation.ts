@@ -66,7 +66,8 @@ export function landedConversation(
   compacted: readonly Message[],
 ): LandedConversation {
   const kept = restorePinned(from, compacted, rules.pinned);
-  const repaired = repairThinking(rules, before, [...kept, ...before.slice(from.length)]);
+  const after = from.length === before.length ? kept : [...kept, ...before.slice(from.length)];
+  const repaired = repairThinking(rules, before, after);
   if (rules.archive === undefined) return { ...repaired, records: [] };
   const prepared = rules.archive.prepare(before, repaired.conversation);
   return {

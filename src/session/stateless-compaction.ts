@@ -13,7 +13,7 @@ import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { clampMessage, clampRecord } from "./clamp.js";
+import { clampMessage, clampRecord, holdsLongContent } from "./clamp.js";
 import { runStep } from "./compute-step.js";
 import { isUntrustedUsage } from "./context-meter.js";
 import {
@@ -104,8 +104,9 @@ export class StatelessCompaction {
         ? undefined
         : (original: string, toolUseId: string | undefined) =>
             keeper.clampHandle(original, toolUseId);
-    const intake: StatelessIntake = { messages: [...messages], clamped: [], records: [] };
+    const intake: StatelessIntake = { messages: messages.slice(), clamped: [], records: [] };
     messages.forEach((message, index) => {
+      if (!holdsLongContent(message, this.#maxBlockTokens)) return;
       const { message: clamped, clamped: blocks } = clampMessage(
         message,
         this.#maxBlockTokens,
@@ -156,23 +157,30 @@ export class StatelessCompaction {
   ): Promise<StatelessOutcome> {
     const estimate = options.estimate ?? estimateTokens(conversation);
     const overhead = Math.max(0, contextUsed - estimate);
-    const { working, results, ran } = await this.#runCompactors(
+    const { working, tokens, results, ran } = await this.#runCompactors(
       conversation,
       contextUsed,
       estimate,
       options.signal,
     );
     // The system messages (the instructions) are pinned: no compaction removes or edits them.
-    const pinned = new Set(conversation.filter(isSystemMessage).map((message) => message.id));
+    const pinned = new Set<string>();
+    for (let index = 0; index < conversation.length; index += 1) {
+      const message = conversation[index]!;
+      if (isSystemMessage(message)) pinned.add(message.id);
+    }
     const rules: LandingRules = { ...this.#rules, pinned };
     const landed =
       working === conversation
         ? { conversation, repair: NO_REPAIR, records: [] }
         : landedConversation(rules, conversation, conversation, working);
+    // The landing changes what the compactors left only where it repairs: measured from theirs.
     const context =
       working === conversation
         ? contextUsed
-        : overhead + estimateEdited(conversation, estimate, landed.conversation);
+        : tokens === undefined
+          ? overhead + estimateEdited(conversation, estimate, landed.conversation)
+          : overhead + estimateEdited(working, tokens, landed.conversation);
     // As the session's run: the last resort goes by the last compactor that ran, once one changed.
     const last = working === conversation ? undefined : ran;
     const trimmed = this.#trim(rules, landed.conversation, context, overhead, last);
@@ -209,7 +217,13 @@ export class StatelessCompaction {
     contextUsed: number,
     estimate: number,
     signal: AbortSignal | undefined,
-  ): Promise<{ working: readonly Message[]; results: CompactionResult[]; ran?: Compactor }> {
+  ): Promise<{
+    working: readonly Message[];
+    /** The estimate of `working`, when the stages knew it (see `trustedTokensAfter`). */
+    tokens?: number;
+    results: CompactionResult[];
+    ran?: Compactor;
+  }> {
     const timeoutMs = DEFAULT_SESSION_OPTIONS.compactorTimeoutMs;
     const stages = await runStages(
       this.#compactors,
@@ -228,6 +242,7 @@ export class StatelessCompaction {
     );
     return {
       working: stages.conversation,
+      ...(stages.tokens === undefined ? {} : { tokens: stages.tokens }),
       results: stages.changed.map((step) => step.output.result),
       ...(stages.ran === undefined ? {} : { ran: stages.ran }),
     };
