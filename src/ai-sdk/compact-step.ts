@@ -8,7 +8,11 @@ import {
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import type { Usage } from "../core/usage.js";
-import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
+import type {
+  IntakeFacts,
+  StatelessCompaction,
+  StatelessOutcome,
+} from "../session/stateless-compaction.js";
 import { backToModel } from "./back-to-model.js";
 import { convertModelMessages } from "./model-messages.js";
 import { contextTokens } from "./usage.js";
@@ -87,7 +91,9 @@ export async function compactStep(
   const contextUsed = stateless.contextUsed(reported, estimate, step.overheadTokens);
   let outcome: StatelessOutcome | undefined;
   try {
-    const options = { signal: step.signal, estimate, records: taken.records };
+    // What the intake saw stands for the whole conversation only when nothing came before.
+    const facts = known === undefined ? taken.facts : undefined;
+    const options = { signal: step.signal, estimate, records: taken.records, facts };
     outcome = await stateless.compact(conversation, contextUsed, options);
   } catch (error) {
     if (step.onError === undefined) throw error;
@@ -135,6 +141,8 @@ interface TakenIn {
   added: Message[];
   /** What clamping cut, for the archive. */
   records: ArchiveRecord[];
+  /** What the intake saw of the added messages. */
+  facts: IntakeFacts;
   /** The local estimate of `conversation`. */
   estimate: number;
 }
@@ -162,6 +170,7 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
     conversation: known === undefined ? intake.messages : [...known.ours, ...intake.messages],
     added: intake.messages,
     records: intake.records,
+    facts: intake.facts,
     estimate,
   };
 }

@@ -122,7 +122,7 @@ describe("trustedTokensAfter", () => {
           toolCompaction: fc.constantFrom("redact", "summarize", "summarize_or_redact"),
           clearToolInputs: fc.boolean(),
           keepPathMentions: fc.boolean(),
-          keepRecentToolUses: fc.constantFrom(false, 1, 3),
+          keepRecentToolUses: fc.constantFrom<number | false>(false, 1, 3),
           keepRecentTurns: fc.integer({ min: 1, max: 3 }),
           dropOldest: fc.boolean(),
         }),

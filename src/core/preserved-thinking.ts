@@ -26,8 +26,8 @@ export interface ThinkingRepair {
 const isThinking = (block: ContentBlock) =>
   block.type === "thinking" || block.type === "redacted_thinking";
 
-/** Whether a message holds a thinking block: asked of every message after the first change. */
-function holdsThinking(message: Message): boolean {
+/** Whether a message holds a `thinking` or `redacted_thinking` block. */
+export function holdsThinking(message: Message): boolean {
   const { content } = message;
   for (let index = 0; index < content.length; index += 1)
     if (isThinking(content[index]!)) return true;
@@ -133,6 +133,7 @@ export function keepThinkingValid(
   before: readonly Message[],
   after: readonly Message[],
   clock: Clock = systemClock,
+  beforeThinkingFree = false,
 ): { conversation: Message[]; repair: ThinkingRepair } {
   const firstChange = firstEdit(before, after);
   const conversation = after.slice();
@@ -148,7 +149,8 @@ export function keepThinkingValid(
   const exchange = openExchange(conversation);
   for (let index = firstChange; index < conversation.length; index += 1) {
     const message = conversation[index]!;
-    if (!holdsThinking(message)) continue;
+    // A message of `before` in place holds none when the caller knows `before` holds none.
+    if ((beforeThinkingFree && message === before[index]) || !holdsThinking(message)) continue;
     const kept = message.content.filter((block) => {
       if (!isThinking(block)) return true;
       repair.thinkingBlocksDropped += 1;

@@ -21,6 +21,11 @@ export interface LandingRules {
   clock: Clock;
   /** Where what is removed or replaced is kept; none: placeholders name no handle. */
   archive: ArchiveKeeper | undefined;
+  /**
+   * The conversation before holds no thinking block (its caller's walk saw none): the repair
+   * reads only the messages the compaction made. @default false
+   */
+  thinkingFree?: boolean;
 }
 
 /** The repair of a landing that removed nothing. */
@@ -42,7 +47,7 @@ export function repairThinking(
 ): { conversation: Message[]; repair: ThinkingRepair } {
   return rules.keepStaleThinking
     ? { conversation: [...after], repair: NO_REPAIR }
-    : keepThinkingValid(before, after, rules.clock);
+    : keepThinkingValid(before, after, rules.clock, rules.thinkingFree === true);
 }
 
 /** What a compaction lands as, before it replaces anything. */

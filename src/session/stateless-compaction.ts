@@ -12,6 +12,7 @@ import { isSystemMessage } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
+import { holdsThinking } from "../core/preserved-thinking.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord, holdsLongContent } from "./clamp.js";
 import { runStep } from "./compute-step.js";
@@ -35,6 +36,18 @@ export interface StatelessIntake {
   clamped: number[];
   /** What clamping cut, for the archive. */
   records: ArchiveRecord[];
+  /** What the intake's walk saw of the messages, for a compaction of them alone. */
+  facts: IntakeFacts;
+}
+
+/**
+ * What the intake's walk over every message saw, so that the compaction of those messages
+ * alone (a conversation seen once) does not walk them again: the ids of the system messages
+ * (pinned), and whether any message holds a thinking block.
+ */
+export interface IntakeFacts {
+  systemIds: Set<string>;
+  thinking: boolean;
 }
 
 /** What {@link StatelessCompaction.compact} did. */
@@ -104,8 +117,19 @@ export class StatelessCompaction {
         ? undefined
         : (original: string, toolUseId: string | undefined) =>
             keeper.clampHandle(original, toolUseId);
-    const intake: StatelessIntake = { messages: messages.slice(), clamped: [], records: [] };
+    const facts: IntakeFacts = { systemIds: new Set(), thinking: false };
+    const intake: StatelessIntake = {
+      messages: messages.slice(),
+      clamped: [],
+      records: [],
+      facts,
+    };
     messages.forEach((message, index) => {
+      if (message.role === "assistant") {
+        if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
+        return;
+      }
+      if (isSystemMessage(message)) facts.systemIds.add(message.id);
       if (!holdsLongContent(message, this.#maxBlockTokens)) return;
       const { message: clamped, clamped: blocks } = clampMessage(
         message,
@@ -153,6 +177,8 @@ export class StatelessCompaction {
       signal?: AbortSignal | undefined;
       estimate?: number | undefined;
       records?: ArchiveRecord[];
+      /** What the intake saw, when `conversation` is its messages alone. */
+      facts?: IntakeFacts | undefined;
     },
   ): Promise<StatelessOutcome> {
     const estimate = options.estimate ?? estimateTokens(conversation);
@@ -164,12 +190,13 @@ export class StatelessCompaction {
       options.signal,
     );
     // The system messages (the instructions) are pinned: no compaction removes or edits them.
-    const pinned = new Set<string>();
-    for (let index = 0; index < conversation.length; index += 1) {
-      const message = conversation[index]!;
-      if (isSystemMessage(message)) pinned.add(message.id);
-    }
-    const rules: LandingRules = { ...this.#rules, pinned };
+    const { facts } = options;
+    const pinned = facts?.systemIds ?? systemIds(conversation);
+    const rules: LandingRules = {
+      ...this.#rules,
+      pinned,
+      ...(facts?.thinking === false ? { thinkingFree: true } : {}),
+    };
     const landed =
       working === conversation
         ? { conversation, repair: NO_REPAIR, records: [] }
@@ -280,6 +307,16 @@ export class StatelessCompaction {
     const again = landedConversation(rules, conversation, conversation, output.conversation);
     return { landed: again, removed: output.removed.length };
   }
+}
+
+/** The ids of the system messages of `conversation`. */
+function systemIds(conversation: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (let index = 0; index < conversation.length; index += 1) {
+    const message = conversation[index]!;
+    if (isSystemMessage(message)) ids.add(message.id);
+  }
+  return ids;
 }
 
 /** One result for a run of several compactors: their counts summed. */
