@@ -2,9 +2,10 @@ import type { ModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { MessagesSchema } from "../core/schemas.js";
 import { validateConversation } from "../core/validate-conversation.js";
-import { fromModelMessages, toModelMessages } from "./model-messages.js";
+import { convertModelMessages, fromModelMessages, toModelMessages } from "./model-messages.js";
 
 const json = fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)));
 const jsonObject = fc.dictionary(fc.constantFrom("a", "b", "cache", "id"), json, { maxKeys: 3 });
@@ -134,6 +135,31 @@ const message: fc.Arbitrary<ModelMessage> = fc.oneof(
 );
 
 describe("fromModelMessages / toModelMessages", () => {
+  it("works out the estimate of what it converts as estimateTokens does, tool inputs measured as checked", () => {
+    const deep: Record<string, unknown> = { leaf: 'a "quoted"\nline' };
+    for (let level = 0; level < 40; level += 1) deep["next"] = { ...deep };
+    const odd = fc.constantFrom<unknown>(
+      deep,
+      { dropped: undefined, kept: 1 },
+      Object.assign(Object.create(null), { own: 2 }),
+      { list: [1, "two", null, { three: true }] },
+    );
+    const oddCall = fc.tuple(id, id, odd).map(([callId, name, input]) => ({
+      role: "assistant" as const,
+      content: [{ type: "tool-call" as const, toolCallId: callId, toolName: name, input }],
+    }));
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(message, oddCall as fc.Arbitrary<ModelMessage>), { maxLength: 8 }),
+        (messages) => {
+          const converted = convertModelMessages(messages, { sessionId: "s" }, undefined, 0);
+          expect(converted.tokens).toBe(estimateTokens(converted.messages));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
   it("round-trips any AI SDK conversation exactly, into well-formed messages", () => {
     fc.assert(
       fc.property(fc.array(message, { maxLength: 8 }), (messages) => {

@@ -11,7 +11,12 @@ import {
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { isSummaryText } from "../core/summary-format.js";
-import { estimateContentTokens } from "../core/tokens.js";
+import {
+  estimateBlockTokens,
+  estimateContentTokens,
+  estimateToolUseTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+} from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
@@ -81,8 +86,19 @@ function allowedParts(role: string): Set<string> {
   return role === "user" ? USER_PARTS : role === "assistant" ? ASSISTANT_PARTS : TOOL_PARTS;
 }
 
-/** The blocks of one message's content; a string or empty content is marked to come back so. */
+/**
+ * The blocks of one message's content (a string or empty content marked to come back so), and
+ * their estimate, what `estimateContentTokens` gives for them, in `cursor.tokens`: a tool call's
+ * input is measured by the walk that checked it.
+ */
 function contentBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {
+  cursor.tokens = -1;
+  const blocks = readBlocks(message, role, cursor);
+  if (cursor.tokens < 0) cursor.tokens = estimateContentTokens(blocks);
+  return blocks;
+}
+
+function readBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {
   const { content } = message;
   const { issues } = cursor;
   if (typeof content === "string" && role !== "tool") {
@@ -104,6 +120,7 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
   // a conversation seen once fills the young generation with (and its collector copies).
   const blocks: ContentBlock[] = new Array(content.length);
   let length = 0;
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
   for (let index = 0; index < content.length; index += 1) {
     const part = content[index] as unknown;
     cursor.part = index;
@@ -114,10 +131,17 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
       });
       continue;
     }
-    blocks[length] = partToBlock(cursor, role, part);
+    cursor.inputLength = -1;
+    const block = partToBlock(cursor, role, part);
+    tokens +=
+      block.type === "tool_use" && cursor.inputLength >= 0
+        ? estimateToolUseTokens(block.name, cursor.inputLength)
+        : estimateBlockTokens(block);
+    blocks[length] = block;
     length += 1;
   }
   if (length !== blocks.length) blocks.length = length;
+  cursor.tokens = tokens;
   return blocks;
 }
 
@@ -240,10 +264,12 @@ export function convertModelMessages(
     }
     cursor.message = index;
     const content = contentBlocks(message, role as string, cursor);
-    if (message["providerOptions"] !== undefined)
+    // The message's options go on a block (an opaque one measures them): estimated again.
+    if (message["providerOptions"] !== undefined) {
       keepMessageOptions(content, message["providerOptions"], issues, [index]);
+      tokens += estimateContentTokens(content);
+    } else tokens += cursor.tokens;
     const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
-    tokens += estimateContentTokens(content);
     if (role === "assistant") {
       out[index] = { role: "assistant", id, sessionId, turnId, createdAt, content };
       cursor.calls.lastAssistant = index;

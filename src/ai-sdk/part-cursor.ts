@@ -13,6 +13,10 @@ export class PartCursor implements PartContext {
   readonly issues: ValidationIssue[] = [];
   message = 0;
   part = 0;
+  /** See {@link PartContext.inputLength}. */
+  inputLength = -1;
+  /** The estimate of the message's blocks read last (`-1`: not worked out). */
+  tokens = -1;
   /** The calls of the conversion's output so far: set its `lastAssistant` as messages go by. */
   readonly calls: CallNames;
   constructor(converted: readonly (Message | undefined)[]) {

@@ -9,6 +9,7 @@ import {
   type ToolResultBlock,
   type ToolResultContentBlock,
 } from "../core/message.js";
+import { checkedJsonObjectLength } from "../internal/json-length.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
@@ -38,6 +39,11 @@ export interface PartContext {
    * call's tool need not keep it.
    */
   callName?(toolUseId: string): string | undefined;
+  /**
+   * Set by {@link toolCallPart} when it checked the call's input in the walk that measured it:
+   * the input's JSON length, for the estimate (`-1`: not measured).
+   */
+  inputLength?: number;
 }
 
 /** A context for something nested in the part (`output`, `value`, an index). */
@@ -257,13 +263,18 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   if (part["providerExecuted"] === true) return opaquePart(context, part);
   const id = stringField(context, part["toolCallId"], "toolCallId", false);
   const name = stringField(context, part["toolName"], "toolName", false);
-  if (
-    part["providerOptions"] === undefined &&
-    part["providerExecuted"] === undefined &&
-    isPlainObject(part["input"])
-  ) {
-    const input = jsonField(context, part["input"], "input");
-    return { type: "tool_use", id, name, input: (input ?? {}) as JsonObject };
+  if (part["providerOptions"] === undefined && part["providerExecuted"] === undefined) {
+    // The common call: its input checked and measured by one walk, and kept as it is.
+    const input = part["input"];
+    const length = checkedJsonObjectLength(input);
+    if (length >= 0) {
+      context.inputLength = length;
+      return { type: "tool_use", id, name, input: input as JsonObject };
+    }
+    if (isPlainObject(input)) {
+      const checked = jsonField(context, input, "input");
+      return { type: "tool_use", id, name, input: (checked ?? {}) as JsonObject };
+    }
   }
   const fields: AiSdkFields = {};
   let input: JsonObject = {};
