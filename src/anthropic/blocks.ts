@@ -150,7 +150,7 @@ function toolResultFromWire(block: JsonObject): ToolResultBlock {
 }
 
 /** Converts one checked, normalized wire block. */
-function blockFromWire(block: JsonObject): ContentBlock {
+export function blockFromWire(block: JsonObject): ContentBlock {
   switch (block["type"]) {
     case "text":
     case "thinking":
