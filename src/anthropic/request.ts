@@ -18,8 +18,9 @@ import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-sc
 /** Whether no tool result follows a block of another type (tool results lead, as the API asks). */
 function resultsLead(blocks: readonly ContentBlock[]): boolean {
   let others = false;
-  for (const block of blocks) {
-    if (block.type !== "tool_result") others = true;
+  // By index: a `for…of` with an early return keeps an iterator per call.
+  for (let index = 0; index < blocks.length; index += 1) {
+    if (blocks[index]!.type !== "tool_result") others = true;
     else if (others) return false;
   }
   return true;
