@@ -66,23 +66,32 @@ type WireRole = WireMessage["role"];
  */
 function readMessages(params: readonly unknown[]): ReadMessages {
   const issues: ValidationIssue[] = [];
-  const roles: WireRole[] = [];
-  const bodies: (ContentBlock[] | JsonObject)[] = [];
+  // One entry per param (each is read or reported), so made at their size, never grown.
+  const roles: WireRole[] = new Array(params.length);
+  const bodies: (ContentBlock[] | JsonObject)[] = new Array(params.length);
   const reader = new QuickMessageReader();
+  let first: number | undefined;
   for (let index = 0; index < params.length; index += 1) {
     const param = params[index];
     const blocks = reader.read(param);
     if (blocks !== undefined) {
-      roles.push(reader.role);
-      bodies.push(blocks);
-      continue;
+      roles[index] = reader.role;
+      bodies[index] = blocks;
+    } else {
+      const message = parseWireMessage(param, ["messages", index], issues);
+      if (message === undefined) continue;
+      roles[index] = message.role;
+      bodies[index] =
+        message.role === "system" ? message.message : contentFromWire(message.content);
     }
-    const message = parseWireMessage(param, ["messages", index], issues);
-    if (message === undefined) continue;
-    roles.push(message.role);
-    bodies.push(message.role === "system" ? message.message : contentFromWire(message.content));
+    first ??= index;
   }
-  if (roles[0] === "system" && carriesContent(bodies[0] as JsonObject)) {
+  // The first message read: the first param unless it was malformed (then this adds to its issues).
+  if (
+    first !== undefined &&
+    roles[first] === "system" &&
+    carriesContent(bodies[first] as JsonObject)
+  ) {
     issues.push({
       path: ["messages", 0, "role"],
       message:
@@ -260,7 +269,8 @@ class TurnBuilder {
       role,
       id: this.#generateId(),
       sessionId: this.#sessionId,
-      turnId: { owner: turnId.owner, number: turnId.number },
+      // One object per turn, shared by its messages (no one changes a message in place).
+      turnId,
       createdAt: this.#createdAt,
       content,
     });
