@@ -13,6 +13,13 @@ import { blockFromWire, contentFromWire } from "./blocks.js";
 type Record_ = Record<string, unknown>;
 
 /**
+ * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
+ * that object: V8 then answers it from the loop's own key cache, at no cost, where
+ * `Object.hasOwn` is a call per key (a third of the reading's time).
+ */
+const HAS_OWN = Object.prototype.hasOwnProperty;
+
+/**
  * Reads message params the way `parseWireMessage` then `contentFromWire` do, for the common
  * shapes, straight into our blocks (no JSON copy converted again): it runs on every message a
  * stateless server is sent. One reader per conversion: it keeps the fields of the block at
@@ -36,7 +43,7 @@ export class QuickMessageReader {
   read(param: unknown): ContentBlock[] | undefined {
     if (!isPlainObject(param)) return undefined;
     for (const key in param)
-      if (!Object.hasOwn(param, key) || (key !== "role" && key !== "content")) return undefined;
+      if (!HAS_OWN.call(param, key) || (key !== "role" && key !== "content")) return undefined;
     const { role, content } = param;
     if (role !== "user" && role !== "assistant") return undefined;
     if (typeof content === "string") {
@@ -108,7 +115,7 @@ class BlockFields {
     this.toolUseId = this.content = this.isError = undefined;
     this.thinking = this.signature = this.data = undefined;
     for (const key in block) {
-      if (!Object.hasOwn(block, key) || !this.#set(key, block[key])) return undefined;
+      if (!HAS_OWN.call(block, key) || !this.#set(key, block[key])) return undefined;
       this.size += 1;
     }
     return this.type === undefined ? undefined : this;
@@ -185,7 +192,7 @@ function quickTextPart(part: unknown): TextBlock | undefined {
   let size = 0;
   let typed = false;
   for (const key in part) {
-    if (!Object.hasOwn(part, key)) return undefined;
+    if (!HAS_OWN.call(part, key)) return undefined;
     if (key === "type") typed = part[key] === "text";
     else if (key === "text") text = part[key];
     else return undefined;
