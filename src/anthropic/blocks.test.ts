@@ -1,4 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { trajectoryArbitrary } from "../../test/arbitraries/trajectory.js";
+import { seed } from "../../test/properties/invariants.js";
+import { keyOrder } from "../../test/support/quick-path.js";
 import { ValidationError } from "../core/errors.js";
 import type { ContentBlock } from "../core/message.js";
 import { toolResultBlock } from "../testing/builders.js";
@@ -289,5 +293,45 @@ describe("toAnthropicContent: the order of a block's fields", () => {
         },
       ]),
     );
+  });
+});
+
+describe("toAnthropicContent: a block without extra, built whole", () => {
+  /** The block with an empty `extra`: it takes the general path, field by field. */
+  const withEmptyExtra = (block: ContentBlock): ContentBlock =>
+    block.type === "opaque" ? block : ({ ...block, extra: {} } as ContentBlock);
+
+  it("writes what the general path writes, in its key order", () => {
+    let plain = 0;
+    fc.assert(
+      fc.property(trajectoryArbitrary(), (messages) => {
+        for (const message of messages)
+          for (const block of message.content) {
+            if (block.type === "opaque" || block.extra !== undefined) continue;
+            plain += 1;
+            expect(keyOrder(toAnthropicContent([block]))).toEqual(
+              keyOrder(toAnthropicContent([withEmptyExtra(block)])),
+            );
+          }
+      }),
+      { seed: seed(20_261_214), numRuns: 100 },
+    );
+    expect(plain).toBeGreaterThan(1000);
+  });
+
+  it("writes each tool result form as the general path does", () => {
+    for (const content of ["", "out", [{ type: "text" as const, text: "x" }]])
+      for (const isError of [false, true]) {
+        const block: ContentBlock = { type: "tool_result", toolUseId: "t1", content, isError };
+        expect(keyOrder(toAnthropicContent([block]))).toEqual(
+          keyOrder(toAnthropicContent([withEmptyExtra(block)])),
+        );
+      }
+    const thinking: ContentBlock = { type: "thinking", thinking: "t", signature: "s" };
+    const redacted: ContentBlock = { type: "redacted_thinking", data: "d" };
+    for (const block of [thinking, redacted])
+      expect(keyOrder(toAnthropicContent([block]))).toEqual(
+        keyOrder(toAnthropicContent([withEmptyExtra(block)])),
+      );
   });
 });

@@ -150,7 +150,7 @@ function toolResultFromWire(block: JsonObject): ToolResultBlock {
 }
 
 /** Converts one checked, normalized wire block. */
-function blockFromWire(block: JsonObject): ContentBlock {
+export function blockFromWire(block: JsonObject): ContentBlock {
   switch (block["type"]) {
     case "text":
     case "thinking":
@@ -179,10 +179,11 @@ export function contentFromWire(content: string | readonly JsonObject[]): Conten
 
 /** Whether blocks are one text block that came from string content (sent back as a string). */
 export function isStringContent(blocks: readonly ContentBlock[]): blocks is [TextBlock] {
-  const [only] = blocks;
+  const only = blocks[0];
   if (blocks.length !== 1 || only?.type !== "text" || only.extra === undefined) return false;
-  const keys = Object.keys(only.extra);
-  return keys.length === 1 && only.extra[STRING_CONTENT_KEY] === true;
+  let keys = 0;
+  for (const key in only.extra) if (Object.hasOwn(only.extra, key)) keys += 1;
+  return keys === 1 && only.extra[STRING_CONTENT_KEY] === true;
 }
 
 /**
@@ -211,8 +212,8 @@ function extraToWire(
 /** An opaque block as sent: without the marks another adapter put on it (`aiSdk:…`, `openai:…`). */
 function opaqueToWire(block: JsonObject): JsonObject {
   let out: JsonObject | undefined;
-  for (const key of Object.keys(block)) {
-    if (!isBookkeepingKey(key)) continue;
+  for (const key in block) {
+    if (!Object.hasOwn(block, key) || !isBookkeepingKey(key)) continue;
     out ??= { ...block };
     delete out[key];
   }
@@ -220,11 +221,42 @@ function opaqueToWire(block: JsonObject): JsonObject {
 }
 
 function sameNamedToWire(block: SameNamedBlock): JsonObject {
+  if (block.extra === undefined) return plainToWire(block);
   const fields = MODELLED_WIRE_FIELDS[block.type];
   const out = extraToWire({ type: block.type }, block.extra, fields);
   const ours = block as unknown as JsonObject;
   for (const field of fields) out[field] = ours[field] as JsonValue;
   return out;
+}
+
+/**
+ * A block without `extra` as sent: one object literal of its fields, in the order the general
+ * path sets them (`type`, then the modelled fields), built whole rather than grown field by field.
+ */
+function plainToWire(block: SameNamedBlock): JsonObject {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+    case "tool_use":
+      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+  }
+}
+
+/** A tool result without `extra` and of string content as sent, built whole (see {@link plainToWire}). */
+function plainToolResultToWire(block: ToolResultBlock, content: string): JsonObject {
+  const { toolUseId, isError } = block;
+  if (content === "") {
+    return isError
+      ? { type: "tool_result", tool_use_id: toolUseId, is_error: true }
+      : { type: "tool_result", tool_use_id: toolUseId };
+  }
+  return isError
+    ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true }
+    : { type: "tool_result", tool_use_id: toolUseId, content };
 }
 
 function partToWire(part: ToolResultContentBlock): JsonObject {
@@ -242,6 +274,8 @@ function partToWire(part: ToolResultContentBlock): JsonObject {
 }
 
 function toolResultToWire(block: ToolResultBlock): JsonObject {
+  if (block.extra === undefined && typeof block.content === "string")
+    return plainToolResultToWire(block, block.content);
   const out = extraToWire({ type: "tool_result" }, block.extra, MODELLED_WIRE_FIELDS.tool_result);
   out["tool_use_id"] = block.toolUseId;
   if (block.content !== "") {
@@ -293,5 +327,9 @@ export function fromAnthropicContent(
 
 /** Converts our blocks to the SDK's `ContentBlockParam`s, dropping our own fields. */
 export function toAnthropicContent(blocks: readonly ContentBlock[]): ContentBlockParam[] {
-  return blocks.map((block) => blockToWire(block) as unknown as ContentBlockParam);
+  // A loop rather than `map` with a closure: this runs on every message of every request.
+  const out: ContentBlockParam[] = new Array(blocks.length);
+  for (let index = 0; index < blocks.length; index += 1)
+    out[index] = blockToWire(blocks[index]!) as unknown as ContentBlockParam;
+  return out;
 }

@@ -18,8 +18,9 @@ import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-sc
 /** Whether no tool result follows a block of another type (tool results lead, as the API asks). */
 function resultsLead(blocks: readonly ContentBlock[]): boolean {
   let others = false;
-  for (const block of blocks) {
-    if (block.type !== "tool_result") others = true;
+  // By index: a `for…of` with an early return keeps an iterator per call.
+  for (let index = 0; index < blocks.length; index += 1) {
+    if (blocks[index]!.type !== "tool_result") others = true;
     else if (others) return false;
   }
   return true;
@@ -56,13 +57,15 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
 export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
-  const params: MessageParam[] = [];
+  // At most one param per message: made at that size and cut to the count, never grown.
+  const params: MessageParam[] = new Array(messages.length);
+  let count = 0;
   let index = 0;
   while (index < messages.length) {
     const first = messages[index]!;
     const carried = first.content[0];
     if (isSystemMessage(first) && isSystemMessageBlock(carried)) {
-      params.push(carried.block.message as unknown as MessageParam);
+      params[count++] = carried.block.message as unknown as MessageParam;
       index += 1;
       continue;
     }
@@ -81,12 +84,13 @@ export function toAnthropicMessages(messages: readonly Message[]): MessageParam[
     const single = index - start === 1;
     const blocks = single ? first.content : messages.slice(start, index).flatMap(contentOf);
     if (single && isStringContent(blocks)) {
-      params.push({ role, content: blocks[0].text });
+      params[count++] = { role, content: blocks[0].text };
       continue;
     }
     const ordered = role === "user" ? reorderToolResultsFirst(blocks) : blocks;
-    params.push({ role, content: toAnthropicContent(ordered) });
+    params[count++] = { role, content: toAnthropicContent(ordered) };
   }
+  params.length = count;
   return params;
 }
 

@@ -11,10 +11,12 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, newIdSequence, systemClock } from "../core/message-factory.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { contentFromWire } from "./blocks.js";
+import { QuickMessageReader } from "./quick-message-blocks.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
 
 /** Options of {@link fromAnthropicMessages}. */
@@ -50,16 +52,46 @@ function splitSummary(blocks: ContentBlock[]): [ContentBlock[], ContentBlock[]] 
   return [blocks.slice(0, end), after];
 }
 
-/** Parses every message param, throwing one ValidationError that names each bad path. */
-function parseWireMessages(params: readonly unknown[]): WireMessage[] {
+/** The messages read from the params: each one's role, and its blocks or, for a system message, its JSON. */
+interface ReadMessages {
+  roles: WireRole[];
+  bodies: (ContentBlock[] | JsonObject)[];
+}
+
+type WireRole = WireMessage["role"];
+
+/**
+ * Reads every message param (the common shapes by {@link QuickMessageReader}, the rest by the
+ * schemas), throwing one ValidationError that names each bad path.
+ */
+function readMessages(params: readonly unknown[]): ReadMessages {
   const issues: ValidationIssue[] = [];
-  const messages: WireMessage[] = [];
-  params.forEach((param, index) => {
-    const message = parseWireMessage(param, ["messages", index], issues);
-    if (message !== undefined) messages.push(message);
-  });
-  const first = messages[0];
-  if (first?.role === "system" && carriesContent(first.message)) {
+  // One entry per param (each is read or reported), so made at their size, never grown.
+  const roles: WireRole[] = new Array(params.length);
+  const bodies: (ContentBlock[] | JsonObject)[] = new Array(params.length);
+  const reader = new QuickMessageReader();
+  let first: number | undefined;
+  for (let index = 0; index < params.length; index += 1) {
+    const param = params[index];
+    const blocks = reader.read(param);
+    if (blocks !== undefined) {
+      roles[index] = reader.role;
+      bodies[index] = blocks;
+    } else {
+      const message = parseWireMessage(param, ["messages", index], issues);
+      if (message === undefined) continue;
+      roles[index] = message.role;
+      bodies[index] =
+        message.role === "system" ? message.message : contentFromWire(message.content);
+    }
+    first ??= index;
+  }
+  // The first message read: the first param unless it was malformed (then this adds to its issues).
+  if (
+    first !== undefined &&
+    roles[first] === "system" &&
+    carriesContent(bodies[first] as JsonObject)
+  ) {
     issues.push({
       path: ["messages", 0, "role"],
       message:
@@ -67,7 +99,7 @@ function parseWireMessages(params: readonly unknown[]): WireMessage[] {
     });
   }
   if (issues.length > 0) throw new ValidationError("Anthropic messages", issues);
-  return messages;
+  return { roles, bodies };
 }
 
 function carriesContent(message: JsonObject): boolean {
@@ -106,21 +138,68 @@ export function fromAnthropicMessages(
   const parsedOptions = checkConversionOptions(options, "fromAnthropicMessages options", {
     generateId: true,
   });
-  const wire = parseWireMessages(
-    parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages"),
-  );
+  if (!Array.isArray(params)) parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages");
+  const { roles, bodies } = readMessages(params);
   const builder = new TurnBuilder(parsedOptions);
-  const opening = wire.findIndex((message) => message.role !== "system");
-  wire.forEach((message, index) => {
-    builder.add(message, index === opening);
-  });
-  // What the options made (ids, dates) is checked here, where it enters: later checks of these
-  // messages (a session's, `toAnthropicMessages`) then find them already validated.
-  assertMessages(
-    builder.messages,
-    "messages from fromAnthropicMessages (see its generateId and clock)",
-  );
+  let opening = true;
+  for (let index = 0; index < roles.length; index += 1) {
+    const role = roles[index]!;
+    if (role === "system") builder.addSystem(bodies[index] as JsonObject);
+    else {
+      builder.add(role, bodies[index] as ContentBlock[], opening);
+      opening = false;
+    }
+  }
+  checkBuilt(builder, parsedOptions);
   return builder.messages;
+}
+
+/**
+ * What the options made (ids, the date, turn numbers) is checked here, where it enters; the
+ * rest the wire checks vouch for. Remembered as checked, later checks of these messages (a
+ * compaction's, `toAnthropicMessages`) find them known; anything amiss goes to the full check,
+ * which names it.
+ */
+function checkBuilt(builder: TurnBuilder, options: FromAnthropicOptions): void {
+  const { messages } = builder;
+  if (
+    (options.generateId === undefined || idsDistinct(messages)) &&
+    isValidDate(messages[0]?.createdAt) &&
+    Number.isSafeInteger(builder.lastTurnNumber + 1)
+  ) {
+    rememberBuilt(messages);
+    return;
+  }
+  assertMessages(messages, "messages from fromAnthropicMessages (see its generateId and clock)");
+}
+
+/** Whether every message's id is a non-empty string, and no two are the same. */
+function idsDistinct(messages: readonly Message[]): boolean {
+  const seen = new Set<string>();
+  for (let index = 0; index < messages.length; index += 1) {
+    const { id } = messages[index]!;
+    if (typeof id !== "string" || id === "" || seen.has(id)) return false;
+    seen.add(id);
+  }
+  return true;
+}
+
+/** Whether `date` is a `Date` holding a time (an empty conversation has none to check). */
+function isValidDate(date: unknown): boolean {
+  if (date === undefined) return true;
+  if (!(date instanceof Date)) return false;
+  try {
+    return !Number.isNaN(date.getTime());
+  } catch {
+    // An object made from Date.prototype without being a date: the full check's to judge.
+    return false;
+  }
+}
+
+function hasToolResult(blocks: readonly ContentBlock[]): boolean {
+  for (let index = 0; index < blocks.length; index += 1)
+    if (blocks[index]!.type === "tool_result") return true;
+  return false;
 }
 
 /** Builds our messages in order, assigning turns the way `AgentSession` does. */
@@ -139,25 +218,29 @@ class TurnBuilder {
     this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
   }
 
-  /** Adds one wire message; `opening`: the first that is not a system message. */
-  add(message: WireMessage, opening: boolean): void {
-    if (message.role === "system") {
-      // It belongs to the turn it follows (before any: the turn the next user message opens).
-      const turnId = this.#current ?? { owner: "u", number: this.#turnNumber + 1 };
-      this.#push("user", turnId, [systemMessageBlock(message.message)]);
-      return;
-    }
-    const content = contentFromWire(message.content);
+  /** A mid-conversation system message, verbatim, in the turn it follows (before any: the turn the next user message opens). */
+  addSystem(message: JsonObject): void {
+    const turnId = this.#current ?? { owner: "u", number: this.#turnNumber + 1 };
+    this.#push("user", turnId, [systemMessageBlock(message)]);
+  }
+
+  /** Adds a user or assistant message; `opening`: the first that is not a system message. */
+  add(role: "user" | "assistant", content: ContentBlock[], opening: boolean): void {
     // On-demand compaction's block leads the conversation (a threshold compaction's block,
     // later in a reply, is part of that reply).
     if (opening && isCompactionBlock(content[0])) {
-      this.#push(message.role, { ...SUMMARY_TURN_ID }, content);
+      this.#push(role, { ...SUMMARY_TURN_ID }, content);
       this.#current = undefined;
-    } else if (message.role === "assistant") {
+    } else if (role === "assistant") {
       this.#push("assistant", this.#current ?? this.#openTurn(), content);
     } else {
       this.#addUser(content);
     }
+  }
+
+  /** The number of the last turn opened (or the one before the first): a system message may take the next. */
+  get lastTurnNumber(): number {
+    return this.#turnNumber;
   }
 
   /** A user message: the summary (and the kept message after it), a tool loop's results, or a new turn. */
@@ -169,7 +252,7 @@ class TurnBuilder {
       if (after.length > 0) this.#push("user", this.#openTurn(), after);
       return;
     }
-    const continuesToolLoop = content.some((block) => block.type === "tool_result");
+    const continuesToolLoop = hasToolResult(content);
     const turnId =
       continuesToolLoop && this.#current !== undefined ? this.#current : this.#openTurn();
     this.#push("user", turnId, content);
@@ -186,7 +269,8 @@ class TurnBuilder {
       role,
       id: this.#generateId(),
       sessionId: this.#sessionId,
-      turnId: { owner: turnId.owner, number: turnId.number },
+      // One object per turn, shared by its messages (no one changes a message in place).
+      turnId,
       createdAt: this.#createdAt,
       content,
     });

@@ -8,7 +8,6 @@ import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/err
 import type { JsonObject, JsonValue } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { quickWireMessage } from "./wire-quick-check.js";
 
 type Path = (string | number)[];
 
@@ -167,18 +166,10 @@ export function parseWireBlocks(
 
 /**
  * Normalizes one message param to JSON and checks it and its blocks, adding what is wrong to
- * `issues` with its path below `path`; `undefined` when anything was.
+ * `issues` with its path below `path`; `undefined` when anything was. The schemas alone: what
+ * decides where `QuickMessageReader` passes.
  */
 export function parseWireMessage(
-  param: unknown,
-  path: Path,
-  issues: ValidationIssue[],
-): WireMessage | undefined {
-  return quickWireMessage(param) ?? parseWireMessageBySchemas(param, path, issues);
-}
-
-/** {@link parseWireMessage} by the schemas alone: what decides where the quick check passes. */
-export function parseWireMessageBySchemas(
   param: unknown,
   path: Path,
   issues: ValidationIssue[],
