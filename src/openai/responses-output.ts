@@ -15,7 +15,7 @@ import type {
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
-import { quickItemsOf } from "./items-quick-out.js";
+import { pushQuickItems } from "./items-quick-out.js";
 
 /** The Responses API fields a block kept (see {@link OPENAI_KEY}); empty for one made elsewhere. */
 function fieldsOf(block: ContentBlock): JsonObject {
@@ -200,9 +200,8 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
     }
     // A new message never continues the last part of the one before.
     writer.close();
-    const quick = quickItemsOf(message);
-    if (quick !== undefined) writer.items.push(...quick);
-    else for (const block of message.content) writeBlock(writer, block, message.role);
+    if (!pushQuickItems(message, writer.items))
+      for (const block of message.content) writeBlock(writer, block, message.role);
   }
   return writer.items as unknown as ResponseInputItem[];
 }
