@@ -24,6 +24,30 @@ const CALL_OWN = ["call_id", "name", "arguments"];
 const OUTPUT_KEYS = ["type", "id", "status", "call_id", "output"];
 const OUTPUT_OWN = ["call_id", "output"];
 const MESSAGE_OWN = ["content"];
+/** The keys, in order, of the items most conversations are made of (read without a keyed store). */
+const MESSAGE_SHAPE = ["type", "role", "content"];
+const CALL_SHAPE = ["type", "call_id", "name", "arguments"];
+const OUTPUT_SHAPE = ["type", "call_id", "output"];
+
+/** Whether `item`'s keys are `keys`, in that order, all its own. */
+function keysAre(item: Record_, keys: readonly string[]): boolean {
+  let index = 0;
+  for (const key in item) {
+    if (key !== keys[index] || !Object.hasOwn(item, key)) return false;
+    index += 1;
+  }
+  return index === keys.length;
+}
+
+/**
+ * `{ type }`, the fields {@link itemFields} keeps of an item whose keys are `shape` and whose
+ * `type` is a string, built as one literal (the general walk's keyed stores cost more than
+ * the rest of the item's reading); `undefined` for any other item.
+ */
+function typeOnly(item: Record_, shape: readonly string[]): { type: string } | undefined {
+  const { type } = item;
+  return typeof type === "string" && keysAre(item, shape) ? { type } : undefined;
+}
 
 /**
  * The item's fields but `own` (a new object of its strings, in its key order), or `undefined`
@@ -45,7 +69,10 @@ function itemFields(item: Record_, keys: readonly string[], own: readonly string
 export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
   const { role, content } = item;
   if (role !== "user" && role !== "assistant") return undefined;
-  const fields = itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
+  const fields =
+    typeof item["type"] === "string" && keysAre(item, MESSAGE_SHAPE)
+      ? { type: item["type"], role }
+      : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
   if (fields === undefined) return undefined;
   if (typeof content === "string") {
     const extra = { [OPENAI_KEY]: { item: fields, content: "string" } };
@@ -91,7 +118,7 @@ function quickPart(part: unknown, marks: JsonObject): ContentBlock | undefined {
 export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
   const { call_id: id, name, arguments: raw } = item;
   if (!isNonEmptyString(id) || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
-  const fields = itemFields(item, CALL_KEYS, CALL_OWN);
+  const fields = typeOnly(item, CALL_SHAPE) ?? itemFields(item, CALL_KEYS, CALL_OWN);
   if (fields === undefined) return undefined;
   const read = readArguments(raw);
   if (read === undefined) return undefined;
@@ -103,7 +130,7 @@ export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
 export function quickOutputBlock(item: Record_): ToolResultBlock | undefined {
   const { call_id: toolUseId, output } = item;
   if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
-  const fields = itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
+  const fields = typeOnly(item, OUTPUT_SHAPE) ?? itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
   if (fields === undefined) return undefined;
   const extra = { [OPENAI_KEY]: { item: fields } };
   return { type: "tool_result", toolUseId, content: output, isError: false, extra };
