@@ -2,6 +2,7 @@ import type { ContentBlock, JsonObject, JsonValue, Message } from "../core/messa
 import { isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
+import { keysAre } from "./items-quick.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -76,9 +77,18 @@ function hasOnly(value: Record_, keys: readonly string[]): boolean {
   return true;
 }
 
+const TYPE = ["type"];
+const TYPE_ROLE = ["type", "role"];
+
 /** A new object of `value`'s fields (all strings, else `undefined`), in its key order. */
 function stringsOf(value: unknown): JsonObject | undefined {
   if (!isPlainObject(value)) return undefined;
+  // What the reading keeps of the common items, as one literal (a keyed store per key costs more).
+  const { type, role } = value;
+  if (typeof type === "string") {
+    if (keysAre(value, TYPE)) return { type };
+    if (typeof role === "string" && keysAre(value, TYPE_ROLE)) return { type, role };
+  }
   const out: JsonObject = {};
   for (const key in value) {
     const field = value[key];

@@ -30,7 +30,7 @@ const CALL_SHAPE = ["type", "call_id", "name", "arguments"];
 const OUTPUT_SHAPE = ["type", "call_id", "output"];
 
 /** Whether `item`'s keys are `keys`, in that order, all its own. */
-function keysAre(item: Record_, keys: readonly string[]): boolean {
+export function keysAre(item: Record_, keys: readonly string[]): boolean {
   let index = 0;
   for (const key in item) {
     if (key !== keys[index] || !Object.hasOwn(item, key)) return false;
