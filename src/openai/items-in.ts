@@ -9,7 +9,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isJsonObject, jsonValueIssues } from "../internal/json-value.js";
+import { copyJson, isJsonObject, jsonValueIssues, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 
@@ -53,10 +53,15 @@ function stringField(context: ItemContext, value: Record_, field: string, empty 
   return "";
 }
 
-/** `value` when it is JSON, reporting what is not (each issue under `path`). */
+/**
+ * A deep copy of `value` when it is JSON (the caller's objects stay theirs), reporting what is
+ * not (each issue under `path`; `value` itself is returned then, to be thrown away).
+ */
 export function checkedJson(context: ItemContext, value: Record_): JsonObject {
-  // The common case by the walk that builds no paths; the issues by the one that names them.
-  if (isJsonObject(value)) return value as JsonObject;
+  // The common case by the quick copy, which builds no paths; the issues by the walk naming them.
+  const copy = copyJson(value);
+  if (copy !== undefined) return copy as JsonObject;
+  if (isJsonObject(value)) return normalizeJson(value, [], []) as JsonObject;
   for (const issue of jsonValueIssues(value))
     context.issues.push({ path: [...context.path, ...issue.path], message: issue.message });
   return value as JsonObject;

@@ -2,54 +2,67 @@ import type { ContentBlock, JsonObject, JsonValue, Message } from "../core/messa
 import { isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
+import { keysAre } from "./items-quick.js";
 
 type Record_ = Record<string, unknown>;
 
 /**
- * The items `toResponsesInput` writes for a message a conversation is mostly made of, built
- * without the marks, spreads and writer state of the full writing: every block a text block of
- * a message item read here (its string content, or its `input_text` / `output_text` parts), a
- * `function_call`, or a `function_call_output` of text, the fields kept of each only strings
- * (and a part's empty `annotations`). `undefined` for any other message: the full writing
- * decides. `items-quick.test.ts` holds it to that.
+ * Pushes onto `items` the items `toResponsesInput` writes for a message a conversation is
+ * mostly made of, built without the marks, spreads and writer state of the full writing: every
+ * block a text block of a message item read here (its string content, or its `input_text` /
+ * `output_text` parts), a `function_call`, or a `function_call_output` of text, the fields kept
+ * of each only strings (and a part's empty `annotations`). `false` for any other message (and
+ * `items` as they were): the full writing decides. `items-quick.test.ts` holds it to that.
  */
-export function quickItemsOf(message: Message): JsonObject[] | undefined {
-  const items: JsonObject[] = [];
+export function pushQuickItems(message: Message, items: JsonObject[]): boolean {
+  const start = items.length;
+  if (pushItems(message, items)) return true;
+  items.length = start;
+  return false;
+}
+
+function pushItems(message: Message, items: JsonObject[]): boolean {
   /** The parts of the message item a later part of it joins. */
   let open: JsonValue[] | undefined;
-  for (const block of message.content) {
+  const { content, role } = message;
+  // By index: a for-of left early keeps its iterator (garbage on every first sight).
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index]!;
     const fields = fieldsOf(block);
-    if (fields === undefined) return undefined;
+    if (fields === undefined) return false;
     let item: JsonObject | undefined;
     if (block.type === "text") {
-      const part = partOf(block.text, fields["part"], message.role);
-      if (part === undefined) return undefined;
+      const part = partOf(block.text, fields["part"], role);
+      if (part === undefined) return false;
       if (fields["continues"] === true && open !== undefined && hasOnly(fields, CONTINUES_KEYS)) {
         open.push(part);
         continue;
       }
-      const content = fields["content"];
-      if (content === "string" && hasOnly(fields, STRING_KEYS))
-        item = withStrings(fields["item"], { content: block.text });
-      else if (content === undefined && hasOnly(fields, PARTS_KEYS)) {
-        const parts: JsonValue[] = [part];
-        item = withStrings(fields["item"], { content: parts });
-        if (item === undefined) return undefined;
+      const kind = fields["content"];
+      if (kind === "string" && hasOnly(fields, STRING_KEYS)) {
+        item = stringsOf(fields["item"]);
+        if (item !== undefined) item["content"] = block.text;
+      } else if (kind === undefined && hasOnly(fields, PARTS_KEYS)) {
+        item = stringsOf(fields["item"]);
+        if (item === undefined) return false;
+        open = [part];
+        item["content"] = open;
         items.push(item);
-        open = parts;
         continue;
       }
     } else item = callOrOutput(block, fields);
-    if (item === undefined) return undefined;
+    if (item === undefined) return false;
     items.push(item);
     open = undefined;
   }
-  return items;
+  return true;
 }
 
 const STRING_KEYS = ["item", "content"];
 const PARTS_KEYS = ["item", "part"];
 const CONTINUES_KEYS = ["continues", "part"];
+const CALL_KEYS = ["item", "arguments"];
+const OUTPUT_KEYS = ["item"];
 
 /** The block's Responses fields (`{}` when none); `undefined` for an opaque or odd block. */
 function fieldsOf(block: ContentBlock): Record_ | undefined {
@@ -64,9 +77,18 @@ function hasOnly(value: Record_, keys: readonly string[]): boolean {
   return true;
 }
 
-/** A new object of `value`'s fields (all strings, else `undefined`), then `more`. */
-function withStrings(value: unknown, more: JsonObject): JsonObject | undefined {
+const TYPE = ["type"];
+const TYPE_ROLE = ["type", "role"];
+
+/** A new object of `value`'s fields (all strings, else `undefined`), in its key order. */
+function stringsOf(value: unknown): JsonObject | undefined {
   if (!isPlainObject(value)) return undefined;
+  // What the reading keeps of the common items, as one literal (a keyed store per key costs more).
+  const { type, role } = value;
+  if (typeof type === "string") {
+    if (keysAre(value, TYPE)) return { type };
+    if (typeof role === "string" && keysAre(value, TYPE_ROLE)) return { type, role };
+  }
   const out: JsonObject = {};
   for (const key in value) {
     const field = value[key];
@@ -74,7 +96,6 @@ function withStrings(value: unknown, more: JsonObject): JsonObject | undefined {
       return undefined;
     out[key] = field;
   }
-  for (const key in more) out[key] = more[key] as JsonValue;
   return out;
 }
 
@@ -88,28 +109,42 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
   if (!isPlainObject(kept)) return undefined;
   const { type, annotations } = kept;
   if (annotations === undefined) {
-    const part = withStrings(kept, {});
+    const part = stringsOf(kept);
     if (part !== undefined) part["text"] = text;
     return part;
   }
   // `{ type, annotations: [] }` in that order, as the reading keeps an `output_text`'s.
-  const keys = Object.keys(kept);
-  if (keys.length !== 2 || keys[0] !== "type" || typeof type !== "string") return undefined;
+  let count = 0;
+  for (const key in kept) {
+    if (!Object.hasOwn(kept, key) || key !== (count === 0 ? "type" : "annotations"))
+      return undefined;
+    count += 1;
+  }
+  if (count !== 2 || typeof type !== "string") return undefined;
   if (!Array.isArray(annotations) || annotations.length !== 0) return undefined;
   return { type, annotations: [], text };
 }
 
 function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefined {
   if (block.type === "tool_use") {
-    if (!hasOnly(fields, ["item", "arguments"])) return undefined;
-    const item = fields["item"] ?? { type: "function_call" };
-    if (!isPlainObject(item) || item["type"] !== "function_call") return undefined;
-    const raw = fields["arguments"] as JsonValue | undefined;
-    const text = toolArgumentsText(block.input, raw);
-    return withStrings(item, { call_id: block.id, name: block.name, arguments: text });
+    if (!hasOnly(fields, CALL_KEYS)) return undefined;
+    const kept = fields["item"];
+    const item = kept === undefined ? { type: "function_call" } : stringsOf(kept);
+    if (item?.["type"] !== "function_call") return undefined;
+    item["call_id"] = block.id;
+    item["name"] = block.name;
+    item["arguments"] = toolArgumentsText(
+      block.input,
+      fields["arguments"] as JsonValue | undefined,
+    );
+    return item;
   }
   if (block.type !== "tool_result" || typeof block.content !== "string") return undefined;
-  if (!hasOnly(fields, ["item"])) return undefined;
-  const item = fields["item"] ?? { type: "function_call_output" };
-  return withStrings(item, { call_id: block.toolUseId, output: block.content });
+  if (!hasOnly(fields, OUTPUT_KEYS)) return undefined;
+  const kept = fields["item"];
+  const item = kept === undefined ? { type: "function_call_output" } : stringsOf(kept);
+  if (item === undefined) return undefined;
+  item["call_id"] = block.toolUseId;
+  item["output"] = block.content;
+  return item;
 }

@@ -2,10 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { commonBlocks, keyOrder, objectsIn, tidy } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
-import type { Message } from "../core/message.js";
-import { quickItemBlocks } from "./items-quick.js";
-import { quickItemsOf } from "./items-quick-out.js";
-import { fromResponsesInput, itemBlocks } from "./responses-input.js";
+import type { ContentBlock, Message } from "../core/message.js";
+import { quickCallBlock, quickMessageBlocks, quickOutputBlock } from "./items-quick.js";
+import { pushQuickItems } from "./items-quick-out.js";
+import { fromResponsesInput, itemBlocks, readItems } from "./responses-input.js";
 import { ItemWriter, toResponsesInput, writeBlock } from "./responses-output.js";
 
 /** Values a field may hold: the quick reading's shapes, and near misses. */
@@ -44,6 +44,31 @@ function nearly<T extends object>(values: fc.Arbitrary<T>): fc.Arbitrary<T> {
 }
 
 const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('{"a":1}', "[]", "1"));
+
+/** `arguments` texts: JSON objects written as JSON.stringify does and otherwise, and not. */
+const argumentsText = fc.oneof(
+  text,
+  fc
+    .dictionary(fc.constantFrom("path", "n", "1", "__proto__"), fc.jsonValue({ maxDepth: 2 }))
+    .map((input) => JSON.stringify(input)),
+  fc.constantFrom(
+    ...['{"path": "a.ts"}', '{"a":1,"a":2}', '{"b":1,"1":2}', '{"n":1.50}', '{"n":-0}'],
+    ...['{"s":"\\u00e9"}', '{"s":"\\/"}', '{"s":"\ud800"}', "{}", "null", '{"a":[1,{"b":2}]}'],
+  ),
+);
+
+/** The quick reading of one item: its blocks, or `undefined` when it leaves the item. */
+function quickBlocks(item: Record<string, unknown>): ContentBlock[] | undefined {
+  const type = item["type"] ?? "message";
+  if (type === "message") return quickMessageBlocks(item);
+  const block =
+    type === "function_call"
+      ? quickCallBlock(item)
+      : type === "function_call_output"
+        ? quickOutputBlock(item)
+        : undefined;
+  return block === undefined ? undefined : [block];
+}
 const part = fc.oneof(
   nearly(fc.record({ type: fc.constant("input_text"), text })),
   nearly(fc.record({ type: fc.constant("output_text"), text })),
@@ -74,7 +99,7 @@ const item = fc.oneof(
       type: fc.constant("function_call"),
       call_id: fc.oneof(fc.constantFrom("c1", "c2"), field),
       name: fc.oneof(fc.constantFrom("read", "grep"), field),
-      arguments: fc.oneof(text, field),
+      arguments: fc.oneof(argumentsText, field),
     }),
   ),
   nearly(
@@ -87,12 +112,12 @@ const item = fc.oneof(
   nearly(fc.record({ type: fc.constantFrom("reasoning", "custom_tool_call"), id: field })),
 );
 
-describe("quickItemBlocks: the common Responses items read without the full reading", () => {
+describe("the quick reading: the common Responses items read without the full reading", () => {
   it("reads an item as the full reading does (key order), sharing nothing, or leaves it", () => {
     let taken = 0;
     fc.assert(
       fc.property(item, (value) => {
-        const quick = quickItemBlocks(value as Record<string, unknown>);
+        const quick = quickBlocks(value as Record<string, unknown>);
         if (quick === undefined) return;
         taken += 1;
         const issues: ValidationIssue[] = [];
@@ -109,15 +134,50 @@ describe("quickItemBlocks: the common Responses items read without the full read
 
   it("takes the common shapes, and leaves the rest to the full reading", () => {
     const part = { type: "output_text", text: "hi", annotations: [] };
-    expect(quickItemBlocks({ role: "user", content: "hi" })).toBeDefined();
-    expect(quickItemBlocks({ type: "message", role: "assistant", content: [part] })).toBeDefined();
+    expect(quickBlocks({ role: "user", content: "hi" })).toBeDefined();
+    expect(quickBlocks({ type: "message", role: "assistant", content: [part] })).toBeDefined();
     const call = { type: "function_call", call_id: "c1", name: "read", arguments: "{}" };
-    expect(quickItemBlocks(call)).toBeDefined();
+    expect(quickBlocks(call)).toBeDefined();
     const output = { type: "function_call_output", call_id: "c1", output: "ok" };
-    expect(quickItemBlocks(output)).toBeDefined();
-    expect(quickItemBlocks({ role: "system", content: "be brief" })).toBeUndefined();
-    expect(quickItemBlocks({ ...output, output: [] })).toBeUndefined();
-    expect(quickItemBlocks({ ...call, call_id: "" })).toBeUndefined();
+    expect(quickBlocks(output)).toBeDefined();
+    expect(quickBlocks({ role: "system", content: "be brief" })).toBeUndefined();
+    expect(quickBlocks({ ...output, output: [] })).toBeUndefined();
+    expect(quickBlocks({ ...call, call_id: "" })).toBeUndefined();
+  });
+
+  it("reads a conversation to the same messages (key order) or errors as the full reading, sharing nothing", () => {
+    const options = { sessionId: "s", clock: () => new Date(0) };
+    const read = (items: unknown[], quick: boolean) => {
+      try {
+        return readItems(items, options, quick).map((message, index) => ({
+          ...message,
+          id: index,
+        }));
+      } catch (error) {
+        return error;
+      }
+    };
+    let read_ = 0;
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), (items) => {
+        const quick = read(items, true);
+        const full = read(items, false);
+        if (!Array.isArray(quick)) {
+          expect((quick as { issues: unknown }).issues).toEqual(
+            (full as { issues: unknown }).issues,
+          );
+          return;
+        }
+        read_ += 1;
+        expect(keyOrder(quick)).toEqual(keyOrder(full));
+        expect(quick).toEqual(full);
+        const theirs = objectsIn(items);
+        for (const ours of objectsIn(quick)) expect(theirs.has(ours)).toBe(false);
+        for (const ours of objectsIn(full)) expect(theirs.has(ours)).toBe(false);
+      }),
+      { seed: 3_100_523, numRuns: 2000 },
+    );
+    expect(read_).toBeGreaterThan(200);
   });
 
   it("gives the same messages and the same errors through fromResponsesInput", () => {
@@ -189,7 +249,17 @@ const block = fc.oneof(
   fc.constant({ type: "thinking", thinking: "t", signature: "s" }),
 );
 
-describe("quickItemsOf: the common messages written without the full writing's state", () => {
+/** The quick writing of one message onto a list holding an item already: what it added. */
+function quickItems(message: Message): unknown[] | undefined {
+  const before = { type: "message", role: "user", content: "before" };
+  const items = [before];
+  const taken = pushQuickItems(message, items);
+  expect(items[0]).toBe(before);
+  if (!taken) expect(items).toEqual([before]);
+  return taken ? items.slice(1) : undefined;
+}
+
+describe("pushQuickItems: the common messages written without the full writing's state", () => {
   it("writes a message as the full writing does (key order), or leaves it to it", () => {
     let taken = 0;
     fc.assert(
@@ -198,7 +268,7 @@ describe("quickItemsOf: the common messages written without the full writing's s
         fc.array(block.map(tidy), { maxLength: 5 }),
         (role, content) => {
           const message = { role, content } as unknown as Message;
-          const quick = quickItemsOf(message);
+          const quick = quickItems(message);
           if (quick === undefined) return;
           taken += 1;
           const writer = new ItemWriter();
@@ -223,7 +293,7 @@ describe("quickItemsOf: the common messages written without the full writing's s
     const message = { role: "assistant", content } as unknown as Message;
     const writer = new ItemWriter();
     for (const each of message.content) writeBlock(writer, each, message.role);
-    const quick = quickItemsOf(message);
+    const quick = quickItems(message);
     if (quick !== undefined) expect(quick).toEqual(writer.items);
     expect(writer.items).toHaveLength(3);
   });
@@ -244,7 +314,7 @@ describe("quickItemsOf: the common messages written without the full writing's s
       { role: "user", content: "thanks" },
     ];
     const ours = fromResponsesInput(input);
-    for (const message of ours) expect(quickItemsOf(message)).toBeDefined();
+    for (const message of ours) expect(quickItems(message)).toBeDefined();
     expect(toResponsesInput(ours)).toEqual(input);
   });
 });

@@ -1,7 +1,17 @@
-import type { ContentBlock, JsonObject } from "../core/message.js";
+/*
+ * The quick reading: `itemBlocks`' blocks for the items a conversation is mostly made of, built from the item's
+ * strings directly (without the field lists, the JSON checks and the spreads of the full
+ * reading): a `message` of role `user` or `assistant` whose content is a string or
+ * `input_text` / `output_text` parts (an `output_text` with no annotations); a `function_call`
+ * whose `arguments` are a JSON object and a `function_call_output` of strings. Each may have an
+ * `id` and a `status` of strings. `undefined` for anything else, any other field or value among
+ * them: the full reading then decides (and names the issues). `items-quick.test.ts` holds it
+ * to that.
+ */
+import type { ContentBlock, JsonObject, ToolResultBlock, ToolUseBlock } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { parseToolArguments } from "../internal/tool-arguments.js";
+import { readArguments } from "./call-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
 
 type Record_ = Record<string, unknown>;
@@ -10,28 +20,33 @@ type Record_ = Record<string, unknown>;
 const ITEM_STRING_KEYS = ["type", "role", "id", "status"];
 const MESSAGE_KEYS = [...ITEM_STRING_KEYS, "content"];
 const CALL_KEYS = ["type", "id", "status", "call_id", "name", "arguments"];
+const CALL_OWN = ["call_id", "name", "arguments"];
 const OUTPUT_KEYS = ["type", "id", "status", "call_id", "output"];
+const OUTPUT_OWN = ["call_id", "output"];
+const MESSAGE_OWN = ["content"];
+/** The keys, in order, of the items most conversations are made of (read without a keyed store). */
+const MESSAGE_SHAPE = ["type", "role", "content"];
+const CALL_SHAPE = ["type", "call_id", "name", "arguments"];
+const OUTPUT_SHAPE = ["type", "call_id", "output"];
+
+/** Whether `item`'s keys are `keys`, in that order, all its own. */
+export function keysAre(item: Record_, keys: readonly string[]): boolean {
+  let index = 0;
+  for (const key in item) {
+    if (key !== keys[index] || !Object.hasOwn(item, key)) return false;
+    index += 1;
+  }
+  return index === keys.length;
+}
 
 /**
- * `itemBlocks`' blocks for the items a conversation is mostly made of, built from the item's
- * strings directly (without the field lists, the JSON checks and the spreads of the full
- * reading): a `message` of role `user` or `assistant` whose content is a string or
- * `input_text` / `output_text` parts (an `output_text` with no annotations); a `function_call`
- * and a `function_call_output` of strings. Each may have an `id` and a `status` of strings.
- * `undefined` for anything else, any other field or value among them: the full reading then
- * decides (and names the issues). `items-quick.test.ts` holds it to that.
+ * `{ type }`, the fields {@link itemFields} keeps of an item whose keys are `shape` and whose
+ * `type` is a string, built as one literal (the general walk's keyed stores cost more than
+ * the rest of the item's reading); `undefined` for any other item.
  */
-export function quickItemBlocks(item: Record_): ContentBlock[] | undefined {
-  switch (item["type"] ?? "message") {
-    case "message":
-      return quickMessage(item);
-    case "function_call":
-      return quickCall(item);
-    case "function_call_output":
-      return quickOutput(item);
-    default:
-      return undefined;
-  }
+function typeOnly(item: Record_, shape: readonly string[]): { type: string } | undefined {
+  const { type } = item;
+  return typeof type === "string" && keysAre(item, shape) ? { type } : undefined;
 }
 
 /**
@@ -50,10 +65,14 @@ function itemFields(item: Record_, keys: readonly string[], own: readonly string
   return fields;
 }
 
-function quickMessage(item: Record_): ContentBlock[] | undefined {
+/** A `message` item (of role `user` or `assistant`) read quickly. */
+export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
   const { role, content } = item;
   if (role !== "user" && role !== "assistant") return undefined;
-  const fields = itemFields(item, MESSAGE_KEYS, ["content"]);
+  const fields =
+    typeof item["type"] === "string" && keysAre(item, MESSAGE_SHAPE)
+      ? { type: item["type"], role }
+      : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
   if (fields === undefined) return undefined;
   if (typeof content === "string") {
     const extra = { [OPENAI_KEY]: { item: fields, content: "string" } };
@@ -75,8 +94,10 @@ function quickPart(part: unknown, marks: JsonObject): ContentBlock | undefined {
   const { type, text } = part;
   if (typeof text !== "string") return undefined;
   let count = 0;
+  let typeFirst = false;
   for (const key in part) {
     if (!Object.hasOwn(part, key)) return undefined;
+    if (count === 0) typeFirst = key === "type";
     count += 1;
   }
   if (type === "input_text" && count === 2) {
@@ -87,27 +108,30 @@ function quickPart(part: unknown, marks: JsonObject): ContentBlock | undefined {
   if (count === 2) marks["part"] = { type };
   else if (count === 3 && Array.isArray(annotations) && annotations.length === 0) {
     // The part's fields but its text, in its key order (`type` first here, or left to the full).
-    if (Object.keys(part)[0] !== "type") return undefined;
+    if (!typeFirst) return undefined;
     marks["part"] = { type, annotations: [] };
   } else return undefined;
   return { type: "text", text, extra: { [OPENAI_KEY]: marks } };
 }
 
-function quickCall(item: Record_): ContentBlock[] | undefined {
+/** A `function_call` item read quickly. */
+export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
   const { call_id: id, name, arguments: raw } = item;
   if (!isNonEmptyString(id) || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
-  const fields = itemFields(item, CALL_KEYS, ["call_id", "name", "arguments"]);
+  const fields = typeOnly(item, CALL_SHAPE) ?? itemFields(item, CALL_KEYS, CALL_OWN);
   if (fields === undefined) return undefined;
-  const { input, keep } = parseToolArguments(raw);
-  const kept: JsonObject = keep ? { item: fields, arguments: raw } : { item: fields };
-  return [{ type: "tool_use", id, name, input, extra: { [OPENAI_KEY]: kept } }];
+  const read = readArguments(raw);
+  if (read === undefined) return undefined;
+  const kept: JsonObject = read.keep ? { item: fields, arguments: raw } : { item: fields };
+  return { type: "tool_use", id, name, input: read.input, extra: { [OPENAI_KEY]: kept } };
 }
 
-function quickOutput(item: Record_): ContentBlock[] | undefined {
+/** A `function_call_output` item (its output a string) read quickly. */
+export function quickOutputBlock(item: Record_): ToolResultBlock | undefined {
   const { call_id: toolUseId, output } = item;
   if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
-  const fields = itemFields(item, OUTPUT_KEYS, ["call_id", "output"]);
+  const fields = typeOnly(item, OUTPUT_SHAPE) ?? itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
   if (fields === undefined) return undefined;
   const extra = { [OPENAI_KEY]: { item: fields } };
-  return [{ type: "tool_result", toolUseId, content: output, isError: false, extra }];
+  return { type: "tool_result", toolUseId, content: output, isError: false, extra };
 }

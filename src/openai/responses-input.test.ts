@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
+import { objectsIn } from "../../test/support/quick-path.js";
 import { ValidationError } from "../core/errors.js";
 import { MessagesSchema } from "../core/schemas.js";
 import { fromResponsesInput } from "./responses-input.js";
@@ -104,6 +105,32 @@ describe("fromResponsesInput / toResponsesInput", () => {
         const messages = fromResponsesInput(items as ResponseInputItem[], { sessionId: "s" });
         expect(MessagesSchema.safeParse(messages).success).toBe(true);
         expect(toResponsesInput(messages)).toEqual(items);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("shares no object with the items it read, nor the items it writes with the messages", () => {
+    const system = {
+      type: "message",
+      role: "system",
+      content: [{ type: "input_text", text: "be brief" }],
+    };
+    const annotated = {
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: "a", annotations: [{ type: "url_citation" }] }],
+    };
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 10 }), (items) => {
+        const all = [system, ...items, annotated];
+        const messages = fromResponsesInput(all as ResponseInputItem[], { sessionId: "s" });
+        const written = toResponsesInput(messages);
+        expect(written).toEqual(all);
+        const theirs = objectsIn(all);
+        const ours = objectsIn(messages);
+        for (const object of ours) expect(theirs.has(object)).toBe(false);
+        for (const object of objectsIn(written)) expect(ours.has(object)).toBe(false);
       }),
       { numRuns: 300 },
     );

@@ -9,6 +9,7 @@ import {
 import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
+import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import {
@@ -19,7 +20,7 @@ import {
   opaque,
   outputBlock,
 } from "./items-in.js";
-import { quickItemBlocks } from "./items-quick.js";
+import { quickCallBlock, quickMessageBlocks, quickOutputBlock } from "./items-quick.js";
 
 /** Options of {@link fromResponsesInput}. */
 export interface FromResponsesInputOptions {
@@ -95,23 +96,40 @@ export function fromResponsesInput(
       { path: [], message: "must be a string or an array of input items" },
     ]);
   }
+  const messages = readItems(items, options, true);
+  rememberBuilt(messages);
+  return messages;
+}
+
+/**
+ * The messages of `items`, each item read by the quick reading when `quick` and it takes it
+ * (`items-quick.ts`), else by the full one; `items-quick.test.ts` holds the two to the same.
+ * @throws {ValidationError} naming the path of each malformed item.
+ */
+export function readItems(
+  items: readonly unknown[],
+  options: FromResponsesInputOptions,
+  quick: boolean,
+): Message[] {
   const issues: ValidationIssue[] = [];
   const builder = new InputBuilder(options);
-  items.forEach((item, index) => {
-    if (isPlainObject(item))
-      builder.add(item, quickItemBlocks(item) ?? itemBlocks({ issues, path: [index] }, item));
-    else issues.push({ path: [index], message: "must be an input item object" });
-  });
+  for (let index = 0; index < items.length; index += 1) {
+    const item = items[index];
+    if (!isPlainObject(item))
+      issues.push({ path: [index], message: "must be an input item object" });
+    else if (!quick || !builder.addQuick(item))
+      builder.add(item, itemBlocks({ issues, path: [index] }, item));
+  }
   if (issues.length > 0) throw new ValidationError("Responses input", issues);
-  rememberBuilt(builder.messages);
   return builder.messages;
 }
 
 /** Builds our messages from input items in order, grouping a model turn's items and numbering turns. */
 class InputBuilder {
   readonly #turns: TurnBuilder;
-  /** The message a run of items of one side is still joining. */
-  #open: { side: Side; content: ContentBlock[] } | undefined;
+  /** The side whose run of items the open message ({@link #content}) is still joining. */
+  #side: Side | undefined;
+  #content: ContentBlock[] = [];
 
   constructor(options: FromResponsesInputOptions) {
     this.#turns = new TurnBuilder(options);
@@ -121,26 +139,57 @@ class InputBuilder {
     return this.#turns.messages;
   }
 
+  /** Adds `item` when the quick reading takes it (`items-quick.ts`); `false` leaves it. */
+  addQuick(item: Record<string, unknown>): boolean {
+    switch (item["type"] ?? "message") {
+      case "message": {
+        const blocks = quickMessageBlocks(item);
+        if (blocks === undefined) return false;
+        this.add(item, blocks);
+        return true;
+      }
+      case "function_call":
+        return this.#join("assistant", quickCallBlock(item));
+      case "function_call_output":
+        return this.#join("tool", quickOutputBlock(item));
+      default:
+        return false;
+    }
+  }
+
   /** Adds one item's blocks: to the open message of its side, or as a message of its own. */
   add(item: Record<string, unknown>, blocks: ContentBlock[]): void {
     const side = sideOf(item);
-    const open = this.#open;
-    if ((side === "assistant" || side === "tool") && open?.side === side) {
-      open.content.push(...blocks);
+    if ((side === "assistant" || side === "tool") && this.#side === side) {
+      for (const block of blocks) this.#content.push(block);
       return;
     }
-    this.#open = undefined;
+    this.#side = undefined;
     if (side === "system") {
-      const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: item as JsonObject };
-      this.#turns.addSystem([{ type: "opaque", block }]);
+      // Kept whole, as a copy: the caller's item stays theirs (the full reading checked it).
+      const message = normalizeJson(item, [], []) as JsonObject;
+      this.#turns.addSystem([
+        { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message } },
+      ]);
     } else if (side === "compaction") {
       // A compaction item stands for what it compacted.
       this.#turns.addCompacted("assistant", blocks);
     } else if (side === "user") {
       this.#turns.addUser(blocks);
-    } else {
-      this.#open = { side, content: blocks };
-      this.#turns.addInTurn(side === "tool" ? "user" : "assistant", blocks);
-    }
+    } else this.#open(side, blocks);
+  }
+
+  /** Adds a quickly read block of `side` (`false` when it was not read). */
+  #join(side: "assistant" | "tool", block: ContentBlock | undefined): boolean {
+    if (block === undefined) return false;
+    if (this.#side === side) this.#content.push(block);
+    else this.#open(side, [block]);
+    return true;
+  }
+
+  #open(side: "assistant" | "tool", content: ContentBlock[]): void {
+    this.#side = side;
+    this.#content = content;
+    this.#turns.addInTurn(side === "tool" ? "user" : "assistant", content);
   }
 }

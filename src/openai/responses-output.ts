@@ -12,16 +12,22 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
-import { quickItemsOf } from "./items-quick-out.js";
+import { pushQuickItems } from "./items-quick-out.js";
 
-/** The Responses API fields a block kept (see {@link OPENAI_KEY}); empty for one made elsewhere. */
+/** A deep copy of what a message holds, to hand out: the caller's items never share our objects. */
+function copied<T extends JsonValue>(value: T): T {
+  return normalizeJson(value, [], []) as T;
+}
+
+/** The Responses API fields a block kept (see {@link OPENAI_KEY}), a copy; empty for one made elsewhere. */
 function fieldsOf(block: ContentBlock): JsonObject {
   if (block.type === "opaque") return {};
   const fields = block.extra?.[OPENAI_KEY];
-  return isPlainObject(fields) ? (fields as JsonObject) : {};
+  return isPlainObject(fields) ? copied(fields as JsonObject) : {};
 }
 
 function objectField(fields: JsonObject, key: string): JsonObject | undefined {
@@ -122,7 +128,7 @@ function outputItem(block: ToolResultBlock, fields: JsonObject): JsonObject {
     typeof content === "string"
       ? content
       : content.map((part): JsonValue => {
-          if (part.type === "opaque") return part.block;
+          if (part.type === "opaque") return copied(part.block);
           const partFields = fieldsOf(part);
           return part.type === "text"
             ? textPart(part, "user", partFields)
@@ -165,7 +171,11 @@ export function writeBlock(writer: ItemWriter, block: ContentBlock, role: Messag
       // Anthropic's signed thinking means nothing to the Responses API: it is not sent.
       return;
     case "opaque": {
-      const { [OPAQUE_ITEM_KEY]: item, [OPAQUE_CONTINUES_KEY]: continues, ...value } = block.block;
+      const {
+        [OPAQUE_ITEM_KEY]: item,
+        [OPAQUE_CONTINUES_KEY]: continues,
+        ...value
+      } = copied(block.block);
       if (typeof value["type"] === "string" && PART_TYPES.has(value["type"])) {
         const marks = {
           ...(isPlainObject(item) ? { item: item as JsonObject } : {}),
@@ -195,14 +205,13 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
   const writer = new ItemWriter();
   for (const message of messages) {
     if (isSystemMessage(message)) {
-      writer.whole((message.content[0] as SystemMessageBlock).block.message);
+      writer.whole(copied((message.content[0] as SystemMessageBlock).block.message));
       continue;
     }
     // A new message never continues the last part of the one before.
     writer.close();
-    const quick = quickItemsOf(message);
-    if (quick !== undefined) writer.items.push(...quick);
-    else for (const block of message.content) writeBlock(writer, block, message.role);
+    if (!pushQuickItems(message, writer.items))
+      for (const block of message.content) writeBlock(writer, block, message.role);
   }
   return writer.items as unknown as ResponseInputItem[];
 }
