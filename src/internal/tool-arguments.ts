@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
+import { isCanonicalJson } from "./canonical-json.js";
 import { isPlainObject } from "./plain-object.js";
 
 /**
@@ -7,15 +8,26 @@ import { isPlainObject } from "./plain-object.js";
  * not a JSON object at all: a model's malformed arguments stand for an empty input).
  */
 export function parseToolArguments(raw: string): { input: JsonObject; keep: boolean } {
+  return readToolArguments(raw) ?? { input: {}, keep: true };
+}
+
+/**
+ * {@link parseToolArguments} for a text that is a JSON object; `undefined` for any other. A text
+ * surely written as `JSON.stringify` writes it ({@link isCanonicalJson}) is not written again
+ * to be compared.
+ */
+export function readToolArguments(raw: string): { input: JsonObject; keep: boolean } | undefined {
+  let input: unknown;
   try {
-    const parsed: unknown = JSON.parse(raw);
-    if (isPlainObject(parsed)) {
-      return { input: parsed as JsonObject, keep: JSON.stringify(parsed) !== raw };
-    }
+    input = JSON.parse(raw);
   } catch {
-    // A model's malformed arguments: kept as they came, the input empty.
+    return undefined;
   }
-  return { input: {}, keep: true };
+  if (!isPlainObject(input)) return undefined;
+  return {
+    input: input as JsonObject,
+    keep: !isCanonicalJson(raw) && JSON.stringify(input) !== raw,
+  };
 }
 
 /**

@@ -11,7 +11,7 @@
 import type { ContentBlock, JsonObject, ToolResultBlock, ToolUseBlock } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { readArguments } from "./call-arguments.js";
+import { readToolArguments } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
 
 type Record_ = Record<string, unknown>;
@@ -120,7 +120,7 @@ export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
   if (!isNonEmptyString(id) || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
   const fields = typeOnly(item, CALL_SHAPE) ?? itemFields(item, CALL_KEYS, CALL_OWN);
   if (fields === undefined) return undefined;
-  const read = readArguments(raw);
+  const read = readToolArguments(raw);
   if (read === undefined) return undefined;
   const kept: JsonObject = read.keep ? { item: fields, arguments: raw } : { item: fields };
   return { type: "tool_use", id, name, input: read.input, extra: { [OPENAI_KEY]: kept } };
