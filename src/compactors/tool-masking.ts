@@ -185,24 +185,7 @@ export function maskToolResults(
     estimate: tokensBefore,
     result: emptyCompactionResult(),
   };
-  const { scanEnd, protectedIndex, budget } = scope;
-  scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
-    const message = conversation[messageIndex]!;
-    if (message.role !== "user" || messageIndex === protectedIndex) continue;
-    // Whether the message is in an old turn, and not the summary; worked out at its first result.
-    let inOldTurn: boolean | undefined;
-    const content = message.content;
-    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
-      const block = content[blockIndex]!;
-      if (block.type !== "tool_result") continue;
-      if (budget !== undefined && edits.estimate <= budget) break scan;
-      if (inOldTurn === undefined) {
-        if (isSummaryTurn(message.turnId)) continue scan;
-        inOldTurn = messageIndex < scope.start && !isAmong(scope.recentTurns, message.turnId);
-      }
-      maskResult(scope, edits, { messageIndex, blockIndex, block, inOldTurn });
-    }
-  }
+  scanResults(scope, edits);
   if (edits.compacted === undefined) return unchanged();
   // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
   // there is no need for a second pass over the whole conversation.
@@ -213,6 +196,33 @@ export function maskToolResults(
   // its view), which the session replaces by the output: nothing to reuse, nothing to keep.
   if (edits.record !== undefined && conversation === input) rememberMasking(input, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
+}
+
+/**
+ * Masks each eligible result before the scope's end, oldest first, until the budget is met. A
+ * function of its own: V8 compiles its long loop apart from the pass around it, whose code
+ * after the loop then keeps the type feedback it needs (inside one function, the loop's
+ * on-stack compilation met it without any, and threw the code away on many calls).
+ */
+function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
+  const { conversation, scanEnd, protectedIndex, budget } = scope;
+  scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
+    const message = conversation[messageIndex]!;
+    if (message.role !== "user" || messageIndex === protectedIndex) continue;
+    // Whether the message is in an old turn, and not the summary; worked out at its first result.
+    let inOldTurn: boolean | undefined;
+    const content = message.content;
+    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
+      const block = content[blockIndex]!;
+      if (block.type !== "tool_result") continue;
+      if (budget !== undefined && edits.estimate <= budget) return;
+      if (inOldTurn === undefined) {
+        if (isSummaryTurn(message.turnId)) continue scan;
+        inOldTurn = messageIndex < scope.start && !isAmong(scope.recentTurns, message.turnId);
+      }
+      maskResult(scope, edits, { messageIndex, blockIndex, block, inOldTurn });
+    }
+  }
 }
 
 /** The {@link MaskingScope} of a pass; `undefined` when nothing can be eligible. */

@@ -84,6 +84,39 @@ function openExchange(conversation: readonly Message[]): number | undefined {
   return end - 2;
 }
 
+/**
+ * Removes, in place, every thinking block of `conversation` from `repair.firstChange` on,
+ * counting them into `repair`; whether the message at `exchange` lost any. A function of its own:
+ * V8 compiles its long loop on the stack, and code after the loop in the same function then
+ * met no type feedback and threw the compiled code away again and again.
+ */
+function dropThinking(
+  conversation: Message[],
+  before: readonly Message[],
+  beforeThinkingFree: boolean,
+  repair: ThinkingRepair,
+  exchange: number | undefined,
+): boolean {
+  let strippedCall = false;
+  for (let index = repair.firstChange; index < conversation.length; index += 1) {
+    const message = conversation[index]!;
+    // A message of `before` in place holds none when the caller knows `before` holds none.
+    if ((beforeThinkingFree && message === before[index]) || !holdsThinking(message)) continue;
+    const kept = message.content.filter((block) => {
+      if (!isThinking(block)) return true;
+      repair.thinkingBlocksDropped += 1;
+      repair.thinkingTokensDropped += estimateBlockTokens(block);
+      return false;
+    });
+    if (index === exchange) strippedCall = true;
+    conversation[index] = {
+      ...message,
+      content: kept.length > 0 ? kept : [{ type: "text", text: "[thinking omitted]" }],
+    } as Message;
+  }
+  return strippedCall;
+}
+
 /** What the assistant says in the turn that closes an open tool exchange after a compaction. */
 export const CONTINUATION_NOTE = "[Context compacted; continuing the task.]";
 /** What the user says to it. */
@@ -145,25 +178,8 @@ export function keepThinkingValid(
   };
   if (firstChange === before.length && firstChange === after.length)
     return { conversation, repair };
-  let strippedCall = false;
   const exchange = openExchange(conversation);
-  for (let index = firstChange; index < conversation.length; index += 1) {
-    const message = conversation[index]!;
-    // A message of `before` in place holds none when the caller knows `before` holds none.
-    if ((beforeThinkingFree && message === before[index]) || !holdsThinking(message)) continue;
-    const kept = message.content.filter((block) => {
-      if (!isThinking(block)) return true;
-      repair.thinkingBlocksDropped += 1;
-      repair.thinkingTokensDropped += estimateBlockTokens(block);
-      return false;
-    });
-    if (index === exchange) strippedCall = true;
-    conversation[index] = {
-      ...message,
-      content: kept.length > 0 ? kept : [{ type: "text", text: "[thinking omitted]" }],
-    } as Message;
-  }
-  if (strippedCall) {
+  if (dropThinking(conversation, before, beforeThinkingFree, repair, exchange)) {
     conversation.push(...continuation(conversation.at(-1)!, clock));
     repair.toolExchangeClosed = true;
   }
