@@ -31,7 +31,8 @@ export function newIdSequence(first: string = uuidv7()): () => string {
   let high = Number.parseInt(first.slice(24, 30), 16);
   let low = Number.parseInt(first.slice(30), 16);
   return () => {
-    const id = head + HEX[low >>> 16]! + HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]!;
+    // The six digits joined first (a short string is made flat): one join with `head`, not three.
+    const id = head + (HEX[low >>> 16]! + HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]!);
     low += 1;
     if (low === 0x1000000) {
       low = 0;
