@@ -114,8 +114,10 @@ export class ArchiveKeeper {
       for (const number of recallNumbersIn(text, this.#tag))
         if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
     };
-    for (const message of messages) {
-      for (const block of message.content) {
+    for (let index = 0; index < messages.length; index += 1) {
+      const { content } = messages[index]!;
+      for (let at = 0; at < content.length; at += 1) {
+        const block = content[at]!;
         if (block.type === "text") take(block.text);
         else if (block.type === "tool_result") {
           if (typeof block.content === "string") take(block.content);

@@ -105,6 +105,8 @@ export function archiveChanges(
   nextHandle: (record: ArchiveRecordContent) => string,
 ): { records: ArchiveRecord[]; conversation: Message[] } {
   const records: ArchiveRecord[] = [];
+  const aligned = alignedChanges(from, compacted, nextHandle, records);
+  if (aligned !== undefined) return { records, conversation: aligned };
   const before = new Map(from.map((message) => [message.id, message]));
   const kept = new Set(compacted.map((message) => message.id));
   const conversation = compacted.map((message) => {
@@ -136,6 +138,31 @@ export function archiveChanges(
     }
   }
   return { records, conversation };
+}
+
+/**
+ * {@link archiveChanges} of a compaction that kept every message in its place (a masking pass:
+ * as many messages, the same id at each place), without a lookup by id; `undefined` (and no
+ * record made) for any other.
+ */
+function alignedChanges(
+  from: readonly Message[],
+  compacted: readonly Message[],
+  nextHandle: (record: ArchiveRecordContent) => string,
+  records: ArchiveRecord[],
+): Message[] | undefined {
+  if (from.length !== compacted.length) return undefined;
+  for (let index = 0; index < from.length; index += 1)
+    if (from[index]!.id !== compacted[index]!.id) return undefined;
+  const conversation: Message[] = [];
+  for (let index = 0; index < compacted.length; index += 1) {
+    const original = from[index]!;
+    const message = compacted[index]!;
+    conversation.push(
+      original === message ? message : annotateChanged(original, message, nextHandle, records),
+    );
+  }
+  return conversation;
 }
 
 function annotateChanged(

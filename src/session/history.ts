@@ -1,5 +1,5 @@
 import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { Message } from "../core/message.js";
+import type { ContentBlock, Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { freezeMessages } from "../internal/frozen.js";
@@ -120,11 +120,16 @@ export class History {
   push(messages: readonly Message[]): void {
     this.#view = undefined;
     this.#shared = undefined;
-    for (const message of messages) {
+    // Indexed loops: a for-of here kept its iterators, garbage on every message appended.
+    for (let index = 0; index < messages.length; index += 1) {
+      const message = messages[index]!;
       this.#messages.push(message);
       this.#ids.add(message.id);
-      for (const block of message.content)
+      const { content } = message;
+      for (let at = 0; at < content.length; at += 1) {
+        const block = content[at]!;
         if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+      }
     }
     this.lastTurnNumber = maxUserTurnNumber(messages);
     this.meter.added(messages);
@@ -173,20 +178,29 @@ export class History {
     this.#shared = undefined;
     this.#sharedLength = 0;
     this.#generation += 1;
-    this.#ids = new Set(messages.map((message) => message.id));
-    this.#toolUseIds = new Set();
-    for (const message of messages) {
-      for (const block of message.content)
-        if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+    // A replacement that changed messages in place (a masking pass) leaves the ids as they were.
+    if (!sameIds(previous, messages)) {
+      this.#ids = new Set();
+      this.#toolUseIds = new Set();
+      for (let index = 0; index < messages.length; index += 1) {
+        const { id, content } = messages[index]!;
+        this.#ids.add(id);
+        for (let at = 0; at < content.length; at += 1) {
+          const block = content[at]!;
+          if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+        }
+      }
     }
     this.lastTurnNumber = maxUserTurnNumber(messages);
     // Summaries of tool results that left the conversation are of no further use; summaries
     // stored ahead of their result (not yet appended) stay.
-    const kept = toolResultIds(messages);
-    for (const toolUseId of toolResultIds(previous)) {
-      if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
+    if (this.summaries.size > 0) {
+      const kept = toolResultIds(messages);
+      for (const toolUseId of toolResultIds(previous)) {
+        if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
+      }
     }
-    this.meter.replaced(messages);
+    this.meter.replaced(messages, previous);
   }
 
   /** Takes a validated snapshot's history in place of this one. @throws {ValidationError} for ids used twice. */
@@ -244,10 +258,44 @@ export class History {
 
 function toolResultIds(messages: readonly Message[]): Set<string> {
   const ids = new Set<string>();
-  for (const message of messages) {
-    for (const block of message.content) if (block.type === "tool_result") ids.add(block.toolUseId);
+  for (let index = 0; index < messages.length; index += 1) {
+    const { content } = messages[index]!;
+    for (let at = 0; at < content.length; at += 1) {
+      const block = content[at]!;
+      if (block.type === "tool_result") ids.add(block.toolUseId);
+    }
   }
   return ids;
+}
+
+/**
+ * Whether `after` holds, place by place, messages with the ids and the `tool_use` ids of
+ * `before`'s (the same objects, or versions of them that changed other things).
+ */
+function sameIds(before: readonly Message[], after: readonly Message[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let index = 0; index < before.length; index += 1) {
+    const then = before[index]!;
+    const now = after[index]!;
+    if (then !== now && (then.id !== now.id || !sameToolUseIds(then.content, now.content)))
+      return false;
+  }
+  return true;
+}
+
+/** Whether two messages' contents hold the same `tool_use` ids in the same order. */
+function sameToolUseIds(before: readonly ContentBlock[], after: readonly ContentBlock[]): boolean {
+  let at = 0;
+  for (let index = 0; index < before.length; index += 1) {
+    const block = before[index]!;
+    if (block.type !== "tool_use") continue;
+    while (at < after.length && after[at]!.type !== "tool_use") at += 1;
+    const other = after[at];
+    if (other?.type !== "tool_use" || other.id !== block.id) return false;
+    at += 1;
+  }
+  while (at < after.length && after[at]!.type !== "tool_use") at += 1;
+  return at === after.length;
 }
 
 function maxUserTurnNumber(messages: readonly Message[]): number {
