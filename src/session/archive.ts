@@ -1,6 +1,6 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
-import type { Message, ToolResultBlock } from "../core/message.js";
+import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
 
@@ -165,6 +165,9 @@ function alignedChanges(
   return conversation;
 }
 
+const isThinking = (block: ContentBlock): boolean =>
+  block.type === "thinking" || block.type === "redacted_thinking";
+
 function annotateChanged(
   original: Message,
   message: Message,
@@ -178,9 +181,9 @@ function annotateChanged(
   };
   let other = false;
   // Thinking removed to keep the prefix valid is no compaction: it could not be sent back.
-  const blocks = original.content.filter(
-    (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
-  );
+  const blocks = original.content.some(isThinking)
+    ? original.content.filter((block) => !isThinking(block))
+    : original.content;
   const content = message.content.map((block, index) => {
     const was = blocks[index];
     if (was === undefined || was === block) return block;
