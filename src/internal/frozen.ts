@@ -69,3 +69,33 @@ export function freezeMessages(messages: readonly Message[]): void {
     deeplyFrozen.add(message);
   }
 }
+
+/** The fields of a content block that may hold objects: JSON (`extra`, `input`, `block`), an image's `source`, a tool result's parts. */
+const BLOCK_OBJECT_FIELDS = ["extra", "input", "source", "block", "content"] as const;
+
+/**
+ * Freezes messages the library has just built itself from input it copied (a provider
+ * adapter's conversion), of the shapes `Message` defines and no more: each message, its turn
+ * id, date and content, each block, and what a block's fields hold ({@link freezeDeeply}),
+ * without walking every key of every object; {@link freezeMessages} then knows them as frozen.
+ * Never for messages from elsewhere: a field `Message` does not define would stay unfrozen.
+ */
+export function freezeBuiltMessages(messages: readonly Message[]): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (deeplyFrozen.has(message)) continue;
+    Object.freeze(message);
+    Object.freeze(message.turnId);
+    Object.freeze(message.createdAt);
+    const { content } = message;
+    Object.freeze(content);
+    for (let at = 0; at < content.length; at += 1) {
+      const block = Object.freeze(content[at]!) as unknown as Record<string, unknown>;
+      for (let field = 0; field < BLOCK_OBJECT_FIELDS.length; field += 1) {
+        const value = block[BLOCK_OBJECT_FIELDS[field]!];
+        if (typeof value === "object" && value !== null) freezeDeeply(value);
+      }
+    }
+    deeplyFrozen.add(message);
+  }
+}

@@ -2,6 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { readableMessages } from "../core/conversation-structure.js";
 import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
 import type { Usage } from "../core/usage.js";
+import { freezeBuiltMessages } from "../internal/frozen.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { handOver } from "../session/handed-over.js";
 import { jsonEqual } from "./ai-blocks-in.js";
@@ -114,6 +115,8 @@ export class ThreadSession implements LangChainSources {
   append(fresh: readonly BaseMessage[], everyUsage: boolean): void {
     const { session } = this;
     const { messages, starts } = convertLangChainMessages(fresh, this.#settings());
+    // Every object in them was made by the conversion: frozen by their known shape, not walked.
+    freezeBuiltMessages(messages);
     const { marks, usages } = usageMarks(fresh, messages, starts, everyUsage);
     let intact = true;
     let from = 0;
