@@ -1,4 +1,4 @@
-import type { Message } from "../core/message.js";
+import type { ContentBlock, Message } from "../core/message.js";
 import { MAX_JSON_DEPTH } from "./json-value.js";
 
 /**
@@ -70,9 +70,6 @@ export function freezeMessages(messages: readonly Message[]): void {
   }
 }
 
-/** The fields of a content block that may hold objects: JSON (`extra`, `input`, `block`), an image's `source`, a tool result's parts. */
-const BLOCK_OBJECT_FIELDS = ["extra", "input", "source", "block", "content"] as const;
-
 /**
  * Freezes messages the library has just built itself from input it copied (a provider
  * adapter's conversion), of the shapes `Message` defines and no more: each message, its turn
@@ -89,13 +86,28 @@ export function freezeBuiltMessages(messages: readonly Message[]): void {
     Object.freeze(message.createdAt);
     const { content } = message;
     Object.freeze(content);
-    for (let at = 0; at < content.length; at += 1) {
-      const block = Object.freeze(content[at]!) as unknown as Record<string, unknown>;
-      for (let field = 0; field < BLOCK_OBJECT_FIELDS.length; field += 1) {
-        const value = block[BLOCK_OBJECT_FIELDS[field]!];
-        if (typeof value === "object" && value !== null) freezeDeeply(value);
-      }
-    }
+    for (let at = 0; at < content.length; at += 1) freezeBuiltBlock(content[at]!);
     deeplyFrozen.add(message);
   }
+}
+
+/** Freezes a block of the shape its type defines, and what its fields hold. */
+function freezeBuiltBlock(block: ContentBlock): void {
+  Object.freeze(block);
+  switch (block.type) {
+    case "tool_use":
+      freezeDeeply(block.input);
+      break;
+    case "tool_result":
+      if (typeof block.content !== "string") freezeDeeply(block.content);
+      break;
+    case "image":
+      freezeDeeply(block.source);
+      break;
+    case "opaque":
+      freezeDeeply(block.block);
+      break;
+  }
+  const { extra } = block as { extra?: object };
+  if (extra !== undefined) freezeDeeply(extra);
 }
