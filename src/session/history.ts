@@ -178,8 +178,10 @@ export class History {
     this.#shared = undefined;
     this.#sharedLength = 0;
     this.#generation += 1;
-    // A replacement that changed messages in place (a masking pass) leaves the ids as they were.
-    if (!sameIds(previous, messages)) {
+    // A replacement that changed messages in place (a masking pass) leaves the ids as they were,
+    // and every tool result where it was.
+    const sameIdsAsBefore = sameIds(previous, messages);
+    if (!sameIdsAsBefore) {
       this.#ids = new Set();
       this.#toolUseIds = new Set();
       for (let index = 0; index < messages.length; index += 1) {
@@ -194,7 +196,7 @@ export class History {
     this.lastTurnNumber = maxUserTurnNumber(messages);
     // Summaries of tool results that left the conversation are of no further use; summaries
     // stored ahead of their result (not yet appended) stay.
-    if (this.summaries.size > 0) {
+    if (this.summaries.size > 0 && !sameIdsAsBefore) {
       const kept = toolResultIds(messages);
       for (const toolUseId of toolResultIds(previous)) {
         if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
@@ -269,32 +271,45 @@ function toolResultIds(messages: readonly Message[]): Set<string> {
 }
 
 /**
- * Whether `after` holds, place by place, messages with the ids and the `tool_use` ids of
- * `before`'s (the same objects, or versions of them that changed other things).
+ * Whether `after` holds, place by place, messages with the ids, the `tool_use` ids and the
+ * tool results (by tool use id) of `before`'s: the same objects, or versions of them that
+ * changed other things.
  */
 function sameIds(before: readonly Message[], after: readonly Message[]): boolean {
   if (before.length !== after.length) return false;
   for (let index = 0; index < before.length; index += 1) {
     const then = before[index]!;
     const now = after[index]!;
-    if (then !== now && (then.id !== now.id || !sameToolUseIds(then.content, now.content)))
+    if (then !== now && (then.id !== now.id || !sameToolIds(then.content, now.content)))
       return false;
   }
   return true;
 }
 
-/** Whether two messages' contents hold the same `tool_use` ids in the same order. */
-function sameToolUseIds(before: readonly ContentBlock[], after: readonly ContentBlock[]): boolean {
+/** Whether a block is one {@link sameToolIds} compares: a tool use or a tool result. */
+function isToolBlock(block: ContentBlock): boolean {
+  return block.type === "tool_use" || block.type === "tool_result";
+}
+
+/** Whether two tool blocks name the same call the same way (both its use, or both its result). */
+function sameToolBlock(then: ContentBlock, now: ContentBlock): boolean {
+  if (then.type === "tool_use") return now.type === "tool_use" && now.id === then.id;
+  return (
+    then.type === "tool_result" && now.type === "tool_result" && now.toolUseId === then.toolUseId
+  );
+}
+
+/** Whether two messages' contents hold the same `tool_use` ids and tool results, in the same order. */
+function sameToolIds(before: readonly ContentBlock[], after: readonly ContentBlock[]): boolean {
   let at = 0;
   for (let index = 0; index < before.length; index += 1) {
     const block = before[index]!;
-    if (block.type !== "tool_use") continue;
-    while (at < after.length && after[at]!.type !== "tool_use") at += 1;
-    const other = after[at];
-    if (other?.type !== "tool_use" || other.id !== block.id) return false;
+    if (!isToolBlock(block)) continue;
+    while (at < after.length && !isToolBlock(after[at]!)) at += 1;
+    if (at === after.length || !sameToolBlock(block, after[at]!)) return false;
     at += 1;
   }
-  while (at < after.length && after[at]!.type !== "tool_use") at += 1;
+  while (at < after.length && !isToolBlock(after[at]!)) at += 1;
   return at === after.length;
 }
 
