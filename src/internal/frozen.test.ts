@@ -66,6 +66,27 @@ describe("freezeMessages", () => {
   });
 });
 
+describe("freezeMessages after a replacement", () => {
+  it("skips what stays at its place in the messages frozen before, and freezes the rest", () => {
+    const message = (id: string) =>
+      ({
+        role: "user",
+        id,
+        sessionId: "s",
+        turnId: { owner: "u", number: 1 },
+        createdAt: new Date(0),
+        content: [{ type: "text", text: id }],
+      }) as Message;
+    const kept = message("kept");
+    const moved = message("moved");
+    const fresh = message("fresh");
+    freezeMessages([moved, fresh, kept], [message("other"), message("other2"), kept]);
+    expect(Object.isFrozen(kept)).toBe(false);
+    expect(Object.isFrozen(moved.content[0])).toBe(true);
+    expect(Object.isFrozen(fresh.turnId)).toBe(true);
+  });
+});
+
 describe("freezeBuiltMessages", () => {
   /** Every object `value` holds, itself included, each once. */
   function objectsOf(value: unknown, all: object[] = []): object[] {

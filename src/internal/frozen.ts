@@ -38,16 +38,21 @@ export function freezeDeeply<T>(value: T): T {
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
 
 /**
- * Freezes each message deeply (see {@link freezeDeeply}); a message frozen before costs a lookup.
+ * Freezes each message deeply (see {@link freezeDeeply}); a message frozen before costs a lookup,
+ * one at the same place in `frozenBefore` (messages this function froze) none.
  * Only the message is remembered as frozen: inside it the walk stops at what was remembered
  * before (a value frozen deeply), and enters the rest, remembering none of it (a session freezes
  * tens of thousands of blocks, and remembering each cost more than freezing it).
  */
-export function freezeMessages(messages: readonly Message[]): void {
+export function freezeMessages(
+  messages: readonly Message[],
+  frozenBefore: readonly Message[] = [],
+): void {
   const stack: object[] = [];
   const depths: number[] = [];
-  for (const message of messages) {
-    if (deeplyFrozen.has(message)) continue;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message === frozenBefore[index] || deeplyFrozen.has(message)) continue;
     stack.push(message);
     depths.push(0);
     while (stack.length > 0) {

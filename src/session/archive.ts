@@ -152,15 +152,17 @@ function alignedChanges(
   records: ArchiveRecord[],
 ): Message[] | undefined {
   if (from.length !== compacted.length) return undefined;
-  for (let index = 0; index < from.length; index += 1)
-    if (from[index]!.id !== compacted[index]!.id) return undefined;
-  const conversation: Message[] = [];
-  for (let index = 0; index < compacted.length; index += 1) {
+  for (let index = 0; index < from.length; index += 1) {
     const original = from[index]!;
     const message = compacted[index]!;
-    conversation.push(
-      original === message ? message : annotateChanged(original, message, nextHandle, records),
-    );
+    if (original !== message && original.id !== message.id) return undefined;
+  }
+  const conversation = compacted.slice();
+  for (let index = 0; index < conversation.length; index += 1) {
+    const original = from[index]!;
+    const message = conversation[index]!;
+    if (original !== message)
+      conversation[index] = annotateChanged(original, message, nextHandle, records);
   }
   return conversation;
 }

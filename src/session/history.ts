@@ -171,8 +171,9 @@ export class History {
    * the session's: frozen, so no compactor or caller holding it can change it.
    */
   replace(messages: Message[]): void {
-    freezeMessages(messages);
     const previous = this.#messages;
+    // What stays in its place was frozen as it entered.
+    freezeMessages(messages, previous);
     this.#messages = messages;
     this.#view = undefined;
     this.#shared = undefined;
@@ -193,7 +194,8 @@ export class History {
         }
       }
     }
-    this.lastTurnNumber = maxUserTurnNumber(messages);
+    // Those in their place were counted as they entered.
+    this.lastTurnNumber = maxUserTurnNumber(messages, previous);
     // Summaries of tool results that left the conversation are of no further use; summaries
     // stored ahead of their result (not yet appended) stay.
     if (this.summaries.size > 0 && !sameIdsAsBefore) {
@@ -313,9 +315,12 @@ function sameToolIds(before: readonly ContentBlock[], after: readonly ContentBlo
   return at === after.length;
 }
 
-function maxUserTurnNumber(messages: readonly Message[]): number {
+/** The highest user turn number of `messages`, those at the same place in `counted` left out. */
+function maxUserTurnNumber(messages: readonly Message[], counted: readonly Message[] = []): number {
   let max = 0;
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message === counted[index]) continue;
     const { turnId } = message;
     if (turnId.owner === USER_TURN_OWNER && !isSummaryTurn(turnId) && turnId.number > max)
       max = turnId.number;
