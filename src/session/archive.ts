@@ -2,6 +2,7 @@ import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { spreadWith } from "../internal/plain-object.js";
 import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
 
 export type { ArchiveRecord } from "../core/archive-record.js";
@@ -191,12 +192,13 @@ function annotateChanged(
     if (was === undefined || was === block) return block;
     if (block.type === "tool_result" && was.type === "tool_result") {
       const handle = keep({ kind: "tool_result", toolUseId: was.toolUseId, original: was });
-      return typeof block.content === "string"
-        ? { ...block, content: `${block.content}${mark(handle)}` }
-        : {
-            ...block,
-            content: [...block.content, { type: "text" as const, text: mark(handle).trim() }],
-          };
+      // spreadWith, not a spread: what it makes V8 freezes fast (the history freezes it).
+      return spreadWith(block, {
+        content:
+          typeof block.content === "string"
+            ? `${block.content}${mark(handle)}`
+            : [...block.content, { type: "text" as const, text: mark(handle).trim() }],
+      });
     }
     if (block.type === "tool_use" && was.type === "tool_use" && block.input !== was.input) {
       const handle = keep({ kind: "tool_input", toolUseId: was.id, original: was.input });
@@ -209,7 +211,7 @@ function annotateChanged(
     return block;
   });
   if (other || content.length !== blocks.length) keep({ kind: "messages", original: [original] });
-  return { ...message, content } as Message;
+  return spreadWith(message, { content }) as Message;
 }
 
 /**
