@@ -14,6 +14,9 @@ import {
 import type { SessionSnapshot } from "./snapshot.js";
 import { serializeRecord } from "./snapshot.js";
 
+/** How every recall mark `recallNumbersIn` reads begins: `[recall r<number>-<tag>]`. */
+const RECALL_MARK_START = "[recall r";
+
 /** The lowest and the span of the numbers a compaction draws its handles from. */
 const DRAWN_HANDLE_BASE = 100_000_000_000;
 const DRAWN_HANDLE_SPAN = 900_000_000_000;
@@ -111,6 +114,8 @@ export class ArchiveKeeper {
    */
   acceptNamed(messages: readonly Message[]): void {
     const take = (text: string) => {
+      // Most texts name no handle: one search, nothing made (see recallNumbersIn).
+      if (!text.includes(RECALL_MARK_START)) return;
       for (const number of recallNumbersIn(text, this.#tag))
         if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
     };
