@@ -2,6 +2,14 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../core/message.js";
 import { freezeBuiltMessages, freezeDeeply, freezeMessages } from "./frozen.js";
 
+/** Every object `value` holds, itself included, each once. */
+function objectsOf(value: unknown, all: object[] = []): object[] {
+  if (typeof value !== "object" || value === null || all.includes(value)) return all;
+  all.push(value);
+  for (const inner of Object.values(value)) objectsOf(inner, all);
+  return all;
+}
+
 describe("freezeDeeply", () => {
   it("freezes every object and array held, however deep, and ends on cycles", () => {
     const leaf = { path: "a.ts" };
@@ -34,14 +42,6 @@ describe("freezeDeeply", () => {
 });
 
 describe("freezeMessages", () => {
-  /** Every object `value` holds, itself included, each once. */
-  function objectsOf(value: unknown, all: object[] = []): object[] {
-    if (typeof value !== "object" || value === null || all.includes(value)) return all;
-    all.push(value);
-    for (const inner of Object.values(value)) objectsOf(inner, all);
-    return all;
-  }
-
   it("freezes every object a message holds, those it shares with another too, and ends on a cycle", () => {
     const shared = { path: "a.ts", nested: [{ deep: true }] };
     const cyclic: Record<string, unknown> = { n: 1 };
@@ -88,14 +88,6 @@ describe("freezeMessages after a replacement", () => {
 });
 
 describe("freezeBuiltMessages", () => {
-  /** Every object `value` holds, itself included, each once. */
-  function objectsOf(value: unknown, all: object[] = []): object[] {
-    if (typeof value !== "object" || value === null || all.includes(value)) return all;
-    all.push(value);
-    for (const inner of Object.values(value)) objectsOf(inner, all);
-    return all;
-  }
-
   /** Messages holding every kind of block, with JSON nested in each field that may hold it. */
   function built(): Message[] {
     const extra = { langchain: { shape: { type: "text", nested: [{ deep: [1] }] } } };
