@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../core/message.js";
-import { freezeDeeply, freezeMessages } from "./frozen.js";
+import { freezeBuiltMessages, freezeDeeply, freezeMessages } from "./frozen.js";
+
+/** Every object `value` holds, itself included, each once. */
+function objectsOf(value: unknown, all: object[] = []): object[] {
+  if (typeof value !== "object" || value === null || all.includes(value)) return all;
+  all.push(value);
+  for (const inner of Object.values(value)) objectsOf(inner, all);
+  return all;
+}
 
 describe("freezeDeeply", () => {
   it("freezes every object and array held, however deep, and ends on cycles", () => {
@@ -34,14 +42,6 @@ describe("freezeDeeply", () => {
 });
 
 describe("freezeMessages", () => {
-  /** Every object `value` holds, itself included, each once. */
-  function objectsOf(value: unknown, all: object[] = []): object[] {
-    if (typeof value !== "object" || value === null || all.includes(value)) return all;
-    all.push(value);
-    for (const inner of Object.values(value)) objectsOf(inner, all);
-    return all;
-  }
-
   it("freezes every object a message holds, those it shares with another too, and ends on a cycle", () => {
     const shared = { path: "a.ts", nested: [{ deep: true }] };
     const cyclic: Record<string, unknown> = { n: 1 };
@@ -63,5 +63,88 @@ describe("freezeMessages", () => {
       expect(Object.isFrozen(item)).toBe(true);
     expect(Object.isFrozen(messages)).toBe(false);
     freezeMessages(messages);
+  });
+});
+
+describe("freezeMessages after a replacement", () => {
+  it("skips what stays at its place in the messages frozen before, and freezes the rest", () => {
+    const message = (id: string) =>
+      ({
+        role: "user",
+        id,
+        sessionId: "s",
+        turnId: { owner: "u", number: 1 },
+        createdAt: new Date(0),
+        content: [{ type: "text", text: id }],
+      }) as Message;
+    const kept = message("kept");
+    const moved = message("moved");
+    const fresh = message("fresh");
+    freezeMessages([moved, fresh, kept], [message("other"), message("other2"), kept]);
+    expect(Object.isFrozen(kept)).toBe(false);
+    expect(Object.isFrozen(moved.content[0])).toBe(true);
+    expect(Object.isFrozen(fresh.turnId)).toBe(true);
+  });
+});
+
+describe("freezeBuiltMessages", () => {
+  /** Messages holding every kind of block, with JSON nested in each field that may hold it. */
+  function built(): Message[] {
+    const extra = { langchain: { shape: { type: "text", nested: [{ deep: [1] }] } } };
+    const turnId = { owner: "u", number: 1 };
+    const createdAt = new Date(0);
+    const base = { sessionId: "s", turnId, createdAt };
+    return [
+      {
+        ...base,
+        role: "user",
+        id: "a",
+        content: [
+          { type: "text", text: "hi", extra },
+          { type: "image", source: { type: "url", url: "https://x/y.png" }, extra: { a: [{}] } },
+          { type: "opaque", block: { type: "x", inner: { list: [{ n: 1 }] } } },
+        ],
+      },
+      {
+        ...base,
+        role: "assistant",
+        id: "b",
+        content: [
+          { type: "thinking", thinking: "t", signature: "s", extra: { k: { v: [] } } },
+          { type: "redacted_thinking", data: "d", extra: { k: {} } },
+          { type: "tool_use", id: "t1", name: "read", input: { path: { parts: ["a"] } } },
+        ],
+      },
+      {
+        ...base,
+        role: "user",
+        id: "c",
+        generated: "notice",
+        content: [
+          {
+            type: "tool_result",
+            toolUseId: "t1",
+            isError: false,
+            content: [
+              { type: "text", text: "x", extra: { k: [{}] } },
+              { type: "image", source: { type: "base64", mediaType: "image/png", data: "" } },
+              { type: "opaque", block: { type: "y", more: { z: [{}] } } },
+            ],
+            extra: { langchain: { message: { artifact: { rows: [[1]] } } } },
+          },
+        ],
+      },
+    ] as Message[];
+  }
+
+  it("freezes every object of messages of the shapes Message defines, and freezeMessages knows them", () => {
+    const messages = built();
+    freezeBuiltMessages(messages);
+    const all = objectsOf(messages).filter((each) => each !== messages);
+    expect(all.length).toBeGreaterThan(40);
+    for (const item of all) expect(Object.isFrozen(item)).toBe(true);
+    freezeMessages(messages);
+    freezeBuiltMessages(messages);
+    expect(Object.isFrozen(messages)).toBe(false);
   });
 });

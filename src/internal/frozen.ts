@@ -1,4 +1,4 @@
-import type { Message } from "../core/message.js";
+import type { ContentBlock, Message } from "../core/message.js";
 import { MAX_JSON_DEPTH } from "./json-value.js";
 
 /**
@@ -38,16 +38,21 @@ export function freezeDeeply<T>(value: T): T {
 const MAX_MESSAGE_DEPTH = MAX_JSON_DEPTH + 8;
 
 /**
- * Freezes each message deeply (see {@link freezeDeeply}); a message frozen before costs a lookup.
+ * Freezes each message deeply (see {@link freezeDeeply}); a message frozen before costs a lookup,
+ * one at the same place in `frozenBefore` (messages this function froze) none.
  * Only the message is remembered as frozen: inside it the walk stops at what was remembered
  * before (a value frozen deeply), and enters the rest, remembering none of it (a session freezes
  * tens of thousands of blocks, and remembering each cost more than freezing it).
  */
-export function freezeMessages(messages: readonly Message[]): void {
+export function freezeMessages(
+  messages: readonly Message[],
+  frozenBefore: readonly Message[] = [],
+): void {
   const stack: object[] = [];
   const depths: number[] = [];
-  for (const message of messages) {
-    if (deeplyFrozen.has(message)) continue;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message === frozenBefore[index] || deeplyFrozen.has(message)) continue;
     stack.push(message);
     depths.push(0);
     while (stack.length > 0) {
@@ -68,4 +73,46 @@ export function freezeMessages(messages: readonly Message[]): void {
     }
     deeplyFrozen.add(message);
   }
+}
+
+/**
+ * Freezes messages the library has just built itself from input it copied (a provider
+ * adapter's conversion), of the shapes `Message` defines and no more: each message, its turn
+ * id, date and content, each block, and what a block's fields hold ({@link freezeDeeply}),
+ * without walking every key of every object; {@link freezeMessages} then knows them as frozen.
+ * Never for messages from elsewhere: a field `Message` does not define would stay unfrozen.
+ */
+export function freezeBuiltMessages(messages: readonly Message[]): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (deeplyFrozen.has(message)) continue;
+    Object.freeze(message);
+    Object.freeze(message.turnId);
+    Object.freeze(message.createdAt);
+    const { content } = message;
+    Object.freeze(content);
+    for (let at = 0; at < content.length; at += 1) freezeBuiltBlock(content[at]!);
+    deeplyFrozen.add(message);
+  }
+}
+
+/** Freezes a block of the shape its type defines, and what its fields hold. */
+function freezeBuiltBlock(block: ContentBlock): void {
+  Object.freeze(block);
+  switch (block.type) {
+    case "tool_use":
+      freezeDeeply(block.input);
+      break;
+    case "tool_result":
+      if (typeof block.content !== "string") freezeDeeply(block.content);
+      break;
+    case "image":
+      freezeDeeply(block.source);
+      break;
+    case "opaque":
+      freezeDeeply(block.block);
+      break;
+  }
+  const { extra } = block as { extra?: object };
+  if (extra !== undefined) freezeDeeply(extra);
 }

@@ -40,9 +40,7 @@ function readCall(context: ReadContext, value: unknown, index: number): Call | u
   if (typeof id !== "string" || typeof name !== "string" || !isPlainObject(args)) return undefined;
   // A call holding only its name, args, id and `type: "tool_call"` goes back as LangChain
   // writes one (key order aside); any other field is kept.
-  const plain =
-    value["type"] === "tool_call" &&
-    Object.keys(value).every((key) => CALL_KEYS.includes(key) || value[key] === undefined);
+  const plain = value["type"] === "tool_call" && onlyCallKeys(value);
   return {
     id,
     name,
@@ -50,6 +48,14 @@ function readCall(context: ReadContext, value: unknown, index: number): Call | u
     shape: plain ? undefined : shapeOf(at, value, ["name", "args", "id"], []),
     index,
   };
+}
+
+/** Whether `value` holds no field but those of {@link CALL_KEYS} (or fields set to `undefined`). */
+function onlyCallKeys(value: Record_): boolean {
+  for (const key in value)
+    if (Object.hasOwn(value, key) && !CALL_KEYS.includes(key) && value[key] !== undefined)
+      return false;
+  return true;
 }
 
 /** Whether two JSON values are equal (bounded: deeper than 64 levels counts as different). */
@@ -143,6 +149,10 @@ function contentBlock(
   return opaque(context, part);
 }
 
+/** The calls of an AI message without `tool_calls`, and what it placed: nothing is added to either. */
+const NO_CALLS: Map<string, Call> = new Map();
+const NOTHING_PLACED: Set<string> = new Set();
+
 /**
  * The blocks of an AI message: its content in order (a `tool_use` or `tool_call` block that
  * stands for one of `tool_calls` becomes that tool use, in place), then the tool calls the
@@ -151,7 +161,9 @@ function contentBlock(
  */
 export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[] {
   const rawCalls = message["tool_calls"] ?? [];
-  const calls = new Map<string, Call>();
+  // Most AI messages make no call: they share one empty map and set.
+  const calls =
+    Array.isArray(rawCalls) && rawCalls.length === 0 ? NO_CALLS : new Map<string, Call>();
   if (Array.isArray(rawCalls)) {
     rawCalls.forEach((value: unknown, index) => {
       const call = readCall(context, value, index);
@@ -161,7 +173,7 @@ export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[]
     });
   } else fail(context, "tool_calls", "must be an array");
   const { content } = message;
-  const placed = new Set<string>();
+  const placed = calls.size === 0 ? NOTHING_PLACED : new Set<string>();
   const blocks: ContentBlock[] = [];
   if (typeof content === "string") {
     if (content !== "") blocks.push({ type: "text", text: content });

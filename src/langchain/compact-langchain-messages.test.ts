@@ -98,4 +98,20 @@ describe("compactLangChainMessages", () => {
     expect(compacted).toBe(true);
     expect(report.contextUsedBefore).toBeGreaterThanOrEqual(7_500);
   });
+
+  it("leaves the session holding only frozen objects, and the caller's messages as they were", async () => {
+    const messages = loop(6);
+    const { session } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
+    const seen = new Set<object>();
+    const walk = (value: unknown): void => {
+      if (typeof value !== "object" || value === null || seen.has(value)) return;
+      seen.add(value);
+      expect(Object.isFrozen(value)).toBe(true);
+      for (const inner of Object.values(value)) walk(inner);
+    };
+    for (const message of session.messages) walk(message);
+    expect(seen.size).toBeGreaterThan(6 * 8);
+    const call = (messages[2] as AIMessage).tool_calls![0]!;
+    expect(Object.isFrozen(call.args)).toBe(false);
+  });
 });

@@ -51,5 +51,6 @@ export async function compactLangChainMessages(
   if (!thread.dirty && session.messages === before) {
     return { messages: messages as BaseMessage[], compacted: false, report, session };
   }
-  return { messages: thread.rebuild(), compacted: true, report, session };
+  // The thread is not kept: nothing of it need be remembered for a next call.
+  return { messages: thread.output(), compacted: true, report, session };
 }

@@ -135,34 +135,56 @@ function toolMessage(
   const found = sources?.result(block);
   if (found?.unchanged === true) return found.source;
   const { message: stored } = fieldsOf(block);
-  const own: Record_ = isRecord(stored) ? { ...stored } : {};
-  const { noId, ...rest } = own;
-  const fields = withOriginal(rest, found?.source, OWN_FIELDS.tool);
+  // One object for the constructor, its keys in the order copies of it would have.
+  const fields: Record_ = isRecord(stored) ? { ...stored } : {};
+  const noId = fields["noId"];
+  if (Object.hasOwn(fields, "noId")) delete fields["noId"];
+  const source = found?.source as unknown as Record_ | undefined;
+  if (source !== undefined)
+    for (const key of OWN_FIELDS.tool) if (source[key] !== undefined) fields[key] = source[key];
   if (fields["id"] === undefined && noId !== true)
     fields["id"] = index === 0 ? message.id : `${message.id}-${index}`;
   if (block.isError) fields["status"] = "error";
   else if (fields["status"] === "error") fields["status"] = "success";
-  return new ToolMessage({
-    ...fields,
-    content: resultContent(block.content) as never,
-    tool_call_id: block.toolUseId,
-  });
+  fields["content"] = resultContent(block.content);
+  fields["tool_call_id"] = block.toolUseId;
+  return new ToolMessage(fields as never);
 }
 
 /** One message of ours as LangChain messages (a message of tool results as one tool message each). */
 export function messageToLangChain(message: Message, sources?: LangChainSources): BaseMessage[] {
-  if (message.role === "assistant") {
-    return [sources?.unchanged(message) ?? aiMessage(message, sources)];
-  }
-  if (isSystemMessage(message)) return [sources?.unchanged(message) ?? systemMessage(message)];
-  const results = message.content.filter((block) => block.type === "tool_result");
-  if (results.length === 0)
-    return [sources?.unchanged(message) ?? humanMessage(message, message.content, sources)];
-  const out = results.map((block, index) => toolMessage(message, block, index, sources));
-  const rest = message.content.filter((block) => block.type !== "tool_result");
-  if (rest.length > 0)
-    out.push(humanMessage({ ...message, id: `${message.id}-text` }, rest, sources));
+  const out: BaseMessage[] = [];
+  pushLangChain(out, message, sources);
   return out;
+}
+
+/** Pushes {@link messageToLangChain}`(message, sources)` onto `out`. */
+export function pushLangChain(
+  out: BaseMessage[],
+  message: Message,
+  sources: LangChainSources | undefined,
+): void {
+  if (message.role === "assistant") {
+    out.push(sources?.unchanged(message) ?? aiMessage(message, sources));
+    return;
+  }
+  if (isSystemMessage(message)) {
+    out.push(sources?.unchanged(message) ?? systemMessage(message));
+    return;
+  }
+  const { content } = message;
+  let results = 0;
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index]!;
+    if (block.type === "tool_result") out.push(toolMessage(message, block, results++, sources));
+  }
+  if (results === 0) {
+    out.push(sources?.unchanged(message) ?? humanMessage(message, content, sources));
+    return;
+  }
+  if (results === content.length) return;
+  const rest = content.filter((block) => block.type !== "tool_result");
+  out.push(humanMessage({ ...message, id: `${message.id}-text` }, rest, sources));
 }
 
 /**
@@ -179,5 +201,8 @@ export function messageToLangChain(message: Message, sources?: LangChainSources)
  */
 export function toLangChainMessages(messages: readonly Message[]): BaseMessage[] {
   assertMessages(messages, "messages");
-  return messages.flatMap((message) => messageToLangChain(message));
+  const out: BaseMessage[] = [];
+  for (let index = 0; index < messages.length; index += 1)
+    pushLangChain(out, messages[index]!, undefined);
+  return out;
 }

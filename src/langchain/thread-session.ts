@@ -1,10 +1,13 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { Message, ToolResultBlock } from "../core/message.js";
+import { readableMessages } from "../core/conversation-structure.js";
+import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
+import type { Usage } from "../core/usage.js";
+import { freezeBuiltMessages } from "../internal/frozen.js";
 import type { AgentSession } from "../session/agent-session.js";
 import { handOver } from "../session/handed-over.js";
 import { jsonEqual } from "./ai-blocks-in.js";
 import { type ConversionSettings, convertLangChainMessages } from "./messages-in.js";
-import { type LangChainSources, messageToLangChain } from "./messages-out.js";
+import { type LangChainSources, pushLangChain } from "./messages-out.js";
 import { usageFromLangChain } from "./usage.js";
 
 type Record_ = Record<string, unknown>;
@@ -18,6 +21,44 @@ function sameMessage(a: BaseMessage, b: BaseMessage): boolean {
   const left = a as unknown as Record_;
   const right = b as unknown as Record_;
   return COMPARED.every((key) => jsonEqual(left[key], right[key]));
+}
+
+/** The LangChain messages one message of ours came from: `fresh` from `start` to before `end`. */
+interface SourceRange {
+  fresh: readonly BaseMessage[];
+  start: number;
+  end: number;
+}
+
+const isToolResult = (block: ContentBlock): boolean => block.type === "tool_result";
+
+/**
+ * Where `append` records usage: after each AI message whose `usage_metadata` reports some
+ * (`everyUsage`), else after the last such only; `marks` their indices among `messages`,
+ * `usages` what each reported.
+ */
+function usageMarks(
+  fresh: readonly BaseMessage[],
+  messages: readonly Message[],
+  starts: readonly number[],
+  everyUsage: boolean,
+): { marks: number[]; usages: Usage[] } {
+  const marks: number[] = [];
+  const usages: Usage[] = [];
+  const usageAt = (index: number): Usage | undefined =>
+    messages[index]!.role === "assistant"
+      ? usageFromLangChain((fresh[starts[index]!] as { usage_metadata?: never }).usage_metadata)
+      : undefined;
+  // Only the last: read from the end, up to the first found.
+  const first = everyUsage ? 0 : messages.length - 1;
+  for (let index = first; index >= 0 && index < messages.length; index += everyUsage ? 1 : -1) {
+    const usage = usageAt(index);
+    if (usage === undefined) continue;
+    marks.push(index);
+    usages.push(usage);
+    if (!everyUsage) break;
+  }
+  return { marks, usages };
 }
 
 /** What one model call found: the state's messages to replace, when the session changed them. */
@@ -74,18 +115,16 @@ export class ThreadSession implements LangChainSources {
   append(fresh: readonly BaseMessage[], everyUsage: boolean): void {
     const { session } = this;
     const { messages, starts } = convertLangChainMessages(fresh, this.#settings());
-    const usages = messages.map((message, index) =>
-      message.role === "assistant"
-        ? usageFromLangChain((fresh[starts[index]!] as { usage_metadata?: never }).usage_metadata)
-        : undefined,
-    );
-    let marks = usages.flatMap((usage, index) => (usage === undefined ? [] : [index]));
-    if (!everyUsage) marks = marks.slice(-1);
+    // Every object in them was made by the conversion: frozen by their known shape, not walked.
+    freezeBuiltMessages(messages);
+    const { marks, usages } = usageMarks(fresh, messages, starts, everyUsage);
     let intact = true;
     let from = 0;
-    for (const mark of [...marks, messages.length - 1]) {
+    for (let at = 0; at <= marks.length; at += 1) {
+      const mark = marks[at] ?? messages.length - 1;
       if (mark < from) continue;
-      const batch = messages.slice(from, mark + 1);
+      const batch =
+        from === 0 && mark === messages.length - 1 ? messages : messages.slice(from, mark + 1);
       // Built here from the state's messages (copied where not strings), held by no caller.
       handOver(batch);
       try {
@@ -93,13 +132,15 @@ export class ThreadSession implements LangChainSources {
       } finally {
         handOver(undefined);
       }
-      const stored = session.messages.slice(-batch.length);
-      batch.forEach((message, offset) => {
-        const at = from + offset;
-        const sources = fresh.slice(starts[at], starts[at + 1] ?? fresh.length);
-        if (!this.#remember(message, stored[offset]!, sources)) intact = false;
-      });
-      const usage = usages[mark];
+      const stored = readableMessages(session.messages);
+      const base = stored.length - batch.length;
+      for (let offset = 0; offset < batch.length; offset += 1) {
+        const index = from + offset;
+        const end = starts[index + 1] ?? fresh.length;
+        const sources = { fresh, start: starts[index]!, end };
+        if (!this.#remember(batch[offset]!, stored[base + offset]!, sources)) intact = false;
+      }
+      const usage = usages[at];
       if (usage !== undefined) session.recordUsage(usage);
       from = mark + 1;
     }
@@ -139,22 +180,25 @@ export class ThreadSession implements LangChainSources {
   }
 
   /** Ties a stored message to its sources; whether it is as converted. */
-  #remember(converted: Message, stored: Message, sources: readonly BaseMessage[]): boolean {
-    const results = stored.content.every((block) => block.type === "tool_result");
-    if (!results || stored.role === "assistant") {
-      this.#byId.set(stored.id, sources[0]!);
-      const same = jsonEqual(converted.content, stored.content);
-      if (same) this.#unchanged.set(stored, sources[0]!);
+  #remember(converted: Message, stored: Message, sources: SourceRange): boolean {
+    const { fresh, start, end } = sources;
+    const { content } = stored;
+    if (stored.role === "assistant" || !content.every(isToolResult)) {
+      this.#byId.set(stored.id, fresh[start]!);
+      const same = converted === stored || jsonEqual(converted.content, content);
+      if (same) this.#unchanged.set(stored, fresh[start]!);
       return same;
     }
     let same = true;
-    stored.content.forEach((block, index) => {
-      const source = sources[index];
-      if (block.type !== "tool_result" || source === undefined) return;
+    for (let index = 0; index < content.length; index += 1) {
+      const block = content[index]!;
+      const source = start + index < end ? fresh[start + index] : undefined;
+      if (block.type !== "tool_result" || source === undefined) continue;
       this.#byCall.set(block.toolUseId, source);
-      if (jsonEqual(converted.content[index], block)) this.#results.set(block, source);
+      if (converted === stored || jsonEqual(converted.content[index], block))
+        this.#results.set(block, source);
       else same = false;
-    });
+    }
     return same;
   }
 
@@ -163,16 +207,30 @@ export class ThreadSession implements LangChainSources {
    * state holds; remembers them as seen, and forgets sources of messages no longer there.
    */
   rebuild(): BaseMessage[] {
-    const out = this.session.messages.flatMap((message) => messageToLangChain(message, this));
-    const ids = new Set(this.session.messages.map((message) => message.id));
+    const messages = readableMessages(this.session.messages);
+    const out = this.output(messages);
+    const ids = new Set<string>();
+    for (let index = 0; index < messages.length; index += 1) ids.add(messages[index]!.id);
     for (const id of this.#byId.keys()) if (!ids.has(id)) this.#byId.delete(id);
-    const calls = new Set(
-      out.map((message) => (message as { tool_call_id?: string }).tool_call_id),
-    );
+    const calls = new Set<string | undefined>();
+    for (let index = 0; index < out.length; index += 1)
+      calls.add((out[index] as { tool_call_id?: string }).tool_call_id);
     for (const id of this.#byCall.keys()) if (!calls.has(id)) this.#byCall.delete(id);
     this.#current.clear();
     this.#dirty = false;
     this.#seen = out;
+    return out;
+  }
+
+  /**
+   * The session's messages (`messages`, by default as they are now) as LangChain messages, what
+   * it left unchanged as the objects the state holds, remembering nothing (see
+   * {@link ThreadSession.rebuild}): for a thread seen once.
+   */
+  output(messages: readonly Message[] = readableMessages(this.session.messages)): BaseMessage[] {
+    const out: BaseMessage[] = [];
+    for (let index = 0; index < messages.length; index += 1)
+      pushLangChain(out, messages[index]!, this);
     return out;
   }
 

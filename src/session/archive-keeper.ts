@@ -14,6 +14,9 @@ import {
 import type { SessionSnapshot } from "./snapshot.js";
 import { serializeRecord } from "./snapshot.js";
 
+/** How every recall mark `recallNumbersIn` reads begins: `[recall r<number>-<tag>]`. */
+const RECALL_MARK_START = "[recall r";
+
 /** The lowest and the span of the numbers a compaction draws its handles from. */
 const DRAWN_HANDLE_BASE = 100_000_000_000;
 const DRAWN_HANDLE_SPAN = 900_000_000_000;
@@ -111,11 +114,15 @@ export class ArchiveKeeper {
    */
   acceptNamed(messages: readonly Message[]): void {
     const take = (text: string) => {
+      // Most texts name no handle: one search, nothing made (see recallNumbersIn).
+      if (!text.includes(RECALL_MARK_START)) return;
       for (const number of recallNumbersIn(text, this.#tag))
         if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
     };
-    for (const message of messages) {
-      for (const block of message.content) {
+    for (let index = 0; index < messages.length; index += 1) {
+      const { content } = messages[index]!;
+      for (let at = 0; at < content.length; at += 1) {
+        const block = content[at]!;
         if (block.type === "text") take(block.text);
         else if (block.type === "tool_result") {
           if (typeof block.content === "string") take(block.content);

@@ -1,7 +1,8 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
-import type { Message, ToolResultBlock } from "../core/message.js";
+import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { spreadWith } from "../internal/plain-object.js";
 import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
 
 export type { ArchiveRecord } from "../core/archive-record.js";
@@ -105,6 +106,8 @@ export function archiveChanges(
   nextHandle: (record: ArchiveRecordContent) => string,
 ): { records: ArchiveRecord[]; conversation: Message[] } {
   const records: ArchiveRecord[] = [];
+  const aligned = alignedChanges(from, compacted, nextHandle, records);
+  if (aligned !== undefined) return { records, conversation: aligned };
   const before = new Map(from.map((message) => [message.id, message]));
   const kept = new Set(compacted.map((message) => message.id));
   const conversation = compacted.map((message) => {
@@ -138,6 +141,36 @@ export function archiveChanges(
   return { records, conversation };
 }
 
+/**
+ * {@link archiveChanges} of a compaction that kept every message in its place (a masking pass:
+ * as many messages, the same id at each place), without a lookup by id; `undefined` (and no
+ * record made) for any other.
+ */
+function alignedChanges(
+  from: readonly Message[],
+  compacted: readonly Message[],
+  nextHandle: (record: ArchiveRecordContent) => string,
+  records: ArchiveRecord[],
+): Message[] | undefined {
+  if (from.length !== compacted.length) return undefined;
+  for (let index = 0; index < from.length; index += 1) {
+    const original = from[index]!;
+    const message = compacted[index]!;
+    if (original !== message && original.id !== message.id) return undefined;
+  }
+  const conversation = compacted.slice();
+  for (let index = 0; index < conversation.length; index += 1) {
+    const original = from[index]!;
+    const message = conversation[index]!;
+    if (original !== message)
+      conversation[index] = annotateChanged(original, message, nextHandle, records);
+  }
+  return conversation;
+}
+
+const isThinking = (block: ContentBlock): boolean =>
+  block.type === "thinking" || block.type === "redacted_thinking";
+
 function annotateChanged(
   original: Message,
   message: Message,
@@ -151,20 +184,21 @@ function annotateChanged(
   };
   let other = false;
   // Thinking removed to keep the prefix valid is no compaction: it could not be sent back.
-  const blocks = original.content.filter(
-    (block) => block.type !== "thinking" && block.type !== "redacted_thinking",
-  );
+  const blocks = original.content.some(isThinking)
+    ? original.content.filter((block) => !isThinking(block))
+    : original.content;
   const content = message.content.map((block, index) => {
     const was = blocks[index];
     if (was === undefined || was === block) return block;
     if (block.type === "tool_result" && was.type === "tool_result") {
       const handle = keep({ kind: "tool_result", toolUseId: was.toolUseId, original: was });
-      return typeof block.content === "string"
-        ? { ...block, content: `${block.content}${mark(handle)}` }
-        : {
-            ...block,
-            content: [...block.content, { type: "text" as const, text: mark(handle).trim() }],
-          };
+      // spreadWith, not a spread: what it makes V8 freezes fast (the history freezes it).
+      return spreadWith(block, {
+        content:
+          typeof block.content === "string"
+            ? `${block.content}${mark(handle)}`
+            : [...block.content, { type: "text" as const, text: mark(handle).trim() }],
+      });
     }
     if (block.type === "tool_use" && was.type === "tool_use" && block.input !== was.input) {
       const handle = keep({ kind: "tool_input", toolUseId: was.id, original: was.input });
@@ -177,7 +211,7 @@ function annotateChanged(
     return block;
   });
   if (other || content.length !== blocks.length) keep({ kind: "messages", original: [original] });
-  return { ...message, content } as Message;
+  return spreadWith(message, { content }) as Message;
 }
 
 /**

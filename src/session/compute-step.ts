@@ -47,14 +47,24 @@ export async function computeStep(
       ? await originalsOf(keeper, conversation, limits.archiveTimeoutMs, options.signal)
       : undefined;
   const summaries = new Map(history.summaries);
+  // The history as it is (its snapshot, unchanged since): the meter's estimate is the sum over it.
+  const estimate =
+    conversation === history.messages ? history.meter.estimate : estimateTokens(conversation);
   const compactOptions: CompactAsyncOptions = {
     ...options,
     contextLimit,
-    contextUsed: overhead + estimateTokens(conversation),
+    contextUsed: overhead + estimate,
     trigger,
     ...(originals === undefined || originals.size === 0 ? {} : { originals }),
   };
-  return runStep(compactor, conversation, summaries, compactOptions, limits.compactorTimeoutMs);
+  return runStep(
+    compactor,
+    conversation,
+    summaries,
+    compactOptions,
+    limits.compactorTimeoutMs,
+    estimate,
+  );
 }
 
 /**

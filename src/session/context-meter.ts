@@ -1,5 +1,5 @@
 import type { Message } from "../core/message.js";
-import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
+import { estimateEdited, estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { allInputTokens, type Usage } from "../core/usage.js";
 
 export { type Usage, UsageSchema } from "../core/usage.js";
@@ -61,7 +61,8 @@ export class ContextMeter {
 
   /** Counts appended messages. */
   added(messages: readonly Message[]): void {
-    for (const message of messages) {
+    for (let index = 0; index < messages.length; index += 1) {
+      const message = messages[index]!;
       const tokens = estimateMessageTokens(message);
       this.#estimate += tokens;
       if (this.#replyCounted && message.role === "assistant") this.#correction -= tokens;
@@ -92,11 +93,16 @@ export class ContextMeter {
   }
 
   /**
-   * Re-bases after the history was replaced. What the usage counted beyond the messages
+   * Re-bases after the history was replaced (`previous`: the messages the estimate counted, when
+   * it counted them all). What the usage counted beyond the messages
    * (system prompt, tools) stays; an overestimate sat in the messages and goes with them.
    */
-  replaced(messages: readonly Message[]): void {
-    this.#estimate = estimateTokens(messages);
+  replaced(messages: readonly Message[], previous?: readonly Message[]): void {
+    // The estimate is the sum over `previous` exactly: a version of it is estimated where it changed.
+    this.#estimate =
+      previous === undefined
+        ? estimateTokens(messages)
+        : estimateEdited(previous, this.#estimate, messages);
     this.#correction = Math.max(0, this.#correction);
   }
 

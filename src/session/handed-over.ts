@@ -25,11 +25,25 @@ export function handOver(messages: readonly Message[] | undefined): void {
  * them as they are, the schema's copy unneeded (no caller holds them). The mark is used once.
  */
 export function takeHandedOver(values: readonly unknown[]): values is Message[] {
+  return handedOverTokens(values) !== undefined;
+}
+
+/**
+ * {@link takeHandedOver}, with each message's token estimate (what {@link fastMessageTokens}
+ * worked out checking it) when they are taken; `undefined` when not. The mark is used once.
+ */
+export function handedOverTokens(values: readonly unknown[]): number[] | undefined {
   const batch = handedOver;
   handedOver = undefined;
-  if (batch === undefined || batch.length !== values.length || values.length === 0) return false;
+  if (batch === undefined || batch.length !== values.length || values.length === 0)
+    return undefined;
   for (let index = 0; index < values.length; index += 1)
-    if (values[index] !== batch[index]) return false;
-  for (const value of values) if (fastMessageTokens(value) < 0) return false;
-  return true;
+    if (values[index] !== batch[index]) return undefined;
+  const tokens: number[] = [];
+  for (let index = 0; index < values.length; index += 1) {
+    const estimate = fastMessageTokens(values[index]);
+    if (estimate < 0) return undefined;
+    tokens.push(estimate);
+  }
+  return tokens;
 }

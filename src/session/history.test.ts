@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import type { Message } from "../core/message.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { AgentSession } from "./agent-session.js";
 import { History, SNAPSHOT_LIMIT } from "./history.js";
@@ -87,6 +88,42 @@ describe("History", () => {
     expect(history.generation).toBe(generation + 1);
     expect([...history.summaries.keys()]).toEqual(["t9"]);
     expect(history.duplicateIssues([messages[0]!])).toEqual([]);
+  });
+
+  it("on a replace that keeps every message's ids in place, keeps ids, summaries and an exact estimate", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages);
+    history.summaries.set("t1", "read_file: 8 characters");
+    const result = messages[2]!;
+    const masked = messages.slice();
+    masked[2] = {
+      ...result,
+      content: result.content.map((block) =>
+        block.type === "tool_result" ? { ...block, content: "[masked]" } : block,
+      ),
+    } as Message;
+    history.replace(masked);
+    expect(history.summaries.get("t1")).toBe("read_file: 8 characters");
+    expect(history.duplicateIssues([messages[0]!])).toHaveLength(1);
+    expect(history.duplicateIssues([{ id: "new", content: messages[1]!.content }])).toHaveLength(1);
+    expect(history.meter.estimate).toBe(estimateTokens(masked));
+    // The same message ids, but the call renamed in its use and its result: counted anew.
+    const renamed = masked.map((message) => ({
+      ...message,
+      content: message.content.map((block) =>
+        block.type === "tool_use"
+          ? { ...block, id: "t2" }
+          : block.type === "tool_result"
+            ? { ...block, toolUseId: "t2" }
+            : block,
+      ),
+    })) as Message[];
+    history.replace(renamed);
+    expect(history.summaries.has("t1")).toBe(false);
+    expect(history.duplicateIssues([{ id: "new", content: messages[1]!.content }])).toEqual([]);
+    expect(history.duplicateIssues([{ id: "new", content: renamed[1]!.content }])).toHaveLength(1);
+    expect(history.meter.estimate).toBe(estimateTokens(renamed));
   });
 
   it("restores a snapshot, refusing tool_use ids used twice", () => {

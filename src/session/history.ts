@@ -1,5 +1,5 @@
 import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { Message } from "../core/message.js";
+import type { ContentBlock, Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { freezeMessages } from "../internal/frozen.js";
@@ -120,11 +120,16 @@ export class History {
   push(messages: readonly Message[]): void {
     this.#view = undefined;
     this.#shared = undefined;
-    for (const message of messages) {
+    // Indexed loops: a for-of here kept its iterators, garbage on every message appended.
+    for (let index = 0; index < messages.length; index += 1) {
+      const message = messages[index]!;
       this.#messages.push(message);
       this.#ids.add(message.id);
-      for (const block of message.content)
+      const { content } = message;
+      for (let at = 0; at < content.length; at += 1) {
+        const block = content[at]!;
         if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+      }
     }
     this.lastTurnNumber = maxUserTurnNumber(messages);
     this.meter.added(messages);
@@ -166,27 +171,40 @@ export class History {
    * the session's: frozen, so no compactor or caller holding it can change it.
    */
   replace(messages: Message[]): void {
-    freezeMessages(messages);
     const previous = this.#messages;
+    // What stays in its place was frozen as it entered.
+    freezeMessages(messages, previous);
     this.#messages = messages;
     this.#view = undefined;
     this.#shared = undefined;
     this.#sharedLength = 0;
     this.#generation += 1;
-    this.#ids = new Set(messages.map((message) => message.id));
-    this.#toolUseIds = new Set();
-    for (const message of messages) {
-      for (const block of message.content)
-        if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+    // A replacement that changed messages in place (a masking pass) leaves the ids as they were,
+    // and every tool result where it was.
+    const sameIdsAsBefore = sameIds(previous, messages);
+    if (!sameIdsAsBefore) {
+      this.#ids = new Set();
+      this.#toolUseIds = new Set();
+      for (let index = 0; index < messages.length; index += 1) {
+        const { id, content } = messages[index]!;
+        this.#ids.add(id);
+        for (let at = 0; at < content.length; at += 1) {
+          const block = content[at]!;
+          if (block.type === "tool_use") this.#toolUseIds.add(block.id);
+        }
+      }
     }
-    this.lastTurnNumber = maxUserTurnNumber(messages);
+    // Those in their place were counted as they entered.
+    this.lastTurnNumber = maxUserTurnNumber(messages, previous);
     // Summaries of tool results that left the conversation are of no further use; summaries
     // stored ahead of their result (not yet appended) stay.
-    const kept = toolResultIds(messages);
-    for (const toolUseId of toolResultIds(previous)) {
-      if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
+    if (this.summaries.size > 0 && !sameIdsAsBefore) {
+      const kept = toolResultIds(messages);
+      for (const toolUseId of toolResultIds(previous)) {
+        if (!kept.has(toolUseId)) this.summaries.delete(toolUseId);
+      }
     }
-    this.meter.replaced(messages);
+    this.meter.replaced(messages, previous);
   }
 
   /** Takes a validated snapshot's history in place of this one. @throws {ValidationError} for ids used twice. */
@@ -244,15 +262,65 @@ export class History {
 
 function toolResultIds(messages: readonly Message[]): Set<string> {
   const ids = new Set<string>();
-  for (const message of messages) {
-    for (const block of message.content) if (block.type === "tool_result") ids.add(block.toolUseId);
+  for (let index = 0; index < messages.length; index += 1) {
+    const { content } = messages[index]!;
+    for (let at = 0; at < content.length; at += 1) {
+      const block = content[at]!;
+      if (block.type === "tool_result") ids.add(block.toolUseId);
+    }
   }
   return ids;
 }
 
-function maxUserTurnNumber(messages: readonly Message[]): number {
+/**
+ * Whether `after` holds, place by place, messages with the ids, the `tool_use` ids and the
+ * tool results (by tool use id) of `before`'s: the same objects, or versions of them that
+ * changed other things.
+ */
+function sameIds(before: readonly Message[], after: readonly Message[]): boolean {
+  if (before.length !== after.length) return false;
+  for (let index = 0; index < before.length; index += 1) {
+    const then = before[index]!;
+    const now = after[index]!;
+    if (then !== now && (then.id !== now.id || !sameToolIds(then.content, now.content)))
+      return false;
+  }
+  return true;
+}
+
+/** Whether a block is one {@link sameToolIds} compares: a tool use or a tool result. */
+function isToolBlock(block: ContentBlock): boolean {
+  return block.type === "tool_use" || block.type === "tool_result";
+}
+
+/** Whether two tool blocks name the same call the same way (both its use, or both its result). */
+function sameToolBlock(then: ContentBlock, now: ContentBlock): boolean {
+  if (then.type === "tool_use") return now.type === "tool_use" && now.id === then.id;
+  return (
+    then.type === "tool_result" && now.type === "tool_result" && now.toolUseId === then.toolUseId
+  );
+}
+
+/** Whether two messages' contents hold the same `tool_use` ids and tool results, in the same order. */
+function sameToolIds(before: readonly ContentBlock[], after: readonly ContentBlock[]): boolean {
+  let at = 0;
+  for (let index = 0; index < before.length; index += 1) {
+    const block = before[index]!;
+    if (!isToolBlock(block)) continue;
+    while (at < after.length && !isToolBlock(after[at]!)) at += 1;
+    if (at === after.length || !sameToolBlock(block, after[at]!)) return false;
+    at += 1;
+  }
+  while (at < after.length && !isToolBlock(after[at]!)) at += 1;
+  return at === after.length;
+}
+
+/** The highest user turn number of `messages`, those at the same place in `counted` left out. */
+function maxUserTurnNumber(messages: readonly Message[], counted: readonly Message[] = []): number {
   let max = 0;
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message === counted[index]) continue;
     const { turnId } = message;
     if (turnId.owner === USER_TURN_OWNER && !isSummaryTurn(turnId) && turnId.number > max)
       max = turnId.number;

@@ -2,7 +2,7 @@ import type { CompactionResult } from "../core/compactor.js";
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { estimateTokens } from "../core/message-memo.js";
+import { estimateMessageTokens } from "../core/message-memo.js";
 import type { ThinkingRepair } from "../core/preserved-thinking.js";
 import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
@@ -197,8 +197,20 @@ function cacheSplit(
   while (first < now.length && first < prior.length && now[first] === prior[first]) first += 1;
   const { meter } = history;
   const overhead = Math.max(0, meter.contextUsed - meter.estimate);
+  // The meter's estimate is the sum over `now`: the shorter side is estimated, the other follows.
+  const kept = first >= now.length - first;
+  const estimated = kept ? estimateRange(now, first, now.length) : estimateRange(now, 0, first);
+  const rest = meter.estimate - estimated;
   return {
-    cacheReadTokens: overhead + estimateTokens(now.slice(0, first)),
-    cacheWriteTokens: estimateTokens(now.slice(first)),
+    cacheReadTokens: overhead + (kept ? rest : estimated),
+    cacheWriteTokens: kept ? estimated : rest,
   };
+}
+
+/** The estimate of `messages` from `start` to before `end`. */
+function estimateRange(messages: readonly Message[], start: number, end: number): number {
+  let tokens = 0;
+  for (let index = start; index < end; index += 1)
+    tokens += estimateMessageTokens(messages[index]!);
+  return tokens;
 }

@@ -11,6 +11,7 @@ import {
   type UserMessage,
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
+import { rememberValid } from "../core/message-memo.js";
 import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
 import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -19,7 +20,7 @@ import type { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord } from "./clamp.js";
 import { type Usage, UsageSchema } from "./context-meter.js";
 import type { CompactionEvent } from "./events.js";
-import { takeHandedOver } from "./handed-over.js";
+import { handedOverTokens } from "./handed-over.js";
 import { type History, USER_TURN_OWNER } from "./history.js";
 import type { Intake } from "./session-entry.js";
 import { type ToolResultInput, toToolResultBlocks } from "./tool-results.js";
@@ -77,10 +78,12 @@ export class MessageIntake {
 
   /** Messages as they are. All are validated first; a bad one refuses them all. */
   append(messages: unknown[]): Intake<void> {
-    // Messages the library built and handed over are its own already: checked, not copied.
-    const parsed = takeHandedOver(messages)
-      ? messages
-      : parseOrThrow(MESSAGES, messages, "messages");
+    // Messages the library built and handed over are its own already: checked (their
+    // estimates worked out as they were, remembered), not copied.
+    const tokens = handedOverTokens(messages);
+    if (tokens !== undefined) rememberValid(messages as Message[], tokens);
+    const parsed =
+      tokens !== undefined ? (messages as Message[]) : parseOrThrow(MESSAGES, messages, "messages");
     const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
     if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };

@@ -190,12 +190,7 @@ export class SessionCore {
           history.replaceLast(first);
           history.push(rest);
         } else history.push(entry.messages);
-        for (const message of entry.messages) {
-          for (const block of message.content) {
-            if (block.type === "tool_result" && block.compactSummary !== undefined)
-              history.summaries.set(block.toolUseId, block.compactSummary);
-          }
-        }
+        storeSummaries(history, entry.messages);
         this.#pin(entry.pinned ?? []);
         this.keeper?.acceptNamed(entry.messages);
         return this.#archive(entry.archive ?? [], options.store !== false);
@@ -307,5 +302,17 @@ export class SessionCore {
     this.history.restore(snapshot);
     if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
     this.runner.breaker.restore(snapshot);
+  }
+}
+
+/** Stores the compact summaries the tool results of `messages` carry (indexed loops: no iterators). */
+function storeSummaries(history: History, messages: readonly Message[]): void {
+  for (let index = 0; index < messages.length; index += 1) {
+    const { content } = messages[index]!;
+    for (let at = 0; at < content.length; at += 1) {
+      const block = content[at]!;
+      if (block.type === "tool_result" && block.compactSummary !== undefined)
+        history.summaries.set(block.toolUseId, block.compactSummary);
+    }
   }
 }
