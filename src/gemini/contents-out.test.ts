@@ -61,29 +61,34 @@ const gemini = fc.oneof(
   ),
 );
 
-/** A block: the kinds the writer sends, the kinds it leaves out, and a system message. */
-const block: fc.Arbitrary<ContentBlock> = fc.oneof(
-  fc.record({ type: fc.constant("text"), text: fc.string({ maxLength: 4 }) }),
-  fc.record({
-    type: fc.constant("tool_use"),
-    id: fc.constantFrom("c1", "c2"),
-    name: fc.constantFrom("read", "grep"),
-    input: fc.dictionary(fc.constantFrom("path", "n"), fc.string({ maxLength: 3 })),
-  }),
-  fc.record({
-    type: fc.constant("tool_result"),
-    toolUseId: fc.constantFrom("c1", "c2", "c3"),
-    content: fc.oneof(fc.string({ maxLength: 4 }), fc.constant([{ type: "text", text: "x" }])),
-    isError: fc.boolean(),
-  }),
-  fc.record({ type: fc.constant("thinking"), thinking: fc.constant("hm"), signature: fc.string() }),
-  fc.record({ type: fc.constant("opaque"), block: fc.constant({ thought: true, text: "t" }) }),
-  fc.record({ type: fc.constant("opaque"), block: fc.constant({ type: "other" }) }),
-  fc.constant({
-    type: "opaque",
-    block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Be brief." } },
-  }),
-) as fc.Arbitrary<ContentBlock>;
+/** A block (calls and results of the ids `ids`): the kinds the writer sends, the kinds it leaves out, and a system message. */
+const blockOf = (ids: readonly string[]): fc.Arbitrary<ContentBlock> =>
+  fc.oneof(
+    fc.record({ type: fc.constant("text"), text: fc.string({ maxLength: 4 }) }),
+    fc.record({
+      type: fc.constant("tool_use"),
+      id: fc.constantFrom(...ids),
+      name: fc.constantFrom("read", "grep"),
+      input: fc.dictionary(fc.constantFrom("path", "n"), fc.string({ maxLength: 3 })),
+    }),
+    fc.record({
+      type: fc.constant("tool_result"),
+      toolUseId: fc.constantFrom(...ids, "c0"),
+      content: fc.oneof(fc.string({ maxLength: 4 }), fc.constant([{ type: "text", text: "x" }])),
+      isError: fc.boolean(),
+    }),
+    fc.record({
+      type: fc.constant("thinking"),
+      thinking: fc.constant("hm"),
+      signature: fc.string(),
+    }),
+    fc.record({ type: fc.constant("opaque"), block: fc.constant({ thought: true, text: "t" }) }),
+    fc.record({ type: fc.constant("opaque"), block: fc.constant({ type: "other" }) }),
+    fc.constant({
+      type: "opaque",
+      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Be brief." } },
+    }),
+  ) as fc.Arbitrary<ContentBlock>;
 
 /** `block` with Gemini fields and, when it opens a message, a `Content`'s marks. */
 function withFields(value: ContentBlock, fields: unknown, contentMarks: unknown): ContentBlock {
@@ -98,21 +103,26 @@ function withFields(value: ContentBlock, fields: unknown, contentMarks: unknown)
   return Object.keys(kept).length === 0 ? value : { ...value, extra: { gemini: kept as never } };
 }
 
-const message = fc
-  .record({
-    role: fc.constantFrom("user", "assistant"),
-    content: fc.array(fc.tuple(block, gemini), { maxLength: 3 }),
-    marks,
-  })
-  .map(
-    ({ role, content, marks }) =>
-      ({
-        role,
-        content: content.map(([each, fields], at) =>
-          withFields(each, fields, at === 0 ? marks : undefined),
-        ),
-      }) as unknown as Message,
-  );
+const messageOf = (ids: readonly string[]) =>
+  fc
+    .record({
+      role: fc.constantFrom("user", "assistant"),
+      content: fc.array(fc.tuple(blockOf(ids), gemini), { maxLength: 3 }),
+      marks,
+    })
+    .map(
+      ({ role, content, marks }) =>
+        ({
+          role,
+          content: content.map(([each, fields], at) =>
+            withFields(each, fields, at === 0 ? marks : undefined),
+          ),
+        }) as unknown as Message,
+    );
+
+const message = messageOf(["c1", "c2"]);
+/** Calls of many ids: a result's call is often further back than the last few. */
+const manyIds = Array.from({ length: 12 }, (_, index) => `c${index + 1}`);
 
 describe("toGeminiContents: the contents geminiContentGroups makes, written in one pass", () => {
   it("writes the contents the groups and partOf make, keys in order", () => {
@@ -122,6 +132,37 @@ describe("toGeminiContents: the contents geminiContentGroups makes, written in o
       }),
       { seed: 3_100_419, numRuns: 3000 },
     );
+  });
+
+  it("finds each result's call however far back, the latest of its id", () => {
+    fc.assert(
+      fc.property(fc.array(messageOf(manyIds), { minLength: 10, maxLength: 40 }), (messages) => {
+        expect(keyOrder(toGeminiContents(messages))).toEqual(keyOrder(byGroups(messages)));
+      }),
+      { seed: 3_100_423, numRuns: 600 },
+    );
+    const call = (id: string, name = "read"): ContentBlock => ({
+      type: "tool_use",
+      id,
+      name,
+      input: {},
+    });
+    const result = (id: string): ContentBlock => ({
+      type: "tool_result",
+      toolUseId: id,
+      content: "ok",
+      isError: false,
+    });
+    const calls = (from: number) =>
+      Array.from({ length: 9 }, (_, index) => call(`c${from + index}`));
+    // A miss makes the map of all calls; a call after it is found in that map.
+    const messages = [
+      { role: "assistant", content: calls(1) },
+      { role: "user", content: [result("missing")] },
+      { role: "assistant", content: [call("late", "grep"), ...calls(20)] },
+      { role: "user", content: [result("late"), result("c1")] },
+    ] as unknown as Message[];
+    expect(keyOrder(toGeminiContents(messages))).toEqual(keyOrder(byGroups(messages)));
   });
 
   it("shares no object with the messages", () => {

@@ -114,7 +114,10 @@ function resultPart(
 }
 
 /** One block as a part; `calls` holds the calls before it, by id, for the results. */
-export function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): JsonObject {
+export function partOf(
+  block: ContentBlock,
+  calls: Pick<ReadonlyMap<string, ToolUseBlock>, "get">,
+): JsonObject {
   if (block.type === "opaque") {
     if (isSystemMessageBlock(block)) return { text: systemText(block.block.message) };
     const { [GEMINI_CONTENT_MARKS_KEY]: _marks, ...part } = block.block;
@@ -161,7 +164,7 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
  */
 class ContentsWriter {
   readonly contents: Content[] = [];
-  readonly #calls = new Map<string, ToolUseBlock>();
+  readonly #calls = new CallsSoFar();
   /** The role and parts of the last `Content`, which a message of the same role joins. */
   #role: "user" | "model" | undefined;
   #parts: Part[] = [];
@@ -174,7 +177,7 @@ class ContentsWriter {
       const block = content[index]!;
       if (!sendsToGemini(block)) continue;
       if (at < 0) at = this.#start(message, index);
-      if (block.type === "tool_use") this.#calls.set(block.id, block);
+      if (block.type === "tool_use") this.#calls.add(block);
       this.#parts[at] = this.#part(block);
       at += 1;
     }
@@ -213,5 +216,37 @@ class ContentsWriter {
     if (quick !== undefined) return quick as Part;
     const part = partOf(block, this.#calls);
     return (copyJson(part) ?? structuredClone(part)) as Part;
+  }
+}
+
+/** How many of the latest calls a result's call is looked for among before the map of all. */
+const LOOK_BACK = 8;
+
+/**
+ * The calls written so far, by id (the latest of an id): a result's call is looked for among the
+ * last few (it mostly answers one of them), then in a map of them all, made on the first miss
+ * (not a map entry per call of every conversation).
+ */
+class CallsSoFar {
+  readonly #calls: ToolUseBlock[] = [];
+  #byId: Map<string, ToolUseBlock> | undefined;
+
+  add(call: ToolUseBlock): void {
+    this.#calls.push(call);
+    this.#byId?.set(call.id, call);
+  }
+
+  get(id: string): ToolUseBlock | undefined {
+    const calls = this.#calls;
+    const stop = Math.max(0, calls.length - LOOK_BACK);
+    for (let index = calls.length - 1; index >= stop; index -= 1)
+      if (calls[index]!.id === id) return calls[index];
+    if (stop === 0) return undefined;
+    if (this.#byId === undefined) {
+      this.#byId = new Map();
+      for (let index = 0; index < calls.length; index += 1)
+        this.#byId.set(calls[index]!.id, calls[index]!);
+    }
+    return this.#byId.get(id);
   }
 }
