@@ -153,9 +153,9 @@ export function partOf(
  * const response = await ai.models.generateContent({ model, contents: toGeminiContents(session.messages), config });
  */
 export function toGeminiContents(messages: readonly Message[]): Content[] {
-  const writer = new ContentsWriter();
+  const writer = new ContentsWriter(messages.length);
   for (let index = 0; index < messages.length; index += 1) writer.add(messages[index]!);
-  return writer.contents;
+  return writer.written();
 }
 
 /**
@@ -163,11 +163,24 @@ export function toGeminiContents(messages: readonly Message[]): Content[] {
  * entry or closure made per message or block, only the contents and their parts.
  */
 class ContentsWriter {
-  readonly contents: Content[] = [];
+  /** Room for a content per message, the most there can be (no copies as it grows). */
+  readonly #contents: Content[];
+  #count = 0;
   readonly #calls = new CallsSoFar();
   /** The role and parts of the last `Content`, which a message of the same role joins. */
   #role: "user" | "model" | undefined;
   #parts: Part[] = [];
+
+  constructor(messages: number) {
+    // At most 65,536 made ahead: V8 keeps a longer `new Array(length)` as a dictionary.
+    this.#contents = new Array(Math.min(messages, 65_536));
+  }
+
+  /** The contents written. */
+  written(): Content[] {
+    this.#contents.length = this.#count;
+    return this.#contents;
+  }
 
   add(message: Message): void {
     const { content } = message;
@@ -204,7 +217,8 @@ class ContentsWriter {
       if (marks?.["noRole"] !== true) opened["role"] = role;
       opened["parts"] = parts;
     } else opened = marks?.["noRole"] === true ? { parts } : { role, parts };
-    this.contents.push(opened as Content);
+    this.#contents[this.#count] = opened as Content;
+    this.#count += 1;
     this.#role = role;
     this.#parts = parts;
     return 0;
