@@ -5,15 +5,16 @@ import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
 import { isStringifyOf } from "./json-text.js";
 
 /**
- * The blocks the full reading gives one of the chat messages a conversation is mostly made of,
- * built from the caller's message itself (without the copy the full reading starts from, its
- * spreads and its field lists): a user message `{ role, content }` of a string; a tool message
- * `{ role, tool_call_id, content }` of strings; an assistant message `{ role, content?,
- * tool_calls? }` whose content is a string or `null` and whose calls are `{ id, type:
- * "function", function: { name, arguments } }` of strings, the id and name not empty. Each
- * value is read once, checked, then used, so the blocks hold nothing of the caller's but strings
- * checked. `undefined` for any other field or value: the full reading decides (and names the
- * issues). `messages-quick.test.ts` holds it to that.
+ * Reads into `read` one of the chat messages a conversation is mostly made of, as the full
+ * reading would (its role, and the same blocks), from the caller's message itself: without the
+ * copy the full reading starts from, its spreads and its field lists. Those messages: a user
+ * message `{ role, content }` of a string; a tool message `{ role, tool_call_id, content }` of
+ * strings; an assistant message `{ role, content?, tool_calls? }` whose content is a string or
+ * `null` and whose calls are `{ id, type: "function", function: { name, arguments } }` of
+ * strings, the id and name not empty. Each value is read once, checked, then used, so the blocks
+ * hold nothing of the caller's but the strings checked. `false`, nothing read, for any other
+ * field or value: the full reading decides (and names the issues). `messages-quick.test.ts`
+ * holds it to that.
  */
 export function readQuickChatMessage(message: unknown, read: ReadMessages): boolean {
   const role = isPlainObject(message) ? message["role"] : undefined;

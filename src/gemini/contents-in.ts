@@ -106,7 +106,7 @@ class ContentsReader implements PartContext {
     const blocks: ContentBlock[] = new Array(parts.length);
     for (let partIndex = 0; partIndex < parts.length; partIndex += 1)
       blocks[partIndex] = this.#part(parts[partIndex], index, partIndex);
-    const marks = this.#marks(content, index, role === undefined ? "user" : String(role));
+    const marks = this.#marks(content, index, role);
     const first = blocks[0];
     if (first !== undefined && marks !== undefined) blocks[0] = marked(first, marks);
     // A content of function responses only answers the calls of the turn at hand.
@@ -128,10 +128,11 @@ class ContentsReader implements PartContext {
   }
 
   /** The content's marks: its other fields, a missing role, and whether it follows its own role. */
-  #marks(content: Record<string, unknown>, index: number, role: string): JsonObject | undefined {
+  #marks(content: Record<string, unknown>, index: number, given: unknown): JsonObject | undefined {
+    const noRole = given === undefined;
+    const role = noRole ? "user" : String(given);
     const separate = this.#lastRole === role;
     this.#lastRole = role;
-    const noRole = content["role"] === undefined;
     const others = hasOtherFields(content);
     if (!others && !noRole && !separate) return undefined;
     const marks: JsonObject = {};
