@@ -159,6 +159,19 @@ describe("readQuickly: the common chat messages read without a copy of the whole
     }
   });
 
+  it("makes no room ahead for a call list that only says it is long", () => {
+    const call = { id: "c1", type: "function", function: { name: "read", arguments: "{}" } };
+    const sparse: unknown[] = [call];
+    sparse.length = 2 ** 32 - 1;
+    expect(isQuickChatMessage({ role: "assistant", tool_calls: sparse })).toBe(false);
+    const many = Array.from({ length: 100 }, (_, index) => ({ ...call, id: `c${index}` }));
+    const [message] = fromChatMessages([{ role: "assistant", content: "x", tool_calls: many }]);
+    expect(message!.content.map((block) => block.type === "tool_use" && block.id)).toEqual([
+      false,
+      ...many.map((each) => each.id),
+    ]);
+  });
+
   it("leaves a message JSON cannot hold to the full reading, which names it", () => {
     const messages: unknown[] = [
       { role: "user", content: "hi" },

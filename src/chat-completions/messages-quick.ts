@@ -96,7 +96,9 @@ function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] 
   const count = calls.length;
   // The form of the content is kept on the first block: the text, or else the first call.
   const text = typeof content === "string" ? 1 : 0;
-  const blocks: ContentBlock[] = new Array(Math.max(text + count, 1));
+  // Made as long as it will be, unless the caller's list says it is long (a hole then ends the
+  // quick reading before any room is made for it); filled in order either way.
+  const blocks: ContentBlock[] = count <= 64 ? new Array(Math.max(text + count, 1)) : [];
   if (typeof content === "string")
     blocks[0] = {
       type: "text",
