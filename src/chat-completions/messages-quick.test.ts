@@ -164,6 +164,7 @@ describe("readQuickly: the common chat messages read without a copy of the whole
     const sparse: unknown[] = [call];
     sparse.length = 2 ** 32 - 1;
     expect(isQuickChatMessage({ role: "assistant", tool_calls: sparse })).toBe(false);
+    expect(isQuickChatMessage({ role: "assistant", content: "x", tool_calls: sparse })).toBe(false);
     const many = Array.from({ length: 100 }, (_, index) => ({ ...call, id: `c${index}` }));
     const [message] = fromChatMessages([{ role: "assistant", content: "x", tool_calls: many }]);
     expect(message!.content.map((block) => block.type === "tool_use" && block.id)).toEqual([
