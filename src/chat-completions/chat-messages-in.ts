@@ -7,7 +7,7 @@ import {
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
 } from "../core/message.js";
-import type { Clock } from "../core/message-factory.js";
+import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
@@ -22,7 +22,7 @@ import {
   toolResultBlock,
   withMessageFields,
 } from "./message-blocks.js";
-import { quickChatBlocks } from "./messages-quick.js";
+import { type ReadMessages, readQuickChatMessage } from "./messages-quick.js";
 
 /** Options of {@link fromChatMessages}. */
 export interface FromChatMessagesOptions {
@@ -106,26 +106,30 @@ export function fromChatMessages(
     ]);
   }
   const issues: ValidationIssue[] = [];
-  const builder = new MessageBuilder(options);
-  const read = readQuickly(messages, issues) ?? readInFull(messages, issues);
+  // The clock read once, and one session id, however many times the messages are read.
+  const createdAt = (options.clock ?? systemClock)();
+  const once: FromChatMessagesOptions = {
+    ...options,
+    sessionId: options.sessionId ?? newId(),
+    clock: () => createdAt,
+  };
+  let builder = new MessageBuilder(once);
+  if (!readQuickly(messages, issues, builder)) {
+    builder = new MessageBuilder(once);
+    readInFull(messages, issues, builder);
+  }
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
-  for (const { role, blocks } of read) builder.add(role, blocks);
   rememberBuilt(builder.messages);
   return builder.messages;
 }
 
-/** One message read: its role and its blocks. */
-export interface ReadMessage {
-  role: string;
-  blocks: ContentBlock[];
-}
-
-/** One message (a copy, or one {@link isQuickChatMessage} accepts) read, its issues reported. */
+/** One message (a copy) read into `read`, its issues reported. */
 function readMessage(
   message: unknown,
   index: number,
   issues: ValidationIssue[],
-): ReadMessage | undefined {
+  read: ReadMessages,
+): void {
   if (
     !isPlainObject(message) ||
     typeof message["role"] !== "string" ||
@@ -135,58 +139,51 @@ function readMessage(
       path: [index, "role"],
       message: "must be a chat message: role system, developer, user, assistant, tool or function",
     });
-    return undefined;
+    return;
   }
-  return {
-    role: message["role"],
-    blocks: messageBlocks({ issues, path: [index] }, message as JsonObject),
-  };
+  read.add(message["role"], messageBlocks({ issues, path: [index] }, message as JsonObject));
 }
 
 /**
- * The messages read from a copy of the whole: nothing of the caller's is shared, and whatever
- * JSON cannot hold is reported.
+ * Reads the messages into `read` from a copy of the whole: nothing of the caller's is shared,
+ * and whatever JSON cannot hold is reported.
  */
-export function readInFull(messages: readonly unknown[], issues: ValidationIssue[]): ReadMessage[] {
+export function readInFull(
+  messages: readonly unknown[],
+  issues: ValidationIssue[],
+  read: ReadMessages,
+): void {
   const copy = normalizeJson(messages, [], issues) as JsonValue[];
-  const read: ReadMessage[] = [];
-  copy.forEach((message, index) => {
-    const one = readMessage(message, index, issues);
-    if (one !== undefined) read.push(one);
-  });
-  return read;
+  for (let index = 0; index < copy.length; index += 1)
+    readMessage(copy[index], index, issues, read);
 }
 
 /**
- * The messages read as {@link readInFull} reads them, the common ones from the caller's own
- * message (their blocks hold only its strings), each other one from a copy of it alone;
- * `undefined` (nothing reported) when one cannot be copied so: the full reading names why.
+ * Reads the messages into `read` as {@link readInFull} reads them, the common ones from the
+ * caller's own message (their blocks hold only its strings), each other one from a copy of it
+ * alone; `false` (nothing reported, `read` to be dropped) when one cannot be copied so: the
+ * full reading names why.
  */
 export function readQuickly(
   messages: readonly unknown[],
   issues: ValidationIssue[],
-): ReadMessage[] | undefined {
-  const read: ReadMessage[] = [];
+  read: ReadMessages,
+): boolean {
   const found: ValidationIssue[] = [];
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index];
-    const quick = quickChatBlocks(message);
-    if (quick !== undefined) {
-      read.push({ role: (message as { role: string }).role, blocks: quick });
-      continue;
-    }
+    if (readQuickChatMessage(message, read)) continue;
     // The depth of a message inside the array, as the copy of the whole would meet it.
     const one = copyJson(message, 1);
-    if (one === undefined) return undefined;
-    const each = readMessage(one, index, found);
-    if (each !== undefined) read.push(each);
+    if (one === undefined) return false;
+    readMessage(one, index, found, read);
   }
-  issues.push(...found);
-  return read;
+  for (const issue of found) issues.push(issue);
+  return true;
 }
 
 /** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
-class MessageBuilder {
+class MessageBuilder implements ReadMessages {
   readonly #turns: TurnBuilder;
   /** The tool results message a run of tool messages is still joining. */
   #tools: ContentBlock[] | undefined;

@@ -19,7 +19,7 @@ import {
   REASONING_FIELDS,
   without,
 } from "./chat-fields.js";
-import { quickChatMessagesOf } from "./messages-quick-out.js";
+import { writeQuickChatMessage } from "./messages-quick-out.js";
 import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
 
 /** What {@link toChatMessages} does with the reasoning a host returned: send it back, or not. */
@@ -173,7 +173,8 @@ export function toChatMessages(
   for (const message of messages) {
     if (isSystemMessage(message)) {
       out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
-    } else out.push(...(quickChatMessagesOf(message) ?? chatMessagesInFull(message, reasoning)));
+    } else if (!writeQuickChatMessage(message, out))
+      out.push(...chatMessagesInFull(message, reasoning));
   }
   return out as unknown as ChatCompletionMessageParam[];
 }

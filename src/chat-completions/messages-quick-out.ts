@@ -12,16 +12,16 @@ import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
 type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
 
 /**
- * The chat messages `toChatMessages` writes for the messages a conversation is mostly made of,
- * built without the field lists, spreads and copies of the full writing: a user message of one
- * text block read from a string content; a user message of tool results of text with no Chat
- * Completions fields; an assistant message of a text block read from a string content, or of
- * function calls only (its content read as `null` or absent), with at most the calls' exact
- * `arguments` kept. `undefined` for any other message: the full writing decides.
- * `messages-quick.test.ts` holds it to that.
+ * Writes into `out` the chat messages `toChatMessages` writes for the messages a conversation is
+ * mostly made of, built without the field lists, spreads and copies of the full writing: a user
+ * message of one text block read from a string content; a user message of tool results of text
+ * with no Chat Completions fields; an assistant message of a text block read from a string
+ * content, or of function calls only (its content read as `null` or absent), with at most the
+ * calls' exact `arguments` kept. `false`, `out` as it was, for any other message: the full
+ * writing decides. `messages-quick.test.ts` holds it to that.
  */
-export function quickChatMessagesOf(message: Message): JsonObject[] | undefined {
-  return message.role === "assistant" ? quickAssistant(message) : quickUser(message);
+export function writeQuickChatMessage(message: Message, out: JsonObject[]): boolean {
+  return message.role === "assistant" ? quickAssistant(message, out) : quickUser(message, out);
 }
 
 /**
@@ -44,47 +44,62 @@ function isStringContent(block: ContentBlock | undefined): block is PlainBlock &
   return kept !== undefined && kept !== false && kept["content"] === "string";
 }
 
-function quickUser(message: Message): JsonObject[] | undefined {
+function quickUser(message: Message, out: JsonObject[]): boolean {
   const { content } = message;
   const first = content[0];
   if (content.length === 1 && isStringContent(first)) {
-    return [{ role: "user", content: first.text }];
+    out.push({ role: "user", content: first.text });
+    return true;
   }
-  const out: JsonObject[] = new Array(content.length);
+  const before = out.length;
   for (let index = 0; index < content.length; index += 1) {
     const block = content[index]!;
-    if (block.type !== "tool_result" || typeof block.content !== "string") return undefined;
-    if (keptFields(block, []) !== undefined) return undefined;
-    out[index] = { role: "tool", tool_call_id: block.toolUseId, content: block.content };
+    if (
+      block.type !== "tool_result" ||
+      typeof block.content !== "string" ||
+      keptFields(block, []) !== undefined
+    ) {
+      out.length = before;
+      return false;
+    }
+    out.push({ role: "tool", tool_call_id: block.toolUseId, content: block.content });
   }
-  return out;
+  return true;
 }
 
-function quickAssistant(message: Message): JsonObject[] | undefined {
+function quickAssistant(message: Message, out: JsonObject[]): boolean {
   const { content } = message;
   const first = content[0];
-  const out: JsonObject = { role: "assistant" };
+  // The message's content: its text, `null`, or `undefined` when it goes without one.
+  let text: string | null | undefined;
   let start = 0;
   if (isStringContent(first)) {
-    out["content"] = first.text;
+    text = first.text;
     start = 1;
   } else {
     const form = first === undefined ? false : keptFields(first, ["content", "arguments"]);
-    if (first?.type !== "tool_use" || !form) return undefined;
-    if (form["content"] === "null") out["content"] = null;
-    else if (form["content"] !== "absent") return undefined;
+    if (first?.type !== "tool_use" || !form) return false;
+    if (form["content"] === "null") text = null;
+    else if (form["content"] !== "absent") return false;
   }
-  if (start === content.length) return [out];
+  if (start === content.length) {
+    out.push({ role: "assistant", content: text as string });
+    return true;
+  }
   const calls: JsonObject[] = new Array(content.length - start);
   for (let index = start; index < content.length; index += 1) {
     const block = content[index]!;
-    if (block.type !== "tool_use") return undefined;
+    if (block.type !== "tool_use") return false;
     const kept = keptFields(block, index === 0 ? ["content", "arguments"] : ["arguments"]);
-    if (kept === false) return undefined;
+    if (kept === false) return false;
     calls[index - start] = callOf(block, kept?.["arguments"]);
   }
-  out["tool_calls"] = calls;
-  return [out];
+  out.push(
+    text === undefined
+      ? { role: "assistant", tool_calls: calls }
+      : { role: "assistant", content: text, tool_calls: calls },
+  );
+  return true;
 }
 
 function callOf(block: ToolUseBlock, raw: unknown): JsonObject {

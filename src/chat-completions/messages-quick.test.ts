@@ -2,11 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { commonBlocks, keyOrder, objectsIn, tidy } from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
-import type { Message } from "../core/message.js";
+import type { ContentBlock, JsonObject, Message } from "../core/message.js";
 import { fromChatMessages, readInFull, readQuickly } from "./chat-messages-in.js";
 import { chatMessagesInFull, type ReasoningPolicy, toChatMessages } from "./chat-messages-out.js";
 import { isQuickChatMessage } from "./messages-quick.js";
-import { quickChatMessagesOf } from "./messages-quick-out.js";
+import { writeQuickChatMessage } from "./messages-quick-out.js";
 
 /** Values a field may hold: the quick reading's shapes, and near misses. */
 const field = fc.oneof(
@@ -78,13 +78,29 @@ const message = fc.oneof(
   field,
 );
 
+/** The messages read, each its role and blocks. */
+function collected() {
+  const read: { role: string; blocks: ContentBlock[] }[] = [];
+  return {
+    read,
+    add(role: string, blocks: ContentBlock[]) {
+      read.push({ role, blocks });
+    },
+  };
+}
+
 /** What the conversion reads from `messages`: the quick way, and by the copy of the whole. */
 function bothWays(messages: unknown[]) {
   const quickIssues: ValidationIssue[] = [];
-  const quick = readQuickly(messages, quickIssues) ?? readInFull(messages, quickIssues);
+  let quick = collected();
+  if (!readQuickly(messages, quickIssues, quick)) {
+    quick = collected();
+    readInFull(messages, quickIssues, quick);
+  }
   const fullIssues: ValidationIssue[] = [];
-  const full = readInFull(messages, fullIssues);
-  return { quick, quickIssues, full, fullIssues };
+  const full = collected();
+  readInFull(messages, fullIssues, full);
+  return { quick: quick.read, quickIssues, full: full.read, fullIssues };
 }
 
 describe("readQuickly: the common chat messages read without a copy of the whole", () => {
@@ -115,13 +131,55 @@ describe("readQuickly: the common chat messages read without a copy of the whole
     expect(isQuickChatMessage({ role: "system", content: "be brief" })).toBe(false);
   });
 
+  it("uses the very values it checked: a getter's next answer cannot slip past the check", () => {
+    let reads = 0;
+    const shifty = {
+      role: "user",
+      get content(): unknown {
+        reads += 1;
+        return reads <= 2 ? "hi" : { not: "text" };
+      },
+    };
+    const call = { id: "c1", type: "function", function: { name: "read", arguments: "{}" } };
+    const calls = {
+      role: "assistant",
+      get tool_calls(): unknown {
+        reads += 1;
+        return reads <= 2 ? [call] : [{ ...call, id: "" }];
+      },
+    };
+    for (const message of [shifty, calls]) {
+      reads = 0;
+      const messages = fromChatMessages([message]);
+      const blocks = messages[0]!.content;
+      expect(blocks.length).toBe(1);
+      const block = blocks[0]!;
+      if (block.type === "text") expect(block.text).toBe("hi");
+      else expect(block.type === "tool_use" && block.id).toBe("c1");
+    }
+  });
+
+  it("makes no room ahead for a call list that only says it is long", () => {
+    const call = { id: "c1", type: "function", function: { name: "read", arguments: "{}" } };
+    const sparse: unknown[] = [call];
+    sparse.length = 2 ** 32 - 1;
+    expect(isQuickChatMessage({ role: "assistant", tool_calls: sparse })).toBe(false);
+    expect(isQuickChatMessage({ role: "assistant", content: "x", tool_calls: sparse })).toBe(false);
+    const many = Array.from({ length: 100 }, (_, index) => ({ ...call, id: `c${index}` }));
+    const [message] = fromChatMessages([{ role: "assistant", content: "x", tool_calls: many }]);
+    expect(message!.content.map((block) => block.type === "tool_use" && block.id)).toEqual([
+      false,
+      ...many.map((each) => each.id),
+    ]);
+  });
+
   it("leaves a message JSON cannot hold to the full reading, which names it", () => {
     const messages: unknown[] = [
       { role: "user", content: "hi" },
       { role: "user", content: "hi", name: Number.NaN },
     ];
     const issues: ValidationIssue[] = [];
-    expect(readQuickly(messages, issues)).toBeUndefined();
+    expect(readQuickly(messages, issues, collected())).toBe(false);
     expect(issues).toEqual([]);
     const { quickIssues } = bothWays(messages);
     expect(quickIssues).toEqual([{ path: [1, "name"], message: "must be a finite number" }]);
@@ -146,7 +204,7 @@ const kept = fc.oneof(
 
 const block = fc.oneof(...commonBlocks(text, kept));
 
-describe("quickChatMessagesOf: the common messages written without the full writing's copies", () => {
+describe("writeQuickChatMessage: the common messages written without the full writing's copies", () => {
   it("writes a message as the full writing does (key order), or leaves it to it", () => {
     let taken = 0;
     fc.assert(
@@ -156,8 +214,11 @@ describe("quickChatMessagesOf: the common messages written without the full writ
         fc.constantFrom("keep", "drop"),
         (role, content, reasoning) => {
           const message = { role, content } as unknown as Message;
-          const quick = quickChatMessagesOf(message);
-          if (quick === undefined) return;
+          const quick: JsonObject[] = [];
+          if (!writeQuickChatMessage(message, quick)) {
+            expect(quick).toEqual([]);
+            return;
+          }
           taken += 1;
           const full = chatMessagesInFull(message, reasoning as ReasoningPolicy);
           expect(keyOrder(quick)).toEqual(keyOrder(full));
@@ -179,7 +240,7 @@ describe("quickChatMessagesOf: the common messages written without the full writ
       { role: "assistant", content: "done" },
     ];
     const ours = fromChatMessages(messages);
-    for (const message of ours) expect(quickChatMessagesOf(message)).toBeDefined();
+    for (const message of ours) expect(writeQuickChatMessage(message, [])).toBe(true);
     expect(toChatMessages(ours)).toEqual(
       messages.map(({ tool_calls, ...rest }) =>
         tool_calls === undefined ? rest : { ...rest, tool_calls },

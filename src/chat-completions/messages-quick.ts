@@ -1,34 +1,64 @@
-import type { ContentBlock, JsonValue, OpaqueBlock } from "../core/message.js";
+import type { ContentBlock, JsonObject, JsonValue } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { parseToolArguments } from "../internal/tool-arguments.js";
 import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
+import { isStringifyOf } from "./json-text.js";
 
 /**
- * Whether `message` is one of the chat messages a conversation is mostly made of, in a shape
- * the full reading turns into blocks that hold nothing of the caller's but strings (so it may
- * read the caller's message itself, without the copy it otherwise starts from): a user message
- * `{ role, content }` of a string; a tool message `{ role, tool_call_id, content }` of strings;
- * an assistant message `{ role, content?, tool_calls? }` whose content is a string or `null` and
- * whose calls are `{ id, type: "function", function: { name, arguments } }` of strings, the id
- * and name not empty. Any other field or value: `false`, and the full reading decides (and
- * names the issues). `messages-quick.test.ts` holds it to that.
+ * Reads into `read` one of the chat messages a conversation is mostly made of, as the full
+ * reading would (its role, and the same blocks), from the caller's message itself: without the
+ * copy the full reading starts from, its spreads and its field lists. Those messages: a user
+ * message `{ role, content }` of a string; a tool message `{ role, tool_call_id, content }` of
+ * strings; an assistant message `{ role, content?, tool_calls? }` whose content is a string or
+ * `null` and whose calls are `{ id, type: "function", function: { name, arguments } }` of
+ * strings, the id and name not empty. Each value is read once, checked, then used, so the blocks
+ * hold nothing of the caller's but the strings checked. `false`, nothing read, for any other
+ * field or value: the full reading decides (and names the issues). `messages-quick.test.ts`
+ * holds it to that.
  */
-export function isQuickChatMessage(message: unknown): message is Record<string, unknown> {
-  if (!isPlainObject(message)) return false;
-  switch (message["role"]) {
-    case "user":
-      return hasExactly(message, USER_KEYS) && typeof message["content"] === "string";
-    case "tool":
-      return (
-        hasExactly(message, TOOL_KEYS) &&
-        isNonEmptyString(message["tool_call_id"]) &&
-        typeof message["content"] === "string"
-      );
-    case "assistant":
-      return isQuickAssistant(message);
+export function readQuickChatMessage(message: unknown, read: ReadMessages): boolean {
+  const role = isPlainObject(message) ? message["role"] : undefined;
+  if (role !== "user" && role !== "tool" && role !== "assistant") return false;
+  const blocks = quickChatBlocks(message as Record<string, unknown>, role);
+  if (blocks === undefined) return false;
+  read.add(role, blocks);
+  return true;
+}
+
+/** Where messages read go, in order: each one's role and blocks. */
+export interface ReadMessages {
+  add(role: string, blocks: ContentBlock[]): void;
+}
+
+const NOWHERE: ReadMessages = { add() {} };
+
+/** Whether {@link readQuickChatMessage} reads `message` (the quick way takes it). */
+export function isQuickChatMessage(message: unknown): boolean {
+  return readQuickChatMessage(message, NOWHERE);
+}
+
+function quickChatBlocks(
+  message: Record<string, unknown>,
+  role: "user" | "tool" | "assistant",
+): ContentBlock[] | undefined {
+  switch (role) {
+    case "user": {
+      if (!hasExactly(message, USER_KEYS)) return undefined;
+      const content = message["content"];
+      if (typeof content !== "string") return undefined;
+      return [
+        { type: "text", text: content, extra: { [CHAT_COMPLETIONS_KEY]: { content: "string" } } },
+      ];
+    }
+    case "tool": {
+      if (!hasExactly(message, TOOL_KEYS)) return undefined;
+      const toolUseId = message["tool_call_id"];
+      const content = message["content"];
+      if (!isNonEmptyString(toolUseId) || typeof content !== "string") return undefined;
+      return [{ type: "tool_result", toolUseId, content, isError: false }];
+    }
     default:
-      return false;
+      return quickAssistantBlocks(message);
   }
 }
 
@@ -37,6 +67,7 @@ const TOOL_KEYS = ["role", "tool_call_id", "content"];
 const ASSISTANT_KEYS = ["role", "content", "tool_calls"];
 const CALL_KEYS = ["id", "type", "function"];
 const FUNCTION_KEYS = ["name", "arguments"];
+const NO_CALLS: readonly unknown[] = [];
 
 /** Whether `value`'s own keys are all among `keys` (`exact`: all of them), none `undefined`. */
 function hasExactly(value: Record<string, unknown>, keys: readonly string[], exact = true) {
@@ -48,91 +79,70 @@ function hasExactly(value: Record<string, unknown>, keys: readonly string[], exa
   return !exact || count === keys.length;
 }
 
-function isQuickAssistant(message: Record<string, unknown>): boolean {
-  if (!hasExactly(message, ASSISTANT_KEYS, false)) return false;
-  const { content } = message;
-  if (content !== undefined && content !== null && typeof content !== "string") return false;
-  const calls = message["tool_calls"];
-  if (calls === undefined) return true;
-  if (!Array.isArray(calls)) return false;
-  for (let index = 0; index < calls.length; index += 1)
-    if (!isQuickCall(calls[index])) return false;
-  return true;
+/** The form of an assistant message's content, as the full reading keeps it; `undefined` for another. */
+function contentForm(content: unknown): "string" | "null" | "absent" | undefined {
+  if (typeof content === "string") return "string";
+  if (content === null) return "null";
+  return content === undefined ? "absent" : undefined;
 }
 
-function isQuickCall(call: unknown): boolean {
-  if (!isPlainObject(call) || !hasExactly(call, CALL_KEYS)) return false;
-  const target = call["function"];
-  return (
-    call["type"] === "function" &&
-    isNonEmptyString(call["id"]) &&
-    isPlainObject(target) &&
-    hasExactly(target, FUNCTION_KEYS) &&
-    isNonEmptyString(target["name"]) &&
-    typeof target["arguments"] === "string"
-  );
-}
-
-/**
- * The blocks the full reading gives a message {@link isQuickChatMessage} accepts, built from its
- * strings directly (without the copy, the spreads and the field lists the full reading makes);
- * `undefined` for any other message.
- */
-export function quickChatBlocks(message: unknown): ContentBlock[] | undefined {
-  if (!isQuickChatMessage(message)) return undefined;
-  switch (message["role"]) {
-    case "user":
-      return [withContentForm({ type: "text", text: message["content"] as string }, "string")];
-    case "tool":
-      return [
-        {
-          type: "tool_result",
-          toolUseId: message["tool_call_id"] as string,
-          content: message["content"] as string,
-          isError: false,
-        },
-      ];
-    default:
-      return quickAssistantBlocks(message);
+function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] | undefined {
+  if (!hasExactly(message, ASSISTANT_KEYS, false)) return undefined;
+  const content = message["content"];
+  const listed = message["tool_calls"];
+  const form = contentForm(content);
+  if (form === undefined || (listed !== undefined && !Array.isArray(listed))) return undefined;
+  const calls: readonly unknown[] = listed ?? NO_CALLS;
+  const count = calls.length;
+  // The form of the content is kept on the first block: the text, or else the first call.
+  const text = typeof content === "string" ? 1 : 0;
+  // Made as long as it will be, unless the caller's list says it is long (a hole then ends the
+  // quick reading before any room is made for it); filled in order either way.
+  const blocks: ContentBlock[] = count <= 64 ? new Array(Math.max(text + count, 1)) : [];
+  if (typeof content === "string")
+    blocks[0] = {
+      type: "text",
+      text: content,
+      extra: { [CHAT_COMPLETIONS_KEY]: { content: form } },
+    };
+  else if (count === 0)
+    blocks[0] = { type: "text", text: "", extra: { [CHAT_COMPLETIONS_KEY]: { content: form } } };
+  for (let index = 0; index < count; index += 1) {
+    const call = quickCall(calls[index], index + text === 0 ? form : undefined);
+    if (call === undefined) return undefined;
+    blocks[index + text] = call;
   }
-}
-
-type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
-
-/** `block` (made here) with the form of its message's content kept beside its own fields. */
-function withContentForm<B extends PlainBlock>(block: B, form: JsonValue): B {
-  const kept = block.extra?.[CHAT_COMPLETIONS_KEY] as Record<string, JsonValue> | undefined;
-  const fields = kept === undefined ? { content: form } : { ...kept, content: form };
-  block.extra = { [CHAT_COMPLETIONS_KEY]: fields };
-  return block;
-}
-
-function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] {
-  const { content } = message;
-  const blocks: PlainBlock[] = typeof content === "string" ? [{ type: "text", text: content }] : [];
-  // Their shape is known: isQuickChatMessage looked at every field.
-  const calls = message["tool_calls"] as Record<string, unknown>[] | undefined;
-  if (calls !== undefined) {
-    for (const call of calls) {
-      const target = call["function"] as Record<string, string>;
-      const raw = target["arguments"] as string;
-      const { input, keep } = parseToolArguments(raw);
-      const id = call["id"] as string;
-      const name = target["name"] as string;
-      blocks.push(
-        keep
-          ? {
-              type: "tool_use",
-              id,
-              name,
-              input,
-              extra: { [CHAT_COMPLETIONS_KEY]: { arguments: raw } },
-            }
-          : { type: "tool_use", id, name, input },
-      );
-    }
-  }
-  const form = typeof content === "string" ? "string" : content === null ? "null" : "absent";
-  blocks[0] = withContentForm(blocks[0] ?? { type: "text", text: "" }, form);
   return blocks;
+}
+
+/** A function call as a block, its content `form` kept when it is the message's first block. */
+function quickCall(call: unknown, form: string | undefined): ContentBlock | undefined {
+  if (!isPlainObject(call) || !hasExactly(call, CALL_KEYS)) return undefined;
+  const id = call["id"];
+  const target = call["function"];
+  if (call["type"] !== "function" || !isNonEmptyString(id)) return undefined;
+  if (!isPlainObject(target) || !hasExactly(target, FUNCTION_KEYS)) return undefined;
+  const name = target["name"];
+  const raw = target["arguments"];
+  if (!isNonEmptyString(name) || typeof raw !== "string") return undefined;
+  // What parseToolArguments makes of `raw`, without writing the input's JSON to compare.
+  const parsed = parsedOrUndefined(raw);
+  const read = isPlainObject(parsed);
+  const input = read ? (parsed as JsonObject) : {};
+  const keep = !read || !(isStringifyOf(parsed, raw) ?? JSON.stringify(parsed) === raw);
+  let fields: Record<string, JsonValue> | undefined;
+  if (keep) fields = form === undefined ? { arguments: raw } : { arguments: raw, content: form };
+  else if (form !== undefined) fields = { content: form };
+  return fields === undefined
+    ? { type: "tool_use", id, name, input }
+    : { type: "tool_use", id, name, input, extra: { [CHAT_COMPLETIONS_KEY]: fields } };
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A model's malformed arguments: kept as they came, the input empty.
+    return undefined;
+  }
 }

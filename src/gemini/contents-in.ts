@@ -8,7 +8,8 @@ import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
-import { type PartContext, partBlock, without } from "./parts-in.js";
+import { type PartContext, partBlock, partBlockInFull, without } from "./parts-in.js";
+import { quickPartBlock } from "./parts-quick.js";
 
 /** Options of {@link fromGeminiContents}. */
 export interface FromGeminiContentsOptions {
@@ -100,33 +101,48 @@ class ContentsReader implements PartContext {
       return;
     }
     const model = role === "model";
-    if (model) this.#calls = [];
-    // The reader is the parts' context (no object or closures made per part): `path` names the part at hand.
+    // A new list only when the last one holds calls: most model contents leave it empty.
+    if (model && this.#calls.length > 0) this.#calls = [];
     const blocks: ContentBlock[] = new Array(parts.length);
-    for (let partIndex = 0; partIndex < parts.length; partIndex += 1) {
-      this.path = [index, "parts", partIndex];
-      blocks[partIndex] = partBlock(this, parts[partIndex]);
-    }
-    const marks = this.#marks(content, index, role === undefined ? "user" : String(role));
+    for (let partIndex = 0; partIndex < parts.length; partIndex += 1)
+      blocks[partIndex] = this.#part(parts[partIndex], index, partIndex);
+    const marks = this.#marks(content, index, role);
     const first = blocks[0];
     if (first !== undefined && marks !== undefined) blocks[0] = marked(first, marks);
     // A content of function responses only answers the calls of the turn at hand.
-    if (model || (this.#turns.inTurn && blocks.every((block) => block.type === "tool_result")))
+    if (model || (this.#turns.inTurn && allToolResults(blocks)))
       this.#turns.addInTurn(model ? "assistant" : "user", blocks);
     else this.#turns.addUser(blocks);
   }
 
+  /**
+   * One part as a block: the common parts read quickly; any other by the full reading, the
+   * reader being its context (no object or closures made per part), `path` naming the part.
+   */
+  #part(part: unknown, index: number, partIndex: number): ContentBlock {
+    const plain = isPlainObject(part);
+    const quick = plain ? quickPartBlock(part) : undefined;
+    if (quick !== undefined) return quick;
+    this.path = [index, "parts", partIndex];
+    return plain ? partBlockInFull(this, part) : partBlock(this, part);
+  }
+
   /** The content's marks: its other fields, a missing role, and whether it follows its own role. */
-  #marks(content: Record<string, unknown>, index: number, role: string): JsonObject | undefined {
+  #marks(content: Record<string, unknown>, index: number, given: unknown): JsonObject | undefined {
+    const noRole = given === undefined;
+    const role = noRole ? "user" : String(given);
+    const separate = this.#lastRole === role;
+    this.#lastRole = role;
+    const others = hasOtherFields(content);
+    if (!others && !noRole && !separate) return undefined;
     const marks: JsonObject = {};
-    const rest = without(content as JsonObject, ["role", "parts"]);
-    if (Object.keys(rest).length > 0) {
+    if (others) {
+      const rest = without(content as JsonObject, ["role", "parts"]);
       const fields = normalizeJson(rest, [index], this.issues);
       if (isPlainObject(fields)) marks["fields"] = fields as JsonObject;
     }
-    if (content["role"] === undefined) marks["noRole"] = true;
-    if (this.#lastRole === role) marks["separate"] = true;
-    this.#lastRole = role;
+    if (noRole) marks["noRole"] = true;
+    if (separate) marks["separate"] = true;
     return Object.keys(marks).length > 0 ? marks : undefined;
   }
 
@@ -146,6 +162,20 @@ class ContentsReader implements PartContext {
     open.answered = true;
     return open.id;
   }
+}
+
+/** Whether `content` has an own field besides `role` and `parts` (as `Object.keys` finds them). */
+function hasOtherFields(content: Record<string, unknown>): boolean {
+  for (const key in content)
+    if (Object.hasOwn(content, key) && key !== "role" && key !== "parts") return true;
+  return false;
+}
+
+/** Whether every block is a tool result. */
+function allToolResults(blocks: readonly ContentBlock[]): boolean {
+  for (let index = 0; index < blocks.length; index += 1)
+    if (blocks[index]!.type !== "tool_result") return false;
+  return true;
 }
 
 /** `block` with the content's marks: under `extra.gemini.content`, or inside a part carried whole. */

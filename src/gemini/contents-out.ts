@@ -1,11 +1,11 @@
 import type { Content, Part } from "@google/genai";
-import { isSystemMessageBlock } from "../core/conversation-structure.js";
+import { isSystemMessage, isSystemMessageBlock } from "../core/conversation-structure.js";
 import {
   GEMINI_CONTENT_MARKS_KEY,
-  geminiContentGroups,
   geminiContentMarks,
   geminiFields,
   objectField,
+  sendsToGemini,
 } from "../core/gemini-contents.js";
 import type {
   ContentBlock,
@@ -114,7 +114,10 @@ function resultPart(
 }
 
 /** One block as a part; `calls` holds the calls before it, by id, for the results. */
-export function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBlock>): JsonObject {
+export function partOf(
+  block: ContentBlock,
+  calls: Pick<ReadonlyMap<string, ToolUseBlock>, "get">,
+): JsonObject {
   if (block.type === "opaque") {
     if (isSystemMessageBlock(block)) return { text: systemText(block.block.message) };
     const { [GEMINI_CONTENT_MARKS_KEY]: _marks, ...part } = block.block;
@@ -150,21 +153,114 @@ export function partOf(block: ContentBlock, calls: ReadonlyMap<string, ToolUseBl
  * const response = await ai.models.generateContent({ model, contents: toGeminiContents(session.messages), config });
  */
 export function toGeminiContents(messages: readonly Message[]): Content[] {
-  const calls = new Map<string, ToolUseBlock>();
-  return geminiContentGroups(messages).map((group) => {
-    const parts = group.entries.map(({ block }) => {
-      if (block.type === "tool_use") calls.set(block.id, block);
-      // A copy: the caller (or the SDK) may change what it gets; the session's blocks stay as they are.
-      const quick = quickPartOf(block, calls);
-      if (quick !== undefined) return quick as Part;
-      const part = partOf(block, calls);
-      return (copyJson(part) ?? structuredClone(part)) as Part;
-    });
-    const first = group.entries[0]!.block;
-    const marks = geminiContentMarks(first);
-    const content: Record<string, unknown> = spreadWith(objectField(marks, "fields") ?? {}, {});
-    if (marks?.["noRole"] !== true) content["role"] = group.role;
-    content["parts"] = parts;
-    return content as Content;
-  });
+  const writer = new ContentsWriter(messages.length);
+  for (let index = 0; index < messages.length; index += 1) writer.add(messages[index]!);
+  return writer.written();
+}
+
+/**
+ * Writes messages into `Content`s as `geminiContentGroups` groups them, in one pass: no group,
+ * entry or closure made per message or block, only the contents and their parts.
+ */
+class ContentsWriter {
+  /** Room for a content per message, the most there can be (no copies as it grows). */
+  readonly #contents: Content[];
+  #count = 0;
+  readonly #calls = new CallsSoFar();
+  /** The role and parts of the last `Content`, which a message of the same role joins. */
+  #role: "user" | "model" | undefined;
+  #parts: Part[] = [];
+
+  constructor(messages: number) {
+    // At most 65,536 made ahead: V8 keeps a longer `new Array(length)` as a dictionary.
+    this.#contents = new Array(Math.min(messages, 65_536));
+  }
+
+  /** The contents written. */
+  written(): Content[] {
+    this.#contents.length = this.#count;
+    return this.#contents;
+  }
+
+  add(message: Message): void {
+    const { content } = message;
+    // Where the message's next part goes in the parts of the content it is written into.
+    let at = -1;
+    for (let index = 0; index < content.length; index += 1) {
+      const block = content[index]!;
+      if (!sendsToGemini(block)) continue;
+      if (at < 0) at = this.#start(message, index);
+      if (block.type === "tool_use") this.#calls.add(block);
+      this.#parts[at] = this.#part(block);
+      at += 1;
+    }
+  }
+
+  /**
+   * Where the parts of `message`, whose first block sent is at `from`, start: after the last
+   * content's parts when it joins that content, else at 0 of a new content's, made as long as
+   * they will be (a push would make room for 17).
+   */
+  #start(message: Message, from: number): number {
+    const { content } = message;
+    const role = message.role === "assistant" && !isSystemMessage(message) ? "model" : "user";
+    const marks = geminiContentMarks(content[from]!);
+    if (this.#role === role && marks?.["separate"] !== true) return this.#parts.length;
+    let sent = 1;
+    for (let index = from + 1; index < content.length; index += 1)
+      if (sendsToGemini(content[index]!)) sent += 1;
+    const parts: Part[] = new Array(sent);
+    const fields = objectField(marks, "fields");
+    let opened: Record<string, unknown>;
+    if (fields !== undefined) {
+      opened = spreadWith(fields, {});
+      if (marks?.["noRole"] !== true) opened["role"] = role;
+      opened["parts"] = parts;
+    } else opened = marks?.["noRole"] === true ? { parts } : { role, parts };
+    this.#contents[this.#count] = opened as Content;
+    this.#count += 1;
+    this.#role = role;
+    this.#parts = parts;
+    return 0;
+  }
+
+  /** A block as a part, a copy: the caller (or the SDK) may change it, the session's blocks stay. */
+  #part(block: ContentBlock): Part {
+    const quick = quickPartOf(block, this.#calls);
+    if (quick !== undefined) return quick as Part;
+    const part = partOf(block, this.#calls);
+    return (copyJson(part) ?? structuredClone(part)) as Part;
+  }
+}
+
+/** How many of the latest calls a result's call is looked for among before the map of all. */
+const LOOK_BACK = 8;
+
+/**
+ * The calls written so far, by id (the latest of an id): a result's call is looked for among the
+ * last few (it mostly answers one of them), then in a map of them all, made on the first miss
+ * (not a map entry per call of every conversation).
+ */
+class CallsSoFar {
+  readonly #calls: ToolUseBlock[] = [];
+  #byId: Map<string, ToolUseBlock> | undefined;
+
+  add(call: ToolUseBlock): void {
+    this.#calls.push(call);
+    this.#byId?.set(call.id, call);
+  }
+
+  get(id: string): ToolUseBlock | undefined {
+    const calls = this.#calls;
+    const stop = Math.max(0, calls.length - LOOK_BACK);
+    for (let index = calls.length - 1; index >= stop; index -= 1)
+      if (calls[index]!.id === id) return calls[index];
+    if (stop === 0) return undefined;
+    if (this.#byId === undefined) {
+      this.#byId = new Map();
+      for (let index = 0; index < calls.length; index += 1)
+        this.#byId.set(calls[index]!.id, calls[index]!);
+    }
+    return this.#byId.get(id);
+  }
 }

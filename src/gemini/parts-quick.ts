@@ -86,7 +86,7 @@ function quickResponse(answer: unknown): ContentBlock | undefined {
  */
 export function quickPartOf(
   block: ContentBlock,
-  calls: ReadonlyMap<string, ContentBlock>,
+  calls: Pick<ReadonlyMap<string, ContentBlock>, "get">,
 ): JsonObject | undefined {
   if (block.type === "opaque") return undefined;
   const fields = block.extra?.[GEMINI_KEY];
@@ -110,7 +110,7 @@ export function quickPartOf(
 function quickResult(
   block: Extract<ContentBlock, { type: "tool_result" }>,
   fields: unknown,
-  calls: ReadonlyMap<string, ContentBlock>,
+  calls: Pick<ReadonlyMap<string, ContentBlock>, "get">,
 ): JsonObject | undefined {
   const { content, toolUseId } = block;
   if (typeof content !== "string") return undefined;

@@ -1,0 +1,65 @@
+import type { Content } from "@google/genai";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { fromGeminiContents } from "./contents-in.js";
+import { toGeminiContents } from "./contents-out.js";
+
+/** Parts read quickly, by the full reading, or carried whole. */
+const part = fc.oneof(
+  fc.record({ text: fc.string({ maxLength: 4 }) }),
+  fc.record({ text: fc.string({ maxLength: 4 }), thoughtSignature: fc.constant("S") }),
+  fc.record({ text: fc.constant("t"), thought: fc.constant(true) }),
+  fc.record({
+    functionCall: fc.record({
+      id: fc.constantFrom("c1", "c2"),
+      name: fc.constantFrom("read", "grep"),
+      args: fc.dictionary(fc.constantFrom("path", "n"), fc.string({ maxLength: 3 })),
+    }),
+  }),
+  fc.record({
+    functionResponse: fc.record({
+      id: fc.constantFrom("c1", "c2"),
+      name: fc.constantFrom("read", "grep"),
+      response: fc.oneof(
+        fc.record({ output: fc.string({ maxLength: 4 }) }),
+        fc.record({ error: fc.string({ maxLength: 4 }) }),
+        fc.record({ lines: fc.integer() }),
+      ),
+    }),
+  }),
+);
+
+/** Contents as the API sends them: a role or none, fields of their own, runs of one role. */
+const content = fc
+  .record(
+    {
+      metadata: fc.dictionary(fc.constantFrom("a", "__proto__"), fc.integer()),
+      role: fc.constantFrom("user", "model"),
+      parts: fc.array(part, { minLength: 1, maxLength: 3 }),
+    },
+    { requiredKeys: ["parts"] },
+  )
+  .map((value) => value as Content);
+
+describe("fromGeminiContents: each content's marks, made only when it has some", () => {
+  it("reads contents that toGeminiContents gives back as they were", () => {
+    fc.assert(
+      fc.property(fc.array(content, { maxLength: 8 }), (contents) => {
+        const messages = fromGeminiContents(contents);
+        expect(toGeminiContents(messages)).toEqual(contents);
+      }),
+      { seed: 3_100_431, numRuns: 1500 },
+    );
+  });
+
+  it("names a content field JSON cannot hold, beside the content's own path", () => {
+    const contents = [{ role: "user", parts: [{ text: "hi" }], bad: Number.NaN }];
+    expect(() => fromGeminiContents(contents)).toThrow(ValidationError);
+    try {
+      fromGeminiContents(contents);
+    } catch (caught) {
+      expect((caught as ValidationError).issues.map((issue) => issue.path)).toEqual([[0, "bad"]]);
+    }
+  });
+});
