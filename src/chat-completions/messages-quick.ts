@@ -1,8 +1,8 @@
 import type { ContentBlock, JsonObject, JsonValue } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { parseToolArguments } from "../internal/tool-arguments.js";
 import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
-import { isStringifyOf } from "./json-text.js";
 
 /**
  * Reads into `read` one of the chat messages a conversation is mostly made of, as the full
@@ -125,24 +125,11 @@ function quickCall(call: unknown, form: string | undefined): ContentBlock | unde
   const name = target["name"];
   const raw = target["arguments"];
   if (!isNonEmptyString(name) || typeof raw !== "string") return undefined;
-  // What parseToolArguments makes of `raw`, without writing the input's JSON to compare.
-  const parsed = parsedOrUndefined(raw);
-  const read = isPlainObject(parsed);
-  const input = read ? (parsed as JsonObject) : {};
-  const keep = !read || !(isStringifyOf(parsed, raw) ?? JSON.stringify(parsed) === raw);
+  const { input, keep } = parseToolArguments(raw);
   let fields: Record<string, JsonValue> | undefined;
   if (keep) fields = form === undefined ? { arguments: raw } : { arguments: raw, content: form };
   else if (form !== undefined) fields = { content: form };
   return fields === undefined
     ? { type: "tool_use", id, name, input }
     : { type: "tool_use", id, name, input, extra: { [CHAT_COMPLETIONS_KEY]: fields } };
-}
-
-function parsedOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // A model's malformed arguments: kept as they came, the input empty.
-    return undefined;
-  }
 }

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
-import { isCanonicalJson } from "./canonical-json.js";
+import { isStringifyOf } from "./json-text.js";
 import { isPlainObject } from "./plain-object.js";
 
 /**
@@ -12,9 +12,9 @@ export function parseToolArguments(raw: string): { input: JsonObject; keep: bool
 }
 
 /**
- * {@link parseToolArguments} for a text that is a JSON object; `undefined` for any other. A text
- * surely written as `JSON.stringify` writes it ({@link isCanonicalJson}) is not written again
- * to be compared.
+ * {@link parseToolArguments} for a text that is a JSON object; `undefined` for any other. The
+ * text is compared with the input in place ({@link isStringifyOf}), the input's JSON written
+ * only when that cannot tell.
  */
 export function readToolArguments(raw: string): { input: JsonObject; keep: boolean } | undefined {
   let input: unknown;
@@ -26,7 +26,7 @@ export function readToolArguments(raw: string): { input: JsonObject; keep: boole
   if (!isPlainObject(input)) return undefined;
   return {
     input: input as JsonObject,
-    keep: !isCanonicalJson(raw) && JSON.stringify(input) !== raw,
+    keep: !(isStringifyOf(input, raw) ?? JSON.stringify(input) === raw),
   };
 }
 
