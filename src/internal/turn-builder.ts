@@ -27,7 +27,7 @@ export class TurnBuilder {
   constructor(options: TurnBuilderOptions) {
     this.#sessionId = options.sessionId ?? newId();
     this.#createdAt = (options.clock ?? systemClock)();
-    this.#prefix = newId();
+    this.#prefix = `${newId()}-`;
     this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
   }
 
@@ -69,9 +69,10 @@ export class TurnBuilder {
   #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
     this.messages.push({
       role,
-      id: `${this.#prefix}-${this.messages.length}`,
+      id: this.#prefix + this.messages.length,
       sessionId: this.#sessionId,
-      turnId: { ...turnId },
+      // The messages of one turn share its id object, as the AI SDK's conversion's do.
+      turnId,
       createdAt: this.#createdAt,
       content,
     } as Message);
