@@ -2,23 +2,43 @@ import { MAX_JSON_DEPTH } from "./json-value.js";
 import { isPlainObject } from "./plain-object.js";
 
 /**
- * Characters of `text` as a JSON string literal, its quotes included, escapes left out: an
- * estimate counts a string's characters wherever it stands (a text block's, a tool input's),
- * and reading only its length spares a walk over every character of every tool input.
+ * A character `JSON.stringify` escapes (a quote, a backslash, a control character) or may
+ * (a surrogate: escaped when alone). One character class: a scan linear in the text.
  */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** Characters of `text` as a JSON string literal, quotes included, as `JSON.stringify` writes it. */
 function stringLength(text: string): number {
-  return text.length + 2;
+  // Most texts hold nothing JSON escapes: told by a native scan, not a loop over each character.
+  if (!ESCAPED.test(text)) return text.length + 2;
+  let length = text.length + 2;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22 || code === 0x5c) length += 1;
+    else if (code < 0x20) {
+      // \b \t \n \f \r take two characters; every other control character \u00XX six.
+      length += code === 8 || code === 9 || code === 10 || code === 12 || code === 13 ? 1 : 5;
+    } else if (code >= 0xd800 && code <= 0xdfff) {
+      const pair =
+        code <= 0xdbff &&
+        index + 1 < text.length &&
+        text.charCodeAt(index + 1) >= 0xdc00 &&
+        text.charCodeAt(index + 1) <= 0xdfff;
+      if (pair) index += 1;
+      else length += 5; // a lone surrogate is written \uDXXX
+    }
+  }
+  return length;
 }
 
 /** How deep {@link jsonLength} walks before it lets `JSON.stringify` measure the rest. */
 const MAX_DEPTH = 64;
 
 /**
- * The length of `JSON.stringify(value)` without building the string, each string counted by
- * its characters and quotes (escapes left out, see `stringLength`): the token estimate
- * measures every tool input, and on a conversation seen once (a stateless server) the strings
- * were most of its garbage. Exact, but for escapes, for JSON values (what the session
- * validated); anything else (a `toJSON`, a function) is measured by `JSON.stringify` itself.
+ * The length of `JSON.stringify(value)` without building the string: the token estimate
+ * measures every tool input, and on a conversation seen once (a stateless server) the
+ * strings were most of its garbage. Exact for JSON values (what the session validated);
+ * anything else (a `toJSON`, a function) is measured by `JSON.stringify` itself.
  */
 export function jsonLength(value: unknown, depth = 0): number {
   switch (typeof value) {
@@ -62,7 +82,7 @@ export function jsonLength(value: unknown, depth = 0): number {
 }
 
 /**
- * {@link jsonLength} of `value` when it is a JSON object by `jsonObjectIssues`'s
+ * The length of `JSON.stringify(value)` when `value` is a JSON object by `jsonObjectIssues`'s
  * rules (a plain object of JSON values, no cycle, at most `MAX_JSON_DEPTH` levels deep), else
  * `-1`: one walk that checks and measures a tool input, for the fast path that checks every
  * message a stateless server is sent. `-1` also when an object's prototype has a `toJSON`
