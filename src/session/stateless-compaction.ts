@@ -125,10 +125,9 @@ export class StatelessCompaction {
       facts,
     };
     messages.forEach((message, index) => {
-      if (message.role === "assistant") {
-        if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
-        return;
-      }
+      // Any message may hold thinking (a user message too: the schema allows it).
+      if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
+      if (message.role === "assistant") return;
       if (isSystemMessage(message)) facts.systemIds.add(message.id);
       if (!holdsLongContent(message, this.#maxBlockTokens)) return;
       const { message: clamped, clamped: blocks } = clampMessage(
