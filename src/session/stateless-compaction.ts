@@ -125,9 +125,9 @@ export class StatelessCompaction {
       facts,
     };
     messages.forEach((message, index) => {
-      // Any message may hold thinking (a user message too: the schema allows it).
+      // Any message may hold thinking, or be a system message (the schema allows either of
+      // either role); only a user message is clamped (holdsLongContent).
       if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
-      if (message.role === "assistant") return;
       if (isSystemMessage(message)) facts.systemIds.add(message.id);
       if (!holdsLongContent(message, this.#maxBlockTokens)) return;
       const { message: clamped, clamped: blocks } = clampMessage(

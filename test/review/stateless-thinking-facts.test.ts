@@ -1,9 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { Compactor } from "../../src/core/compactor.js";
 import { emptyCompactionResult } from "../../src/core/compactor.js";
-import type { Message } from "../../src/core/message.js";
-import { StatelessCompaction } from "../../src/session/stateless-compaction.js";
+import { type Message, SYSTEM_MESSAGE_BLOCK_TYPE } from "../../src/core/message.js";
+import {
+  StatelessCompaction,
+  type StatelessOutcome,
+} from "../../src/session/stateless-compaction.js";
 import { ConversationBuilder } from "../../src/testing/builders.js";
+
+/** An outcome's messages, those it made (a notice) without their fresh id and instant. */
+function comparable(outcome: StatelessOutcome): Message[] {
+  return outcome.conversation.map((message) =>
+    message.generated === undefined ? message : { ...message, id: "made", createdAt: new Date(0) },
+  );
+}
 
 /** A compactor that rewrites the text of the conversation's second message, nothing else. */
 const rewriteSecond: Compactor = {
@@ -37,6 +47,27 @@ describe("StatelessCompaction's intake facts", () => {
     const told = await stateless.compact(intake.messages, 90, { facts: intake.facts });
     const walked = await stateless.compact(intake.messages, 90, {});
     expect(told.thinkingBlocksDropped).toBe(walked.thinkingBlocksDropped);
-    expect(told.conversation).toEqual(walked.conversation);
+    expect(comparable(told)).toEqual(comparable(walked));
+  });
+
+  it("pin a system message of the assistant's role, as the walk without them does", async () => {
+    const built = new ConversationBuilder().user("a").assistant("b").user("c").build();
+    // `isSystemMessage` goes by the content alone: any role may carry the instructions.
+    const system = {
+      ...built[1]!,
+      content: [
+        {
+          type: "opaque",
+          block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "x" } },
+        },
+      ],
+    } as Message;
+    const conversation = [built[0]!, system, built[2]!];
+    const stateless = new StatelessCompaction({ contextLimit: 100, compactor: rewriteSecond });
+    const intake = stateless.intake(conversation);
+    expect(intake.facts.systemIds.has(system.id)).toBe(true);
+    const told = await stateless.compact(intake.messages, 90, { facts: intake.facts });
+    const walked = await stateless.compact(intake.messages, 90, {});
+    expect(comparable(told)).toEqual(comparable(walked));
   });
 });
