@@ -21,7 +21,9 @@ const rewriteSecond: Compactor = {
   shouldCompact: () => true,
   compact: (messages) => ({
     conversation: messages.map((message, index) =>
-      index === 1 ? ({ ...message, content: [{ type: "text", text: "short" }] } as Message) : message,
+      index === 1
+        ? ({ ...message, content: [{ type: "text", text: "short" }] } as Message)
+        : message,
     ),
     result: emptyCompactionResult(),
   }),
