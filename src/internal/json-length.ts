@@ -31,8 +31,12 @@ function stringLength(text: string): number {
   return length;
 }
 
-/** How deep {@link jsonLength} walks before it lets `JSON.stringify` measure the rest. */
-const MAX_DEPTH = 64;
+/**
+ * How deep {@link jsonLength} walks before it lets `JSON.stringify` measure the rest: as deep
+ * as a valid value nests (`MAX_JSON_DEPTH`), so that it counts every validated value as
+ * {@link checkedJsonObjectLength} does (`JSON.stringify` counts escapes).
+ */
+const MAX_DEPTH = MAX_JSON_DEPTH;
 
 /**
  * The length of `JSON.stringify(value)` without building the string: the token estimate

@@ -67,11 +67,12 @@ function itemFields(item: Record_, keys: readonly string[], own: readonly string
 
 /** A `message` item (of role `user` or `assistant`) read quickly. */
 export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
-  const { role, content } = item;
+  // Each value read once: what is checked is what is kept (a getter may answer differently).
+  const { type, role, content } = item;
   if (role !== "user" && role !== "assistant") return undefined;
   const fields =
-    typeof item["type"] === "string" && keysAre(item, MESSAGE_SHAPE)
-      ? { type: item["type"], role }
+    typeof type === "string" && keysAre(item, MESSAGE_SHAPE)
+      ? { type, role }
       : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
   if (fields === undefined) return undefined;
   if (typeof content === "string") {

@@ -125,10 +125,9 @@ export class StatelessCompaction {
       facts,
     };
     messages.forEach((message, index) => {
-      if (message.role === "assistant") {
-        if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
-        return;
-      }
+      // Any message may hold thinking, or be a system message (the schema allows either of
+      // either role); only a user message is clamped (holdsLongContent).
+      if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
       if (isSystemMessage(message)) facts.systemIds.add(message.id);
       if (!holdsLongContent(message, this.#maxBlockTokens)) return;
       const { message: clamped, clamped: blocks } = clampMessage(
