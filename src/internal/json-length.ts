@@ -33,8 +33,7 @@ function stringLength(text: string): number {
 
 /**
  * How deep {@link jsonLength} walks before it lets `JSON.stringify` measure the rest: as deep
- * as a valid value nests (`MAX_JSON_DEPTH`), so that it counts every validated value as
- * {@link checkedJsonObjectLength} does (`JSON.stringify` counts escapes).
+ * as a valid value nests (`MAX_JSON_DEPTH`), as {@link checkedJsonObjectLength} does.
  */
 const MAX_DEPTH = MAX_JSON_DEPTH;
 
