@@ -2,7 +2,7 @@ import type { ContentBlock, JsonObject, JsonValue, Message } from "../core/messa
 import { isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
-import { keysAre } from "./items-quick.js";
+import { HAS_OWN, keysAre } from "./items-quick.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -73,7 +73,7 @@ function fieldsOf(block: ContentBlock): Record_ | undefined {
 }
 
 function hasOnly(value: Record_, keys: readonly string[]): boolean {
-  for (const key in value) if (!Object.hasOwn(value, key) || !keys.includes(key)) return false;
+  for (const key in value) if (!HAS_OWN.call(value, key) || !keys.includes(key)) return false;
   return true;
 }
 
@@ -92,7 +92,7 @@ function stringsOf(value: unknown): JsonObject | undefined {
   const out: JsonObject = {};
   for (const key in value) {
     const field = value[key];
-    if (!Object.hasOwn(value, key) || typeof field !== "string" || key === "__proto__")
+    if (!HAS_OWN.call(value, key) || typeof field !== "string" || key === "__proto__")
       return undefined;
     out[key] = field;
   }
@@ -116,7 +116,7 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
   // `{ type, annotations: [] }` in that order, as the reading keeps an `output_text`'s.
   let count = 0;
   for (const key in kept) {
-    if (!Object.hasOwn(kept, key) || key !== (count === 0 ? "type" : "annotations"))
+    if (!HAS_OWN.call(kept, key) || key !== (count === 0 ? "type" : "annotations"))
       return undefined;
     count += 1;
   }
