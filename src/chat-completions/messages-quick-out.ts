@@ -8,6 +8,7 @@ import type {
 import { isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
+import { HAS_OWN } from "./messages-quick.js";
 
 type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
 
@@ -24,6 +25,12 @@ export function writeQuickChatMessage(message: Message, out: JsonObject[]): bool
   return message.role === "assistant" ? quickAssistant(message, out) : quickUser(message, out);
 }
 
+// The keys a block may keep, by where it is (constants: an array literal is a new array per call).
+const CONTENT_KEYS = ["content"];
+const NO_KEYS: readonly string[] = [];
+const FIRST_CALL_KEYS = ["content", "arguments"];
+const CALL_KEYS = ["arguments"];
+
 /**
  * The block's Chat Completions fields when all their keys are among `keys`; `undefined` when it
  * has none; `false` when it has others.
@@ -33,14 +40,14 @@ function keptFields(block: ContentBlock, keys: readonly string[]) {
   const kept: unknown = block.extra?.[CHAT_COMPLETIONS_KEY];
   if (kept === undefined) return undefined;
   if (!isPlainObject(kept)) return false;
-  for (const key in kept) if (!Object.hasOwn(kept, key) || !keys.includes(key)) return false;
+  for (const key in kept) if (!HAS_OWN.call(kept, key) || !keys.includes(key)) return false;
   return kept;
 }
 
 /** Whether `block` is a text block read from a string content (its only field that form). */
 function isStringContent(block: ContentBlock | undefined): block is PlainBlock & { text: string } {
   if (block?.type !== "text") return false;
-  const kept = keptFields(block, ["content"]);
+  const kept = keptFields(block, CONTENT_KEYS);
   return kept !== undefined && kept !== false && kept["content"] === "string";
 }
 
@@ -57,7 +64,7 @@ function quickUser(message: Message, out: JsonObject[]): boolean {
     if (
       block.type !== "tool_result" ||
       typeof block.content !== "string" ||
-      keptFields(block, []) !== undefined
+      keptFields(block, NO_KEYS) !== undefined
     ) {
       out.length = before;
       return false;
@@ -77,7 +84,7 @@ function quickAssistant(message: Message, out: JsonObject[]): boolean {
     text = first.text;
     start = 1;
   } else {
-    const form = first === undefined ? false : keptFields(first, ["content", "arguments"]);
+    const form = first === undefined ? false : keptFields(first, FIRST_CALL_KEYS);
     if (first?.type !== "tool_use" || !form) return false;
     if (form["content"] === "null") text = null;
     else if (form["content"] !== "absent") return false;
@@ -90,7 +97,7 @@ function quickAssistant(message: Message, out: JsonObject[]): boolean {
   for (let index = start; index < content.length; index += 1) {
     const block = content[index]!;
     if (block.type !== "tool_use") return false;
-    const kept = keptFields(block, index === 0 ? ["content", "arguments"] : ["arguments"]);
+    const kept = keptFields(block, index === 0 ? FIRST_CALL_KEYS : CALL_KEYS);
     if (kept === false) return false;
     calls[index - start] = callOf(block, kept?.["arguments"]);
   }

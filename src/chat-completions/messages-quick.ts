@@ -1,8 +1,7 @@
-import type { ContentBlock, JsonObject, JsonValue } from "../core/message.js";
+import type { ContentBlock, JsonValue } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
-import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
 
 /**
  * Reads into `read` one of the chat messages a conversation is mostly made of, as the full
@@ -46,9 +45,8 @@ function quickChatBlocks(
       if (!hasExactly(message, USER_KEYS)) return undefined;
       const content = message["content"];
       if (typeof content !== "string") return undefined;
-      return [
-        { type: "text", text: content, extra: { [CHAT_COMPLETIONS_KEY]: { content: "string" } } },
-      ];
+      // `chatCompletions` is CHAT_COMPLETIONS_KEY, as a literal (a computed key costs a keyed store).
+      return [{ type: "text", text: content, extra: { chatCompletions: { content: "string" } } }];
     }
     case "tool": {
       if (!hasExactly(message, TOOL_KEYS)) return undefined;
@@ -62,6 +60,12 @@ function quickChatBlocks(
   }
 }
 
+/**
+ * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
+ * that object: V8 answers it from the loop's key cache, where `Object.hasOwn` is a call per key.
+ */
+export const HAS_OWN = Object.prototype.hasOwnProperty;
+
 const USER_KEYS = ["role", "content"];
 const TOOL_KEYS = ["role", "tool_call_id", "content"];
 const ASSISTANT_KEYS = ["role", "content", "tool_calls"];
@@ -73,7 +77,7 @@ const NO_CALLS: readonly unknown[] = [];
 function hasExactly(value: Record<string, unknown>, keys: readonly string[], exact = true) {
   let count = 0;
   for (const key in value) {
-    if (!Object.hasOwn(value, key) || !keys.includes(key) || value[key] === undefined) return false;
+    if (!HAS_OWN.call(value, key) || !keys.includes(key) || value[key] === undefined) return false;
     count += 1;
   }
   return !exact || count === keys.length;
@@ -103,10 +107,10 @@ function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] 
     blocks[0] = {
       type: "text",
       text: content,
-      extra: { [CHAT_COMPLETIONS_KEY]: { content: form } },
+      extra: { chatCompletions: { content: form } },
     };
   else if (count === 0)
-    blocks[0] = { type: "text", text: "", extra: { [CHAT_COMPLETIONS_KEY]: { content: form } } };
+    blocks[0] = { type: "text", text: "", extra: { chatCompletions: { content: form } } };
   for (let index = 0; index < count; index += 1) {
     const call = quickCall(calls[index], index + text === 0 ? form : undefined);
     if (call === undefined) return undefined;
@@ -131,5 +135,5 @@ function quickCall(call: unknown, form: string | undefined): ContentBlock | unde
   else if (form !== undefined) fields = { content: form };
   return fields === undefined
     ? { type: "tool_use", id, name, input }
-    : { type: "tool_use", id, name, input, extra: { [CHAT_COMPLETIONS_KEY]: fields } };
+    : { type: "tool_use", id, name, input, extra: { chatCompletions: fields } };
 }

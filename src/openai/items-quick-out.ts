@@ -1,8 +1,14 @@
-import type { ContentBlock, JsonObject, JsonValue, Message } from "../core/message.js";
+import type {
+  ContentBlock,
+  JsonObject,
+  JsonValue,
+  Message,
+  ToolUseBlock,
+} from "../core/message.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
-import { keysAre } from "./items-quick.js";
+import { HAS_OWN, keysAre } from "./items-quick.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -40,13 +46,11 @@ function pushItems(message: Message, items: JsonObject[]): boolean {
       }
       const kind = fields["content"];
       if (kind === "string" && hasOnly(fields, STRING_KEYS)) {
-        item = stringsOf(fields["item"]);
-        if (item !== undefined) item["content"] = block.text;
+        item = messageItem(fields["item"], block.text);
       } else if (kind === undefined && hasOnly(fields, PARTS_KEYS)) {
-        item = stringsOf(fields["item"]);
-        if (item === undefined) return false;
         open = [part];
-        item["content"] = open;
+        item = messageItem(fields["item"], open);
+        if (item === undefined) return false;
         items.push(item);
         continue;
       }
@@ -73,7 +77,7 @@ function fieldsOf(block: ContentBlock): Record_ | undefined {
 }
 
 function hasOnly(value: Record_, keys: readonly string[]): boolean {
-  for (const key in value) if (!Object.hasOwn(value, key) || !keys.includes(key)) return false;
+  for (const key in value) if (!HAS_OWN.call(value, key) || !keys.includes(key)) return false;
   return true;
 }
 
@@ -92,7 +96,7 @@ function stringsOf(value: unknown): JsonObject | undefined {
   const out: JsonObject = {};
   for (const key in value) {
     const field = value[key];
-    if (!Object.hasOwn(value, key) || typeof field !== "string" || key === "__proto__")
+    if (!HAS_OWN.call(value, key) || typeof field !== "string" || key === "__proto__")
       return undefined;
     out[key] = field;
   }
@@ -116,7 +120,7 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
   // `{ type, annotations: [] }` in that order, as the reading keeps an `output_text`'s.
   let count = 0;
   for (const key in kept) {
-    if (!Object.hasOwn(kept, key) || key !== (count === 0 ? "type" : "annotations"))
+    if (!HAS_OWN.call(kept, key) || key !== (count === 0 ? "type" : "annotations"))
       return undefined;
     count += 1;
   }
@@ -125,26 +129,55 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
   return { type, annotations: [], text };
 }
 
-function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefined {
-  if (block.type === "tool_use") {
-    if (!hasOnly(fields, CALL_KEYS)) return undefined;
-    const kept = fields["item"];
-    const item = kept === undefined ? { type: "function_call" } : stringsOf(kept);
-    if (item?.["type"] !== "function_call") return undefined;
-    item["call_id"] = block.id;
-    item["name"] = block.name;
-    item["arguments"] = toolArgumentsText(
-      block.input,
-      fields["arguments"] as JsonValue | undefined,
-    );
-    return item;
+/**
+ * A message item: the kept item's strings, then `content`; the common `{ type, role }` as one
+ * literal (a field added to an object made smaller costs a new property store).
+ */
+function messageItem(kept: unknown, content: JsonValue): JsonObject | undefined {
+  if (isPlainObject(kept)) {
+    const { type, role } = kept;
+    if (typeof type === "string" && typeof role === "string" && keysAre(kept, TYPE_ROLE))
+      return { type, role, content };
   }
+  const item = stringsOf(kept);
+  if (item !== undefined) item["content"] = content;
+  return item;
+}
+
+/** The kept item's `type` when it is all it kept (a string); `undefined` for any other. */
+function typeOnly(kept: unknown): string | undefined {
+  if (!isPlainObject(kept)) return undefined;
+  const { type } = kept;
+  return typeof type === "string" && keysAre(kept, TYPE) ? type : undefined;
+}
+
+function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefined {
+  if (block.type === "tool_use") return callItem(block, fields);
   if (block.type !== "tool_result" || typeof block.content !== "string") return undefined;
   if (!hasOnly(fields, OUTPUT_KEYS)) return undefined;
   const kept = fields["item"];
-  const item = kept === undefined ? { type: "function_call_output" } : stringsOf(kept);
+  const { toolUseId, content } = block;
+  // The common shapes as one literal each, of their final fields.
+  const type = kept === undefined ? "function_call_output" : typeOnly(kept);
+  if (type !== undefined) return { type, call_id: toolUseId, output: content };
+  const item = stringsOf(kept);
   if (item === undefined) return undefined;
-  item["call_id"] = block.toolUseId;
-  item["output"] = block.content;
+  item["call_id"] = toolUseId;
+  item["output"] = content;
+  return item;
+}
+
+function callItem(block: ToolUseBlock, fields: Record_): JsonObject | undefined {
+  if (!hasOnly(fields, CALL_KEYS)) return undefined;
+  const kept = fields["item"];
+  const type = kept === undefined ? "function_call" : typeOnly(kept);
+  const item = type === undefined ? stringsOf(kept) : undefined;
+  if ((type ?? item?.["type"]) !== "function_call") return undefined;
+  const text = toolArgumentsText(block.input, fields["arguments"] as JsonValue | undefined);
+  if (item === undefined)
+    return { type: "function_call", call_id: block.id, name: block.name, arguments: text };
+  item["call_id"] = block.id;
+  item["name"] = block.name;
+  item["arguments"] = text;
   return item;
 }

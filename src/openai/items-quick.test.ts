@@ -180,6 +180,56 @@ describe("the quick reading: the common Responses items read without the full re
     expect(read_).toBeGreaterThan(200);
   });
 
+  it("gives each message of a run of items its own content array, of its blocks only", () => {
+    const call = (id: string) => ({
+      type: "function_call",
+      call_id: id,
+      name: "read",
+      arguments: "{}",
+    });
+    const output = (id: string) => ({ type: "function_call_output", call_id: id, output: "ok" });
+    const said = (text: string) => ({
+      type: "message",
+      role: "assistant",
+      content: [
+        { type: "output_text", text, annotations: [] },
+        { type: "output_text", text: `${text}2`, annotations: [] },
+      ],
+    });
+    const input = [
+      { role: "user", content: "go" },
+      said("a"),
+      call("c1"),
+      call("c2"),
+      { type: "reasoning", id: "r1", summary: [] },
+      call("c3"),
+      output("c1"),
+      output("c2"),
+      output("c3"),
+      said("b"),
+      call("c4"),
+      output("c4"),
+      { role: "developer", content: "be brief" },
+      call("c5"),
+      said("c"),
+    ];
+    for (const quick of [true, false]) {
+      const messages = readItems(input, { sessionId: "s" }, quick);
+      const contents = messages.map((message) => message.content);
+      expect(contents.map((content) => content.map((block) => block.type))).toEqual([
+        ["text"],
+        ["text", "text", "tool_use", "tool_use", "opaque", "tool_use"],
+        ["tool_result", "tool_result", "tool_result"],
+        ["text", "text", "tool_use"],
+        ["tool_result"],
+        ["opaque"],
+        ["tool_use", "text", "text"],
+      ]);
+      expect(new Set(contents).size).toBe(contents.length);
+      expect(toResponsesInput(messages)).toEqual(input);
+    }
+  });
+
   it("gives the same messages and the same errors through fromResponsesInput", () => {
     const options = { sessionId: "s", clock: () => new Date(0) };
     fc.assert(
@@ -209,6 +259,14 @@ const strings = fc.oneof(
     type: fc.constantFrom("message", "function_call", "function_call_output", "custom_tool_call"),
     id: fc.constantFrom("it_1", ""),
   }),
+  // The shapes the quick writing builds as one literal: `{ type }`, `{ type, role }`.
+  fc.record(
+    {
+      type: fc.constantFrom("message", "function_call", "function_call_output", "reasoning"),
+      role: fc.constantFrom("user", "assistant"),
+    },
+    { requiredKeys: ["type"] },
+  ),
 );
 const openaiFields = fc.oneof(
   fc.constant(undefined),
@@ -296,6 +354,64 @@ describe("pushQuickItems: the common messages written without the full writing's
     const quick = quickItems(message);
     if (quick !== undefined) expect(quick).toEqual(writer.items);
     expect(writer.items).toHaveLength(3);
+  });
+
+  it("writes the kept `{ type }` and `{ type, role }` items as the full writing does", () => {
+    const message = (content: unknown[]) => ({ role: "assistant", content }) as unknown as Message;
+    const cases = [
+      [{ type: "text", text: "a", extra: { openai: { item: { type: "message", role: "x" } } } }],
+      [
+        {
+          type: "text",
+          text: "a",
+          extra: { openai: { item: { type: "message", role: "assistant" }, content: "string" } },
+        },
+      ],
+      [
+        {
+          type: "tool_use",
+          id: "c",
+          name: "n",
+          input: {},
+          extra: { openai: { item: { type: "function_call" } } },
+        },
+      ],
+      [
+        {
+          type: "tool_use",
+          id: "c",
+          name: "n",
+          input: {},
+          extra: { openai: { item: { type: "reasoning" } } },
+        },
+      ],
+      [
+        {
+          type: "tool_result",
+          toolUseId: "c",
+          content: "ok",
+          isError: false,
+          extra: { openai: { item: { type: "x" } } },
+        },
+      ],
+      [
+        {
+          type: "tool_result",
+          toolUseId: "c",
+          content: "ok",
+          isError: false,
+          extra: { openai: { item: { type: 1 } } },
+        },
+      ],
+    ];
+    const taken = cases.map((content) => {
+      const quick = quickItems(message(content));
+      const writer = new ItemWriter();
+      for (const each of message(content).content) writeBlock(writer, each, "assistant");
+      if (quick !== undefined) expect(keyOrder(quick)).toEqual(keyOrder(writer.items));
+      return quick !== undefined;
+    });
+    expect(taken).toEqual([true, true, true, false, true, false]);
   });
 
   it("writes what the quick reading read back as it was", () => {

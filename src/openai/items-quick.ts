@@ -12,9 +12,14 @@ import type { ContentBlock, JsonObject, ToolResultBlock, ToolUseBlock } from "..
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { readToolArguments } from "../internal/tool-arguments.js";
-import { OPENAI_KEY } from "./items-in.js";
 
 type Record_ = Record<string, unknown>;
+
+/**
+ * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
+ * that object: V8 answers it from the loop's key cache, where `Object.hasOwn` is a call per key.
+ */
+export const HAS_OWN = Object.prototype.hasOwnProperty;
 
 /** The fields an item the quick reading takes may have beside its own, each a string. */
 const ITEM_STRING_KEYS = ["type", "role", "id", "status"];
@@ -33,7 +38,7 @@ const OUTPUT_SHAPE = ["type", "call_id", "output"];
 export function keysAre(item: Record_, keys: readonly string[]): boolean {
   let index = 0;
   for (const key in item) {
-    if (key !== keys[index] || !Object.hasOwn(item, key)) return false;
+    if (key !== keys[index] || !HAS_OWN.call(item, key)) return false;
     index += 1;
   }
   return index === keys.length;
@@ -56,7 +61,7 @@ function typeOnly(item: Record_, shape: readonly string[]): { type: string } | u
 function itemFields(item: Record_, keys: readonly string[], own: readonly string[]) {
   const fields: JsonObject = {};
   for (const key in item) {
-    if (!Object.hasOwn(item, key) || !keys.includes(key)) return undefined;
+    if (!HAS_OWN.call(item, key) || !keys.includes(key)) return undefined;
     if (own.includes(key)) continue;
     const value = item[key];
     if (typeof value !== "string") return undefined;
@@ -76,43 +81,57 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
       : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
   if (fields === undefined) return undefined;
   if (typeof content === "string") {
-    const extra = { [OPENAI_KEY]: { item: fields, content: "string" } };
+    // `openai` is OPENAI_KEY, written as a literal: a computed key costs a keyed store per block.
+    const extra = { openai: { item: fields, content: "string" } };
     return [{ type: "text", text: content, extra }];
   }
   if (!Array.isArray(content) || content.length === 0) return undefined;
   const blocks: ContentBlock[] = new Array(content.length);
   for (let index = 0; index < content.length; index += 1) {
-    const block = quickPart(content[index], index === 0 ? { item: fields } : { continues: true });
+    const block = quickPart(content[index], index === 0 ? fields : undefined);
     if (block === undefined) return undefined;
     blocks[index] = block;
   }
   return blocks;
 }
 
-/** An `input_text` part `{ type, text }`, or an `output_text` one with no annotations. */
-function quickPart(part: unknown, marks: JsonObject): ContentBlock | undefined {
+/**
+ * An `input_text` part `{ type, text }`, or an `output_text` one with no annotations; marked
+ * with the item's `fields` when it is the item's first part, else as continuing it.
+ */
+function quickPart(part: unknown, fields: JsonObject | undefined): ContentBlock | undefined {
   if (!isPlainObject(part)) return undefined;
   const { type, text } = part;
   if (typeof text !== "string") return undefined;
   let count = 0;
   let typeFirst = false;
   for (const key in part) {
-    if (!Object.hasOwn(part, key)) return undefined;
+    if (!HAS_OWN.call(part, key)) return undefined;
     if (count === 0) typeFirst = key === "type";
     count += 1;
   }
-  if (type === "input_text" && count === 2) {
-    return { type: "text", text, extra: { [OPENAI_KEY]: marks } };
-  }
-  if (type !== "output_text") return undefined;
-  const { annotations } = part;
-  if (count === 2) marks["part"] = { type };
-  else if (count === 3 && Array.isArray(annotations) && annotations.length === 0) {
+  let kept: JsonObject | undefined;
+  if (type === "input_text" && count === 2) kept = undefined;
+  else if (type !== "output_text") return undefined;
+  else if (count === 2) kept = { type };
+  else if (count === 3 && typeFirst && isEmptyArray(part["annotations"])) {
     // The part's fields but its text, in its key order (`type` first here, or left to the full).
-    if (!typeFirst) return undefined;
-    marks["part"] = { type, annotations: [] };
+    kept = { type, annotations: [] };
   } else return undefined;
-  return { type: "text", text, extra: { [OPENAI_KEY]: marks } };
+  // Each mark one literal of its final shape (a field added later costs a new property store).
+  const marks =
+    fields === undefined
+      ? kept === undefined
+        ? { continues: true }
+        : { continues: true, part: kept }
+      : kept === undefined
+        ? { item: fields }
+        : { item: fields, part: kept };
+  return { type: "text", text, extra: { openai: marks } };
+}
+
+function isEmptyArray(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0;
 }
 
 /** A `function_call` item read quickly. */
@@ -124,7 +143,7 @@ export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
   const read = readToolArguments(raw);
   if (read === undefined) return undefined;
   const kept: JsonObject = read.keep ? { item: fields, arguments: raw } : { item: fields };
-  return { type: "tool_use", id, name, input: read.input, extra: { [OPENAI_KEY]: kept } };
+  return { type: "tool_use", id, name, input: read.input, extra: { openai: kept } };
 }
 
 /** A `function_call_output` item (its output a string) read quickly. */
@@ -133,6 +152,6 @@ export function quickOutputBlock(item: Record_): ToolResultBlock | undefined {
   if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
   const fields = typeOnly(item, OUTPUT_SHAPE) ?? itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
   if (fields === undefined) return undefined;
-  const extra = { [OPENAI_KEY]: { item: fields } };
+  const extra = { openai: { item: fields } };
   return { type: "tool_result", toolUseId, content: output, isError: false, extra };
 }

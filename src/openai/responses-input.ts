@@ -121,21 +121,30 @@ export function readItems(
       builder.add(item, itemBlocks({ issues, path: [index] }, item));
   }
   if (issues.length > 0) throw new ValidationError("Responses input", issues);
-  return builder.messages;
+  return builder.finish();
 }
 
 /** Builds our messages from input items in order, grouping a model turn's items and numbering turns. */
 class InputBuilder {
   readonly #turns: TurnBuilder;
-  /** The side whose run of items the open message ({@link #content}) is still joining. */
+  /** The side whose run of items the open message is still joining (none open: `undefined`). */
   #side: Side | undefined;
+  /**
+   * The open message's blocks: the first item's own array, or, once others join it, the
+   * builder's reused {@link #run} (its first {@link #length} entries). The message is made when
+   * the run ends, its content an array of the run's length (one grown by `push` has room for 17).
+   */
   #content: ContentBlock[] = [];
+  readonly #run: ContentBlock[] = [];
+  #length = 0;
 
   constructor(options: FromResponsesInputOptions) {
     this.#turns = new TurnBuilder(options);
   }
 
-  get messages(): Message[] {
+  /** The messages built, the open one ended. */
+  finish(): Message[] {
+    this.#close();
     return this.#turns.messages;
   }
 
@@ -149,9 +158,9 @@ class InputBuilder {
         return true;
       }
       case "function_call":
-        return this.#join("assistant", quickCallBlock(item));
+        return this.#joinOne("assistant", quickCallBlock(item));
       case "function_call_output":
-        return this.#join("tool", quickOutputBlock(item));
+        return this.#joinOne("tool", quickOutputBlock(item));
       default:
         return false;
     }
@@ -160,11 +169,11 @@ class InputBuilder {
   /** Adds one item's blocks: to the open message of its side, or as a message of its own. */
   add(item: Record<string, unknown>, blocks: ContentBlock[]): void {
     const side = sideOf(item);
-    if ((side === "assistant" || side === "tool") && this.#side === side) {
-      for (const block of blocks) this.#content.push(block);
+    if (side === "assistant" || side === "tool") {
+      this.#join(side, blocks);
       return;
     }
-    this.#side = undefined;
+    this.#close();
     if (side === "system") {
       // Kept whole, as a copy: the caller's item stays theirs (the full reading checked it).
       const message = normalizeJson(item, [], []) as JsonObject;
@@ -174,22 +183,55 @@ class InputBuilder {
     } else if (side === "compaction") {
       // A compaction item stands for what it compacted.
       this.#turns.addCompacted("assistant", blocks);
-    } else if (side === "user") {
-      this.#turns.addUser(blocks);
-    } else this.#open(side, blocks);
+    } else this.#turns.addUser(blocks);
   }
 
   /** Adds a quickly read block of `side` (`false` when it was not read). */
-  #join(side: "assistant" | "tool", block: ContentBlock | undefined): boolean {
+  #joinOne(side: "assistant" | "tool", block: ContentBlock | undefined): boolean {
     if (block === undefined) return false;
-    if (this.#side === side) this.#content.push(block);
-    else this.#open(side, [block]);
+    if (this.#side !== side) {
+      this.#open(side, [block], 1);
+      return true;
+    }
+    if (this.#content !== this.#run) this.#toRun();
+    this.#run[this.#length] = block;
+    this.#length += 1;
     return true;
   }
 
-  #open(side: "assistant" | "tool", content: ContentBlock[]): void {
+  /** Adds an item's blocks to the open message of `side`, or opens one with them. */
+  #join(side: "assistant" | "tool", blocks: ContentBlock[]): void {
+    if (this.#side !== side) {
+      this.#open(side, blocks, blocks.length);
+      return;
+    }
+    if (this.#content !== this.#run) this.#toRun();
+    for (let index = 0; index < blocks.length; index += 1) {
+      this.#run[this.#length] = blocks[index]!;
+      this.#length += 1;
+    }
+  }
+
+  #open(side: "assistant" | "tool", content: ContentBlock[], length: number): void {
+    this.#close();
     this.#side = side;
     this.#content = content;
+    this.#length = length;
+  }
+
+  /** Moves the open message's blocks into the reused run, for more to join them. */
+  #toRun(): void {
+    const content = this.#content;
+    for (let index = 0; index < this.#length; index += 1) this.#run[index] = content[index]!;
+    this.#content = this.#run;
+  }
+
+  /** Ends the open message: makes it, of its blocks, in the turn. */
+  #close(): void {
+    const side = this.#side;
+    if (side === undefined) return;
+    this.#side = undefined;
+    const content = this.#content === this.#run ? this.#run.slice(0, this.#length) : this.#content;
     this.#turns.addInTurn(side === "tool" ? "user" : "assistant", content);
   }
 }
