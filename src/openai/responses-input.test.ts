@@ -212,6 +212,9 @@ describe("fromResponsesInput / toResponsesInput", () => {
         7,
         { type: "function_call", call_id: "", name: "x", arguments: "{}" },
         { type: "message", role: "user", content: [{ type: "bogus" }] },
+        // An item whose type is no string would go back as it came, and the API refuses it.
+        { type: {}, role: "user", content: "x" },
+        { type: "", id: "rs_1" },
       ]);
     } catch (caught) {
       error = caught;
@@ -221,6 +224,8 @@ describe("fromResponsesInput / toResponsesInput", () => {
       "0",
       "1.call_id",
       "2.content.0.type",
+      "3.type",
+      "4.type",
     ]);
     expect(fromResponsesInput("hello")[0]?.content[0]).toMatchObject({
       type: "text",

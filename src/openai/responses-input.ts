@@ -10,6 +10,7 @@ import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import {
@@ -66,6 +67,14 @@ export function itemBlocks(context: ItemContext, item: Record<string, unknown>):
     case "custom_tool_call_output":
       return [outputBlock(context, item)];
     default:
+      // An item's type names it: anything else the API refuses.
+      if (!isNonEmptyString(item["type"])) {
+        context.issues.push({
+          path: [...context.path, "type"],
+          message: "must be a non-empty string naming the item's type",
+        });
+        return [];
+      }
       // Reasoning (its encrypted_content verbatim), compaction, hosted tools, references.
       return [opaque(checkedJson(context, item))];
   }
