@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../src/core/errors.js";
 import { fromResponsesInput } from "../../src/openai/index.js";
 
 /** An item whose `type` getter answers "message" the first `honest` times it is read, then `turned`. */
@@ -29,7 +30,15 @@ describe("the Responses quick reading of a message item with a getter", () => {
   for (const honest of [1, 2, 3]) {
     it(`shares nothing of the caller's (type honest for ${honest} reads)`, () => {
       const turned = { not: "a type" };
-      const messages = fromResponsesInput([itemWithTurningType(honest, turned)] as never);
+      let messages: unknown;
+      try {
+        messages = fromResponsesInput([itemWithTurningType(honest, turned)] as never);
+      } catch (error) {
+        // Read as no string at some point: refused, naming the field. Nothing shared either way.
+        expect(ValidationError.isInstance(error)).toBe(true);
+        expect((error as ValidationError).issues[0]?.path).toEqual([0, "type"]);
+        return;
+      }
       expect(reaches(messages, turned)).toBe(false);
     });
   }
