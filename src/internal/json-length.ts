@@ -5,6 +5,7 @@ import { isPlainObject } from "./plain-object.js";
  * A character `JSON.stringify` escapes (a quote, a backslash, a control character) or may
  * (a surrogate: escaped when alone). One character class: a scan linear in the text.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON escapes are what it looks for.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** Characters of `text` as a JSON string literal, quotes included, as `JSON.stringify` writes it. */
