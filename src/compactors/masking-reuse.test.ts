@@ -45,28 +45,6 @@ describe("masking a conversation compacted before reuses what it made then", () 
     for (const message of masked) expect(again.conversation).toContain(message);
   });
 
-  it("a pass that took all from the record keeps it: later passes, grown or not, still reuse", () => {
-    const messages = conversation(8);
-    const first = redact.compact(messages, new Map());
-    const record = pastMasking(messages);
-    redact.compact(messages, new Map());
-    // Nothing masked anew: the record of the first pass stands, no copy made.
-    expect(pastMasking(messages)).toBe(record);
-    const third = redact.compact(messages, new Map());
-    expect(third.conversation).toEqual(first.conversation);
-    const masked = first.conversation.filter((message, index) => message !== messages[index]);
-    for (const message of masked) expect(third.conversation).toContain(message);
-    // Grown: the new pass masks anew and keeps a record of both what it took and what it made.
-    messages.push(...conversation(12).slice(messages.length));
-    const grown = redact.compact(messages, new Map());
-    expect(pastMasking(messages)).not.toBe(record);
-    expect(grown.conversation).toEqual(redact.compact(copied(messages), new Map()).conversation);
-    const again = redact.compact(messages, new Map());
-    const made = grown.conversation.filter((message, index) => message !== messages[index]);
-    expect(made.length).toBeGreaterThan(masked.length);
-    for (const message of made) expect(again.conversation).toContain(message);
-  });
-
   it("grown, in the same array or a new one: what changed is made anew, the output as a fresh pass's", () => {
     const messages = conversation(6);
     redact.compact(messages, new Map());

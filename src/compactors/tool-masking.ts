@@ -194,8 +194,6 @@ export function maskToolResults(
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
   // For a caller's own array (one it may compact again), not a session's history (frozen, or
   // its view), which the session replaces by the output: nothing to reuse, nothing to keep.
-  // Made on the first message masked anew: a pass that took all from the past pass's record
-  // leaves that record as good as a new one.
   if (edits.record !== undefined && conversation === input) rememberMasking(input, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
@@ -330,28 +328,10 @@ function replaceContent(
     edits.compacted[index] = past.made[index]!;
   }
   if (single) {
-    if (past === undefined) edits.record ??= reusedBefore(scope, edits, index);
-    edits.record?.note(index, edits.compacted[index]!, replacement, saved);
+    edits.record ??= new MaskingRecord(conversation.length);
+    edits.record.note(index, edits.compacted[index]!, replacement, saved);
   }
   return true;
-}
-
-/**
- * A new record holding what this pass took, before `index`, from the past pass's record: made
- * when the pass first masks a message anew (until then the past record stands for the pass).
- */
-function reusedBefore(scope: MaskingScope, edits: MaskingEdits, index: number): MaskingRecord {
-  const { conversation, past } = scope;
-  const record = new MaskingRecord(conversation.length);
-  const compacted = edits.compacted;
-  if (past === undefined || compacted === undefined) return record;
-  const { made, replacements, saved } = past.record;
-  for (let at = 0; at < index; at += 1) {
-    const message = made[at];
-    if (message !== undefined && compacted[at] === message && conversation[at] !== message)
-      record.note(at, message, replacements[at]!, saved[at]!);
-  }
-  return record;
 }
 
 /** Masks one eligible result (and clears its tool's input, when set to), into `edits`. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { en } from "zod/locales";
 import * as z from "zod/mini";
 import { CompactionError, parseOrThrow, safeParse, ValidationError } from "./errors.js";
 
@@ -51,5 +52,56 @@ describe("errors", () => {
     );
     expect(z.config().localeError).toBeUndefined();
     expect(schema.safeParse({}).error?.issues[0]?.message).toBe("Invalid input");
+  });
+});
+
+describe("the English messages of issues no schema words", () => {
+  it("are zod's English locale's, word for word, for every issue our kinds of schema raise", () => {
+    const zodEnglish = en().localeError;
+    class Thing {}
+    const cases: [z.ZodMiniType, unknown][] = [
+      [z.number(), "x"],
+      [z.number(), Number.NaN],
+      [z.number(), Number.POSITIVE_INFINITY],
+      [z.string(), null],
+      [z.string(), [1]],
+      [z.string(), new Thing()],
+      [z.string(), new Date(0)],
+      [z.string(), 10n],
+      [z.boolean(), undefined],
+      [z.enum(["a", "b"]), "c"],
+      [z.literal("a"), "b"],
+      [z.literal(3), 4],
+      [z.string().check(z.minLength(2)), "x"],
+      [z.string().check(z.maxLength(1)), "xy"],
+      [z.string().check(z.length(2)), "x"],
+      [z.array(z.number()).check(z.maxLength(1)), [1, 2]],
+      [z.array(z.number()).check(z.minLength(1)), []],
+      [z.number().check(z.gte(5)), 4],
+      [z.number().check(z.gt(5)), 5],
+      [z.number().check(z.lte(5)), 6],
+      [z.number().check(z.lt(5)), 5],
+      [z.number().check(z.multipleOf(3)), 4],
+      [z.strictObject({ a: z.number() }), { a: 1, b: 2 }],
+      [z.strictObject({ a: z.number() }), { a: 1, b: 2, c: 3 }],
+      [z.union([z.string(), z.number()]), true],
+      [
+        z.discriminatedUnion("kind", [
+          z.object({ kind: z.literal("a") }),
+          z.object({ kind: z.literal("b") }),
+        ]),
+        { kind: "c" },
+      ],
+      [z.record(z.enum(["a"]), z.number()), { b: 1 }],
+      [z.custom(() => false), 1],
+    ];
+    for (const [schema, value] of cases) {
+      const ours = safeParse(schema, value);
+      const theirs = schema.safeParse(value, { error: zodEnglish });
+      expect(ours.success).toBe(false);
+      expect(ours.error?.issues.map((issue) => issue.message)).toEqual(
+        theirs.error?.issues.map((issue) => issue.message),
+      );
+    }
   });
 });

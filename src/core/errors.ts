@@ -1,4 +1,3 @@
-import { en } from "zod/locales";
 import type * as z from "zod/mini";
 import { isPlainObject, setOwnProperty } from "../internal/plain-object.js";
 
@@ -114,7 +113,88 @@ export function formatPath(path: readonly (string | number)[]): string {
  * discriminator): `zod/mini` loads no locale, and setting one with `z.config` would change the
  * caller's zod too, so each parse carries it.
  */
-const IN_ENGLISH = { error: /* @__PURE__ */ en().localeError };
+const IN_ENGLISH = { error: englishIssue };
+
+/** A value as zod's English messages quote it. */
+function quoted(value: unknown): string {
+  return typeof value === "bigint"
+    ? `${value}n`
+    : typeof value === "string"
+      ? `"${value}"`
+      : `${value}`;
+}
+
+/** What zod's English locale names an input's type (`parsedType`), for `invalid_type`. */
+function typeName(input: unknown): string {
+  if (typeof input === "number") return Number.isFinite(input) ? "number" : String(input);
+  if (typeof input !== "object") return typeof input;
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "array";
+  const prototype: unknown = Object.getPrototypeOf(input);
+  if (prototype !== Object.prototype && prototype !== null) {
+    const name = (input as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === "string" && name !== "") return name;
+  }
+  return "object";
+}
+
+/**
+ * zod's English message for an issue no schema of ours words (the same texts as its `en`
+ * locale for the issues our schemas can raise, without its tables for string formats none of
+ * them leaves unworded).
+ */
+function englishIssue(issue: z.core.$ZodRawIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return `Invalid input: expected ${issue.expected}, received ${typeName(issue.input)}`;
+    case "invalid_value":
+      return issue.values.length === 1
+        ? `Invalid input: expected ${quoted(issue.values[0])}`
+        : `Invalid option: expected one of ${issue.values.map(quoted).join("|")}`;
+    case "too_big":
+    case "too_small": {
+      const big = issue.code === "too_big";
+      const limit = big ? issue.maximum : issue.minimum;
+      const adjective = issue.exact
+        ? "exactly "
+        : issue.inclusive
+          ? big
+            ? "<="
+            : ">="
+          : big
+            ? "<"
+            : ">";
+      const unit = SIZE_UNITS[issue.origin as string];
+      const expected = `expected ${issue.origin ?? "value"} to ${unit === undefined ? "be" : "have"} ${adjective}${limit}`;
+      return `Too ${big ? "big" : "small"}: ${expected}${unit === undefined ? "" : ` ${unit}`}`;
+    }
+    case "unrecognized_keys":
+      return `Unrecognized key${issue.keys.length > 1 ? "s" : ""}: ${issue.keys.map(quoted).join(", ")}`;
+    case "invalid_union":
+      return Array.isArray(issue.options) && issue.options.length > 0
+        ? `Invalid discriminator value. Expected ${issue.options.map((option) => `'${String(option)}'`).join(" | ")}`
+        : issue.inclusive === false
+          ? "Invalid input: more than one option matched"
+          : "Invalid input";
+    case "invalid_key":
+      return `Invalid key in ${issue.origin}`;
+    case "invalid_element":
+      return `Invalid value in ${issue.origin}`;
+    case "not_multiple_of":
+      return `Invalid number: must be a multiple of ${issue.divisor}`;
+    default:
+      return "Invalid input";
+  }
+}
+
+/** The units zod's English messages count sizes in, by origin. */
+const SIZE_UNITS: Record<string, string> = {
+  string: "characters",
+  array: "items",
+  set: "items",
+  map: "entries",
+  file: "bytes",
+};
 
 /**
  * `schema.safeParse(value)`, its issues worded as zod's English locale words them where the

@@ -42,9 +42,7 @@ function isCostlyToEstimate(block: ContentBlock): boolean {
 function countMessageTokens(message: Message): { tokens: number; costly: boolean } {
   let tokens = MESSAGE_OVERHEAD_TOKENS;
   let costly = false;
-  const { content } = message;
-  for (let index = 0; index < content.length; index += 1) {
-    const block = content[index]!;
+  for (const block of message.content) {
     tokens += estimateBlockTokens(block);
     if (!costly && isCostlyToEstimate(block)) costly = true;
   }
@@ -102,8 +100,7 @@ export function leavePastPass(first: Message, pass: PastPass): void {
 /** Estimates the tokens of a conversation with the local chars-based estimate. */
 export function estimateTokens(messages: readonly Message[]): number {
   let total = 0;
-  for (let index = 0; index < messages.length; index += 1)
-    total += estimateMessageTokens(messages[index]!);
+  for (const message of messages) total += estimateMessageTokens(message);
   return total;
 }
 

@@ -28,10 +28,7 @@ const isThinking = (block: ContentBlock) =>
 
 /** Whether a message holds a `thinking` or `redacted_thinking` block. */
 export function holdsThinking(message: Message): boolean {
-  const { content } = message;
-  for (let index = 0; index < content.length; index += 1)
-    if (isThinking(content[index]!)) return true;
-  return false;
+  return message.content.some(isThinking);
 }
 
 /** Index of the first message of `after` that is not the same object as in `before`. */

@@ -50,9 +50,7 @@ export function estimateBlockTokens(block: ContentBlock): number {
       if (typeof block.content === "string")
         return OVERHEAD_TOKENS + charsToTokens(block.content.length);
       let total = OVERHEAD_TOKENS;
-      const parts = block.content;
-      for (let index = 0; index < parts.length; index += 1)
-        total += estimateBlockTokens(parts[index]!);
+      for (const part of block.content) total += estimateBlockTokens(part);
       return total;
     }
     case "opaque":
@@ -71,8 +69,7 @@ export function estimateToolUseTokens(name: string, inputLength: number): number
  */
 export function estimateContentTokens(content: readonly ContentBlock[]): number {
   let tokens = MESSAGE_OVERHEAD_TOKENS;
-  for (let index = 0; index < content.length; index += 1)
-    tokens += estimateBlockTokens(content[index]!);
+  for (const block of content) tokens += estimateBlockTokens(block);
   return tokens;
 }
 

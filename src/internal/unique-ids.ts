@@ -17,20 +17,15 @@ export function duplicateIdIssues(
   known?: KnownIds,
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  // Message ids among themselves by the open-addressing table, unless some repeat (then named).
-  const distinct = known === undefined && idsDistinct(messages);
   const ids = new Set<string>();
   const toolUseIds = new Set<string>();
-  for (let index = 0; index < messages.length && !distinct; index += 1) {
-    const message = messages[index]!;
+  messages.forEach((message, index) => {
     if (ids.has(message.id) || known?.messageIds.has(message.id) === true)
       issues.push({ path: [index, "id"], message: `duplicate message id "${message.id}"` });
     ids.add(message.id);
-    if (known === undefined) continue;
-    const { content } = message;
-    for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
-      const block = content[blockIndex]!;
-      if (block.type !== "tool_use") continue;
+    if (known === undefined) return;
+    message.content.forEach((block, blockIndex) => {
+      if (block.type !== "tool_use") return;
       if (toolUseIds.has(block.id) || known.toolUseIds.has(block.id)) {
         issues.push({
           path: [index, "content", blockIndex, "id"],
@@ -38,8 +33,8 @@ export function duplicateIdIssues(
         });
       }
       toolUseIds.add(block.id);
-    }
-  }
+    });
+  });
   return issues;
 }
 

@@ -152,20 +152,12 @@ function alignedChanges(
   nextHandle: (record: ArchiveRecordContent) => string,
   records: ArchiveRecord[],
 ): Message[] | undefined {
-  if (from.length !== compacted.length) return undefined;
-  for (let index = 0; index < from.length; index += 1) {
-    const original = from[index]!;
-    const message = compacted[index]!;
-    if (original !== message && original.id !== message.id) return undefined;
-  }
-  const conversation = compacted.slice();
-  for (let index = 0; index < conversation.length; index += 1) {
-    const original = from[index]!;
-    const message = conversation[index]!;
-    if (original !== message)
-      conversation[index] = annotateChanged(original, message, nextHandle, records);
-  }
-  return conversation;
+  const moved = (message: Message, index: number) =>
+    message !== from[index] && message.id !== from[index]!.id;
+  if (from.length !== compacted.length || compacted.some(moved)) return undefined;
+  return compacted.map((message, index) =>
+    message === from[index] ? message : annotateChanged(from[index]!, message, nextHandle, records),
+  );
 }
 
 const isThinking = (block: ContentBlock): boolean =>

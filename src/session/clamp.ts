@@ -72,21 +72,16 @@ export function clampMessage(
     : { message: { ...message, content } as Message, clamped };
 }
 
-/** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */
 /**
  * Whether {@link clampMessage} would cut anything of `message`: a user message with a text
- * longer than `maxTokens`. Asked of every message a stateless request brings, without
- * allocating.
+ * longer than `maxTokens`. Asked of every message a stateless request brings.
  */
 export function holdsLongContent(message: Message, maxTokens: number): boolean {
-  if (message.role !== "user") return false;
   const maxChars = tokensToChars(maxTokens);
-  const { content } = message;
-  for (let index = 0; index < content.length; index += 1)
-    if (holdsLongText(content[index]!, maxChars)) return true;
-  return false;
+  return message.role === "user" && message.content.some((block) => holdsLongText(block, maxChars));
 }
 
+/** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */
 function holdsLongText(block: ContentBlock, maxChars: number): boolean {
   if (block.type === "text") return block.text.length > maxChars;
   if (block.type !== "tool_result") return false;

@@ -1,5 +1,5 @@
 import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { ContentBlock, Message } from "../core/message.js";
+import type { Message } from "../core/message.js";
 import { rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { freezeMessages } from "../internal/frozen.js";
@@ -282,37 +282,25 @@ function sameIds(before: readonly Message[], after: readonly Message[]): boolean
   for (let index = 0; index < before.length; index += 1) {
     const then = before[index]!;
     const now = after[index]!;
-    if (then !== now && (then.id !== now.id || !sameToolIds(then.content, now.content)))
-      return false;
+    if (then !== now && (then.id !== now.id || toolIds(then) !== toolIds(now))) return false;
   }
   return true;
 }
 
-/** Whether a block is one {@link sameToolIds} compares: a tool use or a tool result. */
-function isToolBlock(block: ContentBlock): boolean {
-  return block.type === "tool_use" || block.type === "tool_result";
-}
-
-/** Whether two tool blocks name the same call the same way (both its use, or both its result). */
-function sameToolBlock(then: ContentBlock, now: ContentBlock): boolean {
-  if (then.type === "tool_use") return now.type === "tool_use" && now.id === then.id;
-  return (
-    then.type === "tool_result" && now.type === "tool_result" && now.toolUseId === then.toolUseId
-  );
-}
-
-/** Whether two messages' contents hold the same `tool_use` ids and tool results, in the same order. */
-function sameToolIds(before: readonly ContentBlock[], after: readonly ContentBlock[]): boolean {
-  let at = 0;
-  for (let index = 0; index < before.length; index += 1) {
-    const block = before[index]!;
-    if (!isToolBlock(block)) continue;
-    while (at < after.length && !isToolBlock(after[at]!)) at += 1;
-    if (at === after.length || !sameToolBlock(block, after[at]!)) return false;
-    at += 1;
+/** A message's `tool_use` ids and tool results in order, as one text (each id length-prefixed). */
+function toolIds({ content }: Message): string {
+  let ids = "";
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index]!;
+    const id =
+      block.type === "tool_use"
+        ? block.id
+        : block.type === "tool_result"
+          ? block.toolUseId
+          : undefined;
+    if (id !== undefined) ids += `${block.type === "tool_use" ? "u" : "r"}${id.length}:${id}`;
   }
-  while (at < after.length && !isToolBlock(after[at]!)) at += 1;
-  return at === after.length;
+  return ids;
 }
 
 /** The highest user turn number of `messages`, those at the same place in `counted` left out. */
