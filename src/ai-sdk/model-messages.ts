@@ -31,10 +31,9 @@ import {
   type PartContext,
   reasoningPart,
   textPart,
-  toolCallPart,
-  toolResultPart,
 } from "./parts-in.js";
 import { aiSdkFields } from "./parts-out.js";
+import { toolCallPart, toolResultPart } from "./tool-parts-in.js";
 
 /** Options of {@link fromModelMessages}. */
 export interface FromModelMessagesOptions {

@@ -6,10 +6,7 @@ import {
   type JsonObject,
   type JsonValue,
   type OpaqueBlock,
-  type ToolResultBlock,
-  type ToolResultContentBlock,
 } from "../core/message.js";
-import { checkedJsonObjectLength } from "../internal/json-length.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
@@ -25,7 +22,8 @@ export const AI_SDK_KEY = "aiSdk";
 export type AiSdkFields = JsonObject;
 
 type Path = (string | number)[];
-type Record_ = Record<string, unknown>;
+/** A part as the AI SDK hands it: its fields read by name. */
+export type Record_ = Record<string, unknown>;
 
 /**
  * Where conversion problems are collected, and the path of the part being read (worked out
@@ -47,7 +45,7 @@ export interface PartContext {
 }
 
 /** A context for something nested in the part (`output`, `value`, an index). */
-function child(context: PartContext, ...suffix: Path): PartContext {
+export function child(context: PartContext, ...suffix: Path): PartContext {
   return {
     issues: context.issues,
     get path() {
@@ -84,7 +82,7 @@ function isJson(value: unknown, depth: number): boolean {
   return true;
 }
 
-function fail(context: PartContext, field: string | undefined, message: string): void {
+export function fail(context: PartContext, field: string | undefined, message: string): void {
   context.issues.push({
     path: field === undefined ? context.path : [...context.path, field],
     message,
@@ -96,7 +94,12 @@ function fail(context: PartContext, field: string | undefined, message: string):
  * part: a field read by name at each call site is a fixed property load, where `part[field]`
  * would be a keyed one (slower by the hundred thousand, on a conversation of 10k messages).
  */
-function stringField(context: PartContext, value: unknown, field: string, empty = true): string {
+export function stringField(
+  context: PartContext,
+  value: unknown,
+  field: string,
+  empty = true,
+): string {
   if (typeof value === "string" && (empty || value !== "")) return value;
   fail(context, field, empty ? "must be a string" : "must be a non-empty string");
   return "";
@@ -107,7 +110,11 @@ function stringField(context: PartContext, value: unknown, field: string, empty 
  * `undefined` (the AI SDK accepts them: `@ai-sdk/anthropic` writes `caller.toolId: undefined`)
  * is dropped, as `JSON.stringify` drops it: the value is then a copy without it.
  */
-function jsonField(context: PartContext, value: unknown, field: string): JsonValue | undefined {
+export function jsonField(
+  context: PartContext,
+  value: unknown,
+  field: string,
+): JsonValue | undefined {
   if (value === undefined) return undefined;
   if (isJson(value, 0)) return value as JsonValue;
   const issues: ValidationIssue[] = [];
@@ -118,13 +125,17 @@ function jsonField(context: PartContext, value: unknown, field: string): JsonVal
   return issues.length === 0 ? copy : undefined;
 }
 
-function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
+export function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
   for (const _ in fields) return spreadWith(block, { extra: { [AI_SDK_KEY]: fields } });
   return block;
 }
 
 /** The part's `providerOptions`, checked, into `fields`. */
-function keepProviderOptions(context: PartContext, part: Record_, fields: AiSdkFields): void {
+export function keepProviderOptions(
+  context: PartContext,
+  part: Record_,
+  fields: AiSdkFields,
+): void {
   if (part["providerOptions"] === undefined) return;
   if (!isPlainObject(part["providerOptions"])) {
     fail(context, "providerOptions", "must be an object");
@@ -256,155 +267,4 @@ export function reasoningPart(context: PartContext, part: Record_): ContentBlock
     return withExtra({ type: "redacted_thinking", data: anthropic["redactedData"] }, fields);
   }
   return opaquePart(context, part);
-}
-
-/** A tool call the app runs (a provider-executed one is carried whole). */
-export function toolCallPart(context: PartContext, part: Record_): ContentBlock {
-  if (part["providerExecuted"] === true) return opaquePart(context, part);
-  const id = stringField(context, part["toolCallId"], "toolCallId", false);
-  const name = stringField(context, part["toolName"], "toolName", false);
-  if (part["providerOptions"] === undefined && part["providerExecuted"] === undefined) {
-    // The common call: its input checked and measured by one walk, and kept as it is.
-    const input = part["input"];
-    const length = checkedJsonObjectLength(input);
-    if (length >= 0) {
-      context.inputLength = length;
-      return { type: "tool_use", id, name, input: input as JsonObject };
-    }
-    if (isPlainObject(input)) {
-      const checked = jsonField(context, input, "input");
-      return { type: "tool_use", id, name, input: (checked ?? {}) as JsonObject };
-    }
-  }
-  const fields: AiSdkFields = {};
-  let input: JsonObject = {};
-  if (isPlainObject(part["input"])) {
-    const checked = jsonField(context, part["input"], "input");
-    if (checked !== undefined) input = checked as JsonObject;
-  } else {
-    // A model's malformed arguments (a string, an array): kept as they were, outside `input`.
-    const raw = jsonField(context, part["input"] ?? null, "input");
-    fields["input"] = raw ?? null;
-  }
-  if (part["providerExecuted"] === false) fields["providerExecuted"] = false;
-  keepProviderOptions(context, part, fields);
-  return withExtra({ type: "tool_use", id, name, input }, fields);
-}
-
-const OUTPUT_TYPES = new Set([
-  "text",
-  "json",
-  "error-text",
-  "error-json",
-  "content",
-  "execution-denied",
-]);
-
-/** One part of a `content` output. */
-function outputContentPart(context: PartContext, part: unknown): ToolResultContentBlock {
-  if (!isPlainObject(part) || typeof part["type"] !== "string") {
-    fail(context, undefined, "must be a tool output part with a type");
-    return { type: "opaque", block: {} };
-  }
-  switch (part["type"]) {
-    case "text":
-      return textPart(context, part) as ToolResultContentBlock;
-    case "image-data":
-    case "media":
-      if (part["type"] === "media" && !String(part["mediaType"]).startsWith("image/")) break;
-      return withExtra(
-        {
-          type: "image",
-          source: {
-            type: "base64",
-            mediaType: stringField(context, part["mediaType"], "mediaType", false),
-            data: stringField(context, part["data"], "data"),
-          },
-        } satisfies ImageBlock,
-        partFields(context, part),
-      );
-    case "image-url":
-      return withExtra(
-        {
-          type: "image",
-          source: { type: "url", url: stringField(context, part["url"], "url", false) },
-        },
-        partFields(context, part),
-      );
-  }
-  return opaquePart(context, part);
-}
-
-function partFields(context: PartContext, part: Record_): AiSdkFields {
-  const fields: AiSdkFields = { part: part["type"] as string };
-  keepProviderOptions(context, part, fields);
-  return fields;
-}
-
-/** A tool result part of a `tool` message. */
-export function toolResultPart(context: PartContext, part: Record_): ToolResultBlock {
-  const toolUseId = stringField(context, part["toolCallId"], "toolCallId", false);
-  const toolName = stringField(context, part["toolName"], "toolName", false);
-  const output = part["output"];
-  // The common case, text in and out: nothing to keep when the call named the same tool.
-  if (
-    isPlainTextOutput(output) &&
-    part["providerOptions"] === undefined &&
-    context.callName?.(toolUseId) === toolName
-  ) {
-    const isError = output.type === "error-text";
-    return { type: "tool_result", toolUseId, content: output.value, isError };
-  }
-  const fields: AiSdkFields = { toolName };
-  keepProviderOptions(context, part, fields);
-  if (!isPlainObject(output) || !OUTPUT_TYPES.has(output["type"] as string)) {
-    fail(
-      context,
-      "output",
-      `must be a tool output whose type is one of ${[...OUTPUT_TYPES].join(", ")}`,
-    );
-    return { type: "tool_result", toolUseId, content: "", isError: false };
-  }
-  const type = output["type"] as string;
-  fields["output"] = type;
-  const outputContext = child(context, "output");
-  if (output["providerOptions"] !== undefined) {
-    const options = jsonField(outputContext, output["providerOptions"], "providerOptions");
-    if (options !== undefined) fields["outputProviderOptions"] = options;
-  }
-  const isError = type === "error-text" || type === "error-json" || type === "execution-denied";
-  let content: ToolResultBlock["content"];
-  if (type === "text" || type === "error-text") {
-    content = stringField(outputContext, output["value"], "value");
-  } else if (type === "json" || type === "error-json") {
-    const value = jsonField(outputContext, output["value"] ?? null, "value") ?? null;
-    content = JSON.stringify(value);
-    // Only this exact text is the JSON value: a masked or summarized result is text again.
-    // Only this exact text is the JSON value: a masked or summarized result is text again.
-    fields["jsonLength"] = content.length;
-  } else if (type === "execution-denied") {
-    if (output["reason"] === undefined) fields["noReason"] = true;
-    content =
-      output["reason"] === undefined ? "" : stringField(outputContext, output["reason"], "reason");
-  } else if (Array.isArray(output["value"])) {
-    content = output["value"].map((item, index) =>
-      outputContentPart(child(outputContext, "value", index), item),
-    );
-  } else {
-    fail(outputContext, "value", "must be an array of content parts");
-    content = [];
-  }
-  return withExtra({ type: "tool_result", toolUseId, content, isError }, fields);
-}
-
-/** Whether an output is `text` or `error-text` with nothing else to keep. */
-function isPlainTextOutput(
-  output: unknown,
-): output is { type: "text" | "error-text"; value: string } {
-  return (
-    isPlainObject(output) &&
-    typeof output["value"] === "string" &&
-    output["providerOptions"] === undefined &&
-    (output["type"] === "text" || output["type"] === "error-text")
-  );
 }

@@ -7,17 +7,10 @@ import type {
 } from "../core/message.js";
 import { copyJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { blockFromWire, contentFromWire } from "./blocks.js";
 
 type Record_ = Record<string, unknown>;
-
-/**
- * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
- * that object: V8 then answers it from the loop's own key cache, at no cost, where
- * `Object.hasOwn` is a call per key (a third of the reading's time).
- */
-const HAS_OWN = Object.prototype.hasOwnProperty;
 
 /**
  * Reads message params the way `parseWireMessage` then `contentFromWire` do, for the common

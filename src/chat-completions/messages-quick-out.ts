@@ -5,10 +5,9 @@ import type {
   OpaqueBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { hasOnlyKeys, isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
-import { HAS_OWN } from "./messages-quick.js";
 
 type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
 
@@ -40,8 +39,7 @@ function keptFields(block: ContentBlock, keys: readonly string[]) {
   const kept: unknown = block.extra?.[CHAT_COMPLETIONS_KEY];
   if (kept === undefined) return undefined;
   if (!isPlainObject(kept)) return false;
-  for (const key in kept) if (!HAS_OWN.call(kept, key) || !keys.includes(key)) return false;
-  return kept;
+  return hasOnlyKeys(kept, keys) && kept;
 }
 
 /** Whether `block` is a text block read from a string content (its only field that form). */

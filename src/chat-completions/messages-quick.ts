@@ -1,6 +1,6 @@
 import type { ContentBlock, JsonValue } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 
 /**
@@ -59,12 +59,6 @@ function quickChatBlocks(
       return quickAssistantBlocks(message);
   }
 }
-
-/**
- * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
- * that object: V8 answers it from the loop's key cache, where `Object.hasOwn` is a call per key.
- */
-export const HAS_OWN = Object.prototype.hasOwnProperty;
 
 const USER_KEYS = ["role", "content"];
 const TOOL_KEYS = ["role", "tool_call_id", "content"];

@@ -35,3 +35,15 @@ export function spreadWith<B extends object, A extends object>(base: B, addition
       setOwnProperty(out, key, (additions as Record<string, unknown>)[key]);
   return out as B & A;
 }
+
+/**
+ * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
+ * that object: V8 answers it from the loop's key cache, where `Object.hasOwn` is a call per key.
+ */
+export const HAS_OWN = Object.prototype.hasOwnProperty;
+
+/** Whether every enumerable key of `value` is its own and one of `keys`. */
+export function hasOnlyKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  for (const key in value) if (!HAS_OWN.call(value, key) || !keys.includes(key)) return false;
+  return true;
+}

@@ -151,14 +151,10 @@ function toolMessage(
   return new ToolMessage(fields as never);
 }
 
-/** One message of ours as LangChain messages (a message of tool results as one tool message each). */
-export function messageToLangChain(message: Message, sources?: LangChainSources): BaseMessage[] {
-  const out: BaseMessage[] = [];
-  pushLangChain(out, message, sources);
-  return out;
-}
-
-/** Pushes {@link messageToLangChain}`(message, sources)` onto `out`. */
+/**
+ * Pushes one message of ours onto `out` as LangChain messages (a message of tool results as one
+ * tool message each).
+ */
 export function pushLangChain(
   out: BaseMessage[],
   message: Message,

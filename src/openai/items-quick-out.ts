@@ -5,10 +5,10 @@ import type {
   Message,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { HAS_OWN, hasOnlyKeys, isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
-import { HAS_OWN, keysAre } from "./items-quick.js";
+import { keysAre } from "./items-quick.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -40,14 +40,18 @@ function pushItems(message: Message, items: JsonObject[]): boolean {
     if (block.type === "text") {
       const part = partOf(block.text, fields["part"], role);
       if (part === undefined) return false;
-      if (fields["continues"] === true && open !== undefined && hasOnly(fields, CONTINUES_KEYS)) {
+      if (
+        fields["continues"] === true &&
+        open !== undefined &&
+        hasOnlyKeys(fields, CONTINUES_KEYS)
+      ) {
         open.push(part);
         continue;
       }
       const kind = fields["content"];
-      if (kind === "string" && hasOnly(fields, STRING_KEYS)) {
+      if (kind === "string" && hasOnlyKeys(fields, STRING_KEYS)) {
         item = messageItem(fields["item"], block.text);
-      } else if (kind === undefined && hasOnly(fields, PARTS_KEYS)) {
+      } else if (kind === undefined && hasOnlyKeys(fields, PARTS_KEYS)) {
         open = [part];
         item = messageItem(fields["item"], open);
         if (item === undefined) return false;
@@ -74,11 +78,6 @@ function fieldsOf(block: ContentBlock): Record_ | undefined {
   const fields: unknown = block.extra?.[OPENAI_KEY];
   if (fields === undefined) return {};
   return isPlainObject(fields) ? fields : undefined;
-}
-
-function hasOnly(value: Record_, keys: readonly string[]): boolean {
-  for (const key in value) if (!HAS_OWN.call(value, key) || !keys.includes(key)) return false;
-  return true;
 }
 
 const TYPE = ["type"];
@@ -154,7 +153,7 @@ function typeOnly(kept: unknown): string | undefined {
 function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefined {
   if (block.type === "tool_use") return callItem(block, fields);
   if (block.type !== "tool_result" || typeof block.content !== "string") return undefined;
-  if (!hasOnly(fields, OUTPUT_KEYS)) return undefined;
+  if (!hasOnlyKeys(fields, OUTPUT_KEYS)) return undefined;
   const kept = fields["item"];
   const { toolUseId, content } = block;
   // The common shapes as one literal each, of their final fields.
@@ -168,7 +167,7 @@ function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefi
 }
 
 function callItem(block: ToolUseBlock, fields: Record_): JsonObject | undefined {
-  if (!hasOnly(fields, CALL_KEYS)) return undefined;
+  if (!hasOnlyKeys(fields, CALL_KEYS)) return undefined;
   const kept = fields["item"];
   const type = kept === undefined ? "function_call" : typeOnly(kept);
   const item = type === undefined ? stringsOf(kept) : undefined;

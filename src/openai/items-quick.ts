@@ -10,16 +10,10 @@
  */
 import type { ContentBlock, JsonObject, ToolResultBlock, ToolUseBlock } from "../core/message.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { readToolArguments } from "../internal/tool-arguments.js";
 
 type Record_ = Record<string, unknown>;
-
-/**
- * `Object.prototype.hasOwnProperty`, called as `HAS_OWN.call(object, key)` in a `for…in` over
- * that object: V8 answers it from the loop's key cache, where `Object.hasOwn` is a call per key.
- */
-export const HAS_OWN = Object.prototype.hasOwnProperty;
 
 /** The fields an item the quick reading takes may have beside its own, each a string. */
 const ITEM_STRING_KEYS = ["type", "role", "id", "status"];
