@@ -10,16 +10,17 @@ import { estimateBlockTokens, estimateToolUseTokens, MESSAGE_OVERHEAD_TOKENS } f
  * fast path in front of the schema, never a second definition of a message: it answers
  * "well formed" only for what the schema accepts, and leaves everything else, valid or not, to
  * the schema, which then accepts it or names its issues. So it may be stricter than the
- * schema, never looser: objects must be plain (`Object.prototype`), and anything it does not
- * model goes to the schema. An optional field set to `undefined` is taken as absent, as the
+ * schema, never looser: a JSON value (a tool input, an `extra`) must be plain
+ * (`Object.prototype`), and anything it does not model goes to the schema. An optional field set to `undefined` is taken as absent, as the
  * schema's retry takes it (`parseOrThrow`). `test/fuzz/message-fast-check.fuzz.test.ts` holds it to that.
  */
 
-const PROTOTYPE = Object.prototype;
-
-/** A plain object literal (`{}`, `JSON.parse`), the shape the schema's objects take here. */
+/**
+ * An object that is no array, as the schema's objects take it (its prototype is not asked for:
+ * that was a tenth of the check, and the schema reads inherited fields as this does).
+ */
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && Object.getPrototypeOf(value) === PROTOTYPE;
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isString(value: unknown): value is string {

@@ -8,12 +8,20 @@ import { isPlainObject } from "./plain-object.js";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters JSON escapes are what it looks for.
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Strings up to this length count without a look for escapes (see {@link stringLength}). */
+const SHORT_TEXT = 64;
+
 /**
- * Characters of `text` as a JSON string literal, quotes included, as `JSON.stringify` writes it:
- * most texts hold nothing it escapes, told by a native scan; the others it measures itself.
+ * Characters of `text` as a JSON string literal, quotes included, as `JSON.stringify` writes it,
+ * but for escapes in short strings: a key, a path or a command counts as its characters and
+ * quotes (an escape there would move the estimate by a quarter of a token, and looking for one
+ * was a fifth of the check of a conversation seen once). A longer text (code, a file's content),
+ * where escapes add up, is scanned natively, and the rare one holding some measured exactly.
  */
 function stringLength(text: string): number {
-  return ESCAPED.test(text) ? JSON.stringify(text).length : text.length + 2;
+  return text.length > SHORT_TEXT && ESCAPED.test(text)
+    ? JSON.stringify(text).length
+    : text.length + 2;
 }
 
 /**
@@ -25,8 +33,9 @@ const MAX_DEPTH = MAX_JSON_DEPTH;
 /**
  * The length of `JSON.stringify(value)` without building the string: the token estimate
  * measures every tool input, and on a conversation seen once (a stateless server) the
- * strings were most of its garbage. Exact for JSON values (what the session validated);
- * anything else (a `toJSON`, a function) is measured by `JSON.stringify` itself.
+ * strings were most of its garbage. Exact for JSON values (what the session validated) but
+ * for escapes in strings of up to 64 characters ({@link stringLength}); anything else (a
+ * `toJSON`, a function) is measured by `JSON.stringify` itself.
  */
 export function jsonLength(value: unknown, depth = 0): number {
   switch (typeof value) {

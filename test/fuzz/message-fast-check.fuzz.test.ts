@@ -12,6 +12,7 @@ import { checkedJsonObjectLength, jsonLength } from "../../src/internal/json-len
 import { isJsonObject, jsonObjectIssues } from "../../src/internal/json-value.js";
 import { idsDistinct } from "../../src/internal/unique-ids.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
+import { modelJsonLength } from "../support/json-length-model.js";
 import { seed } from "../properties/invariants.js";
 import { oneChanged, replacementArbitrary } from "../support/mutation.js";
 
@@ -253,7 +254,7 @@ describe("the fast JSON checks agree with jsonObjectIssues and jsonLength", () =
         if (length >= 0) {
           expect(valid).toBe(true);
           expect(length).toBe(jsonLength(value));
-          expect(length).toBe(JSON.stringify(value).length);
+          expect(length).toBe(modelJsonLength(value));
         }
         if (valid && Object.getPrototypeOf(value) === Object.prototype) {
           // A plain JSON object of own keys is measured here, not handed on.
@@ -264,7 +265,7 @@ describe("the fast JSON checks agree with jsonObjectIssues and jsonLength", () =
     );
   });
 
-  it("refuses cycles and nesting past the limit, and measures escapes as JSON.stringify writes them", () => {
+  it("refuses cycles and nesting past the limit, and measures escapes of long strings as JSON.stringify writes them", () => {
     const cycle: Record<string, unknown> = { a: 1 };
     cycle["self"] = { back: cycle };
     expect(checkedJsonObjectLength(cycle)).toBe(-1);
@@ -274,8 +275,13 @@ describe("the fast JSON checks agree with jsonObjectIssues and jsonLength", () =
     expect(checkedJsonObjectLength(deep)).toBe(-1);
     expect(isJsonObject(deep)).toBe(false);
     const shared = { x: [1, 2] };
-    const twice = { a: shared, b: shared, s: 'q"\\\n\u0001\ud800é😀', n: -12.5e-7, z: -0 };
+    const escaped = 'q"\\\n\u0001\ud800é😀'.repeat(10);
+    const twice = { a: shared, b: shared, s: escaped, n: -12.5e-7, z: -0 };
     expect(checkedJsonObjectLength(twice)).toBe(JSON.stringify(twice).length);
+    // A short string counts as its characters and quotes, escapes or not.
+    const short = { "k\"": 'q"\n' };
+    expect(checkedJsonObjectLength(short)).toBe(JSON.stringify(short).length - 3);
+    expect(checkedJsonObjectLength(short)).toBe(modelJsonLength(short));
   });
 });
 
