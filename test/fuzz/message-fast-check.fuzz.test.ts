@@ -12,8 +12,8 @@ import { checkedJsonObjectLength, jsonLength } from "../../src/internal/json-len
 import { isJsonObject, jsonObjectIssues } from "../../src/internal/json-value.js";
 import { idsDistinct } from "../../src/internal/unique-ids.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
-import { modelJsonLength } from "../support/json-length-model.js";
 import { seed } from "../properties/invariants.js";
+import { modelJsonLength } from "../support/json-length-model.js";
 import { oneChanged, replacementArbitrary } from "../support/mutation.js";
 
 /**
@@ -279,7 +279,7 @@ describe("the fast JSON checks agree with jsonObjectIssues and jsonLength", () =
     const twice = { a: shared, b: shared, s: escaped, n: -12.5e-7, z: -0 };
     expect(checkedJsonObjectLength(twice)).toBe(JSON.stringify(twice).length);
     // A short string counts as its characters and quotes, escapes or not.
-    const short = { "k\"": 'q"\n' };
+    const short = { 'k"': 'q"\n' };
     expect(checkedJsonObjectLength(short)).toBe(JSON.stringify(short).length - 3);
     expect(checkedJsonObjectLength(short)).toBe(modelJsonLength(short));
   });
