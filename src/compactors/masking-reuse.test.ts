@@ -33,21 +33,35 @@ function copied(messages: readonly Message[]): Message[] {
 describe("masking a conversation compacted before reuses what it made then", () => {
   const redact = new ThresholdCompactor({ toolCompaction: "redact" });
 
+  /** Two passes: the second keeps a record, which the next pass may reuse. */
+  function compactTwice(messages: readonly Message[]): void {
+    redact.compact(messages, new Map());
+    redact.compact(messages, new Map());
+  }
+
   it("gives the same output, with the masked messages of the pass before", () => {
     const messages = conversation(8);
+    // The first pass keeps no record (a conversation seen once never needs one); the second does.
+    const once = redact.compact(messages, new Map());
+    expect(pastMasking(messages)).toBeUndefined();
     const first = redact.compact(messages, new Map());
+    expect(pastMasking(messages)).toBeDefined();
     const again = redact.compact(messages, new Map());
+    expect(first.conversation).toEqual(once.conversation);
     expect(again.conversation).toEqual(first.conversation);
     expect(again.result).toEqual(first.result);
     expect(again.conversation).not.toBe(first.conversation);
     const masked = first.conversation.filter((message, index) => message !== messages[index]);
     expect(masked.length).toBeGreaterThan(0);
-    for (const message of masked) expect(again.conversation).toContain(message);
+    for (const message of masked) {
+      expect(again.conversation).toContain(message);
+      expect(once.conversation).not.toContain(message);
+    }
   });
 
   it("grown, in the same array or a new one: what changed is made anew, the output as a fresh pass's", () => {
     const messages = conversation(6);
-    redact.compact(messages, new Map());
+    compactTwice(messages);
     const grown = [...messages, ...conversation(9).slice(messages.length)];
     const output = redact.compact(grown, new Map());
     expect(output.conversation).toEqual(redact.compact(copied(grown), new Map()).conversation);
@@ -59,7 +73,7 @@ describe("masking a conversation compacted before reuses what it made then", () 
 
   it("another replacement (a summary, another compactor's notice) is made anew", () => {
     const messages = conversation(6);
-    redact.compact(messages, new Map());
+    compactTwice(messages);
     const summarize = new ThresholdCompactor({ toolCompaction: "summarize" });
     const summarized = summarize.compact(messages, new Map()).conversation;
     expect(summarized).toEqual(summarize.compact(copied(messages), new Map()).conversation);
@@ -75,7 +89,9 @@ describe("masking a conversation compacted before reuses what it made then", () 
 
   it("a caller changing the array it was handed, or the conversation's messages replaced, changes nothing", () => {
     const messages = conversation(6);
+    redact.compact(messages, new Map());
     const first = redact.compact(messages, new Map()).conversation;
+    expect(pastMasking(messages)).toBeDefined();
     const expected = structuredClone(first);
     first.fill(first[0]!);
     expect(redact.compact(messages, new Map()).conversation).toEqual(expected);
@@ -90,10 +106,10 @@ describe("masking a conversation compacted before reuses what it made then", () 
 
   it("keeps nothing of a frozen array (a session's history, which the output replaces)", () => {
     const frozen = Object.freeze(conversation(6));
-    redact.compact(frozen, new Map());
+    compactTwice(frozen);
     expect(pastMasking(frozen)).toBeUndefined();
     const plain = conversation(6);
-    redact.compact(plain, new Map());
+    compactTwice(plain);
     expect(pastMasking(plain)).toBeDefined();
   });
 });

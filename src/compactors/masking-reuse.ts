@@ -1,12 +1,13 @@
 import type { Message } from "../core/message.js";
-import { leavePastPass, pastPassOf } from "../core/message-memo.js";
+import { leavePastPass, type PastPass, pastPassOf } from "../core/message-memo.js";
 
 /**
  * What a masking pass made of the messages of one block it masked, by their index: the message
  * made, the text that replaced the block's content, the tokens that saved. A conversation masked
  * again (a loop that keeps its history and compacts it before each request) reuses them: no new
  * copy, and neither the old result nor the copy made of it is read again (on a long conversation
- * the pass waits on memory more than it computes).
+ * the pass waits on memory more than it computes). Kept from a conversation's second pass on
+ * ({@link maskedEarlier}).
  */
 export class MaskingRecord {
   readonly made: (Message | undefined)[];
@@ -42,6 +43,25 @@ export function pastMasking(input: readonly Message[]): PastMasking | undefined 
   const first = input[0];
   const past = first === undefined ? undefined : pastPassOf(first);
   return past?.record instanceof MaskingRecord ? (past as PastMasking) : undefined;
+}
+
+/** What a pass that kept no record leaves: the next pass on the conversation keeps one. */
+const FIRST_PASS: PastPass = { sources: [], record: {} };
+
+/**
+ * Whether a masking pass ran before on the conversation starting as `input`, whether it kept a
+ * record or not: a pass keeps one only then. A conversation masked once, as a stateless server
+ * sees each request, never pays for a record no pass would read.
+ */
+export function maskedEarlier(input: readonly Message[]): boolean {
+  const first = input[0];
+  return first !== undefined && pastPassOf(first) !== undefined;
+}
+
+/** Notes that a pass keeping no record ran on the conversation starting as `input`. */
+export function rememberFirstPass(input: readonly Message[]): void {
+  const first = input[0];
+  if (first !== undefined && pastPassOf(first) === undefined) leavePastPass(first, FIRST_PASS);
 }
 
 /**
