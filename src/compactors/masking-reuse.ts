@@ -1,5 +1,5 @@
 import type { Message } from "../core/message.js";
-import { leavePastPass, type PastPass, pastPassOf } from "../core/message-memo.js";
+import { leavePastPass, pastPassOf } from "../core/message-memo.js";
 
 /**
  * What a masking pass made of the messages of one block it masked, by their index: the message
@@ -7,12 +7,13 @@ import { leavePastPass, type PastPass, pastPassOf } from "../core/message-memo.j
  * again (a loop that keeps its history and compacts it before each request) reuses them: no new
  * copy, and neither the old result nor the copy made of it is read again (on a long conversation
  * the pass waits on memory more than it computes). Kept from a conversation's second pass on
- * ({@link maskedEarlier}).
+ * (see {@link rememberMasking}).
  */
 export class MaskingRecord {
-  readonly made: (Message | undefined)[];
-  readonly replacements: (string | undefined)[];
-  readonly saved: number[];
+  // Declared only: the constructor sets each (a field emitted as well would be defined twice).
+  declare readonly made: (Message | undefined)[];
+  declare readonly replacements: (string | undefined)[];
+  declare readonly saved: number[];
 
   constructor(length: number) {
     this.made = new Array(length);
@@ -45,34 +46,20 @@ export function pastMasking(input: readonly Message[]): PastMasking | undefined 
   return past?.record instanceof MaskingRecord ? (past as PastMasking) : undefined;
 }
 
-/** What a pass that kept no record leaves: the next pass on the conversation keeps one. */
-const FIRST_PASS: PastPass = { sources: [], record: {} };
-
-/**
- * Whether a masking pass ran before on the conversation starting as `input`, whether it kept a
- * record or not: a pass keeps one only then. A conversation masked once, as a stateless server
- * sees each request, never pays for a record no pass would read.
- */
-export function maskedEarlier(input: readonly Message[]): boolean {
-  const first = input[0];
-  return first !== undefined && pastPassOf(first) !== undefined;
-}
-
-/** Notes that a pass keeping no record ran on the conversation starting as `input`. */
-export function rememberFirstPass(input: readonly Message[]): void {
-  const first = input[0];
-  if (first !== undefined && pastPassOf(first) === undefined) leavePastPass(first, FIRST_PASS);
-}
+/** What a first pass leaves: no record, but the next pass on the conversation keeps one. */
+const NO_RECORD = new MaskingRecord(0);
 
 /**
  * Remembers what a masking pass made of the caller's array `input` (copied here: the caller may
- * change it), and its record. Kept while the conversation's first message lives: one past pass
- * per conversation.
+ * change it), and its record; a pass that kept none (a conversation's first) leaves a note that
+ * it ran. A record is kept from a conversation's second pass on: one masked once, as a
+ * stateless server sees each request, never pays for what no pass would read. Kept while the
+ * conversation's first message lives: one past pass per conversation.
  */
-export function rememberMasking(input: readonly Message[], record: MaskingRecord): void {
+export function rememberMasking(input: readonly Message[], record = NO_RECORD): void {
   const first = input[0];
   if (first === undefined) return;
-  leavePastPass(first, { sources: input.slice(), record });
+  leavePastPass(first, { sources: record === NO_RECORD ? [] : input.slice(), record });
 }
 
 /**

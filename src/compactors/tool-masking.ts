@@ -19,10 +19,8 @@ import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
 import {
   MaskingRecord,
   maskedBefore,
-  maskedEarlier,
   type PastMasking,
   pastMasking,
-  rememberFirstPass,
   rememberMasking,
 } from "./masking-reuse.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
@@ -140,8 +138,6 @@ interface MaskingScope {
   oldestRecentUse: number | undefined;
   /** What the last pass on the same array made, whose masked messages this one may reuse. */
   past?: PastMasking | undefined;
-  /** Whether this pass keeps a record of what it masks, for the next ({@link maskedEarlier}). */
-  recording?: boolean;
   /** The message whose results are never masked ({@link newestResultsIndex}). */
   protectedIndex: number;
   lastAssistant: number;
@@ -183,10 +179,10 @@ export function maskToolResults(
   });
   const scope = maskingScope(conversation, summaries, settings, context, tokensBefore);
   if (scope === undefined) return unchanged();
-  scope.past = pastMasking(input);
-  // A record serves the next pass on the caller's own array; a session's history (frozen, or
-  // its view) is replaced by the output. Kept from a conversation's second pass on.
-  scope.recording = conversation === input && (scope.past !== undefined || maskedEarlier(input));
+  // Past passes and records serve the caller's own array, not a session's history (frozen, or
+  // its view), which the session replaces by the output. A record is kept from a conversation's
+  // second pass on: a first pass finds no past one (see rememberMasking).
+  if (conversation === input) scope.past = pastMasking(input);
   const edits: MaskingEdits = {
     compacted: undefined,
     estimate: tokensBefore,
@@ -199,8 +195,7 @@ export function maskToolResults(
   const tokensAfter = edits.estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
-  if (edits.record !== undefined) rememberMasking(input, edits.record);
-  else if (conversation === input) rememberFirstPass(input);
+  if (conversation === input) rememberMasking(input, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
 
@@ -333,7 +328,7 @@ function replaceContent(
     edits.compacted ??= conversation.slice();
     edits.compacted[index] = past.made[index]!;
   }
-  if (single && scope.recording === true) {
+  if (single && scope.past !== undefined) {
     edits.record ??= new MaskingRecord(conversation.length);
     edits.record.note(index, edits.compacted[index]!, replacement, saved);
   }
