@@ -11,8 +11,9 @@ import { estimateBlockTokens, estimateToolUseTokens, MESSAGE_OVERHEAD_TOKENS } f
  * "well formed" only for what the schema accepts, and leaves everything else, valid or not, to
  * the schema, which then accepts it or names its issues. So it may be stricter than the
  * schema, never looser: a JSON value (a tool input, an `extra`) must be plain
- * (`Object.prototype`), and anything it does not model goes to the schema. An optional field set to `undefined` is taken as absent, as the
- * schema's retry takes it (`parseOrThrow`). `test/fuzz/message-fast-check.fuzz.test.ts` holds it to that.
+ * (`Object.prototype`), and anything it does not model goes to the schema. An optional field
+ * set to `undefined` is taken as absent, as the schema's retry takes it (`parseOrThrow`).
+ * `test/fuzz/message-fast-check.fuzz.test.ts` holds it to that.
  */
 
 /**

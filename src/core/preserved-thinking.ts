@@ -23,7 +23,8 @@ export interface ThinkingRepair {
   toolExchangeClosed: boolean;
 }
 
-const isThinking = (block: ContentBlock) =>
+/** Whether a block is a `thinking` or `redacted_thinking` block. */
+export const isThinking = (block: ContentBlock): boolean =>
   block.type === "thinking" || block.type === "redacted_thinking";
 
 /** Whether a message holds a `thinking` or `redacted_thinking` block. */

@@ -1,6 +1,7 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
-import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
+import type { Message, ToolResultBlock } from "../core/message.js";
+import { holdsThinking, isThinking } from "../core/preserved-thinking.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
@@ -160,9 +161,6 @@ function alignedChanges(
   );
 }
 
-const isThinking = (block: ContentBlock): boolean =>
-  block.type === "thinking" || block.type === "redacted_thinking";
-
 function annotateChanged(
   original: Message,
   message: Message,
@@ -176,7 +174,7 @@ function annotateChanged(
   };
   let other = false;
   // Thinking removed to keep the prefix valid is no compaction: it could not be sent back.
-  const blocks = original.content.some(isThinking)
+  const blocks = holdsThinking(original)
     ? original.content.filter((block) => !isThinking(block))
     : original.content;
   const content = message.content.map((block, index) => {

@@ -1,16 +1,18 @@
 import type { ContentBlock, Message } from "../core/message.js";
-import { CONTINUATION_NOTE, CONTINUATION_REQUEST } from "../core/preserved-thinking.js";
+import {
+  CONTINUATION_NOTE,
+  CONTINUATION_REQUEST,
+  holdsThinking,
+  isThinking,
+} from "../core/preserved-thinking.js";
 import type { SessionEntry } from "../session/session-entry.js";
-
-const isThinking = (block: ContentBlock) =>
-  block.type === "thinking" || block.type === "redacted_thinking";
 
 const hasBlock = (message: Message, type: ContentBlock["type"]) =>
   message.content.some((block) => block.type === type);
 
 /** The message without its thinking blocks (as a compaction removes them); the same one when it has none. */
 function withoutThinking(message: Message): Message {
-  if (!message.content.some(isThinking)) return message;
+  if (!holdsThinking(message)) return message;
   const kept = message.content.filter((block) => !isThinking(block));
   return {
     ...message,
@@ -52,7 +54,7 @@ export function strippedToolCall(
 ): string | undefined {
   if (before === undefined || after === undefined || before.id !== after.id) return undefined;
   if (after.role !== "assistant" || !hasBlock(after, "tool_use")) return undefined;
-  const lost = before.content.some(isThinking) && !after.content.some(isThinking);
+  const lost = holdsThinking(before) && !holdsThinking(after);
   return lost ? after.id : undefined;
 }
 
