@@ -137,6 +137,25 @@ describe("freezeBuiltMessages", () => {
     ] as Message[];
   }
 
+  it("ends on a value met twice or through a cycle (each branch back to its root), freezing all of it", () => {
+    const knot: Record<string, unknown> = { leaf: { x: 1 } };
+    for (const key of ["a", "b", "c", "d"]) knot[key] = knot;
+    const shared = { y: [2] };
+    const message = {
+      role: "user",
+      id: "k",
+      sessionId: "s",
+      turnId: { owner: "u", number: 1 },
+      createdAt: new Date(0),
+      content: [
+        { type: "opaque", block: knot },
+        { type: "text", text: "t", extra: { one: shared, two: shared } },
+      ],
+    } as unknown as Message;
+    freezeBuiltMessages([message]);
+    for (const item of objectsOf(message)) expect(Object.isFrozen(item)).toBe(true);
+  });
+
   it("freezes every object of messages of the shapes Message defines, and freezeMessages knows them", () => {
     const messages = built();
     freezeBuiltMessages(messages);
