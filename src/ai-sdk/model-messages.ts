@@ -1,5 +1,5 @@
 import type { ModelMessage } from "ai";
-import { isCompactionBlock } from "../core/conversation-structure.js";
+import { isCompactionBlock, readableMessages } from "../core/conversation-structure.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type ContentBlock,
@@ -324,6 +324,6 @@ function checkIds(messages: readonly Message[]): void {
 export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
   const toolNames = new Map<string, string>();
   const out: ModelMessage[] = [];
-  for (const message of messages) messageToModel(message, toolNames, out);
+  for (const message of readableMessages(messages)) messageToModel(message, toolNames, out);
   return out;
 }

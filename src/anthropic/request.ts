@@ -7,6 +7,7 @@ import * as z from "zod/mini";
 import {
   isSystemMessage,
   isSystemMessageBlock,
+  readableMessages,
   startsWithCompaction,
 } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
@@ -54,9 +55,10 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
  * });
  * @throws {ValidationError} when a message is malformed or two share an id.
  */
-export function toAnthropicMessages(messages: readonly Message[]): MessageParam[] {
+export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
-  assertMessages(messages, "messages");
+  assertMessages(input, "messages");
+  const messages = readableMessages(input);
   // At most one param per message: made at that size and cut to the count, never grown.
   const params: MessageParam[] = new Array(messages.length);
   let count = 0;

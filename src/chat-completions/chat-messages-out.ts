@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import * as z from "zod/mini";
-import { isSystemMessage } from "../core/conversation-structure.js";
+import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
 import { parseOrThrow } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -170,7 +170,7 @@ export function toChatMessages(
 ): ChatCompletionMessageParam[] {
   const reasoning = reasoningOption(options);
   const out: JsonObject[] = [];
-  for (const message of messages) {
+  for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {
       out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
     } else if (!writeQuickChatMessage(message, out))

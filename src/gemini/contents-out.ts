@@ -1,5 +1,9 @@
 import type { Content, Part } from "@google/genai";
-import { isSystemMessage, isSystemMessageBlock } from "../core/conversation-structure.js";
+import {
+  isSystemMessage,
+  isSystemMessageBlock,
+  readableMessages,
+} from "../core/conversation-structure.js";
 import {
   GEMINI_CONTENT_MARKS_KEY,
   geminiContentMarks,
@@ -152,7 +156,8 @@ export function partOf(
  * @example
  * const response = await ai.models.generateContent({ model, contents: toGeminiContents(session.messages), config });
  */
-export function toGeminiContents(messages: readonly Message[]): Content[] {
+export function toGeminiContents(input: readonly Message[]): Content[] {
+  const messages = readableMessages(input);
   const writer = new ContentsWriter(messages.length);
   for (let index = 0; index < messages.length; index += 1) writer.add(messages[index]!);
   return writer.written();

@@ -136,6 +136,5 @@ function freezeBuilt(value: unknown, depth: number): void {
     return;
   }
   for (const key in value)
-    if (Object.hasOwn(value, key))
-      freezeBuilt((value as Record<string, unknown>)[key], depth + 1);
+    if (Object.hasOwn(value, key)) freezeBuilt((value as Record<string, unknown>)[key], depth + 1);
 }

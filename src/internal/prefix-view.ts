@@ -1,7 +1,8 @@
 /** The key a view answers with its backing array and length (see {@link prefixView}); no other array has it. */
 const VIEW = Symbol("prefixView");
 
-interface ViewSource {
+/** What a view shows: the first `length` elements of `backing`. */
+export interface ViewSource {
   backing: readonly unknown[];
   length: number;
 }
@@ -58,19 +59,23 @@ export function prefixView<T>(backing: readonly T[], length: number): readonly T
   });
 }
 
-/** What a view answers for {@link VIEW}; `undefined` for anything else. */
-function sourceOf(value: unknown): ViewSource | undefined {
+/**
+ * The array a view ({@link prefixView}) shares and how many of its elements it shows;
+ * `undefined` for anything else. Views of one backing array show the same elements below the
+ * shorter one's length (the owner copies the backing before it changes any of them).
+ */
+export function viewSource(value: unknown): ViewSource | undefined {
   if (!Array.isArray(value)) return undefined;
   return (value as unknown as { [VIEW]?: ViewSource })[VIEW];
 }
 
 /** Whether `value` is a view {@link prefixView} made (it cannot change). */
 export function isPrefixView(value: unknown): boolean {
-  return sourceOf(value) !== undefined;
+  return viewSource(value) !== undefined;
 }
 
 /** A plain copy of a {@link prefixView} (a native slice), or `undefined` for anything else. */
 export function plainPrefix<T>(value: readonly T[]): T[] | undefined {
-  const view = sourceOf(value);
+  const view = viewSource(value);
   return view === undefined ? undefined : (view.backing.slice(0, view.length) as T[]);
 }

@@ -5,7 +5,11 @@ import {
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
-import { isSystemMessage, isSystemMessageBlock } from "../core/conversation-structure.js";
+import {
+  isSystemMessage,
+  isSystemMessageBlock,
+  readableMessages,
+} from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../core/message.js";
 import { isRecord, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
@@ -195,8 +199,9 @@ export function pushLangChain(
  * const reply = await model.invoke(toLangChainMessages(session.messages));
  * @throws {ValidationError} when a message is malformed.
  */
-export function toLangChainMessages(messages: readonly Message[]): BaseMessage[] {
-  assertMessages(messages, "messages");
+export function toLangChainMessages(input: readonly Message[]): BaseMessage[] {
+  assertMessages(input, "messages");
+  const messages = readableMessages(input);
   const out: BaseMessage[] = [];
   for (let index = 0; index < messages.length; index += 1)
     pushLangChain(out, messages[index]!, undefined);

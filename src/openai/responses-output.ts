@@ -1,5 +1,5 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { isSystemMessage } from "../core/conversation-structure.js";
+import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type {
   ContentBlock,
@@ -203,7 +203,7 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
   const writer = new ItemWriter();
-  for (const message of messages) {
+  for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {
       writer.whole(copied((message.content[0] as SystemMessageBlock).block.message));
       continue;
