@@ -1,6 +1,6 @@
 import { formatMs, formatPercent, formatTokens } from "./format.js";
 import type { RunMetrics } from "./simulate.js";
-import type { SpeedRow } from "./speed.js";
+import type { SpeedRow, Timing } from "./speed.js";
 import type { TargetCheck } from "./targets.js";
 
 /** Headers of the trajectory table. */
@@ -60,28 +60,30 @@ export function trajectoryRows(runs: readonly RunMetrics[]): string[][] {
 /** Headers and rows of the speed table; compact timings show their ratio to the floor. */
 export function speedTable(rows: readonly SpeedRow[]): { headers: string[]; rows: string[][] } {
   const compactors = [...new Set(rows.flatMap((row) => Object.keys(row.compact)))];
+  const steps = [...new Set(rows.flatMap((row) => Object.keys(row.step ?? {})))];
   const headers = [
     "messages",
     "floor (copy)",
     ...compactors.map((name) => `compact ${name}`),
     "maybeCompact under",
     "maybeCompact over",
+    ...steps.map((name) => `step ${name}`),
     "heap/message",
     "session/message",
   ];
+  const overFloor = (row: SpeedRow, timing: Timing | undefined) =>
+    timing === undefined
+      ? "-"
+      : `${formatMs(timing.medianMs)} (${(timing.medianMs / row.floor.medianMs).toFixed(1)}x)`;
   return {
     headers,
     rows: rows.map((row) => [
       String(row.messages),
       formatMs(row.floor.medianMs),
-      ...compactors.map((name) => {
-        const timing = row.compact[name];
-        return timing === undefined
-          ? "-"
-          : `${formatMs(timing.medianMs)} (${(timing.medianMs / row.floor.medianMs).toFixed(1)}x)`;
-      }),
+      ...compactors.map((name) => overFloor(row, row.compact[name])),
       formatMs(row.maybeCompactUnder.medianMs),
       formatMs(row.maybeCompactOver.medianMs),
+      ...steps.map((name) => overFloor(row, row.step?.[name])),
       row.bytesPerMessage === undefined ? "-" : `${row.bytesPerMessage.conversation} B`,
       row.bytesPerMessage === undefined ? "-" : `${row.bytesPerMessage.session} B`,
     ]),

@@ -1,5 +1,9 @@
 import v8 from "node:v8";
 import vm from "node:vm";
+import { toModelMessages } from "../src/ai-sdk/index.js";
+import { toAnthropicMessages } from "../src/anthropic/index.js";
+import { toChatMessages } from "../src/chat-completions/index.js";
+import { toGeminiContents } from "../src/gemini/index.js";
 import {
   AgentSession,
   type Compactor,
@@ -9,6 +13,7 @@ import {
   ThresholdCompactor,
 } from "../src/index.js";
 import { compactLangChainMessages, toLangChainMessages } from "../src/langchain/index.js";
+import { toResponsesInput } from "../src/openai/index.js";
 import { ConversationBuilder, MockLlmClient } from "../src/testing/index.js";
 
 /** A timing: the median of `samples` runs, in milliseconds. */
@@ -28,6 +33,11 @@ export interface SpeedRow {
   maybeCompactUnder: Timing;
   /** `maybeCompact()` over the threshold, in steady state: one more turn to compact each time. */
   maybeCompactOver: Timing;
+  /**
+   * A step of a session's loop, per provider: one turn appended, then the session's messages
+   * converted for the request (`toAnthropicMessages(session.messages)`, …). Absent in older results.
+   */
+  step?: Record<string, Timing>;
   /** Heap bytes per message: the conversation itself, and what a session holding it adds. */
   bytesPerMessage: { conversation: number; session: number } | undefined;
 }
@@ -148,6 +158,15 @@ function defaultCompactors(): Record<string, Compactor> {
   };
 }
 
+/** What a session's loop converts its messages with on each step, by provider. */
+export const STEP_CONVERSIONS: Record<string, (messages: readonly Message[]) => unknown> = {
+  Anthropic: toAnthropicMessages,
+  Responses: toResponsesInput,
+  Gemini: toGeminiContents,
+  "Chat Completions": toChatMessages,
+  "AI SDK": toModelMessages,
+};
+
 function appendAll(session: AgentSession, conversation: readonly Message[]): void {
   // append validates every message; in chunks, to keep argument lists short.
   for (let index = 0; index < conversation.length; index += 1000) {
@@ -219,12 +238,26 @@ export async function measureSpeed(options: SpeedOptions): Promise<SpeedRow[]> {
       },
     );
 
+    // A step of the README's loop: a turn appended, the session's messages converted.
+    const step: Record<string, Timing> = {};
+    for (const [name, convert] of Object.entries(STEP_CONVERSIONS)) {
+      step[name] = await time(
+        samples,
+        () => convert(session.messages),
+        () => {
+          session.append(...buildConversation(MESSAGES_PER_TURN, nextTurn));
+          nextTurn += 1;
+        },
+      );
+    }
+
     rows.push({
       messages: size,
       floor,
       compact,
       maybeCompactUnder,
       maybeCompactOver,
+      step,
       bytesPerMessage: gc
         ? {
             conversation: Math.round((afterConversation - before) / size),

@@ -135,6 +135,13 @@ describe("measureSpeed", () => {
       );
       expect(row.maybeCompactUnder.samples).toBeGreaterThan(0);
       expect(Number.isFinite(row.maybeCompactOver.medianMs)).toBe(true);
+      expect(Object.keys(row.step ?? {})).toEqual([
+        "Anthropic",
+        "Responses",
+        "Gemini",
+        "Chat Completions",
+        "AI SDK",
+      ]);
     }
     expect(speedTargets(rows)).toEqual([]);
   });
