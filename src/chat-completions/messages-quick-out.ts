@@ -14,10 +14,11 @@ type PlainBlock = Exclude<ContentBlock, OpaqueBlock>;
 /**
  * Writes into `out` the chat messages `toChatMessages` writes for the messages a conversation is
  * mostly made of, built without the field lists, spreads and copies of the full writing: a user
- * message of one text block read from a string content; a user message of tool results of text
- * with no Chat Completions fields; an assistant message of a text block read from a string
- * content, or of function calls only (its content read as `null` or absent), with at most the
- * calls' exact `arguments` kept. `false`, `out` as it was, for any other message: the full
+ * message of one text block read from a string content or with no Chat Completions fields (the
+ * library's own, another provider's); a user message of tool results of text with no Chat
+ * Completions fields; an assistant message of such a text block, of function calls (its content
+ * read as `null` or absent, or unmarked: `null`), or of both, with at most the calls' exact
+ * `arguments` kept. `false`, `out` as it was, for any other message: the full
  * writing decides. `messages-quick.test.ts` holds it to that.
  */
 export function writeQuickChatMessage(message: Message, out: JsonObject[]): boolean {
@@ -49,10 +50,15 @@ function isStringContent(block: ContentBlock | undefined): block is PlainBlock &
   return kept !== undefined && kept !== false && kept["content"] === "string";
 }
 
+/** Whether `block` is a text block with no Chat Completions fields (one the library or another provider made). */
+function isUnmarkedText(block: ContentBlock | undefined): block is PlainBlock & { text: string } {
+  return block?.type === "text" && keptFields(block, NO_KEYS) === undefined;
+}
+
 function quickUser(message: Message, out: JsonObject[]): boolean {
   const { content } = message;
   const first = content[0];
-  if (content.length === 1 && isStringContent(first)) {
+  if (content.length === 1 && (isStringContent(first) || isUnmarkedText(first))) {
     out.push({ role: "user", content: first.text });
     return true;
   }
@@ -78,13 +84,15 @@ function quickAssistant(message: Message, out: JsonObject[]): boolean {
   // The message's content: its text, `null`, or `undefined` when it goes without one.
   let text: string | null | undefined;
   let start = 0;
-  if (isStringContent(first)) {
+  if (isStringContent(first) || isUnmarkedText(first)) {
     text = first.text;
     start = 1;
   } else {
-    const form = first === undefined ? false : keptFields(first, FIRST_CALL_KEYS);
-    if (first?.type !== "tool_use" || !form) return false;
-    if (form["content"] === "null") text = null;
+    if (first?.type !== "tool_use") return false;
+    const form = keptFields(first, FIRST_CALL_KEYS);
+    // Calls the library or another provider made go with `content: null`, as the full writing sends them.
+    if (form === false) return false;
+    if (form === undefined || form["content"] === "null") text = null;
     else if (form["content"] !== "absent") return false;
   }
   if (start === content.length) {

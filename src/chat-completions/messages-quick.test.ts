@@ -229,6 +229,30 @@ describe("writeQuickChatMessage: the common messages written without the full wr
     expect(taken).toBeGreaterThan(400);
   });
 
+  it("writes the library's own messages (no Chat Completions fields) quickly, as the full writing does", () => {
+    const use = { type: "tool_use", id: "c1", name: "read", input: { path: "a.ts" } };
+    const messages = [
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [use] },
+      { role: "assistant", content: [{ type: "text", text: "reading" }, use] },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+    ] as unknown as Message[];
+    for (const message of messages) {
+      const quick: JsonObject[] = [];
+      expect(writeQuickChatMessage(message, quick)).toBe(true);
+      expect(keyOrder(quick)).toEqual(keyOrder(chatMessagesInFull(message, "keep")));
+    }
+    expect(toChatMessages(messages.slice(1, 2))).toEqual([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { type: "function", id: "c1", function: { name: "read", arguments: '{"path":"a.ts"}' } },
+        ],
+      },
+    ]);
+  });
+
   it("writes what the quick reading read back as it was", () => {
     const messages = [
       { role: "user", content: "hi" },
