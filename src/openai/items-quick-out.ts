@@ -16,8 +16,9 @@ type Record_ = Record<string, unknown>;
  * Pushes onto `items` the items `toResponsesInput` writes for a message a conversation is
  * mostly made of, built without the marks, spreads and writer state of the full writing: every
  * block a text block of a message item read here (its string content, or its `input_text` /
- * `output_text` parts), a `function_call`, or a `function_call_output` of text, the fields kept
- * of each only strings (and a part's empty `annotations`). `false` for any other message (and
+ * `output_text` parts) or of no Responses fields (the library's own: texts in a row join one
+ * message item of the role), a `function_call`, or a `function_call_output` of text, the fields
+ * kept of each only strings (and a part's empty `annotations`). `false` for any other message (and
  * `items` as they were): the full writing decides. `items-quick.test.ts` holds it to that.
  */
 export function pushQuickItems(message: Message, items: JsonObject[]): boolean {
@@ -30,6 +31,8 @@ export function pushQuickItems(message: Message, items: JsonObject[]): boolean {
 function pushItems(message: Message, items: JsonObject[]): boolean {
   /** The parts of the message item a later part of it joins. */
   let open: JsonValue[] | undefined;
+  /** Whether that item was made here, for texts of no Responses fields (the next such joins it). */
+  let made = false;
   const { content, role } = message;
   // By index: a for-of left early keeps its iterator (garbage on every first sight).
   for (let index = 0; index < content.length; index += 1) {
@@ -48,6 +51,17 @@ function pushItems(message: Message, items: JsonObject[]): boolean {
         open.push(part);
         continue;
       }
+      if (hasOnlyKeys(fields, NO_KEYS)) {
+        // The library's own text (a user's request, a summary): a message item of the role.
+        if (open !== undefined && made) open.push(part);
+        else {
+          open = [part];
+          made = true;
+          items.push({ type: "message", role, content: open });
+        }
+        continue;
+      }
+      made = false;
       const kind = fields["content"];
       if (kind === "string" && hasOnlyKeys(fields, STRING_KEYS)) {
         item = messageItem(fields["item"], block.text);
@@ -66,6 +80,7 @@ function pushItems(message: Message, items: JsonObject[]): boolean {
   return true;
 }
 
+const NO_KEYS: readonly string[] = [];
 const STRING_KEYS = ["item", "content"];
 const PARTS_KEYS = ["item", "part"];
 const CONTINUES_KEYS = ["continues", "part"];

@@ -341,6 +341,21 @@ describe("pushQuickItems: the common messages written without the full writing's
     expect(taken).toBeGreaterThan(300);
   });
 
+  it("writes the library's own texts (no Responses fields) quickly, joined as the full writing joins them", () => {
+    const text = (value: string) => ({ type: "text", text: value });
+    const use = { type: "tool_use", id: "c1", name: "read", input: {} };
+    for (const [role, content] of [
+      ["user", [text("a")]],
+      ["assistant", [text("a"), text("b"), use, text("c")]],
+      ["user", [text("a"), { ...text("b"), extra: { openai: { continues: true } } }]],
+    ] as const) {
+      const message = { role, content } as unknown as Message;
+      const writer = new ItemWriter();
+      for (const each of message.content) writeBlock(writer, each, message.role);
+      expect(quickItems(message)).toEqual(writer.items);
+    }
+  });
+
   it("does not join a part to an item a call came after", () => {
     const item = { type: "message", role: "assistant" };
     const content = [
