@@ -97,6 +97,22 @@ function variants(messages: Message[], pick: number, replacement: unknown, other
   ];
 }
 
+/** Runs `check` on the broken (or still valid) versions of 300 generated conversations. */
+function eachVariant(seedValue: number, check: (value: unknown[]) => void): void {
+  fc.assert(
+    fc.property(
+      trajectoryArbitrary(),
+      fc.nat(),
+      replacements,
+      fc.nat(),
+      (messages: Message[], pick, replacement, other) => {
+        for (const value of variants(messages, pick, replacement, other)) check(value as unknown[]);
+      },
+    ),
+    { seed: seed(seedValue), numRuns: 300 },
+  );
+}
+
 describe("the fast message check agrees with the schema it stands in front of", () => {
   it("accepts a message only when the schema does, with the estimate the library counts", () => {
     let accepted = 0;
@@ -126,29 +142,16 @@ describe("the fast message check agrees with the schema it stands in front of", 
   it("validatedEstimate and the compaction entry check answer as the schema alone: same acceptance, issues and estimate", () => {
     let refused = 0;
     let passed = 0;
-    fc.assert(
-      fc.property(
-        trajectoryArbitrary(),
-        fc.nat(),
-        replacements,
-        fc.nat(),
-        (messages: Message[], pick, replacement, other) => {
-          for (const value of variants(messages, pick, replacement, other)) {
-            const expected = outcome(() => schemaEstimate(value));
-            expect(outcome(() => validatedEstimate(value, "conversation"))).toEqual(expected);
-            // Again: now through what the first check remembered.
-            expect(outcome(() => validatedEstimate(value, "conversation"))).toEqual(expected);
-            const compactExpected = outcome(() => schemaCompactArguments(value));
-            expect(outcome(() => assertCompactArguments(value, new Map()))).toEqual(
-              compactExpected,
-            );
-            if ("issues" in compactExpected) refused += 1;
-            else passed += 1;
-          }
-        },
-      ),
-      { seed: seed(20_261_206), numRuns: 300 },
-    );
+    eachVariant(20_261_206, (value) => {
+      const expected = outcome(() => schemaEstimate(value));
+      expect(outcome(() => validatedEstimate(value, "conversation"))).toEqual(expected);
+      // Again: now through what the first check remembered.
+      expect(outcome(() => validatedEstimate(value, "conversation"))).toEqual(expected);
+      const compactExpected = outcome(() => schemaCompactArguments(value));
+      expect(outcome(() => assertCompactArguments(value, new Map()))).toEqual(compactExpected);
+      if ("issues" in compactExpected) refused += 1;
+      else passed += 1;
+    });
     expect(refused).toBeGreaterThan(300);
     expect(passed).toBeGreaterThan(300);
   });
@@ -216,38 +219,24 @@ describe("the session's hand-made copies agree with the schema's parse", () => {
   it("copies only what the schema accepts, into what its parse makes (frozen, nothing shared but strings and dates)", () => {
     let copied = 0;
     let refused = 0;
-    fc.assert(
-      fc.property(
-        trajectoryArbitrary(),
-        fc.nat(),
-        replacements,
-        fc.nat(),
-        (messages: Message[], pick, replacement, other) => {
-          for (const value of variants(messages, pick, replacement, other)) {
-            const values = value as unknown[];
-            const owned = ownedMessages(values);
-            const parsed = z.array(MessageSchema).safeParse(values);
-            if (owned === undefined) {
-              refused += 1;
-              continue;
-            }
-            copied += 1;
-            expect(parsed.success).toBe(true);
-            expect(owned.messages).toStrictEqual(parsed.data);
-            // Field by field in the schema's order, so that a snapshot's JSON is the same.
-            expect(JSON.stringify(owned.messages)).toBe(JSON.stringify(parsed.data));
-            expect(owned.tokens).toEqual(
-              owned.messages.map((m) => estimateContentTokens(m.content)),
-            );
-            owned.messages.forEach((message, index) => {
-              expect(message).not.toBe(values[index]);
-              expect(frozenThrough(message)).toBe(true);
-            });
-          }
-        },
-      ),
-      { seed: seed(20_261_209), numRuns: 300 },
-    );
+    eachVariant(20_261_209, (values) => {
+      const owned = ownedMessages(values);
+      const parsed = z.array(MessageSchema).safeParse(values);
+      if (owned === undefined) {
+        refused += 1;
+        return;
+      }
+      copied += 1;
+      expect(parsed.success).toBe(true);
+      expect(owned.messages).toStrictEqual(parsed.data);
+      // Field by field in the schema's order, so that a snapshot's JSON is the same.
+      expect(JSON.stringify(owned.messages)).toBe(JSON.stringify(parsed.data));
+      expect(owned.tokens).toEqual(owned.messages.map((m) => estimateContentTokens(m.content)));
+      owned.messages.forEach((message, index) => {
+        expect(message).not.toBe(values[index]);
+        expect(frozenThrough(message)).toBe(true);
+      });
+    });
     expect(copied).toBeGreaterThan(300);
     expect(refused).toBeGreaterThan(100);
   });
