@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { prefixView } from "../internal/prefix-view.js";
 import { ConversationBuilder } from "../testing/index.js";
 import { assertCompactArguments, validatedEstimate } from "./entry-validation.js";
 import { ValidationError } from "./errors.js";
@@ -9,7 +8,6 @@ import {
   estimateTokens,
   exchangesKnownWhole,
   knownMessages,
-  rememberValid,
 } from "./message-memo.js";
 
 function conversation(turns: number, prefix: string): Message[] {
@@ -45,46 +43,6 @@ describe("validatedEstimate: each message object checked once", () => {
     grown.push(...conversation(6, "e").slice(grown.length));
     expect(validatedEstimate(grown, "conversation")).toBe(estimateTokens(grown));
     expect(knownMessages(grown).unknown).toEqual([]);
-  });
-
-  it("knows a new view of a session's array as far as the last view checked, reading none of that part again", () => {
-    const messages = conversation(6, "v");
-    // Valid and remembered so, as a session's messages are once appended.
-    rememberValid(messages);
-    const backing: Message[] = messages.slice(0, 10);
-    const reads = new Map<number, number>();
-    // Each element of the backing array counts its reads.
-    const counted = (array: Message[], from: number, to: number) => {
-      for (let index = from; index < to; index += 1) {
-        const message = messages[index]!;
-        Object.defineProperty(array, index, {
-          get: () => {
-            reads.set(index, (reads.get(index) ?? 0) + 1);
-            return message;
-          },
-          enumerable: true,
-          configurable: true,
-        });
-      }
-    };
-    counted(backing, 0, 10);
-    const first = prefixView(backing, 10);
-    expect(validatedEstimate(first, "conversation")).toBe(estimateTokens(messages.slice(0, 10)));
-    backing.push(...messages.slice(10, 14));
-    counted(backing, 10, 14);
-    reads.clear();
-    const second = prefixView(backing, 14);
-    expect(validatedEstimate(second, "conversation")).toBe(estimateTokens(messages.slice(0, 14)));
-    expect(knownMessages(second).unknown).toEqual([]);
-    // The first message only (a look at whether the array seems new), once.
-    expect([...reads].filter(([index]) => index < 10)).toEqual([[0, 1]]);
-    // An older view checked after a newer one is checked in full, and answers for its own length.
-    expect(validatedEstimate(prefixView(backing, 12), "conversation")).toBe(
-      estimateTokens(messages.slice(0, 12)),
-    );
-    // A view of another array (a compaction makes a new one) is not taken for it.
-    const other = [...messages.slice(0, 9), messages[12]!];
-    expect(validatedEstimate(prefixView(other, 10), "conversation")).toBe(estimateTokens(other));
   });
 
   it("checks what was appended to an array validated before", () => {

@@ -1,4 +1,4 @@
-import { type ViewSource, viewSource } from "../internal/prefix-view.js";
+import { isPrefixView } from "../internal/prefix-view.js";
 import type { ContentBlock, Message } from "./message.js";
 import { estimateBlockTokens, estimateContentTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
 
@@ -132,22 +132,7 @@ interface KnownConversation {
   exchangesWhole?: boolean;
 }
 
-/**
- * Conversation arrays seen validated; a session's `messages` view is also remembered under the
- * array it shares, so that a newer view of it (each append makes one) is known as far as the
- * last one checked reached, without a comparison.
- */
 const conversations = new WeakMap<readonly unknown[], KnownConversation>();
-
-/** What was remembered of a view of the array `view` shares, when it shows no more than `view`. */
-function knownOfView(view: ViewSource, length: number): KnownConversation | undefined {
-  const known = conversations.get(view.backing);
-  return known !== undefined &&
-    known.messages.length <= length &&
-    viewSource(known.messages)?.backing === view.backing
-    ? known
-    : undefined;
-}
 
 function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boolean {
   if (prefix.length > values.length) return false;
@@ -182,20 +167,11 @@ export function knownMessages(values: readonly unknown[]): {
   /** Whether its tool exchanges were found whole as it is now (an array checked before, unchanged). */
   exchangesWhole?: boolean;
 } {
-  // A session's `messages` view is read through the array it shares (a proxy's element reads
-  // cost some 100 ns each), and a new view of that array (made by each append) is known as far
-  // as the last one checked reached.
-  const view = viewSource(values);
-  const items = view?.backing ?? values;
-  let known = conversations.get(values);
-  let from = 0;
-  if (known !== undefined) {
-    if (known.messages === values || startsWith(items, known.messages))
-      from = known.messages.length;
-  } else if (view !== undefined) {
-    known = knownOfView(view, values.length);
-    if (known !== undefined) from = known.messages.length;
-  }
+  const known = conversations.get(values);
+  const from =
+    known !== undefined && (known.messages === values || startsWith(values, known.messages))
+      ? known.messages.length
+      : 0;
   if (known !== undefined && from === values.length)
     return { tokens: known.tokens, unknown: [], exchangesWhole: known.exchangesWhole === true };
   let tokens = from === 0 ? 0 : known!.tokens;
@@ -203,7 +179,7 @@ export function knownMessages(values: readonly unknown[]): {
   const call = ++calls;
   let repeated = false;
   for (let index = from; index < values.length; index += 1) {
-    const value = items[index];
+    const value = values[index];
     const memo = typeof value === "object" && value !== null ? memos.get(value) : undefined;
     if (memo === undefined || memo.tokens < 0) {
       unknown.push(index);
@@ -214,11 +190,10 @@ export function knownMessages(values: readonly unknown[]): {
     memo.seen = call;
   }
   if (unknown.length > 0) return { tokens, unknown };
-  // A session's history never holds one message twice (its ids are unique): a view needs no look.
-  if (repeated || (from > 0 && view === undefined && repeatsKnown(values, from))) {
+  if (repeated || (from > 0 && repeatsKnown(values, from))) {
     return { tokens, unknown: Array.from({ length: values.length - from }, (_, i) => from + i) };
   }
-  if (known !== undefined && from > 0 && view === undefined) {
+  if (known !== undefined && from > 0) {
     known.messages = known.messages.concat(values.slice(from));
     known.tokens = tokens;
     known.exchangesWhole = false;
@@ -240,14 +215,11 @@ export function rememberConversation(
   exchangesWhole = false,
 ): void {
   // A frozen array or a session's `messages` view cannot change: it is its own copy.
-  const view = viewSource(values);
-  const known = {
-    messages: view !== undefined || Object.isFrozen(values) ? values : values.slice(),
+  conversations.set(values, {
+    messages: Object.isFrozen(values) || isPrefixView(values) ? values : values.slice(),
     tokens,
     exchangesWhole,
-  };
-  conversations.set(values, known);
-  if (view !== undefined) conversations.set(view.backing, known);
+  });
 }
 
 /**

@@ -1,8 +1,7 @@
 /** The key a view answers with its backing array and length (see {@link prefixView}); no other array has it. */
 const VIEW = Symbol("prefixView");
 
-/** What a view shows: the first `length` elements of `backing`. */
-export interface ViewSource {
+interface ViewSource {
   backing: readonly unknown[];
   length: number;
 }
@@ -59,23 +58,19 @@ export function prefixView<T>(backing: readonly T[], length: number): readonly T
   });
 }
 
-/**
- * The array a view ({@link prefixView}) shares and how many of its elements it shows;
- * `undefined` for anything else. Views of one backing array show the same elements below the
- * shorter one's length (the owner copies the backing before it changes any of them).
- */
-export function viewSource(value: unknown): ViewSource | undefined {
+/** What a view answers for {@link VIEW}; `undefined` for anything else. */
+function sourceOf(value: unknown): ViewSource | undefined {
   if (!Array.isArray(value)) return undefined;
   return (value as unknown as { [VIEW]?: ViewSource })[VIEW];
 }
 
 /** Whether `value` is a view {@link prefixView} made (it cannot change). */
 export function isPrefixView(value: unknown): boolean {
-  return viewSource(value) !== undefined;
+  return sourceOf(value) !== undefined;
 }
 
 /** A plain copy of a {@link prefixView} (a native slice), or `undefined` for anything else. */
 export function plainPrefix<T>(value: readonly T[]): T[] | undefined {
-  const view = viewSource(value);
+  const view = sourceOf(value);
   return view === undefined ? undefined : (view.backing.slice(0, view.length) as T[]);
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
+import { validatedEstimate } from "../core/entry-validation.js";
 import type { Message } from "../core/message.js";
-import { estimateTokens } from "../core/message-memo.js";
+import { estimateTokens, knownMessages } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { AgentSession } from "./agent-session.js";
 import { History, SNAPSHOT_LIMIT } from "./history.js";
@@ -17,6 +18,38 @@ function conversation() {
 }
 
 describe("History", () => {
+  it("hands out its messages known to the memo with their estimate: a caller's check is a lookup, exact after appends, merged results, compactions and restores", async () => {
+    const session = new AgentSession({
+      contextLimit: 2_000,
+      compactor: { type: "threshold", config: { toolCompaction: "redact", keepRecentTurns: 1 } },
+    });
+    const builder = new ConversationBuilder({ idPrefix: "k" });
+    for (let n = 1; n <= 3; n += 1)
+      builder
+        .user(`request ${n}`)
+        .toolCall({ id: `t${n}`, name: "read_file", result: "x".repeat(400) })
+        .assistant(`done ${n}`);
+    const turns = builder.build();
+    const check = (messages: readonly Message[]) => {
+      // Remembered as handed out: the memo answers from what it was told (it says whether the
+      // exchanges were found whole only of a conversation it was told of), no message walked.
+      expect("exchangesWhole" in knownMessages(messages)).toBe(true);
+      expect(validatedEstimate(messages, "messages")).toBe(estimateTokens([...messages]));
+    };
+    for (let at = 0; at < turns.length; at += 4) {
+      session.append(...turns.slice(at, at + 4));
+      check(session.messages);
+    }
+    session.addUserText("one more");
+    session.addAssistant([{ type: "tool_use", id: "t9", name: "read_file", input: {} }]);
+    session.addToolResults([{ type: "tool_result", toolUseId: "t9", content: "a" }]);
+    check(session.messages);
+    await session.forceCompact();
+    check(session.messages);
+    const restored = AgentSession.fromJSON(JSON.parse(JSON.stringify(session)));
+    check(restored.messages);
+  });
+
   it("lands a replacement after what was appended meanwhile, and refuses one made on a replaced history", () => {
     const history = new History();
     const messages = conversation();

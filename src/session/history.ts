@@ -1,6 +1,6 @@
 import { CompactionError, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
-import { rememberValid } from "../core/message-memo.js";
+import { rememberConversation, rememberValid } from "../core/message-memo.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { freezeMessages } from "../internal/frozen.js";
 import { prefixView } from "../internal/prefix-view.js";
@@ -53,8 +53,20 @@ export class History {
 
   /** The messages, as a frozen snapshot made once per change: holding it is safe. */
   get messages(): readonly Message[] {
-    this.#view ??= Object.freeze(this.#messages.slice());
+    if (this.#view === undefined) {
+      this.#view = Object.freeze(this.#messages.slice());
+      this.#known(this.#view);
+    }
     return this.#view;
+  }
+
+  /**
+   * Tells the memo that `messages` (a snapshot or view handed out) are valid and what they
+   * estimate (the meter's sum): a caller's check of them (`toAnthropicMessages(session.messages)`
+   * on every step) then costs a lookup, not a walk over every message.
+   */
+  #known(messages: readonly Message[]): void {
+    rememberConversation(messages, this.meter.estimate);
   }
 
   /**
@@ -68,6 +80,7 @@ export class History {
     if (this.#shared === undefined) {
       this.#shared = prefixView(this.#messages, this.#messages.length);
       this.#sharedLength = this.#messages.length;
+      this.#known(this.#shared);
     }
     return this.#shared;
   }

@@ -13,7 +13,6 @@ import {
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
-import { ownedMessages } from "../core/owned-messages.js";
 import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
@@ -82,14 +81,9 @@ export class MessageIntake {
     // Messages the library built and handed over are its own already: checked (their
     // estimates worked out as they were, remembered), not copied.
     const tokens = handedOverTokens(messages);
-    // Anyone else's are copied: by hand when the fast check vouches for each, else by the schema.
-    const owned = tokens === undefined ? ownedMessages(messages) : undefined;
     if (tokens !== undefined) rememberValid(messages as Message[], tokens);
-    else if (owned !== undefined) rememberValid(owned.messages, owned.tokens);
     const parsed =
-      tokens !== undefined
-        ? (messages as Message[])
-        : (owned?.messages ?? parseOrThrow(MESSAGES, messages, "messages"));
+      tokens !== undefined ? (messages as Message[]) : parseOrThrow(MESSAGES, messages, "messages");
     const issues = this.#settings.history.duplicateIssues(parsed);
     if (issues.length > 0) throw new ValidationError("messages", issues);
     if (parsed.length === 0) return { entry: undefined, result: undefined, events: [] };
