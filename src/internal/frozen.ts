@@ -122,7 +122,9 @@ function freezeBuiltBlock(block: ContentBlock): void {
  * {@link freezeDeeply}, which remembers what it froze (a third of a LangChain thread's first
  * append of 10k messages went to freezing). A copy just made holds no cycle and nothing frozen;
  * what is frozen already (met again through a cycle or a shared value, or frozen before) and
- * what lies deeper than a JSON value may go is left to that walk, which ends cycles.
+ * what lies deeper than a JSON value may go is left to that walk, which ends cycles. An array
+ * is walked by index (a copy is dense; its named properties, which a JSON copy has none of, are
+ * not walked).
  */
 function freezeBuilt(value: unknown, depth: number): void {
   if (typeof value !== "object" || value === null) return;

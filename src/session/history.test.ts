@@ -18,31 +18,55 @@ function conversation() {
 }
 
 describe("History", () => {
-  it("hands out its messages known to the memo with their estimate: a caller's check is a lookup, exact after appends, merged results, compactions and restores", async () => {
+  it("refuses to land an output that holds the id of a message appended while it ran, changing nothing", () => {
+    const history = new History();
+    const messages = conversation();
+    history.push(messages.slice(0, 4));
+    const replacement = {
+      before: history.messages,
+      generation: history.generation,
+      // A compactor's new message, whose id a message appended meanwhile takes too.
+      conversation: [{ ...messages[0]!, id: messages[4]!.id }, ...messages.slice(2, 4)],
+      rules: {
+        pinned: new Set<string>(),
+        keepStaleThinking: false,
+        clock: () => new Date(0),
+        archive: undefined,
+      },
+    };
+    history.push(messages.slice(4));
+    expect(() => history.landed(replacement)).toThrow(expect.objectContaining({ code: "aborted" }));
+    expect(history.messages).toEqual(messages);
+  });
+
+  it("hands out its view known to the memo with its estimate: a caller's check is a lookup, exact after appends, merged results, compactions and restores", async () => {
     const session = new AgentSession({
-      contextLimit: 2_000,
+      contextLimit: 5_000_000,
       compactor: { type: "threshold", config: { toolCompaction: "redact", keepRecentTurns: 1 } },
     });
     const builder = new ConversationBuilder({ idPrefix: "k" });
-    for (let n = 1; n <= 3; n += 1)
+    // Past the snapshot's limit, where callers get the view.
+    for (let n = 1; n * 4 <= SNAPSHOT_LIMIT + 12; n += 1)
       builder
         .user(`request ${n}`)
         .toolCall({ id: `t${n}`, name: "read_file", result: "x".repeat(400) })
         .assistant(`done ${n}`);
     const turns = builder.build();
     const check = (messages: readonly Message[]) => {
+      expect(messages.length).toBeGreaterThan(SNAPSHOT_LIMIT);
       // Remembered as handed out: the memo answers from what it was told (it says whether the
       // exchanges were found whole only of a conversation it was told of), no message walked.
       expect("exchangesWhole" in knownMessages(messages)).toBe(true);
       expect(validatedEstimate(messages, "messages")).toBe(estimateTokens([...messages]));
     };
-    for (let at = 0; at < turns.length; at += 4) {
+    session.append(...turns.slice(0, SNAPSHOT_LIMIT));
+    for (let at = SNAPSHOT_LIMIT; at < turns.length; at += 4) {
       session.append(...turns.slice(at, at + 4));
       check(session.messages);
     }
     session.addUserText("one more");
-    session.addAssistant([{ type: "tool_use", id: "t9", name: "read_file", input: {} }]);
-    session.addToolResults([{ type: "tool_result", toolUseId: "t9", content: "a" }]);
+    session.addAssistant([{ type: "tool_use", id: "t0", name: "read_file", input: {} }]);
+    session.addToolResults([{ type: "tool_result", toolUseId: "t0", content: "a" }]);
     check(session.messages);
     await session.forceCompact();
     check(session.messages);

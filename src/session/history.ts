@@ -53,20 +53,8 @@ export class History {
 
   /** The messages, as a frozen snapshot made once per change: holding it is safe. */
   get messages(): readonly Message[] {
-    if (this.#view === undefined) {
-      this.#view = Object.freeze(this.#messages.slice());
-      this.#known(this.#view);
-    }
+    this.#view ??= Object.freeze(this.#messages.slice());
     return this.#view;
-  }
-
-  /**
-   * Tells the memo that `messages` (a snapshot or view handed out) are valid and what they
-   * estimate (the meter's sum): a caller's check of them (`toAnthropicMessages(session.messages)`
-   * on every step) then costs a lookup, not a walk over every message.
-   */
-  #known(messages: readonly Message[]): void {
-    rememberConversation(messages, this.meter.estimate);
   }
 
   /**
@@ -80,7 +68,9 @@ export class History {
     if (this.#shared === undefined) {
       this.#shared = prefixView(this.#messages, this.#messages.length);
       this.#sharedLength = this.#messages.length;
-      this.#known(this.#shared);
+      // Valid, ids unique, and what the meter sums: a caller's check of the view
+      // (`toAnthropicMessages(session.messages)` on every step) is a lookup, not a walk.
+      rememberConversation(this.#shared, this.meter.estimate);
     }
     return this.#shared;
   }
@@ -167,16 +157,19 @@ export class History {
    * The messages a compaction that replaced `before` (the history at `generation`) by
    * `conversation` leaves now: what was appended meanwhile follows it, and as it follows the
    * change, the thinking the change made stale in it goes too (by `rules`).
-   * @throws {CompactionError} `aborted` when the history was replaced meanwhile.
+   * @throws {CompactionError} `aborted` when the history was replaced meanwhile, or a message
+   * appended meanwhile took an id of the compaction's output.
    */
   landed(replacement: Replacement): Message[] {
     const { before, conversation, rules } = replacement;
-    if (replacement.generation !== this.#generation) {
-      throw new CompactionError("aborted", "the conversation was replaced while compacting");
-    }
     const now = this.messages;
-    if (now.length === before.length) return conversation;
-    return repairThinking(rules, now, [...conversation, ...now.slice(before.length)]).conversation;
+    const landed = [...conversation, ...now.slice(before.length)];
+    // What was appended meanwhile was checked against the history then, not against the output.
+    if (replacement.generation !== this.#generation || duplicateIdIssues(landed)[0])
+      throw new CompactionError("aborted", "the conversation was replaced while compacting");
+    return now.length === before.length
+      ? conversation
+      : repairThinking(rules, now, landed).conversation;
   }
 
   /**
