@@ -163,13 +163,12 @@ export class History {
   landed(replacement: Replacement): Message[] {
     const { before, conversation, rules } = replacement;
     const now = this.messages;
-    const landed = [...conversation, ...now.slice(before.length)];
+    const alone = now.length === before.length;
+    const landed = alone ? conversation : [...conversation, ...now.slice(before.length)];
     // What was appended meanwhile was checked against the history then, not against the output.
-    if (replacement.generation !== this.#generation || duplicateIdIssues(landed)[0])
+    if (replacement.generation !== this.#generation || (!alone && duplicateIdIssues(landed)[0]))
       throw new CompactionError("aborted", "the conversation was replaced while compacting");
-    return now.length === before.length
-      ? conversation
-      : repairThinking(rules, now, landed).conversation;
+    return alone ? landed : repairThinking(rules, now, landed).conversation;
   }
 
   /**
