@@ -40,11 +40,12 @@ export abstract class AgentCompactionError<Code extends string = string> extends
  * API threw, or no string came back); `timeout` it took longer than `summaryTimeoutMs`;
  * `empty_summary` it returned only whitespace; `aborted` the caller's signal fired, the history
  * was replaced while compacting (or a message appended meanwhile took an id of the output), or
- * (stored sessions) other workers' compactions won every attempt; `compactor_error` a custom compactor threw (a bug in it, not the summarizer's
- * failure); `busy` `maybeCompact`/`forceCompact` was called from the session's running
- * `beforeCompact` hook, which would wait for the compaction that waits for the hook, or (stored
- * sessions) another worker held the compaction lease past `leaseMs`; `archive_error` the
- * archive's `put` or `get` threw (nothing of the compaction landed). A `beforeCompact` hook, a
+ * (stored sessions) other workers' compactions won every attempt; `compactor_error` a custom
+ * compactor threw (a bug in it, not the summarizer's failure); `busy`
+ * `maybeCompact`/`forceCompact` was called from the session's running `beforeCompact` hook,
+ * which would wait for the compaction that waits for the hook, or (stored sessions) another
+ * worker held the compaction lease past `leaseMs`; `archive_error` the archive's `put` or `get`
+ * threw (nothing of the compaction landed). A `beforeCompact` hook, a
  * custom compactor or the archive outliving its time limit is a `timeout` too.
  */
 export type CompactionErrorCode =
