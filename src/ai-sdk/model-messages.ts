@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import { isCompactionBlock, readableMessages } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type ContentBlock,
@@ -320,8 +321,12 @@ function checkIds(messages: readonly Message[]): void {
  *
  * @example
  * const result = await generateText({ model, messages: toModelMessages(session.messages) });
+ * @throws {ValidationError} naming the field when `messages` are not the library's messages
+ * (AI SDK messages go through `fromModelMessages` first) or two share an id.
  */
 export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
+  // Cheap for a session's messages: each message object is fully checked only once.
+  assertMessages(messages, "messages");
   const toolNames = new Map<string, string>();
   const out: ModelMessage[] = [];
   for (const message of readableMessages(messages)) messageToModel(message, toolNames, out);

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import * as z from "zod/mini";
 import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -163,11 +164,15 @@ function userMessages(message: Message): JsonObject[] {
  * const completion = await client.chat.completions.create({
  *   model, messages: [{ role: "system", content: SYSTEM }, ...toChatMessages(session.messages)],
  * });
+ * @throws {ValidationError} naming the field when `messages` are not the library's messages
+ * (Chat Completions messages go through `fromChatMessages` first) or two share an id.
  */
 export function toChatMessages(
   messages: readonly Message[],
   options: ToChatMessagesOptions = {},
 ): ChatCompletionMessageParam[] {
+  // Cheap for a session's messages: each message object is fully checked only once.
+  assertMessages(messages, "messages");
   const reasoning = reasoningOption(options);
   const out: JsonObject[] = [];
   for (const message of readableMessages(messages)) {

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { commonBlocks, keyOrder, objectsIn, tidy } from "../../test/support/quick-path.js";
+import {
+  commonBlocks,
+  keyOrder,
+  objectsIn,
+  ourMessages,
+  tidy,
+} from "../../test/support/quick-path.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type { ContentBlock, JsonObject, Message } from "../core/message.js";
 import { fromChatMessages, readInFull, readQuickly } from "./chat-messages-in.js";
@@ -231,12 +237,12 @@ describe("writeQuickChatMessage: the common messages written without the full wr
 
   it("writes the library's own messages (no Chat Completions fields) quickly, as the full writing does", () => {
     const use = { type: "tool_use", id: "c1", name: "read", input: { path: "a.ts" } };
-    const messages = [
+    const messages = ourMessages([
       { role: "user", content: [{ type: "text", text: "hi" }] },
       { role: "assistant", content: [use] },
       { role: "assistant", content: [{ type: "text", text: "reading" }, use] },
       { role: "assistant", content: [{ type: "text", text: "done" }] },
-    ] as unknown as Message[];
+    ]);
     for (const message of messages) {
       const quick: JsonObject[] = [];
       expect(writeQuickChatMessage(message, quick)).toBe(true);

@@ -1,7 +1,7 @@
 import type { Content } from "@google/genai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { keyOrder, objectsIn } from "../../test/support/quick-path.js";
+import { keyOrder, objectsIn, ourMessages } from "../../test/support/quick-path.js";
 import {
   GEMINI_CONTENT_MARKS_KEY,
   geminiContentGroups,
@@ -107,7 +107,7 @@ const messageOf = (ids: readonly string[]) =>
   fc
     .record({
       role: fc.constantFrom("user", "assistant"),
-      content: fc.array(fc.tuple(blockOf(ids), gemini), { maxLength: 3 }),
+      content: fc.array(fc.tuple(blockOf(ids), gemini), { minLength: 1, maxLength: 3 }),
       marks,
     })
     .map(
@@ -117,7 +117,7 @@ const messageOf = (ids: readonly string[]) =>
           content: content.map(([each, fields], at) =>
             withFields(each, fields, at === 0 ? marks : undefined),
           ),
-        }) as unknown as Message,
+        }) as const,
     );
 
 const message = messageOf(["c1", "c2"]);
@@ -127,7 +127,8 @@ const manyIds = Array.from({ length: 12 }, (_, index) => `c${index + 1}`);
 describe("toGeminiContents: the contents geminiContentGroups makes, written in one pass", () => {
   it("writes the contents the groups and partOf make, keys in order", () => {
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
+      fc.property(fc.array(message, { maxLength: 8 }), (specs) => {
+        const messages = ourMessages(specs);
         expect(keyOrder(toGeminiContents(messages))).toEqual(keyOrder(byGroups(messages)));
       }),
       { seed: 3_100_419, numRuns: 3000 },
@@ -136,7 +137,8 @@ describe("toGeminiContents: the contents geminiContentGroups makes, written in o
 
   it("finds each result's call however far back, the latest of its id", () => {
     fc.assert(
-      fc.property(fc.array(messageOf(manyIds), { minLength: 10, maxLength: 40 }), (messages) => {
+      fc.property(fc.array(messageOf(manyIds), { minLength: 10, maxLength: 40 }), (specs) => {
+        const messages = ourMessages(specs);
         expect(keyOrder(toGeminiContents(messages))).toEqual(keyOrder(byGroups(messages)));
       }),
       { seed: 3_100_423, numRuns: 600 },
@@ -156,18 +158,19 @@ describe("toGeminiContents: the contents geminiContentGroups makes, written in o
     const calls = (from: number) =>
       Array.from({ length: 9 }, (_, index) => call(`c${from + index}`));
     // A miss makes the map of all calls; a call after it is found in that map.
-    const messages = [
+    const messages = ourMessages([
       { role: "assistant", content: calls(1) },
       { role: "user", content: [result("missing")] },
       { role: "assistant", content: [call("late", "grep"), ...calls(20)] },
       { role: "user", content: [result("late"), result("c1")] },
-    ] as unknown as Message[];
+    ]);
     expect(keyOrder(toGeminiContents(messages))).toEqual(keyOrder(byGroups(messages)));
   });
 
   it("shares no object with the messages", () => {
     fc.assert(
-      fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
+      fc.property(fc.array(message, { maxLength: 8 }), (specs) => {
+        const messages = ourMessages(specs);
         const theirs = objectsIn(messages);
         for (const each of objectsIn(toGeminiContents(messages)))
           expect(theirs.has(each)).toBe(false);

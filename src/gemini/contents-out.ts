@@ -4,6 +4,7 @@ import {
   isSystemMessageBlock,
   readableMessages,
 } from "../core/conversation-structure.js";
+import { assertMessages } from "../core/entry-validation.js";
 import {
   GEMINI_CONTENT_MARKS_KEY,
   geminiContentMarks,
@@ -155,8 +156,12 @@ export function partOf(
  *
  * @example
  * const response = await ai.models.generateContent({ model, contents: toGeminiContents(session.messages), config });
+ * @throws {ValidationError} naming the field when `input` is not the library's messages
+ * (Gemini contents go through `fromGeminiContents` first) or two share an id.
  */
 export function toGeminiContents(input: readonly Message[]): Content[] {
+  // Cheap for a session's messages: each message object is fully checked only once.
+  assertMessages(input, "messages");
   const messages = readableMessages(input);
   const writer = new ContentsWriter(messages.length);
   for (let index = 0; index < messages.length; index += 1) writer.add(messages[index]!);

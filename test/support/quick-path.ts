@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import type { Message } from "../../src/core/message.js";
 
 /**
  * Helpers of the differential tests that hold a quick conversion path to its full one
@@ -50,4 +51,23 @@ export function tidy<T extends object>(value: T): T {
   const out = { ...value } as T & { extra?: unknown };
   if (out.extra === undefined) delete out.extra;
   return out;
+}
+
+/**
+ * Messages of the given roles and contents with the fields every message has (ids `m0`, `m1`,
+ * …, one session, turn and date): what the conversions take, which check their input.
+ */
+export function ourMessages<Spec extends { role: string; content: readonly unknown[] }>(
+  specs: readonly Spec[],
+): Message[] {
+  return specs.map(
+    (spec, index) =>
+      ({
+        id: `m${index}`,
+        sessionId: "s1",
+        turnId: { owner: "u", number: 1 },
+        createdAt: new Date(0),
+        ...spec,
+      }) as unknown as Message,
+  );
 }

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { toModelMessages } from "../../src/ai-sdk/index.js";
+import { toAnthropicMessages } from "../../src/anthropic/index.js";
+import { toChatMessages } from "../../src/chat-completions/index.js";
+import { ValidationError } from "../../src/core/errors.js";
+import type { Message } from "../../src/core/message.js";
+import { toGeminiContents } from "../../src/gemini/index.js";
+import { toLangChainMessages } from "../../src/langchain/index.js";
+import { toResponsesInput } from "../../src/openai/index.js";
+import { ConversationBuilder } from "../../src/testing/index.js";
+
+// Every provider's conversion takes our messages only: a provider's own shape, a message
+// missing its fields or anything else is a ValidationError naming the field, never an
+// internal TypeError or a request quietly made of nothing (issue 31, "Wrong shapes pass
+// silently", for every provider).
+
+const CONVERSIONS: Record<string, (messages: readonly Message[]) => unknown> = {
+  toAnthropicMessages,
+  toResponsesInput,
+  toGeminiContents,
+  toChatMessages,
+  toModelMessages,
+  toLangChainMessages,
+};
+
+/** The paths of the issues `convert` refused `value` with (empty: it took it). */
+function issuesOf(convert: (messages: readonly Message[]) => unknown, value: unknown): string[] {
+  try {
+    convert(value as Message[]);
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    return error.issues.map((issue) => issue.path.join("."));
+  }
+  return [];
+}
+
+describe("every provider's conversion refuses what is not our messages, naming the field", () => {
+  for (const [name, convert] of Object.entries(CONVERSIONS)) {
+    it(name, () => {
+      // A provider's message in place of ours: what the provider's `from…` makes of it is ours.
+      expect(issuesOf(convert, [{ role: "user", content: "hi" }])).toEqual(
+        expect.arrayContaining(["0.id", "0.turnId", "0.content"]),
+      );
+      expect(issuesOf(convert, [{ role: "user" }])).toEqual(expect.arrayContaining(["0.content"]));
+      expect(issuesOf(convert, "hi")).toEqual([""]);
+      // Our messages go through.
+      const ours = new ConversationBuilder()
+        .user("hi")
+        .toolCall({ name: "read_file", result: "contents" })
+        .assistant("done")
+        .build();
+      expect(issuesOf(convert, ours)).toEqual([]);
+    });
+  }
+});
