@@ -82,7 +82,7 @@ export function holdsLongContent(message: Message, maxTokens: number): boolean {
 }
 
 /** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */
-function holdsLongText(block: ContentBlock, maxChars: number): boolean {
+export function holdsLongText(block: ContentBlock, maxChars: number): boolean {
   if (block.type === "text") return block.text.length > maxChars;
   if (block.type !== "tool_result") return false;
   if (typeof block.content === "string") return block.content.length > maxChars;

@@ -12,9 +12,10 @@ import { isSystemMessage } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
-import { holdsThinking } from "../core/preserved-thinking.js";
+import { isThinking } from "../core/preserved-thinking.js";
+import { tokensToChars } from "../core/tokens.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { clampMessage, clampRecord, holdsLongContent } from "./clamp.js";
+import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 import { runStep } from "./compute-step.js";
 import { isUntrustedUsage } from "./context-meter.js";
 import {
@@ -124,24 +125,32 @@ export class StatelessCompaction {
       records: [],
       facts,
     };
-    messages.forEach((message, index) => {
-      // Any message may hold thinking, or be a system message (the schema allows either of
-      // either role); only a user message is clamped (holdsLongContent).
-      if (!facts.thinking && holdsThinking(message)) facts.thinking = true;
-      if (isSystemMessage(message)) facts.systemIds.add(message.id);
-      if (!holdsLongContent(message, this.#maxBlockTokens)) return;
+    const maxChars = tokensToChars(this.#maxBlockTokens);
+    for (let index = 0; index < messages.length; index += 1) {
+      const message = messages[index]!;
+      // One walk over the blocks: any message may hold thinking, or be a system message (the
+      // schema allows either of either role); only a user message is clamped.
+      const { content } = message;
+      let long = false;
+      for (let at = 0; at < content.length; at += 1) {
+        const block = content[at]!;
+        if (isThinking(block)) facts.thinking = true;
+        else if (!long && message.role === "user") long = holdsLongText(block, maxChars);
+      }
+      if (content.length === 1 && isSystemMessage(message)) facts.systemIds.add(message.id);
+      if (!long) continue;
       const { message: clamped, clamped: blocks } = clampMessage(
         message,
         this.#maxBlockTokens,
         handle,
       );
-      if (blocks.length === 0) return;
+      if (blocks.length === 0) continue;
       intake.messages[index] = clamped;
       intake.clamped.push(index);
       for (const block of blocks)
         if (block.handle !== undefined)
           intake.records.push(clampRecord(block.handle, block, message));
-    });
+    }
     return intake;
   }
 
