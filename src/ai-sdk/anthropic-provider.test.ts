@@ -1,9 +1,16 @@
-import { generateText, type ModelMessage, stepCountIs } from "ai";
+import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { anthropicModel, read, readLoop, THINKING } from "../../test/support/ai-sdk-providers.js";
+import {
+  anthropicModel,
+  read,
+  readLoop,
+  refusals,
+  THINKING,
+} from "../../test/support/ai-sdk-providers.js";
 import { MessagesApiServer } from "../../test/support/messages-api-server.js";
 import { MemoryArchive } from "../session/archive.js";
 import { compactModelMessages } from "./compact-model-messages.js";
+import { compactionMiddleware } from "./compaction-middleware.js";
 import { compactionPrepareStep, type PrepareStepCompaction } from "./prepare-step.js";
 import { RECALL_TOOL_NAME, recallTool } from "./recall-tool.js";
 
@@ -136,4 +143,56 @@ describe("compactModelMessages through @ai-sdk/anthropic", () => {
     });
     expect(next.text).toBe("All files read.");
   });
+});
+
+describe("a thinking history written without compaction, continued in a smaller window", () => {
+  // Each result (~1,050 tokens) is over a quarter of the 4,000-token window: every path clamps
+  // them as it takes them in. The thinking after a clamped result was signed on the whole text,
+  // so it must go, or the Messages API refuses the next request (its signature check).
+  const entries = ["compactModelMessages", "prepareStep", "middleware"] as const;
+  for (const entry of entries) {
+    it(`${entry}: the thinking after a clamped result goes; the request is accepted`, async () => {
+      const server = await standIn(10);
+      const base = {
+        tools: { read },
+        allowSystemInMessages: true,
+        maxRetries: 0,
+        providerOptions: THINKING,
+      } as const;
+      const first = await generateText({
+        ...base,
+        model: anthropicModel(server),
+        messages: start,
+        stopWhen: stepCountIs(2),
+      });
+      const history = [...start, ...first.response.messages];
+      const options = { contextLimit: 4_000 };
+      const next = await generateText({
+        ...base,
+        stopWhen: stepCountIs(1),
+        ...(entry === "compactModelMessages"
+          ? {
+              model: anthropicModel(server),
+              messages: (await compactModelMessages(history, options)).messages,
+            }
+          : entry === "prepareStep"
+            ? {
+                model: anthropicModel(server),
+                messages: history,
+                prepareStep: compactionPrepareStep(options),
+              }
+            : {
+                model: wrapLanguageModel({
+                  model: anthropicModel(server),
+                  middleware: compactionMiddleware(options),
+                }),
+                messages: history,
+              }),
+      });
+      expect(await refusals(server)).toEqual([]);
+      expect(next.text).toBe("Reading file 3.");
+      const sent = JSON.stringify(server.requestsTo("messages").at(-1)!.body);
+      expect(sent).toContain("characters cut to fit the context window");
+    });
+  }
 });

@@ -159,10 +159,12 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
   const intake = stateless.intake(converted.messages);
   let estimate = converted.tokens;
-  for (const index of intake.clamped) {
-    estimate += estimateMessageTokens(intake.messages[index]!);
-    estimate -= estimateMessageTokens(converted.messages[index]!);
-  }
+  if (intake.repaired) estimate = estimateTokens(intake.messages);
+  else
+    for (const index of intake.clamped) {
+      estimate += estimateMessageTokens(intake.messages[index]!);
+      estimate -= estimateMessageTokens(converted.messages[index]!);
+    }
   if (known !== undefined) estimate += known.tokens ?? estimateTokens(known.ours);
   return {
     fresh,

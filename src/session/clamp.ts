@@ -37,7 +37,8 @@ export function clampMessage(
 ): { message: Message; clamped: ClampedBlock[] } {
   const maxChars = tokensToChars(maxTokens);
   const clamped: ClampedBlock[] = [];
-  if (!holdsLongContent(message, maxTokens)) return { message, clamped };
+  if (message.role !== "user" || !message.content.some((block) => holdsLongText(block, maxChars)))
+    return { message, clamped };
   const cut = (blockIndex: number, original: string, toolUseId?: string) => {
     const handle = nextHandle?.(original, toolUseId);
     clamped.push({
@@ -70,15 +71,6 @@ export function clampMessage(
   return clamped.length === 0
     ? { message, clamped }
     : { message: { ...message, content } as Message, clamped };
-}
-
-/**
- * Whether {@link clampMessage} would cut anything of `message`: a user message with a text
- * longer than `maxTokens`. Asked of every message a stateless request brings.
- */
-export function holdsLongContent(message: Message, maxTokens: number): boolean {
-  const maxChars = tokensToChars(maxTokens);
-  return message.role === "user" && message.content.some((block) => holdsLongText(block, maxChars));
 }
 
 /** Whether a block holds a text {@link clampMessage} would cut (read only: lengths). */

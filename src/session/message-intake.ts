@@ -13,6 +13,7 @@ import {
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
 import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
+import { keepThinkingValid } from "../core/preserved-thinking.js";
 import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import type { ArchiveRecord } from "./archive.js";
@@ -34,6 +35,8 @@ export interface MessageIntakeSettings {
   maxBlockShare: number;
   /** Where clamped originals are kept (it names their recall handles); none with `archive: false`. */
   archive: ArchiveKeeper | undefined;
+  /** Keep the thinking a clamp made stale (`keepStaleThinking`). */
+  keepStaleThinking: boolean;
 }
 
 /** The content of the error result that closes a tool call the conversation went on without. */
@@ -230,7 +233,7 @@ export class MessageIntake {
     throw new ValidationError(method, [
       {
         path: ["messages"],
-        message: `tool_use ${unanswered.join(", ")} of the last assistant message ${unanswered.length === 1 ? "has" : "have"} no result: add ${unanswered.length === 1 ? "it" : "them"} with addToolResults first (a user message closes them as interrupted)`,
+        message: `tool_use ${unanswered.join(", ")} of the last assistant message: no result yet; add results with addToolResults first (a user message closes calls as interrupted)`,
       },
     ]);
   }
@@ -283,7 +286,7 @@ export class MessageIntake {
   ): Intake<void> {
     const events: CompactionEvent[] = [];
     const archive: ArchiveRecord[] = [];
-    const { archive: keeper, history, maxBlockShare } = this.#settings;
+    const { archive: keeper, history, maxBlockShare, keepStaleThinking, clock } = this.#settings;
     const maxBlockTokens = Math.floor(maxBlockShare * history.meter.contextLimit);
     // Handles are taken in the order the blocks are cut, so the records follow that order too.
     let handles = 0;
@@ -298,7 +301,12 @@ export class MessageIntake {
     });
     const entry = {
       kind: "messages" as const,
-      messages: built,
+      // Thinking after a text clamped here was made on the whole text (the model saw it uncut):
+      // stale, as after any edit. Messages taken in later are made on the clamped text.
+      messages:
+        events.length === 0 || keepStaleThinking
+          ? built
+          : keepThinkingValid(messages, built, clock).conversation,
       ...(pinned ? { pinned } : {}),
       ...(replacesLast ? { replacesLast: true as const } : {}),
       ...(archive.length > 0 ? { archive } : {}),

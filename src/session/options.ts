@@ -65,7 +65,9 @@ export interface AgentSessionOptions {
   /**
    * The largest share of the window one text may take (a tool result, a pasted document);
    * a longer one is cut to its head and tail as it is appended, and the original goes out in
-   * a `content_clamped` event. In (0, 1]. @default 0.25
+   * a `content_clamped` event. Thinking appended after it in the same call (a history written
+   * elsewhere, signed on the whole text) is removed as stale (see `keepStaleThinking`). In
+   * (0, 1]. @default 0.25
    */
   maxBlockShare?: number;
   /**

@@ -78,6 +78,7 @@ export class SessionCore {
     this.clock = parsed.clock ?? systemClock;
     this.#events = new SessionEvents(parsed.logger, parsed.onEvent);
     const limits = sessionLimits(parsed);
+    const keepStaleThinking = parsed.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking;
     this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
     this.keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
@@ -87,11 +88,13 @@ export class SessionCore {
       clock: this.clock,
       maxBlockShare: parsed.maxBlockShare ?? DEFAULT_SESSION_OPTIONS.maxBlockShare,
       archive: this.keeper,
+      keepStaleThinking,
     });
     const pricing =
       parsed.pricing ?? (parsed.model === undefined ? undefined : pricingForModel(parsed.model));
     this.#costs = pricing === undefined ? undefined : new CostAccumulator(pricing);
-    this.runner = this.#runner(options, parsed, settings.commit ?? IN_MEMORY_COMMIT, limits);
+    const commit = settings.commit ?? IN_MEMORY_COMMIT;
+    this.runner = this.#runner(options, parsed, commit, limits, keepStaleThinking);
     if (parsed.model !== undefined)
       this.#events.warnConfiguredWindow(checkConfiguredWindow(parsed.model, parsed.contextLimit));
     const ceiling = backgroundCeiling(parsed.background);
@@ -110,6 +113,7 @@ export class SessionCore {
     parsed: z.output<typeof AgentSessionOptionsSchema>,
     commit: CompactionCommit,
     limits: SessionLimits,
+    keepStaleThinking: boolean,
   ): CompactionRunner {
     const compactors = sessionCompactors(options, this.contextLimit);
     return new CompactionRunner({
@@ -122,7 +126,7 @@ export class SessionCore {
       clock: this.clock,
       events: this.#events,
       hooks: this.hooks,
-      keepStaleThinking: parsed.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking,
+      keepStaleThinking,
       archive: this.keeper,
       commit,
       costs: this.#costs,

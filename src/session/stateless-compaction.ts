@@ -12,7 +12,7 @@ import { isSystemMessage } from "../core/conversation-structure.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
-import { isThinking } from "../core/preserved-thinking.js";
+import { isThinking, keepThinkingValid } from "../core/preserved-thinking.js";
 import { tokensToChars } from "../core/tokens.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
@@ -39,6 +39,8 @@ export interface StatelessIntake {
   records: ArchiveRecord[];
   /** What the intake's walk saw of the messages, for a compaction of them alone. */
   facts: IntakeFacts;
+  /** Whether thinking a clamp made stale was removed (then more than `clamped` changed). */
+  repaired: boolean;
 }
 
 /**
@@ -124,6 +126,7 @@ export class StatelessCompaction {
       clamped: [],
       records: [],
       facts,
+      repaired: false,
     };
     const maxChars = tokensToChars(this.#maxBlockTokens);
     for (let index = 0; index < messages.length; index += 1) {
@@ -150,6 +153,16 @@ export class StatelessCompaction {
       for (const block of blocks)
         if (block.handle !== undefined)
           intake.records.push(clampRecord(block.handle, block, message));
+    }
+    // Thinking after a text clamped here was made on the whole text: stale (see the session's).
+    if (intake.clamped.length > 0 && facts.thinking && !this.#rules.keepStaleThinking) {
+      const { conversation, repair } = keepThinkingValid(
+        messages,
+        intake.messages,
+        this.#rules.clock,
+      );
+      intake.repaired = repair.thinkingBlocksDropped > 0;
+      intake.messages = conversation;
     }
     return intake;
   }
