@@ -2,9 +2,14 @@ import { readFileSync } from "node:fs";
 import { trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
+import { toModelMessages } from "../ai-sdk/model-messages.js";
+import { toAnthropicMessages } from "../anthropic/request.js";
+import { toChatMessages } from "../chat-completions/chat-messages-out.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { toGeminiContents } from "../gemini/contents-out.js";
+import { toLangChainMessages } from "../langchain/messages-out.js";
 import { toResponsesInput } from "../openai/responses-output.js";
 import { AgentSession } from "../session/agent-session.js";
 import { ConversationBuilder } from "../testing/builders.js";
@@ -39,6 +44,36 @@ describe("holdsCompaction", () => {
     expect(
       holdsCompaction([{ role: "user", content: "Summarize the previous conversation." }, null, 3]),
     ).toBe(false);
+  });
+});
+
+describe("holdsCompaction on every converter's output", () => {
+  it("finds the summary in each provider's messages, and none before it", async () => {
+    const session = new AgentSession({
+      contextLimit: 100_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(new MockLlmClient({ replies: ["Goal: fix the build."] }), {
+        keepRecentTurns: 1,
+      }),
+    });
+    for (const text of ["Read a.ts", "Read b.ts", "Fix the build"]) {
+      session.addUserText(text);
+      session.addAssistant([{ type: "text", text: `Done: ${text}. ${"detail ".repeat(40)}` }]);
+    }
+    const before = session.messages;
+    await session.forceCompact();
+    const converters = {
+      toAnthropicMessages,
+      toResponsesInput,
+      toModelMessages,
+      toChatMessages,
+      toGeminiContents,
+      toLangChainMessages,
+    } as const;
+    for (const [name, convert] of Object.entries(converters)) {
+      expect([name, holdsCompaction(convert(before))]).toEqual([name, false]);
+      expect([name, holdsCompaction(convert(session.messages))]).toEqual([name, true]);
+    }
   });
 });
 

@@ -33,14 +33,25 @@ function isCompactionMessage(message: unknown): boolean {
   const content = message["content"];
   if (typeof content === "string") return content.startsWith(SUMMARY_PREFIX);
   // Every block: a wire message may join the summary to the messages of its role around it.
-  return Array.isArray(content) && content.some(isCompactionBlock);
+  if (Array.isArray(content)) return content.some(isCompactionBlock);
+  // A Gemini content: its text parts have no type.
+  const parts = message["parts"];
+  return Array.isArray(parts) && parts.some(isSummaryPart);
+}
+
+/** Whether a Gemini part is the summary's text. */
+function isSummaryPart(part: unknown): boolean {
+  return (
+    isObject(part) && typeof part["text"] === "string" && part["text"].startsWith(SUMMARY_PREFIX)
+  );
 }
 
 /**
  * Whether a request's messages hold a compaction: the summary message a summarizing compactor
  * wrote, or a `compaction` block. Reads the session's messages or the wire messages
  * (`toAnthropicMessages`, the AI SDK's, `toResponsesInput`'s items: a summary's `input_text`
- * part, a `compaction` item).
+ * part, a `compaction` item; `toChatMessages`', `toLangChainMessages`' and `toGeminiContents`'
+ * messages: a summary's text part).
  */
 export function holdsCompaction(messages: readonly unknown[]): boolean {
   for (const message of messages) {
