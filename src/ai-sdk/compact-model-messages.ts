@@ -2,7 +2,7 @@ import type { ModelMessage } from "ai";
 import * as z from "zod/mini";
 import { isAbortSignal } from "../core/abort.js";
 import type { CompactionResult } from "../core/compactor.js";
-import { parseOrThrow } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   CONTEXT_TOKENS_SCHEMA,
@@ -58,6 +58,12 @@ export async function compactModelMessages(
   messages: readonly ModelMessage[],
   options: CompactModelMessagesOptions,
 ): Promise<CompactedModelMessages> {
+  // Checked before anything reads it (a stateless handler's body may be anything).
+  if (!Array.isArray(messages)) {
+    throw new ValidationError("AI SDK messages", [
+      { path: [], message: "must be an array of messages" },
+    ]);
+  }
   const parsed = parseOrThrow(OptionsSchema, options, "compactModelMessages options");
   const step = await compactStep(new StatelessCompaction(parsed), {
     messages,

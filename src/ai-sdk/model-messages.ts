@@ -20,7 +20,7 @@ import {
 } from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
-import { normalizeJson } from "../internal/json-value.js";
+import { normalizeJson, setProperty } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
@@ -173,6 +173,32 @@ function keepMessageOptions(
   blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
 }
 
+/**
+ * A `system` message as the block that carries it verbatim: a JSON copy of its fields, not the
+ * caller's object (a property holding `undefined` dropped, as JSON drops it, and as the other
+ * messages' `providerOptions` are read); what JSON cannot hold is reported under its field.
+ */
+function systemBlock(message: Record_, index: number, issues: ValidationIssue[]): ContentBlock {
+  if (typeof message["content"] !== "string")
+    issues.push({ path: [index, "content"], message: "must be a string" });
+  const carried: JsonObject = {};
+  for (const key of Object.keys(message)) {
+    const value = message[key];
+    if (value === undefined || (key === "content" && typeof value !== "string")) continue;
+    const path = [index, key];
+    if (value === message) {
+      issues.push({ path, message: "must not contain itself (circular reference)" });
+      continue;
+    }
+    const found: ValidationIssue[] = [];
+    const json = normalizeJson(value, [], found);
+    for (const issue of found)
+      issues.push({ path: [...path, ...issue.path], message: issue.message });
+    if (json !== undefined) setProperty(carried, key, json);
+  }
+  return { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: carried } };
+}
+
 function turnOf(turns: TurnTracker, role: string, blocks: ContentBlock[], first: boolean): TurnId {
   if (first && isCompactionBlock(blocks[0])) return turns.summary();
   if (role === "user") return isSummaryText(blocks[0]) ? turns.summary() : turns.open();
@@ -254,10 +280,7 @@ export function convertModelMessages(
     }
     const id = idOf(index);
     if (role === "system") {
-      if (typeof message["content"] !== "string")
-        issues.push({ path: [index, "content"], message: "must be a string" });
-      const block = { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: message as JsonObject };
-      const content: ContentBlock[] = [{ type: "opaque", block }];
+      const content = [systemBlock(message, index, issues)];
       out[index] = { role: "user", id, sessionId, turnId: turns.pending(), createdAt, content };
       tokens += estimateContentTokens(content);
       continue;

@@ -6,7 +6,8 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { checkedJsonObjectLength } from "../internal/json-length.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { MAX_JSON_DEPTH } from "../internal/json-value.js";
+import { isPlainObject, setOwnProperty } from "../internal/plain-object.js";
 import {
   type AiSdkFields,
   child,
@@ -35,14 +36,14 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
       return { type: "tool_use", id, name, input: input as JsonObject };
     }
     if (isPlainObject(input)) {
-      const checked = jsonField(context, input, "input");
+      const checked = jsonField(context, undefinedItemsAsNull(input, []), "input");
       return { type: "tool_use", id, name, input: (checked ?? {}) as JsonObject };
     }
   }
   const fields: AiSdkFields = {};
   let input: JsonObject = {};
   if (isPlainObject(part["input"])) {
-    const checked = jsonField(context, part["input"], "input");
+    const checked = jsonField(context, undefinedItemsAsNull(part["input"], []), "input");
     if (checked !== undefined) input = checked as JsonObject;
   } else {
     // A model's malformed arguments (a string, an array): kept as they were, outside `input`.
@@ -52,6 +53,43 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   if (part["providerExecuted"] === false) fields["providerExecuted"] = false;
   keepProviderOptions(context, part, fields);
   return withExtra({ type: "tool_use", id, name, input }, fields);
+}
+
+/**
+ * `value` with each `undefined` array item as `null`, as `JSON.stringify` writes it (and the AI
+ * SDK sends it: `generateText` takes `["a", undefined]` as `["a", null]`): `value` itself when
+ * it holds none, else a copy of the containers on the way to one. Anything else is left as it
+ * is for `jsonField` to judge, as is what nests past `MAX_JSON_DEPTH` or contains itself.
+ */
+function undefinedItemsAsNull(value: unknown, ancestors: object[]): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (ancestors.length >= MAX_JSON_DEPTH || ancestors.includes(value)) return value;
+  if (!Array.isArray(value) && !isPlainObject(value)) return value;
+  ancestors.push(value);
+  let copy: unknown;
+  if (Array.isArray(value)) {
+    let items: unknown[] | undefined;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const normal = item === undefined ? null : undefinedItemsAsNull(item, ancestors);
+      if (normal === item) continue;
+      items ??= value.slice();
+      items[index] = normal;
+    }
+    copy = items;
+  } else {
+    let fields: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      const normal = undefinedItemsAsNull(item, ancestors);
+      if (normal === item) continue;
+      fields ??= { ...value };
+      setOwnProperty(fields, key, normal);
+    }
+    copy = fields;
+  }
+  ancestors.pop();
+  return copy ?? value;
 }
 
 const OUTPUT_TYPES = new Set([
@@ -72,20 +110,17 @@ function outputContentPart(context: PartContext, part: unknown): ToolResultConte
   switch (part["type"]) {
     case "text":
       return textPart(context, part) as ToolResultContentBlock;
-    case "image-data":
     case "media":
-      if (part["type"] === "media" && !String(part["mediaType"]).startsWith("image/")) break;
-      return withExtra(
-        {
-          type: "image",
-          source: {
-            type: "base64",
-            mediaType: stringField(context, part["mediaType"], "mediaType", false),
-            data: stringField(context, part["data"], "data"),
-          },
-        } satisfies ImageBlock,
-        partFields(context, part),
-      );
+      // An image is read as one; other media are carried whole. A part without a media type
+      // string is refused, as an image part's is (its type decides how it is read).
+      if (typeof part["mediaType"] !== "string") {
+        stringField(context, part["mediaType"], "mediaType", false);
+        return { type: "opaque", block: {} };
+      }
+      if (!part["mediaType"].startsWith("image/")) break;
+      return imagePart(context, part);
+    case "image-data":
+      return imagePart(context, part);
     case "image-url":
       return withExtra(
         {
@@ -96,6 +131,21 @@ function outputContentPart(context: PartContext, part: unknown): ToolResultConte
       );
   }
   return opaquePart(context, part);
+}
+
+/** An `image-data` part, or a `media` part of an image type, as an image block. */
+function imagePart(context: PartContext, part: Record_): ToolResultContentBlock {
+  return withExtra(
+    {
+      type: "image",
+      source: {
+        type: "base64",
+        mediaType: stringField(context, part["mediaType"], "mediaType", false),
+        data: stringField(context, part["data"], "data"),
+      },
+    } satisfies ImageBlock,
+    partFields(context, part),
+  );
 }
 
 function partFields(context: PartContext, part: Record_): AiSdkFields {

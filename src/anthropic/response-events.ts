@@ -1,6 +1,5 @@
 import * as z from "zod/mini";
-import { parseOrThrow } from "../core/errors.js";
-import type { JsonObject } from "../core/message.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { REPORT_EVENTS } from "../core/reported-events.js";
 import { JsonObjectSchema } from "../core/schemas.js";
 import type { ReportedEvent } from "../session/events.js";
@@ -12,47 +11,69 @@ export interface ReportingSession {
   [REPORT_EVENTS]?: (event: ReportedEvent) => void;
 }
 
-/** What a response reported, as the API wrote it; each field absent when it reported nothing. */
+/** What a response reported, as the API wrote it (not checked yet); each empty when it reported nothing. */
 export interface ResponseReport {
-  inputTransformations: readonly JsonObject[];
-  appliedEdits: readonly JsonObject[];
+  inputTransformations: readonly unknown[];
+  appliedEdits: readonly unknown[];
   /** `undefined`: the request sent no `diagnostics`; `null`: the cache did not miss. */
-  cacheMissReason: JsonObject | null | undefined;
+  cacheMissReason: unknown;
+}
+
+/** `value` parsed by `schema`; a `ValidationError` about the response, each path under `path`. */
+function checked<T>(schema: z.ZodMiniType<T>, value: unknown, path: string[]): T {
+  try {
+    return parseOrThrow(schema, value, "Anthropic response");
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    throw new ValidationError(
+      "Anthropic response",
+      error.issues.map((issue) => ({ ...issue, path: [...path, ...issue.path] })),
+    );
+  }
 }
 
 /**
- * Hands a session the events of what a response reported, in the order the API wrote them: its
+ * The events of what a response reported, in the order the API wrote them: its
  * `input_transformations` (when any), `applied_edits` (when any) and cache diagnosis (when the
- * request asked for one). A session without the hook hears nothing and nothing is checked.
- * @throws {ValidationError} naming the field when one is not JSON.
+ * request asked for one), each checked as JSON and copied. Worked out before anything of the
+ * response is applied, so a malformed one leaves the session as it was. A session without the
+ * hook gets none, and nothing is checked for it.
+ * @throws {ValidationError} naming the field (`input_transformations.0`, …) when one is not JSON.
  */
-export function reportResponse(session: ReportingSession, report: ResponseReport): void {
-  const hook = session[REPORT_EVENTS];
-  if (hook === undefined) return;
-  const emit = (event: ReportedEvent) => hook.call(session, event);
+export function responseEvents(session: ReportingSession, report: ResponseReport): ReportedEvent[] {
+  if (session[REPORT_EVENTS] === undefined) return [];
+  const events: ReportedEvent[] = [];
   if (report.inputTransformations.length > 0) {
-    const transformations = parseOrThrow(
-      JSON_OBJECTS,
-      report.inputTransformations,
+    const transformations = checked(JSON_OBJECTS, report.inputTransformations, [
       "input_transformations",
-    );
-    emit({ type: "input_transformations", transformations });
+    ]);
+    events.push({ type: "input_transformations", transformations });
   }
   if (report.appliedEdits.length > 0) {
-    const edits = parseOrThrow(JSON_OBJECTS, report.appliedEdits, "applied_edits");
+    const edits = checked(JSON_OBJECTS, report.appliedEdits, [
+      "context_management",
+      "applied_edits",
+    ]);
     const clearedInputTokens = edits.reduce(
       (sum, edit) =>
         sum + (typeof edit["cleared_input_tokens"] === "number" ? edit["cleared_input_tokens"] : 0),
       0,
     );
-    emit({ type: "context_edits_applied", edits, clearedInputTokens });
+    events.push({ type: "context_edits_applied", edits, clearedInputTokens });
   }
   if (report.cacheMissReason !== undefined) {
-    const reason = parseOrThrow(
-      z.nullable(JsonObjectSchema),
-      report.cacheMissReason,
+    const reason = checked(z.nullable(JsonObjectSchema), report.cacheMissReason, [
+      "diagnostics",
       "cache_miss_reason",
-    );
-    emit({ type: "cache_diagnosis", reason });
+    ]);
+    events.push({ type: "cache_diagnosis", reason });
   }
+  return events;
+}
+
+/** Hands a session the events {@link responseEvents} worked out, once the response is applied. */
+export function emitEvents(session: ReportingSession, events: readonly ReportedEvent[]): void {
+  const hook = session[REPORT_EVENTS];
+  if (hook === undefined) return;
+  for (const event of events) hook.call(session, event);
 }

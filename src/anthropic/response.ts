@@ -1,10 +1,10 @@
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message.js";
+import type { AssistantMessage, ContentBlock } from "../core/message.js";
 import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { Usage } from "../core/usage.js";
 import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
-import { type ReportingSession, reportResponse } from "./response-events.js";
+import { emitEvents, type ReportingSession, responseEvents } from "./response-events.js";
 import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
 
 /** What {@link appendAnthropicResponse} reads of a response: the SDK's `Message` (or a beta one). */
@@ -123,12 +123,15 @@ export interface AsyncResponseTarget extends ReportingSession {
  * `context_management.applied_edits` (server-side clearing) come back as `appliedEdits` (the
  * usage recorded already counts the edited prompt, so the context measure follows), and its
  * `diagnostics.cache_miss_reason` as `cacheMissReason`; the session's observers get both as
- * events too (`context_edits_applied`, `cache_diagnosis`).
+ * events too (`context_edits_applied`, `cache_diagnosis`). Everything is checked before anything
+ * is appended or recorded, so a malformed response leaves the session as it was.
  *
  * @example
  * const response = await client.messages.create({ model, max_tokens, messages });
  * appendAnthropicResponse(session, response);
- * @throws {ValidationError} when the response is malformed or no turn is open.
+ * @throws {ValidationError} naming the field when the response is malformed (its content, its
+ * usage, or, for a session that takes their events, an `input_transformations`, `applied_edits`
+ * or `cache_miss_reason` entry that is not JSON), or when no turn is open.
  */
 export function appendAnthropicResponse(
   session: ResponseTarget,
@@ -146,20 +149,20 @@ export function appendAnthropicResponse(
   const parsed = parseOrThrow(ResponseShapeSchema, response, "Anthropic response");
   const content: ContentBlock[] = fromAnthropicContent(parsed.content);
   const usage = usageFromAnthropic(parsed.usage as AnthropicUsageLike | null | undefined);
+  const edits = parsed.context_management?.applied_edits;
+  const reason =
+    parsed.diagnostics === undefined ? undefined : (parsed.diagnostics?.cache_miss_reason ?? null);
+  // Checked before anything is applied: a response is taken whole or not at all.
+  const events = responseEvents(session, {
+    inputTransformations: parsed.input_transformations ?? [],
+    appliedEdits: edits ?? [],
+    cacheMissReason: reason,
+  });
   const report = (message: AssistantMessage | undefined): AppendedResponse => {
     const appended: AppendedResponse = { message, usage };
-    const edits = parsed.context_management?.applied_edits;
     if (parsed.context_management != null) appended.appliedEdits = (edits ?? []).map(appliedEdit);
-    const reason =
-      parsed.diagnostics === undefined
-        ? undefined
-        : (parsed.diagnostics?.cache_miss_reason ?? null);
     if (reason !== undefined) appended.cacheMissReason = reason && cacheMissReason(reason);
-    reportResponse(session, {
-      inputTransformations: (parsed.input_transformations ?? []) as JsonObject[],
-      appliedEdits: (edits ?? []) as JsonObject[],
-      cacheMissReason: reason as JsonObject | null | undefined,
-    });
+    emitEvents(session, events);
     return appended;
   };
   // The response's id names the message: the same response appended twice is refused.

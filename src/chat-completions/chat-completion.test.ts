@@ -137,14 +137,21 @@ describe("usageFromChatCompletion", () => {
     });
   });
 
-  it("never counts more cached than prompt tokens, nor anything negative or fractional", () => {
+  it("never counts more cached than prompt tokens; a count negative or fractional is refused", () => {
     expect(
+      usageFromChatCompletion({
+        prompt_tokens: 10,
+        completion_tokens: 0,
+        prompt_tokens_details: { cached_tokens: 50, cache_write_tokens: 9 },
+      }),
+    ).toEqual({ inputTokens: 0, cacheReadInputTokens: 10, outputTokens: 0 });
+    expect(() =>
       usageFromChatCompletion({
         prompt_tokens: 10.7,
         completion_tokens: -3,
         prompt_tokens_details: { cached_tokens: 50, cache_write_tokens: 9 },
       }),
-    ).toEqual({ inputTokens: 0, cacheReadInputTokens: 10, outputTokens: 0 });
+    ).toThrow(ValidationError);
     expect(usageFromChatCompletion(undefined)).toBeUndefined();
     expect(usageFromChatCompletion(null)).toBeUndefined();
     expect(usageFromChatCompletion({ completion_tokens: 3 })).toBeUndefined();

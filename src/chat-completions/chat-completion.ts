@@ -25,17 +25,41 @@ export interface AppendedChatCompletion {
   usage: Usage | undefined;
 }
 
+const SUBJECT = "chat completion";
+
+/** Whether `value` is an object that is not an array (a completion, a choice). */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A completion's first choice; `undefined` for `choices: []` (what hosts send for a prompt
+ * they filtered, or in the usage chunk of a stream). Only the first choice is read, so only it
+ * is checked.
+ */
+function firstChoice(completion: unknown): Record<string, unknown> | undefined {
+  const fail = (path: (string | number)[], message: string): never => {
+    throw new ValidationError(SUBJECT, [{ path, message }]);
+  };
+  if (!isObject(completion)) return fail([], "must be a Chat Completions response (with choices)");
+  const { choices } = completion;
+  if (!Array.isArray(choices)) return fail(["choices"], "must be an array of choices");
+  if (choices.length === 0) return undefined;
+  const first: unknown = choices[0];
+  return isObject(first) ? first : fail(["choices", 0], "must be a choice object (with a message)");
+}
+
 /** The blocks of a reply's message, or none when it says nothing at all. */
 function replyBlocks(message: unknown): ContentBlock[] {
   const issues: ValidationIssue[] = [];
-  const copy = normalizeJson(message, ["choices", 0, "message"], issues);
-  if (!isPlainObject(copy)) {
+  if (!isPlainObject(message)) {
     issues.push({ path: ["choices", 0, "message"], message: "must be a message object" });
+    throw new ValidationError(SUBJECT, issues);
   }
-  if (issues.length > 0) throw new ValidationError("chat completion", issues);
-  const blocks = assistantBlocks({ issues, path: ["choices", 0, "message"] }, copy as JsonObject);
-  if (issues.length > 0) throw new ValidationError("chat completion", issues);
-  const { content } = copy as JsonObject;
+  const copy = normalizeJson(message, ["choices", 0, "message"], issues) as JsonObject;
+  if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
+  const blocks = assistantBlocks({ issues, path: ["choices", 0, "message"] }, copy);
+  if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
+  const { content } = copy;
   const only = blocks.length === 1 ? blocks[0] : undefined;
   const saysNothing =
     only?.type === "text" && only.text === "" && (content === null || content === "");
@@ -47,21 +71,40 @@ function replyBlocks(message: unknown): ContentBlock[] {
  * choice's message (reasoning fields, content, refusal, `tool_calls`, in that order) becomes
  * one assistant message, and its usage (`cached_tokens` included) the context measure. For a
  * stream, pass `await stream.finalChatCompletion()` (the SDK's `chat.completions.stream`).
+ * Everything is checked before anything is appended or recorded. A completion with
+ * `choices: []` (what some hosts send for a prompt they filtered) appends nothing, and its
+ * usage, if any, is still recorded.
  *
  * @example
  * const completion = await client.chat.completions.create({ model, messages: toChatMessages(session.messages) });
  * appendChatCompletion(session, completion);
- * @throws {ValidationError} naming the path of a malformed message.
+ * @throws {ValidationError} naming the field when the completion is not a Chat Completions
+ * response (an object with a `choices` array, its first choice an object with a message
+ * object: another API's response is refused), its message is malformed, or a usage count is
+ * not a whole number ≥ 0 (named under `usage`).
  */
 export function appendChatCompletion(
   session: ChatCompletionTarget,
   completion: ChatCompletionLike,
 ): AppendedChatCompletion {
-  const choices: unknown = isPlainObject(completion) ? completion.choices : undefined;
-  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
-  const content = isPlainObject(first) ? replyBlocks(first["message"]) : [];
-  const message = content.length === 0 ? undefined : session.addAssistant(content);
-  const usage = usageFromChatCompletion(completion.usage);
+  const choice = firstChoice(completion);
+  const content = choice === undefined ? [] : replyBlocks(choice["message"]);
+  // Checked before anything is appended: a refused usage leaves the session as it was.
+  const usage = completionUsage(completion.usage);
+  const appended = content.length === 0 ? undefined : session.addAssistant(content);
   if (usage !== undefined) session.recordUsage(usage);
-  return { message, usage };
+  return { message: appended, usage };
+}
+
+/** The completion's usage read; a `ValidationError` re-issued about its `usage` field. */
+function completionUsage(usage: ChatCompletionUsageLike | null | undefined): Usage | undefined {
+  try {
+    return usageFromChatCompletion(usage);
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    throw new ValidationError(
+      SUBJECT,
+      error.issues.map((issue) => ({ ...issue, path: ["usage", ...issue.path] })),
+    );
+  }
 }

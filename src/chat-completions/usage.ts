@@ -1,7 +1,8 @@
 import type { CompletionUsage } from "openai/resources/completions";
-import type { CompactionUsage, Usage } from "../core/usage.js";
+import * as z from "zod/mini";
+import { parseOrThrow } from "../core/errors.js";
+import { type CompactionUsage, PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
 import { asCompactionUsage, usageFromCachedInput } from "../internal/cached-usage.js";
-import { isPlainObject } from "../internal/plain-object.js";
 
 /**
  * What {@link usageFromChatCompletion} reads of a completion's `usage`: OpenAI's
@@ -19,9 +20,28 @@ export type ChatCompletionUsageLike = Partial<
   cached_tokens?: number | null;
 };
 
+const ChatCompletionUsageSchema = z.looseObject(
+  {
+    prompt_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    completion_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    prompt_tokens_details: z.nullish(
+      z.looseObject(
+        {
+          cached_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+          cache_write_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+        },
+        { error: "must be an object or null" },
+      ),
+    ),
+    prompt_cache_hit_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+    cached_tokens: PROVIDER_TOKEN_COUNT_SCHEMA,
+  },
+  { error: "must be a usage object, null or undefined" },
+);
+
 /** The first of the values that is a number. */
-const firstNumber = (...values: unknown[]): unknown =>
-  values.find((value) => typeof value === "number");
+const firstNumber = (...values: unknown[]): number | undefined =>
+  values.find((value): value is number => typeof value === "number");
 
 /**
  * A Chat Completions usage as the session's `Usage`: `prompt_tokens` counts cached tokens too,
@@ -33,21 +53,23 @@ const firstNumber = (...values: unknown[]): unknown =>
  * @example
  * const usage = usageFromChatCompletion(completion.usage);
  * if (usage !== undefined) session.recordUsage(usage);
+ * @throws {ValidationError} naming the field when a count is present but not a whole number ≥ 0.
  */
 export function usageFromChatCompletion(
   usage: ChatCompletionUsageLike | undefined | null,
 ): Usage | undefined {
-  if (!isPlainObject(usage) || typeof usage.prompt_tokens !== "number") return undefined;
-  const details = isPlainObject(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const parsed = parseOrThrow(z.nullish(ChatCompletionUsageSchema), usage, "chat completion usage");
+  if (parsed == null || parsed.prompt_tokens == null) return undefined;
+  const details = parsed.prompt_tokens_details;
   return usageFromCachedInput({
-    input: usage.prompt_tokens,
+    input: parsed.prompt_tokens,
     cacheRead: firstNumber(
-      details.cached_tokens,
-      usage.prompt_cache_hit_tokens,
-      usage.cached_tokens,
+      details?.cached_tokens,
+      parsed.prompt_cache_hit_tokens,
+      parsed.cached_tokens,
     ),
-    cacheWrite: details.cache_write_tokens,
-    output: usage.completion_tokens,
+    cacheWrite: details?.cache_write_tokens,
+    output: parsed.completion_tokens,
   });
 }
 

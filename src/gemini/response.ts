@@ -38,21 +38,57 @@ export interface AppendedGeminiResponse {
   toolUses: ToolUseBlock[];
 }
 
-function candidateContent(response: GeminiResponseLike): Content | undefined {
-  if (typeof response !== "object" || response === null) {
-    throw new ValidationError("Gemini response", [
-      { path: [], message: "must be a generateContent response" },
-    ]);
+const SUBJECT = "Gemini response";
+
+/** Whether `value` is an object that is not an array (the SDK's response is a class instance). */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `read()`, a `ValidationError` it throws re-issued about the response, each path moved by `move`. */
+function within<T>(read: () => T, move: (path: (string | number)[]) => (string | number)[]): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error;
+    throw new ValidationError(
+      SUBJECT,
+      error.issues.map((issue) => ({ ...issue, path: move(issue.path) })),
+    );
   }
-  const candidates: unknown = response.candidates;
-  if (candidates === undefined || candidates === null) return undefined;
-  if (!Array.isArray(candidates)) {
-    throw new ValidationError("Gemini response", [
-      { path: ["candidates"], message: "must be an array" },
-    ]);
+}
+
+/**
+ * The content of a response's first candidate; `undefined` when there is none (a blocked
+ * prompt's response: no `candidates`, a `promptFeedback`) or it has none (a candidate stopped
+ * for safety). Only the first candidate is read, so only it is checked.
+ */
+function candidateContent(response: unknown): Content | undefined {
+  const fail = (path: (string | number)[], message: string): never => {
+    throw new ValidationError(SUBJECT, [{ path, message }]);
+  };
+  if (!isObject(response)) return fail([], "must be a generateContent response");
+  const { candidates } = response;
+  if (candidates == null) {
+    // Gemini's own fields: a response without candidates still carries one of them.
+    if (isObject(response["promptFeedback"]) || isObject(response["usageMetadata"]))
+      return undefined;
+    return fail(
+      ["candidates"],
+      "must be an array of candidates (a response without any has promptFeedback or usageMetadata)",
+    );
   }
-  const content: unknown = (candidates[0] as { content?: unknown } | undefined)?.content;
-  return isPlainObject(content) ? (content as Content) : undefined;
+  if (!Array.isArray(candidates)) return fail(["candidates"], "must be an array of candidates");
+  if (candidates.length === 0) return undefined;
+  const first: unknown = candidates[0];
+  if (!isObject(first)) return fail(["candidates", 0], "must be a candidate object");
+  const { content } = first;
+  if (content == null) return undefined;
+  if (!isPlainObject(content))
+    return fail(["candidates", 0, "content"], "must be a Content object");
+  const { parts } = content;
+  if (parts != null && !Array.isArray(parts))
+    return fail(["candidates", 0, "content", "parts"], "must be an array of parts");
+  return content as Content;
 }
 
 /**
@@ -61,11 +97,17 @@ function candidateContent(response: GeminiResponseLike): Content | undefined {
  * assistant message named by the response's `responseId` (so the same response appended twice is
  * refused), and its `usageMetadata` (`cachedContentTokenCount` and `thoughtsTokenCount`
  * included) the context measure. Works with a `StoredSession` too (then it returns a promise).
+ * Everything is checked before anything is appended or recorded. A response without a
+ * candidate to read appends nothing and still records its usage: a blocked prompt's (no
+ * `candidates`, a `promptFeedback`), or a candidate without content (stopped for safety).
  *
  * @example
  * const response = await ai.models.generateContent({ model, contents: toGeminiContents(session.messages), config });
  * const { toolUses } = appendGeminiResponse(session, response);
- * @throws {ValidationError} naming the path of a malformed part.
+ * @throws {ValidationError} naming the field when the response is not a `generateContent`
+ * response (`candidates` an array, its first an object whose `content` holds a `parts` array;
+ * without `candidates`, a `promptFeedback` or `usageMetadata`: another API's response is
+ * refused), or a part or the usage is malformed.
  */
 export function appendGeminiResponse(
   session: GeminiResponseTarget,
@@ -84,8 +126,15 @@ export function appendGeminiResponse(
   const blocks =
     content === undefined || !Array.isArray(parts) || parts.length === 0
       ? []
-      : (fromGeminiContents([{ ...content, role: "model" }])[0]?.content ?? []);
-  const usage = usageFromGemini(response.usageMetadata as GeminiUsageLike | null | undefined);
+      : within(
+          () => fromGeminiContents([{ ...content, role: "model" }])[0]?.content ?? [],
+          // The content's path in the list it was read from, as its path in the response.
+          (path) => ["candidates", 0, "content", ...path.slice(1)],
+        );
+  const usage = within(
+    () => usageFromGemini(response.usageMetadata as GeminiUsageLike | null | undefined),
+    (path) => ["usageMetadata", ...path],
+  );
   const id = response.responseId;
   const options = typeof id === "string" && id !== "" ? { id } : {};
   const added = blocks.length > 0 ? session.addAssistant(blocks, options) : undefined;

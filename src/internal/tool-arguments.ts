@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
 import { isStringifyOf } from "./json-text.js";
+import { MAX_JSON_DEPTH } from "./json-value.js";
 import { isPlainObject } from "./plain-object.js";
 
 /**
@@ -12,11 +13,14 @@ export function parseToolArguments(raw: string): { input: JsonObject; keep: bool
 }
 
 /**
- * {@link parseToolArguments} for a text that is a JSON object; `undefined` for any other. The
- * text is compared with the input in place ({@link isStringifyOf}), the input's JSON written
- * only when that cannot tell.
+ * {@link parseToolArguments} for a text that is a JSON object; `undefined` for any other, and for
+ * one nesting deeper than `MAX_JSON_DEPTH` (no session takes such an input, and every walk over
+ * it would risk the stack: it is kept as text, as malformed arguments are). The text is compared
+ * with the input in place ({@link isStringifyOf}), the input's JSON written only when that
+ * cannot tell.
  */
 export function readToolArguments(raw: string): { input: JsonObject; keep: boolean } | undefined {
+  if (nestsTooDeep(raw)) return undefined;
   let input: unknown;
   try {
     input = JSON.parse(raw);
@@ -39,4 +43,49 @@ export function toolArgumentsText(input: JsonObject, raw: JsonValue | undefined)
   if (typeof raw !== "string") return current;
   const { input: original } = parseToolArguments(raw);
   return JSON.stringify(original) === current ? raw : current;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+
+/**
+ * Whether the JSON `text` nests objects and arrays more than `MAX_JSON_DEPTH` levels deep: one
+ * pass counting brackets outside strings (each string skipped by `indexOf`), no recursion, so a
+ * text of any depth is answered. A text too short to hold that many pairs is not read.
+ */
+export function nestsTooDeep(text: string): boolean {
+  if (text.length <= 2 * MAX_JSON_DEPTH) return false;
+  let depth = 0;
+  for (let at = 0; at < text.length; at += 1) {
+    const code = text.charCodeAt(at);
+    if (code === QUOTE) {
+      at = stringEnd(text, at);
+      // An unterminated string: not JSON, which `JSON.parse` tells.
+      if (at < 0) return false;
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth += 1;
+      if (depth > MAX_JSON_DEPTH) return true;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) depth -= 1;
+  }
+  return false;
+}
+
+/**
+ * The position of the quote closing the string opened at `open`, `-1` when none does. A quote
+ * after an odd run of backslashes is escaped; each run is counted once (it ends at the quote
+ * before it), so the search stays linear in the text.
+ */
+function stringEnd(text: string, open: number): number {
+  let quote = text.indexOf('"', open + 1);
+  while (quote >= 0) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    quote = text.indexOf('"', quote + 1);
+  }
+  return -1;
 }

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { AgentSession } from "../session/agent-session.js";
+import { MemoryStore } from "../store/memory-store.js";
+import { openSession } from "../store/stored-session.js";
+import { appendGeminiResponse } from "./response.js";
+
+function issuesOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    if (ValidationError.isInstance(error)) return error.issues.map((issue) => issue.path.join("."));
+    throw error;
+  }
+  return [];
+}
+
+function session(): AgentSession {
+  const made = new AgentSession({ contextLimit: 100_000 });
+  made.addUserText("fix it");
+  return made;
+}
+
+const anthropicResponse = {
+  id: "msg_1",
+  type: "message",
+  role: "assistant",
+  content: [{ type: "text", text: "I fixed it." }],
+  usage: { input_tokens: 500, output_tokens: 5 },
+};
+const responsesResponse = {
+  id: "resp_1",
+  object: "response",
+  output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "x" }] }],
+};
+
+describe("appendGeminiResponse: what is not a generateContent response", () => {
+  it("refuses another API's response, or a wrong shape, naming the field and taking nothing", () => {
+    const wrong: [unknown, string][] = [
+      [anthropicResponse, "candidates"],
+      [responsesResponse, "candidates"],
+      [{}, "candidates"],
+      [{ choices: 5 }, "candidates"],
+      [{ candidates: "x" }, "candidates"],
+      [{ candidates: {}, usageMetadata: { promptTokenCount: 3 } }, "candidates"],
+      [null, ""],
+      [[], ""],
+      [{ candidates: [5] }, "candidates.0"],
+      [{ candidates: [{ content: "text" }] }, "candidates.0.content"],
+      [{ candidates: [{ content: { role: "model", parts: {} } }] }, "candidates.0.content.parts"],
+      [
+        { candidates: [{ content: { parts: [{ functionCall: { name: "f", args: 5 } }] } }] },
+        "candidates.0.content.parts.0.functionCall.args",
+      ],
+      [{ candidates: [{ content: { parts: [7] } }] }, "candidates.0.content.parts.0"],
+      [
+        {
+          candidates: [{ content: { parts: [{ text: "hi" }] } }],
+          usageMetadata: { promptTokenCount: -1 },
+        },
+        "usageMetadata.promptTokenCount",
+      ],
+    ];
+    for (const [response, path] of wrong) {
+      const target = session();
+      const before = target.contextUsed;
+      expect(issuesOf(() => appendGeminiResponse(target, response as never))).toEqual([path]);
+      expect(target.messages).toHaveLength(1);
+      expect(target.contextUsed).toBe(before);
+    }
+    expect(() => appendGeminiResponse(session(), anthropicResponse as never)).toThrow(
+      /Gemini response.*candidates.*must be an array of candidates/s,
+    );
+  });
+
+  it("takes a blocked prompt's response (no candidates, a promptFeedback) as appending nothing", () => {
+    const target = session();
+    const appended = appendGeminiResponse(target, {
+      promptFeedback: { blockReason: "SAFETY", safetyRatings: [] },
+      usageMetadata: { promptTokenCount: 12 },
+    } as never);
+    expect(appended).toEqual({ message: undefined, usage: { inputTokens: 12 }, toolUses: [] });
+    expect(target.messages).toHaveLength(1);
+    expect(target.contextUsed).toBe(12);
+    // Without usage, or with only usage (a stream's last chunk), or no candidate at all.
+    for (const response of [
+      { promptFeedback: { blockReason: "OTHER" } },
+      { usageMetadata: { promptTokenCount: 12 } },
+      { candidates: [] },
+      { candidates: null, promptFeedback: { blockReason: "SAFETY" } },
+      { candidates: [{ finishReason: "SAFETY" }] },
+      { candidates: [{ content: null, finishReason: "RECITATION" }] },
+    ]) {
+      expect(appendGeminiResponse(target, response as never).message).toBeUndefined();
+    }
+    expect(target.messages).toHaveLength(1);
+  });
+
+  it("refuses a wrong shape before a StoredSession writes anything", async () => {
+    const stored = await openSession(new MemoryStore(), "gemini-shapes", { contextLimit: 100_000 });
+    await stored.addUserText("hi");
+    expect(issuesOf(() => appendGeminiResponse(stored, anthropicResponse as never))).toEqual([
+      "candidates",
+    ]);
+    expect(stored.messages).toHaveLength(1);
+  });
+});
