@@ -47,19 +47,25 @@ describe("holdsCompaction", () => {
   });
 });
 
+/** A session of three turns whose summarizer folds the first two. */
+function threeTurns(): AgentSession {
+  const session = new AgentSession({
+    contextLimit: 100_000,
+    compactor: false,
+    llmCompactor: new LLMCompactor(new MockLlmClient({ replies: ["Goal: fix the build."] }), {
+      keepRecentTurns: 1,
+    }),
+  });
+  for (const text of ["Read a.ts", "Read b.ts", "Fix the build"]) {
+    session.addUserText(text);
+    session.addAssistant([{ type: "text", text: `Done: ${text}. ${"detail ".repeat(40)}` }]);
+  }
+  return session;
+}
+
 describe("holdsCompaction on every converter's output", () => {
   it("finds the summary in each provider's messages, and none before it", async () => {
-    const session = new AgentSession({
-      contextLimit: 100_000,
-      compactor: false,
-      llmCompactor: new LLMCompactor(new MockLlmClient({ replies: ["Goal: fix the build."] }), {
-        keepRecentTurns: 1,
-      }),
-    });
-    for (const text of ["Read a.ts", "Read b.ts", "Fix the build"]) {
-      session.addUserText(text);
-      session.addAssistant([{ type: "text", text: `Done: ${text}. ${"detail ".repeat(40)}` }]);
-    }
+    const session = threeTurns();
     const before = session.messages;
     await session.forceCompact();
     const converters = {
@@ -79,17 +85,7 @@ describe("holdsCompaction on every converter's output", () => {
 
 describe("holdsCompaction on OpenAI Responses input", () => {
   it("finds the summary in toResponsesInput's items by its input_text part", async () => {
-    const session = new AgentSession({
-      contextLimit: 100_000,
-      compactor: false,
-      llmCompactor: new LLMCompactor(new MockLlmClient({ replies: ["Goal: fix the build."] }), {
-        keepRecentTurns: 1,
-      }),
-    });
-    for (const text of ["Read a.ts", "Read b.ts", "Fix the build"]) {
-      session.addUserText(text);
-      session.addAssistant([{ type: "text", text: `Done: ${text}. ${"detail ".repeat(40)}` }]);
-    }
+    const session = threeTurns();
     expect(holdsCompaction(toResponsesInput(session.messages))).toBe(false);
     await session.forceCompact();
     const input = toResponsesInput(session.messages);
