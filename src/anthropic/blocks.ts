@@ -20,6 +20,7 @@ import type {
 } from "../core/message.js";
 import { setProperty } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
+import { sendsToAnthropic } from "./foreign-blocks.js";
 import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
 
 /**
@@ -278,9 +279,12 @@ function toolResultToWire(block: ToolResultBlock): JsonObject {
     return plainToolResultToWire(block, block.content);
   const out = extraToWire({ type: "tool_result" }, block.extra, MODELLED_WIRE_FIELDS.tool_result);
   out["tool_use_id"] = block.toolUseId;
-  if (block.content !== "") {
-    out["content"] =
-      typeof block.content === "string" ? block.content : block.content.map(partToWire);
+  if (typeof block.content !== "string") {
+    // Another API's parts are left out; none left, the result goes without content.
+    const parts = block.content.filter(sendsToAnthropic);
+    if (parts.length > 0 || block.content.length === 0) out["content"] = parts.map(partToWire);
+  } else if (block.content !== "") {
+    out["content"] = block.content;
   } else if (block.extra?.["content"] === "") {
     out["content"] = "";
   }
@@ -325,11 +329,19 @@ export function fromAnthropicContent(
   return contentFromWire(blocks);
 }
 
-/** Converts our blocks to the SDK's `ContentBlockParam`s, dropping our own fields. */
+/**
+ * Converts our blocks to the SDK's `ContentBlockParam`s, dropping our own fields and the
+ * blocks the Messages API cannot read (another API's opaque blocks: see `sendsToAnthropic`).
+ */
 export function toAnthropicContent(blocks: readonly ContentBlock[]): ContentBlockParam[] {
   // A loop rather than `map` with a closure: this runs on every message of every request.
   const out: ContentBlockParam[] = new Array(blocks.length);
-  for (let index = 0; index < blocks.length; index += 1)
-    out[index] = blockToWire(blocks[index]!) as unknown as ContentBlockParam;
+  let count = 0;
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index]!;
+    if (block.type === "opaque" && !sendsToAnthropic(block)) continue;
+    out[count++] = blockToWire(block) as unknown as ContentBlockParam;
+  }
+  out.length = count;
   return out;
 }

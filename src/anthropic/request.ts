@@ -14,6 +14,7 @@ import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
+import { sendsToAnthropic, systemMessageToWire } from "./foreign-blocks.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
 
 /** Whether no tool result follows a block of another type (tool results lead, as the API asks). */
@@ -36,6 +37,16 @@ function reorderToolResultsFirst(blocks: ContentBlock[]): ContentBlock[] {
 
 const contentOf = (message: Message): ContentBlock[] => message.content;
 
+/**
+ * Whether a message sends anything: a system message, one of no blocks (sent as it was), or
+ * one with a block the Messages API reads. One of only other APIs' blocks (a Responses
+ * reasoning item, a Gemini thought) is left out whole: the API refuses an empty message.
+ */
+const sendsSomething = (message: Message) =>
+  isSystemMessage(message) ||
+  message.content.length === 0 ||
+  message.content.some(sendsToAnthropic);
+
 /** Whether a message is sent as a wire message of its own, never merged with a neighbour. */
 const standsAlone = (message: Message) => isSystemMessage(message) || startsWithCompaction(message);
 
@@ -43,9 +54,11 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
  * Converts our conversation to the `messages` of an Anthropic request: consecutive messages
  * of one role become one message (so the summary and the first kept user message are sent
  * as one user message), `tool_result` blocks lead their user message, and our own fields
- * (`compactSummary`, the adapter's markers) are left out. A mid-conversation system message
- * goes out as the `role: "system"` message it carries, and a message led by the API's
- * `compaction` block as a message of its own, both where they stand. Messages that came from
+ * (`compactSummary`, the adapters' bookkeeping) are left out, as are the other APIs' blocks
+ * (their reasoning, parts and items; a message of only those is left out whole). A
+ * mid-conversation system message goes out as the `role: "system"` message it carries
+ * (another API's as one of its text), and a message led by the API's `compaction` block as a
+ * message of its own, both where they stand. Messages that came from
  * `fromAnthropicMessages` come back exactly as they were sent, string content included.
  *
  * @example
@@ -58,7 +71,9 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
 export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(input, "messages");
-  const messages = readableMessages(input);
+  const readable = readableMessages(input);
+  // Left out before grouping, so the neighbours of a message left out join as usual.
+  const messages = readable.every(sendsSomething) ? readable : readable.filter(sendsSomething);
   // At most one param per message: made at that size and cut to the count, never grown.
   const params: MessageParam[] = new Array(messages.length);
   let count = 0;
@@ -67,7 +82,8 @@ export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
     const first = messages[index]!;
     const carried = first.content[0];
     if (isSystemMessage(first) && isSystemMessageBlock(carried)) {
-      params[count++] = carried.block.message as unknown as MessageParam;
+      const message = systemMessageToWire(carried.block.message);
+      if (message !== undefined) params[count++] = message as unknown as MessageParam;
       index += 1;
       continue;
     }

@@ -1,13 +1,17 @@
 /**
  * The keys of the library's bookkeeping on blocks, which no provider's API takes: each
  * adapter keeps the fields of its own wire format that our blocks do not model under its key
- * in a block's `extra` (`aiSdk`, `openai`), and marks an opaque block with `key:…` fields
- * (`openai:item`, `aiSdk:providerOptions`); the library's own markers start `agentCompaction:`.
- * A converter to another provider sends none of them.
+ * in a block's `extra` (`aiSdk`, `openai`, `chatCompletions`, `gemini`, `langchain`), and marks
+ * an opaque block with `key:…` fields (`openai:item`, `aiSdk:providerOptions`,
+ * `chatCompletions:part`, `gemini:content`, `langchain:message`); the library's own markers
+ * start `agentCompaction:`. A converter to another provider sends none of them.
  */
 export const BOOKKEEPING_KEYS = Object.freeze({
   aiSdk: "aiSdk",
   openai: "openai",
+  chatCompletions: "chatCompletions",
+  gemini: "gemini",
+  langchain: "langchain",
   library: "agentCompaction",
 } as const);
 

@@ -94,14 +94,18 @@ export function reportMissing(
   pending.clear();
 }
 
-function opaqueType(block: ContentBlock | undefined): string | undefined {
+/** The `type` of an opaque block's wire value; `undefined` for any other block. */
+export function opaqueType(block: ContentBlock | undefined): string | undefined {
   if (block?.type !== "opaque") return undefined;
   const { type } = block.block;
   return typeof type === "string" ? type : undefined;
 }
 
-/** Blocks `toResponsesInput` sends as an item the model produced (a reasoning item may precede them). */
-function isModelItem(block: ContentBlock | undefined): boolean {
+/**
+ * Blocks `toResponsesInput` sends as an item the model produced, which a reasoning item may
+ * precede: not thinking (left out), not a tool output, not another reasoning or a compaction item.
+ */
+export function isModelItem(block: ContentBlock | undefined): boolean {
   if (block === undefined) return false;
   if (
     block.type === "thinking" ||

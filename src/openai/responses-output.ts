@@ -12,6 +12,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { isModelItem, opaqueType } from "../core/provider-validity.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
@@ -188,11 +189,25 @@ export function writeBlock(writer: ItemWriter, block: ContentBlock, role: Messag
 }
 
 /**
+ * Whether a block is a reasoning item the API would refuse: one not followed, in its assistant
+ * message, by the item it was produced with (an incomplete response's lone reasoning item).
+ */
+function isLoneReasoning(message: Message, index: number): boolean {
+  if (opaqueType(message.content[index]) !== "reasoning") return false;
+  return message.role !== "assistant" || !isModelItem(message.content[index + 1]);
+}
+
+/**
  * Converts our messages to a Responses API `input`, the inverse of {@link fromResponsesInput}:
  * every kept item comes back verbatim and in place (reasoning with its `encrypted_content`,
  * compaction items, hosted tool calls), parts rejoin their message item. Blocks written
  * elsewhere get the API's plain shapes (a summary as a user `input_text` message, a masked
- * result as its `function_call_output`); Anthropic's thinking blocks are left out.
+ * result as its `function_call_output`); Anthropic's thinking blocks are left out. A reasoning
+ * item is written only when the block after it, in its assistant message, is an item the model
+ * produced with it (a message item, a call: not a tool output, another reasoning item or a
+ * compaction item); a lone one (an incomplete response's, last in its message) is left out, as
+ * the API refuses it "without its required following item". `validateConversation` with
+ * `provider: "openai"` reports the same blocks (`reasoning_without_following_item`).
  *
  * @example
  * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
@@ -210,8 +225,10 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
     }
     // A new message never continues the last part of the one before.
     writer.close();
-    if (!pushQuickItems(message, writer.items))
-      for (const block of message.content) writeBlock(writer, block, message.role);
+    if (pushQuickItems(message, writer.items)) continue;
+    const { content, role } = message;
+    for (let index = 0; index < content.length; index += 1)
+      if (!isLoneReasoning(message, index)) writeBlock(writer, content[index]!, role);
   }
   return writer.items as unknown as ResponseInputItem[];
 }
