@@ -411,8 +411,10 @@ describe("compactionMiddleware threads", () => {
       { configurable: { thread_id: "pinned" }, recursionLimit: 500 },
     );
     expect(result.messages[0]).toBe(rules);
-    // Compacted: far fewer messages than the 82 the loop wrote.
-    expect(result.messages.length).toBeLessThan(40);
+    // Compacted: far fewer messages than the 82 the loop wrote (46: the stand-in's usage counts
+    // the request as sent, without the LangChain bookkeeping that once leaked into it and made it
+    // look longer, so compaction starts later than the 40 this once allowed).
+    expect(result.messages.length).toBeLessThan(50);
     expect(like.requests.at(-1)?.body["system"]).toContain("Repository rules");
     expect(like.refusals).toEqual([]);
   });
