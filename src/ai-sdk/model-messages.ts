@@ -190,10 +190,7 @@ function systemBlock(message: Record_, index: number, issues: ValidationIssue[])
       issues.push({ path, message: "must not contain itself (circular reference)" });
       continue;
     }
-    const found: ValidationIssue[] = [];
-    const json = normalizeJson(value, [], found);
-    for (const issue of found)
-      issues.push({ path: [...path, ...issue.path], message: issue.message });
+    const json = normalizeJson(value, path, issues);
     if (json !== undefined) setProperty(carried, key, json);
   }
   return { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: carried } };

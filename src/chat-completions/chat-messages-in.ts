@@ -3,7 +3,6 @@ import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type ContentBlock,
   type JsonObject,
-  type JsonValue,
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
 } from "../core/message.js";
@@ -153,9 +152,9 @@ export function readInFull(
   issues: ValidationIssue[],
   read: ReadMessages,
 ): void {
-  const copy = normalizeJson(messages, [], issues) as JsonValue[];
-  for (let index = 0; index < copy.length; index += 1)
-    readMessage(copy[index], index, issues, read);
+  // Each message copied apart: an issue (one nesting too deep too) names the message it is in.
+  for (let index = 0; index < messages.length; index += 1)
+    readMessage(normalizeJson(messages[index], [index], issues) ?? null, index, issues, read);
 }
 
 /**

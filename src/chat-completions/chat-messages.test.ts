@@ -313,13 +313,14 @@ describe("fromChatMessages / toChatMessages", () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(ValidationError);
+    // In message order: each message is copied, then read.
     expect((error as ValidationError).issues.map((issue) => issue.path.join("."))).toEqual([
-      "4.extra",
       "0.role",
       "1.tool_calls.0.id",
       "1.tool_calls.0.function.arguments",
       "2.tool_call_id",
       "3.content",
+      "4.extra",
     ]);
     expect(() => fromChatMessages("hi" as never)).toThrow(ValidationError);
     expect(() => fromChatMessages([], { firstTurnNumber: 0 })).toThrow("firstTurnNumber");

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { toModelMessages } from "../../src/ai-sdk/index.js";
-import { toAnthropicMessages } from "../../src/anthropic/index.js";
-import { toChatMessages } from "../../src/chat-completions/index.js";
+import { fromModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
+import { fromAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
+import { fromChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import { ValidationError } from "../../src/core/errors.js";
 import type { Message } from "../../src/core/message.js";
-import { toGeminiContents } from "../../src/gemini/index.js";
+import { fromGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 import { toLangChainMessages } from "../../src/langchain/index.js";
 import { toResponsesInput } from "../../src/openai/index.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
@@ -52,4 +52,49 @@ describe("every provider's conversion refuses what is not our messages, naming t
       expect(issuesOf(convert, ours)).toEqual([]);
     });
   }
+});
+
+describe("a value nesting deeper than the limit is refused at its field", () => {
+  const deep = (levels: number) => {
+    const top: Record<string, unknown> = {};
+    let at = top;
+    for (let level = 0; level < levels; level += 1) {
+      const next: Record<string, unknown> = {};
+      at["a"] = next;
+      at = next;
+    }
+    return top;
+  };
+  const refusedAt = (run: () => unknown): string[] => {
+    try {
+      run();
+    } catch (error) {
+      if (!ValidationError.isInstance(error)) throw error;
+      return error.issues.map((issue) => issue.path.join("."));
+    }
+    return [];
+  };
+  it("in every reader: the field, or the message it is in", () => {
+    const d = deep(300);
+    const use = { type: "tool_use", id: "t", name: "n", input: d };
+    expect(
+      refusedAt(() =>
+        fromAnthropicMessages([
+          { role: "user", content: "a" },
+          { role: "assistant", content: [use] },
+        ]),
+      ),
+    ).toEqual(["messages.1"]);
+    // The message as a whole: its depth is counted from it.
+    expect(refusedAt(() => fromChatMessages([{ role: "user", content: "x", meta: d }]))).toEqual([
+      "0",
+    ]);
+    const call = { functionCall: { id: "c", name: "n", args: d } };
+    expect(refusedAt(() => fromGeminiContents([{ role: "model", parts: [call] }]))).toEqual([
+      "0.parts.0",
+    ]);
+    expect(
+      refusedAt(() => fromModelMessages([{ role: "user", content: "x", providerOptions: d }])),
+    ).toEqual(["0.providerOptions"]);
+  });
 });
