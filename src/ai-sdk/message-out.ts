@@ -18,6 +18,7 @@ import {
   type SystemMessageBlock,
 } from "../core/message.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { sentBlocks } from "./foreign-parts.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 import {
   aiSdkFields,
@@ -122,21 +123,25 @@ function withMessageOptions<M extends ModelMessage>(
   return options === undefined ? message : spreadWith(message, { providerOptions: options });
 }
 
-function assistantToModel(message: Message, toolNames: ToolNames): AssistantModelMessage {
+/** An assistant message; none when it held only other APIs' blocks (see `sendsToAiSdk`). */
+function assistantToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
   const options = messageOptions(message);
   const form = contentForm(message);
   const only = message.content[0];
   if (form !== "parts" && only?.type === "text") {
     const content = form === "string" ? only.text : [];
-    return withMessageOptions({ role: "assistant", content }, options);
+    out.push(withMessageOptions<AssistantModelMessage>({ role: "assistant", content }, options));
+    return;
   }
-  const content = message.content.map((block) => blockToPart(block, toolNames));
-  return withMessageOptions({ role: "assistant", content }, options);
+  const blocks = sentBlocks(message.content);
+  if (blocks.length === 0) return;
+  const content = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames);
+  out.push(withMessageOptions<AssistantModelMessage>({ role: "assistant", content }, options));
 }
 
 /**
  * A user message: its leading tool results (and tool approvals) as a `tool` message, the rest
- * as a `user` message, each only when it has parts.
+ * as a `user` message, each only when it has parts (other APIs' blocks left out first).
  */
 function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
   const options = messageOptions(message);
@@ -147,7 +152,7 @@ function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]
     out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
     return;
   }
-  const blocks = message.content;
+  const blocks = sentBlocks(message.content);
   let split = 0;
   while (split < blocks.length && isToolSide(blocks[split]!)) split += 1;
   const rest = blocks.length - split;
@@ -179,7 +184,10 @@ function partsOf<P>(
   return parts;
 }
 
-/** Appends the AI SDK messages one of ours stands for to `out`. */
+/**
+ * Appends the AI SDK messages one of ours stands for to `out`: none for one that held only
+ * other APIs' blocks, which are left out (see `sendsToAiSdk`).
+ */
 export function messageToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
   if (isSystemMessage(message)) {
     out.push(
@@ -187,6 +195,6 @@ export function messageToModel(message: Message, toolNames: ToolNames, out: Mode
     );
     return;
   }
-  if (message.role === "assistant") out.push(assistantToModel(message, toolNames));
+  if (message.role === "assistant") assistantToModel(message, toolNames, out);
   else userToModel(message, toolNames, out);
 }

@@ -19,7 +19,7 @@ import {
   MESSAGE_OVERHEAD_TOKENS,
 } from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
-import { checkConversionOptions } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { normalizeJson, setProperty } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
@@ -224,7 +224,7 @@ export function fromModelMessages(
   checkConversionOptions(options, "fromModelMessages options", { generateId: true });
   const converted = convertModelMessages(messages, options, undefined).messages;
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
-  rememberBuilt(converted);
+  rememberBuilt(checkCreatedAt(converted, "fromModelMessages options"));
   return converted;
 }
 
@@ -337,7 +337,9 @@ function checkIds(messages: readonly Message[]): void {
  * user message for any text after them), a held `system` message comes back verbatim, every
  * kept AI SDK field (`extra.aiSdk`) returns to its place. Blocks written elsewhere (the
  * Anthropic adapter's, a summary) get the AI SDK's plain shapes; a tool result's `toolName`
- * is found from its call.
+ * is found from its call. Opaque blocks another adapter kept (Anthropic's server tool blocks,
+ * Gemini parts, Responses items, LangChain standard blocks) are left out, as the AI SDK's
+ * prompt validation refuses them; a message of nothing else is not written.
  *
  * @example
  * const result = await generateText({ model, messages: toModelMessages(session.messages) });

@@ -1,3 +1,4 @@
+import { isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import type { ValidationIssue } from "../core/errors.js";
 import {
   COMPACTION_BLOCK_TYPE,
@@ -152,12 +153,21 @@ function anthropicOptions(part: Record_): Record_ | undefined {
   return isPlainObject(anthropic) ? anthropic : undefined;
 }
 
-/** A part carried whole (tool approvals, provider-executed calls, files, custom parts). */
+/**
+ * A part carried whole (tool approvals, provider-executed calls, files, custom parts). A field
+ * named as the library's bookkeeping (`aiSdk:data`, `openai:item`, …: see `BOOKKEEPING_KEYS`)
+ * is refused: on the block it would be read as the adapters' own mark, and dropped on the way
+ * to another provider.
+ */
 export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
   const block: JsonObject = {};
   for (const key of Object.keys(part)) {
     const value = part[key];
     if (value === undefined) continue;
+    if (isBookkeepingKey(key)) {
+      fail(context, key, BOOKKEEPING_FIELD);
+      continue;
+    }
     const kind = key === "data" ? dataKind(value) : undefined;
     if (kind !== undefined && kind !== "string") {
       block["data"] = dataToText(value as Uint8Array);
@@ -169,6 +179,10 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
   }
   return { type: "opaque", block };
 }
+
+const BOOKKEEPING_FIELD =
+  "is a name the library keeps its own marks under (aiSdk, openai, chatCompletions, gemini, " +
+  "langchain, agentCompaction, and each followed by a colon): rename the field";
 
 /**
  * A text part; Anthropic's compaction block (a text part whose `providerOptions.anthropic.type`
@@ -211,7 +225,8 @@ function imageSource(
   if (kind === "URL" || (kind === "string" && /^https?:\/\//i.test(text))) {
     return { source: { type: "url", url: text }, kind, mediaTypeKept: false };
   }
-  const known = typeof mediaType === "string" && mediaType !== "";
+  // `image/*` is what a block without a media type holds: one given so is kept apart.
+  const known = typeof mediaType === "string" && mediaType !== "" && mediaType !== "image/*";
   return {
     source: { type: "base64", mediaType: known ? mediaType : "image/*", data: text },
     kind,
@@ -254,17 +269,14 @@ export function filePart(context: PartContext, part: Record_): ContentBlock {
 export function reasoningPart(context: PartContext, part: Record_): ContentBlock {
   const text = stringField(context, part["text"], "text");
   const anthropic = anthropicOptions(part);
+  const signature = anthropic?.["signature"];
+  const redacted = anthropic?.["redactedData"];
+  if (typeof signature !== "string" && typeof redacted !== "string")
+    return opaquePart(context, part);
   const fields: AiSdkFields = {};
   keepProviderOptions(context, part, fields);
-  if (typeof anthropic?.["signature"] === "string") {
-    return withExtra(
-      { type: "thinking", thinking: text, signature: anthropic["signature"] },
-      fields,
-    );
-  }
-  if (typeof anthropic?.["redactedData"] === "string") {
-    if (text !== "") fields["text"] = text;
-    return withExtra({ type: "redacted_thinking", data: anthropic["redactedData"] }, fields);
-  }
-  return opaquePart(context, part);
+  if (typeof signature === "string")
+    return withExtra({ type: "thinking", thinking: text, signature }, fields);
+  if (text !== "") fields["text"] = text;
+  return withExtra({ type: "redacted_thinking", data: redacted as string }, fields);
 }

@@ -21,6 +21,7 @@ import type {
 } from "../core/message.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { textToData } from "./binary.js";
+import { sentBlocks } from "./foreign-parts.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 
 type ProviderOptions = NonNullable<TextPart["providerOptions"]>;
@@ -98,12 +99,8 @@ export function thinkingToPart(block: ThinkingBlock | RedactedThinkingBlock): Re
 /** A tool use block as a tool call part. */
 export function toolUseToPart(block: ToolUseBlock): ToolCallPart {
   const fields = aiSdkFields(block);
-  const part: ToolCallPart = {
-    type: "tool-call",
-    toolCallId: block.id,
-    toolName: block.name,
-    input: "input" in fields ? fields["input"] : block.input,
-  };
+  const part = { type: "tool-call", toolCallId: block.id, toolName: block.name } as ToolCallPart;
+  if (fields["noInput"] !== true) part.input = "input" in fields ? fields["input"] : block.input;
   if (fields["providerExecuted"] === false) part.providerExecuted = false;
   return withOptions(part, providerOptionsOf(fields));
 }
@@ -133,7 +130,19 @@ function contentToPart(block: ToolResultContentBlock): OutputContentPart {
   return withOptions({ type: "image-file-id", fileId: source.fileId }, options);
 }
 
-function resultText(content: ToolResultBlock["content"]): string {
+type HeldContent = string | readonly ToolResultContentBlock[];
+
+/**
+ * A result's content as sent: without another API's parts (see `sendsToAiSdk`), an empty text
+ * when those were all it held.
+ */
+function sentContent(content: ToolResultBlock["content"]): HeldContent {
+  if (typeof content === "string") return content;
+  const sent = sentBlocks(content);
+  return sent.length === 0 && content.length > 0 ? "" : sent;
+}
+
+function resultText(content: HeldContent): string {
   if (typeof content === "string") return content;
   let text = "";
   for (const block of content) if (block.type === "text") text += block.text;
@@ -152,7 +161,7 @@ function parsedJson(text: string, length: JsonValue | undefined): JsonValue | un
 /** The output a result block holds: its own kind while its content is the original. */
 function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput {
   const kind = fields["output"];
-  const { content } = block;
+  const content = sentContent(block.content);
   let output: ToolResultOutput;
   if (kind === undefined && typeof content === "string") {
     output = { type: block.isError ? "error-text" : "text", value: content };
@@ -161,7 +170,7 @@ function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput 
       fields["noReason"] === true && content === ""
         ? { type: kind }
         : { type: kind, reason: content };
-  } else if (Array.isArray(content)) {
+  } else if (typeof content !== "string") {
     output = { type: "content", value: content.map(contentToPart) };
   } else {
     const json =

@@ -45,9 +45,12 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   if (isPlainObject(part["input"])) {
     const checked = jsonField(context, undefinedItemsAsNull(part["input"], []), "input");
     if (checked !== undefined) input = checked as JsonObject;
+  } else if (part["input"] === undefined) {
+    // No input at all (the part's `input` is `unknown`): it goes back without one.
+    fields["noInput"] = true;
   } else {
     // A model's malformed arguments (a string, an array): kept as they were, outside `input`.
-    const raw = jsonField(context, part["input"] ?? null, "input");
+    const raw = jsonField(context, part["input"], "input");
     fields["input"] = raw ?? null;
   }
   if (part["providerExecuted"] === false) fields["providerExecuted"] = false;

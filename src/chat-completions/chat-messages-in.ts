@@ -8,7 +8,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { checkConversionOptions } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
@@ -118,7 +118,7 @@ export function fromChatMessages(
     readInFull(messages, issues, builder);
   }
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
-  rememberBuilt(builder.messages);
+  rememberBuilt(checkCreatedAt(builder.messages, "fromChatMessages options"));
   return builder.messages;
 }
 

@@ -4,7 +4,11 @@ import { GEMINI_CONTENT_MARKS_KEY, GEMINI_KEY } from "../core/gemini-contents.js
 import type { ContentBlock, JsonObject, Message } from "../core/message.js";
 import { type Clock, newId } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { checkConversionOptions } from "../internal/conversion-options.js";
+import {
+  checkConversionOptions,
+  checkCreatedAt,
+  checkedGenerateId,
+} from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
@@ -63,7 +67,7 @@ export function fromGeminiContents(
     reader.add(content, index);
   });
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
-  rememberBuilt(reader.messages);
+  rememberBuilt(checkCreatedAt(reader.messages, "fromGeminiContents options"));
   return reader.messages;
 }
 
@@ -80,7 +84,7 @@ class ContentsReader implements PartContext {
   constructor(options: FromGeminiContentsOptions, issues: ValidationIssue[]) {
     this.issues = issues;
     this.#turns = new TurnBuilder(options);
-    this.#generateId = options.generateId ?? newId;
+    this.#generateId = checkedGenerateId(options.generateId, "fromGeminiContents options") ?? newId;
   }
 
   /** The messages read so far. */

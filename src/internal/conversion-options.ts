@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import { parseOrThrow } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import {
   CLOCK_SCHEMA,
@@ -39,4 +40,75 @@ export function checkConversionOptions(
   takes: { generateId: boolean } = { generateId: false },
 ): ConversionOptions {
   return parseOrThrow(takes.generateId ? WITH_ID : WITHOUT_ID, options, subject);
+}
+
+/**
+ * Checks what a converter's `clock` gave the messages it just built: each `createdAt` must be
+ * a `Date` holding a time (the clock's result is otherwise never looked at, and a message
+ * dated `"notadate"` would pass for checked). Returns `messages`, for the converter's return
+ * line.
+ * @throws {ValidationError} about `subject` (the converter's options), naming `clock`.
+ */
+export function checkCreatedAt<M extends readonly Message[]>(messages: M, subject: string): M {
+  // A conversion reads its clock once: most messages share one date, checked once.
+  let checked: unknown;
+  for (let index = 0; index < messages.length; index += 1) {
+    const { createdAt } = messages[index]!;
+    if (createdAt === checked) continue;
+    if (!isValidDate(createdAt)) {
+      throw new ValidationError(subject, [
+        { path: ["clock"], message: `must return a valid Date, not ${describe(createdAt)}` },
+      ]);
+    }
+    checked = createdAt;
+  }
+  return messages;
+}
+
+/**
+ * `generateId` made to answer for its ids: each a non-empty string no earlier call of the
+ * conversion gave (a call's id that repeats or is empty would pair its result with the wrong
+ * call); `undefined` when there is none, for the converter's own.
+ * @throws {ValidationError} from the id maker, about `subject`, naming `generateId`.
+ */
+export function checkedGenerateId(
+  generateId: (() => string) | undefined,
+  subject: string,
+): (() => string) | undefined {
+  if (generateId === undefined) return undefined;
+  const given = new Set<string>();
+  return () => {
+    const id: unknown = generateId();
+    if (typeof id !== "string" || id === "" || given.has(id)) {
+      const found = typeof id === "string" && id !== "" ? `"${id}" again` : describe(id);
+      throw new ValidationError(subject, [
+        {
+          path: ["generateId"],
+          message: `must return a non-empty string, a new one each call, not ${found}`,
+        },
+      ]);
+    }
+    given.add(id);
+    return id;
+  };
+}
+
+/** Whether `value` is a `Date` holding a time. */
+function isValidDate(value: unknown): boolean {
+  if (!(value instanceof Date)) return false;
+  try {
+    return !Number.isNaN(value.getTime());
+  } catch {
+    // An object made from Date.prototype without being a date.
+    return false;
+  }
+}
+
+/** What a bad result was, for the issue's message. */
+function describe(value: unknown): string {
+  if (value instanceof Date) return "an Invalid Date";
+  if (typeof value === "string") return value === "" ? "an empty string" : `the string "${value}"`;
+  if (value === null || value === undefined) return String(value);
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${String(value)}`;
 }

@@ -12,8 +12,8 @@ import {
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { isSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
-import { checkConversionOptions } from "../internal/conversion-options.js";
-import { spreadWith } from "../internal/plain-object.js";
+import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { aiBlocks } from "./ai-blocks-in.js";
 import {
   fail,
@@ -68,11 +68,15 @@ export const OWN_FIELDS: Record<Kind, readonly string[]> = {
   tool: ["id", "name", "status", "artifact", "metadata", "additional_kwargs", "response_metadata"],
 };
 
-/** Whether a field holds nothing worth keeping (the constructors' defaults: `{}`, `[]`). */
+/**
+ * Whether a field holds nothing worth keeping (the constructors' defaults: `{}`, `[]`). Only a
+ * plain object counts: a `Map`, a `Date` or a class instance has no own keys either, but holds
+ * something, which the JSON check then refuses.
+ */
 function isDefault(value: unknown): boolean {
   if (value === undefined) return true;
   if (Array.isArray(value)) return value.length === 0;
-  return isRecord(value) && Object.keys(value).length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
 }
 
 /** A message's own fields as JSON (what is not JSON is refused); none with `fieldsFromSources`. */
@@ -358,5 +362,6 @@ export function fromLangChainMessages(
   options: FromLangChainMessagesOptions = {},
 ): Message[] {
   checkConversionOptions(options, "fromLangChainMessages options");
-  return convertLangChainMessages(messages, options).messages;
+  const { messages: converted } = convertLangChainMessages(messages, options);
+  return checkCreatedAt(converted, "fromLangChainMessages options");
 }

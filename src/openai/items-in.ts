@@ -94,19 +94,26 @@ export function opaque(value: JsonObject, marks: JsonObject = {}): OpaqueBlock {
   return { type: "opaque", block };
 }
 
+/**
+ * An `input_image` part as an image block, its source the `image_url` (or else the `file_id`);
+ * the part's other fields, the unused one of the two among them, kept as `part`. `part` is
+ * kept even when empty: it tells the writer the part was read, so it adds no `detail` the
+ * part did not have (a part made from another provider's image gets `detail: "auto"`).
+ */
 function imageOf(context: ItemContext, part: Record_, marks: JsonObject): ContentBlock {
   const url = part["image_url"];
   const fileId = part["file_id"];
-  const source: ImageBlock["source"] | undefined =
-    typeof url === "string" && url !== ""
-      ? { type: "url", url }
-      : typeof fileId === "string" && fileId !== ""
-        ? { type: "file", fileId }
-        : undefined;
-  if (source === undefined) return opaque(checkedJson(context, part), marks);
-  const rest = without(part, ["type", "image_url", "file_id"]);
+  let source: ImageBlock["source"] | undefined;
+  let sourceKey: string;
+  if (typeof url === "string" && url !== "") {
+    source = { type: "url", url };
+    sourceKey = "image_url";
+  } else if (typeof fileId === "string" && fileId !== "") {
+    source = { type: "file", fileId };
+    sourceKey = "file_id";
+  } else return opaque(checkedJson(context, part), marks);
   const fields: JsonObject = { ...marks };
-  if (Object.keys(rest).length > 0) fields["part"] = checkedJson(context, rest);
+  fields["part"] = checkedJson(context, without(part, ["type", sourceKey]));
   return withFields({ type: "image", source }, fields);
 }
 

@@ -8,7 +8,7 @@ import {
 } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { checkConversionOptions } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -106,7 +106,7 @@ export function fromResponsesInput(
     ]);
   }
   const messages = readItems(items, options, true);
-  rememberBuilt(messages);
+  rememberBuilt(checkCreatedAt(messages, "fromResponsesInput options"));
   return messages;
 }
 

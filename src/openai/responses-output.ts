@@ -16,6 +16,7 @@ import { isModelItem, opaqueType } from "../core/provider-validity.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
+import { sendsToResponses, withoutBookkeeping } from "./foreign-items.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
 import { pushQuickItems } from "./items-quick-out.js";
 
@@ -97,7 +98,11 @@ function textPart(block: TextBlock, role: Message["role"], fields: JsonObject): 
 }
 
 function imagePart(block: ImageBlock, fields: JsonObject): JsonObject {
-  const part: JsonObject = { type: "input_image", detail: "auto", ...objectField(fields, "part") };
+  // A part read from a Responses input keeps its fields (a `detail` or none); one made
+  // elsewhere gets the API's default.
+  const kept = objectField(fields, "part");
+  const part: JsonObject =
+    kept === undefined ? { type: "input_image", detail: "auto" } : { type: "input_image", ...kept };
   const { source } = block;
   if (source.type === "url") part["image_url"] = source.url;
   else if (source.type === "file") part["file_id"] = source.fileId;
@@ -125,17 +130,23 @@ function callItem(block: ToolUseBlock, fields: JsonObject): JsonObject {
 function outputItem(block: ToolResultBlock, fields: JsonObject): JsonObject {
   const item = objectField(fields, "item") ?? { type: "function_call_output" };
   const { content } = block;
-  const output: JsonValue =
-    typeof content === "string"
-      ? content
-      : content.map((part): JsonValue => {
-          if (part.type === "opaque") return copied(part.block);
-          const partFields = fieldsOf(part);
-          return part.type === "text"
-            ? textPart(part, "user", partFields)
-            : imagePart(part, partFields);
-        });
-  return spreadWith(item, { call_id: block.toolUseId, output });
+  if (typeof content === "string")
+    return spreadWith(item, { call_id: block.toolUseId, output: content });
+  const output: JsonValue[] = [];
+  for (const part of content) {
+    if (part.type === "opaque") {
+      // Another API's part (an AI SDK file, a LangChain block) is left out.
+      if (sendsToResponses(part)) output.push(withoutBookkeeping(copied(part.block)));
+      continue;
+    }
+    const partFields = fieldsOf(part);
+    output.push(
+      part.type === "text" ? textPart(part, "user", partFields) : imagePart(part, partFields),
+    );
+  }
+  // Parts all left out: an empty text output, which the API always takes.
+  const written = output.length === 0 && content.length > 0 ? "" : output;
+  return spreadWith(item, { call_id: block.toolUseId, output: written });
 }
 
 function marksOf(fields: JsonObject): {
@@ -172,11 +183,13 @@ export function writeBlock(writer: ItemWriter, block: ContentBlock, role: Messag
       // Anthropic's signed thinking means nothing to the Responses API: it is not sent.
       return;
     case "opaque": {
-      const {
-        [OPAQUE_ITEM_KEY]: item,
-        [OPAQUE_CONTINUES_KEY]: continues,
-        ...value
-      } = copied(block.block);
+      // Another API's block (an Anthropic server tool block, a Gemini part, an AI SDK part)
+      // is left out: the API refuses an item of a type it does not know.
+      if (!sendsToResponses(block)) return;
+      const copy = copied(block.block);
+      const item = copy[OPAQUE_ITEM_KEY];
+      const continues = copy[OPAQUE_CONTINUES_KEY];
+      const value = withoutBookkeeping(copy);
       if (typeof value["type"] === "string" && PART_TYPES.has(value["type"])) {
         const marks = {
           ...(isPlainObject(item) ? { item: item as JsonObject } : {}),
@@ -193,8 +206,13 @@ export function writeBlock(writer: ItemWriter, block: ContentBlock, role: Messag
  * message, by the item it was produced with (an incomplete response's lone reasoning item).
  */
 function isLoneReasoning(message: Message, index: number): boolean {
-  if (opaqueType(message.content[index]) !== "reasoning") return false;
-  return message.role !== "assistant" || !isModelItem(message.content[index + 1]);
+  const { content } = message;
+  if (opaqueType(content[index]) !== "reasoning") return false;
+  if (message.role !== "assistant") return true;
+  // The block after it as sent: another API's blocks between are left out.
+  let next = index + 1;
+  while (next < content.length && !sendsToResponses(content[next]!)) next += 1;
+  return !isModelItem(content[next]);
 }
 
 /**
@@ -202,12 +220,19 @@ function isLoneReasoning(message: Message, index: number): boolean {
  * every kept item comes back verbatim and in place (reasoning with its `encrypted_content`,
  * compaction items, hosted tool calls), parts rejoin their message item. Blocks written
  * elsewhere get the API's plain shapes (a summary as a user `input_text` message, a masked
- * result as its `function_call_output`); Anthropic's thinking blocks are left out. A reasoning
- * item is written only when the block after it, in its assistant message, is an item the model
- * produced with it (a message item, a call: not a tool output, another reasoning item or a
- * compaction item); a lone one (an incomplete response's, last in its message) is left out, as
- * the API refuses it "without its required following item". `validateConversation` with
- * `provider: "openai"` reports the same blocks (`reasoning_without_following_item`).
+ * result as its `function_call_output`); Anthropic's thinking blocks are left out, and so is
+ * every opaque block another adapter kept that the API cannot read (an Anthropic server tool
+ * block, document or compaction block, a Gemini part, an AI SDK part, a LangChain standard
+ * block, Chat Completions' reasoning): only the Responses API's own items and parts go out
+ * (those `fromResponsesInput` marked, the SDK's item types and the API's `…_call`, `…_output`,
+ * `input_…` families; see `isResponsesOpaque`), and a message of nothing else writes no item.
+ * A reasoning item is written only when the block sent after it, in its assistant message, is
+ * an item the model produced with it (a message item, a call: not a tool output, another
+ * reasoning item or a compaction item); a lone one (an incomplete response's, last in its
+ * message) is left out, as the API refuses it "without its required following item".
+ * `validateConversation` with `provider: "openai"` reports the same blocks
+ * (`reasoning_without_following_item`), but for one followed by another API's block, which
+ * its rules take for the following item.
  *
  * @example
  * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
