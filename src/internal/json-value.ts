@@ -17,7 +17,7 @@ export const MAX_JSON_DEPTH = 256;
  * object that contains itself. Empty when it is one. Reads only; nothing is copied.
  */
 export function jsonValueIssues(value: unknown): ValidationIssue[] {
-  const walk: Walk = { issues: [], ancestors: [], copy: false, root: 0 };
+  const walk: Walk = { issues: [], ancestors: [], copy: false };
   visit(value, [], walk);
   return walk.issues;
 }
@@ -80,7 +80,7 @@ export function normalizeJson(
   issues: ValidationIssue[],
 ): JsonValue | undefined {
   // The common case by the quick copy (the same copy, made without paths); the rest walked.
-  return copyJson(value) ?? normalizeJsonByWalk(value, path, issues);
+  return copyJson(value) ?? visit(value, [...path], { issues, ancestors: [], copy: true });
 }
 
 /**
@@ -92,7 +92,7 @@ export function normalizeJsonByWalk(
   path: Path,
   issues: ValidationIssue[],
 ): JsonValue | undefined {
-  return visit(value, [...path], { issues, ancestors: [], copy: true, root: path.length });
+  return visit(value, [...path], { issues, ancestors: [], copy: true });
 }
 
 /** How deep {@link copyJson} copies before it leaves the value to {@link normalizeJson}. */
@@ -155,8 +155,6 @@ interface Walk {
   issues: ValidationIssue[];
   ancestors: object[];
   copy: boolean;
-  /** The length of the path of the value walked (its issues' paths go on from it). */
-  root: number;
 }
 
 /**
@@ -183,8 +181,9 @@ function visit(value: unknown, path: Path, walk: Walk): JsonValue | undefined {
     return undefined;
   }
   if (walk.ancestors.length >= MAX_JSON_DEPTH) {
+    // About the value walked as a whole: its path, one step per container above dropped.
     walk.issues.push({
-      path: path.slice(0, walk.root),
+      path: path.slice(0, path.length - walk.ancestors.length),
       message: `nests deeper than ${MAX_JSON_DEPTH} levels`,
     });
     return undefined;

@@ -159,7 +159,7 @@ export function checkReportedUsage(
     kind: "usage_above_window",
     usedTokens,
     configuredLimit,
-    message: `The provider accepted ${formatTokens(usedTokens)} input tokens, above the configured context window of ${formatTokens(configuredLimit)}: the model's window is larger than configured, so compaction runs on a wrong measure. Set contextLimit to the model's window.`,
+    message: `The provider accepted ${formatTokens(usedTokens)} input tokens, above the configured context window of ${formatTokens(configuredLimit)}: compaction measures against too small a window. Set contextLimit to the model's window.`,
   };
 }
 
