@@ -1,12 +1,11 @@
-import type {
-  BetaContentBlock,
-  BetaContentBlockParam,
-} from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import { generateText, type ModelMessage, modelMessageSchema } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
-import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { FOREIGN_CONVERSATIONS } from "../../test/support/foreign-conversations.js";
+import {
+  ANTHROPIC_BLOCK_TYPES,
+  FOREIGN_CONVERSATIONS,
+  RESPONSES_ITEM_TYPES,
+} from "../../test/support/foreign-conversations.js";
 import { fromAnthropicMessages } from "../anthropic/index.js";
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import { fromResponsesInput } from "../openai/index.js";
@@ -49,68 +48,6 @@ function strayParts(messages: readonly ModelMessage[]): string[] {
   }
   return found;
 }
-
-/** Every item type of the Responses API, as the SDK types them. */
-const RESPONSES_TYPES: Record<NonNullable<ResponseInputItem["type"]>, true> = {
-  message: true,
-  file_search_call: true,
-  computer_call: true,
-  computer_call_output: true,
-  web_search_call: true,
-  function_call: true,
-  function_call_output: true,
-  tool_search_call: true,
-  tool_search_output: true,
-  additional_tools: true,
-  reasoning: true,
-  compaction: true,
-  image_generation_call: true,
-  code_interpreter_call: true,
-  local_shell_call: true,
-  local_shell_call_output: true,
-  shell_call: true,
-  shell_call_output: true,
-  apply_patch_call: true,
-  apply_patch_call_output: true,
-  mcp_list_tools: true,
-  mcp_approval_request: true,
-  mcp_approval_response: true,
-  mcp_call: true,
-  custom_tool_call_output: true,
-  custom_tool_call: true,
-  compaction_trigger: true,
-  item_reference: true,
-  program: true,
-  program_output: true,
-};
-
-/** Every block type of the Messages API (the SDK's, beta included). */
-const ANTHROPIC_TYPES: Record<BetaContentBlockParam["type"] | BetaContentBlock["type"], true> = {
-  text: true,
-  image: true,
-  document: true,
-  search_result: true,
-  thinking: true,
-  redacted_thinking: true,
-  tool_use: true,
-  tool_result: true,
-  server_tool_use: true,
-  web_search_tool_result: true,
-  web_fetch_tool_result: true,
-  advisor_tool_result: true,
-  code_execution_tool_result: true,
-  bash_code_execution_tool_result: true,
-  text_editor_code_execution_tool_result: true,
-  tool_search_tool_result: true,
-  mcp_tool_use: true,
-  mcp_tool_result: true,
-  container_upload: true,
-  compaction: true,
-  tool_addition: true,
-  tool_removal: true,
-  mcp_tool_listing: true,
-  fallback: true,
-};
 
 describe("toModelMessages sends only AI SDK parts", () => {
   for (const [name, conversation] of Object.entries(FOREIGN_CONVERSATIONS)) {
@@ -250,9 +187,9 @@ describe("toModelMessages sends only AI SDK parts", () => {
       { type: "compaction", content: "Summary.", "aiSdk:providerOptions": {} },
     ];
     for (const part of own) expect(isAiSdkOpaque(part), JSON.stringify(part)).toBe(true);
-    for (const type of Object.keys(RESPONSES_TYPES))
+    for (const type of Object.keys(RESPONSES_ITEM_TYPES))
       expect(isAiSdkOpaque({ type, id: "x" }), type).toBe(false);
-    for (const type of Object.keys(ANTHROPIC_TYPES))
+    for (const type of Object.keys(ANTHROPIC_BLOCK_TYPES))
       expect(isAiSdkOpaque({ type, content: null }), type).toBe(type === "compaction");
     const foreign = [
       { text: "hm", thought: true, thoughtSignature: "c2ln" },

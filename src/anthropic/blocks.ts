@@ -342,6 +342,6 @@ export function toAnthropicContent(blocks: readonly ContentBlock[]): ContentBloc
     if (block.type === "opaque" && !sendsToAnthropic(block)) continue;
     out[count++] = blockToWire(block) as unknown as ContentBlockParam;
   }
-  out.length = count;
+  if (count < out.length) out.length = count;
   return out;
 }

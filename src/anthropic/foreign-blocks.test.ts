@@ -1,13 +1,13 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type {
   BetaBase64ImageSource,
-  BetaContentBlock,
   BetaContentBlockParam,
   BetaFileImageSource,
   BetaURLImageSource,
 } from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ANTHROPIC_BLOCK_TYPES } from "../../test/support/foreign-conversations.js";
 import { MessagesApiServer } from "../../test/support/messages-api-server.js";
 import { fromModelMessages } from "../ai-sdk/index.js";
 import { CHAT_COMPLETIONS_KEY, fromChatMessages } from "../chat-completions/index.js";
@@ -44,34 +44,6 @@ const SOURCE_FIELDS = {
   url: ["type", "url"],
   file: ["type", "file_id"],
 } as const satisfies FieldsOf<ImageSource>;
-
-/** Every block type of the Messages API (the SDK's, beta included): none is another API's. */
-const ANTHROPIC_TYPES: Record<BetaContentBlockParam["type"] | BetaContentBlock["type"], true> = {
-  text: true,
-  image: true,
-  document: true,
-  search_result: true,
-  thinking: true,
-  redacted_thinking: true,
-  tool_use: true,
-  tool_result: true,
-  server_tool_use: true,
-  web_search_tool_result: true,
-  web_fetch_tool_result: true,
-  advisor_tool_result: true,
-  code_execution_tool_result: true,
-  bash_code_execution_tool_result: true,
-  text_editor_code_execution_tool_result: true,
-  tool_search_tool_result: true,
-  mcp_tool_use: true,
-  mcp_tool_result: true,
-  container_upload: true,
-  compaction: true,
-  tool_addition: true,
-  tool_removal: true,
-  mcp_tool_listing: true,
-  fallback: true,
-};
 
 const ALLOWED: Record<string, readonly string[]> = BLOCK_FIELDS;
 const ALLOWED_SOURCE: Record<string, readonly string[]> = SOURCE_FIELDS;
@@ -339,7 +311,7 @@ describe("toAnthropicMessages sends only the Messages API's blocks and fields", 
   });
 
   it("reads every block type of the Messages API as its own, and other APIs' as theirs", () => {
-    for (const type of Object.keys(ANTHROPIC_TYPES))
+    for (const type of Object.keys(ANTHROPIC_BLOCK_TYPES))
       expect(isAnthropicOpaque({ type, content: null }), type).toBe(true);
     expect(isAnthropicOpaque({ type: "hologram_2031", payload: {} })).toBe(true);
     const foreign = [

@@ -42,10 +42,19 @@ const contentOf = (message: Message): ContentBlock[] => message.content;
  * one with a block the Messages API reads. One of only other APIs' blocks (a Responses
  * reasoning item, a Gemini thought) is left out whole: the API refuses an empty message.
  */
-const sendsSomething = (message: Message) =>
-  isSystemMessage(message) ||
-  message.content.length === 0 ||
-  message.content.some(sendsToAnthropic);
+function sendsSomething(message: Message): boolean {
+  const { content } = message;
+  // Most messages lead with a block every API reads: answered without a walk.
+  if (content.length === 0 || content[0]!.type !== "opaque") return true;
+  return isSystemMessage(message) || content.some(sendsToAnthropic);
+}
+
+/** Whether every message sends something (the common case: nothing to leave out). */
+function allSend(messages: readonly Message[]): boolean {
+  for (let index = 0; index < messages.length; index += 1)
+    if (!sendsSomething(messages[index]!)) return false;
+  return true;
+}
 
 /** Whether a message is sent as a wire message of its own, never merged with a neighbour. */
 const standsAlone = (message: Message) => isSystemMessage(message) || startsWithCompaction(message);
@@ -73,7 +82,7 @@ export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   assertMessages(input, "messages");
   const readable = readableMessages(input);
   // Left out before grouping, so the neighbours of a message left out join as usual.
-  const messages = readable.every(sendsSomething) ? readable : readable.filter(sendsSomething);
+  const messages = allSend(readable) ? readable : readable.filter(sendsSomething);
   // At most one param per message: made at that size and cut to the count, never grown.
   const params: MessageParam[] = new Array(messages.length);
   let count = 0;

@@ -1,11 +1,10 @@
-import type {
-  BetaContentBlock,
-  BetaContentBlockParam,
-} from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import OpenAI from "openai";
-import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FOREIGN_CONVERSATIONS } from "../../test/support/foreign-conversations.js";
+import {
+  ANTHROPIC_BLOCK_TYPES,
+  FOREIGN_CONVERSATIONS,
+  RESPONSES_ITEM_TYPES,
+} from "../../test/support/foreign-conversations.js";
 import { ResponsesApiServer, reasonedAnswer } from "../../test/support/openai-responses-server.js";
 import { fromModelMessages } from "../ai-sdk/index.js";
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
@@ -19,68 +18,6 @@ import { toResponsesInput } from "./responses-output.js";
 // tools, documents and compaction, Gemini's parts, the AI SDK's and LangChain's parts, Chat
 // Completions' reasoning): `toResponsesInput` sends none, only the Responses API's own.
 
-/** Every item type of the Responses API, as the SDK types them. */
-const ITEM_TYPES: Record<NonNullable<ResponseInputItem["type"]>, true> = {
-  message: true,
-  file_search_call: true,
-  computer_call: true,
-  computer_call_output: true,
-  web_search_call: true,
-  function_call: true,
-  function_call_output: true,
-  tool_search_call: true,
-  tool_search_output: true,
-  additional_tools: true,
-  reasoning: true,
-  compaction: true,
-  image_generation_call: true,
-  code_interpreter_call: true,
-  local_shell_call: true,
-  local_shell_call_output: true,
-  shell_call: true,
-  shell_call_output: true,
-  apply_patch_call: true,
-  apply_patch_call_output: true,
-  mcp_list_tools: true,
-  mcp_approval_request: true,
-  mcp_approval_response: true,
-  mcp_call: true,
-  custom_tool_call_output: true,
-  custom_tool_call: true,
-  compaction_trigger: true,
-  item_reference: true,
-  program: true,
-  program_output: true,
-};
-
-/** Every block type of the Messages API (the SDK's, beta included). */
-const ANTHROPIC_TYPES: Record<BetaContentBlockParam["type"] | BetaContentBlock["type"], true> = {
-  text: true,
-  image: true,
-  document: true,
-  search_result: true,
-  thinking: true,
-  redacted_thinking: true,
-  tool_use: true,
-  tool_result: true,
-  server_tool_use: true,
-  web_search_tool_result: true,
-  web_fetch_tool_result: true,
-  advisor_tool_result: true,
-  code_execution_tool_result: true,
-  bash_code_execution_tool_result: true,
-  text_editor_code_execution_tool_result: true,
-  tool_search_tool_result: true,
-  mcp_tool_use: true,
-  mcp_tool_result: true,
-  container_upload: true,
-  compaction: true,
-  tool_addition: true,
-  tool_removal: true,
-  mcp_tool_listing: true,
-  fallback: true,
-};
-
 const MARK = /^(?:aiSdk|openai|chatCompletions|gemini|langchain|agentCompaction)(?::|$)/;
 
 /** Where the input holds what the Responses API does not take: each path, with why. */
@@ -92,7 +29,8 @@ function strayItems(input: readonly unknown[]): string[] {
   for (const [index, raw] of input.entries()) {
     const item = raw as Record<string, unknown>;
     const type = item["type"] ?? "message";
-    if (!Object.hasOwn(ITEM_TYPES, String(type))) found.push(`${index}: type ${String(type)}`);
+    if (!Object.hasOwn(RESPONSES_ITEM_TYPES, String(type)))
+      found.push(`${index}: type ${String(type)}`);
     if (type === "message" && typeof item["role"] !== "string") found.push(`${index}: no role`);
     marks(item, String(index));
     const parts = type === "message" ? item["content"] : item["output"];
@@ -238,14 +176,14 @@ describe("toResponsesInput sends only the Responses API's items and parts", () =
   });
 
   it("reads every item type of the Responses API as its own, and other APIs' blocks as theirs", () => {
-    for (const type of Object.keys(ITEM_TYPES)) {
+    for (const type of Object.keys(RESPONSES_ITEM_TYPES)) {
       const item = type === "reasoning" ? { type, id: "rs", summary: [] } : { type, id: "x" };
       expect(isResponsesOpaque(item), type).toBe(true);
     }
     for (const type of PART_TYPES) expect(isResponsesOpaque({ type }), type).toBe(true);
     for (const type of ["hologram_call", "hologram_call_output", "input_video", "output_audio"])
       expect(isResponsesOpaque({ type }), type).toBe(true);
-    for (const type of Object.keys(ANTHROPIC_TYPES))
+    for (const type of Object.keys(ANTHROPIC_BLOCK_TYPES))
       expect(isResponsesOpaque({ type, content: null }), type).toBe(false);
     expect(isResponsesOpaque({ type: "hologram_2031", payload: {} })).toBe(false);
     const foreign = [

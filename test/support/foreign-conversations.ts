@@ -1,4 +1,9 @@
+import type {
+  BetaContentBlock,
+  BetaContentBlockParam,
+} from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { fromModelMessages } from "../../src/ai-sdk/index.js";
 import { fromAnthropicMessages } from "../../src/anthropic/index.js";
 import { fromChatMessages } from "../../src/chat-completions/index.js";
@@ -223,4 +228,69 @@ export const FOREIGN_CONVERSATIONS: Readonly<Record<string, () => Message[]>> = 
       },
       { type: "message", role: "user", content: [{ type: "input_text", text: "Thanks." }] },
     ] as never),
+};
+
+/** Every item type of the Responses API, as the SDK types them. */
+export const RESPONSES_ITEM_TYPES: Record<NonNullable<ResponseInputItem["type"]>, true> = {
+  message: true,
+  file_search_call: true,
+  computer_call: true,
+  computer_call_output: true,
+  web_search_call: true,
+  function_call: true,
+  function_call_output: true,
+  tool_search_call: true,
+  tool_search_output: true,
+  additional_tools: true,
+  reasoning: true,
+  compaction: true,
+  image_generation_call: true,
+  code_interpreter_call: true,
+  local_shell_call: true,
+  local_shell_call_output: true,
+  shell_call: true,
+  shell_call_output: true,
+  apply_patch_call: true,
+  apply_patch_call_output: true,
+  mcp_list_tools: true,
+  mcp_approval_request: true,
+  mcp_approval_response: true,
+  mcp_call: true,
+  custom_tool_call_output: true,
+  custom_tool_call: true,
+  compaction_trigger: true,
+  item_reference: true,
+  program: true,
+  program_output: true,
+};
+
+/** Every block type of the Messages API (the SDK's, beta included). */
+export const ANTHROPIC_BLOCK_TYPES: Record<
+  BetaContentBlockParam["type"] | BetaContentBlock["type"],
+  true
+> = {
+  text: true,
+  image: true,
+  document: true,
+  search_result: true,
+  thinking: true,
+  redacted_thinking: true,
+  tool_use: true,
+  tool_result: true,
+  server_tool_use: true,
+  web_search_tool_result: true,
+  web_fetch_tool_result: true,
+  advisor_tool_result: true,
+  code_execution_tool_result: true,
+  bash_code_execution_tool_result: true,
+  text_editor_code_execution_tool_result: true,
+  tool_search_tool_result: true,
+  mcp_tool_use: true,
+  mcp_tool_result: true,
+  container_upload: true,
+  compaction: true,
+  tool_addition: true,
+  tool_removal: true,
+  mcp_tool_listing: true,
+  fallback: true,
 };
