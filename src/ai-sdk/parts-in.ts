@@ -1,4 +1,4 @@
-import { isBookkeepingKey } from "../core/bookkeeping-keys.js";
+import { BOOKKEEPING_FIELD_MESSAGE, isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import type { ValidationIssue } from "../core/errors.js";
 import {
   COMPACTION_BLOCK_TYPE,
@@ -165,7 +165,7 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
     const value = part[key];
     if (value === undefined) continue;
     if (isBookkeepingKey(key)) {
-      fail(context, key, BOOKKEEPING_FIELD);
+      fail(context, key, BOOKKEEPING_FIELD_MESSAGE);
       continue;
     }
     const kind = key === "data" ? dataKind(value) : undefined;
@@ -179,10 +179,6 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
   }
   return { type: "opaque", block };
 }
-
-const BOOKKEEPING_FIELD =
-  "is a name the library keeps its own marks under (aiSdk, openai, chatCompletions, gemini, " +
-  "langchain, agentCompaction, and each followed by a colon): rename the field";
 
 /**
  * A text part; Anthropic's compaction block (a text part whose `providerOptions.anthropic.type`

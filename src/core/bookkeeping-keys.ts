@@ -22,3 +22,11 @@ export function isBookkeepingKey(key: string): boolean {
   const colon = key.indexOf(":");
   return HEADS.has(colon === -1 ? key : key.slice(0, colon));
 }
+
+/**
+ * What a caller's field named as bookkeeping is refused with: on a block it would be read as
+ * an adapter's own mark, and left out on the way to another provider.
+ */
+export const BOOKKEEPING_FIELD_MESSAGE =
+  "is a name the library keeps its own marks under (aiSdk, openai, chatCompletions, gemini, " +
+  "langchain, agentCompaction, and each followed by a colon): rename the field";

@@ -1,4 +1,8 @@
-import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
+import {
+  BOOKKEEPING_FIELD_MESSAGE,
+  BOOKKEEPING_KEYS,
+  isBookkeepingKey,
+} from "../core/bookkeeping-keys.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -58,6 +62,10 @@ function stringField(context: ItemContext, value: Record_, field: string, empty 
  * not (each issue under `path`; `value` itself is returned then, to be thrown away).
  */
 export function checkedJson(context: ItemContext, value: Record_): JsonObject {
+  // A caller's field named as the adapters' marks would be read as one: refused, named.
+  for (const key in value)
+    if (Object.hasOwn(value, key) && isBookkeepingKey(key))
+      fail(context, key, BOOKKEEPING_FIELD_MESSAGE);
   // The common case by the quick copy, which builds no paths; the issues by the walk naming them.
   const copy = copyJson(value);
   if (copy !== undefined) return copy as JsonObject;
