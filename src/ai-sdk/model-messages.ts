@@ -222,7 +222,7 @@ export function fromModelMessages(
   options: FromModelMessagesOptions = {},
 ): Message[] {
   checkConversionOptions(options, "fromModelMessages options", { generateId: true });
-  const converted = convertModelMessages(messages, options, undefined).messages;
+  const converted = convertModelMessages(messages, options, undefined, undefined, true).messages;
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
   rememberBuilt(checkCreatedAt(converted, "fromModelMessages options"));
   return converted;
@@ -241,13 +241,16 @@ export interface ConvertedMessages {
  * message before the first (a conversation converted a part at a time): replies and tool
  * results continue it. With `firstPosition` (and no `generateId`), a message's id is its
  * position in the caller's array (`"0"`, `"1"`, …, from `firstPosition`): unique within that
- * conversation, and free, where a session's ids must be unique everywhere.
+ * conversation, and free, where a session's ids must be unique everywhere. `copyInputs`: a tool
+ * call's input is copied, not shared with the caller's part (what `fromModelMessages` returns
+ * outlives the call; a stateless step's messages die with it, and share it for speed).
  */
 export function convertModelMessages(
   messages: readonly unknown[],
   options: FromModelMessagesOptions,
   after: TurnId | undefined,
   firstPosition?: number,
+  copyInputs = false,
 ): ConvertedMessages {
   if (!Array.isArray(messages)) {
     throw new ValidationError("AI SDK messages", [
@@ -260,6 +263,7 @@ export function convertModelMessages(
   const turns = new TurnTracker(options.firstTurnNumber ?? 1, after);
   const out: Message[] = new Array(messages.length);
   const cursor = new PartCursor(out);
+  cursor.copyInputs = copyInputs;
   const { issues } = cursor;
   let tokens = 0;
   for (let index = 0; index < messages.length; index += 1) {

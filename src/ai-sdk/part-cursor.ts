@@ -15,6 +15,8 @@ export class PartCursor implements PartContext {
   part = 0;
   /** See {@link PartContext.inputLength}. */
   inputLength = -1;
+  /** See {@link PartContext.copyInputs}. */
+  copyInputs = false;
   /** The estimate of the message's blocks read last (`-1`: not worked out). */
   tokens = -1;
   /** The calls of the conversion's output so far: set its `lastAssistant` as messages go by. */

@@ -43,6 +43,8 @@ export interface PartContext {
    * the input's JSON length, for the estimate (`-1`: not measured).
    */
   inputLength?: number;
+  /** A tool call's input is copied, not shared with the caller (see `convertModelMessages`). */
+  copyInputs?: boolean;
 }
 
 /** A context for something nested in the part (`output`, `value`, an index). */

@@ -6,7 +6,7 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { checkedJsonObjectLength } from "../internal/json-length.js";
-import { MAX_JSON_DEPTH } from "../internal/json-value.js";
+import { copyJson, MAX_JSON_DEPTH, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, setOwnProperty } from "../internal/plain-object.js";
 import {
   type AiSdkFields,
@@ -28,12 +28,15 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   const id = stringField(context, part["toolCallId"], "toolCallId", false);
   const name = stringField(context, part["toolName"], "toolName", false);
   if (part["providerOptions"] === undefined && part["providerExecuted"] === undefined) {
-    // The common call: its input checked and measured by one walk, and kept as it is.
+    // The common call: its input checked and measured by one walk, and kept as it is (or its
+    // copy, for messages that outlive the call).
     const input = part["input"];
     const length = checkedJsonObjectLength(input);
     if (length >= 0) {
       context.inputLength = length;
-      return { type: "tool_use", id, name, input: input as JsonObject };
+      const kept =
+        context.copyInputs === true ? (copyJson(input) ?? normalizeJson(input, [], [])) : input;
+      return { type: "tool_use", id, name, input: kept as JsonObject };
     }
     if (isPlainObject(input)) {
       const checked = jsonField(context, undefinedItemsAsNull(input, []), "input");

@@ -98,3 +98,20 @@ describe("a value nesting deeper than the limit is refused at its field", () => 
     ).toEqual(["0.providerOptions"]);
   });
 });
+
+describe("what fromModelMessages returns shares no object with the caller's messages", () => {
+  it("copies a tool call's input: the caller's part may change, the messages do not", () => {
+    const input = { path: "a.ts", options: { depth: 1 } };
+    const messages = fromModelMessages([
+      { role: "user", content: "Read a.ts" },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "read", input }],
+      },
+    ]);
+    input.options.depth = 99;
+    const call = messages[1]!.content[0]!;
+    expect(call.type === "tool_use" && call.input).toEqual({ path: "a.ts", options: { depth: 1 } });
+    expect(call.type === "tool_use" && call.input).not.toBe(input);
+  });
+});
