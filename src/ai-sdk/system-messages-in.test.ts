@@ -1,20 +1,13 @@
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
+import { refusalIssues } from "../../test/support/refusals.js";
 import { ValidationError } from "../core/errors.js";
 import { SYSTEM_MESSAGE_BLOCK_TYPE } from "../core/message.js";
 import { compactModelMessages } from "./compact-model-messages.js";
 import { fromModelMessages, toModelMessages } from "./model-messages.js";
 
-function issuesOf(run: () => unknown): { path: string; message: string }[] {
-  try {
-    run();
-  } catch (error) {
-    if (ValidationError.isInstance(error))
-      return error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    throw error;
-  }
-  return [];
-}
+const issuesOf = (run: () => unknown) =>
+  refusalIssues(run).map((issue) => ({ path: issue.path.join("."), message: issue.message }));
 
 const pathsOf = (run: () => unknown) => issuesOf(run).map((issue) => issue.path);
 

@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
+import { refusalIssues as issuesOf } from "../../test/support/refusals.js";
 import { ValidationError } from "../core/errors.js";
 import type { ToolUseBlock } from "../core/message.js";
 import { compactModelMessages } from "./compact-model-messages.js";
@@ -18,16 +19,6 @@ function callAndResult(call: object, output: object = { type: "text", value: "x"
     },
   ] as ModelMessage[];
 }
-
-const issuesOf = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    if (ValidationError.isInstance(error)) return error.issues;
-    throw error;
-  }
-  throw new Error("no ValidationError");
-};
 
 describe("a tool call's input holding undefined array items", () => {
   const input = { paths: ["a", undefined], nested: { list: [[undefined], 1] }, gone: undefined };

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../core/errors.js";
+import { refusedPaths as issuesOf } from "../../test/support/refusals.js";
 import { AgentSession } from "../index.js";
 import { appendChatCompletion } from "./chat-completion.js";
-
-function issuesOf(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (error) {
-    if (ValidationError.isInstance(error)) return error.issues.map((issue) => issue.path.join("."));
-    throw error;
-  }
-  return [];
-}
 
 function session(): AgentSession {
   const made = new AgentSession({ contextLimit: 100_000 });

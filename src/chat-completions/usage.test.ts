@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../core/errors.js";
+import { refusalIssues as issuesOf } from "../../test/support/refusals.js";
 import { AgentSession } from "../index.js";
 import { appendChatCompletion } from "./chat-completion.js";
 import { type ChatCompletionUsageLike, usageFromChatCompletion } from "./usage.js";
@@ -41,16 +41,6 @@ const BAD: [string, unknown, (string | number)[]][] = [
   ],
   ["usage a string", "10", []],
 ];
-
-function issuesOf(run: () => unknown) {
-  try {
-    run();
-  } catch (error) {
-    if (ValidationError.isInstance(error)) return error.issues;
-    throw error;
-  }
-  throw new Error("no ValidationError");
-}
 
 describe("usageFromChatCompletion: a count that is not a whole number ≥ 0", () => {
   for (const [label, usage, path] of BAD) {

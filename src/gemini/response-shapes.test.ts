@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../core/errors.js";
+import { refusedPaths as issuesOf } from "../../test/support/refusals.js";
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryStore } from "../store/memory-store.js";
 import { openSession } from "../store/stored-session.js";
 import { appendGeminiResponse } from "./response.js";
-
-function issuesOf(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (error) {
-    if (ValidationError.isInstance(error)) return error.issues.map((issue) => issue.path.join("."));
-    throw error;
-  }
-  return [];
-}
 
 function session(): AgentSession {
   const made = new AgentSession({ contextLimit: 100_000 });

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { fromModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
 import { fromAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { fromChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
-import { ValidationError } from "../../src/core/errors.js";
 import type { Message } from "../../src/core/message.js";
 import { fromGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 import { toLangChainMessages } from "../../src/langchain/index.js";
 import { toResponsesInput } from "../../src/openai/index.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
+import { refusedPaths } from "../support/refusals.js";
 
 // Every provider's conversion takes our messages only: a provider's own shape, a message
 // missing its fields or anything else is a ValidationError naming the field, never an
@@ -24,15 +24,8 @@ const CONVERSIONS: Record<string, (messages: readonly Message[]) => unknown> = {
 };
 
 /** The paths of the issues `convert` refused `value` with (empty: it took it). */
-function issuesOf(convert: (messages: readonly Message[]) => unknown, value: unknown): string[] {
-  try {
-    convert(value as Message[]);
-  } catch (error) {
-    if (!ValidationError.isInstance(error)) throw error;
-    return error.issues.map((issue) => issue.path.join("."));
-  }
-  return [];
-}
+const issuesOf = (convert: (messages: readonly Message[]) => unknown, value: unknown) =>
+  refusedPaths(() => convert(value as Message[]));
 
 describe("every provider's conversion refuses what is not our messages, naming the field", () => {
   for (const [name, convert] of Object.entries(CONVERSIONS)) {
@@ -65,20 +58,12 @@ describe("a value nesting deeper than the limit is refused at its field", () => 
     }
     return top;
   };
-  const refusedAt = (run: () => unknown): string[] => {
-    try {
-      run();
-    } catch (error) {
-      if (!ValidationError.isInstance(error)) throw error;
-      return error.issues.map((issue) => issue.path.join("."));
-    }
-    return [];
-  };
+
   it("in every reader: the field, or the message it is in", () => {
     const d = deep(300);
     const use = { type: "tool_use", id: "t", name: "n", input: d };
     expect(
-      refusedAt(() =>
+      refusedPaths(() =>
         fromAnthropicMessages([
           { role: "user", content: "a" },
           { role: "assistant", content: [use] },
@@ -86,15 +71,15 @@ describe("a value nesting deeper than the limit is refused at its field", () => 
       ),
     ).toEqual(["messages.1"]);
     // The message as a whole: its depth is counted from it.
-    expect(refusedAt(() => fromChatMessages([{ role: "user", content: "x", meta: d }]))).toEqual([
-      "0",
-    ]);
+    expect(refusedPaths(() => fromChatMessages([{ role: "user", content: "x", meta: d }]))).toEqual(
+      ["0"],
+    );
     const call = { functionCall: { id: "c", name: "n", args: d } };
-    expect(refusedAt(() => fromGeminiContents([{ role: "model", parts: [call] }]))).toEqual([
+    expect(refusedPaths(() => fromGeminiContents([{ role: "model", parts: [call] }]))).toEqual([
       "0.parts.0",
     ]);
     expect(
-      refusedAt(() => fromModelMessages([{ role: "user", content: "x", providerOptions: d }])),
+      refusedPaths(() => fromModelMessages([{ role: "user", content: "x", providerOptions: d }])),
     ).toEqual(["0.providerOptions"]);
   });
 });

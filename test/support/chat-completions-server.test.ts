@@ -6,7 +6,6 @@ import {
   type ContentBlock,
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
-  ValidationError,
   validateConversation,
 } from "../../src/index.js";
 import {
@@ -14,6 +13,7 @@ import {
   chatMessagesProblem,
   type ReasoningRule,
 } from "./chat-completions-server.js";
+import { refusedPaths } from "./refusals.js";
 
 const state = (reasoning: ReasoningRule = "ignored", issued: [string, string][] = []) => ({
   reasoning,
@@ -200,17 +200,6 @@ const message = fc.oneof(
     ],
   }),
 );
-
-/** The paths of the issues `run` threw a ValidationError with. */
-function refusedPaths(run: () => unknown): string[] {
-  try {
-    run();
-  } catch (error) {
-    if (ValidationError.isInstance(error)) return error.issues.map(({ path }) => path.join("."));
-    throw error;
-  }
-  return [];
-}
 
 describe("validateConversation({ provider: 'chat-completions' })", () => {
   it("accepts exactly what the stand-in accepts of the messages toChatMessages sends", () => {
