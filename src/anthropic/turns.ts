@@ -11,6 +11,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, newIdSequence, systemClock } from "../core/message-factory.js";
+import { isValidDate } from "../core/message-fast-check.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
@@ -164,7 +165,7 @@ function checkBuilt(builder: TurnBuilder, options: FromAnthropicOptions): void {
   const { messages } = builder;
   if (
     (options.generateId === undefined || idsDistinct(messages)) &&
-    isValidDate(messages[0]?.createdAt) &&
+    (messages.length === 0 || isValidDate(messages[0]!.createdAt)) &&
     Number.isSafeInteger(builder.lastTurnNumber + 1)
   ) {
     rememberBuilt(messages);
@@ -182,18 +183,6 @@ function idsDistinct(messages: readonly Message[]): boolean {
     seen.add(id);
   }
   return true;
-}
-
-/** Whether `date` is a `Date` holding a time (an empty conversation has none to check). */
-function isValidDate(date: unknown): boolean {
-  if (date === undefined) return true;
-  if (!(date instanceof Date)) return false;
-  try {
-    return !Number.isNaN(date.getTime());
-  } catch {
-    // An object made from Date.prototype without being a date: the full check's to judge.
-    return false;
-  }
 }
 
 function hasToolResult(blocks: readonly ContentBlock[]): boolean {

@@ -130,7 +130,8 @@ function turnIdValid(turnId: unknown): boolean {
   return typeof number === "number" && Number.isSafeInteger(number) && number >= 0;
 }
 
-function dateValid(date: unknown): boolean {
+/** Whether `date` is a `Date` holding a time. */
+export function isValidDate(date: unknown): boolean {
   if (!(date instanceof Date)) return false;
   try {
     return !Number.isNaN(date.getTime());
@@ -157,7 +158,7 @@ export function fastMessageTokens(value: unknown): number {
     !isNonEmptyString(value["id"]) ||
     !isNonEmptyString(value["sessionId"]) ||
     !turnIdValid(value["turnId"]) ||
-    !dateValid(value["createdAt"]) ||
+    !isValidDate(value["createdAt"]) ||
     !optional(value["generated"], generatedValid)
   )
     return -1;

@@ -2,6 +2,7 @@
 // no valid Date, a Gemini `generateId` that gives an empty, repeated or non-string id, are each a
 // ValidationError naming the option, as `fromAnthropicMessages` has it.
 import { describe, expect, it } from "vitest";
+import { refusedPaths } from "../../test/support/refusals.js";
 import { fromModelMessages } from "../ai-sdk/model-messages.js";
 import { fromAnthropicMessages } from "../anthropic/turns.js";
 import { fromChatMessages } from "../chat-completions/chat-messages-in.js";
@@ -11,6 +12,7 @@ import type { Clock } from "../core/message-factory.js";
 import { fromGeminiContents } from "../gemini/contents-in.js";
 import { fromLangChainMessages } from "../langchain/messages-in.js";
 import { fromResponsesInput } from "../openai/responses-input.js";
+import { AgentSession } from "../session/agent-session.js";
 import { checkCreatedAt, checkedGenerateId } from "./conversion-options.js";
 
 function issueOf(run: () => unknown): { subject: string; path: unknown; message: string } {
@@ -122,5 +124,25 @@ describe("checkCreatedAt and checkedGenerateId", () => {
     const [good] = fromChatMessages([{ role: "user", content: "x" }]);
     const bad = { ...good!, createdAt: new Date(Number.NaN) };
     expect(issueOf(() => checkCreatedAt([good!, bad], "s")).path).toEqual(["clock"]);
+  });
+});
+
+describe("an AgentSession's clock that gives no valid Date", () => {
+  for (const [label, clock] of [
+    ["a string", () => "x"],
+    ["an Invalid Date", () => new Date(Number.NaN)],
+    ["a number", () => 5],
+  ] as const) {
+    it(`is refused, naming clock, and nothing is taken: ${label}`, () => {
+      const session = new AgentSession({ contextLimit: 10_000, clock: clock as unknown as Clock });
+      expect(refusedPaths(() => session.addUserText("hi"))).toEqual(["clock"]);
+      expect(session.messages).toEqual([]);
+    });
+  }
+  it("a clock giving Dates dates the messages", () => {
+    const at = new Date(1_000);
+    const session = new AgentSession({ contextLimit: 10_000, clock: () => at });
+    session.addUserText("hi");
+    expect(session.messages[0]?.createdAt).toBe(at);
   });
 });

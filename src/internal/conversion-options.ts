@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
+import { isValidDate } from "../core/message-fast-check.js";
 import {
   CLOCK_SCHEMA,
   functionSchema,
@@ -91,17 +92,6 @@ export function checkedGenerateId(
     given.add(id);
     return id;
   };
-}
-
-/** Whether `value` is a `Date` holding a time. */
-function isValidDate(value: unknown): boolean {
-  if (!(value instanceof Date)) return false;
-  try {
-    return !Number.isNaN(value.getTime());
-  } catch {
-    // An object made from Date.prototype without being a date.
-    return false;
-  }
 }
 
 /** What a bad result was, for the issue's message. */

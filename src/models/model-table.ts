@@ -52,6 +52,12 @@ const M = 1_000_000;
 /** Anthropic's cache writes: 1.25x for 5 minutes, 2x for an hour. */
 const CLAUDE_WRITES = { cacheWrite5mMultiplier: 1.25, cacheWrite1hMultiplier: 2 } as const;
 
+/** A row of a model whose prices the library does not know: its window and its most output. */
+const limits = (contextWindow: number, maxOutputTokens: number, oneMillionBeta?: true): ModelRow =>
+  oneMillionBeta === undefined
+    ? { contextWindow, maxOutputTokens }
+    : { contextWindow, maxOutputTokens, oneMillionBeta };
+
 /** Gemini's input limit (2^20 tokens). */
 const GEMINI_WINDOW = 1_048_576;
 
@@ -95,26 +101,26 @@ const openAiPricing = (
  */
 export const MODEL_TABLE = freezeDeeply({
   // Claude: every model from the 5 generation on has a native 1M window and 128K output.
-  "claude-fable-5-2": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-fable-5-2": limits(M, 128 * K),
   "claude-fable-5-1": {
     contextWindow: M,
     maxOutputTokens: 128 * K,
     pricing: { inputPerMTok: 10, outputPerMTok: 50, ...CLAUDE_WRITES, cacheReadMultiplier: 0.025 },
   },
-  "claude-fable-5": { contextWindow: M, maxOutputTokens: 128 * K },
-  "claude-mythos-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-fable-5": limits(M, 128 * K),
+  "claude-mythos-5": limits(M, 128 * K),
   "claude-opus-5-5": {
     contextWindow: M,
     maxOutputTokens: 128 * K,
     pricing: { inputPerMTok: 4, outputPerMTok: 20, ...CLAUDE_WRITES, cacheReadMultiplier: 0.05 },
   },
-  "claude-opus-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-opus-5": limits(M, 128 * K),
   "claude-sonnet-5-5": {
     contextWindow: M,
     maxOutputTokens: 128 * K,
     pricing: { inputPerMTok: 2, outputPerMTok: 10, ...CLAUDE_WRITES, cacheReadMultiplier: 0.05 },
   },
-  "claude-sonnet-5": { contextWindow: M, maxOutputTokens: 128 * K },
+  "claude-sonnet-5": limits(M, 128 * K),
   "claude-haiku-5-5": {
     contextWindow: M,
     maxOutputTokens: 128 * K,
@@ -127,16 +133,16 @@ export const MODEL_TABLE = freezeDeeply({
     },
   },
   // Claude 4: 200K; those with `oneMillionBeta` take 1M with the `context-1m` beta.
-  "claude-opus-4-6": { contextWindow: 200 * K, maxOutputTokens: 128 * K, oneMillionBeta: true },
-  "claude-sonnet-4-6": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
-  "claude-opus-4-5": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
-  "claude-sonnet-4-5": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
-  "claude-haiku-4-5": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
-  "claude-opus-4-1": { contextWindow: 200 * K, maxOutputTokens: 32 * K },
-  "claude-opus-4": { contextWindow: 200 * K, maxOutputTokens: 32 * K },
-  "claude-sonnet-4": { contextWindow: 200 * K, maxOutputTokens: 64 * K, oneMillionBeta: true },
-  "claude-3-7-sonnet": { contextWindow: 200 * K, maxOutputTokens: 64 * K },
-  "claude-3-5-haiku": { contextWindow: 200 * K, maxOutputTokens: 8_192 },
+  "claude-opus-4-6": limits(200 * K, 128 * K, true),
+  "claude-sonnet-4-6": limits(200 * K, 64 * K, true),
+  "claude-opus-4-5": limits(200 * K, 64 * K),
+  "claude-sonnet-4-5": limits(200 * K, 64 * K, true),
+  "claude-haiku-4-5": limits(200 * K, 64 * K),
+  "claude-opus-4-1": limits(200 * K, 32 * K),
+  "claude-opus-4": limits(200 * K, 32 * K),
+  "claude-sonnet-4": limits(200 * K, 64 * K, true),
+  "claude-3-7-sonnet": limits(200 * K, 64 * K),
+  "claude-3-5-haiku": limits(200 * K, 8_192),
   // OpenAI.
   "gpt-6.2-astra": {
     contextWindow: 1_050_000,
@@ -154,8 +160,8 @@ export const MODEL_TABLE = freezeDeeply({
       { inputPerMTok: 4, outputPerMTok: 15 },
     ),
   },
-  "gpt-6-astra": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
-  "gpt-6-sol": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
+  "gpt-6-astra": limits(1_050_000, 128 * K),
+  "gpt-6-sol": limits(1_050_000, 128 * K),
   "gpt-6-luna": {
     contextWindow: 1_050_000,
     maxOutputTokens: 128 * K,
@@ -164,45 +170,45 @@ export const MODEL_TABLE = freezeDeeply({
       { inputPerMTok: 0.2, outputPerMTok: 0.75 },
     ),
   },
-  "gpt-5.6-sol": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
-  "gpt-5.5": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
-  "gpt-5.4": { contextWindow: 1_050_000, maxOutputTokens: 128 * K },
-  "gpt-5.3-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5.2-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5.2": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5.1-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5.1": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5-codex": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5-mini": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5-nano": { contextWindow: 400 * K, maxOutputTokens: 128 * K },
-  "gpt-5-chat-latest": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
-  "gpt-5.1-chat-latest": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
-  "gpt-4.1": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  "gpt-4.1-mini": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  "gpt-4.1-nano": { contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  "gpt-4o": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
-  "gpt-4o-mini": { contextWindow: 128 * K, maxOutputTokens: 16_384 },
-  o3: { contextWindow: 200 * K, maxOutputTokens: 100 * K },
-  "o3-mini": { contextWindow: 200 * K, maxOutputTokens: 100 * K },
-  "o4-mini": { contextWindow: 200 * K, maxOutputTokens: 100 * K },
-  o1: { contextWindow: 200 * K, maxOutputTokens: 100 * K },
+  "gpt-5.6-sol": limits(1_050_000, 128 * K),
+  "gpt-5.5": limits(1_050_000, 128 * K),
+  "gpt-5.4": limits(1_050_000, 128 * K),
+  "gpt-5.3-codex": limits(400 * K, 128 * K),
+  "gpt-5.2-codex": limits(400 * K, 128 * K),
+  "gpt-5.2": limits(400 * K, 128 * K),
+  "gpt-5.1-codex": limits(400 * K, 128 * K),
+  "gpt-5.1": limits(400 * K, 128 * K),
+  "gpt-5-codex": limits(400 * K, 128 * K),
+  "gpt-5": limits(400 * K, 128 * K),
+  "gpt-5-mini": limits(400 * K, 128 * K),
+  "gpt-5-nano": limits(400 * K, 128 * K),
+  "gpt-5-chat-latest": limits(128 * K, 16_384),
+  "gpt-5.1-chat-latest": limits(128 * K, 16_384),
+  "gpt-4.1": limits(1_047_576, 32_768),
+  "gpt-4.1-mini": limits(1_047_576, 32_768),
+  "gpt-4.1-nano": limits(1_047_576, 32_768),
+  "gpt-4o": limits(128 * K, 16_384),
+  "gpt-4o-mini": limits(128 * K, 16_384),
+  o3: limits(200 * K, 100 * K),
+  "o3-mini": limits(200 * K, 100 * K),
+  "o4-mini": limits(200 * K, 100 * K),
+  o1: limits(200 * K, 100 * K),
   // Gemini: 1,048,576 input tokens, 65,536 output; a `-preview…` id is the model it previews.
   "gemini-4-argon": geminiRow(4, 20, 0.05),
   "gemini-4-neon": geminiRow(3, 15, 0.05),
   "gemini-4-hydrogen": geminiRow(1.5, 7.5, 0.05),
   "gemini-3.8-flash": geminiRow(0.75, 3.75, 0.1),
-  "gemini-3.7-flash": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
-  "gemini-3.6-flash": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
-  "gemini-3.5-flash": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
-  "gemini-3.5-flash-lite": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3.7-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3.6-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3.5-flash": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3.5-flash-lite": limits(GEMINI_WINDOW, 65_536),
   "gemini-3.1-pro": geminiRow(2, 12, 0.1, {
     aboveTokens: 200_000,
     inputPerMTok: 4,
     outputPerMTok: 18,
   }),
-  "gemini-3.1-flash-lite": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
-  "gemini-3-pro": { contextWindow: GEMINI_WINDOW, maxOutputTokens: 65_536 },
+  "gemini-3.1-flash-lite": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3-pro": limits(GEMINI_WINDOW, 65_536),
   "gemini-3-flash": geminiRow(0.5, 3, 0.1),
   "gemini-2.5-pro": geminiRow(1.25, 10, 0.1, {
     aboveTokens: 200_000,

@@ -3,6 +3,7 @@ import { ContextOverflowRefusalSchema } from "../core/context-overflow.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { isValidDate } from "../core/message-fast-check.js";
 import { rememberValid } from "../core/message-memo.js";
 import { allInputTokens, type CompactionUsage } from "../core/usage.js";
 import { freezeMessages } from "../internal/frozen.js";
@@ -75,7 +76,7 @@ export class SessionCore {
     // The schema checked one of them is there: a configured window wins over the model's.
     const { meter } = this.history;
     meter.contextLimit = parsed.contextLimit ?? contextWindowOf(parsed.model ?? "") ?? Number.NaN;
-    this.clock = parsed.clock ?? systemClock;
+    this.clock = parsed.clock === undefined ? systemClock : checkedClock(parsed.clock);
     this.#events = new SessionEvents(parsed.logger, parsed.onEvent);
     const limits = sessionLimits(parsed);
     const keepStaleThinking = parsed.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking;
@@ -319,4 +320,18 @@ function storeSummaries(history: History, messages: readonly Message[]): void {
         history.summaries.set(block.toolUseId, block.compactSummary);
     }
   }
+}
+
+/**
+ * The caller's clock, each answer checked where it enters: a session's messages are dated with
+ * valid Dates. @throws {ValidationError} naming `clock`, before the message it would date is taken.
+ */
+function checkedClock(clock: Clock): Clock {
+  return () => {
+    const now = clock();
+    if (isValidDate(now)) return now;
+    throw new ValidationError("AgentSessionOptions", [
+      { path: ["clock"], message: "must return a valid Date" },
+    ]);
+  };
 }
