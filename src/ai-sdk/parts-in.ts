@@ -117,11 +117,12 @@ export function jsonField(
   context: PartContext,
   value: unknown,
   field: string,
+  nullItems = false,
 ): JsonValue | undefined {
   if (value === undefined) return undefined;
   if (isJson(value, 0)) return value as JsonValue;
   const issues: ValidationIssue[] = [];
-  const copy = normalizeJson(value, [], issues);
+  const copy = normalizeJson(value, [], issues, nullItems);
   for (const issue of issues) {
     context.issues.push({ path: [...context.path, field, ...issue.path], message: issue.message });
   }

@@ -6,8 +6,8 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { checkedJsonObjectLength } from "../internal/json-length.js";
-import { copyJson, MAX_JSON_DEPTH, normalizeJson } from "../internal/json-value.js";
-import { isPlainObject, setOwnProperty } from "../internal/plain-object.js";
+import { copyJson, normalizeJson } from "../internal/json-value.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import {
   type AiSdkFields,
   child,
@@ -39,14 +39,14 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
       return { type: "tool_use", id, name, input: kept as JsonObject };
     }
     if (isPlainObject(input)) {
-      const checked = jsonField(context, undefinedItemsAsNull(input, []), "input");
+      const checked = jsonField(context, input, "input", true);
       return { type: "tool_use", id, name, input: (checked ?? {}) as JsonObject };
     }
   }
   const fields: AiSdkFields = {};
   let input: JsonObject = {};
   if (isPlainObject(part["input"])) {
-    const checked = jsonField(context, undefinedItemsAsNull(part["input"], []), "input");
+    const checked = jsonField(context, part["input"], "input", true);
     if (checked !== undefined) input = checked as JsonObject;
   } else if (part["input"] === undefined) {
     // No input at all (the part's `input` is `unknown`): it goes back without one.
@@ -59,43 +59,6 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
   if (part["providerExecuted"] === false) fields["providerExecuted"] = false;
   keepProviderOptions(context, part, fields);
   return withExtra({ type: "tool_use", id, name, input }, fields);
-}
-
-/**
- * `value` with each `undefined` array item as `null`, as `JSON.stringify` writes it (and the AI
- * SDK sends it: `generateText` takes `["a", undefined]` as `["a", null]`): `value` itself when
- * it holds none, else a copy of the containers on the way to one. Anything else is left as it
- * is for `jsonField` to judge, as is what nests past `MAX_JSON_DEPTH` or contains itself.
- */
-function undefinedItemsAsNull(value: unknown, ancestors: object[]): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (ancestors.length >= MAX_JSON_DEPTH || ancestors.includes(value)) return value;
-  if (!Array.isArray(value) && !isPlainObject(value)) return value;
-  ancestors.push(value);
-  let copy: unknown;
-  if (Array.isArray(value)) {
-    let items: unknown[] | undefined;
-    for (let index = 0; index < value.length; index += 1) {
-      const item: unknown = value[index];
-      const normal = item === undefined ? null : undefinedItemsAsNull(item, ancestors);
-      if (normal === item) continue;
-      items ??= value.slice();
-      items[index] = normal;
-    }
-    copy = items;
-  } else {
-    let fields: Record<string, unknown> | undefined;
-    for (const key of Object.keys(value)) {
-      const item = value[key];
-      const normal = undefinedItemsAsNull(item, ancestors);
-      if (normal === item) continue;
-      fields ??= { ...value };
-      setOwnProperty(fields, key, normal);
-    }
-    copy = fields;
-  }
-  ancestors.pop();
-  return copy ?? value;
 }
 
 const OUTPUT_TYPES = new Set([

@@ -72,15 +72,18 @@ function validJsonItem(item: unknown, ancestors: object[]): boolean {
  * dropped (as `JSON.stringify` drops them); what JSON cannot hold (see {@link jsonValueIssues})
  * is reported in `issues` with its path below `path`, and left out of the copy. Numbers are
  * copied as they are, so `-0` stays `-0`. Tried first by {@link copyJson}, which makes the same
- * copy of the common value faster, then by the walk that names each issue.
+ * copy of the common value faster, then by the walk that names each issue. `nullItems`: an
+ * array item holding `undefined` is `null`, as `JSON.stringify` writes it (else an issue).
  */
 export function normalizeJson(
   value: unknown,
   path: Path,
   issues: ValidationIssue[],
+  nullItems = false,
 ): JsonValue | undefined {
   // The common case by the quick copy (the same copy, made without paths); the rest walked.
-  return copyJson(value) ?? visit(value, [...path], { issues, ancestors: [], copy: true });
+  const walk = { issues, ancestors: [], copy: true, nullItems };
+  return copyJson(value) ?? visit(value, [...path], walk);
 }
 
 /**
@@ -155,6 +158,8 @@ interface Walk {
   issues: ValidationIssue[];
   ancestors: object[];
   copy: boolean;
+  /** An array item holding `undefined` is `null` (see {@link normalizeJson}). */
+  nullItems?: boolean;
 }
 
 /**
@@ -198,7 +203,8 @@ function visit(value: unknown, path: Path, walk: Walk): JsonValue | undefined {
     const items: JsonValue[] | undefined = walk.copy ? new Array(value.length) : undefined;
     for (let index = 0; index < value.length; index += 1) {
       path.push(index);
-      const item = visit(value[index], path, walk);
+      const raw: unknown = value[index];
+      const item = raw === undefined && walk.nullItems === true ? null : visit(raw, path, walk);
       if (items !== undefined) items[index] = item ?? null;
       path.pop();
     }
