@@ -2,7 +2,11 @@ import type {
   ContentBlock as AnthropicContentBlock,
   ContentBlockParam,
 } from "@anthropic-ai/sdk/resources/messages";
-import { BOOKKEEPING_KEYS, isBookkeepingKey } from "../core/bookkeeping-keys.js";
+import {
+  BOOKKEEPING_KEYS,
+  isBookkeepingKey,
+  withoutBookkeeping,
+} from "../core/bookkeeping-keys.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -210,17 +214,6 @@ function extraToWire(
   return out;
 }
 
-/** An opaque block as sent: without the marks another adapter put on it (`aiSdk:…`, `openai:…`). */
-function opaqueToWire(block: JsonObject): JsonObject {
-  let out: JsonObject | undefined;
-  for (const key in block) {
-    if (!Object.hasOwn(block, key) || !isBookkeepingKey(key)) continue;
-    out ??= { ...block };
-    delete out[key];
-  }
-  return out ?? block;
-}
-
 function sameNamedToWire(block: SameNamedBlock): JsonObject {
   if (block.extra === undefined) return plainToWire(block);
   const fields = MODELLED_WIRE_FIELDS[block.type];
@@ -270,7 +263,7 @@ function partToWire(part: ToolResultContentBlock): JsonObject {
       return out;
     }
     case "opaque":
-      return opaqueToWire(part.block);
+      return withoutBookkeeping(part.block);
   }
 }
 

@@ -1,3 +1,4 @@
+import { hasAdapterMark } from "../core/adapter-marks.js";
 import { BOOKKEEPING_KEYS, isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import { COMPACTION_BLOCK_TYPE, type ContentBlock, type JsonObject } from "../core/message.js";
 
@@ -44,31 +45,23 @@ const FOREIGN_TYPES: ReadonlySet<string> = new Set([
 const FOREIGN_TYPE_FAMILIES = /^(?:input|output)_|_(?:call|output)$/;
 
 /**
- * The marks the adapters that read only their own API's blocks put on an opaque block
- * (`openai:item` on a Responses part, `chatCompletions:part` on a Chat Completions part,
- * `gemini:content` on a Gemini part). The AI SDK's and LangChain's marks say nothing of where
- * a block came from: their providers hand Anthropic's blocks through (a compaction block).
+ * The adapters that read only their own API's blocks, whose marks (`openai:item` on a Responses
+ * part, `chatCompletions:part` on a Chat Completions part, `gemini:content` on a Gemini part)
+ * say a block is not Anthropic's. The AI SDK's and LangChain's marks say nothing of where a
+ * block came from: their providers hand Anthropic's blocks through (a compaction block).
  */
-const ORIGIN_MARKS: readonly string[] = [
-  `${BOOKKEEPING_KEYS.openai}:`,
-  `${BOOKKEEPING_KEYS.chatCompletions}:`,
-  `${BOOKKEEPING_KEYS.gemini}:`,
-];
-
-function hasOriginMark(block: JsonObject): boolean {
-  for (const key in block) {
-    if (!Object.hasOwn(block, key)) continue;
-    for (const mark of ORIGIN_MARKS) if (key.startsWith(mark)) return true;
-  }
-  return false;
-}
+const ORIGIN_ADAPTERS: ReadonlySet<string> = new Set([
+  BOOKKEEPING_KEYS.openai,
+  BOOKKEEPING_KEYS.chatCompletions,
+  BOOKKEEPING_KEYS.gemini,
+]);
 
 /**
  * Whether an opaque block (its `block`) is one of the Messages API's: its `type` a string in
  * the API's naming (not a Gemini part, which has none, not the library's or an adapter's own
  * `key:…` type such as `chatCompletions:reasoning`, not an AI SDK `tool-call`), not a type of
  * another API ({@link FOREIGN_TYPES}: `reasoning`, `file`, `web_search_call`, `input_audio`,
- * …), no mark of an adapter that reads only its own API ({@link ORIGIN_MARKS}), and not the
+ * …), no mark of an adapter that reads only its own API ({@link ORIGIN_ADAPTERS}), and not the
  * Responses API's `compaction` item (Anthropic's compaction block always has `content`).
  */
 export function isAnthropicOpaque(block: JsonObject): boolean {
@@ -76,7 +69,7 @@ export function isAnthropicOpaque(block: JsonObject): boolean {
   if (typeof type !== "string" || !API_TYPE_NAME.test(type) || isBookkeepingKey(type)) return false;
   if (FOREIGN_TYPES.has(type) || FOREIGN_TYPE_FAMILIES.test(type)) return false;
   if (type === COMPACTION_BLOCK_TYPE && !Object.hasOwn(block, "content")) return false;
-  return !hasOriginMark(block);
+  return !hasAdapterMark(block, ORIGIN_ADAPTERS);
 }
 
 /**

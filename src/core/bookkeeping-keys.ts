@@ -1,3 +1,5 @@
+import type { JsonObject } from "./message.js";
+
 /**
  * The keys of the library's bookkeeping on blocks, which no provider's API takes: each
  * adapter keeps the fields of its own wire format that our blocks do not model under its key
@@ -21,6 +23,21 @@ const HEADS: ReadonlySet<string> = new Set(Object.values(BOOKKEEPING_KEYS));
 export function isBookkeepingKey(key: string): boolean {
   const colon = key.indexOf(":");
   return HEADS.has(colon === -1 ? key : key.slice(0, colon));
+}
+
+/**
+ * `object` without its bookkeeping keys (the adapters' marks, our own markers), as it goes to
+ * a provider's API, which refuses unknown fields: `object` itself when it has none, else a
+ * shallow copy without them.
+ */
+export function withoutBookkeeping(object: JsonObject): JsonObject {
+  let out: JsonObject | undefined;
+  for (const key in object) {
+    if (!Object.hasOwn(object, key) || !isBookkeepingKey(key)) continue;
+    out ??= { ...object };
+    delete out[key];
+  }
+  return out ?? object;
 }
 
 /**

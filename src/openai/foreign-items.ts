@@ -1,5 +1,5 @@
 import { hasAdapterMark } from "../core/adapter-marks.js";
-import { BOOKKEEPING_KEYS, isBookkeepingKey } from "../core/bookkeeping-keys.js";
+import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import { COMPACTION_BLOCK_TYPE, type ContentBlock, type JsonObject } from "../core/message.js";
 import { PART_TYPES } from "./items-in.js";
 
@@ -96,14 +96,4 @@ export function isResponsesOpaque(block: JsonObject): boolean {
  */
 export function sendsToResponses(block: ContentBlock): boolean {
   return block.type !== "opaque" || isResponsesOpaque(block.block);
-}
-
-/**
- * An item or part copied to be sent, without the library's bookkeeping (the marks the adapters
- * put on it: `openai:item`, `langchain:message`, …), which the API refuses as unknown fields.
- * Changes `copy` in place and returns it.
- */
-export function withoutBookkeeping(copy: JsonObject): JsonObject {
-  for (const key of Object.keys(copy)) if (isBookkeepingKey(key)) delete copy[key];
-  return copy;
 }

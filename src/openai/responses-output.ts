@@ -1,4 +1,5 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { withoutBookkeeping } from "../core/bookkeeping-keys.js";
 import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type {
@@ -16,7 +17,7 @@ import { isModelItem, opaqueType } from "../core/provider-validity.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
-import { sendsToResponses, withoutBookkeeping } from "./foreign-items.js";
+import { sendsToResponses } from "./foreign-items.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
 import { pushQuickItems } from "./items-quick-out.js";
 
