@@ -1,4 +1,4 @@
-import { hasAdapterMark } from "../core/adapter-marks.js";
+import { hasAdapterMark, RESPONSES_TYPE_FAMILIES } from "../core/adapter-marks.js";
 import { BOOKKEEPING_KEYS, isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import { COMPACTION_BLOCK_TYPE, type ContentBlock, type JsonObject } from "../core/message.js";
 
@@ -39,12 +39,6 @@ const FOREIGN_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Families of the Responses API's types: its items (`web_search_call`, `function_call_output`)
- * and its parts (`input_file`, `output_text`).
- */
-const FOREIGN_TYPE_FAMILIES = /^(?:input|output)_|_(?:call|output)$/;
-
-/**
  * The adapters that read only their own API's blocks, whose marks (`openai:item` on a Responses
  * part, `chatCompletions:part` on a Chat Completions part, `gemini:content` on a Gemini part)
  * say a block is not Anthropic's. The AI SDK's and LangChain's marks say nothing of where a
@@ -67,7 +61,7 @@ const ORIGIN_ADAPTERS: ReadonlySet<string> = new Set([
 export function isAnthropicOpaque(block: JsonObject): boolean {
   const type = block["type"];
   if (typeof type !== "string" || !API_TYPE_NAME.test(type) || isBookkeepingKey(type)) return false;
-  if (FOREIGN_TYPES.has(type) || FOREIGN_TYPE_FAMILIES.test(type)) return false;
+  if (FOREIGN_TYPES.has(type) || RESPONSES_TYPE_FAMILIES.test(type)) return false;
   if (type === COMPACTION_BLOCK_TYPE && !Object.hasOwn(block, "content")) return false;
   return !hasAdapterMark(block, ORIGIN_ADAPTERS);
 }

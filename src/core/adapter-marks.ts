@@ -14,3 +14,10 @@ export function hasAdapterMark(block: JsonObject, adapters: ReadonlySet<string>)
   }
   return false;
 }
+
+/**
+ * The families the Responses API names its types in: calls and their outputs
+ * (`web_search_call`, `shell_call_output`), parts (`input_file`, `output_text`). Its writer
+ * sends newer types of them; no Anthropic block type is named so, and its writer leaves them out.
+ */
+export const RESPONSES_TYPE_FAMILIES = /^(?:input|output)_|_(?:call|output)$/;

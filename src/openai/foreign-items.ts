@@ -1,4 +1,4 @@
-import { hasAdapterMark } from "../core/adapter-marks.js";
+import { hasAdapterMark, RESPONSES_TYPE_FAMILIES } from "../core/adapter-marks.js";
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import { COMPACTION_BLOCK_TYPE, type ContentBlock, type JsonObject } from "../core/message.js";
 import { PART_TYPES } from "./items-in.js";
@@ -46,13 +46,6 @@ const ITEM_TYPES: ReadonlySet<string> = new Set([
   "program_output",
 ]);
 
-/**
- * The families the Responses API names its types in, for items and parts newer than the SDK:
- * calls and their outputs (`web_search_call`, `shell_call_output`), parts (`input_file`,
- * `output_text`). No Anthropic block type is named so (the Anthropic writer leaves them out).
- */
-const TYPE_FAMILIES = /^(?:input|output)_|_(?:call|output)$/;
-
 /** LangChain's standard blocks named like a Responses call (`tool_call`, `server_tool_call`). */
 const LANGCHAIN_CALL_TYPES: ReadonlySet<string> = new Set([
   "tool_call",
@@ -86,7 +79,7 @@ export function isResponsesOpaque(block: JsonObject): boolean {
   if (type === "reasoning") return Array.isArray(block["summary"]);
   if (type === COMPACTION_BLOCK_TYPE) return !Object.hasOwn(block, "content");
   if (ITEM_TYPES.has(type)) return true;
-  return TYPE_FAMILIES.test(type) && !LANGCHAIN_CALL_TYPES.has(type);
+  return RESPONSES_TYPE_FAMILIES.test(type) && !LANGCHAIN_CALL_TYPES.has(type);
 }
 
 /**
