@@ -1,34 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { refusedPaths as issuesOf } from "../../test/support/refusals.js";
-import { AgentSession } from "../session/agent-session.js";
+import {
+  ANTHROPIC_RESPONSE,
+  askedSession,
+  expectRefusedUntouched,
+  RESPONSES_RESPONSE,
+} from "../../test/support/wrong-responses.js";
 import { MemoryStore } from "../store/memory-store.js";
 import { openSession } from "../store/stored-session.js";
 import { appendGeminiResponse } from "./response.js";
 
-function session(): AgentSession {
-  const made = new AgentSession({ contextLimit: 100_000 });
-  made.addUserText("fix it");
-  return made;
-}
-
-const anthropicResponse = {
-  id: "msg_1",
-  type: "message",
-  role: "assistant",
-  content: [{ type: "text", text: "I fixed it." }],
-  usage: { input_tokens: 500, output_tokens: 5 },
-};
-const responsesResponse = {
-  id: "resp_1",
-  object: "response",
-  output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "x" }] }],
-};
-
 describe("appendGeminiResponse: what is not a generateContent response", () => {
   it("refuses another API's response, or a wrong shape, naming the field and taking nothing", () => {
     const wrong: [unknown, string][] = [
-      [anthropicResponse, "candidates"],
-      [responsesResponse, "candidates"],
+      [ANTHROPIC_RESPONSE, "candidates"],
+      [RESPONSES_RESPONSE, "candidates"],
       [{}, "candidates"],
       [{ choices: 5 }, "candidates"],
       [{ candidates: "x" }, "candidates"],
@@ -51,20 +37,14 @@ describe("appendGeminiResponse: what is not a generateContent response", () => {
         "usageMetadata.promptTokenCount",
       ],
     ];
-    for (const [response, path] of wrong) {
-      const target = session();
-      const before = target.contextUsed;
-      expect(issuesOf(() => appendGeminiResponse(target, response as never))).toEqual([path]);
-      expect(target.messages).toHaveLength(1);
-      expect(target.contextUsed).toBe(before);
-    }
-    expect(() => appendGeminiResponse(session(), anthropicResponse as never)).toThrow(
+    expectRefusedUntouched(appendGeminiResponse, wrong);
+    expect(() => appendGeminiResponse(askedSession(), ANTHROPIC_RESPONSE as never)).toThrow(
       /Gemini response.*candidates.*must be an array of candidates/s,
     );
   });
 
   it("takes a blocked prompt's response (no candidates, a promptFeedback) as appending nothing", () => {
-    const target = session();
+    const target = askedSession();
     const appended = appendGeminiResponse(target, {
       promptFeedback: { blockReason: "SAFETY", safetyRatings: [] },
       usageMetadata: { promptTokenCount: 12 },
@@ -89,7 +69,7 @@ describe("appendGeminiResponse: what is not a generateContent response", () => {
   it("refuses a wrong shape before a StoredSession writes anything", async () => {
     const stored = await openSession(new MemoryStore(), "gemini-shapes", { contextLimit: 100_000 });
     await stored.addUserText("hi");
-    expect(issuesOf(() => appendGeminiResponse(stored, anthropicResponse as never))).toEqual([
+    expect(issuesOf(() => appendGeminiResponse(stored, ANTHROPIC_RESPONSE as never))).toEqual([
       "candidates",
     ]);
     expect(stored.messages).toHaveLength(1);
