@@ -1,11 +1,10 @@
-import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { answeringResponsesApi } from "../../test/support/answering-responses-api.js";
 import {
   ANTHROPIC_BLOCK_TYPES,
   FOREIGN_CONVERSATIONS,
   RESPONSES_ITEM_TYPES,
 } from "../../test/support/foreign-conversations.js";
-import { ResponsesApiServer, reasonedAnswer } from "../../test/support/openai-responses-server.js";
 import { fromModelMessages } from "../ai-sdk/index.js";
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import type { Message } from "../core/message.js";
@@ -46,23 +45,15 @@ function strayItems(input: readonly unknown[]): string[] {
 }
 
 describe("toResponsesInput sends only the Responses API's items and parts", () => {
-  let server: ResponsesApiServer;
-  let client: OpenAI;
-  beforeAll(async () => {
-    server = await ResponsesApiServer.start((_request, ids) => ({
-      output: reasonedAnswer(ids, "Done."),
-    }));
-    client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });
-  });
-  afterAll(() => server.close());
+  const api = answeringResponsesApi();
 
   for (const [name, conversation] of Object.entries(FOREIGN_CONVERSATIONS)) {
     it(`from ${name}: no other API's item or part, no mark, no empty item`, async () => {
       const input = toResponsesInput(conversation());
       expect(strayItems(input)).toEqual([]);
-      await client.responses.create({ model: "gpt-test", input });
-      expect(server.refusals).toEqual([]);
-      const body = server.requests.at(-1)!.body as { input: unknown[] };
+      await api.client.responses.create({ model: "gpt-test", input });
+      expect(api.server.refusals).toEqual([]);
+      const body = api.server.requests.at(-1)!.body as { input: unknown[] };
       expect(strayItems(body.input)).toEqual([]);
     });
   }

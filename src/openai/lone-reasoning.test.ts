@@ -1,7 +1,6 @@
-import OpenAI from "openai";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ResponsesApiServer, reasonedAnswer } from "../../test/support/openai-responses-server.js";
+import { describe, expect, it } from "vitest";
+import { answeringResponsesApi } from "../../test/support/answering-responses-api.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { AgentSession, validateConversation } from "../index.js";
 import { fromResponsesInput } from "./responses-input.js";
@@ -15,22 +14,14 @@ const user = (text: string) =>
   ({ type: "message", role: "user", content: [{ type: "input_text", text }] }) as const;
 
 describe("toResponsesInput leaves out a lone reasoning item", () => {
-  let server: ResponsesApiServer;
-  let client: OpenAI;
-  beforeAll(async () => {
-    server = await ResponsesApiServer.start((_request, ids) => ({
-      output: reasonedAnswer(ids, "Done."),
-    }));
-    client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });
-  });
-  afterAll(() => server.close());
+  const api = answeringResponsesApi();
 
-  const send = (input: ResponseInputItem[]) => client.responses.create({ model: MODEL, input });
+  const send = (input: ResponseInputItem[]) => api.client.responses.create({ model: MODEL, input });
   const reasoning = (id: string) => ({
     type: "reasoning" as const,
     id,
     summary: [],
-    encrypted_content: server.encrypt(id),
+    encrypted_content: api.server.encrypt(id),
   });
   const types = (input: ResponseInputItem[]) => input.map((item) => item.type ?? "message");
   const openaiProblems = (messages: readonly Message[]) =>
@@ -41,7 +32,7 @@ describe("toResponsesInput leaves out a lone reasoning item", () => {
     expect(openaiProblems(messages)).toEqual(["reasoning_without_following_item"]);
     const input = toResponsesInput(messages);
     await expect(send(input)).resolves.toMatchObject({ status: "completed" });
-    expect(server.refusals).toEqual([]);
+    expect(api.server.refusals).toEqual([]);
     expect(types(input)).toEqual(["message", "message"]);
   });
 
@@ -56,7 +47,7 @@ describe("toResponsesInput leaves out a lone reasoning item", () => {
     const appended = new AgentSession({ contextLimit: 100_000 });
     appended.append(...fromResponsesInput([user("go"), reasoning("rs_3")]));
     await send(toResponsesInput(appended.messages));
-    expect(server.refusals).toEqual([]);
+    expect(api.server.refusals).toEqual([]);
     expect(types(toResponsesInput(appended.messages))).toEqual(["message"]);
   });
 
@@ -81,7 +72,7 @@ describe("toResponsesInput leaves out a lone reasoning item", () => {
     session.addUserText("thanks");
     const input = toResponsesInput(session.messages);
     await expect(send(input)).resolves.toMatchObject({ status: "completed" });
-    expect(server.refusals).toEqual([]);
+    expect(api.server.refusals).toEqual([]);
     const written = input.flatMap((item) => (item.type === "reasoning" ? [item.id] : []));
     expect(written).toEqual(["rs_4", "rs_7"]);
     // The writer and validateConversation agree: each reasoning block the rules name is left out.
