@@ -1,46 +1,18 @@
 import type { ModelMessage } from "ai";
-import * as z from "zod/mini";
-import { isAbortSignal } from "../core/abort.js";
-import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
-  CONTEXT_TOKENS_SCHEMA,
-  STATELESS_COMPACTION_SHAPE,
-  type StatelessCompactionOptions,
+  COMPACT_MESSAGES_OPTIONS_SCHEMA,
+  type CompactedMessages,
+  type CompactMessagesOptions,
 } from "../session/stateless-options.js";
 import { compactStep } from "./compact-step.js";
 
-/** Options of {@link compactModelMessages}. */
-export interface CompactModelMessagesOptions extends StatelessCompactionOptions {
-  /**
-   * The context the conversation takes, when known (the last response's usage plus what came
-   * after): a finite number of tokens, 0 or more. One far below the local estimate of the
-   * messages (a gateway's 0) is not trusted, as the session trusts no such usage.
-   * @default the local estimate of the messages plus `overheadTokens`
-   */
-  contextUsed?: number;
-  /** Cancels an asynchronous compactor and the archive's writes. @default none */
-  signal?: AbortSignal;
-}
+/** Options of {@link compactModelMessages}: those of every one-call stateless helper. */
+export type CompactModelMessagesOptions = CompactMessagesOptions;
 
 /** What {@link compactModelMessages} returns. */
-export interface CompactedModelMessages {
-  /** The messages to send: the input array itself when nothing changed. */
-  messages: ModelMessage[];
-  /** Whether the messages changed (compacted, or a text too long for the window clamped). */
-  compacted: boolean;
-  /** What the compactor reported. */
-  result: CompactionResult;
-  /** The context the decision was taken on. */
-  contextUsed: number;
-}
-
-const OptionsSchema = z.strictObject({
-  ...STATELESS_COMPACTION_SHAPE,
-  contextUsed: z.exactOptional(CONTEXT_TOKENS_SCHEMA),
-  signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
-}) as unknown as z.ZodMiniType<CompactModelMessagesOptions>;
+export type CompactedModelMessages = CompactedMessages<ModelMessage>;
 
 /**
  * Compacts a whole AI SDK conversation in one call, as a stateless server does for each
@@ -64,7 +36,11 @@ export async function compactModelMessages(
       { path: [], message: "must be an array of messages" },
     ]);
   }
-  const parsed = parseOrThrow(OptionsSchema, options, "compactModelMessages options");
+  const parsed = parseOrThrow(
+    COMPACT_MESSAGES_OPTIONS_SCHEMA,
+    options,
+    "compactModelMessages options",
+  );
   const step = await compactStep(new StatelessCompaction(parsed), {
     messages,
     known: undefined,

@@ -36,6 +36,7 @@ export {
   COMPACTION_BETA,
   DEFAULT_ANTHROPIC_COMPACTOR_OPTIONS,
 } from "./anthropic-compactor.js";
+export { compactAnthropicMessages } from "./compact-messages.js";
 export { answerCompact, COMPACT_TOOL } from "./compact-tool.js";
 export {
   type AnthropicContextManagementOptions,

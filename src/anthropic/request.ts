@@ -80,6 +80,11 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
 export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(input, "messages");
+  return writeAnthropicMessages(input);
+}
+
+/** {@link toAnthropicMessages} of messages checked where they entered (a one-call helper's). */
+export function writeAnthropicMessages(input: readonly Message[]): MessageParam[] {
   const readable = readableMessages(input);
   // Left out before grouping, so the neighbours of a message left out join as usual.
   const messages = allSend(readable) ? readable : readable.filter(sendsSomething);

@@ -173,7 +173,14 @@ export function toChatMessages(
 ): ChatCompletionMessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
-  const reasoning = reasoningOption(options);
+  return writeChatMessages(messages, reasoningOption(options));
+}
+
+/** {@link toChatMessages} of messages checked where they entered (a one-call helper's). */
+export function writeChatMessages(
+  messages: readonly Message[],
+  reasoning: ReasoningPolicy,
+): ChatCompletionMessageParam[] {
   const out: JsonObject[] = [];
   for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {

@@ -37,6 +37,7 @@ export {
   type ToChatMessagesOptions,
   toChatMessages,
 } from "./chat-messages-out.js";
+export { compactChatMessages } from "./compact-messages.js";
 export {
   type ChatCompletionsClient,
   type ChatCompletionsExtraParams,

@@ -162,6 +162,11 @@ export function partOf(
 export function toGeminiContents(input: readonly Message[]): Content[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(input, "messages");
+  return writeGeminiContents(input);
+}
+
+/** {@link toGeminiContents} of messages checked where they entered (a one-call helper's). */
+export function writeGeminiContents(input: readonly Message[]): Content[] {
   const messages = readableMessages(input);
   const writer = new ContentsWriter(messages.length);
   for (let index = 0; index < messages.length; index += 1) writer.add(messages[index]!);

@@ -23,6 +23,7 @@
  */
 
 export { GEMINI_KEY } from "../core/gemini-contents.js";
+export { compactGeminiContents } from "./compact-contents.js";
 export { type FromGeminiContentsOptions, fromGeminiContents } from "./contents-in.js";
 export { toGeminiContents } from "./contents-out.js";
 export {

@@ -24,6 +24,7 @@
  * @packageDocumentation
  */
 
+export { compactResponsesInput } from "./compact-input.js";
 export { answerCompactFunctionCall, COMPACT_FUNCTION_TOOL } from "./compact-tool.js";
 export { OPENAI_KEY } from "./items-in.js";
 export {

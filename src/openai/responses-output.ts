@@ -243,6 +243,11 @@ function isLoneReasoning(message: Message, index: number): boolean {
 export function toResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
+  return writeResponsesInput(messages);
+}
+
+/** {@link toResponsesInput} of messages checked where they entered (a one-call helper's). */
+export function writeResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
   const writer = new ItemWriter();
   for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {

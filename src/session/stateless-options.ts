@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import type { AsyncCompactor, Compactor } from "../core/compactor.js";
+import { isAbortSignal } from "../core/abort.js";
+import type { AsyncCompactor, CompactionResult, Compactor } from "../core/compactor.js";
 import {
   NON_EMPTY_STRING_SCHEMA,
   positiveWholeNumber,
@@ -78,5 +79,38 @@ export const STATELESS_COMPACTION_SHAPE = {
   trimOnOverflow: z.exactOptional(booleanOrShare("targetUtilization")),
 };
 
-/** A context in tokens given by the caller (`contextUsed`): finite, 0 or more. */
-export const CONTEXT_TOKENS_SCHEMA = TOKENS;
+/**
+ * Options of a one-call stateless helper (`compactModelMessages`, `compactAnthropicMessages`,
+ * `compactResponsesInput`, `compactGeminiContents`, `compactChatMessages`): the stateless
+ * path's, the context measured and a signal.
+ */
+export interface CompactMessagesOptions extends StatelessCompactionOptions {
+  /**
+   * The context the conversation takes, when known (the last response's usage plus what came
+   * after): a finite number of tokens, 0 or more. One far below the local estimate of the
+   * messages (a gateway's 0) is not trusted, as the session trusts no such usage.
+   * @default the local estimate of the messages plus `overheadTokens`
+   */
+  contextUsed?: number;
+  /** Cancels an asynchronous compactor and the archive's writes. @default none */
+  signal?: AbortSignal;
+}
+
+/** What a one-call stateless helper returns, in the format it was given. */
+export interface CompactedMessages<T> {
+  /** The messages to send: the input array itself when nothing changed. */
+  messages: T[];
+  /** Whether the messages changed (compacted, or a text too long for the window clamped). */
+  compacted: boolean;
+  /** What the compactor reported. */
+  result: CompactionResult;
+  /** The context the decision was taken on. */
+  contextUsed: number;
+}
+
+/** The strict schema of {@link CompactMessagesOptions}. */
+export const COMPACT_MESSAGES_OPTIONS_SCHEMA = z.strictObject({
+  ...STATELESS_COMPACTION_SHAPE,
+  contextUsed: z.exactOptional(TOKENS),
+  signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
+}) as unknown as z.ZodMiniType<CompactMessagesOptions>;

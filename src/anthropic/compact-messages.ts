@@ -1,0 +1,29 @@
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { compactMessagesOnce } from "../session/compact-messages.js";
+import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { writeAnthropicMessages } from "./request.js";
+import { fromAnthropicMessages } from "./turns.js";
+
+/**
+ * Compacts a whole Messages API conversation (a request's `messages`) in one call, as a
+ * stateless server does for each request it gets: converts it, compacts it as the session
+ * does (its default compactors, clamps, pins, stale thinking removed, the archive, the last
+ * resort) and converts back. Resolves to the input array itself when nothing changed.
+ *
+ * @example
+ * const { messages } = await compactAnthropicMessages(history, { contextLimit: 200_000 });
+ * const response = await client.messages.create({ model, max_tokens: 4096, system, messages });
+ * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
+ * compactor rejects with its `CompactionError`.
+ */
+export function compactAnthropicMessages(
+  messages: readonly MessageParam[] | readonly unknown[],
+  options: CompactMessagesOptions,
+): Promise<CompactedMessages<MessageParam>> {
+  return compactMessagesOnce(messages as readonly MessageParam[], options, {
+    entry: "compactAnthropicMessages",
+    what: "Anthropic messages",
+    from: (input) => fromAnthropicMessages(input),
+    to: writeAnthropicMessages,
+  });
+}

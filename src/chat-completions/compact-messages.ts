@@ -1,0 +1,30 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { compactMessagesOnce } from "../session/compact-messages.js";
+import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { fromChatMessages } from "./chat-messages-in.js";
+import { writeChatMessages } from "./chat-messages-out.js";
+
+/**
+ * Compacts a whole Chat Completions conversation (a request's `messages`, on any
+ * OpenAI-compatible host) in one call, as a stateless server does for each request it gets:
+ * converts it, compacts it as the session does (its default compactors, clamps, pins, the
+ * archive, the last resort) and converts back, the hosts' reasoning fields kept where they
+ * were. Resolves to the input array itself when nothing changed.
+ *
+ * @example
+ * const { messages } = await compactChatMessages(history, { contextLimit: 128_000 });
+ * const completion = await client.chat.completions.create({ model, messages });
+ * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
+ * compactor rejects with its `CompactionError`.
+ */
+export function compactChatMessages(
+  messages: readonly ChatCompletionMessageParam[] | readonly unknown[],
+  options: CompactMessagesOptions,
+): Promise<CompactedMessages<ChatCompletionMessageParam>> {
+  return compactMessagesOnce(messages as readonly ChatCompletionMessageParam[], options, {
+    entry: "compactChatMessages",
+    what: "Chat Completions messages",
+    from: (input) => fromChatMessages(input),
+    to: (converted) => writeChatMessages(converted, "keep"),
+  });
+}

@@ -1,0 +1,30 @@
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { compactMessagesOnce } from "../session/compact-messages.js";
+import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { fromResponsesInput } from "./responses-input.js";
+import { writeResponsesInput } from "./responses-output.js";
+
+/**
+ * Compacts a whole Responses API conversation (a request's `input`, sent whole: `store: false`
+ * or no `previous_response_id`) in one call, as a stateless server does for each request it
+ * gets: converts it, compacts it as the session does (its default compactors, clamps, pins,
+ * stale reasoning removed, the archive, the last resort) and converts back. Resolves to the
+ * input array itself when nothing changed.
+ *
+ * @example
+ * const { messages: input } = await compactResponsesInput(history, { contextLimit: 400_000 });
+ * const response = await client.responses.create({ model, input, store: false });
+ * @throws {ValidationError} for bad options or malformed items; a failing asynchronous
+ * compactor rejects with its `CompactionError`.
+ */
+export function compactResponsesInput(
+  input: readonly ResponseInputItem[] | readonly unknown[],
+  options: CompactMessagesOptions,
+): Promise<CompactedMessages<ResponseInputItem>> {
+  return compactMessagesOnce(input as readonly ResponseInputItem[], options, {
+    entry: "compactResponsesInput",
+    what: "Responses input",
+    from: (items) => fromResponsesInput(items),
+    to: writeResponsesInput,
+  });
+}
