@@ -112,9 +112,4 @@ export type {
   SessionRestoreOptions,
   SessionSnapshot,
 } from "./session/snapshot.js";
-export type {
-  CompactedMessages,
-  CompactMessagesOptions,
-  StatelessCompactionOptions,
-} from "./session/stateless-options.js";
 export type { ToolResultInput } from "./session/tool-results.js";

@@ -2,7 +2,7 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { compactMessagesOnce } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
 import { writeAnthropicMessages } from "./request.js";
-import { fromAnthropicMessages } from "./turns.js";
+import { anthropicMessagesToOurs } from "./turns.js";
 
 /**
  * Compacts a whole Messages API conversation (a request's `messages`) in one call, as a
@@ -23,7 +23,8 @@ export function compactAnthropicMessages(
   return compactMessagesOnce(messages as readonly MessageParam[], options, {
     entry: "compactAnthropicMessages",
     what: "Anthropic messages",
-    from: (input) => fromAnthropicMessages(input),
+    // Ids by position: the messages live for the call only, and are named the same at each.
+    from: (input) => anthropicMessagesToOurs(input, { idPrefix: "" }),
     to: writeAnthropicMessages,
   });
 }

@@ -140,6 +140,17 @@ export function fromAnthropicMessages(
     generateId: true,
   });
   if (!Array.isArray(params)) parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages");
+  return anthropicMessagesToOurs(params, parsedOptions);
+}
+
+/**
+ * {@link fromAnthropicMessages} of an array, its options checked; with `idPrefix` (a one-call
+ * helper's), ids are it and the message's position, the same at each call.
+ */
+export function anthropicMessagesToOurs(
+  params: readonly unknown[],
+  parsedOptions: FromAnthropicOptions & { idPrefix?: string },
+): Message[] {
   const { roles, bodies } = readMessages(params);
   const builder = new TurnBuilder(parsedOptions);
   let opening = true;
@@ -200,10 +211,13 @@ class TurnBuilder {
   #turnNumber: number;
   #current: TurnId | undefined;
 
-  constructor(options: FromAnthropicOptions) {
+  constructor(options: FromAnthropicOptions & { idPrefix?: string }) {
     this.#sessionId = options.sessionId ?? newId();
     this.#createdAt = (options.clock ?? systemClock)();
-    this.#generateId = options.generateId ?? newIdSequence();
+    const { idPrefix } = options;
+    this.#generateId =
+      options.generateId ??
+      (idPrefix === undefined ? newIdSequence() : () => `${idPrefix}${this.messages.length}`);
     this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
   }
 

@@ -11,7 +11,7 @@ import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
-import { TurnBuilder } from "../internal/turn-builder.js";
+import { TurnBuilder, type TurnBuilderOptions } from "../internal/turn-builder.js";
 import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
 import {
   callBlock,
@@ -104,10 +104,18 @@ export function fromChatMessages(
       { path: [], message: "must be an array of chat messages" },
     ]);
   }
+  return chatMessagesToOurs(messages, options);
+}
+
+/** {@link fromChatMessages} of an array, its options checked (a one-call helper's `idPrefix` too). */
+export function chatMessagesToOurs(
+  messages: readonly unknown[],
+  options: TurnBuilderOptions,
+): Message[] {
   const issues: ValidationIssue[] = [];
   // The clock read once, and one session id, however many times the messages are read.
   const createdAt = (options.clock ?? systemClock)();
-  const once: FromChatMessagesOptions = {
+  const once: TurnBuilderOptions = {
     ...options,
     sessionId: options.sessionId ?? newId(),
     clock: () => createdAt,
@@ -187,7 +195,7 @@ class MessageBuilder implements ReadMessages {
   /** The tool results message a run of tool messages is still joining. */
   #tools: ContentBlock[] | undefined;
 
-  constructor(options: FromChatMessagesOptions) {
+  constructor(options: TurnBuilderOptions) {
     this.#turns = new TurnBuilder(options);
   }
 

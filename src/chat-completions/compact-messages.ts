@@ -1,7 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { compactMessagesOnce } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
-import { fromChatMessages } from "./chat-messages-in.js";
+import { chatMessagesToOurs } from "./chat-messages-in.js";
 import { writeChatMessages } from "./chat-messages-out.js";
 
 /**
@@ -24,7 +24,8 @@ export function compactChatMessages(
   return compactMessagesOnce(messages as readonly ChatCompletionMessageParam[], options, {
     entry: "compactChatMessages",
     what: "Chat Completions messages",
-    from: (input) => fromChatMessages(input),
+    // Ids by position: the messages live for the call only, and are named the same at each.
+    from: (input) => chatMessagesToOurs(input, { idPrefix: "" }),
     to: (converted) => writeChatMessages(converted, "keep"),
   });
 }

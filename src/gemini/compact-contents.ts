@@ -1,8 +1,14 @@
 import type { Content } from "@google/genai";
 import { compactMessagesOnce } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
-import { fromGeminiContents } from "./contents-in.js";
+import { geminiContentsToOurs } from "./contents-in.js";
 import { writeGeminiContents } from "./contents-out.js";
+
+/** `gen-0`, `gen-1`, …: the same ids for the same contents at every call. */
+function positions(): () => string {
+  let next = 0;
+  return () => `gen-${next++}`;
+}
 
 /**
  * Compacts a whole Gemini conversation (`generateContent`'s `contents`) in one call, as a
@@ -23,7 +29,9 @@ export function compactGeminiContents(
   return compactMessagesOnce(contents as readonly Content[], options, {
     entry: "compactGeminiContents",
     what: "Gemini contents",
-    from: (input) => fromGeminiContents(input),
+    // Ids by position: the messages live for the call only, and are named the same at each, as
+    // are the calls Gemini sent without an id (never written back; they name archive handles).
+    from: (input) => geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }),
     to: writeGeminiContents,
   });
 }

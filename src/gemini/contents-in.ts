@@ -61,6 +61,17 @@ export function fromGeminiContents(
       { path: [], message: "must be a string or an array of contents" },
     ]);
   }
+  return geminiContentsToOurs(list, options);
+}
+
+/**
+ * {@link fromGeminiContents} of an array, its options checked; with `idPrefix` (a one-call
+ * helper's), message ids are it and the message's position, the same at each call.
+ */
+export function geminiContentsToOurs(
+  list: readonly unknown[],
+  options: FromGeminiContentsOptions & { idPrefix?: string },
+): Message[] {
   const issues: ValidationIssue[] = [];
   const reader = new ContentsReader(options, issues);
   list.forEach((content, index) => {
@@ -81,7 +92,10 @@ class ContentsReader implements PartContext {
   #lastRole: string | undefined;
   #calls: OpenCall[] = [];
 
-  constructor(options: FromGeminiContentsOptions, issues: ValidationIssue[]) {
+  constructor(
+    options: FromGeminiContentsOptions & { idPrefix?: string },
+    issues: ValidationIssue[],
+  ) {
     this.issues = issues;
     this.#turns = new TurnBuilder(options);
     this.#generateId = checkedGenerateId(options.generateId, "fromGeminiContents options") ?? newId;

@@ -8,13 +8,20 @@ export interface TurnBuilderOptions {
   sessionId?: string;
   firstTurnNumber?: number;
   clock?: Clock;
+  /**
+   * What each id starts with, before the message's position: `""` for a one-call helper's
+   * messages, which live for the call only and must be named the same at each call (a clamp's
+   * notice names its message). @default a new uuid v7 and a hyphen
+   */
+  idPrefix?: string;
 }
 
 /**
  * Builds a provider conversion's messages in order and numbers their turns as the session
  * does: a user message opens a turn (one holding a summary joins the summary's turn), a system
  * message sits in the current turn (or the one the next user message opens), everything else
- * joins the current turn. Ids are one uuid v7 per conversion and the message's position.
+ * joins the current turn. Ids are one uuid v7 per conversion (or `idPrefix`) and the message's
+ * position.
  */
 export class TurnBuilder {
   readonly messages: Message[] = [];
@@ -27,7 +34,7 @@ export class TurnBuilder {
   constructor(options: TurnBuilderOptions) {
     this.#sessionId = options.sessionId ?? newId();
     this.#createdAt = (options.clock ?? systemClock)();
-    this.#prefix = `${newId()}-`;
+    this.#prefix = options.idPrefix ?? `${newId()}-`;
     this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
   }
 

@@ -1,7 +1,7 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { compactMessagesOnce } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
-import { fromResponsesInput } from "./responses-input.js";
+import { responsesInputMessages } from "./responses-input.js";
 import { writeResponsesInput } from "./responses-output.js";
 
 /**
@@ -24,7 +24,8 @@ export function compactResponsesInput(
   return compactMessagesOnce(input as readonly ResponseInputItem[], options, {
     entry: "compactResponsesInput",
     what: "Responses input",
-    from: (items) => fromResponsesInput(items),
+    // Ids by position: the messages live for the call only, and are named the same at each.
+    from: (items) => responsesInputMessages(items, { idPrefix: "" }),
     to: writeResponsesInput,
   });
 }

@@ -12,7 +12,7 @@ import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-o
 import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { TurnBuilder } from "../internal/turn-builder.js";
+import { TurnBuilder, type TurnBuilderOptions } from "../internal/turn-builder.js";
 import {
   callBlock,
   checkedJson,
@@ -105,6 +105,14 @@ export function fromResponsesInput(
       { path: [], message: "must be a string or an array of input items" },
     ]);
   }
+  return responsesInputMessages(items, options);
+}
+
+/** {@link fromResponsesInput} of an array, its options checked (a one-call helper's `idPrefix` too). */
+export function responsesInputMessages(
+  items: readonly unknown[],
+  options: TurnBuilderOptions,
+): Message[] {
   const messages = readItems(items, options, true);
   rememberBuilt(checkCreatedAt(messages, "fromResponsesInput options"));
   return messages;
@@ -117,7 +125,7 @@ export function fromResponsesInput(
  */
 export function readItems(
   items: readonly unknown[],
-  options: FromResponsesInputOptions,
+  options: TurnBuilderOptions,
   quick: boolean,
 ): Message[] {
   const issues: ValidationIssue[] = [];
@@ -147,7 +155,7 @@ class InputBuilder {
   readonly #run: ContentBlock[] = [];
   #length = 0;
 
-  constructor(options: FromResponsesInputOptions) {
+  constructor(options: TurnBuilderOptions) {
     this.#turns = new TurnBuilder(options);
   }
 
