@@ -88,7 +88,9 @@ describe("fromAnthropicMessages: turns, ids, summary", () => {
     expect(from([assistant("prefill")])[0]!.turnId).toEqual({ owner: "u", number: 1 });
   });
 
-  it("makes a message that starts with the summary the summary turn u0", () => {
+  it("makes a message that starts with the summary the summary turn u0, alone in it", () => {
+    // What follows the summary opens a turn: a step kept after a fold inside a long turn stays
+    // compactable, not frozen into the summary's turn (which every compaction keeps).
     const messages = from([
       user(`${SUMMARY_PREFIX}we fixed the parser`),
       assistant("Understood."),
@@ -96,8 +98,8 @@ describe("fromAnthropicMessages: turns, ids, summary", () => {
     ]);
     expect(messages.map((message) => message.turnId)).toEqual([
       { owner: "u", number: 0 },
-      { owner: "u", number: 0 },
       { owner: "u", number: 1 },
+      { owner: "u", number: 2 },
     ]);
   });
 
@@ -175,7 +177,8 @@ describe("with a session", () => {
       ]),
     );
     const next = session.addUserText("task two");
-    expect(next.turnId).toEqual({ owner: "u", number: 2 });
+    // u0 (the summary), u1 (the reply after it), u2 (task one), then u3.
+    expect(next.turnId).toEqual({ owner: "u", number: 3 });
     expect(toAnthropicMessages(session.messages).at(-1)).toEqual({
       role: "user",
       content: [{ type: "text", text: "task two" }],

@@ -13,7 +13,7 @@ import {
 import { type Clock, newId, newIdSequence, systemClock } from "../core/message-factory.js";
 import { isValidDate } from "../core/message-fast-check.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "../core/summary-format.js";
+import { leadsSummary, splitSummary } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
 import { contentFromWire } from "./blocks.js";
@@ -30,27 +30,6 @@ export interface FromAnthropicOptions {
   clock?: Clock;
   /** Makes each message id. @default a uuid v7 per message (successive ones from a new one per call) */
   generateId?: () => string;
-}
-
-function isSummaryText(block: ContentBlock | undefined): boolean {
-  return block?.type === "text" && block.text.startsWith(SUMMARY_PREFIX);
-}
-
-/**
- * Splits a user message that starts with the compaction summary into the summary's blocks
- * and what follows (the first kept user message, merged into it by `toAnthropicMessages`).
- */
-function splitSummary(blocks: ContentBlock[]): [ContentBlock[], ContentBlock[]] {
-  let end = 1;
-  while (end < blocks.length) {
-    const block = blocks[end]!;
-    if (block.type !== "text" || !block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX)) break;
-    end += 1;
-  }
-  const after = blocks.slice(end);
-  // Tool results must lead a user message; a message where they follow the summary is left whole.
-  if (after.some((block) => block.type === "tool_result")) return [blocks, []];
-  return [blocks.slice(0, end), after];
 }
 
 /** The messages read from the params: each one's role, and its blocks or, for a system message, its JSON. */
@@ -120,10 +99,11 @@ function systemMessageBlock(message: JsonObject): SystemMessageBlock {
  * assigns turns the way `AgentSession` does: a user message opens a new turn (owner `"u"`,
  * numbered from `firstTurnNumber`) unless it carries tool results, which continue the tool
  * loop of the current turn; assistant messages stay in the current turn. A user message that
- * starts with the compaction summary (`SUMMARY_PREFIX`) becomes the summary message (turn
- * `u0`), and the rest of it, the first kept user message, a message of its own. A first message
- * led by the API's `compaction` block is the summary too (turn `u0`), kept whole; the message
- * after it opens a turn. A mid-conversation `role: "system"` message becomes a message of its own in
+ * starts with the compaction summary (`SUMMARY_PREFIX`) or the last resort's notice
+ * (`TRIM_NOTICE`) becomes the summary message (turn `u0`) with the records and user words
+ * after it, and the rest of it, the first kept user message, a message of its own. A first
+ * message led by the API's `compaction` block is the summary too (turn `u0`), kept whole. The
+ * summary's turn holds the summary alone: the message after it opens a turn. A mid-conversation `role: "system"` message becomes a message of its own in
  * the turn it follows, holding it verbatim ({@link SystemMessageBlock}).
  *
  * @example
@@ -248,10 +228,11 @@ class TurnBuilder {
 
   /** A user message: the summary (and the kept message after it), a tool loop's results, or a new turn. */
   #addUser(content: ContentBlock[]): void {
-    if (isSummaryText(content[0])) {
+    if (leadsSummary(content[0])) {
       const [summary, after] = splitSummary(content);
-      this.#current = { ...SUMMARY_TURN_ID };
-      this.#push("user", this.#current, summary);
+      // The summary's turn holds it alone: what follows opens a turn (as after a compaction block).
+      this.#push("user", { ...SUMMARY_TURN_ID }, summary);
+      this.#current = undefined;
       if (after.length > 0) this.#push("user", this.#openTurn(), after);
       return;
     }

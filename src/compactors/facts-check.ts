@@ -1,4 +1,5 @@
 import type { ContentBlock, JsonValue, Message } from "../core/message.js";
+import { SECTION_HEADING } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { windowShareBudget } from "../internal/window-share.js";
@@ -57,8 +58,8 @@ export function factsSectionBudget(
   });
 }
 
-/** The heading of the facts section a summary message holds beside the summary. */
-export const SECTION_HEADING = "Facts kept from the folded part:";
+export { SECTION_HEADING };
+
 const LABELS: Record<FactKind, string> = {
   constraint: "constraint",
   path: "path",

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue, Message } from "../core/message.js";
+import { LEDGER_HEADING } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { toolResultText } from "../internal/tool-result-text.js";
@@ -29,9 +30,7 @@ export function newLedgerState(): LedgerState {
   return {};
 }
 
-/** The heading of the ledger block the summary message holds beside the summary. */
-export const LEDGER_HEADING =
-  "Files the agent touched (from its tool calls; the library's record):";
+export { LEDGER_HEADING };
 
 /** The share of the window the ledger may take. */
 const LEDGER_SHARE = 0.04;

@@ -1,4 +1,5 @@
 import type { Message } from "../core/message.js";
+import { OUTLINE_HEADING } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { toolResultText } from "../internal/tool-result-text.js";
@@ -12,9 +13,7 @@ import { fileActions, newLedgerState } from "./file-ledger.js";
  * file declares (a repository map, built from what the agent saw, never from the disk).
  */
 
-/** The heading of the notice's outlines block. */
-export const OUTLINE_HEADING =
-  "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; recall the handle of its read for the whole text):";
+export { OUTLINE_HEADING };
 
 /** What opens one file's section in the outlines block: `\n== path ==\n`. */
 const SECTION_OPEN = "\n== ";

@@ -2,6 +2,7 @@ import { readableMessages } from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
+import { TRIM_NOTICE } from "../core/summary-format.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import {
   type CutLayout,
@@ -20,8 +21,7 @@ import {
   userWordsToKeep,
 } from "./summary-message.js";
 
-/** The user message that stands where trimmed messages were. */
-export const TRIM_NOTICE = "[Earlier messages were removed to fit the context window]";
+export { TRIM_NOTICE };
 
 /** What {@link trimOldest} did. */
 export interface TrimOutput {

@@ -1,5 +1,5 @@
 import type { Message } from "../core/message.js";
-import { EARLIER_USER_MESSAGE_PREFIX } from "../core/summary-format.js";
+import { DIRECTIVES_HEADING, EARLIER_USER_MESSAGE_PREFIX } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { keptWhereSaidLast, userTextBlocks } from "./user-text.js";
 
@@ -11,9 +11,7 @@ import { keptWhereSaidLast, userTextBlocks } from "./user-text.js";
  * text only, never from a tool result or the summarizer's prose.
  */
 
-/** The heading of the directives block a notice or summary message holds. */
-export const DIRECTIVES_HEADING =
-  "The user's directives from earlier messages (their words, oldest first; the library's record):";
+export { DIRECTIVES_HEADING };
 
 /** What opens each directive's line in the block. */
 const LINE_OPEN = "- ";

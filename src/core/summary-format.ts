@@ -9,10 +9,96 @@ export const SUMMARY_PREFIX = "[Previous conversation summary]: ";
 /** The prefix of a user message kept verbatim in the summary message. */
 export const EARLIER_USER_MESSAGE_PREFIX = "[Earlier user message]: ";
 
-/** Whether a block is a summary message's text: the summary, or a user message it keeps verbatim. */
+/** The first line of the notice the last resort leaves where it removed messages (turn `u0`). */
+export const TRIM_NOTICE = "[Earlier messages were removed to fit the context window]";
+
+/** The heading of the ledger block a summary message or notice holds. */
+export const LEDGER_HEADING =
+  "Files the agent touched (from its tool calls; the library's record):";
+
+/** The heading of a notice's outlines block. */
+export const OUTLINE_HEADING =
+  "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; recall the handle of its read for the whole text):";
+
+/** The heading of the directives block a notice or summary message holds. */
+export const DIRECTIVES_HEADING =
+  "The user's directives from earlier messages (their words, oldest first; the library's record):";
+
+/** The heading of the facts section a summary message holds beside the summary. */
+export const SECTION_HEADING = "Facts kept from the folded part:";
+
+/** What a block after the first of a summary or notice starts with: it is the library's. */
+const PART_STARTS = [
+  EARLIER_USER_MESSAGE_PREFIX,
+  LEDGER_HEADING,
+  OUTLINE_HEADING,
+  DIRECTIVES_HEADING,
+  SECTION_HEADING,
+];
+
+/** Whether a text leads what the library wrote in place of earlier messages: a summary, or the last resort's notice. */
+function leadsSummaryText(text: string): boolean {
+  return (
+    text.startsWith(SUMMARY_PREFIX) || text === TRIM_NOTICE || text.startsWith(`${TRIM_NOTICE}\n`)
+  );
+}
+
+/**
+ * Whether a block leads a message the library wrote in place of earlier ones (turn `u0`): a
+ * summary, or the last resort's notice. A converter reads such a message back as the summary
+ * turn, so the next compaction folds it as the session would, not as the user's words.
+ */
+export function leadsSummary(block: ContentBlock | undefined): boolean {
+  return block?.type === "text" && leadsSummaryText(block.text);
+}
+
+/** Whether a block after the first of a summary or notice is the library's: a record, or the user's words it keeps. */
+export function isSummaryPart(block: ContentBlock): boolean {
+  if (block.type !== "text") return false;
+  const { text } = block;
+  return PART_STARTS.some((start) => text.startsWith(start));
+}
+
+/** Whether a block is a summary message's text: its first block, or the user's words it keeps. */
 export function isSummaryText(block: ContentBlock | undefined): boolean {
   return (
-    block?.type === "text" &&
-    (block.text.startsWith(SUMMARY_PREFIX) || block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
+    leadsSummary(block) ||
+    (block?.type === "text" && block.text.startsWith(EARLIER_USER_MESSAGE_PREFIX))
   );
+}
+
+/**
+ * A user message's blocks that start with a summary or notice ({@link leadsSummary}), split
+ * into the library's (that block and the records and words after it) and what follows (a
+ * message a provider's writer joined to it: the first kept request). One whose rest holds tool
+ * results is left whole (they must lead a user message).
+ */
+export function splitSummary(blocks: readonly ContentBlock[]): [ContentBlock[], ContentBlock[]] {
+  let end = 1;
+  while (end < blocks.length && isSummaryPart(blocks[end]!)) end += 1;
+  const after = blocks.slice(end);
+  if (after.some((block) => block.type === "tool_result")) return [blocks.slice(), []];
+  return [blocks.slice(0, end), after];
+}
+
+/**
+ * A summary's or notice's text as one string (a Chat Completions writer joins a message's
+ * plain text blocks with a blank line) back as its blocks' texts: cut before each blank line
+ * followed by what a library block starts with. Other text comes back whole.
+ */
+export function splitJoinedSummary(text: string): string[] {
+  if (!leadsSummaryText(text)) return [text];
+  const texts: string[] = [];
+  let start = 0;
+  let at = text.indexOf("\n\n");
+  while (at !== -1) {
+    const next = at + 2;
+    if (PART_STARTS.some((part) => text.startsWith(part, next))) {
+      texts.push(text.slice(start, at));
+      start = next;
+    }
+    at = text.indexOf("\n\n", next);
+  }
+  texts.push(text.slice(start));
+  return texts;
 }

@@ -1,5 +1,5 @@
 import type { TurnId } from "./message.js";
-import { SUMMARY_TURN_ID } from "./turn.js";
+import { isSummaryTurn, SUMMARY_TURN_ID } from "./turn.js";
 
 /**
  * Assigns turns as the session does, one message at a time, for the provider converters: a user
@@ -11,7 +11,8 @@ export class TurnTracker {
   constructor(firstTurnNumber: number, after: TurnId | undefined) {
     this.#number =
       after === undefined ? firstTurnNumber - 1 : Math.max(after.number, firstTurnNumber - 1);
-    this.#current = after;
+    // A known history that ends in the summary's turn: what comes next opens a turn.
+    this.#current = after === undefined || isSummaryTurn(after) ? undefined : after;
   }
   open(): TurnId {
     this.#number += 1;
@@ -26,8 +27,9 @@ export class TurnTracker {
   pending(): TurnId {
     return this.#current ?? { owner: "u", number: this.#number + 1 };
   }
+  /** The summary's turn, which holds the summary alone: the message after it opens a turn. */
   summary(): TurnId {
-    this.#current = { ...SUMMARY_TURN_ID };
-    return this.#current;
+    this.#current = undefined;
+    return { ...SUMMARY_TURN_ID };
   }
 }

@@ -1,6 +1,6 @@
 import type { ContentBlock, Message, TurnId } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { isSummaryText } from "../core/summary-format.js";
+import { isSummaryText, leadsSummary, splitSummary } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 
 /** What a provider converter takes to build messages: `{ sessionId?, firstTurnNumber?, clock? }`. */
@@ -43,11 +43,19 @@ export class TurnBuilder {
     this.#push("user", this.#current ?? { owner: "u", number: this.#turnNumber + 1 }, content);
   }
 
-  /** A user message: opens a turn, or continues the summary's when it holds a summary. */
+  /**
+   * A user message: opens a turn, or is the summary's (a summary or the last resort's notice,
+   * and what a writer joined to it opening a turn of its own). The summary's turn holds it
+   * alone: what follows opens a turn.
+   */
   addUser(content: ContentBlock[]): void {
     if (isSummaryText(content[0])) {
-      this.#current = { ...SUMMARY_TURN_ID };
-      this.#push("user", this.#current, content);
+      const [summary, after] = leadsSummary(content[0])
+        ? splitSummary(content)
+        : [content, [] as ContentBlock[]];
+      this.#push("user", { ...SUMMARY_TURN_ID }, summary);
+      this.#current = undefined;
+      if (after.length > 0) this.#push("user", this.#openTurn(), after);
     } else this.#push("user", this.#openTurn(), content);
   }
 
