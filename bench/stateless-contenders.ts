@@ -9,9 +9,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { type ModelMessage, pruneMessages } from "ai";
 import { compactModelMessages } from "../src/ai-sdk/index.js";
-import { fromAnthropicMessages, toAnthropicMessages } from "../src/anthropic/index.js";
-import { fromChatMessages, toChatMessages } from "../src/chat-completions/index.js";
-import { fromGeminiContents, toGeminiContents } from "../src/gemini/index.js";
+import { compactAnthropicMessages, toAnthropicMessages } from "../src/anthropic/index.js";
+import { compactChatMessages, toChatMessages } from "../src/chat-completions/index.js";
+import { compactGeminiContents, toGeminiContents } from "../src/gemini/index.js";
 import {
   estimateTokens,
   type Message,
@@ -19,7 +19,7 @@ import {
   ThresholdCompactor,
 } from "../src/index.js";
 import { compactLangChainMessages } from "../src/langchain/index.js";
-import { fromResponsesInput, toResponsesInput } from "../src/openai/index.js";
+import { compactResponsesInput, toResponsesInput } from "../src/openai/index.js";
 import {
   buildPeerWorkload,
   KEEP_RECENT_TURNS,
@@ -51,11 +51,13 @@ export const CONTENDER_CALLS: Record<ContenderName, string> = {
   langchain:
     "compactLangChainMessages(messages, { contextLimit, compactor, maxBlockShare: 1, trimOnOverflow: false }) on new BaseMessage objects (agent-compaction/langchain)",
   anthropic:
-    "toAnthropicMessages(compactor.compact(fromAnthropicMessages(copy), new Map()).conversation)",
-  openai: "toResponsesInput(compactor.compact(fromResponsesInput(copy), new Map()).conversation)",
-  gemini: "toGeminiContents(compactor.compact(fromGeminiContents(copy), new Map()).conversation)",
+    "compactAnthropicMessages(copy, { contextLimit, contextUsed, compactor, trimOnOverflow: false }) (agent-compaction/anthropic)",
+  openai:
+    "compactResponsesInput(copy, { contextLimit, contextUsed, compactor, trimOnOverflow: false }) (agent-compaction/openai)",
+  gemini:
+    "compactGeminiContents(copy, { contextLimit, contextUsed, compactor, trimOnOverflow: false }) (agent-compaction/gemini)",
   "chat-completions":
-    "toChatMessages(compactor.compact(fromChatMessages(copy), new Map()).conversation)",
+    "compactChatMessages(copy, { contextLimit, contextUsed, compactor, trimOnOverflow: false }) (agent-compaction/chat-completions)",
 };
 
 /** Whether a contender's target is first sight (at most 2x) or warm (at most 0.5x). */
@@ -124,17 +126,36 @@ function coreCompaction(): (messages: Message[]) => Message[] {
   return (messages) => compactor.compact(messages, new Map()).conversation;
 }
 
-/** A wire format's stateless path: its messages copied fresh, converted in, compacted, out. */
-function throughWire<Wire>(
+/**
+ * The options of every one-call helper here: a context at 90% of a window far larger than any
+ * block, so the compactor runs, masking all it may, no text is clamped and the last resort is
+ * off: the job stays pruneMessages'.
+ */
+function helperOptions() {
+  return {
+    contextLimit: 10_000_000,
+    contextUsed: 9_000_000,
+    compactor: new ThresholdCompactor({
+      toolCompaction: "redact",
+      keepRecentTurns: KEEP_RECENT_TURNS,
+    }),
+    trimOnOverflow: false,
+  };
+}
+
+/** A one-call helper on its format's messages, copied fresh for each run. */
+function throughHelper<Wire>(
   workload: PeerWorkload,
   wire: Wire[],
-  from: (input: Wire[]) => Message[],
-  to: (messages: Message[]) => unknown,
+  helper: (
+    input: Wire[],
+    options: ReturnType<typeof helperOptions>,
+  ) => Promise<{ messages: unknown[] }>,
 ): Contender {
-  const compact = coreCompaction();
+  const options = helperOptions();
   return {
     input: () => deepCopy(wire),
-    run: (input) => to(compact(from(input as Wire[]))),
+    run: async (input) => (await helper(input as Wire[], options)).messages,
     fullResults: fullResultsOf(workload.toolResults),
   };
 }
@@ -161,25 +182,8 @@ export function contender(name: ContenderName, workload: PeerWorkload): Contende
         fullResults: full,
       };
     }
-    case "ai-sdk": {
-      // A context at 90% of a window far larger than any block: the compactor runs, masking all
-      // it may, no text is clamped and the last resort is off: the job stays pruneMessages'.
-      const options = {
-        contextLimit: 10_000_000,
-        contextUsed: 9_000_000,
-        compactor: new ThresholdCompactor({
-          toolCompaction: "redact",
-          keepRecentTurns: KEEP_RECENT_TURNS,
-        }),
-        trimOnOverflow: false,
-      };
-      return {
-        input: () => deepCopy(workload.modelMessages),
-        run: async (input) =>
-          (await compactModelMessages(input as ModelMessage[], options)).messages,
-        fullResults: full,
-      };
-    }
+    case "ai-sdk":
+      return throughHelper(workload, workload.modelMessages, compactModelMessages);
     case "langchain": {
       // A window the conversation is just over the compactor's threshold of.
       const options = {
@@ -199,28 +203,13 @@ export function contender(name: ContenderName, workload: PeerWorkload): Contende
       };
     }
     case "anthropic":
-      return throughWire(
-        workload,
-        toAnthropicMessages(conversation),
-        fromAnthropicMessages,
-        toAnthropicMessages,
-      );
+      return throughHelper(workload, toAnthropicMessages(conversation), compactAnthropicMessages);
     case "openai":
-      return throughWire(
-        workload,
-        toResponsesInput(conversation),
-        fromResponsesInput,
-        toResponsesInput,
-      );
+      return throughHelper(workload, toResponsesInput(conversation), compactResponsesInput);
     case "gemini":
-      return throughWire(
-        workload,
-        toGeminiContents(conversation),
-        fromGeminiContents,
-        toGeminiContents,
-      );
+      return throughHelper(workload, toGeminiContents(conversation), compactGeminiContents);
     case "chat-completions":
-      return throughWire(workload, toChatMessages(conversation), fromChatMessages, toChatMessages);
+      return throughHelper(workload, toChatMessages(conversation), compactChatMessages);
   }
 }
 

@@ -25,12 +25,10 @@ const LABELS: Record<ContenderName, string> = {
   warm: "warm: ThresholdCompactor.compact on an array already seen",
   "ai-sdk": "first sight through the AI SDK's stateless path (compactModelMessages)",
   langchain: "first sight through LangChain's stateless path (compactLangChainMessages)",
-  anthropic:
-    "first sight through Anthropic (fromAnthropicMessages + compact + toAnthropicMessages)",
-  openai: "first sight through OpenAI Responses (fromResponsesInput + compact + toResponsesInput)",
-  gemini: "first sight through Gemini (fromGeminiContents + compact + toGeminiContents)",
-  "chat-completions":
-    "first sight through Chat Completions (fromChatMessages + compact + toChatMessages)",
+  anthropic: "first sight through Anthropic's stateless path (compactAnthropicMessages)",
+  openai: "first sight through OpenAI Responses' stateless path (compactResponsesInput)",
+  gemini: "first sight through Gemini's stateless path (compactGeminiContents)",
+  "chat-completions": "first sight through Chat Completions' stateless path (compactChatMessages)",
 };
 
 const times = (value: number): string => `${value.toFixed(2)}x`;

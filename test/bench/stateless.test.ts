@@ -57,8 +57,8 @@ describe("the stateless part", () => {
     for (const call of [
       "compactModelMessages",
       "compactLangChainMessages",
-      "fromAnthropicMessages",
-      "fromGeminiContents",
+      "compactAnthropicMessages",
+      "compactGeminiContents",
     ])
       expect(readme).toContain(call);
   });
