@@ -229,11 +229,12 @@ class TurnBuilder {
   /** A user message: the summary (and the kept message after it), a tool loop's results, or a new turn. */
   #addUser(content: ContentBlock[]): void {
     if (leadsSummary(content[0])) {
-      const [summary, after] = splitSummary(content);
-      // The summary's turn holds it alone: what follows opens a turn (as after a compaction block).
-      this.#push("user", { ...SUMMARY_TURN_ID }, summary);
+      const { library, rest } = splitSummary(content);
+      // The summary's turn holds the library's messages alone: what follows opens a turn (as
+      // after a compaction block).
+      for (const blocks of library) this.#push("user", { ...SUMMARY_TURN_ID }, blocks);
       this.#current = undefined;
-      if (after.length > 0) this.#push("user", this.#openTurn(), after);
+      if (rest.length > 0) this.#push("user", this.#openTurn(), rest);
       return;
     }
     const continuesToolLoop = hasToolResult(content);

@@ -8,18 +8,11 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { leadsSummary, splitJoinedSummary } from "../core/summary-format.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder, type TurnBuilderOptions } from "../internal/turn-builder.js";
-import {
-  CHAT_COMPLETIONS_KEY,
-  OPAQUE_PART_KEY,
-  REASONING_FIELDS,
-  withFields,
-  without,
-} from "./chat-fields.js";
+import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
 import {
   callBlock,
   contentBlocks,
@@ -221,22 +214,7 @@ class MessageBuilder implements ReadMessages {
     }
     this.#tools = undefined;
     if (role === "system" || role === "developer") this.#turns.addSystem(blocks);
-    else if (role === "user") this.#turns.addUser(summaryBlocks(blocks));
+    else if (role === "user") this.#turns.addUser(blocks);
     else this.#turns.addInTurn("assistant", blocks);
   }
-}
-
-/**
- * A summary or notice the writer sent as one string (its plain text blocks joined by a blank
- * line), back as those blocks, which it writes back as the same string; anything else as it is.
- */
-function summaryBlocks(blocks: ContentBlock[]): ContentBlock[] {
-  const only = blocks[0];
-  if (blocks.length !== 1 || only?.type !== "text" || !leadsSummary(only)) return blocks;
-  // Only the string form's mark (`{ content: "string" }`): other fields stay with the one block.
-  const fields = only.extra?.[CHAT_COMPLETIONS_KEY];
-  if (!isPlainObject(fields) || Object.keys(fields).length !== 1 || fields["content"] !== "string")
-    return blocks;
-  const texts = splitJoinedSummary(only.text);
-  return texts.length === 1 ? blocks : texts.map((text) => ({ type: "text", text }));
 }

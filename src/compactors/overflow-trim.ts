@@ -2,7 +2,7 @@ import { readableMessages } from "../core/conversation-structure.js";
 import type { Message, UserMessage } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
-import { TRIM_NOTICE } from "../core/summary-format.js";
+import { isTrimNoticeText, TRIM_NOTICE } from "../core/summary-format.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "../core/turn.js";
 import {
   type CutLayout,
@@ -81,7 +81,7 @@ export function keepingTrimOptions(contextLimit: number | undefined, clock?: Clo
 function isTrimNotice(message: Message): boolean {
   return (
     isSummaryTurn(message.turnId) &&
-    message.content.some((block) => block.type === "text" && block.text === TRIM_NOTICE)
+    message.content.some((block) => block.type === "text" && isTrimNoticeText(block.text))
   );
 }
 
@@ -130,9 +130,10 @@ export function trimOldest(
   const requestEnd = keptRequestEnd(conversation, latestRequest, chosen);
   const keptRequest = conversation.slice(Math.max(latestRequest, 0), requestEnd);
   const removed = goneAt(conversation, layout, chosen, false);
-  if (removed.length === 0) return undefined;
   const kept = before.filter((message) => isSummaryTurn(message.turnId));
   const earlierNotices = keeps ? kept.filter(isTrimNotice) : [];
+  // An earlier notice alone to fold (made under a larger window) is worth a new one.
+  if (removed.length === 0 && earlierNotices.length === 0) return undefined;
   const stays = conversation.slice(chosen);
   const notice = keeps
     ? keepingNotice([...earlierNotices, ...removed], options, sessionId, clock, pathsRead(stays))

@@ -36,11 +36,14 @@ const PART_STARTS = [
   SECTION_HEADING,
 ];
 
+/** Whether a text is the last resort's notice: its first line alone, or its blocks joined after it. */
+export function isTrimNoticeText(text: string): boolean {
+  return text === TRIM_NOTICE || text.startsWith(`${TRIM_NOTICE}\n`);
+}
+
 /** Whether a text leads what the library wrote in place of earlier messages: a summary, or the last resort's notice. */
 function leadsSummaryText(text: string): boolean {
-  return (
-    text.startsWith(SUMMARY_PREFIX) || text === TRIM_NOTICE || text.startsWith(`${TRIM_NOTICE}\n`)
-  );
+  return text.startsWith(SUMMARY_PREFIX) || isTrimNoticeText(text);
 }
 
 /**
@@ -68,32 +71,64 @@ export function isSummaryText(block: ContentBlock | undefined): boolean {
 }
 
 /**
- * A user message's blocks that start with a summary or notice ({@link leadsSummary}), split
- * into the library's (that block and the records and words after it) and what follows (a
- * message a provider's writer joined to it: the first kept request). One whose rest holds tool
- * results is left whole (they must lead a user message).
+ * A user message's blocks that start with a summary or notice ({@link leadsSummary}), split into
+ * the messages the library wrote (each summary or notice with the records and the user's words
+ * after it: a writer may have joined a summary, a notice and the first kept request into one
+ * message, a client may have joined their texts into one) and what follows (the first kept
+ * request, a message of its own). One whose rest holds tool results is left whole (they must
+ * lead a user message).
  */
-export function splitSummary(blocks: readonly ContentBlock[]): [ContentBlock[], ContentBlock[]] {
-  let end = 1;
-  while (end < blocks.length && isSummaryPart(blocks[end]!)) end += 1;
-  const after = blocks.slice(end);
-  if (after.some((block) => block.type === "tool_result")) return [blocks.slice(), []];
-  return [blocks.slice(0, end), after];
+export function splitSummary(blocks: readonly ContentBlock[]): {
+  library: ContentBlock[][];
+  rest: ContentBlock[];
+} {
+  const expanded = joinedExpanded(blocks);
+  const library: ContentBlock[][] = [];
+  let end = 0;
+  while (end < expanded.length && leadsSummary(expanded[end])) {
+    const start = end;
+    end += 1;
+    while (end < expanded.length && isSummaryPart(expanded[end]!)) end += 1;
+    library.push(expanded.slice(start, end));
+  }
+  const rest = expanded.slice(end);
+  if (rest.some((block) => block.type === "tool_result"))
+    return { library: [blocks.slice()], rest: [] };
+  return { library, rest };
 }
 
 /**
- * A summary's or notice's text as one string (a Chat Completions writer joins a message's
- * plain text blocks with a blank line) back as its blocks' texts: cut before each blank line
- * followed by what a library block starts with. Other text comes back whole.
+ * `blocks` with each of the library's texts a client or writer joined into one (a blank line
+ * between) cut back into its blocks' texts; the same array when there is none.
+ */
+function joinedExpanded(blocks: readonly ContentBlock[]): readonly ContentBlock[] {
+  let expanded: ContentBlock[] | undefined;
+  for (let index = 0; index < blocks.length; index += 1) {
+    const block = blocks[index]!;
+    const texts =
+      block.type === "text" && (leadsSummary(block) || isSummaryPart(block))
+        ? splitJoinedSummary(block.text)
+        : undefined;
+    if (texts !== undefined && texts.length > 1) {
+      expanded ??= blocks.slice(0, index);
+      for (const text of texts) expanded.push({ type: "text", text });
+    } else expanded?.push(block);
+  }
+  return expanded ?? blocks;
+}
+
+/**
+ * A summary's or notice's text as one string (a Chat Completions writer joins a message's plain
+ * text blocks with a blank line; so may a client) back as its blocks' texts: cut before each
+ * blank line followed by what a library block starts with. Other text comes back whole.
  */
 export function splitJoinedSummary(text: string): string[] {
-  if (!leadsSummaryText(text)) return [text];
   const texts: string[] = [];
   let start = 0;
   let at = text.indexOf("\n\n");
   while (at !== -1) {
     const next = at + 2;
-    if (PART_STARTS.some((part) => text.startsWith(part, next))) {
+    if (startsLibraryBlock(text, next)) {
       texts.push(text.slice(start, at));
       start = next;
     }
@@ -101,4 +136,14 @@ export function splitJoinedSummary(text: string): string[] {
   }
   texts.push(text.slice(start));
   return texts;
+}
+
+/** Whether what starts at `at` in `text` starts a block of the library's. */
+function startsLibraryBlock(text: string, at: number): boolean {
+  if (text.startsWith(SUMMARY_PREFIX, at)) return true;
+  if (text.startsWith(TRIM_NOTICE, at)) {
+    const after = text.charCodeAt(at + TRIM_NOTICE.length);
+    return Number.isNaN(after) || after === 10;
+  }
+  return PART_STARTS.some((part) => text.startsWith(part, at));
 }

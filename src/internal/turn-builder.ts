@@ -50,12 +50,12 @@ export class TurnBuilder {
    */
   addUser(content: ContentBlock[]): void {
     if (isSummaryText(content[0])) {
-      const [summary, after] = leadsSummary(content[0])
+      const { library, rest } = leadsSummary(content[0])
         ? splitSummary(content)
-        : [content, [] as ContentBlock[]];
-      this.#push("user", { ...SUMMARY_TURN_ID }, summary);
+        : { library: [content], rest: [] };
+      for (const blocks of library) this.#push("user", { ...SUMMARY_TURN_ID }, blocks);
       this.#current = undefined;
-      if (after.length > 0) this.#push("user", this.#openTurn(), after);
+      if (rest.length > 0) this.#push("user", this.#openTurn(), rest);
     } else this.#push("user", this.#openTurn(), content);
   }
 

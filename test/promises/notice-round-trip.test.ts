@@ -4,10 +4,10 @@ import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthrop
 import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import type { Message } from "../../src/core/message.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
-import { TRIM_NOTICE } from "../../src/index.js";
+import { LLMCompactor, TRIM_NOTICE } from "../../src/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
-import { ConversationBuilder } from "../../src/testing/index.js";
+import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
 
 // A stateless server sends back, with each request, what the last one compacted: the last
 // resort's notice (and a summary) among it. Every provider's helper reads it back as what the
@@ -41,8 +41,68 @@ function stepMessages(builder: ConversationBuilder, step: number): void {
   });
 }
 
+type Wire = Record<string, unknown>;
+
+/** What a client may do to the history it keeps between requests (each valid for its API). */
+const CLIENTS: Record<string, (history: unknown[]) => unknown[]> = {
+  "keeps it as sent": (history) => history,
+  // Consecutive messages of one role joined into one (Anthropic, Gemini: the API's own reading).
+  "joins messages of one role": (history) => {
+    const joined: Wire[] = [];
+    for (const message of history as Wire[]) {
+      const last = joined.at(-1);
+      const key = "parts" in message ? "parts" : "content";
+      const items = (value: unknown) =>
+        typeof value === "string" ? [{ type: "text", text: value }] : (value as unknown[]);
+      if (last !== undefined && last["role"] === message["role"] && key in last)
+        joined[joined.length - 1] = {
+          ...last,
+          [key]: [...items(last[key]), ...items(message[key])],
+        };
+      else joined.push(message);
+    }
+    return joined;
+  },
+  // A user message's text parts kept as one string, a blank line between.
+  "joins user text": (history) =>
+    (history as Wire[]).map((message) => {
+      const { content } = message;
+      if (message["role"] !== "user" || !Array.isArray(content) || content.length < 2)
+        return message;
+      const texts = content as Wire[];
+      if (!texts.every((part) => part["type"] === "text" || part["type"] === "input_text"))
+        return message;
+      return { ...message, content: texts.map((part) => part["text"]).join("\n\n") };
+    }),
+  // A user message's string content sent as one text part.
+  "sends user text as parts": (history) =>
+    (history as Wire[]).map((message) =>
+      message["role"] === "user" && typeof message["content"] === "string"
+        ? { ...message, content: [{ type: "text", text: message["content"] }] }
+        : message,
+    ),
+};
+
+/** Which clients apply to a format (what its API takes). */
+const CLIENTS_OF: Record<string, string[]> = {
+  anthropic: [
+    "keeps it as sent",
+    "joins messages of one role",
+    "joins user text",
+    "sends user text as parts",
+  ],
+  responses: ["keeps it as sent", "joins user text"],
+  gemini: ["keeps it as sent", "joins messages of one role"],
+  chat: ["keeps it as sent", "joins user text", "sends user text as parts"],
+  "ai-sdk": ["keeps it as sent"],
+};
+
 /** 80 steps of a stateless server: the history compacted before each, the step after what was sent. */
-async function statelessRun(format: Format) {
+async function statelessRun(
+  format: Format,
+  client: (history: unknown[]) => unknown[] = CLIENTS["keeps it as sent"]!,
+  summarize = false,
+) {
   let history: unknown[] = [];
   let compactions = 0;
   for (let step = 1; step <= 80; step += 1) {
@@ -52,8 +112,11 @@ async function statelessRun(format: Format) {
     if (!asked) builder.user("(left out)");
     stepMessages(builder, step);
     const built = builder.build();
-    history = [...history, ...format.to(asked ? built : built.slice(1))];
-    const { messages, compacted } = await format.compact(history, { contextLimit: 12_000 });
+    history = client([...history, ...format.to(asked ? built : built.slice(1))]);
+    const options = summarize
+      ? { contextLimit: 12_000, llmCompactor: new LLMCompactor(new MockLlmClient()) }
+      : { contextLimit: 12_000 };
+    const { messages, compacted } = await format.compact(history, options);
     if (compacted) compactions += 1;
     history = messages;
   }
@@ -61,14 +124,43 @@ async function statelessRun(format: Format) {
 }
 
 describe("the last resort's notice, sent back, is folded as the session folds it", () => {
-  for (const [name, format] of Object.entries(FORMATS)) {
-    it(name, async () => {
-      const { text, compactions, size } = await statelessRun(format);
-      expect(compactions).toBeGreaterThan(10);
-      expect(text).not.toContain("[Earlier user message]: [Earlier user message]");
-      expect(text.split(TRIM_NOTICE).length - 1).toBeLessThanOrEqual(1);
-      // The window is 12k tokens: the history sent stays well inside it.
-      expect(size / 4).toBeLessThan(12_000);
-    });
-  }
+  for (const [name, format] of Object.entries(FORMATS))
+    for (const client of CLIENTS_OF[name]!)
+      for (const summarize of [false, true])
+        it(`${name}, a client that ${client}${summarize ? ", with a summarizer" : ""}`, async () => {
+          const run = await statelessRun(format, CLIENTS[client], summarize);
+          expect(run.compactions).toBeGreaterThan(10);
+          expect(run.text).not.toContain("[Earlier user message]: [Earlier user message]");
+          expect(run.text.split(TRIM_NOTICE).length - 1).toBeLessThanOrEqual(1);
+          // The window is 12k tokens: the history sent stays well inside it.
+          expect(run.size / 4).toBeLessThan(12_000);
+        });
+});
+
+describe("a notice made under a larger window", () => {
+  it("is folded again when the next request goes to a smaller window, nothing else to remove", async () => {
+    for (const [name, format] of Object.entries(FORMATS)) {
+      // 60 long requests, answered, under a 400k window: the last resort leaves its notice.
+      const builder = new ConversationBuilder();
+      for (let turn = 1; turn <= 60; turn += 1)
+        builder
+          .user(`Request ${turn}: ${`note ${turn} `.repeat(1_500)}`)
+          .assistant(`Answer ${turn}.`);
+      builder.user("Now sum up what we did.");
+      const large = await format.compact(format.to(builder.build()), {
+        contextLimit: 400_000,
+        contextUsed: 390_000,
+      });
+      expect(large.compacted, name).toBe(true);
+      // The notice, a reply and a new request, sent to a model of a 16k window.
+      const tail = new ConversationBuilder()
+        .user("(left out)")
+        .assistant("Done.")
+        .user("Continue.");
+      const next = [large.messages[0]!, ...format.to(tail.build().slice(1))];
+      const small = await format.compact(next, { contextLimit: 16_000 });
+      expect(small.compacted, name).toBe(true);
+      expect(JSON.stringify(small.messages).length / 4, name).toBeLessThan(16_000);
+    }
+  });
 });
