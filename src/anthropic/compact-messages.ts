@@ -1,6 +1,5 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { compactMessagesOnce } from "../session/compact-messages.js";
-import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { oneCallHelper } from "../session/compact-messages.js";
 import { writeAnthropicMessages } from "./request.js";
 import { anthropicMessagesToOurs } from "./turns.js";
 
@@ -16,15 +15,10 @@ import { anthropicMessagesToOurs } from "./turns.js";
  * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
  * compactor rejects with its `CompactionError`.
  */
-export function compactAnthropicMessages(
-  messages: readonly MessageParam[] | readonly unknown[],
-  options: CompactMessagesOptions,
-): Promise<CompactedMessages<MessageParam>> {
-  return compactMessagesOnce(messages as readonly MessageParam[], options, {
-    entry: "compactAnthropicMessages",
-    what: "Anthropic messages",
-    // Ids by position: the messages live for the call only, and are named the same at each.
-    from: (input) => anthropicMessagesToOurs(input, { idPrefix: "" }),
-    to: writeAnthropicMessages,
-  });
-}
+export const compactAnthropicMessages = oneCallHelper<MessageParam>({
+  entry: "compactAnthropicMessages",
+  what: "Anthropic messages",
+  // Ids by position: the messages live for the call only, and are named the same at each.
+  from: (input) => anthropicMessagesToOurs(input, { idPrefix: "" }),
+  to: writeAnthropicMessages,
+});

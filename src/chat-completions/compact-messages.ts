@@ -1,6 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { compactMessagesOnce } from "../session/compact-messages.js";
-import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { oneCallHelper } from "../session/compact-messages.js";
 import { chatMessagesToOurs } from "./chat-messages-in.js";
 import { writeChatMessages } from "./chat-messages-out.js";
 
@@ -17,15 +16,10 @@ import { writeChatMessages } from "./chat-messages-out.js";
  * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
  * compactor rejects with its `CompactionError`.
  */
-export function compactChatMessages(
-  messages: readonly ChatCompletionMessageParam[] | readonly unknown[],
-  options: CompactMessagesOptions,
-): Promise<CompactedMessages<ChatCompletionMessageParam>> {
-  return compactMessagesOnce(messages as readonly ChatCompletionMessageParam[], options, {
-    entry: "compactChatMessages",
-    what: "Chat Completions messages",
-    // Ids by position: the messages live for the call only, and are named the same at each.
-    from: (input) => chatMessagesToOurs(input, { idPrefix: "" }),
-    to: (converted) => writeChatMessages(converted, "keep"),
-  });
-}
+export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
+  entry: "compactChatMessages",
+  what: "Chat Completions messages",
+  // Ids by position: the messages live for the call only, and are named the same at each.
+  from: (input) => chatMessagesToOurs(input, { idPrefix: "" }),
+  to: (converted) => writeChatMessages(converted, "keep"),
+});

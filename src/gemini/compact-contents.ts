@@ -1,6 +1,5 @@
 import type { Content } from "@google/genai";
-import { compactMessagesOnce } from "../session/compact-messages.js";
-import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { oneCallHelper } from "../session/compact-messages.js";
 import { geminiContentsToOurs } from "./contents-in.js";
 import { writeGeminiContents } from "./contents-out.js";
 
@@ -22,16 +21,11 @@ function positions(): () => string {
  * @throws {ValidationError} for bad options or malformed contents; a failing asynchronous
  * compactor rejects with its `CompactionError`.
  */
-export function compactGeminiContents(
-  contents: readonly Content[] | readonly unknown[],
-  options: CompactMessagesOptions,
-): Promise<CompactedMessages<Content>> {
-  return compactMessagesOnce(contents as readonly Content[], options, {
-    entry: "compactGeminiContents",
-    what: "Gemini contents",
-    // Ids by position: the messages live for the call only, and are named the same at each, as
-    // are the calls Gemini sent without an id (never written back; they name archive handles).
-    from: (input) => geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }),
-    to: writeGeminiContents,
-  });
-}
+export const compactGeminiContents = oneCallHelper<Content>({
+  entry: "compactGeminiContents",
+  what: "Gemini contents",
+  // Ids by position: the messages live for the call only, and are named the same at each, as
+  // are the calls Gemini sent without an id (never written back; they name archive handles).
+  from: (input) => geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }),
+  to: writeGeminiContents,
+});

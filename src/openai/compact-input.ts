@@ -1,6 +1,5 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { compactMessagesOnce } from "../session/compact-messages.js";
-import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { oneCallHelper } from "../session/compact-messages.js";
 import { responsesInputMessages } from "./responses-input.js";
 import { writeResponsesInput } from "./responses-output.js";
 
@@ -17,15 +16,10 @@ import { writeResponsesInput } from "./responses-output.js";
  * @throws {ValidationError} for bad options or malformed items; a failing asynchronous
  * compactor rejects with its `CompactionError`.
  */
-export function compactResponsesInput(
-  input: readonly ResponseInputItem[] | readonly unknown[],
-  options: CompactMessagesOptions,
-): Promise<CompactedMessages<ResponseInputItem>> {
-  return compactMessagesOnce(input as readonly ResponseInputItem[], options, {
-    entry: "compactResponsesInput",
-    what: "Responses input",
-    // Ids by position: the messages live for the call only, and are named the same at each.
-    from: (items) => responsesInputMessages(items, { idPrefix: "" }),
-    to: writeResponsesInput,
-  });
-}
+export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
+  entry: "compactResponsesInput",
+  what: "Responses input",
+  // Ids by position: the messages live for the call only, and are named the same at each.
+  from: (items) => responsesInputMessages(items, { idPrefix: "" }),
+  to: writeResponsesInput,
+});

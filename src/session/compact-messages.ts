@@ -61,3 +61,13 @@ export async function compactMessagesOnce<T>(
   }
   return { messages: format.to(conversation), compacted: true, result, contextUsed };
 }
+
+/** An adapter's one-call helper: {@link compactMessagesOnce} in its format. */
+export function oneCallHelper<T>(
+  format: MessageFormat<T>,
+): (
+  messages: readonly T[] | readonly unknown[],
+  options: CompactMessagesOptions,
+) => Promise<CompactedMessages<T>> {
+  return (messages, options) => compactMessagesOnce(messages as readonly T[], options, format);
+}
