@@ -297,9 +297,10 @@ export class StatelessCompaction {
   }
 
   /**
-   * The last resort, by the session's rule: above {@link TRIM_AT} of the window, the oldest
-   * messages go down to `trimOnOverflow`'s target; when a compactor changed the conversation
-   * and the last one that ran (`last`) is the last of all and still due, down to its target.
+   * The last resort, by the session's rule (`trimShare`): above {@link TRIM_AT} of the window,
+   * the oldest messages go down to `trimOnOverflow`'s target; when a compactor changed the
+   * conversation and the last one that ran (`last`) is the last of all and still due, down to
+   * its target, what it keeps left alone unless the next request would not fit the window.
    */
   #trim(
     rules: LandingRules,
@@ -312,18 +313,26 @@ export class StatelessCompaction {
     if (target === undefined) return undefined;
     const { contextLimit } = this;
     let share: number | undefined;
+    let keepFrom: number | undefined;
     if (
       last !== undefined &&
       last === this.#compactors.at(-1) &&
       last.shouldCompact(context, contextLimit)
     ) {
       const own = compactorTarget(last) ?? target;
-      if (context > own * contextLimit) share = own;
+      if (context > own * contextLimit) {
+        share = own;
+        keepFrom = last.keeps?.(conversation, { contextLimit, contextUsed: context });
+      }
     }
-    if (context > TRIM_AT * contextLimit) share = Math.min(share ?? target, target);
+    const mustFit = context > TRIM_AT * contextLimit;
+    if (mustFit) share = Math.min(share ?? target, target);
     if (share === undefined) return undefined;
     const budget = Math.floor(share * contextLimit) - overhead;
-    const output = trimOldest(conversation, budget, keepingTrimOptions(contextLimit));
+    const options = keepingTrimOptions(contextLimit);
+    const keeping =
+      mustFit || keepFrom === undefined ? options : { ...options, latestCut: keepFrom };
+    const output = trimOldest(conversation, budget, keeping);
     if (output === undefined) return undefined;
     const again = landedConversation(rules, conversation, conversation, output.conversation);
     return { landed: again, removed: output.removed.length };

@@ -1,9 +1,15 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
 import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
-import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
+import {
+  compactChatMessages,
+  fromChatMessages,
+  toChatMessages,
+} from "../../src/chat-completions/index.js";
 import type { Message } from "../../src/core/message.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
+import { AgentSession } from "../../src/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
@@ -58,4 +64,83 @@ describe("a one-call helper compacts the same history to the same request at eve
       expect(JSON.stringify(again.messages)).toBe(JSON.stringify(first.messages));
     });
   }
+});
+
+/** 30 requests (some with a long paste), 1 to 3 reads each, pseudo-random from `seed`. */
+function pastedHistory(seed: number): ChatCompletionMessageParam[] {
+  let state = seed;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) >>> 0;
+    return state / 2 ** 32;
+  };
+  const source = (n: number) =>
+    `// f${n}.ts\nexport function fn${n}(a: number): number {\n  return a + ${n};\n}\n${"const x = 1;\n".repeat(40)}`;
+  const history: ChatCompletionMessageParam[] = [];
+  for (let turn = 1; turn <= 30; turn += 1) {
+    const paste =
+      random() < 0.3 ? `\n${"log line from the build\n".repeat(Math.floor(random() * 2000))}` : "";
+    history.push({ role: "user", content: `Request ${turn}: Never edit gen/ files.${paste}` });
+    const steps = 1 + Math.floor(random() * 3);
+    for (let step = 0; step < steps; step += 1) {
+      const id = `c${turn}_${step}`;
+      const path = `src/f${turn}_${step}.ts`;
+      history.push(
+        {
+          role: "assistant",
+          content: `step ${turn}.${step} ${"reasoning. ".repeat(Math.floor(random() * 200))}`,
+          tool_calls: [
+            {
+              id,
+              type: "function",
+              function: { name: "read_file", arguments: JSON.stringify({ path }) },
+            },
+          ],
+        },
+        { role: "tool", tool_call_id: id, content: source(turn * 10 + step) },
+      );
+    }
+    history.push({ role: "assistant", content: `Done ${turn}.` });
+  }
+  history.push({ role: "user", content: "Final: sum up." });
+  return history;
+}
+
+describe("a one-call helper's last resort keeps what the session's keeps", () => {
+  it("leaves what the still-due compactor keeps when the request fits the window", async () => {
+    // A history that went through a notice under one window, sent on to a smaller one: the
+    // masking compactor is still due after its run, and the session trims nothing it keeps.
+    const first = await compactChatMessages(pastedHistory(2), {
+      contextLimit: 8_000,
+      contextUsed: 8_000,
+      maxBlockShare: 1,
+    });
+    const wire = [
+      ...first.messages,
+      { role: "assistant" as const, content: "ok" },
+      { role: "user" as const, content: "continue" },
+    ];
+    for (const contextLimit of [5_000, 5_631, 6_500, 7_500]) {
+      const ours = await compactChatMessages(wire, { contextLimit, maxBlockShare: 1 });
+      const session = new AgentSession({ contextLimit, archive: false, maxBlockShare: 1 });
+      session.append(...fromChatMessages(wire, { sessionId: session.sessionId }));
+      await session.maybeCompact();
+      // The same messages kept, each with the same kinds of blocks (the notice's texts and the
+      // ids its clipped words name aside), the same tool results whole.
+      const shape = (messages: readonly Message[]) =>
+        messages.map((message) =>
+          message.content
+            .map((block) =>
+              block.type === "tool_result"
+                ? `${message.role}:result:${JSON.stringify(block.content).length}`
+                : `${message.role}:${block.type}`,
+            )
+            .join(","),
+        );
+      const sent = fromChatMessages(ours.messages);
+      expect(sent.length, `window ${contextLimit}`).toBe(session.messages.length);
+      expect(shape(sent.slice(1)), `window ${contextLimit}`).toEqual(
+        shape(session.messages.slice(1)),
+      );
+    }
+  });
 });
