@@ -198,7 +198,8 @@ function systemBlock(message: Record_, index: number, issues: ValidationIssue[])
 
 function turnOf(turns: TurnTracker, role: string, blocks: ContentBlock[], first: boolean): TurnId {
   if (first && isCompactionBlock(blocks[0])) return turns.summary();
-  if (role === "user") return isSummaryText(blocks[0]) ? turns.summary() : turns.open();
+  if (role === "user")
+    return !turns.opened && isSummaryText(blocks[0]) ? turns.summary() : turns.open();
   return turns.current();
 }
 

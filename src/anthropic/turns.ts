@@ -190,6 +190,7 @@ class TurnBuilder {
   readonly #generateId: () => string;
   #turnNumber: number;
   #current: TurnId | undefined;
+  #opened = false;
 
   constructor(options: FromAnthropicOptions & { idPrefix?: string }) {
     this.#sessionId = options.sessionId ?? newId();
@@ -228,7 +229,8 @@ class TurnBuilder {
 
   /** A user message: the summary (and the kept message after it), a tool loop's results, or a new turn. */
   #addUser(content: ContentBlock[]): void {
-    if (leadsSummary(content[0])) {
+    // The library writes its summaries and notices only before the first turn it opens.
+    if (!this.#opened && leadsSummary(content[0])) {
       const { library, rest } = splitSummary(content);
       // The summary's turn holds the library's messages alone: what follows opens a turn (as
       // after a compaction block).
@@ -244,6 +246,7 @@ class TurnBuilder {
   }
 
   #openTurn(): TurnId {
+    this.#opened = true;
     this.#turnNumber += 1;
     this.#current = { owner: "u", number: this.#turnNumber };
     return this.#current;

@@ -85,7 +85,12 @@ export function splitSummary(blocks: readonly ContentBlock[]): {
   const expanded = joinedExpanded(blocks);
   const library: ContentBlock[][] = [];
   let end = 0;
-  while (end < expanded.length && leadsSummary(expanded[end])) {
+  // A summary leads; a notice may follow its run (the library writes none after a notice or the
+  // user's words): a summary's prefix further on is the user's words, read as they are.
+  while (
+    end < expanded.length &&
+    (end === 0 ? leadsSummary(expanded[0]) : isTrimNoticeBlock(expanded[end]!))
+  ) {
     const start = end;
     end += 1;
     while (end < expanded.length && isSummaryPart(expanded[end]!)) end += 1;
@@ -138,9 +143,16 @@ export function splitJoinedSummary(text: string): string[] {
   return texts;
 }
 
-/** Whether what starts at `at` in `text` starts a block of the library's. */
+/** Whether a block is the last resort's notice. */
+function isTrimNoticeBlock(block: ContentBlock): boolean {
+  return block.type === "text" && isTrimNoticeText(block.text);
+}
+
+/**
+ * Whether what starts at `at` in `text` starts a block of the library's after the first (a
+ * summary is only ever first: its prefix further on is the user's words).
+ */
 function startsLibraryBlock(text: string, at: number): boolean {
-  if (text.startsWith(SUMMARY_PREFIX, at)) return true;
   if (text.startsWith(TRIM_NOTICE, at)) {
     const after = text.charCodeAt(at + TRIM_NOTICE.length);
     return Number.isNaN(after) || after === 10;

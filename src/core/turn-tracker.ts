@@ -8,13 +8,24 @@ import { isSummaryTurn, SUMMARY_TURN_ID } from "./turn.js";
 export class TurnTracker {
   #number: number;
   #current: TurnId | undefined;
+  #opened: boolean;
   constructor(firstTurnNumber: number, after: TurnId | undefined) {
     this.#number =
       after === undefined ? firstTurnNumber - 1 : Math.max(after.number, firstTurnNumber - 1);
     // A known history that ends in the summary's turn: what comes next opens a turn.
     this.#current = after === undefined || isSummaryTurn(after) ? undefined : after;
+    this.#opened = this.#current !== undefined;
+  }
+
+  /**
+   * Whether a turn was opened: the library writes its summaries and notices only before the
+   * first, so a user message led by their prefix after it is the user's words, read as they are.
+   */
+  get opened(): boolean {
+    return this.#opened;
   }
   open(): TurnId {
+    this.#opened = true;
     this.#number += 1;
     this.#current = { owner: "u", number: this.#number };
     return this.#current;

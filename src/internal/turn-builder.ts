@@ -30,6 +30,7 @@ export class TurnBuilder {
   readonly #prefix: string;
   #turnNumber: number;
   #current: TurnId | undefined;
+  #opened = false;
 
   constructor(options: TurnBuilderOptions) {
     this.#sessionId = options.sessionId ?? newId();
@@ -49,7 +50,8 @@ export class TurnBuilder {
    * alone: what follows opens a turn.
    */
   addUser(content: ContentBlock[]): void {
-    if (isSummaryText(content[0])) {
+    // The library writes its summaries and notices only before the first turn it opens.
+    if (!this.#opened && isSummaryText(content[0])) {
       const { library, rest } = leadsSummary(content[0])
         ? splitSummary(content)
         : { library: [content], rest: [] };
@@ -76,6 +78,7 @@ export class TurnBuilder {
   }
 
   #openTurn(): TurnId {
+    this.#opened = true;
     this.#turnNumber += 1;
     this.#current = { owner: "u", number: this.#turnNumber };
     return this.#current;

@@ -250,7 +250,7 @@ class MessagesBuilder {
     else if (kind === "ai") turn = this.#turns.current();
     else
       turn =
-        generated === "summary" || isSummaryText(blocks[0])
+        generated === "summary" || (!this.#turns.opened && isSummaryText(blocks[0]))
           ? this.#turns.summary()
           : this.#turns.open();
     this.#push(kind === "ai" ? "assistant" : "user", turn, blocks, id, generated);

@@ -3,8 +3,9 @@ import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js
 import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import type { Message } from "../../src/core/message.js";
+import { EARLIER_USER_MESSAGE_PREFIX } from "../../src/core/summary-format.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
-import { LLMCompactor, TRIM_NOTICE } from "../../src/index.js";
+import { LLMCompactor, SUMMARY_PREFIX, TRIM_NOTICE } from "../../src/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
 import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
@@ -32,8 +33,8 @@ const FORMATS: Record<string, Format> = {
 };
 
 /** Step `step` of the agent: a new request every 8 steps, else a read of a few KB. */
-function stepMessages(builder: ConversationBuilder, step: number): void {
-  if (step % 8 === 1) builder.user(`Request ${step}: keep going. Never edit generated files.`);
+function stepMessages(builder: ConversationBuilder, step: number, words: string): void {
+  if (step % 8 === 1) builder.user(`Request ${step}: ${words}`);
   builder.toolCall({
     name: "read_file",
     input: { path: `src/f${step}.ts` },
@@ -102,6 +103,7 @@ async function statelessRun(
   format: Format,
   client: (history: unknown[]) => unknown[] = CLIENTS["keeps it as sent"]!,
   summarize = false,
+  words = "keep going. Never edit generated files.",
 ) {
   let history: unknown[] = [];
   let compactions = 0;
@@ -110,7 +112,7 @@ async function statelessRun(
     // The builder opens a turn with a user message: one made for it is left out unless asked.
     const asked = step % 8 === 1;
     if (!asked) builder.user("(left out)");
-    stepMessages(builder, step);
+    stepMessages(builder, step, words);
     const built = builder.build();
     history = client([...history, ...format.to(asked ? built : built.slice(1))]);
     const options = summarize
@@ -163,4 +165,33 @@ describe("a notice made under a larger window", () => {
       expect(JSON.stringify(small.messages).length / 4, name).toBeLessThan(16_000);
     }
   });
+});
+
+describe("the user's words that look like the library's stay the user's", () => {
+  // Each request quotes old context that reads like the library's: at its start (A), or after
+  // a blank line (B). Read as the library's (turn u0), it would never be trimmed, and what is
+  // sent would outgrow the window.
+  const requests: Record<string, (step: number, body: string) => string> = {
+    "led by a prefix": (step, body) =>
+      `${EARLIER_USER_MESSAGE_PREFIX}${body}\n\nThat is what I said; apply it to module ${step}.`,
+    "holding a summary's prefix": (step, body) =>
+      `Apply this to module ${step}. Old context I saved:\n\n${SUMMARY_PREFIX}${body}`,
+  };
+  for (const name of ["chat", "responses", "anthropic", "gemini", "ai-sdk"])
+    for (const [kind, request] of Object.entries(requests))
+      it(`${name}, requests ${kind}`, async () => {
+        const format = FORMATS[name]!;
+        let history: unknown[] = [];
+        let largest = 0;
+        for (let step = 1; step <= 60; step += 1) {
+          const turn = new ConversationBuilder({ idPrefix: `s${step}-` })
+            .user(request(step, `item ${step} `.repeat(300)))
+            .assistant(`Done with module ${step}. ${"detail ".repeat(200)}`)
+            .build();
+          history = [...history, ...format.to(turn)];
+          history = (await format.compact(history, { contextLimit: 12_000 })).messages;
+          largest = Math.max(largest, JSON.stringify(history).length / 4);
+        }
+        expect(largest).toBeLessThan(12_000);
+      });
 });
