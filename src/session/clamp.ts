@@ -17,12 +17,23 @@ export interface ClampedBlock {
 /** Share of what is kept that comes from the head of the text; the rest is its tail. */
 const HEAD_SHARE = 0.6;
 
-function clampText(text: string, maxChars: number, handle: string | undefined): string {
-  const head = Math.floor(maxChars * HEAD_SHARE);
-  const tail = maxChars - head;
-  const cut = text.length - head - tail;
+function clampText(
+  text: string,
+  maxChars: number,
+  handle: string | undefined,
+): { text: string; kept: number } {
   const recall = handle === undefined ? "" : ` [recall ${handle}]`;
-  return `${text.slice(0, head)}\n[… ${cut} characters cut to fit the context window …]${recall}\n${text.slice(text.length - tail)}`;
+  const marker = (cut: number) =>
+    `\n[… ${cut} characters cut to fit the context window …]${recall}\n`;
+  // The marker fits inside `maxChars` with what is kept (it is longest for the most cut): a text
+  // clamped once is not too long, so a stateless path sent it back clamps it no further.
+  const kept = Math.max(0, maxChars - marker(text.length).length);
+  const head = Math.floor(kept * HEAD_SHARE);
+  const tail = kept - head;
+  return {
+    text: `${text.slice(0, head)}${marker(text.length - head - tail)}${text.slice(text.length - tail)}`,
+    kept,
+  };
 }
 
 /**
@@ -41,14 +52,15 @@ export function clampMessage(
     return { message, clamped };
   const cut = (blockIndex: number, original: string, toolUseId?: string) => {
     const handle = nextHandle?.(original, toolUseId);
+    const { text, kept } = clampText(original, maxChars, handle);
     clamped.push({
       blockIndex,
       ...(toolUseId === undefined ? {} : { toolUseId }),
       original,
-      keptChars: maxChars,
+      keptChars: kept,
       ...(handle === undefined ? {} : { handle }),
     });
-    return clampText(original, maxChars, handle);
+    return text;
   };
   const content = message.content.map((block, blockIndex): ContentBlock => {
     if (block.type === "text" && block.text.length > maxChars) {

@@ -1,3 +1,4 @@
+import type { ModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
@@ -34,6 +35,25 @@ const HELPERS: Record<string, Helper> = {
     compactChatMessages(toChatMessages(messages), options),
   compactModelMessages: (messages, options) =>
     compactModelMessages(toModelMessages(messages), options),
+};
+
+/** Each helper on messages of its own format (what it sent). */
+const REPEATS: Record<
+  string,
+  {
+    compact: (
+      wire: unknown[],
+      options: CompactMessagesOptions,
+    ) => Promise<{ messages: unknown[]; compacted: boolean }>;
+  }
+> = {
+  compactAnthropicMessages: { compact: (wire, options) => compactAnthropicMessages(wire, options) },
+  compactResponsesInput: { compact: (wire, options) => compactResponsesInput(wire, options) },
+  compactGeminiContents: { compact: (wire, options) => compactGeminiContents(wire, options) },
+  compactChatMessages: { compact: (wire, options) => compactChatMessages(wire, options) },
+  compactModelMessages: {
+    compact: (wire, options) => compactModelMessages(wire as ModelMessage[], options),
+  },
 };
 
 /** Turns of a long request (the user's words, longer than a notice keeps) and a few reads. */
@@ -143,4 +163,22 @@ describe("a one-call helper's last resort keeps what the session's keeps", () =>
       );
     }
   });
+});
+
+describe("a one-call helper on what it sent", () => {
+  for (const [name, helper] of Object.entries(HELPERS))
+    it(`${name} clamps a long paste once: on its own output it changes nothing`, async () => {
+      const conversation = new ConversationBuilder()
+        .user(`Why does the build fail?\n${"log line from the build\n".repeat(2_500)}`)
+        .assistant("Looking.")
+        .build();
+      const options = { contextLimit: 40_000 };
+      const first = await helper(conversation, options);
+      expect(first.compacted).toBe(true);
+      expect(JSON.stringify(first.messages)).toContain("characters cut to fit the context window");
+      const { compact } = REPEATS[name]!;
+      const again = await compact(first.messages, options);
+      expect(again.compacted).toBe(false);
+      expect(again.messages).toBe(first.messages);
+    });
 });
