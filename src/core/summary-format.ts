@@ -127,7 +127,7 @@ function joinedExpanded(blocks: readonly ContentBlock[]): readonly ContentBlock[
  * text blocks with a blank line; so may a client) back as its blocks' texts: cut before each
  * blank line followed by what a library block starts with. Other text comes back whole.
  */
-export function splitJoinedSummary(text: string): string[] {
+function splitJoinedSummary(text: string): string[] {
   const texts: string[] = [];
   let start = 0;
   let at = text.indexOf("\n\n");
