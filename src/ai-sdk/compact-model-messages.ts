@@ -23,8 +23,10 @@ export type CompactedModelMessages = CompactedMessages<ModelMessage>;
  * @example
  * const { messages: compacted } = await compactModelMessages(messages, { contextLimit: 200_000 });
  * const result = await generateText({ model, messages: compacted });
- * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
- * compactor rejects with its `CompactionError`.
+ * @throws {ValidationError} for bad options or malformed messages; a failing archive rejects
+ * with its `CompactionError`. A failing compactor (a summarizer's outage) does not reject: what
+ * ran before it stands, the last resort still fits the messages in the window, and the result's
+ * `error` holds the failure.
  */
 export async function compactModelMessages(
   messages: readonly ModelMessage[],
@@ -47,9 +49,16 @@ export async function compactModelMessages(
     contextUsed: parsed.contextUsed,
     signal: parsed.signal,
   });
-  const { sent, contextUsed, result } = step;
+  const { sent, contextUsed, result, error } = step;
+  const failure = error === undefined ? {} : { error };
   if (sent === undefined) {
-    return { messages: messages as ModelMessage[], compacted: false, result, contextUsed };
+    return {
+      messages: messages as ModelMessage[],
+      compacted: false,
+      result,
+      contextUsed,
+      ...failure,
+    };
   }
-  return { messages: sent, compacted: true, result, contextUsed };
+  return { messages: sent, compacted: true, result, contextUsed, ...failure };
 }

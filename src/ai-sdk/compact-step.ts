@@ -5,6 +5,7 @@ import {
   conversationChanged,
   emptyCompactionResult,
 } from "../core/compactor.js";
+import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import type { Usage } from "../core/usage.js";
@@ -48,7 +49,11 @@ export interface LoopStep {
   /** Tokens of the request besides its messages. @default the compaction's `overheadTokens` */
   overheadTokens?: number | undefined;
   signal?: AbortSignal | undefined;
-  /** Told of a compactor's or the archive's failure; the step then goes out as it was. @default rethrown */
+  /**
+   * Told of a compactor's failure (what ran before it stands, the last resort still fits the
+   * step in the window) or the archive's (the step then goes out as it was). @default an
+   * archive's failure rethrown; a compactor's in the result's `error`
+   */
   onError?: ((error: unknown) => void) | undefined;
 }
 
@@ -72,6 +77,8 @@ export interface CompactedStep {
   result: CompactionResult;
   /** The compaction applied, when one was. */
   compaction: StepCompaction | undefined;
+  /** A compactor's failure, when one failed (see {@link StatelessOutcome}'s `error`). */
+  error?: CompactionError;
 }
 
 /**
@@ -95,6 +102,7 @@ export async function compactStep(
     const facts = known === undefined ? taken.facts : undefined;
     const options = { signal: step.signal, estimate, records: taken.records, facts };
     outcome = await stateless.compact(conversation, contextUsed, options);
+    if (outcome.error !== undefined) step.onError?.(outcome.error);
   } catch (error) {
     if (step.onError === undefined) throw error;
     step.onError(error);
@@ -126,6 +134,7 @@ export async function compactStep(
     contextUsed,
     result: outcome?.result ?? emptyCompactionResult(),
     compaction,
+    ...(outcome?.error === undefined ? {} : { error: outcome.error }),
   };
 }
 

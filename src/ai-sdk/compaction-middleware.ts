@@ -56,8 +56,10 @@ export interface CompactionMiddlewareOptions
   /** Told of each compaction applied to a call's prompt. @default none */
   onCompaction?: (event: MiddlewareCompaction) => void;
   /**
-   * Told when the compactor or the archive failed: the call then goes out with the prompt as
-   * it came, as `maybeCompact` does. @default none (the failure is dropped)
+   * Told when a compactor failed (a summarizer's outage): what ran before it stands and the
+   * last resort still fits the prompt in the window, as in `maybeCompact`; or when the archive
+   * failed: the call then goes out with the prompt as it came. @default none (the failure is
+   * dropped)
    */
   onError?: (error: unknown) => void;
   /** How many conversations it remembers (the latest ones it compacted for). @default 16 */

@@ -208,13 +208,21 @@ describe("an app's compactor, as the session runs it", () => {
         result: emptyCompactionResult(),
       }),
     };
-    const error = await compactModelMessages(toolLoop(3), {
+    // As the session's run: the failure is reported, not thrown, and nothing of it applies.
+    const messages = toolLoop(3);
+    const {
+      error,
+      compacted,
+      messages: sent,
+    } = await compactModelMessages(messages, {
       contextLimit: 50_000,
       compactor,
-    }).catch((caught) => caught);
+    });
     expect(CompactionError.isInstance(error)).toBe(true);
-    expect((error as CompactionError).code).toBe("compactor_error");
-    expect(String((error as CompactionError).cause)).toMatch(/dropped the latest request/);
+    expect(error?.code).toBe("compactor_error");
+    expect(String(error?.cause)).toMatch(/dropped the latest request/);
+    expect(compacted).toBe(false);
+    expect(sent).toBe(messages);
   });
 
   it("ends a hanging one with the caller's signal (aborted)", async () => {

@@ -12,8 +12,10 @@ import { anthropicMessagesToOurs } from "./turns.js";
  * @example
  * const { messages } = await compactAnthropicMessages(history, { contextLimit: 200_000 });
  * const response = await client.messages.create({ model, max_tokens: 4096, system, messages });
- * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
- * compactor rejects with its `CompactionError`.
+ * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
+ * last resort still fits the messages in the window, and the result's `error` holds it.
+ * @throws {ValidationError} for bad options or malformed messages; a failing archive rejects
+ * with its `CompactionError`.
  */
 export const compactAnthropicMessages = oneCallHelper<MessageParam>({
   entry: "compactAnthropicMessages",

@@ -13,8 +13,10 @@ import { writeChatMessages } from "./chat-messages-out.js";
  * @example
  * const { messages } = await compactChatMessages(history, { contextLimit: 128_000 });
  * const completion = await client.chat.completions.create({ model, messages });
- * @throws {ValidationError} for bad options or malformed messages; a failing asynchronous
- * compactor rejects with its `CompactionError`.
+ * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
+ * last resort still fits the messages in the window, and the result's `error` holds it.
+ * @throws {ValidationError} for bad options or malformed messages; a failing archive rejects
+ * with its `CompactionError`.
  */
 export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
   entry: "compactChatMessages",

@@ -18,8 +18,10 @@ function positions(): () => string {
  * @example
  * const { messages: contents } = await compactGeminiContents(history, { contextLimit: 1_000_000 });
  * const response = await ai.models.generateContent({ model, contents, config });
- * @throws {ValidationError} for bad options or malformed contents; a failing asynchronous
- * compactor rejects with its `CompactionError`.
+ * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
+ * last resort still fits the contents in the window, and the result's `error` holds it.
+ * @throws {ValidationError} for bad options or malformed contents; a failing archive rejects with
+ * its `CompactionError`.
  */
 export const compactGeminiContents = oneCallHelper<Content>({
   entry: "compactGeminiContents",

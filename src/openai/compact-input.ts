@@ -13,8 +13,10 @@ import { writeResponsesInput } from "./responses-output.js";
  * @example
  * const { messages: input } = await compactResponsesInput(history, { contextLimit: 400_000 });
  * const response = await client.responses.create({ model, input, store: false });
- * @throws {ValidationError} for bad options or malformed items; a failing asynchronous
- * compactor rejects with its `CompactionError`.
+ * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
+ * last resort still fits the items in the window, and the result's `error` holds it.
+ * @throws {ValidationError} for bad options or malformed items; a failing archive rejects with
+ * its `CompactionError`.
  */
 export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
   entry: "compactResponsesInput",

@@ -55,11 +55,12 @@ export async function compactMessagesOnce<T>(
     records: intake.records,
     facts: intake.facts,
   });
-  const { conversation, result } = outcome;
+  const { conversation, result, error } = outcome;
+  const failure = error === undefined ? {} : { error };
   if (!conversationChanged(converted, conversation)) {
-    return { messages: input as T[], compacted: false, result, contextUsed };
+    return { messages: input as T[], compacted: false, result, contextUsed, ...failure };
   }
-  return { messages: format.to(conversation), compacted: true, result, contextUsed };
+  return { messages: format.to(conversation), compacted: true, result, contextUsed, ...failure };
 }
 
 /** An adapter's one-call helper: {@link compactMessagesOnce} in its format. */

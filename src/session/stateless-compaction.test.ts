@@ -133,3 +133,37 @@ describe("keepThinkingValid told the history before holds no thinking", () => {
     expect(outcome.thinkingBlocksDropped).toBe(1);
   });
 });
+
+describe("StatelessCompaction's last resort, by the session's rule", () => {
+  // A system prompt and tools above the compactor's trigger: no compaction can bring the
+  // context under it, so the last resort does not chase the compactor's target (the session
+  // warns instead); below 95% of the window nothing is trimmed. Before, the stateless path
+  // trimmed every turn it could for a target it could never reach.
+  it("trims nothing for the compactor's target when the overhead alone is above its trigger", async () => {
+    const builder = new ConversationBuilder();
+    for (let turn = 1; turn <= 8; turn += 1) {
+      builder.user(`Request ${turn}: ${"keep going. ".repeat(20)}`);
+      builder.toolCall({
+        name: "read",
+        input: { n: turn },
+        result: "line of output\n".repeat(150),
+      });
+      builder.assistant(`Done ${turn}: ${"fine. ".repeat(30)}`);
+    }
+    const conversation = builder.build();
+    const contextLimit = 20_000;
+    const overheadTokens = 13_000;
+    const estimate = estimateTokens(conversation);
+    expect(overheadTokens + estimate).toBeLessThan(0.95 * contextLimit);
+    const compactor = new ThresholdCompactor({
+      threshold: 0.5,
+      toolCompaction: "redact",
+      keepRecentTurns: 1,
+    });
+    const stateless = new StatelessCompaction({ contextLimit, overheadTokens, compactor });
+    const outcome = await stateless.compact(conversation, overheadTokens + estimate, { estimate });
+    expect(outcome.result.toolResultsRedacted).toBe(7);
+    expect(outcome.result.messagesRemoved).toBeUndefined();
+    expect(outcome.conversation.filter((message) => message.role === "user")).toHaveLength(16);
+  });
+});

@@ -1,14 +1,14 @@
-import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
 import { runStages } from "../compactors/stage-loop.js";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import {
+  type CompactionOutput,
   type CompactionResult,
   type Compactor,
-  compactorTarget,
   conversationChanged,
   emptyCompactionResult,
 } from "../core/compactor.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
+import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
@@ -27,7 +27,7 @@ import {
 } from "./landed-conversation.js";
 import { DEFAULT_SESSION_OPTIONS, sessionCompactors, trimTarget } from "./options.js";
 import { STATELESS_SESSION_ID, type StatelessCompactionOptions } from "./stateless-options.js";
-import { TRIM_AT } from "./trim-stage.js";
+import { lastResortTrim, trimShareOf } from "./trim-share.js";
 
 /** What {@link StatelessCompaction.intake} made of new messages. */
 export interface StatelessIntake {
@@ -63,6 +63,11 @@ export interface StatelessOutcome {
   result: CompactionResult;
   /** Thinking blocks removed because an edit before them made them stale. */
   thinkingBlocksDropped: number;
+  /**
+   * A compactor's failure (a summarizer's outage, a timeout): what the compactors before it
+   * did stands, and the last resort ran on its own line, as in a session's run.
+   */
+  error?: CompactionError;
 }
 
 /**
@@ -204,7 +209,7 @@ export class StatelessCompaction {
   ): Promise<StatelessOutcome> {
     const estimate = options.estimate ?? estimateTokens(conversation);
     const overhead = Math.max(0, contextUsed - estimate);
-    const { working, tokens, results, ran } = await this.#runCompactors(
+    const { working, tokens, results, ran, error } = await this.#runCompactors(
       conversation,
       contextUsed,
       estimate,
@@ -230,8 +235,8 @@ export class StatelessCompaction {
           ? overhead + estimateEdited(conversation, estimate, landed.conversation)
           : overhead + estimateEdited(working, tokens, landed.conversation);
     // As the session's run: the last resort goes by the last compactor that ran, once one changed.
-    const last = working === conversation ? undefined : ran;
-    const trimmed = this.#trim(rules, landed.conversation, context, overhead, last);
+    const run = { ran, landed: working !== conversation, failed: error !== undefined };
+    const trimmed = this.#trim(rules, landed.conversation, context, overhead, run);
     const records = [
       ...(options.records ?? []),
       ...landed.records,
@@ -252,13 +257,15 @@ export class StatelessCompaction {
       result: sumResults(results),
       thinkingBlocksDropped:
         landed.repair.thinkingBlocksDropped + (trimmed?.landed.repair.thinkingBlocksDropped ?? 0),
+      ...(error === undefined ? {} : { error }),
     };
   }
 
   /**
    * Each compactor that is due, on what the one before left (judged on the overhead and its
    * estimate), as a session's run computes them ({@link runStages}); `ran`, the last one that
-   * was due.
+   * was due. A compactor's failure ends the run as the session's does: what the ones before it
+   * did stands, the failure is `error` (the caller's abort rejects).
    */
   async #runCompactors(
     conversation: readonly Message[],
@@ -271,8 +278,10 @@ export class StatelessCompaction {
     tokens?: number;
     results: CompactionResult[];
     ran?: Compactor;
+    error?: CompactionError;
   }> {
     const timeoutMs = DEFAULT_SESSION_OPTIONS.compactorTimeoutMs;
+    let error: CompactionError | undefined;
     const stages = await runStages(
       this.#compactors,
       conversation,
@@ -284,8 +293,16 @@ export class StatelessCompaction {
         ...(signal === undefined ? {} : { signal }),
       },
       {
-        run: (compactor, working, summaries, options, unchanged) =>
-          runStep(compactor, working, summaries, options, timeoutMs, unchanged),
+        run: async (compactor, working, summaries, options, unchanged) => {
+          if (error !== undefined) return unchangedOutput(working);
+          try {
+            return await runStep(compactor, working, summaries, options, timeoutMs, unchanged);
+          } catch (failure) {
+            if (!(failure instanceof CompactionError) || failure.code === "aborted") throw failure;
+            error = failure;
+            return unchangedOutput(working);
+          }
+        },
       },
     );
     return {
@@ -293,50 +310,38 @@ export class StatelessCompaction {
       ...(stages.tokens === undefined ? {} : { tokens: stages.tokens }),
       results: stages.changed.map((step) => step.output.result),
       ...(stages.ran === undefined ? {} : { ran: stages.ran }),
+      ...(error === undefined ? {} : { error }),
     };
   }
 
   /**
-   * The last resort, by the session's rule (`trimShare`): above {@link TRIM_AT} of the window,
-   * the oldest messages go down to `trimOnOverflow`'s target; when a compactor changed the
-   * conversation and the last one that ran (`last`) is the last of all and still due, down to
-   * its target, what it keeps left alone unless the next request would not fit the window.
+   * The last resort, by the session's rule ({@link trimShareOf}): above 95% of the window, the
+   * oldest messages go down to `trimOnOverflow`'s target; when a compactor's change landed and
+   * the last one that ran is the last of all and still due, down to its target, what it keeps
+   * left alone unless the next request would not fit the window.
    */
   #trim(
     rules: LandingRules,
     conversation: readonly Message[],
     context: number,
     overhead: number,
-    last: Compactor | undefined,
+    run: { ran: Compactor | undefined; landed: boolean; failed: boolean },
   ): { landed: LandedConversation; removed: number } | undefined {
-    const target = this.#trimTarget;
-    if (target === undefined) return undefined;
     const { contextLimit } = this;
-    let share: number | undefined;
-    let keepFrom: number | undefined;
-    if (
-      last !== undefined &&
-      last === this.#compactors.at(-1) &&
-      last.shouldCompact(context, contextLimit)
-    ) {
-      const own = compactorTarget(last) ?? target;
-      if (context > own * contextLimit) {
-        share = own;
-        keepFrom = last.keeps?.(conversation, { contextLimit, contextUsed: context });
-      }
-    }
-    const mustFit = context > TRIM_AT * contextLimit;
-    if (mustFit) share = Math.min(share ?? target, target);
+    const measure = { contextUsed: context, contextLimit, overhead, messages: conversation };
+    const settings = { compactors: this.#compactors, trimTarget: this.#trimTarget };
+    const share = trimShareOf(measure, settings, run);
     if (share === undefined) return undefined;
-    const budget = Math.floor(share * contextLimit) - overhead;
-    const options = keepingTrimOptions(contextLimit);
-    const keeping =
-      mustFit || keepFrom === undefined ? options : { ...options, latestCut: keepFrom };
-    const output = trimOldest(conversation, budget, keeping);
+    const output = lastResortTrim(conversation, share, { contextLimit, overhead });
     if (output === undefined) return undefined;
     const again = landedConversation(rules, conversation, conversation, output.conversation);
     return { landed: again, removed: output.removed.length };
   }
+}
+
+/** A stage's output that changes nothing (a stage after a failure, or the failed one). */
+function unchangedOutput(conversation: readonly Message[]): CompactionOutput {
+  return { conversation: conversation.slice(), result: emptyCompactionResult() };
 }
 
 /** The ids of the system messages of `conversation`. */

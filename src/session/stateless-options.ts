@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { isAbortSignal } from "../core/abort.js";
 import type { AsyncCompactor, CompactionResult, Compactor } from "../core/compactor.js";
+import type { CompactionError } from "../core/errors.js";
 import {
   NON_EMPTY_STRING_SCHEMA,
   positiveWholeNumber,
@@ -106,6 +107,12 @@ export interface CompactedMessages<T> {
   result: CompactionResult;
   /** The context the decision was taken on. */
   contextUsed: number;
+  /**
+   * A compactor's failure (a summarizer's outage, a timeout), when one failed: the call does not
+   * reject for it; what ran before it stands and the last resort still fits the messages in the
+   * window, as in a session's run.
+   */
+  error?: CompactionError;
 }
 
 /** The strict schema of {@link CompactMessagesOptions}. */

@@ -1,8 +1,16 @@
+import { keepingTrimOptions, type TrimOutput, trimOldest } from "../compactors/overflow-trim.js";
 import { type Compactor, compactorTarget } from "../core/compactor.js";
+import type { Message } from "../core/message.js";
+import type { Clock } from "../core/message-factory.js";
 import type { History } from "./history.js";
 import type { SessionEvents } from "./session-events.js";
 import { strategyOf } from "./strategy.js";
-import { TRIM_AT } from "./trim-stage.js";
+
+/**
+ * The last resort acts above this share of the window: what was appended since the last usage
+ * is estimated, and an estimate a few percent low must not let a request over the window.
+ */
+export const TRIM_AT = 0.95;
 
 /** Where the last resort trims down to, and why. */
 export interface TrimShare {
@@ -24,26 +32,85 @@ export interface RunSoFar {
   failed: boolean;
 }
 
+/** The measure the last resort is judged on. */
+export interface TrimMeasure {
+  contextUsed: number;
+  contextLimit: number;
+  /** What the measure counts beyond the messages (system prompt, tools): it stays. */
+  overhead: number;
+  /** The conversation as it stands (what the still-due compactor's `keeps` reads). */
+  messages: readonly Message[];
+}
+
+/** The compactors of a run and `trimOnOverflow`'s target (`undefined`: off). */
+export interface TrimSettings {
+  compactors: readonly Compactor[];
+  trimTarget: number | undefined;
+}
+
 /**
  * Whether the last stage of a run trims, and down to what share of the window: when the context
  * is still above {@link TRIM_AT} of the window, down to `trimTarget` (`trimOnOverflow`'s); when
  * the compactor that just ran is still due (see {@link stillDue}), down to the share it aims at
- * (above {@link TRIM_AT}, the lower of the two). `undefined`: no trim.
+ * (above {@link TRIM_AT}, the lower of the two). `undefined`: no trim. The rule of every path,
+ * the session's and the stateless ones'; `overheadAboveTrigger` is told when the system prompt
+ * and tools alone are above the compactor's trigger.
  */
-export function trimShare(
-  history: History,
-  settings: { compactors: readonly Compactor[]; trimTarget: number | undefined },
+export function trimShareOf(
+  measure: TrimMeasure,
+  settings: TrimSettings,
   run: RunSoFar,
-  events: SessionEvents,
+  overheadAboveTrigger?: (ran: Compactor) => void,
 ): TrimShare | undefined {
-  const { contextUsed, contextLimit } = history.meter;
-  const due = run.failed ? {} : stillDue(history, settings, run, events);
+  const { contextUsed, contextLimit } = measure;
+  const due = run.failed ? {} : stillDue(measure, settings, run, overheadAboveTrigger);
   let share = due.below;
   const mustFit = contextUsed > TRIM_AT * contextLimit;
   const { trimTarget } = settings;
   if (mustFit && trimTarget !== undefined) share = Math.min(share ?? trimTarget, trimTarget);
   if (share === undefined) return undefined;
   return { share, mustFit, ...(due.keepFrom === undefined ? {} : { keepFrom: due.keepFrom }) };
+}
+
+/** {@link trimShareOf} on a session's history, a warning on its events when no trim can help. */
+export function trimShare(
+  history: History,
+  settings: TrimSettings,
+  run: RunSoFar,
+  events: SessionEvents,
+): TrimShare | undefined {
+  const { contextUsed, contextLimit, estimate } = history.meter;
+  const overhead = Math.max(0, contextUsed - estimate);
+  const measure = { contextUsed, contextLimit, overhead, messages: history.messages };
+  return trimShareOf(measure, settings, run, (ran) =>
+    events.warnWindow({
+      kind: "overhead_above_trigger",
+      overheadTokens: overhead,
+      contextLimit,
+      message: `the system prompt and tools alone take ${overhead} tokens, above the ${strategyOf(ran)} compactor's trigger in a window of ${contextLimit}: compaction cannot bring the context under it`,
+    }),
+  );
+}
+
+/**
+ * The last resort on `messages` by `share`: the oldest go down to its share of the window, less
+ * `overhead`; what the still-due compactor keeps stays unless the request must fit. The notice
+ * keeps what a summary would, without a summarizer: the user's words and the files. Pure;
+ * `undefined` when nothing can go.
+ */
+export function lastResortTrim(
+  messages: readonly Message[],
+  share: TrimShare,
+  measure: { contextLimit: number; overhead: number; clock?: Clock | undefined },
+): TrimOutput | undefined {
+  const { contextLimit, overhead } = measure;
+  const budget = Math.floor(share.share * contextLimit) - overhead;
+  const options = keepingTrimOptions(contextLimit, measure.clock);
+  const keeping =
+    share.mustFit || share.keepFrom === undefined
+      ? options
+      : { ...options, latestCut: share.keepFrom };
+  return trimOldest(messages, budget, keeping);
 }
 
 /**
@@ -54,35 +121,29 @@ export function trimShare(
  * starts (`keepFrom`: the trim leaves it unless the request would not fit the window).
  * Nothing otherwise (a compactor that declined a rewrite not worth its cost is not overruled),
  * with `trimOnOverflow: false`, or when the system prompt and tools alone are above the
- * compactor's trigger (one not due on an empty context): no trim can help then, and the
- * session is warned once.
+ * compactor's trigger (one not due on an empty context): no trim can help then
+ * (`overheadAboveTrigger` is told).
  */
 function stillDue(
-  history: History,
-  settings: { compactors: readonly Compactor[]; trimTarget: number | undefined },
+  measure: TrimMeasure,
+  settings: TrimSettings,
   run: RunSoFar,
-  events: SessionEvents,
+  overheadAboveTrigger: ((ran: Compactor) => void) | undefined,
 ): { below?: number; keepFrom?: number } {
   const { ran, landed } = run;
   const { trimTarget, compactors } = settings;
-  const { contextUsed, contextLimit } = history.meter;
+  const { contextUsed, contextLimit, overhead } = measure;
   if (!landed || ran === undefined || trimTarget === undefined) return {};
   if (ran !== compactors.at(-1)) return {};
   if (!ran.shouldCompact(contextUsed, contextLimit)) return {};
-  const overhead = Math.max(0, contextUsed - history.meter.estimate);
   // A compactor due on an empty context (a custom one always due) has no trigger to be above.
   const triggered = !ran.shouldCompact(0, contextLimit);
   if (triggered && ran.shouldCompact(overhead, contextLimit)) {
-    events.warnWindow({
-      kind: "overhead_above_trigger",
-      overheadTokens: overhead,
-      contextLimit,
-      message: `the system prompt and tools alone take ${overhead} tokens, above the ${strategyOf(ran)} compactor's trigger in a window of ${contextLimit}: compaction cannot bring the context under it`,
-    });
+    overheadAboveTrigger?.(ran);
     return {};
   }
   const share = compactorTarget(ran) ?? trimTarget;
   if (contextUsed <= share * contextLimit) return {};
-  const keepFrom = ran.keeps?.(history.messages, { contextLimit, contextUsed });
+  const keepFrom = ran.keeps?.(measure.messages, { contextLimit, contextUsed });
   return { below: share, ...(keepFrom === undefined ? {} : { keepFrom }) };
 }

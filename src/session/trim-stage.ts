@@ -1,15 +1,8 @@
-import { keepingTrimOptions, trimOldest } from "../compactors/overflow-trim.js";
 import type { Clock } from "../core/message-factory.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
 import type { Landing, Replaced } from "./landing.js";
-import type { TrimShare } from "./trim-share.js";
-
-/**
- * The last resort acts above this share of the window: what was appended since the last usage
- * is estimated, and an estimate a few percent low must not let a request over the window.
- */
-export const TRIM_AT = 0.95;
+import { lastResortTrim, type TrimShare } from "./trim-share.js";
 
 /**
  * The last stage of a run, with its own rule (see `trimShare`), under the session's lease (its
@@ -33,13 +26,11 @@ export async function trimOnOverflow(
   const { contextUsedBefore } = run;
   // What the measure counts beyond the messages (system prompt, tools) stays.
   const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
-  const budget = Math.floor(run.share * contextLimit) - overhead;
-  // The notice keeps what a summary would, without a summarizer: the user's words and the files.
-  const options = keepingTrimOptions(contextLimit, run.clock);
-  // What the compactor keeps stays, unless the next request would not fit the window.
-  const keeping =
-    run.mustFit || run.keepFrom === undefined ? options : { ...options, latestCut: run.keepFrom };
-  const output = trimOldest(history.messages, budget, keeping);
+  const output = lastResortTrim(history.messages, run, {
+    contextLimit,
+    overhead,
+    clock: run.clock,
+  });
   if (output === undefined) return;
   const trim = (options: { archive?: false } = {}) =>
     landing.replace(history.messages, history.generation, output.conversation, run.signal, options);

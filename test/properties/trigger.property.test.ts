@@ -9,7 +9,7 @@ import {
   validateConversation,
 } from "../../src/index.js";
 import { sessionCompactors } from "../../src/session/options.js";
-import { TRIM_AT } from "../../src/session/trim-stage.js";
+import { TRIM_AT } from "../../src/session/trim-share.js";
 import { ConversationBuilder } from "../../src/testing/builders.js";
 import { MockLlmClient } from "../../src/testing/index.js";
 import { RUNS, TIMEOUT } from "./compactor-checks.js";
