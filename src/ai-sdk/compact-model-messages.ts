@@ -20,13 +20,16 @@ export type CompactedModelMessages = CompactedMessages<ModelMessage>;
  * compactor if its threshold is crossed, and converts back, handing unchanged messages back as
  * the same objects. Resolves to the input array itself when nothing changed.
  *
+ * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
+ * result's `error` holds it, and the last resort still fits the messages in the window (as in a
+ * session's run: what ran before a failed compactor stands; nothing a compactor did stands
+ * when the archive could not keep what it removed).
+ *
  * @example
  * const { messages: compacted } = await compactModelMessages(messages, { contextLimit: 200_000 });
  * const result = await generateText({ model, messages: compacted });
- * @throws {ValidationError} for bad options or malformed messages; a failing archive rejects
- * with its `CompactionError`. A failing compactor (a summarizer's outage) does not reject: what
- * ran before it stands, the last resort still fits the messages in the window, and the result's
- * `error` holds the failure.
+ * @throws {ValidationError} for bad options or malformed messages; the caller's abort rejects
+ * with an `aborted` `CompactionError`.
  */
 export async function compactModelMessages(
   messages: readonly ModelMessage[],

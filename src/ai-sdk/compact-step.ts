@@ -50,9 +50,8 @@ export interface LoopStep {
   overheadTokens?: number | undefined;
   signal?: AbortSignal | undefined;
   /**
-   * Told of a compactor's failure (what ran before it stands, the last resort still fits the
-   * step in the window) or the archive's (the step then goes out as it was). @default an
-   * archive's failure rethrown; a compactor's in the result's `error`
+   * Told of a compactor's or the archive's failure: the last resort still fits the step in the
+   * window (see {@link StatelessOutcome}'s `error`). @default the failure in the result's `error`
    */
   onError?: ((error: unknown) => void) | undefined;
 }

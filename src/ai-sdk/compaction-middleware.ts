@@ -56,10 +56,10 @@ export interface CompactionMiddlewareOptions
   /** Told of each compaction applied to a call's prompt. @default none */
   onCompaction?: (event: MiddlewareCompaction) => void;
   /**
-   * Told when a compactor failed (a summarizer's outage): what ran before it stands and the
-   * last resort still fits the prompt in the window, as in `maybeCompact`; or when the archive
-   * failed: the call then goes out with the prompt as it came. @default none (the failure is
-   * dropped)
+   * Told when a compactor failed (a summarizer's outage) or the archive did: the last resort
+   * still fits the prompt in the window, as in `maybeCompact` (what ran before a failed
+   * compactor stands; nothing a compactor did stands when the archive could not keep what it
+   * removed). @default none (the failure is dropped)
    */
   onError?: (error: unknown) => void;
   /** How many conversations it remembers (the latest ones it compacted for). @default 16 */

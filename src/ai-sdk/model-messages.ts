@@ -11,7 +11,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { isSummaryText } from "../core/summary-format.js";
+import { isWholeSummaryText } from "../core/summary-format.js";
 import {
   estimateBlockTokens,
   estimateContentTokens,
@@ -199,7 +199,7 @@ function systemBlock(message: Record_, index: number, issues: ValidationIssue[])
 function turnOf(turns: TurnTracker, role: string, blocks: ContentBlock[], first: boolean): TurnId {
   if (first && isCompactionBlock(blocks[0])) return turns.summary();
   if (role === "user")
-    return !turns.opened && isSummaryText(blocks[0]) ? turns.summary() : turns.open();
+    return !turns.opened && isWholeSummaryText(blocks[0]) ? turns.summary() : turns.open();
   return turns.current();
 }
 

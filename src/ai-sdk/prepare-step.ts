@@ -16,10 +16,10 @@ export interface CompactionPrepareStepOptions extends StatelessCompactionOptions
   /** Told of each compaction applied, with the step it was applied before. @default none */
   onCompaction?: (event: PrepareStepCompaction) => void;
   /**
-   * Told when a compactor failed (a summarizer's `CompactionError`): what ran before it stands
-   * and the last resort still fits the step in the window, as in `maybeCompact`; or when the
-   * archive failed: the step then goes out with the history as it was. @default none (the
-   * failure is dropped)
+   * Told when a compactor failed (a summarizer's outage) or the archive did: the last resort
+   * still fits the step in the window, as in `maybeCompact` (what ran before a failed
+   * compactor stands; nothing a compactor did stands when the archive could not keep what it
+   * removed). @default none (the failure is dropped)
    */
   onError?: (error: unknown) => void;
 }

@@ -9,13 +9,16 @@ import { anthropicMessagesToOurs } from "./turns.js";
  * does (its default compactors, clamps, pins, stale thinking removed, the archive, the last
  * resort) and converts back. Resolves to the input array itself when nothing changed.
  *
+ * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
+ * result's `error` holds it, and the last resort still fits the messages in the window (as in a
+ * session's run: what ran before a failed compactor stands; nothing a compactor did stands
+ * when the archive could not keep what it removed).
+ *
  * @example
  * const { messages } = await compactAnthropicMessages(history, { contextLimit: 200_000 });
  * const response = await client.messages.create({ model, max_tokens: 4096, system, messages });
- * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
- * last resort still fits the messages in the window, and the result's `error` holds it.
- * @throws {ValidationError} for bad options or malformed messages; a failing archive rejects
- * with its `CompactionError`.
+ * @throws {ValidationError} for bad options or malformed messages; the caller's abort rejects
+ * with an `aborted` `CompactionError`.
  */
 export const compactAnthropicMessages = oneCallHelper<MessageParam>({
   entry: "compactAnthropicMessages",

@@ -71,6 +71,29 @@ export function isSummaryText(block: ContentBlock | undefined): boolean {
 }
 
 /**
+ * {@link isSummaryText} for a reader that keeps each message whole (the AI SDK's, LangChain's):
+ * not a notice's first line with other words after it, which the library never writes (its
+ * notice's first block is the line alone; its records follow, each with its heading). Such a
+ * text is the user's: read as a summary, the user's words in it would be folded away.
+ */
+export function isWholeSummaryText(block: ContentBlock | undefined): boolean {
+  if (!isSummaryText(block)) return false;
+  const tail = block?.type === "text" ? noticeTail(block.text) : undefined;
+  return tail === undefined || tail === "" || startsLibraryBlock(tail, 0);
+}
+
+/**
+ * What follows a notice's first line in `text` (the newlines after it left out), or
+ * `undefined` when `text` is no notice.
+ */
+function noticeTail(text: string): string | undefined {
+  if (!isTrimNoticeText(text)) return undefined;
+  let at = TRIM_NOTICE.length;
+  while (text.charCodeAt(at) === 10) at += 1;
+  return text.slice(at);
+}
+
+/**
  * A user message's blocks that start with a summary or notice ({@link leadsSummary}), split into
  * the messages the library wrote (each summary or notice with the records and the user's words
  * after it: a writer may have joined a summary, a notice and the first kept request into one
@@ -140,6 +163,14 @@ function splitJoinedSummary(text: string): string[] {
     at = text.indexOf("\n\n", next);
   }
   texts.push(text.slice(start));
+  // A notice's first line is a block of its own: what a client or writer joined after it, when
+  // no record's heading starts it, is the first kept request (or the user's own words).
+  for (let index = 0; index < texts.length; index += 1) {
+    const tail = noticeTail(texts[index]!);
+    if (tail === undefined || tail.length === 0) continue;
+    texts.splice(index, 1, TRIM_NOTICE, tail);
+    index += 1;
+  }
   return texts;
 }
 

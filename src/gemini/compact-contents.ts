@@ -15,13 +15,16 @@ function positions(): () => string {
  * does (its default compactors, clamps, pins, stale thought signatures removed, the archive,
  * the last resort) and converts back. Resolves to the input array itself when nothing changed.
  *
+ * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
+ * result's `error` holds it, and the last resort still fits the contents in the window (as in a
+ * session's run: what ran before a failed compactor stands; nothing a compactor did stands
+ * when the archive could not keep what it removed).
+ *
  * @example
  * const { messages: contents } = await compactGeminiContents(history, { contextLimit: 1_000_000 });
  * const response = await ai.models.generateContent({ model, contents, config });
- * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
- * last resort still fits the contents in the window, and the result's `error` holds it.
- * @throws {ValidationError} for bad options or malformed contents; a failing archive rejects with
- * its `CompactionError`.
+ * @throws {ValidationError} for bad options or malformed contents; the caller's abort rejects
+ * with an `aborted` `CompactionError`.
  */
 export const compactGeminiContents = oneCallHelper<Content>({
   entry: "compactGeminiContents",

@@ -10,7 +10,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { isSummaryText } from "../core/summary-format.js";
+import { isWholeSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
@@ -250,7 +250,7 @@ class MessagesBuilder {
     else if (kind === "ai") turn = this.#turns.current();
     else
       turn =
-        generated === "summary" || (!this.#turns.opened && isSummaryText(blocks[0]))
+        generated === "summary" || (!this.#turns.opened && isWholeSummaryText(blocks[0]))
           ? this.#turns.summary()
           : this.#turns.open();
     this.#push(kind === "ai" ? "assistant" : "user", turn, blocks, id, generated);

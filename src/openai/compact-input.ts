@@ -10,13 +10,16 @@ import { writeResponsesInput } from "./responses-output.js";
  * stale reasoning removed, the archive, the last resort) and converts back. Resolves to the
  * input array itself when nothing changed.
  *
+ * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
+ * result's `error` holds it, and the last resort still fits the items in the window (as in a
+ * session's run: what ran before a failed compactor stands; nothing a compactor did stands
+ * when the archive could not keep what it removed).
+ *
  * @example
  * const { messages: input } = await compactResponsesInput(history, { contextLimit: 400_000 });
  * const response = await client.responses.create({ model, input, store: false });
- * A failing compactor (a summarizer's outage) does not reject: what ran before it stands, the
- * last resort still fits the items in the window, and the result's `error` holds it.
- * @throws {ValidationError} for bad options or malformed items; a failing archive rejects with
- * its `CompactionError`.
+ * @throws {ValidationError} for bad options or malformed items; the caller's abort rejects
+ * with an `aborted` `CompactionError`.
  */
 export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
   entry: "compactResponsesInput",

@@ -65,7 +65,8 @@ export interface StatelessOutcome {
   thinkingBlocksDropped: number;
   /**
    * A compactor's failure (a summarizer's outage, a timeout): what the compactors before it
-   * did stands, and the last resort ran on its own line, as in a session's run.
+   * did stands, and the last resort ran on its own line, as in a session's run. Or the
+   * archive's: nothing the compactors did stands, and the last resort ran without the archive.
    */
   error?: CompactionError;
 }
@@ -245,7 +246,12 @@ export class StatelessCompaction {
     if (this.keeper !== undefined && records.length > 0) {
       const keeper = this.keeper;
       const milliseconds = DEFAULT_SESSION_OPTIONS.archiveTimeoutMs;
-      await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
+      try {
+        await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
+      } catch (failure) {
+        if (!(failure instanceof CompactionError) || failure.code === "aborted") throw failure;
+        return this.#withoutArchive(rules, conversation, contextUsed, overhead, failure);
+      }
     }
     const final = trimmed?.landed.conversation ?? landed.conversation;
     if (trimmed !== undefined)
@@ -258,6 +264,33 @@ export class StatelessCompaction {
       thinkingBlocksDropped:
         landed.repair.thinkingBlocksDropped + (trimmed?.landed.repair.thinkingBlocksDropped ?? 0),
       ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  /**
+   * The archive failed to keep what the compaction removes: as in a session's run, nothing the
+   * compactors did applies (nothing is removed without its record), and the last resort still
+   * fits the request in the window, without the archive (what it removes is in `result`).
+   */
+  #withoutArchive(
+    rules: LandingRules,
+    conversation: readonly Message[],
+    contextUsed: number,
+    overhead: number,
+    error: CompactionError,
+  ): StatelessOutcome {
+    const run = { ran: undefined, landed: false, failed: true };
+    const unarchived = { ...rules, archive: undefined };
+    const trimmed = this.#trim(unarchived, conversation, contextUsed, overhead, run);
+    const final = trimmed?.landed.conversation ?? conversation;
+    const result = emptyCompactionResult();
+    if (trimmed !== undefined) result.messagesRemoved = trimmed.removed;
+    return {
+      conversation: final,
+      changed: final !== conversation,
+      result,
+      thinkingBlocksDropped: trimmed?.landed.repair.thinkingBlocksDropped ?? 0,
+      error,
     };
   }
 

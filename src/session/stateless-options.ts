@@ -108,9 +108,10 @@ export interface CompactedMessages<T> {
   /** The context the decision was taken on. */
   contextUsed: number;
   /**
-   * A compactor's failure (a summarizer's outage, a timeout), when one failed: the call does not
-   * reject for it; what ran before it stands and the last resort still fits the messages in the
-   * window, as in a session's run.
+   * A compactor's failure (a summarizer's outage, a timeout) or the archive's, when one failed:
+   * the call does not reject for it, and the last resort still fits the messages in the window,
+   * as in a session's run (what ran before a failed compactor stands; nothing a compactor did
+   * stands when the archive could not keep what it removed).
    */
   error?: CompactionError;
 }

@@ -6,6 +6,7 @@ import type { Message } from "../../src/core/message.js";
 import { EARLIER_USER_MESSAGE_PREFIX } from "../../src/core/summary-format.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 import { LLMCompactor, SUMMARY_PREFIX, TRIM_NOTICE } from "../../src/index.js";
+import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
 import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
@@ -193,5 +194,37 @@ describe("the user's words that look like the library's stay the user's", () => 
           largest = Math.max(largest, JSON.stringify(history).length / 4);
         }
         expect(largest).toBeLessThan(12_000);
+      });
+});
+
+describe("a first request led by the notice's line stays the user's request", () => {
+  // The library writes its notice's first line as a block alone, its records after it each
+  // with a heading: a user's text that starts with the line and goes on with other words (or a
+  // client that joined the kept request onto a notice of no records) is the user's request,
+  // kept as the latest one however much is trimmed. Before, read whole as the notice, the next
+  // trim folded it away.
+  const DIRECTIVE = "Never delete the production database. Fix the failing build in src/app.ts.";
+  const formats: Record<string, Format> = {
+    ...FORMATS,
+    langchain: {
+      to: toLangChainMessages,
+      compact: compactLangChainMessages as unknown as Format["compact"],
+    },
+  };
+  for (const [name, format] of Object.entries(formats))
+    for (const separator of ["\n\n", "\n"])
+      it(`${name}, ${JSON.stringify(separator)} after the line`, async () => {
+        const builder = new ConversationBuilder().user(`${TRIM_NOTICE}${separator}${DIRECTIVE}`);
+        for (let call = 1; call <= 9; call += 1)
+          builder.toolCall({
+            name: "read_file",
+            input: { path: `src/f${call}.ts` },
+            result: "z".repeat(2_500),
+          });
+        const { messages, compacted } = await format.compact(format.to(builder.build()), {
+          contextLimit: 6_000,
+        });
+        expect(compacted).toBe(true);
+        expect(JSON.stringify(messages)).toContain(DIRECTIVE);
       });
 });

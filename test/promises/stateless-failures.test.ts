@@ -36,6 +36,7 @@ import {
   toResponsesInput,
 } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
+import type { CompactionArchive } from "../../src/store/index.js";
 import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
 
 // A summarizer's outage on a stateless path fails as it does in a session's run: the call does
@@ -144,6 +145,52 @@ describe("a summarizer's outage on a one-call helper", () => {
     const error = await pending.catch((caught: unknown) => caught);
     expect(CompactionError.isInstance(error)).toBe(true);
     expect((error as CompactionError).code).toBe("aborted");
+  });
+});
+
+/** An archive whose every write fails (a store's outage); reads find nothing. */
+const brokenArchive: CompactionArchive = {
+  put: () => {
+    throw new Error("ECONNREFUSED");
+  },
+  get: () => undefined,
+};
+
+describe("an archive's outage on a one-call helper", () => {
+  // As in a session's run: nothing the compactors did applies (nothing is removed without its
+  // record: no placeholder names a handle the archive never got), and the last resort still
+  // fits the request in the window, without the archive. Before, the helpers rejected and
+  // prepareStep and the middleware sent the request as it came, over the window.
+  for (const [name, helper] of Object.entries(HELPERS)) {
+    it(`${name}: resolves with the failure, the request inside the window`, async () => {
+      const outcome = await helper.compact(longRun(30), {
+        contextLimit: WINDOW,
+        archive: brokenArchive,
+      });
+      expect(outcome.error?.code).toBe("archive_error");
+      expect(outcome.compacted).toBe(true);
+      expect(JSON.stringify(outcome.messages)).not.toContain("[recall ");
+      expect(helper.tokens(outcome.messages)).toBeLessThanOrEqual(0.95 * WINDOW);
+    });
+  }
+
+  it("compactionPrepareStep tells onError and sends the step inside the window", async () => {
+    const errors: unknown[] = [];
+    const prepare = compactionPrepareStep({
+      contextLimit: WINDOW,
+      archive: brokenArchive,
+      onError: (error) => errors.push(error),
+    });
+    const output = await prepare({
+      steps: [],
+      stepNumber: 0,
+      messages: toModelMessages(longRun(30)),
+    });
+    expect(errors.map((error) => (error as CompactionError).code)).toEqual(["archive_error"]);
+    expect(output.messages).toBeDefined();
+    expect(estimateTokens(fromModelMessages(output.messages ?? []))).toBeLessThanOrEqual(
+      0.95 * WINDOW,
+    );
   });
 });
 
