@@ -114,4 +114,35 @@ describe("compactLangChainMessages", () => {
     const call = (messages[2] as AIMessage).tool_calls![0]!;
     expect(Object.isFrozen(call.args)).toBe(false);
   });
+
+  // A stateless server calls it anew with each request: the same history must give the same
+  // request, byte for byte (the prompt cache reads it), and a shared archive each record once.
+  // Before, each call's session drew new handles: new bytes at every call, a new record each.
+  it("gives the same history the same request and handles at every call, each record kept once", async () => {
+    const archive = new MemoryArchive();
+    const long = loop(30);
+    // A request longer than a quarter of the window: clamped, its cut archived too.
+    long.push(new HumanMessage({ content: `Then apply this: ${"change ".repeat(6_000)}` }));
+    const texts: string[] = [];
+    for (let call = 0; call < 3; call += 1) {
+      const { messages, compacted } = await compactLangChainMessages(long, {
+        contextLimit: 30_000,
+        archive,
+      });
+      expect(compacted).toBe(true);
+      texts.push(JSON.stringify(messages.map((message) => message.content)));
+    }
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    const handles = [...texts[0]!.matchAll(/\[recall (r\d+-[0-9a-f]+)\]/g)].map(
+      (match) => match[1]!,
+    );
+    expect(handles.length).toBeGreaterThan(1);
+    // Under the stateless paths' id when none is given, as the other helpers keep them.
+    for (const handle of handles) expect(archive.get("stateless", handle)).toBeDefined();
+    // Three calls kept no more records than one call makes.
+    const once = new MemoryArchive();
+    await compactLangChainMessages(long, { contextLimit: 30_000, archive: once });
+    expect(archive.records("stateless")).toHaveLength(once.records("stateless").length);
+  });
 });

@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { AgentSession } from "../session/agent-session.js";
+import { type AgentSession, agentSessionWith } from "../session/agent-session.js";
 import type { MaybeCompactReport } from "../session/compaction-report.js";
 import type { AgentSessionOptions } from "../session/options.js";
+import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
 import { ThreadSession } from "./thread-session.js";
 
 /** Options of {@link compactLangChainMessages}: the session's, and a signal. */
@@ -27,8 +28,10 @@ export interface CompactedLangChainMessages {
  * (`model.invoke(messages)`, a LangGraph node): a new `AgentSession` takes the messages (the
  * last reply's `usage_metadata` as the context measure), runs `maybeCompact` with the session's
  * promises (masking first, tool calls never split, stale thinking removed, what it removes
- * archived), and gives the messages back, those it left unchanged as the same objects. Give
- * the same `sessionId` and a shared `archive` each call to recall what an earlier call
+ * archived), and gives the messages back, those it left unchanged as the same objects. Its
+ * handles are named after what their records hold (under `sessionId` `"stateless"` unless one
+ * is given), so the same history compacted again is the same request, byte for byte, and a
+ * shared `archive` keeps each record once: give it each call to recall what an earlier call
  * removed; inside `createAgent`, {@link compactionMiddleware} keeps one session per thread
  * instead.
  *
@@ -42,7 +45,13 @@ export async function compactLangChainMessages(
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
   const { signal, ...sessionOptions } = options;
-  const session = new AgentSession(sessionOptions);
+  // Made anew at each call: handles named after what they hold, under the stateless paths' id
+  // unless one is given, so the same history compacted again is the same request, byte for
+  // byte (the prompt cache reads it), and a shared archive keeps each record once.
+  const session = agentSessionWith(
+    { sessionId: STATELESS_SESSION_ID, ...sessionOptions },
+    { contentHandles: true },
+  );
   const thread = new ThreadSession(session);
   thread.append(messages, false);
   thread.pinLeadingSystem(messages);

@@ -16,9 +16,22 @@ import type {
 import type { Usage } from "./context-meter.js";
 import type { CompactionEventListener, ReportedEvent } from "./events.js";
 import type { AgentSessionOptions } from "./options.js";
-import { SessionCore } from "./session-core.js";
+import { SessionCore, type SessionCoreSettings } from "./session-core.js";
 import { parseSnapshot, type SessionRestoreOptions, type SessionSnapshot } from "./snapshot.js";
 import type { ToolResultInput } from "./tool-results.js";
+
+let makeWith: (options: AgentSessionOptions, settings: SessionCoreSettings) => AgentSession;
+
+/**
+ * An `AgentSession` with settings the public constructor does not take (a stateless helper's:
+ * handles named after their content). Internal: the package does not export it.
+ */
+export function agentSessionWith(
+  options: AgentSessionOptions,
+  settings: SessionCoreSettings,
+): AgentSession {
+  return makeWith(options, settings);
+}
 
 /**
  * A conversation with its context measure and compaction: call `maybeCompact()` before
@@ -32,10 +45,23 @@ import type { ToolResultInput } from "./tool-results.js";
  */
 export class AgentSession implements CompactingSession<"sync"> {
   readonly #core: SessionCore;
+  /** The settings of the session being made by {@link agentSessionWith}, for its constructor. */
+  static #making: SessionCoreSettings | undefined;
+
+  static {
+    makeWith = (options, settings) => {
+      AgentSession.#making = settings;
+      try {
+        return new AgentSession(options);
+      } finally {
+        AgentSession.#making = undefined;
+      }
+    };
+  }
 
   /** @throws {ValidationError} when an option is invalid. */
   constructor(options: AgentSessionOptions) {
-    this.#core = new SessionCore(options);
+    this.#core = new SessionCore(options, AgentSession.#making);
   }
 
   /** Restores a session from {@link AgentSession.toJSON}'s snapshot; `options` supply what JSON cannot hold. */

@@ -66,6 +66,11 @@ export class ArchiveKeeper {
     return this.#archive;
   }
 
+  /** Whether handles are named after their records' content ({@link contentHandle}). */
+  get contentHandles(): boolean {
+    return this.#contentHandles;
+  }
+
   /**
    * What turning `before` into `after` removed or replaced, as records under new handles, and
    * `after` with each placeholder naming its handle. Store the records before applying it.

@@ -46,6 +46,11 @@ import { type ParsedSnapshot, type SessionSnapshot, serializeMessage } from "./s
 export interface SessionCoreSettings {
   /** @default {@link IN_MEMORY_COMMIT} */
   commit?: CompactionCommit;
+  /**
+   * Handles named after what their records hold (a one-call helper's session, made anew at each
+   * call: the same history compacted again names the same handles). @default false
+   */
+  contentHandles?: boolean;
 }
 
 /**
@@ -82,7 +87,12 @@ export class SessionCore {
     const keepStaleThinking = parsed.keepStaleThinking ?? DEFAULT_SESSION_OPTIONS.keepStaleThinking;
     this.hooks = new CompactionHooks(parsed, limits.hookTimeoutMs);
     const archive = options.archive ?? new MemoryArchive();
-    this.keeper = archive === false ? undefined : new ArchiveKeeper(archive, this.sessionId);
+    this.keeper =
+      archive === false
+        ? undefined
+        : new ArchiveKeeper(archive, this.sessionId, {
+            contentHandles: settings.contentHandles === true,
+          });
     this.intake = new MessageIntake({
       history: this.history,
       sessionId: this.sessionId,
