@@ -8,14 +8,12 @@ import {
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
   type SystemMessageBlock,
-  type TurnId,
 } from "../core/message.js";
-import { type Clock, newId, newIdSequence, systemClock } from "../core/message-factory.js";
+import { type Clock, newIdSequence } from "../core/message-factory.js";
 import { isValidDate } from "../core/message-fast-check.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { leadsSummary, splitSummary } from "../core/summary-format.js";
-import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
+import { TurnBuilder } from "../internal/turn-builder.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
@@ -132,13 +130,18 @@ export function anthropicMessagesToOurs(
   parsedOptions: FromAnthropicOptions & { idPrefix?: string },
 ): Message[] {
   const { roles, bodies } = readMessages(params);
-  const builder = new TurnBuilder(parsedOptions);
+  const { generateId, idPrefix } = parsedOptions;
+  const builder = new TurnBuilder({
+    ...parsedOptions,
+    // A uuid v7 per message unless the caller (or a one-call helper's position) names them.
+    messageId: generateId ?? (idPrefix === undefined ? newIdSequence() : undefined),
+  });
   let opening = true;
   for (let index = 0; index < roles.length; index += 1) {
     const role = roles[index]!;
-    if (role === "system") builder.addSystem(bodies[index] as JsonObject);
+    if (role === "system") builder.addSystem([systemMessageBlock(bodies[index] as JsonObject)]);
     else {
-      builder.add(role, bodies[index] as ContentBlock[], opening);
+      addMessage(builder, role, bodies[index] as ContentBlock[], opening);
       opening = false;
     }
   }
@@ -182,85 +185,20 @@ function hasToolResult(blocks: readonly ContentBlock[]): boolean {
   return false;
 }
 
-/** Builds our messages in order, assigning turns the way `AgentSession` does. */
-class TurnBuilder {
-  readonly messages: Message[] = [];
-  readonly #sessionId: string;
-  readonly #createdAt: Date;
-  readonly #generateId: () => string;
-  #turnNumber: number;
-  #current: TurnId | undefined;
-  #opened = false;
-
-  constructor(options: FromAnthropicOptions & { idPrefix?: string }) {
-    this.#sessionId = options.sessionId ?? newId();
-    this.#createdAt = (options.clock ?? systemClock)();
-    const { idPrefix } = options;
-    this.#generateId =
-      options.generateId ??
-      (idPrefix === undefined ? newIdSequence() : () => `${idPrefix}${this.messages.length}`);
-    this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
-  }
-
-  /** A mid-conversation system message, verbatim, in the turn it follows (before any: the turn the next user message opens). */
-  addSystem(message: JsonObject): void {
-    const turnId = this.#current ?? { owner: "u", number: this.#turnNumber + 1 };
-    this.#push("user", turnId, [systemMessageBlock(message)]);
-  }
-
-  /** Adds a user or assistant message; `opening`: the first that is not a system message. */
-  add(role: "user" | "assistant", content: ContentBlock[], opening: boolean): void {
-    // On-demand compaction's block leads the conversation (a threshold compaction's block,
-    // later in a reply, is part of that reply).
-    if (opening && isCompactionBlock(content[0])) {
-      this.#push(role, { ...SUMMARY_TURN_ID }, content);
-      this.#current = undefined;
-    } else if (role === "assistant") {
-      this.#push("assistant", this.#current ?? this.#openTurn(), content);
-    } else {
-      this.#addUser(content);
-    }
-  }
-
-  /** The number of the last turn opened (or the one before the first): a system message may take the next. */
-  get lastTurnNumber(): number {
-    return this.#turnNumber;
-  }
-
-  /** A user message: the summary (and the kept message after it), a tool loop's results, or a new turn. */
-  #addUser(content: ContentBlock[]): void {
-    // The library writes its summaries and notices only before the first turn it opens.
-    if (!this.#opened && leadsSummary(content[0])) {
-      const { library, rest } = splitSummary(content);
-      // The summary's turn holds the library's messages alone: what follows opens a turn (as
-      // after a compaction block).
-      for (const blocks of library) this.#push("user", { ...SUMMARY_TURN_ID }, blocks);
-      this.#current = undefined;
-      if (rest.length > 0) this.#push("user", this.#openTurn(), rest);
-      return;
-    }
-    const continuesToolLoop = hasToolResult(content);
-    const turnId =
-      continuesToolLoop && this.#current !== undefined ? this.#current : this.#openTurn();
-    this.#push("user", turnId, content);
-  }
-
-  #openTurn(): TurnId {
-    this.#opened = true;
-    this.#turnNumber += 1;
-    this.#current = { owner: "u", number: this.#turnNumber };
-    return this.#current;
-  }
-
-  #push(role: "user" | "assistant", turnId: TurnId, content: ContentBlock[]): void {
-    this.messages.push({
-      role,
-      id: this.#generateId(),
-      sessionId: this.#sessionId,
-      // One object per turn, shared by its messages (no one changes a message in place).
-      turnId,
-      createdAt: this.#createdAt,
-      content,
-    });
-  }
+/**
+ * Adds a user or assistant message as the session numbers turns; `opening`: the first that is
+ * not a system message. On-demand compaction's block leads the conversation (a threshold
+ * compaction's block, later in a reply, is part of that reply); a user message of tool results
+ * continues the tool loop of the current turn.
+ */
+function addMessage(
+  builder: TurnBuilder,
+  role: "user" | "assistant",
+  content: ContentBlock[],
+  opening: boolean,
+): void {
+  if (opening && isCompactionBlock(content[0])) builder.addSummary(role, content);
+  else if (role === "assistant" || (builder.inTurn && hasToolResult(content)))
+    builder.addInTurn(role, content);
+  else builder.addUser(content);
 }

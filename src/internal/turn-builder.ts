@@ -14,6 +14,8 @@ export interface TurnBuilderOptions {
    * notice names its message). @default a new uuid v7 and a hyphen
    */
   idPrefix?: string;
+  /** Makes each message id, in place of `idPrefix` and the position (the Anthropic adapter's `generateId`). */
+  messageId?: (() => string) | undefined;
 }
 
 /**
@@ -28,6 +30,7 @@ export class TurnBuilder {
   readonly #sessionId: string;
   readonly #createdAt: Date;
   readonly #prefix: string;
+  readonly #messageId: (() => string) | undefined;
   #turnNumber: number;
   #current: TurnId | undefined;
   #opened = false;
@@ -35,7 +38,8 @@ export class TurnBuilder {
   constructor(options: TurnBuilderOptions) {
     this.#sessionId = options.sessionId ?? newId();
     this.#createdAt = (options.clock ?? systemClock)();
-    this.#prefix = options.idPrefix ?? `${newId()}-`;
+    this.#messageId = options.messageId;
+    this.#prefix = options.messageId !== undefined ? "" : (options.idPrefix ?? `${newId()}-`);
     this.#turnNumber = (options.firstTurnNumber ?? 1) - 1;
   }
 
@@ -74,7 +78,18 @@ export class TurnBuilder {
   /** What stands for compacted messages: the summary's turn at the start, in place elsewhere. */
   addCompacted(role: Message["role"], content: ContentBlock[]): void {
     if (this.messages.length > 0) this.addInTurn(role, content);
-    else this.#push(role, { ...SUMMARY_TURN_ID }, content);
+    else this.addSummary(role, content);
+  }
+
+  /** A message of the summary's turn (an API's compaction block leading it): what follows opens a turn. */
+  addSummary(role: Message["role"], content: ContentBlock[]): void {
+    this.#push(role, { ...SUMMARY_TURN_ID }, content);
+    this.#current = undefined;
+  }
+
+  /** The number of the last turn opened (or the one before the first): a system message may take the next. */
+  get lastTurnNumber(): number {
+    return this.#turnNumber;
   }
 
   #openTurn(): TurnId {
@@ -87,7 +102,7 @@ export class TurnBuilder {
   #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
     this.messages.push({
       role,
-      id: this.#prefix + this.messages.length,
+      id: this.#messageId === undefined ? this.#prefix + this.messages.length : this.#messageId(),
       sessionId: this.#sessionId,
       // The messages of one turn share its id object, as the AI SDK's conversion's do.
       turnId,
