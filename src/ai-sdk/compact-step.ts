@@ -101,12 +101,13 @@ export async function compactStep(
     const facts = known === undefined ? taken.facts : undefined;
     const options = { signal: step.signal, estimate, records: taken.records, facts };
     outcome = await stateless.compact(conversation, contextUsed, options);
-    if (outcome.error !== undefined) step.onError?.(outcome.error);
   } catch (error) {
     if (step.onError === undefined) throw error;
     step.onError(error);
   }
-  // A failure changes nothing: the messages go as they came (unclamped too).
+  // A compactor's or the archive's failure: the last resort still ran (see StatelessOutcome).
+  if (outcome?.error !== undefined) step.onError?.(outcome.error);
+  // Anything else thrown changes nothing: the messages go as they came (unclamped too).
   const final = outcome?.conversation ?? before;
   const sources = known === undefined ? taken.fresh : [...known.sources, ...taken.fresh];
   let sent: ModelMessage[] | undefined;

@@ -165,13 +165,13 @@ function splitJoinedSummary(text: string): string[] {
   texts.push(text.slice(start));
   // A notice's first line is a block of its own: what a client or writer joined after it, when
   // no record's heading starts it, is the first kept request (or the user's own words).
-  for (let index = 0; index < texts.length; index += 1) {
-    const tail = noticeTail(texts[index]!);
-    if (tail === undefined || tail.length === 0) continue;
-    texts.splice(index, 1, TRIM_NOTICE, tail);
-    index += 1;
+  const blocks: string[] = [];
+  for (const each of texts) {
+    const tail = noticeTail(each);
+    if (tail === undefined || tail.length === 0) blocks.push(each);
+    else blocks.push(TRIM_NOTICE, tail);
   }
-  return texts;
+  return blocks;
 }
 
 /** Whether a block is the last resort's notice. */

@@ -249,7 +249,7 @@ export class StatelessCompaction {
       try {
         await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
       } catch (failure) {
-        if (!(failure instanceof CompactionError) || failure.code === "aborted") throw failure;
+        if (!CompactionError.isInstance(failure) || failure.code === "aborted") throw failure;
         return this.#withoutArchive(rules, conversation, contextUsed, overhead, failure);
       }
     }
@@ -331,7 +331,7 @@ export class StatelessCompaction {
           try {
             return await runStep(compactor, working, summaries, options, timeoutMs, unchanged);
           } catch (failure) {
-            if (!(failure instanceof CompactionError) || failure.code === "aborted") throw failure;
+            if (!CompactionError.isInstance(failure) || failure.code === "aborted") throw failure;
             error = failure;
             return unchangedOutput(working);
           }
