@@ -1,4 +1,4 @@
-import { ValidationError } from "../core/errors.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { RECALL_HANDLE_PATTERN, recallNumbersIn } from "../internal/recall-mark.js";
 import {
@@ -13,6 +13,8 @@ import {
 } from "./archive.js";
 import type { SessionSnapshot } from "./snapshot.js";
 import { serializeRecord } from "./snapshot.js";
+
+const NO_RENAMES: ReadonlyMap<string, string> = new Map();
 
 /** How every recall mark `recallNumbersIn` reads begins: `[recall r<number>-<tag>]`. */
 const RECALL_MARK_START = "[recall r";
@@ -49,7 +51,7 @@ export class ArchiveKeeper {
   /** The number of the next handle; stored in snapshots. */
   next = 1;
   /** Replayed records being kept ({@link storeMissing}). */
-  readonly #keeping = new Set<Promise<void>>();
+  readonly #keeping = new Set<Promise<unknown>>();
 
   constructor(
     archive: CompactionArchive,
@@ -80,9 +82,17 @@ export class ArchiveKeeper {
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
     if (this.#contentHandles) {
-      return archiveChanges(before, after, (record) =>
-        contentHandle(recordText(record), this.#tag),
-      );
+      // Two records of one compaction never share a handle: a hash of other content taken
+      // (hostile tool output can be made to collide) moves to the next free variant.
+      const taken = new Map<string, string>();
+      return archiveChanges(before, after, (record) => {
+        const text = recordText(record);
+        let handle = contentHandle(text, this.#tag);
+        for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
+          handle = contentHandle(`${text}\u0000${variant}`, this.#tag);
+        taken.set(handle, text);
+        return handle;
+      });
     }
     let number = drawnHandleBase();
     return archiveChanges(before, after, () => `r${number++}-${this.#tag}`);
@@ -144,24 +154,63 @@ export class ArchiveKeeper {
   }
 
   /**
+   * Keeps a compaction's records before it applies: all of them, or with content handles those
+   * the archive lacks ({@link storeMissing}: the handles a collision renamed, old to new).
+   */
+  async keep(records: readonly ArchiveRecord[]): Promise<ReadonlyMap<string, string>> {
+    if (this.#contentHandles) return this.storeMissing(records);
+    await this.store(records);
+    return NO_RENAMES;
+  }
+
+  /**
    * Keeps the records the archive does not hold yet: those of a stored record replayed here,
    * whose writer may have stopped between landing it and keeping them. A recall waits for it.
+   * With content handles, a record whose handle the archive holds for other content (a hash's
+   * collision: an earlier request's record) goes under the next free variant of it, never over
+   * the other or dropped: the renamed handles are returned, old to new, for the placeholders.
    */
-  storeMissing(records: readonly ArchiveRecord[]): Promise<void> {
-    const keeping: Promise<void> = this.#storeMissing(records).finally(() =>
+  storeMissing(records: readonly ArchiveRecord[]): Promise<Map<string, string>> {
+    const keeping: Promise<Map<string, string>> = this.#storeMissing(records).finally(() =>
       this.#keeping.delete(keeping),
     );
     this.#keeping.add(keeping);
     return keeping;
   }
 
-  async #storeMissing(records: readonly ArchiveRecord[]): Promise<void> {
+  async #storeMissing(records: readonly ArchiveRecord[]): Promise<Map<string, string>> {
     const missing: ArchiveRecord[] = [];
+    const renamed = new Map<string, string>();
     for (const record of records) {
-      if ((await this.#archive.get(this.#sessionId, record.handle)) === undefined)
-        missing.push(record);
+      const held = await this.#archive.get(this.#sessionId, record.handle);
+      if (held === undefined) missing.push(record);
+      else if (this.#contentHandles && recordText(held) !== recordText(record)) {
+        const { handle, held: kept } = await this.#freeVariant(record);
+        renamed.set(record.handle, handle);
+        if (!kept) missing.push({ ...record, handle });
+      }
     }
     await this.store(missing);
+    return renamed;
+  }
+
+  /**
+   * The first variant of a record's content handle the archive holds nothing else under, and
+   * whether it holds the record there already (an earlier request renamed it the same).
+   * @throws {CompactionError} `archive_error` past 8 variants taken (only a crafted archive).
+   */
+  async #freeVariant(record: ArchiveRecord): Promise<{ handle: string; held: boolean }> {
+    const text = recordText(record);
+    for (let variant = 1; variant <= 8; variant += 1) {
+      const handle = contentHandle(`${text}\u0000${variant}`, this.#tag);
+      const held = await this.#archive.get(this.#sessionId, handle);
+      if (held === undefined) return { handle, held: false };
+      if (recordText(held) === text) return { handle, held: true };
+    }
+    throw new CompactionError(
+      "archive_error",
+      `the archive holds other records under every variant of handle ${record.handle}`,
+    );
   }
 
   /** The originals of the placeholder tool results in `conversation`, by tool use id. */

@@ -8,6 +8,7 @@ import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
+import { renameHandles } from "./handle-renames.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 import {
@@ -126,10 +127,18 @@ export class Landing {
       archive,
     };
     const before = history.messages;
-    const { conversation, repair, records } = landedConversation(rules, before, from, compacted);
+    const landedTo = landedConversation(rules, before, from, compacted);
+    const { repair, records } = landedTo;
+    let { conversation } = landedTo;
     if (archive !== undefined) {
       try {
-        await keepRecords(() => archive.store(records), limits.archiveTimeoutMs, signal);
+        let renamed: ReadonlyMap<string, string> | undefined;
+        const keep = async () => {
+          renamed = await archive.keep(records);
+        };
+        await keepRecords(keep, limits.archiveTimeoutMs, signal);
+        if (renamed !== undefined && renamed.size > 0)
+          conversation = renameHandles(conversation, records, renamed);
       } catch (error) {
         if (!CompactionError.isInstance(error)) throw error;
         return { status: "archive_failed", failure: error };

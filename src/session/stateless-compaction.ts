@@ -18,6 +18,7 @@ import { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 import { runStep } from "./compute-step.js";
 import { isUntrustedUsage } from "./context-meter.js";
+import { renameHandles } from "./handle-renames.js";
 import {
   keepRecords,
   type LandedConversation,
@@ -243,17 +244,25 @@ export class StatelessCompaction {
       ...landed.records,
       ...(trimmed?.landed.records ?? []),
     ];
+    let renamed: ReadonlyMap<string, string> | undefined;
     if (this.keeper !== undefined && records.length > 0) {
       const keeper = this.keeper;
       const milliseconds = DEFAULT_SESSION_OPTIONS.archiveTimeoutMs;
       try {
-        await keepRecords(() => keeper.storeMissing(records), milliseconds, options.signal);
+        const keep = async () => {
+          renamed = await keeper.keep(records);
+        };
+        await keepRecords(keep, milliseconds, options.signal);
       } catch (failure) {
         if (!CompactionError.isInstance(failure) || failure.code === "aborted") throw failure;
         return this.#withoutArchive(rules, conversation, contextUsed, overhead, failure);
       }
     }
-    const final = trimmed?.landed.conversation ?? landed.conversation;
+    const landedTo = trimmed?.landed.conversation ?? landed.conversation;
+    const final =
+      renamed === undefined || renamed.size === 0
+        ? landedTo
+        : renameHandles(landedTo, records, renamed);
     if (trimmed !== undefined)
       results.push({ ...emptyCompactionResult(), messagesRemoved: trimmed.removed });
     const changed = conversationChanged(conversation, final);
