@@ -10,6 +10,7 @@ import {
 import { RECALL_TOOL_NAME, recallAnswer, recallToolSpec } from "../core/recall-tool-call.js";
 import type { CompactionArchive } from "../session/archive.js";
 import { ArchiveKeeper } from "../session/archive-keeper.js";
+import { CONTENT_HANDLES } from "../session/content-handles.js";
 import { ARCHIVE_SCHEMA } from "../session/options.js";
 import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
 
@@ -53,7 +54,7 @@ function recallerOf(source: RecallToolOptions | RecallSource): RecallSource {
     "recallTool options",
   );
   const keeper = new ArchiveKeeper(archive, sessionId ?? STATELESS_SESSION_ID, {
-    contentHandles: true,
+    contentHandles: CONTENT_HANDLES,
   });
   return {
     recall: (handle) => keeper.recall(handle),

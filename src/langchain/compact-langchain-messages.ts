@@ -1,6 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { type AgentSession, agentSessionWith } from "../session/agent-session.js";
 import type { MaybeCompactReport } from "../session/compaction-report.js";
+import { CONTENT_HANDLES } from "../session/content-handles.js";
 import type { AgentSessionOptions } from "../session/options.js";
 import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
 import { ThreadSession } from "./thread-session.js";
@@ -50,7 +51,7 @@ export async function compactLangChainMessages(
   // byte (the prompt cache reads it), and a shared archive keeps each record once.
   const session = agentSessionWith(
     { sessionId: STATELESS_SESSION_ID, ...sessionOptions },
-    { contentHandles: true },
+    { contentHandles: CONTENT_HANDLES },
   );
   const thread = new ThreadSession(session);
   thread.append(messages, false);

@@ -1,4 +1,4 @@
-import { CompactionError, ValidationError } from "../core/errors.js";
+import { ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { RECALL_HANDLE_PATTERN, recallNumbersIn } from "../internal/recall-mark.js";
 import {
@@ -6,11 +6,10 @@ import {
   archiveChanges,
   archivedOriginals,
   type CompactionArchive,
-  contentHandle,
   MemoryArchive,
-  recordText,
   sessionTag,
 } from "./archive.js";
+import type { ContentHandles } from "./content-handles.js";
 import type { SessionSnapshot } from "./snapshot.js";
 import { serializeRecord } from "./snapshot.js";
 
@@ -41,13 +40,13 @@ function drawnHandleBase(): number {
  * landed (its worker died, its swap was refused or lost) leaves no handle another worker's
  * compaction or clamp could need, and both faces of a session write handles of one length.
  * With `contentHandles` (a stateless path, which keeps no counter between requests), a handle
- * is named after its record's content instead ({@link contentHandle}).
+ * is named after its record's content instead ({@link ContentHandles}).
  */
 export class ArchiveKeeper {
   readonly #archive: CompactionArchive;
   readonly #sessionId: string;
   readonly #tag: string;
-  readonly #contentHandles: boolean;
+  readonly #content: ContentHandles | undefined;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
   /** Replayed records being kept ({@link storeMissing}). */
@@ -56,21 +55,26 @@ export class ArchiveKeeper {
   constructor(
     archive: CompactionArchive,
     sessionId: string,
-    options: { contentHandles?: boolean } = {},
+    options: { contentHandles?: ContentHandles | undefined } = {},
   ) {
     this.#archive = archive;
     this.#sessionId = sessionId;
     this.#tag = sessionTag(sessionId);
-    this.#contentHandles = options.contentHandles === true;
+    this.#content = options.contentHandles;
   }
 
   get archive(): CompactionArchive {
     return this.#archive;
   }
 
-  /** Whether handles are named after their records' content ({@link contentHandle}). */
-  get contentHandles(): boolean {
-    return this.#contentHandles;
+  /**
+   * With content handles, how a clamp names the handle of the text it cuts (the same each time
+   * the same text is cut); `undefined`: the session's counter ({@link handleAt}) names them.
+   */
+  get clampNamer(): ((original: string, toolUseId: string | undefined) => string) | undefined {
+    const content = this.#content;
+    if (content === undefined) return undefined;
+    return (original, toolUseId) => content.clampHandle(original, toolUseId, this.#tag);
   }
 
   /**
@@ -81,30 +85,10 @@ export class ArchiveKeeper {
     before: readonly Message[],
     after: readonly Message[],
   ): { records: ArchiveRecord[]; conversation: Message[] } {
-    if (this.#contentHandles) {
-      // Two records of one compaction never share a handle: a hash of other content taken
-      // (hostile tool output can be made to collide) moves to the next free variant.
-      const taken = new Map<string, string>();
-      return archiveChanges(before, after, (record) => {
-        const text = recordText(record);
-        let handle = contentHandle(text, this.#tag);
-        for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
-          handle = contentHandle(`${text}\u0000${variant}`, this.#tag);
-        taken.set(handle, text);
-        return handle;
-      });
-    }
+    if (this.#content !== undefined)
+      return archiveChanges(before, after, this.#content.namer(this.#tag));
     let number = drawnHandleBase();
     return archiveChanges(before, after, () => `r${number++}-${this.#tag}`);
-  }
-
-  /**
-   * The content handle of a text clamping cut (of the tool result `toolUseId`, if any): a
-   * stateless path's, the same each time the same text is cut. (A session's intake numbers them
-   * with {@link handleAt}.)
-   */
-  clampHandle(original: string, toolUseId: string | undefined): string {
-    return contentHandle(`clamp\u0000${toolUseId ?? ""}\u0000${original}`, this.#tag);
   }
 
   /** The handle `offset` places after the next one, without taking it (intake builds; apply takes). */
@@ -154,63 +138,55 @@ export class ArchiveKeeper {
   }
 
   /**
-   * Keeps a compaction's records before it applies: all of them, or with content handles those
-   * the archive lacks ({@link storeMissing}: the handles a collision renamed, old to new).
+   * Keeps a compaction's records before `conversation` applies: all of them, or with content
+   * handles those the archive lacks, the placeholders of any a collision moved renamed
+   * (see {@link ContentHandles}). What to apply.
    */
-  async keep(records: readonly ArchiveRecord[]): Promise<ReadonlyMap<string, string>> {
-    if (this.#contentHandles) return this.storeMissing(records);
-    await this.store(records);
-    return NO_RENAMES;
+  async keep<T extends readonly Message[]>(
+    records: readonly ArchiveRecord[],
+    conversation: T,
+  ): Promise<T | Message[]> {
+    const content = this.#content;
+    if (content === undefined) {
+      await this.store(records);
+      return conversation;
+    }
+    const renamed = await this.storeMissing(records);
+    return content.rename(conversation, records, renamed);
   }
 
   /**
    * Keeps the records the archive does not hold yet: those of a stored record replayed here,
    * whose writer may have stopped between landing it and keeping them. A recall waits for it.
-   * With content handles, a record whose handle the archive holds for other content (a hash's
-   * collision: an earlier request's record) goes under the next free variant of it, never over
-   * the other or dropped: the renamed handles are returned, old to new, for the placeholders.
+   * With content handles, one whose handle the archive holds for other content goes under a
+   * variant: the moved handles are returned, old to new.
    */
-  storeMissing(records: readonly ArchiveRecord[]): Promise<Map<string, string>> {
-    const keeping: Promise<Map<string, string>> = this.#storeMissing(records).finally(() =>
+  storeMissing(records: readonly ArchiveRecord[]): Promise<ReadonlyMap<string, string>> {
+    const keeping: Promise<ReadonlyMap<string, string>> = this.#storeMissing(records).finally(() =>
       this.#keeping.delete(keeping),
     );
     this.#keeping.add(keeping);
     return keeping;
   }
 
-  async #storeMissing(records: readonly ArchiveRecord[]): Promise<Map<string, string>> {
+  async #storeMissing(records: readonly ArchiveRecord[]): Promise<ReadonlyMap<string, string>> {
+    if (this.#content !== undefined) {
+      const { missing, renamed } = await this.#content.missing(
+        this.#archive,
+        this.#sessionId,
+        this.#tag,
+        records,
+      );
+      await this.store(missing);
+      return renamed;
+    }
     const missing: ArchiveRecord[] = [];
-    const renamed = new Map<string, string>();
     for (const record of records) {
-      const held = await this.#archive.get(this.#sessionId, record.handle);
-      if (held === undefined) missing.push(record);
-      else if (this.#contentHandles && recordText(held) !== recordText(record)) {
-        const { handle, held: kept } = await this.#freeVariant(record);
-        renamed.set(record.handle, handle);
-        if (!kept) missing.push({ ...record, handle });
-      }
+      if ((await this.#archive.get(this.#sessionId, record.handle)) === undefined)
+        missing.push(record);
     }
     await this.store(missing);
-    return renamed;
-  }
-
-  /**
-   * The first variant of a record's content handle the archive holds nothing else under, and
-   * whether it holds the record there already (an earlier request renamed it the same).
-   * @throws {CompactionError} `archive_error` past 8 variants taken (only a crafted archive).
-   */
-  async #freeVariant(record: ArchiveRecord): Promise<{ handle: string; held: boolean }> {
-    const text = recordText(record);
-    for (let variant = 1; variant <= 8; variant += 1) {
-      const handle = contentHandle(`${text}\u0000${variant}`, this.#tag);
-      const held = await this.#archive.get(this.#sessionId, handle);
-      if (held === undefined) return { handle, held: false };
-      if (recordText(held) === text) return { handle, held: true };
-    }
-    throw new CompactionError(
-      "archive_error",
-      `the archive holds other records under every variant of handle ${record.handle}`,
-    );
+    return NO_RENAMES;
   }
 
   /** The originals of the placeholder tool results in `conversation`, by tool use id. */

@@ -8,7 +8,6 @@ import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
-import { renameHandles } from "./handle-renames.js";
 import type { History } from "./history.js";
 import type { CompactionBoundary } from "./hooks.js";
 import {
@@ -132,13 +131,11 @@ export class Landing {
     let { conversation } = landedTo;
     if (archive !== undefined) {
       try {
-        let renamed: ReadonlyMap<string, string> | undefined;
+        const kept = conversation;
         const keep = async () => {
-          renamed = await archive.keep(records);
+          conversation = await archive.keep(records, kept);
         };
         await keepRecords(keep, limits.archiveTimeoutMs, signal);
-        if (renamed !== undefined && renamed.size > 0)
-          conversation = renameHandles(conversation, records, renamed);
       } catch (error) {
         if (!CompactionError.isInstance(error)) throw error;
         return { status: "archive_failed", failure: error };

@@ -291,12 +291,7 @@ export class MessageIntake {
     // Handles are taken in the order the blocks are cut, so the records follow that order too.
     let handles = 0;
     const nextHandle =
-      keeper === undefined
-        ? undefined
-        : keeper.contentHandles
-          ? (original: string, toolUseId: string | undefined) =>
-              keeper.clampHandle(original, toolUseId)
-          : () => keeper.handleAt(handles++);
+      keeper === undefined ? undefined : (keeper.clampNamer ?? (() => keeper.handleAt(handles++)));
     const built = messages.map((message) => {
       const clamped = clampMessage(message, maxBlockTokens, nextHandle);
       for (const block of clamped.clamped) {

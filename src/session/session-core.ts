@@ -23,6 +23,7 @@ import { type CompactionCommit, IN_MEMORY_COMMIT } from "./compaction-commit.js"
 import { CompactionHooks } from "./compaction-hooks.js";
 import type { ForceCompactResult, MaybeCompactReport } from "./compaction-report.js";
 import { CompactionRunner } from "./compaction-run.js";
+import type { ContentHandles } from "./content-handles.js";
 import type { CompactionEvent, CompactionEventListener } from "./events.js";
 import { History } from "./history.js";
 import { MessageIntake } from "./message-intake.js";
@@ -48,9 +49,9 @@ export interface SessionCoreSettings {
   commit?: CompactionCommit;
   /**
    * Handles named after what their records hold (a one-call helper's session, made anew at each
-   * call: the same history compacted again names the same handles). @default false
+   * call: the same history compacted again names the same handles). @default a counter
    */
-  contentHandles?: boolean;
+  contentHandles?: ContentHandles;
 }
 
 /**
@@ -91,7 +92,7 @@ export class SessionCore {
       archive === false
         ? undefined
         : new ArchiveKeeper(archive, this.sessionId, {
-            contentHandles: settings.contentHandles === true,
+            contentHandles: settings.contentHandles,
           });
     this.intake = new MessageIntake({
       history: this.history,

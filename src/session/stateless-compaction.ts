@@ -17,8 +17,8 @@ import { tokensToChars } from "../core/tokens.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 import { runStep } from "./compute-step.js";
+import { CONTENT_HANDLES } from "./content-handles.js";
 import { isUntrustedUsage } from "./context-meter.js";
-import { renameHandles } from "./handle-renames.js";
 import {
   keepRecords,
   type LandedConversation,
@@ -105,7 +105,7 @@ export class StatelessCompaction {
       archive === undefined || archive === false
         ? undefined
         : new ArchiveKeeper(archive, options.sessionId ?? STATELESS_SESSION_ID, {
-            contentHandles: true,
+            contentHandles: CONTENT_HANDLES,
           });
     this.#rules = {
       pinned: new Set(),
@@ -122,11 +122,7 @@ export class StatelessCompaction {
   /** New messages as the session's intake takes them: each text too long for the window clamped. */
   intake(messages: readonly Message[]): StatelessIntake {
     const { keeper } = this;
-    const handle =
-      keeper === undefined
-        ? undefined
-        : (original: string, toolUseId: string | undefined) =>
-            keeper.clampHandle(original, toolUseId);
+    const handle = keeper?.clampNamer;
     const facts: IntakeFacts = { systemIds: new Set(), thinking: false };
     const intake: StatelessIntake = {
       messages: messages.slice(),
@@ -244,13 +240,14 @@ export class StatelessCompaction {
       ...landed.records,
       ...(trimmed?.landed.records ?? []),
     ];
-    let renamed: ReadonlyMap<string, string> | undefined;
+    let final: readonly Message[] = trimmed?.landed.conversation ?? landed.conversation;
     if (this.keeper !== undefined && records.length > 0) {
       const keeper = this.keeper;
       const milliseconds = DEFAULT_SESSION_OPTIONS.archiveTimeoutMs;
+      const kept = final;
       try {
         const keep = async () => {
-          renamed = await keeper.keep(records);
+          final = await keeper.keep(records, kept);
         };
         await keepRecords(keep, milliseconds, options.signal);
       } catch (failure) {
@@ -258,11 +255,6 @@ export class StatelessCompaction {
         return this.#withoutArchive(rules, conversation, contextUsed, overhead, failure);
       }
     }
-    const landedTo = trimmed?.landed.conversation ?? landed.conversation;
-    const final =
-      renamed === undefined || renamed.size === 0
-        ? landedTo
-        : renameHandles(landedTo, records, renamed);
     if (trimmed !== undefined)
       results.push({ ...emptyCompactionResult(), messagesRemoved: trimmed.removed });
     const changed = conversationChanged(conversation, final);

@@ -1,0 +1,101 @@
+import { CompactionError } from "../core/errors.js";
+import type { Message } from "../core/message.js";
+import {
+  type ArchiveRecord,
+  type ArchiveRecordContent,
+  type CompactionArchive,
+  contentHandle,
+  recordText,
+} from "./archive.js";
+import { renameHandles } from "./handle-renames.js";
+
+/** The variants of a handle tried before an archive is taken for crafted. */
+const MAX_VARIANTS = 8;
+
+/**
+ * How a stateless path names its handles: after what each record holds ({@link contentHandle}),
+ * so the same history compacted again names the same handles, with no counter between requests.
+ * The hash has 53 bits: crafted tool output can make two records meet, and a shared archive may
+ * hold another record under a handle. Neither overwrites nor drops an original: the second
+ * takes the next variant free. Given to an `ArchiveKeeper` by the paths that use it (a
+ * session's bundle leaves it out).
+ */
+export const CONTENT_HANDLES = {
+  /** A compaction's handle maker: two records of it never share a handle. */
+  namer(tag: string): (record: ArchiveRecordContent) => string {
+    const taken = new Map<string, string>();
+    return (record) => {
+      const text = recordText(record);
+      let handle = contentHandle(text, tag);
+      for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
+        handle = contentHandle(`${text}\u0000${variant}`, tag);
+      taken.set(handle, text);
+      return handle;
+    };
+  },
+
+  /** The handle of a text clamping cut (of the tool result `toolUseId`, if any). */
+  clampHandle(original: string, toolUseId: string | undefined, tag: string): string {
+    return contentHandle(`clamp\u0000${toolUseId ?? ""}\u0000${original}`, tag);
+  },
+
+  /**
+   * What of `records` the archive lacks, and the handles moved (old to new): a record whose
+   * handle the archive holds for other content goes under the first variant free (or holding
+   * it already: an earlier request moved it the same).
+   * @throws {CompactionError} `archive_error` past {@link MAX_VARIANTS} variants taken.
+   */
+  async missing(
+    archive: CompactionArchive,
+    sessionId: string,
+    tag: string,
+    records: readonly ArchiveRecord[],
+  ): Promise<{ missing: ArchiveRecord[]; renamed: Map<string, string> }> {
+    const missing: ArchiveRecord[] = [];
+    const renamed = new Map<string, string>();
+    for (const record of records) {
+      const held = await archive.get(sessionId, record.handle);
+      if (held === undefined) {
+        missing.push(record);
+        continue;
+      }
+      const text = recordText(record);
+      if (recordText(held) === text) continue;
+      const variant = await freeVariant(archive, sessionId, tag, record.handle, text);
+      renamed.set(record.handle, variant.handle);
+      if (!variant.held) missing.push({ ...record, handle: variant.handle });
+    }
+    return { missing, renamed };
+  },
+
+  /** `conversation` with the placeholders of moved handles naming their variants. */
+  rename<T extends readonly Message[]>(
+    conversation: T,
+    records: readonly ArchiveRecord[],
+    renamed: ReadonlyMap<string, string>,
+  ): T | Message[] {
+    return renamed.size === 0 ? conversation : renameHandles(conversation, records, renamed);
+  },
+};
+
+/** How a path names its handles after their content: {@link CONTENT_HANDLES}. */
+export type ContentHandles = typeof CONTENT_HANDLES;
+
+async function freeVariant(
+  archive: CompactionArchive,
+  sessionId: string,
+  tag: string,
+  handle: string,
+  text: string,
+): Promise<{ handle: string; held: boolean }> {
+  for (let variant = 1; variant <= MAX_VARIANTS; variant += 1) {
+    const next = contentHandle(`${text}\u0000${variant}`, tag);
+    const held = await archive.get(sessionId, next);
+    if (held === undefined) return { handle: next, held: false };
+    if (recordText(held) === text) return { handle: next, held: true };
+  }
+  throw new CompactionError(
+    "archive_error",
+    `the archive holds other records under every variant of handle ${handle}`,
+  );
+}
