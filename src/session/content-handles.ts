@@ -1,5 +1,6 @@
 import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { sameValue } from "../internal/same-value.js";
 import {
   type ArchiveRecord,
   type ArchiveRecordContent,
@@ -60,8 +61,8 @@ export const CONTENT_HANDLES = {
         continue;
       }
       const text = recordText(record);
-      if (recordText(held) === text) continue;
-      const variant = await freeVariant(archive, sessionId, tag, record.handle, text);
+      if (sameRecord(held, record, text)) continue;
+      const variant = await freeVariant(archive, sessionId, tag, record, text);
       renamed.set(record.handle, variant.handle);
       if (!variant.held) missing.push({ ...record, handle: variant.handle });
     }
@@ -85,17 +86,43 @@ async function freeVariant(
   archive: CompactionArchive,
   sessionId: string,
   tag: string,
-  handle: string,
+  record: ArchiveRecord,
   text: string,
 ): Promise<{ handle: string; held: boolean }> {
   for (let variant = 1; variant <= MAX_VARIANTS; variant += 1) {
     const next = contentHandle(`${text}\u0000${variant}`, tag);
     const held = await archive.get(sessionId, next);
     if (held === undefined) return { handle: next, held: false };
-    if (recordText(held) === text) return { handle: next, held: true };
+    if (sameRecord(held, record, text)) return { handle: next, held: true };
   }
   throw new CompactionError(
     "archive_error",
-    `the archive holds other records under every variant of handle ${handle}`,
+    `the archive holds other records under every variant of handle ${record.handle}`,
+  );
+}
+
+/**
+ * Whether the archive's record holds what `record` does (`text`, its {@link recordText}): the
+ * same text, or the same data with keys in another order, as an archive may give a record back
+ * (a JSONB column sorts them): not a collision.
+ */
+function sameRecord(held: ArchiveRecord, record: ArchiveRecord, text: string): boolean {
+  if (recordText(held) === text) return true;
+  if (held.kind === "messages" || record.kind === "messages") {
+    if (held.kind !== "messages" || record.kind !== "messages") return false;
+    const { original } = record;
+    return (
+      held.original.length === original.length &&
+      held.original.every(
+        (message, index) =>
+          message.role === original[index]!.role &&
+          sameValue(message.content, original[index]!.content),
+      )
+    );
+  }
+  return (
+    held.kind === record.kind &&
+    held.toolUseId === record.toolUseId &&
+    sameValue(held.original, record.original)
   );
 }

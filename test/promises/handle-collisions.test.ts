@@ -3,7 +3,11 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import { describe, expect, it } from "vitest";
 import { compactAnthropicMessages } from "../../src/anthropic/index.js";
 import { compactLangChainMessages } from "../../src/langchain/index.js";
-import { type ArchiveRecord, MemoryArchive } from "../../src/store/index.js";
+import {
+  type ArchiveRecord,
+  type CompactionArchive,
+  MemoryArchive,
+} from "../../src/store/index.js";
 
 // A stateless path names each handle after what its record holds (the same history compacted
 // again names the same handles), with a 53-bit hash: hostile tool output can be made to
@@ -148,5 +152,42 @@ describe("content handles that collide", () => {
     expect(moved).not.toBe(handle);
     expect(archive.get("stateless", handle!)).toEqual(other);
     expect(JSON.stringify(archive.get("stateless", moved!))).toContain("contents of f");
+  });
+
+  it("an archive that gives records back with their keys in another order (JSONB) is no collision", async () => {
+    // Each record kept as its JSON with every object's keys reversed, as a JSONB column may
+    // give them back: the same record, not another one.
+    const rows = new Map<string, string>();
+    const reversed = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(reversed)
+        : typeof value === "object" && value !== null
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([key, item]) => [key, reversed(item)]),
+            )
+          : value;
+    const archive: CompactionArchive = {
+      put: (sessionId, records) => {
+        for (const record of records)
+          rows.set(`${sessionId}/${record.handle}`, JSON.stringify(reversed(record)));
+      },
+      get: (sessionId, handle) => {
+        const row = rows.get(`${sessionId}/${handle}`);
+        return row === undefined ? undefined : (JSON.parse(row) as ArchiveRecord);
+      },
+    };
+    const history = reads({});
+    const first = await compactAnthropicMessages(history, { ...OPTIONS, archive });
+    expect(first.compacted).toBe(true);
+    const count = rows.size;
+    expect(count).toBeGreaterThan(0);
+    for (let call = 0; call < 3; call += 1) {
+      const again = await compactAnthropicMessages(history, { ...OPTIONS, archive });
+      expect(again.error).toBeUndefined();
+      expect(JSON.stringify(again.messages)).toBe(JSON.stringify(first.messages));
+    }
+    expect(rows.size).toBe(count);
   });
 });
