@@ -22,14 +22,36 @@ export function renameHandles(
   records: readonly ArchiveRecord[],
   renamed: ReadonlyMap<string, string>,
 ): Message[] {
+  return rewriteMarks(conversation, records, (handle) => {
+    const to = renamed.get(handle);
+    return to === undefined ? undefined : [markOf(handle), markOf(to)];
+  });
+}
+
+/**
+ * `conversation` without the marks of `records` (the archive never got them): each
+ * placeholder reads as one made without an archive.
+ */
+export function dropHandles(
+  conversation: readonly Message[],
+  records: readonly ArchiveRecord[],
+): Message[] {
+  return rewriteMarks(conversation, records, (handle) => [` ${markOf(handle)}`, ""]);
+}
+
+/** `conversation` with each record's mark rewritten as `rename` says (`undefined`: left). */
+function rewriteMarks(
+  conversation: readonly Message[],
+  records: readonly ArchiveRecord[],
+  renameOf: (handle: string) => Rename | undefined,
+): Message[] {
   const results = new Map<string, Rename>();
   const inputs = new Map<string, Rename>();
   const texts: Rename[] = [];
   const owners = new Set<string>();
   for (const record of records) {
-    const to = renamed.get(record.handle);
-    if (to === undefined) continue;
-    const rename: Rename = [markOf(record.handle), markOf(to)];
+    const rename = renameOf(record.handle);
+    if (rename === undefined) continue;
     if (record.kind === "tool_result") results.set(record.toolUseId, rename);
     else if (record.kind === "tool_input") inputs.set(record.toolUseId, rename);
     else {

@@ -19,6 +19,7 @@ import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 import { runStep } from "./compute-step.js";
 import { CONTENT_HANDLES } from "./content-handles.js";
 import { isUntrustedUsage } from "./context-meter.js";
+import { dropHandles } from "./handle-renames.js";
 import {
   keepRecords,
   type LandedConversation,
@@ -252,7 +253,8 @@ export class StatelessCompaction {
         await keepRecords(keep, milliseconds, options.signal);
       } catch (failure) {
         if (!CompactionError.isInstance(failure) || failure.code === "aborted") throw failure;
-        return this.#withoutArchive(rules, conversation, contextUsed, overhead, failure);
+        const clamps = options.records ?? [];
+        return this.#withoutArchive(rules, conversation, clamps, contextUsed, overhead, failure);
       }
     }
     if (trimmed !== undefined)
@@ -271,19 +273,22 @@ export class StatelessCompaction {
   /**
    * The archive failed to keep what the compaction removes: as in a session's run, nothing the
    * compactors did applies (nothing is removed without its record), and the last resort still
-   * fits the request in the window, without the archive (what it removes is in `result`).
+   * fits the request in the window, without the archive (what it removes is in `result`). The
+   * intake's clamps stand, their markers naming no handle the archive never got.
    */
   #withoutArchive(
     rules: LandingRules,
     conversation: readonly Message[],
+    clamps: readonly ArchiveRecord[],
     contextUsed: number,
     overhead: number,
     error: CompactionError,
   ): StatelessOutcome {
     const run = { ran: undefined, landed: false, failed: true };
     const unarchived = { ...rules, archive: undefined };
-    const trimmed = this.#trim(unarchived, conversation, contextUsed, overhead, run);
-    const final = trimmed?.landed.conversation ?? conversation;
+    const taken = clamps.length === 0 ? conversation : dropHandles(conversation, clamps);
+    const trimmed = this.#trim(unarchived, taken, contextUsed, overhead, run);
+    const final = trimmed?.landed.conversation ?? taken;
     const result = emptyCompactionResult();
     if (trimmed !== undefined) result.messagesRemoved = trimmed.removed;
     return {

@@ -174,6 +174,26 @@ describe("an archive's outage on a one-call helper", () => {
     });
   }
 
+  it("a text the intake clamped keeps its cut, its marker naming no handle", async () => {
+    const conversation = [
+      ...longRun(30),
+      ...new ConversationBuilder({ idPrefix: "late-" })
+        .user(`Apply this patch: ${"+ line of the patch\n".repeat(1_200)}`)
+        .build(),
+    ];
+    for (const [name, helper] of Object.entries(HELPERS)) {
+      const outcome = await helper.compact(conversation, {
+        contextLimit: WINDOW,
+        archive: brokenArchive,
+      });
+      const text = JSON.stringify(outcome.messages);
+      expect(outcome.error?.code, name).toBe("archive_error");
+      expect(text, name).toContain("characters cut to fit the context window");
+      expect(text, name).not.toContain("[recall ");
+      expect(helper.tokens(outcome.messages), name).toBeLessThanOrEqual(0.95 * WINDOW);
+    }
+  });
+
   it("compactionPrepareStep tells onError and sends the step inside the window", async () => {
     const errors: unknown[] = [];
     const prepare = compactionPrepareStep({
