@@ -74,7 +74,7 @@ export class ArchiveKeeper {
   get clampNamer(): ((original: string, toolUseId: string | undefined) => string) | undefined {
     const content = this.#content;
     if (content === undefined) return undefined;
-    return (original, toolUseId) => content.clampHandle(original, toolUseId, this.#tag);
+    return content.clampNamer(this.#tag);
   }
 
   /**
@@ -132,9 +132,13 @@ export class ArchiveKeeper {
     }
   }
 
-  /** Keeps records; resolves once the archive holds them. */
+  /**
+   * Keeps records; resolves once the archive holds them. With content handles, never over a
+   * record of other content under the same handle (see {@link storeMissing}).
+   */
   async store(records: readonly ArchiveRecord[]): Promise<void> {
-    if (records.length > 0) await this.#archive.put(this.#sessionId, records);
+    if (this.#content !== undefined) await this.storeMissing(records);
+    else if (records.length > 0) await this.#archive.put(this.#sessionId, records);
   }
 
   /**
@@ -177,7 +181,7 @@ export class ArchiveKeeper {
         this.#tag,
         records,
       );
-      await this.store(missing);
+      if (missing.length > 0) await this.#archive.put(this.#sessionId, missing);
       return renamed;
     }
     const missing: ArchiveRecord[] = [];

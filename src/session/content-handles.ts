@@ -35,9 +35,17 @@ export const CONTENT_HANDLES = {
     };
   },
 
-  /** The handle of a text clamping cut (of the tool result `toolUseId`, if any). */
-  clampHandle(original: string, toolUseId: string | undefined, tag: string): string {
-    return contentHandle(`clamp\u0000${toolUseId ?? ""}\u0000${original}`, tag);
+  /** An intake's maker of the handles of the texts it clamps: two of them never share one. */
+  clampNamer(tag: string): (original: string, toolUseId: string | undefined) => string {
+    const taken = new Map<string, string>();
+    return (original, toolUseId) => {
+      const text = `clamp\u0000${toolUseId ?? ""}\u0000${original}`;
+      let handle = contentHandle(text, tag);
+      for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
+        handle = contentHandle(`${text}\u0000${variant}`, tag);
+      taken.set(handle, text);
+      return handle;
+    };
   },
 
   /**
@@ -54,17 +62,24 @@ export const CONTENT_HANDLES = {
   ): Promise<{ missing: ArchiveRecord[]; renamed: Map<string, string> }> {
     const missing: ArchiveRecord[] = [];
     const renamed = new Map<string, string>();
+    // What this batch puts under each handle: a clamp's record and a compaction's may meet too.
+    const batch = new Map<string, ArchiveRecord>();
+    const place = { archive, sessionId, batch };
     for (const record of records) {
-      const held = await archive.get(sessionId, record.handle);
+      const text = recordText(record);
+      const held = await heldUnder(place, record.handle);
       if (held === undefined) {
         missing.push(record);
+        batch.set(record.handle, record);
         continue;
       }
-      const text = recordText(record);
       if (sameRecord(held, record, text)) continue;
-      const variant = await freeVariant(archive, sessionId, tag, record, text);
+      const variant = await freeVariant(place, tag, record, text);
       renamed.set(record.handle, variant.handle);
-      if (!variant.held) missing.push({ ...record, handle: variant.handle });
+      if (variant.held) continue;
+      const moved = { ...record, handle: variant.handle };
+      missing.push(moved);
+      batch.set(moved.handle, moved);
     }
     return { missing, renamed };
   },
@@ -82,16 +97,27 @@ export const CONTENT_HANDLES = {
 /** How a path names its handles after their content: {@link CONTENT_HANDLES}. */
 export type ContentHandles = typeof CONTENT_HANDLES;
 
+/** Where a batch of records goes: the archive, and what the batch already put under a handle. */
+interface Place {
+  archive: CompactionArchive;
+  sessionId: string;
+  batch: ReadonlyMap<string, ArchiveRecord>;
+}
+
+/** The record under `handle`: one of this batch's, else the archive's. */
+async function heldUnder(place: Place, handle: string): Promise<ArchiveRecord | undefined> {
+  return place.batch.get(handle) ?? (await place.archive.get(place.sessionId, handle));
+}
+
 async function freeVariant(
-  archive: CompactionArchive,
-  sessionId: string,
+  place: Place,
   tag: string,
   record: ArchiveRecord,
   text: string,
 ): Promise<{ handle: string; held: boolean }> {
   for (let variant = 1; variant <= MAX_VARIANTS; variant += 1) {
     const next = contentHandle(`${text}\u0000${variant}`, tag);
-    const held = await archive.get(sessionId, next);
+    const held = await heldUnder(place, next);
     if (held === undefined) return { handle: next, held: false };
     if (sameRecord(held, record, text)) return { handle: next, held: true };
   }

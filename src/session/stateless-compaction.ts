@@ -252,7 +252,7 @@ export class StatelessCompaction {
         };
         await keepRecords(keep, milliseconds, options.signal);
       } catch (failure) {
-        if (!CompactionError.isInstance(failure) || failure.code === "aborted") throw failure;
+        if (!CompactionError.isInstance(failure) || options.signal?.aborted === true) throw failure;
         const clamps = options.records ?? [];
         return this.#withoutArchive(rules, conversation, clamps, contextUsed, overhead, failure);
       }
@@ -337,7 +337,8 @@ export class StatelessCompaction {
           try {
             return await runStep(compactor, working, summaries, options, timeoutMs, unchanged);
           } catch (failure) {
-            if (!CompactionError.isInstance(failure) || failure.code === "aborted") throw failure;
+            // The caller's abort rejects; an `aborted` the compactor gave (not asked) is a failure.
+            if (!CompactionError.isInstance(failure) || signal?.aborted === true) throw failure;
             error = failure;
             return unchangedOutput(working);
           }

@@ -190,4 +190,45 @@ describe("content handles that collide", () => {
     }
     expect(rows.size).toBe(count);
   });
+
+  // Two long requests whose clamps' handles collide (found by a birthday search), each cut to
+  // fit: each marker recalls its own text. Before, the second record overwrote the first.
+  const BASE = `${"word ".repeat(12_000)}END `;
+  const CLAMPED = { a: `${BASE}188177646338c3`, b: `${BASE}0d82fa00afee06` };
+
+  it("two texts one request clamps: each under a handle of its own", async () => {
+    const archive = new MemoryArchive();
+    const history: MessageParam[] = [
+      { role: "user", content: CLAMPED.a },
+      { role: "assistant", content: "noted" },
+      { role: "user", content: CLAMPED.b },
+    ];
+    const { messages } = await compactAnthropicMessages(history, { contextLimit: 40_000, archive });
+    const handles = [...JSON.stringify(messages).matchAll(/\[recall (r\d+-[0-9a-f]{4})\]/g)].map(
+      (match) => match[1]!,
+    );
+    expect(handles).toHaveLength(2);
+    const texts = handles.map((handle) => JSON.stringify(archive.get("stateless", handle)));
+    expect(texts[0]).toContain("188177646338c3");
+    expect(texts[1]).toContain("0d82fa00afee06");
+  });
+
+  it("the same in compactLangChainMessages' session", async () => {
+    const archive = new MemoryArchive();
+    const history = [
+      new HumanMessage(CLAMPED.a),
+      new AIMessage("noted"),
+      new HumanMessage(CLAMPED.b),
+    ];
+    const { messages } = await compactLangChainMessages(history, { contextLimit: 40_000, archive });
+    const handles = [
+      ...JSON.stringify(messages.map((message) => message.content)).matchAll(
+        /\[recall (r\d+-[0-9a-f]{4})\]/g,
+      ),
+    ].map((match) => match[1]!);
+    expect(handles).toHaveLength(2);
+    const texts = handles.map((handle) => JSON.stringify(archive.get("stateless", handle)));
+    expect(texts[0]).toContain("188177646338c3");
+    expect(texts[1]).toContain("0d82fa00afee06");
+  });
 });

@@ -194,6 +194,24 @@ describe("an archive's outage on a one-call helper", () => {
     }
   });
 
+  it("an archive's own `aborted` (not the caller's) is its failure, not a rejection", async () => {
+    // A store archive refuses a handle that holds another record with `aborted`.
+    const refusing: CompactionArchive = {
+      put: () => {
+        throw new CompactionError("aborted", "recall handle already holds another record");
+      },
+      get: () => undefined,
+    };
+    const outcome = await HELPERS["compactChatMessages"]!.compact(longRun(30), {
+      contextLimit: WINDOW,
+      archive: refusing,
+    });
+    expect(outcome.error?.code).toBe("aborted");
+    expect(HELPERS["compactChatMessages"]!.tokens(outcome.messages)).toBeLessThanOrEqual(
+      0.95 * WINDOW,
+    );
+  });
+
   it("compactionPrepareStep tells onError and sends the step inside the window", async () => {
     const errors: unknown[] = [];
     const prepare = compactionPrepareStep({
