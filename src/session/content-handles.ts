@@ -24,28 +24,14 @@ const MAX_VARIANTS = 8;
 export const CONTENT_HANDLES = {
   /** A compaction's handle maker: two records of it never share a handle. */
   namer(tag: string): (record: ArchiveRecordContent) => string {
-    const taken = new Map<string, string>();
-    return (record) => {
-      const text = recordText(record);
-      let handle = contentHandle(text, tag);
-      for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
-        handle = contentHandle(`${text}\u0000${variant}`, tag);
-      taken.set(handle, text);
-      return handle;
-    };
+    const name = distinctNamer(tag);
+    return (record) => name(recordText(record));
   },
 
   /** An intake's maker of the handles of the texts it clamps: two of them never share one. */
   clampNamer(tag: string): (original: string, toolUseId: string | undefined) => string {
-    const taken = new Map<string, string>();
-    return (original, toolUseId) => {
-      const text = `clamp\u0000${toolUseId ?? ""}\u0000${original}`;
-      let handle = contentHandle(text, tag);
-      for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
-        handle = contentHandle(`${text}\u0000${variant}`, tag);
-      taken.set(handle, text);
-      return handle;
-    };
+    const name = distinctNamer(tag);
+    return (original, toolUseId) => name(`clamp\u0000${toolUseId ?? ""}\u0000${original}`);
   },
 
   /**
@@ -66,13 +52,13 @@ export const CONTENT_HANDLES = {
     const batch = new Map<string, ArchiveRecord>();
     const place = { archive, sessionId, batch };
     for (const record of records) {
-      const text = recordText(record);
       const held = await heldUnder(place, record.handle);
       if (held === undefined) {
         missing.push(record);
         batch.set(record.handle, record);
         continue;
       }
+      const text = recordText(record);
       if (sameRecord(held, record, text)) continue;
       const variant = await freeVariant(place, tag, record, text);
       renamed.set(record.handle, variant.handle);
@@ -93,6 +79,26 @@ export const CONTENT_HANDLES = {
     return renamed.size === 0 ? conversation : renameHandles(conversation, records, renamed);
   },
 };
+
+/** The handle of the `variant`th variant of a content handle (the hash of its text salted). */
+function variantHandle(text: string, variant: number, tag: string): string {
+  return contentHandle(`${text}\u0000${variant}`, tag);
+}
+
+/**
+ * A maker of content handles that never gives one handle to two texts: a hash of another text
+ * taken moves to the next variant free. One per compaction or intake.
+ */
+function distinctNamer(tag: string): (text: string) => string {
+  const taken = new Map<string, string>();
+  return (text) => {
+    let handle = contentHandle(text, tag);
+    for (let variant = 1; taken.has(handle) && taken.get(handle) !== text; variant += 1)
+      handle = variantHandle(text, variant, tag);
+    taken.set(handle, text);
+    return handle;
+  };
+}
 
 /** How a path names its handles after their content: {@link CONTENT_HANDLES}. */
 export type ContentHandles = typeof CONTENT_HANDLES;
@@ -116,7 +122,7 @@ async function freeVariant(
   text: string,
 ): Promise<{ handle: string; held: boolean }> {
   for (let variant = 1; variant <= MAX_VARIANTS; variant += 1) {
-    const next = contentHandle(`${text}\u0000${variant}`, tag);
+    const next = variantHandle(text, variant, tag);
     const held = await heldUnder(place, next);
     if (held === undefined) return { handle: next, held: false };
     if (sameRecord(held, record, text)) return { handle: next, held: true };
