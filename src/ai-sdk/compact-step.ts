@@ -9,11 +9,8 @@ import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import type { Usage } from "../core/usage.js";
-import type {
-  IntakeFacts,
-  StatelessCompaction,
-  StatelessOutcome,
-} from "../session/stateless-compaction.js";
+import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
+import type { IntakeFacts } from "../session/stateless-intake.js";
 import { backToModel } from "./back-to-model.js";
 import { convertModelMessages } from "./model-messages.js";
 import { contextTokens } from "./usage.js";

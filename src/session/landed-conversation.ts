@@ -86,12 +86,12 @@ export function landedConversation(
  * Runs `store` (an archive keeping records) within `milliseconds` and the caller's `signal`.
  * @throws {CompactionError} `archive_error` (its `put` threw), `timeout` or `aborted`.
  */
-export async function keepRecords(
-  store: () => Promise<void>,
+export function keepRecords<T>(
+  store: () => Promise<T>,
   milliseconds: number,
   signal: AbortSignal | undefined,
-): Promise<void> {
-  await requestWithin(store, {
+): Promise<T> {
+  return requestWithin(store, {
     signal,
     milliseconds,
     what: "the archive's put",

@@ -131,11 +131,8 @@ export class Landing {
     let { conversation } = landedTo;
     if (archive !== undefined) {
       try {
-        const kept = conversation;
-        const keep = async () => {
-          conversation = await archive.keep(records, kept);
-        };
-        await keepRecords(keep, limits.archiveTimeoutMs, signal);
+        const keep = () => archive.keep(records, landedTo.conversation);
+        conversation = await keepRecords(keep, limits.archiveTimeoutMs, signal);
       } catch (error) {
         if (!CompactionError.isInstance(error)) throw error;
         return { status: "archive_failed", failure: error };

@@ -12,10 +12,7 @@ import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
-import { isThinking, keepThinkingValid } from "../core/preserved-thinking.js";
-import { tokensToChars } from "../core/tokens.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
-import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 import { runStep } from "./compute-step.js";
 import { CONTENT_HANDLES } from "./content-handles.js";
 import { isUntrustedUsage } from "./context-meter.js";
@@ -28,32 +25,9 @@ import {
   NO_REPAIR,
 } from "./landed-conversation.js";
 import { DEFAULT_SESSION_OPTIONS, sessionCompactors, trimTarget } from "./options.js";
+import { type IntakeFacts, type StatelessIntake, statelessIntake } from "./stateless-intake.js";
 import { STATELESS_SESSION_ID, type StatelessCompactionOptions } from "./stateless-options.js";
 import { lastResortTrim, trimShareOf } from "./trim-share.js";
-
-/** What {@link StatelessCompaction.intake} made of new messages. */
-export interface StatelessIntake {
-  /** The messages, each text too long for the window clamped. */
-  messages: Message[];
-  /** The positions (in `messages`) of those clamped. */
-  clamped: number[];
-  /** What clamping cut, for the archive. */
-  records: ArchiveRecord[];
-  /** What the intake's walk saw of the messages, for a compaction of them alone. */
-  facts: IntakeFacts;
-  /** Whether thinking a clamp made stale was removed (then more than `clamped` changed). */
-  repaired: boolean;
-}
-
-/**
- * What the intake's walk over every message saw, so that the compaction of those messages
- * alone (a conversation seen once) does not walk them again: the ids of the system messages
- * (pinned), and whether any message holds a thinking block.
- */
-export interface IntakeFacts {
-  systemIds: Set<string>;
-  thinking: boolean;
-}
 
 /** What {@link StatelessCompaction.compact} did. */
 export interface StatelessOutcome {
@@ -122,53 +96,12 @@ export class StatelessCompaction {
 
   /** New messages as the session's intake takes them: each text too long for the window clamped. */
   intake(messages: readonly Message[]): StatelessIntake {
-    const { keeper } = this;
-    const handle = keeper?.clampNamer;
-    const facts: IntakeFacts = { systemIds: new Set(), thinking: false };
-    const intake: StatelessIntake = {
-      messages: messages.slice(),
-      clamped: [],
-      records: [],
-      facts,
-      repaired: false,
-    };
-    const maxChars = tokensToChars(this.#maxBlockTokens);
-    for (let index = 0; index < messages.length; index += 1) {
-      const message = messages[index]!;
-      // One walk over the blocks: any message may hold thinking, or be a system message (the
-      // schema allows either of either role); only a user message is clamped.
-      const { content } = message;
-      let long = false;
-      for (let at = 0; at < content.length; at += 1) {
-        const block = content[at]!;
-        if (isThinking(block)) facts.thinking = true;
-        else if (!long && message.role === "user") long = holdsLongText(block, maxChars);
-      }
-      if (content.length === 1 && isSystemMessage(message)) facts.systemIds.add(message.id);
-      if (!long) continue;
-      const { message: clamped, clamped: blocks } = clampMessage(
-        message,
-        this.#maxBlockTokens,
-        handle,
-      );
-      if (blocks.length === 0) continue;
-      intake.messages[index] = clamped;
-      intake.clamped.push(index);
-      for (const block of blocks)
-        if (block.handle !== undefined)
-          intake.records.push(clampRecord(block.handle, block, message));
-    }
-    // Thinking after a text clamped here was made on the whole text: stale (see the session's).
-    if (intake.clamped.length > 0 && facts.thinking && !this.#rules.keepStaleThinking) {
-      const { conversation, repair } = keepThinkingValid(
-        messages,
-        intake.messages,
-        this.#rules.clock,
-      );
-      intake.repaired = repair.thinkingBlocksDropped > 0;
-      intake.messages = conversation;
-    }
-    return intake;
+    return statelessIntake(messages, {
+      maxBlockTokens: this.#maxBlockTokens,
+      clampNamer: this.keeper?.clampNamer,
+      keepStaleThinking: this.#rules.keepStaleThinking,
+      clock: this.#rules.clock,
+    });
   }
 
   /**
@@ -247,10 +180,7 @@ export class StatelessCompaction {
       const milliseconds = DEFAULT_SESSION_OPTIONS.archiveTimeoutMs;
       const kept = final;
       try {
-        const keep = async () => {
-          final = await keeper.keep(records, kept);
-        };
-        await keepRecords(keep, milliseconds, options.signal);
+        final = await keepRecords(() => keeper.keep(records, kept), milliseconds, options.signal);
       } catch (failure) {
         if (!CompactionError.isInstance(failure) || options.signal?.aborted === true) throw failure;
         const clamps = options.records ?? [];
