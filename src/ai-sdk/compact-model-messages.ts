@@ -1,11 +1,7 @@
 import type { ModelMessage } from "ai";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { checkedCall, compactedMessages } from "../session/compact-messages.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
-import {
-  COMPACT_MESSAGES_OPTIONS_SCHEMA,
-  type CompactedMessages,
-  type CompactMessagesOptions,
-} from "../session/stateless-options.js";
+import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
 import { compactStep } from "./compact-step.js";
 
 /** Options of {@link compactModelMessages}: those of every one-call stateless helper. */
@@ -35,33 +31,17 @@ export async function compactModelMessages(
   messages: readonly ModelMessage[],
   options: CompactModelMessagesOptions,
 ): Promise<CompactedModelMessages> {
-  // Checked before anything reads it (a stateless handler's body may be anything).
-  if (!Array.isArray(messages)) {
-    throw new ValidationError("AI SDK messages", [
-      { path: [], message: "must be an array of messages" },
-    ]);
-  }
-  const parsed = parseOrThrow(
-    COMPACT_MESSAGES_OPTIONS_SCHEMA,
-    options,
-    "compactModelMessages options",
-  );
+  const parsed = checkedCall(messages, options, {
+    entry: "compactModelMessages",
+    what: "AI SDK messages",
+  });
   const step = await compactStep(new StatelessCompaction(parsed), {
     messages,
     known: undefined,
     contextUsed: parsed.contextUsed,
     signal: parsed.signal,
   });
-  const { sent, contextUsed, result, error } = step;
-  const failure = error === undefined ? {} : { error };
-  if (sent === undefined) {
-    return {
-      messages: messages as ModelMessage[],
-      compacted: false,
-      result,
-      contextUsed,
-      ...failure,
-    };
-  }
-  return { messages: sent, compacted: true, result, contextUsed, ...failure };
+  const { sent } = step;
+  if (sent === undefined) return compactedMessages(messages as ModelMessage[], false, step);
+  return compactedMessages(sent, true, step);
 }

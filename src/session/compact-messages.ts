@@ -1,6 +1,6 @@
-import { conversationChanged } from "../core/compactor.js";
+import { type CompactionResult, conversationChanged } from "../core/compactor.js";
 import { validatedEstimate } from "../core/entry-validation.js";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { type CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
@@ -35,11 +35,7 @@ export async function compactMessagesOnce<T>(
   options: CompactMessagesOptions,
   format: MessageFormat<T>,
 ): Promise<CompactedMessages<T>> {
-  // Checked before anything reads it (a stateless handler's body may be anything).
-  if (!Array.isArray(input)) {
-    throw new ValidationError(format.what, [{ path: [], message: "must be an array of messages" }]);
-  }
-  const parsed = parseOrThrow(COMPACT_MESSAGES_OPTIONS_SCHEMA, options, `${format.entry} options`);
+  const parsed = checkedCall(input, options, format);
   const stateless = new StatelessCompaction(parsed);
   const converted = format.from(input);
   const intake = stateless.intake(converted);
@@ -55,12 +51,37 @@ export async function compactMessagesOnce<T>(
     records: intake.records,
     facts: intake.facts,
   });
-  const { conversation, result, error } = outcome;
-  const failure = error === undefined ? {} : { error };
-  if (!conversationChanged(converted, conversation)) {
-    return { messages: input as T[], compacted: false, result, contextUsed, ...failure };
+  const { conversation } = outcome;
+  const done = { ...outcome, contextUsed };
+  if (!conversationChanged(converted, conversation))
+    return compactedMessages(input as T[], false, done);
+  return compactedMessages(format.to(conversation), true, done);
+}
+
+/**
+ * A one-call helper's messages and options, checked where they enter, before anything reads
+ * them (a stateless handler's body may be anything): its options parsed.
+ * @throws {ValidationError} naming the helper's messages or options.
+ */
+export function checkedCall(
+  input: unknown,
+  options: CompactMessagesOptions,
+  names: { entry: string; what: string },
+): CompactMessagesOptions {
+  if (!Array.isArray(input)) {
+    throw new ValidationError(names.what, [{ path: [], message: "must be an array of messages" }]);
   }
-  return { messages: format.to(conversation), compacted: true, result, contextUsed, ...failure };
+  return parseOrThrow(COMPACT_MESSAGES_OPTIONS_SCHEMA, options, `${names.entry} options`);
+}
+
+/** What a one-call helper returns: the messages, whether they changed, and what it did. */
+export function compactedMessages<T>(
+  messages: T[],
+  compacted: boolean,
+  done: { result: CompactionResult; contextUsed: number; error?: CompactionError | undefined },
+): CompactedMessages<T> {
+  const { result, contextUsed, error } = done;
+  return { messages, compacted, result, contextUsed, ...(error === undefined ? {} : { error }) };
 }
 
 /** An adapter's one-call helper: {@link compactMessagesOnce} in its format. */
