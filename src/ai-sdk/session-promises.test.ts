@@ -89,11 +89,12 @@ describe("the helpers' defaults are the session's", () => {
   });
 
   it("with an llmCompactor, runs the session's two stages and keeps the same messages", async () => {
-    // Two turns: the summarizer folds the first, the masking keeps on in the second.
+    // Two turns: the summarizer folds the first, the masking keeps on in the second. The first
+    // ends with a long answer, which masking cannot shrink: the summarizer has work to do.
     const loop = toolLoop(12, 1_000, false);
     const messages: ModelMessage[] = [
       ...loop.slice(0, 13),
-      { role: "assistant", content: "Read six files." },
+      { role: "assistant", content: `Read six files. ${"detail ".repeat(1_600)}` },
       { role: "user", content: "Now read the other six." },
       ...loop.slice(13),
     ];
@@ -107,9 +108,10 @@ describe("the helpers' defaults are the session's", () => {
       llmCompactor: summarizer(),
     });
     expect(report.results.map((step) => step.strategy)).toEqual(["threshold", "llm"]);
-    expect(report.results[1]!.result.turnsCompacted).toBe(1);
+    const folded = report.results[1]!.result.turnsCompacted;
+    expect(folded).toBeGreaterThanOrEqual(1);
     expect(stateless.compacted).toBe(true);
-    expect(stateless.result.turnsCompacted).toBe(1);
+    expect(stateless.result.turnsCompacted).toBe(folded);
     expect(stateless.messages).toEqual(toModelMessages(session.messages));
   });
 

@@ -47,7 +47,8 @@ export interface HybridCompactorOptions
   targetUtilization: number;
   /**
    * Tool results of this many most recent tool uses are never masked (as SWE-agent's M = 10);
-   * `false` masks by turn only. @default 10
+   * `false` masks by turn only. Fewer (at least one) when they would take more of the window
+   * than halfway from `targetUtilization` to `threshold`. @default 10
    */
   keepRecentToolUses?: number | false;
   /** Summary where one exists, the redaction notice otherwise. @default "summarize_or_redact" */

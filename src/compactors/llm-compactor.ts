@@ -73,8 +73,9 @@ export interface LLMCompactorOptions {
   targetUtilization?: number;
   /**
    * The newest tool uses a fold inside the recent turns keeps verbatim (the agent has just read
-   * them); `false` keeps none but the newest exchange. Manual compactions fold past them.
-   * @default 8
+   * them); `false` keeps none but the newest exchange. Manual compactions fold past them. Fewer
+   * (at least one) when they would take more of the window than halfway from
+   * `targetUtilization` to `threshold`. @default 8
    */
   keepRecentToolUses?: number | false;
   /**

@@ -40,26 +40,75 @@ export function turnsFrom(conversation: readonly Message[], start: number): Turn
 export interface KeptPart {
   toolUses?: number | undefined;
   tokens?: number | undefined;
+  /**
+   * The most tokens the tool uses take: the part ends before the message that would take it
+   * past this (the newest message stays whatever its size), with fewer than `toolUses` uses
+   * then; large tool results would otherwise keep most of the window whole.
+   */
+  toolUsesUpTo?: number | undefined;
 }
 
 /**
  * The index of the first message of the kept part: walking back from the end, the messages
- * until both `toolUses` tool uses and `tokens` tokens are covered (`0` when the conversation
- * has fewer); the conversation's length when the part asks for nothing.
+ * until both `toolUses` tool uses (as many as fit in `toolUsesUpTo` tokens) and `tokens`
+ * tokens are covered (`0` when the conversation has fewer); the conversation's length when
+ * the part asks for nothing.
  */
 export function keptStart(conversation: readonly Message[], part: KeptPart): number {
-  const toolUses = part.toolUses ?? 0;
   const tokens = part.tokens ?? 0;
+  let toolUses = part.toolUses ?? 0;
   if (toolUses <= 0 && tokens <= 0) return conversation.length;
+  const upTo = part.toolUsesUpTo ?? Number.POSITIVE_INFINITY;
   let uses = 0;
   let covered = 0;
   for (let index = conversation.length - 1; index >= 0; index -= 1) {
     const message = conversation[index]!;
+    const size = estimateMessageTokens(message);
+    // Past the cap, the tool uses counted so far are all it keeps.
+    if (uses < toolUses && covered + size > upTo && index < conversation.length - 1) {
+      toolUses = uses;
+      if (covered >= tokens) return index + 1;
+    }
     for (const block of message.content) if (block.type === "tool_use") uses += 1;
-    covered += estimateMessageTokens(message);
+    covered += size;
     if (uses >= toolUses && covered >= tokens) return index;
   }
   return 0;
+}
+
+/**
+ * How many of the newest tool uses a compactor keeps whole: `keepRecentToolUses`, or fewer
+ * (at least one) when those would take more than halfway from its target to its threshold
+ * ({@link keptPartStart});
+ * `undefined` when it keeps tool uses by turn only.
+ */
+export function keptToolUses(
+  conversation: readonly Message[],
+  settings: RetentionSettings,
+  contextLimit: number | undefined,
+): number | undefined {
+  const toolUses = settings.keepRecentToolUses;
+  if (toolUses === false || toolUses === undefined) return undefined;
+  const toolUsesUpTo = toolUsesCap(settings, contextLimit);
+  if (toolUsesUpTo === undefined) return toolUses;
+  let uses = 0;
+  const start = keptStart(conversation, { toolUses, toolUsesUpTo });
+  for (let index = start; index < conversation.length; index += 1)
+    for (const block of conversation[index]!.content) if (block.type === "tool_use") uses += 1;
+  // The newest tool use stays whatever its size, as the newest message does.
+  return Math.min(Math.max(uses, 1), toolUses);
+}
+
+/**
+ * The tokens the kept tool uses may take: the share of the window halfway from the compactor's
+ * target to its threshold (a compaction then frees at least half of what lies between them),
+ * if both and the window are known.
+ */
+function toolUsesCap(settings: RetentionSettings, contextLimit: number | undefined) {
+  const { threshold, targetUtilization: target } = settings;
+  if (threshold === undefined || target === undefined) return undefined;
+  if (contextLimit === undefined || !(contextLimit > 0)) return undefined;
+  return ((threshold + target) / 2) * contextLimit;
 }
 
 /** The retention settings every compactor of ours reads: turns, tool uses, share of the window. */
@@ -67,11 +116,17 @@ export interface RetentionSettings {
   keepRecentTurns?: number | undefined;
   keepRecentToolUses?: number | false | undefined;
   keepRecentShare?: number | undefined;
+  /** The compactor's threshold and target: the tool uses kept whole take no more than halfway. */
+  threshold?: number | undefined;
+  targetUtilization?: number | undefined;
 }
 
 /**
- * Where the part a compactor keeps whole starts ({@link keptStart}): the newest tool uses and
- * the newest share of the window it keeps (`0`: all of it); `undefined` when it keeps neither.
+ * Where the part a compactor keeps whole starts ({@link keptStart}): the newest tool uses (as
+ * many as fit in the compactor's target share of the window, so that a compaction can reach
+ * it: a few large tool results kept whole would hold the context near its threshold and bring
+ * a compaction at every request) and the newest share of the window it keeps (`0`: all of
+ * it); `undefined` when it keeps neither.
  */
 export function keptPartStart(
   conversation: readonly Message[],
@@ -81,7 +136,8 @@ export function keptPartStart(
   const toolUses = settings.keepRecentToolUses === false ? 0 : settings.keepRecentToolUses;
   const share = settings.keepRecentShare;
   const tokens = share === undefined || contextLimit === undefined ? 0 : share * contextLimit;
-  const start = keptStart(conversation, { toolUses, tokens });
+  const toolUsesUpTo = toolUsesCap(settings, contextLimit);
+  const start = keptStart(conversation, { toolUses, tokens, toolUsesUpTo });
   return start === conversation.length ? undefined : start;
 }
 

@@ -24,7 +24,7 @@ import {
   rememberMasking,
 } from "./masking-reuse.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
-import { keptPartStart, recentStart, turnsFrom } from "./retention.js";
+import { keptPartStart, keptToolUses, recentStart, turnsFrom } from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
 
@@ -44,6 +44,8 @@ const NOTHING_ELIGIBLE =
 /** The masking rules shared by `ThresholdCompactor` and `HybridCompactor`. */
 export interface ToolMaskingSettings {
   keepRecentTurns: number;
+  /** The compactor's threshold: with the target, bounds what `keepRecentToolUses` keeps. */
+  threshold?: number | undefined;
   /** The placeholder lists the paths the result named (` (mentions: …)`). */
   keepPathMentions?: boolean | undefined;
   keepRecentToolUses?: number | false | undefined;
@@ -257,7 +259,7 @@ function maskingScope(
     oldestRecentUse:
       keepRecentToolUses === undefined || uses === undefined
         ? undefined
-        : uses.count - keepRecentToolUses,
+        : uses.count - (keptToolUses(conversation, settings, context?.contextLimit) ?? 0),
     protectedIndex: newestResultsIndex(conversation),
     lastAssistant: lastIndexWhere(conversation, (message) => message.role === "assistant"),
     // Without within-turn retention nothing from `start` on is eligible; nothing in the newest

@@ -7,13 +7,16 @@ import {
   type ResponsesScript,
   reasonedAnswer,
 } from "../../test/support/openai-responses-server.js";
+import { isSummaryTurn } from "../core/turn.js";
 import {
   AgentSession,
   CompactionError,
+  estimateTokens,
   LLMCompactor,
   ValidationError,
   validateConversation,
 } from "../index.js";
+import { ConversationBuilder } from "../testing/index.js";
 import { OpenAILlmClient } from "./llm-client.js";
 import { OpenAICompactor, type OpenAICompactorOptions } from "./openai-compactor.js";
 import { appendOpenAIResponse } from "./response.js";
@@ -312,6 +315,34 @@ describe("OpenAICompactor inside one long turn, and what it is told back", () =>
     expect(compactions.length).toBeGreaterThan(0);
     expect(trims).toEqual([]);
     expect(session.contextUsed).toBeLessThan(40_000 * 0.75);
+  });
+
+  it("keeps fewer of the newest tool uses when they would take more than halfway to the threshold", async () => {
+    // 14 reads of ~6.5% of the window each: the 10 newest (65%) stayed whole, under the
+    // threshold, so the context was back above it after a step or two.
+    const builder = new ConversationBuilder().user("Read every file");
+    for (let step = 0; step < 14; step += 1)
+      builder.toolCall({
+        name: "read",
+        input: { path: `f${step}.ts` },
+        result: "x".repeat(26_000),
+      });
+    const conversation = builder.build();
+    const contextLimit = 100_000;
+    const compactor = new OpenAICompactor({ client, model: MODEL, targetUtilization: 0.2 });
+    const context = { contextLimit, contextUsed: estimateTokens(conversation) };
+    expect(context.contextUsed / contextLimit).toBeGreaterThan(0.75);
+    const output = await compactor.compactAsync(conversation, new Map(), context);
+    expect(server.refusals).toEqual([]);
+    const kept = output.conversation.filter((message) => !isSummaryTurn(message.turnId));
+    const calls = kept.flatMap((message) =>
+      message.content.filter((block) => block.type === "tool_use"),
+    );
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(calls.length).toBeLessThan(10);
+    expect(calls.at(-1)?.input["path"]).toBe("f13.ts");
+    // Halfway from the target (0.2) to the threshold (0.75).
+    expect(estimateTokens(kept) / contextLimit).toBeLessThanOrEqual(0.475 + 0.01);
   });
 
   it("fails, never rejecting maybeCompact, when the endpoint reports a count that is not a whole number ≥ 0", async () => {

@@ -14,6 +14,7 @@ import {
   retentionCut,
 } from "../compactors/cut-plan.js";
 import { type FoldPlan, foldedMessages, keptVerbatim } from "../compactors/fold-plan.js";
+import { keptToolUses } from "../compactors/retention.js";
 import { requestWithin, throwIfAborted } from "../core/abort.js";
 import {
   type AsyncCompactor,
@@ -164,11 +165,13 @@ export class OpenAICompactor
    */
   #plan(conversation: readonly Message[], options: CompactAsyncOptions): FoldPlan | undefined {
     const layout = cutLayout(conversation);
-    const { keepRecentTurns, keepRecentToolUses, targetUtilization, threshold } = this.#config;
+    const { keepRecentTurns, targetUtilization, threshold } = this.#config;
     const cuts = innerSafeCuts(layout).filter((cut) => !endsWithReasoning(conversation[cut - 1]));
     const byTurns = retentionCut(layout, keepRecentTurns, cuts) ?? 0;
+    // As many of the newest tool uses as fit halfway from the target to the threshold.
+    const toolUses = keptToolUses(conversation, this.#config, options.contextLimit);
     const byToolUses =
-      keepRecentToolUses === false ? 0 : (recentToolUsesCut(layout, keepRecentToolUses, cuts) ?? 0);
+      toolUses === undefined ? 0 : (recentToolUsesCut(layout, toolUses, cuts) ?? 0);
     let cut = Math.max(byTurns, byToolUses);
     const kept = keptTokens(layout);
     const whole = layout.suffix[0]!;

@@ -270,9 +270,11 @@ describe("AgentSession: maybeCompact", () => {
     });
     tight.append(...history(6));
     const tightReport = await tight.maybeCompact();
+    // The fold goes into the recent turns too, down to its target: their tool uses take more
+    // than its target's share of the window, so fewer than its 8 stay whole.
     expect(tightReport.results[1]).toMatchObject({
       strategy: "llm",
-      result: { turnsCompacted: 3 },
+      result: { turnsCompacted: 5 },
     });
     expect(tight.messages[0]?.content[0]).toMatchObject({
       text: expect.stringContaining(SUMMARY_PREFIX),
@@ -330,7 +332,8 @@ describe("AgentSession: maybeCompact", () => {
     const session = new AgentSession({
       contextLimit: 1000,
       compactor: false,
-      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 2 }),
+      // A target the fold of the old turns reaches: the two recent turns stay whole.
+      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 2, targetUtilization: 0.75 }),
     });
     session.append(...history(5));
     const running = session.maybeCompact();
