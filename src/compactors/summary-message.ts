@@ -90,15 +90,16 @@ export function userMessageClipTokens(userWordsTokens: number): number {
 /**
  * `words` cut to their head and tail when longer than `maxTokens` (256 at least), so one long paste (a log,
  * a file) cannot push the user's other directives out of the budget. The marker names the
- * message, whose whole text the archive keeps with the messages the summary stands for.
+ * message and claims nothing of where its whole text went: with an archive, the summary's own
+ * note names the handle the messages it stands for are archived under; without one (or when it
+ * failed) the text is gone.
  */
 export function clipUserWords(words: UserWords, maxTokens: number): UserWords {
   const maxChars = tokensToChars(Math.max(MIN_CLIP_TOKENS, maxTokens));
   if (words.text.length <= maxChars) return words;
   const where = words.source === undefined ? "" : ` of user message ${sourceLabel(words.source)}`;
   const marker = (cut: number) =>
-    `\n[… ${cut} characters${where} cut here; the whole message is archived with the ` +
-    "messages this summary stands for …]\n";
+    `\n[… ${cut} characters${where} cut here …]\n`;
   // The marker counts in the budget, so a clipped text fits it and is never clipped again.
   const room = Math.max(0, maxChars - marker(words.text.length).length);
   const head = Math.floor(room * CLIP_HEAD_SHARE);

@@ -1,3 +1,4 @@
+import { isDigit, recallMarkEnd } from "../internal/recall-mark.js";
 import type { ContentBlock } from "./message.js";
 
 // The text format of what a summary message holds: read and written by compactors and by
@@ -26,6 +27,32 @@ export const DIRECTIVES_HEADING =
 
 /** The heading of the facts section a summary message holds beside the summary. */
 export const SECTION_HEADING = "Facts kept from the folded part:";
+
+const ARCHIVED_NOTE_START = "[The ";
+const ARCHIVED_NOTE_END = " earlier messages this stands for are archived.]";
+
+/**
+ * The block a summary or notice ends with when the messages it stands for were archived (the
+ * archive's recall mark follows it).
+ */
+export function archivedNote(count: number): string {
+  return `${ARCHIVED_NOTE_START}${count}${ARCHIVED_NOTE_END}`;
+}
+
+/**
+ * Where the archive's note ({@link archivedNote}) that starts at `at` in `text` ends, with the
+ * recall mark after it; -1 when none starts there. Read with `startsWith` and a bounded scan.
+ */
+function archivedNoteEnd(text: string, at: number): number {
+  if (!text.startsWith(ARCHIVED_NOTE_START, at)) return -1;
+  const digits = at + ARCHIVED_NOTE_START.length;
+  let afterDigits = digits;
+  while (afterDigits - digits < 16 && isDigit(text.charCodeAt(afterDigits))) afterDigits += 1;
+  if (afterDigits === digits || !text.startsWith(ARCHIVED_NOTE_END, afterDigits)) return -1;
+  const end = afterDigits + ARCHIVED_NOTE_END.length;
+  const marked = recallMarkEnd(text, end);
+  return marked === -1 ? end : marked;
+}
 
 /** What a block after the first of a summary or notice starts with: it is the library's. */
 const PART_STARTS = [
@@ -57,9 +84,14 @@ export function leadsSummary(block: ContentBlock | undefined): boolean {
 
 /** Whether a block after the first of a summary or notice is the library's: a record, or the user's words it keeps. */
 export function isSummaryPart(block: ContentBlock): boolean {
-  if (block.type !== "text") return false;
-  const { text } = block;
-  return PART_STARTS.some((start) => text.startsWith(start));
+  return block.type === "text" && startsPart(block.text, 0);
+}
+
+/** Whether a block after the first of a summary or notice starts at `at`: a record's heading, kept words, the archive's note. */
+function startsPart(text: string, at: number): boolean {
+  return (
+    PART_STARTS.some((start) => text.startsWith(start, at)) || archivedNoteEnd(text, at) !== -1
+  );
 }
 
 /** Whether a block is a summary message's text: its first block, or the user's words it keeps. */
@@ -163,13 +195,21 @@ function splitJoinedSummary(text: string): string[] {
     at = text.indexOf("\n\n", next);
   }
   texts.push(text.slice(start));
-  // A notice's first line is a block of its own: what a client or writer joined after it, when
-  // no record's heading starts it, is the first kept request (or the user's own words).
+  // A notice's first line is a block of its own, and so is the archive's note (with its mark):
+  // what a client or writer joined after either, when no record's heading starts it, is the
+  // first kept request (or the user's own words).
   const blocks: string[] = [];
   for (const each of texts) {
     const tail = noticeTail(each);
-    if (tail === undefined || tail.length === 0) blocks.push(each);
-    else blocks.push(TRIM_NOTICE, tail);
+    if (tail !== undefined && tail.length > 0) {
+      blocks.push(TRIM_NOTICE, tail);
+      continue;
+    }
+    const note = archivedNoteEnd(each, 0);
+    let rest = note;
+    while (rest !== -1 && each.charCodeAt(rest) === 10) rest += 1;
+    if (note === -1 || rest === note || rest === each.length) blocks.push(each);
+    else blocks.push(each.slice(0, note), each.slice(rest));
   }
   return blocks;
 }
@@ -188,5 +228,5 @@ function startsLibraryBlock(text: string, at: number): boolean {
     const after = text.charCodeAt(at + TRIM_NOTICE.length);
     return Number.isNaN(after) || after === 10;
   }
-  return PART_STARTS.some((part) => text.startsWith(part, at));
+  return startsPart(text, at);
 }

@@ -28,16 +28,36 @@ export function recallNumbersIn(text: string, tag: string): number[] {
   for (let at = text.indexOf(start); at !== -1; at = text.indexOf(start, at + start.length)) {
     const digits = at + start.length;
     let stop = digits;
-    while (
-      stop < text.length &&
-      stop - digits <= 16 &&
-      text.charCodeAt(stop) >= 48 &&
-      text.charCodeAt(stop) <= 57
-    )
-      stop += 1;
+    while (stop < text.length && stop - digits <= 16 && isDigit(text.charCodeAt(stop))) stop += 1;
     if (stop > digits && text.startsWith(end, stop)) numbers.push(Number(text.slice(digits, stop)));
   }
   return numbers;
+}
+
+/**
+ * Where the recall mark ({@link RECALL_MARK}, a handle, `]`) that starts at `at` in `text`
+ * ends; -1 when none starts there. Read with `startsWith` and bounded scans.
+ */
+export function recallMarkEnd(text: string, at: number): number {
+  const start = `${RECALL_MARK}r`;
+  if (!text.startsWith(start, at)) return -1;
+  const digits = at + start.length;
+  let dash = digits;
+  while (dash - digits < 16 && isDigit(text.charCodeAt(dash))) dash += 1;
+  if (dash === digits || text.charCodeAt(dash) !== 45) return -1;
+  let end = dash + 1;
+  while (end < dash + 5 && (isDigit(text.charCodeAt(end)) || isHexLetter(text.charCodeAt(end))))
+    end += 1;
+  return end === dash + 5 && text.charCodeAt(end) === 93 ? end + 1 : -1;
+}
+
+/** Whether a character code is a decimal digit. */
+export function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+function isHexLetter(code: number): boolean {
+  return code >= 97 && code <= 102;
 }
 
 /** The longest recall mark: {@link RECALL_MARK}, `r`, a counter of up to 16 digits, `-`, the tag, `]`. */

@@ -2,6 +2,7 @@ import type { ArchiveRecord } from "../core/archive-record.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { holdsThinking, isThinking } from "../core/preserved-thinking.js";
+import { archivedNote } from "../core/summary-format.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
@@ -132,7 +133,7 @@ export function archiveChanges(
     );
     const message = conversation[standIn];
     if (message !== undefined) {
-      const note = `[The ${removed.length} earlier messages this stands for are archived.]${mark(handle)}`;
+      const note = `${archivedNote(removed.length)}${mark(handle)}`;
       conversation[standIn] = {
         ...message,
         content: [...message.content, { type: "text", text: note }],

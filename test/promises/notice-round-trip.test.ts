@@ -9,6 +9,7 @@ import { LLMCompactor, SUMMARY_PREFIX, TRIM_NOTICE } from "../../src/index.js";
 import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
+import { MemoryArchive } from "../../src/store/index.js";
 import { ConversationBuilder, MockLlmClient } from "../../src/testing/index.js";
 
 // A stateless server sends back, with each request, what the last one compacted: the last
@@ -105,6 +106,7 @@ async function statelessRun(
   client: (history: unknown[]) => unknown[] = CLIENTS["keeps it as sent"]!,
   summarize = false,
   words = "keep going. Never edit generated files.",
+  archive?: MemoryArchive,
 ) {
   let history: unknown[] = [];
   let compactions = 0;
@@ -116,9 +118,11 @@ async function statelessRun(
     stepMessages(builder, step, words);
     const built = builder.build();
     history = client([...history, ...format.to(asked ? built : built.slice(1))]);
-    const options = summarize
-      ? { contextLimit: 12_000, llmCompactor: new LLMCompactor(new MockLlmClient()) }
-      : { contextLimit: 12_000 };
+    const options = {
+      contextLimit: 12_000,
+      ...(summarize ? { llmCompactor: new LLMCompactor(new MockLlmClient()) } : {}),
+      ...(archive === undefined ? {} : { archive }),
+    };
     const { messages, compacted } = await format.compact(history, options);
     if (compacted) compactions += 1;
     history = messages;
@@ -137,6 +141,29 @@ describe("the last resort's notice, sent back, is folded as the session folds it
           expect(run.text.split(TRIM_NOTICE).length - 1).toBeLessThanOrEqual(1);
           // The window is 12k tokens: the history sent stays well inside it.
           expect(run.size / 4).toBeLessThan(12_000);
+        });
+});
+
+describe("with an archive, its note is read back as the library's, never as the user's words", () => {
+  // The archive ends a notice or summary with its note and recall mark, a block of its own.
+  // Before, every reader took it for the first kept request: a turn of its own, kept at the
+  // next trim as "[Earlier user message]: [The N earlier messages …]", one more at each.
+  for (const [name, format] of Object.entries(FORMATS))
+    for (const client of CLIENTS_OF[name]!)
+      for (const summarize of [false, true])
+        it(`${name}, a client that ${client}${summarize ? ", with a summarizer" : ""}`, async () => {
+          const archive = new MemoryArchive();
+          const run = await statelessRun(format, CLIENTS[client], summarize, undefined, archive);
+          expect(run.compactions).toBeGreaterThan(10);
+          expect(archive.records("stateless").length).toBeGreaterThan(0);
+          expect(run.text).toMatch(/are archived\.\] \[recall r\d+-[0-9a-f]{4}\]/);
+          expect(run.text).not.toContain(`${EARLIER_USER_MESSAGE_PREFIX}[The `);
+          expect(
+            run.text.split("earlier messages this stands for are archived").length - 1,
+          ).toBeLessThanOrEqual(2);
+          expect(run.text.split(TRIM_NOTICE).length - 1).toBeLessThanOrEqual(1);
+          // The latest request stays the user's, word for word.
+          expect(run.text).toContain("Request 73: keep going. Never edit generated files.");
         });
 });
 

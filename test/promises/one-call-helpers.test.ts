@@ -13,6 +13,7 @@ import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.
 import { AgentSession } from "../../src/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
+import { MemoryArchive } from "../../src/store/index.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
 
 // Every provider's one-call helper, on the same conversation: a stateless server that is sent
@@ -84,6 +85,34 @@ describe("a one-call helper compacts the same history to the same request at eve
       expect(JSON.stringify(again.messages)).toBe(JSON.stringify(first.messages));
     });
   }
+});
+
+describe("the notice's cut user words claim an archive only when one kept them", () => {
+  for (const [name, helper] of Object.entries(HELPERS))
+    it(name, async () => {
+      const conversation = longRequests(12);
+      const archive = new MemoryArchive();
+      const kept = await helper(conversation, { contextLimit: 16_000, archive });
+      const text = JSON.stringify(kept.messages);
+      expect(text).toContain("cut here");
+      expect(text).toMatch(/are archived\.\] \[recall /);
+      expect(archive.records("stateless").length).toBeGreaterThan(0);
+      for (const options of [{}, { archive: false as const }]) {
+        const unkept = await helper(conversation, { contextLimit: 16_000, ...options });
+        expect(unkept.compacted).toBe(true);
+        expect(JSON.stringify(unkept.messages)).toContain("cut here");
+        expect(JSON.stringify(unkept.messages)).not.toContain("archived");
+      }
+    });
+
+  it("AgentSession with archive: false", async () => {
+    const session = new AgentSession({ contextLimit: 16_000, archive: false });
+    session.append(...longRequests(12));
+    await session.maybeCompact();
+    const text = JSON.stringify(session.messages);
+    expect(text).toContain("cut here");
+    expect(text).not.toContain("archived");
+  });
 });
 
 /** 30 requests (some with a long paste), 1 to 3 reads each, pseudo-random from `seed`. */
