@@ -98,8 +98,7 @@ export function clipUserWords(words: UserWords, maxTokens: number): UserWords {
   const maxChars = tokensToChars(Math.max(MIN_CLIP_TOKENS, maxTokens));
   if (words.text.length <= maxChars) return words;
   const where = words.source === undefined ? "" : ` of user message ${sourceLabel(words.source)}`;
-  const marker = (cut: number) =>
-    `\n[… ${cut} characters${where} cut here …]\n`;
+  const marker = (cut: number) => `\n[… ${cut} characters${where} cut here …]\n`;
   // The marker counts in the budget, so a clipped text fits it and is never clipped again.
   const room = Math.max(0, maxChars - marker(words.text.length).length);
   const head = Math.floor(room * CLIP_HEAD_SHARE);
