@@ -79,8 +79,7 @@ export function keptStart(conversation: readonly Message[], part: KeptPart): num
 /**
  * How many of the newest tool uses a compactor keeps whole: `keepRecentToolUses`, or fewer
  * (at least one) when those would take more than halfway from its target to its threshold
- * ({@link keptPartStart});
- * `undefined` when it keeps tool uses by turn only.
+ * ({@link keptPartStart}); `undefined` when it keeps tool uses by turn only.
  */
 export function keptToolUses(
   conversation: readonly Message[],
@@ -123,10 +122,10 @@ export interface RetentionSettings {
 
 /**
  * Where the part a compactor keeps whole starts ({@link keptStart}): the newest tool uses (as
- * many as fit in the compactor's target share of the window, so that a compaction can reach
- * it: a few large tool results kept whole would hold the context near its threshold and bring
- * a compaction at every request) and the newest share of the window it keeps (`0`: all of
- * it); `undefined` when it keeps neither.
+ * many as fit halfway from the compactor's target to its threshold: a few large tool results
+ * kept whole would hold the context near its threshold and bring a compaction at every
+ * request) and the newest share of the window it keeps (`0`: all of it); `undefined` when it
+ * keeps neither.
  */
 export function keptPartStart(
   conversation: readonly Message[],
