@@ -47,7 +47,7 @@ export interface HybridCompactorOptions
   targetUtilization: number;
   /**
    * Tool results of this many most recent tool uses are never masked (as SWE-agent's M = 10);
-   * `false` masks by turn only. Fewer (at least one) when they would take more of the window
+   * `false` masks by turn only. Fewer (those of the newest step always) when they would take more of the window
    * than halfway from `targetUtilization` to `threshold`. @default 10
    */
   keepRecentToolUses?: number | false;

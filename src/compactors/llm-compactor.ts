@@ -74,7 +74,7 @@ export interface LLMCompactorOptions {
   /**
    * The newest tool uses a fold inside the recent turns keeps verbatim (the agent has just read
    * them); `false` keeps none but the newest exchange. Manual compactions fold past them. Fewer
-   * (at least one) when they would take more of the window than halfway from
+   * (those of the newest step always) when they would take more of the window than halfway from
    * `targetUtilization` to `threshold`. @default 8
    */
   keepRecentToolUses?: number | false;

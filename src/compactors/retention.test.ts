@@ -1,32 +1,37 @@
 import { describe, expect, it } from "vitest";
+import type { Message } from "../core/message.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/index.js";
 import { keptPartStart, keptStart, keptToolUses } from "./retention.js";
 
 /** One request, then `count` reads whose results are `size` characters each. */
-function reads(count: number, size: number) {
-  const builder = new ConversationBuilder().user("Fix the build.");
+function reads(count: number, size: number, builder = new ConversationBuilder()) {
+  builder.user("Fix the build.");
   for (let call = 1; call <= count; call += 1)
     builder.toolCall({
       name: "read_file",
       input: { path: `src/f${call}.ts` },
       result: "x".repeat(size),
     });
-  return builder.build();
+  return builder;
 }
 
-const tokensFrom = (messages: ReturnType<typeof reads>, start: number) =>
+const tokensFrom = (messages: readonly Message[], start: number) =>
   messages.slice(start).reduce((sum, message) => sum + estimateMessageTokens(message), 0);
+
+const usesFrom = (messages: readonly Message[], start: number) =>
+  messages.slice(start).flatMap((message) => message.content.filter((b) => b.type === "tool_use"))
+    .length;
 
 describe("the kept part", () => {
   it("keeps the newest tool uses whole when they fit under the cap", () => {
-    const conversation = reads(12, 400);
+    const conversation = reads(12, 400).build();
     const start = keptStart(conversation, { toolUses: 8, toolUsesUpTo: 1_000_000 });
     expect(start).toBe(conversation.length - 16);
   });
 
   it("keeps fewer tool uses than asked when they would take more than the cap", () => {
-    const conversation = reads(12, 4000);
+    const conversation = reads(12, 4000).build();
     const upTo = 3000;
     const start = keptStart(conversation, { toolUses: 8, toolUsesUpTo: upTo });
     expect(tokensFrom(conversation, start)).toBeLessThanOrEqual(upTo);
@@ -34,29 +39,38 @@ describe("the kept part", () => {
     expect(tokensFrom(conversation, start - 1)).toBeGreaterThan(upTo);
   });
 
-  it("keeps the newest message whatever its size, and the newest share above the cap", () => {
-    const conversation = reads(3, 40_000);
-    expect(keptStart(conversation, { toolUses: 8, toolUsesUpTo: 10 })).toBe(
-      conversation.length - 1,
-    );
-    const share = 25_000;
-    const start = keptStart(conversation, { toolUses: 8, tokens: share, toolUsesUpTo: 10 });
-    expect(tokensFrom(conversation, start)).toBeGreaterThanOrEqual(share);
-    expect(tokensFrom(conversation, start + 1)).toBeLessThan(share);
+  it("keeps the newest step whatever its size (parallel uses, results, a user line after), and the newest share above the cap", () => {
+    const builder = reads(3, 40_000);
+    builder.toolCalls([
+      { name: "read_file", input: { path: "a.ts" }, result: "a".repeat(40_000) },
+      { name: "read_file", input: { path: "b.ts" }, result: "b".repeat(40_000) },
+    ]);
+    builder.user(`A paste: ${"p".repeat(20_000)}`);
+    const conversation = builder.build();
+    const newestStep = conversation.findLastIndex((message) => message.role === "assistant");
+    const start = keptStart(conversation, { toolUses: 8, toolUsesUpTo: 10 });
+    expect(start).toBe(newestStep);
+    expect(usesFrom(conversation, start)).toBe(2);
+    const share = 40_000;
+    const wider = keptStart(conversation, { toolUses: 8, tokens: share, toolUsesUpTo: 10 });
+    expect(tokensFrom(conversation, wider)).toBeGreaterThanOrEqual(share);
+    expect(tokensFrom(conversation, wider + 1)).toBeLessThan(share);
   });
 
   it("caps the tool uses halfway from the target to the threshold, with a known window", () => {
     // Twelve results of ~10% of a 200k window: 8 would keep ~80% whole, over the threshold.
-    const conversation = reads(12, 80_000);
+    const conversation = reads(12, 80_000).build();
     const settings = { keepRecentToolUses: 8, threshold: 0.72, targetUtilization: 0.2 };
-    const kept = keptToolUses(conversation, settings, 200_000);
-    expect(kept).toBe(4);
+    expect(keptToolUses(conversation, settings, 200_000)).toBe(4);
     const start = keptPartStart(conversation, settings, 200_000)!;
     expect(tokensFrom(conversation, start)).toBeLessThanOrEqual(0.46 * 200_000);
+    // Results of ~30% each: the newest step alone, over the cap.
+    expect(keptToolUses(reads(12, 240_000).build(), settings, 200_000)).toBe(1);
     // Without a target, a threshold or a window, all 8 stay.
-    expect(keptToolUses(conversation, { keepRecentToolUses: 8, threshold: 0.72 }, 200_000)).toBe(8);
+    const untargeted = { keepRecentToolUses: 8, threshold: 0.72 };
+    expect(keptToolUses(conversation, untargeted, 200_000)).toBe(8);
     expect(keptToolUses(conversation, settings, undefined)).toBe(8);
     // Small results: the cap does not bind.
-    expect(keptToolUses(reads(12, 4000), settings, 200_000)).toBe(8);
+    expect(keptToolUses(reads(12, 4000).build(), settings, 200_000)).toBe(8);
   });
 });

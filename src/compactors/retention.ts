@@ -41,18 +41,19 @@ export interface KeptPart {
   toolUses?: number | undefined;
   tokens?: number | undefined;
   /**
-   * The most tokens the tool uses take: the part ends before the message that would take it
-   * past this (the newest message stays whatever its size), with fewer than `toolUses` uses
-   * then; large tool results would otherwise keep most of the window whole.
+   * The most tokens the tool uses kept take, so that a compaction leaves room for the next
+   * steps (large tool results kept whole would otherwise hold the context at the compactor's
+   * threshold, compacting at every request). The newest step (its tool uses, all of their
+   * results, what followed) is kept whatever its size.
    */
   toolUsesUpTo?: number | undefined;
 }
 
 /**
  * The index of the first message of the kept part: walking back from the end, the messages
- * until both `toolUses` tool uses (as many as fit in `toolUsesUpTo` tokens) and `tokens`
- * tokens are covered (`0` when the conversation has fewer); the conversation's length when
- * the part asks for nothing.
+ * until both `toolUses` tool uses (as many as `toolUsesUpTo` allows, the newest always) and
+ * `tokens` tokens are covered (`0` when the conversation has fewer); the conversation's length
+ * when the part asks for nothing.
  */
 export function keptStart(conversation: readonly Message[], part: KeptPart): number {
   const tokens = part.tokens ?? 0;
@@ -64,8 +65,8 @@ export function keptStart(conversation: readonly Message[], part: KeptPart): num
   for (let index = conversation.length - 1; index >= 0; index -= 1) {
     const message = conversation[index]!;
     const size = estimateMessageTokens(message);
-    // Past the cap, the tool uses counted so far are all it keeps.
-    if (uses < toolUses && covered + size > upTo && index < conversation.length - 1) {
+    // Past the cap, the tool uses counted so far (the newest step's at least) are all it keeps.
+    if (uses > 0 && uses < toolUses && covered + size > upTo) {
       toolUses = uses;
       if (covered >= tokens) return index + 1;
     }
@@ -78,8 +79,8 @@ export function keptStart(conversation: readonly Message[], part: KeptPart): num
 
 /**
  * How many of the newest tool uses a compactor keeps whole: `keepRecentToolUses`, or fewer
- * (at least one) when those would take more than halfway from its target to its threshold
- * ({@link keptPartStart}); `undefined` when it keeps tool uses by turn only.
+ * (those of the newest step at least) when those would take more than halfway from its target
+ * to its threshold; `undefined` when it keeps tool uses by turn only.
  */
 export function keptToolUses(
   conversation: readonly Message[],
@@ -94,14 +95,13 @@ export function keptToolUses(
   const start = keptStart(conversation, { toolUses, toolUsesUpTo });
   for (let index = start; index < conversation.length; index += 1)
     for (const block of conversation[index]!.content) if (block.type === "tool_use") uses += 1;
-  // The newest tool use stays whatever its size, as the newest message does.
-  return Math.min(Math.max(uses, 1), toolUses);
+  return Math.min(uses, toolUses);
 }
 
 /**
- * The tokens the kept tool uses may take: the share of the window halfway from the compactor's
- * target to its threshold (a compaction then frees at least half of what lies between them),
- * if both and the window are known.
+ * The tokens a compactor's kept tool uses may take: the share of the window halfway from its
+ * target to its threshold (a compaction then frees at least half of what lies between them);
+ * `undefined` unless both and the window are known.
  */
 function toolUsesCap(settings: RetentionSettings, contextLimit: number | undefined) {
   const { threshold, targetUtilization: target } = settings;
@@ -122,10 +122,8 @@ export interface RetentionSettings {
 
 /**
  * Where the part a compactor keeps whole starts ({@link keptStart}): the newest tool uses (as
- * many as fit halfway from the compactor's target to its threshold: a few large tool results
- * kept whole would hold the context near its threshold and bring a compaction at every
- * request) and the newest share of the window it keeps (`0`: all of it); `undefined` when it
- * keeps neither.
+ * many as fit halfway from its target to its threshold, the newest step always) and the
+ * newest share of the window it keeps (`0`: all of it); `undefined` when it keeps neither.
  */
 export function keptPartStart(
   conversation: readonly Message[],

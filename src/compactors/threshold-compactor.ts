@@ -44,7 +44,7 @@ export interface ThresholdCompactorOptions {
    * older than this many most recent ones are compacted even inside the recent turns (one
    * long agent turn of hundreds of tool calls). The newest results of the latest turn are never
    * compacted. A whole number ≥ 1; `false` (or unset), only turns older than `keepRecentTurns`
-   * are compacted. With a `targetUtilization` and the window known, fewer (at least one) are
+   * are compacted. With a `targetUtilization` and the window known, fewer (those of the newest step always) are
    * kept when they would take more of the window than halfway from `targetUtilization` to
    * `threshold` (a compaction then leaves room for several steps). @default false
    */

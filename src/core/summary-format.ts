@@ -40,8 +40,9 @@ export function archivedNote(count: number): string {
 }
 
 /**
- * Where the archive's note ({@link archivedNote}) that starts at `at` in `text` ends, with the
- * recall mark after it; -1 when none starts there. Read with `startsWith` and a bounded scan.
+ * Where the archive's note ({@link archivedNote}) and its recall mark, starting at `at` in
+ * `text`, end; -1 when they do not start there (a note without its mark is the user's words).
+ * Read with `startsWith` and bounded scans.
  */
 function archivedNoteEnd(text: string, at: number): number {
   if (!text.startsWith(ARCHIVED_NOTE_START, at)) return -1;
@@ -49,9 +50,21 @@ function archivedNoteEnd(text: string, at: number): number {
   let afterDigits = digits;
   while (afterDigits - digits < 16 && isDigit(text.charCodeAt(afterDigits))) afterDigits += 1;
   if (afterDigits === digits || !text.startsWith(ARCHIVED_NOTE_END, afterDigits)) return -1;
-  const end = afterDigits + ARCHIVED_NOTE_END.length;
-  const marked = recallMarkEnd(text, end);
-  return marked === -1 ? end : marked;
+  return recallMarkEnd(text, afterDigits + ARCHIVED_NOTE_END.length);
+}
+
+/** Where the spaces, tabs and line breaks from `at` in `text` end. */
+function spaceEnd(text: string, at: number): number {
+  let end = at;
+  for (let code = text.charCodeAt(end); code === 32 || code === 9 || code === 10 || code === 13; )
+    code = text.charCodeAt(++end);
+  return end;
+}
+
+/** Whether `text` is the archive's note and its mark alone (white space after it aside). */
+function isArchivedNote(text: string): boolean {
+  const end = archivedNoteEnd(text, 0);
+  return end !== -1 && spaceEnd(text, end) === text.length;
 }
 
 /** What a block after the first of a summary or notice starts with: it is the library's. */
@@ -84,7 +97,9 @@ export function leadsSummary(block: ContentBlock | undefined): boolean {
 
 /** Whether a block after the first of a summary or notice is the library's: a record, or the user's words it keeps. */
 export function isSummaryPart(block: ContentBlock): boolean {
-  return block.type === "text" && startsPart(block.text, 0);
+  if (block.type !== "text") return false;
+  const { text } = block;
+  return PART_STARTS.some((start) => text.startsWith(start)) || isArchivedNote(text);
 }
 
 /** Whether a block after the first of a summary or notice starts at `at`: a record's heading, kept words, the archive's note. */
@@ -166,7 +181,7 @@ function joinedExpanded(blocks: readonly ContentBlock[]): readonly ContentBlock[
   for (let index = 0; index < blocks.length; index += 1) {
     const block = blocks[index]!;
     const texts =
-      block.type === "text" && (leadsSummary(block) || isSummaryPart(block))
+      block.type === "text" && (leadsSummary(block) || startsPart(block.text, 0))
         ? splitJoinedSummary(block.text)
         : undefined;
     if (texts !== undefined && texts.length > 1) {
@@ -206,8 +221,7 @@ function splitJoinedSummary(text: string): string[] {
       continue;
     }
     const note = archivedNoteEnd(each, 0);
-    let rest = note;
-    while (rest !== -1 && each.charCodeAt(rest) === 10) rest += 1;
+    const rest = note === -1 ? -1 : spaceEnd(each, note);
     if (note === -1 || rest === note || rest === each.length) blocks.push(each);
     else blocks.push(each.slice(0, note), each.slice(rest));
   }

@@ -44,7 +44,7 @@ export interface OpenAICompactorOptions {
   /**
    * The newest tool uses sent on unchanged, with their outputs: older steps of a long turn are
    * compacted too (one request answered in many steps); `false` compacts whole turns only.
-   * Fewer (at least one) when they would take more of the window than halfway from
+   * Fewer (those of the newest step always) when they would take more of the window than halfway from
    * `targetUtilization` to `threshold`. @default 10
    */
   keepRecentToolUses?: number | false;

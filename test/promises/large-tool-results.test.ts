@@ -1,7 +1,7 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
 import { compactAnthropicMessages, fromAnthropicMessages } from "../../src/anthropic/index.js";
-import { AgentSession, estimateTokens, LLMCompactor } from "../../src/index.js";
+import { AgentSession, estimateTokens, LLMCompactor, ThresholdCompactor } from "../../src/index.js";
 import { MockLlmClient } from "../../src/testing/index.js";
 
 // One long task whose tool results are each about a tenth of the window (reads of large
@@ -107,5 +107,71 @@ describe("tool results of a tenth of the window each, in one long task", () => {
     expect(run.summaries).toBeLessThanOrEqual(STEPS / 4);
     expect(mean(run.fill)).toBeLessThan(0.6);
     expect(run.newestWhole.every(Boolean)).toBe(true);
+  });
+});
+
+describe("the newest step stays whole whatever its size, when a user message follows it", () => {
+  // Results the model has not read yet, then a user message (a paste): the cap on the tool
+  // uses kept whole must not take the newest step itself. Found by a review of the cap: the
+  // default session masked both parallel results, and dropOldest removed the newest exchange.
+  const LOG = (id: string, size: number) => `LOG ${id}:${"l".repeat(size)}`;
+
+  function parallelReads(session: AgentSession, ids: readonly string[], size: number) {
+    session.addAssistant(
+      ids.map((id) => ({ type: "tool_use", id, name: "read_log", input: { file: `${id}.log` } })),
+    );
+    session.addToolResults(
+      ids.map((id) => ({ type: "tool_result", toolUseId: id, content: LOG(id, size) })),
+    );
+  }
+
+  function olderReads(session: AgentSession, count: number) {
+    session.addUserText("Read the logs and tell me what failed.");
+    for (let read = 0; read < count; read += 1) {
+      const id = `old${read}`;
+      session.addAssistant([
+        { type: "tool_use", id, name: "read_file", input: { path: `${id}.txt` } },
+      ]);
+      session.addToolResults([
+        { type: "tool_result", toolUseId: id, content: `${id}:${"o".repeat(20_000)}` },
+      ]);
+    }
+  }
+
+  it("the default session, parallel results of a quarter of the window each and a paste", async () => {
+    const session = new AgentSession({ contextLimit: WINDOW });
+    olderReads(session, 6);
+    parallelReads(session, ["a", "b"], 190_000);
+    session.addUserText(`Here is the trace I got locally:\n${"at frame (x.ts:1)\n".repeat(5_400)}`);
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    const text = JSON.stringify(session.messages);
+    for (const id of ["a", "b"]) expect(text).toContain(LOG(id, 190_000));
+  });
+
+  it("forceCompact on the default session, four parallel results and a line", async () => {
+    const session = new AgentSession({ contextLimit: WINDOW });
+    olderReads(session, 6);
+    parallelReads(session, ["a", "b", "c", "d"], 96_000);
+    session.addUserText("Which of these failed first?");
+    await session.forceCompact();
+    const text = JSON.stringify(session.messages);
+    for (const id of ["a", "b", "c", "d"]) expect(text).toContain(LOG(id, 96_000));
+  });
+
+  it("dropOldest keeps the newest exchange", async () => {
+    const compactor = new ThresholdCompactor({
+      threshold: 0.35,
+      targetUtilization: 0.1,
+      keepRecentToolUses: 8,
+      dropOldest: true,
+    });
+    const session = new AgentSession({ contextLimit: WINDOW, compactor });
+    olderReads(session, 6);
+    parallelReads(session, ["ci"], 190_000);
+    session.addUserText("Also: ignore the flaky test.");
+    const report = await session.maybeCompact();
+    expect(report.compacted).toBe(true);
+    expect(JSON.stringify(session.messages)).toContain(LOG("ci", 190_000));
   });
 });

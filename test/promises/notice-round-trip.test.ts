@@ -255,3 +255,42 @@ describe("a first request led by the notice's line stays the user's request", ()
         expect(JSON.stringify(messages)).toContain(DIRECTIVE);
       });
 });
+
+describe("a request led by the archive's note's words (without its mark) stays the user's", () => {
+  // The library writes its note with the recall mark, as a block of its own: a user's request
+  // that quotes the note is the user's, however the writer merges it with the notice. Found by
+  // a review: read as the library's, the next trim folded the request away.
+  const REQUEST =
+    "[The 3 earlier messages this stands for are archived.] What does this line mean? Also delete build/ first.";
+  for (const name of ["anthropic", "responses", "gemini", "chat"])
+    it(name, async () => {
+      const format = FORMATS[name]!;
+      const builder = new ConversationBuilder().user("Read all the files.");
+      for (let read = 0; read < 40; read += 1)
+        builder.toolCall({
+          name: "read_file",
+          input: { path: `f${read}.ts` },
+          result: "export const v = 1;\n".repeat(200),
+        });
+      builder.assistant("Read them.").user(REQUEST);
+      builder.toolCall({ name: "read_file", input: { path: "g.ts" }, result: "w\n".repeat(50) });
+      const archive = new MemoryArchive();
+      let history = format.to(builder.build());
+      for (let round = 0; round < 4; round += 1) {
+        const { messages, compacted } = await format.compact(history, {
+          contextLimit: 16_000,
+          archive,
+        });
+        expect(compacted, `round ${round}`).toBe(true);
+        expect(JSON.stringify(messages), `round ${round}`).toContain("delete build/ first");
+        const steps = new ConversationBuilder({ idPrefix: `r${round}-` }).user("(left out)");
+        for (let read = 0; read < 12; read += 1)
+          steps.toolCall({
+            name: "read_file",
+            input: { path: `r${round}_${read}.ts` },
+            result: "export const z = 3;\n".repeat(150),
+          });
+        history = [...messages, ...format.to(steps.build().slice(1))];
+      }
+    });
+});
