@@ -36,6 +36,15 @@ describe("the archive's note in a summary or notice", () => {
     }
   });
 
+  it("ends the library's text when a client joined every part with a line break", () => {
+    for (const separator of ["\n", "\n\n", " "]) {
+      const joined = [TRIM_NOTICE, WORDS, `${NOTE}${separator}${REQUEST}`].join("\n");
+      const { library, rest } = splitSummary([text(joined)]);
+      expect(library.map(texts), JSON.stringify(separator)).toEqual([[TRIM_NOTICE, WORDS, NOTE]]);
+      expect(texts(rest), JSON.stringify(separator)).toEqual([REQUEST]);
+    }
+  });
+
   it("is the user's without its mark, or with a mark that does not parse", () => {
     for (const quoted of [
       `${archivedNote(3)} What does this line mean?`,

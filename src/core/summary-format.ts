@@ -194,20 +194,20 @@ function joinedExpanded(blocks: readonly ContentBlock[]): readonly ContentBlock[
 
 /**
  * A summary's or notice's text as one string (a Chat Completions writer joins a message's plain
- * text blocks with a blank line; so may a client) back as its blocks' texts: cut before each
- * blank line followed by what a library block starts with. Other text comes back whole.
+ * text blocks with a blank line; a client may join them with a blank line or a line break)
+ * back as its blocks' texts: cut at each line break followed by what a library block starts
+ * with. Other text comes back whole.
  */
 function splitJoinedSummary(text: string): string[] {
   const texts: string[] = [];
   let start = 0;
-  let at = text.indexOf("\n\n");
-  while (at !== -1) {
-    const next = at + 2;
-    if (startsLibraryBlock(text, next)) {
-      texts.push(text.slice(start, at));
-      start = next;
-    }
-    at = text.indexOf("\n\n", next);
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
+    if (!startsLibraryBlock(text, at + 1)) continue;
+    // The line breaks before it (a blank line, or one: a client may join with either).
+    let end = at;
+    while (end > start && text.charCodeAt(end - 1) === 10) end -= 1;
+    texts.push(text.slice(start, end));
+    start = at + 1;
   }
   texts.push(text.slice(start));
   // A notice's first line is a block of its own, and so is the archive's note (with its mark):
