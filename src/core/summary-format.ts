@@ -195,18 +195,19 @@ function joinedExpanded(blocks: readonly ContentBlock[]): readonly ContentBlock[
 /**
  * A summary's or notice's text as one string (a Chat Completions writer joins a message's plain
  * text blocks with a blank line; a client may join them with a blank line or a line break)
- * back as its blocks' texts: cut at each line break followed by what a library block starts
- * with. Other text comes back whole.
+ * back as its blocks' texts: cut before each blank line followed by what a library block
+ * starts with, and before the archive's note after a line break. Other text comes back whole.
  */
 function splitJoinedSummary(text: string): string[] {
   const texts: string[] = [];
   let start = 0;
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
-    if (!startsLibraryBlock(text, at + 1)) continue;
-    // The line breaks before it (a blank line, or one: a client may join with either).
-    let end = at;
-    while (end > start && text.charCodeAt(end - 1) === 10) end -= 1;
-    texts.push(text.slice(start, end));
+    // After a blank line, any block of the library's; after a single line break, the archive's
+    // note only: it ends the library's text, whatever a client joined the parts with.
+    const blank = at > start && text.charCodeAt(at - 1) === 10;
+    if (!(blank ? startsLibraryBlock(text, at + 1) : archivedNoteEnd(text, at + 1) !== -1))
+      continue;
+    texts.push(text.slice(start, blank ? at - 1 : at));
     start = at + 1;
   }
   texts.push(text.slice(start));
