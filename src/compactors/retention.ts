@@ -56,9 +56,17 @@ export interface KeptPart {
  * when the part asks for nothing.
  */
 export function keptStart(conversation: readonly Message[], part: KeptPart): number {
+  return keptWalk(conversation, part).start;
+}
+
+/** {@link keptStart}, and the tool uses of the messages from there on. */
+function keptWalk(
+  conversation: readonly Message[],
+  part: KeptPart,
+): { start: number; uses: number } {
   const tokens = part.tokens ?? 0;
   let toolUses = part.toolUses ?? 0;
-  if (toolUses <= 0 && tokens <= 0) return conversation.length;
+  if (toolUses <= 0 && tokens <= 0) return { start: conversation.length, uses: 0 };
   const upTo = part.toolUsesUpTo ?? Number.POSITIVE_INFINITY;
   let uses = 0;
   let covered = 0;
@@ -68,13 +76,13 @@ export function keptStart(conversation: readonly Message[], part: KeptPart): num
     // Past the cap, the tool uses counted so far (the newest step's at least) are all it keeps.
     if (uses > 0 && uses < toolUses && covered + size > upTo) {
       toolUses = uses;
-      if (covered >= tokens) return index + 1;
+      if (covered >= tokens) return { start: index + 1, uses };
     }
     for (const block of message.content) if (block.type === "tool_use") uses += 1;
     covered += size;
-    if (uses >= toolUses && covered >= tokens) return index;
+    if (uses >= toolUses && covered >= tokens) return { start: index, uses };
   }
-  return 0;
+  return { start: 0, uses };
 }
 
 /**
@@ -91,11 +99,7 @@ export function keptToolUses(
   if (toolUses === false || toolUses === undefined) return undefined;
   const toolUsesUpTo = toolUsesCap(settings, contextLimit);
   if (toolUsesUpTo === undefined) return toolUses;
-  let uses = 0;
-  const start = keptStart(conversation, { toolUses, toolUsesUpTo });
-  for (let index = start; index < conversation.length; index += 1)
-    for (const block of conversation[index]!.content) if (block.type === "tool_use") uses += 1;
-  return Math.min(uses, toolUses);
+  return Math.min(keptWalk(conversation, { toolUses, toolUsesUpTo }).uses, toolUses);
 }
 
 /**
