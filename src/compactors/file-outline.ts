@@ -2,6 +2,7 @@ import type { Message } from "../core/message.js";
 import { OUTLINE_HEADING } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { digitsEnd } from "../internal/digits.js";
 import { toolResultText } from "../internal/tool-result-text.js";
 import { fileActions, newLedgerState } from "./file-ledger.js";
 
@@ -66,16 +67,11 @@ function splitLineNumber(line: string): [string, string] {
   let index = 0;
   while (index < line.length && index < 12 && line.charCodeAt(index) === 32) index += 1;
   const digitsStart = index;
-  while (index < line.length && index - digitsStart < 8 && isDigit(line.charCodeAt(index)))
-    index += 1;
+  index = digitsEnd(line, digitsStart, 8);
   if (index === digitsStart) return ["", line];
   const separator = line[index];
   if (separator !== "→" && separator !== "\t" && separator !== "|") return ["", line];
   return [line.slice(digitsStart, index), line.slice(index + 1)];
-}
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
 }
 
 /** Columns of leading whitespace (a tab counts 4), and where the text starts. */

@@ -1,3 +1,5 @@
+import { isDigit } from "../internal/digits.js";
+
 /** How many paths one text gives at most: the first ones seen. */
 export const MAX_MENTIONS = 8;
 
@@ -19,10 +21,6 @@ const DOT = 46;
 
 function isLetter(code: number): boolean {
   return (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
-}
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
 }
 
 /** Letters, digits and `_ - . / @ + ~`: what a file path is made of, punctuation aside. */

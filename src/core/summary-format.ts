@@ -1,4 +1,5 @@
-import { isDigit, recallMarkEnd } from "../internal/recall-mark.js";
+import { digitsEnd } from "../internal/digits.js";
+import { recallMarkEnd } from "../internal/recall-mark.js";
 import type { ContentBlock } from "./message.js";
 
 // The text format of what a summary message holds: read and written by compactors and by
@@ -47,8 +48,7 @@ export function archivedNote(count: number): string {
 function archivedNoteEnd(text: string, at: number): number {
   if (!text.startsWith(ARCHIVED_NOTE_START, at)) return -1;
   const digits = at + ARCHIVED_NOTE_START.length;
-  let afterDigits = digits;
-  while (afterDigits - digits < 16 && isDigit(text.charCodeAt(afterDigits))) afterDigits += 1;
+  const afterDigits = digitsEnd(text, digits, 16);
   if (afterDigits === digits || !text.startsWith(ARCHIVED_NOTE_END, afterDigits)) return -1;
   return recallMarkEnd(text, afterDigits + ARCHIVED_NOTE_END.length);
 }

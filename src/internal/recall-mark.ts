@@ -1,3 +1,5 @@
+import { digitsEnd, isDigit } from "./digits.js";
+
 /**
  * How a compaction's placeholder names the recall handle of what it replaced:
  * `[Content redacted for context management] [recall r7-3f2a]`. A handle is `r`, a counter,
@@ -27,8 +29,7 @@ export function recallNumbersIn(text: string, tag: string): number[] {
   const end = `-${tag}]`;
   for (let at = text.indexOf(start); at !== -1; at = text.indexOf(start, at + start.length)) {
     const digits = at + start.length;
-    let stop = digits;
-    while (stop < text.length && stop - digits <= 16 && isDigit(text.charCodeAt(stop))) stop += 1;
+    const stop = digitsEnd(text, digits, 17);
     if (stop > digits && text.startsWith(end, stop)) numbers.push(Number(text.slice(digits, stop)));
   }
   return numbers;
@@ -42,18 +43,12 @@ export function recallMarkEnd(text: string, at: number): number {
   const start = `${RECALL_MARK}r`;
   if (!text.startsWith(start, at)) return -1;
   const digits = at + start.length;
-  let dash = digits;
-  while (dash - digits < 16 && isDigit(text.charCodeAt(dash))) dash += 1;
+  const dash = digitsEnd(text, digits, 16);
   if (dash === digits || text.charCodeAt(dash) !== 45) return -1;
   let end = dash + 1;
   while (end < dash + 5 && (isDigit(text.charCodeAt(end)) || isHexLetter(text.charCodeAt(end))))
     end += 1;
   return end === dash + 5 && text.charCodeAt(end) === 93 ? end + 1 : -1;
-}
-
-/** Whether a character code is a decimal digit. */
-export function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
 }
 
 function isHexLetter(code: number): boolean {
