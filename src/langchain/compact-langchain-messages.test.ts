@@ -89,6 +89,20 @@ describe("compactLangChainMessages", () => {
     expect((await session.recall(handle!)).handle).toBe(handle);
   });
 
+  // As every one-call helper: the caller holds the whole history, so nothing is archived (and
+  // no record named and hashed) unless an archive is given. Before, each call filled a
+  // MemoryArchive of its own that the next call never read.
+  it("keeps no records without an archive, as the other one-call helpers", async () => {
+    const { messages, compacted, session } = await compactLangChainMessages(loop(30), {
+      contextLimit: 30_000,
+    });
+    expect(compacted).toBe(true);
+    const texts = messages.map((message) => message.text).join("\n");
+    expect(texts).toContain("[Earlier messages were removed");
+    expect(texts).not.toContain("[recall ");
+    await expect(session.recall("r1-0")).rejects.toThrow(/archive/);
+  });
+
   it("judges the context on the last reply's usage_metadata, not only the local estimate", async () => {
     const small = loop(3);
     expect((await compactLangChainMessages(small, { contextLimit: 8_000 })).compacted).toBe(false);

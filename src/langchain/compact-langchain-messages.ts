@@ -6,7 +6,10 @@ import type { AgentSessionOptions } from "../session/options.js";
 import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
 import { ThreadSession } from "./thread-session.js";
 
-/** Options of {@link compactLangChainMessages}: the session's, and a signal. */
+/**
+ * Options of {@link compactLangChainMessages}: the session's, and a signal. Its `archive` is off
+ * unless given, as every one-call helper's: the caller holds the whole history.
+ */
 export interface CompactLangChainMessagesOptions extends AgentSessionOptions {
   /** Cancels a summary in flight (reported as an `aborted` failure). @default none */
   signal?: AbortSignal;
@@ -28,13 +31,14 @@ export interface CompactedLangChainMessages {
  * Compacts a whole LangChain conversation in one call, for a loop of your own
  * (`model.invoke(messages)`, a LangGraph node): a new `AgentSession` takes the messages (the
  * last reply's `usage_metadata` as the context measure), runs `maybeCompact` with the session's
- * promises (masking first, tool calls never split, stale thinking removed, what it removes
- * archived), and gives the messages back, those it left unchanged as the same objects. Its
- * handles are named after what their records hold (under `sessionId` `"stateless"` unless one
- * is given), so the same history compacted again is the same request, byte for byte, and a
- * shared `archive` keeps each record once: give it each call to recall what an earlier call
- * removed; inside `createAgent`, {@link compactionMiddleware} keeps one session per thread
- * instead.
+ * promises (masking first, tool calls never split, stale thinking removed), and gives the
+ * messages back, those it left unchanged as the same objects. As every one-call helper, it
+ * archives what it removes only into an `archive` you give (the caller holds the whole
+ * history; without one, placeholders name no handle). Its handles are named after what their
+ * records hold (under `sessionId` `"stateless"` unless one is given), so the same history
+ * compacted again is the same request, byte for byte, and a shared `archive` keeps each record
+ * once: give it each call to recall what an earlier call removed; inside `createAgent`,
+ * {@link compactionMiddleware} keeps one session per thread instead.
  *
  * @example
  * const { messages: compacted } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
@@ -50,7 +54,7 @@ export async function compactLangChainMessages(
   // unless one is given, so the same history compacted again is the same request, byte for
   // byte (the prompt cache reads it), and a shared archive keeps each record once.
   const session = agentSessionWith(
-    { sessionId: STATELESS_SESSION_ID, ...sessionOptions },
+    { sessionId: STATELESS_SESSION_ID, archive: false, ...sessionOptions },
     { contentHandles: CONTENT_HANDLES },
   );
   const thread = new ThreadSession(session);
