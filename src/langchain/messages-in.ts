@@ -101,11 +101,17 @@ function generatedOf(message: Record_): GeneratedKind | undefined {
     : undefined;
 }
 
+/** Whether `fields` has no key (without the array `Object.keys` makes, once a message). */
+function isEmpty(fields: JsonObject): boolean {
+  for (const _key in fields) return false;
+  return true;
+}
+
 /** Keeps `fields` on the last block, where the way back finds them. */
 function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
   const last = blocks.length - 1;
   const block = blocks[last];
-  if (block === undefined || Object.keys(fields).length === 0) return;
+  if (block === undefined || isEmpty(fields)) return;
   if (block.type === "opaque") {
     blocks[last] = {
       type: "opaque",
@@ -176,7 +182,7 @@ function resultBlock(
     content: output,
     isError: message["status"] === "error",
   };
-  return withFields(block, Object.keys(fields).length === 0 ? {} : { message: fields });
+  return withFields(block, isEmpty(fields) ? {} : { message: fields });
 }
 
 /** A system message as the block that carries it, verbatim. */
@@ -220,10 +226,12 @@ class MessagesBuilder {
     const given = value["id"];
     if (given !== undefined && (typeof given !== "string" || given === ""))
       fail(context, "id", "must be a non-empty string");
-    const id = typeof given === "string" && given !== "" ? given : `${this.#prefix}-${index}`;
-    if (this.#ids.has(id)) fail(context, "id", "must be unique in the conversation");
-    this.#ids.add(id);
-    return { id, generated: id !== given };
+    // A new id is unique already: its prefix is a new uuid, no given id can hold it.
+    if (typeof given !== "string" || given === "")
+      return { id: `${this.#prefix}-${index}`, generated: true };
+    if (this.#ids.has(given)) fail(context, "id", "must be unique in the conversation");
+    this.#ids.add(given);
+    return { id: given, generated: false };
   }
 
   result(block: ToolResultBlock, id: string, index: number): void {
@@ -301,7 +309,7 @@ function convertOne(
     return;
   }
   const blocks = messageBlocks(context, value, kind, fieldsFromSources);
-  if (generated) keepOnLast(blocks, { ...messageFieldsOf(blocks), noId: true });
+  if (generated) keepOnLast(blocks, spreadWith(messageFieldsOf(blocks), { noId: true }));
   builder.add(kind, blocks, id, index, generatedOf(value));
 }
 
