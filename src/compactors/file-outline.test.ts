@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { isSummaryPart } from "../core/summary-format.js";
+import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import {
   collectOutlines,
@@ -98,6 +100,39 @@ describe("file outlines", () => {
       ["src/new.ts", "1: export const fresh = 2;"],
     ]);
     expect(renderOutlines(outlines, 10)).toBe("");
+  });
+
+  // A path without an archive (every one-call helper's default) names no handle: the heading
+  // told the model to recall one anyway. It now says to recall only where a handle stands.
+  it("tells to recall a read only where a handle stands for it", () => {
+    expect(OUTLINE_HEADING).toContain("where a recall handle stands for a read");
+    expect(OUTLINE_HEADING).not.toContain("recall the handle of its read");
+  });
+
+  // A stateless client sends back what an earlier version wrote: its heading still reads as the
+  // library's, and the outlines under it are carried on.
+  it("reads back a block under the heading written before", () => {
+    const earlier =
+      "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; recall the handle of its read for the whole text):" +
+      "\n== src/old.ts ==\n1: export const old = 1;";
+    expect([...parseOutlines(earlier)]).toEqual([["src/old.ts", "1: export const old = 1;"]]);
+    const history = new ConversationBuilder().user("go").build();
+    const notice = {
+      ...history[0]!,
+      id: "notice",
+      turnId: SUMMARY_TURN_ID,
+      content: [
+        {
+          type: "text" as const,
+          text: "[Earlier messages were removed to fit the context window]",
+        },
+        { type: "text" as const, text: earlier },
+      ],
+    };
+    expect([...collectOutlines([notice, ...history])]).toEqual([
+      ["src/old.ts", "1: export const old = 1;"],
+    ]);
+    expect(isSummaryPart(notice.content[1]!)).toBe(true);
   });
 
   it("never takes a line that would read back as a section of the block", () => {

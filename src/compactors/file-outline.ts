@@ -1,5 +1,5 @@
 import type { Message } from "../core/message.js";
-import { OUTLINE_HEADING } from "../core/summary-format.js";
+import { OUTLINE_HEADING, outlineHeadingLength } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { digitsEnd } from "../internal/digits.js";
@@ -147,7 +147,7 @@ export function collectOutlines(messages: readonly Message[]): Map<string, strin
   for (const message of messages) {
     const notice = message.role === "user" && isSummaryTurn(message.turnId);
     for (const block of message.content) {
-      if (notice && block.type === "text" && block.text.startsWith(OUTLINE_HEADING)) {
+      if (notice && block.type === "text" && outlineHeadingLength(block.text) !== -1) {
         for (const [path, outline] of parseOutlines(block.text)) put(path, outline);
       } else if (block.type === "tool_use") {
         const touched = fileActions(block.name, block.input, state);
@@ -203,7 +203,7 @@ export function renderOutlines(
 /** The outlines an outlines block holds, by path, oldest first (the block lists the newest first). */
 export function parseOutlines(text: string): Map<string, string> {
   const sections: [string, string][] = [];
-  let at = text.indexOf(SECTION_OPEN, OUTLINE_HEADING.length);
+  let at = text.indexOf(SECTION_OPEN, Math.max(0, outlineHeadingLength(text)));
   while (at !== -1) {
     const close = text.indexOf(SECTION_CLOSE, at + SECTION_OPEN.length);
     if (close === -1) break;

@@ -18,9 +18,26 @@ export const TRIM_NOTICE = "[Earlier messages were removed to fit the context wi
 export const LEDGER_HEADING =
   "Files the agent touched (from its tool calls; the library's record):";
 
-/** The heading of a notice's outlines block. */
+/**
+ * The heading of a notice's outlines block. It tells the model to recall a read only where a
+ * handle stands for it: a path without an archive names none.
+ */
 export const OUTLINE_HEADING =
+  "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; where a recall handle stands for a read, recall it for the whole text):";
+
+/**
+ * The heading the library wrote before {@link OUTLINE_HEADING} (it told to recall a handle
+ * whether or not one stood for the read): a history sent back with it still reads as the
+ * library's.
+ */
+const EARLIER_OUTLINE_HEADING =
   "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; recall the handle of its read for the whole text):";
+
+/** The length of the outlines heading `text` starts with (either one), or -1. */
+export function outlineHeadingLength(text: string): number {
+  if (text.startsWith(OUTLINE_HEADING)) return OUTLINE_HEADING.length;
+  return text.startsWith(EARLIER_OUTLINE_HEADING) ? EARLIER_OUTLINE_HEADING.length : -1;
+}
 
 /** The heading of the directives block a notice or summary message holds. */
 export const DIRECTIVES_HEADING =
@@ -72,6 +89,7 @@ const PART_STARTS = [
   EARLIER_USER_MESSAGE_PREFIX,
   LEDGER_HEADING,
   OUTLINE_HEADING,
+  EARLIER_OUTLINE_HEADING,
   DIRECTIVES_HEADING,
   SECTION_HEADING,
 ];
