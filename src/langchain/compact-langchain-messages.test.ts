@@ -7,6 +7,7 @@ import {
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
+import { ValidationError } from "../core/errors.js";
 import { MemoryArchive } from "../store/index.js";
 import { compactLangChainMessages } from "./index.js";
 
@@ -101,6 +102,22 @@ describe("compactLangChainMessages", () => {
     expect(texts).toContain("[Earlier messages were removed");
     expect(texts).not.toContain("[recall ");
     await expect(session.recall("r1-0")).rejects.toThrow(/archive/);
+    // An option set to undefined (`{ archive: maybeArchive }`, none configured) is absent:
+    // found by a review, it brought back an archive of the call's own.
+    const unset = await compactLangChainMessages(loop(30), {
+      contextLimit: 30_000,
+      archive: undefined as never,
+      sessionId: undefined as never,
+    });
+    expect(unset.messages.map((message) => message.text).join("\n")).not.toContain("[recall ");
+    expect(unset.session.sessionId).toBe("stateless");
+  });
+
+  it("names its options when they are not an object, as the other helpers", async () => {
+    for (const options of [undefined, null, 5])
+      await expect(compactLangChainMessages(loop(2), options as never)).rejects.toThrow(
+        ValidationError,
+      );
   });
 
   it("judges the context on the last reply's usage_metadata, not only the local estimate", async () => {

@@ -1,4 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { ValidationError } from "../core/errors.js";
 import { type AgentSession, agentSessionWith } from "../session/agent-session.js";
 import type { MaybeCompactReport } from "../session/compaction-report.js";
 import { CONTENT_HANDLES } from "../session/content-handles.js";
@@ -23,7 +24,7 @@ export interface CompactedLangChainMessages {
   compacted: boolean;
   /** The session's report: each compactor's result, a failure, what was trimmed. */
   report: MaybeCompactReport;
-  /** The session the call ran in: `recall(handle)`, `cost`, `compactionUsage`. */
+  /** The session the call ran in: `cost`, `compactionUsage`, and with an `archive`, `recall(handle)`. */
   session: AgentSession;
 }
 
@@ -49,12 +50,22 @@ export async function compactLangChainMessages(
   messages: readonly BaseMessage[],
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
+  if (typeof options !== "object" || options === null)
+    throw new ValidationError("compactLangChainMessages options", [
+      { path: [], message: "must be an object" },
+    ]);
   const { signal, ...sessionOptions } = options;
   // Made anew at each call: handles named after what they hold, under the stateless paths' id
   // unless one is given, so the same history compacted again is the same request, byte for
-  // byte (the prompt cache reads it), and a shared archive keeps each record once.
+  // byte (the prompt cache reads it), and a shared archive keeps each record once. An option
+  // set to `undefined` is absent, as the other helpers take it (not the session's default).
   const session = agentSessionWith(
-    { sessionId: STATELESS_SESSION_ID, archive: false, ...sessionOptions },
+    {
+      ...sessionOptions,
+      sessionId:
+        sessionOptions.sessionId === undefined ? STATELESS_SESSION_ID : sessionOptions.sessionId,
+      archive: sessionOptions.archive === undefined ? false : sessionOptions.archive,
+    },
     { contentHandles: CONTENT_HANDLES },
   );
   const thread = new ThreadSession(session);
