@@ -105,7 +105,7 @@ describe("file outlines", () => {
   // A path without an archive (every one-call helper's default) names no handle: the heading
   // told the model to recall one anyway. It now says to recall only where a handle stands.
   it("tells to recall a read only where a handle stands for it", () => {
-    expect(OUTLINE_HEADING).toContain("where a recall handle stands for a read");
+    expect(OUTLINE_HEADING).toContain("recall a read's handle, if it has one,");
     expect(OUTLINE_HEADING).not.toContain("recall the handle of its read");
   });
 

@@ -203,7 +203,8 @@ export function renderOutlines(
 /** The outlines an outlines block holds, by path, oldest first (the block lists the newest first). */
 export function parseOutlines(text: string): Map<string, string> {
   const sections: [string, string][] = [];
-  let at = text.indexOf(SECTION_OPEN, Math.max(0, outlineHeadingLength(text)));
+  // Past the heading (a text without one, which no caller passes, is read from its start).
+  let at = text.indexOf(SECTION_OPEN, outlineHeadingLength(text));
   while (at !== -1) {
     const close = text.indexOf(SECTION_CLOSE, at + SECTION_OPEN.length);
     if (close === -1) break;

@@ -18,25 +18,22 @@ export const TRIM_NOTICE = "[Earlier messages were removed to fit the context wi
 export const LEDGER_HEADING =
   "Files the agent touched (from its tool calls; the library's record):";
 
+/** How the outlines block's heading starts, now and as written before. */
+const OUTLINE_HEADING_START =
+  "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; ";
+
 /**
  * The heading of a notice's outlines block. It tells the model to recall a read only where a
- * handle stands for it: a path without an archive names none.
+ * handle stands for it: a path without an archive names none (the heading written before told
+ * it to recall one anyway; it still reads back, as any first line that starts the same).
  */
-export const OUTLINE_HEADING =
-  "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; where a recall handle stands for a read, recall it for the whole text):";
+export const OUTLINE_HEADING = `${OUTLINE_HEADING_START}recall a read's handle, if it has one, for the whole text):`;
 
-/**
- * The heading the library wrote before {@link OUTLINE_HEADING} (it told to recall a handle
- * whether or not one stood for the read): a history sent back with it still reads as the
- * library's.
- */
-const EARLIER_OUTLINE_HEADING =
-  "Outlines of files read earlier (each file's declaration lines as the read showed them, newest read first; recall the handle of its read for the whole text):";
-
-/** The length of the outlines heading `text` starts with (either one), or -1. */
+/** The length of the outlines heading `text` starts with (its first line), or -1. */
 export function outlineHeadingLength(text: string): number {
-  if (text.startsWith(OUTLINE_HEADING)) return OUTLINE_HEADING.length;
-  return text.startsWith(EARLIER_OUTLINE_HEADING) ? EARLIER_OUTLINE_HEADING.length : -1;
+  if (!text.startsWith(OUTLINE_HEADING_START)) return -1;
+  const end = text.indexOf("\n", OUTLINE_HEADING_START.length);
+  return end === -1 ? text.length : end;
 }
 
 /** The heading of the directives block a notice or summary message holds. */
@@ -88,8 +85,7 @@ function isArchivedNote(text: string): boolean {
 const PART_STARTS = [
   EARLIER_USER_MESSAGE_PREFIX,
   LEDGER_HEADING,
-  OUTLINE_HEADING,
-  EARLIER_OUTLINE_HEADING,
+  OUTLINE_HEADING_START,
   DIRECTIVES_HEADING,
   SECTION_HEADING,
 ];
