@@ -1,5 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import { ValidationError } from "../core/errors.js";
+import * as z from "zod/mini";
+import { parseOrThrow } from "../core/errors.js";
+import { ABORT_SIGNAL_SCHEMA, optionsSchema } from "../core/option-schemas.js";
 import { type AgentSession, agentSessionWith } from "../session/agent-session.js";
 import type { MaybeCompactReport } from "../session/compaction-report.js";
 import { CONTENT_HANDLES } from "../session/content-handles.js";
@@ -15,6 +17,8 @@ export interface CompactLangChainMessagesOptions extends AgentSessionOptions {
   /** Cancels a summary in flight (reported as an `aborted` failure). @default none */
   signal?: AbortSignal;
 }
+
+const OPTIONS_SCHEMA = optionsSchema({ signal: z.exactOptional(ABORT_SIGNAL_SCHEMA) });
 
 /** What {@link compactLangChainMessages} returns. */
 export interface CompactedLangChainMessages {
@@ -50,10 +54,8 @@ export async function compactLangChainMessages(
   messages: readonly BaseMessage[],
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
-  if (typeof options !== "object" || options === null)
-    throw new ValidationError("compactLangChainMessages options", [
-      { path: [], message: "must be an object" },
-    ]);
+  // The signal here; the session checks its own options.
+  parseOrThrow(OPTIONS_SCHEMA, options, "compactLangChainMessages options");
   const { signal, ...sessionOptions } = options;
   // Made anew at each call: handles named after what they hold, under the stateless paths' id
   // unless one is given, so the same history compacted again is the same request, byte for
