@@ -1,6 +1,5 @@
 import * as z from "zod/mini";
 import { DistinctIds } from "../internal/unique-ids.js";
-import { isAbortSignal } from "./abort.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { ExchangeCheck, exchangeIssues, exchangesWhole } from "./exchanges.js";
 import type { Message } from "./message.js";
@@ -12,6 +11,7 @@ import {
   rememberValid,
   seemsNew,
 } from "./message-memo.js";
+import { ABORT_SIGNAL_SCHEMA } from "./option-schemas.js";
 import { MessagesSchema } from "./schemas.js";
 
 /**
@@ -122,7 +122,7 @@ export function assertMessages(value: unknown, subject: string): asserts value i
 
 const CompactOptionsSchema = z.object(
   {
-    signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
+    signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
     instructions: z.exactOptional(z.string({ error: "must be a string" })),
     runId: z.exactOptional(z.string({ error: "must be a string" })),
     contextLimit: z.exactOptional(

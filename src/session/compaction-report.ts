@@ -1,9 +1,9 @@
 import * as z from "zod/mini";
-import { isAbortSignal } from "../core/abort.js";
 import { type CompactionResult, emptyCompactionResult } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { ABORT_SIGNAL_SCHEMA } from "../core/option-schemas.js";
 import { addUsage, type CompactionUsage } from "../core/usage.js";
 import type { CompactionBoundary } from "./hooks.js";
 
@@ -100,9 +100,7 @@ export interface ForceCompactResult extends CompactionResult {
   inBackground?: true;
 }
 
-const signalSchema = z.exactOptional(
-  z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal"),
-);
+const signalSchema = z.exactOptional(ABORT_SIGNAL_SCHEMA);
 /** "must be an object" for what is not one; zod's own message (naming the key) for an unknown key. */
 const notAnObject = {
   error: (issue: { code: string }) =>

@@ -1,8 +1,8 @@
 import * as z from "zod/mini";
-import { isAbortSignal } from "../core/abort.js";
 import type { AsyncCompactor, CompactionResult, Compactor } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import {
+  ABORT_SIGNAL_SCHEMA,
   NON_EMPTY_STRING_SCHEMA,
   positiveWholeNumber,
   SHARE_SCHEMA,
@@ -120,5 +120,5 @@ export interface CompactedMessages<T> {
 export const COMPACT_MESSAGES_OPTIONS_SCHEMA = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
   contextUsed: z.exactOptional(TOKENS),
-  signal: z.exactOptional(z.custom<AbortSignal>(isAbortSignal, "must be an AbortSignal")),
+  signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
 }) as unknown as z.ZodMiniType<CompactMessagesOptions>;
