@@ -24,6 +24,6 @@ export const compactAnthropicMessages = oneCallHelper<MessageParam>({
   entry: "compactAnthropicMessages",
   what: "Anthropic messages",
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (input) => anthropicMessagesToOurs(input, { idPrefix: "" }),
+  from: (input, origins) => anthropicMessagesToOurs(input, { idPrefix: "" }, origins),
   to: writeAnthropicMessages,
 });

@@ -13,6 +13,7 @@ import {
 import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
 import { sendsToAnthropic, systemMessageToWire } from "./foreign-blocks.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
@@ -83,8 +84,15 @@ export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   return writeAnthropicMessages(input);
 }
 
-/** {@link toAnthropicMessages} of messages checked where they entered (a one-call helper's). */
-export function writeAnthropicMessages(input: readonly Message[]): MessageParam[] {
+/**
+ * {@link toAnthropicMessages} of messages checked where they entered (a one-call helper's): a
+ * message sent alone, its tool results leading, that `origins` knows unchanged goes as the
+ * caller's param it came from.
+ */
+export function writeAnthropicMessages(
+  input: readonly Message[],
+  origins?: ItemOrigins<MessageParam>,
+): MessageParam[] {
   const readable = readableMessages(input);
   // Left out before grouping, so the neighbours of a message left out join as usual.
   const messages = allSend(readable) ? readable : readable.filter(sendsSomething);
@@ -114,6 +122,13 @@ export function writeAnthropicMessages(input: readonly Message[]): MessageParam[
     }
     // A message alone (the common case) lends its own blocks; only a group is joined.
     const single = index - start === 1;
+    if (single && origins !== undefined && resultsLead(first.content)) {
+      const next = origins.put(first, params, count);
+      if (next !== -1) {
+        count = next;
+        continue;
+      }
+    }
     const blocks = single ? first.content : messages.slice(start, index).flatMap(contentOf);
     if (single && isStringContent(blocks)) {
       params[count++] = { role, content: blocks[0].text };

@@ -13,6 +13,7 @@ import { type Clock, newIdSequence } from "../core/message-factory.js";
 import { isValidDate } from "../core/message-fast-check.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions } from "../internal/conversion-options.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
@@ -123,11 +124,13 @@ export function fromAnthropicMessages(
 
 /**
  * {@link fromAnthropicMessages} of an array, its options checked; with `idPrefix` (a one-call
- * helper's), ids are it and the message's position, the same at each call.
+ * helper's), ids are it and the message's position, the same at each call; `origins` told of
+ * each message read from one param alone.
  */
 export function anthropicMessagesToOurs(
   params: readonly unknown[],
   parsedOptions: FromAnthropicOptions & { idPrefix?: string },
+  origins?: ItemOrigins<MessageParam>,
 ): Message[] {
   const { roles, bodies } = readMessages(params);
   const { generateId, idPrefix } = parsedOptions;
@@ -141,8 +144,11 @@ export function anthropicMessagesToOurs(
     const role = roles[index]!;
     if (role === "system") builder.addSystem([systemMessageBlock(bodies[index] as JsonObject)]);
     else {
+      const made = builder.messages.length;
       addMessage(builder, role, bodies[index] as ContentBlock[], opening);
       opening = false;
+      // A param read as one message alone comes back as it was (a summary's is split).
+      if (builder.messages.length === made + 1) origins?.note(made, index, index + 1);
     }
   }
   checkBuilt(builder, parsedOptions);

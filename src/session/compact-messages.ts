@@ -3,6 +3,7 @@ import { validatedEstimate } from "../core/entry-validation.js";
 import { type CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { ItemOrigins } from "../internal/item-origins.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
 import {
   COMPACT_MESSAGES_OPTIONS_SCHEMA,
@@ -16,10 +17,13 @@ export interface MessageFormat<T> {
   entry: string;
   /** What its messages are called in an error (`"Anthropic messages"`). */
   what: string;
-  /** Converts the caller's messages to ours (throwing a `ValidationError` on malformed ones). */
-  from: (input: readonly T[]) => Message[];
-  /** Converts ours back. */
-  to: (messages: readonly Message[]) => T[];
+  /**
+   * Converts the caller's messages to ours (throwing a `ValidationError` on malformed ones),
+   * noting in `origins` the items each came from.
+   */
+  from: (input: readonly T[], origins: ItemOrigins<T>) => Message[];
+  /** Converts ours back, the caller's items for the messages `origins` knows unchanged. */
+  to: (messages: readonly Message[], origins: ItemOrigins<T>) => T[];
 }
 
 /**
@@ -37,7 +41,9 @@ export async function compactMessagesOnce<T>(
 ): Promise<CompactedMessages<T>> {
   const parsed = checkedCall(input, options, format);
   const stateless = new StatelessCompaction(parsed);
-  const converted = format.from(input);
+  const origins = new ItemOrigins(input);
+  const converted = format.from(input, origins);
+  origins.made(converted);
   const intake = stateless.intake(converted);
   // Unclamped, the intake's messages are the conversion's, whose array it remembered estimated.
   const taken = intake.clamped.length === 0 && !intake.repaired;
@@ -55,7 +61,7 @@ export async function compactMessagesOnce<T>(
   const done = { ...outcome, contextUsed };
   if (!conversationChanged(converted, conversation))
     return compactedMessages(input as T[], false, done);
-  return compactedMessages(format.to(conversation), true, done);
+  return compactedMessages(format.to(conversation, origins), true, done);
 }
 
 /**
