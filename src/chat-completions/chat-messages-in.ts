@@ -9,6 +9,7 @@ import {
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder, type TurnBuilderOptions } from "../internal/turn-builder.js";
@@ -107,10 +108,14 @@ export function fromChatMessages(
   return chatMessagesToOurs(messages, options);
 }
 
-/** {@link fromChatMessages} of an array, its options checked (a one-call helper's `idPrefix` too). */
+/**
+ * {@link fromChatMessages} of an array, its options checked (a one-call helper's `idPrefix`
+ * too); `origins` told of the chat messages each message was read from alone.
+ */
 export function chatMessagesToOurs(
   messages: readonly unknown[],
   options: TurnBuilderOptions,
+  origins?: ItemOrigins<ChatCompletionMessageParam>,
 ): Message[] {
   const issues: ValidationIssue[] = [];
   // The clock read once, and one session id, however many times the messages are read.
@@ -120,9 +125,9 @@ export function chatMessagesToOurs(
     sessionId: options.sessionId ?? newId(),
     clock: () => createdAt,
   };
-  let builder = new MessageBuilder(once);
+  let builder = new MessageBuilder(once, origins);
   if (!readQuickly(messages, issues, builder)) {
-    builder = new MessageBuilder(once);
+    builder = new MessageBuilder(once, origins);
     readInFull(messages, issues, builder);
   }
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
@@ -190,13 +195,25 @@ export function readQuickly(
 }
 
 /** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
+/** Whether a tool result holds a part other than text. */
+const holdsParts = (block: ContentBlock) =>
+  block.type === "tool_result" &&
+  typeof block.content !== "string" &&
+  block.content.some((part) => part.type !== "text");
+
 class MessageBuilder implements ReadMessages {
   readonly #turns: TurnBuilder;
+  readonly #origins: ItemOrigins<ChatCompletionMessageParam> | undefined;
   /** The tool results message a run of tool messages is still joining. */
   #tools: ContentBlock[] | undefined;
+  /** The chat message that run started at (-1: its messages do not come back as they were). */
+  #toolsFrom = 0;
+  /** The chat message {@link add} is given next (it is given each, in order). */
+  #item = 0;
 
-  constructor(options: TurnBuilderOptions) {
+  constructor(options: TurnBuilderOptions, origins?: ItemOrigins<ChatCompletionMessageParam>) {
     this.#turns = new TurnBuilder(options);
+    this.#origins = origins;
   }
 
   get messages(): Message[] {
@@ -204,17 +221,27 @@ class MessageBuilder implements ReadMessages {
   }
 
   add(role: string, blocks: ContentBlock[]): void {
+    const item = this.#item++;
+    const made = this.messages.length;
     if (role === "tool" || role === "function") {
       if (this.#tools !== undefined) this.#tools.push(...blocks);
       else {
         this.#tools = blocks;
+        this.#toolsFrom = item;
         this.#turns.addInTurn("user", blocks);
       }
+      // What a tool message cannot hold (an image) is written after the run, in a user message.
+      if (blocks.some(holdsParts)) this.#toolsFrom = -1;
+      // The message of the run's results stands for every tool message of it so far.
+      const from = this.#toolsFrom;
+      this.#origins?.note(this.messages.length - 1, from, from === -1 ? -1 : item + 1);
       return;
     }
     this.#tools = undefined;
     if (role === "system" || role === "developer") this.#turns.addSystem(blocks);
     else if (role === "user") this.#turns.addUser(blocks);
     else this.#turns.addInTurn("assistant", blocks);
+    // A chat message read as one message alone comes back as it was (a summary's is split).
+    if (this.messages.length === made + 1) this.#origins?.note(made, item, item + 1);
   }
 }

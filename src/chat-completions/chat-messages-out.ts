@@ -12,6 +12,7 @@ import type {
   ToolResultBlock,
 } from "../core/message.js";
 import { optionsSchema } from "../core/option-schemas.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import {
   type ChatFields,
   copyJson,
@@ -99,7 +100,8 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
   if (reasoning === "drop") for (const key of REASONING_FIELDS) delete out[key];
   else Object.assign(out, thoughts);
   const content = contentOf(parts, form);
-  const answered = calls.length > 0 || refusal !== undefined;
+  // A deprecated `function_call` (kept with the message's fields) answers as calls do.
+  const answered = calls.length > 0 || refusal !== undefined || out["function_call"] !== undefined;
   // Content goes as it came; without calls or a refusal, an assistant message needs some.
   if (content !== undefined && (content !== null || answered)) out["content"] = content;
   else if (!answered) out["content"] = "";
@@ -176,19 +178,27 @@ export function toChatMessages(
   return writeChatMessages(messages, reasoningOption(options));
 }
 
-/** {@link toChatMessages} of messages checked where they entered (a one-call helper's). */
+/**
+ * {@link toChatMessages} of messages checked where they entered (a one-call helper's): a
+ * message that `origins` knows unchanged goes as the caller's chat messages it came from.
+ */
 export function writeChatMessages(
   messages: readonly Message[],
   reasoning: ReasoningPolicy,
+  origins?: ItemOrigins<ChatCompletionMessageParam>,
 ): ChatCompletionMessageParam[] {
   const out: JsonObject[] = [];
+  const reused = out as unknown as ChatCompletionMessageParam[];
   for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {
       out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
-    } else if (!writeQuickChatMessage(message, out))
+    } else if (
+      (origins === undefined || origins.put(message, reused, out.length) === -1) &&
+      !writeQuickChatMessage(message, out)
+    )
       out.push(...chatMessagesInFull(message, reasoning));
   }
-  return out as unknown as ChatCompletionMessageParam[];
+  return reused;
 }
 
 /** The chat messages of one of our messages (not a system one), by the full writing. */

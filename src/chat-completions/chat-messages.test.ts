@@ -249,6 +249,15 @@ describe("fromChatMessages / toChatMessages", () => {
     ]);
   });
 
+  it("gives back the null content of a message that answered by a deprecated function_call", () => {
+    const params = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, function_call: { name: "read", arguments: "{}" } },
+      { role: "function", name: "read", content: "text" },
+    ];
+    expect(toChatMessages(convert(params))).toEqual(params);
+  });
+
   it("sends cleared tool inputs as new arguments, and the exact text while unchanged", () => {
     const ours = convert([
       { role: "user", content: "go" },

@@ -25,6 +25,6 @@ export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
   entry: "compactChatMessages",
   what: "Chat Completions messages",
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (input) => chatMessagesToOurs(input, { idPrefix: "" }),
-  to: (converted) => writeChatMessages(converted, "keep"),
+  from: (input, origins) => chatMessagesToOurs(input, { idPrefix: "" }, origins),
+  to: (converted, origins) => writeChatMessages(converted, "keep", origins),
 });
