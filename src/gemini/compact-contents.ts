@@ -31,6 +31,7 @@ export const compactGeminiContents = oneCallHelper<Content>({
   what: "Gemini contents",
   // Ids by position: the messages live for the call only, and are named the same at each, as
   // are the calls Gemini sent without an id (never written back; they name archive handles).
-  from: (input) => geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }),
+  from: (input, origins) =>
+    geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }, origins),
   to: writeGeminiContents,
 });

@@ -9,6 +9,7 @@ import {
   checkCreatedAt,
   checkedGenerateId,
 } from "../internal/conversion-options.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
@@ -66,16 +67,22 @@ export function fromGeminiContents(
 
 /**
  * {@link fromGeminiContents} of an array, its options checked; with `idPrefix` (a one-call
- * helper's), message ids are it and the message's position, the same at each call.
+ * helper's), message ids are it and the message's position, the same at each call; `origins`
+ * told of each message read from one content alone.
  */
 export function geminiContentsToOurs(
   list: readonly unknown[],
   options: FromGeminiContentsOptions & { idPrefix?: string },
+  origins?: ItemOrigins<Content>,
 ): Message[] {
   const issues: ValidationIssue[] = [];
   const reader = new ContentsReader(options, issues);
+  const { messages } = reader;
   list.forEach((content, index) => {
+    const made = messages.length;
     reader.add(content, index);
+    // A content read as one message alone comes back as it was (a summary's is split).
+    if (messages.length === made + 1) origins?.note(made, index, index + 1);
   });
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
   rememberBuilt(checkCreatedAt(reader.messages, "fromGeminiContents options"));

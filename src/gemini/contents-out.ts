@@ -21,6 +21,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { responseText } from "./parts-in.js";
@@ -165,13 +166,32 @@ export function toGeminiContents(input: readonly Message[]): Content[] {
   return writeGeminiContents(input);
 }
 
-/** {@link toGeminiContents} of messages checked where they entered (a one-call helper's). */
-export function writeGeminiContents(input: readonly Message[]): Content[] {
+/**
+ * {@link toGeminiContents} of messages checked where they entered (a one-call helper's): a
+ * message written as a `Content` of its own that `origins` knows unchanged goes as the caller's
+ * content it came from.
+ */
+export function writeGeminiContents(
+  input: readonly Message[],
+  origins?: ItemOrigins<Content>,
+): Content[] {
   const messages = readableMessages(input);
   const writer = new ContentsWriter(messages.length);
-  for (let index = 0; index < messages.length; index += 1) writer.add(messages[index]!);
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (origins === undefined || !writer.reuse(message, messages[index + 1], origins))
+      writer.add(message);
+  }
   return writer.written();
 }
+
+/** The role of the content a message is written into. */
+const roleOf = (message: Message) =>
+  message.role === "assistant" && !isSystemMessage(message) ? "model" : "user";
+
+/** Whether a message read as a content of its own is marked so (it followed one of its role). */
+const markedSeparate = (message: Message) =>
+  geminiContentMarks(message.content[0]!)?.["separate"] === true;
 
 /**
  * Writes messages into `Content`s as `geminiContentGroups` groups them, in one pass: no group,
@@ -195,6 +215,37 @@ class ContentsWriter {
   written(): Content[] {
     this.#contents.length = this.#count;
     return this.#contents;
+  }
+
+  /**
+   * Puts the caller's content for `message` when `origins` knows it unchanged and it is written
+   * as a content of its own, every block sent, which the message after it (`next`) does not
+   * join: the content the writing would make. Whether it did.
+   */
+  reuse(message: Message, next: Message | undefined, origins: ItemOrigins<Content>): boolean {
+    const role = roleOf(message);
+    const { content } = message;
+    if (isSystemMessage(message) || (this.#role === role && !markedSeparate(message))) return false;
+    for (let index = 0; index < content.length; index += 1)
+      if (!sendsToGemini(content[index]!)) return false;
+    if (
+      next !== undefined &&
+      (next.content.length === 0 ||
+        !sendsToGemini(next.content[0]!) ||
+        (roleOf(next) === role && !markedSeparate(next)))
+    )
+      return false;
+    const end = origins.put(message, this.#contents, this.#count);
+    if (end === -1) return false;
+    this.#count = end;
+    for (let index = 0; index < content.length; index += 1) {
+      const block = content[index]!;
+      if (block.type === "tool_use") this.#calls.add(block);
+    }
+    // Nothing joins the caller's content: the next message starts one of its own.
+    this.#role = undefined;
+    this.#parts = [];
+    return true;
   }
 
   add(message: Message): void {

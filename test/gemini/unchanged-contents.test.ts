@@ -1,0 +1,92 @@
+import type { Content, Language } from "@google/genai";
+import { describe, expect, it } from "vitest";
+import { geminiContentsToOurs } from "../../src/gemini/contents-in.js";
+import { writeGeminiContents } from "../../src/gemini/contents-out.js";
+import { compactGeminiContents } from "../../src/gemini/index.js";
+import { SUMMARY_PREFIX } from "../../src/index.js";
+import { expectOriginsWriteTheSame } from "../support/item-origins-check.js";
+
+/**
+ * A one-call helper hands back the caller's own contents for the messages a compaction left as
+ * they were: the same the writing would make, without making them.
+ */
+
+const call = (name: string, id?: string) => ({
+  functionCall: { ...(id === undefined ? {} : { id }), name, args: { path: "a.ts" } },
+});
+const response = (name: string, id?: string, output: unknown = `output of ${name}`) => ({
+  functionResponse: { ...(id === undefined ? {} : { id }), name, response: { output } },
+});
+
+/** Conversations of every shape the reader takes: its quick parts and the full reading's others. */
+const CONVERSATIONS: Content[][] = [
+  [
+    { role: "user", parts: [{ text: "Fix the test." }] },
+    { role: "model", parts: [{ text: "Reading." }, call("read", "c1")] },
+    { role: "user", parts: [response("read", "c1")] },
+    { role: "model", parts: [{ text: "Done." }] },
+  ],
+  [
+    // Calls without ids, thoughts with signatures, media, a content without a role.
+    { parts: [{ text: "Look." }, { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } }] },
+    {
+      role: "model",
+      parts: [
+        { text: "Plan.", thought: true, thoughtSignature: "c2ln" },
+        { ...call("read"), thoughtSignature: "c2ln" },
+        call("grep"),
+      ],
+    },
+    { role: "user", parts: [response("read"), response("grep", undefined, { lines: [1, 2] })] },
+    {
+      role: "model",
+      parts: [{ executableCode: { language: "PYTHON" as Language, code: "print(1)" } }],
+    },
+    { role: "model", parts: [{ text: "Same role again." }] },
+    { role: "user", parts: [{ text: "Go on." }], ...({ extra: { kept: true } } as object) },
+    { role: "user", parts: [{ text: "And again." }] },
+    { role: "model", parts: [{ fileData: { mimeType: "text/plain", fileUri: "gs://b/a.txt" } }] },
+  ],
+  [
+    // A summary leading the first content (read as two).
+    { role: "user", parts: [{ text: `${SUMMARY_PREFIX}\nEarlier work.\n\nContinue the task.` }] },
+    { role: "model", parts: [call("read", "c1")] },
+    { role: "user", parts: [response("read", "c1", "text")] },
+    { role: "model", parts: [{ text: "Read." }] },
+  ],
+];
+
+describe("compactGeminiContents' unchanged contents", () => {
+  it("writes the caller's contents where it would write the same ones", () => {
+    let next = 0;
+    const reused = expectOriginsWriteTheSame(
+      {
+        from: (items, origins) =>
+          geminiContentsToOurs(items, { idPrefix: "", generateId: () => `gen-${next++}` }, origins),
+        to: writeGeminiContents,
+      },
+      CONVERSATIONS,
+    );
+    expect(reused).toBeGreaterThan(15);
+  });
+
+  it("hands back the caller's contents a compaction left unchanged", async () => {
+    const history: Content[] = [{ role: "user", parts: [{ text: "Read every file." }] }];
+    for (let step = 1; step <= 40; step += 1) {
+      history.push({ role: "model", parts: [{ text: `Step ${step}.` }, call("read", `c${step}`)] });
+      history.push({ role: "user", parts: [response("read", `c${step}`, "x".repeat(4000))] });
+      if (step % 5 === 0) {
+        history.push({ role: "model", parts: [{ text: `Turn ${step / 5} done.` }] });
+        history.push({ role: "user", parts: [{ text: `Request ${step / 5 + 1}.` }] });
+      }
+    }
+    const { messages, compacted } = await compactGeminiContents(history, {
+      contextLimit: 50_000,
+      trimOnOverflow: false,
+    });
+    expect(compacted).toBe(true);
+    const kept = messages.filter((content) => history.includes(content));
+    expect(kept.length).toBeGreaterThan(40);
+    expect(messages.length - kept.length).toBeGreaterThan(0);
+  });
+});
