@@ -25,6 +25,6 @@ export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
   entry: "compactResponsesInput",
   what: "Responses input",
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (items) => responsesInputMessages(items, { idPrefix: "" }),
+  from: (items, origins) => responsesInputMessages(items, { idPrefix: "" }, origins),
   to: writeResponsesInput,
 });

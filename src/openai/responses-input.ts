@@ -9,6 +9,7 @@ import {
 import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -108,12 +109,16 @@ export function fromResponsesInput(
   return responsesInputMessages(items, options);
 }
 
-/** {@link fromResponsesInput} of an array, its options checked (a one-call helper's `idPrefix` too). */
+/**
+ * {@link fromResponsesInput} of an array, its options checked (a one-call helper's `idPrefix`
+ * too); `origins` told of the items each message was read from alone.
+ */
 export function responsesInputMessages(
   items: readonly unknown[],
   options: TurnBuilderOptions,
+  origins?: ItemOrigins<ResponseInputItem>,
 ): Message[] {
-  const messages = readItems(items, options, true);
+  const messages = readItems(items, options, true, origins);
   rememberBuilt(checkCreatedAt(messages, "fromResponsesInput options"));
   return messages;
 }
@@ -127,17 +132,20 @@ export function readItems(
   items: readonly unknown[],
   options: TurnBuilderOptions,
   quick: boolean,
+  origins?: ItemOrigins<ResponseInputItem>,
 ): Message[] {
   const issues: ValidationIssue[] = [];
-  const builder = new InputBuilder(options);
+  const builder = new InputBuilder(options, origins);
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index];
+    builder.item = index;
     if (!isPlainObject(item))
       issues.push({ path: [index], message: "must be an input item object" });
     else if (!quick || !builder.addQuick(item))
       builder.add(item, itemBlocks({ issues, path: [index] }, item));
   }
   if (issues.length > 0) throw new ValidationError("Responses input", issues);
+  builder.item = items.length;
   return builder.finish();
 }
 
@@ -154,9 +162,15 @@ class InputBuilder {
   #content: ContentBlock[] = [];
   readonly #run: ContentBlock[] = [];
   #length = 0;
+  readonly #origins: ItemOrigins<ResponseInputItem> | undefined;
+  /** The index of the item being added (after the last: their count, at {@link finish}). */
+  item = 0;
+  /** The item the open message started at. */
+  #from = 0;
 
-  constructor(options: TurnBuilderOptions) {
+  constructor(options: TurnBuilderOptions, origins?: ItemOrigins<ResponseInputItem>) {
     this.#turns = new TurnBuilder(options);
+    this.#origins = origins;
   }
 
   /** The messages built, the open one ended. */
@@ -191,6 +205,7 @@ class InputBuilder {
       return;
     }
     this.#close();
+    const made = this.#turns.messages.length;
     if (side === "system") {
       // Kept whole, as a copy: the caller's item stays theirs (the full reading checked it).
       const message = normalizeJson(item, [], []) as JsonObject;
@@ -201,6 +216,9 @@ class InputBuilder {
       // A compaction item stands for what it compacted.
       this.#turns.addCompacted("assistant", blocks);
     } else this.#turns.addUser(blocks);
+    // An item read as one message alone comes back as it was (a summary's is split).
+    if (this.#turns.messages.length === made + 1)
+      this.#origins?.note(made, this.item, this.item + 1);
   }
 
   /** Adds a quickly read block of `side` (`false` when it was not read). */
@@ -234,6 +252,7 @@ class InputBuilder {
     this.#side = side;
     this.#content = content;
     this.#length = length;
+    this.#from = this.item;
   }
 
   /** Moves the open message's blocks into the reused run, for more to join them. */
@@ -249,6 +268,8 @@ class InputBuilder {
     if (side === undefined) return;
     this.#side = undefined;
     const content = this.#content === this.#run ? this.#run.slice(0, this.#length) : this.#content;
+    // The run's items: from its first to the one before the item that ended it (or the end).
+    this.#origins?.note(this.#turns.messages.length, this.#from, this.item);
     this.#turns.addInTurn(side === "tool" ? "user" : "assistant", content);
   }
 }

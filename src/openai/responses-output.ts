@@ -14,6 +14,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { isModelItem, opaqueType } from "../core/provider-validity.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
@@ -246,9 +247,17 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
   return writeResponsesInput(messages);
 }
 
-/** {@link toResponsesInput} of messages checked where they entered (a one-call helper's). */
-export function writeResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
+/**
+ * {@link toResponsesInput} of messages checked where they entered (a one-call helper's): a
+ * message that `origins` knows unchanged, with no lone reasoning item, goes as the caller's
+ * items it came from.
+ */
+export function writeResponsesInput(
+  messages: readonly Message[],
+  origins?: ItemOrigins<ResponseInputItem>,
+): ResponseInputItem[] {
   const writer = new ItemWriter();
+  const items = writer.items as unknown as ResponseInputItem[];
   for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {
       writer.whole(copied((message.content[0] as SystemMessageBlock).block.message));
@@ -256,10 +265,23 @@ export function writeResponsesInput(messages: readonly Message[]): ResponseInput
     }
     // A new message never continues the last part of the one before.
     writer.close();
+    if (
+      origins !== undefined &&
+      !hasLoneReasoning(message) &&
+      origins.put(message, items, items.length) !== -1
+    )
+      continue;
     if (pushQuickItems(message, writer.items)) continue;
     const { content, role } = message;
     for (let index = 0; index < content.length; index += 1)
       if (!isLoneReasoning(message, index)) writeBlock(writer, content[index]!, role);
   }
-  return writer.items as unknown as ResponseInputItem[];
+  return items;
+}
+
+/** Whether a message holds a reasoning item the writing leaves out ({@link isLoneReasoning}). */
+function hasLoneReasoning(message: Message): boolean {
+  for (let index = 0; index < message.content.length; index += 1)
+    if (isLoneReasoning(message, index)) return true;
+  return false;
 }

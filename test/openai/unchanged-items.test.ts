@@ -1,0 +1,117 @@
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { describe, expect, it } from "vitest";
+import { SUMMARY_PREFIX } from "../../src/index.js";
+import { compactResponsesInput } from "../../src/openai/index.js";
+import { responsesInputMessages } from "../../src/openai/responses-input.js";
+import { writeResponsesInput } from "../../src/openai/responses-output.js";
+import { expectOriginsWriteTheSame } from "../support/item-origins-check.js";
+
+/**
+ * A one-call helper hands back the caller's own items for the messages a compaction left as
+ * they were: the same the writing would make, without making them.
+ */
+
+const call = (id: string) =>
+  ({ type: "function_call", call_id: id, name: "read", arguments: '{"path":"a.ts"}' }) as const;
+const output = (id: string, text = `output of ${id}`) =>
+  ({ type: "function_call_output", call_id: id, output: text }) as const;
+const reasoning = (id: string) =>
+  ({ type: "reasoning", id, summary: [], encrypted_content: `enc-${id}` }) as ResponseInputItem;
+
+/** Conversations of every shape the reader takes: its quick items and the full reading's others. */
+const CONVERSATIONS: ResponseInputItem[][] = [
+  [
+    { role: "user", content: "Fix the test." },
+    reasoning("rs_1"),
+    call("c1"),
+    call("c2"),
+    output("c1"),
+    output("c2"),
+    {
+      type: "message",
+      role: "assistant",
+      id: "msg_1",
+      status: "completed",
+      content: [
+        { type: "output_text", text: "Done.", annotations: [] },
+        { type: "output_text", text: "Second part.", annotations: [] },
+      ],
+    },
+  ],
+  [
+    { role: "developer", content: "Rules." },
+    {
+      type: "message",
+      role: "user",
+      content: [
+        { type: "input_text", text: "Look." },
+        { type: "input_image", image_url: "https://example.com/a.png", detail: "low" },
+      ],
+    },
+    reasoning("rs_2"),
+    { type: "custom_tool_call", call_id: "c3", name: "patch", input: "*** Begin Patch" },
+    { type: "custom_tool_call_output", call_id: "c3", output: "applied" },
+    {
+      type: "function_call_output",
+      call_id: "c9",
+      output: [{ type: "input_text", text: "as parts" }],
+    } as ResponseInputItem,
+    {
+      type: "web_search_call",
+      id: "ws_1",
+      status: "completed",
+      action: { type: "search", query: "x" },
+    } as ResponseInputItem,
+    // An incomplete response's lone reasoning item, then the user's next request.
+    reasoning("rs_3"),
+    { role: "user", content: [{ type: "input_text", text: "Go on." }] },
+    {
+      type: "compaction",
+      id: "cmp_1",
+      encrypted_content: "opaque",
+    } as unknown as ResponseInputItem,
+    { role: "assistant", content: "Plain." },
+  ],
+  [
+    // A summary leading the first item (read as two).
+    { role: "user", content: `${SUMMARY_PREFIX}\nEarlier work.\n\nContinue the task.` },
+    call("c1"),
+    output("c1"),
+    {
+      role: "assistant",
+      content: [{ type: "output_text", text: "Read.", annotations: [] }],
+    } as unknown as ResponseInputItem,
+  ],
+];
+
+describe("compactResponsesInput's unchanged items", () => {
+  it("writes the caller's items where it would write the same ones", () => {
+    const reused = expectOriginsWriteTheSame(
+      {
+        from: (items, origins) => responsesInputMessages(items, { idPrefix: "" }, origins),
+        to: writeResponsesInput,
+      },
+      CONVERSATIONS,
+    );
+    expect(reused).toBeGreaterThan(20);
+  });
+
+  it("hands back the caller's items a compaction left unchanged", async () => {
+    const history: ResponseInputItem[] = [{ role: "user", content: "Read every file." }];
+    for (let step = 1; step <= 40; step += 1) {
+      history.push(reasoning(`rs_${step}`), call(`c${step}`), output(`c${step}`, "x".repeat(4000)));
+      if (step % 5 === 0) {
+        history.push({ role: "assistant", content: `Turn ${step / 5} done.` });
+        history.push({ role: "user", content: `Request ${step / 5 + 1}.` });
+      }
+    }
+    const { messages, compacted } = await compactResponsesInput(history, {
+      contextLimit: 50_000,
+      trimOnOverflow: false,
+    });
+    expect(compacted).toBe(true);
+    const kept = messages.filter((item) => history.includes(item));
+    expect(kept.length).toBeGreaterThan(60);
+    expect(messages.length - kept.length).toBeGreaterThan(0);
+  });
+});
