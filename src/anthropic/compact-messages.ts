@@ -7,7 +7,8 @@ import { anthropicMessagesToOurs } from "./turns.js";
  * Compacts a whole Messages API conversation (a request's `messages`) in one call, as a
  * stateless server does for each request it gets: converts it, compacts it as the session
  * does (its default compactors, clamps, pins, stale thinking removed, the archive, the last
- * resort) and converts back. Resolves to the input array itself when nothing changed.
+ * resort) and converts back. Resolves to the input array itself when nothing changed, else
+ * hands back the caller's own params for the messages left as they were.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the messages in the window (as in a

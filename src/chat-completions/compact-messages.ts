@@ -8,7 +8,8 @@ import { writeChatMessages } from "./chat-messages-out.js";
  * OpenAI-compatible host) in one call, as a stateless server does for each request it gets:
  * converts it, compacts it as the session does (its default compactors, clamps, pins, the
  * archive, the last resort) and converts back, the hosts' reasoning fields kept where they
- * were. Resolves to the input array itself when nothing changed.
+ * were. Resolves to the input array itself when nothing changed, else hands back the caller's
+ * own messages for those left as they were.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the messages in the window (as in a

@@ -13,7 +13,8 @@ function positions(): () => string {
  * Compacts a whole Gemini conversation (`generateContent`'s `contents`) in one call, as a
  * stateless server does for each request it gets: converts it, compacts it as the session
  * does (its default compactors, clamps, pins, stale thought signatures removed, the archive,
- * the last resort) and converts back. Resolves to the input array itself when nothing changed.
+ * the last resort) and converts back. Resolves to the input array itself when nothing changed,
+ * else hands back the caller's own contents for the messages left as they were.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the contents in the window (as in a

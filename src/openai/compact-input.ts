@@ -8,7 +8,8 @@ import { writeResponsesInput } from "./responses-output.js";
  * or no `previous_response_id`) in one call, as a stateless server does for each request it
  * gets: converts it, compacts it as the session does (its default compactors, clamps, pins,
  * stale reasoning removed, the archive, the last resort) and converts back. Resolves to the
- * input array itself when nothing changed.
+ * input array itself when nothing changed, else hands back the caller's own items for the
+ * messages left as they were.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the items in the window (as in a
