@@ -194,13 +194,13 @@ export function readQuickly(
   return true;
 }
 
-/** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
 /** Whether a tool result holds a part other than text. */
 const holdsParts = (block: ContentBlock) =>
   block.type === "tool_result" &&
   typeof block.content !== "string" &&
   block.content.some((part) => part.type !== "text");
 
+/** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
 class MessageBuilder implements ReadMessages {
   readonly #turns: TurnBuilder;
   readonly #origins: ItemOrigins<ChatCompletionMessageParam> | undefined;

@@ -190,8 +190,10 @@ const roleOf = (message: Message) =>
   message.role === "assistant" && !isSystemMessage(message) ? "model" : "user";
 
 /** Whether a message read as a content of its own is marked so (it followed one of its role). */
-const markedSeparate = (message: Message) =>
-  geminiContentMarks(message.content[0]!)?.["separate"] === true;
+function markedSeparate(message: Message): boolean {
+  const first = message.content[0];
+  return first !== undefined && geminiContentMarks(first)?.["separate"] === true;
+}
 
 /**
  * Writes messages into `Content`s as `geminiContentGroups` groups them, in one pass: no group,
