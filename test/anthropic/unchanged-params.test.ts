@@ -4,7 +4,11 @@ import { compactAnthropicMessages } from "../../src/anthropic/index.js";
 import { writeAnthropicMessages } from "../../src/anthropic/request.js";
 import { anthropicMessagesToOurs } from "../../src/anthropic/turns.js";
 import { SUMMARY_PREFIX } from "../../src/index.js";
-import { expectOriginsWriteTheSame } from "../support/item-origins-check.js";
+import {
+  expectHandedBack,
+  expectOriginsWriteTheSame,
+  longToolLoop,
+} from "../support/item-origins-check.js";
 
 /**
  * A one-call helper hands back the caller's own params for the messages a compaction left as
@@ -112,27 +116,19 @@ describe("compactAnthropicMessages' unchanged params", () => {
   });
 
   it("hands back the caller's params a compaction left unchanged", async () => {
-    const history: MessageParam[] = [{ role: "user", content: "Read every file." }];
-    for (let step = 1; step <= 40; step += 1) {
-      history.push({
-        role: "assistant",
-        content: [{ type: "text", text: `Step ${step}.` }, use(`t${step}`)],
-      });
-      history.push({ role: "user", content: [result(`t${step}`, "x".repeat(4000))] });
-      if (step % 5 === 0) {
-        history.push({ role: "assistant", content: `Turn ${step / 5} done.` });
-        history.push({ role: "user", content: `Request ${step / 5 + 1}.` });
-      }
-    }
-    const { messages, compacted } = await compactAnthropicMessages(history, {
-      contextLimit: 50_000,
-      trimOnOverflow: false,
-    });
-    expect(compacted).toBe(true);
-    const kept = messages.filter((message) => history.includes(message));
+    const history = longToolLoop<MessageParam>(
+      { role: "user", content: "Read every file." },
+      (n) => [
+        { role: "assistant", content: [{ type: "text", text: `Step ${n}.` }, use(`t${n}`)] },
+        { role: "user", content: [result(`t${n}`, "x".repeat(4000))] },
+      ],
+      (turn) => [
+        { role: "assistant", content: `Turn ${turn} done.` },
+        { role: "user", content: `Request ${turn + 1}.` },
+      ],
+    );
     // Every assistant message and request stayed as it was; masked results are new.
-    expect(kept.length).toBeGreaterThan(40);
-    expect(messages.length - kept.length).toBeGreaterThan(0);
+    const kept = await expectHandedBack(history, compactAnthropicMessages, 40);
     for (const message of kept) expect(JSON.stringify(message)).not.toContain("[recall");
   });
 });

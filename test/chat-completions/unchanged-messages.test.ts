@@ -4,7 +4,11 @@ import { chatMessagesToOurs } from "../../src/chat-completions/chat-messages-in.
 import { writeChatMessages } from "../../src/chat-completions/chat-messages-out.js";
 import { compactChatMessages } from "../../src/chat-completions/index.js";
 import { SUMMARY_PREFIX } from "../../src/index.js";
-import { expectOriginsWriteTheSame } from "../support/item-origins-check.js";
+import {
+  expectHandedBack,
+  expectOriginsWriteTheSame,
+  longToolLoop,
+} from "../support/item-origins-check.js";
 
 /**
  * A one-call helper hands back the caller's own chat messages for the messages a compaction
@@ -89,22 +93,17 @@ describe("compactChatMessages' unchanged messages", () => {
   });
 
   it("hands back the caller's chat messages a compaction left unchanged", async () => {
-    const history: ChatCompletionMessageParam[] = [{ role: "user", content: "Read every file." }];
-    for (let step = 1; step <= 40; step += 1) {
-      history.push({ role: "assistant", content: `Step ${step}.`, tool_calls: [call(`c${step}`)] });
-      history.push(tool(`c${step}`, "x".repeat(4000)));
-      if (step % 5 === 0) {
-        history.push({ role: "assistant", content: `Turn ${step / 5} done.` });
-        history.push({ role: "user", content: `Request ${step / 5 + 1}.` });
-      }
-    }
-    const { messages, compacted } = await compactChatMessages(history, {
-      contextLimit: 50_000,
-      trimOnOverflow: false,
-    });
-    expect(compacted).toBe(true);
-    const kept = messages.filter((message) => history.includes(message));
-    expect(kept.length).toBeGreaterThan(40);
-    expect(messages.length - kept.length).toBeGreaterThan(0);
+    const history = longToolLoop<ChatCompletionMessageParam>(
+      { role: "user", content: "Read every file." },
+      (n) => [
+        { role: "assistant", content: `Step ${n}.`, tool_calls: [call(`c${n}`)] },
+        tool(`c${n}`, "x".repeat(4000)),
+      ],
+      (turn) => [
+        { role: "assistant", content: `Turn ${turn} done.` },
+        { role: "user", content: `Request ${turn + 1}.` },
+      ],
+    );
+    await expectHandedBack(history, compactChatMessages, 40);
   });
 });

@@ -4,7 +4,11 @@ import { SUMMARY_PREFIX } from "../../src/index.js";
 import { compactResponsesInput } from "../../src/openai/index.js";
 import { responsesInputMessages } from "../../src/openai/responses-input.js";
 import { writeResponsesInput } from "../../src/openai/responses-output.js";
-import { expectOriginsWriteTheSame } from "../support/item-origins-check.js";
+import {
+  expectHandedBack,
+  expectOriginsWriteTheSame,
+  longToolLoop,
+} from "../support/item-origins-check.js";
 
 /**
  * A one-call helper hands back the caller's own items for the messages a compaction left as
@@ -97,21 +101,14 @@ describe("compactResponsesInput's unchanged items", () => {
   });
 
   it("hands back the caller's items a compaction left unchanged", async () => {
-    const history: ResponseInputItem[] = [{ role: "user", content: "Read every file." }];
-    for (let step = 1; step <= 40; step += 1) {
-      history.push(reasoning(`rs_${step}`), call(`c${step}`), output(`c${step}`, "x".repeat(4000)));
-      if (step % 5 === 0) {
-        history.push({ role: "assistant", content: `Turn ${step / 5} done.` });
-        history.push({ role: "user", content: `Request ${step / 5 + 1}.` });
-      }
-    }
-    const { messages, compacted } = await compactResponsesInput(history, {
-      contextLimit: 50_000,
-      trimOnOverflow: false,
-    });
-    expect(compacted).toBe(true);
-    const kept = messages.filter((item) => history.includes(item));
-    expect(kept.length).toBeGreaterThan(60);
-    expect(messages.length - kept.length).toBeGreaterThan(0);
+    const history = longToolLoop<ResponseInputItem>(
+      { role: "user", content: "Read every file." },
+      (n) => [reasoning(`rs_${n}`), call(`c${n}`), output(`c${n}`, "x".repeat(4000))],
+      (turn) => [
+        { role: "assistant", content: `Turn ${turn} done.` },
+        { role: "user", content: `Request ${turn + 1}.` },
+      ],
+    );
+    await expectHandedBack(history, compactResponsesInput, 60);
   });
 });

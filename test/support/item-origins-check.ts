@@ -62,3 +62,44 @@ export function expectOriginsWriteTheSame<T>(
   }
   return reused;
 }
+
+/**
+ * A tool loop in one format: `first`, then 40 steps (`step(n)`: a call and its 4,000-character
+ * result), every fifth followed by `turnEnd(n)` (a reply and the next request).
+ */
+export function longToolLoop<T>(
+  first: T,
+  step: (n: number) => T[],
+  turnEnd: (n: number) => T[],
+): T[] {
+  const history = [first];
+  for (let n = 1; n <= 40; n += 1) {
+    history.push(...step(n));
+    if (n % 5 === 0) history.push(...turnEnd(n / 5));
+  }
+  return history;
+}
+
+/**
+ * Compacts `history` in a 50,000-token window with `helper` and checks that at least `minimum`
+ * of the caller's items came back as they were (the same objects), beside new ones. Returns
+ * those handed back.
+ */
+export async function expectHandedBack<T>(
+  history: T[],
+  helper: (
+    history: T[],
+    options: { contextLimit: number; trimOnOverflow: false },
+  ) => Promise<{ messages: T[]; compacted: boolean }>,
+  minimum: number,
+): Promise<T[]> {
+  const { messages, compacted } = await helper(history, {
+    contextLimit: 50_000,
+    trimOnOverflow: false,
+  });
+  expect(compacted).toBe(true);
+  const kept = messages.filter((item) => history.includes(item));
+  expect(kept.length).toBeGreaterThan(minimum);
+  expect(messages.length - kept.length).toBeGreaterThan(0);
+  return kept;
+}
