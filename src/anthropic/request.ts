@@ -50,6 +50,18 @@ function sendsSomething(message: Message): boolean {
   return isSystemMessage(message) || content.some(sendsToAnthropic);
 }
 
+/** Whether every block of a message is sent, and every part of its tool results (nothing left out). */
+function sendsWhole(message: Message): boolean {
+  const { content } = message;
+  for (let index = 0; index < content.length; index += 1) {
+    const block = content[index]!;
+    if (!sendsToAnthropic(block)) return false;
+    if (block.type === "tool_result" && typeof block.content !== "string")
+      for (const part of block.content) if (!sendsToAnthropic(part)) return false;
+  }
+  return true;
+}
+
 /** Whether every message sends something (the common case: nothing to leave out). */
 function allSend(messages: readonly Message[]): boolean {
   for (let index = 0; index < messages.length; index += 1)
@@ -86,8 +98,8 @@ export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
 
 /**
  * {@link toAnthropicMessages} of messages checked where they entered (a one-call helper's): a
- * message sent alone, its tool results leading, that `origins` knows unchanged goes as the
- * caller's param it came from.
+ * message sent alone, whole, its tool results leading, that `origins` knows unchanged goes as
+ * the caller's param it came from.
  */
 export function writeAnthropicMessages(
   input: readonly Message[],
@@ -122,7 +134,7 @@ export function writeAnthropicMessages(
     }
     // A message alone (the common case) lends its own blocks; only a group is joined.
     const single = index - start === 1;
-    if (single && origins !== undefined && resultsLead(first.content)) {
+    if (single && origins !== undefined && resultsLead(first.content) && sendsWhole(first)) {
       const next = origins.put(first, params, count);
       if (next !== -1) {
         count = next;

@@ -194,19 +194,13 @@ export function readQuickly(
   return true;
 }
 
-/** Whether a tool result holds a part other than text. */
-const holdsParts = (block: ContentBlock) =>
-  block.type === "tool_result" &&
-  typeof block.content !== "string" &&
-  block.content.some((part) => part.type !== "text");
-
 /** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
 class MessageBuilder implements ReadMessages {
   readonly #turns: TurnBuilder;
   readonly #origins: ItemOrigins<ChatCompletionMessageParam> | undefined;
   /** The tool results message a run of tool messages is still joining. */
   #tools: ContentBlock[] | undefined;
-  /** The chat message that run started at (-1: its messages do not come back as they were). */
+  /** The chat message that run started at (-1: one of its messages is not written as read). */
   #toolsFrom = 0;
   /** The chat message {@link add} is given next (it is given each, in order). */
   #item = 0;
@@ -220,7 +214,7 @@ class MessageBuilder implements ReadMessages {
     return this.#turns.messages;
   }
 
-  add(role: string, blocks: ContentBlock[]): void {
+  add(role: string, blocks: ContentBlock[], exact = false): void {
     const item = this.#item++;
     const made = this.messages.length;
     if (role === "tool" || role === "function") {
@@ -230,8 +224,7 @@ class MessageBuilder implements ReadMessages {
         this.#toolsFrom = item;
         this.#turns.addInTurn("user", blocks);
       }
-      // What a tool message cannot hold (an image) is written after the run, in a user message.
-      if (blocks.some(holdsParts)) this.#toolsFrom = -1;
+      if (!exact) this.#toolsFrom = -1;
       // The message of the run's results stands for every tool message of it so far.
       const from = this.#toolsFrom;
       this.#origins?.note(this.messages.length - 1, from, from === -1 ? -1 : item + 1);
@@ -242,6 +235,6 @@ class MessageBuilder implements ReadMessages {
     else if (role === "user") this.#turns.addUser(blocks);
     else this.#turns.addInTurn("assistant", blocks);
     // A chat message read as one message alone comes back as it was (a summary's is split).
-    if (this.messages.length === made + 1) this.#origins?.note(made, item, item + 1);
+    if (exact && this.messages.length === made + 1) this.#origins?.note(made, item, item + 1);
   }
 }

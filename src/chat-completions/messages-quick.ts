@@ -20,13 +20,26 @@ export function readQuickChatMessage(message: unknown, read: ReadMessages): bool
   if (role !== "user" && role !== "tool" && role !== "assistant") return false;
   const blocks = quickChatBlocks(message as Record<string, unknown>, role);
   if (blocks === undefined) return false;
-  read.add(role, blocks);
+  read.add(role, blocks, role !== "assistant" || writtenAsRead(message as Record<string, unknown>));
   return true;
+}
+
+/**
+ * Whether the writing gives back an assistant message the quick reading took as it was: one of
+ * calls, or of a string content alone (without calls, `null` or no content is written `""`,
+ * and an empty `tool_calls` is left out).
+ */
+function writtenAsRead(message: Record<string, unknown>): boolean {
+  const calls = message["tool_calls"];
+  return calls === undefined
+    ? typeof message["content"] === "string"
+    : (calls as unknown[]).length > 0;
 }
 
 /** Where messages read go, in order: each one's role and blocks. */
 export interface ReadMessages {
-  add(role: string, blocks: ContentBlock[]): void;
+  /** `exact`: the writing gives the message back as it was read (the quick reading knows). */
+  add(role: string, blocks: ContentBlock[], exact?: boolean): void;
 }
 
 const NOWHERE: ReadMessages = { add() {} };

@@ -11,6 +11,7 @@ import {
 } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { type PartContext, partBlock, partBlockInFull, without } from "./parts-in.js";
@@ -82,7 +83,7 @@ export function geminiContentsToOurs(
     const made = messages.length;
     reader.add(content, index);
     // A content read as one message alone comes back as it was (a summary's is split).
-    if (messages.length === made + 1) origins?.note(made, index, index + 1);
+    if (reader.exact && messages.length === made + 1) origins?.note(made, index, index + 1);
   });
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
   rememberBuilt(checkCreatedAt(reader.messages, "fromGeminiContents options"));
@@ -98,6 +99,14 @@ class ContentsReader implements PartContext {
   readonly #generateId: () => string;
   #lastRole: string | undefined;
   #calls: OpenCall[] = [];
+  /** The ids given to calls and responses that came without one, once there is one. */
+  #generated: Set<string> | undefined;
+  /**
+   * Whether the content {@link add} read last is written back as it came: not when a call or
+   * response has an id that is no id (`""`, not a string), written without one, or a response
+   * names by its own id a call that came without one (it is written without an id then).
+   */
+  exact = true;
 
   constructor(
     options: FromGeminiContentsOptions & { idPrefix?: string },
@@ -114,6 +123,7 @@ class ContentsReader implements PartContext {
   }
 
   add(content: unknown, index: number): void {
+    this.exact = true;
     if (!isPlainObject(content)) {
       this.issues.push({ path: [index], message: "must be a content object" });
       return;
@@ -147,9 +157,19 @@ class ContentsReader implements PartContext {
   #part(part: unknown, index: number, partIndex: number): ContentBlock {
     const plain = isPlainObject(part);
     const quick = plain ? quickPartBlock(part) : undefined;
-    if (quick !== undefined) return quick;
+    if (quick !== undefined) {
+      if (quick.type === "tool_result" && this.#generated?.has(quick.toolUseId)) this.exact = false;
+      return quick;
+    }
     this.path = [index, "parts", partIndex];
-    return plain ? partBlockInFull(this, part) : partBlock(this, part);
+    if (!plain) return partBlock(this, part);
+    const block = partBlockInFull(this, part);
+    const call = part["functionCall"] ?? part["functionResponse"];
+    const id = isPlainObject(call) ? call["id"] : undefined;
+    if (id !== undefined && !isNonEmptyString(id)) this.exact = false;
+    else if (block.type === "tool_result" && id !== undefined && this.#generated?.has(id))
+      this.exact = false;
+    return block;
   }
 
   /** The content's marks: its other fields, a missing role, and whether it follows its own role. */
@@ -173,8 +193,15 @@ class ContentsReader implements PartContext {
 
   /** The id of a call without one, remembered for the response that answers it ({@link PartContext}). */
   callId(name: string): string {
-    const id = this.#generateId();
+    const id = this.#given(this.#generateId());
     this.#calls.push({ id, name, answered: false });
+    return id;
+  }
+
+  /** Notes an id given to a call or response that came without one. */
+  #given(id: string): string {
+    this.#generated ??= new Set();
+    this.#generated.add(id);
     return id;
   }
 
@@ -183,7 +210,7 @@ class ContentsReader implements PartContext {
     const open =
       this.#calls.find((call) => !call.answered && call.name === name) ??
       this.#calls.find((call) => !call.answered);
-    if (open === undefined) return this.#generateId();
+    if (open === undefined) return this.#given(this.#generateId());
     open.answered = true;
     return open.id;
   }

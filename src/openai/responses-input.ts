@@ -142,11 +142,19 @@ export function readItems(
     if (!isPlainObject(item))
       issues.push({ path: [index], message: "must be an input item object" });
     else if (!quick || !builder.addQuick(item))
-      builder.add(item, itemBlocks({ issues, path: [index] }, item));
+      builder.add(item, itemBlocks({ issues, path: [index] }, item), !holdsInputText(item));
   }
   if (issues.length > 0) throw new ValidationError("Responses input", issues);
   builder.item = items.length;
   return builder.finish();
+}
+
+/** Whether an assistant message item holds an `input_text` part (written back as `output_text`). */
+function holdsInputText(item: Record<string, unknown>): boolean {
+  const { content } = item;
+  if (item["role"] !== "assistant" || !Array.isArray(content)) return false;
+  for (const part of content) if (isPlainObject(part) && part["type"] === "input_text") return true;
+  return false;
 }
 
 /** Builds our messages from input items in order, grouping a model turn's items and numbering turns. */
@@ -167,6 +175,8 @@ class InputBuilder {
   item = 0;
   /** The item the open message started at. */
   #from = 0;
+  /** Whether the writing gives back every item of the open message as it came. */
+  #exact = true;
 
   constructor(options: TurnBuilderOptions, origins?: ItemOrigins<ResponseInputItem>) {
     this.#turns = new TurnBuilder(options);
@@ -185,7 +195,7 @@ class InputBuilder {
       case "message": {
         const blocks = quickMessageBlocks(item);
         if (blocks === undefined) return false;
-        this.add(item, blocks);
+        this.add(item, blocks, !holdsInputText(item));
         return true;
       }
       case "function_call":
@@ -197,11 +207,15 @@ class InputBuilder {
     }
   }
 
-  /** Adds one item's blocks: to the open message of its side, or as a message of its own. */
-  add(item: Record<string, unknown>, blocks: ContentBlock[]): void {
+  /**
+   * Adds one item's blocks: to the open message of its side, or as a message of its own;
+   * `exact`: the writing gives the item back as it came.
+   */
+  add(item: Record<string, unknown>, blocks: ContentBlock[], exact: boolean): void {
     const side = sideOf(item);
     if (side === "assistant" || side === "tool") {
       this.#join(side, blocks);
+      this.#exact &&= exact;
       return;
     }
     this.#close();
@@ -217,7 +231,7 @@ class InputBuilder {
       this.#turns.addCompacted("assistant", blocks);
     } else this.#turns.addUser(blocks);
     // An item read as one message alone comes back as it was (a summary's is split).
-    if (this.#turns.messages.length === made + 1)
+    if (exact && this.#turns.messages.length === made + 1)
       this.#origins?.note(made, this.item, this.item + 1);
   }
 
@@ -253,6 +267,7 @@ class InputBuilder {
     this.#content = content;
     this.#length = length;
     this.#from = this.item;
+    this.#exact = true;
   }
 
   /** Moves the open message's blocks into the reused run, for more to join them. */
@@ -269,7 +284,7 @@ class InputBuilder {
     this.#side = undefined;
     const content = this.#content === this.#run ? this.#run.slice(0, this.#length) : this.#content;
     // The run's items: from its first to the one before the item that ended it (or the end).
-    this.#origins?.note(this.#turns.messages.length, this.#from, this.item);
+    if (this.#exact) this.#origins?.note(this.#turns.messages.length, this.#from, this.item);
     this.#turns.addInTurn(side === "tool" ? "user" : "assistant", content);
   }
 }

@@ -249,8 +249,8 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
 
 /**
  * {@link toResponsesInput} of messages checked where they entered (a one-call helper's): a
- * message that `origins` knows unchanged, with no lone reasoning item, goes as the caller's
- * items it came from.
+ * message that `origins` knows unchanged, sent whole, with no lone reasoning item, goes as the
+ * caller's items it came from.
  */
 export function writeResponsesInput(
   messages: readonly Message[],
@@ -267,6 +267,7 @@ export function writeResponsesInput(
     writer.close();
     if (
       origins !== undefined &&
+      sendsWhole(message) &&
       !hasLoneReasoning(message) &&
       origins.put(message, items, items.length) !== -1
     )
@@ -277,6 +278,16 @@ export function writeResponsesInput(
       if (!isLoneReasoning(message, index)) writeBlock(writer, content[index]!, role);
   }
   return items;
+}
+
+/** Whether every block of a message is sent, and every part of its tool results (nothing left out). */
+function sendsWhole(message: Message): boolean {
+  for (const block of message.content) {
+    if (!sendsToResponses(block)) return false;
+    if (block.type === "tool_result" && typeof block.content !== "string")
+      for (const part of block.content) if (!sendsToResponses(part)) return false;
+  }
+  return true;
 }
 
 /** Whether a message holds a reasoning item the writing leaves out ({@link isLoneReasoning}). */

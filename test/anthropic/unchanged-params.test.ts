@@ -101,6 +101,28 @@ const CONVERSATIONS: MessageParam[][] = [
     { role: "assistant", content: [{ type: "text", text: "Brief.", citations: null }] },
     { role: "user", content: "Thanks." },
   ],
+  [
+    // Blocks of other APIs, which the writing leaves out: the caller's params are not sent.
+    { role: "user", content: "Go." },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "file", file: { file_id: "f" } },
+      ],
+    } as unknown as MessageParam,
+    { role: "assistant", content: [use("t1")] },
+    {
+      role: "user",
+      content: [
+        result("t1", [
+          { type: "text", text: "b" },
+          { type: "refusal", refusal: "no" },
+        ] as unknown as ToolResultBlockParam["content"]),
+      ],
+    },
+    { role: "assistant", content: "Done." },
+  ],
 ];
 
 describe("compactAnthropicMessages' unchanged params", () => {

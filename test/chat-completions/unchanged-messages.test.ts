@@ -78,6 +78,17 @@ const CONVERSATIONS: ChatCompletionMessageParam[][] = [
     { role: "user", content: [{ type: "text", text: "Second." }] },
     { role: "assistant", content: [{ type: "text", text: "Both read." }] },
   ],
+  [
+    // What the writing mends: content null or absent where some is needed, calls listed empty.
+    { role: "user", content: null },
+    { role: "assistant", content: null },
+    { role: "user" },
+    { role: "assistant" },
+    { role: "user", content: "Next." },
+    { role: "assistant", content: "x", tool_calls: [] },
+    { role: "user", content: "Last." },
+    { role: "assistant", content: null, reasoning_content: "r" },
+  ] as unknown as ChatCompletionMessageParam[],
 ];
 
 describe("compactChatMessages' unchanged messages", () => {

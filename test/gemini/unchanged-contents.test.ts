@@ -58,15 +58,34 @@ const CONVERSATIONS: Content[][] = [
     { role: "user", parts: [response("read", "c1", "text")] },
     { role: "model", parts: [{ text: "Read." }] },
   ],
+  [
+    // Ids that are none (written without one), and a response naming a call without one by
+    // the id that call was given.
+    { role: "user", parts: [{ text: "Go." }] },
+    { role: "model", parts: [{ functionCall: { id: "", name: "read", args: {} } }] },
+    { role: "user", parts: [response("read", "")] },
+    { role: "model", parts: [{ functionCall: { name: "grep", args: {} } }] },
+    // The grep call came without an id: it was given `gen-1`, which its response names.
+    { role: "user", parts: [response("grep", "gen-1")] },
+    { role: "model", parts: [{ functionCall: { name: "ls", args: {} } }] },
+    // Read in full (its output is no string), it names the id `ls` was given too.
+    { role: "user", parts: [response("ls", "gen-2", { files: [] })] },
+    { role: "model", parts: [{ text: "Done." }] },
+  ],
 ];
 
 describe("compactGeminiContents' unchanged contents", () => {
   it("writes the caller's contents where it would write the same ones", () => {
-    let next = 0;
     const reused = expectOriginsWriteTheSame(
       {
-        from: (items, origins) =>
-          geminiContentsToOurs(items, { idPrefix: "", generateId: () => `gen-${next++}` }, origins),
+        from: (items, origins) => {
+          let next = 0;
+          return geminiContentsToOurs(
+            items,
+            { idPrefix: "", generateId: () => `gen-${next++}` },
+            origins,
+          );
+        },
         to: writeGeminiContents,
       },
       CONVERSATIONS,

@@ -86,6 +86,24 @@ const CONVERSATIONS: ResponseInputItem[][] = [
       content: [{ type: "output_text", text: "Read.", annotations: [] }],
     } as unknown as ResponseInputItem,
   ],
+  [
+    // What the writing leaves out or mends: a reasoning item without its summary, an item of a
+    // type it does not know, a compaction item with content, an assistant's input_text.
+    { role: "user", content: "Go." },
+    { type: "reasoning", id: "rs_9", encrypted_content: "e" } as unknown as ResponseInputItem,
+    call("c7"),
+    output("c7"),
+    reasoning("rs_10"),
+    { type: "future_item" } as unknown as ResponseInputItem,
+    call("c8"),
+    output("c8"),
+    { type: "compaction", id: "cmp_2", content: "x" } as unknown as ResponseInputItem,
+    {
+      type: "message",
+      role: "assistant",
+      content: [{ type: "input_text", text: "odd" }],
+    } as unknown as ResponseInputItem,
+  ],
 ];
 
 describe("compactResponsesInput's unchanged items", () => {
