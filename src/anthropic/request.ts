@@ -13,7 +13,7 @@ import {
 import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
-import type { ItemOrigins } from "../internal/item-origins.js";
+import { type ItemOrigins, sendsWhole } from "../internal/item-origins.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
 import { sendsToAnthropic, systemMessageToWire } from "./foreign-blocks.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
@@ -48,18 +48,6 @@ function sendsSomething(message: Message): boolean {
   // Most messages lead with a block every API reads: answered without a walk.
   if (content.length === 0 || content[0]!.type !== "opaque") return true;
   return isSystemMessage(message) || content.some(sendsToAnthropic);
-}
-
-/** Whether every block of a message is sent, and every part of its tool results (nothing left out). */
-function sendsWhole(message: Message): boolean {
-  const { content } = message;
-  for (let index = 0; index < content.length; index += 1) {
-    const block = content[index]!;
-    if (!sendsToAnthropic(block)) return false;
-    if (block.type === "tool_result" && typeof block.content !== "string")
-      for (const part of block.content) if (!sendsToAnthropic(part)) return false;
-  }
-  return true;
 }
 
 /** Whether every message sends something (the common case: nothing to leave out). */
@@ -134,7 +122,12 @@ export function writeAnthropicMessages(
     }
     // A message alone (the common case) lends its own blocks; only a group is joined.
     const single = index - start === 1;
-    if (single && origins !== undefined && resultsLead(first.content) && sendsWhole(first)) {
+    if (
+      single &&
+      origins !== undefined &&
+      resultsLead(first.content) &&
+      sendsWhole(first, sendsToAnthropic)
+    ) {
       const next = origins.put(first, params, count);
       if (next !== -1) {
         count = next;

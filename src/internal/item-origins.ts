@@ -1,4 +1,17 @@
-import type { Message } from "../core/message.js";
+import type { ContentBlock, Message } from "../core/message.js";
+
+/**
+ * Whether `sends` holds for every block of a message and every part of its tool results: a
+ * writing that leaves nothing of it out (a message it leaves something out of is written anew).
+ */
+export function sendsWhole(message: Message, sends: (block: ContentBlock) => boolean): boolean {
+  for (const block of message.content) {
+    if (!sends(block)) return false;
+    if (block.type === "tool_result" && typeof block.content !== "string")
+      for (const part of block.content) if (!sends(part)) return false;
+  }
+  return true;
+}
 
 /**
  * Where the messages of a one-call helper's conversion came from: for each, the span of the

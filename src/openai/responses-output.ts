@@ -14,7 +14,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { isModelItem, opaqueType } from "../core/provider-validity.js";
-import type { ItemOrigins } from "../internal/item-origins.js";
+import { type ItemOrigins, sendsWhole } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
@@ -267,7 +267,7 @@ export function writeResponsesInput(
     writer.close();
     if (
       origins !== undefined &&
-      sendsWhole(message) &&
+      sendsWhole(message, sendsToResponses) &&
       !hasLoneReasoning(message) &&
       origins.put(message, items, items.length) !== -1
     )
@@ -278,16 +278,6 @@ export function writeResponsesInput(
       if (!isLoneReasoning(message, index)) writeBlock(writer, content[index]!, role);
   }
   return items;
-}
-
-/** Whether every block of a message is sent, and every part of its tool results (nothing left out). */
-function sendsWhole(message: Message): boolean {
-  for (const block of message.content) {
-    if (!sendsToResponses(block)) return false;
-    if (block.type === "tool_result" && typeof block.content !== "string")
-      for (const part of block.content) if (!sendsToResponses(part)) return false;
-  }
-  return true;
 }
 
 /** Whether a message holds a reasoning item the writing leaves out ({@link isLoneReasoning}). */
