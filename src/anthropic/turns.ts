@@ -147,8 +147,7 @@ export function anthropicMessagesToOurs(
       const made = builder.messages.length;
       addMessage(builder, role, bodies[index] as ContentBlock[], opening);
       opening = false;
-      // A param read as one message alone comes back as it was (a summary's is split).
-      if (builder.messages.length === made + 1) origins?.note(made, index, index + 1);
+      origins?.noteRead(made, builder.messages.length, index);
     }
   }
   checkBuilt(builder, parsedOptions);

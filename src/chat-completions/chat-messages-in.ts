@@ -234,7 +234,6 @@ class MessageBuilder implements ReadMessages {
     if (role === "system" || role === "developer") this.#turns.addSystem(blocks);
     else if (role === "user") this.#turns.addUser(blocks);
     else this.#turns.addInTurn("assistant", blocks);
-    // A chat message read as one message alone comes back as it was (a summary's is split).
-    if (exact && this.messages.length === made + 1) this.#origins?.note(made, item, item + 1);
+    if (exact) this.#origins?.noteRead(made, this.messages.length, item);
   }
 }

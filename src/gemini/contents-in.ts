@@ -82,8 +82,7 @@ export function geminiContentsToOurs(
   list.forEach((content, index) => {
     const made = messages.length;
     reader.add(content, index);
-    // A content read as one message alone comes back as it was (a summary's is split).
-    if (reader.exact && messages.length === made + 1) origins?.note(made, index, index + 1);
+    if (reader.exact) origins?.noteRead(made, messages.length, index);
   });
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
   rememberBuilt(checkCreatedAt(reader.messages, "fromGeminiContents options"));

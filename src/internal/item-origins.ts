@@ -48,6 +48,15 @@ export class ItemOrigins<T> {
     this.#spans[index * 2 + 1] = end;
   }
 
+  /**
+   * Notes that the message the conversion made at `made` came from the item `item` alone, when
+   * reading that item made just the one message (`after`: how many there are now; a summary's
+   * item is read as two, neither of which gives it back alone).
+   */
+  noteRead(made: number, after: number, item: number): void {
+    if (after === made + 1) this.note(made, item, item + 1);
+  }
+
   /** Sets the conversion's messages (those {@link note} numbered), for a writing from the start. */
   made(messages: readonly Message[]): void {
     this.#messages = messages;

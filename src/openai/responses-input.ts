@@ -230,9 +230,7 @@ class InputBuilder {
       // A compaction item stands for what it compacted.
       this.#turns.addCompacted("assistant", blocks);
     } else this.#turns.addUser(blocks);
-    // An item read as one message alone comes back as it was (a summary's is split).
-    if (exact && this.#turns.messages.length === made + 1)
-      this.#origins?.note(made, this.item, this.item + 1);
+    if (exact) this.#origins?.noteRead(made, this.#turns.messages.length, this.item);
   }
 
   /** Adds a quickly read block of `side` (`false` when it was not read). */
