@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { isIsoDateTime } from "../internal/iso-date.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { isAbortSignal, MAX_TIMER_MS, type Timers } from "./abort.js";
 import { safeParse } from "./errors.js";
@@ -66,6 +67,14 @@ export const NON_EMPTY_STRING_SCHEMA = z
 
 /** A boolean. */
 export const BOOLEAN_SCHEMA = z.boolean({ error: "must be a boolean" });
+
+/** An ISO 8601 date and time with an offset ({@link isIsoDateTime}), read as a `Date`. */
+export const ISO_DATE_SCHEMA = z.pipe(
+  z
+    .string({ error: "must be an ISO 8601 date" })
+    .check(z.refine(isIsoDateTime, "must be an ISO 8601 date")),
+  z.transform((value) => new Date(value)),
+);
 
 /** A function of type `T` (a hook, a callback). */
 export function functionSchema<T>() {

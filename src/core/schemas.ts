@@ -21,6 +21,7 @@ import type {
   TurnId,
   UserMessage,
 } from "./message.js";
+import { ISO_DATE_SCHEMA } from "./option-schemas.js";
 
 /**
  * A schema of `T` valid when `issues` finds none; its message is the first, named by its path
@@ -216,14 +217,7 @@ export const MessagesSchema: z.ZodMiniType<Message[]> = z.array(MessageSchema).c
   }),
 );
 
-const isoDate = z.pipe(
-  z.pipe(
-    z.iso.datetime({ offset: true }),
-    z.transform((value) => new Date(value)),
-  ),
-  validDate,
-);
-const stored = byRole(isoDate);
+const stored = byRole(z.pipe(ISO_DATE_SCHEMA, validDate));
 
 /** Schema of a message as stored in a JSON snapshot (`createdAt` as an ISO string). */
 export const SerializedMessageSchema: z.ZodMiniType<Message, unknown> = z.discriminatedUnion(

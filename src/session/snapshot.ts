@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import {
+  ISO_DATE_SCHEMA,
   NON_EMPTY_STRING_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
   POSITIVE_INT_SCHEMA,
@@ -82,10 +83,6 @@ export const ArchiveRecordSchema: z.ZodMiniType<ArchiveRecord, unknown> = z.disc
 );
 
 const count = NON_NEGATIVE_INT_SCHEMA;
-const isoDate = z.pipe(
-  z.iso.datetime({ offset: true, error: "must be an ISO 8601 date" }),
-  z.transform((value) => new Date(value)),
-);
 
 /** A validated {@link SessionSnapshot}: its dates restored, its archive records parsed. */
 export interface ParsedSnapshot
@@ -109,7 +106,7 @@ export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
     }) satisfies z.ZodMiniType<ContextMeterState>,
     lastTurnNumber: count,
     consecutiveFailures: count,
-    circuitOpenedAt: z.exactOptional(isoDate),
+    circuitOpenedAt: z.exactOptional(ISO_DATE_SCHEMA),
     pinned: z.exactOptional(z.array(z.string())),
     archive: z.exactOptional(
       z.object({

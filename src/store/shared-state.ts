@@ -1,6 +1,10 @@
 import * as z from "zod/mini";
 import { safeParse } from "../core/errors.js";
-import { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import {
+  ISO_DATE_SCHEMA,
+  NON_NEGATIVE_INT_SCHEMA,
+  POSITIVE_INT_SCHEMA,
+} from "../core/option-schemas.js";
 import type { SessionCore } from "../session/session-core.js";
 import { storedDataError } from "./records.js";
 import type { SessionStore } from "./session-store.js";
@@ -11,12 +15,7 @@ const WINDOW_KEY = "window";
 
 const CircuitSchema = z.object({
   consecutiveFailures: NON_NEGATIVE_INT_SCHEMA,
-  circuitOpenedAt: z.exactOptional(
-    z.pipe(
-      z.iso.datetime({ offset: true, error: "must be an ISO 8601 date" }),
-      z.transform((value) => new Date(value)),
-    ),
-  ),
+  circuitOpenedAt: z.exactOptional(ISO_DATE_SCHEMA),
 });
 
 const WindowSchema = z.object({ contextLimit: POSITIVE_INT_SCHEMA });
