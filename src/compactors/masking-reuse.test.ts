@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "../core/message.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/builders.js";
-import { pastMasking } from "./masking-reuse.js";
+import { recordedMasking } from "./masking-reuse.js";
 import { ThresholdCompactor } from "./threshold-compactor.js";
 import { REDACTION_NOTICE } from "./tool-masking.js";
 
@@ -35,7 +36,7 @@ describe("masking a conversation compacted before reuses what it made then", () 
 
   /** The messages the last pass on `messages` recorded (none: a first pass keeps no record). */
   function recorded(messages: readonly Message[]): number {
-    return pastMasking(messages)?.record.made.filter((made) => made !== undefined).length ?? 0;
+    return recordedMasking(messages)?.made.filter((made) => made !== undefined).length ?? 0;
   }
 
   /** Two passes: the second keeps a record, which the next pass may reuse. */
@@ -112,9 +113,66 @@ describe("masking a conversation compacted before reuses what it made then", () 
   it("keeps nothing of a frozen array (a session's history, which the output replaces)", () => {
     const frozen = Object.freeze(conversation(6));
     compactTwice(frozen);
-    expect(pastMasking(frozen)).toBeUndefined();
+    expect(recordedMasking(frozen)).toBeUndefined();
     const plain = conversation(6);
     compactTwice(plain);
     expect(recorded(plain)).toBeGreaterThan(0);
+  });
+});
+
+describe("a message masked before whose turn comes back", () => {
+  const redact = new ThresholdCompactor({ toolCompaction: "redact", keepRecentTurns: 1 });
+
+  /** Six turns of one tool call each, masked twice (a record kept), then a request answered in `turnId`. */
+  function returning(turnId: { owner: string; number: number }): Message[] {
+    const builder = new ConversationBuilder({ idPrefix: "back" });
+    for (let turn = 0; turn < 6; turn += 1)
+      builder
+        .user(`request ${turn}`)
+        .toolCall({ name: "read", result: `contents ${turn} `.repeat(40) })
+        .assistant(`done ${turn}`);
+    const messages = builder.build();
+    redact.compact(messages, new Map());
+    redact.compact(messages, new Map());
+    expect(recordedMasking(messages)?.made.filter(Boolean).length).toBe(5);
+    builder.user("and once more").inTurn(turnId).assistant("again");
+    messages.push(...builder.build().slice(messages.length));
+    return messages;
+  }
+
+  it("is recent again when its turn is the newest (an irregular, reused turn id)", () => {
+    const messages = returning({ owner: "u", number: 2 });
+    const output = redact.compact(messages, new Map()).conversation;
+    expect(output).toEqual(redact.compact(copied(messages), new Map()).conversation);
+    // Turn 2's result (message 7) is whole again; the other old results stay masked.
+    expect(output[6]).toBe(messages[6]);
+    expect(output[2]).not.toBe(messages[2]);
+  });
+
+  it("stays masked when only the number comes back, under another owner", () => {
+    const messages = returning({ owner: "x", number: 2 });
+    const output = redact.compact(messages, new Map()).conversation;
+    expect(output).toEqual(redact.compact(copied(messages), new Map()).conversation);
+    expect(output[6]).not.toBe(messages[6]);
+  });
+});
+
+describe("a record made under one setting, read under another", () => {
+  it("a target stops the reuse where it stops a fresh pass", () => {
+    const messages = conversation(8);
+    const redact = new ThresholdCompactor({ toolCompaction: "redact" });
+    redact.compact(messages, new Map());
+    redact.compact(messages, new Map());
+    const tokens = estimateTokens(messages);
+    const targeted = new ThresholdCompactor({ toolCompaction: "redact", targetUtilization: 0.7 });
+    const context = { contextLimit: tokens, contextUsed: tokens };
+    const output = targeted.compact(messages, new Map(), context);
+    const fresh = targeted.compact(copied(messages), new Map(), context);
+    expect(output).toEqual(fresh);
+    // Some old results masked, not all: the target was met on the way.
+    expect(output.result.toolResultsRedacted).toBeGreaterThan(0);
+    expect(output.result.toolResultsRedacted).toBeLessThan(
+      redact.compact(messages, new Map()).result.toolResultsRedacted,
+    );
   });
 });

@@ -160,3 +160,31 @@ export function retainedStart(
     keptPartStart(conversation, settings, contextLimit) ?? conversation.length,
   );
 }
+
+/** The index of the last message that passes `test`; -1 when none does. */
+export function lastIndexWhere(
+  conversation: readonly Message[],
+  test: (message: Message) => boolean,
+): number {
+  for (let index = conversation.length - 1; index >= 0; index -= 1)
+    if (test(conversation[index]!)) return index;
+  return -1;
+}
+
+/**
+ * Index of the message whose tool results are never compacted whatever the settings: the
+ * newest results (the last message holding tool results), when they belong to the turn of the
+ * last message; -1 when there is none.
+ */
+export function newestResultsIndex(conversation: readonly Message[]): number {
+  const last = conversation.at(-1);
+  const index = lastIndexWhere(
+    conversation,
+    (message) =>
+      message.role === "user" && message.content.some((block) => block.type === "tool_result"),
+  );
+  const newest = conversation[index];
+  if (last === undefined || newest === undefined || !sameTurn(newest.turnId, last.turnId))
+    return -1;
+  return index;
+}

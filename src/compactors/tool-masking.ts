@@ -16,15 +16,16 @@ import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
-import {
-  MaskingRecord,
-  maskedBefore,
-  type PastMasking,
-  pastMasking,
-  rememberMasking,
-} from "./masking-reuse.js";
+import { type MaskingRecord, NO_RESULTS, pastMasking } from "./masking-reuse.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
-import { keptPartStart, keptToolUses, recentStart, turnsFrom } from "./retention.js";
+import {
+  keptPartStart,
+  keptToolUses,
+  lastIndexWhere,
+  newestResultsIndex,
+  recentStart,
+  turnsFrom,
+} from "./retention.js";
 import { minimumGain, targetBudget } from "./target.js";
 import { indexToolUses, type ToolUseIndex, useAnswered } from "./tool-use-index.js";
 
@@ -56,30 +57,6 @@ export interface ToolMaskingSettings {
   clearToolInputs: boolean | readonly string[];
   clearAtLeast: number;
   targetUtilization?: number | undefined;
-}
-
-function lastIndexWhere(conversation: readonly Message[], test: (message: Message) => boolean) {
-  for (let index = conversation.length - 1; index >= 0; index -= 1)
-    if (test(conversation[index]!)) return index;
-  return -1;
-}
-
-/**
- * Index of the message whose tool results are never compacted whatever the settings: the
- * newest results (the last message holding tool results), when they belong to the turn of the
- * last message; -1 when there is none.
- */
-function newestResultsIndex(conversation: readonly Message[]): number {
-  const last = conversation.at(-1);
-  const index = lastIndexWhere(
-    conversation,
-    (message) =>
-      message.role === "user" && message.content.some((block) => block.type === "tool_result"),
-  );
-  const newest = conversation[index];
-  if (last === undefined || newest === undefined || !sameTurn(newest.turnId, last.turnId))
-    return -1;
-  return index;
 }
 
 function clearsInputsOf(setting: boolean | readonly string[], name: string): boolean {
@@ -138,8 +115,8 @@ interface MaskingScope {
   uses: ToolUseIndex | undefined;
   /** Tool uses before this ordinal are old (`keepRecentToolUses`); `undefined`: by turn only. */
   oldestRecentUse: number | undefined;
-  /** What the last pass on the same array made, whose masked messages this one may reuse. */
-  past?: PastMasking | undefined;
+  /** What past passes on the same conversation made, whose masked messages this one may reuse. */
+  past?: MaskingRecord | undefined;
   /** The message whose results are never masked ({@link newestResultsIndex}). */
   protectedIndex: number;
   lastAssistant: number;
@@ -151,8 +128,6 @@ interface MaskingScope {
 /** The edits of a masking pass: the copy (made on the first change), its estimate and counts. */
 interface MaskingEdits {
   compacted: Message[] | undefined;
-  /** What was masked of messages of one block, for the next pass (made on the first). */
-  record?: MaskingRecord | undefined;
   estimate: number;
   result: CompactionResult;
 }
@@ -183,7 +158,7 @@ export function maskToolResults(
   if (scope === undefined) return unchanged();
   // Past passes and records serve the caller's own array, not a session's history (frozen, or
   // its view), which the session replaces by the output. A record is kept from a conversation's
-  // second pass on: a first pass finds no past one (see rememberMasking).
+  // second pass on: a first pass finds none (see pastMasking).
   if (conversation === input) scope.past = pastMasking(input);
   const edits: MaskingEdits = {
     compacted: undefined,
@@ -197,7 +172,6 @@ export function maskToolResults(
   const tokensAfter = edits.estimate;
   if (tokensBefore - tokensAfter < minimumGain(settings.clearAtLeast, context))
     return unchanged(`masking would free ${tokensBefore - tokensAfter} tokens, under clearAtLeast`);
-  if (conversation === input) rememberMasking(input, edits.record);
   return { conversation: edits.compacted, result: { ...edits.result, tokensBefore, tokensAfter } };
 }
 
@@ -208,10 +182,32 @@ export function maskToolResults(
  * on-stack compilation met it without any, and threw the code away on many calls).
  */
 function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
-  const { conversation, scanEnd, protectedIndex, budget } = scope;
+  const { conversation, scanEnd, protectedIndex, budget, past } = scope;
+  const noticed = noticedBefore(scope);
   scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
     const message = conversation[messageIndex]!;
-    if (message.role !== "user" || messageIndex === protectedIndex) continue;
+    if (past !== undefined) {
+      // What a past pass found of the message, still at its index: it is not read again.
+      if (past.holds(messageIndex, message, NO_RESULTS)) continue;
+      // (Never the newest results, which are in the last turn: a recent one.)
+      if (noticed?.holds(messageIndex, message, REDACTION_NOTICE) === true) {
+        if (budget !== undefined && edits.estimate <= budget) return;
+        if (
+          messageIndex < scope.start &&
+          !noticed.inTurns(messageIndex, message, scope.recentTurns)
+        ) {
+          // What maskResult does to it: the notice's message, one more result redacted.
+          reuse(scope, edits, messageIndex, noticed);
+          edits.result.toolResultsRedacted += 1;
+        }
+        continue;
+      }
+    }
+    if (message.role !== "user") {
+      past?.note(messageIndex, message, NO_RESULTS);
+      continue;
+    }
+    if (messageIndex === protectedIndex) continue;
     // Whether the message is in an old turn, and not the summary; worked out at its first result.
     let inOldTurn: boolean | undefined;
     const content = message.content;
@@ -225,7 +221,30 @@ function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
       }
       maskResult(scope, edits, { messageIndex, blockIndex, block, inOldTurn });
     }
+    if (inOldTurn === undefined) past?.note(messageIndex, message, NO_RESULTS);
   }
+}
+
+/**
+ * The record of past passes when what it holds of a message masked by {@link REDACTION_NOTICE}
+ * is all {@link maskResult} would read: the notice its replacement (`redact`, no mentions), and
+ * no tool use to look up (no tool excluded, no input cleared, no `keepRecentToolUses`). A
+ * message it holds is not in the summary's turn (whose results are never masked).
+ */
+function noticedBefore(scope: MaskingScope): MaskingRecord | undefined {
+  const { settings } = scope;
+  return settings.toolCompaction === "redact" &&
+    settings.keepPathMentions !== true &&
+    scope.uses === undefined
+    ? scope.past
+    : undefined;
+}
+
+/** The message a past pass made of the one at `index` ({@link MaskingRecord.holds}), and its saving. */
+function reuse(scope: MaskingScope, edits: MaskingEdits, index: number, record: MaskingRecord) {
+  edits.estimate -= record.saved[index]!;
+  edits.compacted ??= scope.conversation.slice();
+  edits.compacted[index] = record.made[index]!;
 }
 
 /** The {@link MaskingScope} of a pass; `undefined` when nothing can be eligible. */
@@ -312,28 +331,20 @@ function replaceContent(
   const { conversation } = scope;
   const { block, messageIndex: index } = site;
   const message = conversation[index]!;
-  const single = message.content.length === 1;
-  // Masked the same way by the pass before: its message and count, the result not read again.
-  const past = single ? maskedBefore(scope.past, index, message, replacement) : undefined;
-  const saved =
-    past !== undefined
-      ? past.saved[index]!
-      : isPlaceholder(block.content, base, replacement)
-        ? -1
-        : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  // Masked the same way by a pass before (a message of one block): its message and saving.
+  const record = message.content.length === 1 ? scope.past : undefined;
+  if (record?.holds(index, message, replacement) === true) {
+    reuse(scope, edits, index, record);
+    return true;
+  }
+  const saved = isPlaceholder(block.content, base, replacement)
+    ? -1
+    : estimateBlockTokens(block) - estimateTextTokens(replacement);
   if (saved < 0) return false;
   edits.estimate -= saved;
-  if (past === undefined) {
-    const masked = withContent(block, replacement);
-    edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
-  } else {
-    edits.compacted ??= conversation.slice();
-    edits.compacted[index] = past.made[index]!;
-  }
-  if (single && scope.past !== undefined) {
-    edits.record ??= new MaskingRecord(conversation.length);
-    edits.record.note(index, edits.compacted[index]!, replacement, saved);
-  }
+  const masked = withContent(block, replacement);
+  edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
+  record?.note(index, message, replacement, edits.compacted[index]!, saved);
   return true;
 }
 

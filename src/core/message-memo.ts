@@ -8,17 +8,8 @@ interface Memo {
   tokens: number;
   /** The last {@link knownMessages} call that met it: a repeat in one array is seen without a set. */
   seen: number;
-  /** Of a conversation's first message: what the last masking pass on that conversation made. */
-  pastPass?: PastPass;
-}
-
-/**
- * What a compaction pass left for the next pass on the same conversation (found by its first
- * message): the messages it read, and its own record of what it made of them.
- */
-export interface PastPass {
-  readonly sources: readonly Message[];
-  readonly record: object;
+  /** Of a conversation's first message: what masking passes on that conversation noted of it. */
+  pastPass?: object;
 }
 
 /**
@@ -85,13 +76,13 @@ export function estimateEdited(
   return tokens;
 }
 
-/** What the last pass left on the conversation whose first message is `first`, if anything. */
-export function pastPassOf(first: Message): PastPass | undefined {
+/** What masking passes left on the conversation whose first message is `first`, if anything. */
+export function pastPassOf(first: Message): object | undefined {
   return memos.get(first)?.pastPass;
 }
 
-/** Leaves `pass` for the next pass on the conversation whose first message is `first`. */
-export function leavePastPass(first: Message, pass: PastPass): void {
+/** Leaves `pass` for the next passes on the conversation whose first message is `first`. */
+export function leavePastPass(first: Message, pass: object): void {
   const memo = memos.get(first);
   if (memo !== undefined) memo.pastPass = pass;
   else memos.set(first, { tokens: -countMessageTokens(first).tokens, seen: 0, pastPass: pass });
