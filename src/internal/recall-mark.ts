@@ -7,7 +7,13 @@ import { digitsEnd, isDigit } from "./digits.js";
  */
 export const RECALL_MARK = " [recall ";
 
-const HANDLE = "r\\d+-[0-9a-f]{4}";
+/**
+ * The most digits a handle's number has: the library's are below 2^53 (16 digits), and every
+ * reader of a mark or a handle below stops there.
+ */
+const MAX_HANDLE_DIGITS = 16;
+
+const HANDLE = `r\\d{1,${MAX_HANDLE_DIGITS}}-[0-9a-f]{4}`;
 
 /** A whole recall handle, e.g. `r7-3f2a`. */
 export const RECALL_HANDLE_PATTERN = new RegExp(`^${HANDLE}$`);
@@ -29,7 +35,7 @@ export function recallNumbersIn(text: string, tag: string): number[] {
   const end = `-${tag}]`;
   for (let at = text.indexOf(start); at !== -1; at = text.indexOf(start, at + start.length)) {
     const digits = at + start.length;
-    const stop = digitsEnd(text, digits, 17);
+    const stop = digitsEnd(text, digits, MAX_HANDLE_DIGITS);
     if (stop > digits && text.startsWith(end, stop)) numbers.push(Number(text.slice(digits, stop)));
   }
   return numbers;
@@ -43,7 +49,7 @@ export function recallMarkEnd(text: string, at: number): number {
   const start = `${RECALL_MARK}r`;
   if (!text.startsWith(start, at)) return -1;
   const digits = at + start.length;
-  const dash = digitsEnd(text, digits, 16);
+  const dash = digitsEnd(text, digits, MAX_HANDLE_DIGITS);
   if (dash === digits || text.charCodeAt(dash) !== 45) return -1;
   let end = dash + 1;
   while (end < dash + 5 && (isDigit(text.charCodeAt(end)) || isHexLetter(text.charCodeAt(end))))
@@ -56,7 +62,7 @@ function isHexLetter(code: number): boolean {
 }
 
 /** The longest recall mark: {@link RECALL_MARK}, `r`, a counter of up to 16 digits, `-`, the tag, `]`. */
-export const MAX_RECALL_MARK_LENGTH = RECALL_MARK.length + 1 + 16 + 1 + 4 + 1;
+export const MAX_RECALL_MARK_LENGTH = RECALL_MARK.length + 1 + MAX_HANDLE_DIGITS + 1 + 4 + 1;
 
 /**
  * Whether `text` is `placeholder`, alone or followed by the recall mark the archive adds: a
