@@ -4,7 +4,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { recordedMasking } from "./masking-reuse.js";
 import { ThresholdCompactor } from "./threshold-compactor.js";
-import { REDACTION_NOTICE } from "./tool-masking.js";
+import { maskToolResults, REDACTION_NOTICE } from "./tool-masking.js";
 
 /** `turns` turns of a request, two tool calls (one result each) and an answer. */
 function conversation(turns: number): Message[] {
@@ -173,6 +173,78 @@ describe("a record made under one setting, read under another", () => {
     expect(output.result.toolResultsRedacted).toBeGreaterThan(0);
     expect(output.result.toolResultsRedacted).toBeLessThan(
       redact.compact(messages, new Map()).result.toolResultsRedacted,
+    );
+  });
+});
+
+describe("what the record holds and when it is read", () => {
+  it.each([
+    ["the newest three turns, all recent", 12],
+    ["the newest four turns, one old", 18],
+  ])("keeps no message a conversation cut back to %s no longer holds", (_, kept) => {
+    const messages = conversation(12);
+    const redact = new ThresholdCompactor({ toolCompaction: "redact" });
+    redact.compact(messages, new Map());
+    redact.compact(messages, new Map());
+    // The loop keeps the first message and the newest turns: what was noted of the rest goes.
+    messages.splice(1, messages.length - 1 - kept);
+    redact.compact(messages, new Map());
+    const record = recordedMasking(messages)!;
+    expect(record.sources.length).toBeLessThanOrEqual(messages.length);
+    expect(record.made.length).toBeLessThanOrEqual(messages.length);
+    record.sources.forEach((source, index) => {
+      if (source !== undefined) expect(source).toBe(messages[index]);
+    });
+  });
+
+  it("a summary with mentions is judged a placeholder again by its own base", () => {
+    const builder = new ConversationBuilder({ idPrefix: "base" });
+    builder
+      .user("go")
+      .toolCall({
+        id: "t1",
+        name: "grep",
+        result: `S (mentions: src/b.ts) see src/a.ts ${"x".repeat(200)}`,
+      })
+      .assistant("ok")
+      .user("next")
+      .assistant("done");
+    const messages = builder.build();
+    const compactor = new ThresholdCompactor({
+      toolCompaction: "summarize",
+      keepRecentTurns: 1,
+      keepPathMentions: true,
+    });
+    // Both summaries give the same placeholder: the mentions leave out paths a summary names.
+    const naming = new Map([["t1", "S (mentions: src/b.ts, src/a.ts)"]]);
+    compactor.compact(messages, naming);
+    compactor.compact(messages, naming);
+    const plain = new Map([["t1", "S"]]);
+    expect(compactor.compact(messages, plain)).toEqual(compactor.compact(copied(messages), plain));
+  });
+
+  it("never reuses a masked message that has become the newest results (masking alone may keep no turn)", () => {
+    const builder = new ConversationBuilder({ idPrefix: "newest" });
+    builder.user("go").toolCall({ name: "read", result: "x".repeat(400) });
+    builder
+      .user("next")
+      .toolCall({ name: "read", result: "y".repeat(400) })
+      .assistant("done");
+    builder.user("more").assistant("ok");
+    const messages = builder.build();
+    const settings = {
+      keepRecentTurns: 0,
+      toolCompaction: "redact",
+      excludeTools: [],
+      clearToolInputs: false,
+      clearAtLeast: 0,
+    } as const;
+    maskToolResults(messages, new Map(), settings);
+    maskToolResults(messages, new Map(), settings);
+    // Message 6 (the second result) is now the newest results of the last turn.
+    messages.length = 6;
+    expect(maskToolResults(messages, new Map(), settings)).toEqual(
+      maskToolResults(copied(messages), new Map(), settings),
     );
   });
 });

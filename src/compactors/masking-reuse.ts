@@ -62,6 +62,27 @@ export class MaskingRecord {
     return this.sources[index] === message && this.replacements[index] === replacement;
   }
 
+  /** Lets go of what was noted at `index` unless it was noted of `message`. */
+  forgetOther(index: number, message: Message): void {
+    const source = this.sources[index];
+    if (source === undefined || source === message) return;
+    this.sources[index] = undefined;
+    this.replacements[index] = undefined;
+    this.made[index] = undefined;
+  }
+
+  /**
+   * Lets go of what was noted of messages `conversation` no longer holds, from `from` on (a pass
+   * let go of those before, as it read them): a conversation cut back keeps no message alive.
+   */
+  keepOnly(conversation: readonly Message[], from: number): void {
+    const end = Math.min(this.sources.length, conversation.length);
+    for (let index = from; index < end; index += 1) this.forgetOther(index, conversation[index]!);
+    if (this.sources.length <= conversation.length) return;
+    for (const values of [this.sources, this.replacements, this.made, this.saved, this.turnNumbers])
+      values.length = conversation.length;
+  }
+
   /**
    * Whether the masked message at `index` (which {@link holds} it) is in one of `turns`: its
    * turn number compared first, the turn itself read only when one of them has that number.

@@ -16,7 +16,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isSummaryTurn, sameTurn } from "../core/turn.js";
 import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
-import { type MaskingRecord, NO_RESULTS, pastMasking } from "./masking-reuse.js";
+import { type MaskingRecord, NO_RESULTS, pastMasking, recordedMasking } from "./masking-reuse.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import {
   keptPartStart,
@@ -155,7 +155,10 @@ export function maskToolResults(
     skipReason,
   });
   const scope = maskingScope(conversation, summaries, settings, context, tokensBefore);
-  if (scope === undefined) return unchanged();
+  if (scope === undefined) {
+    if (conversation === input) recordedMasking(input)?.keepOnly(conversation, 0);
+    return unchanged();
+  }
   // Past passes and records serve the caller's own array, not a session's history (frozen, or
   // its view), which the session replaces by the output. A record is kept from a conversation's
   // second pass on: a first pass finds none (see pastMasking).
@@ -165,7 +168,9 @@ export function maskToolResults(
     estimate: tokensBefore,
     result: emptyCompactionResult(),
   };
-  scanResults(scope, edits);
+  const scanned = scanResults(scope, edits);
+  // The record keeps nothing of messages the conversation no longer holds.
+  scope.past?.keepOnly(conversation, scanned);
   if (edits.compacted === undefined) return unchanged();
   // Each edit kept `estimate` exact (a message's estimate is the sum of its blocks'), so
   // there is no need for a second pass over the whole conversation.
@@ -181,17 +186,20 @@ export function maskToolResults(
  * after the loop then keeps the type feedback it needs (inside one function, the loop's
  * on-stack compilation met it without any, and threw the code away on many calls).
  */
-function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
+function scanResults(scope: MaskingScope, edits: MaskingEdits): number {
   const { conversation, scanEnd, protectedIndex, budget, past } = scope;
   const noticed = noticedBefore(scope);
   scan: for (let messageIndex = 0; messageIndex < scanEnd; messageIndex += 1) {
     const message = conversation[messageIndex]!;
     if (past !== undefined) {
-      // What a past pass found of the message, still at its index: it is not read again.
+      // What a past pass found of the message, still at its index: it is not read again. What
+      // it found of another message there is let go.
       if (past.holds(messageIndex, message, NO_RESULTS)) continue;
-      // (Never the newest results, which are in the last turn: a recent one.)
-      if (noticed?.holds(messageIndex, message, REDACTION_NOTICE) === true) {
-        if (budget !== undefined && edits.estimate <= budget) return;
+      if (
+        noticed?.holds(messageIndex, message, REDACTION_NOTICE) === true &&
+        messageIndex !== protectedIndex
+      ) {
+        if (budget !== undefined && edits.estimate <= budget) return messageIndex;
         if (
           messageIndex < scope.start &&
           !noticed.inTurns(messageIndex, message, scope.recentTurns)
@@ -202,6 +210,7 @@ function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
         }
         continue;
       }
+      past.forgetOther(messageIndex, message);
     }
     if (message.role !== "user") {
       past?.note(messageIndex, message, NO_RESULTS);
@@ -214,7 +223,7 @@ function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
     for (let blockIndex = 0; blockIndex < content.length; blockIndex += 1) {
       const block = content[blockIndex]!;
       if (block.type !== "tool_result") continue;
-      if (budget !== undefined && edits.estimate <= budget) return;
+      if (budget !== undefined && edits.estimate <= budget) return messageIndex;
       if (inOldTurn === undefined) {
         if (isSummaryTurn(message.turnId)) continue scan;
         inOldTurn = messageIndex < scope.start && !isAmong(scope.recentTurns, message.turnId);
@@ -223,6 +232,7 @@ function scanResults(scope: MaskingScope, edits: MaskingEdits): void {
     }
     if (inOldTurn === undefined) past?.note(messageIndex, message, NO_RESULTS);
   }
+  return scanEnd;
 }
 
 /**
@@ -331,9 +341,13 @@ function replaceContent(
   const { conversation } = scope;
   const { block, messageIndex: index } = site;
   const message = conversation[index]!;
-  // Masked the same way by a pass before (a message of one block): its message and saving.
+  // Masked the same way by a pass before (a message of one block): its message and saving. (A
+  // placeholder with mentions is told by its base too, which the record does not hold.)
   const record = message.content.length === 1 ? scope.past : undefined;
-  if (record?.holds(index, message, replacement) === true) {
+  if (
+    record?.holds(index, message, replacement) === true &&
+    (base === replacement || !isPlaceholder(block.content, base, replacement))
+  ) {
     reuse(scope, edits, index, record);
     return true;
   }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { recordedMasking } from "../../src/compactors/masking-reuse.js";
 import {
   ThresholdCompactor,
   type ThresholdCompactorOptions,
@@ -16,7 +17,8 @@ import { seed } from "../properties/invariants.js";
  * another array of the same messages), under every masking setting: each pass gives what a
  * first pass on new objects gives. What past passes noted of the conversation
  * (`masking-reuse.ts`: masked messages reused, messages without results and their blocks not
- * read again, turns told apart by number) must never change an output.
+ * read again, turns told apart by number) must never change an output, and it keeps nothing of
+ * messages the conversation no longer holds.
  */
 
 const SETTINGS: readonly Partial<ThresholdCompactorOptions>[] = [
@@ -145,6 +147,12 @@ describe("masking again reuses only what holds (fuzz)", () => {
             const again = outcome(() => compactor.compact(conversation, given, context));
             const fresh = outcome(() => compactor.compact(copied(conversation), given, context));
             expect(again).toEqual(fresh);
+            // What the record holds is of the conversation as it is now: nothing else kept alive.
+            const record = recordedMasking(conversation);
+            expect(record?.sources.length ?? 0).toBeLessThanOrEqual(conversation.length);
+            record?.sources.forEach((source, index) => {
+              if (source !== undefined) expect(source).toBe(conversation[index]);
+            });
           }
         },
       ),
