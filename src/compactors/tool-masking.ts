@@ -181,7 +181,8 @@ export function maskToolResults(
 }
 
 /**
- * Masks each eligible result before the scope's end, oldest first, until the budget is met. A
+ * Masks each eligible result before the scope's end, oldest first, until the budget is met;
+ * returns where it stopped (the scope's end when it read every message before it). A
  * function of its own: V8 compiles its long loop apart from the pass around it, whose code
  * after the loop then keeps the type feedback it needs (inside one function, the loop's
  * on-stack compilation met it without any, and threw the code away on many calls).
