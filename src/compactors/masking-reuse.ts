@@ -107,10 +107,10 @@ const FIRST_PASS_ONLY = {};
  */
 export function pastMasking(input: readonly Message[]): MaskingRecord | undefined {
   const first = input[0];
-  if (first === undefined) return undefined;
-  const past = pastPassOf(first);
-  if (past instanceof MaskingRecord) return past;
-  const record = past === FIRST_PASS_ONLY ? new MaskingRecord(input.length) : undefined;
+  const past = recordedMasking(input);
+  if (past !== undefined || first === undefined) return past;
+  const record =
+    pastPassOf(first) === FIRST_PASS_ONLY ? new MaskingRecord(input.length) : undefined;
   leavePastPass(first, record ?? FIRST_PASS_ONLY);
   return record;
 }

@@ -1,6 +1,6 @@
 import type { Message, TurnId } from "../core/message.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
-import { isSummaryTurn, sameTurn, turnKey } from "../core/turn.js";
+import { isAmongTurns, isSummaryTurn, sameTurn, turnKey } from "../core/turn.js";
 
 /**
  * Where the recent part starts before any tool-pair adjustment: the longest suffix whose
@@ -26,7 +26,7 @@ export function turnsFrom(conversation: readonly Message[], start: number): Turn
   const turns: TurnId[] = [];
   for (let index = start; index < conversation.length; index += 1) {
     const turnId = conversation[index]!.turnId;
-    if (!isSummaryTurn(turnId) && !turns.some((known) => sameTurn(known, turnId))) {
+    if (!isSummaryTurn(turnId) && !isAmongTurns(turns, turnId)) {
       turns.push(turnId);
     }
   }
@@ -140,6 +140,21 @@ export function keptPartStart(
   const toolUsesUpTo = toolUsesCap(settings, contextLimit);
   const start = keptStart(conversation, { toolUses, tokens, toolUsesUpTo });
   return start === conversation.length ? undefined : start;
+}
+
+/**
+ * Where the kept part starts when `keepRecentShare` asks for one: the newest share of the window
+ * and the newest `keepRecentToolUses` tool uses, in any turn ({@link keptPartStart}); the
+ * conversation's length without one.
+ */
+export function keptPartFrom(
+  conversation: readonly Message[],
+  settings: RetentionSettings,
+  contextLimit: number | undefined,
+): number {
+  if (settings.keepRecentShare === undefined || contextLimit === undefined || !(contextLimit > 0))
+    return conversation.length;
+  return keptPartStart(conversation, settings, contextLimit) ?? conversation.length;
 }
 
 /**

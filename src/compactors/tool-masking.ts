@@ -14,12 +14,12 @@ import type {
 } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
-import { isSummaryTurn, sameTurn } from "../core/turn.js";
+import { isAmongTurns, isSummaryTurn } from "../core/turn.js";
 import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
 import { type MaskingRecord, NO_RESULTS, pastMasking, recordedMasking } from "./masking-reuse.js";
 import { isPlaceholder, placeholderOf } from "./result-placeholder.js";
 import {
-  keptPartStart,
+  keptPartFrom,
   keptToolUses,
   lastIndexWhere,
   newestResultsIndex,
@@ -69,12 +69,6 @@ function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
   const masked = { ...block };
   masked.content = content;
   return masked;
-}
-
-function isAmong(turns: readonly TurnId[], turnId: TurnId): boolean {
-  for (let index = 0; index < turns.length; index += 1)
-    if (sameTurn(turns[index]!, turnId)) return true;
-  return false;
 }
 
 /**
@@ -227,7 +221,7 @@ function scanResults(scope: MaskingScope, edits: MaskingEdits): number {
       if (budget !== undefined && edits.estimate <= budget) return messageIndex;
       if (inOldTurn === undefined) {
         if (isSummaryTurn(message.turnId)) continue scan;
-        inOldTurn = messageIndex < scope.start && !isAmong(scope.recentTurns, message.turnId);
+        inOldTurn = messageIndex < scope.start && !isAmongTurns(scope.recentTurns, message.turnId);
       }
       maskResult(scope, edits, { messageIndex, blockIndex, block, inOldTurn });
     }
@@ -305,21 +299,6 @@ function maskingScope(
   };
 }
 
-/**
- * Where the kept part starts when `keepRecentShare` asks for one: the newest share of the window
- * and the newest `keepRecentToolUses` tool uses, in any turn ({@link keptPartStart}); the
- * conversation's length without one.
- */
-function keptPartFrom(
-  conversation: readonly Message[],
-  settings: ToolMaskingSettings,
-  contextLimit: number | undefined,
-): number {
-  if (settings.keepRecentShare === undefined || contextLimit === undefined || !(contextLimit > 0))
-    return conversation.length;
-  return keptPartStart(conversation, settings, contextLimit) ?? conversation.length;
-}
-
 /** Where a tool result sits, and whether its message is in an old turn. */
 interface ResultSite {
   messageIndex: number;
@@ -342,19 +321,18 @@ function replaceContent(
   const { conversation } = scope;
   const { block, messageIndex: index } = site;
   const message = conversation[index]!;
-  // Masked the same way by a pass before (a message of one block): its message and saving. (A
-  // placeholder with mentions is told by its base too, which the record does not hold.)
+  // Masked the same way by a pass before (a message of one block): its message and saving. A
+  // result it masked was no placeholder, unless the placeholder carries mentions: then it is
+  // told by its base too, which the record does not hold.
   const record = message.content.length === 1 ? scope.past : undefined;
-  if (
-    record?.holds(index, message, replacement) === true &&
-    (base === replacement || !isPlaceholder(block.content, base, replacement))
-  ) {
-    reuse(scope, edits, index, record);
+  const held = record?.holds(index, message, replacement) === true;
+  if (!(held && base === replacement) && isPlaceholder(block.content, base, replacement))
+    return false;
+  if (held) {
+    reuse(scope, edits, index, record!);
     return true;
   }
-  const saved = isPlaceholder(block.content, base, replacement)
-    ? -1
-    : estimateBlockTokens(block) - estimateTextTokens(replacement);
+  const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
   if (saved < 0) return false;
   edits.estimate -= saved;
   const masked = withContent(block, replacement);

@@ -13,6 +13,13 @@ export function sameTurn(a: TurnId, b: TurnId): boolean {
   return a.number === b.number && a.owner === b.owner;
 }
 
+/** Whether `turnId` is one of `turns`. */
+export function isAmongTurns(turns: readonly TurnId[], turnId: TurnId): boolean {
+  for (let index = 0; index < turns.length; index += 1)
+    if (sameTurn(turns[index]!, turnId)) return true;
+  return false;
+}
+
 /** Whether a turn id is the summary's ({@link SUMMARY_TURN_ID}). */
 export function isSummaryTurn(turnId: TurnId): boolean {
   return sameTurn(turnId, SUMMARY_TURN_ID);
