@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { unseenCopy } from "../../test/support/unseen-copy.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ConversationBuilder } from "../testing/builders.js";
@@ -21,14 +22,6 @@ function conversation(turns: number): Message[] {
     builder.assistant(`done ${turn}`);
   }
   return builder.build();
-}
-
-/** The same messages as new objects: what a compaction never saw. */
-function copied(messages: readonly Message[]): Message[] {
-  return messages.map((message) => ({
-    ...message,
-    content: message.content.map((block) => ({ ...block })),
-  })) as Message[];
 }
 
 describe("masking a conversation compacted before reuses what it made then", () => {
@@ -70,10 +63,10 @@ describe("masking a conversation compacted before reuses what it made then", () 
     compactTwice(messages);
     const grown = [...messages, ...conversation(9).slice(messages.length)];
     const output = redact.compact(grown, new Map());
-    expect(output.conversation).toEqual(redact.compact(copied(grown), new Map()).conversation);
+    expect(output.conversation).toEqual(redact.compact(unseenCopy(grown), new Map()).conversation);
     messages.push(...conversation(10).slice(messages.length));
     expect(redact.compact(messages, new Map()).conversation).toEqual(
-      redact.compact(copied(messages), new Map()).conversation,
+      redact.compact(unseenCopy(messages), new Map()).conversation,
     );
   });
 
@@ -82,14 +75,14 @@ describe("masking a conversation compacted before reuses what it made then", () 
     compactTwice(messages);
     const summarize = new ThresholdCompactor({ toolCompaction: "summarize" });
     const summarized = summarize.compact(messages, new Map()).conversation;
-    expect(summarized).toEqual(summarize.compact(copied(messages), new Map()).conversation);
+    expect(summarized).toEqual(summarize.compact(unseenCopy(messages), new Map()).conversation);
     const texts = summarized.flatMap((message) =>
       message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
     );
     expect(texts).not.toContain(REDACTION_NOTICE);
     const summaries = new Map([["toolu_1", "the first read"]]);
     expect(redact.compact(messages, summaries).conversation).toEqual(
-      redact.compact(copied(messages), summaries).conversation,
+      redact.compact(unseenCopy(messages), summaries).conversation,
     );
   });
 
@@ -106,7 +99,7 @@ describe("masking a conversation compacted before reuses what it made then", () 
     );
     messages[replaced] = { ...messages[replaced]!, id: "replaced" };
     expect(redact.compact(messages, new Map()).conversation).toEqual(
-      redact.compact(copied(messages), new Map()).conversation,
+      redact.compact(unseenCopy(messages), new Map()).conversation,
     );
   });
 
@@ -143,7 +136,7 @@ describe("a message masked before whose turn comes back", () => {
   it("is recent again when its turn is the newest (an irregular, reused turn id)", () => {
     const messages = returning({ owner: "u", number: 2 });
     const output = redact.compact(messages, new Map()).conversation;
-    expect(output).toEqual(redact.compact(copied(messages), new Map()).conversation);
+    expect(output).toEqual(redact.compact(unseenCopy(messages), new Map()).conversation);
     // Turn 2's result (message 7) is whole again; the other old results stay masked.
     expect(output[6]).toBe(messages[6]);
     expect(output[2]).not.toBe(messages[2]);
@@ -152,7 +145,7 @@ describe("a message masked before whose turn comes back", () => {
   it("stays masked when only the number comes back, under another owner", () => {
     const messages = returning({ owner: "x", number: 2 });
     const output = redact.compact(messages, new Map()).conversation;
-    expect(output).toEqual(redact.compact(copied(messages), new Map()).conversation);
+    expect(output).toEqual(redact.compact(unseenCopy(messages), new Map()).conversation);
     expect(output[6]).not.toBe(messages[6]);
   });
 });
@@ -167,7 +160,7 @@ describe("a record made under one setting, read under another", () => {
     const targeted = new ThresholdCompactor({ toolCompaction: "redact", targetUtilization: 0.7 });
     const context = { contextLimit: tokens, contextUsed: tokens };
     const output = targeted.compact(messages, new Map(), context);
-    const fresh = targeted.compact(copied(messages), new Map(), context);
+    const fresh = targeted.compact(unseenCopy(messages), new Map(), context);
     expect(output).toEqual(fresh);
     // Some old results masked, not all: the target was met on the way.
     expect(output.result.toolResultsRedacted).toBeGreaterThan(0);
@@ -220,7 +213,9 @@ describe("what the record holds and when it is read", () => {
     compactor.compact(messages, naming);
     compactor.compact(messages, naming);
     const plain = new Map([["t1", "S"]]);
-    expect(compactor.compact(messages, plain)).toEqual(compactor.compact(copied(messages), plain));
+    expect(compactor.compact(messages, plain)).toEqual(
+      compactor.compact(unseenCopy(messages), plain),
+    );
   });
 
   it("never reuses a masked message that has become the newest results (masking alone may keep no turn)", () => {
@@ -244,7 +239,7 @@ describe("what the record holds and when it is read", () => {
     // Message 6 (the second result) is now the newest results of the last turn.
     messages.length = 6;
     expect(maskToolResults(messages, new Map(), settings)).toEqual(
-      maskToolResults(copied(messages), new Map(), settings),
+      maskToolResults(unseenCopy(messages), new Map(), settings),
     );
   });
 });

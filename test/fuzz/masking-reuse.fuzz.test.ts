@@ -10,6 +10,7 @@ import type { Message } from "../../src/core/message.js";
 import { estimateTokens } from "../../src/core/message-memo.js";
 import { trajectoryArbitrary } from "../arbitraries/trajectory.js";
 import { seed } from "../properties/invariants.js";
+import { unseenCopy } from "../support/unseen-copy.js";
 
 /**
  * A conversation masked again and again, changed between passes as a loop or a caller changes
@@ -44,16 +45,6 @@ interface Pass {
   view: View;
   settings: number;
   summarized: boolean;
-}
-
-/** New objects all the way down: what no pass has seen. */
-function copied(messages: readonly Message[]): Message[] {
-  return messages.map((message) => ({
-    ...message,
-    turnId: { ...message.turnId },
-    createdAt: new Date(message.createdAt.getTime()),
-    content: message.content.map((block) => ({ ...block })),
-  })) as Message[];
 }
 
 /** Where a request opens a turn (a user message without results): the cuts that keep exchanges whole. */
@@ -145,7 +136,9 @@ describe("masking again reuses only what holds (fuzz)", () => {
             const tokens = estimateTokens(conversation);
             const context: CompactionContext = { contextLimit: tokens + 1, contextUsed: tokens };
             const again = outcome(() => compactor.compact(conversation, given, context));
-            const fresh = outcome(() => compactor.compact(copied(conversation), given, context));
+            const fresh = outcome(() =>
+              compactor.compact(unseenCopy(conversation), given, context),
+            );
             expect(again).toEqual(fresh);
             // What the record holds is of the conversation as it is now: nothing else kept alive.
             const record = recordedMasking(conversation);
