@@ -224,33 +224,42 @@ function sameNamedToWire(block: SameNamedBlock): JsonObject {
 }
 
 /**
- * A block without `extra` as sent: one object literal of its fields, in the order the general
- * path sets them (`type`, then the modelled fields), built whole rather than grown field by field.
+ * The wire blocks of every request, each built whole from a shape, in the order the general
+ * path sets the fields (`type`, then the modelled ones): a spread, not an object literal with
+ * fields, which V8 would make in the old generation once its objects outlive a young
+ * collection (see `core/message-shapes.ts`). Placeholders are never sent: each is set.
  */
+const WIRE = {
+  text: { type: "text", text: "" },
+  thinking: { type: "thinking", thinking: "", signature: "" },
+  redacted_thinking: { type: "redacted_thinking", data: "" },
+  tool_use: { type: "tool_use", id: "", name: "", input: undefined },
+  result: { type: "tool_result", tool_use_id: "" },
+  resultOfContent: { type: "tool_result", tool_use_id: "", content: "" },
+} as const;
+
+/** A block without `extra` as sent, built whole (see {@link WIRE}). */
 function plainToWire(block: SameNamedBlock): JsonObject {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
+      return { ...WIRE.text, text: block.text };
     case "thinking":
-      return { type: "thinking", thinking: block.thinking, signature: block.signature };
+      return { ...WIRE.thinking, thinking: block.thinking, signature: block.signature };
     case "redacted_thinking":
-      return { type: "redacted_thinking", data: block.data };
+      return { ...WIRE.redacted_thinking, data: block.data };
     case "tool_use":
-      return { type: "tool_use", id: block.id, name: block.name, input: block.input };
+      return { ...WIRE.tool_use, id: block.id, name: block.name, input: block.input };
   }
 }
 
-/** A tool result without `extra` and of string content as sent, built whole (see {@link plainToWire}). */
+/** A tool result without `extra` and of string content as sent, built whole (see {@link WIRE}). */
 function plainToolResultToWire(block: ToolResultBlock, content: string): JsonObject {
-  const { toolUseId, isError } = block;
-  if (content === "") {
-    return isError
-      ? { type: "tool_result", tool_use_id: toolUseId, is_error: true }
-      : { type: "tool_result", tool_use_id: toolUseId };
-  }
-  return isError
-    ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true }
-    : { type: "tool_result", tool_use_id: toolUseId, content };
+  const out: JsonObject =
+    content === ""
+      ? { ...WIRE.result, tool_use_id: block.toolUseId }
+      : { ...WIRE.resultOfContent, tool_use_id: block.toolUseId, content };
+  if (block.isError) out["is_error"] = true;
+  return out;
 }
 
 function partToWire(part: ToolResultContentBlock): JsonObject {

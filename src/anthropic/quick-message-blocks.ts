@@ -5,6 +5,13 @@ import type {
   TextBlock,
   ToolResultBlock,
 } from "../core/message.js";
+import {
+  redactedThinkingBlock,
+  textBlock,
+  thinkingBlock,
+  toolResultBlock,
+  toolUseBlock,
+} from "../core/message-shapes.js";
 import { copyJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
@@ -61,24 +68,22 @@ export class QuickMessageReader {
     if (read === undefined) return copiedBlock(block);
     const { type } = read;
     if (type === "text" && read.size === 2 && typeof read.text === "string")
-      return { type, text: read.text };
+      return textBlock(read.text);
     if (type === "tool_use" && read.size === 4) {
       const { id, name, input } = read;
       if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(input))
         return copiedBlock(block);
       const copy = copyJson(input);
-      return copy === undefined
-        ? copiedBlock(block)
-        : { type, id, name, input: copy as JsonObject };
+      return copy === undefined ? copiedBlock(block) : toolUseBlock(id, name, copy as JsonObject);
     }
     if (type === "tool_result") return quickToolResult(read) ?? copiedBlock(block);
     if (type === "thinking" && read.size === 3) {
       const { thinking, signature } = read;
       if (typeof thinking === "string" && typeof signature === "string")
-        return { type, thinking, signature };
+        return thinkingBlock(thinking, signature);
     }
     if (type === "redacted_thinking" && read.size === 2 && typeof read.data === "string")
-      return { type, data: read.data };
+      return redactedThinkingBlock(read.data);
     return copiedBlock(block);
   }
 }
@@ -167,7 +172,7 @@ function quickToolResult(fields: BlockFields): ToolResultBlock | undefined {
   const expected = 2 + (content === undefined ? 0 : 1) + (isError === undefined ? 0 : 1);
   if (fields.size !== expected || (isError !== undefined && isError !== true)) return undefined;
   if (content === undefined || isNonEmptyString(content))
-    return { type: "tool_result", toolUseId, content: content ?? "", isError: isError === true };
+    return toolResultBlock(toolUseId, content ?? "", isError === true);
   if (!Array.isArray(content)) return undefined;
   const parts: TextBlock[] = new Array(content.length);
   for (let index = 0; index < content.length; index += 1) {
@@ -175,7 +180,7 @@ function quickToolResult(fields: BlockFields): ToolResultBlock | undefined {
     if (part === undefined) return undefined;
     parts[index] = part;
   }
-  return { type: "tool_result", toolUseId, content: parts, isError: isError === true };
+  return toolResultBlock(toolUseId, parts, isError === true);
 }
 
 /** A tool result's part `{ type: "text", text }`, as a text block. */
@@ -191,7 +196,7 @@ function quickTextPart(part: unknown): TextBlock | undefined {
     else return undefined;
     size += 1;
   }
-  return typed && size === 2 && typeof text === "string" ? { type: "text", text } : undefined;
+  return typed && size === 2 && typeof text === "string" ? textBlock(text) : undefined;
 }
 
 /** A block of another shape: its JSON copy, when the wire checks' quick form vouches for it, converted. */

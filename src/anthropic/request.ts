@@ -84,6 +84,9 @@ export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   return writeAnthropicMessages(input);
 }
 
+/** A param's shape: written whole by a spread (see `core/message-shapes.ts`), each field set. */
+const PARAM = { role: "user", content: "" } as const;
+
 /**
  * {@link toAnthropicMessages} of messages checked where they entered (a one-call helper's): a
  * message sent alone, whole, its tool results leading, that `origins` knows unchanged goes as
@@ -136,11 +139,11 @@ export function writeAnthropicMessages(
     }
     const blocks = single ? first.content : messages.slice(start, index).flatMap(contentOf);
     if (single && isStringContent(blocks)) {
-      params[count++] = { role, content: blocks[0].text };
+      params[count++] = { ...PARAM, role, content: blocks[0].text };
       continue;
     }
     const ordered = role === "user" ? reorderToolResultsFirst(blocks) : blocks;
-    params[count++] = { role, content: toAnthropicContent(ordered) };
+    params[count++] = { ...PARAM, role, content: toAnthropicContent(ordered) };
   }
   params.length = count;
   return params;

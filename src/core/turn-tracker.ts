@@ -1,4 +1,5 @@
 import type { TurnId } from "./message.js";
+import { turnIdOf } from "./message-shapes.js";
 import { isSummaryTurn, SUMMARY_TURN_ID } from "./turn.js";
 
 /**
@@ -27,7 +28,7 @@ export class TurnTracker {
   open(): TurnId {
     this.#opened = true;
     this.#number += 1;
-    this.#current = { owner: "u", number: this.#number };
+    this.#current = turnIdOf("u", this.#number);
     return this.#current;
   }
   /** The turn in flight; the first message of a run opens one. */
@@ -36,7 +37,7 @@ export class TurnTracker {
   }
   /** Where a system message goes: the turn it follows, or the one the next message opens. */
   pending(): TurnId {
-    return this.#current ?? { owner: "u", number: this.#number + 1 };
+    return this.#current ?? turnIdOf("u", this.#number + 1);
   }
   /** The summary's turn, which holds the summary alone: the message after it opens a turn. */
   summary(): TurnId {

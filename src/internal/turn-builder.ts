@@ -1,5 +1,6 @@
 import type { ContentBlock, Message, TurnId } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { messageOf, turnIdOf } from "../core/message-shapes.js";
 import { isSummaryText, leadsSummary, splitSummary } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 
@@ -45,7 +46,7 @@ export class TurnBuilder {
 
   /** A system message: in the current turn, or in the one the next user message opens. */
   addSystem(content: ContentBlock[]): void {
-    this.#push("user", this.#current ?? { owner: "u", number: this.#turnNumber + 1 }, content);
+    this.#push("user", this.#current ?? turnIdOf("u", this.#turnNumber + 1), content);
   }
 
   /**
@@ -95,19 +96,21 @@ export class TurnBuilder {
   #openTurn(): TurnId {
     this.#opened = true;
     this.#turnNumber += 1;
-    this.#current = { owner: "u", number: this.#turnNumber };
+    this.#current = turnIdOf("u", this.#turnNumber);
     return this.#current;
   }
 
   #push(role: Message["role"], turnId: TurnId, content: ContentBlock[]): void {
-    this.messages.push({
-      role,
-      id: this.#messageId === undefined ? this.#prefix + this.messages.length : this.#messageId(),
-      sessionId: this.#sessionId,
-      // The messages of one turn share its id object, as the AI SDK's conversion's do.
-      turnId,
-      createdAt: this.#createdAt,
-      content,
-    } as Message);
+    // The messages of one turn share its id object, as the AI SDK's conversion's do.
+    this.messages.push(
+      messageOf(
+        role,
+        this.#messageId === undefined ? this.#prefix + this.messages.length : this.#messageId(),
+        this.#sessionId,
+        turnId,
+        this.#createdAt,
+        content,
+      ),
+    );
   }
 }
