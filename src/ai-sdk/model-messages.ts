@@ -11,6 +11,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
+import { messageOf, textBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import {
   estimateBlockTokens,
@@ -21,7 +22,7 @@ import {
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { normalizeJson, setProperty } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
 import {
@@ -98,12 +99,25 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
   return blocks;
 }
 
+/**
+ * The one text block of a message written as a string or as no parts, its form kept. Made
+ * field by field, as literals' allocation sites would be pretenured (see
+ * `core/message-shapes.ts`): a string is how most user messages come.
+ */
+function formBlocks(text: string, form: "string" | "empty"): ContentBlock[] {
+  const fields: JsonObject = {};
+  fields["content"] = form;
+  const extra: JsonObject = {};
+  extra[AI_SDK_KEY] = fields;
+  const blocks: ContentBlock[] = new Array(1);
+  blocks[0] = spreadWith(textBlock(text), { extra });
+  return blocks;
+}
+
 function readBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {
   const { content } = message;
   const { issues } = cursor;
-  if (typeof content === "string" && role !== "tool") {
-    return [{ type: "text", text: content, extra: { [AI_SDK_KEY]: { content: "string" } } }];
-  }
+  if (typeof content === "string" && role !== "tool") return formBlocks(content, "string");
   if (!Array.isArray(content)) {
     issues.push({
       path: [cursor.message, "content"],
@@ -112,9 +126,7 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
     });
     return [];
   }
-  if (content.length === 0) {
-    return [{ type: "text", text: "", extra: { [AI_SDK_KEY]: { content: "empty" } } }];
-  }
+  if (content.length === 0) return formBlocks("", "empty");
   const allowed = allowedParts(role);
   // An array of its final length: one pushed to from empty reserves room for 17 blocks, which
   // a conversation seen once fills the young generation with (and its collector copies).
@@ -283,7 +295,7 @@ export function convertModelMessages(
     const id = idOf(index);
     if (role === "system") {
       const content = [systemBlock(message, index, issues)];
-      out[index] = { role: "user", id, sessionId, turnId: turns.pending(), createdAt, content };
+      out[index] = messageOf("user", id, sessionId, turns.pending(), createdAt, content);
       tokens += estimateContentTokens(content);
       continue;
     }
@@ -296,9 +308,9 @@ export function convertModelMessages(
     } else tokens += cursor.tokens;
     const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
     if (role === "assistant") {
-      out[index] = { role: "assistant", id, sessionId, turnId, createdAt, content };
+      out[index] = messageOf("assistant", id, sessionId, turnId, createdAt, content);
       cursor.calls.lastAssistant = index;
-    } else out[index] = { role: "user", id, sessionId, turnId, createdAt, content };
+    } else out[index] = messageOf("user", id, sessionId, turnId, createdAt, content);
   }
   if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
   if (options.generateId !== undefined) checkIds(out);

@@ -8,6 +8,7 @@ import {
   type JsonValue,
   type OpaqueBlock,
 } from "../core/message.js";
+import { redactedThinkingBlock, textBlock, thinkingBlock } from "../core/message-shapes.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
@@ -130,7 +131,13 @@ export function jsonField(
 }
 
 export function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
-  for (const _ in fields) return spreadWith(block, { extra: { [AI_SDK_KEY]: fields } });
+  // The extra made field by field: a literal's allocation site would be pretenured (see
+  // `core/message-shapes.ts`).
+  for (const _ in fields) {
+    const extra: JsonObject = {};
+    extra[AI_SDK_KEY] = fields;
+    return spreadWith(block, { extra });
+  }
   return block;
 }
 
@@ -189,12 +196,12 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
  */
 export function textPart(context: PartContext, part: Record_): ContentBlock {
   const text = stringField(context, part["text"], "text");
-  if (part["providerOptions"] === undefined) return { type: "text", text };
+  if (part["providerOptions"] === undefined) return textBlock(text);
   const anthropic = anthropicOptions(part);
   if (anthropic?.["type"] === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
   const fields: AiSdkFields = {};
   keepProviderOptions(context, part, fields);
-  return withExtra({ type: "text", text }, fields);
+  return withExtra(textBlock(text), fields);
 }
 
 function compactionPart(context: PartContext, part: Record_, text: string): OpaqueBlock {
@@ -274,8 +281,7 @@ export function reasoningPart(context: PartContext, part: Record_): ContentBlock
     return opaquePart(context, part);
   const fields: AiSdkFields = {};
   keepProviderOptions(context, part, fields);
-  if (typeof signature === "string")
-    return withExtra({ type: "thinking", thinking: text, signature }, fields);
+  if (typeof signature === "string") return withExtra(thinkingBlock(text, signature), fields);
   if (text !== "") fields["text"] = text;
-  return withExtra({ type: "redacted_thinking", data: redacted as string }, fields);
+  return withExtra(redactedThinkingBlock(redacted as string), fields);
 }

@@ -29,6 +29,19 @@ type ReasoningPart = Extract<Exclude<AssistantContent, string>[number], { type: 
 type ToolResultOutput = ToolResultPart["output"];
 type OutputContentPart = Extract<ToolResultOutput, { type: "content" }>["value"][number];
 
+/**
+ * The parts of every request, each built whole from a shape by a spread, not an object literal
+ * with fields, which V8 would make in the old generation once its objects outlive a young
+ * collection (see `core/message-shapes.ts`). Each placeholder is set.
+ */
+const PART = {
+  text: { type: "text", text: "" },
+  toolCall: { type: "tool-call", toolCallId: "", toolName: "" },
+  toolCallWithInput: { type: "tool-call", toolCallId: "", toolName: "", input: undefined },
+  toolResult: { type: "tool-result", toolCallId: "", toolName: "", output: undefined },
+  output: { type: "text", value: "" },
+} as const;
+
 /** What {@link aiSdkFields} gives for a block that kept none: one object, never written to. */
 const NO_FIELDS: JsonObject = Object.freeze({});
 
@@ -56,7 +69,7 @@ function withOptions<P extends object>(part: P, options: ProviderOptions | undef
 
 /** A text block as a text part. */
 export function textToPart(block: TextBlock): TextPart {
-  return withOptions({ type: "text", text: block.text }, providerOptionsOf(aiSdkFields(block)));
+  return withOptions({ ...PART.text, text: block.text }, providerOptionsOf(aiSdkFields(block)));
 }
 
 /** An image block as an image part, or as the file part it came from. */
@@ -99,8 +112,16 @@ export function thinkingToPart(block: ThinkingBlock | RedactedThinkingBlock): Re
 /** A tool use block as a tool call part. */
 export function toolUseToPart(block: ToolUseBlock): ToolCallPart {
   const fields = aiSdkFields(block);
-  const part = { type: "tool-call", toolCallId: block.id, toolName: block.name } as ToolCallPart;
-  if (fields["noInput"] !== true) part.input = "input" in fields ? fields["input"] : block.input;
+  const part = (
+    fields["noInput"] === true
+      ? { ...PART.toolCall, toolCallId: block.id, toolName: block.name }
+      : {
+          ...PART.toolCallWithInput,
+          toolCallId: block.id,
+          toolName: block.name,
+          input: "input" in fields ? fields["input"] : block.input,
+        }
+  ) as ToolCallPart;
   if (fields["providerExecuted"] === false) part.providerExecuted = false;
   return withOptions(part, providerOptionsOf(fields));
 }
@@ -117,7 +138,7 @@ function contentToPart(block: ToolResultContentBlock): OutputContentPart {
   if (block.type === "opaque") return opaqueToPart<OutputContentPart>(block);
   const fields = aiSdkFields(block);
   const options = providerOptionsOf(fields);
-  if (block.type === "text") return withOptions({ type: "text", text: block.text }, options);
+  if (block.type === "text") return withOptions({ ...PART.text, text: block.text }, options);
   const { source } = block;
   if (source.type === "base64") {
     const type = fields["part"] === "media" ? "media" : "image-data";
@@ -164,7 +185,7 @@ function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput 
   const content = sentContent(block.content);
   let output: ToolResultOutput;
   if (kind === undefined && typeof content === "string") {
-    output = { type: block.isError ? "error-text" : "text", value: content };
+    output = { ...PART.output, type: block.isError ? "error-text" : "text", value: content };
   } else if (kind === "execution-denied" && typeof content === "string") {
     output =
       fields["noReason"] === true && content === ""
@@ -203,7 +224,7 @@ export function toolResultToPart(
       ? fields["toolName"]
       : (callName ?? toolNames.get(block.toolUseId) ?? "unknown");
   const part: ToolResultPart = {
-    type: "tool-result",
+    ...PART.toolResult,
     toolCallId: block.toolUseId,
     toolName,
     output: outputOf(block, fields),

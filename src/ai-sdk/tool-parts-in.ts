@@ -5,6 +5,7 @@ import type {
   ToolResultBlock,
   ToolResultContentBlock,
 } from "../core/message.js";
+import { toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { checkedJsonObjectLength } from "../internal/json-length.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -36,7 +37,7 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
       context.inputLength = length;
       const kept =
         context.copyInputs === true ? (copyJson(input) ?? normalizeJson(input, [], [])) : input;
-      return { type: "tool_use", id, name, input: kept as JsonObject };
+      return toolUseBlock(id, name, kept as JsonObject);
     }
     if (isPlainObject(input)) {
       const checked = jsonField(context, input, "input", true);
@@ -135,7 +136,7 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
     context.callName?.(toolUseId) === toolName
   ) {
     const isError = output.type === "error-text";
-    return { type: "tool_result", toolUseId, content: output.value, isError };
+    return toolResultBlock(toolUseId, output.value, isError);
   }
   const fields: AiSdkFields = { toolName };
   keepProviderOptions(context, part, fields);
