@@ -11,7 +11,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { messageOf, textBlock } from "../core/message-shapes.js";
+import { messageOf, onlyBlock, textBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import {
   estimateBlockTokens,
@@ -22,7 +22,7 @@ import {
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import { normalizeJson, setProperty } from "../internal/json-value.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
 import {
@@ -109,9 +109,7 @@ function formBlocks(text: string, form: "string" | "empty"): ContentBlock[] {
   fields["content"] = form;
   const extra: JsonObject = {};
   extra[AI_SDK_KEY] = fields;
-  const blocks: ContentBlock[] = new Array(1);
-  blocks[0] = spreadWith(textBlock(text), { extra });
-  return blocks;
+  return onlyBlock<ContentBlock>(textBlock(text, extra));
 }
 
 function readBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {

@@ -26,6 +26,21 @@ export function writeQuickChatMessage(message: Message, out: JsonObject[]): bool
 }
 
 // The keys a block may keep, by where it is (constants: an array literal is a new array per call).
+/**
+ * The messages of every request, each built whole from a shape by a spread, not an object
+ * literal with fields, which V8 would make in the old generation once its objects outlive a
+ * young collection (see `core/message-shapes.ts`). Each placeholder is set.
+ */
+const WIRE = {
+  user: { role: "user", content: "" },
+  tool: { role: "tool", tool_call_id: "", content: "" },
+  assistant: { role: "assistant", content: "" },
+  calls: { role: "assistant", tool_calls: undefined },
+  textAndCalls: { role: "assistant", content: "", tool_calls: undefined },
+  call: { type: "function", id: "", function: undefined },
+  function: { name: "", arguments: "" },
+} as const;
+
 const CONTENT_KEYS = ["content"];
 const NO_KEYS: readonly string[] = [];
 const FIRST_CALL_KEYS = ["content", "arguments"];
@@ -59,7 +74,7 @@ function quickUser(message: Message, out: JsonObject[]): boolean {
   const { content } = message;
   const first = content[0];
   if (content.length === 1 && (isStringContent(first) || isUnmarkedText(first))) {
-    out.push({ role: "user", content: first.text });
+    out.push({ ...WIRE.user, content: first.text });
     return true;
   }
   const before = out.length;
@@ -73,7 +88,7 @@ function quickUser(message: Message, out: JsonObject[]): boolean {
       out.length = before;
       return false;
     }
-    out.push({ role: "tool", tool_call_id: block.toolUseId, content: block.content });
+    out.push({ ...WIRE.tool, tool_call_id: block.toolUseId, content: block.content });
   }
   return true;
 }
@@ -96,7 +111,7 @@ function quickAssistant(message: Message, out: JsonObject[]): boolean {
     else if (form["content"] !== "absent") return false;
   }
   if (start === content.length) {
-    out.push({ role: "assistant", content: text as string });
+    out.push({ ...WIRE.assistant, content: text as string });
     return true;
   }
   const calls: JsonObject[] = new Array(content.length - start);
@@ -109,13 +124,17 @@ function quickAssistant(message: Message, out: JsonObject[]): boolean {
   }
   out.push(
     text === undefined
-      ? { role: "assistant", tool_calls: calls }
-      : { role: "assistant", content: text, tool_calls: calls },
+      ? { ...WIRE.calls, tool_calls: calls }
+      : { ...WIRE.textAndCalls, content: text, tool_calls: calls },
   );
   return true;
 }
 
 function callOf(block: ToolUseBlock, raw: unknown): JsonObject {
   const text = toolArgumentsText(block.input, raw as JsonObject[string]);
-  return { type: "function", id: block.id, function: { name: block.name, arguments: text } };
+  return {
+    ...WIRE.call,
+    id: block.id,
+    function: { ...WIRE.function, name: block.name, arguments: text },
+  };
 }

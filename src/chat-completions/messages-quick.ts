@@ -1,7 +1,9 @@
-import type { ContentBlock, JsonValue } from "../core/message.js";
+import type { ContentBlock, JsonObject } from "../core/message.js";
+import { onlyBlock, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
+import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
 
 /**
  * Reads into `read` one of the chat messages a conversation is mostly made of, as the full
@@ -58,15 +60,14 @@ function quickChatBlocks(
       if (!hasExactly(message, USER_KEYS)) return undefined;
       const content = message["content"];
       if (typeof content !== "string") return undefined;
-      // `chatCompletions` is CHAT_COMPLETIONS_KEY, as a literal (a computed key costs a keyed store).
-      return [{ type: "text", text: content, extra: { chatCompletions: { content: "string" } } }];
+      return onlyBlock<ContentBlock>(textBlock(content, FORM_EXTRA.string));
     }
     case "tool": {
       if (!hasExactly(message, TOOL_KEYS)) return undefined;
       const toolUseId = message["tool_call_id"];
       const content = message["content"];
       if (!isNonEmptyString(toolUseId) || typeof content !== "string") return undefined;
-      return [{ type: "tool_result", toolUseId, content, isError: false }];
+      return onlyBlock<ContentBlock>(toolResultBlock(toolUseId, content, false));
     }
     default:
       return quickAssistantBlocks(message);
@@ -91,7 +92,9 @@ function hasExactly(value: Record<string, unknown>, keys: readonly string[], exa
 }
 
 /** The form of an assistant message's content, as the full reading keeps it; `undefined` for another. */
-function contentForm(content: unknown): "string" | "null" | "absent" | undefined {
+type ContentForm = "string" | "null" | "absent";
+
+function contentForm(content: unknown): ContentForm | undefined {
   if (typeof content === "string") return "string";
   if (content === null) return "null";
   return content === undefined ? "absent" : undefined;
@@ -110,14 +113,8 @@ function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] 
   // Made as long as it will be, unless the caller's list says it is long (a hole then ends the
   // quick reading before any room is made for it); filled in order either way.
   const blocks: ContentBlock[] = count <= 64 ? new Array(Math.max(text + count, 1)) : [];
-  if (typeof content === "string")
-    blocks[0] = {
-      type: "text",
-      text: content,
-      extra: { chatCompletions: { content: form } },
-    };
-  else if (count === 0)
-    blocks[0] = { type: "text", text: "", extra: { chatCompletions: { content: form } } };
+  if (typeof content === "string") blocks[0] = textBlock(content, FORM_EXTRA[form]);
+  else if (count === 0) blocks[0] = textBlock("", FORM_EXTRA[form]);
   for (let index = 0; index < count; index += 1) {
     const call = quickCall(calls[index], index + text === 0 ? form : undefined);
     if (call === undefined) return undefined;
@@ -127,7 +124,7 @@ function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] 
 }
 
 /** A function call as a block, its content `form` kept when it is the message's first block. */
-function quickCall(call: unknown, form: string | undefined): ContentBlock | undefined {
+function quickCall(call: unknown, form: ContentForm | undefined): ContentBlock | undefined {
   if (!isPlainObject(call) || !hasExactly(call, CALL_KEYS)) return undefined;
   const id = call["id"];
   const target = call["function"];
@@ -137,10 +134,28 @@ function quickCall(call: unknown, form: string | undefined): ContentBlock | unde
   const raw = target["arguments"];
   if (!isNonEmptyString(name) || typeof raw !== "string") return undefined;
   const { input, keep } = parseToolArguments(raw);
-  let fields: Record<string, JsonValue> | undefined;
-  if (keep) fields = form === undefined ? { arguments: raw } : { arguments: raw, content: form };
-  else if (form !== undefined) fields = { content: form };
-  return fields === undefined
-    ? { type: "tool_use", id, name, input }
-    : { type: "tool_use", id, name, input, extra: { chatCompletions: fields } };
+  if (!keep)
+    return toolUseBlock(id, name, input, form === undefined ? undefined : FORM_EXTRA[form]);
+  // Made field by field, as a literal's allocation site would be pretenured.
+  const fields: JsonObject = {};
+  fields["arguments"] = raw;
+  if (form !== undefined) fields["content"] = form;
+  const extra: JsonObject = {};
+  extra[CHAT_COMPLETIONS_KEY] = fields;
+  return toolUseBlock(id, name, input, extra);
+}
+
+/**
+ * The `extra` of a block that keeps only its message's content form: one frozen object per
+ * form, shared (a literal per block would have its allocation site pretenured: see
+ * `core/message-shapes.ts`).
+ */
+const FORM_EXTRA = {
+  string: formExtra("string"),
+  null: formExtra("null"),
+  absent: formExtra("absent"),
+};
+
+function formExtra(form: string): JsonObject {
+  return Object.freeze({ [CHAT_COMPLETIONS_KEY]: Object.freeze({ content: form }) });
 }

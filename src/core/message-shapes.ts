@@ -26,20 +26,17 @@ import type {
  */
 
 const TEXT: TextBlock = { type: "text", text: "" };
+const TEXT_WITH_EXTRA = { type: "text", text: "", extra: undefined } as const;
 const THINKING: ThinkingBlock = { type: "thinking", thinking: "", signature: "" };
 const REDACTED_THINKING: RedactedThinkingBlock = { type: "redacted_thinking", data: "" };
-const TOOL_USE: Omit<ToolUseBlock, "input"> & { input: undefined } = {
-  type: "tool_use",
-  id: "",
-  name: "",
-  input: undefined,
-};
-const TOOL_RESULT: Omit<ToolResultBlock, "content"> & { content: undefined } = {
+const TOOL_USE = { type: "tool_use", id: "", name: "", input: undefined } as const;
+const TOOL_USE_WITH_EXTRA = { ...TOOL_USE, extra: undefined } as const;
+const TOOL_RESULT = {
   type: "tool_result",
   toolUseId: "",
   content: undefined,
   isError: false,
-};
+} as const;
 const MESSAGE = {
   role: "user" as Message["role"],
   id: "",
@@ -50,9 +47,9 @@ const MESSAGE = {
 };
 const TURN_ID: TurnId = { owner: "", number: 0 };
 
-/** A text block of `text` alone. */
-export function textBlock(text: string): TextBlock {
-  return { ...TEXT, text };
+/** A text block of `text`, and `extra` when given. */
+export function textBlock(text: string, extra?: JsonObject): TextBlock {
+  return extra === undefined ? { ...TEXT, text } : { ...TEXT_WITH_EXTRA, text, extra };
 }
 
 /** A thinking block of these fields alone. */
@@ -65,9 +62,16 @@ export function redactedThinkingBlock(data: string): RedactedThinkingBlock {
   return { ...REDACTED_THINKING, data };
 }
 
-/** A tool use of these fields alone. */
-export function toolUseBlock(id: string, name: string, input: JsonObject): ToolUseBlock {
-  return { ...TOOL_USE, id, name, input };
+/** A tool use of these fields, and `extra` when given. */
+export function toolUseBlock(
+  id: string,
+  name: string,
+  input: JsonObject,
+  extra?: JsonObject,
+): ToolUseBlock {
+  return extra === undefined
+    ? { ...TOOL_USE, id, name, input }
+    : { ...TOOL_USE_WITH_EXTRA, id, name, input, extra };
 }
 
 /** A tool result of these fields alone. */
@@ -89,6 +93,13 @@ export function messageOf(
   content: ContentBlock[],
 ): Message {
   return { ...MESSAGE, role, id, sessionId, turnId, createdAt, content };
+}
+
+/** An array of `block` alone (an array literal has an allocation site too). */
+export function onlyBlock<B>(block: B): B[] {
+  const blocks: B[] = new Array(1);
+  blocks[0] = block;
+  return blocks;
 }
 
 /** A turn id. */
