@@ -37,6 +37,7 @@ const TOOL_RESULT = {
   content: undefined,
   isError: false,
 } as const;
+const TOOL_RESULT_WITH_EXTRA = { ...TOOL_RESULT, extra: undefined } as const;
 const MESSAGE = {
   role: "user" as Message["role"],
   id: "",
@@ -74,13 +75,16 @@ export function toolUseBlock(
     : { ...TOOL_USE_WITH_EXTRA, id, name, input, extra };
 }
 
-/** A tool result of these fields alone. */
+/** A tool result of these fields, and `extra` when given. */
 export function toolResultBlock(
   toolUseId: string,
   content: ToolResultBlock["content"],
   isError: boolean,
+  extra?: JsonObject,
 ): ToolResultBlock {
-  return { ...TOOL_RESULT, toolUseId, content, isError };
+  return extra === undefined
+    ? { ...TOOL_RESULT, toolUseId, content, isError }
+    : { ...TOOL_RESULT_WITH_EXTRA, toolUseId, content, isError, extra };
 }
 
 /** A message of these fields alone (no `generated`). */
@@ -93,6 +97,16 @@ export function messageOf(
   content: ContentBlock[],
 ): Message {
   return { ...MESSAGE, role, id, sessionId, turnId, createdAt, content };
+}
+
+/**
+ * `{ [key]: value }`, made field by field: an object of one field whose name the caller knows
+ * at run time only (a provider's `extra` key), without a literal's allocation site.
+ */
+export function keyed<V>(key: string, value: V): Record<string, V> {
+  const object: Record<string, V> = {};
+  object[key] = value;
+  return object;
 }
 
 /** An array of `block` alone (an array literal has an allocation site too). */

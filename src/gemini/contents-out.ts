@@ -21,6 +21,7 @@ import type {
   ToolResultBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { keyed } from "../core/message-shapes.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
@@ -186,6 +187,9 @@ export function writeGeminiContents(
 }
 
 /** The role of the content a message is written into. */
+/** A content's shape, written whole by a spread (see `core/message-shapes.ts`), each field set. */
+const CONTENT = { role: "user", parts: undefined } as const;
+
 const roleOf = (message: Message) =>
   message.role === "assistant" && !isSystemMessage(message) ? "model" : "user";
 
@@ -284,7 +288,8 @@ class ContentsWriter {
       opened = spreadWith(fields, {});
       if (marks?.["noRole"] !== true) opened["role"] = role;
       opened["parts"] = parts;
-    } else opened = marks?.["noRole"] === true ? { parts } : { role, parts };
+    } else
+      opened = marks?.["noRole"] === true ? keyed("parts", parts) : { ...CONTENT, role, parts };
     this.#contents[this.#count] = opened as Content;
     this.#count += 1;
     this.#role = role;

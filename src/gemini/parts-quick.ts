@@ -1,5 +1,6 @@
 import { GEMINI_KEY } from "../core/gemini-contents.js";
 import type { ContentBlock, JsonObject } from "../core/message.js";
+import { keyed, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { copyJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -22,7 +23,7 @@ export function quickPartBlock(part: Record<string, unknown>): ContentBlock | un
   const value = only === undefined ? undefined : part[only];
   switch (only) {
     case "text":
-      return typeof value === "string" ? { type: "text", text: value } : undefined;
+      return typeof value === "string" ? textBlock(value) : undefined;
     case "functionCall":
       return quickCall(value);
     case "functionResponse":
@@ -43,6 +44,21 @@ function hasExactly(value: unknown, keys: readonly string[]): value is Record<st
   return count === keys.length;
 }
 
+/**
+ * The parts of every request, each built whole from a shape by a spread, not an object literal
+ * with fields, which V8 would make in the old generation once its objects outlive a young
+ * collection (see `core/message-shapes.ts`). Each placeholder is set.
+ */
+const WIRE = {
+  text: { text: "" },
+  call: { functionCall: undefined },
+  callFields: { id: "", name: "", args: undefined },
+  response: { functionResponse: undefined },
+  responseFields: { id: "", name: "", response: undefined },
+  error: { error: "" },
+  output: { output: "" },
+} as const;
+
 const CALL_KEYS = ["id", "name", "args"];
 const RESPONSE_KEYS = ["id", "name", "response"];
 
@@ -51,9 +67,7 @@ function quickCall(call: unknown): ContentBlock | undefined {
   const { id, name, args } = call;
   if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(args)) return undefined;
   const input = copyJson(args);
-  return input === undefined
-    ? undefined
-    : { type: "tool_use", id, name, input: input as JsonObject };
+  return input === undefined ? undefined : toolUseBlock(id, name, input as JsonObject);
 }
 
 function quickResponse(answer: unknown): ContentBlock | undefined {
@@ -68,13 +82,7 @@ function quickResponse(answer: unknown): ContentBlock | undefined {
   }
   const text = only === undefined ? undefined : response[only];
   if ((only !== "output" && only !== "error") || typeof text !== "string") return undefined;
-  return {
-    type: "tool_result",
-    toolUseId: id,
-    content: text,
-    isError: only === "error",
-    extra: { [GEMINI_KEY]: { name } },
-  };
+  return toolResultBlock(id, text, only === "error", keyed(GEMINI_KEY, keyed("name", name)));
 }
 
 /**
@@ -92,13 +100,16 @@ export function quickPartOf(
   const fields = block.extra?.[GEMINI_KEY];
   switch (block.type) {
     case "text":
-      return fields === undefined ? { text: block.text } : undefined;
+      return fields === undefined ? { ...WIRE.text, text: block.text } : undefined;
     case "tool_use": {
       if (fields !== undefined) return undefined;
       const args = copyJson(block.input);
       return args === undefined
         ? undefined
-        : { functionCall: { id: block.id, name: block.name, args } };
+        : {
+            ...WIRE.call,
+            functionCall: { ...WIRE.callFields, id: block.id, name: block.name, args },
+          };
     }
     case "tool_result":
       return quickResult(block, fields, calls);
@@ -126,10 +137,14 @@ function quickResult(
     name ??= call.name;
   } else if (call !== undefined) return undefined;
   return {
+    ...WIRE.response,
     functionResponse: {
+      ...WIRE.responseFields,
       id: toolUseId,
       name: (name ?? toolUseId) as string,
-      response: block.isError ? { error: content } : { output: content },
+      response: block.isError
+        ? { ...WIRE.error, error: content }
+        : { ...WIRE.output, output: content },
     },
   };
 }
