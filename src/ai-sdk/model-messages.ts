@@ -11,7 +11,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { messageOf, onlyBlock, textBlock } from "../core/message-shapes.js";
+import { listOf, messageOf, textBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import {
   estimateBlockTokens,
@@ -109,7 +109,7 @@ function formBlocks(text: string, form: "string" | "empty"): ContentBlock[] {
   fields["content"] = form;
   const extra: JsonObject = {};
   extra[AI_SDK_KEY] = fields;
-  return onlyBlock<ContentBlock>(textBlock(text, extra));
+  return listOf<ContentBlock>(textBlock(text, extra));
 }
 
 function readBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {

@@ -1,5 +1,5 @@
 import type { ContentBlock, JsonObject } from "../core/message.js";
-import { onlyBlock, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
+import { listOf, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
@@ -60,14 +60,14 @@ function quickChatBlocks(
       if (!hasExactly(message, USER_KEYS)) return undefined;
       const content = message["content"];
       if (typeof content !== "string") return undefined;
-      return onlyBlock<ContentBlock>(textBlock(content, FORM_EXTRA.string));
+      return listOf<ContentBlock>(textBlock(content, FORM_EXTRA.string));
     }
     case "tool": {
       if (!hasExactly(message, TOOL_KEYS)) return undefined;
       const toolUseId = message["tool_call_id"];
       const content = message["content"];
       if (!isNonEmptyString(toolUseId) || typeof content !== "string") return undefined;
-      return onlyBlock<ContentBlock>(toolResultBlock(toolUseId, content, false));
+      return listOf<ContentBlock>(toolResultBlock(toolUseId, content, false));
     }
     default:
       return quickAssistantBlocks(message);

@@ -109,11 +109,11 @@ export function keyed<V>(key: string, value: V): Record<string, V> {
   return object;
 }
 
-/** An array of `block` alone (an array literal has an allocation site too). */
-export function onlyBlock<B>(block: B): B[] {
-  const blocks: B[] = new Array(1);
-  blocks[0] = block;
-  return blocks;
+/** An array of `item` alone (an array literal has an allocation site too). */
+export function listOf<T>(item: T): T[] {
+  const list: T[] = new Array(1);
+  list[0] = item;
+  return list;
 }
 
 /** A turn id. */

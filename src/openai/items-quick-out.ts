@@ -5,6 +5,7 @@ import type {
   Message,
   ToolUseBlock,
 } from "../core/message.js";
+import { listOf } from "../core/message-shapes.js";
 import { HAS_OWN, hasOnlyKeys, isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
@@ -55,9 +56,9 @@ function pushItems(message: Message, items: JsonObject[]): boolean {
         // The library's own text (a user's request, a summary): a message item of the role.
         if (open !== undefined && made) open.push(part);
         else {
-          open = [part];
+          open = listOf<JsonValue>(part);
           made = true;
-          items.push({ type: "message", role, content: open });
+          items.push({ ...WIRE.message, type: "message", role, content: open });
         }
         continue;
       }
@@ -66,7 +67,7 @@ function pushItems(message: Message, items: JsonObject[]): boolean {
       if (kind === "string" && hasOnlyKeys(fields, STRING_KEYS)) {
         item = messageItem(fields["item"], block.text);
       } else if (kind === undefined && hasOnlyKeys(fields, PARTS_KEYS)) {
-        open = [part];
+        open = listOf<JsonValue>(part);
         item = messageItem(fields["item"], open);
         if (item === undefined) return false;
         items.push(item);
@@ -98,14 +99,31 @@ function fieldsOf(block: ContentBlock): Record_ | undefined {
 const TYPE = ["type"];
 const TYPE_ROLE = ["type", "role"];
 
+/**
+ * The items and parts of every request, each built whole from a shape by a spread, not an
+ * object literal with fields, which V8 would make in the old generation once its objects
+ * outlive a young collection (see `core/message-shapes.ts`). Each placeholder is set.
+ */
+const WIRE = {
+  type: { type: "" },
+  typeRole: { type: "", role: "" },
+  message: { type: "", role: "", content: undefined },
+  inputText: { type: "input_text", text: "" },
+  outputText: { type: "output_text", text: "", annotations: undefined },
+  keptOutputText: { type: "", annotations: undefined, text: "" },
+  output: { type: "", call_id: "", output: "" },
+  call: { type: "function_call", call_id: "", name: "", arguments: "" },
+} as const;
+
 /** A new object of `value`'s fields (all strings, else `undefined`), in its key order. */
 function stringsOf(value: unknown): JsonObject | undefined {
   if (!isPlainObject(value)) return undefined;
   // What the reading keeps of the common items, as one literal (a keyed store per key costs more).
   const { type, role } = value;
   if (typeof type === "string") {
-    if (keysAre(value, TYPE)) return { type };
-    if (typeof role === "string" && keysAre(value, TYPE_ROLE)) return { type, role };
+    if (keysAre(value, TYPE)) return { ...WIRE.type, type };
+    if (typeof role === "string" && keysAre(value, TYPE_ROLE))
+      return { ...WIRE.typeRole, type, role };
   }
   const out: JsonObject = {};
   for (const key in value) {
@@ -121,8 +139,8 @@ function stringsOf(value: unknown): JsonObject | undefined {
 function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject | undefined {
   if (kept === undefined) {
     return role === "assistant"
-      ? { type: "output_text", text, annotations: [] }
-      : { type: "input_text", text };
+      ? { ...WIRE.outputText, text, annotations: new Array(0) }
+      : { ...WIRE.inputText, text };
   }
   if (!isPlainObject(kept)) return undefined;
   const { type, annotations } = kept;
@@ -140,7 +158,7 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
   }
   if (count !== 2 || typeof type !== "string") return undefined;
   if (!Array.isArray(annotations) || annotations.length !== 0) return undefined;
-  return { type, annotations: [], text };
+  return { ...WIRE.keptOutputText, type, annotations: new Array(0), text };
 }
 
 /**
@@ -151,7 +169,7 @@ function messageItem(kept: unknown, content: JsonValue): JsonObject | undefined 
   if (isPlainObject(kept)) {
     const { type, role } = kept;
     if (typeof type === "string" && typeof role === "string" && keysAre(kept, TYPE_ROLE))
-      return { type, role, content };
+      return { ...WIRE.message, type, role, content };
   }
   const item = stringsOf(kept);
   if (item !== undefined) item["content"] = content;
@@ -173,7 +191,7 @@ function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefi
   const { toolUseId, content } = block;
   // The common shapes as one literal each, of their final fields.
   const type = kept === undefined ? "function_call_output" : typeOnly(kept);
-  if (type !== undefined) return { type, call_id: toolUseId, output: content };
+  if (type !== undefined) return { ...WIRE.output, type, call_id: toolUseId, output: content };
   const item = stringsOf(kept);
   if (item === undefined) return undefined;
   item["call_id"] = toolUseId;
@@ -189,7 +207,7 @@ function callItem(block: ToolUseBlock, fields: Record_): JsonObject | undefined 
   if ((type ?? item?.["type"]) !== "function_call") return undefined;
   const text = toolArgumentsText(block.input, fields["arguments"] as JsonValue | undefined);
   if (item === undefined)
-    return { type: "function_call", call_id: block.id, name: block.name, arguments: text };
+    return { ...WIRE.call, call_id: block.id, name: block.name, arguments: text };
   item["call_id"] = block.id;
   item["name"] = block.name;
   item["arguments"] = text;

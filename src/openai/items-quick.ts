@@ -8,7 +8,9 @@
  * them: the full reading then decides (and names the issues). `items-quick.test.ts` holds it
  * to that.
  */
+import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import type { ContentBlock, JsonObject, ToolResultBlock, ToolUseBlock } from "../core/message.js";
+import { keyed, listOf, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { readToolArguments } from "../internal/tool-arguments.js";
@@ -40,13 +42,33 @@ export function keysAre(item: Record_, keys: readonly string[]): boolean {
 
 /**
  * `{ type }`, the fields {@link itemFields} keeps of an item whose keys are `shape` and whose
- * `type` is a string, built as one literal (the general walk's keyed stores cost more than
- * the rest of the item's reading); `undefined` for any other item.
+ * `type` is a string, built from a shape (the general walk's keyed stores cost more than the
+ * rest of the item's reading); `undefined` for any other item.
  */
 function typeOnly(item: Record_, shape: readonly string[]): { type: string } | undefined {
   const { type } = item;
-  return typeof type === "string" && keysAre(item, shape) ? { type } : undefined;
+  return typeof type === "string" && keysAre(item, shape) ? { ...SHAPE.type, type } : undefined;
 }
+
+/**
+ * What the reading makes for every item, each built whole from a shape by a spread, not an
+ * object literal with fields, which V8 would make in the old generation once its objects
+ * outlive a young collection (see `core/message-shapes.ts`). Each placeholder is set.
+ */
+const SHAPE = {
+  type: { type: "" },
+  typeAndRole: { type: "", role: "" },
+  item: { item: undefined },
+  itemAndPart: { item: undefined, part: undefined },
+  itemAndArguments: { item: undefined, arguments: "" },
+  stringContent: { item: undefined, content: "string" },
+  continues: { continues: true },
+  continuesPart: { continues: true, part: undefined },
+  outputText: { type: "", annotations: undefined },
+} as const;
+
+/** The `extra` of a block read from an item: its OpenAI marks under `openai`. */
+const openaiExtra = (marks: JsonObject): JsonObject => keyed(BOOKKEEPING_KEYS.openai, marks);
 
 /**
  * The item's fields but `own` (a new object of its strings, in its key order), or `undefined`
@@ -71,13 +93,12 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
   if (role !== "user" && role !== "assistant") return undefined;
   const fields =
     typeof type === "string" && keysAre(item, MESSAGE_SHAPE)
-      ? { type, role }
+      ? { ...SHAPE.typeAndRole, type, role }
       : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
   if (fields === undefined) return undefined;
   if (typeof content === "string") {
-    // `openai` is OPENAI_KEY, written as a literal: a computed key costs a keyed store per block.
-    const extra = { openai: { item: fields, content: "string" } };
-    return [{ type: "text", text: content, extra }];
+    const extra = openaiExtra({ ...SHAPE.stringContent, item: fields });
+    return listOf<ContentBlock>(textBlock(content, extra));
   }
   if (!Array.isArray(content) || content.length === 0) return undefined;
   const blocks: ContentBlock[] = new Array(content.length);
@@ -107,21 +128,21 @@ function quickPart(part: unknown, fields: JsonObject | undefined): ContentBlock 
   let kept: JsonObject | undefined;
   if (type === "input_text" && count === 2) kept = undefined;
   else if (type !== "output_text") return undefined;
-  else if (count === 2) kept = { type };
+  else if (count === 2) kept = { ...SHAPE.type, type };
   else if (count === 3 && typeFirst && isEmptyArray(part["annotations"])) {
     // The part's fields but its text, in its key order (`type` first here, or left to the full).
-    kept = { type, annotations: [] };
+    kept = { ...SHAPE.outputText, type, annotations: new Array(0) };
   } else return undefined;
-  // Each mark one literal of its final shape (a field added later costs a new property store).
-  const marks =
+  // Each mark made whole from its shape (a field added later costs a new property store).
+  const marks: JsonObject =
     fields === undefined
       ? kept === undefined
-        ? { continues: true }
-        : { continues: true, part: kept }
+        ? { ...SHAPE.continues }
+        : { ...SHAPE.continuesPart, part: kept }
       : kept === undefined
-        ? { item: fields }
-        : { item: fields, part: kept };
-  return { type: "text", text, extra: { openai: marks } };
+        ? { ...SHAPE.item, item: fields }
+        : { ...SHAPE.itemAndPart, item: fields, part: kept };
+  return textBlock(text, openaiExtra(marks));
 }
 
 function isEmptyArray(value: unknown): boolean {
@@ -136,8 +157,10 @@ export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
   if (fields === undefined) return undefined;
   const read = readToolArguments(raw);
   if (read === undefined) return undefined;
-  const kept: JsonObject = read.keep ? { item: fields, arguments: raw } : { item: fields };
-  return { type: "tool_use", id, name, input: read.input, extra: { openai: kept } };
+  const kept: JsonObject = read.keep
+    ? { ...SHAPE.itemAndArguments, item: fields, arguments: raw }
+    : { ...SHAPE.item, item: fields };
+  return toolUseBlock(id, name, read.input, openaiExtra(kept));
 }
 
 /** A `function_call_output` item (its output a string) read quickly. */
@@ -146,6 +169,6 @@ export function quickOutputBlock(item: Record_): ToolResultBlock | undefined {
   if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
   const fields = typeOnly(item, OUTPUT_SHAPE) ?? itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
   if (fields === undefined) return undefined;
-  const extra = { openai: { item: fields } };
-  return { type: "tool_result", toolUseId, content: output, isError: false, extra };
+  const extra = openaiExtra({ ...SHAPE.item, item: fields });
+  return toolResultBlock(toolUseId, output, false, extra);
 }

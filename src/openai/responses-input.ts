@@ -8,6 +8,7 @@ import {
 } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
+import { listOf } from "../core/message-shapes.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
@@ -63,10 +64,10 @@ export function itemBlocks(context: ItemContext, item: Record<string, unknown>):
       return messageBlocks(context, item);
     case "function_call":
     case "custom_tool_call":
-      return [callBlock(context, item)];
+      return listOf(callBlock(context, item));
     case "function_call_output":
     case "custom_tool_call_output":
-      return [outputBlock(context, item)];
+      return listOf<ContentBlock>(outputBlock(context, item));
     default:
       // An item's type names it: anything else the API refuses.
       if (!isNonEmptyString(item["type"])) {
@@ -237,7 +238,7 @@ class InputBuilder {
   #joinOne(side: "assistant" | "tool", block: ContentBlock | undefined): boolean {
     if (block === undefined) return false;
     if (this.#side !== side) {
-      this.#open(side, [block], 1);
+      this.#open(side, listOf(block), 1);
       return true;
     }
     if (this.#content !== this.#run) this.#toRun();
