@@ -18,8 +18,10 @@ import type {
  * request awaits its model), it makes every later object of that site in the old generation,
  * where each request's garbage then waits for a full collection. A spread has no allocation
  * site: with these, the one-call helpers take about half the time they took (`npm run bench`,
- * part 6). The writers of each adapter's wire format make their objects the same way; an
- * array of known length is `new Array(n)`, filled, as an array literal has a site too.
+ * part 6). The writers of each adapter's wire format make their objects the same way. Arrays
+ * too: `[x]`, `[]` and `new Array(0)` have sites; {@link listOf}, {@link emptyList} and
+ * `new Array(length)`, filled, do not. `test/code/young-objects.test.ts` asks V8 whether the
+ * conversions' objects stay young.
  *
  * A shape's placeholders are of the type the field then holds ("", `false`, 0), `undefined`
  * for an object: no object is shared, and a field left out fails the type check.
@@ -107,6 +109,13 @@ export function keyed<V>(key: string, value: V): Record<string, V> {
   const object: Record<string, V> = {};
   object[key] = value;
   return object;
+}
+
+const NO_ITEMS: readonly never[] = Object.freeze([]);
+
+/** A new empty array (`[]` and `new Array(0)` have allocation sites too). */
+export function emptyList<T>(): T[] {
+  return NO_ITEMS.slice();
 }
 
 /** An array of `item` alone (an array literal has an allocation site too). */

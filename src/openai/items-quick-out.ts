@@ -5,7 +5,7 @@ import type {
   Message,
   ToolUseBlock,
 } from "../core/message.js";
-import { listOf } from "../core/message-shapes.js";
+import { emptyList, listOf } from "../core/message-shapes.js";
 import { HAS_OWN, hasOnlyKeys, isPlainObject } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { OPENAI_KEY } from "./items-in.js";
@@ -139,7 +139,7 @@ function stringsOf(value: unknown): JsonObject | undefined {
 function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject | undefined {
   if (kept === undefined) {
     return role === "assistant"
-      ? { ...WIRE.outputText, text, annotations: new Array(0) }
+      ? { ...WIRE.outputText, text, annotations: emptyList() }
       : { ...WIRE.inputText, text };
   }
   if (!isPlainObject(kept)) return undefined;
@@ -158,7 +158,7 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
   }
   if (count !== 2 || typeof type !== "string") return undefined;
   if (!Array.isArray(annotations) || annotations.length !== 0) return undefined;
-  return { ...WIRE.keptOutputText, type, annotations: new Array(0), text };
+  return { ...WIRE.keptOutputText, type, annotations: emptyList(), text };
 }
 
 /**

@@ -10,7 +10,14 @@
  */
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
 import type { ContentBlock, JsonObject, ToolResultBlock, ToolUseBlock } from "../core/message.js";
-import { keyed, listOf, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
+import {
+  emptyList,
+  keyed,
+  listOf,
+  textBlock,
+  toolResultBlock,
+  toolUseBlock,
+} from "../core/message-shapes.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { readToolArguments } from "../internal/tool-arguments.js";
@@ -131,7 +138,7 @@ function quickPart(part: unknown, fields: JsonObject | undefined): ContentBlock 
   else if (count === 2) kept = { ...SHAPE.type, type };
   else if (count === 3 && typeFirst && isEmptyArray(part["annotations"])) {
     // The part's fields but its text, in its key order (`type` first here, or left to the full).
-    kept = { ...SHAPE.outputText, type, annotations: new Array(0) };
+    kept = { ...SHAPE.outputText, type, annotations: emptyList() };
   } else return undefined;
   // Each mark made whole from its shape (a field added later costs a new property store).
   const marks: JsonObject =
