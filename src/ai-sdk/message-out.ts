@@ -44,6 +44,17 @@ export interface ToolNames {
   set(toolUseId: string, name: string): unknown;
 }
 
+/**
+ * The messages of every request, each built whole from a shape by a spread, not an object
+ * literal with fields, which V8 would make in the old generation once its objects outlive a
+ * young collection (see `core/message-shapes.ts`). Each placeholder is set.
+ */
+const MESSAGE = {
+  user: { role: "user", content: undefined },
+  assistant: { role: "assistant", content: undefined },
+  tool: { role: "tool", content: undefined },
+} as const;
+
 const MESSAGE_OPTIONS_KEY = `${AI_SDK_KEY}:messageProviderOptions`;
 const PROVIDER_OPTIONS_KEY = `${AI_SDK_KEY}:providerOptions`;
 
@@ -130,13 +141,13 @@ function assistantToModel(message: Message, toolNames: ToolNames, out: ModelMess
   const only = message.content[0];
   if (form !== "parts" && only?.type === "text") {
     const content = form === "string" ? only.text : [];
-    out.push(withMessageOptions<AssistantModelMessage>({ role: "assistant", content }, options));
+    out.push(withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content }, options));
     return;
   }
   const blocks = sentBlocks(message.content);
   if (blocks.length === 0) return;
   const content = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames);
-  out.push(withMessageOptions<AssistantModelMessage>({ role: "assistant", content }, options));
+  out.push(withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content }, options));
 }
 
 /**
@@ -149,7 +160,7 @@ function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]
   const only = message.content[0];
   if (form !== "parts" && only?.type === "text") {
     const content = form === "string" ? only.text : [];
-    out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
+    out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content }, options));
     return;
   }
   const blocks = sentBlocks(message.content);
@@ -160,14 +171,14 @@ function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]
     const content = partsOf<ToolPart>(blocks, 0, split, toolNames);
     out.push(
       withMessageOptions<ToolModelMessage>(
-        { role: "tool", content },
+        { ...MESSAGE.tool, content },
         rest === 0 ? options : undefined,
       ),
     );
   }
   if (rest > 0) {
     const content = partsOf<UserPart>(blocks, split, blocks.length, toolNames);
-    out.push(withMessageOptions<UserModelMessage>({ role: "user", content }, options));
+    out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content }, options));
   }
 }
 

@@ -24,7 +24,7 @@ const inYoungGeneration = new Function("value", "return %InYoungGeneration(value
 ) => boolean;
 
 const ROUNDS = 6;
-const conversation = buildPeerConversation(400);
+const conversation = buildPeerConversation(1000);
 
 /** Every object `value` holds, itself included, to a few levels down. */
 function objectsIn(value: unknown, into = new Set<object>(), depth = 0): Set<object> {
