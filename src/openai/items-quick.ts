@@ -77,6 +77,37 @@ const SHAPE = {
 /** The `extra` of a block read from an item: its OpenAI marks under `openai`. */
 const openaiExtra = (marks: JsonObject): JsonObject => keyed(BOOKKEEPING_KEYS.openai, marks);
 
+/** `value` and everything in it frozen (a JSON value of the module's own). */
+function deepFrozen(value: JsonObject): JsonObject {
+  for (const key in value) {
+    const field = value[key];
+    if (typeof field === "object" && field !== null) deepFrozen(field as JsonObject);
+  }
+  return Object.freeze(value);
+}
+
+/**
+ * The `extra` of the commonest blocks, the same for every item of their form (`{ type,
+ * call_id, output }`, `{ type, call_id, name, arguments }` of arguments kept as JSON,
+ * `{ type: "message", role, content }`): one frozen object each, shared, rather than four made
+ * per block.
+ */
+const COMMON_EXTRA = {
+  output: deepFrozen(openaiExtra({ item: { type: "function_call_output" } })),
+  call: deepFrozen(openaiExtra({ item: { type: "function_call" } })),
+  string: {
+    user: deepFrozen(openaiExtra({ item: { type: "message", role: "user" }, content: "string" })),
+    assistant: deepFrozen(
+      openaiExtra({ item: { type: "message", role: "assistant" }, content: "string" }),
+    ),
+  },
+  firstPart: {
+    user: deepFrozen(openaiExtra({ item: { type: "message", role: "user" } })),
+    assistant: deepFrozen(openaiExtra({ item: { type: "message", role: "assistant" } })),
+  },
+  continues: deepFrozen(openaiExtra({ continues: true })),
+};
+
 /**
  * The item's fields but `own` (a new object of its strings, in its key order), or `undefined`
  * when it has a key not among `keys` or a field not among `own` that is not a string.
@@ -98,19 +129,27 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
   // Each value read once: what is checked is what is kept (a getter may answer differently).
   const { type, role, content } = item;
   if (role !== "user" && role !== "assistant") return undefined;
-  const fields =
-    typeof type === "string" && keysAre(item, MESSAGE_SHAPE)
+  const shaped = typeof type === "string" && keysAre(item, MESSAGE_SHAPE);
+  // The commonest item: its fields are the shared extras' (see COMMON_EXTRA).
+  const common = shaped && type === "message";
+  const fields = common
+    ? undefined
+    : shaped
       ? { ...SHAPE.typeAndRole, type, role }
       : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
-  if (fields === undefined) return undefined;
+  if (!common && fields === undefined) return undefined;
   if (typeof content === "string") {
-    const extra = openaiExtra({ ...SHAPE.stringContent, item: fields });
+    const extra =
+      fields === undefined
+        ? COMMON_EXTRA.string[role]
+        : openaiExtra({ ...SHAPE.stringContent, item: fields });
     return listOf<ContentBlock>(textBlock(content, extra));
   }
   if (!Array.isArray(content) || content.length === 0) return undefined;
   const blocks: ContentBlock[] = new Array(content.length);
   for (let index = 0; index < content.length; index += 1) {
-    const block = quickPart(content[index], index === 0 ? fields : undefined);
+    const first = index === 0 ? (fields ?? role) : undefined;
+    const block = quickPart(content[index], first);
     if (block === undefined) return undefined;
     blocks[index] = block;
   }
@@ -119,9 +158,13 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
 
 /**
  * An `input_text` part `{ type, text }`, or an `output_text` one with no annotations; marked
- * with the item's `fields` when it is the item's first part, else as continuing it.
+ * with the item's `fields` when it is the item's first part (its role alone: the commonest
+ * item's), else as continuing it.
  */
-function quickPart(part: unknown, fields: JsonObject | undefined): ContentBlock | undefined {
+function quickPart(
+  part: unknown,
+  fields: JsonObject | "user" | "assistant" | undefined,
+): ContentBlock | undefined {
   if (!isPlainObject(part)) return undefined;
   const { type, text } = part;
   if (typeof text !== "string") return undefined;
@@ -140,15 +183,18 @@ function quickPart(part: unknown, fields: JsonObject | undefined): ContentBlock 
     // The part's fields but its text, in its key order (`type` first here, or left to the full).
     kept = { ...SHAPE.outputText, type, annotations: emptyList() };
   } else return undefined;
+  if (kept === undefined && fields === undefined) return textBlock(text, COMMON_EXTRA.continues);
+  if (kept === undefined && typeof fields === "string")
+    return textBlock(text, COMMON_EXTRA.firstPart[fields]);
+  const item =
+    typeof fields === "string" ? { ...SHAPE.typeAndRole, type: "message", role: fields } : fields;
   // Each mark made whole from its shape (a field added later costs a new property store).
   const marks: JsonObject =
-    fields === undefined
-      ? kept === undefined
-        ? { ...SHAPE.continues }
-        : { ...SHAPE.continuesPart, part: kept }
+    item === undefined
+      ? { ...SHAPE.continuesPart, part: kept as JsonObject }
       : kept === undefined
-        ? { ...SHAPE.item, item: fields }
-        : { ...SHAPE.itemAndPart, item: fields, part: kept };
+        ? { ...SHAPE.item, item }
+        : { ...SHAPE.itemAndPart, item, part: kept };
   return textBlock(text, openaiExtra(marks));
 }
 
@@ -164,6 +210,8 @@ export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
   if (fields === undefined) return undefined;
   const read = readToolArguments(raw);
   if (read === undefined) return undefined;
+  if (!read.keep && isOnly(fields, "function_call"))
+    return toolUseBlock(id, name, read.input, COMMON_EXTRA.call);
   const kept: JsonObject = read.keep
     ? { ...SHAPE.itemAndArguments, item: fields, arguments: raw }
     : { ...SHAPE.item, item: fields };
@@ -176,6 +224,15 @@ export function quickOutputBlock(item: Record_): ToolResultBlock | undefined {
   if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
   const fields = typeOnly(item, OUTPUT_SHAPE) ?? itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
   if (fields === undefined) return undefined;
-  const extra = openaiExtra({ ...SHAPE.item, item: fields });
+  const extra = isOnly(fields, "function_call_output")
+    ? COMMON_EXTRA.output
+    : openaiExtra({ ...SHAPE.item, item: fields });
   return toolResultBlock(toolUseId, output, false, extra);
+}
+
+/** Whether `fields` are `{ type }` of that type alone. */
+function isOnly(fields: JsonObject, type: string): boolean {
+  if (fields["type"] !== type) return false;
+  for (const key in fields) if (key !== "type") return false;
+  return true;
 }
