@@ -102,8 +102,9 @@ export function messageOf(
 }
 
 /**
- * `{ [key]: value }`, made field by field: an object of one field whose name the caller knows
- * at run time only (a provider's `extra` key), without a literal's allocation site.
+ * `{ [key]: value }`, made field by field, without a literal's allocation site: an object of
+ * one field named by a constant of the library's own (a provider's `extra` key), never by
+ * input (`__proto__` would set the prototype).
  */
 export function keyed<V>(key: string, value: V): Record<string, V> {
   const object: Record<string, V> = {};
