@@ -1,4 +1,5 @@
 import type { ContentBlock, JsonObject, JsonValue, ToolUseBlock } from "../core/message.js";
+import { emptyList, textBlock as plainTextBlock, toolUseBlock } from "../core/message-shapes.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import {
   fail,
@@ -85,7 +86,7 @@ function toolUse(context: ReadContext, call: Call, part: Record_ | undefined): T
     if (jsonEqual(part[inputKey], call.args)) modelled.push(inputKey);
     fields["shape"] = shapeOf(context, part, modelled, []) ?? {};
   }
-  return withFields({ type: "tool_use", id: call.id, name: call.name, input: call.args }, fields);
+  return withFields(toolUseBlock(call.id, call.name, call.args), fields);
 }
 
 function thinkingBlock(context: ReadContext, part: Record_): ContentBlock | undefined {
@@ -174,9 +175,9 @@ export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[]
   } else fail(context, "tool_calls", "must be an array");
   const { content } = message;
   const placed = calls.size === 0 ? NOTHING_PLACED : new Set<string>();
-  const blocks: ContentBlock[] = [];
+  const blocks: ContentBlock[] = emptyList();
   if (typeof content === "string") {
-    if (content !== "") blocks.push({ type: "text", text: content });
+    if (content !== "") blocks.push(plainTextBlock(content));
   } else if (Array.isArray(content)) {
     content.forEach((part: unknown, index) => {
       blocks.push(contentBlock(inside(context, "content", index), part, calls, placed));

@@ -8,6 +8,7 @@ import type {
   OpaqueBlock,
   ToolResultContentBlock,
 } from "../core/message.js";
+import { keyed, textBlock as plainTextBlock } from "../core/message-shapes.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
 
@@ -102,7 +103,7 @@ export function withFields<B extends Exclude<ContentBlock, OpaqueBlock>>(
   block: B,
   fields: JsonObject,
 ): B {
-  for (const _key in fields) return spreadWith(block, { extra: { [LANGCHAIN_KEY]: fields } });
+  for (const _key in fields) return spreadWith(block, { extra: keyed(LANGCHAIN_KEY, fields) });
   return block;
 }
 
@@ -192,14 +193,15 @@ export function imageBlock(context: ReadContext, part: Record_): ImageBlock | un
 export function textBlock(context: ReadContext, part: Record_): ContentBlock {
   if (typeof part["text"] !== "string") return opaque(context, part);
   const shape = shapeOf(context, part, ["text"], ["type", "text"]);
-  return withFields({ type: "text", text: part["text"] }, shape === undefined ? {} : { shape });
+  const block = plainTextBlock(part["text"]);
+  return shape === undefined ? block : withFields(block, keyed("shape", shape));
 }
 
 /** A block of a user message or a tool result: text, an image, or carried whole. */
 export function inputBlock(context: ReadContext, part: unknown): ToolResultContentBlock {
   if (typeof part === "string") {
     // A bare string in a content array: kept as text, marked to come back as a string.
-    return withFields({ type: "text", text: part }, { content: "string" });
+    return withFields(plainTextBlock(part), keyed("content", "string"));
   }
   if (!isRecord(part) || typeof part["type"] !== "string") {
     context.issues.push({ path: context.path, message: "must be a content block with a type" });

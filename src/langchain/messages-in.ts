@@ -10,6 +10,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { keyed, listOf, messageOf, textBlock, toolResultBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
@@ -138,7 +139,7 @@ function messageBlocks(
   if (typeof content === "string") fields["content"] = "string";
   let blocks: ContentBlock[];
   if (kind === "ai") blocks = aiBlocks(context, message);
-  else if (typeof content === "string") blocks = [{ type: "text", text: content }];
+  else if (typeof content === "string") blocks = listOf<ContentBlock>(textBlock(content));
   else if (Array.isArray(content))
     blocks = content.map((part: unknown, index) =>
       inputBlock(inside(context, "content", index), part),
@@ -176,13 +177,12 @@ function resultBlock(
       inputBlock(inside(context, "content", index), part),
     );
   else fail(context, "content", "must be a string or an array of content blocks");
-  const block: ToolResultBlock = {
-    type: "tool_result",
-    toolUseId: typeof toolUseId === "string" ? toolUseId : "",
-    content: output,
-    isError: message["status"] === "error",
-  };
-  return withFields(block, isEmpty(fields) ? {} : { message: fields });
+  const block = toolResultBlock(
+    typeof toolUseId === "string" ? toolUseId : "",
+    output,
+    message["status"] === "error",
+  );
+  return isEmpty(fields) ? block : withFields(block, keyed("message", fields));
 }
 
 /** A system message as the block that carries it, verbatim. */
@@ -239,7 +239,7 @@ class MessagesBuilder {
       this.#results.push(block);
       return;
     }
-    this.#results = [block];
+    this.#results = listOf(block);
     this.starts.push(index);
     this.#push("user", this.#turns.current(), this.#results, id, undefined);
   }
@@ -271,17 +271,8 @@ class MessagesBuilder {
     id: string,
     generated: GeneratedKind | undefined,
   ): void {
-    const message = {
-      role,
-      id,
-      sessionId: this.#sessionId,
-      turnId,
-      createdAt: this.#createdAt,
-      content,
-    };
-    this.messages.push(
-      (generated === undefined ? message : spreadWith(message, { generated })) as Message,
-    );
+    const message = messageOf(role, id, this.#sessionId, turnId, this.#createdAt, content);
+    this.messages.push(generated === undefined ? message : spreadWith(message, { generated }));
   }
 }
 
