@@ -14,7 +14,6 @@ import { fromAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/
 import { fromChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import type { Message } from "../../src/core/message.js";
 import { fromGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
-import { fromLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
 import { fromResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 
 declare function gc(options?: { type: "minor" }): void;
@@ -74,8 +73,7 @@ const ways: Record<
   {
     wire: () => readonly unknown[];
     read: (items: never) => Message[];
-    /** Absent for LangChain, whose messages are its own classes' (their fields its code's). */
-    write?: (messages: Message[]) => readonly unknown[];
+    write: (messages: Message[]) => readonly unknown[];
   }
 > = {
   anthropic: {
@@ -103,26 +101,17 @@ const ways: Record<
     read: (items) => fromResponsesInput(items),
     write: (messages) => toResponsesInput(messages),
   },
-  langchain: {
-    wire: () => toLangChainMessages(conversation),
-    read: (items) => fromLangChainMessages(items),
-  },
 };
 
 const report: Record<
   string,
-  { read: { old: number; of: number }; write?: { old: number; of: number } }
+  { read: { old: number; of: number }; write: { old: number; of: number } }
 > = {};
 for (const [name, way] of Object.entries(ways)) {
   const items = way.wire();
   const read = oldAfterRounds(() => made(way.read(items as never), items));
-  const { write: writing } = way;
-  if (writing === undefined) {
-    report[name] = { read };
-    continue;
-  }
   const messages = way.read(items as never);
-  const write = oldAfterRounds(() => made(writing(messages), messages));
+  const write = oldAfterRounds(() => made(way.write(messages), messages));
   report[name] = { read, write };
 }
 process.stdout.write(`${JSON.stringify(report)}\n`);
