@@ -1,5 +1,5 @@
 import type { ContentBlock, JsonObject, JsonValue, ToolUseBlock } from "../core/message.js";
-import { emptyList, textBlock as plainTextBlock, toolUseBlock } from "../core/message-shapes.js";
+import { emptyList, textBlock, toolUseBlock } from "../core/message-shapes.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import {
   fail,
@@ -9,8 +9,8 @@ import {
   json,
   opaque,
   type ReadContext,
+  readTextPart,
   shapeOf,
-  textBlock,
   withFields,
 } from "./blocks-in.js";
 
@@ -132,7 +132,7 @@ function contentBlock(
   const call = typeof part["id"] === "string" ? calls.get(part["id"]) : undefined;
   switch (part["type"]) {
     case "text":
-      return textBlock(context, part);
+      return readTextPart(context, part);
     case "thinking":
     case "reasoning":
       return thinkingBlock(context, part) ?? opaque(context, part);
@@ -177,7 +177,7 @@ export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[]
   const placed = calls.size === 0 ? NOTHING_PLACED : new Set<string>();
   const blocks: ContentBlock[] = emptyList();
   if (typeof content === "string") {
-    if (content !== "") blocks.push(plainTextBlock(content));
+    if (content !== "") blocks.push(textBlock(content));
   } else if (Array.isArray(content)) {
     content.forEach((part: unknown, index) => {
       blocks.push(contentBlock(inside(context, "content", index), part, calls, placed));

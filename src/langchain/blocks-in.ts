@@ -8,7 +8,7 @@ import type {
   OpaqueBlock,
   ToolResultContentBlock,
 } from "../core/message.js";
-import { keyed, textBlock as plainTextBlock } from "../core/message-shapes.js";
+import { keyed, textBlock } from "../core/message-shapes.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
 
@@ -189,11 +189,11 @@ export function imageBlock(context: ReadContext, part: Record_): ImageBlock | un
   return withFields({ type: "image", source: found.source }, fields);
 }
 
-/** A text block, its other fields kept. */
-export function textBlock(context: ReadContext, part: Record_): ContentBlock {
+/** A LangChain text part as a text block, its other fields kept. */
+export function readTextPart(context: ReadContext, part: Record_): ContentBlock {
   if (typeof part["text"] !== "string") return opaque(context, part);
   const shape = shapeOf(context, part, ["text"], ["type", "text"]);
-  const block = plainTextBlock(part["text"]);
+  const block = textBlock(part["text"]);
   return shape === undefined ? block : withFields(block, keyed("shape", shape));
 }
 
@@ -201,13 +201,13 @@ export function textBlock(context: ReadContext, part: Record_): ContentBlock {
 export function inputBlock(context: ReadContext, part: unknown): ToolResultContentBlock {
   if (typeof part === "string") {
     // A bare string in a content array: kept as text, marked to come back as a string.
-    return withFields(plainTextBlock(part), keyed("content", "string"));
+    return withFields(textBlock(part), keyed("content", "string"));
   }
   if (!isRecord(part) || typeof part["type"] !== "string") {
     context.issues.push({ path: context.path, message: "must be a content block with a type" });
     return { type: "opaque", block: {} };
   }
-  if (part["type"] === "text") return textBlock(context, part) as ToolResultContentBlock;
+  if (part["type"] === "text") return readTextPart(context, part) as ToolResultContentBlock;
   if (part["type"] === "image" || part["type"] === "image_url")
     return imageBlock(context, part) ?? opaque(context, part);
   return opaque(context, part);
