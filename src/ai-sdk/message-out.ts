@@ -44,11 +44,7 @@ export interface ToolNames {
   set(toolUseId: string, name: string): unknown;
 }
 
-/**
- * The messages of every request, each built whole from a shape by a spread, not an object
- * literal with fields, which V8 would make in the old generation once its objects outlive a
- * young collection (see `core/message-shapes.ts`). Each placeholder is set.
- */
+/** The messages written, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
 const MESSAGE = {
   user: { role: "user", content: undefined },
   assistant: { role: "assistant", content: undefined },

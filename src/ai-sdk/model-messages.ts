@@ -11,7 +11,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { listOf, messageOf, textBlock } from "../core/message-shapes.js";
+import { keyed, listOf, messageOf, textBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import {
   estimateBlockTokens,
@@ -100,16 +100,11 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
 }
 
 /**
- * The one text block of a message written as a string or as no parts, its form kept. Made
- * field by field, as literals' allocation sites would be pretenured (see
- * `core/message-shapes.ts`): a string is how most user messages come.
+ * The one text block of a message written as a string or as no parts, its form kept, built
+ * without literals (see `core/message-shapes.ts`): a string is how most user messages come.
  */
 function formBlocks(text: string, form: "string" | "empty"): ContentBlock[] {
-  const fields: JsonObject = {};
-  fields["content"] = form;
-  const extra: JsonObject = {};
-  extra[AI_SDK_KEY] = fields;
-  return listOf<ContentBlock>(textBlock(text, extra));
+  return listOf<ContentBlock>(textBlock(text, keyed(AI_SDK_KEY, keyed("content", form))));
 }
 
 function readBlocks(message: Record_, role: string, cursor: PartCursor): ContentBlock[] {

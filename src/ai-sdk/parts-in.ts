@@ -8,7 +8,7 @@ import {
   type JsonValue,
   type OpaqueBlock,
 } from "../core/message.js";
-import { redactedThinkingBlock, textBlock, thinkingBlock } from "../core/message-shapes.js";
+import { keyed, redactedThinkingBlock, textBlock, thinkingBlock } from "../core/message-shapes.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
@@ -131,13 +131,7 @@ export function jsonField(
 }
 
 export function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
-  // The extra made field by field: a literal's allocation site would be pretenured (see
-  // `core/message-shapes.ts`).
-  for (const _ in fields) {
-    const extra: JsonObject = {};
-    extra[AI_SDK_KEY] = fields;
-    return spreadWith(block, { extra });
-  }
+  for (const _ in fields) return spreadWith(block, { extra: keyed(AI_SDK_KEY, fields) });
   return block;
 }
 

@@ -29,11 +29,7 @@ type ReasoningPart = Extract<Exclude<AssistantContent, string>[number], { type: 
 type ToolResultOutput = ToolResultPart["output"];
 type OutputContentPart = Extract<ToolResultOutput, { type: "content" }>["value"][number];
 
-/**
- * The parts of every request, each built whole from a shape by a spread, not an object literal
- * with fields, which V8 would make in the old generation once its objects outlive a young
- * collection (see `core/message-shapes.ts`). Each placeholder is set.
- */
+/** The parts written, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
 const PART = {
   text: { type: "text", text: "" },
   toolCall: { type: "tool-call", toolCallId: "", toolName: "" },

@@ -25,12 +25,7 @@ export function writeQuickChatMessage(message: Message, out: JsonObject[]): bool
   return message.role === "assistant" ? quickAssistant(message, out) : quickUser(message, out);
 }
 
-// The keys a block may keep, by where it is (constants: an array literal is a new array per call).
-/**
- * The messages of every request, each built whole from a shape by a spread, not an object
- * literal with fields, which V8 would make in the old generation once its objects outlive a
- * young collection (see `core/message-shapes.ts`). Each placeholder is set.
- */
+/** The messages written, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
 const WIRE = {
   user: { role: "user", content: "" },
   tool: { role: "tool", tool_call_id: "", content: "" },
@@ -41,6 +36,7 @@ const WIRE = {
   function: { name: "", arguments: "" },
 } as const;
 
+// The keys a block may keep, by where it is (constants: an array literal is a new array per call).
 const CONTENT_KEYS = ["content"];
 const NO_KEYS: readonly string[] = [];
 const FIRST_CALL_KEYS = ["content", "arguments"];

@@ -1,5 +1,6 @@
 import type { ContentBlock, JsonObject } from "../core/message.js";
-import { listOf, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
+import { keyed, listOf, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
+import { freezeDeeply } from "../internal/frozen.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
@@ -140,9 +141,7 @@ function quickCall(call: unknown, form: ContentForm | undefined): ContentBlock |
   const fields: JsonObject = {};
   fields["arguments"] = raw;
   if (form !== undefined) fields["content"] = form;
-  const extra: JsonObject = {};
-  extra[CHAT_COMPLETIONS_KEY] = fields;
-  return toolUseBlock(id, name, input, extra);
+  return toolUseBlock(id, name, input, keyed(CHAT_COMPLETIONS_KEY, fields));
 }
 
 /**
@@ -157,5 +156,5 @@ const FORM_EXTRA = {
 };
 
 function formExtra(form: string): JsonObject {
-  return Object.freeze({ [CHAT_COMPLETIONS_KEY]: Object.freeze({ content: form }) });
+  return freezeDeeply({ [CHAT_COMPLETIONS_KEY]: { content: form } });
 }

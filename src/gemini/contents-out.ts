@@ -186,10 +186,10 @@ export function writeGeminiContents(
   return writer.written();
 }
 
-/** The role of the content a message is written into. */
 /** A content's shape, written whole by a spread (see `core/message-shapes.ts`), each field set. */
 const CONTENT = { role: "user", parts: undefined } as const;
 
+/** The role of the content a message is written into. */
 const roleOf = (message: Message) =>
   message.role === "assistant" && !isSystemMessage(message) ? "model" : "user";
 

@@ -44,11 +44,7 @@ function hasExactly(value: unknown, keys: readonly string[]): value is Record<st
   return count === keys.length;
 }
 
-/**
- * The parts of every request, each built whole from a shape by a spread, not an object literal
- * with fields, which V8 would make in the old generation once its objects outlive a young
- * collection (see `core/message-shapes.ts`). Each placeholder is set.
- */
+/** The parts written, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
 const WIRE = {
   text: { text: "" },
   call: { functionCall: undefined },

@@ -99,11 +99,7 @@ function fieldsOf(block: ContentBlock): Record_ | undefined {
 const TYPE = ["type"];
 const TYPE_ROLE = ["type", "role"];
 
-/**
- * The items and parts of every request, each built whole from a shape by a spread, not an
- * object literal with fields, which V8 would make in the old generation once its objects
- * outlive a young collection (see `core/message-shapes.ts`). Each placeholder is set.
- */
+/** The items and parts written, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
 const WIRE = {
   type: { type: "" },
   typeRole: { type: "", role: "" },
@@ -118,7 +114,7 @@ const WIRE = {
 /** A new object of `value`'s fields (all strings, else `undefined`), in its key order. */
 function stringsOf(value: unknown): JsonObject | undefined {
   if (!isPlainObject(value)) return undefined;
-  // What the reading keeps of the common items, as one literal (a keyed store per key costs more).
+  // What the reading keeps of the common items, built whole (a keyed store per key costs more).
   const { type, role } = value;
   if (typeof type === "string") {
     if (keysAre(value, TYPE)) return { ...WIRE.type, type };
@@ -162,8 +158,8 @@ function partOf(text: string, kept: unknown, role: Message["role"]): JsonObject 
 }
 
 /**
- * A message item: the kept item's strings, then `content`; the common `{ type, role }` as one
- * literal (a field added to an object made smaller costs a new property store).
+ * A message item: the kept item's strings, then `content`; the common `{ type, role }` built
+ * whole from its shape (a field added to an object made smaller costs a new property store).
  */
 function messageItem(kept: unknown, content: JsonValue): JsonObject | undefined {
   if (isPlainObject(kept)) {
@@ -189,7 +185,7 @@ function callOrOutput(block: ContentBlock, fields: Record_): JsonObject | undefi
   if (!hasOnlyKeys(fields, OUTPUT_KEYS)) return undefined;
   const kept = fields["item"];
   const { toolUseId, content } = block;
-  // The common shapes as one literal each, of their final fields.
+  // The common shapes built whole, of their final fields.
   const type = kept === undefined ? "function_call_output" : typeOnly(kept);
   if (type !== undefined) return { ...WIRE.output, type, call_id: toolUseId, output: content };
   const item = stringsOf(kept);

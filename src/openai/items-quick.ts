@@ -18,6 +18,7 @@ import {
   toolResultBlock,
   toolUseBlock,
 } from "../core/message-shapes.js";
+import { freezeDeeply } from "../internal/frozen.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { readToolArguments } from "../internal/tool-arguments.js";
@@ -57,11 +58,7 @@ function typeOnly(item: Record_, shape: readonly string[]): { type: string } | u
   return typeof type === "string" && keysAre(item, shape) ? { ...SHAPE.type, type } : undefined;
 }
 
-/**
- * What the reading makes for every item, each built whole from a shape by a spread, not an
- * object literal with fields, which V8 would make in the old generation once its objects
- * outlive a young collection (see `core/message-shapes.ts`). Each placeholder is set.
- */
+/** What the reading makes, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
 const SHAPE = {
   type: { type: "" },
   typeAndRole: { type: "", role: "" },
@@ -69,22 +66,12 @@ const SHAPE = {
   itemAndPart: { item: undefined, part: undefined },
   itemAndArguments: { item: undefined, arguments: "" },
   stringContent: { item: undefined, content: "string" },
-  continues: { continues: true },
   continuesPart: { continues: true, part: undefined },
   outputText: { type: "", annotations: undefined },
 } as const;
 
 /** The `extra` of a block read from an item: its OpenAI marks under `openai`. */
 const openaiExtra = (marks: JsonObject): JsonObject => keyed(BOOKKEEPING_KEYS.openai, marks);
-
-/** `value` and everything in it frozen (a JSON value of the module's own). */
-function deepFrozen(value: JsonObject): JsonObject {
-  for (const key in value) {
-    const field = value[key];
-    if (typeof field === "object" && field !== null) deepFrozen(field as JsonObject);
-  }
-  return Object.freeze(value);
-}
 
 /**
  * The `extra` of the commonest blocks, the same for every item of their form (`{ type,
@@ -93,19 +80,19 @@ function deepFrozen(value: JsonObject): JsonObject {
  * per block.
  */
 const COMMON_EXTRA = {
-  output: deepFrozen(openaiExtra({ item: { type: "function_call_output" } })),
-  call: deepFrozen(openaiExtra({ item: { type: "function_call" } })),
+  output: freezeDeeply(openaiExtra({ item: { type: "function_call_output" } })),
+  call: freezeDeeply(openaiExtra({ item: { type: "function_call" } })),
   string: {
-    user: deepFrozen(openaiExtra({ item: { type: "message", role: "user" }, content: "string" })),
-    assistant: deepFrozen(
+    user: freezeDeeply(openaiExtra({ item: { type: "message", role: "user" }, content: "string" })),
+    assistant: freezeDeeply(
       openaiExtra({ item: { type: "message", role: "assistant" }, content: "string" }),
     ),
   },
   firstPart: {
-    user: deepFrozen(openaiExtra({ item: { type: "message", role: "user" } })),
-    assistant: deepFrozen(openaiExtra({ item: { type: "message", role: "assistant" } })),
+    user: freezeDeeply(openaiExtra({ item: { type: "message", role: "user" } })),
+    assistant: freezeDeeply(openaiExtra({ item: { type: "message", role: "assistant" } })),
   },
-  continues: deepFrozen(openaiExtra({ continues: true })),
+  continues: freezeDeeply(openaiExtra({ continues: true })),
 };
 
 /**
