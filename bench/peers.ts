@@ -9,7 +9,7 @@
  * - LangChain's `trimMessages` (`@langchain/core`) with a chars/4 token counter and `maxTokens`
  *   the size of the last 3 turns: drops every message older than the last 3 turns.
  * - ours as a LangChain user calls it, on the same `BaseMessage[]`: `compactLangChainMessages`
- *   from `agent-compaction/langchain` (converted in, compacted in a session, converted back).
+ *   from `agent-compaction/langchain` (converted in, compacted as the session does, converted back).
  *
  * The conversation is built once per size with the repo's `ConversationBuilder` and converted
  * to `ModelMessage[]` and `BaseMessage[]` outside the timed region. `npm run bench` runs each
@@ -309,7 +309,7 @@ export interface PeerRow {
   trimSkipped?: string;
   /**
    * Ours on LangChain's messages, as a LangChain user calls it: `compactLangChainMessages`
-   * (converted in, compacted in a session, converted back). Absent in older results.
+   * (converted in, compacted as the session does, converted back). Absent in older results.
    */
   oursLangChain?: PeerTiming;
   /**

@@ -208,8 +208,8 @@ export async function measureSpeed(options: SpeedOptions): Promise<SpeedRow[]> {
     compact["LLM (mock)"] = await time(samples, () =>
       summariser.compactAsync(conversation, new Map()),
     );
-    // Redaction as a LangChain user calls it: BaseMessage[] converted in, compacted in a session
-    // (a window the conversation is just over the threshold of), converted back.
+    // Redaction as a LangChain user calls it: BaseMessage[] converted in, compacted as the
+    // session does (a window the conversation is just over the threshold of), converted back.
     const langchain = toLangChainMessages(conversation);
     const overWindow = {
       contextLimit: Math.ceil(estimateTokens(conversation) / 0.8),

@@ -8,12 +8,11 @@ import {
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
-import type { Usage } from "../core/usage.js";
+import { contextTokens, type Usage } from "../core/usage.js";
 import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
 import type { IntakeFacts } from "../session/stateless-intake.js";
 import { backToModel } from "./back-to-model.js";
 import { convertModelMessages } from "./model-messages.js";
-import { contextTokens } from "./usage.js";
 
 /**
  * What the steps of one loop (a `generateText` call's, a conversation a middleware has seen)

@@ -1,5 +1,5 @@
 import type { LanguageModelUsage } from "ai";
-import { allInputTokens, type Usage } from "../core/usage.js";
+import type { Usage } from "../core/usage.js";
 
 /** What {@link usageFromAiSdk} reads of a step's or a result's `usage`. */
 export type AiSdkUsageLike = Pick<LanguageModelUsage, "inputTokens" | "outputTokens"> &
@@ -30,9 +30,4 @@ export function usageFromAiSdk(usage: AiSdkUsageLike | undefined | null): Usage 
   const output = count(usage.outputTokens);
   if (output !== undefined) out.outputTokens = output;
   return out;
-}
-
-/** The context a usage says the next request starts from: every input token and the reply. */
-export function contextTokens(usage: Usage): number {
-  return allInputTokens(usage) + (usage.outputTokens ?? 0);
 }

@@ -38,6 +38,11 @@ export function allInputTokens(usage: Usage): number {
   );
 }
 
+/** The context a usage says the next request starts from: every input token and the reply. */
+export function contextTokens(usage: Usage): number {
+  return allInputTokens(usage) + (usage.outputTokens ?? 0);
+}
+
 /**
  * The sum of two usages, a new object: each optional count is in the sum when either part
  * reported it (absent counts 0). A `total` still undefined is `more`, copied.

@@ -1,83 +1,95 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import * as z from "zod/mini";
-import { parseOrThrow } from "../core/errors.js";
-import { ABORT_SIGNAL_SCHEMA, optionsSchema } from "../core/option-schemas.js";
-import { type AgentSession, agentSessionWith } from "../session/agent-session.js";
-import type { MaybeCompactReport } from "../session/compaction-report.js";
-import { CONTENT_HANDLES } from "../session/content-handles.js";
-import type { AgentSessionOptions } from "../session/options.js";
-import { STATELESS_SESSION_ID } from "../session/stateless-options.js";
-import { ThreadSession } from "./thread-session.js";
+import { readableMessages } from "../core/conversation-structure.js";
+import type { Message } from "../core/message.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { contextTokens } from "../core/usage.js";
+import { compactMessagesOnce, type MessageFormat } from "../session/compact-messages.js";
+import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
+import { CallSources } from "./call-sources.js";
+import { convertLangChainMessages } from "./messages-in.js";
+import { pushLangChain } from "./messages-out.js";
+import { usageFromLangChain } from "./usage.js";
 
 /**
- * Options of {@link compactLangChainMessages}: the session's, and a signal. Its `archive` is off
- * unless given, as every one-call helper's: the caller holds the whole history.
+ * Options of {@link compactLangChainMessages}: every one-call helper's (`contextLimit`,
+ * `compactor`, `llmCompactor`, `archive`, `contextUsed`, …). Without `contextUsed`, the last
+ * reply's `usage_metadata` measures the context.
  */
-export interface CompactLangChainMessagesOptions extends AgentSessionOptions {
-  /** Cancels a summary in flight (reported as an `aborted` failure). @default none */
-  signal?: AbortSignal;
-}
+export type CompactLangChainMessagesOptions = CompactMessagesOptions;
 
-const OPTIONS_SCHEMA = optionsSchema({ signal: z.exactOptional(ABORT_SIGNAL_SCHEMA) });
+/** What {@link compactLangChainMessages} returns: every one-call helper's result. */
+export type CompactedLangChainMessages = CompactedMessages<BaseMessage>;
 
-/** What {@link compactLangChainMessages} returns. */
-export interface CompactedLangChainMessages {
-  /** The messages to send: the input array itself when nothing changed. */
-  messages: BaseMessage[];
-  /** Whether the messages changed. */
-  compacted: boolean;
-  /** The session's report: each compactor's result, a failure, what was trimmed. */
-  report: MaybeCompactReport;
-  /** The session the call ran in: `cost`, `compactionUsage`, and with an `archive`, `recall(handle)`. */
-  session: AgentSession;
+/**
+ * LangChain's messages as a one-call helper converts them, for one call: what compaction leaves
+ * unchanged goes back as the very same objects (`origins`), and a changed message keeps its
+ * original's own fields (an artifact, `additional_kwargs`) by reference ({@link CallSources}).
+ */
+function langChainFormat(): MessageFormat<BaseMessage> {
+  let input: readonly BaseMessage[] = [];
+  let starts: readonly number[] = [];
+  let sources: CallSources | undefined;
+  return {
+    entry: "compactLangChainMessages",
+    what: "LangChain messages",
+    from: (messages, origins) => {
+      const converted = convertLangChainMessages(messages, { fieldsFromSources: true });
+      input = messages;
+      starts = converted.starts;
+      const made = converted.messages;
+      for (let index = 0; index < made.length; index += 1)
+        origins.note(index, starts[index]!, starts[index + 1] ?? messages.length);
+      sources = new CallSources(messages, made, starts);
+      return made;
+    },
+    to: (messages, origins) => {
+      const out: BaseMessage[] = [];
+      for (const message of readableMessages(messages)) {
+        if (origins.put(message, out, out.length) !== -1) continue;
+        sources!.writing(message);
+        pushLangChain(out, message, sources);
+      }
+      return out;
+    },
+    // The last reply that reports its usage: its prompt and itself, and what came after it.
+    reportedContext: (converted) => {
+      for (let index = converted.length - 1; index >= 0; index -= 1) {
+        if (converted[index]!.role !== "assistant") continue;
+        const reply = input[starts[index]!] as { usage_metadata?: never } | undefined;
+        const usage = usageFromLangChain(reply?.usage_metadata);
+        if (usage !== undefined)
+          return contextTokens(usage) + estimateTokens(converted.slice(index + 1) as Message[]);
+      }
+      return undefined;
+    },
+  };
 }
 
 /**
  * Compacts a whole LangChain conversation in one call, for a loop of your own
- * (`model.invoke(messages)`, a LangGraph node): a new `AgentSession` takes the messages (the
- * last reply's `usage_metadata` as the context measure), runs `maybeCompact` with the session's
- * promises (masking first, tool calls never split, stale thinking removed), and gives the
- * messages back, those it left unchanged as the same objects. As every one-call helper, it
- * archives what it removes only into an `archive` you give (the caller holds the whole
- * history; without one, placeholders name no handle). Its handles are named after what their
- * records hold (under `sessionId` `"stateless"` unless one is given), so the same history
- * compacted again is the same request, byte for byte, and a shared `archive` keeps each record
- * once: give it each call to recall what an earlier call removed; inside `createAgent`,
- * {@link compactionMiddleware} keeps one session per thread instead.
+ * (`model.invoke(messages)`, a LangGraph node), as every adapter's one-call helper does: the
+ * messages converted, compacted with the session's promises (its default compactors, masking
+ * first, tool calls never split, stale thinking removed, the last resort) and given back, those
+ * it left unchanged as the same objects. The context is `contextUsed` when given, else the last
+ * reply's `usage_metadata` and an estimate of what came after it, else the local estimate. As
+ * every one-call helper, it archives what it removes only into an `archive` you give (the
+ * caller holds the whole history); its handles are named after what their records hold (under
+ * `sessionId` `"stateless"` unless one is given), so the same history compacted again is the
+ * same request, byte for byte. Inside `createAgent`, {@link compactionMiddleware} keeps one
+ * session per thread instead.
+ *
+ * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
+ * result's `error` holds it, and the last resort still fits the messages in the window.
  *
  * @example
  * const { messages: compacted } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
  * const reply = await model.invoke(compacted);
- * @throws {ValidationError} for bad options or a malformed message.
+ * @throws {ValidationError} for bad options or a malformed message; the caller's abort rejects
+ * with an `aborted` `CompactionError`.
  */
-export async function compactLangChainMessages(
+export function compactLangChainMessages(
   messages: readonly BaseMessage[],
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
-  // The signal here; the session checks its own options.
-  parseOrThrow(OPTIONS_SCHEMA, options, "compactLangChainMessages options");
-  const { signal, ...sessionOptions } = options;
-  // Made anew at each call: handles named after what they hold, under the stateless paths' id
-  // unless one is given, so the same history compacted again is the same request, byte for
-  // byte (the prompt cache reads it), and a shared archive keeps each record once. An option
-  // set to `undefined` is absent, as the other helpers take it (not the session's default).
-  const session = agentSessionWith(
-    {
-      ...sessionOptions,
-      sessionId:
-        sessionOptions.sessionId === undefined ? STATELESS_SESSION_ID : sessionOptions.sessionId,
-      archive: sessionOptions.archive === undefined ? false : sessionOptions.archive,
-    },
-    { contentHandles: CONTENT_HANDLES },
-  );
-  const thread = new ThreadSession(session);
-  thread.append(messages, false);
-  thread.pinLeadingSystem(messages);
-  const before = session.messages;
-  const report = await session.maybeCompact(signal === undefined ? {} : { signal });
-  if (!thread.dirty && session.messages === before) {
-    return { messages: messages as BaseMessage[], compacted: false, report, session };
-  }
-  // The thread is not kept: nothing of it need be remembered for a next call.
-  return { messages: thread.output(), compacted: true, report, session };
+  return compactMessagesOnce(messages, options, langChainFormat());
 }

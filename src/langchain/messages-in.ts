@@ -10,6 +10,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { keyed, listOf, textBlock, toolResultBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
@@ -271,9 +272,9 @@ class MessagesBuilder {
     id: string,
     generated: GeneratedKind | undefined,
   ): void {
-    // A literal, not `messageOf` (core/message-shapes.ts): these messages go into a session,
-    // which keeps them, and measured, shaped ones made its one-call helper slower (70x to 99x
-    // pruneMessages at 10k messages, in the session's intake and landing; not understood).
+    // A literal, not `messageOf` (core/message-shapes.ts): measured, shaped ones made both the
+    // session's intake (70x to 99x pruneMessages at 10k messages) and the one-call helper
+    // (39 ms to 52-66 ms) slower; not understood.
     const message = {
       role,
       id,
@@ -347,6 +348,9 @@ export function convertLangChainMessages(
     convertOne(builder, value, index, settings.fieldsFromSources === true, issues);
   });
   if (issues.length > 0) throw new ValidationError("LangChain messages", issues);
+  // Checked as read, built of what was checked: later checks (a compaction's, a session's
+  // append) find them known, as every adapter's conversion leaves its messages.
+  rememberBuilt(checkCreatedAt(builder.messages, "fromLangChainMessages options"));
   return { messages: builder.messages, starts: builder.starts };
 }
 
@@ -373,6 +377,5 @@ export function fromLangChainMessages(
   options: FromLangChainMessagesOptions = {},
 ): Message[] {
   checkConversionOptions(options, "fromLangChainMessages options");
-  const { messages: converted } = convertLangChainMessages(messages, options);
-  return checkCreatedAt(converted, "fromLangChainMessages options");
+  return convertLangChainMessages(messages, options).messages;
 }

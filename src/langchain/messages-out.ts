@@ -37,6 +37,11 @@ export interface LangChainSources {
   result(block: ToolResultBlock): { source: BaseMessage; unchanged: boolean } | undefined;
   /** The LangChain message a changed message of ours was made from, by its id. */
   original(id: string): BaseMessage | undefined;
+  /**
+   * Whether a rebuilt message carries our id. A one-call helper's new messages (a summary, a
+   * notice) carry none: the same history then gives the same request, byte for byte. @default true
+   */
+  writesId?(message: Message): boolean;
 }
 
 /** The message fields kept on a message's last block. */
@@ -64,9 +69,13 @@ function withOriginal(
 }
 
 /** The fields every rebuilt message takes: its id (unless it had none), marks of the library. */
-function commonFields(message: Message, stored: Record_): Record_ {
+function commonFields(
+  message: Message,
+  stored: Record_,
+  sources: LangChainSources | undefined,
+): Record_ {
   const { content: _content, noId, ...fields } = stored;
-  if (noId !== true) fields["id"] = message.id;
+  if (noId !== true && sources?.writesId?.(message) !== false) fields["id"] = message.id;
   if (message.generated !== undefined) {
     const kwargs = isRecord(fields["additional_kwargs"]) ? fields["additional_kwargs"] : {};
     fields["additional_kwargs"] = { ...kwargs, [GENERATED_KEY]: message.generated };
@@ -94,7 +103,7 @@ function aiMessage(message: Message, sources: LangChainSources | undefined): Bas
     ? uses.slice().sort((a, b) => indexOf(a) - indexOf(b))
     : uses;
   const fields = withOriginal(
-    commonFields(message, stored),
+    commonFields(message, stored, sources),
     sources?.original(message.id),
     OWN_FIELDS.ai,
   );
@@ -112,7 +121,7 @@ function humanMessage(
 ): BaseMessage {
   const stored = messageFields({ ...message, content: blocks as ContentBlock[] });
   const fields = withOriginal(
-    commonFields(message, stored),
+    commonFields(message, stored, sources),
     sources?.original(message.id),
     OWN_FIELDS.human,
   );

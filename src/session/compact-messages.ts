@@ -24,6 +24,12 @@ export interface MessageFormat<T> {
   from: (input: readonly T[], origins: ItemOrigins<T>) => Message[];
   /** Converts ours back, the caller's items for the messages `origins` knows unchanged. */
   to: (messages: readonly Message[], origins: ItemOrigins<T>) => T[];
+  /**
+   * The context the messages themselves report (LangChain's `usage_metadata` on the last reply
+   * that has one), given what `from` made of them: the measure when the caller gives no
+   * `contextUsed`. @default none: the local estimate
+   */
+  reportedContext?: (converted: readonly Message[]) => number | undefined;
 }
 
 /**
@@ -50,7 +56,10 @@ export async function compactMessagesOnce<T>(
   const estimate = taken
     ? validatedEstimate(converted, format.what)
     : estimateTokens(intake.messages);
-  const contextUsed = stateless.contextUsed(parsed.contextUsed, estimate);
+  const contextUsed = stateless.contextUsed(
+    parsed.contextUsed ?? format.reportedContext?.(converted),
+    estimate,
+  );
   const outcome = await stateless.compact(taken ? converted : intake.messages, contextUsed, {
     signal: parsed.signal,
     estimate,

@@ -105,7 +105,7 @@ describe("content handles that collide", () => {
     expect(archive.records("s")).toHaveLength(count);
   });
 
-  it("in compactLangChainMessages' session: another record under the handle stays, this one moves", async () => {
+  it("in compactLangChainMessages: another record under the handle stays, this one moves", async () => {
     const history: BaseMessage[] = [new HumanMessage("Fix the build.")];
     for (let call = 1; call <= 12; call += 1) {
       const id = `call_${call}`;
@@ -213,7 +213,7 @@ describe("content handles that collide", () => {
     expect(texts[1]).toContain("0d82fa00afee06");
   });
 
-  it("the same in compactLangChainMessages' session", async () => {
+  it("the same in compactLangChainMessages", async () => {
     const archive = new MemoryArchive();
     const history = [
       new HumanMessage(CLAMPED.a),

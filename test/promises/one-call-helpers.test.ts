@@ -1,3 +1,4 @@
+import type { BaseMessage } from "@langchain/core/messages";
 import type { ModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import {
 import type { Message } from "../../src/core/message.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 import { AgentSession } from "../../src/index.js";
+import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
 import { MemoryArchive } from "../../src/store/index.js";
@@ -36,6 +38,8 @@ const HELPERS: Record<string, Helper> = {
     compactChatMessages(toChatMessages(messages), options),
   compactModelMessages: (messages, options) =>
     compactModelMessages(toModelMessages(messages), options),
+  compactLangChainMessages: (messages, options) =>
+    compactLangChainMessages(toLangChainMessages(messages), options),
 };
 
 /** Each helper on messages of its own format (what it sent). */
@@ -54,6 +58,9 @@ const REPEATS: Record<
   compactChatMessages: { compact: (wire, options) => compactChatMessages(wire, options) },
   compactModelMessages: {
     compact: (wire, options) => compactModelMessages(wire as ModelMessage[], options),
+  },
+  compactLangChainMessages: {
+    compact: (wire, options) => compactLangChainMessages(wire as BaseMessage[], options),
   },
 };
 
