@@ -15,6 +15,7 @@ import { keyed, listOf, textBlock, toolResultBlock } from "../core/message-shape
 import { isWholeSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { freezeDeeply } from "../internal/frozen.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { aiBlocks } from "./ai-blocks-in.js";
 import {
@@ -103,17 +104,37 @@ function generatedOf(message: Record_): GeneratedKind | undefined {
     : undefined;
 }
 
+/** Whether `fields` is `{ content: "string" }` and nothing else. */
+function isStringContent(fields: JsonObject): boolean {
+  let keys = 0;
+  for (const _key in fields) keys += 1;
+  return keys === 1 && fields["content"] === "string";
+}
+
 /** Whether `fields` has no key (without the array `Object.keys` makes, once a message). */
 function isEmpty(fields: JsonObject): boolean {
   for (const _key in fields) return false;
   return true;
 }
 
+/**
+ * The last block's fields when all its message keeps is that its content was a string (the
+ * commonest message: the fields its original holds come back from it by reference), shared by
+ * every such block: frozen, never written into.
+ */
+const STRING_CONTENT = freezeDeeply({
+  extra: { [LANGCHAIN_KEY]: { message: { content: "string" } } },
+});
+
 /** Keeps `fields` on the last block, where the way back finds them. */
 function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
   const last = blocks.length - 1;
   const block = blocks[last];
   if (block === undefined || isEmpty(fields)) return;
+  if (block.type !== "opaque" && block.extra === undefined && isStringContent(fields)) {
+    blocks[last] = spreadWith(block, STRING_CONTENT) as ContentBlock;
+    return;
+  }
   if (block.type === "opaque") {
     blocks[last] = {
       type: "opaque",
