@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
 import { ValidationError } from "../core/errors.js";
 import { MemoryArchive } from "../store/index.js";
-import { compactLangChainMessages } from "./index.js";
+import { compactLangChainMessages, recallTool } from "./index.js";
 
 /** A model's tool loop over `steps` files, as `model.invoke` would have built it. */
 function loop(steps: number, lastInputTokens?: number): BaseMessage[] {
@@ -90,6 +90,11 @@ describe("compactLangChainMessages", () => {
     const record = archive.get("loop-1", handle!);
     expect(record?.handle).toBe(handle);
     expect(JSON.stringify(record)).toContain("// src/file-0.ts: export function handler");
+    // The model gets it back through the recall tool over the same archive and session id.
+    const recalled = String(await recallTool({ archive, sessionId: "loop-1" }).invoke({ handle }));
+    expect(recalled).toContain("// src/file-0.ts: export function handler");
+    await expect(recallTool({ archive }).invoke({ handle })).rejects.toThrow();
+    expect(() => recallTool({ archive: 5 } as never)).toThrow(ValidationError);
   });
 
   // As every one-call helper: the caller holds the whole history, so nothing is archived (and

@@ -12,7 +12,7 @@ import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../session/archive.js";
 import type { AgentSessionOptions } from "../session/options.js";
 import { closeInterruptedCalls } from "./interrupted-calls.js";
-import { recallTool } from "./recall-tool.js";
+import { threadRecallTool } from "./recall-tool.js";
 import { DEFAULT_THREAD_ID, threadIdOf } from "./thread-id.js";
 import { ThreadSession } from "./thread-session.js";
 
@@ -173,7 +173,7 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): Comp
     options.archive !== false;
   const middleware = createMiddleware({
     name: "CompactionMiddleware",
-    ...(recall ? { tools: [recallTool((threadId) => threads.get(threadId)?.session)] } : {}),
+    ...(recall ? { tools: [threadRecallTool((threadId) => threads.get(threadId)?.session)] } : {}),
     beforeModel: async (state, runtime) => {
       const threadId = threadIdOf(runtime.configurable);
       const messages = await compactThread(threads, threadId, state.messages, runtime.signal);

@@ -36,5 +36,6 @@ export {
 } from "./llm-client.js";
 export { type FromLangChainMessagesOptions, fromLangChainMessages } from "./messages-in.js";
 export { toLangChainMessages } from "./messages-out.js";
+export { type RecallSource, type RecallToolOptions, recallTool } from "./recall-tool.js";
 export { DEFAULT_THREAD_ID } from "./thread-id.js";
 export { type LangChainUsageLike, usageFromLangChain } from "./usage.js";
