@@ -8,6 +8,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
 import { ValidationError } from "../core/errors.js";
+import { INTERRUPTED_NOTICE } from "../session/message-intake.js";
 import { MemoryArchive } from "../store/index.js";
 import { compactLangChainMessages, recallTool } from "./index.js";
 
@@ -116,6 +117,42 @@ describe("compactLangChainMessages", () => {
       sessionId: undefined as never,
     });
     expect(unset.messages.map((message) => message.text).join("\n")).not.toContain("[recall ");
+  });
+
+  it("closes the calls an interrupted run left waiting, as the middleware does", async () => {
+    const messages: BaseMessage[] = [
+      new HumanMessage({ content: "Read the config.", id: "request" }),
+      new AIMessage({
+        id: "reply",
+        content: "Reading.",
+        tool_calls: [
+          { id: "call_1", name: "read_file", args: { path: "a.ts" }, type: "tool_call" },
+        ],
+      }),
+      new HumanMessage({ content: "Stop, read b.ts instead.", id: "again" }),
+    ];
+    const { messages: out, compacted } = await compactLangChainMessages(messages, {
+      contextLimit: 200_000,
+    });
+    expect(compacted).toBe(true);
+    expect(out.map((message) => message.type)).toEqual(["human", "ai", "tool", "human"]);
+    const closing = out[2] as ToolMessage;
+    expect([closing.tool_call_id, closing.status, closing.content]).toEqual([
+      "call_1",
+      "error",
+      INTERRUPTED_NOTICE,
+    ]);
+    expect(pairingProblems(out)).toEqual([]);
+    expect([out[0], out[1], out[3]]).toEqual([messages[0], messages[1], messages[2]]);
+    // What is no message is refused by name, not met by a TypeError.
+    for (const bad of [
+      [null],
+      [{ type: "ai", tool_calls: [null] }],
+      [{ type: "ai", tool_calls: 5 }],
+    ])
+      await expect(
+        compactLangChainMessages(bad as never, { contextLimit: 200_000 }),
+      ).rejects.toThrow(ValidationError);
   });
 
   it("names its options when they are not an object, as the other helpers", async () => {

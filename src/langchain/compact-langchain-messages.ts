@@ -6,6 +6,7 @@ import { contextTokens } from "../core/usage.js";
 import { compactMessagesOnce, type MessageFormat } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
 import { CallSources } from "./call-sources.js";
+import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { convertLangChainMessages } from "./messages-in.js";
 import { pushLangChain } from "./messages-out.js";
 import { usageFromLangChain } from "./usage.js";
@@ -70,7 +71,8 @@ function langChainFormat(): MessageFormat<BaseMessage> {
  * (`model.invoke(messages)`, a LangGraph node), as every adapter's one-call helper does: the
  * messages converted, compacted with the session's promises (its default compactors, masking
  * first, tool calls never split, stale thinking removed, the last resort) and given back, those
- * it left unchanged as the same objects. The context is `contextUsed` when given, else the last
+ * it left unchanged as the same objects. Calls an interrupted run left waiting before a later
+ * message are closed by error results (`INTERRUPTED_NOTICE`), as the middleware closes them. The context is `contextUsed` when given, else the last
  * reply's `usage_metadata` and an estimate of what came after it, else the local estimate. As
  * every one-call helper, it archives what it removes only into an `archive` you give (the
  * caller holds the whole history); its handles are named after what their records hold (under
@@ -87,9 +89,15 @@ function langChainFormat(): MessageFormat<BaseMessage> {
  * @throws {ValidationError} for bad options or a malformed message; the caller's abort rejects
  * with an `aborted` `CompactionError`.
  */
-export function compactLangChainMessages(
+export async function compactLangChainMessages(
   messages: readonly BaseMessage[],
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
-  return compactMessagesOnce(messages, options, langChainFormat());
+  // Calls a later message went on without (a run interrupted between a model's calls and their
+  // results) closed by error results, as the middleware closes them: no provider takes them.
+  const closed = Array.isArray(messages) ? closeInterruptedCalls(messages) : messages;
+  const result = await compactMessagesOnce(closed, options, langChainFormat());
+  return closed === messages || result.compacted
+    ? result
+    : { ...result, messages: closed as BaseMessage[], compacted: true };
 }

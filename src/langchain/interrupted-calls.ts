@@ -1,5 +1,7 @@
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { INTERRUPTED_NOTICE } from "../session/message-intake.js";
+import { isRecord } from "./blocks-in.js";
 
 type Call = { id?: string; name: string };
 
@@ -25,20 +27,27 @@ export function closeInterruptedCalls(messages: readonly BaseMessage[]): readonl
   let out: BaseMessage[] | undefined;
   let open = new Map<string, Call & { id: string }>();
   messages.forEach((message, index) => {
-    if (message.type === "tool") {
+    // Not yet checked (a one-call helper's input): what is no message is left to the conversion.
+    const type = isRecord(message) ? message.type : undefined;
+    if (type === "tool") {
       open.delete((message as ToolMessage).tool_call_id);
     } else if (open.size > 0) {
       out ??= messages.slice(0, index);
       out.push(...[...open.values()].map(closing));
       open = new Map();
     }
-    if (message.type === "ai") {
-      const calls = ((message as { tool_calls?: Call[] }).tool_calls ?? []).filter(
-        (call): call is Call & { id: string } => typeof call.id === "string" && call.id !== "",
-      );
-      open = new Map(calls.map((call) => [call.id, call]));
-    }
+    if (type === "ai") open = new Map(callsOf(message).map((call) => [call.id, call]));
     out?.push(message);
   });
   return out ?? messages;
+}
+
+/** An AI message's tool calls that have an id (and a name) to close them by. */
+function callsOf(message: BaseMessage): (Call & { id: string })[] {
+  const calls: unknown = (message as { tool_calls?: unknown }).tool_calls;
+  if (!Array.isArray(calls)) return [];
+  return calls.filter(
+    (call): call is Call & { id: string } =>
+      isRecord(call) && isNonEmptyString(call["id"]) && typeof call["name"] === "string",
+  );
 }
