@@ -72,9 +72,9 @@ function langChainFormat(): MessageFormat<BaseMessage> {
  * messages converted, compacted with the session's promises (its default compactors, masking
  * first, tool calls never split, stale thinking removed, the last resort) and given back, those
  * it left unchanged as the same objects. Calls an interrupted run left waiting before a later
- * message are closed by error results (`INTERRUPTED_NOTICE`), as the middleware closes them. The context is `contextUsed` when given, else the last
- * reply's `usage_metadata` and an estimate of what came after it, else the local estimate. As
- * every one-call helper, it archives what it removes only into an `archive` you give (the
+ * message are closed by error results (`INTERRUPTED_NOTICE`), as the middleware closes them.
+ * The context is `contextUsed` when given, else the last reply's `usage_metadata` and an
+ * estimate of what came after it, else the local estimate. As every one-call helper, it archives what it removes only into an `archive` you give (the
  * caller holds the whole history); its handles are named after what their records hold (under
  * `sessionId` `"stateless"` unless one is given), so the same history compacted again is the
  * same request, byte for byte. Inside `createAgent`, {@link compactionMiddleware} keeps one
