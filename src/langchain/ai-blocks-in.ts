@@ -166,12 +166,13 @@ export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[]
   const calls =
     Array.isArray(rawCalls) && rawCalls.length === 0 ? NO_CALLS : new Map<string, Call>();
   if (Array.isArray(rawCalls)) {
-    rawCalls.forEach((value: unknown, index) => {
-      const call = readCall(context, value, index);
-      if (call === undefined) return;
+    // By index, here and below: a hole is named (`forEach` would skip it).
+    for (let index = 0; index < rawCalls.length; index += 1) {
+      const call = readCall(context, rawCalls[index], index);
+      if (call === undefined) continue;
       if (calls.has(call.id)) fail(inside(context, "tool_calls", index), "id", "must be unique");
       calls.set(call.id, call);
-    });
+    }
   } else fail(context, "tool_calls", "must be an array");
   const { content } = message;
   const placed = calls.size === 0 ? NOTHING_PLACED : new Set<string>();
@@ -179,9 +180,8 @@ export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[]
   if (typeof content === "string") {
     if (content !== "") blocks.push(textBlock(content));
   } else if (Array.isArray(content)) {
-    content.forEach((part: unknown, index) => {
-      blocks.push(contentBlock(inside(context, "content", index), part, calls, placed));
-    });
+    for (let index = 0; index < content.length; index += 1)
+      blocks.push(contentBlock(inside(context, "content", index), content[index], calls, placed));
   } else fail(context, "content", "must be a string or an array of content blocks");
   for (const call of calls.values())
     if (!placed.has(call.id)) blocks.push(toolUse(context, call, undefined));

@@ -2,6 +2,9 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import type { LangChainSources } from "./messages-out.js";
 
+const isResults = (message: Message): boolean =>
+  message.content.every((block) => block.type === "tool_result");
+
 /**
  * What a one-call helper's messages came from, for the messages compaction changed (those it
  * left as they were go back whole through `ItemOrigins`): the message of ours each was made
@@ -16,6 +19,10 @@ export class CallSources implements LangChainSources {
   readonly #starts: readonly number[];
   /** The converted message the message being written was made from (-1: none, a new one). */
   #current = -1;
+  /** Whether that message is one of tool results only (read one tool message per block). */
+  #results = false;
+  /** Its block the next result written is looked for from (they are written in order). */
+  #at = 0;
   /** Where the next search by id starts. */
   #next = 0;
 
@@ -34,8 +41,11 @@ export class CallSources implements LangChainSources {
    * message of its id, searched from after the last one found, then from the start.
    */
   writing(message: Message): void {
-    this.#current = this.#indexOf(message.id);
-    if (this.#current !== -1) this.#next = this.#current + 1;
+    const index = this.#indexOf(message.id);
+    this.#current = index;
+    this.#at = 0;
+    this.#results = index !== -1 && isResults(this.#converted[index]!);
+    if (index !== -1) this.#next = index + 1;
   }
 
   #indexOf(id: string): number {
@@ -52,19 +62,22 @@ export class CallSources implements LangChainSources {
     return undefined;
   }
 
+  /**
+   * The tool message the result came from: the block at the cursor (compaction edits results in
+   * place), else the next one answering the same call, so results of one call each keep their
+   * own message; the cursor moves past it. Linear in the message's results, written in order.
+   */
   result(block: ToolResultBlock): { source: BaseMessage; unchanged: boolean } | undefined {
     const index = this.#current;
-    if (index === -1) return undefined;
+    if (index === -1 || !this.#results) return undefined;
     const { content } = this.#converted[index]!;
-    // Only a message of results was read one tool message per block.
-    if (!content.every((each) => each.type === "tool_result")) return undefined;
     const start = this.#starts[index]!;
-    const end = this.#starts[index + 1] ?? this.#fresh.length;
-    for (let at = 0; at < content.length && start + at < end; at += 1) {
+    const count = Math.min(content.length, (this.#starts[index + 1] ?? this.#fresh.length) - start);
+    for (let at = this.#at; at < count; at += 1) {
       const read = content[at] as ToolResultBlock;
-      if (read === block) return { source: this.#fresh[start + at]!, unchanged: true };
-      if (read.toolUseId === block.toolUseId)
-        return { source: this.#fresh[start + at]!, unchanged: false };
+      if (read !== block && read.toolUseId !== block.toolUseId) continue;
+      this.#at = at + 1;
+      return { source: this.#fresh[start + at]!, unchanged: read === block };
     }
     return undefined;
   }

@@ -1,8 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { readableMessages } from "../core/conversation-structure.js";
+import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { contextTokens } from "../core/usage.js";
+import { contextTokens, usageIssues } from "../core/usage.js";
 import { compactMessagesOnce, type MessageFormat } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
 import { CallSources } from "./call-sources.js";
@@ -52,14 +53,22 @@ function langChainFormat(): MessageFormat<BaseMessage> {
       }
       return out;
     },
-    // The last reply that reports its usage: its prompt and itself, and what came after it.
-    reportedContext: (converted) => {
-      for (let index = converted.length - 1; index >= 0; index -= 1) {
-        if (converted[index]!.role !== "assistant") continue;
-        const reply = input[starts[index]!] as { usage_metadata?: never } | undefined;
+    // The last reply that reports its usage: its prompt and itself, and what came after it (as
+    // the intake took it: a paste clamped counts clamped).
+    reportedContext: (taken) => {
+      for (let index = taken.length - 1; index >= 0; index -= 1) {
+        if (taken[index]!.role !== "assistant") continue;
+        const at = starts[index];
+        const reply = at === undefined ? undefined : (input[at] as { usage_metadata?: never });
         const usage = usageFromLangChain(reply?.usage_metadata);
-        if (usage !== undefined)
-          return contextTokens(usage) + estimateTokens(converted.slice(index + 1) as Message[]);
+        if (usage === undefined) continue;
+        // Counts the session's `recordUsage` would refuse (1e20, past 2^53) are refused here too.
+        if (usageIssues(usage).length > 0) {
+          throw new ValidationError("LangChain messages", [
+            { path: [at!, "usage_metadata"], message: "must count whole tokens below 2^53" },
+          ]);
+        }
+        return contextTokens(usage) + estimateTokens(taken.slice(index + 1) as Message[]);
       }
       return undefined;
     },
@@ -96,6 +105,8 @@ export async function compactLangChainMessages(
   // Calls a later message went on without (a run interrupted between a model's calls and their
   // results) closed by error results, as the middleware closes them: no provider takes them.
   const closed = Array.isArray(messages) ? closeInterruptedCalls(messages) : messages;
+  // A malformed message is named at its place in the caller's array, not in the closed one.
+  if (closed !== messages) convertLangChainMessages(messages, { fieldsFromSources: true });
   const result = await compactMessagesOnce(closed, options, langChainFormat());
   return closed === messages || result.compacted
     ? result

@@ -33,7 +33,8 @@ export function closeInterruptedCalls(messages: readonly BaseMessage[]): readonl
       open.delete((message as ToolMessage).tool_call_id);
     } else if (open.size > 0) {
       out ??= messages.slice(0, index);
-      out.push(...[...open.values()].map(closing));
+      // One at a time: a spread of many calls would overflow the stack.
+      for (const call of open.values()) out.push(closing(call));
       open = new Map();
     }
     if (type === "ai") open = new Map(callsOf(message).map((call) => [call.id, call]));

@@ -7,10 +7,10 @@ import {
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
   type ToolResultBlock,
+  type ToolResultContentBlock,
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
-import { rememberBuilt } from "../core/message-memo.js";
 import { keyed, listOf, textBlock, toolResultBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
@@ -47,8 +47,8 @@ export interface ConversionSettings extends FromLangChainMessagesOptions {
   after?: TurnId;
   /**
    * The messages' own fields (`additional_kwargs`, `usage_metadata`, an artifact, …) are not
-   * copied: the middleware gives a message back with its original's fields, by reference, so
-   * they need not be JSON either.
+   * copied: the middleware and the one-call helper give a message back with its original's
+   * fields, by reference, so they need not be JSON either.
    */
   fieldsFromSources?: boolean;
 }
@@ -149,6 +149,14 @@ function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
   blocks[last] = spreadWith(block, { extra }) as ContentBlock;
 }
 
+/** The blocks of a content array, by index (a hole is named: `map` would skip it). */
+function contentParts(context: ReadContext, content: readonly unknown[]): ToolResultContentBlock[] {
+  const blocks: ToolResultContentBlock[] = new Array(content.length);
+  for (let index = 0; index < content.length; index += 1)
+    blocks[index] = inputBlock(inside(context, "content", index), content[index]);
+  return blocks;
+}
+
 /** The blocks of a human or AI message, its own fields on the last. */
 function messageBlocks(
   context: ReadContext,
@@ -162,10 +170,7 @@ function messageBlocks(
   let blocks: ContentBlock[];
   if (kind === "ai") blocks = aiBlocks(context, message);
   else if (typeof content === "string") blocks = listOf<ContentBlock>(textBlock(content));
-  else if (Array.isArray(content))
-    blocks = content.map((part: unknown, index) =>
-      inputBlock(inside(context, "content", index), part),
-    );
+  else if (Array.isArray(content)) blocks = contentParts(context, content);
   else {
     fail(context, "content", "must be a string or an array of content blocks");
     blocks = [];
@@ -194,10 +199,7 @@ function resultBlock(
   const { content } = message;
   let output: ToolResultBlock["content"] = "";
   if (typeof content === "string") output = content;
-  else if (Array.isArray(content))
-    output = content.map((part: unknown, index) =>
-      inputBlock(inside(context, "content", index), part),
-    );
+  else if (Array.isArray(content)) output = contentParts(context, content);
   else fail(context, "content", "must be a string or an array of content blocks");
   const block = toolResultBlock(
     typeof toolUseId === "string" ? toolUseId : "",
@@ -365,13 +367,12 @@ export function convertLangChainMessages(
   }
   const builder = new MessagesBuilder(settings);
   const issues: ValidationIssue[] = [];
-  messages.forEach((value: unknown, index) => {
-    convertOne(builder, value, index, settings.fieldsFromSources === true, issues);
-  });
+  // By index: a hole is no message, and is named (`forEach` and `map` skip holes).
+  for (let index = 0; index < messages.length; index += 1)
+    convertOne(builder, messages[index], index, settings.fieldsFromSources === true, issues);
   if (issues.length > 0) throw new ValidationError("LangChain messages", issues);
-  // Checked as read, built of what was checked: later checks (a compaction's, a session's
-  // append) find them known, as every adapter's conversion leaves its messages.
-  rememberBuilt(checkCreatedAt(builder.messages, "fromLangChainMessages options"));
+  // Not remembered as checked: what the conversion copies under `extra` is checked from where
+  // it stands, not from the message (its depth), so the message check still runs.
   return { messages: builder.messages, starts: builder.starts };
 }
 
@@ -398,5 +399,6 @@ export function fromLangChainMessages(
   options: FromLangChainMessagesOptions = {},
 ): Message[] {
   checkConversionOptions(options, "fromLangChainMessages options");
-  return convertLangChainMessages(messages, options).messages;
+  const { messages: converted } = convertLangChainMessages(messages, options);
+  return checkCreatedAt(converted, "fromLangChainMessages options");
 }

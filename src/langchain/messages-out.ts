@@ -26,9 +26,10 @@ import { GENERATED_KEY, OWN_FIELDS } from "./messages-in.js";
 type Record_ = Record<string, unknown>;
 
 /**
- * What the middleware knows of the LangChain messages ours came from, so what compaction left
- * unchanged goes back as the very same object, and a changed message keeps its original's own
- * fields (an artifact, a class in `additional_kwargs`) by reference.
+ * What the middleware (a thread's `ThreadSession`) or the one-call helper (`CallSources`) knows
+ * of the LangChain messages ours came from, so what compaction left unchanged goes back as the
+ * very same object, and a changed message keeps its original's own fields (an artifact, a class
+ * in `additional_kwargs`) by reference.
  */
 export interface LangChainSources {
   /** The LangChain message an unchanged message of ours (not one of tool results) came from. */

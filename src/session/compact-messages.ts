@@ -26,10 +26,11 @@ export interface MessageFormat<T> {
   to: (messages: readonly Message[], origins: ItemOrigins<T>) => T[];
   /**
    * The context the messages themselves report (LangChain's `usage_metadata` on the last reply
-   * that has one), given what `from` made of them: the measure when the caller gives no
-   * `contextUsed`. @default none: the local estimate
+   * that has one), given what `from` made of them as the intake took them (clamped; by position
+   * as `from` made them): the measure when the caller gives no `contextUsed`.
+   * @default none: the local estimate
    */
-  reportedContext?: (converted: readonly Message[]) => number | undefined;
+  reportedContext?: (taken: readonly Message[]) => number | undefined;
 }
 
 /**
@@ -57,7 +58,7 @@ export async function compactMessagesOnce<T>(
     ? validatedEstimate(converted, format.what)
     : estimateTokens(intake.messages);
   const contextUsed = stateless.contextUsed(
-    parsed.contextUsed ?? format.reportedContext?.(converted),
+    parsed.contextUsed ?? format.reportedContext?.(taken ? converted : intake.messages),
     estimate,
   );
   const outcome = await stateless.compact(taken ? converted : intake.messages, contextUsed, {

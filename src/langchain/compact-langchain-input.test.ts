@@ -1,0 +1,133 @@
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { compactLangChainMessages } from "./index.js";
+
+// What a review of the stateless path found in compactLangChainMessages' input: each case failed
+// (a TypeError, a wrong source, a history emptied) before its fix.
+
+/** A system prompt, a request, `reads` read exchanges, the last reply reporting `usage`. */
+function reads(reads: number, usage?: Record<string, number>): BaseMessage[] {
+  const messages: BaseMessage[] = [
+    new SystemMessage({ content: "You are an agent.", id: "sys" }),
+    new HumanMessage({ content: "Fix the build.", id: "req" }),
+  ];
+  for (let at = 0; at < reads; at += 1) {
+    messages.push(
+      new AIMessage({
+        id: `a${at}`,
+        content: `Reading ${at}.`,
+        tool_calls: [{ id: `c${at}`, name: "read", args: { at }, type: "tool_call" }],
+        ...(usage !== undefined && at === reads - 1 ? { usage_metadata: usage as never } : {}),
+      }),
+      new ToolMessage({ id: `t${at}`, tool_call_id: `c${at}`, content: "code;\n".repeat(1200) }),
+    );
+  }
+  return messages;
+}
+
+describe("compactLangChainMessages' input", () => {
+  it("measures what follows the last reply as the intake took it: a paste clamped counts clamped", async () => {
+    const messages = reads(10, { input_tokens: 20_000, output_tokens: 50, total_tokens: 20_050 });
+    messages.push(
+      new AIMessage({ id: "done", content: "Done." }),
+      new HumanMessage({ id: "paste", content: "log line\n".repeat(200_000) }),
+    );
+    const { messages: out, contextUsed } = await compactLangChainMessages(messages, {
+      contextLimit: 100_000,
+    });
+    // The paste is cut to a quarter of the window; the reply's 20k and that fit: nothing dropped.
+    expect(contextUsed).toBeLessThan(60_000);
+    expect(out.map((message) => message.id)).toEqual(messages.map((message) => message.id));
+  });
+
+  it("refuses a usage_metadata the session would refuse, naming it", async () => {
+    for (const input_tokens of [1e20, 1e308]) {
+      const messages = reads(20, { input_tokens, output_tokens: 0, total_tokens: 0 });
+      await expect(compactLangChainMessages(messages, { contextLimit: 100_000 })).rejects.toThrow(
+        /\[40\]\.usage_metadata/,
+      );
+    }
+  });
+
+  it("refuses a field nested deeper than a message may hold once kept under extra", async () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 254; level += 1) deep = { a: deep };
+    const messages = [
+      new HumanMessage({ content: [{ type: "text", text: "hi", meta: deep }] as never, id: "h" }),
+    ];
+    await expect(compactLangChainMessages(messages, { contextLimit: 1_000 })).rejects.toThrow(
+      /nests deeper than 256 levels/,
+    );
+  });
+
+  it("names a hole in the messages or in a content array, never a TypeError or an undefined", async () => {
+    const holed: BaseMessage[] = [new HumanMessage({ content: "a", id: "h0" })];
+    holed[2] = new HumanMessage({ content: "b", id: "h2" });
+    const content: unknown[] = [];
+    content[1] = { type: "text", text: "x" };
+    const calls: unknown[] = [];
+    calls[1] = { id: "c1", name: "read", args: {}, type: "tool_call" };
+    for (const messages of [
+      holed,
+      [{ type: "human", content, id: "h" }],
+      [{ type: "ai", content: "", tool_calls: calls, id: "a" }],
+      [
+        new HumanMessage({ content: "go", id: "h" }),
+        new AIMessage({ content: "", id: "a", tool_calls: [{ id: "c1", name: "f", args: {} }] }),
+        { type: "tool", tool_call_id: "c1", content, id: "t" },
+      ],
+    ])
+      await expect(
+        compactLangChainMessages(messages as never, { contextLimit: 100_000 }),
+      ).rejects.toThrow(ValidationError);
+  });
+
+  it("gives each result of a call its own message back", async () => {
+    const messages: BaseMessage[] = [
+      new HumanMessage({ content: "go", id: "h" }),
+      new AIMessage({ id: "a", content: "", tool_calls: [{ id: "c1", name: "read", args: {} }] }),
+      new ToolMessage({ id: "t1", tool_call_id: "c1", content: "first", artifact: { k: 1 } }),
+      new ToolMessage({
+        id: "t2",
+        tool_call_id: "c1",
+        content: "z".repeat(400_000),
+        artifact: { k: 2 },
+      }),
+      new AIMessage({ id: "a2", content: "done" }),
+    ];
+    const { messages: out } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
+    const tools = out.filter((message): message is ToolMessage => ToolMessage.isInstance(message));
+    expect(tools[0]).toBe(messages[2]);
+    // The second, clamped, keeps its own id and artifact (it took the first's before).
+    expect([tools[1]!.id, tools[1]!.artifact]).toEqual(["t2", { k: 2 }]);
+    expect(tools[1]!.text.length).toBeLessThan(400_000);
+  });
+
+  it("closes many interrupted calls without overflowing the stack, and names errors where the caller put them", async () => {
+    const calls = Array.from({ length: 200_000 }, (_, at) => ({
+      id: `c${at}`,
+      name: "f",
+      args: {},
+    }));
+    const many = [
+      { type: "human", content: "go" },
+      { type: "ai", content: "", tool_calls: calls },
+      { type: "human", content: "again" },
+    ];
+    const { messages } = await compactLangChainMessages(many as never, {
+      contextLimit: 200_000_000,
+    });
+    expect(messages).toHaveLength(200_003);
+    const malformed = [...many.slice(0, 3), { type: "human", content: 42 }];
+    await expect(
+      compactLangChainMessages(malformed as never, { contextLimit: 200_000_000 }),
+    ).rejects.toThrow(/^Invalid LangChain messages: \[3\]\.content/);
+  });
+});
