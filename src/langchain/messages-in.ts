@@ -296,8 +296,8 @@ class MessagesBuilder {
     generated: GeneratedKind | undefined,
   ): void {
     // A literal, not `messageOf` (core/message-shapes.ts): measured, shaped ones made both the
-    // session's intake (70x to 99x pruneMessages at 10k messages) and the one-call helper
-    // (39 ms to 52-66 ms) slower; not understood.
+    // session's intake (70x to 99x pruneMessages at 10k messages) and the one-call helper (a
+    // third slower or more) slower; not understood.
     const message = {
       role,
       id,
