@@ -1,5 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { Message, ToolResultBlock } from "../core/message.js";
+import type { ContentBlock, Message, ToolResultBlock } from "../core/message.js";
 import type { LangChainSources } from "./messages-out.js";
 
 const isResults = (message: Message): boolean =>
@@ -63,9 +63,11 @@ export class CallSources implements LangChainSources {
   }
 
   /**
-   * The tool message the result came from: the block at the cursor (compaction edits results in
-   * place), else the next one answering the same call, so results of one call each keep their
-   * own message; the cursor moves past it. Linear in the message's results, written in order.
+   * The tool message the result came from: the block at the cursor when it is that block or
+   * answers the same call (compaction edits results in place, in order), else the block itself
+   * wherever it stands, else the next one answering the same call (results of one call each
+   * keep their own message); the cursor moves past it. Linear in the message's results when
+   * they are written in order.
    */
   result(block: ToolResultBlock): { source: BaseMessage; unchanged: boolean } | undefined {
     const index = this.#current;
@@ -73,13 +75,23 @@ export class CallSources implements LangChainSources {
     const { content } = this.#converted[index]!;
     const start = this.#starts[index]!;
     const count = Math.min(content.length, (this.#starts[index + 1] ?? this.#fresh.length) - start);
-    for (let at = this.#at; at < count; at += 1) {
-      const read = content[at] as ToolResultBlock;
-      if (read !== block && read.toolUseId !== block.toolUseId) continue;
-      this.#at = at + 1;
-      return { source: this.#fresh[start + at]!, unchanged: read === block };
+    const at = this.#position(content, count, block);
+    if (at === -1) return undefined;
+    this.#at = at + 1;
+    return { source: this.#fresh[start + at]!, unchanged: content[at] === block };
+  }
+
+  /** Where `block`'s source stands among the first `count` of `content` (see {@link result}). */
+  #position(content: readonly ContentBlock[], count: number, block: ToolResultBlock): number {
+    const cursor = this.#at;
+    const here = content[cursor] as ToolResultBlock | undefined;
+    if (cursor < count && (here === block || here?.toolUseId === block.toolUseId)) return cursor;
+    for (let at = 0; at < count; at += 1) if (content[at] === block) return at;
+    for (let step = 0; step < count; step += 1) {
+      const at = (cursor + step) % count;
+      if ((content[at] as ToolResultBlock).toolUseId === block.toolUseId) return at;
     }
-    return undefined;
+    return -1;
   }
 
   /** A message read from the caller's keeps its id; one compaction made (a notice) has none. */

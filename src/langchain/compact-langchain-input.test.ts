@@ -7,6 +7,7 @@ import {
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
+import { INTERRUPTED_NOTICE } from "../session/message-intake.js";
 import { compactLangChainMessages } from "./index.js";
 
 // What a review of the stateless path found in compactLangChainMessages' input: each case failed
@@ -65,6 +66,11 @@ describe("compactLangChainMessages' input", () => {
     await expect(compactLangChainMessages(messages, { contextLimit: 1_000 })).rejects.toThrow(
       /nests deeper than 256 levels/,
     );
+    // With a paste the intake clamps beside it too (the check ran only on unclamped messages).
+    const pasted = [...messages, new HumanMessage({ content: "log\n".repeat(100_000), id: "p" })];
+    await expect(compactLangChainMessages(pasted, { contextLimit: 10_000 })).rejects.toThrow(
+      /nests deeper than 256 levels/,
+    );
   });
 
   it("names a hole in the messages or in a content array, never a TypeError or an undefined", async () => {
@@ -77,6 +83,7 @@ describe("compactLangChainMessages' input", () => {
     for (const messages of [
       holed,
       [{ type: "human", content, id: "h" }],
+      [{ type: "ai", content, id: "a" }],
       [{ type: "ai", content: "", tool_calls: calls, id: "a" }],
       [
         new HumanMessage({ content: "go", id: "h" }),
@@ -129,5 +136,28 @@ describe("compactLangChainMessages' input", () => {
     await expect(
       compactLangChainMessages(malformed as never, { contextLimit: 200_000_000 }),
     ).rejects.toThrow(/^Invalid LangChain messages: \[3\]\.content/);
+    // Bad options are named first, as when no call is closed.
+    await expect(
+      compactLangChainMessages(malformed as never, { contextLimit: -1 }),
+    ).rejects.toThrow(/options/);
+  });
+
+  it("closes calls without ids, so two interrupted calls may share one", async () => {
+    const call = { id: "call_0", name: "f", args: {} };
+    const messages = [
+      { type: "human", content: "go" },
+      { type: "ai", content: "", tool_calls: [call] },
+      { type: "human", content: "stop, do this" },
+      { type: "ai", content: "ok", tool_calls: [call] },
+      { type: "human", content: "and this" },
+    ];
+    const { messages: out } = await compactLangChainMessages(messages as never, {
+      contextLimit: 100_000,
+    });
+    const closings = out.filter((message) => message.type === "tool");
+    expect(closings.map((message) => [message.id, message.content])).toEqual([
+      [undefined, INTERRUPTED_NOTICE],
+      [undefined, INTERRUPTED_NOTICE],
+    ]);
   });
 });

@@ -22,6 +22,9 @@ export type CompactLangChainMessagesOptions = CompactMessagesOptions;
 /** What {@link compactLangChainMessages} returns: every one-call helper's result. */
 export type CompactedLangChainMessages = CompactedMessages<BaseMessage>;
 
+/** How an error about the messages themselves begins (not one about the options). */
+const WHAT = "Invalid LangChain messages:";
+
 /**
  * LangChain's messages as a one-call helper converts them, for one call: what compaction leaves
  * unchanged goes back as the very same objects (`origins`), and a changed message keeps its
@@ -104,10 +107,18 @@ export async function compactLangChainMessages(
 ): Promise<CompactedLangChainMessages> {
   // Calls a later message went on without (a run interrupted between a model's calls and their
   // results) closed by error results, as the middleware closes them: no provider takes them.
-  const closed = Array.isArray(messages) ? closeInterruptedCalls(messages) : messages;
-  // A malformed message is named at its place in the caller's array, not in the closed one.
-  if (closed !== messages) convertLangChainMessages(messages, { fieldsFromSources: true });
-  const result = await compactMessagesOnce(closed, options, langChainFormat());
+  // Closed without ids: messages the helper makes carry none (the same request each time).
+  const closed = Array.isArray(messages) ? closeInterruptedCalls(messages, false) : messages;
+  let result: CompactedLangChainMessages;
+  try {
+    result = await compactMessagesOnce(closed, options, langChainFormat());
+  } catch (error) {
+    // A malformed message is named at its place in the caller's array, not in the closed one:
+    // read again only then (a history kept with its calls open is closed at every call).
+    if (closed !== messages && ValidationError.isInstance(error) && error.message.startsWith(WHAT))
+      convertLangChainMessages(messages, { fieldsFromSources: true });
+    throw error;
+  }
   return closed === messages || result.compacted
     ? result
     : { ...result, messages: closed as BaseMessage[], compacted: true };

@@ -5,14 +5,14 @@ import { isRecord } from "./blocks-in.js";
 
 type Call = { id?: string; name: string };
 
-/** The error result that closes a call a later message went on without. */
-function closing(call: Call & { id: string }): ToolMessage {
+/** The error result that closes a call a later message went on without (`withId`: its id). */
+function closing(call: Call & { id: string }, withId: boolean): ToolMessage {
   return new ToolMessage({
     content: INTERRUPTED_NOTICE,
     tool_call_id: call.id,
     name: call.name,
     status: "error",
-    id: `interrupted-${call.id}`,
+    ...(withId ? { id: `interrupted-${call.id}` } : {}),
   });
 }
 
@@ -21,9 +21,14 @@ function closing(call: Call & { id: string }): ToolMessage {
  * between the model's calls and their results, then a new request) closed by an error result
  * (`INTERRUPTED_NOTICE`) right where its results belonged, as the session's `addUserText`
  * closes them: no provider takes calls left unanswered. The same array when none was; calls
- * still waiting at the end (the open tail) stay open.
+ * still waiting at the end (the open tail) stay open. `withIds`: each closing result has the id
+ * `interrupted-<call id>` (the middleware's thread follows messages by id); without, none (the
+ * one-call helper's, whose messages it makes carry none).
  */
-export function closeInterruptedCalls(messages: readonly BaseMessage[]): readonly BaseMessage[] {
+export function closeInterruptedCalls(
+  messages: readonly BaseMessage[],
+  withIds = true,
+): readonly BaseMessage[] {
   let out: BaseMessage[] | undefined;
   let open = new Map<string, Call & { id: string }>();
   messages.forEach((message, index) => {
@@ -34,7 +39,7 @@ export function closeInterruptedCalls(messages: readonly BaseMessage[]): readonl
     } else if (open.size > 0) {
       out ??= messages.slice(0, index);
       // One at a time: a spread of many calls would overflow the stack.
-      for (const call of open.values()) out.push(closing(call));
+      for (const call of open.values()) out.push(closing(call, withIds));
       open = new Map();
     }
     if (type === "ai") open = new Map(callsOf(message).map((call) => [call.id, call]));

@@ -51,12 +51,12 @@ export async function compactMessagesOnce<T>(
   const origins = new ItemOrigins(input);
   const converted = format.from(input, origins);
   origins.made(converted);
+  // Checked before the intake reads them: a lookup for a conversion remembered as checked.
+  const convertedEstimate = validatedEstimate(converted, format.what);
   const intake = stateless.intake(converted);
-  // Unclamped, the intake's messages are the conversion's, whose array it remembered estimated.
+  // Unclamped, the intake's messages are the conversion's.
   const taken = intake.clamped.length === 0 && !intake.repaired;
-  const estimate = taken
-    ? validatedEstimate(converted, format.what)
-    : estimateTokens(intake.messages);
+  const estimate = taken ? convertedEstimate : estimateTokens(intake.messages);
   const contextUsed = stateless.contextUsed(
     parsed.contextUsed ?? format.reportedContext?.(taken ? converted : intake.messages),
     estimate,
