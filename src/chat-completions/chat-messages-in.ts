@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { assertMessages } from "../core/entry-validation.js";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
 import {
   type ContentBlock,
@@ -126,12 +127,18 @@ export function chatMessagesToOurs(
     clock: () => createdAt,
   };
   let builder = new MessageBuilder(once, origins);
-  if (!readQuickly(messages, issues, builder)) {
+  const quick = readQuickly(messages, issues, builder);
+  if (!quick) {
     builder = new MessageBuilder(once, origins);
     readInFull(messages, issues, builder);
   }
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
-  rememberBuilt(checkCreatedAt(builder.messages, "fromChatMessages options"));
+  const built = checkCreatedAt(builder.messages, "fromChatMessages options");
+  // Read quickly, every value nests at most 64 levels, and so does its place under `extra`.
+  // Read in full, a value was checked from where it stood, up to 256 levels: kept 2 or 3
+  // levels deeper under `extra`, it may pass the messages' limit, so they are checked whole.
+  if (quick) rememberBuilt(built);
+  else assertMessages(built, "Chat Completions messages");
   return builder.messages;
 }
 

@@ -343,3 +343,21 @@ describe("fromChatMessages / toChatMessages", () => {
     expect(toChatMessages(fromChatMessages(params))).toEqual(params);
   });
 });
+
+describe("fromChatMessages on a field nested deep", () => {
+  const nested = (levels: number): unknown => {
+    let value: unknown = 1;
+    for (let level = 0; level < levels; level += 1) value = { a: value };
+    return value;
+  };
+
+  // Read in full, a field is checked from where it stands and kept 2 or 3 levels deeper under
+  // `extra`: 254 levels passed the conversion and were remembered as checked, though the
+  // messages' schema refuses them.
+  it("refuses what would nest past the messages' limit once kept, and keeps what does not", () => {
+    const deep = [{ role: "user", content: "hi", meta: nested(254) }];
+    expect(() => fromChatMessages(deep as never)).toThrow(/nests deeper than 256 levels/);
+    const kept = fromChatMessages([{ role: "user", content: "hi", meta: nested(200) }] as never);
+    expect(MessagesSchema.safeParse(kept).success).toBe(true);
+  });
+});
