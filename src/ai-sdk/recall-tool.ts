@@ -28,7 +28,7 @@ export { RECALL_TOOL_NAME };
 export function recallTool(
   source: RecallToolOptions | RecallSource,
 ): Tool<{ handle: string; page?: number }, string> {
-  const recaller = recallSourceOf(source, "recallTool options");
+  const recaller = recallSourceOf(source);
   const { description, schema } = recallToolSpec();
   return tool({
     description,

@@ -198,7 +198,7 @@ export function readTextPart(context: ReadContext, part: Record_): ContentBlock 
 }
 
 /** A block of a user message or a tool result: text, an image, or carried whole. */
-export function inputBlock(context: ReadContext, part: unknown): ToolResultContentBlock {
+function inputBlock(context: ReadContext, part: unknown): ToolResultContentBlock {
   if (typeof part === "string") {
     // A bare string in a content array: kept as text, marked to come back as a string.
     return withFields(textBlock(part), keyed("content", "string"));
@@ -211,4 +211,15 @@ export function inputBlock(context: ReadContext, part: unknown): ToolResultConte
   if (part["type"] === "image" || part["type"] === "image_url")
     return imageBlock(context, part) ?? opaque(context, part);
   return opaque(context, part);
+}
+
+/** The blocks of a content array, by index (a hole is named: `map` would skip it). */
+export function contentParts(
+  context: ReadContext,
+  content: readonly unknown[],
+): ToolResultContentBlock[] {
+  const blocks: ToolResultContentBlock[] = new Array(content.length);
+  for (let index = 0; index < content.length; index += 1)
+    blocks[index] = inputBlock(inside(context, "content", index), content[index]);
+  return blocks;
 }

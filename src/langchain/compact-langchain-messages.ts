@@ -22,15 +22,13 @@ export type CompactLangChainMessagesOptions = CompactMessagesOptions;
 /** What {@link compactLangChainMessages} returns: every one-call helper's result. */
 export type CompactedLangChainMessages = CompactedMessages<BaseMessage>;
 
-/** How an error about the messages themselves begins (not one about the options). */
-const WHAT = "Invalid LangChain messages:";
-
 /**
  * LangChain's messages as a one-call helper converts them, for one call: what compaction leaves
  * unchanged goes back as the very same objects (`origins`), and a changed message keeps its
  * original's own fields (an artifact, `additional_kwargs`) by reference ({@link CallSources}).
+ * `caller`: the caller's messages, when those converted are them with interrupted calls closed.
  */
-function langChainFormat(): MessageFormat<BaseMessage> {
+function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMessage> {
   let input: readonly BaseMessage[] = [];
   let starts: readonly number[] = [];
   let sources: CallSources | undefined;
@@ -38,7 +36,7 @@ function langChainFormat(): MessageFormat<BaseMessage> {
     entry: "compactLangChainMessages",
     what: "LangChain messages",
     from: (messages, origins) => {
-      const converted = convertLangChainMessages(messages, { fieldsFromSources: true });
+      const converted = convertedOf(messages, caller);
       input = messages;
       starts = converted.starts;
       const made = converted.messages;
@@ -79,6 +77,20 @@ function langChainFormat(): MessageFormat<BaseMessage> {
 }
 
 /**
+ * `messages` converted; when refused and they are `caller`'s with interrupted calls closed, the
+ * malformed message is named at its place in the caller's array: read again only then (a
+ * history kept with its calls open is closed at every call).
+ */
+function convertedOf(messages: readonly BaseMessage[], caller: readonly BaseMessage[]) {
+  try {
+    return convertLangChainMessages(messages, { fieldsFromSources: true });
+  } catch (error) {
+    if (messages !== caller) convertLangChainMessages(caller, { fieldsFromSources: true });
+    throw error;
+  }
+}
+
+/**
  * Compacts a whole LangChain conversation in one call, for a loop of your own
  * (`model.invoke(messages)`, a LangGraph node), as every adapter's one-call helper does: the
  * messages converted, compacted with the session's promises (its default compactors, masking
@@ -109,16 +121,7 @@ export async function compactLangChainMessages(
   // results) closed by error results, as the middleware closes them: no provider takes them.
   // Closed without ids: messages the helper makes carry none (the same request each time).
   const closed = Array.isArray(messages) ? closeInterruptedCalls(messages, false) : messages;
-  let result: CompactedLangChainMessages;
-  try {
-    result = await compactMessagesOnce(closed, options, langChainFormat());
-  } catch (error) {
-    // A malformed message is named at its place in the caller's array, not in the closed one:
-    // read again only then (a history kept with its calls open is closed at every call).
-    if (closed !== messages && ValidationError.isInstance(error) && error.message.startsWith(WHAT))
-      convertLangChainMessages(messages, { fieldsFromSources: true });
-    throw error;
-  }
+  const result = await compactMessagesOnce(closed, options, langChainFormat(messages));
   return closed === messages || result.compacted
     ? result
     : { ...result, messages: closed as BaseMessage[], compacted: true };

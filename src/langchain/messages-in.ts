@@ -7,7 +7,6 @@ import {
   type Message,
   SYSTEM_MESSAGE_BLOCK_TYPE,
   type ToolResultBlock,
-  type ToolResultContentBlock,
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
@@ -19,9 +18,8 @@ import { freezeDeeply } from "../internal/frozen.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { aiBlocks } from "./ai-blocks-in.js";
 import {
+  contentParts,
   fail,
-  inputBlock,
-  inside,
   isRecord,
   json,
   jsonWithout,
@@ -147,14 +145,6 @@ function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
     [LANGCHAIN_KEY]: spreadWith(own, { message: fields }),
   });
   blocks[last] = spreadWith(block, { extra }) as ContentBlock;
-}
-
-/** The blocks of a content array, by index (a hole is named: `map` would skip it). */
-function contentParts(context: ReadContext, content: readonly unknown[]): ToolResultContentBlock[] {
-  const blocks: ToolResultContentBlock[] = new Array(content.length);
-  for (let index = 0; index < content.length; index += 1)
-    blocks[index] = inputBlock(inside(context, "content", index), content[index]);
-  return blocks;
 }
 
 /** The blocks of a human or AI message, its own fields on the last. */

@@ -50,6 +50,6 @@ export function threadRecallTool(
  * @throws {ValidationError} when the options are invalid (at once).
  */
 export function recallTool(source: RecallToolOptions | RecallSource): StructuredToolInterface {
-  const recaller = recallSourceOf(source, "recallTool options");
+  const recaller = recallSourceOf(source);
   return threadRecallTool(() => recaller);
 }

@@ -58,7 +58,7 @@ export async function compactMessagesOnce<T>(
   const taken = intake.clamped.length === 0 && !intake.repaired;
   const estimate = taken ? convertedEstimate : estimateTokens(intake.messages);
   const contextUsed = stateless.contextUsed(
-    parsed.contextUsed ?? format.reportedContext?.(taken ? converted : intake.messages),
+    parsed.contextUsed ?? format.reportedContext?.(intake.messages),
     estimate,
   );
   const outcome = await stateless.compact(taken ? converted : intake.messages, contextUsed, {

@@ -35,12 +35,9 @@ const RecallToolOptionsSchema = optionsSchema({
 /**
  * What a recall tool answers from: `source` itself when it has a `recall`, else its archive
  * under its session id (the stateless paths' by default).
- * @throws {ValidationError} naming `subject` when the options are invalid.
+ * @throws {ValidationError} naming `recallTool options` when the options are invalid.
  */
-export function recallSourceOf(
-  source: RecallToolOptions | RecallSource,
-  subject: string,
-): RecallSource {
+export function recallSourceOf(source: RecallToolOptions | RecallSource): RecallSource {
   if (
     typeof source === "object" &&
     source !== null &&
@@ -50,7 +47,7 @@ export function recallSourceOf(
   const { archive, sessionId, contextLimit } = parseOrThrow(
     RecallToolOptionsSchema,
     source,
-    subject,
+    "recallTool options",
   );
   const keeper = new ArchiveKeeper(archive, sessionId ?? STATELESS_SESSION_ID, {
     contentHandles: CONTENT_HANDLES,
