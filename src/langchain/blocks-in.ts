@@ -9,7 +9,7 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { keyed, textBlock } from "../core/message-shapes.js";
-import { normalizeJson } from "../internal/json-value.js";
+import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
 
 /**
@@ -30,11 +30,16 @@ type Record_ = Record<string, unknown>;
 export interface ReadContext {
   issues: ValidationIssue[];
   path: Path;
+  /**
+   * Set (shared by every context of one conversion) when a value was not copied by the quick
+   * copy: it may nest up to the schema's limit from where it stands, past it from the message.
+   */
+  walked: { any: boolean };
 }
 
 /** A context for something inside what `context` reads. */
 export function inside(context: ReadContext, ...suffix: Path): ReadContext {
-  return { issues: context.issues, path: [...context.path, ...suffix] };
+  return { issues: context.issues, path: [...context.path, ...suffix], walked: context.walked };
 }
 
 /** Reports a problem at `field` of what `context` reads. */
@@ -44,6 +49,9 @@ export function fail(context: ReadContext, field: string | number, message: stri
 
 /** `value` as JSON (a copy, `undefined` properties dropped); what is not JSON is reported. */
 export function json(context: ReadContext, value: unknown): JsonValue {
+  const quick = copyJson(value);
+  if (quick !== undefined) return quick;
+  context.walked.any = true;
   return normalizeJson(value, context.path, context.issues) ?? null;
 }
 

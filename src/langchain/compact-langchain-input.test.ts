@@ -73,6 +73,19 @@ describe("compactLangChainMessages' input", () => {
     );
   });
 
+  it("keeps a field nested as deep as a message may hold, copied quickly or walked", async () => {
+    // Up to 64 levels the conversion's quick copy takes it (trusted); deeper, its full walk.
+    for (const levels of [62, 63, 64, 65, 200]) {
+      let deep: unknown = 1;
+      for (let level = 0; level < levels; level += 1) deep = { a: deep };
+      const messages = [
+        new HumanMessage({ content: [{ type: "text", text: "hi", meta: deep }] as never, id: "h" }),
+      ];
+      const out = await compactLangChainMessages(messages, { contextLimit: 1_000 });
+      expect(out.messages).toBe(messages);
+    }
+  });
+
   it("names a hole in the messages or in a content array, never a TypeError or an undefined", async () => {
     const holed: BaseMessage[] = [new HumanMessage({ content: "a", id: "h0" })];
     holed[2] = new HumanMessage({ content: "b", id: "h2" });

@@ -10,6 +10,7 @@ import {
   type TurnId,
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import { rememberBuilt } from "../core/message-memo.js";
 import { keyed, listOf, textBlock, toolResultBlock } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
 import { TurnTracker } from "../core/turn-tracker.js";
@@ -309,8 +310,9 @@ function convertOne(
   index: number,
   fieldsFromSources: boolean,
   issues: ValidationIssue[],
+  walked: { any: boolean },
 ): void {
-  const context: ReadContext = { issues, path: [index] };
+  const context: ReadContext = { issues, path: [index], walked };
   const kind = kindOf(value);
   if (kind === undefined || !isRecord(value)) {
     fail(context, "type", 'must be a message of type "human", "ai", "tool" or "system"');
@@ -357,12 +359,20 @@ export function convertLangChainMessages(
   }
   const builder = new MessagesBuilder(settings);
   const issues: ValidationIssue[] = [];
+  const walked = { any: false };
   // By index: a hole is no message, and is named (`forEach` and `map` skip holes).
-  for (let index = 0; index < messages.length; index += 1)
-    convertOne(builder, messages[index], index, settings.fieldsFromSources === true, issues);
+  for (let index = 0; index < messages.length; index += 1) {
+    const value = messages[index];
+    convertOne(builder, value, index, settings.fieldsFromSources === true, issues, walked);
+  }
   if (issues.length > 0) throw new ValidationError("LangChain messages", issues);
-  // Not remembered as checked: what the conversion copies under `extra` is checked from where
-  // it stands, not from the message (its depth), so the message check still runs.
+  // Checked as read, built of what was checked: later checks (a compaction's, a session's
+  // append) find them known, as every adapter's conversion leaves them. Unless a kept value was
+  // checked by the full walk: then it may nest up to the schema's limit from where it stood, so
+  // past it under `extra`, and the message check runs again. Copied quickly, it nests at most 64
+  // levels. A caller's clock is answered for by `fromLangChainMessages` (`checkCreatedAt`),
+  // which throws these messages away with a bad date.
+  if (!walked.any) rememberBuilt(builder.messages);
   return { messages: builder.messages, starts: builder.starts };
 }
 
