@@ -46,6 +46,7 @@ export {
   ValidationError,
   type ValidationIssue,
 } from "./core/errors.js";
+export { INTERRUPTED_NOTICE } from "./core/interrupted-calls.js";
 export type { LlmClient, LlmRequest } from "./core/llm-client.js";
 export {
   type AssistantMessage,
@@ -98,7 +99,6 @@ export type {
   BeforeCompactHook,
   CompactionBoundary,
 } from "./session/hooks.js";
-export { INTERRUPTED_NOTICE } from "./session/message-intake.js";
 export {
   type AgentSessionOptions,
   DEFAULT_SESSION_COMPACTOR_OPTIONS,

@@ -7,7 +7,7 @@ import {
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
-import { INTERRUPTED_NOTICE } from "../session/message-intake.js";
+import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
 import { compactLangChainMessages } from "./index.js";
 
 // What a review of the stateless path found in compactLangChainMessages' input: each case failed

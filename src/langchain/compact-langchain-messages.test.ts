@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
 import { ValidationError } from "../core/errors.js";
-import { INTERRUPTED_NOTICE } from "../session/message-intake.js";
+import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
 import { MemoryArchive } from "../store/index.js";
 import { compactLangChainMessages, recallTool } from "./index.js";
 

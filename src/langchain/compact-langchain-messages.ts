@@ -119,7 +119,9 @@ export async function compactLangChainMessages(
 ): Promise<CompactedLangChainMessages> {
   // Calls a later message went on without (a run interrupted between a model's calls and their
   // results) closed by error results, as the middleware closes them: no provider takes them.
-  // Closed without ids: messages the helper makes carry none (the same request each time).
+  // Closed here, before the conversion (every other helper's intake closes them after it), as
+  // tool messages of their own with the call's name and no id: messages the helper makes carry
+  // none (the same request each time).
   const closed = Array.isArray(messages) ? closeInterruptedCalls(messages, false) : messages;
   const result = await compactMessagesOnce(closed, options, langChainFormat(messages));
   return closed === messages || result.compacted

@@ -1,6 +1,6 @@
 import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { INTERRUPTED_NOTICE } from "../session/message-intake.js";
 import { isRecord } from "./blocks-in.js";
 
 type Call = { id?: string; name: string };

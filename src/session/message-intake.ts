@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { exchangeIssues } from "../core/exchanges.js";
+import { interruptedResult } from "../core/interrupted-calls.js";
 import {
   type AssistantMessage,
   type ContentBlock,
@@ -38,10 +39,6 @@ export interface MessageIntakeSettings {
   /** Keep the thinking a clamp made stale (`keepStaleThinking`). */
   keepStaleThinking: boolean;
 }
-
-/** The content of the error result that closes a tool call the conversation went on without. */
-export const INTERRUPTED_NOTICE =
-  "[Tool call interrupted: the conversation went on before its result was given]";
 
 const NON_EMPTY_TEXT = z.string().check(z.minLength(1, "must be a non-empty string"));
 const MESSAGES = z.array(MessageSchema);
@@ -113,12 +110,7 @@ export class MessageIntake {
       return this.#single(this.#messages([message], pinned ? [message.id] : undefined));
     }
     // The user went on while calls wait: they are closed as interrupted, before the new turn.
-    const closing: ToolResultBlock[] = open.unanswered.map((toolUseId) => ({
-      type: "tool_result",
-      toolUseId,
-      content: INTERRUPTED_NOTICE,
-      isError: true,
-    }));
+    const closing = open.unanswered.map(interruptedResult);
     const results = this.#results(open.results, closing);
     const intake = this.#messages(
       [results, message],

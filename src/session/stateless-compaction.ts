@@ -94,14 +94,19 @@ export class StatelessCompaction {
     this.#trimTarget = trimTarget(options.trimOnOverflow);
   }
 
-  /** New messages as the session's intake takes them: each text too long for the window clamped. */
-  intake(messages: readonly Message[]): StatelessIntake {
-    return statelessIntake(messages, {
+  /**
+   * New messages as the session's intake takes them (`statelessIntake`): calls the conversation
+   * went on without closed, each text too long for the window clamped. `previous`: the message
+   * before them.
+   */
+  intake(messages: readonly Message[], previous?: Message): StatelessIntake {
+    const settings = {
       maxBlockTokens: this.#maxBlockTokens,
       clampNamer: this.keeper?.clampNamer,
       keepStaleThinking: this.#rules.keepStaleThinking,
       clock: this.#rules.clock,
-    });
+    };
+    return statelessIntake(messages, settings, previous);
   }
 
   /**

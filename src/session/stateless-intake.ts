@@ -1,5 +1,6 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
+import { closeInterruptedCalls } from "../core/interrupted-calls.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { isThinking, keepThinkingValid } from "../core/preserved-thinking.js";
@@ -41,14 +42,40 @@ export interface StatelessIntakeSettings {
 }
 
 /**
- * New messages as the session's intake takes them: each text too long for the window clamped
- * (its original a record for the archive), the thinking a clamp made stale removed, and what the
- * walk saw of them ({@link IntakeFacts}), in one walk over their blocks.
+ * New messages as the session's intake takes them: each tool call the conversation went on
+ * without closed by an error result (`closeInterruptedCalls`: the session closes them when the
+ * user goes on, and refuses a history that left one open), each text too long for the window
+ * clamped (its original a record for the archive), the thinking either change made stale
+ * removed, and what the walk saw of them ({@link IntakeFacts}), in one walk over their blocks
+ * (two, after a call was closed). `previous`: the message before them, whose calls the first
+ * may answer.
  */
 export function statelessIntake(
   messages: readonly Message[],
   settings: StatelessIntakeSettings,
+  previous?: Message,
 ): StatelessIntake {
+  const { intake, callsLeft } = takeIn(messages, settings, previous);
+  if (!callsLeft) return intake;
+  const closed = closeInterruptedCalls(messages, settings.clock, previous);
+  if (closed === messages) return intake;
+  // As a clamp: thinking after a closed call was made without its result.
+  const kept = settings.keepStaleThinking
+    ? closed
+    : keepThinkingValid(messages, closed, settings.clock).conversation;
+  return { ...takeIn(kept, settings).intake, repaired: true };
+}
+
+/**
+ * {@link statelessIntake} but for the calls left waiting, and whether a message may have gone
+ * on without some: fewer results than the calls before them, told by counts in the same walk
+ * (`closeInterruptedCalls` then tells by ids).
+ */
+function takeIn(
+  messages: readonly Message[],
+  settings: StatelessIntakeSettings,
+  previous?: Message,
+): { intake: StatelessIntake; callsLeft: boolean } {
   const { maxBlockTokens, clampNamer: handle } = settings;
   const facts: IntakeFacts = { systemIds: new Set(), thinking: false };
   const intake: StatelessIntake = {
@@ -58,18 +85,30 @@ export function statelessIntake(
     facts,
     repaired: false,
   };
+  let callsLeft = false;
+  let waiting = previous?.role === "assistant" ? callCount(previous) : 0;
   const maxChars = tokensToChars(maxBlockTokens);
-  for (let index = 0; index < messages.length; index += 1) {
+  const last = messages.length - 1;
+  for (let index = 0; index <= last; index += 1) {
     const message = messages[index]!;
     // One walk over the blocks: any message may hold thinking, or be a system message (the
     // schema allows either of either role); only a user message is clamped.
     const { content } = message;
+    const isUser = message.role === "user";
     let long = false;
+    let calls = 0;
+    let results = 0;
     for (let at = 0; at < content.length; at += 1) {
       const block = content[at]!;
+      const { type } = block;
+      if (type === "tool_use") calls += 1;
+      else if (type === "tool_result") results += 1;
       if (isThinking(block)) facts.thinking = true;
-      else if (!long && message.role === "user") long = holdsLongText(block, maxChars);
+      else if (!long && isUser) long = holdsLongText(block, maxChars);
     }
+    // The open tail, a last message of results, may still be answering.
+    if (waiting > results && (!isUser || index !== last || results === 0)) callsLeft = true;
+    waiting = isUser ? 0 : calls;
     if (content.length === 1 && isSystemMessage(message)) facts.systemIds.add(message.id);
     if (!long) continue;
     const { message: clamped, clamped: blocks } = clampMessage(message, maxBlockTokens, handle);
@@ -86,5 +125,11 @@ export function statelessIntake(
     intake.repaired = repair.thinkingBlocksDropped > 0;
     intake.messages = conversation;
   }
-  return intake;
+  return { intake, callsLeft };
+}
+
+function callCount(message: Message): number {
+  let calls = 0;
+  for (const block of message.content) if (block.type === "tool_use") calls += 1;
+  return calls;
 }

@@ -1,0 +1,170 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ModelMessage } from "ai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { describe, expect, it } from "vitest";
+import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
+import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
+import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
+import { INTERRUPTED_NOTICE } from "../../src/core/interrupted-calls.js";
+import type { ContentBlock, Message } from "../../src/core/message.js";
+import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
+import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
+import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
+import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
+import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
+import { ConversationBuilder } from "../../src/testing/index.js";
+import { chatMessagesProblem } from "../support/chat-completions-server.js";
+import { geminiContentsProblem } from "../support/gemini-api-server.js";
+import { responsesInputProblem } from "../support/openai-responses-server.js";
+
+// Every provider's one-call helper closes the tool calls a history went on without (a run
+// stopped between the model's calls and their results, then the user wrote again), as the
+// session closes them: each provider refuses a call left unanswered. Checked by each API's
+// rules, as their loopback stand-ins enforce them; compacted or not.
+
+interface Helper {
+  compact: (
+    messages: readonly Message[],
+    options: CompactMessagesOptions,
+  ) => Promise<{ messages: unknown[]; compacted: boolean }>;
+  /** The API's first complaint about the messages, `undefined` when it takes them. */
+  problem: (messages: unknown[]) => string | undefined;
+}
+
+const HELPERS: Record<string, Helper> = {
+  compactAnthropicMessages: {
+    compact: (messages, options) =>
+      compactAnthropicMessages(toAnthropicMessages(messages), options),
+    problem: (messages) => requestProblems(messages)[0],
+  },
+  compactResponsesInput: {
+    compact: (messages, options) => compactResponsesInput(toResponsesInput(messages), options),
+    problem: (input) =>
+      responsesInputProblem(input, { encrypted: new Map(), requiresReasoning: new Map() })?.message,
+  },
+  compactGeminiContents: {
+    compact: (messages, options) => compactGeminiContents(toGeminiContents(messages), options),
+    problem: (contents) =>
+      geminiContentsProblem(contents, { model: "gemini-2.5-flash", issued: new Map() }),
+  },
+  compactChatMessages: {
+    compact: (messages, options) => compactChatMessages(toChatMessages(messages), options),
+    problem: (messages) =>
+      chatMessagesProblem(messages as ChatCompletionMessageParam[], {
+        reasoning: "ignored",
+        issuedReasoning: new Map(),
+      })?.message,
+  },
+  compactModelMessages: {
+    compact: (messages, options) => compactModelMessages(toModelMessages(messages), options),
+    problem: (messages) => modelMessagesProblem(messages as ModelMessage[]),
+  },
+  compactLangChainMessages: {
+    compact: (messages, options) =>
+      compactLangChainMessages(toLangChainMessages(messages), options),
+    problem: (messages) => langChainProblem(messages as BaseMessage[]),
+  },
+};
+
+/** A call of the AI SDK's left without a result in the tool messages right after it. */
+function modelMessagesProblem(messages: readonly ModelMessage[]): string | undefined {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (message.role !== "assistant" || typeof message.content === "string") continue;
+    const answered = new Set<string>();
+    for (let next = index + 1; messages[next]?.role === "tool"; next += 1)
+      for (const part of messages[next]!.content as { toolCallId?: string }[])
+        if (part.toolCallId !== undefined) answered.add(part.toolCallId);
+    for (const part of message.content)
+      if (part.type === "tool-call" && !answered.has(part.toolCallId))
+        return `Tool result is missing for tool call ${part.toolCallId}.`;
+  }
+  return undefined;
+}
+
+/** A LangChain AI message's call left without a tool message right after it. */
+function langChainProblem(messages: readonly BaseMessage[]): string | undefined {
+  for (let index = 0; index < messages.length; index += 1) {
+    const calls = (messages[index] as { tool_calls?: { id?: string }[] }).tool_calls ?? [];
+    const answered = new Set<string>();
+    for (let next = index + 1; messages[next]?.type === "tool"; next += 1)
+      answered.add((messages[next] as unknown as { tool_call_id: string }).tool_call_id);
+    for (const call of calls)
+      if (call.id !== undefined && !answered.has(call.id)) return `call ${call.id} unanswered`;
+  }
+  return undefined;
+}
+
+function use(id: string, path: string): ContentBlock {
+  return { type: "tool_use", id, name: "read_file", input: { path } };
+}
+
+function result(id: string): ContentBlock {
+  return {
+    type: "tool_result",
+    toolUseId: id,
+    content: `// ${id}\n${"x\n".repeat(400)}`,
+    isError: false,
+  };
+}
+
+/**
+ * `reads` whole read exchanges, then a stopped one: calls `a` and `b`, only `a` answered when
+ * `partial`; then the user wrote again and the conversation went on.
+ */
+function interrupted(reads: number, partial: boolean): Message[] {
+  const builder = new ConversationBuilder().user("Fix the build.");
+  for (let read = 0; read < reads; read += 1)
+    builder.toolCall({
+      name: "read_file",
+      input: { path: `f${read}.ts` },
+      result: "x\n".repeat(400),
+    });
+  builder.assistant([
+    { type: "text", text: "Reading both." },
+    use("call-a", "a.ts"),
+    use("call-b", "b.ts"),
+  ]);
+  if (partial)
+    builder.user([result("call-a"), { type: "text", text: "Stop; check the CI instead." }]);
+  else builder.user("Stop; check the CI instead.");
+  builder.assistant("The CI is green.").user("Good, go on.");
+  return builder.build();
+}
+
+/** The error results the messages (in any format) hold, told by the notice's text. */
+function notices(messages: unknown[]): number {
+  return JSON.stringify(messages).split(INTERRUPTED_NOTICE).length - 1;
+}
+
+describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
+  it.each([
+    ["nothing answered", false, 2],
+    ["one call of two answered", true, 1],
+  ])(
+    "closes the calls the user went on without (%s), compacted or not",
+    async (_case, partial, closed) => {
+      const messages = interrupted(6, partial);
+      for (const contextLimit of [1_000_000, 6_000]) {
+        const out = await helper.compact(messages, { contextLimit, trimOnOverflow: false });
+        expect(helper.problem(out.messages)).toBeUndefined();
+        expect(out.compacted).toBe(true);
+        expect(notices(out.messages)).toBe(closed);
+        // The same history gives the same request again (the prompt cache reads it).
+        const again = await helper.compact(messages, { contextLimit, trimOnOverflow: false });
+        expect(JSON.stringify(again.messages)).toBe(JSON.stringify(out.messages));
+      }
+    },
+  );
+
+  it("leaves calls waiting at the end open, and a history without any unchanged", async () => {
+    const builder = new ConversationBuilder().user("Fix the build.");
+    builder.assistant([use("call-a", "a.ts")]);
+    const waiting = await helper.compact(builder.build(), { contextLimit: 1_000_000 });
+    expect(waiting.compacted).toBe(false);
+    const whole = await helper.compact(interrupted(0, false).slice(0, 1), {
+      contextLimit: 1_000_000,
+    });
+    expect(whole.compacted).toBe(false);
+  });
+});
