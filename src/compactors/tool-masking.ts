@@ -13,6 +13,7 @@ import type {
   TurnId,
 } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { withMessageContent, withResultContent } from "../core/message-shapes.js";
 import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
 import { isAmongTurns, isSummaryTurn } from "../core/turn.js";
 import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
@@ -63,14 +64,6 @@ function clearsInputsOf(setting: boolean | readonly string[], name: string): boo
   return setting === true || (Array.isArray(setting) && setting.includes(name));
 }
 
-/** A tool result with new content; the block's other fields as they were. */
-function withContent(block: ToolResultBlock, content: string): ToolResultBlock {
-  // A clone, then its field set: faster in Node 20 than a spread beside a field of its own.
-  const masked = { ...block };
-  masked.content = content;
-  return masked;
-}
-
 /**
  * `compacted` (a copy of `conversation`, made now if undefined) with the block at
  * `blockIndex` of message `messageIndex` replaced; the message and its content are copied on
@@ -86,9 +79,7 @@ function edited(
   const messages = compacted ?? conversation.slice();
   let message = messages[messageIndex]!;
   if (message === conversation[messageIndex]) {
-    const copy = { ...message };
-    copy.content = message.content.slice();
-    message = copy;
+    message = withMessageContent(message, message.content.slice());
     messages[messageIndex] = message;
   }
   message.content[blockIndex] = block;
@@ -335,7 +326,7 @@ function replaceContent(
   const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
   if (saved < 0) return false;
   edits.estimate -= saved;
-  const masked = withContent(block, replacement);
+  const masked = withResultContent(block, replacement);
   edits.compacted = edited(edits.compacted, conversation, index, site.blockIndex, masked);
   record?.note(index, message, replacement, edits.compacted[index]!, saved);
   return true;

@@ -40,6 +40,8 @@ const TOOL_RESULT = {
   isError: false,
 } as const;
 const TOOL_RESULT_WITH_EXTRA = { ...TOOL_RESULT, extra: undefined } as const;
+const SUMMARIZED_RESULT = { ...TOOL_RESULT, compactSummary: "" } as const;
+const SUMMARIZED_RESULT_WITH_EXTRA = { ...SUMMARIZED_RESULT, extra: undefined } as const;
 const MESSAGE = {
   role: "user" as Message["role"],
   id: "",
@@ -48,6 +50,7 @@ const MESSAGE = {
   createdAt: undefined,
   content: undefined,
 };
+const GENERATED_MESSAGE = { ...MESSAGE, generated: undefined as Message["generated"] };
 const TURN_ID: TurnId = { owner: "", number: 0 };
 
 /** A text block of `text`, and `extra` when given. */
@@ -89,6 +92,32 @@ export function toolResultBlock(
     : { ...TOOL_RESULT_WITH_EXTRA, toolUseId, content, isError, extra };
 }
 
+/**
+ * `block` holding `content` instead: its fields as a tool result has them (`compactSummary` and
+ * `extra` when set), made from a shape. A spread of the block (`{ ...block }`), whose fields and
+ * their order vary, was a sixth of a masking pass over a conversation never seen.
+ */
+export function withResultContent(
+  block: ToolResultBlock,
+  content: ToolResultBlock["content"],
+): ToolResultBlock {
+  const { toolUseId, isError, compactSummary, extra } = block;
+  if (compactSummary === undefined) return toolResultBlock(toolUseId, content, isError, extra);
+  return extra === undefined
+    ? { ...SUMMARIZED_RESULT, toolUseId, content, isError, compactSummary }
+    : { ...SUMMARIZED_RESULT_WITH_EXTRA, toolUseId, content, isError, compactSummary, extra };
+}
+
+/**
+ * `message` holding `content` instead: its fields as a message has them (`generated` when set),
+ * made from a shape, as {@link withResultContent} for the same reason.
+ */
+export function withMessageContent(message: Message, content: ContentBlock[]): Message {
+  const { role, id, sessionId, turnId, createdAt, generated } = message;
+  if (generated === undefined) return messageOf(role, id, sessionId, turnId, createdAt, content);
+  return { ...GENERATED_MESSAGE, role, id, sessionId, turnId, createdAt, content, generated };
+}
+
 /** A message of these fields alone (no `generated`). */
 export function messageOf(
   role: Message["role"],
@@ -112,7 +141,8 @@ export function keyed<V>(key: string, value: V): Record<string, V> {
   return object;
 }
 
-const NO_ITEMS: readonly never[] = Object.freeze([]);
+/** Never handed out, only copied: not frozen, as a frozen array's copy takes four times as long. */
+const NO_ITEMS: readonly never[] = [];
 
 /** A new empty array (`[]` and `new Array(0)` have allocation sites too). */
 export function emptyList<T>(): T[] {
