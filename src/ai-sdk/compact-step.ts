@@ -162,7 +162,7 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const from = known?.input.length ?? 0;
   const fresh = messages.slice(from);
   const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
-  const intake = stateless.intake(converted.messages, known?.ours.at(-1));
+  const intake = stateless.intake(converted.messages, known?.ours);
   let estimate = converted.tokens;
   if (intake.repaired) estimate = estimateTokens(intake.messages);
   else

@@ -6,8 +6,9 @@ import {
   closeInterruptedCalls,
   INTERRUPTED_NOTICE,
   interruptedResult,
+  openCalls,
 } from "./interrupted-calls.js";
-import type { ContentBlock, Message } from "./message.js";
+import { type ContentBlock, type Message, SYSTEM_MESSAGE_BLOCK_TYPE } from "./message.js";
 
 const clock = () => new Date(0);
 
@@ -79,15 +80,82 @@ describe("closeInterruptedCalls", () => {
     expect(closeInterruptedCalls(answering, clock)).toBe(answering);
   });
 
-  it("closes the calls of the message before the ones given", () => {
-    const [before, ...after] = new ConversationBuilder()
+  it("closes the calls of the messages before the ones given, through their run of results", () => {
+    const history = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("b"), use("c")])
+      .user([result("a")])
+      .user([result("b")])
+      .user("stop")
+      .build();
+    const closed = closeInterruptedCalls(history.slice(4), clock, history.slice(0, 4));
+    expect(contents(closed)).toEqual([["user", [interruptedResult("c"), text("stop")]]]);
+    expect(openCalls(history.slice(0, 4)).ids).toEqual(["c"]);
+    expect(openCalls(history).ids).toEqual([]);
+  });
+
+  it("takes a run of messages of one result each as the calls' results", () => {
+    const messages = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("b")])
+      .user([result("a")])
+      .user([result("b")])
+      .assistant("done")
+      .user("next")
+      .build();
+    expect(closeInterruptedCalls(messages, clock)).toBe(messages);
+    // One answered, the other not: closed after the run, before the assistant message.
+    const partial = [...messages.slice(0, 3), ...messages.slice(4)];
+    const closed = closeInterruptedCalls(partial, clock);
+    expect(contents(closed).slice(2, 5)).toEqual([
+      ["user", [result("a")]],
+      ["user", [interruptedResult("b")]],
+      contents(partial)[3],
+    ]);
+  });
+
+  it("puts the results before a system message, which stays as it was", () => {
+    const system: ContentBlock = {
+      type: "opaque",
+      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
+    };
+    const messages = new ConversationBuilder()
       .user("go")
       .assistant([use("a")])
-      .user("stop")
-      .build()
-      .slice(1);
-    const closed = closeInterruptedCalls(after, clock, before);
-    expect(contents(closed)).toEqual([["user", [interruptedResult("a"), text("stop")]]]);
+      .user([system])
+      .user("and?")
+      .build();
+    const closed = closeInterruptedCalls(messages, clock);
+    expect(contents(closed).slice(2)).toEqual([
+      ["user", [interruptedResult("a")]],
+      ["user", [system]],
+      ["user", [text("and?")]],
+    ]);
+    expect(closed[3]).toBe(messages[2]);
+  });
+
+  it("leaves a call answered further on (the Responses API takes an output anywhere after its call)", () => {
+    const messages = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("b")])
+      .user([result("a")])
+      .user("meanwhile")
+      .user([result("b")])
+      .assistant("done")
+      .build();
+    expect(closeInterruptedCalls(messages, clock)).toBe(messages);
+  });
+
+  it("closes the rest of the calls when the last message holds the user's words after results", () => {
+    const messages = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("b")])
+      .user([result("a"), text("stop")])
+      .build();
+    expect(contents(closeInterruptedCalls(messages, clock)).at(-1)).toEqual([
+      "user",
+      [result("a"), interruptedResult("b"), text("stop")],
+    ]);
   });
 });
 
@@ -99,7 +167,7 @@ describe("statelessIntake and interrupted calls", () => {
     clock,
   };
 
-  it("closes them, and drops the thinking made after them, unless told to keep it", () => {
+  it("closes them, and keeps the thinking made after them (made over the same closing)", () => {
     const thinking: ContentBlock = { type: "thinking", thinking: "hmm", signature: "sig" };
     const messages = new ConversationBuilder()
       .user("go")
@@ -111,24 +179,26 @@ describe("statelessIntake and interrupted calls", () => {
     const intake = statelessIntake(messages, settings);
     expect(intake.repaired).toBe(true);
     expect(intake.messages[2]!.content[0]).toEqual(interruptedResult("a"));
-    expect(intake.messages[3]!.content).toEqual([text("ok")]);
-    const kept = statelessIntake(messages, { ...settings, keepStaleThinking: true });
-    expect(kept.messages[3]!.content).toEqual([thinking, text("ok")]);
+    expect(intake.messages[3]).toBe(messages[3]);
+    expect(intake.messages).toHaveLength(messages.length);
   });
 
-  it("tells calls of the message before from the results that answer them", () => {
-    const [before, ...after] = new ConversationBuilder()
+  it("tells calls of the messages before from the results that answer them", () => {
+    const history = new ConversationBuilder()
       .user("go")
-      .assistant([use("a")])
+      .assistant([use("a"), use("b")])
       .user([result("a")])
+      .user([result("b")])
       .assistant("done")
-      .build()
-      .slice(1);
-    const whole = statelessIntake(after, settings, before);
-    expect(whole.repaired).toBe(false);
-    expect(whole.messages).toEqual(after);
-    const cut = statelessIntake(after.slice(1), settings, before);
+      .build();
+    for (const cut of [2, 3, 4]) {
+      const whole = statelessIntake(history.slice(cut), settings, history.slice(0, cut));
+      expect(whole.repaired).toBe(false);
+      expect(whole.messages).toEqual(history.slice(cut));
+    }
+    // The known history ends with one of the two answered: the next message went on.
+    const cut = statelessIntake(history.slice(4), settings, history.slice(0, 3));
     expect(cut.repaired).toBe(true);
-    expect(cut.messages[0]!.content).toEqual([interruptedResult("a")]);
+    expect(contents(cut.messages)[0]).toEqual(["user", [interruptedResult("b")]]);
   });
 });

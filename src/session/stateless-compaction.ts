@@ -96,17 +96,17 @@ export class StatelessCompaction {
 
   /**
    * New messages as the session's intake takes them (`statelessIntake`): calls the conversation
-   * went on without closed, each text too long for the window clamped. `previous`: the message
-   * before them.
+   * went on without closed, each text too long for the window clamped. `before`: the messages
+   * before them (a history known already).
    */
-  intake(messages: readonly Message[], previous?: Message): StatelessIntake {
+  intake(messages: readonly Message[], before?: readonly Message[]): StatelessIntake {
     const settings = {
       maxBlockTokens: this.#maxBlockTokens,
       clampNamer: this.keeper?.clampNamer,
       keepStaleThinking: this.#rules.keepStaleThinking,
       clock: this.#rules.clock,
     };
-    return statelessIntake(messages, settings, previous);
+    return statelessIntake(messages, settings, before);
   }
 
   /**

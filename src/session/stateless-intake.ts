@@ -1,6 +1,6 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
-import { closeInterruptedCalls } from "../core/interrupted-calls.js";
+import { closeInterruptedCalls, openCalls } from "../core/interrupted-calls.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { isThinking, keepThinkingValid } from "../core/preserved-thinking.js";
@@ -9,7 +9,7 @@ import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 
 /** What {@link statelessIntake} made of new messages. */
 export interface StatelessIntake {
-  /** The messages, each text too long for the window clamped. */
+  /** The messages, calls the conversation went on without closed, each text too long clamped. */
   messages: Message[];
   /** The positions (in `messages`) of those clamped. */
   clamped: number[];
@@ -17,7 +17,10 @@ export interface StatelessIntake {
   records: ArchiveRecord[];
   /** What the intake's walk saw of the messages, for a compaction of them alone. */
   facts: IntakeFacts;
-  /** Whether thinking a clamp made stale was removed (then more than `clamped` changed). */
+  /**
+   * Whether more than `clamped` changed: calls were closed (messages may have been added), or
+   * thinking a clamp made stale was removed.
+   */
   repaired: boolean;
 }
 
@@ -45,36 +48,35 @@ export interface StatelessIntakeSettings {
  * New messages as the session's intake takes them: each tool call the conversation went on
  * without closed by an error result (`closeInterruptedCalls`: the session closes them when the
  * user goes on, and refuses a history that left one open), each text too long for the window
- * clamped (its original a record for the archive), the thinking either change made stale
- * removed, and what the walk saw of them ({@link IntakeFacts}), in one walk over their blocks
- * (two, after a call was closed). `previous`: the message before them, whose calls the first
- * may answer.
+ * clamped (its original a record for the archive), the thinking a clamp made stale removed, and
+ * what the walk saw of them ({@link IntakeFacts}), in one walk over their blocks (two, after a
+ * call was closed). `before`: the messages before them (a history known already), whose calls
+ * waiting at its end the first may answer.
+ *
+ * Thinking after a closed call stays: no provider took the history with the call open, so the
+ * thinking was made over a closed one, and this one is the same at every request.
  */
 export function statelessIntake(
   messages: readonly Message[],
   settings: StatelessIntakeSettings,
-  previous?: Message,
+  before: readonly Message[] = [],
 ): StatelessIntake {
-  const { intake, callsLeft } = takeIn(messages, settings, previous);
+  const { intake, callsLeft } = takeIn(messages, settings, openCalls(before).ids.length);
   if (!callsLeft) return intake;
-  const closed = closeInterruptedCalls(messages, settings.clock, previous);
+  const closed = closeInterruptedCalls(messages, settings.clock, before);
   if (closed === messages) return intake;
-  // As a clamp: thinking after a closed call was made without its result.
-  const kept = settings.keepStaleThinking
-    ? closed
-    : keepThinkingValid(messages, closed, settings.clock).conversation;
-  return { ...takeIn(kept, settings).intake, repaired: true };
+  return { ...takeIn(closed, settings, 0).intake, repaired: true };
 }
 
 /**
- * {@link statelessIntake} but for the calls left waiting, and whether a message may have gone
- * on without some: fewer results than the calls before them, told by counts in the same walk
- * (`closeInterruptedCalls` then tells by ids).
+ * {@link statelessIntake} but for the calls left waiting (`waiting` of them before the first
+ * message), and whether a message may have gone on without some: fewer results before it than
+ * calls, told by counts in the same walk (`closeInterruptedCalls` then tells by ids).
  */
 function takeIn(
   messages: readonly Message[],
   settings: StatelessIntakeSettings,
-  previous?: Message,
+  waiting: number,
 ): { intake: StatelessIntake; callsLeft: boolean } {
   const { maxBlockTokens, clampNamer: handle } = settings;
   const facts: IntakeFacts = { systemIds: new Set(), thinking: false };
@@ -86,7 +88,6 @@ function takeIn(
     repaired: false,
   };
   let callsLeft = false;
-  let waiting = previous?.role === "assistant" ? callCount(previous) : 0;
   const maxChars = tokensToChars(maxBlockTokens);
   const last = messages.length - 1;
   for (let index = 0; index <= last; index += 1) {
@@ -106,9 +107,11 @@ function takeIn(
       if (isThinking(block)) facts.thinking = true;
       else if (!long && isUser) long = holdsLongText(block, maxChars);
     }
-    // The open tail, a last message of results, may still be answering.
-    if (waiting > results && (!isUser || index !== last || results === 0)) callsLeft = true;
-    waiting = isUser ? 0 : calls;
+    // Results may come in a run of messages of results alone; the first message of another kind
+    // goes on. The open tail (a last message of results alone) may still be answering.
+    const resultsOnly = isUser && results === content.length && results > 0;
+    if (waiting > results && !resultsOnly) callsLeft = true;
+    waiting = isUser ? (resultsOnly && index < last ? Math.max(0, waiting - results) : 0) : calls;
     if (content.length === 1 && isSystemMessage(message)) facts.systemIds.add(message.id);
     if (!long) continue;
     const { message: clamped, clamped: blocks } = clampMessage(message, maxBlockTokens, handle);
@@ -126,10 +129,4 @@ function takeIn(
     intake.messages = conversation;
   }
   return { intake, callsLeft };
-}
-
-function callCount(message: Message): number {
-  let calls = 0;
-  for (const block of message.content) if (block.type === "tool_use") calls += 1;
-  return calls;
 }

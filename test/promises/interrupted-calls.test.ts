@@ -6,7 +6,11 @@ import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js
 import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import { INTERRUPTED_NOTICE } from "../../src/core/interrupted-calls.js";
-import type { ContentBlock, Message } from "../../src/core/message.js";
+import {
+  type ContentBlock,
+  type Message,
+  SYSTEM_MESSAGE_BLOCK_TYPE,
+} from "../../src/core/message.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
@@ -156,6 +160,37 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
       }
     },
   );
+
+  it("takes results given one message each as answering their calls (nothing to close)", async () => {
+    const messages = new ConversationBuilder()
+      .user("Fix the build.")
+      .assistant([use("call-a", "a.ts"), use("call-b", "b.ts")])
+      .user([result("call-a")])
+      .user([result("call-b")])
+      .assistant("Both read.")
+      .user("Go on.")
+      .build();
+    const out = await helper.compact(messages, { contextLimit: 1_000_000 });
+    expect(out.compacted).toBe(false);
+    expect(helper.problem(out.messages)).toBeUndefined();
+  });
+
+  it("closes calls before a system message, which stays (pinned, sent as it came)", async () => {
+    const system: ContentBlock = {
+      type: "opaque",
+      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
+    };
+    const messages = new ConversationBuilder()
+      .user("Fix the build.")
+      .assistant([use("call-a", "a.ts")])
+      .user([system])
+      .user("And?")
+      .build();
+    const out = await helper.compact(messages, { contextLimit: 1_000_000 });
+    expect(helper.problem(out.messages)).toBeUndefined();
+    expect(notices(out.messages)).toBe(1);
+    expect(JSON.stringify(out.messages)).toContain("Budget: 3");
+  });
 
   it("leaves calls waiting at the end open, and a history without any unchanged", async () => {
     const builder = new ConversationBuilder().user("Fix the build.");
