@@ -219,6 +219,8 @@ export function rememberConversation(
  * and the conversion back that come next find them known.
  */
 export function rememberBuilt(messages: readonly Message[]): void {
+  // Turns count up from the conversion's first: past 2^53 the last is refused by the check.
+  if (!Number.isSafeInteger(messages.at(-1)?.turnId.number ?? 0)) return;
   rememberConversation(messages, contentTokens(messages));
 }
 

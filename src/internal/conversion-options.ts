@@ -44,13 +44,24 @@ export function checkConversionOptions(
 }
 
 /**
- * Checks what a converter's `clock` gave the messages it just built: each `createdAt` must be
- * a `Date` holding a time (the clock's result is otherwise never looked at, and a message
- * dated `"notadate"` would pass for checked). Returns `messages`, for the converter's return
- * line.
- * @throws {ValidationError} about `subject` (the converter's options), naming `clock`.
+ * Checks what a converter's options gave the messages it just built: each `createdAt` from its
+ * `clock` must be a `Date` holding a time (the clock's result is otherwise never looked at, and
+ * a message dated `"notadate"` would pass for checked), and the turns counted from
+ * `firstTurnNumber` must stay whole numbers (up to 2^53 - 1; they count up, so the last tells).
+ * Returns `messages`, for the converter's return line.
+ * @throws {ValidationError} about `subject` (the converter's options), naming `clock` or
+ * `firstTurnNumber`.
  */
 export function checkCreatedAt<M extends readonly Message[]>(messages: M, subject: string): M {
+  const lastTurn = messages.at(-1)?.turnId.number ?? 0;
+  if (!Number.isSafeInteger(lastTurn)) {
+    throw new ValidationError(subject, [
+      {
+        path: ["firstTurnNumber"],
+        message: `must leave room for the messages' turns (the last would be ${lastTurn}, past 2^53 - 1)`,
+      },
+    ]);
+  }
   // A conversion reads its clock once: most messages share one date, checked once.
   let checked: unknown;
   for (let index = 0; index < messages.length; index += 1) {

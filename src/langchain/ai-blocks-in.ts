@@ -91,30 +91,26 @@ function toolUse(context: ReadContext, call: Call, part: Record_ | undefined): T
 
 function thinkingBlock(context: ReadContext, part: Record_): ContentBlock | undefined {
   const reasoning = part["type"] === "reasoning";
+  // Each field read once (what was checked is what is kept, a getter's second answer aside).
   const thinking = reasoning ? part["reasoning"] : part["thinking"];
+  const signature = part["signature"];
   // Reasoning without a signature (a summary, a local model's <think>) has nothing to keep
   // valid: carried whole.
-  if (
-    typeof thinking !== "string" ||
-    typeof part["signature"] !== "string" ||
-    part["signature"] === ""
-  )
+  if (typeof thinking !== "string" || typeof signature !== "string" || signature === "")
     return undefined;
   const key = reasoning ? "reasoning" : "thinking";
   const shape = shapeOf(context, part, [key, "signature"], ["type", "thinking", "signature"]);
   return withFields(
-    { type: "thinking", thinking, signature: part["signature"] },
+    { type: "thinking", thinking, signature },
     shape === undefined ? {} : { shape },
   );
 }
 
 function redactedBlock(context: ReadContext, part: Record_): ContentBlock | undefined {
-  if (typeof part["data"] !== "string") return undefined;
+  const data = part["data"];
+  if (typeof data !== "string") return undefined;
   const shape = shapeOf(context, part, ["data"], ["type", "data"]);
-  return withFields(
-    { type: "redacted_thinking", data: part["data"] },
-    shape === undefined ? {} : { shape },
-  );
+  return withFields({ type: "redacted_thinking", data }, shape === undefined ? {} : { shape });
 }
 
 function contentBlock(

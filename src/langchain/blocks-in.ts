@@ -10,7 +10,7 @@ import type {
 } from "../core/message.js";
 import { keyed, textBlock } from "../core/message-shapes.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
-import { spreadWith } from "../internal/plain-object.js";
+import { setOwnProperty, spreadWith } from "../internal/plain-object.js";
 
 /**
  * The key, in a block's `extra`, under which LangChain's fields that our blocks do not model
@@ -64,8 +64,9 @@ export function jsonWithout(
   const rest: Record_ = {};
   let any = false;
   for (const key of Object.keys(value)) {
-    if (keys.includes(key) || value[key] === undefined) continue;
-    rest[key] = value[key];
+    const field = value[key];
+    if (keys.includes(key) || field === undefined) continue;
+    setOwnProperty(rest, key, field);
     any = true;
   }
   return any ? (json(context, rest) as JsonObject) : undefined;
@@ -101,7 +102,9 @@ export function shapeOf(
   if (sameKeys(part, defaultKeys)) return undefined;
   const held: Record_ = {};
   for (const key of Object.keys(part)) {
-    if (part[key] !== undefined) held[key] = modelled.includes(key) ? null : part[key];
+    const value = part[key];
+    // An own `__proto__` key (from `JSON.parse`) is kept as one, not set as the prototype.
+    if (value !== undefined) setOwnProperty(held, key, modelled.includes(key) ? null : value);
   }
   return json(context, held) as JsonObject;
 }
@@ -138,41 +141,34 @@ function urlSource(url: string): ImageSource {
   return inline === undefined ? { type: "url", url } : { type: "base64", ...inline };
 }
 
-/** An image content block's source, and the path its data or URL goes back to. */
+/**
+ * An image content block's source, and the path its data or URL goes back to. Each field is
+ * read once: what was checked is what is kept (a getter's second answer aside).
+ */
 function imageSource(part: Record_): { source: ImageSource; at: string[] } | undefined {
   const { source, image_url: imageUrl } = part;
   if (part["type"] === "image_url") {
     if (nonEmpty(imageUrl)) return { source: urlSource(imageUrl), at: ["image_url"] };
-    if (isRecord(imageUrl) && nonEmpty(imageUrl["url"]))
-      return { source: urlSource(imageUrl["url"]), at: ["image_url", "url"] };
-    return undefined;
+    const url = isRecord(imageUrl) ? imageUrl["url"] : undefined;
+    return nonEmpty(url) ? { source: urlSource(url), at: ["image_url", "url"] } : undefined;
   }
   if (isRecord(source)) {
     // Anthropic's own shape: { source: { type, media_type, data | url | file_id } }.
-    if (
-      source["type"] === "base64" &&
-      nonEmpty(source["media_type"]) &&
-      typeof source["data"] === "string"
-    )
-      return {
-        source: { type: "base64", mediaType: source["media_type"], data: source["data"] },
-        at: ["source", "data"],
-      };
-    if (source["type"] === "url" && nonEmpty(source["url"]))
-      return { source: { type: "url", url: source["url"] }, at: ["source", "url"] };
-    if (source["type"] === "file" && nonEmpty(source["file_id"]))
-      return { source: { type: "file", fileId: source["file_id"] }, at: ["source", "file_id"] };
+    const { type, media_type: mediaType, data, url, file_id: fileId } = source;
+    if (type === "base64" && nonEmpty(mediaType) && typeof data === "string")
+      return { source: { type: "base64", mediaType, data }, at: ["source", "data"] };
+    if (type === "url" && nonEmpty(url))
+      return { source: { type: "url", url }, at: ["source", "url"] };
+    if (type === "file" && nonEmpty(fileId))
+      return { source: { type: "file", fileId }, at: ["source", "file_id"] };
     return undefined;
   }
   // LangChain's standard shape: { url } | { data, mimeType } | { fileId }.
-  if (nonEmpty(part["url"])) return { source: { type: "url", url: part["url"] }, at: ["url"] };
-  if (typeof part["data"] === "string" && nonEmpty(part["mimeType"]))
-    return {
-      source: { type: "base64", mediaType: part["mimeType"], data: part["data"] },
-      at: ["data"],
-    };
-  if (nonEmpty(part["fileId"]))
-    return { source: { type: "file", fileId: part["fileId"] }, at: ["fileId"] };
+  const { url, data, mimeType, fileId } = part;
+  if (nonEmpty(url)) return { source: { type: "url", url }, at: ["url"] };
+  if (typeof data === "string" && nonEmpty(mimeType))
+    return { source: { type: "base64", mediaType: mimeType, data }, at: ["data"] };
+  if (nonEmpty(fileId)) return { source: { type: "file", fileId }, at: ["fileId"] };
   return undefined;
 }
 
@@ -199,9 +195,10 @@ export function imageBlock(context: ReadContext, part: Record_): ImageBlock | un
 
 /** A LangChain text part as a text block, its other fields kept. */
 export function readTextPart(context: ReadContext, part: Record_): ContentBlock {
-  if (typeof part["text"] !== "string") return opaque(context, part);
+  const text = part["text"];
+  if (typeof text !== "string") return opaque(context, part);
   const shape = shapeOf(context, part, ["text"], ["type", "text"]);
-  const block = textBlock(part["text"]);
+  const block = textBlock(text);
   return shape === undefined ? block : withFields(block, keyed("shape", shape));
 }
 

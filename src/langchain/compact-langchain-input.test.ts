@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
 import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
-import { compactLangChainMessages } from "./index.js";
+import { compactLangChainMessages, fromLangChainMessages, toLangChainMessages } from "./index.js";
 
 // What a review of the stateless path found in compactLangChainMessages' input: each case failed
 // (a TypeError, a wrong source, a history emptied) before its fix.
@@ -83,6 +83,45 @@ describe("compactLangChainMessages' input", () => {
       ];
       const out = await compactLangChainMessages(messages, { contextLimit: 1_000 });
       expect(out.messages).toBe(messages);
+    }
+  });
+
+  it("reads each field of a part once: a getter's second answer is never what was kept", async () => {
+    let reads = 0;
+    let signatures = 0;
+    const flaky = {
+      type: "text",
+      get text() {
+        reads += 1;
+        return reads === 1 ? "hi" : 42;
+      },
+    };
+    const signed = new Proxy(
+      { type: "thinking", thinking: "t", signature: "sig" },
+      {
+        get: (target, key) =>
+          key === "signature" && ++signatures > 1 ? 7 : Reflect.get(target, key),
+      },
+    );
+    const messages = [
+      new HumanMessage({ content: [{ type: "text", text: "first" }, flaky] as never, id: "h" }),
+      new AIMessage({ content: [signed, { type: "text", text: "x" }] as never, id: "a" }),
+    ];
+    const converted = fromLangChainMessages(messages);
+    expect(converted[0]!.content[1]).toEqual({ type: "text", text: "hi" });
+    expect(converted[1]!.content[0]).toEqual({ type: "thinking", thinking: "t", signature: "sig" });
+    const out = await compactLangChainMessages(messages, { contextLimit: 1_000 });
+    expect(Number.isFinite(out.contextUsed)).toBe(true);
+  });
+
+  it("keeps an own __proto__ key of a part as one (JSON.parse makes them)", () => {
+    for (const value of ['{"x":1}', "null", '"s"']) {
+      const part = JSON.parse(`{"type":"text","text":"hi","__proto__":${value}}`);
+      const [message] = fromLangChainMessages([new HumanMessage({ content: [part], id: "h" })]);
+      const [back] = toLangChainMessages([message!]);
+      const [block] = back!.content as Record<string, unknown>[];
+      expect(Object.hasOwn(block!, "__proto__")).toBe(true);
+      expect(JSON.stringify(block)).toBe(JSON.stringify(part));
     }
   });
 
