@@ -255,7 +255,7 @@ describe("fromAnthropicMessages without a second check of what it built", () => 
     expect(ids.map((message) => message.id)).toEqual(["m1", "m2"]);
   });
 
-  it("refuses turn numbers past the safe integers, as the full check does", () => {
+  it("refuses turn numbers past the safe integers, naming the option that made them", () => {
     const params = [
       { role: "user", content: "a" },
       { role: "user", content: "b" },
@@ -266,6 +266,6 @@ describe("fromAnthropicMessages without a second check of what it built", () => 
       Number.MAX_SAFE_INTEGER,
     ]);
     const past = { firstTurnNumber: Number.MAX_SAFE_INTEGER };
-    expect(() => fromAnthropicMessages(params, past)).toThrow(/turnId/);
+    expect(() => fromAnthropicMessages(params, past)).toThrow(/fromAnthropicMessages options: firstTurnNumber/);
   });
 });

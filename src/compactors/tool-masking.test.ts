@@ -424,3 +424,40 @@ describe("paths a masked result mentions", () => {
     }
   });
 });
+
+describe("what a masked result keeps", () => {
+  it("keeps the fields of a result and of its message, a caller's own too", () => {
+    const conversation = longTurn(12).map((message) => {
+      if (!message.content.some((block) => block.type === "tool_result")) return message;
+      const content = message.content.map((block) =>
+        block.type === "tool_result"
+          ? { ...block, compactSummary: "read", extra: { p: 1 }, cache_control: { type: "x" } }
+          : block,
+      );
+      return { ...message, content, metadata: { tag: message.id } } as unknown as Message;
+    });
+    const { conversation: masked } = new ThresholdCompactor({
+      toolCompaction: "redact",
+      keepRecentToolUses: 2,
+    }).compact(conversation, new Map());
+    const redacted = results(masked).filter((block) => block.content === REDACTION_NOTICE);
+    expect(redacted.length).toBeGreaterThan(0);
+    for (const block of redacted) {
+      expect(block).toMatchObject({ compactSummary: "read", extra: { p: 1 } });
+      expect((block as unknown as { cache_control: unknown }).cache_control).toEqual({ type: "x" });
+    }
+    for (const message of masked) {
+      if (message.content.some((block) => block.type === "tool_result"))
+        expect((message as unknown as { metadata: unknown }).metadata).toEqual({ tag: message.id });
+    }
+    // Without fields of a caller's own, the same fields in the same order as a spread made.
+    const plain = longTurn(12);
+    const [first] = results(
+      new ThresholdCompactor({ toolCompaction: "redact", keepRecentToolUses: 2 }).compact(
+        plain,
+        new Map(),
+      ).conversation,
+    ).filter((block) => block.content === REDACTION_NOTICE);
+    expect(Object.keys(first!)).toEqual(["type", "toolUseId", "content", "isError"]);
+  });
+});

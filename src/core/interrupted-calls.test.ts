@@ -11,6 +11,12 @@ import {
 import { type ContentBlock, type Message, SYSTEM_MESSAGE_BLOCK_TYPE } from "./message.js";
 
 const clock = () => new Date(0);
+const settings = {
+  maxBlockTokens: 100_000,
+  clampNamer: undefined,
+  keepStaleThinking: false,
+  clock,
+};
 
 function use(id: string): ContentBlock {
   return { type: "tool_use", id, name: "read_file", input: { path: `${id}.ts` } };
@@ -146,6 +152,37 @@ describe("closeInterruptedCalls", () => {
     expect(closeInterruptedCalls(messages, clock)).toBe(messages);
   });
 
+  it("closes a call whose id a later exchange takes again (some servers number calls per response)", () => {
+    const messages = new ConversationBuilder()
+      .user("go")
+      .assistant([use("call_0")])
+      .user("stop, read the other")
+      .assistant([use("call_0")])
+      .user([result("call_0")])
+      .assistant("done")
+      .build();
+    const closed = closeInterruptedCalls(messages, clock);
+    expect(contents(closed)[2]).toEqual([
+      "user",
+      [interruptedResult("call_0"), text("stop, read the other")],
+    ]);
+    expect(closed.slice(3)).toEqual(messages.slice(3));
+  });
+
+  it("takes provider blocks carried whole among results as waiting with them (a tool approval)", () => {
+    const approval: ContentBlock = {
+      type: "opaque",
+      block: { type: "tool-approval-response", approvalId: "ap1", approved: true },
+    };
+    const messages = new ConversationBuilder()
+      .user("Deploy it.")
+      .assistant([use("a")])
+      .user([approval])
+      .build();
+    expect(closeInterruptedCalls(messages, clock)).toBe(messages);
+    expect(statelessIntake(messages, settings).repaired).toBe(false);
+  });
+
   it("closes the rest of the calls when the last message holds the user's words after results", () => {
     const messages = new ConversationBuilder()
       .user("go")
@@ -160,13 +197,6 @@ describe("closeInterruptedCalls", () => {
 });
 
 describe("statelessIntake and interrupted calls", () => {
-  const settings = {
-    maxBlockTokens: 100_000,
-    clampNamer: undefined,
-    keepStaleThinking: false,
-    clock,
-  };
-
   it("closes them, and keeps the thinking made after them (made over the same closing)", () => {
     const thinking: ContentBlock = { type: "thinking", thinking: "hmm", signature: "sig" };
     const messages = new ConversationBuilder()

@@ -20,7 +20,8 @@ export interface OpenCalls {
 /**
  * The calls `messages` leave waiting at their end: those of the last assistant message that no
  * message of results after it answered (a run of messages holding results alone: one per result
- * in some formats). None when a message of another kind came after it.
+ * in some formats, see {@link holdsResultsOnly}). None when a message of another kind came after
+ * it.
  */
 export function openCalls(messages: readonly Message[]): OpenCalls {
   let at = messages.length - 1;
@@ -51,7 +52,8 @@ export function closeInterruptedCalls(
 ): readonly Message[] {
   let out: Message[] | undefined;
   let { caller, ids: waiting } = openCalls(before);
-  let later: Map<string, number> | undefined;
+  let callerAt = -1;
+  let later: LaterExchanges | undefined;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
     let kept = message;
@@ -63,8 +65,8 @@ export function closeInterruptedCalls(
       if (resultsOnly) {
         if (index === messages.length - 1) waiting = [];
       } else {
-        later ??= lastResults(messages);
-        const missing = waiting.filter((id) => (later!.get(id) ?? -1) <= index);
+        later ??= new LaterExchanges(messages);
+        const missing = waiting.filter((id) => !later!.answersLater(id, index, callerAt));
         waiting = [];
         if (missing.length > 0) {
           out ??= messages.slice(0, index);
@@ -78,17 +80,24 @@ export function closeInterruptedCalls(
     out?.push(kept);
     if (message.role === "assistant") {
       caller = message;
+      callerAt = index;
       waiting = callIds(message);
     }
   }
   return out ?? messages;
 }
 
-/** Whether `message` is a user message of tool results and nothing else. */
+/**
+ * Whether `message` is a user message of tool results and nothing else: no words of the user's,
+ * no system message. Provider blocks carried whole count with the results (the AI SDK's tool
+ * approvals: an approved call waits for its result after them).
+ */
 export function holdsResultsOnly(message: Message): boolean {
-  if (message.role !== "user") return false;
-  for (const block of message.content) if (block.type !== "tool_result") return false;
-  return message.content.length > 0;
+  if (message.role !== "user" || message.content.length === 0 || isSystemMessage(message))
+    return false;
+  for (const block of message.content)
+    if (block.type !== "tool_result" && block.type !== "opaque") return false;
+  return true;
 }
 
 /** The ids of an assistant message's tool calls, in order. */
@@ -107,13 +116,53 @@ function resultIds(messages: readonly Message[], from: number): Set<string> {
   return ids;
 }
 
-/** For each call id answered in `messages`, the position of its last result. */
-function lastResults(messages: readonly Message[]): Map<string, number> {
-  const at = new Map<string, number>();
-  for (let index = 0; index < messages.length; index += 1)
-    for (const block of messages[index]!.content)
-      if (block.type === "tool_result") at.set(block.toolUseId, index);
-  return at;
+/** Where each call id is called and answered in `messages`, in order: one walk, then lookups. */
+class LaterExchanges {
+  readonly #calls = new Map<string, number[]>();
+  readonly #results = new Map<string, number[]>();
+
+  constructor(messages: readonly Message[]) {
+    for (let index = 0; index < messages.length; index += 1) {
+      for (const block of messages[index]!.content) {
+        if (block.type === "tool_use") push(this.#calls, block.id, index);
+        else if (block.type === "tool_result") push(this.#results, block.toolUseId, index);
+      }
+    }
+  }
+
+  /**
+   * Whether the call `id` made at `callerAt` is answered after `index` (the Responses API takes
+   * an output anywhere after its call), before a later call takes the same id again (some
+   * servers number calls per response: `call_0` in each).
+   */
+  answersLater(id: string, index: number, callerAt: number): boolean {
+    const result = firstAfter(this.#results.get(id), index);
+    if (result === undefined) return false;
+    const again = firstAfter(this.#calls.get(id), callerAt);
+    return again === undefined || result < again;
+  }
+}
+
+function push(map: Map<string, number[]>, key: string, index: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [index]);
+  else if (list.at(-1) !== index) list.push(index);
+}
+
+/** The first of the ascending `positions` after `position` (a binary search). */
+function firstAfter(
+  positions: readonly number[] | undefined,
+  position: number,
+): number | undefined {
+  if (positions === undefined) return undefined;
+  let low = 0;
+  let high = positions.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (positions[middle]! <= position) low = middle + 1;
+    else high = middle;
+  }
+  return positions[low];
 }
 
 /** `message` with the results closing `toolUseIds` after the results it leads with. */

@@ -93,15 +93,22 @@ export function toolResultBlock(
 }
 
 /**
- * `block` holding `content` instead: its fields as a tool result has them (`compactSummary` and
- * `extra` when set), made from a shape. A spread of the block (`{ ...block }`), whose fields and
- * their order vary, was a sixth of a masking pass over a conversation never seen.
+ * `block` holding `content` instead, made from a shape when it holds a tool result's fields alone
+ * (`compactSummary` and `extra` when set): a spread of the block (`{ ...block }`) was a sixth of
+ * a masking pass over a conversation never seen. A block with fields of the caller's own (the
+ * schema lets them through `compact`) is copied whole.
  */
 export function withResultContent(
   block: ToolResultBlock,
   content: ToolResultBlock["content"],
 ): ToolResultBlock {
   const { toolUseId, isError, compactSummary, extra } = block;
+  const fields = 4 + (compactSummary === undefined ? 0 : 1) + (extra === undefined ? 0 : 1);
+  if (!holdsFields(block, fields)) {
+    const copy = { ...block };
+    copy.content = content;
+    return copy;
+  }
   if (compactSummary === undefined) return toolResultBlock(toolUseId, content, isError, extra);
   return extra === undefined
     ? { ...SUMMARIZED_RESULT, toolUseId, content, isError, compactSummary }
@@ -114,8 +121,20 @@ export function withResultContent(
  */
 export function withMessageContent(message: Message, content: ContentBlock[]): Message {
   const { role, id, sessionId, turnId, createdAt, generated } = message;
+  if (!holdsFields(message, generated === undefined ? 6 : 7)) {
+    const copy = { ...message };
+    copy.content = content;
+    return copy;
+  }
   if (generated === undefined) return messageOf(role, id, sessionId, turnId, createdAt, content);
   return { ...GENERATED_MESSAGE, role, id, sessionId, turnId, createdAt, content, generated };
+}
+
+/** Whether `object` has `count` enumerable fields: those its type names, none of a caller's own. */
+function holdsFields(object: object, count: number): boolean {
+  let fields = 0;
+  for (const _field in object) fields += 1;
+  return fields === count;
 }
 
 /** A message of these fields alone (no `generated`). */

@@ -99,20 +99,24 @@ function takeIn(
     let long = false;
     let calls = 0;
     let results = 0;
+    let carried = 0;
     for (let at = 0; at < content.length; at += 1) {
       const block = content[at]!;
       const { type } = block;
       if (type === "tool_use") calls += 1;
       else if (type === "tool_result") results += 1;
+      else if (type === "opaque") carried += 1;
       if (isThinking(block)) facts.thinking = true;
       else if (!long && isUser) long = holdsLongText(block, maxChars);
     }
-    // Results may come in a run of messages of results alone; the first message of another kind
-    // goes on. The open tail (a last message of results alone) may still be answering.
-    const resultsOnly = isUser && results === content.length && results > 0;
+    const system = content.length === 1 && isSystemMessage(message);
+    if (system) facts.systemIds.add(message.id);
+    // Results may come in a run of messages of results alone (`holdsResultsOnly`: provider
+    // blocks carried whole count with them); the first message of another kind goes on. The
+    // open tail (a last message of results alone) may still be answering.
+    const resultsOnly = isUser && !system && results + carried === content.length;
     if (waiting > results && !resultsOnly) callsLeft = true;
     waiting = isUser ? (resultsOnly && index < last ? Math.max(0, waiting - results) : 0) : calls;
-    if (content.length === 1 && isSystemMessage(message)) facts.systemIds.add(message.id);
     if (!long) continue;
     const { message: clamped, clamped: blocks } = clampMessage(message, maxBlockTokens, handle);
     if (blocks.length === 0) continue;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fromModelMessages } from "../../src/ai-sdk/index.js";
+import { fromAnthropicMessages } from "../../src/anthropic/index.js";
 import { fromChatMessages } from "../../src/chat-completions/index.js";
 import { ValidationError } from "../../src/core/errors.js";
 import { fromGeminiContents } from "../../src/gemini/index.js";
@@ -13,6 +14,15 @@ import { fromResponsesInput } from "../../src/openai/index.js";
 const LAST_SAFE = Number.MAX_SAFE_INTEGER;
 
 const CONVERTERS: Record<string, (first: number) => unknown[]> = {
+  fromAnthropicMessages: (first) =>
+    fromAnthropicMessages(
+      [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b" },
+        { role: "user", content: "c" },
+      ],
+      { firstTurnNumber: first },
+    ),
   fromResponsesInput: (first) =>
     fromResponsesInput(
       [

@@ -203,3 +203,25 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
     expect(whole.compacted).toBe(false);
   });
 });
+
+describe("the AI SDK's tool approvals", () => {
+  it("leave an approved call waiting for its result: generateText runs the tool next", async () => {
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Deploy it." },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: "X", toolName: "deploy", input: {} },
+          { type: "tool-approval-request", approvalId: "ap1", toolCallId: "X" },
+        ],
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }],
+      },
+    ];
+    const out = await compactModelMessages(messages, { contextLimit: 1_000_000 });
+    expect(out.compacted).toBe(false);
+    expect(out.messages).toBe(messages);
+  });
+});
