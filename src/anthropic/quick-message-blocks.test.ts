@@ -266,6 +266,8 @@ describe("fromAnthropicMessages without a second check of what it built", () => 
       Number.MAX_SAFE_INTEGER,
     ]);
     const past = { firstTurnNumber: Number.MAX_SAFE_INTEGER };
-    expect(() => fromAnthropicMessages(params, past)).toThrow(/fromAnthropicMessages options: firstTurnNumber/);
+    expect(() => fromAnthropicMessages(params, past)).toThrow(
+      /fromAnthropicMessages options: firstTurnNumber/,
+    );
   });
 });
