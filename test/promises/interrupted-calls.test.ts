@@ -2,7 +2,11 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
+import {
+  compactionPrepareStep,
+  compactModelMessages,
+  toModelMessages,
+} from "../../src/ai-sdk/index.js";
 import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import { INTERRUPTED_NOTICE } from "../../src/core/interrupted-calls.js";
@@ -223,5 +227,43 @@ describe("the AI SDK's tool approvals", () => {
     const out = await compactModelMessages(messages, { contextLimit: 1_000_000 });
     expect(out.compacted).toBe(false);
     expect(out.messages).toBe(messages);
+  });
+});
+
+describe("compactionPrepareStep across steps", () => {
+  const usage = { inputTokens: 100, outputTokens: 10, totalTokens: 110 };
+  const call = (id: string) => ({
+    type: "tool-call" as const,
+    toolCallId: id,
+    toolName: "read_file",
+    input: { path: id },
+  });
+  const answer = (id: string) => ({
+    type: "tool-result" as const,
+    toolCallId: id,
+    toolName: "read_file",
+    output: { type: "text" as const, value: "ok" },
+  });
+
+  it("closes a call the known history left waiting, as a new loop closes it", async () => {
+    const first: ModelMessage[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [call("a"), call("b")] },
+      { role: "tool", content: [answer("a")] },
+    ];
+    const then: ModelMessage[] = [...first, { role: "user", content: "Stop; check the CI." }];
+    const prepare = compactionPrepareStep({ contextLimit: 1_000_000 });
+    await prepare({ steps: [], stepNumber: 0, messages: first } as never);
+    const known = await prepare({ steps: [{ usage }], stepNumber: 1, messages: then } as never);
+    const fresh = await compactionPrepareStep({ contextLimit: 1_000_000 })({
+      steps: [],
+      stepNumber: 0,
+      messages: then,
+    } as never);
+    for (const out of [known, fresh]) {
+      const sent = (out as { messages?: ModelMessage[] }).messages ?? then;
+      expect(modelMessagesProblem(sent)).toBeUndefined();
+      expect(notices(sent)).toBe(1);
+    }
   });
 });
