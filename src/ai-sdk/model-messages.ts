@@ -20,7 +20,7 @@ import {
   MESSAGE_OVERHEAD_TOKENS,
 } from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
-import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import { normalizeJson, setProperty } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { messageToModel } from "./message-out.js";
@@ -230,7 +230,7 @@ export function fromModelMessages(
   checkConversionOptions(options, "fromModelMessages options", { generateId: true });
   const converted = convertModelMessages(messages, options, undefined, undefined, true).messages;
   // Built and checked here: every later check (a compactor's, a session's) finds them known.
-  rememberBuilt(checkCreatedAt(converted, "fromModelMessages options"));
+  rememberBuilt(checkMadeByOptions(converted, "fromModelMessages options"));
   return converted;
 }
 

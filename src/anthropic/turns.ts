@@ -12,7 +12,7 @@ import {
 import { type Clock, newIdSequence } from "../core/message-factory.js";
 import { isValidDate } from "../core/message-fast-check.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { contentFromWire } from "./blocks.js";
@@ -164,7 +164,7 @@ function checkBuilt(builder: TurnBuilder, options: FromAnthropicOptions): void {
   const { messages } = builder;
   // Turns past 2^53 - 1 are the options' doing: named there, as every converter names them.
   if (!Number.isSafeInteger(messages.at(-1)?.turnId.number ?? 0))
-    checkCreatedAt(messages, "fromAnthropicMessages options");
+    checkMadeByOptions(messages, "fromAnthropicMessages options");
   if (
     (options.generateId === undefined || idsDistinct(messages)) &&
     (messages.length === 0 || isValidDate(messages[0]!.createdAt)) &&

@@ -9,7 +9,7 @@ import {
 } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
-import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
@@ -133,7 +133,7 @@ export function chatMessagesToOurs(
     readInFull(messages, issues, builder);
   }
   if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
-  const built = checkCreatedAt(builder.messages, "fromChatMessages options");
+  const built = checkMadeByOptions(builder.messages, "fromChatMessages options");
   // Read quickly, every value nests at most 64 levels, and so does its place under `extra`.
   // Read in full, a value was checked from where it stood, up to 256 levels: kept 2 or 3
   // levels deeper under `extra`, it may pass the messages' limit, so they are checked whole.

@@ -104,11 +104,7 @@ export function withResultContent(
 ): ToolResultBlock {
   const { toolUseId, isError, compactSummary, extra } = block;
   const fields = 4 + (compactSummary === undefined ? 0 : 1) + (extra === undefined ? 0 : 1);
-  if (!holdsFields(block, fields)) {
-    const copy = { ...block };
-    copy.content = content;
-    return copy;
-  }
+  if (!holdsFields(block, fields)) return copiedWith(block, content);
   if (compactSummary === undefined) return toolResultBlock(toolUseId, content, isError, extra);
   return extra === undefined
     ? { ...SUMMARIZED_RESULT, toolUseId, content, isError, compactSummary }
@@ -121,13 +117,16 @@ export function withResultContent(
  */
 export function withMessageContent(message: Message, content: ContentBlock[]): Message {
   const { role, id, sessionId, turnId, createdAt, generated } = message;
-  if (!holdsFields(message, generated === undefined ? 6 : 7)) {
-    const copy = { ...message };
-    copy.content = content;
-    return copy;
-  }
+  if (!holdsFields(message, generated === undefined ? 6 : 7)) return copiedWith(message, content);
   if (generated === undefined) return messageOf(role, id, sessionId, turnId, createdAt, content);
   return { ...GENERATED_MESSAGE, role, id, sessionId, turnId, createdAt, content, generated };
+}
+
+/** `object` copied whole (fields of a caller's own too), holding `content` instead. */
+function copiedWith<T extends { content: unknown }>(object: T, content: T["content"]): T {
+  const copy = { ...object };
+  copy.content = content;
+  return copy;
 }
 
 /** Whether `object` has `count` enumerable fields: those its type names, none of a caller's own. */

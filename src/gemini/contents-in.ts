@@ -6,8 +6,8 @@ import { type Clock, newId } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import {
   checkConversionOptions,
-  checkCreatedAt,
   checkedGenerateId,
+  checkMadeByOptions,
 } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
@@ -85,7 +85,7 @@ export function geminiContentsToOurs(
     if (reader.exact) origins?.noteRead(made, messages.length, index);
   });
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
-  rememberBuilt(checkCreatedAt(reader.messages, "fromGeminiContents options"));
+  rememberBuilt(checkMadeByOptions(reader.messages, "fromGeminiContents options"));
   return reader.messages;
 }
 

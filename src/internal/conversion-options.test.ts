@@ -13,7 +13,7 @@ import { fromGeminiContents } from "../gemini/contents-in.js";
 import { fromLangChainMessages } from "../langchain/messages-in.js";
 import { fromResponsesInput } from "../openai/responses-input.js";
 import { AgentSession } from "../session/agent-session.js";
-import { checkCreatedAt, checkedGenerateId } from "./conversion-options.js";
+import { checkedGenerateId, checkMadeByOptions } from "./conversion-options.js";
 
 function issueOf(run: () => unknown): { subject: string; path: unknown; message: string } {
   try {
@@ -114,16 +114,16 @@ describe("fromGeminiContents's generateId", () => {
   });
 });
 
-describe("checkCreatedAt and checkedGenerateId", () => {
+describe("checkMadeByOptions and checkedGenerateId", () => {
   it("return what they were given when it is good", () => {
-    expect(checkCreatedAt([], "s")).toEqual([]);
+    expect(checkMadeByOptions([], "s")).toEqual([]);
     expect(checkedGenerateId(undefined, "s")).toBeUndefined();
   });
 
   it("check every message's date, not the first only", () => {
     const [good] = fromChatMessages([{ role: "user", content: "x" }]);
     const bad = { ...good!, createdAt: new Date(Number.NaN) };
-    expect(issueOf(() => checkCreatedAt([good!, bad], "s")).path).toEqual(["clock"]);
+    expect(issueOf(() => checkMadeByOptions([good!, bad], "s")).path).toEqual(["clock"]);
   });
 });
 

@@ -52,7 +52,7 @@ export function checkConversionOptions(
  * @throws {ValidationError} about `subject` (the converter's options), naming `clock` or
  * `firstTurnNumber`.
  */
-export function checkCreatedAt<M extends readonly Message[]>(messages: M, subject: string): M {
+export function checkMadeByOptions<M extends readonly Message[]>(messages: M, subject: string): M {
   const lastTurn = messages.at(-1)?.turnId.number ?? 0;
   if (!Number.isSafeInteger(lastTurn)) {
     throw new ValidationError(subject, [

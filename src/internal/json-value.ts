@@ -87,8 +87,9 @@ export function normalizeJson(
 }
 
 /**
- * {@link normalizeJson} by its checking walk alone, without the quick copy in front: what the
- * quick copy is held to (`test/fuzz/json-copy.fuzz.test.ts`).
+ * {@link normalizeJson} by its checking walk alone, without the quick copy in front: for a
+ * caller that tried {@link copyJson} itself, and what the quick copy is held to
+ * (`test/fuzz/json-copy.fuzz.test.ts`).
  */
 export function normalizeJsonByWalk(
   value: unknown,

@@ -9,7 +9,7 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { keyed, textBlock } from "../core/message-shapes.js";
-import { copyJson, normalizeJson } from "../internal/json-value.js";
+import { copyJson, normalizeJsonByWalk } from "../internal/json-value.js";
 import { setOwnProperty, spreadWith } from "../internal/plain-object.js";
 
 /**
@@ -52,7 +52,8 @@ export function json(context: ReadContext, value: unknown): JsonValue {
   const quick = copyJson(value);
   if (quick !== undefined) return quick;
   context.walked.any = true;
-  return normalizeJson(value, context.path, context.issues) ?? null;
+  // `normalizeJson` without its quick copy in front: it was just tried.
+  return normalizeJsonByWalk(value, context.path, context.issues) ?? null;
 }
 
 /** A JSON object copy of `value` without `keys`; `undefined` when nothing is left. */

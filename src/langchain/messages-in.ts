@@ -9,12 +9,10 @@ import {
   type ToolResultBlock,
   type TurnId,
 } from "../core/message.js";
-import { type Clock, newId, systemClock } from "../core/message-factory.js";
+import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { keyed, listOf, textBlock, toolResultBlock } from "../core/message-shapes.js";
-import { isWholeSummaryText } from "../core/summary-format.js";
-import { TurnTracker } from "../core/turn-tracker.js";
-import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import { freezeDeeply } from "../internal/frozen.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { aiBlocks } from "./ai-blocks-in.js";
@@ -29,6 +27,7 @@ import {
   type ReadContext,
   withFields,
 } from "./blocks-in.js";
+import { MessagesBuilder } from "./messages-builder.js";
 
 /** Options of {@link fromLangChainMessages}. */
 export interface FromLangChainMessagesOptions {
@@ -59,7 +58,7 @@ export const GENERATED_KEY = "agent_compaction";
 const GENERATED_KINDS: readonly string[] = ["summary", "continuation", "notice"];
 
 /** The message types converted, by LangChain's `type` (chunks have the same). */
-type Kind = "human" | "ai" | "tool" | "system";
+export type Kind = "human" | "ai" | "tool" | "system";
 const KINDS: readonly string[] = ["human", "ai", "tool", "system"];
 
 /** The fields a message carries besides its content (and, per kind, its modelled ones). */
@@ -216,93 +215,6 @@ function kindOf(value: unknown): Kind | undefined {
   return typeof type === "string" && KINDS.includes(type) ? (type as Kind) : undefined;
 }
 
-/** Builds our messages from LangChain's in order: tool messages in a row join one message of results. */
-class MessagesBuilder {
-  readonly messages: Message[] = [];
-  readonly #sessionId: string;
-  readonly #createdAt: Date;
-  readonly #prefix: string;
-  readonly #turns: TurnTracker;
-  readonly #ids = new Set<string>();
-  /** The message of results the next tool message joins. */
-  #results: ToolResultBlock[] | undefined;
-  /** For each message built, the index of the LangChain message it starts at. */
-  readonly starts: number[] = [];
-
-  constructor(settings: ConversionSettings) {
-    this.#sessionId = settings.sessionId ?? newId();
-    this.#createdAt = (settings.clock ?? systemClock)();
-    this.#prefix = newId();
-    this.#turns = new TurnTracker(settings.firstTurnNumber ?? 1, settings.after);
-  }
-
-  /** The id of a message: LangChain's, or a new one marked so it does not go back. */
-  id(context: ReadContext, value: Record_, index: number): { id: string; generated: boolean } {
-    const given = value["id"];
-    if (given !== undefined && (typeof given !== "string" || given === ""))
-      fail(context, "id", "must be a non-empty string");
-    // A new id is unique already: its prefix is a new uuid, no given id can hold it.
-    if (typeof given !== "string" || given === "")
-      return { id: `${this.#prefix}-${index}`, generated: true };
-    if (this.#ids.has(given)) fail(context, "id", "must be unique in the conversation");
-    this.#ids.add(given);
-    return { id: given, generated: false };
-  }
-
-  result(block: ToolResultBlock, id: string, index: number): void {
-    if (this.#results !== undefined) {
-      this.#results.push(block);
-      return;
-    }
-    this.#results = listOf(block);
-    this.starts.push(index);
-    this.#push("user", this.#turns.current(), this.#results, id, undefined);
-  }
-
-  add(
-    kind: Exclude<Kind, "tool">,
-    blocks: ContentBlock[],
-    id: string,
-    index: number,
-    generated?: GeneratedKind,
-  ): void {
-    this.#results = undefined;
-    this.starts.push(index);
-    let turn: TurnId;
-    if (kind === "system") turn = this.#turns.pending();
-    else if (kind === "ai") turn = this.#turns.current();
-    else
-      turn =
-        generated === "summary" || (!this.#turns.opened && isWholeSummaryText(blocks[0]))
-          ? this.#turns.summary()
-          : this.#turns.open();
-    this.#push(kind === "ai" ? "assistant" : "user", turn, blocks, id, generated);
-  }
-
-  #push(
-    role: Message["role"],
-    turnId: TurnId,
-    content: ContentBlock[],
-    id: string,
-    generated: GeneratedKind | undefined,
-  ): void {
-    // A literal, not `messageOf` (core/message-shapes.ts): measured, shaped ones made both the
-    // session's intake (70x to 99x pruneMessages at 10k messages) and the one-call helper (a
-    // third slower or more) slower; not understood.
-    const message = {
-      role,
-      id,
-      sessionId: this.#sessionId,
-      turnId,
-      createdAt: this.#createdAt,
-      content,
-    };
-    this.messages.push(
-      (generated === undefined ? message : spreadWith(message, { generated })) as Message,
-    );
-  }
-}
-
 /** Converts one LangChain message into `builder`. */
 function convertOne(
   builder: MessagesBuilder,
@@ -370,7 +282,7 @@ export function convertLangChainMessages(
   // append) find them known, as every adapter's conversion leaves them. Unless a kept value was
   // checked by the full walk: then it may nest up to the schema's limit from where it stood, so
   // past it under `extra`, and the message check runs again. Copied quickly, it nests at most 64
-  // levels. A caller's clock is answered for by `fromLangChainMessages` (`checkCreatedAt`),
+  // levels. A caller's clock is answered for by `fromLangChainMessages` (`checkMadeByOptions`),
   // which throws these messages away with a bad date.
   if (!walked.any) rememberBuilt(builder.messages);
   return { messages: builder.messages, starts: builder.starts };
@@ -400,5 +312,5 @@ export function fromLangChainMessages(
 ): Message[] {
   checkConversionOptions(options, "fromLangChainMessages options");
   const { messages: converted } = convertLangChainMessages(messages, options);
-  return checkCreatedAt(converted, "fromLangChainMessages options");
+  return checkMadeByOptions(converted, "fromLangChainMessages options");
 }

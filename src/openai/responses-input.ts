@@ -9,7 +9,7 @@ import {
 import type { Clock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { listOf } from "../core/message-shapes.js";
-import { checkConversionOptions, checkCreatedAt } from "../internal/conversion-options.js";
+import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
@@ -120,7 +120,7 @@ export function responsesInputMessages(
   origins?: ItemOrigins<ResponseInputItem>,
 ): Message[] {
   const messages = readItems(items, options, true, origins);
-  rememberBuilt(checkCreatedAt(messages, "fromResponsesInput options"));
+  rememberBuilt(checkMadeByOptions(messages, "fromResponsesInput options"));
   return messages;
 }
 

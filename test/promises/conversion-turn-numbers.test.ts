@@ -13,49 +13,24 @@ import { fromResponsesInput } from "../../src/openai/index.js";
 
 const LAST_SAFE = Number.MAX_SAFE_INTEGER;
 
+/** A request, a reply and a request: two turns, in the role-and-content shape four formats share. */
+const ROLES = [
+  { role: "user", content: "a" },
+  { role: "assistant", content: "b" },
+  { role: "user", content: "c" },
+] as const;
+
 const CONVERTERS: Record<string, (first: number) => unknown[]> = {
-  fromAnthropicMessages: (first) =>
-    fromAnthropicMessages(
-      [
-        { role: "user", content: "a" },
-        { role: "assistant", content: "b" },
-        { role: "user", content: "c" },
-      ],
-      { firstTurnNumber: first },
-    ),
-  fromResponsesInput: (first) =>
-    fromResponsesInput(
-      [
-        { role: "user", content: "a" },
-        { role: "assistant", content: "b" },
-        { role: "user", content: "c" },
-      ] as never,
-      { firstTurnNumber: first },
-    ),
-  fromChatMessages: (first) =>
-    fromChatMessages(
-      [
-        { role: "user", content: "a" },
-        { role: "assistant", content: "b" },
-        { role: "user", content: "c" },
-      ],
-      { firstTurnNumber: first },
-    ),
+  fromAnthropicMessages: (first) => fromAnthropicMessages([...ROLES], { firstTurnNumber: first }),
+  fromResponsesInput: (first) => fromResponsesInput([...ROLES], { firstTurnNumber: first }),
+  fromChatMessages: (first) => fromChatMessages([...ROLES], { firstTurnNumber: first }),
+  fromModelMessages: (first) => fromModelMessages([...ROLES], { firstTurnNumber: first }),
   fromGeminiContents: (first) =>
     fromGeminiContents(
       [
         { role: "user", parts: [{ text: "a" }] },
         { role: "model", parts: [{ text: "b" }] },
         { role: "user", parts: [{ text: "c" }] },
-      ],
-      { firstTurnNumber: first },
-    ),
-  fromModelMessages: (first) =>
-    fromModelMessages(
-      [
-        { role: "user", content: "a" },
-        { role: "assistant", content: "b" },
-        { role: "user", content: "c" },
       ],
       { firstTurnNumber: first },
     ),
