@@ -140,12 +140,59 @@ describe("closeInterruptedCalls", () => {
     expect(closed[3]).toBe(messages[2]);
   });
 
-  it("leaves a call answered further on (the Responses API takes an output anywhere after its call)", () => {
+  it("moves a result given after the user's words up to its calls, the message it left dropped", () => {
+    const messages = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("b"), use("c")])
+      .user([result("a")])
+      .user("meanwhile")
+      .user([result("c"), text("and")])
+      .user([result("b")])
+      .assistant("done")
+      .build();
+    const closed = closeInterruptedCalls(messages, clock);
+    expect(contents(closed).slice(2)).toEqual([
+      ["user", [result("a")]],
+      ["user", [result("b"), result("c"), text("meanwhile")]],
+      ["user", [text("and")]],
+      ["assistant", [text("done")]],
+    ]);
+    // The very blocks, moved; the caller's messages untouched.
+    expect(closed[3]!.content[0]).toBe(messages[5]!.content[0]);
+    expect(closed[3]!.id).toBe(messages[3]!.id);
+    expect(closed[4]!.id).toBe(messages[4]!.id);
+    expect(messages[4]!.content).toHaveLength(2);
+  });
+
+  it("moves results given after a system message up before it (a harness's reminder)", () => {
+    const system: ContentBlock = {
+      type: "opaque",
+      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget" } },
+    };
+    const messages = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("b")])
+      .user([result("a")])
+      .user([system])
+      .user([result("b")])
+      .build();
+    const closed = closeInterruptedCalls(messages, clock);
+    expect(contents(closed).slice(2)).toEqual([
+      ["user", [result("a")]],
+      ["user", [result("b")]],
+      ["user", [system]],
+    ]);
+    expect(closed[3]!.turnId).toEqual(messages[1]!.turnId);
+    expect(closed[4]).toBe(messages[3]);
+  });
+
+  it("leaves a call answered only after an assistant message (the Responses API takes it)", () => {
     const messages = new ConversationBuilder()
       .user("go")
       .assistant([use("a"), use("b")])
       .user([result("a")])
       .user("meanwhile")
+      .assistant("waiting for b")
       .user([result("b")])
       .assistant("done")
       .build();

@@ -39,11 +39,16 @@ export function openCalls(messages: readonly Message[]): OpenCalls {
  * call left unanswered. The calls' results may come in a run of messages of results; at the
  * first message of another kind, the calls still waiting are closed there: in it, after the
  * results it leads with, when it is a user's message; in a message of their own before it, when
- * it is an assistant or system message. A call answered further on (the Responses API takes an
- * output anywhere after its call) is not closed. Calls still waiting at the end stay open (the
- * open tail: a last message of results alone, or the last message's calls). `before`: the
- * messages before these (a history known already, never changed), whose open calls the first
- * may answer. The same array when no call was closed.
+ * it is an assistant or system message.
+ *
+ * A call answered later, before the next assistant message (a harness's system message or the
+ * user's words between the calls and a result), has its result moved up to that place instead,
+ * in the calls' order, a message it leaves empty dropped: every provider takes that. A call
+ * answered only after an assistant message (the Responses API takes an output anywhere after
+ * its call) is left as it is: moving the result would change what that message was made over.
+ * Calls still waiting at the end stay open (the open tail: a last message of results alone, or
+ * the last message's calls). `before`: the messages before these (a history known already,
+ * never changed), whose open calls the first may answer. The same array when nothing changed.
  */
 export function closeInterruptedCalls(
   messages: readonly Message[],
@@ -54,25 +59,26 @@ export function closeInterruptedCalls(
   let { caller, ids: waiting } = openCalls(before);
   let callerAt = -1;
   let later: LaterExchanges | undefined;
+  // The results moved up, by the position of the message they came in.
+  const moved = new Map<number, ToolResultBlock[]>();
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
-    let kept = message;
+    let kept = withoutMoved(message, moved.get(index));
+    if (kept === undefined) continue;
     if (waiting.length > 0) {
-      const answered = resultIds([message], 0);
+      const answered = resultIds([kept], 0);
       waiting = waiting.filter((id) => !answered.has(id));
-      const resultsOnly = holdsResultsOnly(message);
       // A run of results goes on; the open tail is left open.
-      if (resultsOnly) {
+      if (holdsResultsOnly(kept)) {
         if (index === messages.length - 1) waiting = [];
       } else {
         later ??= new LaterExchanges(messages);
-        const missing = waiting.filter((id) => !later!.answersLater(id, index, callerAt));
+        const closing = later.closing(waiting, index, callerAt, moved);
         waiting = [];
-        if (missing.length > 0) {
+        if (closing.length > 0) {
           out ??= messages.slice(0, index);
-          if (message.role === "user" && !isSystemMessage(message))
-            kept = withResults(message, missing);
-          else out.push(resultsMessage(caller!, missing, clock));
+          if (kept.role === "user" && !isSystemMessage(kept)) kept = withResults(kept, closing);
+          else out.push(resultsMessage(caller!, closing, clock));
         }
       }
     }
@@ -116,14 +122,22 @@ function resultIds(messages: readonly Message[], from: number): Set<string> {
   return ids;
 }
 
-/** Where each call id is called and answered in `messages`, in order: one walk, then lookups. */
+/**
+ * Where each call id is called and answered in `messages`, and where the assistant messages
+ * are, in order: one walk, then lookups.
+ */
 class LaterExchanges {
+  readonly #messages: readonly Message[];
   readonly #calls = new Map<string, number[]>();
   readonly #results = new Map<string, number[]>();
+  readonly #replies: number[] = [];
 
   constructor(messages: readonly Message[]) {
+    this.#messages = messages;
     for (let index = 0; index < messages.length; index += 1) {
-      for (const block of messages[index]!.content) {
+      const message = messages[index]!;
+      if (message.role === "assistant") this.#replies.push(index);
+      for (const block of message.content) {
         if (block.type === "tool_use") push(this.#calls, block.id, index);
         else if (block.type === "tool_result") push(this.#results, block.toolUseId, index);
       }
@@ -131,16 +145,52 @@ class LaterExchanges {
   }
 
   /**
-   * Whether the call `id` made at `callerAt` is answered after `index` (the Responses API takes
-   * an output anywhere after its call), before a later call takes the same id again (some
-   * servers number calls per response: `call_0` in each).
+   * The results to give at `index` to the calls `waiting` (made at `callerAt`), in their order:
+   * the result of one answered later before the next assistant message, taken from its message
+   * (noted in `moved`); an error result for one never answered. None for one answered after an
+   * assistant message (the Responses API takes an output anywhere after its call). A result
+   * counts only before a later call takes the same id again (some servers number calls per
+   * response: `call_0` in each).
    */
-  answersLater(id: string, index: number, callerAt: number): boolean {
-    const result = firstAfter(this.#results.get(id), index);
-    if (result === undefined) return false;
-    const again = firstAfter(this.#calls.get(id), callerAt);
-    return again === undefined || result < again;
+  closing(
+    waiting: readonly string[],
+    index: number,
+    callerAt: number,
+    moved: Map<number, ToolResultBlock[]>,
+  ): ToolResultBlock[] {
+    const closing: ToolResultBlock[] = [];
+    const reply = firstAfter(this.#replies, index);
+    for (const id of waiting) {
+      let at = firstAfter(this.#results.get(id), index);
+      const again = firstAfter(this.#calls.get(id), callerAt);
+      if (at !== undefined && again !== undefined && at > again) at = undefined;
+      if (at === undefined) closing.push(interruptedResult(id));
+      else if (reply === undefined || at < reply) {
+        const result = this.#messages[at]!.content.find(
+          (block): block is ToolResultBlock =>
+            block.type === "tool_result" && block.toolUseId === id,
+        )!;
+        closing.push(result);
+        const taken = moved.get(at);
+        if (taken === undefined) moved.set(at, [result]);
+        else taken.push(result);
+      }
+    }
+    return closing;
   }
+}
+
+/**
+ * `message` without the `results` moved up from it: the message itself when none was,
+ * `undefined` when they were all it held.
+ */
+function withoutMoved(
+  message: Message,
+  results: readonly ToolResultBlock[] | undefined,
+): Message | undefined {
+  if (results === undefined) return message;
+  const content = message.content.filter((block) => !results.includes(block as ToolResultBlock));
+  return content.length === 0 ? undefined : { ...message, content };
 }
 
 function push(map: Map<string, number[]>, key: string, index: number): void {
@@ -165,18 +215,16 @@ function firstAfter(
   return positions[low];
 }
 
-/** `message` with the results closing `toolUseIds` after the results it leads with. */
-function withResults(message: Message, toolUseIds: readonly string[]): Message {
+/** `message` with the `closing` results after the results it leads with. */
+function withResults(message: Message, closing: readonly ToolResultBlock[]): Message {
   const { content } = message;
   let at = 0;
   while (at < content.length && content[at]!.type === "tool_result") at += 1;
-  const closing = toolUseIds.map(interruptedResult);
   return { ...message, content: [...content.slice(0, at), ...closing, ...content.slice(at)] };
 }
 
-/** A user message of the results closing `toolUseIds`, in the turn of the calls' message. */
-function resultsMessage(caller: Message, toolUseIds: readonly string[], clock: Clock): Message {
+/** A user message of the `closing` results, in the turn of the calls' message. */
+function resultsMessage(caller: Message, closing: ToolResultBlock[], clock: Clock): Message {
   const { sessionId, turnId } = caller;
-  const content = toolUseIds.map(interruptedResult);
-  return createMessage({ role: "user", sessionId, turnId, content, clock });
+  return createMessage({ role: "user", sessionId, turnId, content: closing, clock });
 }

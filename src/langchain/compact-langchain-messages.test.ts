@@ -155,6 +155,38 @@ describe("compactLangChainMessages", () => {
       ).rejects.toThrow(ValidationError);
   });
 
+  it("moves a result given after a system message up to its calls, and closes the one never given", async () => {
+    const call = (id: string) => ({ id, name: "read_file", args: { path: `${id}.ts` } });
+    const messages: BaseMessage[] = [
+      new HumanMessage({ content: "Read both.", id: "request" }),
+      new AIMessage({ id: "reply", content: "", tool_calls: [call("a"), call("b"), call("c")] }),
+      new ToolMessage({ content: "A", tool_call_id: "a", id: "result-a" }),
+      new SystemMessage({ content: "Budget: 3 calls left.", id: "budget" }),
+      new ToolMessage({ content: "C", tool_call_id: "c", id: "result-c" }),
+      new HumanMessage({ content: "next", id: "next" }),
+    ];
+    const { messages: out } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
+    expect(out.map((message) => [message.type, message.text])).toEqual([
+      ["human", "Read both."],
+      ["ai", ""],
+      ["tool", "A"],
+      ["tool", INTERRUPTED_NOTICE],
+      ["tool", "C"],
+      ["system", "Budget: 3 calls left."],
+      ["human", "next"],
+    ]);
+    expect(out.map((message) => (message as ToolMessage).tool_call_id)).toEqual([
+      undefined,
+      undefined,
+      "a",
+      "b",
+      "c",
+      undefined,
+      undefined,
+    ]);
+    expect(pairingProblems(out)).toEqual([]);
+  });
+
   it("names its options when they are not an object, as the other helpers", async () => {
     for (const options of [undefined, null, 5])
       await expect(compactLangChainMessages(loop(2), options as never)).rejects.toThrow(

@@ -20,10 +20,12 @@ function closing(call: Call & { id: string }, withId: boolean): ToolMessage {
  * `messages` with each tool call that a later message went on without (a run that stopped
  * between the model's calls and their results, then a new request) closed by an error result
  * (`INTERRUPTED_NOTICE`) right where its results belonged, as the session's `addUserText`
- * closes them: no provider takes calls left unanswered. The same array when none was; calls
- * still waiting at the end (the open tail) stay open. `withIds`: each closing result has the id
- * `interrupted-<call id>` (the middleware's thread follows messages by id); without, none (the
- * one-call helper's, whose messages it makes carry none).
+ * closes them: no provider takes calls left unanswered. A call answered later, before the next
+ * AI message (a system message or the user's words in between), has its tool message moved up
+ * there instead, as the other formats' closing moves it. The same array when nothing changed;
+ * calls still waiting at the end (the open tail) stay open. `withIds`: each closing result has
+ * the id `interrupted-<call id>` (the middleware's thread follows messages by id); without, none
+ * (the one-call helper's, whose messages it makes carry none).
  */
 export function closeInterruptedCalls(
   messages: readonly BaseMessage[],
@@ -31,21 +33,48 @@ export function closeInterruptedCalls(
 ): readonly BaseMessage[] {
   let out: BaseMessage[] | undefined;
   let open = new Map<string, Call & { id: string }>();
+  const moved = new Set<number>();
   messages.forEach((message, index) => {
+    if (moved.has(index)) return;
     // Not yet checked (a one-call helper's input): what is no message is left to the conversion.
     const type = isRecord(message) ? message.type : undefined;
     if (type === "tool") {
       open.delete((message as ToolMessage).tool_call_id);
     } else if (open.size > 0) {
       out ??= messages.slice(0, index);
+      const later = laterResults(messages, index, open);
       // One at a time: a spread of many calls would overflow the stack.
-      for (const call of open.values()) out.push(closing(call, withIds));
+      for (const call of open.values()) {
+        const at = later.get(call.id);
+        if (at === undefined) out.push(closing(call, withIds));
+        else {
+          out.push(messages[at]!);
+          moved.add(at);
+        }
+      }
       open = new Map();
     }
     if (type === "ai") open = new Map(callsOf(message).map((call) => [call.id, call]));
     out?.push(message);
   });
   return out ?? messages;
+}
+
+/** The positions of the tool messages after `index`, before the next AI message, answering `open`. */
+function laterResults(
+  messages: readonly BaseMessage[],
+  index: number,
+  open: ReadonlyMap<string, Call>,
+): Map<string, number> {
+  const found = new Map<string, number>();
+  for (let at = index + 1; at < messages.length; at += 1) {
+    const message = messages[at];
+    const type = isRecord(message) ? message.type : undefined;
+    if (type === "ai") break;
+    const id = type === "tool" ? (message as ToolMessage).tool_call_id : undefined;
+    if (id !== undefined && open.has(id) && !found.has(id)) found.set(id, at);
+  }
+  return found;
 }
 
 /** An AI message's tool calls that have an id (and a name) to close them by. */

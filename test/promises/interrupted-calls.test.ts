@@ -196,6 +196,28 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
     expect(JSON.stringify(out.messages)).toContain("Budget: 3");
   });
 
+  it("moves a result given after a system message up to its calls (a harness's reminder between)", async () => {
+    const system: ContentBlock = {
+      type: "opaque",
+      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
+    };
+    const messages = new ConversationBuilder()
+      .user("Fix the build.")
+      .assistant([use("call-a", "a.ts"), use("call-b", "b.ts")])
+      .user([result("call-a")])
+      .user([system])
+      .user([result("call-b")])
+      .user("And?")
+      .build();
+    const out = await helper.compact(messages, { contextLimit: 1_000_000 });
+    expect(helper.problem(out.messages)).toBeUndefined();
+    const sent = JSON.stringify(out.messages);
+    expect(notices(out.messages)).toBe(0);
+    // Each result once, and the system message (Gemini's contents hold it as the user's text).
+    for (const id of ["call-a", "call-b"]) expect(sent.split(`// ${id}`)).toHaveLength(2);
+    expect(sent).toContain("Budget: 3");
+  });
+
   it("leaves calls waiting at the end open, and a history without any unchanged", async () => {
     const builder = new ConversationBuilder().user("Fix the build.");
     builder.assistant([use("call-a", "a.ts")]);
