@@ -28,6 +28,12 @@ function result(id: string): ContentBlock {
 
 const text = (value: string): ContentBlock => ({ type: "text", text: value });
 
+/** A system message's block, as the formats with system messages between others carry it. */
+const system: ContentBlock = {
+  type: "opaque",
+  block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
+};
+
 function contents(messages: readonly Message[]): [string, ContentBlock[]][] {
   return messages.map((message) => [message.role, message.content]);
 }
@@ -121,10 +127,6 @@ describe("closeInterruptedCalls", () => {
   });
 
   it("puts the results before a system message, which stays as it was", () => {
-    const system: ContentBlock = {
-      type: "opaque",
-      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
-    };
     const messages = new ConversationBuilder()
       .user("go")
       .assistant([use("a")])
@@ -165,10 +167,6 @@ describe("closeInterruptedCalls", () => {
   });
 
   it("moves results given after a system message up before it (a harness's reminder)", () => {
-    const system: ContentBlock = {
-      type: "opaque",
-      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget" } },
-    };
     const messages = new ConversationBuilder()
       .user("go")
       .assistant([use("a"), use("b")])

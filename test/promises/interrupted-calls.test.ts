@@ -103,6 +103,12 @@ function langChainProblem(messages: readonly BaseMessage[]): string | undefined 
   return undefined;
 }
 
+/** A system message's block, as the formats with system messages between others carry it. */
+const system: ContentBlock = {
+  type: "opaque",
+  block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
+};
+
 function use(id: string, path: string): ContentBlock {
   return { type: "tool_use", id, name: "read_file", input: { path } };
 }
@@ -180,10 +186,6 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
   });
 
   it("closes calls before a system message, which stays (pinned, sent as it came)", async () => {
-    const system: ContentBlock = {
-      type: "opaque",
-      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
-    };
     const messages = new ConversationBuilder()
       .user("Fix the build.")
       .assistant([use("call-a", "a.ts")])
@@ -197,10 +199,6 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
   });
 
   it("moves a result given after a system message up to its calls (a harness's reminder between)", async () => {
-    const system: ContentBlock = {
-      type: "opaque",
-      block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
-    };
     const messages = new ConversationBuilder()
       .user("Fix the build.")
       .assistant([use("call-a", "a.ts"), use("call-b", "b.ts")])
