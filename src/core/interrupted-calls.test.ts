@@ -195,6 +195,9 @@ describe("closeInterruptedCalls", () => {
       .assistant("done")
       .build();
     expect(closeInterruptedCalls(messages, clock)).toBe(messages);
+    // Also when the assistant message comes right after the results given.
+    const right = [...messages.slice(0, 3), ...messages.slice(4)];
+    expect(closeInterruptedCalls(right, clock)).toBe(right);
   });
 
   it("closes a call whose id a later exchange takes again (some servers number calls per response)", () => {

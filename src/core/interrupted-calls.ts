@@ -159,7 +159,8 @@ class LaterExchanges {
     moved: Map<number, ToolResultBlock[]>,
   ): ToolResultBlock[] {
     const closing: ToolResultBlock[] = [];
-    const reply = firstAfter(this.#replies, index);
+    // The next assistant message: the one at `index` when it is one.
+    const reply = firstAfter(this.#replies, index - 1);
     for (const id of waiting) {
       let at = firstAfter(this.#results.get(id), index);
       const again = firstAfter(this.#calls.get(id), callerAt);
