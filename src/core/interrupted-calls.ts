@@ -60,7 +60,7 @@ export function closeInterruptedCalls(
   let callerAt = -1;
   let later: LaterExchanges | undefined;
   // The results moved up, by the position of the message they came in.
-  const moved = new Map<number, ToolResultBlock[]>();
+  const moved = new Map<number, Set<ToolResultBlock>>();
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
     let kept = withoutMoved(message, moved.get(index));
@@ -127,19 +127,23 @@ function resultIds(messages: readonly Message[], from: number): Set<string> {
  * are, in order: one walk, then lookups.
  */
 class LaterExchanges {
-  readonly #messages: readonly Message[];
   readonly #calls = new Map<string, number[]>();
   readonly #results = new Map<string, number[]>();
+  /** For each id, the first result of it in each message of {@link #results}, in step. */
+  readonly #resultBlocks = new Map<string, ToolResultBlock[]>();
   readonly #replies: number[] = [];
 
   constructor(messages: readonly Message[]) {
-    this.#messages = messages;
     for (let index = 0; index < messages.length; index += 1) {
       const message = messages[index]!;
       if (message.role === "assistant") this.#replies.push(index);
       for (const block of message.content) {
         if (block.type === "tool_use") push(this.#calls, block.id, index);
-        else if (block.type === "tool_result") push(this.#results, block.toolUseId, index);
+        else if (block.type === "tool_result" && push(this.#results, block.toolUseId, index)) {
+          const blocks = this.#resultBlocks.get(block.toolUseId);
+          if (blocks === undefined) this.#resultBlocks.set(block.toolUseId, [block]);
+          else blocks.push(block);
+        }
       }
     }
   }
@@ -156,25 +160,25 @@ class LaterExchanges {
     waiting: readonly string[],
     index: number,
     callerAt: number,
-    moved: Map<number, ToolResultBlock[]>,
+    moved: Map<number, Set<ToolResultBlock>>,
   ): ToolResultBlock[] {
     const closing: ToolResultBlock[] = [];
     // The next assistant message: the one at `index` when it is one.
     const reply = firstAfter(this.#replies, index - 1);
     for (const id of waiting) {
-      let at = firstAfter(this.#results.get(id), index);
+      const positions = this.#results.get(id);
+      let found = firstIndexAfter(positions, index);
       const again = firstAfter(this.#calls.get(id), callerAt);
-      if (at !== undefined && again !== undefined && at > again) at = undefined;
-      if (at === undefined) closing.push(interruptedResult(id));
-      else if (reply === undefined || at < reply) {
-        const result = this.#messages[at]!.content.find(
-          (block): block is ToolResultBlock =>
-            block.type === "tool_result" && block.toolUseId === id,
-        )!;
+      if (found !== undefined && again !== undefined && positions![found]! > again)
+        found = undefined;
+      if (found === undefined) closing.push(interruptedResult(id));
+      else if (reply === undefined || positions![found]! < reply) {
+        const at = positions![found]!;
+        const result = this.#resultBlocks.get(id)![found]!;
         closing.push(result);
         const taken = moved.get(at);
-        if (taken === undefined) moved.set(at, [result]);
-        else taken.push(result);
+        if (taken === undefined) moved.set(at, new Set([result]));
+        else taken.add(result);
       }
     }
     return closing;
@@ -187,21 +191,33 @@ class LaterExchanges {
  */
 function withoutMoved(
   message: Message,
-  results: readonly ToolResultBlock[] | undefined,
+  results: ReadonlySet<ToolResultBlock> | undefined,
 ): Message | undefined {
   if (results === undefined) return message;
-  const content = message.content.filter((block) => !results.includes(block as ToolResultBlock));
+  const content = message.content.filter((block) => !results.has(block as ToolResultBlock));
   return content.length === 0 ? undefined : { ...message, content };
 }
 
-function push(map: Map<string, number[]>, key: string, index: number): void {
+/** Adds `index` to `key`'s positions, unless it is the last already; whether it was added. */
+function push(map: Map<string, number[]>, key: string, index: number): boolean {
   const list = map.get(key);
   if (list === undefined) map.set(key, [index]);
   else if (list.at(-1) !== index) list.push(index);
+  else return false;
+  return true;
 }
 
 /** The first of the ascending `positions` after `position` (a binary search). */
 function firstAfter(
+  positions: readonly number[] | undefined,
+  position: number,
+): number | undefined {
+  const found = firstIndexAfter(positions, position);
+  return found === undefined ? undefined : positions![found];
+}
+
+/** Where in the ascending `positions` the first after `position` is. */
+function firstIndexAfter(
   positions: readonly number[] | undefined,
   position: number,
 ): number | undefined {
@@ -213,7 +229,7 @@ function firstAfter(
     if (positions[middle]! <= position) low = middle + 1;
     else high = middle;
   }
-  return positions[low];
+  return low < positions.length ? low : undefined;
 }
 
 /** `message` with the `closing` results after the results it leads with. */
