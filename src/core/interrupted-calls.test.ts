@@ -142,10 +142,10 @@ describe("closeInterruptedCalls", () => {
     expect(closed[3]).toBe(messages[2]);
   });
 
-  it("moves a result given after the user's words up to its calls, the message it left dropped", () => {
+  it("moves a result given after the user's words up to its calls, in a message of its own", () => {
     const messages = new ConversationBuilder()
       .user("go")
-      .assistant([use("a"), use("b"), use("c")])
+      .assistant([use("a"), use("b"), use("c"), use("d")])
       .user([result("a")])
       .user("meanwhile")
       .user([result("c"), text("and")])
@@ -153,17 +153,39 @@ describe("closeInterruptedCalls", () => {
       .assistant("done")
       .build();
     const closed = closeInterruptedCalls(messages, clock);
+    // The user's message stays as it was (a moved result's fields are its tool message's).
     expect(contents(closed).slice(2)).toEqual([
       ["user", [result("a")]],
-      ["user", [result("b"), result("c"), text("meanwhile")]],
+      ["user", [result("b"), result("c"), interruptedResult("d")]],
+      ["user", [text("meanwhile")]],
       ["user", [text("and")]],
       ["assistant", [text("done")]],
     ]);
     // The very blocks, moved; the caller's messages untouched.
     expect(closed[3]!.content[0]).toBe(messages[5]!.content[0]);
-    expect(closed[3]!.id).toBe(messages[3]!.id);
-    expect(closed[4]!.id).toBe(messages[4]!.id);
+    expect(closed[3]!.turnId).toEqual(messages[1]!.turnId);
+    expect(closed[4]).toBe(messages[3]);
+    expect(closed[5]!.id).toBe(messages[4]!.id);
     expect(messages[4]!.content).toHaveLength(2);
+  });
+
+  it("answers a call id made twice once (malformed, but sent)", () => {
+    const twice = new ConversationBuilder()
+      .user("go")
+      .assistant([use("a"), use("a")])
+      .user([system])
+      .user([result("a")])
+      .user("next")
+      .build();
+    expect(contents(closeInterruptedCalls(twice, clock)).slice(2)).toEqual([
+      ["user", [result("a")]],
+      ["user", [system]],
+      ["user", [text("next")]],
+    ]);
+    const never = [...twice.slice(0, 3), ...twice.slice(4)];
+    expect(contents(closeInterruptedCalls(never, clock)).slice(2, 3)).toEqual([
+      ["user", [interruptedResult("a")]],
+    ]);
   });
 
   it("moves results given after a system message up before it (a harness's reminder)", () => {

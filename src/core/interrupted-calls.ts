@@ -43,7 +43,9 @@ export function openCalls(messages: readonly Message[]): OpenCalls {
  *
  * A call answered later, before the next assistant message (a harness's system message or the
  * user's words between the calls and a result), has its result moved up to that place instead,
- * in the calls' order, a message it leaves empty dropped: every provider takes that. A call
+ * in the calls' order, a message it leaves empty dropped: every provider takes that. Moved
+ * results go in a message of their own, with the closings beside them (their fields, a tool
+ * message's name or options, are not the user's). A call
  * answered only after an assistant message (the Responses API takes an output anywhere after
  * its call) is left as it is: moving the result would change what that message was made over.
  * Calls still waiting at the end stay open (the open tail: a last message of results alone, or
@@ -73,11 +75,13 @@ export function closeInterruptedCalls(
         if (index === messages.length - 1) waiting = [];
       } else {
         later ??= new LaterExchanges(messages);
-        const closing = later.closing(waiting, index, callerAt, moved);
+        const { results: closing, movedAny } = later.closing(waiting, index, callerAt, moved);
         waiting = [];
         if (closing.length > 0) {
           out ??= messages.slice(0, index);
-          if (kept.role === "user" && !isSystemMessage(kept)) kept = withResults(kept, closing);
+          // Moved results keep a message of their own: their fields are not the user's.
+          if (kept.role === "user" && !isSystemMessage(kept) && !movedAny)
+            kept = withResults(kept, closing);
           else out.push(resultsMessage(caller!, closing, clock));
         }
       }
@@ -154,18 +158,20 @@ class LaterExchanges {
    * (noted in `moved`); an error result for one never answered. None for one answered after an
    * assistant message (the Responses API takes an output anywhere after its call). A result
    * counts only before a later call takes the same id again (some servers number calls per
-   * response: `call_0` in each).
+   * response: `call_0` in each). `movedAny`: whether any result was moved.
    */
   closing(
     waiting: readonly string[],
     index: number,
     callerAt: number,
     moved: Map<number, Set<ToolResultBlock>>,
-  ): ToolResultBlock[] {
+  ): { results: ToolResultBlock[]; movedAny: boolean } {
     const closing: ToolResultBlock[] = [];
+    let movedAny = false;
     // The next assistant message: the one at `index` when it is one.
     const reply = firstAfter(this.#replies, index - 1);
-    for (const id of waiting) {
+    // A call id made twice (malformed, but sent) is answered once.
+    for (const id of new Set(waiting)) {
       const positions = this.#results.get(id);
       let found = firstIndexAfter(positions, index);
       const again = firstAfter(this.#calls.get(id), callerAt);
@@ -176,12 +182,13 @@ class LaterExchanges {
         const at = positions![found]!;
         const result = this.#resultBlocks.get(id)![found]!;
         closing.push(result);
+        movedAny = true;
         const taken = moved.get(at);
         if (taken === undefined) moved.set(at, new Set([result]));
         else taken.add(result);
       }
     }
-    return closing;
+    return { results: closing, movedAny };
   }
 }
 

@@ -21,8 +21,12 @@ function closing(call: Call & { id: string }, withId: boolean): ToolMessage {
  * between the model's calls and their results, then a new request) closed by an error result
  * (`INTERRUPTED_NOTICE`) right where its results belonged, as the session's `addUserText`
  * closes them: no provider takes calls left unanswered. A call answered later, before the next
- * AI message (a system message or the user's words in between), has its tool message moved up
- * there instead, as the other formats' closing moves it. The same array when nothing changed;
+ * AI message after its calls, has its tool message moved up there instead (a system message,
+ * the user's words or an AI message without calls in between): unlike the other formats'
+ * closing, also across an AI message right after the results, which LangChain's chat models
+ * refuse where it stands (the Responses API the others leave it for is not one of them). A
+ * call answered only after another message and then an AI message is closed (the late tool
+ * message stays where it is). The same array when nothing changed;
  * calls still waiting at the end (the open tail) stay open. `withIds`: each closing result has
  * the id `interrupted-<call id>` (the middleware's thread follows messages by id); without, none
  * (the one-call helper's, whose messages it makes carry none).

@@ -202,4 +202,31 @@ describe("compactChatMessages", () => {
     expect(answers.filter((answer) => "is_error" in answer || "isError" in answer)).toEqual([]);
     expect(answers.map((answer) => String(answer.content)).join("\n")).toContain(first);
   });
+
+  it("moves a tool message given after the user's words up to its call, each message's fields its own", async () => {
+    const call = (id: string) => ({
+      id,
+      type: "function" as const,
+      function: { name: "read_file", arguments: "{}" },
+    });
+    const messages = [
+      USER,
+      { role: "assistant", content: null, tool_calls: [call("a"), call("b")] },
+      { role: "tool", tool_call_id: "a", content: "A" },
+      { role: "user", name: "alice", content: [{ type: "text", text: "meanwhile" }] },
+      { role: "tool", tool_call_id: "b", content: "B", name: "read_file" },
+      { role: "assistant", content: "done" },
+      { role: "user", content: "next" },
+    ] as ChatCompletionMessageParam[];
+    const { messages: out } = await compactChatMessages(messages, { contextLimit: 200_000 });
+    expect(out).toEqual([
+      messages[0],
+      messages[1],
+      messages[2],
+      messages[4],
+      messages[3],
+      messages[5],
+      messages[6],
+    ]);
+  });
 });
