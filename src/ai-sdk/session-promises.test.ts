@@ -133,13 +133,20 @@ describe("the helpers' defaults are the session's", () => {
 });
 
 describe("checked input", () => {
-  it("refuses a contextUsed that is not a finite number of tokens, naming it", async () => {
+  it("refuses a contextUsed that is not a finite number of tokens, and summaries not strings, naming them", async () => {
     const messages = toolLoop(2);
     for (const contextUsed of [Number.NaN, -5, Number.POSITIVE_INFINITY, "9000"]) {
       const options = { contextLimit: 10_000, contextUsed } as never;
       const error = await compactModelMessages(messages, options).catch((caught) => caught);
       expect(ValidationError.isInstance(error), String(contextUsed)).toBe(true);
       expect((error as ValidationError).issues[0]!.path).toEqual(["contextUsed"]);
+    }
+    // A summary that is no string is refused by name, not met inside the compactor.
+    for (const summaries of [new Map([["call_0", 5]]), new Map([[7, "read"]]), { call_0: "x" }]) {
+      const options = { contextLimit: 10_000, summaries } as never;
+      const error = await compactModelMessages(messages, options).catch((caught) => caught);
+      expect(ValidationError.isInstance(error)).toBe(true);
+      expect((error as ValidationError).issues[0]!.path).toEqual(["summaries"]);
     }
     expect(() => compactionPrepareStep({ contextLimit: 0 })).toThrow(/contextLimit/);
     expect(() => compactionPrepareStep({ contextLimit: 1000, typo: 1 } as never)).toThrow(/typo/);

@@ -61,6 +61,12 @@ const TOKENS = z
     z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more"),
   );
 
+function isStringMap(map: Map<unknown, unknown>): boolean {
+  for (const [key, value] of map)
+    if (typeof key !== "string" || typeof value !== "string") return false;
+  return true;
+}
+
 /** The schemas of {@link StatelessCompactionOptions}, for each entry's strict schema. */
 export const STATELESS_COMPACTION_SHAPE = {
   contextLimit: positiveWholeNumber("tokens"),
@@ -69,8 +75,8 @@ export const STATELESS_COMPACTION_SHAPE = {
   overheadTokens: z.exactOptional(TOKENS),
   summaries: z.exactOptional(
     z.custom<ReadonlyMap<string, string>>(
-      (value) => value instanceof Map,
-      "must be a Map of tool call id to summary",
+      (value) => value instanceof Map && isStringMap(value),
+      "must be a Map of tool call id to summary, each a string",
     ),
   ),
   archive: z.exactOptional(ARCHIVE_OPTION_SCHEMA),
