@@ -5,6 +5,7 @@ import {
   recallToolSpec,
 } from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
+import { type RecallToolOptions, recallSourceOf } from "../session/recall-source.js";
 
 const { name, description, schema } = recallToolSpec();
 
@@ -16,15 +17,17 @@ const { name, description, schema } = recallToolSpec();
 export const RECALL_TOOL = { name, description, input_schema: schema } satisfies Tool;
 
 /**
- * Answers a {@link RECALL_TOOL} call from the session's archive: the original as the tool
+ * Answers a {@link RECALL_TOOL} call from the session's archive, or on a stateless path from
+ * the `archive` (and `sessionId`) given to `compactAnthropicMessages`: the original as the tool
  * result, or an error result saying why (an unknown handle, one from another session).
  *
  * @example
  * if (call.name === RECALL_TOOL.name) results.push(await answerRecall(session, call));
+ * @throws {ValidationError} for a source that is neither (naming `recallTool options`).
  */
 export async function answerRecall(
-  session: RecallToolSession,
+  source: RecallToolSession | RecallToolOptions,
   call: { id: string; input: unknown },
 ): Promise<ToolResultInput> {
-  return answerRecallCall(session, call.id, call.input);
+  return answerRecallCall(recallSourceOf(source), call.id, call.input);
 }

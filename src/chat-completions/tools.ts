@@ -10,6 +10,7 @@ import {
   recallToolSpec,
 } from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
+import { type RecallToolOptions, recallSourceOf } from "../session/recall-source.js";
 
 /** A `tool_calls` entry as the two answers below read it. */
 export interface ChatToolCall {
@@ -55,17 +56,20 @@ function parsedArguments(call: ChatToolCall): { input: unknown } | ToolResultInp
 }
 
 /**
- * Answers a {@link RECALL_CHAT_TOOL} call from the session's archive: the original as the
- * tool result for `addToolResults`, or an error result saying why (an unknown handle,
- * arguments that are not JSON).
+ * Answers a {@link RECALL_CHAT_TOOL} call from the session's archive, or on a stateless path
+ * from the `archive` (and `sessionId`) given to `compactChatMessages`: the original as the tool
+ * result for `addToolResults`, or an error result saying why (an unknown handle, arguments that
+ * are not JSON).
  *
  * @example
  * if (call.function.name === RECALL_CHAT_TOOL.function.name) results.push(await answerRecallToolCall(session, call));
+ * @throws {ValidationError} for a source that is neither (naming `recallTool options`).
  */
 export async function answerRecallToolCall(
-  session: RecallToolSession,
+  source: RecallToolSession | RecallToolOptions,
   call: ChatToolCall,
 ): Promise<ToolResultInput> {
+  const session = recallSourceOf(source);
   const parsed = parsedArguments(call);
   return "input" in parsed ? answerRecallCall(session, call.id, parsed.input) : parsed;
 }

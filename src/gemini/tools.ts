@@ -10,6 +10,7 @@ import {
   recallToolSpec,
 } from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
+import { type RecallToolOptions, recallSourceOf } from "../session/recall-source.js";
 
 /** A tool spec as a Gemini function declaration, its input schema as JSON Schema. */
 const declaration = (spec: { name: string; description: string; schema: object }) =>
@@ -35,16 +36,18 @@ export const COMPACT_FUNCTION = declaration(compactToolSpec());
 
 /**
  * Answers a {@link RECALL_FUNCTION} call (a tool use of the appended response) from the
- * session's archive: the original as the tool result, or an error result saying why.
+ * session's archive, or on a stateless path from the `archive` (and `sessionId`) given to
+ * `compactGeminiContents`: the original as the tool result, or an error result saying why.
  *
  * @example
  * if (call.name === RECALL_FUNCTION.name) results.push(await answerRecall(session, call));
+ * @throws {ValidationError} for a source that is neither (naming `recallTool options`).
  */
 export async function answerRecall(
-  session: RecallToolSession,
+  source: RecallToolSession | RecallToolOptions,
   call: { id: string; input: unknown },
 ): Promise<ToolResultInput> {
-  return answerRecallCall(session, call.id, call.input);
+  return answerRecallCall(recallSourceOf(source), call.id, call.input);
 }
 
 /**

@@ -183,14 +183,7 @@ describe("compactChatMessages", () => {
     const records = handles.map((handle) => archive.get("stateless", handle));
     expect(records.every((record) => record !== undefined)).toBe(true);
     // The recall tool answers from the archive with the original.
-    const session = {
-      contextLimit: SMALL_WINDOW * 4,
-      recall: async (handle: string) => {
-        const record = archive.get("stateless", handle);
-        if (record === undefined) throw new Error(`no record ${handle}`);
-        return record;
-      },
-    };
+    const session = { archive, contextLimit: SMALL_WINDOW * 4 };
     const answers = await Promise.all(
       handles.map((handle, index) =>
         answerRecallToolCall(session, {
