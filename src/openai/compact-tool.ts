@@ -33,17 +33,27 @@ export function answerCompactFunctionCall(
   session: CompactToolSession,
   call: { call_id: string; arguments: string },
 ): ToolResultInput {
-  let input: unknown;
+  const parsed = functionCallInput(call, " No compaction was scheduled.");
+  return "input" in parsed ? answerCompactCall(session, call.call_id, parsed.input) : parsed;
+}
+
+/**
+ * A `function_call`'s `arguments` as JSON (none: `{}`), or the error result refusing them,
+ * `after` appended to what it says.
+ */
+export function functionCallInput(
+  call: { call_id: string; arguments: string },
+  after: string,
+): { input: unknown } | ToolResultInput {
   try {
     const text = typeof call.arguments === "string" ? call.arguments.trim() : "not a string";
-    input = text === "" ? {} : JSON.parse(text);
+    return { input: text === "" ? {} : JSON.parse(text) };
   } catch {
     return {
       type: "tool_result",
       tool_use_id: call.call_id,
-      content: "The arguments must be a JSON object. No compaction was scheduled.",
+      content: `The arguments must be a JSON object.${after}`,
       is_error: true,
     };
   }
-  return answerCompactCall(session, call.call_id, input);
 }

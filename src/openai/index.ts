@@ -43,6 +43,7 @@ export {
   type OpenAICompactorOptions,
 } from "./openai-compactor.js";
 export { isOpenAIContextOverflow } from "./overflow.js";
+export { answerRecallFunctionCall, RECALL_FUNCTION_TOOL } from "./recall-tool.js";
 export {
   type AppendedOpenAIResponse,
   appendOpenAIResponse,

@@ -17,6 +17,11 @@ import {
   compactGeminiContents,
   toGeminiContents,
 } from "../../src/gemini/index.js";
+import {
+  answerRecallFunctionCall,
+  compactResponsesInput,
+  toResponsesInput,
+} from "../../src/openai/index.js";
 import type { RecallToolOptions } from "../../src/session/recall-source.js";
 import { MemoryArchive } from "../../src/store/index.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
@@ -47,6 +52,12 @@ const PATHS: Record<string, Path> = {
     compact: (messages, archive) =>
       compactGeminiContents(toGeminiContents(messages), options(archive)),
     answer: (source, handle) => answerGeminiRecall(source, { id: "r1", input: { handle } }),
+  },
+  compactResponsesInput: {
+    compact: (messages, archive) =>
+      compactResponsesInput(toResponsesInput(messages), options(archive)),
+    answer: (source, handle) =>
+      answerRecallFunctionCall(source, { call_id: "r1", arguments: JSON.stringify({ handle }) }),
   },
   compactChatMessages: {
     compact: (messages, archive) => compactChatMessages(toChatMessages(messages), options(archive)),
@@ -85,5 +96,16 @@ describe.each(Object.entries(PATHS))("%s", (_name, path) => {
     expect(other).toMatchObject({ is_error: true });
     // What is neither a session nor `{ archive }` is refused, naming it.
     await expect(path.answer({} as never, handle!)).rejects.toThrow(ValidationError);
+  });
+});
+
+describe("answerRecallFunctionCall", () => {
+  it("refuses arguments that are not JSON with an error result, as the compact tool does", async () => {
+    const answer = await answerRecallFunctionCall(
+      { archive: new MemoryArchive() },
+      { call_id: "r1", arguments: "{handle" },
+    );
+    expect(answer).toMatchObject({ tool_use_id: "r1", is_error: true });
+    expect(String(answer.content)).toContain("must be a JSON object");
   });
 });
