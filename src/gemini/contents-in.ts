@@ -79,11 +79,12 @@ export function geminiContentsToOurs(
   const issues: ValidationIssue[] = [];
   const reader = new ContentsReader(options, issues);
   const { messages } = reader;
-  list.forEach((content, index) => {
+  // By index: a hole is no content, and is named (`forEach` would skip it).
+  for (let index = 0; index < list.length; index += 1) {
     const made = messages.length;
-    reader.add(content, index);
+    reader.add(list[index], index);
     if (reader.exact) origins?.noteRead(made, messages.length, index);
-  });
+  }
   if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
   rememberBuilt(checkMadeByOptions(reader.messages, "fromGeminiContents options"));
   return reader.messages;

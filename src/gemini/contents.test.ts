@@ -209,5 +209,9 @@ describe("fromGeminiContents / toGeminiContents", () => {
       "2.parts.1",
     ]);
     expect(() => fromGeminiContents([], { sessionId: "" })).toThrow(/sessionId/);
+    // A hole is no content: named, not sent on as `null`.
+    const holed: unknown[] = [{ role: "user", parts: [{ text: "a" }] }];
+    holed[2] = { role: "user", parts: [{ text: "c" }] };
+    expect(() => fromGeminiContents(holed)).toThrow(/\[1\]: must be a content object/);
   });
 });
