@@ -1,4 +1,3 @@
-import type { FunctionTool } from "openai/resources/responses/responses";
 import {
   answerRecallCall,
   type RecallToolSession,
@@ -6,22 +5,14 @@ import {
 } from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
 import { type RecallToolOptions, recallSourceOf } from "../session/recall-source.js";
-import { functionCallInput } from "./compact-tool.js";
-
-const { name, description, schema } = recallToolSpec();
+import { functionCallInput, functionTool } from "./function-tools.js";
 
 /**
  * The Responses API function tool that lets the model fetch back what compaction removed: add
  * it to `tools`, and answer its `function_call` items with {@link answerRecallFunctionCall}.
  * Placeholders and summaries name their handles (`[recall r7-3f2a]`).
  */
-export const RECALL_FUNCTION_TOOL = {
-  type: "function",
-  name,
-  description,
-  parameters: schema,
-  strict: false,
-} satisfies FunctionTool;
+export const RECALL_FUNCTION_TOOL = functionTool(recallToolSpec());
 
 /**
  * Answers a {@link RECALL_FUNCTION_TOOL} call (its `arguments` JSON) from the session's archive,
