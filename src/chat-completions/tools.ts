@@ -1,4 +1,5 @@
 import type { ChatCompletionFunctionTool } from "openai/resources/chat/completions";
+import { parsedCallArguments } from "../core/call-arguments.js";
 import {
   answerCompactCall,
   type CompactToolSession,
@@ -39,22 +40,6 @@ export const RECALL_CHAT_TOOL = chatTool(recallToolSpec());
  */
 export const COMPACT_CHAT_TOOL = chatTool(compactToolSpec());
 
-/** The arguments of a call as JSON, or the tool result refusing them. */
-function parsedArguments(call: ChatToolCall): { input: unknown } | ToolResultInput {
-  try {
-    const raw: unknown = call.function?.arguments;
-    const text = typeof raw === "string" ? raw.trim() : "not a string";
-    return { input: text === "" ? {} : JSON.parse(text) };
-  } catch {
-    return {
-      type: "tool_result",
-      tool_use_id: call.id,
-      content: "The arguments must be a JSON object.",
-      is_error: true,
-    };
-  }
-}
-
 /**
  * Answers a {@link RECALL_CHAT_TOOL} call from the session's archive, or on a stateless path
  * from the `archive` (and `sessionId`) given to `compactChatMessages`: the original as the tool
@@ -70,7 +55,7 @@ export async function answerRecallToolCall(
   call: ChatToolCall,
 ): Promise<ToolResultInput> {
   const session = recallSourceOf(source);
-  const parsed = parsedArguments(call);
+  const parsed = parsedCallArguments(call.id, call.function?.arguments);
   return "input" in parsed ? answerRecallCall(session, call.id, parsed.input) : parsed;
 }
 
@@ -86,9 +71,10 @@ export function answerCompactToolCall(
   session: CompactToolSession,
   call: ChatToolCall,
 ): ToolResultInput {
-  const parsed = parsedArguments(call);
-  if (!("input" in parsed)) {
-    return { ...parsed, content: `${String(parsed.content)} No compaction was scheduled.` };
-  }
-  return answerCompactCall(session, call.id, parsed.input);
+  const parsed = parsedCallArguments(
+    call.id,
+    call.function?.arguments,
+    " No compaction was scheduled.",
+  );
+  return "input" in parsed ? answerCompactCall(session, call.id, parsed.input) : parsed;
 }

@@ -34,6 +34,16 @@ const system: ContentBlock = {
   block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: { role: "system", content: "Budget: 3" } },
 };
 
+/** Two calls, answered in a message each, then the assistant's reply. */
+function answeredOneByOne(): ConversationBuilder {
+  return new ConversationBuilder()
+    .user("go")
+    .assistant([use("a"), use("b")])
+    .user([result("a")])
+    .user([result("b")])
+    .assistant("done");
+}
+
 function contents(messages: readonly Message[]): [string, ContentBlock[]][] {
   return messages.map((message) => [message.role, message.content]);
 }
@@ -107,14 +117,7 @@ describe("closeInterruptedCalls", () => {
   });
 
   it("takes a run of messages of one result each as the calls' results", () => {
-    const messages = new ConversationBuilder()
-      .user("go")
-      .assistant([use("a"), use("b")])
-      .user([result("a")])
-      .user([result("b")])
-      .assistant("done")
-      .user("next")
-      .build();
+    const messages = answeredOneByOne().user("next").build();
     expect(closeInterruptedCalls(messages, clock)).toBe(messages);
     // One answered, the other not: closed after the run, before the assistant message.
     const partial = [...messages.slice(0, 3), ...messages.slice(4)];
@@ -284,13 +287,7 @@ describe("statelessIntake and interrupted calls", () => {
   });
 
   it("tells calls of the messages before from the results that answer them", () => {
-    const history = new ConversationBuilder()
-      .user("go")
-      .assistant([use("a"), use("b")])
-      .user([result("a")])
-      .user([result("b")])
-      .assistant("done")
-      .build();
+    const history = answeredOneByOne().build();
     for (const cut of [2, 3, 4]) {
       const whole = statelessIntake(history.slice(cut), settings, history.slice(0, cut));
       expect(whole.repaired).toBe(false);

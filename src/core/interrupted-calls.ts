@@ -172,15 +172,10 @@ class LaterExchanges {
     const reply = firstAfter(this.#replies, index - 1);
     // A call id made twice (malformed, but sent) is answered once.
     for (const id of new Set(waiting)) {
-      const positions = this.#results.get(id);
-      let found = firstIndexAfter(positions, index);
-      const again = firstAfter(this.#calls.get(id), callerAt);
-      if (found !== undefined && again !== undefined && positions![found]! > again)
-        found = undefined;
-      if (found === undefined) closing.push(interruptedResult(id));
-      else if (reply === undefined || positions![found]! < reply) {
-        const at = positions![found]!;
-        const result = this.#resultBlocks.get(id)![found]!;
+      const answer = this.#answer(id, index, callerAt);
+      if (answer === undefined) closing.push(interruptedResult(id));
+      else if (reply === undefined || answer.at < reply) {
+        const { at, result } = answer;
         closing.push(result);
         movedAny = true;
         const taken = moved.get(at);
@@ -189,6 +184,24 @@ class LaterExchanges {
       }
     }
     return { results: closing, movedAny };
+  }
+
+  /**
+   * The first result of the call `id` (made at `callerAt`) after `index`, and where it is;
+   * `undefined` when none comes before a later call takes the same id again.
+   */
+  #answer(
+    id: string,
+    index: number,
+    callerAt: number,
+  ): { at: number; result: ToolResultBlock } | undefined {
+    const positions = this.#results.get(id);
+    const found = firstIndexAfter(positions, index);
+    if (found === undefined) return undefined;
+    const at = positions![found]!;
+    const again = firstAfter(this.#calls.get(id), callerAt);
+    if (again !== undefined && at > again) return undefined;
+    return { at, result: this.#resultBlocks.get(id)![found]! };
   }
 }
 

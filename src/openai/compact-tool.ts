@@ -1,10 +1,11 @@
+import { parsedCallArguments } from "../core/call-arguments.js";
 import {
   answerCompactCall,
   type CompactToolSession,
   compactToolSpec,
 } from "../core/compact-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
-import { functionCallInput, functionTool } from "./function-tools.js";
+import { functionTool } from "./function-tools.js";
 
 /**
  * The Responses API function tool that lets the model ask for a compaction at a natural
@@ -25,6 +26,6 @@ export function answerCompactFunctionCall(
   session: CompactToolSession,
   call: { call_id: string; arguments: string },
 ): ToolResultInput {
-  const parsed = functionCallInput(call, " No compaction was scheduled.");
+  const parsed = parsedCallArguments(call.call_id, call.arguments, " No compaction was scheduled.");
   return "input" in parsed ? answerCompactCall(session, call.call_id, parsed.input) : parsed;
 }

@@ -1,3 +1,4 @@
+import { parsedCallArguments } from "../core/call-arguments.js";
 import {
   answerRecallCall,
   type RecallToolSession,
@@ -5,7 +6,7 @@ import {
 } from "../core/recall-tool-call.js";
 import type { ToolResultInput } from "../core/tool-result-input.js";
 import { type RecallToolOptions, recallSourceOf } from "../session/recall-source.js";
-import { functionCallInput, functionTool } from "./function-tools.js";
+import { functionTool } from "./function-tools.js";
 
 /**
  * The Responses API function tool that lets the model fetch back what compaction removed: add
@@ -29,6 +30,6 @@ export async function answerRecallFunctionCall(
   call: { call_id: string; arguments: string },
 ): Promise<ToolResultInput> {
   const session = recallSourceOf(source);
-  const parsed = functionCallInput(call, "");
+  const parsed = parsedCallArguments(call.call_id, call.arguments);
   return "input" in parsed ? answerRecallCall(session, call.call_id, parsed.input) : parsed;
 }

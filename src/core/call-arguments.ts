@@ -1,0 +1,24 @@
+import type { ToolResultInput } from "./tool-result-input.js";
+
+/**
+ * The JSON `arguments` text of the tool call `id` (the recall and compact tools' calls, as the
+ * Chat Completions and Responses APIs write them) as its input (none: `{}`), or the error
+ * result refusing them, `after` appended to what it says.
+ */
+export function parsedCallArguments(
+  id: string,
+  raw: unknown,
+  after = "",
+): { input: unknown } | ToolResultInput {
+  try {
+    const text = typeof raw === "string" ? raw.trim() : "not a string";
+    return { input: text === "" ? {} : JSON.parse(text) };
+  } catch {
+    return {
+      type: "tool_result",
+      tool_use_id: id,
+      content: `The arguments must be a JSON object.${after}`,
+      is_error: true,
+    };
+  }
+}
