@@ -86,11 +86,13 @@ export function planFold(
     budget;
   if (baseline === undefined ? suffix[0]! <= budget : fits(baseline)) return baseline;
   if (latest === -1) return baseline;
-  // An automatic fold inside the recent turns keeps the part the agent has just read.
-  const kept =
+  // An automatic fold inside the recent turns keeps the part the agent has just read, as the
+  // conversation after the turns it folds shows it: what a second pass finds (idempotent).
+  const keptAfterBase =
     context.trigger === "manual"
       ? undefined
-      : keptPartStart(conversation, options, context.contextLimit);
+      : keptPartStart(conversation.slice(base), options, context.contextLimit);
+  const kept = keptAfterBase === undefined ? undefined : base + keptAfterBase;
   const candidates = laterCuts(layout, base).filter((cut) => kept === undefined || cut <= kept);
   const cut = firstFittingCut(candidates, (candidate) => fits(planAt(candidate)));
   return cut === undefined ? baseline : planAt(cut);

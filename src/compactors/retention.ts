@@ -50,17 +50,13 @@ export interface KeptPart {
 }
 
 /**
- * The index of the first message of the kept part: walking back from the end, the messages
- * until both `toolUses` tool uses (as many as `toolUsesUpTo` allows, the newest always) and
- * `tokens` tokens are covered (`0` when the conversation has fewer); the conversation's length
- * when the part asks for nothing.
+ * Where the kept part starts, and the tool uses of the messages from there on: walking back
+ * from the end, the messages until both `toolUses` tool uses (as many as `toolUsesUpTo` allows,
+ * the newest always) and `tokens` tokens are covered, from the earlier of the two (all of the
+ * tool uses and from `0` when the conversation has fewer); the conversation's length when the
+ * part asks for nothing.
  */
-export function keptStart(conversation: readonly Message[], part: KeptPart): number {
-  return keptWalk(conversation, part).start;
-}
-
-/** {@link keptStart}, and the tool uses of the messages from there on. */
-function keptWalk(
+export function keptPart(
   conversation: readonly Message[],
   part: KeptPart,
 ): { start: number; uses: number } {
@@ -70,19 +66,32 @@ function keptWalk(
   const upTo = part.toolUsesUpTo ?? Number.POSITIVE_INFINITY;
   let uses = 0;
   let covered = 0;
+  // The message holding the oldest tool use counted, and the newest from which the tokens are
+  // covered: the part starts at the earlier of the two, whether the walk ends at the cap, at
+  // the conversation's start, or where both are covered (the same rule for each, so that what
+  // the part keeps does not hang on how many older tool uses there are: a fold that removes
+  // them leaves it where it was).
+  let usesStart = conversation.length;
+  let tokensStart = tokens > 0 ? -1 : usesStart;
   for (let index = conversation.length - 1; index >= 0; index -= 1) {
     const message = conversation[index]!;
     const size = estimateMessageTokens(message);
     // Past the cap, the tool uses counted so far (the newest step's at least) are all it keeps.
     if (uses > 0 && uses < toolUses && covered + size > upTo) {
       toolUses = uses;
-      if (covered >= tokens) return { start: index + 1, uses };
+      if (covered >= tokens) return { start: Math.min(usesStart, tokensStart), uses };
     }
-    for (const block of message.content) if (block.type === "tool_use") uses += 1;
+    for (const block of message.content)
+      if (block.type === "tool_use") {
+        uses += 1;
+        usesStart = index;
+      }
     covered += size;
+    if (tokensStart < 0 && covered >= tokens) tokensStart = index;
     if (uses >= toolUses && covered >= tokens) return { start: index, uses };
   }
-  return { start: 0, uses };
+  // Fewer tool uses than asked: all of them, and the tokens (all of them when not covered).
+  return { start: Math.min(usesStart, Math.max(tokensStart, 0)), uses };
 }
 
 /**
@@ -99,7 +108,7 @@ export function keptToolUses(
   if (toolUses === false || toolUses === undefined) return undefined;
   const toolUsesUpTo = toolUsesCap(settings, contextLimit);
   if (toolUsesUpTo === undefined) return toolUses;
-  return Math.min(keptWalk(conversation, { toolUses, toolUsesUpTo }).uses, toolUses);
+  return Math.min(keptPart(conversation, { toolUses, toolUsesUpTo }).uses, toolUses);
 }
 
 /**
@@ -109,9 +118,8 @@ export function keptToolUses(
  */
 function toolUsesCap(settings: RetentionSettings, contextLimit: number | undefined) {
   const { threshold, targetUtilization: target } = settings;
-  if (threshold === undefined || target === undefined) return undefined;
-  if (contextLimit === undefined || !(contextLimit > 0)) return undefined;
-  return ((threshold + target) / 2) * contextLimit;
+  if (threshold === undefined || target === undefined || !(contextLimit! > 0)) return undefined;
+  return ((threshold + target) / 2) * contextLimit!;
 }
 
 /** The retention settings every compactor of ours reads: turns, tool uses, share of the window. */
@@ -125,7 +133,7 @@ export interface RetentionSettings {
 }
 
 /**
- * Where the part a compactor keeps whole starts ({@link keptStart}): the newest tool uses (as
+ * Where the part a compactor keeps whole starts ({@link keptPart}): the newest tool uses (as
  * many as fit halfway from its target to its threshold, the newest step always) and the
  * newest share of the window it keeps (`0`: all of it); `undefined` when it keeps neither.
  */
@@ -138,7 +146,7 @@ export function keptPartStart(
   const share = settings.keepRecentShare;
   const tokens = share === undefined || contextLimit === undefined ? 0 : share * contextLimit;
   const toolUsesUpTo = toolUsesCap(settings, contextLimit);
-  const start = keptStart(conversation, { toolUses, tokens, toolUsesUpTo });
+  const { start } = keptPart(conversation, { toolUses, tokens, toolUsesUpTo });
   return start === conversation.length ? undefined : start;
 }
 
@@ -152,8 +160,7 @@ export function keptPartFrom(
   settings: RetentionSettings,
   contextLimit: number | undefined,
 ): number {
-  if (settings.keepRecentShare === undefined || contextLimit === undefined || !(contextLimit > 0))
-    return conversation.length;
+  if (settings.keepRecentShare === undefined || !(contextLimit! > 0)) return conversation.length;
   return keptPartStart(conversation, settings, contextLimit) ?? conversation.length;
 }
 

@@ -332,8 +332,12 @@ describe("AgentSession: maybeCompact", () => {
     const session = new AgentSession({
       contextLimit: 1000,
       compactor: false,
-      // A target the fold of the old turns reaches: the two recent turns stay whole.
-      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 2, targetUtilization: 0.75 }),
+      // A target the fold of the old turns reaches (a short summary): the two recent turns stay whole.
+      llmCompactor: new LLMCompactor(client, {
+        keepRecentTurns: 2,
+        targetUtilization: 0.75,
+        maxSummaryTokens: 20,
+      }),
     });
     session.append(...history(5));
     const running = session.maybeCompact();
