@@ -63,3 +63,41 @@ describe("fromGeminiContents: each content's marks, made only when it has some",
     }
   });
 });
+
+describe("fromGeminiContents: parts of the wrong shape", () => {
+  const issuesOf = (parts: unknown[]) => {
+    try {
+      fromGeminiContents([{ role: "user", parts }] as Content[]);
+    } catch (caught) {
+      expect(caught).toBeInstanceOf(ValidationError);
+      return (caught as ValidationError).issues.map(({ path, message }) => ({ path, message }));
+    }
+    return [];
+  };
+
+  it("are refused, each naming its field (the API refuses them too)", () => {
+    expect(issuesOf([{ text: 42 }, { functionCall: null }, {}])).toEqual([
+      { path: [0, "parts", 0, "text"], message: "must be a string" },
+      { path: [0, "parts", 1, "functionCall"], message: "must be an object" },
+      {
+        path: [0, "parts", 2],
+        message: "must hold a field (text, functionCall, inlineData, ...)",
+      },
+    ]);
+    expect(issuesOf([{ text: "a", thought: "yes", thoughtSignature: 3 }])).toEqual([
+      { path: [0, "parts", 0, "thoughtSignature"], message: "must be a string" },
+      { path: [0, "parts", 0, "thought"], message: "must be a boolean" },
+    ]);
+    expect(issuesOf([{ inlineData: "x" }, { functionResponse: [] }])).toEqual([
+      { path: [0, "parts", 0, "inlineData"], message: "must be an object" },
+      { path: [0, "parts", 1, "functionResponse"], message: "must be an object" },
+    ]);
+  });
+
+  it("of a kind it does not know are carried whole", () => {
+    const parts = [{ toolCall: { id: "1", toolType: "GOOGLE_SEARCH_WEB" } }, { newKind: 1 }];
+    expect(issuesOf(parts)).toEqual([]);
+    const messages = fromGeminiContents([{ role: "model", parts }] as Content[]);
+    expect(toGeminiContents(messages)).toEqual([{ role: "model", parts }]);
+  });
+});

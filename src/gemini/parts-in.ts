@@ -155,6 +155,37 @@ function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
   return withGemini({ type: "tool_result", toolUseId: id, content, isError: said.isError }, fields);
 }
 
+/** The part fields that hold an object when present. */
+const OBJECT_FIELDS = [
+  "functionCall",
+  "functionResponse",
+  "inlineData",
+  "fileData",
+  "executableCode",
+  "codeExecutionResult",
+  "toolCall",
+  "toolResponse",
+];
+
+/**
+ * Whether the fields the API types are of their type (`text` and `thoughtSignature` strings,
+ * `thought` a boolean, the data fields objects) and the part holds something; each wrong one
+ * reported. Fields it does not know are carried as they are (newer kinds of part).
+ */
+function wellTyped(context: PartContext, part: JsonObject): boolean {
+  const before = context.issues.length;
+  if (isEmpty(part)) fail(context, [], "must hold a field (text, functionCall, inlineData, ...)");
+  for (const key of ["text", "thoughtSignature"])
+    if (part[key] !== undefined && typeof part[key] !== "string")
+      fail(context, [key], "must be a string");
+  if (part["thought"] !== undefined && typeof part["thought"] !== "boolean")
+    fail(context, ["thought"], "must be a boolean");
+  for (const key of OBJECT_FIELDS)
+    if (part[key] !== undefined && !isPlainObject(part[key]))
+      fail(context, [key], "must be an object");
+  return context.issues.length === before;
+}
+
 /** A part carried whole, as it came. */
 export function opaque(part: JsonObject): OpaqueBlock {
   return { type: "opaque", block: part };
@@ -179,6 +210,7 @@ export function partBlockInFull(
   value: Record<string, unknown>,
 ): ContentBlock {
   const part = copied(context, value);
+  if (!wellTyped(context, part)) return opaque(part);
   // A thought (`thought: true`, with its signature if any) is carried whole: Gemini has no rule
   // binding it to what came before, so no compaction edit ever makes it stale or strips it.
   if (part["thought"] === true) return opaque(part);
