@@ -101,3 +101,28 @@ describe("fromGeminiContents: parts of the wrong shape", () => {
     expect(toGeminiContents(messages)).toEqual([{ role: "model", parts }]);
   });
 });
+
+describe("fromGeminiContents: call ids", () => {
+  it("refuses an id that is not a string, naming it", () => {
+    const parts = [
+      { functionCall: { id: 42, name: "read", args: {} } },
+      { functionResponse: { id: { a: 1 }, name: "read", response: { output: "x" } } },
+    ];
+    expect(() => fromGeminiContents([{ role: "model", parts }] as unknown as Content[])).toThrow(
+      /\[0\]\.parts\[0\]\.functionCall\.id: must be a string.*\[0\]\.parts\[1\]\.functionResponse\.id: must be a string/,
+    );
+  });
+});
+
+describe("fromGeminiContents: empty call ids", () => {
+  it("come back as they were", () => {
+    const contents = [
+      { role: "model", parts: [{ functionCall: { id: "", name: "read", args: {} } }] },
+      {
+        role: "user",
+        parts: [{ functionResponse: { id: null, name: "read", response: { output: "x" } } }],
+      },
+    ] as unknown as Content[];
+    expect(toGeminiContents(fromGeminiContents(contents))).toEqual(contents);
+  });
+});

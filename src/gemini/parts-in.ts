@@ -84,13 +84,26 @@ function imageOf(part: JsonObject, key: "inlineData" | "fileData"): ImageBlock |
   return withGemini({ type: "image", source }, fields);
 }
 
+/**
+ * An id that is absent, `null` or `""` means none (the API's SDK leaves it out or empty); one of
+ * another type is reported (it could not come back as it was).
+ */
+function checkedNoId(context: PartContext, id: JsonValue | undefined, field: string): void {
+  if (id !== undefined && id !== null && id !== "")
+    fail(context, [field, "id"], "must be a string");
+}
+
+/** `["id"]`, or none when the id is `""` or `null`: carried among the other fields, it comes back. */
+const idKey = (value: JsonObject): string[] =>
+  value["id"] === "" || value["id"] === null ? [] : ["id"];
+
 function callOf(context: PartContext, part: JsonObject): ToolUseBlock {
   const call = part["functionCall"] as JsonObject;
   const name = nonEmptyString(context, call, ["functionCall", "name"]);
   const fields: JsonObject = {};
   const rest = without(part, ["functionCall"]);
   if (!isEmpty(rest)) fields["part"] = rest;
-  const callRest = without(call, ["id", "name", "args"]);
+  const callRest = without(call, [...idKey(call), "name", "args"]);
   if (!isEmpty(callRest)) fields["call"] = callRest;
   let input: JsonObject = {};
   if (call["args"] === undefined) fields["noArgs"] = true;
@@ -98,6 +111,7 @@ function callOf(context: PartContext, part: JsonObject): ToolUseBlock {
   else fail(context, ["functionCall", "args"], "must be an object");
   let id = call["id"];
   if (typeof id !== "string" || id === "") {
+    checkedNoId(context, id, "functionCall");
     id = context.callId(name);
     fields["noId"] = true;
   }
@@ -141,11 +155,12 @@ function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
   // Only `{ output }` or `{ error }` of the text is written back as it came without keeping it.
   else if (!said.plain) fields["response"] = response;
   const many = Array.isArray(parts) && parts.length > 0;
-  const modelled = ["id", "name", "response", ...(many ? ["parts"] : [])];
+  const modelled = [...idKey(answer), "name", "response", ...(many ? ["parts"] : [])];
   const answerRest = without(answer, modelled);
   if (!isEmpty(answerRest)) fields["fields"] = answerRest;
   let id = answer["id"];
   if (typeof id !== "string" || id === "") {
+    checkedNoId(context, id, "functionResponse");
     id = context.answerId(name);
     fields["noId"] = true;
   }
