@@ -45,8 +45,9 @@ export function openCalls(messages: readonly Message[]): OpenCalls {
  * user's words between the calls and a result), has its result moved up to that place instead,
  * in the calls' order, a message it leaves empty dropped: every provider takes that. Moved
  * results go in a message of their own, with the closings beside them (their fields, a tool
- * message's name or options, are not the user's). A call
- * answered only after an assistant message (the Responses API takes an output anywhere after
+ * message's name or options, are not the user's). A call whose AI SDK tool approval is answered
+ * later, before the next assistant message, is left waiting (the SDK runs it and adds its
+ * result: the last message's approvals are all it reads). A call answered only after an assistant message (the Responses API takes an output anywhere after
  * its call) is left as it is: moving the result would change what that message was made over.
  * Calls still waiting at the end stay open (the open tail: a last message of results alone, or
  * the last message's calls). `before`: the messages before these (a history known already,
@@ -136,13 +137,17 @@ class LaterExchanges {
   /** For each id, the first result of it in each message of {@link #results}, in step. */
   readonly #resultBlocks = new Map<string, ToolResultBlock[]>();
   readonly #replies: number[] = [];
+  /** The AI SDK's tool approvals: for each call id its request's approval id; the responses. */
+  readonly #approvalOf = new Map<string, string>();
+  readonly #approvals = new Map<string, number[]>();
 
   constructor(messages: readonly Message[]) {
     for (let index = 0; index < messages.length; index += 1) {
       const message = messages[index]!;
       if (message.role === "assistant") this.#replies.push(index);
       for (const block of message.content) {
-        if (block.type === "tool_use") push(this.#calls, block.id, index);
+        if (block.type === "opaque") this.#noteApproval(block.block, index);
+        else if (block.type === "tool_use") push(this.#calls, block.id, index);
         else if (block.type === "tool_result" && push(this.#results, block.toolUseId, index)) {
           const blocks = this.#resultBlocks.get(block.toolUseId);
           if (blocks === undefined) this.#resultBlocks.set(block.toolUseId, [block]);
@@ -173,8 +178,10 @@ class LaterExchanges {
     // A call id made twice (malformed, but sent) is answered once.
     for (const id of new Set(waiting)) {
       const answer = this.#answer(id, index, callerAt);
-      if (answer === undefined) closing.push(interruptedResult(id));
-      else if (reply === undefined || answer.at < reply) {
+      if (answer === undefined) {
+        // An approval given later (the AI SDK's): the SDK runs the call and adds its result.
+        if (!this.#approvedLater(id, index, reply)) closing.push(interruptedResult(id));
+      } else if (reply === undefined || answer.at < reply) {
         const { at, result } = answer;
         closing.push(result);
         movedAny = true;
@@ -184,6 +191,23 @@ class LaterExchanges {
       }
     }
     return { results: closing, movedAny };
+  }
+
+  /** Notes a block carried whole that is an AI SDK tool approval request or response. */
+  #noteApproval(block: Readonly<Record<string, unknown>>, index: number): void {
+    const { type, approvalId, toolCallId } = block;
+    if (typeof approvalId !== "string") return;
+    if (type === "tool-approval-request" && typeof toolCallId === "string")
+      this.#approvalOf.set(toolCallId, approvalId);
+    else if (type === "tool-approval-response") push(this.#approvals, approvalId, index);
+  }
+
+  /** Whether the call `id`'s approval is answered after `index`, before the reply at `reply`. */
+  #approvedLater(id: string, index: number, reply: number | undefined): boolean {
+    const approval = this.#approvalOf.get(id);
+    const at =
+      approval === undefined ? undefined : firstAfter(this.#approvals.get(approval), index - 1);
+    return at !== undefined && (reply === undefined || at < reply);
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { ModelMessage } from "ai";
+import { generateText, type ModelMessage, tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
 import {
   compactionPrepareStep,
   compactModelMessages,
@@ -247,6 +249,57 @@ describe("the AI SDK's tool approvals", () => {
     const out = await compactModelMessages(messages, { contextLimit: 1_000_000 });
     expect(out.compacted).toBe(false);
     expect(out.messages).toBe(messages);
+  });
+
+  it("leave it waiting after a harness's system message too: the tool runs once, its result alone", async () => {
+    const messages: ModelMessage[] = [
+      { role: "user", content: "Deploy it." },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool-call", toolCallId: "X", toolName: "deploy", input: {} },
+          { type: "tool-approval-request", approvalId: "ap1", toolCallId: "X" },
+        ],
+      },
+      { role: "system", content: "Deploys are logged." },
+      {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }],
+      },
+    ];
+    const out = await compactModelMessages(messages, { contextLimit: 1_000_000 });
+    expect(out.messages).toBe(messages);
+    let runs = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [{ type: "text", text: "Deployed." }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 2, text: 2, reasoning: undefined },
+        },
+        warnings: [],
+      }),
+    });
+    const deploy = tool({
+      inputSchema: z.object({}),
+      needsApproval: true,
+      execute: async () => {
+        runs += 1;
+        return "done";
+      },
+    });
+    await generateText({
+      model,
+      tools: { deploy },
+      messages: out.messages,
+      allowSystemInMessages: true,
+      prepareStep: compactionPrepareStep({ contextLimit: 1_000_000 }),
+    });
+    expect(runs).toBe(1);
+    const prompt = JSON.stringify(model.doGenerateCalls[0]!.prompt);
+    expect(prompt).not.toContain(INTERRUPTED_NOTICE);
+    expect(prompt.match(/"type":"tool-result"/g)).toHaveLength(1);
   });
 });
 
