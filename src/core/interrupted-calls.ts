@@ -139,14 +139,17 @@ class LaterExchanges {
   readonly #replies: number[] = [];
   /** The AI SDK's tool approvals: for each call id its request's approval id; the responses. */
   readonly #approvalOf = new Map<string, string>();
-  readonly #approvals = new Map<string, number[]>();
+  /** The approvals the last message gives (the SDK reads only the last message's). */
+  readonly #approved = new Set<string>();
+  readonly #last: number;
 
   constructor(messages: readonly Message[]) {
+    this.#last = messages.length - 1;
     for (let index = 0; index < messages.length; index += 1) {
       const message = messages[index]!;
       if (message.role === "assistant") this.#replies.push(index);
       for (const block of message.content) {
-        if (block.type === "opaque") this.#noteApproval(block.block, index);
+        if (block.type === "opaque") this.#noteApproval(block.block, index === this.#last);
         else if (block.type === "tool_use") push(this.#calls, block.id, index);
         else if (block.type === "tool_result" && push(this.#results, block.toolUseId, index)) {
           const blocks = this.#resultBlocks.get(block.toolUseId);
@@ -194,20 +197,22 @@ class LaterExchanges {
   }
 
   /** Notes a block carried whole that is an AI SDK tool approval request or response. */
-  #noteApproval(block: Readonly<Record<string, unknown>>, index: number): void {
+  #noteApproval(block: Readonly<Record<string, unknown>>, inLast: boolean): void {
     const { type, approvalId, toolCallId } = block;
     if (typeof approvalId !== "string") return;
     if (type === "tool-approval-request" && typeof toolCallId === "string")
       this.#approvalOf.set(toolCallId, approvalId);
-    else if (type === "tool-approval-response") push(this.#approvals, approvalId, index);
+    else if (type === "tool-approval-response" && inLast) this.#approved.add(approvalId);
   }
 
-  /** Whether the call `id`'s approval is answered after `index`, before the reply at `reply`. */
+  /**
+   * Whether the last message, after `index` and before any reply (at `reply`), answers the
+   * approval of the call `id`.
+   */
   #approvedLater(id: string, index: number, reply: number | undefined): boolean {
     const approval = this.#approvalOf.get(id);
-    const at =
-      approval === undefined ? undefined : firstAfter(this.#approvals.get(approval), index - 1);
-    return at !== undefined && (reply === undefined || at < reply);
+    if (approval === undefined || !this.#approved.has(approval)) return false;
+    return index < this.#last && (reply === undefined || this.#last < reply);
   }
 
   /**

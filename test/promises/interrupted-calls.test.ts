@@ -300,6 +300,12 @@ describe("the AI SDK's tool approvals", () => {
     const prompt = JSON.stringify(model.doGenerateCalls[0]!.prompt);
     expect(prompt).not.toContain(INTERRUPTED_NOTICE);
     expect(prompt.match(/"type":"tool-result"/g)).toHaveLength(1);
+    // An approval the conversation went on after (the SDK reads only the last message's):
+    // the call is closed, as any other.
+    const went = [...messages, { role: "user" as const, content: "Never mind." }];
+    const closed = await compactModelMessages(went, { contextLimit: 1_000_000 });
+    expect(JSON.stringify(closed.messages)).toContain(INTERRUPTED_NOTICE);
+    expect(modelMessagesProblem(closed.messages)).toBeUndefined();
   });
 });
 
