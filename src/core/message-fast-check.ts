@@ -2,7 +2,12 @@ import { checkedJsonObjectLength } from "../internal/json-length.js";
 import { isJsonObject } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import type { ContentBlock } from "./message.js";
-import { estimateBlockTokens, estimateToolUseTokens, MESSAGE_OVERHEAD_TOKENS } from "./tokens.js";
+import {
+  estimateBlockTokens,
+  estimateToolUseTokens,
+  keptArgumentsLength,
+  MESSAGE_OVERHEAD_TOKENS,
+} from "./tokens.js";
 
 /**
  * A hand-written check of the shapes `MessageSchema` accepts, fast enough to run on every
@@ -92,7 +97,9 @@ function blockTokens(block: unknown): number {
       if (!isNonEmptyString(block["id"]) || !isNonEmptyString(name) || !extraValid(block))
         return -1;
       const inputLength = checkedJsonObjectLength(block["input"]);
-      return inputLength < 0 ? -1 : estimateToolUseTokens(name, inputLength);
+      if (inputLength < 0) return -1;
+      const kept = keptArgumentsLength(block["extra"] as Record<string, unknown> | undefined);
+      return estimateToolUseTokens(name, Math.max(inputLength, kept));
     }
     case "tool_result":
       valid = toolResultValid(block);

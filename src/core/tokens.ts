@@ -45,7 +45,10 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case "redacted_thinking":
       return OVERHEAD_TOKENS + charsToTokens(block.data.length);
     case "tool_use":
-      return estimateToolUseTokens(block.name, jsonLength(block.input));
+      return estimateToolUseTokens(
+        block.name,
+        Math.max(jsonLength(block.input), keptArgumentsLength(block.extra)),
+      );
     case "tool_result": {
       if (typeof block.content === "string")
         return OVERHEAD_TOKENS + charsToTokens(block.content.length);
@@ -56,6 +59,23 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case "opaque":
       return OVERHEAD_TOKENS + charsToTokens(jsonLength(block.block));
   }
+}
+
+/**
+ * The length of the `arguments` text an adapter keeps beside a tool use (`extra.<adapter>.arguments`:
+ * Chat Completions' and the Responses API's, sent in place of the input's JSON when it is not
+ * exactly that, a model's malformed arguments too); `0` when none is kept.
+ */
+export function keptArgumentsLength(extra: Readonly<Record<string, unknown>> | undefined): number {
+  let length = 0;
+  if (extra === undefined) return length;
+  for (const key in extra) {
+    const fields = extra[key];
+    if (typeof fields !== "object" || fields === null) continue;
+    const text = (fields as Record<string, unknown>)["arguments"];
+    if (typeof text === "string" && text.length > length) length = text.length;
+  }
+  return length;
 }
 
 /** Estimates a `tool_use` block from its tool's name and the length of its input as JSON. */
