@@ -25,6 +25,7 @@ import { keyed } from "../core/message-shapes.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
+import { CallsSoFar, inCallOrder } from "./calls-so-far.js";
 import { responseText } from "./parts-in.js";
 import { quickPartOf } from "./parts-quick.js";
 
@@ -255,7 +256,7 @@ class ContentsWriter {
   }
 
   add(message: Message): void {
-    const { content } = message;
+    const content = inCallOrder(message.content, this.#calls);
     // Where the message's next part goes in the parts of the content it is written into.
     let at = -1;
     for (let index = 0; index < content.length; index += 1) {
@@ -303,37 +304,5 @@ class ContentsWriter {
     if (quick !== undefined) return quick as Part;
     const part = partOf(block, this.#calls);
     return (copyJson(part) ?? structuredClone(part)) as Part;
-  }
-}
-
-/** How many of the latest calls a result's call is looked for among before the map of all. */
-const LOOK_BACK = 8;
-
-/**
- * The calls written so far, by id (the latest of an id): a result's call is looked for among the
- * last few (it mostly answers one of them), then in a map of them all, made on the first miss
- * (not a map entry per call of every conversation).
- */
-class CallsSoFar {
-  readonly #calls: ToolUseBlock[] = [];
-  #byId: Map<string, ToolUseBlock> | undefined;
-
-  add(call: ToolUseBlock): void {
-    this.#calls.push(call);
-    this.#byId?.set(call.id, call);
-  }
-
-  get(id: string): ToolUseBlock | undefined {
-    const calls = this.#calls;
-    const stop = Math.max(0, calls.length - LOOK_BACK);
-    for (let index = calls.length - 1; index >= stop; index -= 1)
-      if (calls[index]!.id === id) return calls[index];
-    if (stop === 0) return undefined;
-    if (this.#byId === undefined) {
-      this.#byId = new Map();
-      for (let index = 0; index < calls.length; index += 1)
-        this.#byId.set(calls[index]!.id, calls[index]!);
-    }
-    return this.#byId.get(id);
   }
 }
