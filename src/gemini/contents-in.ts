@@ -36,6 +36,12 @@ interface OpenCall {
   answered: boolean;
 }
 
+/** The calls of one name, and where the first open one may be. */
+interface OpenCalls {
+  calls: OpenCall[];
+  next: number;
+}
+
 /**
  * Converts Gemini `contents` (what `generateContent` takes, or a candidate's `content`) to our
  * messages, losslessly: {@link toGeminiContents} gives the same contents back. A model content is
@@ -98,7 +104,11 @@ class ContentsReader implements PartContext {
   readonly #turns: TurnBuilder;
   readonly #generateId: () => string;
   #lastRole: string | undefined;
+  /** The calls without an id of the last model content, in order, then by name. */
   #calls: OpenCall[] = [];
+  #byName = new Map<string, OpenCalls>();
+  /** Where the first open one of {@link #calls} may be: those before it are answered. */
+  #firstOpen = 0;
   /** The ids given to calls and responses that came without one, once there is one. */
   #generated: Set<string> | undefined;
   /**
@@ -137,7 +147,11 @@ class ContentsReader implements PartContext {
     }
     const model = role === "model";
     // A new list only when the last one holds calls: most model contents leave it empty.
-    if (model && this.#calls.length > 0) this.#calls = [];
+    if (model && this.#calls.length > 0) {
+      this.#calls = [];
+      this.#byName = new Map();
+      this.#firstOpen = 0;
+    }
     const blocks: ContentBlock[] = new Array(parts.length);
     for (let partIndex = 0; partIndex < parts.length; partIndex += 1)
       blocks[partIndex] = this.#part(parts[partIndex], index, partIndex);
@@ -194,7 +208,11 @@ class ContentsReader implements PartContext {
   /** The id of a call without one, remembered for the response that answers it ({@link PartContext}). */
   callId(name: string): string {
     const id = this.#given(this.#generateId());
-    this.#calls.push({ id, name, answered: false });
+    const call = { id, name, answered: false };
+    this.#calls.push(call);
+    const named = this.#byName.get(name);
+    if (named === undefined) this.#byName.set(name, { calls: [call], next: 0 });
+    else named.calls.push(call);
     return id;
   }
 
@@ -205,11 +223,21 @@ class ContentsReader implements PartContext {
     return id;
   }
 
-  /** The id of the open call a response without one answers: by name, else the first open. */
+  /**
+   * The id of the open call a response without one answers: by name, else the first open (each
+   * list read from where the last search stopped: linear in the calls however many answer).
+   */
   answerId(name: string): string {
-    const open =
-      this.#calls.find((call) => !call.answered && call.name === name) ??
-      this.#calls.find((call) => !call.answered);
+    const named = this.#byName.get(name);
+    let open: OpenCall | undefined;
+    if (named !== undefined) {
+      while (named.calls[named.next]?.answered === true) named.next += 1;
+      open = named.calls[named.next];
+    }
+    if (open === undefined) {
+      while (this.#calls[this.#firstOpen]?.answered === true) this.#firstOpen += 1;
+      open = this.#calls[this.#firstOpen];
+    }
     if (open === undefined) return this.#given(this.#generateId());
     open.answered = true;
     return open.id;
