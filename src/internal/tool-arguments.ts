@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
+import { checkedJsonObjectLength } from "./json-length.js";
 import { isStringifyOf } from "./json-text.js";
 import { MAX_JSON_DEPTH } from "./json-value.js";
 import { isPlainObject } from "./plain-object.js";
@@ -28,10 +29,11 @@ export function readToolArguments(raw: string): { input: JsonObject; keep: boole
     return undefined;
   }
   if (!isPlainObject(input)) return undefined;
-  return {
-    input: input as JsonObject,
-    keep: !(isStringifyOf(input, raw) ?? JSON.stringify(input) === raw),
-  };
+  const keep = !(isStringifyOf(input, raw) ?? JSON.stringify(input) === raw);
+  // A number JSON holds but a double cannot (`1e400` reads as Infinity): kept as text, as
+  // malformed arguments are (an input must be JSON values).
+  if (keep && checkedJsonObjectLength(input) < 0) return undefined;
+  return { input: input as JsonObject, keep };
 }
 
 /**

@@ -1,8 +1,13 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { compactChatMessages, fromChatMessages } from "../../src/chat-completions/index.js";
-import { estimateTokens } from "../../src/index.js";
+import {
+  appendChatCompletion,
+  compactChatMessages,
+  fromChatMessages,
+  toChatMessages,
+} from "../../src/chat-completions/index.js";
+import { AgentSession, estimateTokens } from "../../src/index.js";
 import { fromResponsesInput } from "../../src/openai/index.js";
 
 // A model stopped by max_tokens in the middle of a call writes `arguments` that are not JSON.
@@ -38,5 +43,28 @@ describe("the arguments text a tool call is sent with", () => {
       { type: "function_call_output", call_id: "c1", output: "error: not JSON" },
     ];
     expect(estimateTokens(fromResponsesInput(input))).toBeGreaterThan(tokensOfText);
+  });
+
+  it("is kept as text when JSON.parse reads a number as Infinity, as malformed text is", () => {
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "user", content: "q" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "c", type: "function", function: { name: "f", arguments: '{"b":1e400}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "c", content: "r" },
+    ];
+    const ours = fromChatMessages(messages);
+    expect(ours[1]!.content[0]).toMatchObject({ type: "tool_use", input: {} });
+    expect(toChatMessages(ours)).toEqual(messages);
+    const session = new AgentSession({ contextLimit: 10_000 });
+    session.addUserText("q");
+    const { message } = appendChatCompletion(session, {
+      choices: [{ message: messages[1] }],
+    } as never);
+    expect(message?.content[0]).toMatchObject({ type: "tool_use", input: {} });
   });
 });
