@@ -126,3 +126,30 @@ describe("fromGeminiContents: empty call ids", () => {
     expect(toGeminiContents(fromGeminiContents(contents))).toEqual(contents);
   });
 });
+
+describe("fromGeminiContents: the part's one data field", () => {
+  it("refuses a part holding two (the API's data is one of them), takes a signature alone", () => {
+    const two = [{ role: "model", parts: [{ text: "calling", functionCall: { name: "f" } }] }];
+    expect(() => fromGeminiContents(two as Content[])).toThrow(
+      "[0].parts[0]: must hold one data field, not text and functionCall",
+    );
+    // A stream's last chunk may hold a signature alone: carried whole.
+    const signed = [{ role: "model", parts: [{ text: "done" }, { thoughtSignature: "S" }] }];
+    expect(toGeminiContents(fromGeminiContents(signed as Content[]))).toEqual(signed);
+  });
+});
+
+describe("fromGeminiContents: a function response's parts", () => {
+  it("refuses parts that are not an array of part objects, naming each", () => {
+    const contents = (parts: unknown) => [
+      { role: "model", parts: [{ functionCall: { id: "c", name: "f", args: {} } }] },
+      { role: "user", parts: [{ functionResponse: { id: "c", name: "f", response: {}, parts } }] },
+    ];
+    expect(() => fromGeminiContents(contents(["junk", null]) as Content[])).toThrow(
+      "[1].parts[0].functionResponse.parts[0]: must be a part object; [1].parts[0].functionResponse.parts[1]: must be a part object",
+    );
+    expect(() => fromGeminiContents(contents("junk") as Content[])).toThrow(
+      "[1].parts[0].functionResponse.parts: must be an array",
+    );
+  });
+});

@@ -154,7 +154,13 @@ function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
   if (answer["response"] === undefined) fields["noResponse"] = true;
   // Only `{ output }` or `{ error }` of the text is written back as it came without keeping it.
   else if (!said.plain) fields["response"] = response;
+  if (parts !== undefined && !Array.isArray(parts))
+    fail(context, ["functionResponse", "parts"], "must be an array");
   const many = Array.isArray(parts) && parts.length > 0;
+  if (many)
+    for (let index = 0; index < parts.length; index += 1)
+      if (!isPlainObject(parts[index]))
+        fail(context, ["functionResponse", "parts", index], "must be a part object");
   const modelled = [...idKey(answer), "name", "response", ...(many ? ["parts"] : [])];
   const answerRest = without(answer, modelled);
   if (!isEmpty(answerRest)) fields["fields"] = answerRest;
@@ -182,14 +188,25 @@ const OBJECT_FIELDS = [
   "toolResponse",
 ];
 
+/** The part's data fields: the API's `data` is one of them. */
+const DATA_FIELDS = ["text", ...OBJECT_FIELDS];
+
 /**
  * Whether the fields the API types are of their type (`text` and `thoughtSignature` strings,
- * `thought` a boolean, the data fields objects) and the part holds something; each wrong one
- * reported. Fields it does not know are carried as they are (newer kinds of part).
+ * `thought` a boolean, the data fields objects), the part holds something, and at most one data
+ * field (`text` or one of {@link OBJECT_FIELDS}: the API's `data` is one of them); each wrong one
+ * reported. Fields it does not know are carried as they are (newer kinds of part), and so is a
+ * part of a signature alone (a stream's last chunk may hold one).
  */
 function wellTyped(context: PartContext, part: JsonObject): boolean {
   const before = context.issues.length;
   if (isEmpty(part)) fail(context, [], "must hold a field (text, functionCall, inlineData, ...)");
+  let data: string | undefined;
+  for (const key of DATA_FIELDS) {
+    if (part[key] === undefined) continue;
+    if (data === undefined) data = key;
+    else fail(context, [], `must hold one data field, not ${data} and ${key}`);
+  }
   for (const key of ["text", "thoughtSignature"])
     if (part[key] !== undefined && typeof part[key] !== "string")
       fail(context, [key], "must be a string");
