@@ -68,15 +68,6 @@ export function withFields<B extends Exclude<ContentBlock, OpaqueBlock>>(
   return spreadWith(block, { extra });
 }
 
-/** `value` without `keys`. */
-export function without(value: JsonObject, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(value)) {
-    if (!keys.includes(key)) out[key] = value[key] as JsonValue;
-  }
-  return out;
-}
-
 /** Whether a block is the reasoning this adapter carries (see {@link CHAT_REASONING_BLOCK_TYPE}). */
 export function isChatReasoningBlock(block: ContentBlock | undefined): block is OpaqueBlock {
   return block?.type === "opaque" && block.block["type"] === CHAT_REASONING_BLOCK_TYPE;

@@ -12,9 +12,9 @@ import { rememberBuilt } from "../core/message-memo.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { TurnBuilder, type TurnBuilderOptions } from "../internal/turn-builder.js";
-import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields, without } from "./chat-fields.js";
+import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields } from "./chat-fields.js";
 import {
   callBlock,
   contentBlocks,

@@ -13,13 +13,13 @@ import type {
 } from "../core/message.js";
 import { optionsSchema } from "../core/option-schemas.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
+import { without } from "../internal/plain-object.js";
 import {
   type ChatFields,
   copyJson,
   fieldsOf,
   isChatReasoningBlock,
   REASONING_FIELDS,
-  without,
 } from "./chat-fields.js";
 import { writeQuickChatMessage } from "./messages-quick-out.js";
 import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";

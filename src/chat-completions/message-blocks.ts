@@ -9,7 +9,7 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 import {
   CHAT_REASONING_BLOCK_TYPE,
@@ -19,7 +19,6 @@ import {
   OPAQUE_PART_KEY,
   REASONING_FIELDS,
   withFields,
-  without,
 } from "./chat-fields.js";
 
 type Path = (string | number)[];

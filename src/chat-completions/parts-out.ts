@@ -6,7 +6,7 @@ import type {
   TextBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import {
   type ChatFields,
@@ -15,7 +15,6 @@ import {
   OPAQUE_CONTENT_KEY,
   OPAQUE_MESSAGE_KEY,
   OPAQUE_PART_KEY,
-  without,
 } from "./chat-fields.js";
 
 const OUR_KEYS = [OPAQUE_PART_KEY, OPAQUE_MESSAGE_KEY, OPAQUE_CONTENT_KEY];

@@ -12,9 +12,9 @@ import {
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
-import { type PartContext, partBlock, partBlockInFull, without } from "./parts-in.js";
+import { type PartContext, partBlock, partBlockInFull } from "./parts-in.js";
 import { quickPartBlock } from "./parts-quick.js";
 
 /** Options of {@link fromGeminiContents}. */

@@ -11,7 +11,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { quickPartBlock } from "./parts-quick.js";
 
 type Path = (string | number)[];
@@ -24,13 +24,6 @@ export interface PartContext {
   callId: (name: string) => string;
   /** The id of the call a `functionResponse` without an id answers. */
   answerId: (name: string) => string;
-}
-
-/** `value` without `keys`. */
-export function without(value: JsonObject, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(value)) if (!keys.includes(key)) out[key] = value[key] as JsonValue;
-  return out;
 }
 
 const isEmpty = (value: JsonObject): boolean => Object.keys(value).length === 0;

@@ -1,3 +1,5 @@
+import type { JsonObject } from "../core/message.js";
+
 /** Whether `value` is an object literal: its prototype is `Object.prototype` or `null`. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
@@ -46,4 +48,20 @@ export const HAS_OWN = Object.prototype.hasOwnProperty;
 export function hasOnlyKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
   for (const key in value) if (!HAS_OWN.call(value, key) || !keys.includes(key)) return false;
   return true;
+}
+
+/**
+ * `value`'s own fields but `keys` and those holding `undefined` (as JSON drops them), a new
+ * object: a field named `__proto__` stays an own field ({@link setOwnProperty}).
+ */
+export function without(
+  value: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+): JsonObject {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const field = value[key];
+    if (field !== undefined && !keys.includes(key)) setOwnProperty(out, key, field);
+  }
+  return out as JsonObject;
 }

@@ -14,7 +14,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { copyJson, isJsonObject, jsonValueIssues, normalizeJson } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, without } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 
 /**
@@ -73,16 +73,6 @@ export function checkedJson(context: ItemContext, value: Record_): JsonObject {
   for (const issue of jsonValueIssues(value))
     context.issues.push({ path: [...context.path, ...issue.path], message: issue.message });
   return value as JsonObject;
-}
-
-/** `value` without `keys` (and without `undefined` values). */
-export function without(value: Record_, keys: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(value)) {
-    const field = value[key];
-    if (field !== undefined && !keys.includes(key)) out[key] = field as JsonObject;
-  }
-  return out;
 }
 
 function withFields<B extends object>(block: B, fields: JsonObject): B {

@@ -1,0 +1,35 @@
+import type { Content } from "@google/genai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { describe, expect, it } from "vitest";
+import { fromChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
+import { fromGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
+
+// `JSON.parse` makes a field named `__proto__` an own field of the object it reads. The fields
+// an adapter keeps beside its blocks were copied by assignment, which set the prototype of the
+// copy instead: the field was dropped, or inherited (a `thoughtSignature` read through it).
+
+const parsed = <T>(text: string): T => JSON.parse(text) as T;
+
+describe("a field named __proto__ in a request body", () => {
+  it("stays an own field of a Gemini part and comes back", () => {
+    const contents = parsed<Content[]>(
+      '[{"role":"model","parts":[{"text":"a","thoughtSignature":"s","__proto__":{"thoughtSignature":"evil"}}]}]',
+    );
+    const messages = fromGeminiContents(contents);
+    const block = messages[0]!.content[0]!;
+    if (block.type !== "text") throw new Error("a text block expected");
+    const kept = (block.extra!["gemini"] as { part: object }).part;
+    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+    expect(Object.hasOwn(kept, "__proto__")).toBe(true);
+    expect(toGeminiContents(messages)).toEqual(contents);
+  });
+
+  it("stays an own field of a Chat Completions message and comes back", () => {
+    const messages = parsed<ChatCompletionMessageParam[]>(
+      '[{"role":"user","name":"n","__proto__":{"x":1},"content":"hi"}]',
+    );
+    const back = toChatMessages(fromChatMessages(messages));
+    expect(back).toEqual(messages);
+    expect(Object.hasOwn(back[0]!, "__proto__")).toBe(true);
+  });
+});
