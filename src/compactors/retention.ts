@@ -73,11 +73,15 @@ export function keptPart(
   // them leaves it where it was).
   let usesStart = conversation.length;
   let tokensStart = tokens > 0 ? -1 : usesStart;
+  // Whether the walk is past the newest step (from the last assistant message on), kept whatever
+  // the cap: beyond it, the cap binds even before a tool use is counted (the messages after an
+  // old tool use would otherwise all be kept with it).
+  let pastNewestStep = false;
   for (let index = conversation.length - 1; index >= 0; index -= 1) {
     const message = conversation[index]!;
     const size = estimateMessageTokens(message);
     // Past the cap, the tool uses counted so far (the newest step's at least) are all it keeps.
-    if (uses > 0 && uses < toolUses && covered + size > upTo) {
+    if ((uses > 0 || pastNewestStep) && uses < toolUses && covered + size > upTo) {
       toolUses = uses;
       if (covered >= tokens) return { start: Math.min(usesStart, tokensStart), uses };
     }
@@ -87,6 +91,7 @@ export function keptPart(
         usesStart = index;
       }
     covered += size;
+    if (message.role === "assistant") pastNewestStep = true;
     if (tokensStart < 0 && covered >= tokens) tokensStart = index;
     if (uses >= toolUses && covered >= tokens) return { start: index, uses };
   }

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { AgentSession, estimateTokens } from "../../src/index.js";
+import {
+  AgentSession,
+  DEFAULT_SESSION_COMPACTOR_OPTIONS,
+  estimateTokens,
+  ThresholdCompactor,
+} from "../../src/index.js";
+import { ConversationBuilder } from "../../src/testing/index.js";
 
 // A chat with few tool uses or none. The compactors keep the 8 newest tool uses whole and the
 // newest tenth of the window. Before, a conversation holding fewer than 8 tool uses was kept
@@ -46,5 +52,31 @@ describe("a chat with fewer tool uses than the compactors keep whole", () => {
       // After the first compaction (which keeps the tool uses, the newest ones there are).
       for (const landing of run.landings.slice(1)) expect(landing).toBeLessThan(0.3);
     }
+  });
+
+  it("lands near the target when the only tool use is old, and a second pass changes nothing", () => {
+    const builder = new ConversationBuilder().user("Read the config.");
+    builder.toolCall({
+      name: "read_file",
+      input: { path: "config.json" },
+      result: "r".repeat(1600),
+    });
+    builder.assistant("Read it.");
+    for (let turn = 0; turn < 40; turn += 1)
+      builder.user(`Question ${turn}: ${"q".repeat(300)}`).assistant(`Answer: ${"a".repeat(900)}`);
+    const conversation = builder.build();
+    const contextUsed = estimateTokens(conversation);
+    const contextLimit = Math.floor(contextUsed / 0.8);
+    const compactor = new ThresholdCompactor({
+      ...DEFAULT_SESSION_COMPACTOR_OPTIONS,
+      clearAtLeast: Math.floor(0.1 * contextLimit),
+      clock: () => new Date("2026-02-01T00:00:00Z"),
+    });
+    const first = compactor.compact(conversation, new Map(), { contextLimit, contextUsed });
+    expect(estimateTokens(first.conversation) / contextLimit).toBeLessThan(0.3);
+    const freed = first.result.tokensBefore! - first.result.tokensAfter!;
+    const context = { contextLimit, contextUsed: contextUsed - freed };
+    const second = compactor.compact(first.conversation, new Map(), context);
+    expect(second.conversation).toEqual(first.conversation);
   });
 });
