@@ -68,11 +68,8 @@ export function estimateBlockTokens(block: ContentBlock): number {
  */
 export function keptArgumentsLength(extra: Readonly<Record<string, unknown>> | undefined): number {
   let length = 0;
-  if (extra === undefined) return length;
   for (const key in extra) {
-    const fields = extra[key];
-    if (typeof fields !== "object" || fields === null) continue;
-    const text = (fields as Record<string, unknown>)["arguments"];
+    const text = (extra[key] as { arguments?: unknown } | null)?.arguments;
     if (typeof text === "string" && text.length > length) length = text.length;
   }
   return length;

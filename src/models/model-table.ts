@@ -69,7 +69,7 @@ const geminiRow = (
   inputPerMTok: number,
   outputPerMTok: number,
   cacheReadMultiplier: number,
-  longContext?: { aboveTokens: number; inputPerMTok: number; outputPerMTok: number },
+  longContext?: LongContext,
 ) => ({
   contextWindow: GEMINI_WINDOW,
   maxOutputTokens: 65_536,
@@ -83,14 +83,49 @@ const geminiRow = (
   },
 });
 
-/** OpenAI's prices from GPT-5.6 on: writes 1.25x; above 272K input tokens, the dearer rates. */
-const openAiPricing = (
-  prices: { inputPerMTok: number; outputPerMTok: number; cacheReadMultiplier: number },
-  above272k: { inputPerMTok: number; outputPerMTok: number },
+/** Prices above a prompt size: `aboveTokens`, and the input and output rates from there. */
+type LongContext = { aboveTokens: number; inputPerMTok: number; outputPerMTok: number };
+
+/**
+ * A Claude row from the 5 generation on (a native 1M window, 128K output): its prices, reads at
+ * `cacheReadMultiplier` of input, writes at Anthropic's premiums.
+ */
+const claudeRow = (
+  inputPerMTok: number,
+  outputPerMTok: number,
+  cacheReadMultiplier: number,
+  longContext?: LongContext,
 ) => ({
-  ...prices,
-  cacheWrite5mMultiplier: 1.25,
-  longContext: { aboveTokens: 272_000, ...above272k },
+  contextWindow: M,
+  maxOutputTokens: 128 * K,
+  pricing: {
+    inputPerMTok,
+    outputPerMTok,
+    ...CLAUDE_WRITES,
+    cacheReadMultiplier,
+    ...(longContext === undefined ? {} : { longContext }),
+  },
+});
+
+/**
+ * An OpenAI row from GPT-6 on (1.05M window, 128K output): its prices, writes 1.25x; above 272K
+ * input tokens, the dearer input and output rates (`above`).
+ */
+const openAiRow = (
+  inputPerMTok: number,
+  outputPerMTok: number,
+  cacheReadMultiplier: number,
+  above: readonly [input: number, output: number],
+) => ({
+  contextWindow: 1_050_000,
+  maxOutputTokens: 128 * K,
+  pricing: {
+    inputPerMTok,
+    outputPerMTok,
+    cacheReadMultiplier,
+    cacheWrite5mMultiplier: 1.25,
+    longContext: { aboveTokens: 272_000, inputPerMTok: above[0], outputPerMTok: above[1] },
+  },
 });
 
 /**
@@ -102,36 +137,18 @@ const openAiPricing = (
 export const MODEL_TABLE = freezeDeeply({
   // Claude: every model from the 5 generation on has a native 1M window and 128K output.
   "claude-fable-5-2": limits(M, 128 * K),
-  "claude-fable-5-1": {
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    pricing: { inputPerMTok: 10, outputPerMTok: 50, ...CLAUDE_WRITES, cacheReadMultiplier: 0.025 },
-  },
+  "claude-fable-5-1": claudeRow(10, 50, 0.025),
   "claude-fable-5": limits(M, 128 * K),
   "claude-mythos-5": limits(M, 128 * K),
-  "claude-opus-5-5": {
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    pricing: { inputPerMTok: 4, outputPerMTok: 20, ...CLAUDE_WRITES, cacheReadMultiplier: 0.05 },
-  },
+  "claude-opus-5-5": claudeRow(4, 20, 0.05),
   "claude-opus-5": limits(M, 128 * K),
-  "claude-sonnet-5-5": {
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    pricing: { inputPerMTok: 2, outputPerMTok: 10, ...CLAUDE_WRITES, cacheReadMultiplier: 0.05 },
-  },
+  "claude-sonnet-5-5": claudeRow(2, 10, 0.05),
   "claude-sonnet-5": limits(M, 128 * K),
-  "claude-haiku-5-5": {
-    contextWindow: M,
-    maxOutputTokens: 128 * K,
-    pricing: {
-      inputPerMTok: 0.1,
-      outputPerMTok: 0.5,
-      ...CLAUDE_WRITES,
-      cacheReadMultiplier: 0.1,
-      longContext: { aboveTokens: 100_000, inputPerMTok: 0.5, outputPerMTok: 2.5 },
-    },
-  },
+  "claude-haiku-5-5": claudeRow(0.1, 0.5, 0.1, {
+    aboveTokens: 100_000,
+    inputPerMTok: 0.5,
+    outputPerMTok: 2.5,
+  }),
   // Claude 4: 200K; those with `oneMillionBeta` take 1M with the `context-1m` beta.
   "claude-opus-4-6": limits(200 * K, 128 * K, true),
   "claude-sonnet-4-6": limits(200 * K, 64 * K, true),
@@ -144,32 +161,11 @@ export const MODEL_TABLE = freezeDeeply({
   "claude-3-7-sonnet": limits(200 * K, 64 * K),
   "claude-3-5-haiku": limits(200 * K, 8_192),
   // OpenAI.
-  "gpt-6.2-astra": {
-    contextWindow: 1_050_000,
-    maxOutputTokens: 128 * K,
-    pricing: openAiPricing(
-      { inputPerMTok: 8, outputPerMTok: 40, cacheReadMultiplier: 0.05 },
-      { inputPerMTok: 16, outputPerMTok: 60 },
-    ),
-  },
-  "gpt-6.1-sol": {
-    contextWindow: 1_050_000,
-    maxOutputTokens: 128 * K,
-    pricing: openAiPricing(
-      { inputPerMTok: 2, outputPerMTok: 10, cacheReadMultiplier: 0.05 },
-      { inputPerMTok: 4, outputPerMTok: 15 },
-    ),
-  },
+  "gpt-6.2-astra": openAiRow(8, 40, 0.05, [16, 60]),
+  "gpt-6.1-sol": openAiRow(2, 10, 0.05, [4, 15]),
   "gpt-6-astra": limits(1_050_000, 128 * K),
   "gpt-6-sol": limits(1_050_000, 128 * K),
-  "gpt-6-luna": {
-    contextWindow: 1_050_000,
-    maxOutputTokens: 128 * K,
-    pricing: openAiPricing(
-      { inputPerMTok: 0.1, outputPerMTok: 0.5, cacheReadMultiplier: 0.1 },
-      { inputPerMTok: 0.2, outputPerMTok: 0.75 },
-    ),
-  },
+  "gpt-6-luna": openAiRow(0.1, 0.5, 0.1, [0.2, 0.75]),
   "gpt-5.6-sol": limits(1_050_000, 128 * K),
   "gpt-5.5": limits(1_050_000, 128 * K),
   "gpt-5.4": limits(1_050_000, 128 * K),
