@@ -1,6 +1,6 @@
 import { generateText, type ModelMessage, modelMessageSchema } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
+import { answeringModel } from "../../test/support/answering-model.js";
 import {
   ANTHROPIC_BLOCK_TYPES,
   FOREIGN_CONVERSATIONS,
@@ -20,19 +20,7 @@ import { fromModelMessages, toModelMessages } from "./model-messages.js";
 // The AI SDK logs its warnings to the console, which the test setup refuses.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-function model(): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
-    doGenerate: {
-      content: [{ type: "text", text: "Done." }],
-      finishReason: { unified: "stop", raw: "stop" },
-      usage: {
-        inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-        outputTokens: { total: 2, text: 2, reasoning: undefined },
-      },
-      warnings: [],
-    },
-  });
-}
+const model = () => answeringModel("Done.");
 
 const MARK = /"(?:aiSdk|openai|chatCompletions|gemini|langchain|agentCompaction):/;
 

@@ -1,6 +1,5 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import { generateText, type ModelMessage, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
@@ -23,6 +22,7 @@ import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.
 import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
 import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import { ConversationBuilder } from "../../src/testing/index.js";
+import { answeringModel } from "../support/answering-model.js";
 import { chatMessagesProblem } from "../support/chat-completions-server.js";
 import { geminiContentsProblem } from "../support/gemini-api-server.js";
 import { responsesInputProblem } from "../support/openai-responses-server.js";
@@ -231,56 +231,36 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
 });
 
 describe("the AI SDK's tool approvals", () => {
+  /** A call to `deploy` asked approval of, `between` its request and the approval. */
+  const approved = (...between: ModelMessage[]): ModelMessage[] => [
+    { role: "user", content: "Deploy it." },
+    {
+      role: "assistant",
+      content: [
+        { type: "tool-call", toolCallId: "X", toolName: "deploy", input: {} },
+        { type: "tool-approval-request", approvalId: "ap1", toolCallId: "X" },
+      ],
+    },
+    ...between,
+    {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }],
+    },
+  ];
+
   it("leave an approved call waiting for its result: generateText runs the tool next", async () => {
-    const messages: ModelMessage[] = [
-      { role: "user", content: "Deploy it." },
-      {
-        role: "assistant",
-        content: [
-          { type: "tool-call", toolCallId: "X", toolName: "deploy", input: {} },
-          { type: "tool-approval-request", approvalId: "ap1", toolCallId: "X" },
-        ],
-      },
-      {
-        role: "tool",
-        content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }],
-      },
-    ];
+    const messages = approved();
     const out = await compactModelMessages(messages, { contextLimit: 1_000_000 });
     expect(out.compacted).toBe(false);
     expect(out.messages).toBe(messages);
   });
 
   it("leave it waiting after a harness's system message too: the tool runs once, its result alone", async () => {
-    const messages: ModelMessage[] = [
-      { role: "user", content: "Deploy it." },
-      {
-        role: "assistant",
-        content: [
-          { type: "tool-call", toolCallId: "X", toolName: "deploy", input: {} },
-          { type: "tool-approval-request", approvalId: "ap1", toolCallId: "X" },
-        ],
-      },
-      { role: "system", content: "Deploys are logged." },
-      {
-        role: "tool",
-        content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }],
-      },
-    ];
+    const messages = approved({ role: "system", content: "Deploys are logged." });
     const out = await compactModelMessages(messages, { contextLimit: 1_000_000 });
     expect(out.messages).toBe(messages);
     let runs = 0;
-    const model = new MockLanguageModelV3({
-      doGenerate: async () => ({
-        content: [{ type: "text", text: "Deployed." }],
-        finishReason: { unified: "stop", raw: "stop" },
-        usage: {
-          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 2, text: 2, reasoning: undefined },
-        },
-        warnings: [],
-      }),
-    });
+    const model = answeringModel("Deployed.");
     const deploy = tool({
       inputSchema: z.object({}),
       needsApproval: true,
