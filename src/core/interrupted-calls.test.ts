@@ -8,6 +8,7 @@ import {
   interruptedResult,
   openCalls,
 } from "./interrupted-calls.js";
+import { LATE_RESULT_NOTICE } from "./late-results.js";
 import { type ContentBlock, type Message, SYSTEM_MESSAGE_BLOCK_TYPE } from "./message.js";
 
 const clock = () => new Date(0);
@@ -209,7 +210,7 @@ describe("closeInterruptedCalls", () => {
     expect(closed[4]).toBe(messages[3]);
   });
 
-  it("leaves a call answered only after an assistant message (the Responses API takes it)", () => {
+  it("leaves a call answered only after an assistant message, when kept (the Responses API takes it)", () => {
     const messages = new ConversationBuilder()
       .user("go")
       .assistant([use("a"), use("b")])
@@ -219,10 +220,26 @@ describe("closeInterruptedCalls", () => {
       .user([result("b")])
       .assistant("done")
       .build();
-    expect(closeInterruptedCalls(messages, clock)).toBe(messages);
+    expect(closeInterruptedCalls(messages, clock, [], "kept")).toBe(messages);
     // Also when the assistant message comes right after the results given.
     const right = [...messages.slice(0, 3), ...messages.slice(4)];
-    expect(closeInterruptedCalls(right, clock)).toBe(right);
+    expect(closeInterruptedCalls(right, clock, [], "kept")).toBe(right);
+    // Told (the default): the call is closed where the user went on, the late result told as
+    // text where it came, after the assistant message.
+    const told = closeInterruptedCalls(messages, clock);
+    expect(told.map((message) => message.content.map((block) => block.type))).toEqual([
+      ["text"],
+      ["tool_use", "tool_use"],
+      ["tool_result"],
+      ["tool_result", "text"],
+      ["text"],
+      ["text"],
+      ["text"],
+    ]);
+    expect(told[3]!.content[0]).toMatchObject({ toolUseId: "b", content: INTERRUPTED_NOTICE });
+    const late = told[5]!.content[0];
+    expect(late?.type === "text" && late.text).toContain(`${LATE_RESULT_NOTICE} b]\nok`);
+    expect(told.at(-1)).toBe(messages.at(-1));
   });
 
   it("closes a call whose id a later exchange takes again (some servers number calls per response)", () => {

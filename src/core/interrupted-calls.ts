@@ -1,4 +1,5 @@
 import { isSystemMessage } from "./conversation-structure.js";
+import { type LateResults, withResultsTold } from "./late-results.js";
 import type { Message, ToolResultBlock } from "./message.js";
 import { type Clock, createMessage } from "./message-factory.js";
 
@@ -47,8 +48,11 @@ export function openCalls(messages: readonly Message[]): OpenCalls {
  * results go in a message of their own, with the closings beside them (their fields, a tool
  * message's name or options, are not the user's). A call whose AI SDK tool approval is answered
  * later, before the next assistant message, is left waiting (the SDK runs it and adds its
- * result: the last message's approvals are all it reads). A call answered only after an assistant message (the Responses API takes an output anywhere after
- * its call) is left as it is: moving the result would change what that message was made over.
+ * result: the last message's approvals are all it reads). A call answered only after an
+ * assistant message is closed as well, and its result told as text where it came
+ * ({@link LateResults}: `"told"`), or, with `"kept"`, left as it is (the Responses API takes an
+ * output anywhere after its call): moving the result would change what that message was made
+ * over.
  * Calls still waiting at the end stay open (the open tail: a last message of results alone, or
  * the last message's calls). `before`: the messages before these (a history known already,
  * never changed), whose open calls the first may answer. The same array when nothing changed.
@@ -57,17 +61,20 @@ export function closeInterruptedCalls(
   messages: readonly Message[],
   clock: Clock,
   before: readonly Message[] = [],
+  lateResults: LateResults = "told",
 ): readonly Message[] {
   let out: Message[] | undefined;
   let { caller, ids: waiting } = openCalls(before);
   let callerAt = -1;
   let later: LaterExchanges | undefined;
-  // The results moved up, by the position of the message they came in.
+  // The results moved up, and those told as text, by the position of the message they came in.
   const moved = new Map<number, Set<ToolResultBlock>>();
+  const told = lateResults === "told" ? new Map<number, Set<ToolResultBlock>>() : undefined;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
     let kept = withoutMoved(message, moved.get(index));
     if (kept === undefined) continue;
+    kept = withResultsTold(kept, told?.get(index));
     if (waiting.length > 0) {
       const answered = resultIds([kept], 0);
       waiting = waiting.filter((id) => !answered.has(id));
@@ -76,7 +83,7 @@ export function closeInterruptedCalls(
         if (index === messages.length - 1) waiting = [];
       } else {
         later ??= new LaterExchanges(messages);
-        const { results: closing, movedAny } = later.closing(waiting, index, callerAt, moved);
+        const { results: closing, movedAny } = later.closing(waiting, index, callerAt, moved, told);
         waiting = [];
         if (closing.length > 0) {
           out ??= messages.slice(0, index);
@@ -163,8 +170,9 @@ class LaterExchanges {
   /**
    * The results to give at `index` to the calls `waiting` (made at `callerAt`), in their order:
    * the result of one answered later before the next assistant message, taken from its message
-   * (noted in `moved`); an error result for one never answered. None for one answered after an
-   * assistant message (the Responses API takes an output anywhere after its call). A result
+   * (noted in `moved`); an error result for one never answered. For one answered after an
+   * assistant message, none (the Responses API takes an output anywhere after its call), or,
+   * with `told`, an error result too, its late result noted there to be told as text. A result
    * counts only before a later call takes the same id again (some servers number calls per
    * response: `call_0` in each). `movedAny`: whether any result was moved.
    */
@@ -173,6 +181,7 @@ class LaterExchanges {
     index: number,
     callerAt: number,
     moved: Map<number, Set<ToolResultBlock>>,
+    told: Map<number, Set<ToolResultBlock>> | undefined,
   ): { results: ToolResultBlock[]; movedAny: boolean } {
     const closing: ToolResultBlock[] = [];
     let movedAny = false;
@@ -188,9 +197,10 @@ class LaterExchanges {
         const { at, result } = answer;
         closing.push(result);
         movedAny = true;
-        const taken = moved.get(at);
-        if (taken === undefined) moved.set(at, new Set([result]));
-        else taken.add(result);
+        noteAt(moved, at, result);
+      } else if (told !== undefined) {
+        closing.push(interruptedResult(id));
+        noteAt(told, answer.at, answer.result);
       }
     }
     return { results: closing, movedAny };
@@ -245,6 +255,13 @@ function withoutMoved(
   if (results === undefined) return message;
   const content = message.content.filter((block) => !results.has(block as ToolResultBlock));
   return content.length === 0 ? undefined : { ...message, content };
+}
+
+/** Notes `result` among those of the message at `at`. */
+function noteAt(map: Map<number, Set<ToolResultBlock>>, at: number, result: ToolResultBlock): void {
+  const noted = map.get(at);
+  if (noted === undefined) map.set(at, new Set([result]));
+  else noted.add(result);
 }
 
 /** Adds `index` to `key`'s positions, unless it is the last already; whether it was added. */

@@ -1,5 +1,11 @@
-import { type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import {
+  type BaseMessage,
+  type ContentBlock,
+  HumanMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
 import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
+import { LATE_RESULT_NOTICE } from "../core/late-results.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isRecord } from "./blocks-in.js";
 
@@ -24,9 +30,9 @@ function closing(call: Call & { id: string }, withId: boolean): ToolMessage {
  * AI message after its calls, has its tool message moved up there instead (a system message,
  * the user's words or an AI message without calls in between): unlike the other formats'
  * closing, also across an AI message right after the results, which LangChain's chat models
- * refuse where it stands (the Responses API the others leave it for is not one of them). A
- * call answered only after another message and then an AI message is closed (the late tool
- * message stays where it is). The same array when nothing changed;
+ * refuse where it stands. A call answered only after another message and then an AI message is
+ * closed, and its late tool message told as the user's text where it came (opening with the
+ * notice, naming the call). The same array when nothing changed;
  * calls still waiting at the end (the open tail) stay open. `withIds`: each closing result has
  * the id `interrupted-<call id>` (the middleware's thread follows messages by id); without, none
  * (the one-call helper's, whose messages it makes carry none).
@@ -38,20 +44,29 @@ export function closeInterruptedCalls(
   let out: BaseMessage[] | undefined;
   let open = new Map<string, Call & { id: string }>();
   const moved = new Set<number>();
+  // The calls closed here: a result of one given later is told as text.
+  const closed = new Set<string>();
   messages.forEach((message, index) => {
     if (moved.has(index)) return;
     // Not yet checked (a one-call helper's input): what is no message is left to the conversion.
     const type = isRecord(message) ? message.type : undefined;
     if (type === "tool") {
-      open.delete((message as ToolMessage).tool_call_id);
+      const id = (message as ToolMessage).tool_call_id;
+      if (!open.delete(id) && closed.has(id)) {
+        out ??= messages.slice(0, index);
+        out.push(toldAsText(message as ToolMessage, withIds));
+        return;
+      }
     } else if (open.size > 0) {
       out ??= messages.slice(0, index);
       const later = laterResults(messages, index, open);
       // One at a time: a spread of many calls would overflow the stack.
       for (const call of open.values()) {
         const at = later.get(call.id);
-        if (at === undefined) out.push(closing(call, withIds));
-        else {
+        if (at === undefined) {
+          out.push(closing(call, withIds));
+          closed.add(call.id);
+        } else {
           out.push(messages[at]!);
           moved.add(at);
         }
@@ -62,6 +77,23 @@ export function closeInterruptedCalls(
     out?.push(message);
   });
   return out ?? messages;
+}
+
+/**
+ * A tool message whose call was closed as interrupted, told as the user's text (every chat
+ * model refuses a tool message there): the notice naming its call, then what it held.
+ */
+function toldAsText(message: ToolMessage, withId: boolean): HumanMessage {
+  const error = message.status === "error" ? ", an error" : "";
+  const head = `${LATE_RESULT_NOTICE} ${message.tool_call_id}${error}]`;
+  const { content } = message;
+  return new HumanMessage({
+    content:
+      typeof content === "string"
+        ? `${head}\n${content}`
+        : [{ type: "text", text: head }, ...(content as ContentBlock[])],
+    ...(withId ? { id: `late-${message.tool_call_id}` } : {}),
+  });
 }
 
 /** The positions of the tool messages after `index`, before the next AI message, answering `open`. */

@@ -25,6 +25,8 @@ import { writeResponsesInput } from "./responses-output.js";
 export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
   entry: "compactResponsesInput",
   what: "Responses input",
+  // The API takes a call's output anywhere after it.
+  lateResults: "kept",
   // Ids by position: the messages live for the call only, and are named the same at each.
   from: (items, origins) => responsesInputMessages(items, { idPrefix: "" }, origins),
   to: writeResponsesInput,

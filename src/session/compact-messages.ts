@@ -1,6 +1,7 @@
 import { type CompactionResult, conversationChanged } from "../core/compactor.js";
 import { validatedEstimate } from "../core/entry-validation.js";
 import { type CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
+import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ItemOrigins } from "../internal/item-origins.js";
@@ -22,6 +23,11 @@ export interface MessageFormat<T> {
    * noting in `origins` the items each came from.
    */
   from: (input: readonly T[], origins: ItemOrigins<T>) => Message[];
+  /**
+   * What becomes of a tool result given only after an assistant message ({@link LateResults}):
+   * `"kept"` where the API takes it there. @default "told"
+   */
+  lateResults?: LateResults;
   /** Converts ours back, the caller's items for the messages `origins` knows unchanged. */
   to: (messages: readonly Message[], origins: ItemOrigins<T>) => T[];
   /**
@@ -53,7 +59,7 @@ export async function compactMessagesOnce<T>(
   origins.made(converted);
   // Checked before the intake reads them: a lookup for a conversion remembered as checked.
   const convertedEstimate = validatedEstimate(converted, format.what);
-  const intake = stateless.intake(converted);
+  const intake = stateless.intake(converted, undefined, format.lateResults);
   // Unclamped, the intake's messages are the conversion's.
   const taken = intake.clamped.length === 0 && !intake.repaired;
   const estimate = taken ? convertedEstimate : estimateTokens(intake.messages);

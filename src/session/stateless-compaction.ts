@@ -9,6 +9,7 @@ import {
 } from "../core/compactor.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
 import { CompactionError } from "../core/errors.js";
+import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
@@ -99,12 +100,17 @@ export class StatelessCompaction {
    * went on without closed, each text too long for the window clamped. `before`: the messages
    * before them (a history known already).
    */
-  intake(messages: readonly Message[], before?: readonly Message[]): StatelessIntake {
+  intake(
+    messages: readonly Message[],
+    before?: readonly Message[],
+    lateResults?: LateResults,
+  ): StatelessIntake {
     const settings = {
       maxBlockTokens: this.#maxBlockTokens,
       clampNamer: this.keeper?.clampNamer,
       keepStaleThinking: this.#rules.keepStaleThinking,
       clock: this.#rules.clock,
+      lateResults,
     };
     return statelessIntake(messages, settings, before);
   }

@@ -1,6 +1,7 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { isSystemMessage } from "../core/conversation-structure.js";
 import { closeInterruptedCalls, openCalls } from "../core/interrupted-calls.js";
+import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { isThinking, keepThinkingValid } from "../core/preserved-thinking.js";
@@ -42,6 +43,8 @@ export interface StatelessIntakeSettings {
   clampNamer: ((original: string, toolUseId: string | undefined) => string) | undefined;
   keepStaleThinking: boolean;
   clock: Clock;
+  /** A tool result given only after an assistant message: kept or told as text. @default "told" */
+  lateResults?: LateResults | undefined;
 }
 
 /**
@@ -63,7 +66,7 @@ export function statelessIntake(
 ): StatelessIntake {
   const { intake, callsLeft } = takeIn(messages, settings, openCalls(before).ids.length);
   if (!callsLeft) return intake;
-  const closed = closeInterruptedCalls(messages, settings.clock, before);
+  const closed = closeInterruptedCalls(messages, settings.clock, before, settings.lateResults);
   if (closed === messages) return intake;
   return { ...takeIn(closed, settings, 0).intake, repaired: true };
 }

@@ -11,6 +11,7 @@ import {
 import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
 import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import { INTERRUPTED_NOTICE } from "../../src/core/interrupted-calls.js";
+import { LATE_RESULT_NOTICE } from "../../src/core/late-results.js";
 import {
   type ContentBlock,
   type Message,
@@ -216,6 +217,29 @@ describe.each(Object.entries(HELPERS))("%s", (_name, helper) => {
     // Each result once, and the system message (Gemini's contents hold it as the user's text).
     for (const id of ["call-a", "call-b"]) expect(sent.split(`// ${id}`)).toHaveLength(2);
     expect(sent).toContain("Budget: 3");
+  });
+
+  it("tells a result given only after the model went on as text, its call closed", async () => {
+    const messages = new ConversationBuilder()
+      .user("Fix the build.")
+      .assistant([use("call-a", "a.ts")])
+      .user("Hurry.")
+      .assistant("Waiting for the read.")
+      .user([result("call-a")])
+      .build();
+    const out = await helper.compact(messages, { contextLimit: 1_000_000 });
+    expect(helper.problem(out.messages)).toBeUndefined();
+    const sent = JSON.stringify(out.messages);
+    expect(sent.split("// call-a")).toHaveLength(2);
+    // The Responses API takes a call's output anywhere after it: left where it is.
+    if (_name === "compactResponsesInput") expect(out.compacted).toBe(false);
+    else {
+      expect(notices(out.messages)).toBe(1);
+      expect(sent).toContain(`${LATE_RESULT_NOTICE} call-a]`);
+      expect(sent.indexOf(LATE_RESULT_NOTICE)).toBeGreaterThan(
+        sent.indexOf("Waiting for the read."),
+      );
+    }
   });
 
   it("leaves calls waiting at the end open, and a history without any unchanged", async () => {
