@@ -10,7 +10,7 @@ import {
 } from "../core/message.js";
 import { keyed, redactedThinkingBlock, textBlock, thinkingBlock } from "../core/message-shapes.js";
 import { normalizeJson } from "../internal/json-value.js";
-import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { isPlainObject, setOwnProperty, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
 
 /**
@@ -179,7 +179,8 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
       continue;
     }
     const json = jsonField(context, value, key);
-    if (json !== undefined) block[key] = json;
+    // A field named `__proto__` (JSON.parse makes it an own field) stays one.
+    if (json !== undefined) setOwnProperty(block, key, json);
   }
   return { type: "opaque", block };
 }

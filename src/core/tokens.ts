@@ -62,15 +62,17 @@ export function estimateBlockTokens(block: ContentBlock): number {
 }
 
 /**
- * The length of the `arguments` text an adapter keeps beside a tool use (`extra.<adapter>.arguments`:
- * Chat Completions' and the Responses API's, sent in place of the input's JSON when it is not
- * exactly that, a model's malformed arguments too); `0` when none is kept.
+ * The length of the arguments an adapter keeps beside a tool use and sends in place of its
+ * input: the `arguments` text of Chat Completions and the Responses API (when it is not exactly
+ * the input's JSON: a model's malformed arguments too), the AI SDK's `input` that is no object
+ * (a failed parse's raw text), as JSON; `0` when none is kept.
  */
 export function keptArgumentsLength(extra: Readonly<Record<string, unknown>> | undefined): number {
   let length = 0;
   for (const key in extra) {
-    const text = (extra[key] as { arguments?: unknown } | null)?.arguments;
-    if (typeof text === "string" && text.length > length) length = text.length;
+    const fields = extra[key] as { arguments?: unknown; input?: unknown } | null;
+    const kept = fields?.arguments ?? fields?.input;
+    if (kept !== undefined) length = Math.max(length, jsonLength(kept));
   }
   return length;
 }

@@ -1,6 +1,8 @@
+import type { ModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
+import { compactModelMessages, fromModelMessages } from "../../src/ai-sdk/index.js";
 import {
   appendChatCompletion,
   compactChatMessages,
@@ -66,5 +68,32 @@ describe("the arguments text a tool call is sent with", () => {
       choices: [{ message: messages[1] }],
     } as never);
     expect(message?.content[0]).toMatchObject({ type: "tool_use", input: {} });
+  });
+
+  it("counts in the estimate when the AI SDK's input is a failed parse's raw text", async () => {
+    // What convertToModelMessages makes of a tool part whose input did not parse.
+    const messages = [
+      { role: "user", content: "Write big.txt." },
+      {
+        role: "assistant",
+        content: [{ type: "tool-call", toolCallId: "c1", toolName: "write", input: cut }],
+      },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "write",
+            output: { type: "error-text", value: "the input was not JSON" },
+          },
+        ],
+      },
+      { role: "user", content: "Try again, in parts." },
+    ] as ModelMessage[];
+    expect(estimateTokens(fromModelMessages(messages))).toBeGreaterThan(tokensOfText);
+    const out = await compactModelMessages(messages, { contextLimit: 8000 });
+    expect(out.compacted).toBe(true);
+    expect(JSON.stringify(out.messages).length / 4).toBeLessThan(8000);
   });
 });

@@ -1,6 +1,8 @@
 import type { Content } from "@google/genai";
+import type { ModelMessage } from "ai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import { fromModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
 import { fromChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import { fromGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 
@@ -31,5 +33,16 @@ describe("a field named __proto__ in a request body", () => {
     const back = toChatMessages(fromChatMessages(messages));
     expect(back).toEqual(messages);
     expect(Object.hasOwn(back[0]!, "__proto__")).toBe(true);
+  });
+
+  it("stays an own field of an AI SDK part carried whole and comes back", () => {
+    const messages = parsed<ModelMessage[]>(
+      '[{"role":"user","content":[{"type":"file","data":"JVBERi0=","mediaType":"application/pdf","__proto__":{"filename":"secret.pdf"}}]}]',
+    );
+    const ours = fromModelMessages(messages);
+    const block = ours[0]!.content[0]!;
+    if (block.type !== "opaque") throw new Error("an opaque block expected");
+    expect(Object.getPrototypeOf(block.block)).toBe(Object.prototype);
+    expect(toModelMessages(ours)).toEqual(messages);
   });
 });
