@@ -1,4 +1,5 @@
 import { isSystemMessage, startsWithCompaction } from "./conversation-structure.js";
+import { holdsResultsOnly } from "./interrupted-calls.js";
 import type { ContentBlock, Message } from "./message.js";
 import { type Clock, createMessage, systemClock } from "./message-factory.js";
 import { estimateBlockTokens } from "./tokens.js";
@@ -68,18 +69,21 @@ function firstEdit(before: readonly Message[], after: readonly Message[]): numbe
 }
 
 /**
- * The tool exchange the conversation ends in (system messages after it aside): a user message
- * answering the assistant message before it.
+ * The tool exchange the conversation ends in (system messages after it aside): messages of
+ * results alone, one result at least (one message per result in some formats, the AI SDK's
+ * tool approvals among them), answering the assistant message before them.
  */
 function openExchange(conversation: readonly Message[]): number | undefined {
   let end = conversation.length;
   while (end > 0 && isSystemMessage(conversation[end - 1])) end -= 1;
-  const answer = conversation[end - 1];
-  const call = conversation[end - 2];
-  if (answer?.role !== "user" || call?.role !== "assistant") return undefined;
-  if (!answer.content.some((block) => block.type === "tool_result")) return undefined;
-  if (!call.content.some((block) => block.type === "tool_use")) return undefined;
-  return end - 2;
+  let call = end - 1;
+  let answered = false;
+  for (; call >= 0 && holdsResultsOnly(conversation[call]!); call -= 1)
+    answered ||= conversation[call]!.content.some((block) => block.type === "tool_result");
+  const caller = conversation[call];
+  if (!answered || caller?.role !== "assistant") return undefined;
+  if (!caller.content.some((block) => block.type === "tool_use")) return undefined;
+  return call;
 }
 
 /**

@@ -1,0 +1,92 @@
+import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
+import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod";
+import { anthropicModel, read, THINKING } from "../../test/support/ai-sdk-providers.js";
+import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
+import { compactionPrepareStep } from "./prepare-step.js";
+
+// An approved call's exchange is two tool messages (the approval, then the result the SDK adds
+// when it runs the tool). The thinking of the assistant message that made the call must stay:
+// the API refuses a final assistant message of a tool loop without it. The landing took only a
+// single message of results after the call as the open exchange, and stripped it.
+
+const servers: MessagesApiServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+describe("a tool approval in a thinking loop, compacted by prepareStep", () => {
+  it("keeps the approved call's thinking: the continuation is accepted", async () => {
+    let replies = 0;
+    const server = await MessagesApiServer.start({
+      onMessages: (request) => {
+        const usage = { input_tokens: roughTokens(request.body), output_tokens: 40 };
+        replies += 1;
+        const call = (id: string, name: string, input: object) => ({
+          type: "tool_use",
+          id,
+          name,
+          input,
+        });
+        if (replies <= 6)
+          return {
+            type: "message",
+            content: [call(`toolu_r${replies}`, "read", { path: `src/f${replies}.ts` })],
+            stopReason: "tool_use",
+            usage,
+          };
+        if (replies === 7)
+          return {
+            type: "message",
+            content: [call("toolu_del", "remove", { path: "build/" })],
+            stopReason: "tool_use",
+            usage,
+          };
+        return { type: "message", text: "Deleted.", usage };
+      },
+    });
+    servers.push(server);
+    const removed: string[] = [];
+    const remove = tool({
+      inputSchema: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: async ({ path }) => {
+        removed.push(path);
+        return `removed ${path}`;
+      },
+    });
+    const tools = { read, remove };
+    const options = { tools, maxRetries: 0, providerOptions: THINKING } as const;
+    const start: ModelMessage[] = [{ role: "user", content: "Read the files, then clean build/." }];
+    const first = await generateText({
+      ...options,
+      model: anthropicModel(server),
+      messages: start,
+      stopWhen: stepCountIs(20),
+    });
+    const asked = (
+      first.response.messages.at(-1)!.content as { type: string; approvalId?: string }[]
+    ).find((part) => part.type === "tool-approval-request")!;
+    const approved: ModelMessage = {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: asked.approvalId!, approved: true }],
+    };
+    const before = server.requestsTo("messages").length;
+    const second = await generateText({
+      ...options,
+      model: anthropicModel(server),
+      messages: [...start, ...first.response.messages, approved],
+      stopWhen: stepCountIs(3),
+      prepareStep: compactionPrepareStep({ contextLimit: 3000 }),
+    });
+    expect(second.text).toBe("Deleted.");
+    expect(removed).toEqual(["build/"]);
+    const outcomes = await Promise.all(
+      server
+        .requestsTo("messages")
+        .slice(before)
+        .map((request) => request.outcome),
+    );
+    expect(outcomes).toEqual(["answered"]);
+  });
+});
