@@ -35,7 +35,8 @@ export function restorePinned(
   let head = 0;
   if (!startsWithCompaction(restored[0]))
     while (head < from.length && pinned.has(from[head]!.id)) head += 1;
-  const leading = missing.filter((message) => from.indexOf(message) < head);
-  const rest = missing.filter((message) => from.indexOf(message) >= head);
+  const heads = new Set(from.slice(0, head));
+  const leading = missing.filter((message) => heads.has(message));
+  const rest = missing.filter((message) => !heads.has(message));
   return [...leading, ...restored.slice(0, at), ...rest, ...restored.slice(at)];
 }
