@@ -111,13 +111,17 @@ function caughtUp(
 ): ThreadSession {
   const known = threads.get(threadId);
   const fresh = known?.unseen(state);
+  // Seen at once, before the compaction's wait: another run on the same thread meanwhile (no
+  // `thread_id`: the default one) is not taken for this one's continuation.
   if (known !== undefined && fresh !== undefined) {
     known.append(fresh, true);
+    known.saw(state);
     return known;
   }
   const thread = threads.start(threadId);
   thread.append(state, false);
   thread.pinLeadingSystem(state);
+  thread.saw(state);
   return thread;
 }
 
