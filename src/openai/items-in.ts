@@ -150,13 +150,15 @@ export function messageBlocks(context: ItemContext, item: Record_): ContentBlock
   if (content.length === 0) {
     return [withFields({ type: "text", text: "" }, { item: itemFields, content: "empty" })];
   }
-  return content.map((part, index) =>
-    partBlock(
+  // A loop, not map: map skips a hole, which is then refused by name here.
+  const blocks: ContentBlock[] = new Array(content.length);
+  for (let index = 0; index < content.length; index += 1)
+    blocks[index] = partBlock(
       { issues: context.issues, path: [...context.path, "content", index] },
-      part,
+      content[index],
       index === 0 ? { item: itemFields } : { continues: true },
-    ),
-  );
+    );
+  return blocks;
 }
 
 /** A `function_call` or `custom_tool_call` item as a tool use. */
@@ -184,14 +186,14 @@ export function outputBlock(context: ItemContext, item: Record_): ToolResultBloc
   let content: ToolResultBlock["content"];
   if (typeof output === "string") content = output;
   else if (Array.isArray(output)) {
-    content = output.map(
-      (part, index) =>
-        partBlock(
-          { issues: context.issues, path: [...context.path, "output", index] },
-          part,
-          {},
-        ) as ToolResultContentBlock,
-    );
+    const parts: ToolResultContentBlock[] = new Array(output.length);
+    for (let index = 0; index < output.length; index += 1)
+      parts[index] = partBlock(
+        { issues: context.issues, path: [...context.path, "output", index] },
+        output[index],
+        {},
+      ) as ToolResultContentBlock;
+    content = parts;
     if (output.length === 0) fields["content"] = "empty";
   } else {
     fail(context, "output", "must be a string or an array of content parts");

@@ -216,12 +216,17 @@ export class ArchiveKeeper {
   async recall(handle: unknown): Promise<ArchiveRecord> {
     const issue = (message: string) =>
       new ValidationError("recall handle", [{ path: [], message }]);
+    // The handle a model asked for, cut short: the message goes back into its context.
+    const shown =
+      typeof handle === "string"
+        ? JSON.stringify(handle.length > 80 ? `${handle.slice(0, 80)}…` : handle)
+        : `a ${typeof handle}`;
     if (typeof handle !== "string" || !RECALL_HANDLE_PATTERN.test(handle)) {
-      throw issue(`${JSON.stringify(handle)} is not a recall handle (like "r7-${this.#tag}")`);
+      throw issue(`${shown} is not a recall handle (like "r7-${this.#tag}")`);
     }
     if (!handle.endsWith(`-${this.#tag}`)) {
       throw issue(
-        `"${handle}" belongs to another session (this session's handles end in -${this.#tag})`,
+        `${shown} belongs to another session (this session's handles end in -${this.#tag})`,
       );
     }
     if (this.#keeping.size > 0) await Promise.allSettled([...this.#keeping]);
