@@ -1,7 +1,8 @@
 import type { Response } from "openai/resources/responses/responses";
 import * as z from "zod/mini";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { AgentSession, AssistantMessage, Usage } from "../index.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import { withoutLoneReasoning } from "./lone-reasoning.js";
 import { fromResponsesInput } from "./responses-input.js";
 import { type OpenAIUsageLike, usageFromOpenAI } from "./usage.js";
@@ -22,13 +23,36 @@ export interface AppendedOpenAIResponse {
 
 const ResponseShapeSchema = z.looseObject(
   {
-    output: z.array(z.record(z.string(), z.unknown(), { error: "must be an output item object" }), {
-      error: "must be an array of output items",
-    }),
+    // The caller's items themselves (a record schema copies each, and a copy by assignment
+    // would turn a field named `__proto__` into the copy's prototype).
+    output: z.array(
+      z.custom<Record<string, unknown>>(isPlainObject, { error: "must be an output item object" }),
+      { error: "must be an array of output items" },
+    ),
     usage: z.optional(z.unknown()),
   },
   { error: "must be a Responses API response (with output)" },
 );
+
+/**
+ * Refuses output items of the client's side, which a response's output can type but the model
+ * never produces there (a tool call's output, a user's message): appended to the assistant
+ * message they would answer calls of their own, the call's output would go out twice.
+ */
+function checkModelSide(output: readonly Record<string, unknown>[]): void {
+  const issues: ValidationIssue[] = [];
+  output.forEach((item, index) => {
+    const { type, role } = item;
+    if (typeof type === "string" && type.endsWith("_call_output"))
+      issues.push({
+        path: ["output", index, "type"],
+        message: `must be an item the model makes, not ${type}`,
+      });
+    else if ((type === undefined || type === "message") && role !== "assistant")
+      issues.push({ path: ["output", index, "role"], message: 'must be "assistant"' });
+  });
+  if (issues.length > 0) throw new ValidationError("OpenAI response", issues);
+}
 
 /** `read()`, a `ValidationError` it throws re-issued about the response, each path under `field`. */
 function within<T>(field: string, read: () => T): T {
@@ -61,6 +85,7 @@ export function appendOpenAIResponse(
   response: OpenAIResponseLike,
 ): AppendedOpenAIResponse {
   const parsed = parseOrThrow(ResponseShapeSchema, response, "OpenAI response");
+  checkModelSide(parsed.output);
   const content = within("output", () =>
     fromResponsesInput(withoutLoneReasoning(parsed.output)).flatMap((message) => message.content),
   );
