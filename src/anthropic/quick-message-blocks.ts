@@ -1,3 +1,4 @@
+import { isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import type {
   ContentBlock,
   JsonObject,
@@ -205,9 +206,13 @@ function copiedBlock(block: Record_): ContentBlock | undefined {
   return isWireBlock(copy) ? blockFromWire(copy) : undefined;
 }
 
-/** Whether a copied block has a type, and the fields its type's wire schema asks for. */
+/**
+ * Whether a copied block has a type, and the fields its type's wire schema asks for, and no
+ * field named as the library's bookkeeping (the schemas refuse it, by name).
+ */
 function isWireBlock(block: JsonValue | undefined): block is JsonObject {
   if (!isPlainObject(block) || !isNonEmptyString(block["type"])) return false;
+  for (const key in block) if (isBookkeepingKey(key)) return false;
   switch (block["type"]) {
     case "text":
       return typeof block["text"] === "string";

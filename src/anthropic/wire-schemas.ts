@@ -4,6 +4,7 @@
  */
 
 import * as z from "zod/mini";
+import { BOOKKEEPING_FIELD_MESSAGE, isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
 import { normalizeJson } from "../internal/json-value.js";
@@ -129,6 +130,13 @@ function parseInto<T extends object>(
 function checkBlock(block: JsonValue, path: Path, issues: ValidationIssue[]): boolean {
   const shape = parseInto(BlockShapeSchema, block, path, issues);
   if (shape === undefined) return false;
+  // A field named as the library's bookkeeping would be read as an adapter's mark (the block
+  // taken for another API's, and left out): refused, as the other adapters refuse it.
+  const before = issues.length;
+  for (const key of Object.keys(shape))
+    if (isBookkeepingKey(key))
+      issues.push({ path: [...path, key], message: BOOKKEEPING_FIELD_MESSAGE });
+  if (issues.length > before) return false;
   const schema = KNOWN_BLOCK_SCHEMAS[shape.type];
   if (schema === undefined) return true;
   if (parseInto(schema, block, path, issues) === undefined) return false;
