@@ -14,7 +14,9 @@ export function parsedCallArguments(
   after = "",
 ): { input: unknown } | ToolResultInput {
   if (typeof id !== "string" || id === "")
-    throw new ValidationError("tool call id", [{ path: [], message: "must be a non-empty string" }]);
+    throw new ValidationError("tool call id", [
+      { path: [], message: "must be a non-empty string" },
+    ]);
   try {
     const text = typeof raw === "string" ? raw.trim() : "not a string";
     return { input: text === "" ? {} : JSON.parse(text) };

@@ -127,3 +127,16 @@ export function suffixTokenSums(conversation: readonly Message[]): number[] {
   }
   return sums;
 }
+
+/**
+ * Whether `message` is a user message of tool results and nothing else: no words of the user's,
+ * no system message. Provider blocks carried whole count with the results (the AI SDK's tool
+ * approvals: an approved call waits for its result after them).
+ */
+export function holdsResultsOnly(message: Message): boolean {
+  if (message.role !== "user" || message.content.length === 0 || isSystemMessage(message))
+    return false;
+  for (const block of message.content)
+    if (block.type !== "tool_result" && block.type !== "opaque") return false;
+  return true;
+}

@@ -1,4 +1,4 @@
-import { isSystemMessage } from "./conversation-structure.js";
+import { holdsResultsOnly, isSystemMessage } from "./conversation-structure.js";
 import { type LateResults, withResultsTold } from "./late-results.js";
 import type { Message, ToolResultBlock } from "./message.js";
 import { type Clock, createMessage } from "./message-factory.js";
@@ -103,19 +103,6 @@ export function closeInterruptedCalls(
     }
   }
   return out ?? messages;
-}
-
-/**
- * Whether `message` is a user message of tool results and nothing else: no words of the user's,
- * no system message. Provider blocks carried whole count with the results (the AI SDK's tool
- * approvals: an approved call waits for its result after them).
- */
-export function holdsResultsOnly(message: Message): boolean {
-  if (message.role !== "user" || message.content.length === 0 || isSystemMessage(message))
-    return false;
-  for (const block of message.content)
-    if (block.type !== "tool_result" && block.type !== "opaque") return false;
-  return true;
 }
 
 /** The ids of an assistant message's tool calls, in order. */

@@ -1,5 +1,8 @@
-import { isSystemMessage, startsWithCompaction } from "./conversation-structure.js";
-import { holdsResultsOnly } from "./interrupted-calls.js";
+import {
+  holdsResultsOnly,
+  isSystemMessage,
+  startsWithCompaction,
+} from "./conversation-structure.js";
 import type { ContentBlock, Message } from "./message.js";
 import { type Clock, createMessage, systemClock } from "./message-factory.js";
 import { estimateBlockTokens } from "./tokens.js";

@@ -128,6 +128,19 @@ const openAiRow = (
   },
 });
 
+/** Claude from the 5 generation on: a native 1M window, 128K output. */
+const CLAUDE_5_LIMITS = limits(M, 128 * K);
+/** OpenAI's GPT-5.4 on: 1.05M, 128K output. */
+const GPT_6_LIMITS = limits(1_050_000, 128 * K);
+/** OpenAI's GPT-5 to 5.3: 400K, 128K output. */
+const GPT_5_LIMITS = limits(400 * K, 128 * K);
+/** Gemini: 2^20 input tokens, 65,536 output. */
+const GEMINI_LIMITS = limits(GEMINI_WINDOW, 65_536);
+/** OpenAI's chat models: 128K, 16K output. */
+const CHAT_LIMITS = limits(128 * K, 16_384);
+/** OpenAI's o-series: 200K, 100K output. */
+const O_SERIES_LIMITS = limits(200 * K, 100 * K);
+
 /**
  * Every model the library knows, one row each, by its id as its provider writes it (dated
  * snapshots, aliases, gateway, Bedrock and Vertex names find the same row): its window, its
@@ -136,14 +149,14 @@ const openAiRow = (
  */
 export const MODEL_TABLE = freezeDeeply({
   // Claude: every model from the 5 generation on has a native 1M window and 128K output.
-  "claude-fable-5-2": limits(M, 128 * K),
+  "claude-fable-5-2": CLAUDE_5_LIMITS,
   "claude-fable-5-1": claudeRow(10, 50, 0.025),
-  "claude-fable-5": limits(M, 128 * K),
-  "claude-mythos-5": limits(M, 128 * K),
+  "claude-fable-5": CLAUDE_5_LIMITS,
+  "claude-mythos-5": CLAUDE_5_LIMITS,
   "claude-opus-5-5": claudeRow(4, 20, 0.05),
-  "claude-opus-5": limits(M, 128 * K),
+  "claude-opus-5": CLAUDE_5_LIMITS,
   "claude-sonnet-5-5": claudeRow(2, 10, 0.05),
-  "claude-sonnet-5": limits(M, 128 * K),
+  "claude-sonnet-5": CLAUDE_5_LIMITS,
   "claude-haiku-5-5": claudeRow(0.1, 0.5, 0.1, {
     aboveTokens: 100_000,
     inputPerMTok: 0.5,
@@ -163,48 +176,48 @@ export const MODEL_TABLE = freezeDeeply({
   // OpenAI.
   "gpt-6.2-astra": openAiRow(8, 40, 0.05, [16, 60]),
   "gpt-6.1-sol": openAiRow(2, 10, 0.05, [4, 15]),
-  "gpt-6-astra": limits(1_050_000, 128 * K),
-  "gpt-6-sol": limits(1_050_000, 128 * K),
+  "gpt-6-astra": GPT_6_LIMITS,
+  "gpt-6-sol": GPT_6_LIMITS,
   "gpt-6-luna": openAiRow(0.1, 0.5, 0.1, [0.2, 0.75]),
-  "gpt-5.6-sol": limits(1_050_000, 128 * K),
-  "gpt-5.5": limits(1_050_000, 128 * K),
-  "gpt-5.4": limits(1_050_000, 128 * K),
-  "gpt-5.3-codex": limits(400 * K, 128 * K),
-  "gpt-5.2-codex": limits(400 * K, 128 * K),
-  "gpt-5.2": limits(400 * K, 128 * K),
-  "gpt-5.1-codex": limits(400 * K, 128 * K),
-  "gpt-5.1": limits(400 * K, 128 * K),
-  "gpt-5-codex": limits(400 * K, 128 * K),
-  "gpt-5": limits(400 * K, 128 * K),
-  "gpt-5-mini": limits(400 * K, 128 * K),
-  "gpt-5-nano": limits(400 * K, 128 * K),
-  "gpt-5-chat-latest": limits(128 * K, 16_384),
-  "gpt-5.1-chat-latest": limits(128 * K, 16_384),
+  "gpt-5.6-sol": GPT_6_LIMITS,
+  "gpt-5.5": GPT_6_LIMITS,
+  "gpt-5.4": GPT_6_LIMITS,
+  "gpt-5.3-codex": GPT_5_LIMITS,
+  "gpt-5.2-codex": GPT_5_LIMITS,
+  "gpt-5.2": GPT_5_LIMITS,
+  "gpt-5.1-codex": GPT_5_LIMITS,
+  "gpt-5.1": GPT_5_LIMITS,
+  "gpt-5-codex": GPT_5_LIMITS,
+  "gpt-5": GPT_5_LIMITS,
+  "gpt-5-mini": GPT_5_LIMITS,
+  "gpt-5-nano": GPT_5_LIMITS,
+  "gpt-5-chat-latest": CHAT_LIMITS,
+  "gpt-5.1-chat-latest": CHAT_LIMITS,
   "gpt-4.1": limits(1_047_576, 32_768),
   "gpt-4.1-mini": limits(1_047_576, 32_768),
   "gpt-4.1-nano": limits(1_047_576, 32_768),
-  "gpt-4o": limits(128 * K, 16_384),
-  "gpt-4o-mini": limits(128 * K, 16_384),
-  o3: limits(200 * K, 100 * K),
-  "o3-mini": limits(200 * K, 100 * K),
-  "o4-mini": limits(200 * K, 100 * K),
-  o1: limits(200 * K, 100 * K),
+  "gpt-4o": CHAT_LIMITS,
+  "gpt-4o-mini": CHAT_LIMITS,
+  o3: O_SERIES_LIMITS,
+  "o3-mini": O_SERIES_LIMITS,
+  "o4-mini": O_SERIES_LIMITS,
+  o1: O_SERIES_LIMITS,
   // Gemini: 1,048,576 input tokens, 65,536 output; a `-preview…` id is the model it previews.
   "gemini-4-argon": geminiRow(4, 20, 0.05),
   "gemini-4-neon": geminiRow(3, 15, 0.05),
   "gemini-4-hydrogen": geminiRow(1.5, 7.5, 0.05),
   "gemini-3.8-flash": geminiRow(0.75, 3.75, 0.1),
-  "gemini-3.7-flash": limits(GEMINI_WINDOW, 65_536),
-  "gemini-3.6-flash": limits(GEMINI_WINDOW, 65_536),
-  "gemini-3.5-flash": limits(GEMINI_WINDOW, 65_536),
-  "gemini-3.5-flash-lite": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3.7-flash": GEMINI_LIMITS,
+  "gemini-3.6-flash": GEMINI_LIMITS,
+  "gemini-3.5-flash": GEMINI_LIMITS,
+  "gemini-3.5-flash-lite": GEMINI_LIMITS,
   "gemini-3.1-pro": geminiRow(2, 12, 0.1, {
     aboveTokens: 200_000,
     inputPerMTok: 4,
     outputPerMTok: 18,
   }),
-  "gemini-3.1-flash-lite": limits(GEMINI_WINDOW, 65_536),
-  "gemini-3-pro": limits(GEMINI_WINDOW, 65_536),
+  "gemini-3.1-flash-lite": GEMINI_LIMITS,
+  "gemini-3-pro": GEMINI_LIMITS,
   "gemini-3-flash": geminiRow(0.5, 3, 0.1),
   "gemini-2.5-pro": geminiRow(1.25, 10, 0.1, {
     aboveTokens: 200_000,
