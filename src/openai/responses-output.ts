@@ -172,7 +172,10 @@ export function writeBlock(writer: ItemWriter, block: ContentBlock, role: Messag
       writer.part(textPart(block, role, fields), role, marksOf(fields));
       return;
     case "image":
-      writer.part(imagePart(block, fields), role, marksOf(fields));
+      // An assistant message takes text and refusals only: another model's image (Gemini's)
+      // goes in a user message of its own, where it stood.
+      if (role === "assistant") writer.part(imagePart(block, fields), "user", {});
+      else writer.part(imagePart(block, fields), role, marksOf(fields));
       return;
     case "tool_use":
       writer.whole(callItem(block, fields));
