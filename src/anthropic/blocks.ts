@@ -25,6 +25,7 @@ import type {
 import { setProperty } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { sendsToAnthropic } from "./foreign-blocks.js";
+import { sendableToolId } from "./tool-ids.js";
 import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
 
 /**
@@ -220,6 +221,7 @@ function sameNamedToWire(block: SameNamedBlock): JsonObject {
   const out = extraToWire({ type: block.type }, block.extra, fields);
   const ours = block as unknown as JsonObject;
   for (const field of fields) out[field] = ours[field] as JsonValue;
+  if (block.type === "tool_use") out["id"] = sendableToolId(block.id);
   return out;
 }
 
@@ -248,7 +250,12 @@ function plainToWire(block: SameNamedBlock): JsonObject {
     case "redacted_thinking":
       return { ...WIRE.redacted_thinking, data: block.data };
     case "tool_use":
-      return { ...WIRE.tool_use, id: block.id, name: block.name, input: block.input };
+      return {
+        ...WIRE.tool_use,
+        id: sendableToolId(block.id),
+        name: block.name,
+        input: block.input,
+      };
   }
 }
 
@@ -256,8 +263,8 @@ function plainToWire(block: SameNamedBlock): JsonObject {
 function plainToolResultToWire(block: ToolResultBlock, content: string): JsonObject {
   const out: JsonObject =
     content === ""
-      ? { ...WIRE.result, tool_use_id: block.toolUseId }
-      : { ...WIRE.resultOfContent, tool_use_id: block.toolUseId, content };
+      ? { ...WIRE.result, tool_use_id: sendableToolId(block.toolUseId) }
+      : { ...WIRE.resultOfContent, tool_use_id: sendableToolId(block.toolUseId), content };
   if (block.isError) out["is_error"] = true;
   return out;
 }
@@ -280,7 +287,7 @@ function toolResultToWire(block: ToolResultBlock): JsonObject {
   if (block.extra === undefined && typeof block.content === "string")
     return plainToolResultToWire(block, block.content);
   const out = extraToWire({ type: "tool_result" }, block.extra, MODELLED_WIRE_FIELDS.tool_result);
-  out["tool_use_id"] = block.toolUseId;
+  out["tool_use_id"] = sendableToolId(block.toolUseId);
   if (typeof block.content !== "string") {
     // Another API's parts are left out; none left, the result goes without content.
     const parts = block.content.filter(sendsToAnthropic);

@@ -17,6 +17,7 @@ import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
+import { sendableToolId } from "./tool-ids.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
 
 /** Options of {@link fromAnthropicMessages}. */
@@ -145,9 +146,13 @@ export function anthropicMessagesToOurs(
     if (role === "system") builder.addSystem([systemMessageBlock(bodies[index] as JsonObject)]);
     else {
       const made = builder.messages.length;
-      addMessage(builder, role, bodies[index] as ContentBlock[], opening);
+      const blocks = bodies[index] as ContentBlock[];
+      addMessage(builder, role, blocks, opening);
       opening = false;
-      origins?.noteRead(made, builder.messages.length, index);
+      // A tool id the API refuses is written anew (see sendableToolId), not as it came.
+      if (origins === undefined) continue;
+      if (holdsUnsendableId(blocks)) origins.mended();
+      else origins.noteRead(made, builder.messages.length, index);
     }
   }
   checkBuilt(builder, parsedOptions);
@@ -209,4 +214,14 @@ function addMessage(
   else if (role === "assistant" || (builder.inTurn && hasToolResult(content)))
     builder.addInTurn(role, content);
   else builder.addUser(content);
+}
+
+/** Whether a tool use or result among `blocks` has an id the API refuses ({@link sendableToolId}). */
+function holdsUnsendableId(blocks: readonly ContentBlock[]): boolean {
+  for (const block of blocks) {
+    const id =
+      block.type === "tool_use" ? block.id : block.type === "tool_result" ? block.toolUseId : "";
+    if (id !== "" && sendableToolId(id) !== id) return true;
+  }
+  return false;
 }

@@ -75,7 +75,7 @@ export async function compactMessagesOnce<T>(
   });
   const { conversation } = outcome;
   const done = { ...outcome, contextUsed };
-  if (!conversationChanged(converted, conversation))
+  if (!conversationChanged(converted, conversation) && !origins.mends)
     return compactedMessages(input as T[], false, done);
   return compactedMessages(format.to(conversation, origins), true, done);
 }

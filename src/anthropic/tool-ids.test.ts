@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { fromChatMessages } from "../chat-completions/index.js";
+import { compactAnthropicMessages } from "./compact-messages.js";
+import { toAnthropicMessages } from "./request.js";
+import { sendableToolId } from "./tool-ids.js";
+
+// The Messages API refuses a tool use id outside ^[a-zA-Z0-9_-]+$ (400: "String should match
+// pattern"); other providers write such ids (Kimi's `functions.bash:0`, a gateway's `call_1|fc_1`).
+
+const SENDABLE = /^[a-zA-Z0-9_-]+$/;
+
+describe("tool ids the Messages API refuses", () => {
+  it("are sent mended, the same for the call and its result, each id its own", () => {
+    expect(sendableToolId("toolu_01AbC-x")).toBe("toolu_01AbC-x");
+    const ids = ["functions.bash:0", "functions.bash_0", "call_1|fc_1", "call_1.fc_1"];
+    const sent = ids.map(sendableToolId);
+    for (const id of sent) expect(id).toMatch(SENDABLE);
+    expect(new Set(sent).size).toBe(ids.length);
+    expect(ids.map(sendableToolId)).toEqual(sent);
+  });
+
+  it("another provider's calls go out with ids the API takes, and a caller's own are mended too", async () => {
+    const messages = fromChatMessages([
+      { role: "user", content: "List the files." },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "functions.bash:0", type: "function", function: { name: "bash", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "functions.bash:0", content: "a.ts b.ts" },
+    ]);
+    const wire = JSON.stringify(toAnthropicMessages(messages));
+    expect(wire).not.toContain("functions.bash:0");
+    const own = [
+      { role: "user" as const, content: "List the files." },
+      {
+        role: "assistant" as const,
+        content: [{ type: "tool_use" as const, id: "toolu.01:x", name: "bash", input: {} }],
+      },
+      {
+        role: "user" as const,
+        content: [{ type: "tool_result" as const, tool_use_id: "toolu.01:x", content: "a.ts" }],
+      },
+    ];
+    const out = await compactAnthropicMessages(own, { contextLimit: 100_000 });
+    const call = out.messages[1]!.content[0] as { id: string };
+    const result = out.messages[2]!.content[0] as { tool_use_id: string };
+    expect(call.id).toMatch(SENDABLE);
+    expect(result.tool_use_id).toBe(call.id);
+  });
+});
