@@ -17,7 +17,7 @@ import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
-import { sendableToolId } from "./tool-ids.js";
+import { isSendableToolId } from "./tool-ids.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
 
 /** Options of {@link fromAnthropicMessages}. */
@@ -151,7 +151,7 @@ export function anthropicMessagesToOurs(
       opening = false;
       // A tool id the API refuses is written anew (see sendableToolId), not as it came.
       if (origins === undefined) continue;
-      if (holdsUnsendableId(blocks)) origins.mended();
+      if (holdsUnsendableId(blocks)) origins.mends = true;
       else origins.noteRead(made, builder.messages.length, index);
     }
   }
@@ -216,12 +216,12 @@ function addMessage(
   else builder.addUser(content);
 }
 
-/** Whether a tool use or result among `blocks` has an id the API refuses ({@link sendableToolId}). */
+/** Whether a tool use or result among `blocks` has an id the API refuses (see `sendableToolId`). */
 function holdsUnsendableId(blocks: readonly ContentBlock[]): boolean {
   for (const block of blocks) {
     const id =
       block.type === "tool_use" ? block.id : block.type === "tool_result" ? block.toolUseId : "";
-    if (id !== "" && sendableToolId(id) !== id) return true;
+    if (id !== "" && !isSendableToolId(id)) return true;
   }
   return false;
 }

@@ -11,10 +11,14 @@ export type LateResults = "kept" | "told";
 /** The text that opens a late result told as text ({@link withResultsTold}). */
 export const LATE_RESULT_NOTICE = "[The result of an interrupted tool call, given later:";
 
+/** The line that opens the late result of the call `toolUseId` told as text. */
+export function lateResultHead(toolUseId: string, isError: boolean): string {
+  return `${LATE_RESULT_NOTICE} ${toolUseId}${isError ? ", an error" : ""}]`;
+}
+
 /** `result` told as text: the notice naming its call, then what it held. */
 function toldAsText(result: ToolResultBlock): ContentBlock[] {
-  const error = result.isError ? ", an error" : "";
-  const head = `${LATE_RESULT_NOTICE} ${result.toolUseId}${error}]`;
+  const head = lateResultHead(result.toolUseId, result.isError);
   if (typeof result.content === "string")
     return [{ type: "text", text: `${head}\n${result.content}` }];
   return [{ type: "text", text: head }, ...result.content];

@@ -1,5 +1,5 @@
 import { geminiFields } from "../core/gemini-contents.js";
-import type { ContentBlock, ToolResultBlock, ToolUseBlock } from "../core/message.js";
+import type { ContentBlock, ToolUseBlock } from "../core/message.js";
 
 /** How many of the latest calls a result's call is looked for among before the map of all. */
 const LOOK_BACK = 8;
@@ -19,8 +19,12 @@ export class CallsSoFar {
   }
 
   get(id: string): ToolUseBlock | undefined {
-    const at = this.position(id);
-    return at === -1 ? undefined : this.#calls[at];
+    return this.#calls[this.position(id)];
+  }
+
+  /** The call written at `position` ({@link position}). */
+  at(position: number): ToolUseBlock {
+    return this.#calls[position]!;
   }
 
   /** Where the call `id` was written among the calls so far; -1 when it was not. */
@@ -48,22 +52,21 @@ export function inCallOrder(
   content: readonly ContentBlock[],
   calls: CallsSoFar,
 ): readonly ContentBlock[] {
-  let slots: number[] | undefined;
-  for (let index = 0; index < content.length; index += 1) {
-    const block = content[index]!;
+  // Each such result's place in `content`, and its call's among the calls, looked up once.
+  let found: { slot: number; call: number }[] | undefined;
+  for (let slot = 0; slot < content.length; slot += 1) {
+    const block = content[slot]!;
     if (block.type !== "tool_result") continue;
-    const call = calls.get(block.toolUseId);
-    if (call === undefined || geminiFields(call)?.["noId"] !== true) continue;
-    slots ??= [];
-    slots.push(index);
+    const call = calls.position(block.toolUseId);
+    if (call === -1 || geminiFields(calls.at(call))?.["noId"] !== true) continue;
+    found ??= [];
+    found.push({ slot, call });
   }
-  if (slots === undefined || slots.length < 2) return content;
-  const noted = slots;
-  const callAt = (slot: number) => calls.position((content[slot] as ToolResultBlock).toolUseId);
-  const ordered = noted.slice().sort((a, b) => callAt(a) - callAt(b));
-  if (ordered.every((slot, index) => slot === noted[index])) return content;
+  if (found === undefined || found.length < 2) return content;
+  const ordered = found.slice().sort((a, b) => a.call - b.call);
+  if (ordered.every((each, index) => each === found[index])) return content;
   const out = content.slice();
-  for (let index = 0; index < slots.length; index += 1)
-    out[slots[index]!] = content[ordered[index]!]!;
+  for (let index = 0; index < found.length; index += 1)
+    out[found[index]!.slot] = content[ordered[index]!.slot]!;
   return out;
 }

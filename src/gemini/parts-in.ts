@@ -199,15 +199,13 @@ function wellTyped(context: PartContext, part: JsonObject): boolean {
     if (part[key] === undefined) continue;
     if (data === undefined) data = key;
     else fail(context, [], `must hold one data field, not ${data} and ${key}`);
+    if (key !== "text" && !isPlainObject(part[key])) fail(context, [key], "must be an object");
   }
   for (const key of ["text", "thoughtSignature"])
     if (part[key] !== undefined && typeof part[key] !== "string")
       fail(context, [key], "must be a string");
   if (part["thought"] !== undefined && typeof part["thought"] !== "boolean")
     fail(context, ["thought"], "must be a boolean");
-  for (const key of OBJECT_FIELDS)
-    if (part[key] !== undefined && !isPlainObject(part[key]))
-      fail(context, [key], "must be an object");
   return context.issues.length === before;
 }
 

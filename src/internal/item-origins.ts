@@ -30,8 +30,11 @@ export class ItemOrigins<T> {
   #next = 0;
   /** The index of each message, made only when one is not where {@link #next} expects it. */
   #byMessage: Map<Message, number> | undefined;
-  /** Whether the writing mends an item the conversion read (it then never gives the input back). */
-  #mended = false;
+  /**
+   * Whether writing the conversion's messages mends an item it read (a tool id the API refuses):
+   * the caller's input is then never sent as it came.
+   */
+  mends = false;
 
   constructor(items: readonly T[]) {
     this.#items = items;
@@ -57,16 +60,6 @@ export class ItemOrigins<T> {
    */
   noteRead(made: number, after: number, item: number): void {
     if (after === made + 1) this.note(made, item, item + 1);
-  }
-
-  /** Notes that writing the conversion's messages mends an item (a tool id the API refuses). */
-  mended(): void {
-    this.#mended = true;
-  }
-
-  /** Whether the writing mends an item ({@link mended}): the caller's input is not sent as it came. */
-  get mends(): boolean {
-    return this.#mended;
   }
 
   /** Sets the conversion's messages (those {@link note} numbered), for a writing from the start. */

@@ -5,7 +5,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
-import { LATE_RESULT_NOTICE } from "../core/late-results.js";
+import { lateResultHead } from "../core/late-results.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isRecord } from "./blocks-in.js";
 
@@ -84,8 +84,7 @@ export function closeInterruptedCalls(
  * model refuses a tool message there): the notice naming its call, then what it held.
  */
 function toldAsText(message: ToolMessage, withId: boolean): HumanMessage {
-  const error = message.status === "error" ? ", an error" : "";
-  const head = `${LATE_RESULT_NOTICE} ${message.tool_call_id}${error}]`;
+  const head = lateResultHead(message.tool_call_id, message.status === "error");
   const { content } = message;
   return new HumanMessage({
     content:
