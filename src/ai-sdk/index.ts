@@ -41,6 +41,7 @@ export {
 export { isAiSdkContextOverflow } from "./overflow.js";
 export { AI_SDK_KEY } from "./parts-in.js";
 export {
+  type CompactionPrepareStep,
   type CompactionPrepareStepOptions,
   compactionPrepareStep,
   type PrepareStepCompaction,
