@@ -62,7 +62,7 @@ describe("StatelessCompaction", () => {
           });
           const walked = await stateless.compact(intake.messages, estimate, options);
           expect(comparable(told)).toEqual(comparable(walked));
-          expect(intake.facts.systemIds.has("system-0")).toBe(instructions);
+          expect(intake.facts.leadingSystemIds.has("system-0")).toBe(instructions);
         },
       ),
       { seed: 20261205, numRuns: 150 },

@@ -158,9 +158,11 @@ export class StatelessCompaction {
       estimate,
       options.signal,
     );
-    // The system messages (the instructions) are pinned: no compaction removes or edits them.
+    // The system messages that open the conversation (its instructions) are pinned: no
+    // compaction removes or edits them. Later ones (reminders) go with their turns, as the
+    // platforms' own compaction summarizes them away.
     const { facts } = options;
-    const pinned = facts?.systemIds ?? systemIds(conversation);
+    const pinned = facts?.leadingSystemIds ?? leadingSystemIds(conversation);
     const rules: LandingRules = {
       ...this.#rules,
       pinned,
@@ -325,12 +327,12 @@ function unchangedOutput(conversation: readonly Message[]): CompactionOutput {
   return { conversation: conversation.slice(), result: emptyCompactionResult() };
 }
 
-/** The ids of the system messages of `conversation`. */
-function systemIds(conversation: readonly Message[]): Set<string> {
+/** The ids of the system messages that open `conversation`. */
+function leadingSystemIds(conversation: readonly Message[]): Set<string> {
   const ids = new Set<string>();
-  for (let index = 0; index < conversation.length; index += 1) {
-    const message = conversation[index]!;
-    if (isSystemMessage(message)) ids.add(message.id);
+  for (const message of conversation) {
+    if (!isSystemMessage(message)) break;
+    ids.add(message.id);
   }
   return ids;
 }

@@ -28,10 +28,10 @@ export interface StatelessIntake {
 /**
  * What the intake's walk over every message saw, so that the compaction of those messages
  * alone (a conversation seen once) does not walk them again: the ids of the system messages
- * (pinned), and whether any message holds a thinking block.
+ * that open it (pinned), and whether any message holds a thinking block.
  */
 export interface IntakeFacts {
-  systemIds: Set<string>;
+  leadingSystemIds: Set<string>;
   thinking: boolean;
 }
 
@@ -82,7 +82,7 @@ function takeIn(
   waiting: number,
 ): { intake: StatelessIntake; callsLeft: boolean } {
   const { maxBlockTokens, clampNamer: handle } = settings;
-  const facts: IntakeFacts = { systemIds: new Set(), thinking: false };
+  const facts: IntakeFacts = { leadingSystemIds: new Set(), thinking: false };
   const intake: StatelessIntake = {
     messages: messages.slice(),
     clamped: [],
@@ -113,7 +113,7 @@ function takeIn(
       else if (!long && isUser) long = holdsLongText(block, maxChars);
     }
     const system = content.length === 1 && isSystemMessage(message);
-    if (system) facts.systemIds.add(message.id);
+    if (system && facts.leadingSystemIds.size === index) facts.leadingSystemIds.add(message.id);
     // Results may come in a run of messages of results alone (`holdsResultsOnly`: provider
     // blocks carried whole count with them); the first message of another kind goes on. The
     // open tail (a last message of results alone) may still be answering.
