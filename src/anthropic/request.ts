@@ -17,6 +17,7 @@ import { type ItemOrigins, sendsWhole } from "../internal/item-origins.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
 import { sendsToAnthropic, systemMessageToWire } from "./foreign-blocks.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
+import { withDistinctToolIds } from "./tool-ids.js";
 
 /** Whether no tool result follows a block of another type (tool results lead, as the API asks). */
 function resultsLead(blocks: readonly ContentBlock[]): boolean {
@@ -68,8 +69,10 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
  * (their reasoning, parts and items; a message of only those is left out whole). A
  * mid-conversation system message goes out as the `role: "system"` message it carries
  * (another API's as one of its text), and a message led by the API's `compaction` block as a
- * message of its own, both where they stand. Messages that came from
- * `fromAnthropicMessages` come back exactly as they were sent, string content included.
+ * message of its own, both where they stand. A call whose id an earlier call had (a provider
+ * numbering each reply's calls) goes with its results as `<id>_<n>`, as the API wants each
+ * tool use's id distinct. Messages that came from `fromAnthropicMessages` come back exactly as
+ * they were sent, string content included.
  *
  * @example
  * await session.maybeCompact();
@@ -81,7 +84,7 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
 export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(input, "messages");
-  return writeAnthropicMessages(input);
+  return writeAnthropicMessages(withDistinctToolIds(input));
 }
 
 /** A param's shape: written whole by a spread (see `core/message-shapes.ts`), each field set. */

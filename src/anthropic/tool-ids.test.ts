@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { fromChatMessages } from "../chat-completions/index.js";
+import { requestProblems } from "../testing/anthropic-rules/request.js";
 import { compactAnthropicMessages } from "./compact-messages.js";
 import { toAnthropicMessages } from "./request.js";
-import { sendableToolId } from "./tool-ids.js";
+import { sendableToolId, withDistinctToolIds } from "./tool-ids.js";
 
 // The Messages API refuses a tool use id outside ^[a-zA-Z0-9_-]+$ (400: "String should match
 // pattern"); other providers write such ids (Kimi's `functions.bash:0`, a gateway's `call_1|fc_1`).
@@ -49,5 +50,67 @@ describe("tool ids the Messages API refuses", () => {
     const result = out.messages[2]!.content[0] as { tool_use_id: string };
     expect(call.id).toMatch(SENDABLE);
     expect(result.tool_use_id).toBe(call.id);
+  });
+});
+
+// The Messages API wants each tool use's id distinct in the conversation ("`tool_use` ids must
+// be unique"); providers that number each reply's calls send `call_0` every time.
+describe("tool ids another provider reused", () => {
+  const call = (id: string) => ({
+    role: "assistant" as const,
+    content: null,
+    tool_calls: [{ id, type: "function" as const, function: { name: "ls", arguments: "{}" } }],
+  });
+  const result = (id: string, content: string) => ({
+    role: "tool" as const,
+    tool_call_id: id,
+    content,
+  });
+
+  it("go out distinct, each call with its own results, the same conversation always the same", () => {
+    const messages = fromChatMessages([
+      { role: "user", content: "List the files." },
+      call("call_0"),
+      result("call_0", "a.ts"),
+      // An id of the caller's that the renaming would have made: never met.
+      call("call_0_2"),
+      result("call_0_2", "b.ts"),
+      call("call_0"),
+      result("call_0", "c.ts"),
+      { role: "user", content: "And again." },
+      call("call_0"),
+      result("call_0", "d.ts"),
+    ]);
+    const sent = toAnthropicMessages(messages);
+    expect(requestProblems(sent)).toEqual([]);
+    const pairs = sent.flatMap((message) =>
+      typeof message.content === "string"
+        ? []
+        : message.content.flatMap((block) =>
+            block.type === "tool_use"
+              ? [`use ${block.id}`]
+              : block.type === "tool_result"
+                ? [`result ${block.tool_use_id} ${JSON.stringify(block.content)}`]
+                : [],
+          ),
+    );
+    expect(pairs).toEqual([
+      "use call_0",
+      'result call_0 "a.ts"',
+      "use call_0_2",
+      'result call_0_2 "b.ts"',
+      "use call_0_2_",
+      'result call_0_2_ "c.ts"',
+      "use call_0_3",
+      'result call_0_3 "d.ts"',
+    ]);
+    expect(toAnthropicMessages(messages)).toEqual(sent);
+    // Each id once: the messages go as they are.
+    const distinct = fromChatMessages([
+      { role: "user", content: "hi" },
+      call("a"),
+      result("a", "x"),
+    ]);
+    expect(withDistinctToolIds(distinct)).toBe(distinct);
   });
 });

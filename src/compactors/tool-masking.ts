@@ -98,6 +98,8 @@ interface MaskingScope {
   excluded: ReadonlySet<string>;
   /** The tool uses, when a result's tool name or recency is needed. */
   uses: ToolUseIndex | undefined;
+  /** The tool uses, indexed once a result's own summary and the stored one differ. */
+  allUses?: ToolUseIndex;
   /** Tool uses before this ordinal are old (`keepRecentToolUses`); `undefined`: by turn only. */
   oldestRecentUse: number | undefined;
   /** What past passes on the same conversation made, whose masked messages this one may reuse. */
@@ -332,6 +334,23 @@ function replaceContent(
   return true;
 }
 
+/**
+ * The summary a result is masked to: the one stored for its id, else its own; its own when a
+ * later call has its id (a provider numbering each reply's calls: the stored one is that call's).
+ */
+function summaryOf(
+  scope: MaskingScope,
+  block: ToolResultBlock,
+  messageIndex: number,
+): string | undefined {
+  const stored = scope.summaries.get(block.toolUseId);
+  const own = block.compactSummary;
+  if (stored === undefined || own === undefined || stored === own) return stored ?? own;
+  scope.allUses ??= scope.uses ?? indexToolUses(scope.conversation);
+  const sites = scope.allUses.byId.get(block.toolUseId);
+  return Array.isArray(sites) && sites.at(-1)!.messageIndex > messageIndex ? own : stored;
+}
+
 /** Masks one eligible result (and clears its tool's input, when set to), into `edits`. */
 function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite): void {
   const { settings, conversation } = scope;
@@ -347,9 +366,7 @@ function maskResult(scope: MaskingScope, edits: MaskingEdits, site: ResultSite):
   if (!site.inOldTurn && !oldUse) return;
 
   const summary =
-    settings.toolCompaction === "redact"
-      ? undefined
-      : (scope.summaries.get(block.toolUseId) ?? block.compactSummary);
+    settings.toolCompaction === "redact" ? undefined : summaryOf(scope, block, site.messageIndex);
   const base = summary ?? (settings.toolCompaction === "summarize" ? undefined : REDACTION_NOTICE);
   if (base === undefined) return;
   // Without mentions the placeholder is the base itself: nothing to build.

@@ -15,21 +15,39 @@ describe("duplicateIdIssues", () => {
     ]);
   });
 
-  it("joining a conversation, names message and tool_use ids it holds or seen earlier", () => {
-    const known = { messageIds: new Set(["a"]), toolUseIds: new Set(["t1"]) };
+  it("joining a conversation, names message ids it holds and the ids of calls still waiting", () => {
+    const known = { messageIds: new Set(["a"]), waitingToolUseIds: new Set(["t1"]) };
     expect(
       duplicateIdIssues([message("a"), message("b", "t1", "t2"), message("c", "t2")], known),
     ).toEqual([
       { path: [0, "id"], message: 'duplicate message id "a"' },
       {
         path: [1, "content", 0, "id"],
-        message: 'duplicate tool_use id "t1" (`tool_use` ids must be unique)',
+        message: 'duplicate tool_use id "t1" (a call still waiting for its result has it)',
       },
       {
         path: [2, "content", 0, "id"],
-        message: 'duplicate tool_use id "t2" (`tool_use` ids must be unique)',
+        message: 'duplicate tool_use id "t2" (a call still waiting for its result has it)',
       },
     ]);
     expect(duplicateIdIssues([message("b", "t2")], known)).toEqual([]);
+  });
+
+  it("takes a call's id again once the call is answered (a provider numbering each reply's calls)", () => {
+    const result = (id: string, toolUseId: string): Pick<Message, "id" | "content"> => ({
+      id,
+      content: [{ type: "tool_result", toolUseId, content: "ok", isError: false }],
+    });
+    const known = { messageIds: new Set<string>(), waitingToolUseIds: ["call_0"] };
+    const answered = [result("r1", "call_0"), message("b", "call_0"), result("r2", "call_0")];
+    expect(duplicateIdIssues([...answered, message("c", "call_0")], known)).toEqual([]);
+    expect(
+      duplicateIdIssues([result("r1", "call_0"), message("b", "call_0", "call_0")], known),
+    ).toEqual([
+      {
+        path: [1, "content", 1, "id"],
+        message: 'duplicate tool_use id "call_0" (a call still waiting for its result has it)',
+      },
+    ]);
   });
 });

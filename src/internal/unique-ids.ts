@@ -1,16 +1,20 @@
 import type { ValidationIssue } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 
-/** The ids a conversation holds. */
+/** The ids a conversation holds that messages joining it must not take again. */
 export interface KnownIds {
   readonly messageIds: ReadonlySet<string>;
-  readonly toolUseIds: ReadonlySet<string>;
+  /** The ids of its calls still waiting for their results. */
+  readonly waitingToolUseIds: Iterable<string>;
 }
 
 /**
  * Issues for ids that repeat: a message id seen earlier in `messages`, and, for messages
- * joining a conversation whose ids are `known`, a message or `tool_use` id it already holds or
- * seen earlier in `messages`. Paths start at the message's index in `messages`.
+ * joining a conversation whose ids are `known`, a message id it already holds, or a `tool_use`
+ * id of a call still waiting for its result there or earlier in `messages`. A call's id may
+ * come again once the call is answered: providers that number the calls of each reply
+ * (`call_0` every time, as OpenAI-compatible hosts do) reuse them. Paths start at the
+ * message's index in `messages`.
  */
 export function duplicateIdIssues(
   messages: readonly Pick<Message, "id" | "content">[],
@@ -18,21 +22,22 @@ export function duplicateIdIssues(
 ): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const ids = new Set<string>();
-  const toolUseIds = new Set<string>();
+  const waiting = new Set(known?.waitingToolUseIds);
   messages.forEach((message, index) => {
     if (ids.has(message.id) || known?.messageIds.has(message.id) === true)
       issues.push({ path: [index, "id"], message: `duplicate message id "${message.id}"` });
     ids.add(message.id);
     if (known === undefined) return;
     message.content.forEach((block, blockIndex) => {
+      if (block.type === "tool_result") waiting.delete(block.toolUseId);
       if (block.type !== "tool_use") return;
-      if (toolUseIds.has(block.id) || known.toolUseIds.has(block.id)) {
+      if (waiting.has(block.id)) {
         issues.push({
           path: [index, "content", blockIndex, "id"],
-          message: `duplicate tool_use id "${block.id}" (\`tool_use\` ids must be unique)`,
+          message: `duplicate tool_use id "${block.id}" (a call still waiting for its result has it)`,
         });
       }
-      toolUseIds.add(block.id);
+      waiting.add(block.id);
     });
   });
   return issues;

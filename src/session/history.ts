@@ -47,7 +47,6 @@ export class History {
   /** How many of `#messages` some view handed out covers: those stay as they are. */
   #sharedLength = 0;
   #ids = new Set<string>();
-  #toolUseIds = new Set<string>();
   #lastTurnNumber = 0;
   #generation = 0;
 
@@ -88,9 +87,13 @@ export class History {
     this.#lastTurnNumber = Math.max(this.#lastTurnNumber, value);
   }
 
-  /** Issues for ids already in use (message ids, `tool_use` ids) or repeated within `messages`. */
+  /**
+   * Issues for ids in use (message ids, the `tool_use` ids of calls still waiting) or repeated
+   * within `messages` (see {@link duplicateIdIssues}).
+   */
   duplicateIssues(messages: readonly Pick<Message, "id" | "content">[]): ValidationIssue[] {
-    return duplicateIdIssues(messages, { messageIds: this.#ids, toolUseIds: this.#toolUseIds });
+    const waitingToolUseIds = this.openToolUses().unanswered;
+    return duplicateIdIssues(messages, { messageIds: this.#ids, waitingToolUseIds });
   }
 
   /**
@@ -128,11 +131,10 @@ export class History {
       const message = messages[index]!;
       this.#messages.push(message);
       this.#ids.add(message.id);
-      const { content } = message;
-      for (let at = 0; at < content.length; at += 1) {
-        const block = content[at]!;
-        if (block.type === "tool_use") this.#toolUseIds.add(block.id);
-      }
+      // A call's id used again (its earlier call answered): the earlier call's summary is not its.
+      if (this.summaries.size > 0)
+        for (const block of message.content)
+          if (block.type === "tool_use") this.summaries.delete(block.id);
     }
     this.lastTurnNumber = maxUserTurnNumber(messages);
     this.meter.added(messages);
@@ -189,15 +191,7 @@ export class History {
     const sameIdsAsBefore = sameIds(previous, messages);
     if (!sameIdsAsBefore) {
       this.#ids = new Set();
-      this.#toolUseIds = new Set();
-      for (let index = 0; index < messages.length; index += 1) {
-        const { id, content } = messages[index]!;
-        this.#ids.add(id);
-        for (let at = 0; at < content.length; at += 1) {
-          const block = content[at]!;
-          if (block.type === "tool_use") this.#toolUseIds.add(block.id);
-        }
-      }
+      for (let index = 0; index < messages.length; index += 1) this.#ids.add(messages[index]!.id);
     }
     // Those in their place were counted as they entered.
     this.lastTurnNumber = maxUserTurnNumber(messages, previous);
@@ -216,7 +210,7 @@ export class History {
   restore(snapshot: ParsedSnapshot): void {
     const duplicates = duplicateIdIssues(snapshot.messages, {
       messageIds: new Set(),
-      toolUseIds: new Set(),
+      waitingToolUseIds: [],
     });
     if (duplicates.length > 0) {
       throw new ValidationError(

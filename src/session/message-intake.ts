@@ -140,7 +140,7 @@ export class MessageIntake {
   }
 
   /**
-   * An assistant message in the current turn; its `tool_use` ids new to the conversation. `id`:
+   * An assistant message in the current turn; its `tool_use` ids not those of calls still waiting. `id`:
    * the message's id (a provider response's, so the same response appended twice is refused).
    */
   addAssistant(content: ContentBlock[], options?: { id?: string }): Intake<AssistantMessage> {

@@ -271,10 +271,16 @@ describe("bad input at every public entry point: ValidationError naming the path
     );
     expect(missing.issues[0]?.path).toEqual([0, "id"]);
 
+    // An answered call's id may come again (a provider numbering each reply's calls)…
+    const reusing = sessionWithHistory();
+    reusing.addUserText("again");
+    reusing.addAssistant([{ type: "tool_use", id: "toolu_a", name: "ls", input: {} }]);
+    // …not a waiting one's.
     const session = sessionWithHistory();
+    session.addAssistant([{ type: "tool_use", id: "toolu_w", name: "ls", input: {} }]);
     const before = state(session);
     const duplicate = await mustRefuse(() =>
-      session.addAssistant([{ type: "tool_use", id: "toolu_a", name: "ls", input: {} }]),
+      session.addAssistant([{ type: "tool_use", id: "toolu_w", name: "ls", input: {} }]),
     );
     expect(duplicate.issues[0]?.path).toEqual([0, "id"]);
     const twice = await mustRefuse(() =>
@@ -291,7 +297,7 @@ describe("bad input at every public entry point: ValidationError naming the path
         sessionId: "fuzz",
         turnId: { owner: "u", number: 1 },
         createdAt: new Date(),
-        content: [{ type: "tool_use", id: "toolu_a", name: "ls", input: {} }],
+        content: [{ type: "tool_use", id: "toolu_w", name: "ls", input: {} }],
       }),
     );
     expect(viaAppend.issues[0]?.path).toEqual([0, "content", 0, "id"]);

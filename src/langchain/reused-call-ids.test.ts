@@ -1,0 +1,68 @@
+import { fakeModel } from "@langchain/core/testing";
+import { AIMessage, type BaseMessage, createAgent, HumanMessage, tool } from "langchain";
+import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { pairingProblems } from "../../test/support/langchain-anthropic.js";
+import { toAnthropicMessages } from "../anthropic/request.js";
+import { requestProblems } from "../testing/anthropic-rules/request.js";
+import { compactionMiddleware } from "./index.js";
+
+/**
+ * A model whose server numbers each reply's calls (`call_0` every time, as OpenAI-compatible
+ * hosts do): the middleware refused the second call as a duplicate id (review 52d's finding
+ * 6), where the agent without it, and `compactLangChainMessages`, went on.
+ */
+
+const read = tool(
+  async ({ path }: { path: string }) => `${path}\n${"const x = 1;\n".repeat(400)}`,
+  {
+    name: "read_file",
+    description: "Reads a file",
+    schema: z.object({ path: z.string() }),
+  },
+);
+
+function numberingModel(calls: number) {
+  const model = fakeModel();
+  for (let call = 0; call < calls; call += 1) {
+    const toolCall = { id: "call_0", name: "read_file", args: { path: `f${call}.ts` } };
+    model.respond(new AIMessage({ content: `Reading ${call}.`, tool_calls: [toolCall] }));
+  }
+  model.respond(new AIMessage("Done."));
+  return model;
+}
+
+describe("tool call ids a provider reuses, through the LangChain middleware", () => {
+  it("runs the agent, compacting, every call answered; the session sends each id once to Anthropic", async () => {
+    const events: string[] = [];
+    const compaction = compactionMiddleware({
+      contextLimit: 6_000,
+      onSession: (session) => session.on((event) => events.push(event.type)),
+    });
+    const agent = createAgent({
+      model: numberingModel(8),
+      tools: [read],
+      middleware: [compaction],
+    });
+    const state = await agent.invoke(
+      { messages: [new HumanMessage("Read eight files.")] },
+      { recursionLimit: 100 },
+    );
+    const messages = state.messages as BaseMessage[];
+    expect(messages.at(-1)?.text).toBe("Done.");
+    expect(pairingProblems(messages)).toEqual([]);
+    expect(events).toContain("compaction_end");
+    const session = compaction.sessionOf()!;
+    const sent = toAnthropicMessages(session.messages);
+    expect(requestProblems(sent)).toEqual([]);
+    const ids = sent.flatMap((message) =>
+      typeof message.content === "string"
+        ? []
+        : message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
+    );
+    expect(ids.length).toBeGreaterThan(1);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0]).toBe("call_0");
+    expect(ids.at(-1)).toBe(`call_0_${ids.length}`);
+  });
+});
