@@ -10,6 +10,7 @@ import {
   readableMessages,
   startsWithCompaction,
 } from "../core/conversation-structure.js";
+import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
@@ -17,7 +18,6 @@ import { type ItemOrigins, sendsWhole } from "../internal/item-origins.js";
 import { isStringContent, toAnthropicContent } from "./blocks.js";
 import { sendsToAnthropic, systemMessageToWire } from "./foreign-blocks.js";
 import { ModelNameSchema, SystemParamSchema, ToolsParamSchema } from "./param-schemas.js";
-import { withDistinctToolIds } from "./tool-ids.js";
 
 /** Whether no tool result follows a block of another type (tool results lead, as the API asks). */
 function resultsLead(blocks: readonly ContentBlock[]): boolean {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fromChatMessages } from "../chat-completions/index.js";
+import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { requestProblems } from "../testing/anthropic-rules/request.js";
 import { compactAnthropicMessages } from "./compact-messages.js";
 import { toAnthropicMessages } from "./request.js";
-import { sendableToolId, withDistinctToolIds } from "./tool-ids.js";
+import { sendableToolId } from "./tool-ids.js";
 
 // The Messages API refuses a tool use id outside ^[a-zA-Z0-9_-]+$ (400: "String should match
 // pattern"); other providers write such ids (Kimi's `functions.bash:0`, a gateway's `call_1|fc_1`).

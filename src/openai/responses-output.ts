@@ -1,6 +1,7 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { withoutBookkeeping } from "../core/bookkeeping-keys.js";
 import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
+import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type {
   ContentBlock,
@@ -237,7 +238,9 @@ function isLoneReasoning(message: Message, index: number): boolean {
  * message) is left out, as the API refuses it "without its required following item".
  * `validateConversation` with `provider: "openai"` reports the same blocks
  * (`reasoning_without_following_item`), but for one followed by another API's block, which
- * its rules take for the following item.
+ * its rules take for the following item. A call whose id an earlier call had (a provider
+ * numbering each reply's calls) goes with its output as `<id>_<n>`, as the API refuses a
+ * `call_id` answered twice.
  *
  * @example
  * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
@@ -247,7 +250,7 @@ function isLoneReasoning(message: Message, index: number): boolean {
 export function toResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
-  return writeResponsesInput(messages);
+  return writeResponsesInput(withDistinctToolIds(messages));
 }
 
 /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { responsesInputProblem } from "../../test/support/openai-responses-server.js";
 import { appendChatCompletion, toChatMessages } from "../chat-completions/index.js";
 import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
+import { toResponsesInput } from "../openai/responses-output.js";
 import { AgentSession } from "./agent-session.js";
 
 /**
@@ -72,5 +74,27 @@ describe("a tool call id used again once its call is answered", () => {
       /duplicate tool_use id "call_0" \(a call still waiting for its result has it\)/,
     );
     expect(session.messages).toBe(before);
+  });
+});
+
+describe("a session with a reused call id, sent to another provider", () => {
+  it("goes to the Responses API with each call_id answered once", () => {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    for (const turn of [1, 2]) {
+      session.addUserText(`list the files, ${turn}`);
+      appendChatCompletion(session, completion(turn) as never);
+      session.addToolResults([{ type: "tool_result", toolUseId: "call_0", content: `${turn}` }]);
+    }
+    const input = toResponsesInput(session.messages);
+    const pairs = input.flatMap((item) =>
+      item.type === "function_call"
+        ? [`call ${item.call_id}`]
+        : item.type === "function_call_output"
+          ? [`output ${item.call_id} ${String(item.output)}`]
+          : [],
+    );
+    expect(pairs).toEqual(["call call_0", "output call_0 1", "call call_0_2", "output call_0_2 2"]);
+    const issued = { encrypted: new Map(), requiresReasoning: new Map() };
+    expect(responsesInputProblem(input, issued)).toBeUndefined();
   });
 });

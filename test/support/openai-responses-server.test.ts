@@ -43,6 +43,13 @@ describe("the loopback Responses API's input rules", () => {
     expect(problem([user, output, reasoning, call])).toMatch(/^No tool call found/);
   });
 
+  it("8: answers each call_id once, a call_id reused across turns too", () => {
+    const { id: _, ...again } = call;
+    expect(problem([user, reasoning, call, output, user, again, output])).toBe(
+      "Duplicate function_call_output for call_id 'call_1'. Each function_call must have exactly one matching function_call_output",
+    );
+  });
+
   it("3-4: keeps reasoning with the item that follows it", () => {
     expect(problem([user, reasoning])).toMatch(
       /'rs_1' of type 'reasoning' was provided without its required following item/,

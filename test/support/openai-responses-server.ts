@@ -30,6 +30,9 @@ import {
  *    right after a reasoning item (I: it stands for whole items, as the compact endpoint's
  *    output, "all user messages, followed by a single compaction item", shows (D)).
  * 7. A `compaction_trigger` item is the final input item (D: "Must be the final input item").
+ * 8. A `call_id` is answered once (R: "Duplicate function_call_output for call_id '…'. Each
+ *    function_call must have exactly one matching function_call_output", as gateways and
+ *    agents that reuse per-reply ids such as `terminal:0` across turns reported).
  *
  * `/responses/compact` answers, as documented, with the input's user messages followed by one
  * compaction item (`encrypted_content` this server can verify), and usage.
@@ -101,6 +104,7 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
   if (!Array.isArray(input)) return { message: "Invalid type for 'input'.", param: "input" };
   const items = input as Item[];
   const pending = new Map<string, number>();
+  const answered = new Set<string>();
   const seenReasoning = new Set<string>();
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index]!;
@@ -154,6 +158,12 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
     if (CALL_TYPES.has(String(type))) pending.set(String(item["call_id"]), index);
     if (OUTPUT_TYPES.has(String(type))) {
       const callId = String(item["call_id"]);
+      if (answered.has(callId))
+        return {
+          message: `Duplicate function_call_output for call_id '${callId}'. Each function_call must have exactly one matching function_call_output`,
+          param,
+        };
+      answered.add(callId);
       if (!pending.has(callId))
         return {
           message: `No tool call found for function call output with call_id ${callId}.`,

@@ -1,0 +1,50 @@
+import type { ContentBlock, Message } from "./message.js";
+
+/**
+ * `messages` with every tool use's id distinct, as the Messages API and the Responses API want
+ * it (400: "`tool_use` ids must be unique", "Duplicate function_call_output for call_id"): a
+ * call whose id an earlier call had (a provider that numbers each reply's calls, `call_0`
+ * every time) is sent as `<id>_<n>`, its n-th use, and so are its results; `messages`
+ * themselves when no id comes twice. The same conversation is always sent the same.
+ */
+export function withDistinctToolIds(messages: readonly Message[]): readonly Message[] {
+  const uses = new Map<string, number>();
+  let reused = false;
+  for (let index = 0; index < messages.length && !reused; index += 1)
+    for (const block of messages[index]!.content) {
+      if (block.type !== "tool_use") continue;
+      if (uses.has(block.id)) reused = true;
+      uses.set(block.id, 1);
+    }
+  if (!reused) return messages;
+  // The ids taken: a new one never meets another call's.
+  const taken = new Set(uses.keys());
+  uses.clear();
+  /** Each id's latest call, as sent. */
+  const latest = new Map<string, string>();
+  return messages.map((message) => {
+    let changed = false;
+    const content = message.content.map((block): ContentBlock => {
+      if (block.type === "tool_result") {
+        const sent = latest.get(block.toolUseId) ?? block.toolUseId;
+        if (sent === block.toolUseId) return block;
+        changed = true;
+        return { ...block, toolUseId: sent };
+      }
+      if (block.type !== "tool_use") return block;
+      const use = (uses.get(block.id) ?? 0) + 1;
+      uses.set(block.id, use);
+      if (use === 1) {
+        latest.set(block.id, block.id);
+        return block;
+      }
+      let sent = `${block.id}_${use}`;
+      while (taken.has(sent)) sent += "_";
+      taken.add(sent);
+      latest.set(block.id, sent);
+      changed = true;
+      return { ...block, id: sent };
+    });
+    return changed ? { ...message, content } : message;
+  });
+}
