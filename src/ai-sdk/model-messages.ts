@@ -140,7 +140,7 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
     const block = partToBlock(cursor, role, part);
     tokens +=
       block.type === "tool_use" && cursor.inputLength >= 0
-        ? estimateToolUseTokens(block.name, cursor.inputLength)
+        ? estimateToolUseTokens(block.id, block.name, cursor.inputLength)
         : estimateBlockTokens(block);
     blocks[length] = block;
     length += 1;

@@ -14,7 +14,7 @@ import type {
 } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { withMessageContent, withResultContent } from "../core/message-shapes.js";
-import { estimateBlockTokens, estimateTextTokens } from "../core/tokens.js";
+import { estimateBlockTokens, estimateResultTextTokens } from "../core/tokens.js";
 import { isAmongTurns, isSummaryTurn } from "../core/turn.js";
 import { clearedToolInput, isClearedToolInput } from "./cleared-tool-input.js";
 import { type MaskingRecord, NO_RESULTS, pastMasking, recordedMasking } from "./masking-reuse.js";
@@ -325,7 +325,7 @@ function replaceContent(
     reuse(scope, edits, index, record!);
     return true;
   }
-  const saved = estimateBlockTokens(block) - estimateTextTokens(replacement);
+  const saved = estimateBlockTokens(block) - estimateResultTextTokens(block.toolUseId, replacement);
   if (saved < 0) return false;
   edits.estimate -= saved;
   const masked = withResultContent(block, replacement);

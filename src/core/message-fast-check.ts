@@ -99,7 +99,7 @@ function blockTokens(block: unknown): number {
       const inputLength = checkedJsonObjectLength(block["input"]);
       if (inputLength < 0) return -1;
       const kept = keptArgumentsLength(block["extra"] as Record<string, unknown> | undefined);
-      return estimateToolUseTokens(name, Math.max(inputLength, kept));
+      return estimateToolUseTokens(block["id"], name, Math.max(inputLength, kept));
     }
     case "tool_result":
       valid = toolResultValid(block);

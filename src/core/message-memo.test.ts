@@ -134,6 +134,24 @@ describe("estimateTokens", () => {
       .build() as [Message];
     expect(estimateTokens([image])).toBeGreaterThanOrEqual(1600);
   });
+
+  // Reviews 52c and 52d: a call's id is sent with the call and again with its result, and is
+  // often as long as a small call's input (Anthropic's are 30 characters); left out, a history
+  // of many small calls was estimated 2.3x under what was sent.
+  it("counts a tool call's id with the call and with its result", () => {
+    const exchange = (id: string) =>
+      new ConversationBuilder()
+        .user("go")
+        .assistant([{ type: "tool_use", id, name: "bash", input: { cmd: "ls" } }])
+        .user([{ type: "tool_result", toolUseId: id, content: "ok", isError: false }])
+        .build();
+    const id = "toolu_01A09q90qw90lq917835lq9";
+    const long = exchange(id);
+    const short = exchange("t");
+    expect(estimateTokens(long) - estimateTokens(short)).toBe(2 * ((id.length - 1) / 4));
+    // The fast check of a conversation seen once measures the same.
+    expect(estimateTokens(structuredClone(long))).toBe(estimateTokens(long));
+  });
 });
 
 describe("estimateEdited: the estimate of an edited version", () => {

@@ -46,13 +46,14 @@ export function estimateBlockTokens(block: ContentBlock): number {
       return OVERHEAD_TOKENS + charsToTokens(block.data.length);
     case "tool_use":
       return estimateToolUseTokens(
+        block.id,
         block.name,
         Math.max(jsonLength(block.input), keptArgumentsLength(block.extra)),
       );
     case "tool_result": {
       if (typeof block.content === "string")
-        return OVERHEAD_TOKENS + charsToTokens(block.content.length);
-      let total = OVERHEAD_TOKENS;
+        return estimateResultTextTokens(block.toolUseId, block.content);
+      let total = OVERHEAD_TOKENS + charsToTokens(block.toolUseId.length);
       for (const part of block.content) total += estimateBlockTokens(part);
       return total;
     }
@@ -77,9 +78,17 @@ export function keptArgumentsLength(extra: Readonly<Record<string, unknown>> | u
   return length;
 }
 
-/** Estimates a `tool_use` block from its tool's name and the length of its input as JSON. */
-export function estimateToolUseTokens(name: string, inputLength: number): number {
-  return OVERHEAD_TOKENS + charsToTokens(name.length + inputLength);
+/**
+ * Estimates a `tool_use` block from its id and its tool's name (both sent: a tool-call id is
+ * often 30 characters, as long as a small call's input) and the length of its input as JSON.
+ */
+export function estimateToolUseTokens(id: string, name: string, inputLength: number): number {
+  return OVERHEAD_TOKENS + charsToTokens(id.length + name.length + inputLength);
+}
+
+/** Estimates a tool result of the text `content` answering the call `toolUseId` (its id is sent too). */
+export function estimateResultTextTokens(toolUseId: string, content: string): number {
+  return OVERHEAD_TOKENS + charsToTokens(toolUseId.length + content.length);
 }
 
 /**
@@ -90,9 +99,4 @@ export function estimateContentTokens(content: readonly ContentBlock[]): number 
   let tokens = MESSAGE_OVERHEAD_TOKENS;
   for (const block of content) tokens += estimateBlockTokens(block);
   return tokens;
-}
-
-/** Estimates a block holding only `text` (a text block, or a tool result with string content). */
-export function estimateTextTokens(text: string): number {
-  return OVERHEAD_TOKENS + charsToTokens(text.length);
 }

@@ -145,7 +145,7 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
     const events: CompactionEvent[] = [];
     const after: CompactionBoundary[] = [];
     const session = new AgentSession({
-      contextLimit: 4000,
+      contextLimit: 4200, // masking alone gets under the summarizer's threshold
       compactor: { type: "threshold", config: { toolCompaction: "redact" } },
       llmCompactor: new LLMCompactor(new MockLlmClient()),
       onEvent: (event) => events.push(event),
