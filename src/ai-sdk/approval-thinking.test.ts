@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { anthropicModel, read, THINKING } from "../../test/support/ai-sdk-providers.js";
 import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
+import { compactModelMessages } from "./compact-model-messages.js";
 import { compactionPrepareStep } from "./prepare-step.js";
 
 // An approved call's exchange is two tool messages (the approval, then the result the SDK adds
@@ -15,78 +16,116 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
-describe("a tool approval in a thinking loop, compacted by prepareStep", () => {
-  it("keeps the approved call's thinking: the continuation is accepted", async () => {
-    let replies = 0;
-    const server = await MessagesApiServer.start({
-      onMessages: (request) => {
-        const usage = { input_tokens: roughTokens(request.body), output_tokens: 40 };
-        replies += 1;
-        const call = (id: string, name: string, input: object) => ({
-          type: "tool_use",
-          id,
-          name,
-          input,
-        });
-        if (replies <= 6)
-          return {
-            type: "message",
-            content: [call(`toolu_r${replies}`, "read", { path: `src/f${replies}.ts` })],
-            stopReason: "tool_use",
-            usage,
-          };
-        if (replies === 7)
-          return {
-            type: "message",
-            content: [call("toolu_del", "remove", { path: "build/" })],
-            stopReason: "tool_use",
-            usage,
-          };
-        return { type: "message", text: "Deleted.", usage };
-      },
-    });
-    servers.push(server);
-    const removed: string[] = [];
-    const remove = tool({
-      inputSchema: z.object({ path: z.string() }),
-      needsApproval: true,
-      execute: async ({ path }) => {
-        removed.push(path);
-        return `removed ${path}`;
-      },
-    });
-    const tools = { read, remove };
-    const options = { tools, maxRetries: 0, providerOptions: THINKING } as const;
-    const start: ModelMessage[] = [{ role: "user", content: "Read the files, then clean build/." }];
-    const first = await generateText({
-      ...options,
-      model: anthropicModel(server),
-      messages: start,
-      stopWhen: stepCountIs(20),
-    });
-    const asked = (
-      first.response.messages.at(-1)!.content as { type: string; approvalId?: string }[]
-    ).find((part) => part.type === "tool-approval-request")!;
-    const approved: ModelMessage = {
-      role: "tool",
-      content: [{ type: "tool-approval-response", approvalId: asked.approvalId!, approved: true }],
-    };
-    const before = server.requestsTo("messages").length;
-    const second = await generateText({
-      ...options,
-      model: anthropicModel(server),
-      messages: [...start, ...first.response.messages, approved],
-      stopWhen: stepCountIs(3),
-      prepareStep: compactionPrepareStep({ contextLimit: 3000 }),
-    });
-    expect(second.text).toBe("Deleted.");
-    expect(removed).toEqual(["build/"]);
-    const outcomes = await Promise.all(
-      server
-        .requestsTo("messages")
-        .slice(before)
-        .map((request) => request.outcome),
-    );
+/**
+ * A thinking loop of six reads, then a call that needs approval: the history with the user's
+ * approval after it, and what the continuation needs.
+ */
+async function approvedHistory() {
+  let replies = 0;
+  const server = await MessagesApiServer.start({
+    onMessages: (request) => {
+      const usage = { input_tokens: roughTokens(request.body), output_tokens: 40 };
+      replies += 1;
+      const call = (id: string, name: string, input: object) => ({
+        type: "tool_use",
+        id,
+        name,
+        input,
+      });
+      if (replies <= 6)
+        return {
+          type: "message",
+          content: [call(`toolu_r${replies}`, "read", { path: `src/f${replies}.ts` })],
+          stopReason: "tool_use",
+          usage,
+        };
+      if (replies === 7)
+        return {
+          type: "message",
+          content: [call("toolu_del", "remove", { path: "build/" })],
+          stopReason: "tool_use",
+          usage,
+        };
+      return { type: "message", text: "Deleted.", usage };
+    },
+  });
+  servers.push(server);
+  const removed: string[] = [];
+  const remove = tool({
+    inputSchema: z.object({ path: z.string() }),
+    needsApproval: true,
+    execute: async ({ path }) => {
+      removed.push(path);
+      return `removed ${path}`;
+    },
+  });
+  const tools = { read, remove };
+  const options = { tools, maxRetries: 0, providerOptions: THINKING } as const;
+  const start: ModelMessage[] = [{ role: "user", content: "Read the files, then clean build/." }];
+  const first = await generateText({
+    ...options,
+    model: anthropicModel(server),
+    messages: start,
+    stopWhen: stepCountIs(20),
+  });
+  const asked = (
+    first.response.messages.at(-1)!.content as { type: string; approvalId?: string }[]
+  ).find((part) => part.type === "tool-approval-request")!;
+  const approved: ModelMessage = {
+    role: "tool",
+    content: [{ type: "tool-approval-response", approvalId: asked.approvalId!, approved: true }],
+  };
+  const history = [...start, ...first.response.messages, approved];
+  return { server, options, history, removed };
+}
+
+/** The continuation of `history`: its answer and the outcomes of the requests it made. */
+async function continued(
+  { server, options }: Awaited<ReturnType<typeof approvedHistory>>,
+  messages: ModelMessage[],
+  prepareStep?: ReturnType<typeof compactionPrepareStep>,
+) {
+  const before = server.requestsTo("messages").length;
+  const second = await generateText({
+    ...options,
+    model: anthropicModel(server),
+    messages,
+    stopWhen: stepCountIs(3),
+    ...(prepareStep === undefined ? {} : { prepareStep }),
+  });
+  const requests = server.requestsTo("messages").slice(before);
+  return {
+    text: second.text,
+    outcomes: await Promise.all(requests.map((request) => request.outcome)),
+  };
+}
+
+describe("a tool approval in a thinking loop", () => {
+  it("compacted by prepareStep: keeps the approved call's thinking, the continuation is accepted", async () => {
+    const loop = await approvedHistory();
+    const prepareStep = compactionPrepareStep({ contextLimit: 3000 });
+    const { text, outcomes } = await continued(loop, loop.history, prepareStep);
+    expect(text).toBe("Deleted.");
+    expect(loop.removed).toEqual(["build/"]);
     expect(outcomes).toEqual(["answered"]);
+  });
+
+  // Review 52d's finding 4: before the SDK runs the approved call, its results are not there
+  // yet; a compaction before the call made its thinking stale, and the request with the
+  // results was refused ("a final assistant message must start with a thinking block").
+  it("compactModelMessages before the call ran leaves it whole: alone, or with prepareStep after it", async () => {
+    for (const [contextLimit, prepare] of [
+      [10_000, false],
+      [3_000, true],
+    ] as const) {
+      const loop = await approvedHistory();
+      const { messages, compacted } = await compactModelMessages(loop.history, { contextLimit });
+      expect(compacted).toBe(false);
+      expect(messages).toBe(loop.history);
+      const prepareStep = prepare ? compactionPrepareStep({ contextLimit }) : undefined;
+      const { text, outcomes } = await continued(loop, messages, prepareStep);
+      expect(text).toBe("Deleted.");
+      expect(outcomes).toEqual(["answered"]);
+    }
   });
 });

@@ -90,6 +90,27 @@ function openExchange(conversation: readonly Message[]): number | undefined {
 }
 
 /**
+ * Whether the conversation ends (system messages aside) in an assistant message of thinking and
+ * tool calls none of which is answered yet, with nothing after it but messages of blocks carried
+ * whole (the AI SDK's tool approvals): the caller runs the calls and sends their results after
+ * it, which the Messages API takes only with that message's thinking valid, so nothing before
+ * it may change ("a final assistant message must start with a thinking block").
+ */
+export function awaitsCallsWithThinking(conversation: readonly Message[]): boolean {
+  let end = conversation.length;
+  while (end > 0 && isSystemMessage(conversation[end - 1])) end -= 1;
+  let call = end - 1;
+  for (; call >= 0 && holdsResultsOnly(conversation[call]!); call -= 1)
+    if (conversation[call]!.content.some((block) => block.type === "tool_result")) return false;
+  const caller = conversation[call];
+  return (
+    caller?.role === "assistant" &&
+    caller.content.some((block) => block.type === "tool_use") &&
+    holdsThinking(caller)
+  );
+}
+
+/**
  * Removes, in place, every thinking block of `conversation` from `repair.firstChange` on,
  * counting them into `repair`; whether the message at `exchange` lost any. A function of its own:
  * V8 compiles its long loop on the stack, and code after the loop in the same function then

@@ -167,3 +167,30 @@ describe("StatelessCompaction's last resort, by the session's rule", () => {
     expect(outcome.conversation.filter((message) => message.role === "user")).toHaveLength(16);
   });
 });
+
+describe("StatelessCompaction, calls waiting after signed thinking (an approval given)", () => {
+  const thinking = { type: "thinking" as const, thinking: "Remove it.", signature: "sig" };
+  const call = { type: "tool_use" as const, id: "toolu_rm", name: "remove", input: {} };
+  const result = {
+    type: "tool_result" as const,
+    toolUseId: "toolu_rm",
+    content: "ok",
+    isError: false,
+  };
+  const conversation = (answered: boolean) =>
+    new ConversationBuilder()
+      .user(`Read this: ${"x".repeat(8_000)}`)
+      .assistant([thinking, call])
+      .user(answered ? [result] : [{ type: "opaque", block: { type: "tool-approval-response" } }])
+      .build();
+
+  it("changes nothing before them, no clamp, no compactor, no last resort; once answered, compacts", async () => {
+    const stateless = new StatelessCompaction({ contextLimit: 2_000 });
+    const waiting = stateless.intake(conversation(false));
+    expect(waiting.clamped).toEqual([]);
+    const outcome = await stateless.compact(waiting.messages, 2_500, { facts: waiting.facts });
+    expect(outcome.changed).toBe(false);
+    const answered = stateless.intake(conversation(true));
+    expect(answered.clamped).toEqual([0]);
+  });
+});

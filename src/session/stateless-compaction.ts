@@ -13,6 +13,7 @@ import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import { systemClock } from "../core/message-factory.js";
 import { estimateEdited, estimateTokens } from "../core/message-memo.js";
+import { awaitsCallsWithThinking } from "../core/preserved-thinking.js";
 import { ArchiveKeeper } from "./archive-keeper.js";
 import { runStep } from "./compute-step.js";
 import { CONTENT_HANDLES } from "./content-handles.js";
@@ -152,6 +153,23 @@ export class StatelessCompaction {
   ): Promise<StatelessOutcome> {
     const estimate = options.estimate ?? estimateTokens(conversation);
     const overhead = Math.max(0, contextUsed - estimate);
+    const { facts } = options;
+    // Calls that wait for their results after thinking signed over everything before them (an
+    // approval given, the tool not run yet): any change before them, the last resort's too,
+    // makes the request with their results refused. Left whole: the step that sends the results
+    // (`compactionPrepareStep`, the middleware) compacts then, closing the exchange.
+    if (
+      facts?.thinking !== false &&
+      !this.#rules.keepStaleThinking &&
+      (options.records ?? []).length === 0 &&
+      awaitsCallsWithThinking(conversation)
+    )
+      return {
+        conversation,
+        changed: false,
+        result: emptyCompactionResult(),
+        thinkingBlocksDropped: 0,
+      };
     const { working, tokens, results, ran, error } = await this.#runCompactors(
       conversation,
       contextUsed,
@@ -161,7 +179,6 @@ export class StatelessCompaction {
     // The system messages that open the conversation (its instructions) are pinned: no
     // compaction removes or edits them. Later ones (reminders) go with their turns, as the
     // platforms' own compaction summarizes them away.
-    const { facts } = options;
     const pinned = facts?.leadingSystemIds ?? leadingSystemIds(conversation);
     const rules: LandingRules = {
       ...this.#rules,

@@ -4,7 +4,11 @@ import { closeInterruptedCalls, openCalls } from "../core/interrupted-calls.js";
 import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { isThinking, keepThinkingValid } from "../core/preserved-thinking.js";
+import {
+  awaitsCallsWithThinking,
+  isThinking,
+  keepThinkingValid,
+} from "../core/preserved-thinking.js";
 import { tokensToChars } from "../core/tokens.js";
 import { clampMessage, clampRecord, holdsLongText } from "./clamp.js";
 
@@ -131,6 +135,14 @@ function takeIn(
   }
   // Thinking after a text clamped here was made on the whole text: stale (see the session's).
   if (intake.clamped.length > 0 && facts.thinking && !settings.keepStaleThinking) {
+    // Unless the calls after that thinking wait for their results (an approval given, the tool
+    // not run yet): the texts stay whole, as the request with the results needs it valid.
+    if (awaitsCallsWithThinking(messages)) {
+      intake.messages = messages.slice();
+      intake.clamped = [];
+      intake.records = [];
+      return { intake, callsLeft };
+    }
     const { conversation, repair } = keepThinkingValid(messages, intake.messages, settings.clock);
     intake.repaired = repair.thinkingBlocksDropped > 0;
     intake.messages = conversation;
