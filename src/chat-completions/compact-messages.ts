@@ -1,4 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { chatMessagesToOurs } from "./chat-messages-in.js";
 import { writeChatMessages } from "./chat-messages-out.js";
@@ -8,8 +9,9 @@ import { writeChatMessages } from "./chat-messages-out.js";
  * OpenAI-compatible host) in one call, as a stateless server does for each request it gets:
  * converts it, compacts it as the session does (its default compactors, clamps, pins, the
  * archive, the last resort) and converts back, the hosts' reasoning fields kept where they
- * were. Resolves to the input array itself when nothing changed, else hands back the caller's
- * own messages for those left as they were.
+ * were. Resolves to the input array itself when nothing changed (and no message is one the API
+ * refuses that the writing mends), else hands back the caller's own messages for those left as
+ * they were.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the messages in the window (as in a
@@ -26,6 +28,41 @@ export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
   entry: "compactChatMessages",
   what: "Chat Completions messages",
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (input, origins) => chatMessagesToOurs(input, { idPrefix: "" }, origins),
+  from: (input, origins) => {
+    const messages = chatMessagesToOurs(input, { idPrefix: "" }, origins);
+    noteMends(input, origins);
+    return messages;
+  },
   to: (converted, origins) => writeChatMessages(converted, "keep", origins),
 });
+
+/**
+ * Tells `origins` when a message (read, so of a known shape) is one the API refuses and the
+ * writing mends (review 52b's finding 8: with nothing to compact, the caller's array went out
+ * as it came): a user message without content, an assistant message of neither content nor
+ * calls, an empty `tool_calls`, a tool message holding a part other than text (written to a
+ * user message of its own).
+ */
+function noteMends(
+  input: readonly ChatCompletionMessageParam[],
+  origins: ItemOrigins<ChatCompletionMessageParam>,
+): void {
+  for (const message of input) {
+    const { role } = message;
+    const fields = message as { content?: unknown; tool_calls?: unknown[] };
+    const { content } = fields;
+    const mended =
+      role === "user"
+        ? content === undefined
+        : role === "assistant"
+          ? fields.tool_calls?.length === 0 ||
+            ((content === undefined || content === null) && fields.tool_calls === undefined)
+          : role === "tool" &&
+            Array.isArray(content) &&
+            content.some((part) => (part as { type?: unknown }).type !== "text");
+    if (mended) {
+      origins.mends = true;
+      return;
+    }
+  }
+}
