@@ -107,12 +107,12 @@ export function messageOptions(message: Message): ProviderOptions | undefined {
   return isPlainObject(options) ? (options as ProviderOptions) : undefined;
 }
 
-/** How the content was written: a string, an empty array, or parts. */
-function contentForm(message: Message): "string" | "empty" | "parts" {
+/** How the content was written: a string, an empty array (of a `tool` message), or parts. */
+function contentForm(message: Message): "string" | "empty" | "emptyTool" | "parts" {
   const only = message.content.length === 1 ? message.content[0] : undefined;
   if (only?.type !== "text") return "parts";
   const form = aiSdkFields(only)["content"];
-  return form === "string" || form === "empty" ? form : "parts";
+  return form === "string" || form === "empty" || form === "emptyTool" ? form : "parts";
 }
 
 /** Whether a block goes in a `tool` message (a tool result, a tool approval). */
@@ -154,6 +154,10 @@ function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]
   const options = messageOptions(message);
   const form = contentForm(message);
   const only = message.content[0];
+  if (form === "emptyTool") {
+    out.push(withMessageOptions<ToolModelMessage>({ role: "tool", content: [] }, options));
+    return;
+  }
   if (form !== "parts" && only?.type === "text") {
     const content = form === "string" ? only.text : [];
     out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content }, options));

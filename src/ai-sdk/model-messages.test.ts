@@ -171,6 +171,29 @@ describe("fromModelMessages / toModelMessages", () => {
     );
   });
 
+  // Review 52d's finding 10: an empty `tool` message came back as a user message, and a JSON
+  // output without a value with `value: null`.
+  it("round-trips a tool message of no parts and a JSON output without a value", () => {
+    const call = { type: "tool-call", toolCallId: "c1", toolName: "t", input: {} } as const;
+    const messages: ModelMessage[] = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: [call] },
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: "c1",
+            toolName: "t",
+            output: { type: "json" } as never,
+          },
+        ],
+      },
+      { role: "tool", content: [] },
+    ];
+    expect(toModelMessages(fromModelMessages(messages, { sessionId: "s" }))).toEqual(messages);
+  });
+
   it("assigns turns as the session does and maps a tool loop to Anthropic-valid blocks", () => {
     const messages: ModelMessage[] = [
       { role: "system", content: "Be brief." },

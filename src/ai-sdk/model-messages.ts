@@ -103,7 +103,7 @@ function contentBlocks(message: Record_, role: string, cursor: PartCursor): Cont
  * The one text block of a message written as a string or as no parts, its form kept, built
  * without literals (see `core/message-shapes.ts`): a string is how most user messages come.
  */
-function formBlocks(text: string, form: "string" | "empty"): ContentBlock[] {
+function formBlocks(text: string, form: "string" | "empty" | "emptyTool"): ContentBlock[] {
   return listOf<ContentBlock>(textBlock(text, keyed(AI_SDK_KEY, keyed("content", form))));
 }
 
@@ -119,7 +119,8 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
     });
     return [];
   }
-  if (content.length === 0) return formBlocks("", "empty");
+  // A `tool` message of no parts comes back as one (it becomes a user message of ours).
+  if (content.length === 0) return formBlocks("", role === "tool" ? "emptyTool" : "empty");
   const allowed = allowedParts(role);
   // An array of its final length: one pushed to from empty reserves room for 17 blocks, which
   // a conversation seen once fills the young generation with (and its collector copies).

@@ -194,10 +194,13 @@ function outputOf(block: ToolResultBlock, fields: JsonObject): ToolResultOutput 
       kind === "json" || kind === "error-json"
         ? parsedJson(content, fields["jsonLength"])
         : undefined;
+    const type = block.isError ? "error-json" : "json";
     output =
-      json !== undefined
-        ? { type: block.isError ? "error-json" : "json", value: json }
-        : { type: block.isError ? "error-text" : "text", value: resultText(content) };
+      json === undefined
+        ? { type: block.isError ? "error-text" : "text", value: resultText(content) }
+        : json === null && fields["noValue"] === true
+          ? ({ type } as ToolResultOutput)
+          : { type, value: json };
   }
   const options = providerOptionsOf(fields, "outputProviderOptions");
   return options === undefined

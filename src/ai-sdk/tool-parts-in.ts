@@ -160,9 +160,10 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
   if (type === "text" || type === "error-text") {
     content = stringField(outputContext, output["value"], "value");
   } else if (type === "json" || type === "error-json") {
+    // No value is JSON's null, and comes back as no value.
+    if (output["value"] === undefined) fields["noValue"] = true;
     const value = jsonField(outputContext, output["value"] ?? null, "value") ?? null;
     content = JSON.stringify(value);
-    // Only this exact text is the JSON value: a masked or summarized result is text again.
     // Only this exact text is the JSON value: a masked or summarized result is text again.
     fields["jsonLength"] = content.length;
   } else if (type === "execution-denied") {
