@@ -28,21 +28,27 @@ function completion(turn: number) {
   };
 }
 
+/** A session of two turns, each a `call_0` answered by `files <turn>`, summarized `ls <turn>`. */
+function twoTurns(): AgentSession {
+  const session = new AgentSession({ contextLimit: 100_000 });
+  for (const turn of [1, 2]) {
+    session.addUserText(`list the files, ${turn}`);
+    appendChatCompletion(session, completion(turn) as never);
+    session.addToolResults([
+      {
+        type: "tool_result",
+        toolUseId: "call_0",
+        content: `files ${turn}`,
+        compactSummary: `ls ${turn}`,
+      },
+    ]);
+  }
+  return session;
+}
+
 describe("a tool call id used again once its call is answered", () => {
   it("is taken, each call answered by its own results, and written back as it came", () => {
-    const session = new AgentSession({ contextLimit: 100_000 });
-    for (const turn of [1, 2]) {
-      session.addUserText(`list the files, ${turn}`);
-      appendChatCompletion(session, completion(turn) as never);
-      session.addToolResults([
-        {
-          type: "tool_result",
-          toolUseId: "call_0",
-          content: `files ${turn}`,
-          compactSummary: `ls ${turn}`,
-        },
-      ]);
-    }
+    const session = twoTurns();
     const written = toChatMessages(session.messages);
     const calls = written.flatMap((message) =>
       message.role === "assistant" ? (message.tool_calls ?? []).map((call) => call.id) : [],
@@ -79,13 +85,7 @@ describe("a tool call id used again once its call is answered", () => {
 
 describe("a session with a reused call id, sent to another provider", () => {
   it("goes to the Responses API with each call_id answered once", () => {
-    const session = new AgentSession({ contextLimit: 100_000 });
-    for (const turn of [1, 2]) {
-      session.addUserText(`list the files, ${turn}`);
-      appendChatCompletion(session, completion(turn) as never);
-      session.addToolResults([{ type: "tool_result", toolUseId: "call_0", content: `${turn}` }]);
-    }
-    const input = toResponsesInput(session.messages);
+    const input = toResponsesInput(twoTurns().messages);
     const pairs = input.flatMap((item) =>
       item.type === "function_call"
         ? [`call ${item.call_id}`]
@@ -93,7 +93,12 @@ describe("a session with a reused call id, sent to another provider", () => {
           ? [`output ${item.call_id} ${String(item.output)}`]
           : [],
     );
-    expect(pairs).toEqual(["call call_0", "output call_0 1", "call call_0_2", "output call_0_2 2"]);
+    expect(pairs).toEqual([
+      "call call_0",
+      "output call_0 files 1",
+      "call call_0_2",
+      "output call_0_2 files 2",
+    ]);
     const issued = { encrypted: new Map(), requiresReasoning: new Map() };
     expect(responsesInputProblem(input, issued)).toBeUndefined();
   });
