@@ -106,6 +106,20 @@ describe("tool ids another provider reused", () => {
       'result call_0_3 "d.ts"',
     ]);
     expect(toAnthropicMessages(messages)).toEqual(sent);
+    // The caller's own id after the reuse is never met either.
+    const later = fromChatMessages([
+      { role: "user", content: "List the files." },
+      call("call_0"),
+      result("call_0", "a.ts"),
+      call("call_0"),
+      result("call_0", "b.ts"),
+      call("call_0_2"),
+      result("call_0_2", "c.ts"),
+    ]);
+    const ids = withDistinctToolIds(later).flatMap((message) =>
+      message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
+    );
+    expect(ids).toEqual(["call_0", "call_0_2_", "call_0_2"]);
     // Each id once: the messages go as they are.
     const distinct = fromChatMessages([
       { role: "user", content: "hi" },

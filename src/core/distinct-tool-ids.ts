@@ -8,18 +8,17 @@ import type { ContentBlock, Message } from "./message.js";
  * themselves when no id comes twice. The same conversation is always sent the same.
  */
 export function withDistinctToolIds(messages: readonly Message[]): readonly Message[] {
-  const uses = new Map<string, number>();
+  // The ids taken, all of them: a new one never meets another call's.
+  const taken = new Set<string>();
   let reused = false;
-  for (let index = 0; index < messages.length && !reused; index += 1)
-    for (const block of messages[index]!.content) {
+  for (const message of messages)
+    for (const block of message.content) {
       if (block.type !== "tool_use") continue;
-      if (uses.has(block.id)) reused = true;
-      uses.set(block.id, 1);
+      if (taken.has(block.id)) reused = true;
+      else taken.add(block.id);
     }
   if (!reused) return messages;
-  // The ids taken: a new one never meets another call's.
-  const taken = new Set(uses.keys());
-  uses.clear();
+  const uses = new Map<string, number>();
   /** Each id's latest call, as sent. */
   const latest = new Map<string, string>();
   return messages.map((message) => {
