@@ -44,6 +44,7 @@ export {
   type CompactionPrepareStep,
   type CompactionPrepareStepOptions,
   compactionPrepareStep,
+  type LoopResult,
   type PrepareStepCompaction,
   type PrepareStepInput,
   type PrepareStepOutput,

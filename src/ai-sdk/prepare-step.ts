@@ -52,20 +52,36 @@ export interface PrepareStepOutput {
   messages?: ModelMessage[];
 }
 
-/** What {@link compactionPrepareStep} makes: a `prepareStep`, and the history its loop sent. */
+/** What {@link CompactionPrepareStep.history} reads of a loop's result (`generateText`'s). */
+export interface LoopResult {
+  /** The loop's steps: the array each of its steps was prepared with. */
+  steps: readonly unknown[];
+  response: { messages: readonly ModelMessage[] };
+}
+
+/** What {@link compactionPrepareStep} makes: a `prepareStep`, and the history each loop sent. */
 export interface CompactionPrepareStep {
   (input: PrepareStepInput): Promise<PrepareStepOutput>;
   /**
-   * The conversation to keep once the loop is done: what its last step sent (compacted, when a
+   * The conversation to keep once a loop is done: what its last step sent (compacted, when a
    * step compacted) with that step's response messages after it. The loop's own
    * `[...messages, ...result.response.messages]` is the uncompacted history: thinking signed
-   * after a compaction is refused on it.
+   * after a compaction is refused on it. The loop is told by its `steps` (one function may
+   * serve concurrent loops, an `Agent`'s).
    *
-   * @param responseMessages the loop's `result.response.messages`
-   * @throws {ValidationError} before the loop's first step, or when `responseMessages` is not
-   * an array holding at least the steps' messages before the last.
+   * @param result `generateText`'s result; for `streamText`,
+   * `{ steps: await result.steps, response: await result.response }`
+   * @throws {ValidationError} for a result of a loop this function did not prepare, or whose
+   * response messages are not that loop's.
    */
-  history(responseMessages: readonly ModelMessage[]): ModelMessage[];
+  history(result: LoopResult): ModelMessage[];
+}
+
+/** What one loop's steps have in common. */
+interface LoopState {
+  /** How many messages the loop was given: its response messages come after them. */
+  given: number;
+  history: LoopHistory | undefined;
 }
 
 const OptionsSchema = z.strictObject({
@@ -89,15 +105,16 @@ function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boo
  * step's usage (cache reads and writes included) plus an estimate of the tool results after
  * it, and, once it has compacted, sends the compacted history with the new messages after
  * it: append-only between compactions, so the prompt cache stays warm. One function per loop
- * (`generateText` call); a loop it has not seen starts afresh. Keep its `history(...)` as the
- * conversation after the loop: the history as sent, which later thinking was signed over.
+ * (`generateText` call), told by the `steps` array the SDK gives each of its steps, so
+ * concurrent loops (an `Agent`'s) do not meet. Keep its `history(result)` as the conversation
+ * after the loop: the history as sent, which later thinking was signed over.
  *
  * @example
  * const prepareStep = compactionPrepareStep({ contextLimit: 200_000 });
  * const result = await generateText({
  *   model, tools, messages, stopWhen: stepCountIs(50), prepareStep,
  * });
- * messages = prepareStep.history(result.response.messages);
+ * messages = prepareStep.history(result);
  * @throws {ValidationError} when an option is invalid (at once) or a message is malformed.
  */
 export function compactionPrepareStep(
@@ -105,12 +122,23 @@ export function compactionPrepareStep(
 ): CompactionPrepareStep {
   const parsed = parseOrThrow(OptionsSchema, options, "compactionPrepareStep options");
   const stateless = new StatelessCompaction(parsed);
-  let history: LoopHistory | undefined;
-  /** How many messages the loop was given: the response messages come after them. */
-  let given = 0;
+  const loops = new WeakMap<object, LoopState>();
+  let latest: LoopState | undefined;
   const prepare = async (input: PrepareStepInput): Promise<PrepareStepOutput> => {
-    const { messages } = input;
-    if (input.stepNumber === 0) given = messages.length;
+    const { messages, steps } = input;
+    let loop = loops.get(steps);
+    if (loop === undefined) {
+      // A loop's first step; or a caller's own loop that passes a new `steps` each time: it
+      // goes on from the latest loop when its messages continue that one's.
+      const continued =
+        input.stepNumber > 0 &&
+        latest?.history !== undefined &&
+        startsWith(messages, latest.history.input);
+      loop = continued ? latest! : { given: messages.length, history: undefined };
+      loops.set(steps, loop);
+    }
+    latest = loop;
+    const { history } = loop;
     const known =
       history !== undefined && startsWith(messages, history.input) ? history : undefined;
     const step = await compactStep(stateless, {
@@ -121,26 +149,38 @@ export function compactionPrepareStep(
       // A failure leaves the history as it was, as `maybeCompact` does.
       onError: (error) => parsed.onError?.(error),
     });
-    history = step.history;
+    loop.history = step.history;
     if (step.compaction !== undefined)
       parsed.onCompaction?.({ stepNumber: input.stepNumber, ...step.compaction });
     return step.sent === undefined ? {} : { messages: step.sent };
   };
   return Object.assign(prepare, {
-    history(responseMessages: readonly ModelMessage[]): ModelMessage[] {
-      // The response messages of the steps before the last are in what the last step got.
-      const before = history === undefined ? 0 : history.input.length - given;
-      const problem =
-        history === undefined
-          ? "no step was prepared yet: call it after the loop"
-          : !Array.isArray(responseMessages) || responseMessages.length < before
-            ? `must be the loop's result.response.messages (an array of ${before} or more)`
-            : undefined;
-      if (history === undefined || problem !== undefined)
+    history(result: LoopResult): ModelMessage[] {
+      // A result is a class's instance (`generateText`'s): read as any object, each field once.
+      const isObject = (value: unknown): value is Record<string, unknown> =>
+        typeof value === "object" && value !== null;
+      const steps = isObject(result) ? result["steps"] : undefined;
+      const response = isObject(result) ? result["response"] : undefined;
+      const history = isObject(steps) ? loops.get(steps) : undefined;
+      const responseMessages = isObject(response) ? response["messages"] : undefined;
+      if (history?.history === undefined)
         throw new ValidationError("compactionPrepareStep history", [
-          { path: ["responseMessages"], message: problem ?? "" },
+          { path: ["steps"], message: "must be the steps of a loop this function prepared" },
         ]);
-      return [...(history.sent ?? history.input), ...responseMessages.slice(before)];
+      const { input, sent } = history.history;
+      // The steps' response messages before the last are in what the last step got; so is a
+      // tool message the SDK made before the first step (an approved call it ran), which the
+      // response messages open with (a step's open with its assistant message).
+      const made = Array.isArray(responseMessages) && responseMessages[0]?.role === "tool";
+      const before = input.length - history.given + (made ? 1 : 0);
+      if (!Array.isArray(responseMessages) || responseMessages.length < before)
+        throw new ValidationError("compactionPrepareStep history", [
+          {
+            path: ["response", "messages"],
+            message: `must be the loop's response messages (an array of ${before} or more)`,
+          },
+        ]);
+      return [...(sent ?? input), ...responseMessages.slice(before)];
     },
   });
 }
