@@ -120,6 +120,24 @@ describe("tool ids another provider reused", () => {
       message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
     );
     expect(ids).toEqual(["call_0", "call_0_2_", "call_0_2"]);
+  });
+
+  // Review 53's finding 8: two calls of one message with one id, answered in order.
+  it("pairs the results of two calls of one message with one id in order", () => {
+    const twice = {
+      role: "assistant" as const,
+      content: null,
+      tool_calls: [call("call_0").tool_calls[0]!, call("call_0").tool_calls[0]!],
+    };
+    const messages = fromChatMessages([
+      { role: "user", content: "List the files." },
+      twice,
+      result("call_0", "a.ts"),
+      result("call_0", "b.ts"),
+    ]);
+    const sent = toAnthropicMessages(messages);
+    expect(requestProblems(sent)).toEqual([]);
+    expect(JSON.stringify(sent)).toContain('"tool_use_id":"call_0_2","content":"b.ts"');
     // Each id once: the messages go as they are.
     const distinct = fromChatMessages([
       { role: "user", content: "hi" },

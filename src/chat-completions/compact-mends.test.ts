@@ -57,3 +57,20 @@ describe("compactChatMessages with nothing to compact", () => {
     expect(out.compacted).toBe(false);
   });
 });
+
+// Review 53's finding 7.
+describe("compactChatMessages' mends, the edges", () => {
+  it("mends a user message of null content; leaves an assistant refusal or function call alone", async () => {
+    const nullUser = [{ role: "user", content: null }] as unknown as ChatCompletionMessageParam[];
+    const mended = await compactChatMessages(nullUser, { contextLimit: 100_000 });
+    expect(mended.messages).toEqual([{ role: "user", content: "" }]);
+    const answered = [
+      question,
+      { role: "assistant", content: null, refusal: "I can't help with that." },
+      { role: "user", content: "ok" },
+      { role: "assistant", content: null, function_call: { name: "ls", arguments: "{}" } },
+    ] as ChatCompletionMessageParam[];
+    const out = await compactChatMessages(answered, { contextLimit: 100_000 });
+    expect(out.messages).toBe(answered);
+  });
+});

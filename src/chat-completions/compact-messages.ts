@@ -39,8 +39,8 @@ export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
 /**
  * Tells `origins` when a message (read, so of a known shape) is one the API refuses and the
  * writing mends (review 52b's finding 8: with nothing to compact, the caller's array went out
- * as it came): a user message without content, an assistant message of neither content nor
- * calls, an empty `tool_calls`, a tool message holding a part other than text (written to a
+ * as it came): a user message without content (or `null`), an assistant message of neither
+ * content nor calls (nor a function call or a refusal), an empty `tool_calls`, a tool message holding a part other than text (written to a
  * user message of its own).
  */
 function noteMends(
@@ -49,14 +49,19 @@ function noteMends(
 ): void {
   for (const message of input) {
     const { role } = message;
-    const fields = message as { content?: unknown; tool_calls?: unknown[] };
+    const fields = message as unknown as Record<string, unknown> & { tool_calls?: unknown[] };
     const { content } = fields;
+    // An assistant message answers with content, calls, a deprecated function call or a refusal.
+    const answered =
+      fields.tool_calls !== undefined ||
+      fields["function_call"] !== undefined ||
+      fields["refusal"] !== undefined;
     const mended =
       role === "user"
-        ? content === undefined
+        ? content === undefined || content === null
         : role === "assistant"
           ? fields.tool_calls?.length === 0 ||
-            ((content === undefined || content === null) && fields.tool_calls === undefined)
+            ((content === undefined || content === null) && !answered)
           : role === "tool" &&
             Array.isArray(content) &&
             content.some((part) => (part as { type?: unknown }).type !== "text");

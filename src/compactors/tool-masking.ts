@@ -335,8 +335,9 @@ function replaceContent(
 }
 
 /**
- * The summary a result is masked to: the one stored for its id, else its own; its own when a
- * later call has its id (a provider numbering each reply's calls: the stored one is that call's).
+ * The summary a result is masked to: the one stored for its id, else its own; its own (or none)
+ * when a later call has its id (a provider numbering each reply's calls: the stored one is
+ * that call's).
  */
 function summaryOf(
   scope: MaskingScope,
@@ -345,7 +346,7 @@ function summaryOf(
 ): string | undefined {
   const stored = scope.summaries.get(block.toolUseId);
   const own = block.compactSummary;
-  if (stored === undefined || own === undefined || stored === own) return stored ?? own;
+  if (stored === undefined || stored === own) return own;
   scope.allUses ??= scope.uses ?? indexToolUses(scope.conversation);
   const sites = scope.allUses.byId.get(block.toolUseId);
   return Array.isArray(sites) && sites.at(-1)!.messageIndex > messageIndex ? own : stored;

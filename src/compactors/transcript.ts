@@ -90,6 +90,29 @@ export interface Line {
   fromUser: boolean;
 }
 
+/**
+ * The stored summaries for the results of `messages`, but for ids a call of `messages` used
+ * again after a result (a provider numbering each reply's calls): the stored one is the latest
+ * call's, and each of those results shows its own.
+ */
+function storedSummaries(
+  messages: readonly Message[],
+  summaries: ReadonlyMap<string, string>,
+): ReadonlyMap<string, string> {
+  const laterUses = new Set<string>();
+  const reused = new Set<string>();
+  for (let index = messages.length - 1; index >= 0; index -= 1)
+    for (const block of messages[index]!.content) {
+      if (block.type === "tool_use") laterUses.add(block.id);
+      else if (block.type === "tool_result" && laterUses.has(block.toolUseId))
+        reused.add(block.toolUseId);
+    }
+  if (reused.size === 0) return summaries;
+  const kept = new Map(summaries);
+  for (const id of reused) kept.delete(id);
+  return kept;
+}
+
 function renderLines(
   messages: readonly Message[],
   summaries: ReadonlyMap<string, string>,
@@ -97,6 +120,8 @@ function renderLines(
 ): Line[] {
   const lines: Line[] = [];
   const toolNames = new Map<string, string>();
+  // A stored summary is the latest call's with its id: not of a result a later call reused it after.
+  const stored = summaries.size === 0 ? summaries : storedSummaries(messages, summaries);
   for (const message of messages) {
     if (isSummaryTurn(message.turnId) && message.role === "user") {
       const text = message.content.map(blockText).join("\n");
@@ -104,7 +129,7 @@ function renderLines(
       continue;
     }
     for (const block of message.content) {
-      const line = renderBlock(message.role, block, summaries, caps, toolNames);
+      const line = renderBlock(message.role, block, stored, caps, toolNames);
       if (line !== undefined) lines.push(line);
     }
   }

@@ -119,8 +119,8 @@ export interface CompactAsyncOptions extends CompactionContext {
   runId?: string;
   /**
    * The originals of tool results an earlier compaction replaced, by tool use id (the session
-   * passes them from its archive), so a summarizer reads what was there, not the placeholder.
-   * @default none
+   * passes them from its archive), so a summarizer reads what was there, not the placeholder;
+   * an id two placeholders share (a provider reusing it) is left out. @default none
    */
   originals?: ReadonlyMap<string, ToolResultBlock>;
 }

@@ -19,13 +19,20 @@ export function withDistinctToolIds(messages: readonly Message[]): readonly Mess
     }
   if (!reused) return messages;
   const uses = new Map<string, number>();
+  /** Each id's calls of the last assistant message not answered yet, as sent, in order. */
+  const waiting = new Map<string, string[]>();
   /** Each id's latest call, as sent. */
   const latest = new Map<string, string>();
   return messages.map((message) => {
+    // Results answer the calls of the assistant message before them.
+    if (message.role === "assistant") waiting.clear();
     let changed = false;
     const content = message.content.map((block): ContentBlock => {
       if (block.type === "tool_result") {
-        const sent = latest.get(block.toolUseId) ?? block.toolUseId;
+        // The first call of its id still waiting (two in one message answered in order), else
+        // the latest (a result given twice).
+        const sent =
+          waiting.get(block.toolUseId)?.shift() ?? latest.get(block.toolUseId) ?? block.toolUseId;
         if (sent === block.toolUseId) return block;
         changed = true;
         return { ...block, toolUseId: sent };
@@ -33,14 +40,17 @@ export function withDistinctToolIds(messages: readonly Message[]): readonly Mess
       if (block.type !== "tool_use") return block;
       const use = (uses.get(block.id) ?? 0) + 1;
       uses.set(block.id, use);
-      if (use === 1) {
-        latest.set(block.id, block.id);
-        return block;
+      let sent = block.id;
+      if (use > 1) {
+        sent = `${block.id}_${use}`;
+        while (taken.has(sent)) sent += "_";
+        taken.add(sent);
       }
-      let sent = `${block.id}_${use}`;
-      while (taken.has(sent)) sent += "_";
-      taken.add(sent);
       latest.set(block.id, sent);
+      const calls = waiting.get(block.id);
+      if (calls === undefined) waiting.set(block.id, [sent]);
+      else calls.push(sent);
+      if (use === 1) return block;
       changed = true;
       return { ...block, id: sent };
     });

@@ -65,4 +65,40 @@ describe("tool call ids a provider reuses, through the LangChain middleware", ()
     expect(ids[0]).toBe("call_0");
     expect(ids.at(-1)).toBe(`call_0_${ids.length}`);
   });
+
+  // Review 53's finding 3: a masked tool message took the fields (id, name, artifact) of the
+  // latest tool message of its call id.
+  it("gives each masked tool message its own id and name", async () => {
+    const list = tool(async ({ dir }: { dir: string }) => `${dir}\n${"entry.ts\n".repeat(500)}`, {
+      name: "list_dir",
+      description: "Lists a dir",
+      schema: z.object({ dir: z.string() }),
+    });
+    const model = fakeModel();
+    for (let call = 0; call < 8; call += 1) {
+      const toolCall =
+        call % 2 === 0
+          ? { id: "call_0", name: "read_file", args: { path: `f${call}.ts` } }
+          : { id: "call_0", name: "list_dir", args: { dir: `d${call}` } };
+      model.respond(new AIMessage({ content: `Step ${call}.`, tool_calls: [toolCall] }));
+    }
+    model.respond(new AIMessage("Done."));
+    const agent = createAgent({
+      model,
+      tools: [read, list],
+      middleware: [compactionMiddleware({ contextLimit: 6_000 })],
+    });
+    const state = await agent.invoke(
+      { messages: [new HumanMessage("Go.")] },
+      { recursionLimit: 100 },
+    );
+    const messages = state.messages as BaseMessage[];
+    const ids = messages.map((message) => message.id).filter((id) => id !== undefined);
+    expect(new Set(ids).size).toBe(ids.length);
+    let called: string | undefined;
+    for (const message of messages) {
+      if (message.type === "ai") called = (message as AIMessage).tool_calls?.[0]?.name;
+      if (message.type === "tool") expect((message as { name?: string }).name).toBe(called);
+    }
+  });
 });

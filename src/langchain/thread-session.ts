@@ -79,7 +79,11 @@ export class ThreadSession implements LangChainSources {
   #unchanged = new WeakMap<Message, BaseMessage>();
   #results = new WeakMap<ToolResultBlock, BaseMessage>();
   #byId = new Map<string, BaseMessage>();
-  #byCall = new Map<string, BaseMessage>();
+  /** By the id of a message of tool results, the tool message of each of its results, in order. */
+  #byResults = new Map<string, BaseMessage[]>();
+  /** The message {@link output} writes now, and how many of its results it wrote. */
+  #writing: Message | undefined;
+  #resultsWritten = 0;
   /** An object the state holds now for one we handed out (restored from a checkpoint). */
   #current = new Map<BaseMessage, BaseMessage>();
   #dirty = false;
@@ -190,11 +194,14 @@ export class ThreadSession implements LangChainSources {
       return same;
     }
     let same = true;
+    const sourcesOfResults: BaseMessage[] = [];
+    this.#byResults.set(stored.id, sourcesOfResults);
     for (let index = 0; index < content.length; index += 1) {
       const block = content[index]!;
       const source = start + index < end ? fresh[start + index] : undefined;
       if (block.type !== "tool_result" || source === undefined) continue;
-      this.#byCall.set(block.toolUseId, source);
+      // By place, not by call id: a provider numbering each reply's calls reuses the ids.
+      sourcesOfResults[index] = source;
       if (converted === stored || jsonEqual(converted.content[index], block))
         this.#results.set(block, source);
       else same = false;
@@ -212,10 +219,7 @@ export class ThreadSession implements LangChainSources {
     const ids = new Set<string>();
     for (let index = 0; index < messages.length; index += 1) ids.add(messages[index]!.id);
     for (const id of this.#byId.keys()) if (!ids.has(id)) this.#byId.delete(id);
-    const calls = new Set<string | undefined>();
-    for (let index = 0; index < out.length; index += 1)
-      calls.add((out[index] as { tool_call_id?: string }).tool_call_id);
-    for (const id of this.#byCall.keys()) if (!calls.has(id)) this.#byCall.delete(id);
+    for (const id of this.#byResults.keys()) if (!ids.has(id)) this.#byResults.delete(id);
     this.#current.clear();
     this.#dirty = false;
     this.#seen = out;
@@ -229,8 +233,12 @@ export class ThreadSession implements LangChainSources {
    */
   output(messages: readonly Message[] = readableMessages(this.session.messages)): BaseMessage[] {
     const out: BaseMessage[] = [];
-    for (let index = 0; index < messages.length; index += 1)
+    for (let index = 0; index < messages.length; index += 1) {
+      this.#writing = messages[index];
+      this.#resultsWritten = 0;
       pushLangChain(out, messages[index]!, this);
+    }
+    this.#writing = undefined;
     return out;
   }
 
@@ -247,11 +255,20 @@ export class ThreadSession implements LangChainSources {
     return this.#now(this.#unchanged.get(message));
   }
 
+  /** The tool message a result came from: by the block, else by its place in its message. */
   result(block: ToolResultBlock): { source: BaseMessage; unchanged: boolean } | undefined {
+    const place = this.#resultsWritten++;
     const kept = this.#now(this.#results.get(block));
     if (kept !== undefined) return { source: kept, unchanged: true };
-    const source = this.#now(this.#byCall.get(block.toolUseId));
-    return source === undefined ? undefined : { source, unchanged: false };
+    const message = this.#writing;
+    const found = message === undefined ? undefined : this.#byResults.get(message.id)?.[place];
+    // Compaction edits results in place: the source is the one at the block's place, when it
+    // answers the same call.
+    const source = this.#now(found);
+    const answers = (source as { tool_call_id?: unknown } | undefined)?.tool_call_id;
+    return source === undefined || answers !== block.toolUseId
+      ? undefined
+      : { source, unchanged: false };
   }
 
   original(id: string): BaseMessage | undefined {

@@ -207,13 +207,16 @@ function annotateChanged(
 
 /**
  * The tool results of `conversation` that stand for an archived original (their content names
- * a handle), with the originals: what a summarizer should read instead of the placeholders.
+ * a handle), with the originals: what a summarizer should read instead of the placeholders. By
+ * tool use id: an id two of them share (reused by a provider) is left out, as it names neither.
  */
 export async function archivedOriginals(
   conversation: readonly Message[],
   lookup: (handle: string) => ArchiveRecord | undefined | Promise<ArchiveRecord | undefined>,
 ): Promise<Map<string, ToolResultBlock>> {
   const originals = new Map<string, ToolResultBlock>();
+  // An id given to two placeholders (a provider numbering each reply's calls) names neither.
+  const twice = new Set<string>();
   for (const message of conversation) {
     for (const block of message.content) {
       if (block.type !== "tool_result") continue;
@@ -224,8 +227,11 @@ export async function archivedOriginals(
       const handle = recallHandleIn(text);
       if (handle === undefined) continue;
       const record = await lookup(handle);
-      if (record?.kind === "tool_result") originals.set(block.toolUseId, record.original);
+      if (record?.kind !== "tool_result") continue;
+      if (originals.has(block.toolUseId)) twice.add(block.toolUseId);
+      originals.set(block.toolUseId, record.original);
     }
   }
+  for (const id of twice) originals.delete(id);
   return originals;
 }

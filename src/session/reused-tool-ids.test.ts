@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import { responsesInputProblem } from "../../test/support/openai-responses-server.js";
 import { appendChatCompletion, toChatMessages } from "../chat-completions/index.js";
 import { ThresholdCompactor } from "../compactors/threshold-compactor.js";
+import { formatTranscript } from "../compactors/transcript.js";
 import { toResponsesInput } from "../openai/responses-output.js";
 import { AgentSession } from "./agent-session.js";
+import { archivedOriginals } from "./archive.js";
 
 /**
  * Providers that number each reply's calls (OpenAI-compatible hosts: `call_0` every time) reuse
@@ -103,3 +105,86 @@ describe("a session with a reused call id, sent to another provider", () => {
     expect(responsesInputProblem(input, issued)).toBeUndefined();
   });
 });
+
+// Review 53's findings 4 and 5: the summaries and originals kept by call id were the later
+// call's for both results.
+describe("summaries and originals of a call id used twice", () => {
+  function rmThenLs(firstHasOwn: boolean): AgentSession {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("delete the temp files");
+    appendChatCompletion(session, completion(1) as never);
+    session.addToolResults([
+      {
+        type: "tool_result",
+        toolUseId: "call_0",
+        content: `removed 14 files: ${"tmp/x.o ".repeat(200)}`,
+        ...(firstHasOwn ? { compactSummary: "rm: 14 files removed" } : {}),
+      },
+    ]);
+    session.addUserText("now list what is left");
+    appendChatCompletion(session, completion(2) as never);
+    session.addToolResults([
+      {
+        type: "tool_result",
+        toolUseId: "call_0",
+        content: `a.ts b.ts ${"pad ".repeat(300)}`,
+        compactSummary: "ls: 2 files (a.ts, b.ts)",
+      },
+    ]);
+    session.addUserText("thanks");
+    return session;
+  }
+
+  it("masking gives the earlier result its own summary, or none: never the later call's", () => {
+    for (const firstHasOwn of [false, true]) {
+      const session = rmThenLs(firstHasOwn);
+      const masking = new ThresholdCompactor({ toolCompaction: "summarize", keepRecentTurns: 1 });
+      const { conversation } = masking.compact(session.messages, session.compactSummaries);
+      const [first] = conversation.flatMap((message) =>
+        message.content.flatMap((block) => (block.type === "tool_result" ? [block.content] : [])),
+      );
+      if (firstHasOwn) expect(first).toContain("rm: 14 files removed");
+      else expect(first).toContain("removed 14 files");
+      expect(first).not.toContain("ls: 2 files");
+    }
+  });
+
+  it("the summarizer's transcript shows each result's own summary", () => {
+    const session = rmThenLs(true);
+    const transcript = formatTranscript(session.messages, session.compactSummaries, {
+      maxChars: 10_000,
+      maxToolInputChars: 1_000,
+      maxToolResultChars: 1_000,
+    });
+    expect(transcript).toContain("(compact summary) rm: 14 files removed");
+    expect(transcript).toContain("(compact summary) ls: 2 files (a.ts, b.ts)");
+  });
+
+  it("archivedOriginals leaves out an id two placeholders share", async () => {
+    const originals = await archivedOriginals(
+      [
+        placeholderOf("m1", "[recall r1-aaaa]"),
+        placeholderOf("m2", "[recall r2-bbbb]"),
+        placeholderOf("m3", "[recall r3-cccc]", "call_9"),
+      ],
+      (handle) =>
+        ({
+          kind: "tool_result",
+          handle,
+          original: { type: "tool_result", toolUseId: "x", content: handle, isError: false },
+        }) as never,
+    );
+    expect([...originals.keys()]).toEqual(["call_9"]);
+  });
+});
+
+function placeholderOf(id: string, text: string, toolUseId = "call_0") {
+  return {
+    id,
+    sessionId: "s",
+    role: "user" as const,
+    turnId: { owner: "u", number: 1 },
+    createdAt: new Date(0),
+    content: [{ type: "tool_result" as const, toolUseId, content: text, isError: false }],
+  };
+}
