@@ -84,7 +84,7 @@ const standsAlone = (message: Message) => isSystemMessage(message) || startsWith
 export function toAnthropicMessages(input: readonly Message[]): MessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(input, "messages");
-  return writeAnthropicMessages(withDistinctToolIds(input));
+  return writeAnthropicMessages(withDistinctToolIds(readableMessages(input)));
 }
 
 /** A param's shape: written whole by a spread (see `core/message-shapes.ts`), each field set. */

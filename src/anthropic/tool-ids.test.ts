@@ -82,6 +82,8 @@ describe("tool ids another provider reused", () => {
       call("call_0"),
       result("call_0", "d.ts"),
     ]);
+    // Its first exchange alone, as a session's earlier request: walked once, remembered.
+    toAnthropicMessages(messages.slice(0, 3));
     const sent = toAnthropicMessages(messages);
     expect(requestProblems(sent)).toEqual([]);
     const pairs = sent.flatMap((message) =>

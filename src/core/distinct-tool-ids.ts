@@ -5,18 +5,12 @@ import type { ContentBlock, Message } from "./message.js";
  * it (400: "`tool_use` ids must be unique", "Duplicate function_call_output for call_id"): a
  * call whose id an earlier call had (a provider that numbers each reply's calls, `call_0`
  * every time) is sent as `<id>_<n>`, its n-th use, and so are its results; `messages`
- * themselves when no id comes twice. The same conversation is always sent the same.
+ * themselves when no id comes twice. The same conversation is always sent the same. Give it
+ * `readableMessages` (a session's view is a proxy, slow to walk).
  */
 export function withDistinctToolIds(messages: readonly Message[]): readonly Message[] {
   // The ids taken, all of them: a new one never meets another call's.
-  const taken = new Set<string>();
-  let reused = false;
-  for (const message of messages)
-    for (const block of message.content) {
-      if (block.type !== "tool_use") continue;
-      if (taken.has(block.id)) reused = true;
-      else taken.add(block.id);
-    }
+  const { taken, reused } = toolUseIds(messages);
   if (!reused) return messages;
   const uses = new Map<string, number>();
   /** Each id's calls of the last assistant message not answered yet, as sent, in order. */
@@ -56,4 +50,40 @@ export function withDistinctToolIds(messages: readonly Message[]): readonly Mess
     });
     return changed ? { ...message, content } : message;
   });
+}
+
+/**
+ * The last conversation {@link toolUseIds} found no id twice in, with its ids: a session's next
+ * request holds it whole and a few messages more, and only those are walked again.
+ */
+let walked: { messages: readonly Message[]; taken: Set<string> } | undefined;
+
+/** The tool use ids of `messages`, and whether one comes twice. */
+function toolUseIds(messages: readonly Message[]): { taken: Set<string>; reused: boolean } {
+  const before = walked;
+  walked = undefined;
+  const from =
+    before !== undefined && continues(messages, before.messages) ? before.messages.length : 0;
+  const taken = from > 0 ? before!.taken : new Set<string>();
+  let reused = false;
+  // Indexed loops: this walks what a session's request added at each step.
+  for (let index = from; index < messages.length; index += 1) {
+    const { content } = messages[index]!;
+    for (let at = 0; at < content.length; at += 1) {
+      const block = content[at]!;
+      if (block.type !== "tool_use") continue;
+      if (taken.has(block.id)) reused = true;
+      else taken.add(block.id);
+    }
+  }
+  if (!reused) walked = { messages, taken };
+  return { taken, reused };
+}
+
+/** Whether `messages` starts with the very objects of `prefix` (a step's request, the last one grown). */
+function continues(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  if (prefix.length === 0 || prefix.length > messages.length) return false;
+  for (let index = 0; index < prefix.length; index += 1)
+    if (messages[index] !== prefix[index]) return false;
+  return true;
 }

@@ -250,7 +250,7 @@ function isLoneReasoning(message: Message, index: number): boolean {
 export function toResponsesInput(messages: readonly Message[]): ResponseInputItem[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
-  return writeResponsesInput(withDistinctToolIds(messages));
+  return writeResponsesInput(withDistinctToolIds(readableMessages(messages)));
 }
 
 /**
