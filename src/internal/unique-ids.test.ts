@@ -23,11 +23,11 @@ describe("duplicateIdIssues", () => {
       { path: [0, "id"], message: 'duplicate message id "a"' },
       {
         path: [1, "content", 0, "id"],
-        message: 'duplicate tool_use id "t1" (a call still waiting for its result has it)',
+        message: 'duplicate tool_use id "t1" (its call waits)',
       },
       {
         path: [2, "content", 0, "id"],
-        message: 'duplicate tool_use id "t2" (a call still waiting for its result has it)',
+        message: 'duplicate tool_use id "t2" (its call waits)',
       },
     ]);
     expect(duplicateIdIssues([message("b", "t2")], known)).toEqual([]);
@@ -46,7 +46,7 @@ describe("duplicateIdIssues", () => {
     ).toEqual([
       {
         path: [1, "content", 1, "id"],
-        message: 'duplicate tool_use id "call_0" (a call still waiting for its result has it)',
+        message: 'duplicate tool_use id "call_0" (its call waits)',
       },
     ]);
   });

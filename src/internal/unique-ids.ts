@@ -34,7 +34,7 @@ export function duplicateIdIssues(
       if (waiting.has(block.id)) {
         issues.push({
           path: [index, "content", blockIndex, "id"],
-          message: `duplicate tool_use id "${block.id}" (a call still waiting for its result has it)`,
+          message: `duplicate tool_use id "${block.id}" (its call waits)`,
         });
       }
       waiting.add(block.id);

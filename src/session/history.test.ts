@@ -126,7 +126,7 @@ describe("History", () => {
     expect(history.duplicateIssues([{ id: "new", content: call }])).toEqual([
       {
         path: [0, "content", 0, "id"],
-        message: 'duplicate tool_use id "t1" (a call still waiting for its result has it)',
+        message: 'duplicate tool_use id "t1" (its call waits)',
       },
     ]);
     history.push(messages.slice(2));

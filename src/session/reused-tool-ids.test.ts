@@ -79,7 +79,7 @@ describe("a tool call id used again once its call is answered", () => {
     appendChatCompletion(session, completion(1) as never);
     const before = session.messages;
     expect(() => appendChatCompletion(session, completion(2) as never)).toThrow(
-      /duplicate tool_use id "call_0" \(a call still waiting for its result has it\)/,
+      /duplicate tool_use id "call_0" \(its call waits\)/,
     );
     expect(session.messages).toBe(before);
   });
