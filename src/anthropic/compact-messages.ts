@@ -1,4 +1,5 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import { reusesToolIds, withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { writeAnthropicMessages } from "./request.js";
 import { anthropicMessagesToOurs } from "./turns.js";
@@ -25,6 +26,11 @@ export const compactAnthropicMessages = oneCallHelper<MessageParam>({
   entry: "compactAnthropicMessages",
   what: "Anthropic messages",
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (input, origins) => anthropicMessagesToOurs(input, { idPrefix: "" }, origins),
-  to: writeAnthropicMessages,
+  from: (input, origins) => {
+    const messages = anthropicMessagesToOurs(input, { idPrefix: "" }, origins);
+    // A tool use id twice is refused: a reused one is written anew, as toAnthropicMessages does.
+    if (reusesToolIds(messages)) origins.mends = true;
+    return messages;
+  },
+  to: (messages, origins) => writeAnthropicMessages(withDistinctToolIds(messages), origins),
 });

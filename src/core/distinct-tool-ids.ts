@@ -3,8 +3,8 @@ import type { ContentBlock, Message } from "./message.js";
 /**
  * `messages` with every tool use's id distinct, as the Messages API and the Responses API want
  * it (400: "`tool_use` ids must be unique", "Duplicate function_call_output for call_id"): a
- * call whose id an earlier call had (a provider that numbers each reply's calls, `call_0`
- * every time) is sent as `<id>_<n>`, its n-th use, and so are its results; `messages`
+ * call whose id an earlier, answered call had (a provider that numbers each reply's calls,
+ * `call_0` every time) is sent as `<id>_<n>`, its n-th use, and so are its results; `messages`
  * themselves when no id comes twice. The same conversation is always sent the same. Give it
  * `readableMessages` (a session's view is a proxy, slow to walk).
  */
@@ -13,43 +13,44 @@ export function withDistinctToolIds(messages: readonly Message[]): readonly Mess
   const { taken, reused } = toolUseIds(messages);
   if (!reused) return messages;
   const uses = new Map<string, number>();
-  /** Each id's calls of the last assistant message not answered yet, as sent, in order. */
-  const waiting = new Map<string, string[]>();
-  /** Each id's latest call, as sent. */
-  const latest = new Map<string, string>();
-  return messages.map((message) => {
-    // Results answer the calls of the assistant message before them.
-    if (message.role === "assistant") waiting.clear();
+  /** Each id's latest call, as sent, and whether a result answered it. */
+  const latest = new Map<string, { sent: string; answered: boolean }>();
+  let renamed = false;
+  const out = messages.map((message) => {
     let changed = false;
     const content = message.content.map((block): ContentBlock => {
       if (block.type === "tool_result") {
-        // The first call of its id still waiting (two in one message answered in order), else
-        // the latest (a result given twice).
-        const sent =
-          waiting.get(block.toolUseId)?.shift() ?? latest.get(block.toolUseId) ?? block.toolUseId;
-        if (sent === block.toolUseId) return block;
+        const call = latest.get(block.toolUseId);
+        if (call === undefined) return block;
+        call.answered = true;
+        if (call.sent === block.toolUseId) return block;
         changed = true;
-        return { ...block, toolUseId: sent };
+        return { ...block, toolUseId: call.sent };
       }
       if (block.type !== "tool_use") return block;
-      const use = (uses.get(block.id) ?? 0) + 1;
+      const before = latest.get(block.id);
+      // Only an answered call's id is sent anew: one given while the call of that id still
+      // waits (two in one message, malformed) goes as it came, as do its results.
+      if (before === undefined) latest.set(block.id, { sent: block.id, answered: false });
+      if (before === undefined || !before.answered) return block;
+      const use = (uses.get(block.id) ?? 1) + 1;
       uses.set(block.id, use);
-      let sent = block.id;
-      if (use > 1) {
-        sent = `${block.id}_${use}`;
-        while (taken.has(sent)) sent += "_";
-        taken.add(sent);
-      }
-      latest.set(block.id, sent);
-      const calls = waiting.get(block.id);
-      if (calls === undefined) waiting.set(block.id, [sent]);
-      else calls.push(sent);
-      if (use === 1) return block;
+      let sent = `${block.id}_${use}`;
+      while (taken.has(sent)) sent += "_";
+      taken.add(sent);
+      latest.set(block.id, { sent, answered: false });
       changed = true;
       return { ...block, id: sent };
     });
+    renamed ||= changed;
     return changed ? { ...message, content } : message;
   });
+  return renamed ? out : messages;
+}
+
+/** Whether a call of `messages` has the id of an earlier call (see {@link withDistinctToolIds}). */
+export function reusesToolIds(messages: readonly Message[]): boolean {
+  return toolUseIds(messages).reused;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { holdsResultsOnly, isSystemMessage } from "./conversation-structure.js";
-import { type LateResults, withResultsTold } from "./late-results.js";
+import { type LateResults, withResultsTold, withStrayResultsTold } from "./late-results.js";
 import type { Message, ToolResultBlock } from "./message.js";
 import { type Clock, createMessage } from "./message-factory.js";
 
@@ -102,7 +102,7 @@ export function closeInterruptedCalls(
       waiting = callIds(message);
     }
   }
-  return out ?? messages;
+  return withStrayResultsTold(out ?? messages, before);
 }
 
 /** The ids of an assistant message's tool calls, in order. */

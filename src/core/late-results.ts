@@ -16,9 +16,14 @@ export function lateResultHead(toolUseId: string, isError: boolean): string {
   return `${LATE_RESULT_NOTICE} ${toolUseId}${isError ? ", an error" : ""}]`;
 }
 
+/** The line that opens a result told as text because no call before it has its id. */
+export function strayResultHead(toolUseId: string, isError: boolean): string {
+  return `[The result of a tool call not in this conversation: ${toolUseId}${isError ? ", an error" : ""}]`;
+}
+
 /** `result` told as text: the notice naming its call, then what it held. */
-function toldAsText(result: ToolResultBlock): ContentBlock[] {
-  const head = lateResultHead(result.toolUseId, result.isError);
+function toldAsText(result: ToolResultBlock, opening: typeof lateResultHead): ContentBlock[] {
+  const head = opening(result.toolUseId, result.isError);
   if (typeof result.content === "string")
     return [{ type: "text", text: `${head}\n${result.content}` }];
   return [{ type: "text", text: head }, ...result.content];
@@ -31,13 +36,48 @@ function toldAsText(result: ToolResultBlock): ContentBlock[] {
 export function withResultsTold(
   message: Message,
   told: ReadonlySet<ToolResultBlock> | undefined,
+  opening = lateResultHead,
 ): Message {
   if (told === undefined) return message;
   const content: ContentBlock[] = [];
   const texts: ContentBlock[] = [];
   for (const block of message.content) {
-    if (block.type === "tool_result" && told.has(block)) texts.push(...toldAsText(block));
+    if (block.type === "tool_result" && told.has(block)) texts.push(...toldAsText(block, opening));
     else content.push(block);
   }
   return { ...message, content: [...content, ...texts] };
+}
+
+/**
+ * `messages` with each tool result whose id no call before it has told as text where it came
+ * (review 52c's finding 10: its call is not in the history, and every API refuses it: the
+ * Messages API's "unexpected `tool_use_id`", the Responses API's "No tool call found").
+ * `before`: the messages before these. The same array when there is none.
+ */
+export function withStrayResultsTold(
+  messages: readonly Message[],
+  before: readonly Message[] = [],
+): readonly Message[] {
+  const called = new Set<string>();
+  const note = (message: Message, strays?: Set<ToolResultBlock>): typeof strays => {
+    for (const block of message.content) {
+      if (block.type === "tool_use") called.add(block.id);
+      else if (block.type === "tool_result" && !called.has(block.toolUseId)) strays?.add(block);
+    }
+    return strays;
+  };
+  for (const message of before) note(message);
+  let out: Message[] | undefined;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    const strays = note(message, new Set());
+    if (strays === undefined || strays.size === 0) {
+      out?.push(message);
+      continue;
+    }
+    out ??= messages.slice(0, index);
+    const told = withResultsTold(message, strays, strayResultHead);
+    if (told.content.length > 0) out.push(told);
+  }
+  return out ?? messages;
 }

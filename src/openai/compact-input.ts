@@ -1,4 +1,5 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { reusesToolIds, withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { responsesInputMessages } from "./responses-input.js";
 import { writeResponsesInput } from "./responses-output.js";
@@ -28,6 +29,11 @@ export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
   // The API takes a call's output anywhere after it.
   lateResults: "kept",
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (items, origins) => responsesInputMessages(items, { idPrefix: "" }, origins),
-  to: writeResponsesInput,
+  from: (items, origins) => {
+    const messages = responsesInputMessages(items, { idPrefix: "" }, origins);
+    // A call_id answered twice is refused: a reused one is written anew, as toResponsesInput does.
+    if (reusesToolIds(messages)) origins.mends = true;
+    return messages;
+  },
+  to: (messages, origins) => writeResponsesInput(withDistinctToolIds(messages), origins),
 });

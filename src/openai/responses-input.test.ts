@@ -96,15 +96,38 @@ const MODEL_ITEM_TYPES = new Set([
 
 /**
  * `items` as `toResponsesInput` writes them back: without each reasoning item not followed by an
- * item the model produced with it (the API refuses one "without its required following item").
+ * item the model produced with it (the API refuses one "without its required following item"),
+ * and a call whose `call_id` an answered call had sent with its outputs as `<id>_<n>` (the API
+ * refuses a `call_id` answered twice).
  */
 function sendable(items: readonly Record<string, unknown>[]): Record<string, unknown>[] {
-  return items.filter((entry, index) => {
+  const kept = items.filter((entry, index) => {
     if (entry["type"] !== "reasoning") return true;
     const next = items[index + 1];
     return next?.["role"] === undefined
       ? MODEL_ITEM_TYPES.has(String(next?.["type"]))
       : next["role"] === "assistant";
+  });
+  const isCall = (entry: Record<string, unknown>) =>
+    entry["type"] === "function_call" || entry["type"] === "custom_tool_call";
+  const taken = new Set(kept.filter(isCall).map((entry) => String(entry["call_id"])));
+  const latest = new Map<string, { sent: string; answered: boolean; uses: number }>();
+  return kept.map((entry) => {
+    const id = String(entry["call_id"]);
+    const known = latest.get(id);
+    if (entry["type"] === "function_call_output") {
+      if (known === undefined) return entry;
+      known.answered = true;
+      return known.sent === id ? entry : { ...entry, call_id: known.sent };
+    }
+    if (!isCall(entry)) return entry;
+    if (known === undefined) latest.set(id, { sent: id, answered: false, uses: 1 });
+    if (known === undefined || !known.answered) return entry;
+    let sent = `${id}_${known.uses + 1}`;
+    while (taken.has(sent)) sent += "_";
+    taken.add(sent);
+    latest.set(id, { sent, answered: false, uses: known.uses + 1 });
+    return { ...entry, call_id: sent };
   });
 }
 

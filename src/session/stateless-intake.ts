@@ -122,7 +122,9 @@ function takeIn(
     // blocks carried whole count with them); the first message of another kind goes on. The
     // open tail (a last message of results alone) may still be answering.
     const resultsOnly = isUser && !system && results + carried === content.length;
-    if (waiting > results && !resultsOnly) callsLeft = true;
+    // Fewer results than calls waiting (a call the conversation went on without), or more (a
+    // result given late, twice, or for no call): the calls are closed, told by ids.
+    if ((waiting > results && !resultsOnly) || results > waiting) callsLeft = true;
     waiting = isUser ? (resultsOnly && index < last ? Math.max(0, waiting - results) : 0) : calls;
     if (!long) continue;
     const { message: clamped, clamped: blocks } = clampMessage(message, maxBlockTokens, handle);

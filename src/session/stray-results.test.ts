@@ -1,0 +1,67 @@
+import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { describe, expect, it } from "vitest";
+import { responsesInputProblem } from "../../test/support/openai-responses-server.js";
+import { compactAnthropicMessages } from "../anthropic/compact-messages.js";
+import { compactResponsesInput } from "../openai/compact-input.js";
+import { requestProblems } from "../testing/anthropic-rules/request.js";
+
+/**
+ * Review 52c's finding 10: a tool result no call waits for (its call not in the history, or
+ * answered already) went through the stateless paths as it came, and the API refused the
+ * request. It is told as the user's text where it came; nothing of it is lost.
+ */
+
+const use = (id: string) => ({ type: "tool_use" as const, id, name: "read", input: {} });
+const result = (id: string, content: string) => ({
+  type: "tool_result" as const,
+  tool_use_id: id,
+  content,
+});
+
+describe("tool results no call waits for, through the stateless paths", () => {
+  it("compactAnthropicMessages tells a result without its call as text", async () => {
+    const input: MessageParam[] = [
+      {
+        role: "user",
+        content: [result("toolu_gone", "from an earlier run"), { type: "text", text: "go" }],
+      },
+      { role: "assistant", content: [use("toolu_1")] },
+      { role: "user", content: [result("toolu_1", "first")] },
+      { role: "assistant", content: "done" },
+      { role: "user", content: "next" },
+    ];
+    const { messages, compacted } = await compactAnthropicMessages(input, {
+      contextLimit: 100_000,
+    });
+    expect(compacted).toBe(true);
+    expect(requestProblems(messages)).toEqual([]);
+    const sent = JSON.stringify(messages);
+    expect(sent).toContain(
+      "[The result of a tool call not in this conversation: toolu_gone]\\nfrom an earlier run",
+    );
+    expect(sent).toContain('"tool_use_id":"toolu_1","content":"first"');
+  });
+
+  it("compactResponsesInput: an output without its call, and a reused call_id", async () => {
+    const call = (id: string) =>
+      ({ type: "function_call", call_id: id, name: "read", arguments: "{}" }) as const;
+    const output = (id: string, text: string) =>
+      ({ type: "function_call_output", call_id: id, output: text }) as const;
+    const input = [
+      { role: "user", content: "go" },
+      output("call_gone", "from an earlier run"),
+      call("c1"),
+      output("c1", "first"),
+      { role: "user", content: "and again" },
+      call("c1"),
+      output("c1", "second call"),
+    ] as ResponseInputItem[];
+    const { messages } = await compactResponsesInput(input, { contextLimit: 100_000 });
+    const issued = { encrypted: new Map(), requiresReasoning: new Map() };
+    expect(responsesInputProblem(messages, issued)).toBeUndefined();
+    const sent = JSON.stringify(messages);
+    expect(sent).toContain("from an earlier run");
+    expect(sent).toContain('"call_id":"c1_2"');
+  });
+});
