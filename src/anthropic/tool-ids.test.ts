@@ -67,20 +67,19 @@ describe("tool ids another provider reused", () => {
     tool_call_id: id,
     content,
   });
+  /** A call and its result. */
+  const exchange = (id: string, content: string) => [call(id), result(id, content)];
+  const start = { role: "user" as const, content: "List the files." };
 
   it("go out distinct, each call with its own results, the same conversation always the same", () => {
     const messages = fromChatMessages([
-      { role: "user", content: "List the files." },
-      call("call_0"),
-      result("call_0", "a.ts"),
+      start,
+      ...exchange("call_0", "a.ts"),
       // An id of the caller's that the renaming would have made: never met.
-      call("call_0_2"),
-      result("call_0_2", "b.ts"),
-      call("call_0"),
-      result("call_0", "c.ts"),
+      ...exchange("call_0_2", "b.ts"),
+      ...exchange("call_0", "c.ts"),
       { role: "user", content: "And again." },
-      call("call_0"),
-      result("call_0", "d.ts"),
+      ...exchange("call_0", "d.ts"),
     ]);
     // Its first exchange alone, as a session's earlier request: walked once, remembered.
     toAnthropicMessages(messages.slice(0, 3));
@@ -110,13 +109,10 @@ describe("tool ids another provider reused", () => {
     expect(toAnthropicMessages(messages)).toEqual(sent);
     // The caller's own id after the reuse is never met either.
     const later = fromChatMessages([
-      { role: "user", content: "List the files." },
-      call("call_0"),
-      result("call_0", "a.ts"),
-      call("call_0"),
-      result("call_0", "b.ts"),
-      call("call_0_2"),
-      result("call_0_2", "c.ts"),
+      start,
+      ...exchange("call_0", "a.ts"),
+      ...exchange("call_0", "b.ts"),
+      ...exchange("call_0_2", "c.ts"),
     ]);
     const ids = withDistinctToolIds(later).flatMap((message) =>
       message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
