@@ -90,6 +90,10 @@ const OptionsSchema = z.strictObject({
   onError: z.exactOptional(functionSchema<(error: unknown) => void>()),
 }) as unknown as z.ZodMiniType<CompactionPrepareStepOptions>;
 
+/** Any object, a class's instance too (a loop's result): its fields are read one by one. */
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null;
+
 /** Whether `values` starts with the very objects of `prefix`. */
 function startsWith(values: readonly unknown[], prefix: readonly unknown[]): boolean {
   if (prefix.length > values.length) return false;
@@ -157,8 +161,6 @@ export function compactionPrepareStep(
   return Object.assign(prepare, {
     history(result: LoopResult): ModelMessage[] {
       // A result is a class's instance (`generateText`'s): read as any object, each field once.
-      const isObject = (value: unknown): value is Record<string, unknown> =>
-        typeof value === "object" && value !== null;
       const steps = isObject(result) ? result["steps"] : undefined;
       const response = isObject(result) ? result["response"] : undefined;
       const history = isObject(steps) ? loops.get(steps) : undefined;

@@ -1,5 +1,4 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { reusesToolIds, withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { writeAnthropicMessages } from "./request.js";
 import { anthropicMessagesToOurs } from "./turns.js";
@@ -25,12 +24,9 @@ import { anthropicMessagesToOurs } from "./turns.js";
 export const compactAnthropicMessages = oneCallHelper<MessageParam>({
   entry: "compactAnthropicMessages",
   what: "Anthropic messages",
+  // A tool use id twice is refused: a reused one is written anew, as toAnthropicMessages does.
+  distinctToolIds: true,
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (input, origins) => {
-    const messages = anthropicMessagesToOurs(input, { idPrefix: "" }, origins);
-    // A tool use id twice is refused: a reused one is written anew, as toAnthropicMessages does.
-    if (reusesToolIds(messages)) origins.mends = true;
-    return messages;
-  },
-  to: (messages, origins) => writeAnthropicMessages(withDistinctToolIds(messages), origins),
+  from: (input, origins) => anthropicMessagesToOurs(input, { idPrefix: "" }, origins),
+  to: writeAnthropicMessages,
 });

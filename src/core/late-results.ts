@@ -59,25 +59,30 @@ export function withStrayResultsTold(
   before: readonly Message[] = [],
 ): readonly Message[] {
   const called = new Set<string>();
-  const note = (message: Message, strays?: Set<ToolResultBlock>): typeof strays => {
+  /** Notes the calls of `message`; its results no call before has (none: `undefined`). */
+  const strays = (message: Message): Set<ToolResultBlock> | undefined => {
+    let found: Set<ToolResultBlock> | undefined;
     for (const block of message.content) {
       if (block.type === "tool_use") called.add(block.id);
-      else if (block.type === "tool_result" && !called.has(block.toolUseId)) strays?.add(block);
+      else if (block.type === "tool_result" && !called.has(block.toolUseId)) {
+        found ??= new Set();
+        found.add(block);
+      }
     }
-    return strays;
+    return found;
   };
-  for (const message of before) note(message);
+  for (const message of before) strays(message);
   let out: Message[] | undefined;
   for (let index = 0; index < messages.length; index += 1) {
     const message = messages[index]!;
-    const strays = note(message, new Set());
-    if (strays === undefined || strays.size === 0) {
+    const found = strays(message);
+    if (found === undefined) {
       out?.push(message);
       continue;
     }
     out ??= messages.slice(0, index);
-    const told = withResultsTold(message, strays, strayResultHead);
-    if (told.content.length > 0) out.push(told);
+    // Told as text, a result stays in its message: the message keeps content.
+    out.push(withResultsTold(message, found, strayResultHead));
   }
   return out ?? messages;
 }

@@ -1,5 +1,4 @@
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import { reusesToolIds, withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { responsesInputMessages } from "./responses-input.js";
 import { writeResponsesInput } from "./responses-output.js";
@@ -28,12 +27,9 @@ export const compactResponsesInput = oneCallHelper<ResponseInputItem>({
   what: "Responses input",
   // The API takes a call's output anywhere after it.
   lateResults: "kept",
+  // A call_id answered twice is refused: a reused one is written anew, as toResponsesInput does.
+  distinctToolIds: true,
   // Ids by position: the messages live for the call only, and are named the same at each.
-  from: (items, origins) => {
-    const messages = responsesInputMessages(items, { idPrefix: "" }, origins);
-    // A call_id answered twice is refused: a reused one is written anew, as toResponsesInput does.
-    if (reusesToolIds(messages)) origins.mends = true;
-    return messages;
-  },
-  to: (messages, origins) => writeResponsesInput(withDistinctToolIds(messages), origins),
+  from: (items, origins) => responsesInputMessages(items, { idPrefix: "" }, origins),
+  to: writeResponsesInput,
 });

@@ -1,4 +1,5 @@
 import { type CompactionResult, conversationChanged } from "../core/compactor.js";
+import { reusesToolIds, withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { validatedEstimate } from "../core/entry-validation.js";
 import { type CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LateResults } from "../core/late-results.js";
@@ -28,6 +29,11 @@ export interface MessageFormat<T> {
    * `"kept"` where the API takes it there. @default "told"
    */
   lateResults?: LateResults;
+  /**
+   * Whether the API refuses a tool call id twice: a call whose id an answered call had is then
+   * written anew (`withDistinctToolIds`). @default false
+   */
+  distinctToolIds?: boolean;
   /** Converts ours back, the caller's items for the messages `origins` knows unchanged. */
   to: (messages: readonly Message[], origins: ItemOrigins<T>) => T[];
   /**
@@ -57,6 +63,7 @@ export async function compactMessagesOnce<T>(
   const origins = new ItemOrigins(input);
   const converted = format.from(input, origins);
   origins.made(converted);
+  if (format.distinctToolIds === true && reusesToolIds(converted)) origins.mends = true;
   // Checked before the intake reads them: a lookup for a conversion remembered as checked.
   const convertedEstimate = validatedEstimate(converted, format.what);
   const intake = stateless.intake(converted, undefined, format.lateResults);
@@ -77,7 +84,8 @@ export async function compactMessagesOnce<T>(
   const done = { ...outcome, contextUsed };
   if (!conversationChanged(converted, conversation) && !origins.mends)
     return compactedMessages(input as T[], false, done);
-  return compactedMessages(format.to(conversation, origins), true, done);
+  const sent = format.distinctToolIds === true ? withDistinctToolIds(conversation) : conversation;
+  return compactedMessages(format.to(sent, origins), true, done);
 }
 
 /**
