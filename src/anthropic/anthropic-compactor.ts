@@ -21,6 +21,7 @@ import { type Clock, createMessage, systemClock } from "../core/message-factory.
 import { estimateTokens } from "../core/message-memo.js";
 import { isSummaryTurn, SUMMARY_TURN_ID, turnKey } from "../core/turn.js";
 import { type CompactionUsage, usageIssues } from "../core/usage.js";
+import { headOf } from "../internal/whole-characters.js";
 import {
   type AnthropicCompactionClient,
   type AnthropicCompactorOptions,
@@ -241,9 +242,7 @@ export class AnthropicCompactor
     const parts = [this.config.instructions, run].filter(
       (part): part is string => part !== undefined && part.trim() !== "",
     );
-    return parts.length === 0
-      ? undefined
-      : parts.join("\n\n").slice(0, MAX_COMPACTION_INSTRUCTIONS);
+    return parts.length === 0 ? undefined : headOf(parts.join("\n\n"), MAX_COMPACTION_INSTRUCTIONS);
   }
 
   /** The compaction request, and its block and cost; rejects with `CompactionError`. */

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../core/message.js";
+import { headOf } from "../internal/whole-characters.js";
 
 /** The single key of a cleared tool input: `{ "_cleared": "Tool input cleared …" }`. */
 export const CLEARED_INPUT_KEY = "_cleared";
@@ -12,7 +13,7 @@ const CLEARED_INPUT_NOTE = "Tool input cleared for context management";
 export function clearedToolInput(input: JsonObject): JsonObject {
   const keys = Object.keys(input)
     .slice(0, 8)
-    .map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key));
+    .map((key) => (key.length > 40 ? `${headOf(key, 40)}…` : key));
   const more = Object.keys(input).length > keys.length ? ", …" : "";
   const described = keys.length === 0 ? "" : `; keys: ${keys.join(", ")}${more}`;
   return {

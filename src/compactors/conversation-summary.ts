@@ -1,6 +1,7 @@
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { charsToTokens } from "../core/tokens.js";
+import { headOf } from "../internal/whole-characters.js";
 import type { FoldPlan } from "./fold-plan.js";
 
 /** How many characters of the first kept message the instruction quotes to mark the cut. */
@@ -44,7 +45,7 @@ function keptPartStart(message: Message | undefined): string {
   if (message === undefined) return "";
   for (const block of message.content) {
     if (block.type === "text" && block.text.trim() !== "") {
-      const text = block.text.trim().replace(/\s+/g, " ").slice(0, QUOTE_CHARS);
+      const text = headOf(block.text.trim().replace(/\s+/g, " "), QUOTE_CHARS);
       return `the ${message.role} message that begins "${text}"`;
     }
     if (block.type === "tool_result") return `the result of tool call ${block.toolUseId}`;

@@ -3,6 +3,7 @@ import { LEDGER_HEADING } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { toolResultText } from "../internal/tool-result-text.js";
+import { headOf } from "../internal/whole-characters.js";
 import { pathMentions } from "./path-mentions.js";
 
 /**
@@ -107,10 +108,7 @@ function actionOfName(lowerName: string): FileAction {
 
 /** The first word of a command and the one after it (`open src/a.py 20` → `open`, `src/a.py`). */
 function commandWords(command: string): [string, string | undefined] {
-  const words = command
-    .trim()
-    .slice(0, MAX_PATH_LENGTH + 64)
-    .split(/\s+/, 2);
+  const words = headOf(command.trim(), MAX_PATH_LENGTH + 64).split(/\s+/, 2);
   return [words[0] ?? "", words[1]];
 }
 

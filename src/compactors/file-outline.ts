@@ -4,6 +4,7 @@ import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
 import { digitsEnd } from "../internal/digits.js";
 import { toolResultText } from "../internal/tool-result-text.js";
+import { headOf } from "../internal/whole-characters.js";
 import { fileActions, newLedgerState } from "./file-ledger.js";
 
 /**
@@ -121,7 +122,7 @@ export function fileOutline(text: string): string {
     if (columns > MAX_INDENT || content.trim().length < MIN_LINE_CHARS || isBare(content)) continue;
     if (content.startsWith("==")) continue;
     const clipped =
-      content.length > MAX_LINE_CHARS ? `${content.slice(0, MAX_LINE_CHARS)}…` : content.trimEnd();
+      content.length > MAX_LINE_CHARS ? `${headOf(content, MAX_LINE_CHARS)}…` : content.trimEnd();
     const entry = number === "" ? clipped : `${number}: ${clipped}`;
     if (chars + entry.length + 1 > MAX_OUTLINE_CHARS) break;
     lines.push(entry);

@@ -3,6 +3,7 @@ import { type Clock, createMessage } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
 import { charsToTokens, tokensToChars } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
+import { headEnd, tailStart } from "../internal/whole-characters.js";
 import { windowShareBudget } from "../internal/window-share.js";
 import { sourceLabel } from "./file-ledger.js";
 import { EARLIER_USER_MESSAGE_PREFIX, SUMMARY_PREFIX } from "./prompt.js";
@@ -101,10 +102,12 @@ export function clipUserWords(words: UserWords, maxTokens: number): UserWords {
   const marker = (cut: number) => `\n[… ${cut} characters${where} cut here …]\n`;
   // The marker counts in the budget, so a clipped text fits it and is never clipped again.
   const room = Math.max(0, maxChars - marker(words.text.length).length);
-  const head = Math.floor(room * CLIP_HEAD_SHARE);
-  const tail = room - head;
-  const cut = words.text.length - head - tail;
-  const text = `${words.text.slice(0, head)}${marker(cut)}${tail === 0 ? "" : words.text.slice(-tail)}`;
+  const { length } = words.text;
+  const share = Math.floor(room * CLIP_HEAD_SHARE);
+  // Never half a surrogate pair (a lone one makes the request refused).
+  const head = headEnd(words.text, share);
+  const tail = tailStart(words.text, length - (room - share));
+  const text = `${words.text.slice(0, head)}${marker(tail - head)}${words.text.slice(tail)}`;
   return { ...words, text };
 }
 

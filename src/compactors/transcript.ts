@@ -8,6 +8,7 @@ import type {
   ToolResultBlock,
 } from "../core/message.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { headOf, tailStart } from "../internal/whole-characters.js";
 
 /** Per-item character caps of one rendering of the transcript. */
 interface ItemCaps {
@@ -41,10 +42,8 @@ function label(value: string): string {
 /** Cuts `text` to `limit` characters (never inside a surrogate pair), marking the cut. */
 export function truncate(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  let end = Math.max(0, limit);
-  const code = text.charCodeAt(end - 1);
-  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}…[truncated ${text.length - end} chars]`;
+  const head = headOf(text, limit);
+  return `${head}…[truncated ${text.length - head.length} chars]`;
 }
 
 function toolResultText(block: ToolResultBlock, summaries: ReadonlyMap<string, string>): string {
@@ -255,7 +254,8 @@ export function formatTranscript(
       return false;
     });
   }
-  return join(lines, omitted).slice(-limits.maxChars);
+  const joined = join(lines, omitted);
+  return joined.slice(tailStart(joined, Math.max(0, joined.length - limits.maxChars)));
 }
 
 function join(lines: readonly Line[], omitted: number): string {

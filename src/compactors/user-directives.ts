@@ -1,6 +1,7 @@
 import type { Message } from "../core/message.js";
 import { DIRECTIVES_HEADING, EARLIER_USER_MESSAGE_PREFIX } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
+import { headOf } from "../internal/whole-characters.js";
 import { keptWhereSaidLast, userTextBlocks } from "./user-text.js";
 
 /**
@@ -146,7 +147,7 @@ function sentencesOf(line: string): string[] {
 export function directivesOf(text: string): string[] {
   const found: string[] = [];
   let fenced = false;
-  for (const line of text.slice(0, MAX_READ_CHARS).split("\n")) {
+  for (const line of headOf(text, MAX_READ_CHARS).split("\n")) {
     if (line.trimStart().startsWith("```")) {
       fenced = !fenced;
       continue;

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { headEnd, tailStart } from "../internal/whole-characters.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { POSITIVE_INT_SCHEMA } from "./option-schemas.js";
 import { tokensToChars } from "./tokens.js";
@@ -35,7 +36,9 @@ function pageStarts(text: string, pageChars: number): number[] {
   while (text.length - start > pageChars) {
     const end = start + pageChars;
     const newline = text.lastIndexOf("\n", end - 1);
-    const next = newline >= end - Math.floor(pageChars * LINE_BREAK_SHARE) ? newline + 1 : end;
+    // Never between the halves of a surrogate pair (a page then holds a lone one: refused).
+    const cut = headEnd(text, end) > start ? headEnd(text, end) : tailStart(text, end);
+    const next = newline >= end - Math.floor(pageChars * LINE_BREAK_SHARE) ? newline + 1 : cut;
     starts.push(next);
     start = next;
   }

@@ -1,6 +1,7 @@
 import { ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
 import { RECALL_HANDLE_PATTERN, recallNumbersIn } from "../internal/recall-mark.js";
+import { headOf } from "../internal/whole-characters.js";
 import {
   type ArchiveRecord,
   archiveChanges,
@@ -219,7 +220,7 @@ export class ArchiveKeeper {
     // The handle a model asked for, cut short: the message goes back into its context.
     const shown =
       typeof handle === "string"
-        ? JSON.stringify(handle.length > 80 ? `${handle.slice(0, 80)}…` : handle)
+        ? JSON.stringify(handle.length > 80 ? `${headOf(handle, 80)}…` : handle)
         : `a ${typeof handle}`;
     if (typeof handle !== "string" || !RECALL_HANDLE_PATTERN.test(handle)) {
       throw issue(`${shown} is not a recall handle (like "r7-${this.#tag}")`);

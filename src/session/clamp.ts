@@ -1,6 +1,7 @@
 import type { ArchiveRecord } from "../core/archive-record.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { tokensToChars } from "../core/tokens.js";
+import { headEnd, tailStart } from "../internal/whole-characters.js";
 
 /** A block cut to fit the window as it was appended. */
 export interface ClampedBlock {
@@ -27,12 +28,14 @@ function clampText(
     `\n[… ${cut} characters cut to fit the context window …]${recall}\n`;
   // The marker fits inside `maxChars` with what is kept (it is longest for the most cut): a text
   // clamped once is not too long, so a stateless path sent it back clamps it no further.
-  const kept = Math.max(0, maxChars - marker(text.length).length);
-  const head = Math.floor(kept * HEAD_SHARE);
-  const tail = kept - head;
+  const room = Math.max(0, maxChars - marker(text.length).length);
+  const share = Math.floor(room * HEAD_SHARE);
+  // Never half a surrogate pair: a lone one makes every later request refused.
+  const head = headEnd(text, share);
+  const tail = tailStart(text, text.length - (room - share));
   return {
-    text: `${text.slice(0, head)}${marker(text.length - head - tail)}${text.slice(text.length - tail)}`,
-    kept,
+    text: `${text.slice(0, head)}${marker(tail - head)}${text.slice(tail)}`,
+    kept: head + text.length - tail,
   };
 }
 
