@@ -60,6 +60,31 @@ describe("background compaction", () => {
     expect(validateConversation(session.messages)).toEqual([]);
   });
 
+  it("after a call with nothing to do, a later summary still waits for the next call (review 54c H1)", async () => {
+    const { client, pending } = controlledClient();
+    const session = backgroundSession(client);
+    session.addUserText("request 0");
+    // The first step of any loop: nothing is due, the run ends without a summary.
+    expect((await session.maybeCompact()).compacted).toBe(false);
+    session.addAssistant([{ type: "text", text: "ok" }]);
+    for (let n = 1; n <= 4; n += 1) turn(session, n);
+    expect((await session.maybeCompact()).inBackground).toBe(true);
+    // The reply calls two tools; the first result comes, then the summary, then the second.
+    session.addAssistant([
+      { type: "thinking", thinking: "Run both.", signature: "sig-1" },
+      { type: "tool_use", id: "a", name: "bash", input: {} },
+      { type: "tool_use", id: "b", name: "bash", input: {} },
+    ]);
+    session.addToolResults([{ type: "tool_result", toolUseId: "a", content: "done a" }]);
+    pending[0]!("the summary");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(session.messages.some((message) => message.generated === "summary")).toBe(false);
+    session.addToolResults([{ type: "tool_result", toolUseId: "b", content: "done b" }]);
+    expect((await session.maybeCompact()).compacted).toBe(true);
+    expect(session.messages[0]?.turnId).toEqual(SUMMARY_TURN_ID);
+    expect(validateConversation(session.messages)).toEqual([]);
+  });
+
   it("waits for the summary above the ceiling", async () => {
     const { client, pending } = controlledClient();
     const session = backgroundSession(client, 0.6);

@@ -12,6 +12,8 @@ export class BackgroundGate {
   #open: (() => void) | undefined;
   #applyNow = false;
   #detached: (() => void) | undefined;
+  /** Whether a run is in flight: a release lasts until it ends, and none outlives it. */
+  #running = false;
 
   constructor(ceiling: number) {
     this.ceiling = ceiling;
@@ -19,6 +21,7 @@ export class BackgroundGate {
 
   /** A run starts: resolves to `detached` once it {@link BackgroundGate.detach}es. */
   started(): Promise<"detached"> {
+    this.#running = true;
     return new Promise((resolve) => {
       this.#detached = () => resolve("detached");
     });
@@ -43,8 +46,12 @@ export class BackgroundGate {
         });
   }
 
-  /** Lets the summary of the run in flight be applied, now and until the run ends. */
+  /**
+   * Lets the summary of the run in flight be applied, now and until the run ends; nothing when
+   * none is (a release after the run ended would let every later summary land mid exchange).
+   */
   release(): void {
+    if (!this.#running) return;
     this.#applyNow = true;
     const open = this.#open;
     this.#open = undefined;
@@ -53,6 +60,7 @@ export class BackgroundGate {
 
   /** Forgets the run that ended. */
   reset(): void {
+    this.#running = false;
     this.#applyNow = false;
     this.#open = undefined;
     this.#detached = undefined;
