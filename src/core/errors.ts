@@ -39,8 +39,9 @@ export abstract class AgentCompactionError<Code extends string = string> extends
  * Why a compaction failed: `llm_error` the summarizer failed (the `LlmClient` or the Anthropic
  * API threw, or no string came back); `timeout` it took longer than `summaryTimeoutMs`;
  * `empty_summary` it returned only whitespace; `aborted` the caller's signal fired, the history
- * was replaced while compacting (or a message appended meanwhile took an id of the output), or
- * (stored sessions) other workers' compactions won every attempt; `compactor_error` a custom
+ * was replaced while compacting (or a message appended meanwhile took an id of the output, tool
+ * calls appended meanwhile wait for their results, results were merged into a message the
+ * compaction changed), or (stored sessions) other workers' compactions won every attempt; `compactor_error` a custom
  * compactor threw (a bug in it, not the summarizer's failure); `busy`
  * `maybeCompact`/`forceCompact` was called from the session's running `beforeCompact` hook,
  * which would wait for the compaction that waits for the hook, or (stored sessions) another

@@ -18,6 +18,27 @@ export interface Replacement {
   rules: LandingRules;
 }
 
+/**
+ * `conversation` (what a compaction made of `before`) with the last message of `before` as it is
+ * `now`: results merged into it meanwhile (`replaceLast`) stay.
+ * @throws {CompactionError} `aborted` when the compaction changed that message (the merge and
+ * the change cannot both stand).
+ */
+function withMergedResults(
+  conversation: Message[],
+  before: readonly Message[],
+  now: readonly Message[],
+): Message[] {
+  const at = before.length - 1;
+  if (at < 0 || now[at] === before[at]) return conversation;
+  if (conversation.at(-1) !== before[at])
+    throw new CompactionError(
+      "aborted",
+      "tool results were merged while compacting into a message the compaction changed",
+    );
+  return [...conversation.slice(0, -1), now[at]!];
+}
+
 /** The owner of the turns `addUserText` opens (the summary turn is `u0`). */
 export const USER_TURN_OWNER = "u";
 
@@ -159,16 +180,28 @@ export class History {
    * The messages a compaction that replaced `before` (the history at `generation`) by
    * `conversation` leaves now: what was appended meanwhile follows it, and as it follows the
    * change, the thinking the change made stale in it goes too (by `rules`).
-   * @throws {CompactionError} `aborted` when the history was replaced meanwhile, or a message
-   * appended meanwhile took an id of the compaction's output.
+   * Results merged meanwhile into the last message it had stay (in place of that message, when
+   * the compaction left it as it was).
+   * @throws {CompactionError} `aborted` when the history was replaced meanwhile, a message
+   * appended meanwhile took an id of the compaction's output, results were merged into a message
+   * the compaction changed, or tool calls appended meanwhile wait for their results (the edit
+   * would make the thinking before them stale, and the request with their results refused).
    */
   landed(replacement: Replacement): Message[] {
-    const { before, conversation, rules } = replacement;
+    const { before, generation, rules } = replacement;
     const now = this.messages;
+    if (generation !== this.#generation)
+      throw new CompactionError("aborted", "the conversation was replaced while compacting");
+    const conversation = withMergedResults(replacement.conversation, before, now);
+    if (this.openToolUses().unanswered.length > 0)
+      throw new CompactionError(
+        "aborted",
+        "tool calls appended while compacting wait for their results: the compaction lands at a maybeCompact after addToolResults",
+      );
     const alone = now.length === before.length;
     const landed = alone ? conversation : [...conversation, ...now.slice(before.length)];
     // What was appended meanwhile was checked against the history then, not against the output.
-    if (replacement.generation !== this.#generation || (!alone && duplicateIdIssues(landed)[0]))
+    if (!alone && duplicateIdIssues(landed)[0])
       throw new CompactionError("aborted", "the conversation was replaced while compacting");
     return alone ? landed : repairThinking(rules, now, landed).conversation;
   }
