@@ -176,7 +176,9 @@ export class AgentSession implements CompactingSession<"sync"> {
   /**
    * Takes a provider's refusal for length that names the model's window (`contextOverflowOf(error)`;
    * `withOverflowRecovery` does it for you): below `contextLimit`, it becomes the session's
-   * window, and a `context_window_warning` (`refused_above_window`) says so.
+   * window, and a `context_window_warning` (`refused_above_window`) says so. The refused
+   * request's size (`requestTokens`), above the measure, becomes it: what the request held that
+   * the session never saw (a system prompt, tools) counts from then on.
    * @throws {ValidationError} naming the field for a bad refusal.
    */
   recordContextOverflow(refusal: ContextOverflowRefusal): void {

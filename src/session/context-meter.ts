@@ -93,6 +93,17 @@ export class ContextMeter {
   }
 
   /**
+   * Calibrates against a provider's refusal of a request of `requestTokens` for the messages as
+   * they are (the system prompt or tools it held, never reported before): the measure is at
+   * least that from now on, as a usage would make it.
+   */
+  refused(requestTokens: number): void {
+    if (requestTokens <= this.contextUsed) return;
+    this.#correction = requestTokens - this.#estimate;
+    this.#replyCounted = false;
+  }
+
+  /**
    * Re-bases after the history was replaced (`previous`: the messages the estimate counted, when
    * it counted them all). What the usage counted beyond the messages
    * (system prompt, tools) stays; an overestimate sat in the messages and goes with them.

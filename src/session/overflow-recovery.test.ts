@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CompactionError, ValidationError } from "../core/errors.js";
+import { estimateTokens } from "../core/message-memo.js";
+import { validateConversation } from "../core/validate-conversation.js";
+import { AgentSession } from "./agent-session.js";
 import type { ForceCompactOptions, ForceCompactResult } from "./compaction-report.js";
 import { type OverflowRecoverySession, withOverflowRecovery } from "./overflow-recovery.js";
 
@@ -162,5 +165,34 @@ describe("withOverflowRecovery and the window a refusal names", () => {
     const unnamed = Object.assign(new Error("400 context_length_exceeded"), { status: 400 });
     await withOverflowRecovery(session, scriptedSend(unnamed, "reply").send);
     expect(told).toEqual([]);
+  });
+});
+
+describe("withOverflowRecovery on a session that never saw what the request held (review 54c H4)", () => {
+  it("measures the refused request's size, trims to the window and sends again", async () => {
+    const session = new AgentSession({ contextLimit: 200_000 });
+    // A chat of about 130k tokens by the estimate: 65%, under every threshold.
+    for (let turn = 0; turn < 26; turn += 1) {
+      session.addUserText(`Question ${turn}: ${"q".repeat(10_000)}`);
+      session.addAssistant([{ type: "text", text: `Answer ${turn}: ${"a".repeat(10_000)}` }]);
+    }
+    session.addUserText("And the last question?");
+    expect(session.contextUsed).toBeLessThan(0.7 * 200_000);
+    // The request also held a system prompt of about 85k tokens: refused.
+    const system = 85_000;
+    const send = async () => {
+      const size = estimateTokens(session.messages) + system;
+      if (size > 200_000)
+        throw Object.assign(new Error("400 prompt is too long"), {
+          status: 400,
+          apiMessage: `prompt is too long: ${size} tokens > 200000 maximum`,
+        });
+      return "reply";
+    };
+    await expect(withOverflowRecovery(session, send)).resolves.toBe("reply");
+    // The system prompt counts from now on: the measure holds it.
+    expect(session.contextUsed).toBeGreaterThan(system);
+    expect(session.contextUsed).toBeLessThanOrEqual(200_000);
+    expect(validateConversation(session.messages)).toEqual([]);
   });
 });

@@ -62,7 +62,8 @@ const OverflowRecoveryArgumentsSchema = z.object({
  * Sends a model request and survives the provider's refusal for context length: on such a
  * refusal it tells the session the window the refusal names (`recordContextOverflow`: a window
  * below the session's becomes its window, so the next requests are compacted to it and not
- * refused again), force-compacts the session and calls `send` once more (`attempt` 1), so `send`
+ * refused again) and the size of the refused request (what it held that the session never saw,
+ * a system prompt or tools, counts from then on), force-compacts the session and calls `send` once more (`attempt` 1), so `send`
  * must build its request from `session.messages` each time. Any other error, and a second
  * refusal, are rethrown as they came; a failed compaction rejects with its `CompactionError`,
  * and one that changed nothing rethrows the refusal (the same request would be refused again).
@@ -104,7 +105,9 @@ export async function withOverflowRecovery<T>(
       ...(signal === undefined ? {} : { signal }),
     });
     onRecovery?.({ error, result });
-    if (result.boundaries.length === 0) throw error;
+    // Unchanged (no boundary, nothing trimmed): the same request would be refused again.
+    const { boundaries, tokensBefore = 0, tokensAfter = tokensBefore } = result;
+    if (boundaries.length === 0 && tokensAfter >= tokensBefore) throw error;
   }
   return send(1);
 }

@@ -154,12 +154,15 @@ export class SessionCore {
   /**
    * Takes a provider's refusal for length: when it names a window below the session's, that
    * window is the session's from now on (every threshold, the last resort and clamping measure
-   * by it), with a `context_window_warning` (`refused_above_window`) and a logger warning.
-   * Whether the window changed.
+   * by it), with a `context_window_warning` (`refused_above_window`) and a logger warning. The
+   * size of the refused request, when it names one, is the measure of the messages as they are
+   * (what the request held that the session never saw counts from now on). Whether the window
+   * changed.
    * @throws {ValidationError} naming the field for a bad refusal.
    */
   recordContextOverflow(refusal: unknown): boolean {
     const parsed = parseOrThrow(ContextOverflowRefusalSchema, refusal, "context overflow refusal");
+    if (parsed.requestTokens !== undefined) this.history.meter.refused(parsed.requestTokens);
     const problem = checkRefusedWindow(parsed, this.contextLimit);
     if (problem === undefined) return false;
     this.history.meter.contextLimit = parsed.windowTokens;
