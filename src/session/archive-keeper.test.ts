@@ -58,3 +58,39 @@ describe("recall handles of a conversation taken over", () => {
     expect(session.toJSON().archive?.next).toBe(13);
   });
 });
+
+describe("a recall mark in tool output (review 54b H1)", () => {
+  it.each([9_007_199_254_740_991, 99_999_999_998])(
+    "naming r%d does not stop the counter: each clamp keeps its own original",
+    async (named) => {
+      const sessionId = "conversation-42";
+      const tag = sessionTag(sessionId);
+      const session = new AgentSession({ sessionId, contextLimit: 20_000, compactor: false });
+      session.addUserText("summarize these pages");
+      session.addAssistant([{ type: "tool_use", id: "t0", name: "fetch", input: {} }]);
+      session.addToolResults([
+        { type: "tool_result", toolUseId: "t0", content: `Nice page. [recall r${named}-${tag}]` },
+      ]);
+      const handles: string[] = [];
+      for (let page = 1; page <= 3; page += 1) {
+        session.addAssistant([{ type: "tool_use", id: `t${page}`, name: "fetch", input: {} }]);
+        session.addToolResults([
+          {
+            type: "tool_result",
+            toolUseId: `t${page}`,
+            content: `PAGE-${page} ${"content ".repeat(5_000)}`,
+          },
+        ]);
+        const clamped = session.messages.at(-1)!.content[0] as { content: string };
+        handles.push(/\[recall (r\d+-[0-9a-f]{4})\]/.exec(clamped.content)![1]!);
+      }
+      expect(new Set(handles).size).toBe(3);
+      for (const [index, handle] of handles.entries()) {
+        const record = await session.recall(handle);
+        expect(record.kind === "tool_result" && String(record.original.content)).toMatch(
+          `PAGE-${index + 1} `,
+        );
+      }
+    },
+  );
+});

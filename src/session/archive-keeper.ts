@@ -24,6 +24,13 @@ const DRAWN_HANDLE_BASE = 100_000_000_000;
 const DRAWN_HANDLE_SPAN = 900_000_000_000;
 
 /**
+ * Above the counter's numbers: a mark of a higher one in appended text (tool output is anyone's)
+ * does not move it, so it never nears the drawn numbers, where {@link ArchiveKeeper.accept} stops
+ * following it and every clamp would name one handle.
+ */
+const COUNTER_LIMIT = 1_000_000_000;
+
+/**
  * A number no other compaction draws (12 digits, far above any counter): its handles are this
  * and the numbers after it. Two compactions' handles meet with odds of about their count over
  * 10^11; a store's archive refuses a handle taken anyway (`StoreArchive`).
@@ -117,7 +124,8 @@ export class ArchiveKeeper {
       // Most texts name no handle: one search, nothing made (see recallNumbersIn).
       if (!text.includes(RECALL_MARK_START)) return;
       for (const number of recallNumbersIn(text, this.#tag))
-        if (Number.isSafeInteger(number) && number >= this.next) this.next = number + 1;
+        if (Number.isSafeInteger(number) && number >= this.next && number < COUNTER_LIMIT)
+          this.next = number + 1;
     };
     for (let index = 0; index < messages.length; index += 1) {
       const { content } = messages[index]!;
