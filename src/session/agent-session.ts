@@ -70,6 +70,15 @@ export class AgentSession implements CompactingSession<"sync"> {
       throw new ValidationError("fromJSON options", [{ path: [], message: "must be an object" }]);
     }
     const parsed = parseSnapshot(snapshot);
+    // Its records are in the archive it was taken with, not in the snapshot.
+    if (parsed.archive?.external === true && options.archive === undefined)
+      throw new ValidationError("fromJSON options", [
+        {
+          path: ["archive"],
+          message:
+            "is required: the snapshot's archive was external (its records are not in the snapshot); pass that archive",
+        },
+      ]);
     const session = new AgentSession({
       ...options,
       contextLimit: options.contextLimit ?? parsed.contextLimit,

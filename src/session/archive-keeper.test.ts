@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { ArchiveRecord } from "../core/archive-record.js";
 import { AgentSession, ThresholdCompactor } from "../index.js";
 import { MemoryArchive } from "../store/index.js";
 import { ConversationBuilder } from "../testing/index.js";
 import { sessionTag } from "./archive.js";
+import type { SessionSnapshot } from "./snapshot.js";
 
 const handlesIn = (session: AgentSession) =>
   [...JSON.stringify(session.messages).matchAll(/\[recall (r(\d+)-[0-9a-f]{4})\]/g)].map(
@@ -93,4 +95,97 @@ describe("a recall mark in tool output (review 54b H1)", () => {
       }
     },
   );
+});
+
+describe("restoring a snapshot's archive (review 54b H4, M1)", () => {
+  function clampedSnapshot() {
+    const first = new AgentSession({ contextLimit: 20_000, compactor: false });
+    first.addUserText("read the big file");
+    first.addAssistant([{ type: "tool_use", id: "t1", name: "read", input: {} }]);
+    first.addToolResults([
+      { type: "tool_result", toolUseId: "t1", content: "data ".repeat(10_000) },
+    ]);
+    return JSON.parse(JSON.stringify(first.toJSON())) as SessionSnapshot;
+  }
+
+  it.each([
+    ["rejects", async () => Promise.reject(new Error("archive backend down"))],
+    [
+      "throws",
+      () => {
+        throw new Error("archive backend down");
+      },
+    ],
+  ])(
+    "an archive whose put %s is told to the logger, never an unhandled rejection",
+    async (_, put) => {
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on("unhandledRejection", onUnhandled);
+      try {
+        const warnings: string[] = [];
+        const logger = {
+          debug: () => {},
+          info: () => {},
+          warn: (message: string) => warnings.push(message),
+          error: () => {},
+        };
+        const archive = { put, get: async () => undefined };
+        const session = AgentSession.fromJSON(clampedSnapshot(), { archive, logger });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(unhandled).toEqual([]);
+        expect(warnings.join(" ")).toMatch("could not keep the restored records");
+        expect(session.messages).toHaveLength(3);
+      } finally {
+        process.off("unhandledRejection", onUnhandled);
+      }
+    },
+  );
+
+  it("a recall right after restoring waits for the archive to take the records", async () => {
+    const snapshot = clampedSnapshot();
+    const slow = new (class extends MemoryArchive {
+      override async put(sessionId: string, records: readonly ArchiveRecord[]): Promise<void> {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        super.put(sessionId, records);
+      }
+    })();
+    const session = AgentSession.fromJSON(snapshot, { archive: slow });
+    const handle = (snapshot.archive!.records![0] as { handle: string }).handle;
+    expect((await session.recall(handle)).kind).toBe("tool_result");
+  });
+
+  it("a snapshot whose archive was external is refused without an archive", () => {
+    const archive = new (class extends MemoryArchive {})();
+    const first = new AgentSession({
+      contextLimit: 20_000,
+      compactor: false,
+      archive: { put: archive.put.bind(archive), get: archive.get.bind(archive) },
+    });
+    first.addUserText("hello");
+    const snapshot = first.toJSON();
+    expect(snapshot.archive).toMatchObject({ external: true });
+    expect(() => AgentSession.fromJSON(snapshot)).toThrow(/archive: is required/);
+    expect(AgentSession.fromJSON(snapshot, { archive }).messages).toHaveLength(1);
+  });
+});
+
+describe("a recalled record (review 54b M2)", () => {
+  it("is frozen: editing it changes no later recall", async () => {
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false });
+    session.addUserText("read it");
+    session.addAssistant([{ type: "tool_use", id: "t1", name: "read", input: {} }]);
+    session.addToolResults([
+      { type: "tool_result", toolUseId: "t1", content: `ORIGINAL ${"row\n".repeat(10_000)}` },
+    ]);
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(
+      JSON.stringify(session.messages.at(-1)),
+    )![1]!;
+    const record = await session.recall(handle);
+    expect(() => {
+      (record as { toolUseId: string }).toolUseId = "EDITED";
+    }).toThrow(TypeError);
+    const again = await session.recall(handle);
+    expect(again.kind === "tool_result" && again.toolUseId).toBe("t1");
+  });
 });

@@ -214,11 +214,23 @@ export class ArchiveKeeper {
       : { next: this.next, external: true };
   }
 
-  /** Takes a snapshot's archive part (records go back into this session's archive). */
-  restore(snapshot: { next: number; records?: ArchiveRecord[] }): void {
+  /**
+   * Takes a snapshot's archive part: its records go back into this session's archive (a recall
+   * waits for them). Resolves once the archive holds them; rejects with its failure.
+   */
+  restore(snapshot: { next: number; records?: ArchiveRecord[] }): Promise<void> | undefined {
     this.next = snapshot.next;
     const records = snapshot.records ?? [];
-    if (records.length > 0) void this.#archive.put(this.#sessionId, records);
+    if (records.length === 0) return undefined;
+    let put: Promise<void>;
+    try {
+      put = Promise.resolve(this.#archive.put(this.#sessionId, records));
+    } catch (error) {
+      put = Promise.reject(error);
+    }
+    const keeping: Promise<void> = put.finally(() => this.#keeping.delete(keeping));
+    this.#keeping.add(keeping);
+    return keeping;
   }
 
   /** The record under `handle`. @throws {ValidationError} for a handle this session never gave. */

@@ -4,6 +4,7 @@ import type { Message, ToolResultBlock } from "../core/message.js";
 import { holdsThinking, isThinking } from "../core/preserved-thinking.js";
 import { archivedNote } from "../core/summary-format.js";
 import { isSummaryTurn } from "../core/turn.js";
+import { freezeDeeply } from "../internal/frozen.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { RECALL_MARK, recallHandleIn } from "../internal/recall-mark.js";
 
@@ -34,7 +35,8 @@ export class MemoryArchive implements CompactionArchive {
       session = new Map();
       this.#sessions.set(sessionId, session);
     }
-    for (const record of records) session.set(record.handle, record);
+    // Frozen: a record recall hands out cannot change what later recalls and summaries read.
+    for (const record of records) session.set(record.handle, freezeDeeply(record));
   }
 
   get(sessionId: string, handle: string): ArchiveRecord | undefined {

@@ -319,7 +319,10 @@ export class SessionCore {
   /** Takes a validated snapshot's state in place of this one's. */
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
-    if (snapshot.archive !== undefined) this.keeper?.restore(snapshot.archive);
+    if (snapshot.archive !== undefined)
+      this.keeper?.restore(snapshot.archive)?.catch((error: unknown) => {
+        this.#events.log("the archive could not keep the restored records", { error });
+      });
     this.runner.breaker.restore(snapshot);
   }
 }
