@@ -92,6 +92,37 @@ describe("appendChatCompletion", () => {
     expect(appendChatCompletion(session, { choices: [] }).message).toBeUndefined();
   });
 
+  it("appends a reply whose content is null when it said it by audio or a legacy function_call (review 54a #1)", () => {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("Say hello, with the answer");
+    const audio = {
+      id: "audio_abc",
+      data: "UklGRiQAAABXQVZF",
+      expires_at: 1_729_018_505,
+      transcript: "Hello there! The answer is 42.",
+    };
+    const spoken = appendChatCompletion(
+      session,
+      completion({ content: null, annotations: [], audio }),
+    );
+    expect(spoken.message).toBeDefined();
+    session.addUserText("And again?");
+    const call = { name: "get_weather", arguments: '{"city":"Paris"}' };
+    expect(
+      appendChatCompletion(session, completion({ content: null, function_call: call })).message,
+    ).toBeDefined();
+    const sent = toChatMessages(session.messages);
+    // The audio goes back as the request takes it: its id.
+    expect(sent[1]).toMatchObject({ role: "assistant", audio: { id: "audio_abc" } });
+    expect(JSON.stringify(sent[1])).not.toContain("UklGR");
+    expect(sent[3]).toMatchObject({ role: "assistant", function_call: call });
+    // A reply of nothing but empty fields still says nothing.
+    expect(
+      appendChatCompletion(session, completion({ content: null, annotations: [], audio: null }))
+        .message,
+    ).toBeUndefined();
+  });
+
   it("names the path of a malformed reply, appending nothing", () => {
     const session = new AgentSession({ contextLimit: 100_000 });
     session.addUserText("hi");

@@ -1,6 +1,6 @@
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import type { AssistantMessage, ContentBlock, JsonObject } from "../core/message.js";
+import type { AssistantMessage, ContentBlock, JsonObject, JsonValue } from "../core/message.js";
 import type { Usage } from "../core/usage.js";
 import type { AgentSession } from "../index.js";
 import { normalizeJson } from "../internal/json-value.js";
@@ -57,14 +57,24 @@ function replyBlocks(message: unknown): ContentBlock[] {
   }
   const copy = normalizeJson(message, ["choices", 0, "message"], issues) as JsonObject;
   if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
+  // An audio reply goes back as the request takes it (`audio: { id }`), not with its data.
+  const { audio } = copy;
+  if (isPlainObject(audio) && typeof audio["id"] === "string") copy["audio"] = { id: audio["id"] };
   const blocks = assistantBlocks({ issues, path: ["choices", 0, "message"] }, copy);
   if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
   const { content } = copy;
   const only = blocks.length === 1 ? blocks[0] : undefined;
   const saysNothing =
-    only?.type === "text" && only.text === "" && (content === null || content === "");
+    only?.type === "text" &&
+    only.text === "" &&
+    (content === null || content === "") &&
+    Object.keys(copy).every((key) => key === "role" || key === "content" || isEmpty(copy[key]));
   return saysNothing ? [] : blocks;
 }
+
+/** Whether a message field says nothing: `null` (`refusal`, `audio`) or `[]` (`annotations`). */
+const isEmpty = (value: JsonValue | undefined): boolean =>
+  value === null || (Array.isArray(value) && value.length === 0);
 
 /**
  * Takes a whole `chat.completions.create` completion into a session in one call: its first
