@@ -81,6 +81,8 @@ describe("GeminiLlmClient", () => {
       conversation,
     });
     expect(body()["tools"]).toEqual(AGENT.config.tools);
+    // The tools stay (the cached prefix), but none may be called: a call is no summary.
+    expect(body()["toolConfig"]).toEqual({ functionCallingConfig: { mode: "NONE" } });
     expect(body()["systemInstruction"]).toEqual({
       role: "user",
       parts: [{ text: "You are a coding agent." }],

@@ -1,5 +1,6 @@
 import {
   type Content,
+  FunctionCallingConfigMode,
   type GenerateContentConfig,
   type GenerateContentParameters,
   type GenerateContentResponse,
@@ -182,15 +183,25 @@ export class GeminiLlmClient implements LlmClient {
     };
   }
 
-  /** The agent's request with the instruction appended; its config wins over `config`. */
+  /**
+   * The agent's request with the instruction appended; its config wins over `config`, but with
+   * tools the model may not call one (a call is no summary: `empty_summary`), as the chat
+   * client's `tool_choice: "none"`.
+   */
   #conversationParams(request: LlmRequest): GenerateContentParameters {
     const description = this.#request ?? { model: this.model };
     const instruction =
       request.system === undefined ? request.prompt : `${request.system}\n\n${request.prompt}`;
+    const config: GenerateContentConfig = { ...this.#config, ...description.config };
+    if (config.tools !== undefined && config.tools.length > 0)
+      config.toolConfig = {
+        ...config.toolConfig,
+        functionCallingConfig: { mode: FunctionCallingConfigMode.NONE },
+      };
     return {
       ...description,
       contents: withFinalUserText(toGeminiContents(request.conversation ?? []), instruction),
-      config: { ...this.#config, ...description.config },
+      config,
     };
   }
 }
