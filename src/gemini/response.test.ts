@@ -1,4 +1,4 @@
-import { ApiError, GoogleGenAI } from "@google/genai";
+import { ApiError, type CallableTool, GoogleGenAI } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GeminiApiServer, type GeminiReply } from "../../test/support/gemini-api-server.js";
 import { ValidationError } from "../core/errors.js";
@@ -83,6 +83,80 @@ describe("appendGeminiResponse", () => {
     const appended = await appendGeminiResponse(session, response);
     expect(appended.message?.content).toMatchObject([{ type: "text", text: "hello" }]);
     expect(session.messages).toHaveLength(2);
+  });
+});
+
+describe("appendGeminiResponse after the SDK's automatic function calling (review 54a #2)", () => {
+  it("appends each call the SDK ran and its responses before the reply, and the next request is taken", async () => {
+    const replies: GeminiReply[] = [
+      { parts: [{ functionCall: { name: "read_file", args: { path: "config.json" } } }] },
+      { parts: [{ text: "config.json sets port 8080." }] },
+    ];
+    const afcServer = await GeminiApiServer.start(
+      () => replies.shift() ?? { parts: [{ text: "ok" }] },
+    );
+    try {
+      const client = new GoogleGenAI({ apiKey: "test", httpOptions: { baseUrl: afcServer.url } });
+      const readFile: CallableTool = {
+        tool: async () => ({
+          functionDeclarations: [{ name: "read_file", parametersJsonSchema: { type: "object" } }],
+        }),
+        callTool: async (calls) =>
+          calls.map((call) => ({
+            functionResponse: {
+              ...(call.id === undefined ? {} : { id: call.id }),
+              name: call.name ?? "",
+              response: { output: '{"port": 8080, "secret_flag": true}' },
+            },
+          })),
+      };
+      const session = new AgentSession({ contextLimit: 100_000 });
+      session.addUserText("What is in config.json?");
+      const request = { model: MODEL, config: { tools: [readFile] } };
+      const response = await client.models.generateContent({
+        ...request,
+        contents: toGeminiContents(session.messages),
+      });
+      const { message, toolUses } = appendGeminiResponse(session, response);
+      expect(toolUses).toEqual([]);
+      expect(message?.content).toMatchObject([
+        { type: "text", text: "config.json sets port 8080." },
+      ]);
+      expect(session.messages.map((each) => each.content.map((block) => block.type))).toEqual([
+        ["text"],
+        ["tool_use"],
+        ["tool_result"],
+        ["text"],
+      ]);
+      expect(JSON.stringify(session.messages)).toContain("secret_flag");
+      // The history sent next holds the call as it came, and is taken.
+      session.addUserText("And the host?");
+      replies.push({ parts: [{ text: "localhost." }] });
+      const again = await client.models.generateContent({
+        ...request,
+        contents: toGeminiContents(session.messages),
+      });
+      expect(appendGeminiResponse(session, again).message).toBeDefined();
+    } finally {
+      await afcServer.close();
+    }
+  });
+
+  it("refuses a history that does not continue the session's messages, appending nothing", () => {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("What is in config.json?");
+    const response = {
+      candidates: [{ content: { role: "model", parts: [{ text: "done" }] } }],
+      automaticFunctionCallingHistory: [
+        { role: "user", parts: [{ text: "Another request" }] },
+        { role: "model", parts: [{ functionCall: { name: "read_file", args: {} } }] },
+        { role: "user", parts: [{ functionResponse: { name: "read_file", response: {} } }] },
+      ],
+    };
+    expect(() => appendGeminiResponse(session, response)).toThrow(
+      /automaticFunctionCallingHistory: does not continue the session's messages/,
+    );
+    expect(session.messages).toHaveLength(1);
   });
 });
 

@@ -1,28 +1,42 @@
 import type { Content, GenerateContentResponse } from "@google/genai";
 import { ValidationError } from "../core/errors.js";
-import type { AssistantMessage, ContentBlock, ToolUseBlock } from "../core/message.js";
+import type { AssistantMessage, ContentBlock, Message, ToolUseBlock } from "../core/message.js";
+import type { ToolResultInput } from "../core/tool-result-input.js";
 import type { Usage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import { fromGeminiContents } from "./contents-in.js";
+import { callsTheSdkRan } from "./ran-calls.js";
 import { type GeminiUsageLike, usageFromGemini } from "./usage.js";
 
 /** What {@link appendGeminiResponse} reads of a `generateContent` response: its first candidate, its usage, its id. */
 export interface GeminiResponseLike {
   candidates?: readonly { content?: Content | null }[] | null;
+  /**
+   * What the SDK's automatic function calling sent and ran (`CallableTool`s, `mcpToTool`): the
+   * request's contents, then each call it ran and the responses it got.
+   */
+  automaticFunctionCallingHistory?: readonly Content[] | null;
   usageMetadata?: GeminiUsageLike | GenerateContentResponse["usageMetadata"] | null;
   responseId?: string | null;
 }
 
-/** The session's side of {@link appendGeminiResponse}: an `AgentSession` (or anything with its two methods). */
+/**
+ * The session's side of {@link appendGeminiResponse}: an `AgentSession` (or anything with its
+ * methods; `messages` and `addToolResults` for a response of automatic function calling).
+ */
 export interface GeminiResponseTarget {
   addAssistant(content: ContentBlock[], options?: { id?: string }): AssistantMessage;
   recordUsage(usage: Usage): void;
+  readonly messages?: readonly Message[];
+  addToolResults?(results: ToolResultInput[]): Message;
 }
 
 /** The same for a `StoredSession`, whose methods return promises. */
 export interface AsyncGeminiResponseTarget {
   addAssistant(content: ContentBlock[], options?: { id?: string }): Promise<AssistantMessage>;
   recordUsage(usage: Usage): Promise<void>;
+  readonly messages?: readonly Message[];
+  addToolResults?(results: ToolResultInput[]): Promise<Message>;
 }
 
 /** What {@link appendGeminiResponse} did. */
@@ -97,6 +111,10 @@ function candidateContent(response: unknown): Content | undefined {
  * assistant message named by the response's `responseId` (so the same response appended twice is
  * refused), and its `usageMetadata` (`cachedContentTokenCount` and `thoughtsTokenCount`
  * included) the context measure. Works with a `StoredSession` too (then it returns a promise).
+ * The calls the SDK's automatic function calling ran (`CallableTool`s, `mcpToTool`) come first:
+ * each call and its responses, from its `automaticFunctionCallingHistory` past the session's
+ * messages, as the SDK's own `Chat` keeps them (the request built from
+ * `toGeminiContents(session.messages)`).
  * Everything is checked before anything is appended or recorded. A response without a
  * candidate to read appends nothing and still records its usage: a blocked prompt's (no
  * `candidates`, a `promptFeedback`), or a candidate without content (stopped for safety).
@@ -123,13 +141,23 @@ export function appendGeminiResponse(
 ): AppendedGeminiResponse | Promise<AppendedGeminiResponse> {
   const content = candidateContent(response);
   const parts = content?.parts;
-  const blocks =
+  const ran = callsTheSdkRan(session, response.automaticFunctionCallingHistory);
+  const final =
     content === undefined || !Array.isArray(parts) || parts.length === 0
+      ? undefined
+      : { ...content, role: "model" };
+  const contents = final === undefined ? ran : [...ran, final];
+  // The calls the SDK ran are read with the reply, so each response meets its call's id.
+  const read =
+    contents.length === 0
       ? []
       : within(
-          () => fromGeminiContents([{ ...content, role: "model" }])[0]?.content ?? [],
-          // The content's path in the list it was read from, as its path in the response.
-          (path) => ["candidates", 0, "content", ...path.slice(1)],
+          () => fromGeminiContents(contents),
+          // A content's path in the list it was read from, as its path in the response.
+          (path) =>
+            (path[0] as number) < ran.length
+              ? ["automaticFunctionCallingHistory", ...path]
+              : ["candidates", 0, "content", ...path.slice(1)],
         );
   const usage = within(
     () => usageFromGemini(response.usageMetadata as GeminiUsageLike | null | undefined),
@@ -137,21 +165,35 @@ export function appendGeminiResponse(
   );
   const id = response.responseId;
   const options = typeof id === "string" && id !== "" ? { id } : {};
-  const added = blocks.length > 0 ? session.addAssistant(blocks, options) : undefined;
-  const report = (message: AssistantMessage | undefined): AppendedGeminiResponse => ({
-    message,
-    usage,
-    toolUses: (message?.content ?? []).filter(
-      (block): block is ToolUseBlock => block.type === "tool_use",
-    ),
+  // In order: each call the SDK ran and its responses, then the reply (named by the response).
+  const steps = read.map((message, index) => {
+    if (message.role === "user") return () => session.addToolResults!(message.content as never);
+    const named = final !== undefined && index === read.length - 1;
+    return () => session.addAssistant(message.content, named ? options : {});
   });
-  if (added instanceof Promise) {
-    return added.then(async (message) => {
-      if (usage !== undefined) await session.recordUsage(usage);
-      return report(message);
-    });
+  const report = (last: Message | undefined): AppendedGeminiResponse => {
+    const message = final === undefined ? undefined : (last as AssistantMessage);
+    return {
+      message,
+      usage,
+      toolUses: (message?.content ?? []).filter(
+        (block): block is ToolUseBlock => block.type === "tool_use",
+      ),
+    };
+  };
+  let last: Message | undefined;
+  for (let index = 0; index < steps.length; index += 1) {
+    const added = steps[index]!();
+    if (added instanceof Promise)
+      return (async () => {
+        let message = await added;
+        for (const step of steps.slice(index + 1)) message = await step();
+        if (usage !== undefined) await session.recordUsage(usage);
+        return report(message);
+      })();
+    last = added;
   }
   const recorded = usage === undefined ? undefined : session.recordUsage(usage);
-  if (recorded instanceof Promise) return recorded.then(() => report(added));
-  return report(added);
+  if (recorded instanceof Promise) return recorded.then(() => report(last));
+  return report(last);
 }
