@@ -1,6 +1,7 @@
 import type { Message, TextBlock, UserMessage } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { estimateMessageTokens } from "../core/message-memo.js";
+import { withoutLibraryBlocks } from "../core/summary-format.js";
 import { charsToTokens, tokensToChars } from "../core/tokens.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { headEnd, tailStart } from "../internal/whole-characters.js";
@@ -152,7 +153,8 @@ export function summaryMessage(
   options: SummaryMessageOptions,
   records: readonly string[] = [],
 ): UserMessage {
-  const content: TextBlock[] = [{ type: "text", text: `${SUMMARY_PREFIX}${summary}` }];
+  const written = withoutLibraryBlocks(summary);
+  const content: TextBlock[] = [{ type: "text", text: `${SUMMARY_PREFIX}${written}` }];
   for (const record of records) if (record !== "") content.push({ type: "text", text: record });
   for (const words of verbatim) content.push({ type: "text", text: earlierUserText(words) });
   return createMessage({

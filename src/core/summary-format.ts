@@ -252,6 +252,23 @@ function isTrimNoticeBlock(block: ContentBlock): boolean {
  * Whether what starts at `at` in `text` starts a block of the library's after the first (a
  * summary is only ever first: its prefix further on is the user's words).
  */
+/**
+ * `text` (a summarizer's reply) with a space before each line that would read as a block of the
+ * library's own (`[Earlier user message]: `, a record's heading, the archive's note, the trim
+ * notice): a summary written back and read again (a stateless server's history, a resumed
+ * session) is cut at such lines, and the summarizer's claims would become the user's words.
+ */
+export function withoutLibraryBlocks(text: string): string {
+  let out: string | undefined;
+  let start = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
+    if (!startsLibraryBlock(text, at + 1) && archivedNoteEnd(text, at + 1) === -1) continue;
+    out = `${out ?? ""}${text.slice(start, at + 1)} `;
+    start = at + 1;
+  }
+  return out === undefined ? text : out + text.slice(start);
+}
+
 function startsLibraryBlock(text: string, at: number): boolean {
   if (text.startsWith(TRIM_NOTICE, at)) {
     const after = text.charCodeAt(at + TRIM_NOTICE.length);
