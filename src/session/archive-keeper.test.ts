@@ -189,3 +189,57 @@ describe("a recalled record (review 54b M2)", () => {
     expect(again.kind === "tool_result" && again.toolUseId).toBe("t1");
   });
 });
+
+describe("what clamping cut, when the archive fails or is slow (review 54b H3, L2)", () => {
+  function clampInto(session: AgentSession, id: string): string {
+    session.addAssistant([{ type: "tool_use", id, name: "read", input: {} }]);
+    session.addToolResults([
+      { type: "tool_result", toolUseId: id, content: `ORIGINAL-${id} ${"row\n".repeat(10_000)}` },
+    ]);
+    return /\[recall (r\d+-[0-9a-f]{4})\]/.exec(JSON.stringify(session.messages.at(-1)))![1]!;
+  }
+  const originalOf = (record: ArchiveRecord) =>
+    record.kind === "tool_result" ? String(record.original.content).slice(0, 12) : record.kind;
+
+  it("is recalled while the archive is down, and put again with the next clamp's", async () => {
+    let down = true;
+    const kept = new MemoryArchive();
+    const archive = {
+      put: async (sessionId: string, records: readonly ArchiveRecord[]) => {
+        if (down) throw new Error("archive backend down");
+        kept.put(sessionId, records);
+      },
+      get: async (sessionId: string, handle: string) => kept.get(sessionId, handle),
+    };
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (message: string) => warnings.push(message),
+      error() {},
+    };
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false, archive, logger });
+    session.addUserText("read the big files");
+    const first = clampInto(session, "t1");
+    expect(originalOf(await session.recall(first))).toBe("ORIGINAL-t1 ");
+    expect(warnings.join(" ")).toMatch("could not keep what clamping cut");
+    down = false;
+    const second = clampInto(session, "t2");
+    await session.recall(second);
+    // The first clamp's original reached the archive with the second's.
+    expect(kept.get(session.sessionId, first)).toBeDefined();
+    expect(originalOf(await session.recall(first))).toBe("ORIGINAL-t1 ");
+  });
+
+  it("a recall right after the clamp waits for a slow archive", async () => {
+    const archive = new (class extends MemoryArchive {
+      override async put(sessionId: string, records: readonly ArchiveRecord[]): Promise<void> {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        super.put(sessionId, records);
+      }
+    })();
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false, archive });
+    session.addUserText("read the big file");
+    expect(originalOf(await session.recall(clampInto(session, "t1")))).toBe("ORIGINAL-t1 ");
+  });
+});

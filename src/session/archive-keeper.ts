@@ -1,5 +1,6 @@
 import { ValidationError } from "../core/errors.js";
 import type { Message, ToolResultBlock } from "../core/message.js";
+import { freezeDeeply } from "../internal/frozen.js";
 import { RECALL_HANDLE_PATTERN, recallNumbersIn } from "../internal/recall-mark.js";
 import { headOf } from "../internal/whole-characters.js";
 import {
@@ -57,8 +58,13 @@ export class ArchiveKeeper {
   readonly #content: ContentHandles | undefined;
   /** The number of the next handle; stored in snapshots. */
   next = 1;
-  /** Replayed records being kept ({@link storeMissing}). */
+  /** Records being kept (replayed, clamped, restored): a recall waits for them. */
   readonly #keeping = new Set<Promise<unknown>>();
+  /**
+   * What clamping cut that the archive has not taken yet (its `put` failed or runs): recalled
+   * from here, and put again with the next clamp's, so an outage loses nothing this process holds.
+   */
+  readonly #unkept = new Map<string, ArchiveRecord>();
 
   constructor(
     archive: CompactionArchive,
@@ -175,11 +181,30 @@ export class ArchiveKeeper {
    * variant: the moved handles are returned, old to new.
    */
   storeMissing(records: readonly ArchiveRecord[]): Promise<ReadonlyMap<string, string>> {
-    const keeping: Promise<ReadonlyMap<string, string>> = this.#storeMissing(records).finally(() =>
-      this.#keeping.delete(keeping),
-    );
-    this.#keeping.add(keeping);
-    return keeping;
+    return this.#tracked(this.#storeMissing(records));
+  }
+
+  /**
+   * Keeps what clamping cut, with what an earlier clamp's failed `put` left: until the archive
+   * takes them, they are recalled from memory. Rejects with the archive's failure.
+   */
+  keepClamped(records: readonly ArchiveRecord[]): Promise<void> {
+    for (const record of records) this.#unkept.set(record.handle, freezeDeeply(record));
+    return this.#tracked(this.#putUnkept());
+  }
+
+  async #putUnkept(): Promise<void> {
+    const pending = [...this.#unkept.values()];
+    await this.store(pending);
+    for (const record of pending)
+      if (this.#unkept.get(record.handle) === record) this.#unkept.delete(record.handle);
+  }
+
+  /** `keeping`, which a recall waits for until it settles. */
+  #tracked<T>(keeping: Promise<T>): Promise<T> {
+    const tracked: Promise<T> = keeping.finally(() => this.#keeping.delete(tracked));
+    this.#keeping.add(tracked);
+    return tracked;
   }
 
   async #storeMissing(records: readonly ArchiveRecord[]): Promise<ReadonlyMap<string, string>> {
@@ -228,9 +253,7 @@ export class ArchiveKeeper {
     } catch (error) {
       put = Promise.reject(error);
     }
-    const keeping: Promise<void> = put.finally(() => this.#keeping.delete(keeping));
-    this.#keeping.add(keeping);
-    return keeping;
+    return this.#tracked(put);
   }
 
   /** The record under `handle`. @throws {ValidationError} for a handle this session never gave. */
@@ -251,6 +274,8 @@ export class ArchiveKeeper {
       );
     }
     if (this.#keeping.size > 0) await Promise.allSettled([...this.#keeping]);
+    const unkept = this.#unkept.get(handle);
+    if (unkept !== undefined) return unkept;
     const record = await this.#archive.get(this.#sessionId, handle);
     if (record === undefined) throw issue(`nothing is archived under "${handle}" in this session`);
     return record;

@@ -238,7 +238,7 @@ export class SessionCore {
   #archive(records: readonly ArchiveRecord[], store: boolean): Promise<void> | undefined {
     if (records.length === 0 || this.keeper === undefined) return undefined;
     this.keeper.accept(records);
-    if (store) return this.keeper.store(records);
+    if (store) return this.keeper.keepClamped(records);
     this.keeper.storeMissing(records).catch((error: unknown) => {
       this.#events.log("the archive could not keep what clamping cut", { error });
     });
