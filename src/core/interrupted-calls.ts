@@ -58,11 +58,14 @@ export function openCalls(messages: readonly Message[]): OpenCalls {
  * never changed), whose open calls the first may answer. The same array when nothing changed.
  */
 export function closeInterruptedCalls(
-  messages: readonly Message[],
+  input: readonly Message[],
   clock: Clock,
   before: readonly Message[] = [],
   lateResults: LateResults = "told",
 ): readonly Message[] {
+  // Results of no call are told first: a message of one (at the end, too) is no run of results,
+  // so the calls it left waiting are closed before it.
+  const messages = withStrayResultsTold(input, before);
   let out: Message[] | undefined;
   let { caller, ids: waiting } = openCalls(before);
   let callerAt = -1;
@@ -102,7 +105,7 @@ export function closeInterruptedCalls(
       waiting = callIds(message);
     }
   }
-  return withStrayResultsTold(out ?? messages, before);
+  return out ?? messages;
 }
 
 /** The ids of an assistant message's tool calls, in order. */

@@ -68,11 +68,11 @@ export function statelessIntake(
   settings: StatelessIntakeSettings,
   before: readonly Message[] = [],
 ): StatelessIntake {
-  const { intake, callsLeft } = takeIn(messages, settings, openCalls(before).ids.length);
+  const { intake, callsLeft } = takeIn(messages, settings, openCalls(before).ids);
   if (!callsLeft) return intake;
   const closed = closeInterruptedCalls(messages, settings.clock, before, settings.lateResults);
   if (closed === messages) return intake;
-  return { ...takeIn(closed, settings, 0).intake, repaired: true };
+  return { ...takeIn(closed, settings, []).intake, repaired: true };
 }
 
 /**
@@ -83,8 +83,9 @@ export function statelessIntake(
 function takeIn(
   messages: readonly Message[],
   settings: StatelessIntakeSettings,
-  waiting: number,
+  waitingIds: readonly string[],
 ): { intake: StatelessIntake; callsLeft: boolean } {
+  let waiting = waitingIds.length;
   const { maxBlockTokens, clampNamer: handle } = settings;
   const facts: IntakeFacts = { leadingSystemIds: new Set(), thinking: false };
   const intake: StatelessIntake = {
@@ -95,6 +96,13 @@ function takeIn(
     repaired: false,
   };
   let callsLeft = false;
+  // The ids of the calls the last assistant message made: a result of another id (answering a
+  // call before it, or none) is told by ids, as fewer or more results are.
+  let callIds: string[] = waitingIds.slice();
+  // Looked up in a set once there are many (one message of thousands of calls).
+  let callSet: Set<string> | undefined;
+  const called = (id: string) =>
+    callIds.length <= 8 ? callIds.includes(id) : (callSet ??= new Set(callIds)).has(id);
   const maxChars = tokensToChars(maxBlockTokens);
   const last = messages.length - 1;
   for (let index = 0; index <= last; index += 1) {
@@ -103,6 +111,10 @@ function takeIn(
     // schema allows either of either role); only a user message is clamped.
     const { content } = message;
     const isUser = message.role === "user";
+    if (!isUser) {
+      callIds = [];
+      callSet = undefined;
+    }
     let long = false;
     let calls = 0;
     let results = 0;
@@ -110,9 +122,13 @@ function takeIn(
     for (let at = 0; at < content.length; at += 1) {
       const block = content[at]!;
       const { type } = block;
-      if (type === "tool_use") calls += 1;
-      else if (type === "tool_result") results += 1;
-      else if (type === "opaque") carried += 1;
+      if (type === "tool_use") {
+        callIds.push(block.id);
+        calls += 1;
+      } else if (type === "tool_result") {
+        results += 1;
+        if (!called(block.toolUseId)) callsLeft = true;
+      } else if (type === "opaque") carried += 1;
       if (isThinking(block)) facts.thinking = true;
       else if (!long && isUser) long = holdsLongText(block, maxChars);
     }

@@ -1,8 +1,14 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { Content } from "@google/genai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
+import { chatMessagesProblem } from "../../examples/support/chat-completions-rules.js";
+import { geminiContentsProblem } from "../../examples/support/gemini-rules.js";
 import { responsesInputProblem } from "../../test/support/openai-responses-server.js";
 import { compactAnthropicMessages } from "../anthropic/compact-messages.js";
+import { compactChatMessages } from "../chat-completions/compact-messages.js";
+import { compactGeminiContents } from "../gemini/compact-contents.js";
 import { compactResponsesInput } from "../openai/compact-input.js";
 import { requestProblems } from "../testing/anthropic-rules/request.js";
 
@@ -63,5 +69,68 @@ describe("tool results no call waits for, through the stateless paths", () => {
     const sent = JSON.stringify(messages);
     expect(sent).toContain("from an earlier run");
     expect(sent).toContain('"call_id":"c1_2"');
+  });
+});
+
+describe("a result answering no call of the message before it (review 54a #3)", () => {
+  const chatCall = (id: string) =>
+    ({ id, type: "function", function: { name: "ls", arguments: "{}" } }) as const;
+  const chatRules = (messages: unknown) =>
+    chatMessagesProblem(messages, { reasoning: "ignored", issuedReasoning: new Map() })?.message;
+  const geminiRules = (contents: unknown) =>
+    geminiContentsProblem(contents, { model: "gemini-2.5-flash", issued: new Map() });
+
+  it.each([
+    ["at the end", []],
+    [
+      "with more after it",
+      [
+        { role: "assistant", content: "done" },
+        { role: "user", content: "next" },
+      ],
+    ],
+  ])(
+    "compactChatMessages: a tool message of another id, %s, is told and its call closed",
+    async (_, after) => {
+      const input = [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [chatCall("c1")] },
+        { role: "tool", tool_call_id: "zz", content: "x" },
+        ...after,
+      ] as ChatCompletionMessageParam[];
+      expect(chatRules(input)).toBeDefined();
+      const { messages } = await compactChatMessages(input, { contextLimit: 100_000 });
+      expect(chatRules(messages)).toBeUndefined();
+      expect(JSON.stringify(messages)).toContain(
+        "[The result of a tool call not in this conversation: zz]\\nx",
+      );
+    },
+  );
+
+  it("compactGeminiContents: a function response of another id is told and its call closed", async () => {
+    const input: Content[] = [
+      { role: "user", parts: [{ text: "hi" }] },
+      { role: "model", parts: [{ functionCall: { id: "a", name: "f", args: {} } }] },
+      {
+        role: "user",
+        parts: [{ functionResponse: { id: "b", name: "f", response: { output: "x" } } }],
+      },
+    ];
+    expect(geminiRules(input)).toBeDefined();
+    const { messages } = await compactGeminiContents(input, { contextLimit: 100_000 });
+    expect(geminiRules(messages)).toBeUndefined();
+    expect(JSON.stringify(messages)).toContain(
+      "[The result of a tool call not in this conversation: b]",
+    );
+  });
+
+  it("compactAnthropicMessages: a result of another id is told and its call closed", async () => {
+    const input: MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("toolu_1")] },
+      { role: "user", content: [result("toolu_other", "x")] },
+    ];
+    const { messages } = await compactAnthropicMessages(input, { contextLimit: 100_000 });
+    expect(requestProblems(messages)).toEqual([]);
   });
 });
