@@ -86,6 +86,24 @@ describe("what is appended while a compaction runs (review 54c)", () => {
     expect(validateConversation(session.messages)).toEqual([]);
   });
 
+  it("a maybeCompact whose summary comes while a call waits reports it, never rejects (H2)", async () => {
+    const { client, answer } = heldSummarizer();
+    const session = summarizingSession(client);
+    session.recordUsage({ inputTokens: 190_000 });
+    const running = session.maybeCompact();
+    await tick();
+    session.addAssistant([
+      { type: "thinking", thinking: "Run the tests.", signature: "sig-1" },
+      { type: "tool_use", id: "run", name: "bash", input: {} },
+    ]);
+    answer();
+    const report = await running;
+    expect(report.compacted).toBe(false);
+    expect(report.error?.code).toBe("aborted");
+    session.addToolResults([{ type: "tool_result", toolUseId: "run", content: "12 passing" }]);
+    expect(validateConversation(session.messages)).toEqual([]);
+  });
+
   it("nor while half of a message's calls are answered: the other result can still be added (H2)", async () => {
     const { client, answer } = heldSummarizer();
     const session = summarizingSession(client);
