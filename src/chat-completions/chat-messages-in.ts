@@ -17,6 +17,7 @@ import { TurnBuilder, type TurnBuilderOptions } from "../internal/turn-builder.j
 import { OPAQUE_PART_KEY, REASONING_FIELDS, withFields } from "./chat-fields.js";
 import {
   callBlock,
+  checkTextContent,
   contentBlocks,
   type MessageContext,
   reasoningBlock,
@@ -45,6 +46,11 @@ export function assistantBlocks(context: MessageContext, message: JsonObject): C
   if (typeof refusal === "string") {
     blocks.push(withFields({ type: "text", text: refusal }, { refusal: "message" }));
     own.push("refusal");
+  } else if (refusal !== undefined && refusal !== null) {
+    context.issues.push({
+      path: [...context.path, "refusal"],
+      message: "must be a string or null",
+    });
   }
   const calls = message["tool_calls"];
   if (Array.isArray(calls)) {
@@ -62,11 +68,18 @@ export function assistantBlocks(context: MessageContext, message: JsonObject): C
   return reasoning === undefined ? kept : [reasoning, ...kept];
 }
 
-/** The blocks of one chat message (of the given role, already known valid). */
+/**
+ * The blocks of one chat message (of the given role, already known valid). Its `name` is a
+ * string when present (every role that has one; a `function` message must have one).
+ */
 function messageBlocks(context: MessageContext, message: JsonObject): ContentBlock[] {
-  switch (message["role"]) {
+  const { role, name } = message;
+  if (typeof name !== "string" && (name !== undefined || role === "function"))
+    context.issues.push({ path: [...context.path, "name"], message: "must be a string" });
+  switch (role) {
     case "system":
     case "developer":
+      checkTextContent(context, message["content"]);
       return [{ type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message } }];
     case "user": {
       const { blocks, form } = contentBlocks(context, message["content"]);
@@ -76,9 +89,17 @@ function messageBlocks(context: MessageContext, message: JsonObject): ContentBlo
       return assistantBlocks(context, message);
     case "tool":
       return [toolResultBlock(context, message)];
-    default:
-      // The deprecated `function` role: carried whole, on the tool side.
+    default: {
+      // The deprecated `function` role: carried whole, on the tool side. Its content is a
+      // string or `null`.
+      const { content } = message;
+      if (content !== null && typeof content !== "string")
+        context.issues.push({
+          path: [...context.path, "content"],
+          message: "must be a string or null",
+        });
       return [{ type: "opaque", block: spreadWith(message, { [OPAQUE_PART_KEY]: "message" }) }];
+    }
   }
 }
 

@@ -55,10 +55,22 @@ function opaquePart(part: JsonObject): OpaqueBlock {
   return { type: "opaque", block: spreadWith(part, { [OPAQUE_PART_KEY]: true }) };
 }
 
-function imagePart(part: JsonObject): ContentBlock {
+/**
+ * An `image_url` part as an image (one with an empty URL whole). Its `image_url` must be an
+ * object of a string `url` (the API's `ImageURL`): anything else is reported.
+ */
+function imagePart(context: MessageContext, part: JsonObject, path: Path): ContentBlock {
   const image = part["image_url"];
-  const url = isPlainObject(image) ? image["url"] : undefined;
-  if (typeof url !== "string" || url === "") return opaquePart(part);
+  if (!isPlainObject(image)) {
+    fail(context, [...path, "image_url"], "must be an object with a string url");
+    return opaquePart(part);
+  }
+  const url = image["url"];
+  if (typeof url !== "string") {
+    fail(context, [...path, "image_url", "url"], "must be a string");
+    return opaquePart(part);
+  }
+  if (url === "") return opaquePart(part);
   const parsed = dataUrl(url);
   const source: ImageBlock["source"] =
     parsed === undefined ? { type: "url", url } : { type: "base64", ...parsed };
@@ -82,7 +94,7 @@ export function partBlock(context: MessageContext, part: JsonValue, path: Path):
     if (key === "refusal") fields.refusal = "part";
     return withFields({ type: "text", text: typeof text === "string" ? text : "" }, fields);
   }
-  if (part["type"] === "image_url") return imagePart(part);
+  if (part["type"] === "image_url") return imagePart(context, part, path);
   return opaquePart(part);
 }
 
@@ -105,6 +117,25 @@ export function contentBlocks(
   }
   const blocks = content.map((part, index) => partBlock(context, part, ["content", index]));
   return { blocks, form: blocks.length === 0 ? "empty" : "parts" };
+}
+
+/**
+ * Reports what a `system` or `developer` message's `content` holds that the API refuses there:
+ * it is a string or an array of text parts (`{ type: "text", text }`), nothing else.
+ */
+export function checkTextContent(context: MessageContext, content: JsonValue | undefined): void {
+  if (typeof content === "string") return;
+  if (!Array.isArray(content)) {
+    fail(context, ["content"], "must be a string or an array of text parts");
+    return;
+  }
+  for (let index = 0; index < content.length; index += 1) {
+    const part = content[index];
+    if (!isPlainObject(part)) fail(context, ["content", index], "must be a text part (an object)");
+    else if (part["type"] !== "text") fail(context, ["content", index, "type"], 'must be "text"');
+    else if (typeof part["text"] !== "string")
+      fail(context, ["content", index, "text"], "must be a string");
+  }
 }
 
 /**
@@ -144,7 +175,10 @@ export function callBlock(context: MessageContext, call: JsonValue, path: Path):
     return { type: "tool_use", id: "", name: "", input: {} };
   }
   const id = stringAt(context, call, "id", path);
-  const custom = call["type"] === "custom";
+  const type = call["type"];
+  if (type !== "function" && type !== "custom")
+    fail(context, [...path, "type"], 'must be "function" or "custom"');
+  const custom = type === "custom";
   const key = custom ? "custom" : "function";
   const target = call[key];
   if (!isPlainObject(target)) {

@@ -134,6 +134,16 @@ function responsePart(part: JsonValue): ToolResultContentBlock {
   return imageOf(object, "inlineData") ?? imageOf(object, "fileData") ?? opaque(object);
 }
 
+const MEDIA_FIELDS = ["inlineData", "fileData"];
+
+/** A function response's part: its `inlineData` and `fileData` objects, of strings ({@link checkMedia}). */
+function checkResponseMedia(context: PartContext, part: JsonObject, path: Path): void {
+  for (const key of MEDIA_FIELDS)
+    if (part[key] !== undefined && !isPlainObject(part[key]))
+      fail(context, [...path, key], "must be an object");
+  checkMedia(context, part, path);
+}
+
 function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
   const answer = part["functionResponse"] as JsonObject;
   const name = nonEmptyString(context, answer, ["functionResponse", "name"]);
@@ -151,9 +161,12 @@ function resultOf(context: PartContext, part: JsonObject): ToolResultBlock {
     fail(context, ["functionResponse", "parts"], "must be an array");
   const many = Array.isArray(parts) && parts.length > 0;
   if (many)
-    for (let index = 0; index < parts.length; index += 1)
-      if (!isPlainObject(parts[index]))
-        fail(context, ["functionResponse", "parts", index], "must be a part object");
+    for (let index = 0; index < parts.length; index += 1) {
+      const path = ["functionResponse", "parts", index];
+      const media = parts[index];
+      if (!isPlainObject(media)) fail(context, path, "must be a part object");
+      else checkResponseMedia(context, media as JsonObject, path);
+    }
   const modelled = [...idKey(answer), "name", "response", ...(many ? ["parts"] : [])];
   const answerRest = without(answer, modelled);
   if (!isEmpty(answerRest)) fields["fields"] = answerRest;
@@ -186,7 +199,8 @@ const DATA_FIELDS = ["text", ...OBJECT_FIELDS];
 
 /**
  * Whether the fields the API types are of their type (`text` and `thoughtSignature` strings,
- * `thought` a boolean, the data fields objects), the part holds something, and at most one data
+ * `thought` a boolean, the data fields objects, the strings the API requires in media and code:
+ * {@link checkMedia}, `executableCode.code`), the part holds something, and at most one data
  * field (`text` or one of {@link OBJECT_FIELDS}: the API's `data` is one of them); each wrong one
  * reported. Fields it does not know are carried as they are (newer kinds of part), and so is a
  * part of a signature alone (a stream's last chunk may hold one).
@@ -206,7 +220,33 @@ function wellTyped(context: PartContext, part: JsonObject): boolean {
       fail(context, [key], "must be a string");
   if (part["thought"] !== undefined && typeof part["thought"] !== "boolean")
     fail(context, ["thought"], "must be a boolean");
+  checkMedia(context, part, []);
+  const code = part["executableCode"];
+  if (isPlainObject(code) && typeof code["code"] !== "string")
+    fail(context, ["executableCode", "code"], "must be a string");
   return context.issues.length === before;
+}
+
+/**
+ * Reports the media fields of a part (or of a function response's part) the API requires and
+ * that are not strings: an `inlineData`'s `data` and `mimeType`, a `fileData`'s `fileUri` (and
+ * its `mimeType` when there is one). One that is not an object is left to the caller.
+ */
+function checkMedia(context: PartContext, part: JsonObject, path: Path): void {
+  const inline = part["inlineData"];
+  if (isPlainObject(inline)) {
+    if (typeof inline["data"] !== "string")
+      fail(context, [...path, "inlineData", "data"], "must be a string");
+    if (typeof inline["mimeType"] !== "string")
+      fail(context, [...path, "inlineData", "mimeType"], "must be a string");
+  }
+  const file = part["fileData"];
+  if (isPlainObject(file)) {
+    if (typeof file["fileUri"] !== "string")
+      fail(context, [...path, "fileData", "fileUri"], "must be a string");
+    if (file["mimeType"] !== undefined && typeof file["mimeType"] !== "string")
+      fail(context, [...path, "fileData", "mimeType"], "must be a string");
+  }
 }
 
 /** A part carried whole, as it came. */
