@@ -101,8 +101,11 @@ function takeIn(
   let callIds: string[] = waitingIds.slice();
   // Looked up in a set once there are many (one message of thousands of calls).
   let callSet: Set<string> | undefined;
-  const called = (id: string) =>
-    callIds.length <= 8 ? callIds.includes(id) : (callSet ??= new Set(callIds)).has(id);
+  const called = (id: string): boolean => {
+    if (callIds.length <= 8) return callIds.includes(id);
+    callSet ??= new Set(callIds);
+    return callSet.has(id);
+  };
   const maxChars = tokensToChars(maxBlockTokens);
   const last = messages.length - 1;
   for (let index = 0; index <= last; index += 1) {
