@@ -26,6 +26,24 @@
  *    thinking mode, D: "if the model performed a tool call, the intermediate assistant's
  *    reasoning_content must … be passed back", R: "The `reasoning_content` in the thinking mode
  *    must be passed back to the API."), checked here byte for byte against what was issued.
+ * 7. The legacy `function` role (deprecated, still accepted; D: the SDK's
+ *    `ChatCompletionFunctionMessageParam`, `content: string | null`, `name: string`) has its
+ *    `name`, and string or null content; an assistant message with a legacy `function_call`
+ *    may have no content (D: "Required unless tool_calls or function_call is specified").
+ * 8. A message's `name` is a string (D: `name?: string` on the developer, system, user and
+ *    assistant params, `name: string` on the function one).
+ * 9. Each tool call of an assistant message has a `type`, `function` or `custom` (D: the SDK's
+ *    `ChatCompletionMessageToolCall` union, "Currently, only `function` is supported" and
+ *    "Always `custom`"; R: "Missing required parameter: 'messages[2].tool_calls[0].type'.",
+ *    langchain-ai/langchain-azure#35).
+ * 10. An `image_url` part's `image_url` is an object with a string `url` and a `detail`, if any,
+ *    of `auto`, `low` or `high` (D: `ChatCompletionContentPartImage.ImageURL`).
+ * Rules 7-10 are worded as the API words a type or value its schema refuses (R: "Invalid type for
+ * 'messages[1].content': expected one of a string or array of objects, but got an object
+ * instead.", pydantic/pydantic-ai#2653; "Invalid type for 'messages[0].content': expected a
+ * string, but got an array instead.", danny-avila/LibreChat#3111; "Missing required parameter:
+ * 'messages[5].content[0].type'.", neuron-core/neuron-ai#76), with the API's current paths
+ * (`messages[1].content`; rules 1-6 keep the older `messages.[1].content` they were written with).
  */
 
 /** How a host treats the reasoning fields of an assistant message sent back. */
@@ -52,18 +70,95 @@ const PART_TYPES: Record<string, string[]> = {
   tool: ["text"],
   system: ["text"],
   developer: ["text"],
+  // The legacy role: string or null content, no parts (rule 7).
+  function: [],
 };
+const TOOL_CALL_TYPES = ["function", "custom"];
+const IMAGE_DETAILS = ["auto", "low", "high"];
 const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_details"];
 
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** How the API names a JSON value's type in its messages ("an integer", "an object", …). */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "number") return Number.isInteger(value) ? "an integer" : "a decimal";
+  if (typeof value === "object") return "an object";
+  return typeof value === "string" ? "a string" : `a ${typeof value}`;
+}
+
+const invalidType = (param: string, expected: string, value: unknown): RequestProblem => ({
+  message: `Invalid type for '${param}': expected ${expected}, but got ${kindOf(value)} instead.`,
+  param,
+});
+const missing = (param: string): RequestProblem => ({
+  message: `Missing required parameter: '${param}'.`,
+  param,
+});
+/** The API's list of values: 'a', 'b', and 'c' ('a' and 'b' for two). */
+const valueList = (values: readonly string[]) => {
+  const quoted = values.map((value) => `'${value}'`);
+  if (quoted.length < 3) return quoted.join(" and ");
+  return `${quoted.slice(0, -1).join(", ")}, and ${quoted.at(-1)}`;
+};
+const invalidValue = (param: string, value: unknown, allowed: readonly string[]) => ({
+  message: `Invalid value: '${String(value)}'. Supported values are: ${valueList(allowed)}.`,
+  param,
+});
+
+/** Rules 7-8: the legacy `function` message's fields, and every message's `name`. */
+function nameProblem(message: Json, index: number): RequestProblem | undefined {
+  const param = `messages[${index}].name`;
+  if (message["role"] === "function") {
+    if (message["name"] === undefined) return missing(param);
+    const content = message["content"];
+    if (content === undefined) return missing(`messages[${index}].content`);
+    if (content !== null && typeof content !== "string")
+      return invalidType(`messages[${index}].content`, "a string", content);
+  }
+  if (message["name"] !== undefined && typeof message["name"] !== "string")
+    return invalidType(param, "a string", message["name"]);
+  return undefined;
+}
+
+/** Rule 9: each tool call of an assistant message names its type. */
+function toolCallTypeProblem(message: Json, index: number): RequestProblem | undefined {
+  if (message["role"] !== "assistant" || !Array.isArray(message["tool_calls"])) return undefined;
+  for (const [at, call] of (message["tool_calls"] as unknown[]).entries()) {
+    const param = `messages[${index}].tool_calls[${at}].type`;
+    const type = isObject(call) ? call["type"] : undefined;
+    if (type === undefined) return missing(param);
+    if (typeof type !== "string") return invalidType(param, "a string", type);
+    if (!TOOL_CALL_TYPES.includes(type)) return invalidValue(param, type, TOOL_CALL_TYPES);
+  }
+  return undefined;
+}
+
+/** Rule 10: an `image_url` part's image, an object with a string `url`. */
+function imageProblem(part: Json, param: string): RequestProblem | undefined {
+  const image = part["image_url"];
+  if (image === undefined) return missing(`${param}.image_url`);
+  if (!isObject(image)) return invalidType(`${param}.image_url`, "an object", image);
+  if (image["url"] === undefined) return missing(`${param}.image_url.url`);
+  if (typeof image["url"] !== "string")
+    return invalidType(`${param}.image_url.url`, "a string", image["url"]);
+  const detail = image["detail"];
+  if (detail !== undefined && !IMAGE_DETAILS.includes(String(detail)))
+    return invalidValue(`${param}.image_url.detail`, detail, IMAGE_DETAILS);
+  return undefined;
+}
+
 function contentProblem(message: Json, index: number): RequestProblem | undefined {
   const { role, content } = message;
   const param = `messages.[${index}].content`;
+  // Rule 7: the legacy role's content is checked with its name.
+  if (role === "function") return undefined;
   const calls = Array.isArray(message["tool_calls"]) && message["tool_calls"].length > 0;
+  const legacyCall = isObject(message["function_call"]);
   if (content === null || content === undefined) {
-    if (role === "assistant" && calls) return undefined;
+    if (role === "assistant" && (calls || legacyCall)) return undefined;
     return { message: "Invalid value for 'content': expected a string, got null.", param };
   }
   if (typeof content === "string") return undefined;
@@ -77,6 +172,10 @@ function contentProblem(message: Json, index: number): RequestProblem | undefine
         message: `Invalid value: '${type}'. Supported values are: ${list}.`,
         param: `${param}.[${part}].type`,
       };
+    }
+    if (type === "image_url") {
+      const problem = imageProblem(content[part] as Json, `messages[${index}].content[${part}]`);
+      if (problem !== undefined) return problem;
     }
   }
   return undefined;
@@ -201,6 +300,8 @@ export function chatMessagesProblem(
     }
     const problem =
       contentProblem(message, index) ??
+      nameProblem(message, index) ??
+      toolCallTypeProblem(message, index) ??
       reasoningProblem(message, index, state) ??
       pairingProblem(message, index, pairing);
     if (problem !== undefined) return problem;

@@ -20,6 +20,14 @@
  * 7. A `thoughtSignature` anywhere is one this server issued, byte for byte, on a part of the
  *    kind it was issued for (R: "Corrupted thought signature."; I: it is decrypted and checked),
  *    or one of the documented dummies that skip the check (D).
+ * 8. A Blob (`inlineData`) has `data` and `mimeType`, both strings (D: the SDK's `Blob`, "Required.
+ *    The raw bytes of the data." and "Required. The IANA standard MIME type of the source data.";
+ *    Vertex AI's Blob marks both `field_behavior = REQUIRED`); a FileData (`fileData`) has a
+ *    string `fileUri` (D: ai.google.dev FileData, "Required. URI."). A value of the wrong type is
+ *    refused as the API's JSON reader refuses one (R: "Invalid value at
+ *    'tools[0].function_declarations[1].parameters.properties[0].value.type'
+ *    (type.googleapis.com/google.cloud.aiplatform.v1beta1.Type), \"\"", agno-agi/agno#2649), a
+ *    missing one in the field-violation form of rule 2 (I: the API's text for it is not on record).
  */
 
 /** A part as JSON. */
@@ -72,6 +80,47 @@ const callsOf = (content: WireContent | undefined) => dataOf(content, "functionC
 const answersOf = (content: WireContent | undefined) => dataOf(content, "functionResponse");
 const roleOf = (content: WireContent): unknown => content.role ?? "user";
 
+/** A JSON value as the API's JSON reader quotes it in "Invalid value at …". */
+const quoted = (value: unknown) => JSON.stringify(value) ?? String(value);
+
+/** Rule 8: the required string fields of each media part, with their wire name and proto type. */
+const MEDIA_FIELDS = [
+  {
+    key: "inlineData",
+    wire: "inline_data",
+    proto: "Blob",
+    required: [
+      { field: "data", wire: "data", type: "TYPE_BYTES" },
+      { field: "mimeType", wire: "mime_type", type: "TYPE_STRING" },
+    ],
+  },
+  {
+    key: "fileData",
+    wire: "file_data",
+    proto: "FileData",
+    required: [{ field: "fileUri", wire: "file_uri", type: "TYPE_STRING" }],
+  },
+] as const;
+
+/** Rule 8: a Blob's `data` and `mimeType`, a FileData's `fileUri`. */
+function mediaProblem(part: WirePart, at: string): string | undefined {
+  for (const { key, wire, proto, required } of MEDIA_FIELDS) {
+    const media = part[key];
+    if (media === undefined) continue;
+    const path = `${at}.${wire}`;
+    if (typeof media !== "object" || media === null || Array.isArray(media))
+      return `Invalid value at '${path}' (type.googleapis.com/google.ai.generativelanguage.v1beta.${proto}), ${quoted(media)}`;
+    for (const { field, wire: name, type } of required) {
+      const value = (media as Record<string, unknown>)[field];
+      if (value === undefined)
+        return `* GenerateContentRequest.${path}.${name}: required field is not set`;
+      if (typeof value !== "string")
+        return `Invalid value at '${path}.${name}' (${type}), ${quoted(value)}`;
+    }
+  }
+  return undefined;
+}
+
 /** Rules 1-2: the shape of each content and part. */
 function shapeProblem(contents: readonly WireContent[]): string | undefined {
   if (contents.length === 0) return "* GenerateContentRequest.contents: contents is not specified";
@@ -85,6 +134,8 @@ function shapeProblem(contents: readonly WireContent[]): string | undefined {
       const set = DATA_FIELDS.filter((field) => part[field] !== undefined).length;
       if (set !== 1)
         return `* GenerateContentRequest.contents[${index}].parts[${partIndex}].data: ${set === 0 ? "required oneof field 'data' must have one initialized field" : "only one oneof field 'data' may be set"}`;
+      const media = mediaProblem(part, `contents[${index}].parts[${partIndex}]`);
+      if (media !== undefined) return media;
     }
   }
   return undefined;

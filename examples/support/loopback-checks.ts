@@ -2,6 +2,7 @@ import {
   compactionProblem,
   isCompactionRequest,
 } from "../../src/testing/anthropic-rules/compaction.js";
+import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import { judgeThinking } from "../../src/testing/anthropic-rules/thinking.js";
 import {
   type ApiProblem,
@@ -34,8 +35,9 @@ export function errorReply(status: number, message: string): Reply {
 
 /**
  * The error a request gets before the model reads it: the API's checks on compaction, system
- * messages and context editing, then preserved thinking, then the context window. Otherwise
- * the request's thinking verdict and the model's view of it, for its answer.
+ * messages, the messages' structure and context editing, then preserved thinking, then the
+ * context window. Otherwise the request's thinking verdict and the model's view of it, for its
+ * answer.
  */
 export function checkRequest(
   recorded: RecordedRequest,
@@ -78,7 +80,10 @@ export function checkRequest(
   return { thinking, view };
 }
 
-/** What the API refuses a request for before the model sees it (compaction, system messages, context editing). */
+/**
+ * What the API refuses a request for before the model sees it (compaction, system messages, the
+ * messages' structure: `anthropic-rules/request.ts`, context editing).
+ */
 function requestProblem(
   rules: RuleRequest,
   endpoint: Endpoint,
@@ -91,5 +96,8 @@ function requestProblem(
   const messages = (rules.body as { messages?: unknown }).messages;
   if (!Array.isArray(messages) || messages.length === 0)
     return { status: 400, message: "messages: at least one message is required" };
+  // Pairing, roles (consecutive turns merged, as the API merges them) and empty messages.
+  const [structure] = requestProblems(messages, { roles: "merged" });
+  if (structure !== undefined) return { status: 400, message: structure };
   return contextManagementProblem(rules, { thinkByDefault });
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { isCompactionRequest } from "../../src/testing/anthropic-rules/compaction.js";
+import { jsonTextProblem } from "../../src/testing/anthropic-rules/json-text.js";
 import { requestTokens } from "../../src/testing/anthropic-rules/responses.js";
 import {
   diagnose,
@@ -47,7 +48,11 @@ export type * from "./messages-api-types.js";
  * `thinking` block, and every `thinking` / `redacted_thinking` block sent back is checked
  * against the prefix it was produced after: a 400 in the API's words, or dropped and listed
  * in `input_transformations` under `thinking.block_binding.prefix_mismatch_behavior:
- * "drop_block"`. A request the checks reject never reaches the script.
+ * "drop_block"`. It also refuses, as the API does, a request whose `messages` break the API's
+ * structure rules (`anthropic-rules/request.ts`: tool_use/tool_result pairing, the first message
+ * from the user, non-empty messages; consecutive turns of one role merged) and a body whose text
+ * holds a lone surrogate escape (`anthropic-rules/json-text.ts`, which `JSON.parse` accepts). A
+ * request the checks reject never reaches the script.
  *
  * It also speaks on-demand compaction (`anthropic-rules/compaction.ts`: a request with a
  * top-level `compaction` is answered with one signed `compaction` block from the `compaction` script,
@@ -87,6 +92,8 @@ export class MessagesApiServer {
   readonly #thinking = new WeakMap<RecordedRequest, AcceptedThinking>();
   readonly #dropped = new WeakSet<ServerResponse>();
   readonly #views = new WeakMap<RecordedRequest, ModelView>();
+  /** The 400 a request's body text gets before it is read as JSON (a lone surrogate escape). */
+  readonly #invalidJson = new WeakMap<RecordedRequest, string>();
   readonly #fingerprints = new Map<string, RequestFingerprint>();
   readonly #options: MessagesApiServerOptions;
   #messageCount = 0;
@@ -171,6 +178,11 @@ export class MessagesApiServer {
       this.#send(response, errorReply(404, `no route for ${request.method} ${pathname}`));
       return;
     }
+    const invalidJson = this.#invalidJson.get(recorded);
+    if (invalidJson !== undefined) {
+      this.#send(response, errorReply(400, invalidJson));
+      return;
+    }
     const checked = checkRequest(recorded, endpoint, this.#options);
     if ("refusal" in checked) {
       this.#send(response, checked.refusal);
@@ -222,6 +234,8 @@ export class MessagesApiServer {
       body,
       outcome,
     };
+    const invalidJson = jsonTextProblem(text);
+    if (invalidJson !== undefined) this.#invalidJson.set(recorded, invalidJson);
     this.requests.push(recorded);
     for (const wake of [...this.#waiters]) {
       this.#waiters.delete(wake);

@@ -253,6 +253,52 @@ const assistantContent = fc.oneof(
   fc.array(assistantBlock, { minLength: 1, maxLength: 4 }),
 );
 
+/**
+ * `params` as the API takes them: each user message answers exactly the tool uses of the
+ * assistant message before it (its results first, one per id, in order; none in the first), a
+ * tool use id given once, and no message empty but a final assistant one.
+ */
+function paired(params: Wire[]): Wire[] {
+  const seen = new Set<string>();
+  let calls: string[] = [];
+  return params.map((param, index) => {
+    const { content } = param;
+    const last = index === params.length - 1;
+    if (param["role"] === "assistant") {
+      const blocks = Array.isArray(content)
+        ? (content as Wire[]).map((block) => {
+            if (block["type"] !== "tool_use") return block;
+            let id = String(block["id"]);
+            while (seen.has(id)) id += "x";
+            seen.add(id);
+            return { ...block, id };
+          })
+        : content;
+      calls = Array.isArray(blocks)
+        ? blocks.filter((block) => block["type"] === "tool_use").map((block) => String(block["id"]))
+        : [];
+      return { ...param, content: blocks === "" && !last ? "." : blocks };
+    }
+    const blocks =
+      typeof content === "string"
+        ? content === ""
+          ? []
+          : [{ type: "text", text: content }]
+        : (content as Wire[]);
+    const results = blocks.filter((block) => block["type"] === "tool_result");
+    const others = blocks.filter((block) => block["type"] !== "tool_result");
+    const answers = calls.map((id, at) => ({
+      ...(results[at] ?? { type: "tool_result" }),
+      tool_use_id: id,
+    }));
+    calls = [];
+    if (answers.length === 0 && typeof content === "string")
+      return content === "" ? { ...param, content: "." } : param;
+    const kept = [...answers, ...others];
+    return { ...param, content: kept.length === 0 ? "." : kept };
+  });
+}
+
 /** A random valid conversation as the SDK takes it. */
 export const messageParams: fc.Arbitrary<MessageParam[]> = fc
   .array(fc.tuple(userContent, assistantContent), { minLength: 1, maxLength: 5 })
@@ -264,6 +310,6 @@ export const messageParams: fc.Arbitrary<MessageParam[]> = fc
         if (index < pairs.length - 1 || !endsWithUser)
           params.push({ role: "assistant", content: assistant });
       });
-      return params as unknown as MessageParam[];
+      return paired(params) as unknown as MessageParam[];
     }),
   );

@@ -12,8 +12,8 @@ import { AnthropicStandIn, StandInApiError } from "../../src/testing/index.js";
 // the betas, orders the checks, counts the prompt and signs the reply on its own, so the two are
 // compared by what they answer: the same request, the same 400 in the same words, or the same
 // blocks dropped and reported, the same input tokens and the same signed thinking in the reply.
-// (The stand-in also answers 400 for broken pairing or roles, which the loopback leaves to its
-// tests' `requestProblems`: the conversations here keep both.)
+// (Both answer 400 for broken pairing; the stand-in also for two messages of one role in a row,
+// which the loopback, as the API, reads as one turn: the conversations here keep both rules.)
 
 type Block = Record<string, unknown>;
 type Message = { role: string; content: string | Block[] };

@@ -108,6 +108,82 @@ describe("the loopback Chat Completions API's message rules", () => {
   });
 });
 
+describe("the loopback Chat Completions API's field rules", () => {
+  it("7: accepts the legacy function role with its name, and an assistant's function_call without content", () => {
+    const legacyCall = {
+      role: "assistant",
+      content: null,
+      function_call: { name: "read", arguments: "{}" },
+    };
+    const legacyResult = { role: "function", name: "read", content: "ok" };
+    expect(problem([user, legacyCall, legacyResult, user])).toBeUndefined();
+    expect(problem([user, legacyCall, { ...legacyResult, content: null }])).toBeUndefined();
+    expect(problem([user, legacyCall, { role: "function", content: "ok" }])).toBe(
+      "Missing required parameter: 'messages[2].name'.",
+    );
+    expect(
+      problem([user, legacyCall, { ...legacyResult, content: [{ type: "text", text: "ok" }] }]),
+    ).toBe("Invalid type for 'messages[2].content': expected a string, but got an array instead.");
+    // A function message does not answer tool calls.
+    expect(problem([user, calls("a"), legacyResult, tool("a")])).toMatch(
+      /did not have response messages: a$/,
+    );
+  });
+
+  it("8: refuses a name that is not a string", () => {
+    expect(problem([{ ...user, name: "ada" }])).toBeUndefined();
+    expect(problem([{ ...user, name: 5 }])).toBe(
+      "Invalid type for 'messages[0].name': expected a string, but got an integer instead.",
+    );
+    expect(problem([user, { role: "assistant", content: "hi", name: null }])).toBe(
+      "Invalid type for 'messages[1].name': expected a string, but got null instead.",
+    );
+  });
+
+  it("9: refuses a tool call without its type, or of a type the API does not know", () => {
+    const typed = (type: unknown) => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ ...call("a"), type }],
+    });
+    const custom = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "a", type: "custom", custom: { name: "patch", input: "x" } }],
+    };
+    expect(problem([user, custom, tool("a")])).toBeUndefined();
+    expect(problem([user, typed(undefined), tool("a")])).toBe(
+      "Missing required parameter: 'messages[1].tool_calls[0].type'.",
+    );
+    expect(problem([user, typed("foo"), tool("a")])).toBe(
+      "Invalid value: 'foo'. Supported values are: 'function' and 'custom'.",
+    );
+  });
+
+  it("10: refuses an image_url that is not an object with a string url", () => {
+    const image = (image_url: unknown) => ({
+      role: "user",
+      content: [{ type: "image_url", image_url }],
+    });
+    expect(problem([image({ url: "https://x/y.png", detail: "low" })])).toBeUndefined();
+    expect(problem([image("https://x/y.png")])).toBe(
+      "Invalid type for 'messages[0].content[0].image_url': expected an object, but got a string instead.",
+    );
+    expect(problem([image({})])).toBe(
+      "Missing required parameter: 'messages[0].content[0].image_url.url'.",
+    );
+    expect(problem([image({ url: 7 })])).toBe(
+      "Invalid type for 'messages[0].content[0].image_url.url': expected a string, but got an integer instead.",
+    );
+    expect(problem([image({ url: "https://x/y.png", detail: "max" })])).toBe(
+      "Invalid value: 'max'. Supported values are: 'auto', 'low', and 'high'.",
+    );
+    expect(chatMessagesProblem([image({})], state())?.param).toBe(
+      "messages[0].content[0].image_url.url",
+    );
+  });
+});
+
 describe("ChatCompletionsServer through the openai SDK", () => {
   let server: ChatCompletionsServer;
   let client: OpenAI;

@@ -48,6 +48,35 @@ describe("the loopback Gemini API's contents rules", () => {
     expect(problem([{ role: "user", parts: [{ thought: true }] }])).toMatch(/required oneof field/);
   });
 
+  it("8: refuses a Blob without string data and mimeType, and a FileData without a string fileUri", () => {
+    const media = (part: Record<string, unknown>) => [{ role: "user", parts: [part] }];
+    expect(problem(media({ inlineData: { data: "iVBORw0KGgo=", mimeType: "image/png" } }))).toBe(
+      undefined,
+    );
+    expect(problem(media({ fileData: { fileUri: "https://x/y.pdf" } }))).toBeUndefined();
+    expect(problem(media({ inlineData: { mimeType: "image/png" } }))).toBe(
+      "* GenerateContentRequest.contents[0].parts[0].inline_data.data: required field is not set",
+    );
+    expect(problem(media({ inlineData: { data: "AAAA" } }))).toBe(
+      "* GenerateContentRequest.contents[0].parts[0].inline_data.mime_type: required field is not set",
+    );
+    expect(problem(media({ inlineData: { data: 5, mimeType: "image/png" } }))).toBe(
+      "Invalid value at 'contents[0].parts[0].inline_data.data' (TYPE_BYTES), 5",
+    );
+    expect(problem(media({ inlineData: { data: "AAAA", mimeType: 5 } }))).toBe(
+      "Invalid value at 'contents[0].parts[0].inline_data.mime_type' (TYPE_STRING), 5",
+    );
+    expect(problem(media({ inlineData: "AAAA" }))).toBe(
+      "Invalid value at 'contents[0].parts[0].inline_data' (type.googleapis.com/google.ai.generativelanguage.v1beta.Blob), \"AAAA\"",
+    );
+    expect(problem(media({ fileData: { mimeType: "application/pdf" } }))).toBe(
+      "* GenerateContentRequest.contents[0].parts[0].file_data.file_uri: required field is not set",
+    );
+    expect(problem(media({ fileData: { fileUri: 5 } }))).toBe(
+      "Invalid value at 'contents[0].parts[0].file_data.file_uri' (TYPE_STRING), 5",
+    );
+  });
+
   it("3-5: alternates user and model; answers each call turn in the next turn, one response each", () => {
     expect(problem([user, user])).toMatch(/alternate between user and model/);
     expect(problem([call(), answer()])).toMatch(
