@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
+import { recordSchema } from "../core/option-schemas.js";
 import type { HybridCompactorOptions } from "./hybrid-compactor.js";
 import type { LLMCompactorConfig } from "./llm-compactor.js";
 import { type CompactionConfig, ThresholdCompactor } from "./threshold-compactor.js";
@@ -14,7 +15,7 @@ const CompactorTypeSchema = z.strictObject({
   type: z.enum(["threshold", "llm", "hybrid"], {
     error: 'must be "threshold", "llm" or "hybrid"',
   }),
-  config: z.exactOptional(z.record(z.string(), z.unknown())),
+  config: z.exactOptional(recordSchema()),
 });
 
 /**

@@ -6,7 +6,7 @@ import { NON_NEGATIVE_INT_SCHEMA, POSITIVE_INT_SCHEMA } from "./option-schemas.j
  * of their error messages and error codes. Matched with `includes` on a bounded prefix of the
  * text, never a regular expression.
  */
-export const CONTEXT_OVERFLOW_PHRASES = Object.freeze({
+export const CONTEXT_OVERFLOW_PHRASES = /* @__PURE__ */ Object.freeze({
   /** Anthropic: `prompt is too long: 210000 tokens > 200000 maximum`, and input + `max_tokens` over the window. */
   anthropic: ["prompt is too long", "exceed context limit"],
   /** OpenAI: the `context_length_exceeded` code, Chat Completions' and the Responses API's messages. */

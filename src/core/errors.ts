@@ -140,6 +140,11 @@ function typeName(input: unknown): string {
   return "object";
 }
 
+/** zod's English message for a value of the wrong type: `Invalid input: expected date, received string`. */
+export function invalidType(expected: string, input: unknown): string {
+  return `Invalid input: expected ${expected}, received ${typeName(input)}`;
+}
+
 /**
  * zod's English message for an issue no schema of ours words (the same texts as its `en`
  * locale for the issues our schemas can raise, without its tables for string formats none of
@@ -148,7 +153,7 @@ function typeName(input: unknown): string {
 function englishIssue(issue: z.core.$ZodRawIssue): string {
   switch (issue.code) {
     case "invalid_type":
-      return `Invalid input: expected ${issue.expected}, received ${typeName(issue.input)}`;
+      return invalidType(issue.expected, issue.input);
     case "invalid_value":
       return issue.values.length === 1
         ? `Invalid input: expected ${quoted(issue.values[0])}`

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 import { freezeDeeply } from "../internal/frozen.js";
 import { jsonObjectIssues, jsonValueIssues, normalizeJson } from "../internal/json-value.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
-import { formatPath, type ValidationIssue } from "./errors.js";
+import { formatPath, invalidType, type ValidationIssue } from "./errors.js";
 import type {
   AssistantMessage,
   ContentBlock,
@@ -68,7 +68,9 @@ export const TurnIdSchema: z.ZodMiniType<TurnId> = z.object({
   owner: z.string().check(z.minLength(1, "must be a non-empty string")),
   number: z
     .number()
-    .check(z.int("must be a whole number"))
+    // A refinement, not `z.int`: the same check and message, without zod's number formats
+    // (1.4 kB of a session's bundle). It aborts as `z.int` does: no "0 or more" after it.
+    .check(z.refine(Number.isSafeInteger, { error: "must be a whole number", abort: true }))
     .check(z.nonnegative("must be 0 or more")),
 });
 
@@ -193,9 +195,17 @@ function byRole<D extends z.ZodMiniType<Date, unknown>>(date: D) {
   };
 }
 
-const validDate = z
-  .date()
-  .check(z.refine((date) => !Number.isNaN(date.getTime()), "must be a valid date"));
+/**
+ * A `Date` that is valid; an Invalid Date is refused as `must be a valid date`, anything else as
+ * zod's `z.date()` words it. A plain check, not `z.date()`: 0.4 kB less in a session's bundle.
+ */
+const validDate = z.custom<Date>(
+  (value) => value instanceof Date && !Number.isNaN(value.getTime()),
+  {
+    error: ({ input }) =>
+      input instanceof Date ? "must be a valid date" : invalidType("date", input),
+  },
+);
 const live = byRole(validDate);
 
 /** Schema of a {@link UserMessage}. */

@@ -87,5 +87,8 @@ export function usageIssues(usage: unknown): ValidationIssue[] {
   }));
 }
 
-/** A token count as a provider's usage reports it: a whole number ≥ 0, `null` or absent. */
-export const PROVIDER_TOKEN_COUNT_SCHEMA = z.nullish(NON_NEGATIVE_INT_SCHEMA);
+/**
+ * A token count as a provider's usage reports it: a whole number ≥ 0, `null` or absent. Pure:
+ * a bundle that reads no provider's usage (the session's) leaves out zod's nullable schema.
+ */
+export const PROVIDER_TOKEN_COUNT_SCHEMA = /* @__PURE__ */ z.nullish(NON_NEGATIVE_INT_SCHEMA);

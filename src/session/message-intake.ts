@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import { exchangeIssues } from "../core/exchanges.js";
 import { interruptedResult } from "../core/interrupted-calls.js";
 import {
@@ -13,7 +13,12 @@ import {
 } from "../core/message.js";
 import { type Clock, createMessage } from "../core/message-factory.js";
 import { rememberValid } from "../core/message-memo.js";
-import { BOOLEAN_SCHEMA, NON_EMPTY_STRING_SCHEMA, optionsSchema } from "../core/option-schemas.js";
+import {
+  BOOLEAN_SCHEMA,
+  NON_EMPTY_STRING_SCHEMA,
+  optionsSchema,
+  stringIssue,
+} from "../core/option-schemas.js";
 import { keepThinkingValid } from "../core/preserved-thinking.js";
 import { ContentBlockSchema, MessageSchema } from "../core/schemas.js";
 import { isPlainObject } from "../internal/plain-object.js";
@@ -45,12 +50,25 @@ const MESSAGES = z.array(MessageSchema);
 const ASSISTANT_CONTENT = z
   .array(ContentBlockSchema)
   .check(z.minLength(1, "must hold at least one block"));
-const SUMMARY_ENTRIES = z.array(
-  z.tuple([z.string().check(z.minLength(1, "must be a non-empty tool use id")), z.string()]),
-);
 
 const AddUserTextOptionsSchema = optionsSchema({ pinned: z.exactOptional(BOOLEAN_SCHEMA) });
 const AddAssistantOptionsSchema = optionsSchema({ id: z.exactOptional(NON_EMPTY_STRING_SCHEMA) });
+
+/**
+ * What is wrong with compact summaries' entries, `[toolUseId, summary]` each: an issue at
+ * `[entry, 0]` for an id that is not a non-empty string, at `[entry, 1]` for a summary that is
+ * not a string.
+ */
+function summaryIssues(entries: readonly (readonly [unknown, unknown])[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  entries.forEach(([toolUseId, summary], index) => {
+    const idIssue = toolUseId === "" ? "must be a non-empty tool use id" : stringIssue(toolUseId);
+    if (idIssue !== undefined) issues.push({ path: [index, 0], message: idIssue });
+    const summaryIssue = stringIssue(summary);
+    if (summaryIssue !== undefined) issues.push({ path: [index, 1], message: summaryIssue });
+  });
+  return issues;
+}
 
 /** The `pinned` option of `addUserText`. @throws {ValidationError} unless an object with a boolean `pinned`. */
 function parsePinned(options: unknown): boolean {
@@ -198,9 +216,10 @@ export class MessageIntake {
       ]);
     }
     const entries = summaries instanceof Map ? [...summaries] : Object.entries(summaries);
-    const parsed = parseOrThrow(SUMMARY_ENTRIES, entries, "compact summaries");
+    const issues = summaryIssues(entries);
+    if (issues.length > 0) throw new ValidationError("compact summaries", issues);
     const stored = this.#settings.history.summaries;
-    const changed = parsed.filter(([toolUseId, text]) => stored.get(toolUseId) !== text);
+    const changed = entries.filter(([toolUseId, text]) => stored.get(toolUseId) !== text);
     const entry =
       changed.length === 0
         ? undefined

@@ -6,6 +6,8 @@ import {
   NON_EMPTY_STRING_SCHEMA,
   NON_NEGATIVE_INT_SCHEMA,
   POSITIVE_INT_SCHEMA,
+  recordSchema,
+  stringIssue,
 } from "../core/option-schemas.js";
 import {
   JsonObjectSchema,
@@ -99,7 +101,7 @@ export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
     sessionId: NON_EMPTY_STRING_SCHEMA,
     contextLimit: POSITIVE_INT_SCHEMA,
     messages: z.array(SerializedMessageSchema),
-    compactSummaries: z.record(z.string(), z.string()),
+    compactSummaries: recordSchema<string>(stringIssue),
     meter: z.object({
       correction: z.number().check(z.refine(Number.isFinite, "must be a finite number")),
       replyCounted: z.boolean(),
