@@ -4,9 +4,7 @@ import { isContextOverflowError } from "../core/context-overflow.js";
 import { CompactionError } from "../core/errors.js";
 import { type LlmClient, type LlmRequest, readLlmUsage } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
-import { charsToTokens, tokensToChars } from "../core/tokens.js";
 import { addUsage, type CompactionUsage } from "../core/usage.js";
-import { headOf } from "../internal/whole-characters.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
 import type { FoldPlan } from "./fold-plan.js";
 import type { LLMCompactorOptions } from "./llm-compactor.js";
@@ -141,19 +139,7 @@ async function requestSummary(
   if (text.trim() === "") {
     throw new CompactionError("empty_summary", "summarizer returned an empty summary");
   }
-  const summary = withinBudget(text.trim(), options.maxSummaryTokens);
-  return { text: summary, ...(usage === undefined ? {} : { usage }) };
-}
-
-/**
- * A summary far over the `maxTokens` it was asked for (a client that does not pass it on) cut
- * to that budget, marked: kept whole, it would hold most of the window and every step would pay
- * for another summary. What it folded is in the archive, not in it. Up to twice the budget by
- * the local estimate is taken as it came (a tokenizer that counts otherwise).
- */
-function withinBudget(text: string, maxTokens: number): string {
-  if (charsToTokens(text.length) <= 2 * maxTokens) return text;
-  return `${headOf(text, tokensToChars(maxTokens))}\n[… the summary was cut to its budget of ${maxTokens} tokens …]`;
+  return { text: text.trim(), ...(usage === undefined ? {} : { usage }) };
 }
 
 /** The text and checked usage of a client's reply; rejects anything else with `llm_error`. */
