@@ -163,8 +163,10 @@ export class CompactionRunner {
   }
 
   /**
-   * The last resort (see `trimShare`), under the session's lease as every compaction. A
-   * compactor that failed (not the archive) aims at nothing: it trims by its own line.
+   * The last resort (see `trimShare`). A compactor that failed (not the archive) aims at
+   * nothing: it trims by its own line. It runs under the session's lease when it can take it,
+   * and without it when another worker holds it (a summary that may take a minute): the
+   * request must fit now, and the head's compare-and-swap keeps the history right.
    */
   async #lastResort(state: RunState): Promise<void> {
     const { history, events, clock } = this.#settings;
@@ -179,7 +181,8 @@ export class CompactionRunner {
       },
       events,
     );
-    if (share === undefined || !(await this.#begin(state))) return;
+    if (share === undefined) return;
+    await this.#begin(state);
     await trimOnOverflow(this.#landing, state.policy.trigger, state.outcome, {
       ...share,
       contextUsedBefore,

@@ -181,6 +181,29 @@ describe("StoredSession compaction", () => {
     await expect(session.forceCompact()).rejects.toMatchObject({ code: "busy" });
   });
 
+  it("trims over the window while another worker holds the lease for a summary (review 54b H5)", async () => {
+    const store = new MemoryStore();
+    const session = await openSession(store, "s", {
+      contextLimit: 10_000,
+      llmCompactor: new LLMCompactor(new MockLlmClient(), { keepRecentTurns: 1 }),
+    });
+    for (let task = 0; task < 6; task += 1) {
+      await session.addUserText(`task ${task} ${"detail ".repeat(400)}`);
+      await session.addAssistant([{ type: "text", text: `done ${task} ${"words ".repeat(400)}` }]);
+    }
+    // Another worker's summary goes on: it holds the lease for a minute.
+    expect(await store.acquireLease("s", "a-summarizing-worker", 60_000)).toBe(true);
+    await session.addUserText(`and this log ${"line ".repeat(2_000)}`);
+    expect(session.contextUsed).toBeGreaterThan(10_000);
+    const report = await session.maybeCompact();
+    expect(report.discarded).toBe("lease_held");
+    expect(report.overWindow).toBe(false);
+    expect(session.contextUsed).toBeLessThanOrEqual(10_000);
+    const reader = await openSession(store, "s", { contextLimit: 10_000 });
+    expect(reader.messages).toEqual(session.messages);
+    expect(validateConversation(reader.messages)).toEqual([]);
+  });
+
   it("drops the thinking of a reply written against an older head, and closes its tool exchange", async () => {
     const store = new MemoryStore();
     const slow = await openSession(store, "s", LIMIT);
