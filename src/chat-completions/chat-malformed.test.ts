@@ -38,11 +38,6 @@ const MALFORMED: [string, unknown[], ValidationIssue][] = [
     { path: [1, "tool_calls", 0, "type"], message: 'must be "function" or "custom"' },
   ],
   [
-    "a tool call without a type",
-    [USER, { role: "assistant", content: null, tool_calls: [call({})] }, answer],
-    { path: [1, "tool_calls", 0, "type"], message: 'must be "function" or "custom"' },
-  ],
-  [
     "an image_url part whose image_url is a string",
     [image("https://x/y.png")],
     { path: [0, "content", 0, "image_url"], message: "must be an object with a string url" },
@@ -189,6 +184,29 @@ describe("chat messages of fields the API refuses", () => {
       { path: [0, "content"], message: "must be a string or null" },
     ]);
   });
+});
+
+describe("a tool call without a type (review 54d #2: Mistral, vLLM, Ollama send them)", () => {
+  it.each([undefined, null, ""])(
+    "type %j reads as a function call, written back as one",
+    (type) => {
+      const untyped = call(type === undefined ? {} : { type });
+      const messages = [USER, { role: "assistant", content: null, tool_calls: [untyped] }, answer];
+      const written = toChatMessages(fromChatMessages(messages));
+      expect(written[1]).toMatchObject({
+        tool_calls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }],
+      });
+      const session = askedSession();
+      const reply = {
+        choices: [{ message: { role: "assistant", content: null, tool_calls: [untyped] } }],
+      };
+      expect(appendChatCompletion(session, reply).message?.content[0]).toMatchObject({
+        type: "tool_use",
+        id: "c1",
+        name: "ls",
+      });
+    },
+  );
 });
 
 describe("chat messages the API's schema allows", () => {

@@ -176,7 +176,9 @@ export function callBlock(context: MessageContext, call: JsonValue, path: Path):
   }
   const id = stringAt(context, call, "id", path);
   const type = call["type"];
-  if (type !== "function" && type !== "custom")
+  // Hosts that leave the type out (null, "") mean a function call: written back as one.
+  const untyped = type === undefined || type === null || type === "";
+  if (!untyped && type !== "function" && type !== "custom")
     fail(context, [...path, "type"], 'must be "function" or "custom"');
   const custom = type === "custom";
   const key = custom ? "custom" : "function";
@@ -190,7 +192,11 @@ export function callBlock(context: MessageContext, call: JsonValue, path: Path):
   const raw = target[rawKey];
   if (typeof raw !== "string") fail(context, [...path, key, rawKey], "must be a string");
   const text = typeof raw === "string" ? raw : "";
-  const fields: ChatFields = { call: without(call, ["id", key]) };
+  const fields: ChatFields = {
+    call: untyped
+      ? { ...without(call, ["id", key, "type"]), type: "function" }
+      : without(call, ["id", key]),
+  };
   const own = without(target, ["name", rawKey]);
   if (Object.keys(own).length > 0) fields.function = own;
   if (custom) return withFields({ type: "tool_use", id, name, input: { input: text } }, fields);
