@@ -104,6 +104,28 @@ describe("what is appended while a compaction runs (review 54c)", () => {
     expect(validateConversation(session.messages)).toEqual([]);
   });
 
+  it("a last resort whose archive write meets a call appended meanwhile reports it, never rejects (review 54d #1)", async () => {
+    const session = new AgentSession({
+      contextLimit: 20_000,
+      compactor: false,
+      archive: new SlowArchive(),
+    });
+    for (let turn = 0; turn < 10; turn += 1) {
+      session.addUserText(`Question ${turn}: ${"q".repeat(6_000)}`);
+      session.addAssistant([{ type: "text", text: `Answer ${turn}: ${"a".repeat(6_000)}` }]);
+    }
+    session.addUserText("run the tests");
+    const running = session.maybeCompact();
+    await tick();
+    session.addAssistant([{ type: "tool_use", id: "t1", name: "bash", input: {} }]);
+    const report = await running;
+    expect(report.error?.code).toBe("aborted");
+    session.addToolResults([{ type: "tool_result", toolUseId: "t1", content: "ok" }]);
+    expect(validateConversation(session.messages)).toEqual([]);
+    // Answered, the calls let the next call trim.
+    expect((await session.maybeCompact()).overWindow).toBe(false);
+  });
+
   it("nor while half of a message's calls are answered: the other result can still be added (H2)", async () => {
     const { client, answer } = heldSummarizer();
     const session = summarizingSession(client);

@@ -1,3 +1,4 @@
+import { CompactionError } from "../core/errors.js";
 import type { Clock } from "../core/message-factory.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
@@ -5,10 +6,12 @@ import type { Landing, Replaced } from "./landing.js";
 import { lastResortTrim, type TrimShare } from "./trim-share.js";
 
 /**
- * The last stage of a run, with its own rule (see `trimShare`), under the session's lease (its
- * caller took it): the oldest messages go (archived first) down to `run.share` of the window. When the archive fails (it threw or outlived `archiveTimeoutMs`), they go without it,
- * as with `archive: false`: the request must fit, and the removed messages are in the report and
- * event.
+ * The last stage of a run, with its own rule (see `trimShare`): the oldest messages go
+ * (archived first) down to `run.share` of the window. When the archive fails (it threw or
+ * outlived `archiveTimeoutMs`), they go without it, as with `archive: false`: the request must
+ * fit, and the removed messages are in the report and event. Nothing while tool calls wait for
+ * their results (no request goes out before them, and a trim would make their thinking stale),
+ * found before or while it lands: the run then reports the landing's `aborted`.
  */
 export async function trimOnOverflow(
   landing: Landing,
@@ -22,6 +25,7 @@ export async function trimOnOverflow(
   },
 ): Promise<void> {
   const { history } = landing;
+  if (history.openToolUses().unanswered.length > 0) return;
   const { contextLimit } = history.meter;
   const { contextUsedBefore } = run;
   // What the measure counts beyond the messages (system prompt, tools) stays.
@@ -34,7 +38,16 @@ export async function trimOnOverflow(
   if (output === undefined) return;
   const trim = (options: { archive?: false } = {}) =>
     landing.replace(history.messages, history.generation, output.conversation, run.signal, options);
-  let replaced: Replaced = await trim();
+  let replaced: Replaced;
+  try {
+    replaced = await trim();
+  } catch (error) {
+    // The history moved under it (calls appended that wait): reported, never a rejection.
+    if (!CompactionError.isInstance(error) || error.code !== "aborted" || run.signal?.aborted)
+      throw error;
+    outcome.error ??= error;
+    return;
+  }
   if (replaced.status === "archive_failed") {
     const { failure } = replaced;
     if (failure.code === "aborted") throw failure;

@@ -204,6 +204,27 @@ describe("StoredSession compaction", () => {
     expect(validateConversation(reader.messages)).toEqual([]);
   });
 
+  it("a worker whose refresh finds another's call waiting trims nothing and resolves (review 54d #1)", async () => {
+    const store = new MemoryStore();
+    const options = { contextLimit: 20_000, compactor: false as const };
+    const stale = await openSession(store, "s", options);
+    const agent = await openSession(store, "s", options);
+    for (let turn = 0; turn < 10; turn += 1) {
+      await agent.addUserText(`Question ${turn}: ${"q".repeat(6_000)}`);
+      await agent.addAssistant([{ type: "text", text: `Answer ${turn}: ${"a".repeat(6_000)}` }]);
+    }
+    await agent.addUserText("run the tests");
+    await agent.addAssistant([
+      { type: "thinking", thinking: "run", signature: "sig" },
+      { type: "tool_use", id: "t1", name: "bash", input: {} },
+    ]);
+    expect((await stale.maybeCompact()).compacted).toBe(false);
+    await agent.addToolResults([{ type: "tool_result", toolUseId: "t1", content: "12 passing" }]);
+    const report = await agent.maybeCompact();
+    expect(report.overWindow).toBe(false);
+    expect(validateConversation(agent.messages)).toEqual([]);
+  });
+
   it("drops the thinking of a reply written against an older head, and closes its tool exchange", async () => {
     const store = new MemoryStore();
     const slow = await openSession(store, "s", LIMIT);
