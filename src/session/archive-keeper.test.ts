@@ -231,6 +231,37 @@ describe("what clamping cut, when the archive fails or is slow (review 54b H3, L
     expect(originalOf(await session.recall(first))).toBe("ORIGINAL-t1 ");
   });
 
+  it("one original the archive never takes blocks no later clamp, and travels in the snapshot (review 54d #3, #4)", async () => {
+    const kept = new MemoryArchive();
+    let puts = 0;
+    const archive = {
+      put: async (sessionId: string, records: readonly ArchiveRecord[]) => {
+        puts += 1;
+        // Too large for the store's item: this one is refused every time.
+        if (records.some((record) => originalOf(record) === "ORIGINAL-t1 "))
+          throw new Error("item too large");
+        kept.put(sessionId, records);
+      },
+      get: async (sessionId: string, handle: string) => kept.get(sessionId, handle),
+    };
+    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false, archive, logger });
+    session.addUserText("read the big files");
+    const handles = [clampInto(session, "t1")];
+    for (let index = 2; index <= 8; index += 1) handles.push(clampInto(session, `t${index}`));
+    await session.recall(handles.at(-1)!);
+    // Every later original reached the archive; the refused one was tried a few times only.
+    for (const handle of handles.slice(1))
+      expect(kept.get(session.sessionId, handle)).toBeDefined();
+    expect(puts).toBeLessThan(8 + 4);
+    expect(originalOf(await session.recall(handles[0]!))).toBe("ORIGINAL-t1 ");
+    // The snapshot carries it: restored with an archive that takes it, it is recalled.
+    const snapshot = session.toJSON();
+    expect(snapshot.archive?.records).toHaveLength(1);
+    const restored = AgentSession.fromJSON(snapshot, { archive: kept });
+    expect(originalOf(await restored.recall(handles[0]!))).toBe("ORIGINAL-t1 ");
+  });
+
   it("a recall right after the clamp waits for a slow archive", async () => {
     const archive = new (class extends MemoryArchive {
       override async put(sessionId: string, records: readonly ArchiveRecord[]): Promise<void> {

@@ -31,6 +31,16 @@ const DRAWN_HANDLE_SPAN = 900_000_000_000;
  */
 const COUNTER_LIMIT = 1_000_000_000;
 
+/** A clamped original the archive has not taken: its puts so far, and whether one runs. */
+interface Unkept {
+  record: ArchiveRecord;
+  tries: number;
+  putting: boolean;
+}
+
+/** How many puts a clamped original gets; after them it is recalled from memory only. */
+const UNKEPT_TRIES = 3;
+
 /**
  * A number no other compaction draws (12 digits, far above any counter): its handles are this
  * and the numbers after it. Two compactions' handles meet with odds of about their count over
@@ -64,7 +74,7 @@ export class ArchiveKeeper {
    * What clamping cut that the archive has not taken yet (its `put` failed or runs): recalled
    * from here, and put again with the next clamp's, so an outage loses nothing this process holds.
    */
-  readonly #unkept = new Map<string, ArchiveRecord>();
+  readonly #unkept = new Map<string, Unkept>();
 
   constructor(
     archive: CompactionArchive,
@@ -189,15 +199,31 @@ export class ArchiveKeeper {
    * takes them, they are recalled from memory. Rejects with the archive's failure.
    */
   keepClamped(records: readonly ArchiveRecord[]): Promise<void> {
-    for (const record of records) this.#unkept.set(record.handle, freezeDeeply(record));
-    return this.#tracked(this.#putUnkept());
+    const earlier = [...this.#unkept.values()];
+    for (const record of records)
+      this.#unkept.set(record.handle, { record: freezeDeeply(record), tries: 0, putting: false });
+    // Each earlier one on its own, a few times: one the archive never takes (too large for a
+    // store's item) blocks no other, and is not sent again with every clamp.
+    for (const held of earlier)
+      if (!held.putting && held.tries < UNKEPT_TRIES)
+        this.#tracked(this.#putUnkept([held])).catch(() => {});
+    return this.#tracked(
+      this.#putUnkept(records.map((record) => this.#unkept.get(record.handle)!)),
+    );
   }
 
-  async #putUnkept(): Promise<void> {
-    const pending = [...this.#unkept.values()];
-    await this.store(pending);
-    for (const record of pending)
-      if (this.#unkept.get(record.handle) === record) this.#unkept.delete(record.handle);
+  async #putUnkept(held: readonly Unkept[]): Promise<void> {
+    for (const each of held) {
+      each.tries += 1;
+      each.putting = true;
+    }
+    try {
+      await this.store(held.map((each) => each.record));
+    } finally {
+      for (const each of held) each.putting = false;
+    }
+    for (const each of held)
+      if (this.#unkept.get(each.record.handle) === each) this.#unkept.delete(each.record.handle);
   }
 
   /** `keeping`, which a recall waits for until it settles. */
@@ -236,7 +262,14 @@ export class ArchiveKeeper {
   snapshot(): NonNullable<SessionSnapshot["archive"]> {
     return this.#archive instanceof MemoryArchive
       ? { next: this.next, records: this.#archive.records(this.#sessionId).map(serializeRecord) }
-      : { next: this.next, external: true };
+      : {
+          next: this.next,
+          external: true,
+          // What the archive has not taken travels with the snapshot: restored, it is put again.
+          ...(this.#unkept.size === 0
+            ? {}
+            : { records: [...this.#unkept.values()].map((each) => serializeRecord(each.record)) }),
+        };
   }
 
   /**
@@ -275,7 +308,7 @@ export class ArchiveKeeper {
     }
     if (this.#keeping.size > 0) await Promise.allSettled([...this.#keeping]);
     const unkept = this.#unkept.get(handle);
-    if (unkept !== undefined) return unkept;
+    if (unkept !== undefined) return unkept.record;
     const record = await this.#archive.get(this.#sessionId, handle);
     if (record === undefined) throw issue(`nothing is archived under "${handle}" in this session`);
     return record;
