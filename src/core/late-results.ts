@@ -59,12 +59,26 @@ export function withStrayResultsTold(
   before: readonly Message[] = [],
 ): readonly Message[] {
   const called = new Set<string>();
+  // Calls answered already, and those of the last assistant message: a result of an answered
+  // call that the message before did not make (the same result given again, after the model
+  // went on) answers nothing either (each API refuses a second result of one call).
+  const answered = new Set<string>();
+  let last = new Set<string>();
   /** Notes the calls of `message`; its results no call before has (none: `undefined`). */
   const strays = (message: Message): Set<ToolResultBlock> | undefined => {
     let found: Set<ToolResultBlock> | undefined;
+    if (message.role === "assistant") last = new Set();
     for (const block of message.content) {
-      if (block.type === "tool_use") called.add(block.id);
-      else if (block.type === "tool_result" && !called.has(block.toolUseId)) {
+      if (block.type === "tool_use") {
+        called.add(block.id);
+        answered.delete(block.id);
+        last.add(block.id);
+      } else if (block.type === "tool_result") {
+        const { toolUseId } = block;
+        if (called.has(toolUseId) && !(answered.has(toolUseId) && !last.has(toolUseId))) {
+          answered.add(toolUseId);
+          continue;
+        }
         found ??= new Set();
         found.add(block);
       }

@@ -134,3 +134,32 @@ describe("a result answering no call of the message before it (review 54a #3)", 
     expect(requestProblems(messages)).toEqual([]);
   });
 });
+
+describe("a result of a call answered already, given after the model went on (review 54d #5)", () => {
+  it("compactAnthropicMessages tells it as text, and closes the call it left waiting", async () => {
+    const input: MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("toolu_0")] },
+      { role: "user", content: [result("toolu_0", "first")] },
+      { role: "assistant", content: [use("toolu_1")] },
+      { role: "user", content: [result("toolu_0", "again")] },
+    ];
+    expect(requestProblems(input)).not.toEqual([]);
+    const { messages } = await compactAnthropicMessages(input, { contextLimit: 100_000 });
+    expect(requestProblems(messages)).toEqual([]);
+    expect(JSON.stringify(messages)).toContain("again");
+  });
+
+  it("a provider's reused id still answers its new call", async () => {
+    const input: MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("call_0")] },
+      { role: "user", content: [result("call_0", "first")] },
+      { role: "assistant", content: [use("call_0")] },
+      { role: "user", content: [result("call_0", "second")] },
+    ];
+    const { messages } = await compactAnthropicMessages(input, { contextLimit: 100_000 });
+    expect(requestProblems(messages)).toEqual([]);
+    expect(JSON.stringify(messages)).not.toContain("not in this conversation");
+  });
+});
