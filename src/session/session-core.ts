@@ -182,13 +182,22 @@ export class SessionCore {
 
   /** Applies what the intake built and returns the call's value (the in-memory face). */
   take<T>(intake: Intake<T>): T {
-    if (intake.entry !== undefined) {
-      this.apply(intake.entry)?.catch((error: unknown) => {
-        this.#events.log("the archive could not keep what clamping cut", { error });
-      });
-    }
+    if (intake.entry !== undefined) void this.kept(this.apply(intake.entry));
     for (const event of intake.events) this.emit(event);
     return intake.result;
+  }
+
+  /**
+   * Resolves once the archive kept what an entry's clamping cut, or failed to: a failure is
+   * logged, never thrown (the originals stay in memory, recalled from there, and are put again
+   * with the next clamp's; the entry itself is applied).
+   */
+  async kept(keeping: Promise<void> | undefined): Promise<void> {
+    try {
+      await keeping;
+    } catch (error) {
+      this.#events.log("the archive could not keep what clamping cut", { error });
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import type { CompactionEvent } from "../session/events.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { MemoryStore } from "./memory-store.js";
+import { StoreError } from "./store-error.js";
 import { openSession, type StoredSession } from "./stored-session.js";
 
 const LIMIT = { contextLimit: 200_000 };
@@ -223,6 +224,43 @@ describe("StoredSession compaction", () => {
     const report = await agent.maybeCompact();
     expect(report.overWindow).toBe(false);
     expect(validateConversation(agent.messages)).toEqual([]);
+  });
+
+  it("a write that landed resolves though the archive failed to keep what it clamped (review 54b L1)", async () => {
+    const store = new (class extends MemoryStore {
+      failArchive = 1;
+      override async setValue(id: string, key: string, value: string) {
+        if (key.startsWith("archive:") && this.failArchive > 0) {
+          this.failArchive -= 1;
+          throw new StoreError("io_error", id, "connection reset");
+        }
+        return super.setValue(id, key, value);
+      }
+    })();
+    const warnings: string[] = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (message: string) => warnings.push(message),
+      error() {},
+    };
+    const session = await openSession(store, "s", {
+      contextLimit: 20_000,
+      compactor: false,
+      logger,
+    });
+    await session.addUserText("read the big file");
+    await session.addAssistant([{ type: "tool_use", id: "t1", name: "read", input: {} }]);
+    const big = Array.from({ length: 4000 }, (_, line) => `line ${line} SECRET-${line}`).join("\n");
+    const message = await session.addToolResults([
+      { type: "tool_result", toolUseId: "t1", content: big },
+    ]);
+    expect(warnings.join(" ")).toMatch("could not keep what clamping cut");
+    const handle = /\[recall (r\d+-[0-9a-f]{4})\]/.exec(JSON.stringify(message))![1]!;
+    const record = await session.recall(handle);
+    expect(record.kind === "tool_result" && String(record.original.content)).toContain(
+      "SECRET-3999",
+    );
   });
 
   it("drops the thinking of a reply written against an older head, and closes its tool exchange", async () => {

@@ -323,7 +323,11 @@ export class StoredSession implements CompactingSession<"async"> {
         const data = encodeRecord({ ...intake.entry, headVersion });
         const outcome: AppendResult = await this.#store.append(this.sessionId, this.position, data);
         if (outcome.appended) {
-          await this.#replica.applyRecord(outcome.seq, { ...intake.entry, headVersion }, true);
+          // Stored: an archive that fails to keep what it clamped is logged, not thrown (the
+          // write landed; the originals are recalled from memory and put again later).
+          await this.#core.kept(
+            this.#replica.applyRecord(outcome.seq, { ...intake.entry, headVersion }, true),
+          );
           return this.#core.take({ ...intake, entry: undefined });
         }
         await this.#replica.sync(outcome.state);
