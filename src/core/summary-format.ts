@@ -262,7 +262,7 @@ export function withoutLibraryBlocks(text: string): string {
   let out: string | undefined;
   let start = 0;
   for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) {
-    if (!startsLibraryBlock(text, at + 1) && archivedNoteEnd(text, at + 1) === -1) continue;
+    if (!startsLibraryBlock(text, at + 1)) continue;
     out = `${out ?? ""}${text.slice(start, at + 1)} `;
     start = at + 1;
   }
