@@ -1,6 +1,6 @@
 import { contextAfter } from "../compactors/stage-loop.js";
 import { type CompactionOutput, type Compactor, conversationChanged } from "../core/compactor.js";
-import { CompactionError } from "../core/errors.js";
+import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -327,28 +327,20 @@ export class CompactionRunner {
     if (summarized) await state.options.background?.beforeApply();
     const pending = state.pending;
     state.pending = [];
-    let replaced: Awaited<ReturnType<Landing["land"]>>;
-    try {
-      replaced = await this.#landing.land(state.policy.trigger, {
-        from: state.from,
-        generation: state.generation,
-        conversation: state.working,
-        computed: pending,
-        outcome: state.outcome,
-        signal: state.options.signal,
-      });
-    } catch (error) {
-      // The history moved under it (replaced, or calls appended that wait): nothing landed, and
-      // the run reports it (`maybeCompact` never rejects for it; `forceCompact` does).
-      if (!CompactionError.isInstance(error) || error.code !== "aborted") throw error;
+    const replaced = await this.#landing.land(state.policy.trigger, {
+      from: state.from,
+      generation: state.generation,
+      conversation: state.working,
+      computed: pending,
+      outcome: state.outcome,
+      signal: state.options.signal,
+    });
+    if (replaced.status === "archive_failed" || replaced.status === "moved") {
+      // Nothing landed: the conversation is as it was, and the run stops (the last resort runs
+      // after an archive's failure). The run reports it: `maybeCompact` never rejects for it,
+      // `forceCompact` does.
       state.working = state.from;
-      this.#failed(state, error, pending.at(-1)?.strategy ?? "custom", summarized);
-      return false;
-    }
-    if (replaced.status === "archive_failed") {
-      // Nothing landed: the conversation is as it was, and the run stops (the last resort runs).
-      state.working = state.from;
-      state.archiveFailed = true;
+      if (replaced.status === "archive_failed") state.archiveFailed = true;
       const strategy = pending.at(-1)?.strategy ?? "custom";
       this.#failed(state, replaced.failure, strategy, summarized);
       return false;

@@ -51,13 +51,15 @@ export interface LandingChange {
 
 /**
  * How a replacement went: it landed (with the thinking it repaired); another worker's change
- * won and nothing landed (`lost`); or the archive failed to keep what it removes (it threw or
- * outlived `archiveTimeoutMs`: `timeout`, `aborted`, `archive_error`) and nothing landed.
+ * won and nothing landed (`lost`); the archive failed to keep what it removes (it threw or
+ * outlived `archiveTimeoutMs`: `timeout`, `aborted`, `archive_error`) and nothing landed; or
+ * the history moved under it (`moved`: replaced, results merged into a message it changed,
+ * calls appended that wait: `History.landed`'s `aborted`) and nothing landed.
  */
 export type Replaced =
   | { status: "landed"; repair: ThinkingRepair }
   | { status: "lost" }
-  | { status: "archive_failed"; failure: CompactionError };
+  | { status: "archive_failed" | "moved"; failure: CompactionError };
 
 /**
  * Lands replacements of a session's history by the rules every path shares
@@ -138,7 +140,13 @@ export class Landing {
         return { status: "archive_failed", failure: error };
       }
     }
-    const landed = await commit.land(history, { before, generation, conversation, rules });
+    let landed: boolean;
+    try {
+      landed = await commit.land(history, { before, generation, conversation, rules });
+    } catch (error) {
+      if (!CompactionError.isInstance(error) || error.code !== "aborted") throw error;
+      return { status: "moved", failure: error };
+    }
     return landed ? { status: "landed", repair } : { status: "lost" };
   }
 

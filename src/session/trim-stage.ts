@@ -1,4 +1,3 @@
-import { CompactionError } from "../core/errors.js";
 import type { Clock } from "../core/message-factory.js";
 import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { CompactionTrigger } from "./events.js";
@@ -38,21 +37,18 @@ export async function trimOnOverflow(
   if (output === undefined) return;
   const trim = (options: { archive?: false } = {}) =>
     landing.replace(history.messages, history.generation, output.conversation, run.signal, options);
-  let replaced: Replaced;
-  try {
-    replaced = await trim();
-  } catch (error) {
-    // The history moved under it (calls appended that wait): reported, never a rejection.
-    if (!CompactionError.isInstance(error) || error.code !== "aborted" || run.signal?.aborted)
-      throw error;
-    outcome.error ??= error;
-    return;
-  }
+  let replaced: Replaced = await trim();
   if (replaced.status === "archive_failed") {
     const { failure } = replaced;
     if (failure.code === "aborted") throw failure;
     outcome.error ??= failure;
     replaced = await trim({ archive: false });
+  }
+  if (replaced.status === "moved") {
+    // The history moved under it (calls appended that wait): reported, never a rejection.
+    if (run.signal?.aborted === true) throw replaced.failure;
+    outcome.error ??= replaced.failure;
+    return;
   }
   if (replaced.status !== "landed") {
     outcome.discarded = "conflict";
