@@ -280,13 +280,9 @@ export class ArchiveKeeper {
     this.next = snapshot.next;
     const records = snapshot.records ?? [];
     if (records.length === 0) return undefined;
-    let put: Promise<void>;
-    try {
-      put = Promise.resolve(this.#archive.put(this.#sessionId, records));
-    } catch (error) {
-      put = Promise.reject(error);
-    }
-    return this.#tracked(put);
+    // Put at once; a put that throws rejects as one that fails.
+    const put = async () => this.#archive.put(this.#sessionId, records);
+    return this.#tracked(put());
   }
 
   /** The record under `handle`. @throws {ValidationError} for a handle this session never gave. */

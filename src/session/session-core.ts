@@ -188,15 +188,16 @@ export class SessionCore {
   }
 
   /**
-   * Resolves once the archive kept what an entry's clamping cut, or failed to: a failure is
-   * logged, never thrown (the originals stay in memory, recalled from there, and are put again
+   * Resolves once the archive kept what an entry's clamping cut (or `what` else it was given:
+   * a replayed record's originals, a snapshot's records), or failed to: a failure is logged,
+   * never thrown (a clamp's originals stay in memory, recalled from there, and are put again
    * with the next clamp's; the entry itself is applied).
    */
-  async kept(keeping: Promise<void> | undefined): Promise<void> {
+  async kept(keeping: Promise<unknown> | undefined, what = "what clamping cut"): Promise<void> {
     try {
       await keeping;
     } catch (error) {
-      this.#events.log("the archive could not keep what clamping cut", { error });
+      this.#events.log(`the archive could not keep ${what}`, { error });
     }
   }
 
@@ -248,9 +249,7 @@ export class SessionCore {
     if (records.length === 0 || this.keeper === undefined) return undefined;
     this.keeper.accept(records);
     if (store) return this.keeper.keepClamped(records);
-    this.keeper.storeMissing(records).catch((error: unknown) => {
-      this.#events.log("the archive could not keep what clamping cut", { error });
-    });
+    void this.kept(this.keeper.storeMissing(records));
     return undefined;
   }
 
@@ -329,9 +328,7 @@ export class SessionCore {
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
     if (snapshot.archive !== undefined)
-      this.keeper?.restore(snapshot.archive)?.catch((error: unknown) => {
-        this.#events.log("the archive could not keep the restored records", { error });
-      });
+      void this.kept(this.keeper?.restore(snapshot.archive), "the restored records");
     this.runner.breaker.restore(snapshot);
   }
 }
