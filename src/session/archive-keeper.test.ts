@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { warningLogger } from "../../test/support/warning-logger.js";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import { AgentSession, ThresholdCompactor } from "../index.js";
 import { MemoryArchive } from "../store/index.js";
@@ -123,13 +124,7 @@ describe("restoring a snapshot's archive (review 54b H4, M1)", () => {
       const onUnhandled = (reason: unknown) => unhandled.push(reason);
       process.on("unhandledRejection", onUnhandled);
       try {
-        const warnings: string[] = [];
-        const logger = {
-          debug: () => {},
-          info: () => {},
-          warn: (message: string) => warnings.push(message),
-          error: () => {},
-        };
+        const { logger, warnings } = warningLogger();
         const archive = { put, get: async () => undefined };
         const session = AgentSession.fromJSON(clampedSnapshot(), { archive, logger });
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -211,13 +206,7 @@ describe("what clamping cut, when the archive fails or is slow (review 54b H3, L
       },
       get: async (sessionId: string, handle: string) => kept.get(sessionId, handle),
     };
-    const warnings: string[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn: (message: string) => warnings.push(message),
-      error() {},
-    };
+    const { logger, warnings } = warningLogger();
     const session = new AgentSession({ contextLimit: 20_000, compactor: false, archive, logger });
     session.addUserText("read the big files");
     const first = clampInto(session, "t1");
@@ -244,7 +233,7 @@ describe("what clamping cut, when the archive fails or is slow (review 54b H3, L
       },
       get: async (sessionId: string, handle: string) => kept.get(sessionId, handle),
     };
-    const logger = { debug() {}, info() {}, warn() {}, error() {} };
+    const logger = { warn() {} };
     const session = new AgentSession({ contextLimit: 20_000, compactor: false, archive, logger });
     session.addUserText("read the big files");
     const handles = [clampInto(session, "t1")];

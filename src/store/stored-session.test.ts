@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { warningLogger } from "../../test/support/warning-logger.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { ValidationError } from "../core/errors.js";
 import type { LlmClient } from "../core/llm-client.js";
@@ -237,13 +238,7 @@ describe("StoredSession compaction", () => {
         return super.setValue(id, key, value);
       }
     })();
-    const warnings: string[] = [];
-    const logger = {
-      debug() {},
-      info() {},
-      warn: (message: string) => warnings.push(message),
-      error() {},
-    };
+    const { logger, warnings } = warningLogger();
     const session = await openSession(store, "s", {
       contextLimit: 20_000,
       compactor: false,
