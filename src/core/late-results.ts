@@ -21,6 +21,11 @@ export function strayResultHead(toolUseId: string, isError: boolean): string {
   return `[The result of a tool call not in this conversation: ${toolUseId}${isError ? ", an error" : ""}]`;
 }
 
+/** The line that opens a second result of the call `toolUseId` told as text (its call is answered). */
+export function repeatResultHead(toolUseId: string, isError: boolean): string {
+  return `[Another result of a tool call answered already: ${toolUseId}${isError ? ", an error" : ""}]`;
+}
+
 /** `result` told as text: the notice naming its call, then what it held. */
 function toldAsText(result: ToolResultBlock, opening: typeof lateResultHead): ContentBlock[] {
   const head = opening(result.toolUseId, result.isError);
@@ -59,23 +64,21 @@ export function withStrayResultsTold(
   before: readonly Message[] = [],
 ): readonly Message[] {
   const called = new Set<string>();
-  // Calls answered already, and those of the last assistant message: a result of an answered
-  // call that the message before did not make (the same result given again, after the model
-  // went on) answers nothing either (each API refuses a second result of one call).
+  // Calls answered already since they were made: a second result of one (given again, in the
+  // same message or after the model went on) answers nothing either (the Chat Completions and
+  // Responses APIs refuse a second result of one call). A call that takes an id again (some
+  // servers number calls per response) is answered anew.
   const answered = new Set<string>();
-  let last = new Set<string>();
   /** Notes the calls of `message`; its results no call before has (none: `undefined`). */
   const strays = (message: Message): Set<ToolResultBlock> | undefined => {
     let found: Set<ToolResultBlock> | undefined;
-    if (message.role === "assistant") last = new Set();
     for (const block of message.content) {
       if (block.type === "tool_use") {
         called.add(block.id);
         answered.delete(block.id);
-        last.add(block.id);
       } else if (block.type === "tool_result") {
         const { toolUseId } = block;
-        if (called.has(toolUseId) && !(answered.has(toolUseId) && !last.has(toolUseId))) {
+        if (called.has(toolUseId) && !answered.has(toolUseId)) {
           answered.add(toolUseId);
           continue;
         }
@@ -96,7 +99,9 @@ export function withStrayResultsTold(
     }
     out ??= messages.slice(0, index);
     // Told as text, a result stays in its message: the message keeps content.
-    out.push(withResultsTold(message, found, strayResultHead));
+    out.push(withResultsTold(message, found, (id, isError) =>
+      called.has(id) ? repeatResultHead(id, isError) : strayResultHead(id, isError),
+    ));
   }
   return out ?? messages;
 }

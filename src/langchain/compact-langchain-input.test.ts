@@ -148,11 +148,13 @@ describe("compactLangChainMessages' input", () => {
       ).rejects.toThrow(ValidationError);
   });
 
-  it("gives each result of a call its own message back", async () => {
+  it("gives each result of a call id its own message back", async () => {
     const messages: BaseMessage[] = [
       new HumanMessage({ content: "go", id: "h" }),
       new AIMessage({ id: "a", content: "", tool_calls: [{ id: "c1", name: "read", args: {} }] }),
       new ToolMessage({ id: "t1", tool_call_id: "c1", content: "first", artifact: { k: 1 } }),
+      // A server that numbers calls per response (`call_0` in each) takes the id again.
+      new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "read", args: {} }] }),
       new ToolMessage({
         id: "t2",
         tool_call_id: "c1",
@@ -167,6 +169,24 @@ describe("compactLangChainMessages' input", () => {
     // The second, clamped, keeps its own id and artifact (it took the first's before).
     expect([tools[1]!.id, tools[1]!.artifact]).toEqual(["t2", { k: 2 }]);
     expect(tools[1]!.text.length).toBeLessThan(400_000);
+  });
+
+  it("tells a second result of one call as text: the Chat Completions and Responses APIs refuse it", async () => {
+    const messages: BaseMessage[] = [
+      new HumanMessage({ content: "go", id: "h" }),
+      new AIMessage({ id: "a", content: "", tool_calls: [{ id: "c1", name: "read", args: {} }] }),
+      new ToolMessage({ id: "t1", tool_call_id: "c1", content: "first" }),
+      new ToolMessage({ id: "t2", tool_call_id: "c1", content: "second" }),
+      new AIMessage({ id: "a2", content: "done" }),
+    ];
+    const { messages: out } = await compactLangChainMessages(messages, { contextLimit: 200_000 });
+    expect(out.filter((message) => ToolMessage.isInstance(message))).toEqual([messages[2]]);
+    const told = out[3]!;
+    expect([told.getType(), told.text]).toEqual([
+      "human",
+      "[Another result of a tool call answered already: c1]\nsecond",
+    ]);
+    expect(out[4]).toBe(messages[4]);
   });
 
   it("closes many interrupted calls without overflowing the stack, and names errors where the caller put them", async () => {

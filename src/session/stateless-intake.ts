@@ -96,16 +96,11 @@ function takeIn(
     repaired: false,
   };
   let callsLeft = false;
-  // The ids of the calls the last assistant message made: a result of another id (answering a
-  // call before it, or none) is told by ids, as fewer or more results are.
-  let callIds: string[] = waitingIds.slice();
-  // Looked up in a set once there are many (one message of thousands of calls).
-  let callSet: Set<string> | undefined;
-  const called = (id: string): boolean => {
-    if (callIds.length <= 8) return callIds.includes(id);
-    callSet ??= new Set(callIds);
-    return callSet.has(id);
-  };
+  // The ids of the calls the last assistant message made, and of those answered since: a result
+  // of another id (answering a call before it, or none) or of one answered already is told by
+  // ids, as fewer or more results are.
+  const callIds = new IdList(waitingIds);
+  const answered = new IdList([]);
   const maxChars = tokensToChars(maxBlockTokens);
   const last = messages.length - 1;
   for (let index = 0; index <= last; index += 1) {
@@ -115,8 +110,8 @@ function takeIn(
     const { content } = message;
     const isUser = message.role === "user";
     if (!isUser) {
-      callIds = [];
-      callSet = undefined;
+      callIds.clear();
+      answered.clear();
     }
     let long = false;
     let calls = 0;
@@ -126,11 +121,12 @@ function takeIn(
       const block = content[at]!;
       const { type } = block;
       if (type === "tool_use") {
-        callIds.push(block.id);
+        callIds.add(block.id);
         calls += 1;
       } else if (type === "tool_result") {
         results += 1;
-        if (!called(block.toolUseId)) callsLeft = true;
+        if (!callIds.has(block.toolUseId) || answered.has(block.toolUseId)) callsLeft = true;
+        answered.add(block.toolUseId);
       } else if (type === "opaque") carried += 1;
       if (isThinking(block)) facts.thinking = true;
       else if (!long && isUser) long = holdsLongText(block, maxChars);
@@ -169,4 +165,31 @@ function takeIn(
     intake.messages = conversation;
   }
   return { intake, callsLeft };
+}
+
+/** Ids in order, looked up in a set once there are many (one message of thousands of calls). */
+class IdList {
+  #ids: string[];
+  #set: Set<string> | undefined;
+
+  constructor(ids: readonly string[]) {
+    this.#ids = ids.slice();
+  }
+
+  has(id: string): boolean {
+    if (this.#ids.length <= 8) return this.#ids.includes(id);
+    this.#set ??= new Set(this.#ids);
+    return this.#set.has(id);
+  }
+
+  add(id: string): void {
+    this.#ids.push(id);
+    this.#set?.add(id);
+  }
+
+  clear(): void {
+    if (this.#ids.length === 0) return;
+    this.#ids = [];
+    this.#set = undefined;
+  }
 }

@@ -163,3 +163,64 @@ describe("a result of a call answered already, given after the model went on (re
     expect(JSON.stringify(messages)).not.toContain("not in this conversation");
   });
 });
+
+describe("a second result of one call, in the same run of results", () => {
+  const chatCall = { id: "c1", type: "function", function: { name: "ls", arguments: "{}" } };
+  it("compactChatMessages tells it as text: the API refuses a duplicate tool message", async () => {
+    const input = [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: null, tool_calls: [chatCall] },
+      { role: "tool", tool_call_id: "c1", content: "one" },
+      { role: "tool", tool_call_id: "c1", content: "two" },
+    ] as ChatCompletionMessageParam[];
+    const rules = (messages: unknown) =>
+      chatMessagesProblem(messages, { reasoning: "ignored", issuedReasoning: new Map() })?.message;
+    expect(rules(input)).toMatch(/duplicate tool message/);
+    const { messages } = await compactChatMessages(input, { contextLimit: 100_000 });
+    expect(rules(messages)).toBeUndefined();
+    expect(messages.slice(2)).toEqual([
+      { role: "tool", tool_call_id: "c1", content: "one" },
+      { role: "user", content: "[Another result of a tool call answered already: c1]\ntwo" },
+    ]);
+  });
+
+  it("compactResponsesInput tells it as text: the API refuses a duplicate output", async () => {
+    const input = [
+      { role: "user", content: "go" },
+      { type: "function_call", call_id: "c1", name: "read", arguments: "{}" },
+      { type: "function_call_output", call_id: "c1", output: "one" },
+      { type: "function_call_output", call_id: "c1", output: "two" },
+    ] as ResponseInputItem[];
+    const issued = { encrypted: new Map(), requiresReasoning: new Map() };
+    expect(responsesInputProblem(input, issued)).toBeDefined();
+    const { messages } = await compactResponsesInput(input, { contextLimit: 100_000 });
+    expect(responsesInputProblem(messages, issued)).toBeUndefined();
+    expect(JSON.stringify(messages)).toContain("answered already: c1]\\ntwo");
+  });
+
+  it("compactAnthropicMessages tells it as text after the results", async () => {
+    const input: MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("toolu_1")] },
+      { role: "user", content: [result("toolu_1", "one"), result("toolu_1", "two")] },
+    ];
+    const { messages } = await compactAnthropicMessages(input, { contextLimit: 100_000 });
+    expect(messages[2]!.content).toEqual([
+      result("toolu_1", "one"),
+      { type: "text", text: "[Another result of a tool call answered already: toolu_1]\ntwo" },
+    ]);
+  });
+
+  it("as many results as calls, one call answered twice and one never: the other is closed", async () => {
+    const input: MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("toolu_1"), use("toolu_2")] },
+      { role: "user", content: [result("toolu_1", "one"), result("toolu_1", "two")] },
+      { role: "assistant", content: "done" },
+    ];
+    expect(requestProblems(input)).not.toEqual([]);
+    const { messages } = await compactAnthropicMessages(input, { contextLimit: 100_000 });
+    expect(requestProblems(messages)).toEqual([]);
+    expect(JSON.stringify(messages)).toContain("answered already: toolu_1]\\ntwo");
+  });
+});
