@@ -99,9 +99,11 @@ export function withStrayResultsTold(
     }
     out ??= messages.slice(0, index);
     // Told as text, a result stays in its message: the message keeps content.
-    out.push(withResultsTold(message, found, (id, isError) =>
-      called.has(id) ? repeatResultHead(id, isError) : strayResultHead(id, isError),
-    ));
+    out.push(
+      withResultsTold(message, found, (id, isError) =>
+        called.has(id) ? repeatResultHead(id, isError) : strayResultHead(id, isError),
+      ),
+    );
   }
   return out ?? messages;
 }
