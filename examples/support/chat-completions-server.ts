@@ -40,6 +40,8 @@ export interface ScriptedChatReply {
   refusal?: string;
   /** More fields of the message (`reasoning_details`, …). */
   fields?: Record<string, unknown>;
+  /** The choice's `finish_reason`. @default `"tool_calls"` with calls, else `"stop"` */
+  finishReason?: string;
 }
 
 /** Writes a reply; `ids` makes ids of a kind (`call`). */
@@ -165,7 +167,7 @@ export class ChatCompletionsServer extends LoopbackApi {
           index: 0,
           message,
           logprobs: null,
-          finish_reason: calls.length > 0 ? "tool_calls" : "stop",
+          finish_reason: reply.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop"),
         },
       ],
       usage: {

@@ -1,7 +1,7 @@
 import { generateText, type LanguageModel } from "ai";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import { assertSummaryFinished, type LlmClient, type LlmRequest } from "../core/llm-client.js";
 import {
   NON_NEGATIVE_INT_SCHEMA,
   optionsSchema,
@@ -75,6 +75,15 @@ export class AiSdkLlmClient implements LlmClient {
         ? {}
         : { providerOptions: options.providerOptions }),
     });
+    assertSummaryFinished("the summary", result.finishReason, UNFINISHED_GENERATION);
     return result.text;
   }
 }
+
+/** The finish reasons that leave a summary unfinished, and what to do. */
+const UNFINISHED_GENERATION: Readonly<Record<string, string>> = {
+  length: "the summary was cut off: raise maxOutputTokens",
+  "tool-calls": "the model called a tool instead of writing the summary",
+  "content-filter": "the request was declined: continue without a summary",
+  error: "the provider reported an error",
+};

@@ -163,6 +163,25 @@ describe("compactionPrepareStep through generateText", () => {
     }
   });
 
+  it("AiSdkLlmClient refuses a summary cut off or calling a tool: its text is no summary", async () => {
+    for (const unified of ["length", "tool-calls", "content-filter"] as const) {
+      const summarizer = new MockLanguageModelV3({
+        doGenerate: {
+          content: [{ type: "text", text: "Read files 1-4; ea" }],
+          finishReason: { unified, raw: unified },
+          usage: {
+            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 10, text: 10, reasoning: undefined },
+          },
+          warnings: [],
+        },
+      });
+      await expect(
+        new AiSdkLlmClient({ model: summarizer }).complete({ prompt: "Summarize" }),
+      ).rejects.toThrow(`stopped with "${unified}"`);
+    }
+  });
+
   it("summarizes with an AiSdkLlmClient mid-loop and reports a failing summarizer", async () => {
     const summarizer = new MockLanguageModelV3({
       doGenerate: {

@@ -8,14 +8,19 @@ import { fromAnthropicContent } from "./blocks.js";
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null;
 
-/** What stop reasons without a summary mean, and what to do (the docs' table). */
-const NO_SUMMARY: Record<string, string> = {
+/** What stop reasons of a summary request mean, and what to do (the docs' table). */
+export const UNFINISHED_SUMMARY: Readonly<Record<string, string>> = {
   max_tokens: "the summary was cut off: raise maxTokens",
   model_context_window_exceeded:
     "there was no room for the summarization prompt: compact earlier or shorten the instructions",
   tool_use:
     "the model called a tool instead of writing the summary: tell it not to in the instructions",
   refusal: "the request was declined: continue without a summary",
+};
+
+/** What stop reasons without a summary mean, and what to do. */
+const NO_SUMMARY: Readonly<Record<string, string>> = {
+  ...UNFINISHED_SUMMARY,
   end_turn: "the call returned no text: continue without a summary",
 };
 

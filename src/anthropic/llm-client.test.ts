@@ -56,13 +56,12 @@ describe("AnthropicLlmClient", () => {
     expect(server.requestsTo("messages")[1]?.body).toMatchObject({ max_tokens: 2048 });
   });
 
-  it("returns the text blocks concatenated, skipping thinking and tool use", async () => {
+  it("returns the text blocks concatenated, skipping thinking", async () => {
     server.queue("messages", {
       type: "message",
       content: [
         { type: "thinking", thinking: "hm", signature: "s" },
         { type: "text", text: "The user ", citations: null },
-        { type: "tool_use", id: "toolu_1", name: "x", input: {} },
         { type: "text", text: "fixed the parser.", citations: null },
       ],
     });
@@ -72,6 +71,24 @@ describe("AnthropicLlmClient", () => {
     });
     server.queue("messages", { type: "message", content: [] });
     await expect(client.complete({ prompt: "p" })).resolves.toMatchObject({ text: "" });
+  });
+
+  it("refuses a reply that called a tool, was cut off or declined: its text is no summary (review 55c #1)", async () => {
+    const client = new AnthropicLlmClient({ client: sdk(), model: "m" });
+    server.queue("messages", {
+      type: "message",
+      content: [
+        { type: "text", text: "Let me re-read src/f3.ts first.", citations: null },
+        { type: "tool_use", id: "toolu_1", name: "read", input: {} },
+      ],
+    });
+    await expect(client.complete({ prompt: "p" })).rejects.toThrow(
+      /stopped with "tool_use": the model called a tool/,
+    );
+    for (const stopReason of ["max_tokens", "refusal"]) {
+      server.queue("messages", { type: "message", text: "## Summary\nThe ag", stopReason });
+      await expect(client.complete({ prompt: "p" })).rejects.toThrow(`stopped with "${stopReason}"`);
+    }
   });
 
   it("throws the SDK's own error for an API error", async () => {

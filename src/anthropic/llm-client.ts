@@ -7,9 +7,15 @@ import type {
 } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import {
+  assertSummaryFinished,
+  type LlmClient,
+  type LlmReply,
+  type LlmRequest,
+} from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { CompactionUsage } from "../core/usage.js";
+import { UNFINISHED_SUMMARY } from "./compaction-response.js";
 import { ModelNameSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
 import {
@@ -177,6 +183,9 @@ export class AnthropicLlmClient implements LlmClient {
     if (!isObject(response) || !Array.isArray(response.content)) {
       throw new TypeError("Anthropic response has no content array");
     }
+    // No tool_choice is set (a change of it invalidates the cached messages): a reply that
+    // called a tool instead, or was cut off, is refused here.
+    assertSummaryFinished("the summary response", response.stop_reason, UNFINISHED_SUMMARY);
     const usage = replyUsage(response.usage);
     return { text: responseText(response), ...(usage === undefined ? {} : { usage }) };
   }

@@ -111,6 +111,16 @@ describe("ChatCompletionsLlmClient through the openai SDK", () => {
     }
   });
 
+  it("refuses a reply cut off or declined: its text is no summary", async () => {
+    const summarizer = new ChatCompletionsLlmClient({ client, model: "gpt-5.6-nano" });
+    for (const finishReason of ["length", "content_filter", "tool_calls"]) {
+      server.script = () => ({ content: "Goal: fix. Done: re", finishReason });
+      await expect(summarizer.complete({ prompt: "Summarize" })).rejects.toThrow(
+        `stopped with "${finishReason}"`,
+      );
+    }
+  });
+
   it("passes the abort signal, so a cancelled summary stops", async () => {
     const controller = new AbortController();
     server.script = async () => {

@@ -6,7 +6,12 @@ import type {
 } from "openai/resources/chat/completions";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import {
+  assertSummaryFinished,
+  type LlmClient,
+  type LlmReply,
+  type LlmRequest,
+} from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import {
   type ChatCompletionsRequestDescription,
@@ -181,6 +186,12 @@ export class ChatCompletionsLlmClient implements LlmClient {
     if (!isObject(completion) || !Array.isArray(completion.choices)) {
       throw new TypeError("Chat completion has no choices array");
     }
+    const choice: unknown = completion.choices[0];
+    assertSummaryFinished(
+      "the summary completion",
+      isObject(choice) ? choice["finish_reason"] : undefined,
+      UNFINISHED_COMPLETION,
+    );
     const usage = compactionUsageFromChatCompletion(completion.usage);
     return { text: completionText(completion), ...(usage === undefined ? {} : { usage }) };
   }
@@ -202,3 +213,11 @@ export class ChatCompletionsLlmClient implements LlmClient {
     return { ...built, ...(built.tools === undefined ? {} : { tool_choice: "none" }) };
   }
 }
+
+/** The finish reasons that leave a summary unfinished, and what to do. */
+const UNFINISHED_COMPLETION: Readonly<Record<string, string>> = {
+  length: "the summary was cut off: raise maxTokens",
+  tool_calls: "the model called a tool instead of writing the summary",
+  function_call: "the model called a tool instead of writing the summary",
+  content_filter: "the request was declined: continue without a summary",
+};

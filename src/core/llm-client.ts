@@ -1,4 +1,4 @@
-import { ValidationError } from "./errors.js";
+import { CompactionError, ValidationError } from "./errors.js";
 import type { Message } from "./message.js";
 import { methodsSchema } from "./option-schemas.js";
 import { type CompactionUsage, usageIssues } from "./usage.js";
@@ -78,4 +78,19 @@ export function readLlmUsage(usage: unknown, subject = "LlmReply.usage"): Compac
       ? {}
       : { cacheReadInputTokens: record.cacheReadInputTokens }),
   };
+}
+
+/**
+ * Throws an `llm_error` when a summary reply stopped before its text was whole: `reason` as the
+ * provider names it, `unfinished` the reasons that mean so (cut at its token limit, a tool
+ * called instead, the request declined), each with what to do. Such a text is no summary: a
+ * preamble to a tool call or half a summary would stand for the whole conversation.
+ */
+export function assertSummaryFinished(
+  what: string,
+  reason: unknown,
+  unfinished: Readonly<Record<string, string>>,
+): void {
+  if (typeof reason !== "string" || !Object.hasOwn(unfinished, reason)) return;
+  throw new CompactionError("llm_error", `${what} stopped with "${reason}": ${unfinished[reason]}`);
 }

@@ -150,6 +150,16 @@ describe("GeminiLlmClient", () => {
     expect(String((failure as CompactionError).cause)).toMatch(/Bad request from the summarizer/);
   });
 
+  it("refuses a reply cut off, declined or calling a tool: its text is no summary", async () => {
+    const client = new GeminiLlmClient({ client: ai, model: "gemini-2.5-flash" });
+    for (const finishReason of ["MAX_TOKENS", "SAFETY", "UNEXPECTED_TOOL_CALL"]) {
+      next = { parts: [{ text: "A summ" }], finishReason };
+      await expect(client.complete({ prompt: "p" })).rejects.toThrow(
+        `stopped with "${finishReason}"`,
+      );
+    }
+  });
+
   it("leaves Gemini thoughts out of a transcript summary, as it does thinking", async () => {
     next = { parts: [{ text: "A summary." }] };
     const client = new GeminiLlmClient({ client: ai, model: "gemini-2.5-flash" });

@@ -8,7 +8,12 @@ import {
 } from "@google/genai";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import {
+  assertSummaryFinished,
+  type LlmClient,
+  type LlmReply,
+  type LlmRequest,
+} from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import { toGeminiContents } from "./contents-out.js";
 import { compactionUsageFromGemini, type GeminiUsageLike } from "./usage.js";
@@ -168,6 +173,12 @@ export class GeminiLlmClient implements LlmClient {
     };
     const response = await this.#client.models.generateContent({ ...params, config });
     if (!isObject(response)) throw new TypeError("Gemini response is not an object");
+    const candidate: unknown = response.candidates?.[0];
+    assertSummaryFinished(
+      "the summary response",
+      isObject(candidate) ? candidate["finishReason"] : undefined,
+      UNFINISHED_CANDIDATE,
+    );
     const usage = compactionUsageFromGemini(response.usageMetadata as GeminiUsageLike | undefined);
     return { text: geminiResponseText(response), ...(usage === undefined ? {} : { usage }) };
   }
@@ -205,3 +216,17 @@ export class GeminiLlmClient implements LlmClient {
     };
   }
 }
+
+/** The finish reasons that leave a summary unfinished, and what to do. */
+const UNFINISHED_CANDIDATE: Readonly<Record<string, string>> = {
+  MAX_TOKENS: "the summary was cut off: raise maxOutputTokens",
+  MALFORMED_FUNCTION_CALL: "the model called a tool instead of writing the summary",
+  UNEXPECTED_TOOL_CALL: "the model called a tool instead of writing the summary",
+  TOO_MANY_TOOL_CALLS: "the model called a tool instead of writing the summary",
+  SAFETY: "the request was declined: continue without a summary",
+  RECITATION: "the request was declined: continue without a summary",
+  BLOCKLIST: "the request was declined: continue without a summary",
+  PROHIBITED_CONTENT: "the request was declined: continue without a summary",
+  SPII: "the request was declined: continue without a summary",
+  LANGUAGE: "the request was declined: continue without a summary",
+};

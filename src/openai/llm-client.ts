@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/responses/responses";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmRequest } from "../core/llm-client.js";
+import { assertSummaryFinished, type LlmClient, type LlmRequest } from "../core/llm-client.js";
 import {
   methodsSchema,
   NON_EMPTY_STRING_SCHEMA,
@@ -105,6 +105,13 @@ export class OpenAILlmClient implements LlmClient {
     if (typeof response !== "object" || response === null || !Array.isArray(response.output)) {
       throw new TypeError("OpenAI response has no output array");
     }
+    assertSummaryFinished(
+      "the summary response",
+      response.status === "incomplete"
+        ? (response.incomplete_details?.reason ?? "incomplete")
+        : undefined,
+      UNFINISHED_RESPONSE,
+    );
     return responseText(response);
   }
 }
@@ -118,3 +125,10 @@ export function responseText(response: Pick<Response, "output">): string {
   }
   return text;
 }
+
+/** The reasons of an incomplete response, and what to do. */
+const UNFINISHED_RESPONSE: Readonly<Record<string, string>> = {
+  max_output_tokens: "the summary was cut off: raise maxOutputTokens",
+  content_filter: "the request was declined: continue without a summary",
+  incomplete: "the response is incomplete",
+};

@@ -183,6 +183,25 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
     expect(compactor.isAsync).toBe(true);
   });
 
+  it("OpenAILlmClient refuses an incomplete response: its text is no summary", async () => {
+    server.script = () => ({
+      status: "incomplete",
+      output: [
+        {
+          type: "message",
+          id: "msg_s",
+          role: "assistant",
+          status: "incomplete",
+          content: [{ type: "output_text", text: "Summary of f", annotations: [] }],
+        },
+      ],
+    });
+    const summarizer = new OpenAILlmClient({ client, model: MODEL, maxOutputTokens: 300 });
+    await expect(summarizer.complete({ prompt: "Summarize" })).rejects.toThrow(
+      'stopped with "max_output_tokens"',
+    );
+  });
+
   it("keeps the input's reasoning verbatim through a session round trip", () => {
     const session = new AgentSession({ contextLimit: 100_000 });
     session.addUserText("x");

@@ -107,7 +107,8 @@ beforeEach(async () => {
   let calls = 0;
   server = await MessagesApiServer.start({
     onMessages: (request) => {
-      if (isSummaryRequest(request)) {
+      // A summary request: the agent's own with the instruction, or a transcript (no tools).
+      if (isSummaryRequest(request) || (request.body as Body).tools === undefined) {
         return cache.reply(request, {
           type: "message",
           text: "Read file-1.ts to file-3.ts; rule: never edit vendor/.",
