@@ -87,7 +87,9 @@ describe("AnthropicLlmClient", () => {
     );
     for (const stopReason of ["max_tokens", "refusal"]) {
       server.queue("messages", { type: "message", text: "## Summary\nThe ag", stopReason });
-      await expect(client.complete({ prompt: "p" })).rejects.toThrow(`stopped with "${stopReason}"`);
+      await expect(client.complete({ prompt: "p" })).rejects.toThrow(
+        `stopped with "${stopReason}"`,
+      );
     }
   });
 
