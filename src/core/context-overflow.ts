@@ -114,6 +114,10 @@ function numberBefore(text: string, at: number): number | undefined {
   return numberAt(text, start)?.value;
 }
 
+/** Gemini's wording: the request's count after the first, the window after the second. */
+const GEMINI_COUNT = "input token count (";
+const GEMINI_ALLOWED = "maximum number of tokens allowed (";
+
 /** `A + B > C` at `from`: the input `A`, the reply's room `B`, the window `C`. */
 function sumAbove(text: string, from: number): ContextOverflowRefusal | undefined {
   const input = numberAt(text, from);
@@ -129,9 +133,21 @@ function sumAbove(text: string, from: number): ContextOverflowRefusal | undefine
  * The window one refusal text names, as Anthropic writes it (`prompt is too long: 210000 tokens
  * > 200000 maximum`; `input length and max_tokens exceed context limit: 190000 + 20000 >
  * 200000`) or OpenAI (`maximum context length is 128000 tokens … resulted in 130000 tokens`;
- * `(130000 > 128000 tokens)`). A linear scan, no regular expression.
+ * `(130000 > 128000 tokens)`) or Gemini (`The input token count (1234567) exceeds the maximum
+ * number of tokens allowed (1048576)`). A linear scan, no regular expression.
  */
 function refusalIn(text: string): ContextOverflowRefusal | undefined {
+  const allowed = text.indexOf(GEMINI_ALLOWED);
+  if (allowed >= 0) {
+    const window = numberAt(text, allowed + GEMINI_ALLOWED.length);
+    const count = text.indexOf(GEMINI_COUNT);
+    const request = count < 0 ? undefined : numberAt(text, count + GEMINI_COUNT.length);
+    if (window !== undefined)
+      return {
+        windowTokens: window.value,
+        ...(request === undefined ? {} : { requestTokens: request.value }),
+      };
+  }
   const above = text.indexOf(" tokens > ");
   if (above >= 0) {
     const window = numberAt(text, above + " tokens > ".length);

@@ -1,13 +1,20 @@
 import type { ToolUseBlock } from "@anthropic-ai/sdk/resources/messages";
+import { GoogleGenAI } from "@google/genai";
 import { describe, expect, it } from "vitest";
 import {
   appendAnthropicResponse,
   isAnthropicContextOverflow,
   toAnthropicMessages,
 } from "../../src/anthropic/index.js";
+import {
+  appendGeminiResponse,
+  isGeminiContextOverflow,
+  toGeminiContents,
+} from "../../src/gemini/index.js";
 import { AgentSession, type CompactionEvent, withOverflowRecovery } from "../../src/index.js";
 import { contextOverflowOf } from "../../src/models/index.js";
 import { AnthropicStandIn, type StandInRequest } from "../../src/testing/index.js";
+import { GeminiApiServer } from "../support/gemini-api-server.js";
 
 const model = "claude-sonnet-5-5";
 
@@ -120,6 +127,50 @@ describe("contextOverflowOf", () => {
         apiError("Your input exceeds the context window of this model (130000 > 128000 tokens)."),
       ),
     ).toEqual({ windowTokens: 128_000, requestTokens: 130_000 });
+    expect(
+      contextOverflowOf(
+        apiError(
+          "The input token count (12308) exceeds the maximum number of tokens allowed (8000).",
+        ),
+      ),
+    ).toEqual({ windowTokens: 8_000, requestTokens: 12_308 });
+  });
+
+  it("recovers from Gemini's refusal through the real @google/genai: the window learned (review 55a #1)", async () => {
+    const server = await GeminiApiServer.start(() => ({ parts: [{ text: "ok" }] }), {
+      contextWindow: 8_000,
+    });
+    try {
+      const ai = new GoogleGenAI({
+        apiKey: "test",
+        httpOptions: { baseUrl: server.url, retryOptions: { attempts: 1 } },
+      });
+      for (const options of [{}, { isOverflow: isGeminiContextOverflow }]) {
+        const session = new AgentSession({ contextLimit: 200_000 });
+        session.addUserText("Find why the build fails.");
+        for (let call = 0; call < 6; call += 1) {
+          session.addAssistant([{ type: "tool_use", id: `c${call}`, name: "read", input: {} }]);
+          session.addToolResults([
+            { type: "tool_result", toolUseId: `c${call}`, content: "x".repeat(8_000) },
+          ]);
+        }
+        session.addAssistant([{ type: "text", text: "Read them." }]);
+        session.addUserText("Go on.");
+        const response = await withOverflowRecovery(
+          session,
+          () =>
+            ai.models.generateContent({
+              model: "gemini-2.5-flash",
+              contents: toGeminiContents(session.messages),
+            }),
+          options,
+        );
+        appendGeminiResponse(session, response);
+        expect(session.contextLimit).toBe(8_000);
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it("finds nothing where no window is named, and stays linear on hostile text", () => {
