@@ -22,8 +22,18 @@ export function tokensToChars(tokens: number): number {
 
 /** Tokens counted for each image by the local estimate. */
 const IMAGE_TOKENS = 1600;
-/** Tokens of framing counted for each message and block by the local estimate. */
+/** Tokens of framing counted for each block of another kind by the local estimate. */
 const OVERHEAD_TOKENS = 4;
+/**
+ * The framing of a tool call and of a tool result, as the Messages API's JSON writes it
+ * (`{"type":"tool_use","id":…,"name":…,"input":…}`): an agent's many small calls ("ok" for a
+ * `test -f`) are mostly framing, and counted at 4 tokens a block they came to 0.6x what was
+ * sent (review 55b #3).
+ */
+const TOOL_USE_FRAMING = Math.ceil('{"type":"tool_use","id":"","name":"","input":},'.length / 4);
+const TOOL_RESULT_FRAMING = Math.ceil(
+  '{"type":"tool_result","tool_use_id":"","content":""},'.length / 4,
+);
 
 /** Tokens of framing the local estimate counts for each message, on top of its blocks. */
 export const MESSAGE_OVERHEAD_TOKENS = OVERHEAD_TOKENS;
@@ -53,7 +63,7 @@ export function estimateBlockTokens(block: ContentBlock): number {
     case "tool_result": {
       if (typeof block.content === "string")
         return estimateResultTextTokens(block.toolUseId, block.content);
-      let total = OVERHEAD_TOKENS + charsToTokens(block.toolUseId.length);
+      let total = TOOL_RESULT_FRAMING + charsToTokens(block.toolUseId.length);
       for (const part of block.content) total += estimateBlockTokens(part);
       return total;
     }
@@ -83,12 +93,12 @@ export function keptArgumentsLength(extra: Readonly<Record<string, unknown>> | u
  * often 30 characters, as long as a small call's input) and the length of its input as JSON.
  */
 export function estimateToolUseTokens(id: string, name: string, inputLength: number): number {
-  return OVERHEAD_TOKENS + charsToTokens(id.length + name.length + inputLength);
+  return TOOL_USE_FRAMING + charsToTokens(id.length + name.length + inputLength);
 }
 
 /** Estimates a tool result of the text `content` answering the call `toolUseId` (its id is sent too). */
 export function estimateResultTextTokens(toolUseId: string, content: string): number {
-  return OVERHEAD_TOKENS + charsToTokens(toolUseId.length + content.length);
+  return TOOL_RESULT_FRAMING + charsToTokens(toolUseId.length + content.length);
 }
 
 /**
