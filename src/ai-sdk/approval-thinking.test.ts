@@ -2,6 +2,7 @@ import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { anthropicModel, read, THINKING } from "../../test/support/ai-sdk-providers.js";
+import { answeringModel } from "../../test/support/answering-model.js";
 import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
 import { compactModelMessages } from "./compact-model-messages.js";
 import { compactionPrepareStep } from "./prepare-step.js";
@@ -127,5 +128,48 @@ describe("a tool approval in a thinking loop", () => {
       expect(text).toBe("Deleted.");
       expect(outcomes).toEqual(["answered"]);
     }
+  });
+});
+
+describe("a call awaiting its run after the user's approval (review 55b #2)", () => {
+  it("compactModelMessages keeps it with its approval request, however large its input: the SDK runs it", async () => {
+    const history: ModelMessage[] = [
+      { role: "user", content: "Write a.ts." },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "Writing." },
+          {
+            type: "tool-call",
+            toolCallId: "w1",
+            toolName: "write",
+            input: { path: "a.ts", content: "x".repeat(60_000) },
+          },
+          { type: "tool-approval-request", approvalId: "ap1", toolCallId: "w1" },
+        ],
+      },
+      {
+        role: "tool",
+        content: [{ type: "tool-approval-response", approvalId: "ap1", approved: true }],
+      },
+    ];
+    const { messages } = await compactModelMessages(history, { contextLimit: 20_000 });
+    expect(messages.slice(1)).toEqual(history.slice(1));
+    const ran: number[] = [];
+    const write = tool({
+      inputSchema: z.object({ path: z.string(), content: z.string() }),
+      needsApproval: true,
+      execute: async ({ content }) => {
+        ran.push(content.length);
+        return "ok";
+      },
+    });
+    const result = await generateText({
+      model: answeringModel("Done."),
+      tools: { write },
+      messages,
+      stopWhen: stepCountIs(2),
+    });
+    expect([result.text, ran]).toEqual(["Done.", [60_000]]);
   });
 });

@@ -52,7 +52,9 @@ export function isSystemMessage(message: Message | undefined): boolean {
  * tool result at or after `cut` answers a tool use before it, so the messages before `cut` can
  * be folded, trimmed or summarized apart from the rest. Has `length + 1` entries; cutting at 0
  * or at the end is always safe. A result whose use is missing splits nothing. A cut never falls
- * right before a system message ({@link isSystemMessage}): it stays with the message it follows.
+ * right before a system message ({@link isSystemMessage}): it stays with the message it follows,
+ * nor inside the open tail (the calls of the last assistant message and the messages of results
+ * after it: an AI SDK tool approval answered, its call to run, is answered by nothing yet).
  */
 export function safeCuts(conversation: readonly Message[]): boolean[] {
   // For each message, the earliest tool use its results answer: for each result, the latest
@@ -76,6 +78,10 @@ export function safeCuts(conversation: readonly Message[]): boolean[] {
     earliestAnswered = Math.min(earliestAnswered, answers[cut]!);
     safe[cut] = earliestAnswered >= cut && !isSystemMessage(conversation[cut]);
   }
+  let caller = conversation.length - 1;
+  while (caller >= 0 && holdsResultsOnly(conversation[caller]!)) caller -= 1;
+  if (caller >= 0 && conversation[caller]!.content.some((block) => block.type === "tool_use"))
+    for (let cut = caller + 1; cut < conversation.length; cut += 1) safe[cut] = false;
   return safe;
 }
 
