@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
-import { parseOrThrow } from "../core/errors.js";
+import { parseOrThrow, type ValidationIssue } from "../core/errors.js";
+import { exchangeIssues } from "../core/exchanges.js";
 import type { Message } from "../core/message.js";
 import {
   ISO_DATE_SCHEMA,
@@ -120,10 +121,24 @@ export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
   })
   .check(
     z.superRefine((snapshot, context) => {
-      for (const issue of duplicateIdIssues(snapshot.messages))
+      for (const issue of conversationIssues(snapshot.messages))
         context.addIssue({ code: "custom", ...issue, path: ["messages", ...issue.path] });
     }),
   );
+
+/**
+ * What a session's intake would refuse in `messages` appended to an empty session: an id used
+ * twice, a call's id taken again while that call waits, a result answering no call of the message
+ * right before it, calls left unanswered before other messages. Calls waiting at the very end
+ * (the open tail) are allowed, as in a live session, and so is what `append` allows: a call's id
+ * used again once its call was answered, a result given twice (the converters tell it as text).
+ */
+function conversationIssues(messages: readonly Message[]): ValidationIssue[] {
+  return [
+    ...duplicateIdIssues(messages, { messageIds: new Set(), waitingToolUseIds: [] }),
+    ...exchangeIssues(messages),
+  ];
+}
 
 /**
  * Validates a snapshot and restores its dates; its messages are frozen deeply (a session's

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { AgentSession, ValidationError } from "../index.js";
+import type { SessionSnapshot } from "./snapshot.js";
+
+type Block = { type: string; id?: string; toolUseId?: string };
+type Edited = SessionSnapshot & { messages: { content: Block[] }[] };
+
+/** A session of three tool exchanges (`call_0` each time: ids reused once answered), as JSON. */
+function exchangesSnapshot(): Edited {
+  const session = new AgentSession({ contextLimit: 20_000, compactor: false });
+  for (let turn = 0; turn < 3; turn += 1) {
+    session.addUserText(`task ${turn}`);
+    session.addAssistant([{ type: "tool_use", id: "call_0", name: "read", input: { turn } }]);
+    session.addToolResults([{ type: "tool_result", toolUseId: "call_0", content: `r${turn}` }]);
+    session.addAssistant([{ type: "text", text: `done ${turn}` }]);
+  }
+  return JSON.parse(JSON.stringify(session.toJSON())) as Edited;
+}
+
+/** The issues' paths of the `ValidationError` `restore` throws. */
+function refusedAt(restore: () => unknown): string[] {
+  try {
+    restore();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    return (error as ValidationError).issues.map((issue) => issue.path.join("."));
+  }
+  throw new Error("the snapshot was restored");
+}
+
+describe("fromJSON checks the conversation as append does (review 55c #2)", () => {
+  it("restores calls whose ids are used again once answered, and an open tail", () => {
+    const snapshot = exchangesSnapshot();
+    expect(AgentSession.fromJSON(snapshot).messages).toHaveLength(12);
+    // The calls of the last message wait for their results: allowed, as in a live session.
+    const waiting = exchangesSnapshot();
+    waiting.messages.splice(-2, 2);
+    const restored = AgentSession.fromJSON(waiting);
+    restored.addToolResults([{ type: "tool_result", toolUseId: "call_0", content: "late" }]);
+    expect(restored.messages).toHaveLength(11);
+  });
+
+  it("refuses a result whose call was removed, naming the message", () => {
+    const snapshot = exchangesSnapshot();
+    snapshot.messages.splice(5, 1);
+    expect(refusedAt(() => AgentSession.fromJSON(snapshot))).toContain("messages.5.content");
+  });
+
+  it("refuses a result that answers another call's id", () => {
+    const snapshot = exchangesSnapshot();
+    snapshot.messages[5]!.content[0]!.id = "call_1";
+    expect(refusedAt(() => AgentSession.fromJSON(snapshot))).toEqual([
+      "messages.6.content",
+      "messages.5",
+      "messages.6",
+    ]);
+  });
+
+  it("refuses a call's id used twice while it waits, and calls left unanswered", () => {
+    const twice = exchangesSnapshot();
+    const call = twice.messages[5]!.content[0]!;
+    twice.messages[5]!.content.push({ ...call });
+    expect(refusedAt(() => AgentSession.fromJSON(twice))).toContain("messages.5.content.1.id");
+    const unanswered = exchangesSnapshot();
+    unanswered.messages.splice(6, 1);
+    expect(refusedAt(() => AgentSession.fromJSON(unanswered))).toContain("messages.6");
+  });
+});
