@@ -274,11 +274,19 @@ export class ArchiveKeeper {
 
   /**
    * Takes a snapshot's archive part: its records go back into this session's archive (a recall
-   * waits for them). Resolves once the archive holds them; rejects with its failure.
+   * waits for them). The counter moves past every handle its records and `messages` name, as
+   * appending moves it: a snapshot whose `next` is behind them (edited, or written by hand) never
+   * makes a later clamp reuse a handle and overwrite a restored original. Resolves once the
+   * archive holds the records; rejects with its failure.
    */
-  restore(snapshot: { next: number; records?: ArchiveRecord[] }): Promise<void> | undefined {
+  restore(
+    snapshot: { next: number; records?: ArchiveRecord[] },
+    messages: readonly Message[],
+  ): Promise<void> | undefined {
     this.next = snapshot.next;
     const records = snapshot.records ?? [];
+    this.accept(records);
+    this.acceptNamed(messages);
     if (records.length === 0) return undefined;
     // Put at once; a put that throws rejects as one that fails.
     const put = async () => this.#archive.put(this.#sessionId, records);

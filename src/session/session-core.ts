@@ -328,7 +328,13 @@ export class SessionCore {
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
     if (snapshot.archive !== undefined)
-      void this.kept(this.keeper?.restore(snapshot.archive), "the restored records");
+      void this.kept(
+        this.keeper?.restore(snapshot.archive, snapshot.messages),
+        "the restored records",
+      );
+    // A snapshot of a session that kept no archive: the counter still moves past the handles
+    // its messages name.
+    else this.keeper?.acceptNamed(snapshot.messages);
     this.runner.breaker.restore(snapshot);
   }
 }

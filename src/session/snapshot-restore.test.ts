@@ -66,3 +66,41 @@ describe("fromJSON checks the conversation as append does (review 55c #2)", () =
     expect(refusedAt(() => AgentSession.fromJSON(unanswered))).toContain("messages.6");
   });
 });
+
+describe("a snapshot whose archive.next is behind its handles (review 55c #3)", () => {
+  /** Clamps a large result of a new call `id`; its recall handle. */
+  function clampInto(session: AgentSession, id: string): string {
+    session.addUserText(`read ${id}`);
+    session.addAssistant([{ type: "tool_use", id, name: "read", input: {} }]);
+    session.addToolResults([
+      { type: "tool_result", toolUseId: id, content: `ORIGINAL-${id} ${"row\n".repeat(10_000)}` },
+    ]);
+    return /\[recall (r\d+-[0-9a-f]{4})\]/.exec(JSON.stringify(session.messages.at(-1)))![1]!;
+  }
+  const originalOf = async (session: AgentSession, handle: string) => {
+    const record = await session.recall(handle);
+    return record.kind === "tool_result" ? String(record.original.content).slice(0, 12) : "";
+  };
+
+  it("restores with the counter past them: a later clamp overwrites no original", async () => {
+    const first = new AgentSession({ contextLimit: 20_000, compactor: false });
+    const kept = clampInto(first, "ta");
+    const snapshot = JSON.parse(JSON.stringify(first.toJSON())) as SessionSnapshot;
+    snapshot.archive!.next = 1;
+    const restored = AgentSession.fromJSON(snapshot);
+    const later = clampInto(restored, "tb");
+    expect(later).not.toBe(kept);
+    expect(await originalOf(restored, kept)).toBe("ORIGINAL-ta ");
+    expect(await originalOf(restored, later)).toBe("ORIGINAL-tb ");
+    expect(restored.toJSON().archive!.next).toBeGreaterThan(2);
+  });
+
+  it("past the handles its messages name, whose records the snapshot does not hold", async () => {
+    const first = new AgentSession({ contextLimit: 20_000, compactor: false });
+    const kept = clampInto(first, "ta");
+    const snapshot = JSON.parse(JSON.stringify(first.toJSON())) as SessionSnapshot;
+    snapshot.archive = { next: 1 };
+    const restored = AgentSession.fromJSON(snapshot);
+    expect(clampInto(restored, "tb")).not.toBe(kept);
+  });
+});
