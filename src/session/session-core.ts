@@ -327,6 +327,12 @@ export class SessionCore {
   /** Takes a validated snapshot's state in place of this one's. */
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
+    const { correction } = this.history.meter.state;
+    if (correction !== snapshot.meter.correction)
+      this.#events.log("the snapshot's meter.correction is out of a meter's range: held to it", {
+        correction: snapshot.meter.correction,
+        held: correction,
+      });
     if (snapshot.archive !== undefined)
       void this.kept(
         this.keeper?.restore(snapshot.archive, snapshot.messages),

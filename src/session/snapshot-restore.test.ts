@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { warningLogger } from "../../test/support/warning-logger.js";
 import { AgentSession, ValidationError } from "../index.js";
 import type { SessionSnapshot } from "./snapshot.js";
 
@@ -102,5 +103,39 @@ describe("a snapshot whose archive.next is behind its handles (review 55c #3)", 
     snapshot.archive = { next: 1 };
     const restored = AgentSession.fromJSON(snapshot);
     expect(clampInto(restored, "tb")).not.toBe(kept);
+  });
+});
+
+describe("a snapshot's meter.correction (review 55c #4)", () => {
+  function correctedSnapshot(correction: number): SessionSnapshot {
+    const snapshot = JSON.parse(JSON.stringify(exchangesSnapshot())) as SessionSnapshot;
+    snapshot.meter.correction = correction;
+    return snapshot;
+  }
+
+  it("restores an honest one as it is", () => {
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false });
+    session.addUserText("x ".repeat(4_000));
+    session.addAssistant([{ type: "text", text: "ok" }]);
+    session.recordUsage({ inputTokens: 9_000, outputTokens: 10 });
+    const restored = AgentSession.fromJSON(JSON.parse(JSON.stringify(session.toJSON())));
+    expect(restored.contextUsed).toBe(session.contextUsed);
+    expect(restored.toJSON().meter).toEqual(session.toJSON().meter);
+  });
+
+  it("far below the estimate is held where a trusted usage could leave it: the measure grows", () => {
+    const restored = AgentSession.fromJSON(correctedSnapshot(-1e300));
+    const before = restored.contextUsed;
+    expect(before).toBeGreaterThanOrEqual(0);
+    restored.addUserText("more ".repeat(3_000));
+    expect(restored.contextUsed).toBeGreaterThan(before + 2_000);
+  });
+
+  it("above the window is held to the window, and told to the logger", () => {
+    const { logger, warnings } = warningLogger();
+    const restored = AgentSession.fromJSON(correctedSnapshot(1e300), { logger });
+    expect(restored.contextUsed).toBeLessThan(2 * restored.contextLimit);
+    expect(restored.toJSON().meter.correction).toBe(restored.contextLimit);
+    expect(warnings.join(" ")).toMatch("meter.correction");
   });
 });
