@@ -262,4 +262,28 @@ describe("what clamping cut, when the archive fails or is slow (review 54b H3, L
     session.addUserText("read the big file");
     expect(originalOf(await session.recall(clampInto(session, "t1")))).toBe("ORIGINAL-t1 ");
   });
+
+  it("a snapshot taken while a slow MemoryArchive's put runs carries the original, once (review 55c #5)", async () => {
+    const archive = new (class extends MemoryArchive {
+      override async put(sessionId: string, records: readonly ArchiveRecord[]): Promise<void> {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        super.put(sessionId, records);
+      }
+    })();
+    const session = new AgentSession({ contextLimit: 20_000, compactor: false, archive });
+    session.addUserText("read the big files");
+    const first = clampInto(session, "t1");
+    await session.recall(first);
+    const second = clampInto(session, "t2");
+    const snapshot = JSON.parse(JSON.stringify(session.toJSON())) as SessionSnapshot;
+    const handles = snapshot.archive!.records!.map(
+      (record) => (record as { handle: string }).handle,
+    );
+    expect(handles).toEqual([first, second]);
+    const restored = AgentSession.fromJSON(snapshot);
+    expect(originalOf(await restored.recall(second))).toBe("ORIGINAL-t2 ");
+    // Once the put landed, the record is the archive's only: still one in the snapshot.
+    await session.recall(second);
+    expect(session.toJSON().archive!.records).toHaveLength(2);
+  });
 });

@@ -258,18 +258,25 @@ export class ArchiveKeeper {
     return archivedOriginals(conversation, (handle) => this.#archive.get(this.#sessionId, handle));
   }
 
-  /** The archive's part of a snapshot: the next handle, and the records of an in-memory archive. */
+  /**
+   * The archive's part of a snapshot: the next handle, the records of an in-memory archive, and
+   * what the archive has not taken yet (a put failed or runs: a slow `MemoryArchive` subclass
+   * too), which travels with the snapshot: restored, it is put again.
+   */
   snapshot(): NonNullable<SessionSnapshot["archive"]> {
-    return this.#archive instanceof MemoryArchive
-      ? { next: this.next, records: this.#archive.records(this.#sessionId).map(serializeRecord) }
-      : {
-          next: this.next,
-          external: true,
-          // What the archive has not taken travels with the snapshot: restored, it is put again.
-          ...(this.#unkept.size === 0
-            ? {}
-            : { records: [...this.#unkept.values()].map((each) => serializeRecord(each.record)) }),
-        };
+    const unkept = [...this.#unkept.values()].map((each) => each.record);
+    if (!(this.#archive instanceof MemoryArchive))
+      return {
+        next: this.next,
+        external: true,
+        ...(unkept.length === 0 ? {} : { records: unkept.map(serializeRecord) }),
+      };
+    const held = [...this.#archive.records(this.#sessionId)];
+    if (unkept.length > 0) {
+      const handles = new Set(held.map((record) => record.handle));
+      for (const record of unkept) if (!handles.has(record.handle)) held.push(record);
+    }
+    return { next: this.next, records: held.map(serializeRecord) };
   }
 
   /**
