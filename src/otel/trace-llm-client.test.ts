@@ -64,4 +64,49 @@ describe("traceLlmClient", () => {
       /provider/,
     );
   });
+
+  describe("a request that ignores its abort signal (review 55c #6)", () => {
+    /** A client that settles only when told to, whatever its signal. */
+    function hanging() {
+      let settle: (reply: {
+        text: string;
+        usage: { inputTokens: number; outputTokens: number };
+      }) => void = () => {};
+      const client = {
+        complete: () =>
+          new Promise<{ text: string; usage: { inputTokens: number; outputTokens: number } }>(
+            (resolve) => {
+              settle = resolve;
+            },
+          ),
+      };
+      return {
+        client,
+        settle: () => settle({ text: "late", usage: { inputTokens: 5, outputTokens: 1 } }),
+      };
+    }
+
+    it.each([
+      ["timeout", Object.assign(new Error("timed out"), { name: "TimeoutError" })],
+      ["aborted", undefined],
+    ])(
+      "ends its span as failed (%s) when the signal fires, and ignores a later settle",
+      async (type, reason) => {
+        const { tracer, spans } = memoryTracing();
+        const { client: inner, settle } = hanging();
+        const client = traceLlmClient(inner, { model: "m", tracer });
+        const controller = new AbortController();
+        const pending = client.complete({ prompt: "p", signal: controller.signal });
+        expect(spans()).toHaveLength(0);
+        controller.abort(reason);
+        expect(spans()).toHaveLength(1);
+        expect(spans()[0]?.status.code).toBe(2); // SpanStatusCode.ERROR
+        expect(spans()[0]?.attributes[G.ERROR_TYPE]).toBe(type);
+        settle();
+        expect(await pending).toEqual({ text: "late", usage: { inputTokens: 5, outputTokens: 1 } });
+        expect(spans()).toHaveLength(1);
+        expect(spans()[0]?.attributes[G.USAGE_INPUT_TOKENS]).toBeUndefined();
+      },
+    );
+  });
 });

@@ -1,5 +1,13 @@
-import { context, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
+import {
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
 import * as z from "zod/mini";
+import { isAbortSignal } from "../core/abort.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { LLM_CLIENT_SCHEMA, type LlmClient, type LlmRequest } from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
@@ -69,24 +77,64 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
         },
         parent,
       );
+      const ending = endOnAbort(span, request.signal);
       try {
         const reply = await context.with(trace.setSpan(parent, span), () =>
           client.complete(request),
         );
-        const usage = span.isRecording() ? replyUsage(reply) : undefined;
+        const usage = !ending.ended && span.isRecording() ? replyUsage(reply) : undefined;
         if (usage !== undefined) span.setAttributes(genAiUsageAttributes(usage));
         return reply;
       } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        span.setAttribute(GEN_AI_ATTRIBUTES.ERROR_TYPE, errorType(error));
+        if (!ending.ended) endWithError(span, errorType(error));
         throw error;
       } finally {
-        span.end();
+        ending.release();
+        if (!ending.ended) span.end();
       }
     },
   };
   const runs = attachSummarizerRuns(traced);
   return traced;
+}
+
+/** Ends `span` as failed with `type` as its `error.type`. */
+function endWithError(span: Span, type: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setAttribute(GEN_AI_ATTRIBUTES.ERROR_TYPE, type);
+  span.end();
+}
+
+/**
+ * Ends `span` as failed when the request's `signal` fires (`error.type` `timeout` for a
+ * deadline's reason, else `aborted`): a client that ignores its signal may never settle, and its
+ * span would stay open. `ended` tells the request's later settle to leave the span alone.
+ */
+function endOnAbort(
+  span: Span,
+  signal: AbortSignal | undefined,
+): { readonly ended: boolean; release(): void } {
+  const state = { ended: false, release: () => {} };
+  if (!isAbortSignal(signal)) return state;
+  const end = () => {
+    if (state.ended) return;
+    state.ended = true;
+    endWithError(span, isTimeoutReason(signal.reason) ? "timeout" : "aborted");
+  };
+  if (signal.aborted) end();
+  else {
+    signal.addEventListener("abort", end, { once: true });
+    state.release = () => signal.removeEventListener("abort", end);
+  }
+  return state;
+}
+
+/**
+ * Whether an abort's reason is a deadline: the summary's own timeout aborts with p-timeout's
+ * `TimeoutError`, `AbortSignal.timeout` with a `TimeoutError` DOMException.
+ */
+function isTimeoutReason(reason: unknown): boolean {
+  return typeof reason === "object" && reason !== null && (reason as Error).name === "TimeoutError";
 }
 
 /** `error.type`: a `CompactionError`'s code, else the error's class name. */
