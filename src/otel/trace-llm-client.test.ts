@@ -51,6 +51,30 @@ describe("traceLlmClient", () => {
     ]);
   });
 
+  it("marks a reply whose usage the compactor refuses as an error span (review 55c #11)", async () => {
+    const { tracer, spans } = memoryTracing();
+    const replies: unknown[] = [
+      { text: "t", usage: { inputTokens: Number.NaN, outputTokens: 2 } },
+      { text: "t", usage: { inputTokens: -1 } },
+      { text: "t", usage: { inputTokens: 3, outputTokens: 2 } },
+      "text",
+    ];
+    for (const reply of replies) {
+      const client = traceLlmClient(
+        { complete: async () => reply as string },
+        { model: "m", tracer },
+      );
+      await client.complete({ prompt: "p" });
+    }
+    expect(spans().map((span) => span.status.code)).toEqual([2, 2, 0, 0]);
+    expect(spans().map((span) => span.attributes[G.ERROR_TYPE])).toEqual([
+      "llm_error",
+      "llm_error",
+      undefined,
+      undefined,
+    ]);
+  });
+
   it("keeps acceptsConversation, so a cache-reading client still gets the conversation", () => {
     const cached = traceLlmClient(new MockLlmClient({ acceptsConversation: true }), { model: "m" });
     expect(cached.acceptsConversation).toBe(true);

@@ -82,8 +82,15 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
         const reply = await context.with(trace.setSpan(parent, span), () =>
           client.complete(request),
         );
-        const usage = !ending.ended && span.isRecording() ? replyUsage(reply) : undefined;
-        if (usage !== undefined) span.setAttributes(genAiUsageAttributes(usage));
+        if (!ending.ended && span.isRecording()) {
+          const { usage, refused } = replyUsage(reply);
+          if (usage !== undefined) span.setAttributes(genAiUsageAttributes(usage));
+          // The compaction fails with `llm_error` for this reply: its span says so too.
+          if (refused) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.setAttribute(GEN_AI_ATTRIBUTES.ERROR_TYPE, "llm_error");
+          }
+        }
         return reply;
       } catch (error) {
         if (!ending.ended) endWithError(span, errorType(error));

@@ -3,18 +3,21 @@ import { readLlmUsage } from "../core/llm-client.js";
 import { allInputTokens, type CompactionUsage } from "../core/usage.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
 
+/** What {@link replyUsage} answers for a reply that carries no usage. */
+const NO_USAGE = Object.freeze({ refused: false });
+
 /**
- * The usage a summarizer's reply carries (`LlmReply.usage`), read as the compactors read it;
- * `undefined` for a bare string or a usage that is not whole numbers ≥ 0 (the compactor reports
- * that one as a failure; the span only goes without usage).
+ * The usage a summarizer's reply carries (`LlmReply.usage`), read as the compactors read it:
+ * `usage` undefined for a bare string or a reply without one; `refused` for a usage that is not
+ * whole numbers ≥ 0, which the compactor reports as a failure (`llm_error`), so the span does too.
  */
-export function replyUsage(reply: unknown): CompactionUsage | undefined {
-  if (typeof reply !== "object" || reply === null || !("usage" in reply)) return undefined;
-  if (reply.usage === undefined) return undefined;
+export function replyUsage(reply: unknown): { usage?: CompactionUsage; refused: boolean } {
+  if (typeof reply !== "object" || reply === null || !("usage" in reply)) return NO_USAGE;
+  if (reply.usage === undefined) return NO_USAGE;
   try {
-    return readLlmUsage(reply.usage);
+    return { usage: readLlmUsage(reply.usage), refused: false };
   } catch {
-    return undefined;
+    return { refused: true };
   }
 }
 
