@@ -341,6 +341,14 @@ export class SessionCore {
     // A snapshot of a session that kept no archive: the counter still moves past the handles
     // its messages name.
     else this.keeper?.acceptNamed(snapshot.messages);
+    // `archive: false` is the caller's choice, so it restores; but the originals its messages'
+    // recall marks name are lost with it, which is said.
+    const dropped = snapshot.archive?.records?.length ?? 0;
+    if (this.keeper === undefined && dropped > 0)
+      this.#events.log(
+        `restored with archive: false, the snapshot's ${dropped} archived originals are dropped: the recall handles its messages name cannot be recalled`,
+        { records: dropped },
+      );
     this.runner.breaker.restore(snapshot);
   }
 }

@@ -139,3 +139,22 @@ describe("a snapshot's meter.correction (review 55c #4)", () => {
     expect(warnings.join(" ")).toMatch("meter.correction");
   });
 });
+
+describe("a snapshot with archived originals restored with archive: false (review 55c #8)", () => {
+  it("restores, and tells the logger the originals are dropped", async () => {
+    const first = new AgentSession({ contextLimit: 20_000, compactor: false });
+    first.addUserText("read it");
+    first.addAssistant([{ type: "tool_use", id: "t1", name: "read", input: {} }]);
+    first.addToolResults([
+      { type: "tool_result", toolUseId: "t1", content: "row\n".repeat(10_000) },
+    ]);
+    const { logger, warnings } = warningLogger();
+    const restored = AgentSession.fromJSON(first.toJSON(), { archive: false, logger });
+    expect(restored.messages).toHaveLength(3);
+    expect(warnings.join(" ")).toMatch(/archive: false.*1 archived originals are dropped/);
+    // Without records, nothing is dropped and nothing is said.
+    const quiet = warningLogger();
+    AgentSession.fromJSON(exchangesSnapshot(), { archive: false, logger: quiet.logger });
+    expect(quiet.warnings).toEqual([]);
+  });
+});
