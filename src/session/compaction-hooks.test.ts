@@ -189,6 +189,35 @@ describe("beforeCompact and afterCompact hooks, boundary records", () => {
     expect(after).toHaveLength(2);
   });
 
+  it("hands every observer one frozen boundary: a hook rewrites nothing the others read (review 55c #10)", async () => {
+    const events: CompactionEvent[] = [];
+    const refused: unknown[] = [];
+    const session = new AgentSession({
+      contextLimit: 4200,
+      compactor: { type: "threshold", config: { toolCompaction: "redact" } },
+      llmCompactor: new LLMCompactor(new MockLlmClient()),
+      onEvent: (event) => events.push(event),
+      afterCompact: (boundary) => {
+        try {
+          (boundary as { strategy: string }).strategy = "EVIL";
+        } catch (error) {
+          refused.push(error);
+        }
+      },
+    });
+    session.append(...history(6));
+    const report = await session.maybeCompact();
+    expect(refused).toEqual([expect.any(TypeError)]);
+    expect(report.boundaries[0]!.strategy).toBe("threshold");
+    const end = events.find((event) => event.type === "compaction_end");
+    expect(end?.type === "compaction_end" && end.boundary.strategy).toBe("threshold");
+    expect(() => (report.boundaries as CompactionBoundary[]).push(report.boundaries[0]!)).toThrow(
+      TypeError,
+    );
+    const forced = await session.forceCompact();
+    expect(Object.isFrozen(forced.boundaries) && Object.isFrozen(forced.boundaries[0])).toBe(true);
+  });
+
   it("lets beforeCompact veto a compaction", async () => {
     const events: CompactionEvent[] = [];
     const seen: BeforeCompactContext[] = [];

@@ -50,8 +50,11 @@ export interface MaybeCompactReport {
   results: CompactionStepResult[];
   /** The failure, when a compactor failed; the conversation is as the failed compactor found it. */
   error?: CompactionError;
-  /** A boundary record for each compactor that changed the conversation, in order. */
-  boundaries: CompactionBoundary[];
+  /**
+   * A boundary record for each compactor that changed the conversation, in order; frozen, as
+   * each boundary is (callers joining one run share its report).
+   */
+  boundaries: readonly CompactionBoundary[];
   /** The messages `trimOnOverflow` removed, when it had to. */
   trimmed?: Message[];
   /** Whether the context is still above the window (a `context_overflow` event said why). */
@@ -84,7 +87,8 @@ export interface ForceCompactOptions extends MaybeCompactOptions {
 
 /** What `forceCompact` did: the combined result and a boundary record per compactor that changed something. */
 export interface ForceCompactResult extends CompactionResult {
-  boundaries: CompactionBoundary[];
+  /** Frozen, as each boundary is. */
+  boundaries: readonly CompactionBoundary[];
   /**
    * Why each compactor that changed nothing did not (its `compaction_skipped` event's strategy,
    * reason and detail): a `/compact` that freed nothing says why, e.g. the newest tool results
@@ -112,6 +116,8 @@ export const ForceCompactOptionsSchema = z.strictObject(
   notAnObject,
 );
 
+const NO_BOUNDARIES: readonly CompactionBoundary[] = Object.freeze([]);
+
 /** The report of an automatic run that compacted nothing (none was due, or one goes on elsewhere). */
 export function idleReport(contextUsed: number, contextLimit: number): MaybeCompactReport {
   return {
@@ -119,7 +125,7 @@ export function idleReport(contextUsed: number, contextLimit: number): MaybeComp
     contextUsedBefore: contextUsed,
     contextUsedAfter: contextUsed,
     results: [],
-    boundaries: [],
+    boundaries: NO_BOUNDARIES,
     overWindow: contextUsed > contextLimit,
   };
 }
@@ -134,7 +140,7 @@ export function maybeCompactReport(
     contextUsedBefore: outcome.contextUsedBefore,
     contextUsedAfter,
     results: outcome.steps,
-    boundaries: outcome.boundaries,
+    boundaries: Object.freeze([...outcome.boundaries]),
     overWindow: outcome.overWindow,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.trimmed === undefined ? {} : { trimmed: outcome.trimmed }),
@@ -152,7 +158,7 @@ export function forceCompactResult(
     ...sumResults(outcome.steps.map((step) => step.result)),
     tokensBefore,
     tokensAfter,
-    boundaries: outcome.boundaries,
+    boundaries: Object.freeze([...outcome.boundaries]),
     overWindow: outcome.overWindow,
     ...(outcome.skipped.length === 0 ? {} : { skipped: outcome.skipped }),
   };

@@ -162,7 +162,9 @@ export class Landing {
     const { messagesBefore, ...cache } = split;
     const { result, strategy, tokensBefore } = computed;
     const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
-    const boundary: CompactionBoundary = {
+    // One object reaches the `afterCompact` hooks, the `compaction_end` listeners and the report:
+    // frozen, so none of them rewrites what the others read.
+    const boundary: CompactionBoundary = Object.freeze({
       trigger,
       strategy,
       tokensBefore,
@@ -175,7 +177,7 @@ export class Landing {
       thinkingTokensDropped: repair.thinkingTokensDropped,
       toolExchangeClosed: repair.toolExchangeClosed,
       ...cache,
-    };
+    });
     outcome.compacted = true;
     outcome.boundaries.push(boundary);
     events.emit({
