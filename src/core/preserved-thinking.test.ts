@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { toAnthropicMessages } from "../anthropic/request.js";
+import { toolLoopThinkingProblem } from "../testing/anthropic-rules/thinking.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import type { Message } from "./message.js";
 import {
@@ -27,6 +29,12 @@ function thinkingLoop(): Message[] {
   }
   return builder.build();
 }
+
+const withoutThinking = (message: Message): Message =>
+  ({
+    ...message,
+    content: message.content.filter((block) => block.type !== "thinking"),
+  }) as Message;
 
 const thinkingOf = (conversation: readonly Message[]) =>
   conversation.flatMap((message, index) =>
@@ -70,6 +78,36 @@ describe("keepThinkingValid", () => {
       ["user", [{ type: "text", text: CONTINUATION_REQUEST }]],
     ]);
     expect(out.slice(0, 4).every((message, index) => message === conversation[index])).toBe(true);
+  });
+
+  it("closes an exchange the user's words follow with the note alone, before them: the API merges them with the results (review 55b #1)", () => {
+    const conversation = new ConversationBuilder()
+      .user("fix the bug")
+      .assistant([thinking("t1"), { type: "tool_use", id: "toolu_1", name: "read", input: {} }])
+      .toolResults([{ type: "tool_result", toolUseId: "toolu_1", content: "r1", isError: false }])
+      .user("Thanks")
+      .build();
+    const edited = [...conversation];
+    edited[0] = { ...conversation[0]!, content: [{ type: "text", text: "[summary]" }] } as Message;
+    const { conversation: out, repair } = keepThinkingValid(
+      conversation,
+      edited,
+      () => new Date(0),
+    );
+    expect(repair.toolExchangeClosed).toBe(true);
+    expect(out.map((message) => [message.role, message.content[0]?.type])).toEqual([
+      ["user", "text"],
+      ["assistant", "tool_use"],
+      ["user", "tool_result"],
+      ["assistant", "text"],
+      ["user", "text"],
+    ]);
+    expect(out[3]!.content).toEqual([{ type: "text", text: CONTINUATION_NOTE }]);
+    expect(out[4]).toBe(conversation[3]);
+    const wire = { thinking: { type: "adaptive" }, messages: toAnthropicMessages(out) };
+    expect(toolLoopThinkingProblem(wire)).toBeUndefined();
+    const unmended = { ...wire, messages: toAnthropicMessages(edited.map(withoutThinking)) };
+    expect(toolLoopThinkingProblem(unmended)).toBeDefined();
   });
 
   it("leaves an open exchange alone when its assistant message kept its thinking", () => {

@@ -74,19 +74,31 @@ function firstEdit(before: readonly Message[], after: readonly Message[]): numbe
 /**
  * The tool exchange the conversation ends in (system messages after it aside): messages of
  * results alone, one result at least (one message per result in some formats, the AI SDK's
- * tool approvals among them), answering the assistant message before them.
+ * tool approvals among them), answering the assistant message before them (`call`), and where
+ * they end (`results`). The user's words after them end it too (`worded`): the Messages API
+ * merges a run of user messages into one, whose results answer that assistant message.
  */
-function openExchange(conversation: readonly Message[]): number | undefined {
+function openExchange(
+  conversation: readonly Message[],
+): { call: number; results: number; worded: boolean } | undefined {
   let end = conversation.length;
   while (end > 0 && isSystemMessage(conversation[end - 1])) end -= 1;
-  let call = end - 1;
+  let results = end;
+  while (
+    results > 0 &&
+    conversation[results - 1]!.role === "user" &&
+    !isSystemMessage(conversation[results - 1]) &&
+    !holdsResultsOnly(conversation[results - 1]!)
+  )
+    results -= 1;
+  let call = results - 1;
   let answered = false;
   for (; call >= 0 && holdsResultsOnly(conversation[call]!); call -= 1)
     answered ||= conversation[call]!.content.some((block) => block.type === "tool_result");
   const caller = conversation[call];
   if (!answered || caller?.role !== "assistant") return undefined;
   if (!caller.content.some((block) => block.type === "tool_use")) return undefined;
-  return call;
+  return { call, results, worded: results < end };
 }
 
 /**
@@ -205,8 +217,11 @@ export function keepThinkingValid(
   if (firstChange === before.length && firstChange === after.length)
     return { conversation, repair };
   const exchange = openExchange(conversation);
-  if (dropThinking(conversation, before, beforeThinkingFree, repair, exchange)) {
-    conversation.push(...continuation(conversation.at(-1)!, clock));
+  if (dropThinking(conversation, before, beforeThinkingFree, repair, exchange?.call)) {
+    const [note, request] = continuation(conversation.at(-1)!, clock);
+    // Before the user's words, the note alone closes it: they are the request after it.
+    if (exchange!.worded) conversation.splice(exchange!.results, 0, note);
+    else conversation.push(note, request);
     repair.toolExchangeClosed = true;
   }
   return { conversation, repair };

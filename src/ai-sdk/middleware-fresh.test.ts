@@ -1,0 +1,60 @@
+import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from "ai";
+import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod";
+import { anthropicModel, THINKING } from "../../test/support/ai-sdk-providers.js";
+import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
+import { compactionMiddleware } from "./compaction-middleware.js";
+
+/**
+ * Review 55b's finding 1: a middleware made for each request (the README's, `sessionId:
+ * chatId`), or after a restart, meets a history another compacted mid-loop, kept as AI SDK apps
+ * keep it (`[...messages, ...response.messages]`): thinking signed over the compacted prefix.
+ * Through the real `@ai-sdk/anthropic` against the loopback Messages API, which refuses
+ * thinking signed over another prefix and a tool loop's last reply without its thinking.
+ */
+
+const servers: MessagesApiServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+describe("a fresh compactionMiddleware on a history compacted mid-loop", () => {
+  it("the next turn is accepted: stale thinking dropped, the loop's last exchange closed before the user's words", async () => {
+    let made = 0;
+    const server = await MessagesApiServer.start({
+      onMessages: (request) => {
+        made += 1;
+        const usage = { input_tokens: roughTokens(request.body), output_tokens: 20 };
+        if (JSON.stringify(request.body).includes("Thanks"))
+          return { type: "message", text: "Sure.", usage };
+        const id = `toolu_01${((made * 2_654_435_761) >>> 0).toString(36)}Xq9vLmZ3aB7`;
+        const use = { type: "tool_use", id, name: "check", input: { f: `f${made}` } };
+        return { type: "message", content: [use], stopReason: "tool_use", usage };
+      },
+    });
+    servers.push(server);
+    const check = tool({ inputSchema: z.object({ f: z.string() }), execute: async () => "ok" });
+    const compactions: number[] = [];
+    const request = (messages: ModelMessage[], steps: number) =>
+      generateText({
+        model: wrapLanguageModel({
+          model: anthropicModel(server),
+          middleware: compactionMiddleware({
+            contextLimit: 6_000,
+            onCompaction: () => compactions.push(made + 1),
+          }),
+        }),
+        tools: { check },
+        maxRetries: 0,
+        providerOptions: THINKING,
+        messages,
+        stopWhen: stepCountIs(steps),
+      });
+    const history: ModelMessage[] = [{ role: "user", content: "Check every file." }];
+    const first = await request(history, 33);
+    expect(compactions.length).toBeGreaterThan(0);
+    history.push(...first.response.messages, { role: "user", content: "Thanks" });
+    const second = await request(history, 1);
+    expect(second.text).toBe("Sure.");
+  });
+});
