@@ -13,6 +13,7 @@ import { REDACTION_NOTICE } from "../compactors/threshold-compactor.js";
 import { CompactionError } from "../core/errors.js";
 import { SUMMARY_PREFIX } from "../core/summary-format.js";
 import { validateConversation } from "../core/validate-conversation.js";
+import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { compactModelMessages } from "./compact-model-messages.js";
 import { AiSdkLlmClient } from "./llm-client.js";
 import { fromModelMessages } from "./model-messages.js";
@@ -161,6 +162,31 @@ describe("compactionPrepareStep through generateText", () => {
       const before = prompts[step - 1]!;
       expect(prompts[step]!.slice(0, before.length)).toEqual(before);
     }
+  });
+
+  it("takes the loop's signal as an option: ai@6 passes prepareStep none (review 55b #4)", async () => {
+    const controller = new AbortController();
+    const errors: unknown[] = [];
+    const prepareStep = compactionPrepareStep({
+      contextLimit: 4_000,
+      llmCompactor: new LLMCompactor(new MockLlmClient().hang(), { keepRecentTurns: 1 }),
+      signal: controller.signal,
+      onError: (error) => errors.push(error),
+    });
+    const messages: ModelMessage[] = [];
+    for (let turn = 0; turn < 6; turn += 1)
+      messages.push(
+        { role: "user", content: `q${turn} ${"word ".repeat(300)}` },
+        { role: "assistant", content: `a${turn} ${"word ".repeat(300)}` },
+      );
+    const step = prepareStep({ steps: [], stepNumber: 0, messages });
+    controller.abort();
+    await step;
+    // Without the signal the summary ran to its timeout (a minute).
+    expect(errors.map((error) => (error as CompactionError).code)).toEqual(["aborted"]);
+    expect(() => compactionPrepareStep({ contextLimit: 4_000, signal: "stop" as never })).toThrow(
+      /signal: must be an AbortSignal/,
+    );
   });
 
   it("AiSdkLlmClient refuses a summary cut off or calling a tool: its text is no summary", async () => {

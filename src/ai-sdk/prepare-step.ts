@@ -2,7 +2,7 @@ import type { LanguageModelUsage, ModelMessage } from "ai";
 import * as z from "zod/mini";
 import type { CompactionResult } from "../core/compactor.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { functionSchema } from "../core/option-schemas.js";
+import { ABORT_SIGNAL_SCHEMA, functionSchema } from "../core/option-schemas.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
   STATELESS_COMPACTION_SHAPE,
@@ -22,6 +22,13 @@ export interface CompactionPrepareStepOptions extends StatelessCompactionOptions
    * removed). @default none (the failure is dropped)
    */
   onError?: (error: unknown) => void;
+  /**
+   * Cancels a step's compaction (a summary in flight): give it the loop's `abortSignal`, as
+   * `ai@6` passes `prepareStep` none, so an aborted loop does not wait for the summarizer's
+   * timeout. A step's own `abortSignal`, where an SDK passes one, is used before it.
+   * @default none
+   */
+  signal?: AbortSignal;
 }
 
 /** A compaction {@link compactionPrepareStep} applied. */
@@ -88,6 +95,7 @@ const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
   onCompaction: z.exactOptional(functionSchema<(event: PrepareStepCompaction) => void>()),
   onError: z.exactOptional(functionSchema<(error: unknown) => void>()),
+  signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
 }) as unknown as z.ZodMiniType<CompactionPrepareStepOptions>;
 
 /** Any object, a class's instance too (a loop's result): its fields are read one by one. */
@@ -149,7 +157,7 @@ export function compactionPrepareStep(
       messages,
       known,
       usage: usageFromAiSdk(input.steps.at(-1)?.usage),
-      signal: input.abortSignal,
+      signal: input.abortSignal ?? parsed.signal,
       // A failure leaves the history as it was, as `maybeCompact` does.
       onError: (error) => parsed.onError?.(error),
     });
