@@ -29,6 +29,8 @@ export interface RecordedChatRequest {
 export interface ScriptedToolCall {
   name: string;
   arguments?: string;
+  /** The call's id (a host numbering each reply's calls sends `call_0` every time). @default a new one */
+  id?: string;
 }
 
 /** What the script answers with. */
@@ -140,7 +142,7 @@ export class ChatCompletionsServer extends LoopbackApi {
     prompt: { tokens: number; cached: number },
   ): Record<string, unknown> {
     const calls = (reply.toolCalls ?? []).map((call) => ({
-      id: this.id("call"),
+      id: call.id ?? this.id("call"),
       type: "function",
       function: { name: call.name, arguments: call.arguments ?? "{}" },
     }));

@@ -5,7 +5,7 @@ import { type Compactor, emptyCompactionResult } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
 import { backToModel } from "./back-to-model.js";
 import { compactModelMessages } from "./compact-model-messages.js";
-import { fromModelMessages, toModelMessages } from "./model-messages.js";
+import { fromModelMessages, writeModelMessages } from "./model-messages.js";
 
 const small = (values: string[]) => fc.constantFrom(...values);
 const call = fc.tuple(small(["a", "b", "c"]), small(["grep", "read"])).map(([id, name]) => ({
@@ -84,7 +84,7 @@ describe("backToModel", () => {
             conversation.push(added(message, edit, index));
         });
         const back = backToModel(conversation, ours, messages);
-        expect(back.messages).toEqual(toModelMessages(conversation));
+        expect(back.messages).toEqual(writeModelMessages(conversation));
         conversation.forEach((message, index) => {
           const from = ours.indexOf(message);
           if (from !== -1) expect(back.sources[index]).toBe(messages[from]);

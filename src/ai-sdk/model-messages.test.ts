@@ -1,11 +1,26 @@
 import type { ModelMessage } from "ai";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { reusesToolIds } from "../core/distinct-tool-ids.js";
 import { ValidationError } from "../core/errors.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { MessagesSchema } from "../core/schemas.js";
 import { validateConversation } from "../core/validate-conversation.js";
-import { convertModelMessages, fromModelMessages, toModelMessages } from "./model-messages.js";
+import {
+  convertModelMessages,
+  fromModelMessages,
+  toModelMessages,
+  writeModelMessages,
+} from "./model-messages.js";
+
+/** Every part's `toolCallId`, in order. */
+function toolCallIds(messages: readonly ModelMessage[]): string[] {
+  return messages.flatMap((message) =>
+    typeof message.content === "string"
+      ? []
+      : message.content.flatMap((part) => ("toolCallId" in part ? [part.toolCallId] : [])),
+  );
+}
 
 const json = fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.parse(JSON.stringify(value)));
 const jsonObject = fc.dictionary(fc.constantFrom("a", "b", "cache", "id"), json, { maxKeys: 3 });
@@ -165,7 +180,24 @@ describe("fromModelMessages / toModelMessages", () => {
       fc.property(fc.array(message, { maxLength: 8 }), (messages) => {
         const ours = fromModelMessages(messages, { sessionId: "s" });
         expect(MessagesSchema.safeParse(ours).success).toBe(true);
-        expect(toModelMessages(ours)).toEqual(messages);
+        // Written as it came; sent so, where no answered call's id comes again.
+        expect(writeModelMessages(ours)).toEqual(messages);
+        const sent = toModelMessages(ours);
+        if (!reusesToolIds(ours)) expect(sent).toEqual(messages);
+        else {
+          // A reused id goes as `<id>_<n>`, the messages otherwise as they came.
+          const sentIds = toolCallIds(sent);
+          const ids = toolCallIds(messages);
+          expect(sentIds.length).toBe(ids.length);
+          sentIds.forEach((id, index) => {
+            const was = ids[index]!;
+            if (id !== was) expect(id).toMatch(new RegExp(`^${was}_\\d+_*$`));
+          });
+          const strip = (key: string, value: unknown) => (key === "toolCallId" ? "" : value);
+          expect(JSON.parse(JSON.stringify(sent, strip))).toEqual(
+            JSON.parse(JSON.stringify(messages, strip)),
+          );
+        }
       }),
       { numRuns: 300 },
     );
@@ -359,7 +391,24 @@ describe("fromModelMessages / toModelMessages", () => {
             expect(block.type === "tool_result" && block.extra === undefined).toBe(named);
           });
         });
-        expect(toModelMessages(ours)).toEqual(messages);
+        // Written as it came; sent so, where no answered call's id comes again.
+        expect(writeModelMessages(ours)).toEqual(messages);
+        const sent = toModelMessages(ours);
+        if (!reusesToolIds(ours)) expect(sent).toEqual(messages);
+        else {
+          // A reused id goes as `<id>_<n>`, the messages otherwise as they came.
+          const sentIds = toolCallIds(sent);
+          const ids = toolCallIds(messages);
+          expect(sentIds.length).toBe(ids.length);
+          sentIds.forEach((id, index) => {
+            const was = ids[index]!;
+            if (id !== was) expect(id.startsWith(`${was}_`)).toBe(true);
+          });
+          const strip = (key: string, value: unknown) => (key === "toolCallId" ? "" : value);
+          expect(JSON.parse(JSON.stringify(sent, strip))).toEqual(
+            JSON.parse(JSON.stringify(messages, strip)),
+          );
+        }
       }),
       { numRuns: 300 },
     );

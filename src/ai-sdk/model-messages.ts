@@ -23,6 +23,7 @@ import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import { normalizeJson, setProperty } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { withDistinctCallIds } from "./distinct-call-ids.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
 import {
@@ -350,7 +351,9 @@ function checkIds(messages: readonly Message[]): void {
  * Anthropic adapter's, a summary) get the AI SDK's plain shapes; a tool result's `toolName`
  * is found from its call. Opaque blocks another adapter kept (Anthropic's server tool blocks,
  * Gemini parts, Responses items, LangChain standard blocks) are left out, as the AI SDK's
- * prompt validation refuses them; a message of nothing else is not written.
+ * prompt validation refuses them; a message of nothing else is not written. A call whose id an
+ * earlier, answered call had (a provider numbering each reply's calls, `call_0` every time)
+ * goes with its result as `<id>_<n>`, as the providers behind the SDK refuse an id twice.
  *
  * @example
  * const result = await generateText({ model, messages: toModelMessages(session.messages) });
@@ -360,8 +363,17 @@ function checkIds(messages: readonly Message[]): void {
 export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
+  return writeModelMessages(withDistinctCallIds(readableMessages(messages)));
+}
+
+/**
+ * {@link toModelMessages} of messages already checked, their ids as they are: what the
+ * stateless paths write, whose messages are the SDK loop's own, its call ids as the provider
+ * gave them.
+ */
+export function writeModelMessages(messages: readonly Message[]): ModelMessage[] {
   const toolNames = new Map<string, string>();
   const out: ModelMessage[] = [];
-  for (const message of readableMessages(messages)) messageToModel(message, toolNames, out);
+  for (const message of messages) messageToModel(message, toolNames, out);
   return out;
 }

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import * as z from "zod/mini";
 import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
+import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
 import { parseOrThrow } from "../core/errors.js";
 import type {
@@ -158,7 +159,9 @@ function userMessages(message: Message): JsonObject[] {
  * calls, `name`, parts, refusals, the exact `arguments`). A user message's tool results become
  * `tool` messages, in order, before the rest of it; an image in a tool result (which a `tool`
  * message cannot hold) moves to a user message right after them; a result's `isError` has no
- * field in Chat Completions (its content says it). Messages written elsewhere
+ * field in Chat Completions (its content says it). A call whose id an earlier, answered call had
+ * (a host numbering each reply's calls, `call_0` every time) goes with its result as
+ * `<id>_<n>`, as the API refuses a `tool_call_id` twice in a request. Messages written elsewhere
  * get plain shapes (a summary as a user message with string content); Anthropic's thinking
  * blocks and other providers' opaque blocks are left out. Prepend your system prompt.
  *
@@ -175,7 +178,8 @@ export function toChatMessages(
 ): ChatCompletionMessageParam[] {
   // Cheap for a session's messages: each message object is fully checked only once.
   assertMessages(messages, "messages");
-  return writeChatMessages(messages, reasoningOption(options));
+  const reasoning = reasoningOption(options);
+  return writeChatMessages(withDistinctToolIds(readableMessages(messages)), reasoning);
 }
 
 /**

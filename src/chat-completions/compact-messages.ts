@@ -27,6 +27,8 @@ import { writeChatMessages } from "./chat-messages-out.js";
 export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
   entry: "compactChatMessages",
   what: "Chat Completions messages",
+  // A tool call id twice is refused: a reused one is written anew, as toChatMessages does.
+  distinctToolIds: true,
   // Ids by position: the messages live for the call only, and are named the same at each.
   from: (input, origins) => {
     const messages = chatMessagesToOurs(input, { idPrefix: "" }, origins);

@@ -3,6 +3,7 @@ import { isPlainObject } from "../internal/plain-object.js";
 import { anthropicProblems } from "./anthropic-validity.js";
 import { chatCompletionsProblems } from "./chat-completions-validity.js";
 import type { ConversationProblem } from "./conversation-problem.js";
+import { withDistinctToolIds } from "./distinct-tool-ids.js";
 import { parseOrThrow, ValidationError } from "./errors.js";
 import { geminiProblems } from "./gemini-validity.js";
 import type { Message } from "./message.js";
@@ -68,7 +69,9 @@ const lenientMessagesSchema = /* @__PURE__ */ new LazilyCompiled(LenientMessages
  * valid. `provider` picks the rules: the Anthropic Messages API's by default (tool pairing,
  * roles, placement, emptiness), OpenAI's Responses API's, the AI SDK's, Chat Completions' or Gemini's (see
  * {@link ValidateConversationOptions}). Messages must be well-formed (`ValidationError`
- * otherwise): this checks what the API checks across messages.
+ * otherwise): this checks what the API checks across messages, on what the provider's converter
+ * sends: a call whose id an earlier, answered call had is no problem, as `toAnthropicMessages`,
+ * `toResponsesInput`, `toChatMessages` and `toModelMessages` send it as `<id>_<n>`.
  *
  * @example
  * const problems = validateConversation(session.messages, { provider: "openai" });
@@ -80,26 +83,39 @@ export function validateConversation(
 ): ConversationProblem[] {
   const provider = providerOf(options);
   const schema = lenientMessagesSchema.for(messages);
-  const parsed = parseOrThrow(schema, messages, "messages");
+  const parsed = parseOrThrow(schema, messages, "messages") as Message[];
   // Checks on what was parsed but reports on the caller's objects' positions: the same indexes.
   const problems: ConversationProblem[] = [];
-  const report = (problem: ConversationProblem) => problems.push(problem);
-  if (provider === "openai") {
-    openAIProblems(parsed as Message[], report);
-    return problems;
-  }
-  if (provider === "ai-sdk") {
-    aiSdkProblems(parsed as Message[], report);
-    return problems;
-  }
-  if (provider === "chat-completions") {
-    chatCompletionsProblems(parsed as Message[], report);
-    return problems;
-  }
   if (provider === "gemini") {
-    geminiProblems(parsed as Message[], report);
+    geminiProblems(parsed, (problem) => problems.push(problem));
     return problems;
   }
-  anthropicProblems(parsed as Message[], report);
+  // The rules read the ids as the provider's converter sends them: a call reusing an answered
+  // call's id goes as `<id>_<n>` (withDistinctToolIds keeps every block where it was), while a
+  // problem names the caller's id.
+  const sent = withDistinctToolIds(parsed);
+  const report = (problem: ConversationProblem) => problems.push(callersId(problem, parsed));
+  if (provider === "openai") openAIProblems(sent, report);
+  else if (provider === "ai-sdk") aiSdkProblems(sent, report);
+  else if (provider === "chat-completions") chatCompletionsProblems(sent, report);
+  else anthropicProblems(sent, report);
   return problems;
+}
+
+/** A problem naming the id its block has in `messages` (the caller's), not the one sent. */
+function callersId(
+  problem: ConversationProblem,
+  messages: readonly Message[],
+): ConversationProblem {
+  const { messageIndex, blockIndex, toolUseId } = problem;
+  if (toolUseId === undefined || messageIndex === undefined || blockIndex === undefined)
+    return problem;
+  const block = messages[messageIndex]?.content[blockIndex];
+  const id =
+    block?.type === "tool_use"
+      ? block.id
+      : block?.type === "tool_result"
+        ? block.toolUseId
+        : undefined;
+  return id === undefined || id === toolUseId ? problem : { ...problem, toolUseId: id };
 }

@@ -49,7 +49,7 @@ function twoTurns(): AgentSession {
 }
 
 describe("a tool call id used again once its call is answered", () => {
-  it("is taken, each call answered by its own results, and written back as it came", () => {
+  it("is taken, each call answered by its own results, and sent again as `<id>_<n>`", () => {
     const session = twoTurns();
     const written = toChatMessages(session.messages);
     const calls = written.flatMap((message) =>
@@ -58,8 +58,9 @@ describe("a tool call id used again once its call is answered", () => {
     const results = written.flatMap((message) =>
       message.role === "tool" ? [`${message.tool_call_id} ${message.content}`] : [],
     );
-    expect(calls).toEqual(["call_0", "call_0"]);
-    expect(results).toEqual(["call_0 files 1", "call_0 files 2"]);
+    // The API refuses a `tool_call_id` twice in a request: the second call goes as its 2nd use.
+    expect(calls).toEqual(["call_0", "call_0_2"]);
+    expect(results).toEqual(["call_0 files 1", "call_0_2 files 2"]);
     // The summary kept by the id is the latest call's; each result masks to its own.
     expect(session.compactSummaries.get("call_0")).toBe("ls 2");
     session.addUserText("thanks");
