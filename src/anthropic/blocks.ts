@@ -10,7 +10,6 @@ import {
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type {
   ContentBlock,
-  ImageBlock,
   ImageSource,
   JsonObject,
   JsonValue,
@@ -22,8 +21,8 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { imageFromWire, rest, resultPartFromWire, withExtra } from "../core/wire-result-parts.js";
 import { setProperty } from "../internal/json-value.js";
-import { spreadWith } from "../internal/plain-object.js";
 import { sendsToAnthropic } from "./foreign-blocks.js";
 import { sendableToolId } from "./tool-ids.js";
 import { BlocksWireSchema, parseWireBlocks } from "./wire-schemas.js";
@@ -54,48 +53,8 @@ const MODELLED_WIRE_FIELDS = {
   tool_result: ["tool_use_id", "content", "is_error"],
 } as const satisfies Record<Exclude<ContentBlock["type"], "opaque">, readonly string[]>;
 
-function withExtra<B extends object>(block: B, extra: JsonObject): B & { extra?: JsonObject } {
-  return Object.keys(extra).length === 0 ? block : spreadWith(block, { extra });
-}
-
-/** The fields of a wire block we do not model: its `extra`. */
-function rest(block: JsonObject, modelled: readonly string[]): JsonObject {
-  const out: JsonObject = {};
-  for (const key in block) {
-    if (Object.hasOwn(block, key) && key !== "type" && !modelled.includes(key))
-      setProperty(out, key, block[key] as JsonValue);
-  }
-  return out;
-}
-
 function opaque(block: JsonObject): OpaqueBlock {
   return { type: "opaque", block };
-}
-
-function hasExactly(object: JsonObject, keys: readonly string[]): boolean {
-  const own = Object.keys(object);
-  return own.length === keys.length && keys.every((key) => typeof object[key] === "string");
-}
-
-/** Our image source for a wire source, or undefined when it carries more than we model. */
-function imageSourceFromWire(source: JsonObject): ImageSource | undefined {
-  if (source["type"] === "base64" && hasExactly(source, ["type", "media_type", "data"])) {
-    const mediaType = source["media_type"] as string;
-    return mediaType === ""
-      ? undefined
-      : { type: "base64", mediaType, data: source["data"] as string };
-  }
-  if (source["type"] === "url" && hasExactly(source, ["type", "url"]) && source["url"] !== "") {
-    return { type: "url", url: source["url"] as string };
-  }
-  if (
-    source["type"] === "file" &&
-    hasExactly(source, ["type", "file_id"]) &&
-    source["file_id"] !== ""
-  ) {
-    return { type: "file", fileId: source["file_id"] as string };
-  }
-  return undefined;
 }
 
 function imageSourceToWire(source: ImageSource): JsonObject {
@@ -120,18 +79,6 @@ function sameNamedFromWire<T extends SameNamedBlock["type"]>(
   return withExtra(ours, rest(block, fields)) as unknown as Extract<SameNamedBlock, { type: T }>;
 }
 
-function imageFromWire(block: JsonObject): ImageBlock | OpaqueBlock {
-  const source = imageSourceFromWire(block["source"] as JsonObject);
-  if (source === undefined) return opaque(block);
-  return withExtra({ type: "image", source }, rest(block, MODELLED_WIRE_FIELDS.image));
-}
-
-function partFromWire(part: JsonObject): ToolResultContentBlock {
-  if (part["type"] === "text") return sameNamedFromWire("text", part);
-  if (part["type"] === "image") return imageFromWire(part);
-  return opaque(part);
-}
-
 function toolResultFromWire(block: JsonObject): ToolResultBlock {
   const extra = rest(block, MODELLED_WIRE_FIELDS.tool_result);
   // Wire forms our model cannot tell from its defaults are kept as they were sent:
@@ -148,7 +95,7 @@ function toolResultFromWire(block: JsonObject): ToolResultBlock {
           ? ""
           : typeof content === "string"
             ? content
-            : (content as JsonObject[]).map(partFromWire),
+            : (content as JsonObject[]).map(resultPartFromWire),
       isError: block["is_error"] === true,
     },
     extra,

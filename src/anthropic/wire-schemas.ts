@@ -4,26 +4,24 @@
  */
 
 import * as z from "zod/mini";
-import { BOOKKEEPING_FIELD_MESSAGE, isBookkeepingKey } from "../core/bookkeeping-keys.js";
-import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
+import type { ValidationIssue } from "../core/errors.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
+import {
+  checkWireBlock,
+  ImageWireSchema,
+  NonEmptyStringSchema,
+  parseInto,
+  TextWireSchema,
+} from "../core/wire-result-parts.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 
 type Path = (string | number)[];
 
-/** Schema of a non-empty string, with the adapter's wording. */
-export const NonEmptyStringSchema = z
-  .string({ error: "must be a string" })
-  .check(z.minLength(1, "must be a non-empty string"));
+export { NonEmptyStringSchema };
 
 const anyString = z.string({ error: "must be a string" });
 
-const TextWireSchema = z.looseObject({ type: z.literal("text"), text: anyString });
-const ImageWireSchema = z.looseObject({
-  type: z.literal("image"),
-  source: z.looseObject({ type: anyString }, { error: "must be an object with a type" }),
-});
 const ThinkingWireSchema = z.looseObject({
   type: z.literal("thinking"),
   thinking: anyString,
@@ -39,10 +37,6 @@ const ToolUseWireSchema = z.looseObject({
   name: NonEmptyStringSchema,
   input: z.record(z.string(), z.unknown(), { error: "must be a JSON object" }),
 });
-const BlockShapeSchema = z.looseObject(
-  { type: NonEmptyStringSchema },
-  { error: "must be a content block (an object with a type)" },
-);
 const ToolResultWireSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: NonEmptyStringSchema,
@@ -108,40 +102,12 @@ export type WireMessage =
   | { role: "user" | "assistant"; content: string | JsonObject[] }
   | { role: "system"; message: JsonObject };
 
-/** What `schema` makes of `value`, or undefined after adding its issues below `path`. */
-function parseInto<T extends object>(
-  schema: z.ZodMiniType<T>,
-  value: unknown,
-  path: Path,
-  issues: ValidationIssue[],
-): T | undefined {
-  try {
-    return parseOrThrow(schema, value, "Anthropic wire data");
-  } catch (error) {
-    if (!ValidationError.isInstance(error)) throw error;
-    for (const issue of error.issues) {
-      issues.push({ path: [...path, ...issue.path], message: issue.message });
-    }
-    return undefined;
-  }
-}
-
 /** Checks a normalized wire block (and the parts of a tool result) against what we model. */
 function checkBlock(block: JsonValue, path: Path, issues: ValidationIssue[]): boolean {
-  const shape = parseInto(BlockShapeSchema, block, path, issues);
-  if (shape === undefined) return false;
-  // A field named as the library's bookkeeping would be read as an adapter's mark (the block
-  // taken for another API's, and left out): refused, as the other adapters refuse it.
-  const before = issues.length;
-  for (const key of Object.keys(shape))
-    if (isBookkeepingKey(key))
-      issues.push({ path: [...path, key], message: BOOKKEEPING_FIELD_MESSAGE });
-  if (issues.length > before) return false;
-  const schema = KNOWN_BLOCK_SCHEMAS[shape.type];
-  if (schema === undefined) return true;
-  if (parseInto(schema, block, path, issues) === undefined) return false;
+  const type = checkWireBlock(block, KNOWN_BLOCK_SCHEMAS, path, issues);
+  if (type === undefined) return false;
   const content = (block as JsonObject)["content"];
-  if (shape.type !== "tool_result" || !Array.isArray(content)) return true;
+  if (type !== "tool_result" || !Array.isArray(content)) return true;
   return checkBlocks(content, [...path, "content"], issues);
 }
 

@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { ToolResultBlock, ToolResultContentBlock } from "../core/message.js";
 import { JsonObjectSchema, ToolResultContentBlockSchema } from "../core/schemas.js";
+import { resultPartsFromWire } from "../core/wire-result-parts.js";
 
 export type { ToolResultInput } from "../core/tool-result-input.js";
 
@@ -20,31 +21,31 @@ const SdkShapeSchema = z.strictObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string().check(z.minLength(1, "must be a non-empty tool use id")),
   content: z.exactOptional(
-    z.union([
-      z.string(),
-      z.array(z.looseObject({ type: z.literal("text"), text: z.string() }), {
-        error: "must be a string or text blocks (send images in the library's own shape)",
-      }),
-    ]),
+    z.union([z.string(), z.array(z.unknown())], {
+      error: "must be a string or an array of blocks",
+    }),
   ),
   is_error: z.exactOptional(z.boolean({ error: "must be a boolean" })),
   cache_control: z.exactOptional(JsonObjectSchema),
   compactSummary: z.exactOptional(z.string()),
 });
 
+/**
+ * The SDK's `tool_result` param as ours: its content blocks (text, images, documents, search
+ * results, …) read as `fromAnthropicMessages` reads a tool result's.
+ */
 function fromSdkShape(value: unknown, index: number): ToolResultBlock {
-  const parsed = parseOrThrow(SdkShapeSchema, value, `tool results[${index}]`);
-  const content =
-    parsed.content === undefined
-      ? ""
-      : typeof parsed.content === "string"
-        ? parsed.content
-        : parsed.content.map(
-            ({ type: _type, text, ...extra }): ToolResultContentBlock =>
-              Object.keys(extra).length === 0
-                ? { type: "text", text }
-                : { type: "text", text, extra: parseOrThrow(JsonObjectSchema, extra, "extra") },
-          );
+  const what = `tool results[${index}]`;
+  const parsed = parseOrThrow(SdkShapeSchema, value, what);
+  const given = parsed.content ?? "";
+  let content: string | ToolResultContentBlock[];
+  if (typeof given === "string") content = given;
+  else {
+    const issues: ValidationIssue[] = [];
+    const parts = resultPartsFromWire(given, ["content"], issues);
+    if (parts === undefined) throw new ValidationError(what, issues);
+    content = parts;
+  }
   return {
     type: "tool_result",
     toolUseId: parsed.tool_use_id,
