@@ -30,9 +30,12 @@ export function withDistinctToolIds(messages: readonly Message[]): readonly Mess
       if (block.type !== "tool_use") return block;
       const before = latest.get(block.id);
       // Only an answered call's id is sent anew: one given while the call of that id still
-      // waits (two in one message, malformed) goes as it came, as do its results.
-      if (before === undefined) latest.set(block.id, { sent: block.id, answered: false });
-      if (before === undefined || !before.answered) return block;
+      // waits (two in one message, malformed) goes as it came, as do its results (they answer
+      // the latest call of their id, not the one left waiting, even where that one was renamed).
+      if (before === undefined || !before.answered) {
+        latest.set(block.id, { sent: block.id, answered: false });
+        return block;
+      }
       const use = (uses.get(block.id) ?? 1) + 1;
       uses.set(block.id, use);
       let sent = `${block.id}_${use}`;

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
+import { withDistinctToolIds } from "./distinct-tool-ids.js";
+import type { ContentBlock, Message } from "./message.js";
+
+function conversation(...specs: [Message["role"], ContentBlock[]][]): Message[] {
+  return specs.map(([role, content], index) => ({
+    role,
+    id: `m${index}`,
+    sessionId: "s",
+    turnId: { owner: "u", number: 1 },
+    createdAt: new Date(0),
+    content,
+  }));
+}
+
+const ids = (messages: readonly Message[]) =>
+  messages.flatMap((message) =>
+    message.content.flatMap((block) =>
+      block.type === "tool_use"
+        ? [`use ${block.id} ${block.name}`]
+        : block.type === "tool_result"
+          ? [`result ${block.toolUseId}`]
+          : [],
+    ),
+  );
+
+describe("withDistinctToolIds", () => {
+  it("sends an answered call's id given again as <id>_<n>, with its results", () => {
+    const messages = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [toolUseBlock("c", "grep")]],
+      ["user", [toolResultBlock("c", "a")]],
+      ["assistant", [toolUseBlock("c", "read")]],
+      ["user", [toolResultBlock("c", "b")]],
+    );
+    expect(ids(withDistinctToolIds(messages))).toEqual([
+      "use c grep",
+      "result c",
+      "use c_2 read",
+      "result c_2",
+    ]);
+  });
+
+  it("leaves a result with the latest call of its id when the renamed one was left waiting", () => {
+    // Found by the AI SDK's round-trip property: the result of the third `c` went as `c_2`,
+    // the call left waiting, and took its tool name.
+    const messages = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [toolUseBlock("c", "grep")]],
+      ["user", [toolResultBlock("c", "a")]],
+      ["assistant", [toolUseBlock("c", "read")]],
+      ["assistant", [toolUseBlock("c", "grep")]],
+      ["user", [toolResultBlock("c", "b")]],
+    );
+    expect(ids(withDistinctToolIds(messages))).toEqual([
+      "use c grep",
+      "result c",
+      "use c_2 read",
+      "use c grep",
+      "result c",
+    ]);
+  });
+});
