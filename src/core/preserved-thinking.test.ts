@@ -110,6 +110,42 @@ describe("keepThinkingValid", () => {
     expect(toolLoopThinkingProblem(unmended)).toBeDefined();
   });
 
+  it("splits a message of results and the user's words around the note: the API's own shape (review 55g #1)", () => {
+    const conversation = new ConversationBuilder()
+      .user("fix the bug")
+      .assistant([thinking("t1"), { type: "tool_use", id: "toolu_1", name: "read", input: {} }])
+      .build();
+    const [first, caller] = conversation;
+    const mixed = {
+      ...first!,
+      id: "mixed",
+      content: [
+        { type: "tool_result", toolUseId: "toolu_1", content: "r1", isError: false },
+        { type: "text", text: "Thanks" },
+      ],
+    } as Message;
+    const before = [first!, caller!, mixed];
+    const edited = [
+      { ...first!, content: [{ type: "text", text: "[summary]" }] } as Message,
+      caller!,
+      mixed,
+    ];
+    const { conversation: out, repair } = keepThinkingValid(before, edited, () => new Date(0));
+    expect(repair.toolExchangeClosed).toBe(true);
+    expect(out.map((message) => message.content.map((block) => block.type).join())).toEqual([
+      "text",
+      "tool_use",
+      "tool_result",
+      "text",
+      "text",
+    ]);
+    expect(out[3]!.content).toEqual([{ type: "text", text: CONTINUATION_NOTE }]);
+    expect(out[4]!.content).toEqual([{ type: "text", text: "Thanks" }]);
+    expect(new Set(out.map((message) => message.id)).size).toBe(5);
+    const wire = { thinking: { type: "adaptive" }, messages: toAnthropicMessages(out) };
+    expect(toolLoopThinkingProblem(wire)).toBeUndefined();
+  });
+
   it("leaves an open exchange alone when its assistant message kept its thinking", () => {
     const conversation = thinkingLoop();
     const appended = [...conversation];

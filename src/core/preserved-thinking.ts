@@ -72,34 +72,46 @@ function firstEdit(before: readonly Message[], after: readonly Message[]): numbe
 }
 
 /**
- * The tool exchange the conversation ends in (system messages after it aside): messages of
- * results alone, one result at least (one message per result in some formats, the AI SDK's
- * tool approvals among them), answering the assistant message before them (`call`), and where
- * they end (`results`). The user's words after them end it too (`worded`): the Messages API
- * merges a run of user messages into one, whose results answer that assistant message.
+ * The tool exchange the conversation ends in (system messages after it aside): the assistant
+ * message of calls (`call`) and, after it, messages of results alone (one result at least; one
+ * message per result in some formats, the AI SDK's tool approvals among them) up to `results`.
+ * The user's words after them end it too (`worded`): the Messages API merges a run of user
+ * messages into one, whose results answer that assistant message. The message at `results` may
+ * lead with results of its own before the words (`lead` blocks: the API's own shape). Any other
+ * shape (results after the words) is no open exchange.
  */
 function openExchange(
   conversation: readonly Message[],
-): { call: number; results: number; worded: boolean } | undefined {
+): { call: number; results: number; lead: number; worded: boolean } | undefined {
   let end = conversation.length;
   while (end > 0 && isSystemMessage(conversation[end - 1])) end -= 1;
-  let results = end;
-  while (
-    results > 0 &&
-    conversation[results - 1]!.role === "user" &&
-    !isSystemMessage(conversation[results - 1]) &&
-    !holdsResultsOnly(conversation[results - 1]!)
-  )
-    results -= 1;
-  let call = results - 1;
-  let answered = false;
-  for (; call >= 0 && holdsResultsOnly(conversation[call]!); call -= 1)
-    answered ||= conversation[call]!.content.some((block) => block.type === "tool_result");
+  let call = end - 1;
+  while (call >= 0 && conversation[call]!.role === "user" && !isSystemMessage(conversation[call]))
+    call -= 1;
   const caller = conversation[call];
-  if (!answered || caller?.role !== "assistant") return undefined;
-  if (!caller.content.some((block) => block.type === "tool_use")) return undefined;
-  return { call, results, worded: results < end };
+  if (caller?.role !== "assistant" || !caller.content.some(isToolUse)) return undefined;
+  let results = call + 1;
+  let answered = false;
+  for (; results < end && holdsResultsOnly(conversation[results]!); results += 1)
+    answered ||= conversation[results]!.content.some(isToolResult);
+  let lead = 0;
+  if (results < end) {
+    const { content } = conversation[results]!;
+    while (lead < content.length && isToolResult(content[lead]!)) lead += 1;
+    for (let at = results; at < end; at += 1)
+      if (
+        conversation[at]!.content.some(
+          (block, index) => isToolResult(block) && (at > results || index >= lead),
+        )
+      )
+        return undefined;
+  }
+  if (!answered && lead === 0) return undefined;
+  return { call, results, lead, worded: results < end };
 }
+
+const isToolUse = (block: ContentBlock) => block.type === "tool_use";
+const isToolResult = (block: ContentBlock) => block.type === "tool_result";
 
 /**
  * Whether the conversation ends (system messages aside) in an assistant message of thinking and
@@ -218,10 +230,30 @@ export function keepThinkingValid(
     return { conversation, repair };
   const exchange = openExchange(conversation);
   if (dropThinking(conversation, before, beforeThinkingFree, repair, exchange?.call)) {
+    const { results, lead, worded } = exchange!;
     const [note, request] = continuation(conversation.at(-1)!, clock);
-    // Before the user's words, the note alone closes it: they are the request after it.
-    if (exchange!.worded) conversation.splice(exchange!.results, 0, note);
-    else conversation.push(note, request);
+    // Before the user's words, the note alone closes it: they are the request after it. A
+    // message of results and words is split around the note.
+    if (!worded) conversation.push(note, request);
+    else if (lead === 0) conversation.splice(results, 0, note);
+    else {
+      const message = conversation[results]!;
+      const { sessionId, turnId, content } = message;
+      const words = createMessage({
+        role: "user",
+        sessionId,
+        turnId,
+        content: content.slice(lead),
+        clock,
+      });
+      conversation.splice(
+        results,
+        1,
+        { ...message, content: content.slice(0, lead) } as Message,
+        note,
+        words,
+      );
+    }
     repair.toolExchangeClosed = true;
   }
   return { conversation, repair };
