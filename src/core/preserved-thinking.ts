@@ -237,15 +237,10 @@ export function keepThinkingValid(
     if (!worded) conversation.push(note, request);
     else if (lead === 0) conversation.splice(results, 0, note);
     else {
+      // The words keep the message's time, their id derived from its: the same at each call.
       const message = conversation[results]!;
-      const { sessionId, turnId, content } = message;
-      const words = createMessage({
-        role: "user",
-        sessionId,
-        turnId,
-        content: content.slice(lead),
-        clock,
-      });
+      const { id, content } = message;
+      const words = { ...message, id: `${id}-words`, content: content.slice(lead) } as Message;
       conversation.splice(
         results,
         1,
