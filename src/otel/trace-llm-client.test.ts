@@ -1,3 +1,4 @@
+import { DiagLogLevel, diag } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
 import { ValidationError } from "../core/errors.js";
@@ -24,7 +25,25 @@ describe("traceLlmClient", () => {
     const { tracer, spans } = memoryTracing();
     const failure = new TypeError("overloaded");
     const client = traceLlmClient(new MockLlmClient().fail(failure), { model: "m", tracer });
-    await expect(client.complete({ prompt: "p" })).rejects.toBe(failure);
+    const logged: unknown[] = [];
+    diag.setLogger(
+      {
+        error: (message) => logged.push(message),
+        warn: () => {},
+        info() {},
+        debug() {},
+        verbose() {},
+      },
+      DiagLogLevel.WARN,
+    );
+    try {
+      await expect(client.complete({ prompt: "p" })).rejects.toBe(failure);
+    } finally {
+      diag.disable();
+    }
+    // Ended once (review 55g #2: twice logged "You can only call end() on a span once").
+    expect(logged).toEqual([]);
+    expect(spans()).toHaveLength(1);
     expect(spans()[0]?.status.code).toBe(2); // SpanStatusCode.ERROR
     expect(spans()[0]?.attributes[G.ERROR_TYPE]).toBe("TypeError");
     expect(spans()[0]?.attributes[G.USAGE_INPUT_TOKENS]).toBeUndefined();

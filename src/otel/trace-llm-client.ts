@@ -93,7 +93,8 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
         }
         return reply;
       } catch (error) {
-        if (!ending.ended) endWithError(span, errorType(error));
+        // Ended in `finally`, once.
+        if (!ending.ended) markFailed(span, errorType(error));
         throw error;
       } finally {
         ending.release();
@@ -105,11 +106,10 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
   return traced;
 }
 
-/** Ends `span` as failed with `type` as its `error.type`. */
-function endWithError(span: Span, type: string): void {
+/** Marks `span` as failed with `type` as its `error.type`. */
+function markFailed(span: Span, type: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR });
   span.setAttribute(GEN_AI_ATTRIBUTES.ERROR_TYPE, type);
-  span.end();
 }
 
 /**
@@ -126,7 +126,8 @@ function endOnAbort(
   const end = () => {
     if (state.ended) return;
     state.ended = true;
-    endWithError(span, isTimeoutReason(signal.reason) ? "timeout" : "aborted");
+    markFailed(span, isTimeoutReason(signal.reason) ? "timeout" : "aborted");
+    span.end();
   };
   if (signal.aborted) end();
   else {
