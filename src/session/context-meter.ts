@@ -133,24 +133,39 @@ export class ContextMeter {
    */
   restore(state: ContextMeterState, messages: readonly Message[]): void {
     this.#estimate = estimateTokens(messages);
-    this.#correction = restoredCorrection(state.correction, this.#estimate, this.contextLimit);
+    this.#correction = restoredCorrection(
+      state.correction,
+      messages,
+      this.#estimate,
+      this.contextLimit,
+    );
     this.#replyCounted = state.replyCounted;
   }
 }
 
 /**
- * A snapshot's correction held to `[-max(UNTRUSTED_USAGE_SHARE × estimate, UNTRUSTED_USAGE_GAP),
- * contextLimit]`, for the restored messages' `estimate`. Below: the meter never trusts a usage
- * that far under the estimate ({@link isUntrustedUsage}), so no reported usage leaves it there;
- * a lower one (an edited snapshot's -1e300) would read 0 tokens however the conversation grew.
+ * A snapshot's correction held to `[-max(UNTRUSTED_USAGE_SHARE × estimate, UNTRUSTED_USAGE_GAP)
+ * - reply, contextLimit]`, for the restored messages' `estimate`, `reply` the largest estimate of
+ * an assistant message. Below: the meter never trusts a usage that far under the estimate
+ * ({@link isUntrustedUsage}), so no reported usage leaves it there, less the one reply a usage
+ * recorded before it was appended counted already (review 55g #3); a lower one (an edited
+ * snapshot's -1e300) would read 0 tokens however the conversation grew.
  * Above: what the usage counted beyond the messages (system prompt, tools) fits in the window;
  * a larger one puts every request over it whatever compaction removes (1e300 emptied the
  * history and read 1e300 forever). Clamped, not refused: a snapshot of an older version, whose
  * estimate of the same messages differed a little, restores, with a measure at most a little
  * higher (an earlier compaction, never a request over the window).
  */
-function restoredCorrection(correction: number, estimate: number, contextLimit: number): number {
-  const lowest = -Math.max(UNTRUSTED_USAGE_SHARE * estimate, UNTRUSTED_USAGE_GAP);
+function restoredCorrection(
+  correction: number,
+  messages: readonly Message[],
+  estimate: number,
+  contextLimit: number,
+): number {
+  let reply = 0;
+  for (const message of messages)
+    if (message.role === "assistant") reply = Math.max(reply, estimateMessageTokens(message));
+  const lowest = -Math.max(UNTRUSTED_USAGE_SHARE * estimate, UNTRUSTED_USAGE_GAP) - reply;
   const highest = Number.isFinite(contextLimit) ? contextLimit : Number.MAX_SAFE_INTEGER;
   return Math.min(highest, Math.max(lowest, correction));
 }

@@ -123,6 +123,18 @@ describe("a snapshot's meter.correction (review 55c #4)", () => {
     expect(restored.toJSON().meter).toEqual(session.toJSON().meter);
   });
 
+  it("restores an honest one whose usage was recorded before its reply was appended (review 55g #3)", () => {
+    const { logger, warnings } = warningLogger();
+    const session = new AgentSession({ contextLimit: 200_000, compactor: false });
+    session.addUserText("word ".repeat(8_000));
+    session.recordUsage({ inputTokens: 5_200, outputTokens: 20 });
+    session.addAssistant([{ type: "text", text: "z".repeat(20_000) }]);
+    const snapshot = JSON.parse(JSON.stringify(session.toJSON()));
+    const restored = AgentSession.fromJSON(snapshot, { logger });
+    expect(restored.contextUsed).toBe(session.contextUsed);
+    expect(warnings).toEqual([]);
+  });
+
   it("far below the estimate is held where a trusted usage could leave it: the measure grows", () => {
     const restored = AgentSession.fromJSON(correctedSnapshot(-1e300));
     const before = restored.contextUsed;
