@@ -12,6 +12,7 @@ import { contextTokens, type Usage } from "../core/usage.js";
 import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
 import type { IntakeFacts } from "../session/stateless-intake.js";
 import { backToModel } from "./back-to-model.js";
+import { withoutThinkingOverCompaction } from "./compacted-replies.js";
 import { convertModelMessages } from "./model-messages.js";
 
 /**
@@ -162,9 +163,12 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const from = known?.input.length ?? 0;
   const fresh = messages.slice(from);
   const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
-  const intake = stateless.intake(converted.messages, known?.ours);
+  // Seen for the first time: thinking a reply made over a compacted prompt is stale here.
+  const current =
+    known === undefined ? withoutThinkingOverCompaction(converted.messages) : converted.messages;
+  const intake = stateless.intake(current, known?.ours);
   let estimate = converted.tokens;
-  if (intake.repaired) estimate = estimateTokens(intake.messages);
+  if (intake.repaired || current !== converted.messages) estimate = estimateTokens(intake.messages);
   else
     for (const index of intake.clamped) {
       estimate += estimateMessageTokens(intake.messages[index]!);

@@ -13,6 +13,7 @@ import {
   type StatelessCompactionOptions,
 } from "../session/stateless-options.js";
 import { compactStep, type LoopHistory, type StepCompaction } from "./compact-step.js";
+import { markGenerated, markStreamed } from "./compacted-replies.js";
 import { usageFromAiSdk } from "./usage.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
@@ -131,6 +132,11 @@ class RecentConversations {
     if (history !== undefined && converted !== undefined) this.#usage.set(history, converted);
   }
 
+  /** Whether the prompt this middleware sent was compacted (its replies are marked so). */
+  compacted(prompt: object): boolean {
+    return this.#sent.get(prompt)?.sent !== undefined;
+  }
+
   /** The usage reported for what `history` sent, if any. */
   usageOf(history: LoopHistory | undefined): Usage | undefined {
     return history === undefined ? undefined : this.#usage.get(history);
@@ -214,13 +220,18 @@ export function compactionMiddleware(
       return sent;
     },
     // The usage of each call reaches the conversation it sent: the next call is judged on it.
+    // A reply to a compacted prompt has its reasoning marked: a fresh look at the history an
+    // app keeps (a restart, a middleware per request) then knows that thinking is stale there.
     wrapGenerate: async ({ doGenerate, params }) => {
       const result = await doGenerate();
       recent.reported(params.prompt, result.usage);
-      return result;
+      return recent.compacted(params.prompt) ? markGenerated(result) : result;
     },
-    wrapStream: async ({ doStream, params }) =>
-      tapUsage(await doStream(), (usage) => recent.reported(params.prompt, usage)),
+    wrapStream: async ({ doStream, params }) => {
+      const result = tapUsage(await doStream(), (usage) => recent.reported(params.prompt, usage));
+      if (!recent.compacted(params.prompt)) return result;
+      return { ...result, stream: markStreamed(result.stream) };
+    },
   };
 }
 
