@@ -16,6 +16,7 @@ export const UNFINISHED_SUMMARY: Readonly<Record<string, string>> = {
   tool_use:
     "the model called a tool instead of writing the summary: tell it not to in the instructions",
   refusal: "the request was declined: continue without a summary",
+  pause_turn: "the turn paused (a server tool ran long): continue without a summary",
 };
 
 /** What stop reasons without a summary mean, and what to do. */

@@ -85,7 +85,7 @@ describe("AnthropicLlmClient", () => {
     await expect(client.complete({ prompt: "p" })).rejects.toThrow(
       /stopped with "tool_use": the model called a tool/,
     );
-    for (const stopReason of ["max_tokens", "refusal"]) {
+    for (const stopReason of ["max_tokens", "refusal", "pause_turn"]) {
       server.queue("messages", { type: "message", text: "## Summary\nThe ag", stopReason });
       await expect(client.complete({ prompt: "p" })).rejects.toThrow(
         `stopped with "${stopReason}"`,
