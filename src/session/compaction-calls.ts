@@ -19,7 +19,8 @@ import type { History } from "./history.js";
 import type { RunKind } from "./run-policy.js";
 import type { SerialQueue } from "./serial-queue.js";
 
-const RequestCompactionSchema = z.strictObject(
+/** What `requestCompaction` takes (and a snapshot's `compactionRequested`). */
+export const REQUEST_COMPACTION_SCHEMA = z.strictObject(
   { instructions: z.exactOptional(z.string({ error: "must be a string" })) },
   { error: "must be an object" },
 );
@@ -97,7 +98,7 @@ export class CompactionCalls {
    * @throws {ValidationError} for bad options.
    */
   requestCompaction(options: { instructions?: string } = {}): void {
-    const parsed = parseOrThrow(RequestCompactionSchema, options, "requestCompaction options");
+    const parsed = parseOrThrow(REQUEST_COMPACTION_SCHEMA, options, "requestCompaction options");
     this.#requested =
       parsed.instructions === undefined ? {} : { instructions: parsed.instructions };
   }
@@ -105,6 +106,11 @@ export class CompactionCalls {
   /** Whether a compaction was asked for and has not run yet. */
   get requested(): boolean {
     return this.#requested !== undefined;
+  }
+
+  /** The compaction asked for and not run yet, with its instructions (a copy), for a snapshot. */
+  get request(): { instructions?: string } | undefined {
+    return this.#requested === undefined ? undefined : { ...this.#requested };
   }
 
   /** `forceCompact`: all or nothing, after the compactions queued before it. */

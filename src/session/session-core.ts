@@ -321,6 +321,11 @@ export class SessionCore {
       ...this.runner.breaker.snapshot,
       pinned: [...history.pinned],
       ...(keeper === undefined ? {} : { archive: keeper.snapshot() }),
+      // A store's head (written with `conversation`, as a compaction lands) leaves it out: the
+      // request is this worker's, and the compaction landing answers it.
+      ...(conversation !== undefined || this.#calls.request === undefined
+        ? {}
+        : { compactionRequested: this.#calls.request }),
     };
   }
 
@@ -350,6 +355,8 @@ export class SessionCore {
         { records: dropped },
       );
     this.runner.breaker.restore(snapshot);
+    if (snapshot.compactionRequested !== undefined)
+      this.#calls.requestCompaction(snapshot.compactionRequested);
   }
 }
 

@@ -170,3 +170,27 @@ describe("a snapshot with archived originals restored with archive: false (revie
     expect(quiet.warnings).toEqual([]);
   });
 });
+
+describe("a compaction asked for and not run yet (review 55c #9)", () => {
+  it("travels in the snapshot, with its instructions", async () => {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("Read the repo.");
+    session.addAssistant([{ type: "text", text: "Done reading." }]);
+    session.requestCompaction({ instructions: "Keep the port 8443." });
+    const snapshot = JSON.parse(JSON.stringify(session.toJSON()));
+    expect(snapshot.compactionRequested).toEqual({ instructions: "Keep the port 8443." });
+    const restored = AgentSession.fromJSON(snapshot);
+    expect(restored.compactionRequested).toBe(true);
+    expect(restored.toJSON().compactionRequested).toEqual({ instructions: "Keep the port 8443." });
+    const plain = JSON.parse(JSON.stringify(new AgentSession({ contextLimit: 100_000 }).toJSON()));
+    expect(Object.hasOwn(plain, "compactionRequested")).toBe(false);
+  });
+
+  it("a malformed one is refused naming the field, nothing applied", () => {
+    const snapshot = JSON.parse(
+      JSON.stringify(new AgentSession({ contextLimit: 100_000 }).toJSON()),
+    );
+    snapshot.compactionRequested = { instructions: 5 };
+    expect(() => AgentSession.fromJSON(snapshot)).toThrow(/compactionRequested\.instructions/);
+  });
+});

@@ -19,6 +19,7 @@ import { freezeMessages } from "../internal/frozen.js";
 import { RECALL_HANDLE_PATTERN } from "../internal/recall-mark.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
 import type { ArchiveRecord } from "./archive.js";
+import { REQUEST_COMPACTION_SCHEMA } from "./compaction-calls.js";
 import type { ContextMeterState } from "./context-meter.js";
 import type { AgentSessionOptions } from "./options.js";
 
@@ -49,6 +50,11 @@ export interface SessionSnapshot {
    * carries only `next` (`external: true`): restore it with the same archive.
    */
   archive?: { next: number; external?: true; records?: unknown[] };
+  /**
+   * A compaction asked for (`requestCompaction`, the model's compact tool) that has not run
+   * yet, with its instructions: the restored session runs it at its next `maybeCompact`.
+   */
+  compactionRequested?: { instructions?: string };
 }
 
 /** Options of `AgentSession.fromJSON`: what JSON cannot hold (compactors, listeners, hooks). */
@@ -118,6 +124,7 @@ export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
         records: z.exactOptional(z.array(ArchiveRecordSchema)),
       }),
     ),
+    compactionRequested: z.exactOptional(REQUEST_COMPACTION_SCHEMA),
   })
   .check(
     z.superRefine((snapshot, context) => {
