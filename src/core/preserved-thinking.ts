@@ -232,23 +232,12 @@ export function keepThinkingValid(
   if (dropThinking(conversation, before, beforeThinkingFree, repair, exchange?.call)) {
     const { results, lead, worded } = exchange!;
     const [note, request] = continuation(conversation.at(-1)!, clock);
-    // Before the user's words, the note alone closes it: they are the request after it. A
-    // message of results and words is split around the note.
-    if (!worded) conversation.push(note, request);
-    else if (lead === 0) conversation.splice(results, 0, note);
-    else {
-      // The words keep the message's time, their id derived from its: the same at each call.
-      const message = conversation[results]!;
-      const { id, content } = message;
-      const words = { ...message, id: `${id}-words`, content: content.slice(lead) } as Message;
-      conversation.splice(
-        results,
-        1,
-        { ...message, content: content.slice(0, lead) } as Message,
-        note,
-        words,
-      );
-    }
+    // Before the user's words in messages of their own, the note alone closes it: they are the
+    // request after it. A message of results and words (the API's own shape) stays whole, its
+    // results answering the calls (what a recall of it gives back is the message as it came):
+    // the note and the request after it, as at the end of results alone.
+    if (worded && lead === 0) conversation.splice(results, 0, note);
+    else conversation.push(note, request);
     repair.toolExchangeClosed = true;
   }
   return { conversation, repair };
