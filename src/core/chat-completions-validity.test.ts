@@ -1,22 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { conversation } from "../../test/support/role-conversation.js";
 import { textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
 import type { ContentBlock, Message } from "./message.js";
 import { SYSTEM_MESSAGE_BLOCK_TYPE } from "./message.js";
 import { validateConversation } from "./validate-conversation.js";
-
-function conversation(...specs: [Message["role"], ContentBlock[]][]): Message[] {
-  return specs.map(
-    ([role, content], index) =>
-      ({
-        role,
-        id: `m${index}`,
-        sessionId: "s",
-        turnId: { owner: "u", number: 1 },
-        createdAt: new Date(0),
-        content,
-      }) as Message,
-  );
-}
 
 const chat = (messages: Message[]) =>
   validateConversation(messages, { provider: "chat-completions" });

@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { conversation } from "../../test/support/role-conversation.js";
 import { textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
 import { withDistinctToolIds } from "./distinct-tool-ids.js";
-import type { ContentBlock, Message } from "./message.js";
-
-function conversation(...specs: [Message["role"], ContentBlock[]][]): Message[] {
-  return specs.map(([role, content], index) => ({
-    role,
-    id: `m${index}`,
-    sessionId: "s",
-    turnId: { owner: "u", number: 1 },
-    createdAt: new Date(0),
-    content,
-  }));
-}
+import type { Message } from "./message.js";
 
 const ids = (messages: readonly Message[]) =>
   messages.flatMap((message) =>

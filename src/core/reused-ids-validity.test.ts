@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { conversation } from "../../test/support/role-conversation.js";
 import { textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
-import type { ContentBlock, Message } from "./message.js";
 import { type ConversationProvider, validateConversation } from "./validate-conversation.js";
 
 /**
@@ -8,17 +8,6 @@ import { type ConversationProvider, validateConversation } from "./validate-conv
  * reply's calls, `call_0` every time) was reported as `duplicate_tool_use_id`, though the
  * converters send it as `<id>_<n>` and the session takes it.
  */
-
-function conversation(...specs: [Message["role"], ContentBlock[]][]): Message[] {
-  return specs.map(([role, content], index) => ({
-    role,
-    id: `m${index}`,
-    sessionId: "s",
-    turnId: { owner: "u", number: 1 },
-    createdAt: new Date(0),
-    content,
-  }));
-}
 
 const RENAMING: ConversationProvider[] = ["anthropic", "openai", "chat-completions", "ai-sdk"];
 

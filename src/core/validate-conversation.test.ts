@@ -1,24 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { conversation, roleMessage } from "../../test/support/role-conversation.js";
 import { ConversationBuilder, textBlock, toolResultBlock, toolUseBlock } from "../testing/index.js";
 import { assertMessages } from "./entry-validation.js";
 import { ValidationError } from "./errors.js";
 import type { ContentBlock, Message } from "./message.js";
 import { validateConversation } from "./validate-conversation.js";
-
-function message(role: Message["role"], content: ContentBlock[], index: number): Message {
-  return {
-    role,
-    id: `m${index}`,
-    sessionId: "s",
-    turnId: { owner: "u", number: 1 },
-    createdAt: new Date(0),
-    content,
-  } as Message;
-}
-
-function conversation(...specs: [Message["role"], ContentBlock[]][]): Message[] {
-  return specs.map(([role, content], index) => message(role, content, index));
-}
 
 const codes = (messages: Message[]) => validateConversation(messages).map((p) => p.code);
 
@@ -187,7 +173,9 @@ describe("validateConversation", () => {
     expect(() => validateConversation(null as never)).toThrow(ValidationError);
     expect(() => validateConversation("x" as never)).toThrow(ValidationError);
     try {
-      validateConversation([{ ...message("user", [textBlock("x")], 0), role: "system" }] as never);
+      validateConversation([
+        { ...roleMessage("user", [textBlock("x")], 0), role: "system" },
+      ] as never);
       expect.unreachable();
     } catch (error) {
       expect(ValidationError.isInstance(error)).toBe(true);
