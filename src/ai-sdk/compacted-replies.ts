@@ -1,16 +1,6 @@
-import type { LanguageModelMiddleware } from "ai";
 import type { ContentBlock, Message } from "../core/message.js";
 import { keepThinkingValid } from "../core/preserved-thinking.js";
 import { AI_SDK_KEY } from "./parts-in.js";
-
-type GenerateResult = Awaited<
-  ReturnType<Parameters<NonNullable<LanguageModelMiddleware["wrapGenerate"]>>[0]["doGenerate"]>
->;
-type StreamResult = Awaited<
-  ReturnType<Parameters<NonNullable<LanguageModelMiddleware["wrapStream"]>>[0]["doStream"]>
->;
-type StreamPart = StreamResult["stream"] extends ReadableStream<infer P> ? P : never;
-type Metadata = Record<string, Record<string, never>>;
 
 /**
  * The provider-metadata key `compactionMiddleware` marks a reply's signed reasoning with when
@@ -20,40 +10,19 @@ type Metadata = Record<string, Record<string, never>>;
  */
 export const COMPACTED_PROMPT_KEY = "agentCompaction";
 
-const MARK = { compactedPrompt: true } as unknown as Record<string, never>;
-
-/** `metadata` with the mark; `undefined` stays (a part that carries none signs nothing). */
-function marked<T extends { providerMetadata?: Metadata | undefined }>(part: T): T {
-  if (part.providerMetadata === undefined) return part;
-  return { ...part, providerMetadata: { ...part.providerMetadata, [COMPACTED_PROMPT_KEY]: MARK } };
-}
-
-/** A generated reply's reasoning parts marked as made over a compacted prompt. */
-export function markGenerated(result: GenerateResult): GenerateResult {
-  return {
-    ...result,
-    content: result.content.map((part) =>
-      part.type === "reasoning" ? marked(part as never) : part,
-    ),
-  };
-}
+const MARK = { compactedPrompt: true };
 
 /**
- * A streamed reply's reasoning parts marked: each that carries metadata (the SDK keeps the last
- * one a reasoning part's chunks carry, so each carrying one is marked).
+ * A reply's part, marked when it is reasoning (a generated `reasoning` part, or a stream's
+ * `reasoning-start`, `-delta`, `-end` chunk) that carries metadata: the SDK keeps the last
+ * metadata a reasoning part's chunks carry, so each carrying some is marked; one that carries
+ * none signs nothing.
  */
-export function markStreamed(stream: ReadableStream<StreamPart>): ReadableStream<StreamPart> {
-  return stream.pipeThrough(
-    new TransformStream<StreamPart, StreamPart>({
-      transform(part, controller) {
-        const reasoning =
-          part.type === "reasoning-start" ||
-          part.type === "reasoning-delta" ||
-          part.type === "reasoning-end";
-        controller.enqueue(reasoning ? marked(part as never) : part);
-      },
-    }),
-  );
+export function markedReasoning<T extends { type: string; providerMetadata?: object | undefined }>(
+  part: T,
+): T {
+  if (!part.type.startsWith("reasoning") || part.providerMetadata === undefined) return part;
+  return { ...part, providerMetadata: { ...part.providerMetadata, [COMPACTED_PROMPT_KEY]: MARK } };
 }
 
 /** Whether `block` is thinking a reply made over a compacted prompt (marked, see above). */

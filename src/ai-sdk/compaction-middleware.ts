@@ -13,7 +13,7 @@ import {
   type StatelessCompactionOptions,
 } from "../session/stateless-options.js";
 import { compactStep, type LoopHistory, type StepCompaction } from "./compact-step.js";
-import { markGenerated, markStreamed } from "./compacted-replies.js";
+import { markedReasoning } from "./compacted-replies.js";
 import { usageFromAiSdk } from "./usage.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
@@ -143,12 +143,19 @@ class RecentConversations {
   }
 }
 
-/** `result` with its stream tapped: the `finish` part's usage goes to `report`. */
-function tapUsage(result: StreamResult, report: (usage: ProviderUsage) => void): StreamResult {
+/**
+ * `result` with its stream tapped: the `finish` part's usage goes to `report`; with `mark`, its
+ * reasoning is marked as made over a compacted prompt ({@link markedReasoning}).
+ */
+function tapUsage(
+  result: StreamResult,
+  report: (usage: ProviderUsage) => void,
+  mark: boolean,
+): StreamResult {
   const tap = new TransformStream<StreamPart, StreamPart>({
     transform(part, controller) {
       if (part.type === "finish") report(part.usage);
-      controller.enqueue(part);
+      controller.enqueue(mark ? markedReasoning(part) : part);
     },
   });
   return { ...result, stream: result.stream.pipeThrough(tap) };
@@ -225,13 +232,15 @@ export function compactionMiddleware(
     wrapGenerate: async ({ doGenerate, params }) => {
       const result = await doGenerate();
       recent.reported(params.prompt, result.usage);
-      return recent.compacted(params.prompt) ? markGenerated(result) : result;
-    },
-    wrapStream: async ({ doStream, params }) => {
-      const result = tapUsage(await doStream(), (usage) => recent.reported(params.prompt, usage));
       if (!recent.compacted(params.prompt)) return result;
-      return { ...result, stream: markStreamed(result.stream) };
+      return { ...result, content: result.content.map(markedReasoning) };
     },
+    wrapStream: async ({ doStream, params }) =>
+      tapUsage(
+        await doStream(),
+        (usage) => recent.reported(params.prompt, usage),
+        recent.compacted(params.prompt),
+      ),
   };
 }
 
