@@ -264,19 +264,15 @@ export class ArchiveKeeper {
    * too), which travels with the snapshot: restored, it is put again.
    */
   snapshot(): NonNullable<SessionSnapshot["archive"]> {
-    const unkept = [...this.#unkept.values()].map((each) => each.record);
-    if (!(this.#archive instanceof MemoryArchive))
-      return {
-        next: this.next,
-        external: true,
-        ...(unkept.length === 0 ? {} : { records: unkept.map(serializeRecord) }),
-      };
-    const held = [...this.#archive.records(this.#sessionId)];
-    if (unkept.length > 0) {
-      const handles = new Set(held.map((record) => record.handle));
-      for (const record of unkept) if (!handles.has(record.handle)) held.push(record);
-    }
-    return { next: this.next, records: held.map(serializeRecord) };
+    const inMemory = this.#archive instanceof MemoryArchive;
+    const held = inMemory ? [...this.#archive.records(this.#sessionId)] : [];
+    const handles = new Set(held.map((record) => record.handle));
+    for (const { record } of this.#unkept.values())
+      if (!handles.has(record.handle)) held.push(record);
+    const records = held.map(serializeRecord);
+    // An archive of the session's own carries its records; an external one only what it lacks.
+    if (inMemory) return { next: this.next, records };
+    return { next: this.next, external: true, ...(records.length === 0 ? {} : { records }) };
   }
 
   /**
