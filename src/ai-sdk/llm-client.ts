@@ -1,7 +1,13 @@
 import { generateText, type LanguageModel } from "ai";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import { assertSummaryFinished, type LlmClient, type LlmRequest } from "../core/llm-client.js";
+import {
+  assertSummaryFinished,
+  type LlmClient,
+  type LlmRequest,
+  SUMMARY_CALLED_A_TOOL,
+  SUMMARY_DECLINED,
+} from "../core/llm-client.js";
 import {
   NON_NEGATIVE_INT_SCHEMA,
   optionsSchema,
@@ -83,7 +89,7 @@ export class AiSdkLlmClient implements LlmClient {
 /** The finish reasons that leave a summary unfinished, and what to do. */
 const UNFINISHED_GENERATION: Readonly<Record<string, string>> = {
   length: "the summary was cut off: raise maxOutputTokens",
-  "tool-calls": "the model called a tool instead of writing the summary",
-  "content-filter": "the request was declined: continue without a summary",
+  "tool-calls": SUMMARY_CALLED_A_TOOL,
+  "content-filter": SUMMARY_DECLINED,
   error: "the provider reported an error",
 };

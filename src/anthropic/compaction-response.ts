@@ -1,5 +1,6 @@
 import { isCompactionBlock, isSystemMessage, safeCuts } from "../core/conversation-structure.js";
 import { CompactionError } from "../core/errors.js";
+import { SUMMARY_DECLINED } from "../core/llm-client.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import type { CompactionUsage } from "../core/usage.js";
 import { fromAnthropicContent } from "./blocks.js";
@@ -15,7 +16,7 @@ export const UNFINISHED_SUMMARY: Readonly<Record<string, string>> = {
     "there was no room for the summarization prompt: compact earlier or shorten the instructions",
   tool_use:
     "the model called a tool instead of writing the summary: tell it not to in the instructions",
-  refusal: "the request was declined: continue without a summary",
+  refusal: SUMMARY_DECLINED,
   pause_turn: "the turn paused (a server tool ran long): continue without a summary",
 };
 

@@ -11,6 +11,8 @@ import {
   type LlmClient,
   type LlmReply,
   type LlmRequest,
+  SUMMARY_CALLED_A_TOOL,
+  SUMMARY_DECLINED,
 } from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import {
@@ -217,7 +219,7 @@ export class ChatCompletionsLlmClient implements LlmClient {
 /** The finish reasons that leave a summary unfinished, and what to do. */
 const UNFINISHED_COMPLETION: Readonly<Record<string, string>> = {
   length: "the summary was cut off: raise maxTokens",
-  tool_calls: "the model called a tool instead of writing the summary",
-  function_call: "the model called a tool instead of writing the summary",
-  content_filter: "the request was declined: continue without a summary",
+  tool_calls: SUMMARY_CALLED_A_TOOL,
+  function_call: SUMMARY_CALLED_A_TOOL,
+  content_filter: SUMMARY_DECLINED,
 };

@@ -80,6 +80,11 @@ export function readLlmUsage(usage: unknown, subject = "LlmReply.usage"): Compac
   };
 }
 
+/** What a summary reply that called a tool instead is told with ({@link assertSummaryFinished}). */
+export const SUMMARY_CALLED_A_TOOL = "the model called a tool instead of writing the summary";
+/** What a summary reply the provider declined or blocked is told with. */
+export const SUMMARY_DECLINED = "the request was declined: continue without a summary";
+
 /**
  * Throws an `llm_error` when a summary reply stopped before its text was whole: `reason` as the
  * provider names it, `unfinished` the reasons that mean so (cut at its token limit, a tool

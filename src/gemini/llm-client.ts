@@ -13,6 +13,8 @@ import {
   type LlmClient,
   type LlmReply,
   type LlmRequest,
+  SUMMARY_CALLED_A_TOOL,
+  SUMMARY_DECLINED,
 } from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import { toGeminiContents } from "./contents-out.js";
@@ -220,13 +222,13 @@ export class GeminiLlmClient implements LlmClient {
 /** The finish reasons that leave a summary unfinished, and what to do. */
 const UNFINISHED_CANDIDATE: Readonly<Record<string, string>> = {
   MAX_TOKENS: "the summary was cut off: raise maxOutputTokens",
-  MALFORMED_FUNCTION_CALL: "the model called a tool instead of writing the summary",
-  UNEXPECTED_TOOL_CALL: "the model called a tool instead of writing the summary",
-  TOO_MANY_TOOL_CALLS: "the model called a tool instead of writing the summary",
-  SAFETY: "the request was declined: continue without a summary",
-  RECITATION: "the request was declined: continue without a summary",
-  BLOCKLIST: "the request was declined: continue without a summary",
-  PROHIBITED_CONTENT: "the request was declined: continue without a summary",
-  SPII: "the request was declined: continue without a summary",
-  LANGUAGE: "the request was declined: continue without a summary",
+  MALFORMED_FUNCTION_CALL: SUMMARY_CALLED_A_TOOL,
+  UNEXPECTED_TOOL_CALL: SUMMARY_CALLED_A_TOOL,
+  TOO_MANY_TOOL_CALLS: SUMMARY_CALLED_A_TOOL,
+  SAFETY: SUMMARY_DECLINED,
+  RECITATION: SUMMARY_DECLINED,
+  BLOCKLIST: SUMMARY_DECLINED,
+  PROHIBITED_CONTENT: SUMMARY_DECLINED,
+  SPII: SUMMARY_DECLINED,
+  LANGUAGE: SUMMARY_DECLINED,
 };

@@ -5,7 +5,12 @@ import type {
 } from "openai/resources/responses/responses";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import { assertSummaryFinished, type LlmClient, type LlmRequest } from "../core/llm-client.js";
+import {
+  assertSummaryFinished,
+  type LlmClient,
+  type LlmRequest,
+  SUMMARY_DECLINED,
+} from "../core/llm-client.js";
 import {
   methodsSchema,
   NON_EMPTY_STRING_SCHEMA,
@@ -129,6 +134,6 @@ export function responseText(response: Pick<Response, "output">): string {
 /** The reasons of an incomplete response, and what to do. */
 const UNFINISHED_RESPONSE: Readonly<Record<string, string>> = {
   max_output_tokens: "the summary was cut off: raise maxOutputTokens",
-  content_filter: "the request was declined: continue without a summary",
+  content_filter: SUMMARY_DECLINED,
   incomplete: "the response is incomplete",
 };
