@@ -78,8 +78,7 @@ export function safeCuts(conversation: readonly Message[]): boolean[] {
     earliestAnswered = Math.min(earliestAnswered, answers[cut]!);
     safe[cut] = earliestAnswered >= cut && !isSystemMessage(conversation[cut]);
   }
-  let caller = conversation.length - 1;
-  while (caller >= 0 && holdsResultsOnly(conversation[caller]!)) caller -= 1;
+  const caller = tailCaller(conversation);
   if (caller >= 0 && conversation[caller]!.content.some((block) => block.type === "tool_use"))
     for (let cut = caller + 1; cut < conversation.length; cut += 1) safe[cut] = false;
   return safe;
@@ -132,6 +131,16 @@ export function suffixTokenSums(conversation: readonly Message[]): number[] {
     sums[index] = sums[index + 1]! + estimateMessageTokens(conversation[index]!);
   }
   return sums;
+}
+
+/**
+ * Where the message before the run of messages of results alone that ends `messages` is (the
+ * one whose calls they answer, when it is an assistant message's): `-1` when there is none.
+ */
+export function tailCaller(messages: readonly Message[]): number {
+  let at = messages.length - 1;
+  while (at >= 0 && holdsResultsOnly(messages[at]!)) at -= 1;
+  return at;
 }
 
 /**

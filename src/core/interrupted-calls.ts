@@ -1,4 +1,4 @@
-import { holdsResultsOnly, isSystemMessage } from "./conversation-structure.js";
+import { holdsResultsOnly, isSystemMessage, tailCaller } from "./conversation-structure.js";
 import { type LateResults, withResultsTold, withStrayResultsTold } from "./late-results.js";
 import type { Message, ToolResultBlock } from "./message.js";
 import { type Clock, createMessage } from "./message-factory.js";
@@ -25,8 +25,7 @@ export interface OpenCalls {
  * it.
  */
 export function openCalls(messages: readonly Message[]): OpenCalls {
-  let at = messages.length - 1;
-  while (at >= 0 && holdsResultsOnly(messages[at]!)) at -= 1;
+  const at = tailCaller(messages);
   const caller = messages[at];
   if (caller?.role !== "assistant") return { caller: undefined, ids: [] };
   const answered = resultIds(messages, at + 1);
