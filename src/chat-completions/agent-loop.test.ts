@@ -28,10 +28,13 @@ const READ_TOOL = {
   },
 };
 
-/** A reasoning model: two reads per request (reasoning before each), then an answer; summaries when asked. */
+/**
+ * A reasoning model: two reads per request (reasoning before each), then an answer; summaries
+ * when asked (tools offered with `tool_choice: "none"`, or none offered: the transcript's request).
+ */
 const agent: ChatScript = (request) => {
   const body = request.body;
-  if (body["tool_choice"] === "none")
+  if (isSummaryRequest(body))
     return { content: "Goal: review files. Done: read f0, f1. Next: answer." };
   const messages = body["messages"] as { role: string }[];
   const sinceUser = messages.length - messages.findLastIndex((message) => message.role === "user");
@@ -68,6 +71,11 @@ async function runTurn(
       })),
     );
   }
+}
+
+/** A summary's request: the agent's with `tool_choice: "none"`, or the transcript's, without tools. */
+function isSummaryRequest(body: Record<string, unknown>): boolean {
+  return body["tool_choice"] === "none" || body["tools"] === undefined;
 }
 
 let server: ChatCompletionsServer | undefined;
@@ -110,9 +118,12 @@ describe("an agent loop on Chat Completions, through compaction", () => {
 
     expect(server.refusals).toEqual([]);
     expect(compactions).toBeGreaterThanOrEqual(2);
-    // Dollars: the summaries were the agent's own prefix, read from the host's cache.
-    const summaries = server.requests.filter((request) => request.body["tool_choice"] === "none");
-    expect(summaries.length).toBeGreaterThan(0);
+    // Dollars: the summaries that fit the window with the agent's own prefix sent it, read from
+    // the host's cache (the others sent the transcript).
+    const summaries = server.requests.filter((request) => isSummaryRequest(request.body));
+    expect(
+      summaries.filter((request) => request.body["tool_choice"] === "none").length,
+    ).toBeGreaterThan(0);
     expect(session.compactionUsage.cacheReadInputTokens ?? 0).toBeGreaterThan(0);
     // Spans: each summary is a chat span under its compaction span, with its cache reads.
     const chat = tracing.spans().filter((span) => span.name === `chat ${MODEL}`);

@@ -11,6 +11,7 @@ import type { LLMCompactorOptions } from "./llm-compactor.js";
 import { DEFAULT_SUMMARY_PROMPT } from "./prompt.js";
 import { summarizeTranscript } from "./summary-chunking.js";
 import { requestsForPrompt } from "./summary-message.js";
+import { inEstimateTokens } from "./target.js";
 
 /** What writes a summary: the client, and the compactor options (defaults filled in) it runs with. */
 export interface Summarizer {
@@ -29,6 +30,19 @@ export interface SummarySource {
   summaries: ReadonlyMap<string, string>;
   userRequests: string[];
   options: CompactAsyncOptions;
+}
+
+/**
+ * The budget of one summary request by the local estimate: `maxTranscriptTokens` (the
+ * provider's tokens, see `tokenRatio`), and no more than the window the session knows leaves
+ * beside the summary (a summarizer on the agent's model takes no more than the agent).
+ */
+function transcriptBudget(settings: LLMCompactorOptions, options: CompactAsyncOptions): number {
+  const budget = inEstimateTokens(settings.maxTranscriptTokens, options);
+  const window = options.contextLimit;
+  if (window === undefined) return budget;
+  const room = Math.floor(window) - inEstimateTokens(settings.maxSummaryTokens, options);
+  return Math.max(1, Math.min(budget, room));
 }
 
 /**
@@ -53,15 +67,16 @@ export async function writeSummary(
   };
   const system = settings.summarySystemPrompt ?? DEFAULT_SUMMARY_PROMPT;
   const cached = cachedRequest(summarizer, input, system);
+  const transcriptTokens = transcriptBudget(settings, options);
   const transcript = () =>
     summarizeTranscript(
       {
         messages: input.foldedSource,
         summaries: input.summaries,
-        userRequests: requestsForPrompt(input.userRequests, settings.maxTranscriptTokens),
+        userRequests: requestsForPrompt(input.userRequests, transcriptTokens),
         instructions: options.instructions,
         system,
-        requestBudgetTokens: settings.maxTranscriptTokens,
+        requestBudgetTokens: transcriptTokens,
         maxToolInputChars: settings.maxToolInputChars,
         maxToolResultChars: settings.maxToolResultChars,
         overflow: settings.summaryOverflow,
@@ -102,10 +117,11 @@ function cachedRequest(summarizer: Summarizer, input: SummarySource, system: str
     plan: input.plan,
     system,
     instructions: options.instructions,
-    maxSummaryTokens: summarizer.options.maxSummaryTokens,
+    // The reply's tokens are the provider's: in the estimate's, as the window here is.
+    maxSummaryTokens: inEstimateTokens(summarizer.options.maxSummaryTokens, options),
     contextLimit: options.contextLimit,
     contextUsed: options.contextUsed,
-    requestBudgetTokens: summarizer.options.maxTranscriptTokens,
+    requestBudgetTokens: transcriptBudget(summarizer.options, options),
   });
 }
 

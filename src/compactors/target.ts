@@ -20,7 +20,16 @@ export function targetBudget(
   return Math.floor(targetUtilization * limit) - overhead;
 }
 
-/** Whether the minimum-gain rule applies: not for manual compactions, which the user asked for. */
+/**
+ * The minimum gain in the estimate's tokens (`clearAtLeast` is the provider's: see
+ * `tokenRatio`); none for manual compactions, which the user asked for.
+ */
 export function minimumGain(clearAtLeast: number, context: CompactionContext | undefined): number {
-  return context?.trigger === "manual" ? 0 : clearAtLeast;
+  return context?.trigger === "manual" ? 0 : inEstimateTokens(clearAtLeast, context);
+}
+
+/** `tokens` of the provider's as the local estimate counts them (see `tokenRatio`). */
+export function inEstimateTokens(tokens: number, context: CompactionContext | undefined): number {
+  const ratio = context?.tokenRatio;
+  return ratio === undefined || ratio === 1 ? tokens : Math.floor(tokens / ratio);
 }

@@ -72,6 +72,16 @@ export interface CompactionContext {
    * @default "auto"
    */
   trigger?: "auto" | "manual";
+  /**
+   * What the provider counts for each token the local estimate (`estimateTokens`) counts of the
+   * messages, as a session learned it from the usages reported (dense code, JSON, CJK text take
+   * more than 4 characters a token). The session then gives `contextLimit` and `contextUsed`
+   * divided by it, in the estimate's tokens that compactors count messages by (the same shares
+   * of the window); token settings meant in the provider's tokens (`clearAtLeast`, a
+   * summarizer's `maxTranscriptTokens`) are divided by it too.
+   * @default 1
+   */
+  tokenRatio?: number;
 }
 
 /**

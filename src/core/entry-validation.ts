@@ -11,7 +11,7 @@ import {
   rememberValid,
   seemsNew,
 } from "./message-memo.js";
-import { ABORT_SIGNAL_SCHEMA } from "./option-schemas.js";
+import { ABORT_SIGNAL_SCHEMA, finiteNumber, TOKENS_SCHEMA } from "./option-schemas.js";
 import { MessagesSchema } from "./schemas.js";
 
 /**
@@ -125,27 +125,10 @@ const CompactOptionsSchema = z.object(
     signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
     instructions: z.exactOptional(z.string({ error: "must be a string" })),
     runId: z.exactOptional(z.string({ error: "must be a string" })),
-    contextLimit: z.exactOptional(
-      z
-        .number({ error: "must be a number" })
-        .check(
-          z.refine(
-            (value) => Number.isFinite(value) && value > 0,
-            "must be a finite number above 0",
-          ),
-        ),
-    ),
-    contextUsed: z.exactOptional(
-      z
-        .number({ error: "must be a number" })
-        .check(
-          z.refine(
-            (value) => Number.isFinite(value) && value >= 0,
-            "must be a finite number, 0 or more",
-          ),
-        ),
-    ),
+    contextLimit: z.exactOptional(finiteNumber(0, true)),
+    contextUsed: z.exactOptional(TOKENS_SCHEMA),
     trigger: z.exactOptional(z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' })),
+    tokenRatio: z.exactOptional(finiteNumber(1)),
   },
   { error: "must be an object" },
 );

@@ -50,6 +50,24 @@ export const TimerMillisecondsSchema = positiveWholeNumber("milliseconds").check
   z.lte(MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms (the longest timer delay)`),
 );
 
+/**
+ * A finite number from `least` on ("must be a finite number, 0 or more"), or above it when
+ * `above` ("must be a finite number above 0").
+ */
+export function finiteNumber(least: number, above = false) {
+  return z
+    .number({ error: "must be a number" })
+    .check(
+      z.refine(
+        (value) => Number.isFinite(value) && (above ? value > least : value >= least),
+        `must be a finite number${above ? " above" : ","} ${least}${above ? "" : " or more"}`,
+      ),
+    );
+}
+
+/** A count of tokens that need not be whole (a measure, a usage): a finite number, 0 or more. */
+export const TOKENS_SCHEMA = finiteNumber(0);
+
 /** A share of the window (a utilization ratio, a threshold), in (0, 1]. */
 export const SHARE_SCHEMA = z.number({ error: "must be a number" }).check(
   z.refine((value) => Number.isFinite(value) && value > 0 && value <= 1, {

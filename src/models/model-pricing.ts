@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import { finiteNumber, POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
 import type { ModelPricing } from "./model-prices.js";
 
 export type { LongContextPricing, ModelPricing } from "./model-prices.js";
@@ -16,14 +16,8 @@ export const DEFAULT_MODEL_PRICING = Object.freeze({
   cacheWrite1hMultiplier: 2,
 });
 
-const dollars = z
-  .number({ error: "must be a number" })
-  .check(z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number ≥ 0"));
-const multiplier = z
-  .number({ error: "must be a number" })
-  .check(
-    z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite multiplier ≥ 0"),
-  );
+const dollars = finiteNumber(0);
+const multiplier = dollars;
 
 /** Schema of {@link ModelPricing}: every price finite and ≥ 0, no unknown fields. */
 export const ModelPricingSchema: z.ZodMiniType<ModelPricing> = z.strictObject(

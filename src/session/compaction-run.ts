@@ -1,4 +1,3 @@
-import { contextAfter } from "../compactors/stage-loop.js";
 import { type CompactionOutput, type Compactor, conversationChanged } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
@@ -191,15 +190,11 @@ export class CompactionRunner {
     });
   }
 
-  /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead. */
+  /** What a compactor's threshold is judged on: the working conversation, with the measure's overhead and ratio. */
   #planContext(state: RunState): number {
     const { meter } = this.#settings.history;
-    const first = {
-      contextUsed: meter.contextUsed,
-      estimate: meter.estimate,
-      conversation: state.from,
-    };
-    return contextAfter(first, state.working);
+    if (state.working === state.from) return meter.contextUsed;
+    return meter.contextOf(estimateTokens(state.working));
   }
 
   /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */

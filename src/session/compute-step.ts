@@ -38,9 +38,9 @@ export async function computeStep(
   options: Pick<CompactAsyncOptions, "signal" | "instructions" | "runId">,
 ): Promise<CompactionOutput> {
   const { history, limits } = session;
-  const { contextLimit } = history.meter;
-  // What the measure counts beyond the messages (system prompt, tools) applies to any version of them.
-  const overhead = Math.max(0, history.meter.contextUsed - history.meter.estimate);
+  // What the measure counts beyond the messages (system prompt, tools) applies to any version of
+  // them; the window and it in the estimate's tokens, which the compactor counts messages by.
+  const { contextLimit, overhead } = history.meter.planning;
   const keeper = session.archive;
   const originals =
     keeper !== undefined && compactor.isAsync === true
@@ -55,6 +55,7 @@ export async function computeStep(
     contextLimit,
     contextUsed: overhead + estimate,
     trigger,
+    ...(history.meter.ratio === 1 ? {} : { tokenRatio: history.meter.ratio }),
     ...(originals === undefined || originals.size === 0 ? {} : { originals }),
   };
   return runStep(

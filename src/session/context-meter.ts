@@ -25,18 +25,56 @@ export function isUntrustedUsage(sent: number, estimate: number): boolean {
   return sent < UNTRUSTED_USAGE_SHARE * estimate && estimate - sent > UNTRUSTED_USAGE_GAP;
 }
 
+/**
+ * The least spread of the local estimate between two usages a {@link ContextMeter} learns its
+ * ratio from: closer ones differ by a tool result or two, and their difference says more about
+ * the provider's rounding than about the content.
+ */
+const MIN_SPREAD_TOKENS = 2_000;
+/** The same, as a share of the larger estimate of the two. */
+const MIN_SPREAD_SHARE = 0.2;
+/**
+ * The share of a fitted ratio's excess over 1 the meter takes: a ratio too high would make the
+ * measure after a compaction too low (the request after it could go out over the window), one
+ * too low only makes it high, as without a ratio; the next usage corrects either.
+ */
+const RATIO_TRUST = 0.9;
+/** The highest ratio the meter takes (a hex dump, a list of UUIDs: 3 to 4 by o200k). */
+export const MAX_TOKEN_RATIO = 6;
+
+/** A usage the meter learned from: the estimate of what it covered, and the tokens it counted. */
+export interface MeterCalibration {
+  estimate: number;
+  tokens: number;
+}
+
 /** The meter's state, as stored in a snapshot. */
 export interface ContextMeterState {
   /** Tokens the last usage counted beyond the local estimate (system prompt, tools, estimate error). */
   correction: number;
   /** Whether the next assistant message is the reply the last usage's output tokens counted. */
   replyCounted: boolean;
+  /**
+   * What the provider counts for each token the local estimate counts of the messages, learned
+   * from two usages far enough apart (see {@link ContextMeter}), and the last usage it learned
+   * from; absent: 1, nothing learned.
+   */
+  ratio?: { value: number; from: MeterCalibration };
 }
 
 /**
  * Measures the context a session's next request takes, in O(1) per call: a running local
  * estimate of the messages, corrected by the last usage the model reported (input + cache
  * creation + cache read + output), so messages appended since the last response count too.
+ *
+ * The provider's count is modelled as `overhead + ratio × estimate`: the overhead is what the
+ * request holds besides the messages (system prompt, tools), the ratio what it counts for each
+ * token the local estimate (4 characters a token) counts (code and JSON 1.5 to 1.7 by o200k, CJK
+ * text 2.5 and more). The ratio is learned from two usages whose estimates lie far enough apart
+ * (taken at {@link RATIO_TRUST} of its excess, at most {@link MAX_TOKEN_RATIO}); until then it
+ * is 1, and everything the usage counted beyond the estimate is taken for overhead. Messages
+ * appended since the last usage count at the ratio; after a compaction, what the ratio said of
+ * the removed messages goes with them (the overhead alone stays).
  */
 export class ContextMeter {
   /**
@@ -46,17 +84,50 @@ export class ContextMeter {
    */
   contextLimit = Number.NaN;
   #estimate = 0;
-  #correction = 0;
+  /** What the provider counts besides `ratio × estimate` (may be below 0 until a replacement). */
+  #overhead = 0;
+  #ratio = 1;
+  /** The last trusted usage, to learn the ratio from with the next one far enough from it. */
+  #calibration: MeterCalibration | undefined;
   #replyCounted = false;
 
-  /** The measure: local estimate plus the correction from the last reported usage. */
+  /** The measure: the overhead and the estimate of the messages at the ratio. */
   get contextUsed(): number {
-    return Math.max(0, this.#estimate + this.#correction);
+    return this.contextOf(this.#estimate);
   }
 
   /** The local estimate of the messages alone. */
   get estimate(): number {
     return this.#estimate;
+  }
+
+  /** What the provider counts for each estimated token of the messages (1 until learned). */
+  get ratio(): number {
+    return this.#ratio;
+  }
+
+  /** What the measure counts besides the messages (system prompt, tools), in the provider's tokens. */
+  get overhead(): number {
+    return Math.max(0, this.#overhead);
+  }
+
+  /** The context a request takes whose messages the local estimate puts at `estimate`. */
+  contextOf(estimate: number): number {
+    return Math.max(0, Math.ceil(this.#overhead + this.#ratio * estimate));
+  }
+
+  /**
+   * The window and the overhead in the local estimate's tokens, what compactors and the last
+   * resort plan with (they count messages by the estimate): both divided by the ratio, so the
+   * measure's shares of the window stay as they are.
+   */
+  get planning(): { contextLimit: number; contextUsed: number; overhead: number } {
+    const ratio = this.#ratio;
+    return {
+      contextLimit: this.contextLimit / ratio,
+      contextUsed: this.contextUsed / ratio,
+      overhead: this.overhead / ratio,
+    };
   }
 
   /** Counts appended messages. */
@@ -65,7 +136,8 @@ export class ContextMeter {
       const message = messages[index]!;
       const tokens = estimateMessageTokens(message);
       this.#estimate += tokens;
-      if (this.#replyCounted && message.role === "assistant") this.#correction -= tokens;
+      if (this.#replyCounted && message.role === "assistant")
+        this.#overhead -= this.#ratio * tokens;
       this.#replyCounted = false;
     }
   }
@@ -87,9 +159,30 @@ export class ContextMeter {
     const sent = lastIsReply ? input + output : input;
     const estimate = this.#estimate;
     if (isUntrustedUsage(sent, estimate)) return;
+    this.#learn({ estimate, tokens: sent });
     // When the reply is already appended, input + output covers it; otherwise output stands in for it.
-    this.#correction = input + output - this.#estimate;
+    this.#overhead = input + output - this.#ratio * estimate;
     this.#replyCounted = !lastIsReply && output > 0;
+  }
+
+  /**
+   * The ratio fitted between the last usage learned from and `now`, when their estimates lie
+   * far enough apart (else the earlier one stays, for a later usage to be far enough from it).
+   */
+  #learn(now: MeterCalibration): void {
+    const before = this.#calibration;
+    if (before !== undefined) {
+      const spread = now.estimate - before.estimate;
+      const least = Math.max(
+        MIN_SPREAD_TOKENS,
+        MIN_SPREAD_SHARE * Math.max(now.estimate, before.estimate),
+      );
+      if (Math.abs(spread) < least) return;
+      const fitted = (now.tokens - before.tokens) / spread;
+      const trusted = 1 + RATIO_TRUST * (fitted - 1);
+      this.#ratio = Number.isFinite(trusted) ? Math.min(MAX_TOKEN_RATIO, Math.max(1, trusted)) : 1;
+    }
+    this.#calibration = now;
   }
 
   /**
@@ -99,14 +192,15 @@ export class ContextMeter {
    */
   refused(requestTokens: number): void {
     if (requestTokens <= this.contextUsed) return;
-    this.#correction = requestTokens - this.#estimate;
+    this.#overhead = requestTokens - this.#ratio * this.#estimate;
     this.#replyCounted = false;
   }
 
   /**
    * Re-bases after the history was replaced (`previous`: the messages the estimate counted, when
-   * it counted them all). What the usage counted beyond the messages
-   * (system prompt, tools) stays; an overestimate sat in the messages and goes with them.
+   * it counted them all). What the usage counted beyond the messages (system prompt, tools)
+   * stays; what the ratio said of the removed messages goes with them, and so does an
+   * overestimate.
    */
   replaced(messages: readonly Message[], previous?: readonly Message[]): void {
     // The estimate is the sum over `previous` exactly: a version of it is estimated where it changed.
@@ -114,17 +208,29 @@ export class ContextMeter {
       previous === undefined
         ? estimateTokens(messages)
         : estimateEdited(previous, this.#estimate, messages);
-    this.#correction = Math.max(0, this.#correction);
+    this.#overhead = Math.max(0, this.#overhead);
   }
 
-  /** The state {@link ContextMeter.replaced} would leave (a head written before it applies). */
-  get stateAfterReplace(): ContextMeterState {
-    return { correction: Math.max(0, this.#correction), replyCounted: this.#replyCounted };
+  /** The state {@link ContextMeter.replaced} would leave for messages of `estimate` (a head written before it applies). */
+  stateAfterReplace(estimate: number): ContextMeterState {
+    const correction = Math.max(0, this.#overhead) + (this.#ratio - 1) * estimate;
+    return this.#stateWith(correction);
   }
 
   /** The state to store in a snapshot. */
   get state(): ContextMeterState {
-    return { correction: this.#correction, replyCounted: this.#replyCounted };
+    return this.#stateWith(this.#overhead + (this.#ratio - 1) * this.#estimate);
+  }
+
+  #stateWith(correction: number): ContextMeterState {
+    const calibration = this.#calibration;
+    return {
+      correction,
+      replyCounted: this.#replyCounted,
+      ...(calibration === undefined
+        ? {}
+        : { ratio: { value: this.#ratio, from: { ...calibration } } }),
+    };
   }
 
   /**
@@ -133,12 +239,15 @@ export class ContextMeter {
    */
   restore(state: ContextMeterState, messages: readonly Message[]): void {
     this.#estimate = estimateTokens(messages);
-    this.#correction = restoredCorrection(
+    const correction = restoredCorrection(
       state.correction,
       messages,
       this.#estimate,
       this.contextLimit,
     );
+    this.#ratio = state.ratio === undefined ? 1 : state.ratio.value;
+    this.#calibration = state.ratio === undefined ? undefined : { ...state.ratio.from };
+    this.#overhead = correction - (this.#ratio - 1) * this.#estimate;
     this.#replyCounted = state.replyCounted;
   }
 }

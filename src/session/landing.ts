@@ -209,15 +209,13 @@ function cacheSplit(
   let first = 0;
   while (first < now.length && first < prior.length && now[first] === prior[first]) first += 1;
   const { meter } = history;
-  const overhead = Math.max(0, meter.contextUsed - meter.estimate);
   // The meter's estimate is the sum over `now`: the shorter side is estimated, the other follows.
   const kept = first >= now.length - first;
   const estimated = kept ? estimateRange(now, first, now.length) : estimateRange(now, 0, first);
   const rest = meter.estimate - estimated;
-  return {
-    cacheReadTokens: overhead + (kept ? rest : estimated),
-    cacheWriteTokens: kept ? estimated : rest,
-  };
+  // Counted as the measure counts them: the overhead, and the messages at the meter's ratio.
+  const write = Math.ceil(meter.ratio * (kept ? estimated : rest));
+  return { cacheReadTokens: Math.max(0, meter.contextUsed - write), cacheWriteTokens: write };
 }
 
 /** The estimate of `messages` from `start` to before `end`. */

@@ -4,7 +4,7 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { isValidDate } from "../core/message-fast-check.js";
-import { rememberValid } from "../core/message-memo.js";
+import { estimateTokens, rememberValid } from "../core/message-memo.js";
 import { allInputTokens, type CompactionUsage } from "../core/usage.js";
 import { freezeMessages } from "../internal/frozen.js";
 import { CostAccumulator, type CostSummary } from "../models/cost-accumulator.js";
@@ -316,7 +316,10 @@ export class SessionCore {
       compactSummaries: Object.fromEntries(
         conversation === undefined ? history.summaries : history.summariesAfter(conversation),
       ),
-      meter: conversation === undefined ? history.meter.state : history.meter.stateAfterReplace,
+      meter:
+        conversation === undefined
+          ? history.meter.state
+          : history.meter.stateAfterReplace(estimateTokens(conversation)),
       lastTurnNumber: history.lastTurnNumber,
       ...this.runner.breaker.snapshot,
       pinned: [...history.pinned],

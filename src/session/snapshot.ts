@@ -9,6 +9,7 @@ import {
   POSITIVE_INT_SCHEMA,
   recordSchema,
   stringIssue,
+  TOKENS_SCHEMA,
 } from "../core/option-schemas.js";
 import {
   JsonObjectSchema,
@@ -20,7 +21,7 @@ import { RECALL_HANDLE_PATTERN } from "../internal/recall-mark.js";
 import { duplicateIdIssues } from "../internal/unique-ids.js";
 import type { ArchiveRecord } from "./archive.js";
 import { REQUEST_COMPACTION_SCHEMA } from "./compaction-calls.js";
-import type { ContextMeterState } from "./context-meter.js";
+import { type ContextMeterState, MAX_TOKEN_RATIO } from "./context-meter.js";
 import type { AgentSessionOptions } from "./options.js";
 
 /** A message as stored in a snapshot: `createdAt` is an ISO 8601 string. */
@@ -112,6 +113,19 @@ export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
     meter: z.object({
       correction: z.number().check(z.refine(Number.isFinite, "must be a finite number")),
       replyCounted: z.boolean(),
+      ratio: z.exactOptional(
+        z.object({
+          value: z
+            .number()
+            .check(
+              z.refine(
+                (value) => value >= 1 && value <= MAX_TOKEN_RATIO,
+                `must be a number from 1 to ${MAX_TOKEN_RATIO}`,
+              ),
+            ),
+          from: z.object({ estimate: TOKENS_SCHEMA, tokens: TOKENS_SCHEMA }),
+        }),
+      ),
     }) satisfies z.ZodMiniType<ContextMeterState>,
     lastTurnNumber: count,
     consecutiveFailures: count,

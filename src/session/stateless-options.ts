@@ -6,6 +6,7 @@ import {
   NON_EMPTY_STRING_SCHEMA,
   positiveWholeNumber,
   SHARE_SCHEMA,
+  TOKENS_SCHEMA,
 } from "../core/option-schemas.js";
 import type { CompactionArchive } from "./archive.js";
 import { ARCHIVE_OPTION_SCHEMA, booleanOrShare, runnableCompactor } from "./options.js";
@@ -55,12 +56,6 @@ export interface StatelessCompactionOptions {
 /** The id a stateless path keeps its archive records under when no `sessionId` is given. */
 export const STATELESS_SESSION_ID = "stateless";
 
-const TOKENS = z
-  .number({ error: "must be a number" })
-  .check(
-    z.refine((value) => Number.isFinite(value) && value >= 0, "must be a finite number, 0 or more"),
-  );
-
 function isStringMap(map: Map<unknown, unknown>): boolean {
   for (const [key, value] of map)
     if (typeof key !== "string" || typeof value !== "string") return false;
@@ -72,7 +67,7 @@ export const STATELESS_COMPACTION_SHAPE = {
   contextLimit: positiveWholeNumber("tokens"),
   compactor: z.exactOptional(runnableCompactor<Compactor>()),
   llmCompactor: z.exactOptional(runnableCompactor<AsyncCompactor>()),
-  overheadTokens: z.exactOptional(TOKENS),
+  overheadTokens: z.exactOptional(TOKENS_SCHEMA),
   summaries: z.exactOptional(
     z.custom<ReadonlyMap<string, string>>(
       (value) => value instanceof Map && isStringMap(value),
@@ -125,6 +120,6 @@ export interface CompactedMessages<T> {
 /** The strict schema of {@link CompactMessagesOptions}. */
 export const COMPACT_MESSAGES_OPTIONS_SCHEMA = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
-  contextUsed: z.exactOptional(TOKENS),
+  contextUsed: z.exactOptional(TOKENS_SCHEMA),
   signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
 }) as unknown as z.ZodMiniType<CompactMessagesOptions>;

@@ -79,15 +79,15 @@ export function trimShare(
   run: RunSoFar,
   events: SessionEvents,
 ): TrimShare | undefined {
-  const { contextUsed, contextLimit, estimate } = history.meter;
-  const overhead = Math.max(0, contextUsed - estimate);
-  const measure = { contextUsed, contextLimit, overhead, messages: history.messages };
+  const { meter } = history;
+  // Judged in the estimate's tokens, as the trim counts the messages (the same shares).
+  const measure = { ...meter.planning, messages: history.messages };
   return trimShareOf(measure, settings, run, (ran) =>
     events.warnWindow({
       kind: "overhead_above_trigger",
-      overheadTokens: overhead,
-      contextLimit,
-      message: `the system prompt and tools alone take ${overhead} tokens, above the ${strategyOf(ran)} compactor's trigger in a window of ${contextLimit}: compaction cannot bring the context under it`,
+      overheadTokens: meter.overhead,
+      contextLimit: meter.contextLimit,
+      message: `the system prompt and tools alone take ${meter.overhead} tokens, above the ${strategyOf(ran)} compactor's trigger in a window of ${meter.contextLimit}: compaction cannot bring the context under it`,
     }),
   );
 }

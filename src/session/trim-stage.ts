@@ -25,10 +25,10 @@ export async function trimOnOverflow(
 ): Promise<void> {
   const { history } = landing;
   if (history.openToolUses().unanswered.length > 0) return;
-  const { contextLimit } = history.meter;
   const { contextUsedBefore } = run;
-  // What the measure counts beyond the messages (system prompt, tools) stays.
-  const overhead = Math.max(0, contextUsedBefore - history.meter.estimate);
+  // What the measure counts beyond the messages (system prompt, tools) stays; in the estimate's
+  // tokens, as the trim counts the messages.
+  const { contextLimit, overhead } = history.meter.planning;
   const output = lastResortTrim(history.messages, run, {
     contextLimit,
     overhead,
