@@ -10,12 +10,14 @@ import { CallSources } from "./call-sources.js";
 import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { convertLangChainMessages } from "./messages-in.js";
 import { pushLangChain } from "./messages-out.js";
+import { markStaleUsage, staleReplies } from "./stale-usage.js";
 import { usageFromLangChain } from "./usage.js";
 
 /**
  * Options of {@link compactLangChainMessages}: every one-call helper's (`contextLimit`,
  * `compactor`, `llmCompactor`, `archive`, `contextUsed`, …). Without `contextUsed`, the last
- * reply's `usage_metadata` measures the context.
+ * reply's `usage_metadata` measures the context, unless that reply came before a compaction of
+ * this helper that changed what was before it.
  */
 export type CompactLangChainMessagesOptions = CompactMessagesOptions;
 
@@ -52,14 +54,18 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
         sources!.writing(message);
         pushLangChain(out, message, sources);
       }
+      markStaleUsage(out, input);
       return out;
     },
-    // The last reply that reports its usage: its prompt and itself, and what came after it (as
-    // the intake took it: a paste clamped counts clamped).
+    // The last reply that reports its usage and came after the last compaction that changed a
+    // message before it: its prompt and itself, and what came after it (as the intake took it:
+    // a paste clamped counts clamped).
     reportedContext: (taken) => {
+      const stale = staleReplies(input);
       for (let index = taken.length - 1; index >= 0; index -= 1) {
         if (taken[index]!.role !== "assistant") continue;
         const at = starts[index];
+        if (at !== undefined && stale[at] === true) continue;
         const reply = at === undefined ? undefined : (input[at] as { usage_metadata?: never });
         const usage = usageFromLangChain(reply?.usage_metadata);
         if (usage === undefined) continue;
@@ -98,7 +104,20 @@ function convertedOf(messages: readonly BaseMessage[], caller: readonly BaseMess
  * it left unchanged as the same objects. Calls an interrupted run left waiting before a later
  * message are closed by error results (`INTERRUPTED_NOTICE`), as the middleware closes them.
  * The context is `contextUsed` when given, else the last reply's `usage_metadata` and an
- * estimate of what came after it, else the local estimate. As every one-call helper, it archives what it removes only into an `archive` you give (the
+ * estimate of what came after it, else the local estimate.
+ *
+ * A reply the output keeps keeps its `usage_metadata` (it is the caller's own object), which
+ * counted the conversation before the compaction: compacting the output again (a node or hook
+ * that runs twice, a retry) would measure that and compact again. So each message the
+ * compaction wrote or rebuilt (a notice, a summary, a masked result) carries in
+ * `additional_kwargs.agent_compaction_stale_usage` how many AI messages, from it on, the
+ * compaction found already there, and their usage is not read: the last reply before every
+ * such message (its prompt unchanged) or after them all (a reply the model gave since, the
+ * real measure) is. The mark is on the messages themselves, so it holds in a LangGraph state
+ * restored from a checkpoint (`toDict`, `toJSON`) as it does in memory, and no provider sends
+ * it; the output compacted again at the same window is given back as it is.
+ *
+ * As every one-call helper, it archives what it removes only into an `archive` you give (the
  * caller holds the whole history); its handles are named after what their records hold (under
  * `sessionId` `"stateless"` unless one is given), so the same history compacted again is the
  * same request, byte for byte. Inside `createAgent`, {@link compactionMiddleware} keeps one
