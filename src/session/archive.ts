@@ -70,7 +70,10 @@ export type ArchiveRecordContent = ArchiveRecord extends infer Record_
  * handle, in any process and any call. Stateless paths (which keep no counter between requests)
  * name their records so: the same compaction of the same conversation keeps the same records
  * under the same handles, and its placeholders read the same. The number is 53 bits of two
- * 32-bit hashes of the text (FNV-1a and a multiply-xorshift), linear in its length.
+ * 32-bit hashes of the text (FNV-1a and a multiply-xorshift), linear in its length, written
+ * with 16 digits (zeros first): every content handle has one length, so a handle moved to a
+ * variant as it is kept (`ContentHandles.missing`) leaves its placeholder's length as it was,
+ * and a text clamped to its share with the first handle stays within it.
  */
 export function contentHandle(text: string, tag: string): string {
   let first = 2166136261;
@@ -82,7 +85,7 @@ export function contentHandle(text: string, tag: string): string {
     second ^= second >>> 15;
   }
   const number = ((second >>> 0) & 0x1fffff) * 0x100000000 + (first >>> 0);
-  return `r${number}-${tag}`;
+  return `r${String(number).padStart(16, "0")}-${tag}`;
 }
 
 /** The text a record's content handle is named after: what it holds, without ids or times. */

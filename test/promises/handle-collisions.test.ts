@@ -1,4 +1,4 @@
-import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
+import type { MessageParam, ToolResultBlockParam } from "@anthropic-ai/sdk/resources/messages";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { compactAnthropicMessages } from "../../src/anthropic/index.js";
@@ -230,5 +230,44 @@ describe("content handles that collide", () => {
     const texts = handles.map((handle) => JSON.stringify(archive.get("stateless", handle)));
     expect(texts[0]).toContain("188177646338c3");
     expect(texts[1]).toContain("0d82fa00afee06");
+  });
+
+  // A clamp sizes its marker with the handle it names; a variant taken as the record is kept
+  // (the archive holds another record under it) replaces that handle. Content handles have 16
+  // digits each, so the variant leaves the text's length: within its share, and the output is
+  // a fixed point. Before, the clamp handle of `toolu_168`'s output had 11 digits and its variant
+  // 16: the text came out 3 characters over its share, and a second pass cut it again (review
+  // 55h, finding 2).
+  it("a clamped text whose handle moves to a variant stays within its share", async () => {
+    const window = 5_092;
+    const share = Math.floor(0.25 * window) * 4;
+    const output = "o".repeat(12_000);
+    const answered = (isError: boolean): MessageParam[] => [
+      { role: "user", content: "task" },
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "toolu_168", name: "sh", input: {} }],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "toolu_168", content: output, is_error: isError },
+        ],
+      },
+      { role: "assistant", content: "done" },
+    ];
+    const archive = new MemoryArchive();
+    const options = { ...OPTIONS, contextLimit: window, archive };
+    const earlier = await compactAnthropicMessages(answered(false), options);
+    const { messages } = await compactAnthropicMessages(answered(true), options);
+    const taken = handleOf(earlier.messages, "toolu_168");
+    const moved = handleOf(messages, "toolu_168");
+    expect(moved).toBeDefined();
+    expect(moved).not.toBe(taken);
+    expect(moved).toHaveLength(taken!.length);
+    const [result] = messages[2]!.content as ToolResultBlockParam[];
+    expect(String(result!.content).length).toBeLessThanOrEqual(share);
+    const again = await compactAnthropicMessages(messages, options);
+    expect(again.compacted).toBe(false);
   });
 });
