@@ -49,4 +49,30 @@ describe("results of calls without ids (Gemini 2 sends none)", () => {
               : "list",
         );
   });
+
+  it("read from contents out of call order, come back in call order (as fromGeminiContents says)", () => {
+    const answer = (name: string, id?: string) => ({
+      functionResponse: { ...(id === undefined ? {} : { id }), name, response: { output: name } },
+    });
+    const call = (name: string, id?: string) => ({
+      functionCall: { ...(id === undefined ? {} : { id }), name, args: {} },
+    });
+    const contents = (ids: boolean) => [
+      { role: "user", parts: [{ text: "go" }] },
+      {
+        role: "model",
+        parts: [
+          { ...call("read", ids ? "c1" : undefined), thoughtSignature: "S" },
+          call("sh", ids ? "c2" : undefined),
+        ],
+      },
+      {
+        role: "user",
+        parts: [answer("sh", ids ? "c2" : undefined), answer("read", ids ? "c1" : undefined)],
+      },
+    ];
+    const back = (ids: boolean) => toGeminiContents(fromGeminiContents(contents(ids)));
+    expect(back(true)).toEqual(contents(true));
+    expect(back(false).at(-1)!.parts).toEqual([answer("read"), answer("sh")]);
+  });
 });

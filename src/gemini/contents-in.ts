@@ -44,8 +44,9 @@ interface OpenCalls {
 
 /**
  * Converts Gemini `contents` (what `generateContent` takes, or a candidate's `content`) to our
- * messages, losslessly: {@link toGeminiContents} gives the same contents back (function
- * responses without ids in their calls' order, as the API pairs them). A model content is
+ * messages, losslessly: {@link toGeminiContents} gives the same contents back, but that
+ * function responses without ids given out of their calls' order come back in that order
+ * (the API pairs such a response with the first open call of its name). A model content is
  * an assistant message; a user content a user message, opening a turn unless it holds only
  * function responses (those continue the turn, as tool results). Parts become blocks in place:
  * text, `functionCall` and `functionResponse` (with their ids; a call without one gets
