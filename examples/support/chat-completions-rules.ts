@@ -38,7 +38,14 @@
  *    langchain-ai/langchain-azure#35).
  * 10. An `image_url` part's `image_url` is an object with a string `url` and a `detail`, if any,
  *    of `auto`, `low` or `high` (D: `ChatCompletionContentPartImage.ImageURL`).
- * Rules 7-10 are worded as the API words a type or value its schema refuses (R: "Invalid type for
+ * 11. An assistant message's `audio` is `null` or `{ id }`, a string id and nothing else (D: the
+ *    SDK's `ChatCompletionAssistantMessageParam.Audio`, "Data about a previous audio
+ *    response", of `id` alone; the response's `data`, `expires_at` and `transcript` are not
+ *    part of it, and a user's report keeps only the id, community.openai.com/t/1015066). A
+ *    field the schema does not have is refused in the API's words for one (R: "Unknown
+ *    parameter: 'messages[1].content[1].file.data'.", pydantic/pydantic-ai; I: that the API
+ *    refuses rather than ignores the reply's fields here).
+ * Rules 7-11 are worded as the API words a type or value its schema refuses (R: "Invalid type for
  * 'messages[1].content': expected one of a string or array of objects, but got an object
  * instead.", pydantic/pydantic-ai#2653; "Invalid type for 'messages[0].content': expected a
  * string, but got an array instead.", danny-avila/LibreChat#3111; "Missing required parameter:
@@ -97,6 +104,10 @@ const missing = (param: string): RequestProblem => ({
   message: `Missing required parameter: '${param}'.`,
   param,
 });
+const unknownParameter = (param: string): RequestProblem => ({
+  message: `Unknown parameter: '${param}'.`,
+  param,
+});
 /** The API's list of values: 'a', 'b', and 'c' ('a' and 'b' for two). */
 const valueList = (values: readonly string[]) => {
   const quoted = values.map((value) => `'${value}'`);
@@ -148,6 +159,20 @@ function imageProblem(part: Json, param: string): RequestProblem | undefined {
   if (detail !== undefined && !IMAGE_DETAILS.includes(String(detail)))
     return invalidValue(`${param}.image_url.detail`, detail, IMAGE_DETAILS);
   return undefined;
+}
+
+/** Rule 11: an assistant message's `audio`, the id of a previous audio response alone. */
+function audioProblem(message: Json, index: number): RequestProblem | undefined {
+  const audio = message["audio"];
+  if (message["role"] !== "assistant" || audio === undefined || audio === null) return undefined;
+  const param = `messages[${index}].audio`;
+  if (!isObject(audio)) return invalidType(param, "an object", audio);
+  const extra = Object.keys(audio).find((key) => key !== "id");
+  if (extra !== undefined) return unknownParameter(`${param}.${extra}`);
+  if (audio["id"] === undefined) return missing(`${param}.id`);
+  return typeof audio["id"] === "string"
+    ? undefined
+    : invalidType(`${param}.id`, "a string", audio["id"]);
 }
 
 function contentProblem(message: Json, index: number): RequestProblem | undefined {
@@ -302,6 +327,7 @@ export function chatMessagesProblem(
       contentProblem(message, index) ??
       nameProblem(message, index) ??
       toolCallTypeProblem(message, index) ??
+      audioProblem(message, index) ??
       reasoningProblem(message, index, state) ??
       pairingProblem(message, index, pairing);
     if (problem !== undefined) return problem;

@@ -182,6 +182,30 @@ describe("the loopback Chat Completions API's field rules", () => {
       "messages[0].content[0].image_url.url",
     );
   });
+
+  it("11: takes an assistant's audio as the id of a previous audio response, nothing more", () => {
+    const spoken = (audio: unknown) => ({ role: "assistant", content: "Hello!", audio });
+    expect(problem([user, spoken({ id: "audio_abc" }), user])).toBeUndefined();
+    expect(problem([user, spoken(null), user])).toBeUndefined();
+    // The response's audio, as a stored history keeps it.
+    const reply = { id: "audio_abc", data: "UklGR", expires_at: 1, transcript: "Hello!" };
+    expect(problem([user, spoken(reply), user])).toBe(
+      "Unknown parameter: 'messages[1].audio.data'.",
+    );
+    expect(chatMessagesProblem([user, spoken(reply)], state())?.param).toBe(
+      "messages[1].audio.data",
+    );
+    expect(problem([user, spoken({ id: "audio_abc", transcript: "Hello!" })])).toBe(
+      "Unknown parameter: 'messages[1].audio.transcript'.",
+    );
+    expect(problem([user, spoken({})])).toBe("Missing required parameter: 'messages[1].audio.id'.");
+    expect(problem([user, spoken({ id: 7 })])).toBe(
+      "Invalid type for 'messages[1].audio.id': expected a string, but got an integer instead.",
+    );
+    expect(problem([user, spoken("audio_abc")])).toBe(
+      "Invalid type for 'messages[1].audio': expected an object, but got a string instead.",
+    );
+  });
 });
 
 describe("ChatCompletionsServer through the openai SDK", () => {
