@@ -5,6 +5,7 @@ import type { Usage } from "../core/usage.js";
 import type { AgentSession } from "../index.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { fieldsOf } from "./chat-fields.js";
 import { assistantBlocks } from "./chat-messages-in.js";
 import { type ChatCompletionUsageLike, usageFromChatCompletion } from "./usage.js";
 
@@ -57,29 +58,30 @@ function replyBlocks(message: unknown): ContentBlock[] {
   }
   const copy = normalizeJson(message, ["choices", 0, "message"], issues) as JsonObject;
   if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
-  // An audio reply goes back as the request takes it (`audio: { id }`), not with its data.
-  const { audio } = copy;
-  if (isPlainObject(audio) && typeof audio["id"] === "string") copy["audio"] = { id: audio["id"] };
+  // An audio reply is read as the request takes it back (`audio: { id }`, not its data), what
+  // it said (its transcript) as its text.
   const blocks = assistantBlocks({ issues, path: ["choices", 0, "message"] }, copy);
   if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
   const { content } = copy;
   const only = blocks.length === 1 ? blocks[0] : undefined;
+  // The fields read with it, not the reply's: an audio without an id is not kept.
   const saysNothing =
     only?.type === "text" &&
     only.text === "" &&
     (content === null || content === "") &&
-    Object.keys(copy).every((key) => key === "role" || key === "content" || isEmpty(copy[key]));
+    Object.values(fieldsOf(only).message ?? {}).every(isEmpty);
   return saysNothing ? [] : blocks;
 }
 
 /** Whether a message field says nothing: `null` (`refusal`, `audio`) or `[]` (`annotations`). */
-const isEmpty = (value: JsonValue | undefined): boolean =>
+const isEmpty = (value: JsonValue): boolean =>
   value === null || (Array.isArray(value) && value.length === 0);
 
 /**
  * Takes a whole `chat.completions.create` completion into a session in one call: its first
  * choice's message (reasoning fields, content, refusal, `tool_calls`, in that order) becomes
- * one assistant message, and its usage (`cached_tokens` included) the context measure. For a
+ * one assistant message (an audio reply's `audio` as the request takes it back, `{ id }`, its
+ * transcript as its text), and its usage (`cached_tokens` included) the context measure. For a
  * stream, pass `await stream.finalChatCompletion()` (the SDK's `chat.completions.stream`).
  * Everything is checked before anything is appended or recorded. A completion with
  * `choices: []` (what some hosts send for a prompt they filtered) appends nothing, and its

@@ -25,6 +25,7 @@ import {
   withMessageFields,
 } from "./message-blocks.js";
 import { type ReadMessages, readQuickChatMessage } from "./messages-quick.js";
+import { isNoContent, requestAudio } from "./reply-audio.js";
 
 /** Options of {@link fromChatMessages}. */
 export interface FromChatMessagesOptions {
@@ -38,11 +39,18 @@ export interface FromChatMessagesOptions {
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
 
-/** An assistant message's blocks: its reasoning, its content and refusal, its tool calls. */
+/**
+ * An assistant message's blocks: its reasoning, its content and refusal, its tool calls. Its
+ * `audio` is kept as a request takes it back, `{ id }`, and the reply's transcript stands as
+ * its text when it has no content (see {@link requestAudio}).
+ */
 export function assistantBlocks(context: MessageContext, message: JsonObject): ContentBlock[] {
-  const { blocks, form } = contentBlocks(context, message["content"]);
-  const { refusal } = message;
-  const own: string[] = ["role", "content", "tool_calls", ...REASONING_FIELDS];
+  const { content, refusal } = message;
+  const { audio, transcript } = requestAudio(message["audio"], context);
+  // What a reply said by audio is its text when it wrote none: counted, summarized, sent.
+  const spoken = isNoContent(content) && transcript !== "" ? transcript : undefined;
+  const { blocks, form } = contentBlocks(context, spoken ?? content);
+  const own: string[] = ["role", "content", "tool_calls", "audio", ...REASONING_FIELDS];
   if (typeof refusal === "string") {
     blocks.push(withFields({ type: "text", text: refusal }, { refusal: "message" }));
     own.push("refusal");
@@ -61,6 +69,7 @@ export function assistantBlocks(context: MessageContext, message: JsonObject): C
     context.issues.push({ path: [...context.path, "tool_calls"], message: "must be an array" });
   }
   const fields = without(message, own);
+  if (audio !== undefined) fields["audio"] = audio;
   // A reasoning field that is null says nothing: it stays with the message's own fields.
   for (const key of REASONING_FIELDS) if (message[key] === null) fields[key] = null;
   const reasoning = reasoningBlock(message);
@@ -110,8 +119,10 @@ function messageBlocks(context: MessageContext, message: JsonObject): ContentBlo
  * block; text, refusal and `tool_calls` as blocks, the exact `arguments` text kept); the `tool`
  * messages after it one user message of tool results, paired by `tool_call_id`; a `system` or
  * `developer` message one holding it verbatim. Fields our blocks do not model (`name`,
- * `audio`, a part's `detail`, …) are kept under `extra.chatCompletions`; parts not modelled
- * (audio, files) are carried whole and in place.
+ * a part's `detail`, …) are kept under `extra.chatCompletions`; parts not modelled (audio,
+ * files) are carried whole and in place. A response message stored as it came is read as the
+ * request takes it: its `audio` as `{ id }` (without the reply's base64 `data`), its
+ * `transcript` as its text when it has no content.
  *
  * @example
  * const messages = fromChatMessages(history, { sessionId: session.sessionId });

@@ -24,6 +24,7 @@ import {
 } from "./chat-fields.js";
 import { writeQuickChatMessage } from "./messages-quick-out.js";
 import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
+import { requestAudio } from "./reply-audio.js";
 
 /** What {@link toChatMessages} does with the reasoning a host returned: send it back, or not. */
 export type ReasoningPolicy = "keep" | "drop";
@@ -98,6 +99,10 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
     }
   }
   const out: JsonObject = { role: "assistant", ...fields };
+  // As the reading keeps it, for a message kept before it did: the reply's data is not sent.
+  const { audio, transcript } = requestAudio(out["audio"]);
+  if (audio === undefined) delete out["audio"];
+  else out["audio"] = audio;
   if (reasoning === "drop") for (const key of REASONING_FIELDS) delete out[key];
   else Object.assign(out, thoughts);
   const content = contentOf(parts, form);
@@ -105,7 +110,7 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
   const answered = calls.length > 0 || refusal !== undefined || out["function_call"] !== undefined;
   // Content goes as it came; without calls or a refusal, an assistant message needs some.
   if (content !== undefined && (content !== null || answered)) out["content"] = content;
-  else if (!answered) out["content"] = "";
+  else if (!answered) out["content"] = transcript ?? "";
   else if (form !== "absent") out["content"] = null;
   if (refusal !== undefined) out["refusal"] = refusal;
   if (calls.length > 0) out["tool_calls"] = calls;

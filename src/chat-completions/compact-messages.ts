@@ -42,8 +42,9 @@ export const compactChatMessages = oneCallHelper<ChatCompletionMessageParam>({
  * Tells `origins` when a message (read, so of a known shape) is one the API refuses and the
  * writing mends (review 52b's finding 8: with nothing to compact, the caller's array went out
  * as it came): a user message without content (or `null`), an assistant message of neither
- * content nor calls (nor a function call or a refusal), an empty `tool_calls`, a tool message holding a part other than text (written to a
- * user message of its own).
+ * content nor calls (nor a function call or a refusal), an empty `tool_calls`, an `audio` as
+ * the response gave it (its base64 data, written `{ id }`), a tool message holding a part other
+ * than text (written to a user message of its own).
  */
 function noteMends(
   input: readonly ChatCompletionMessageParam[],
@@ -63,7 +64,8 @@ function noteMends(
         ? content === undefined || content === null
         : role === "assistant"
           ? fields.tool_calls?.length === 0 ||
-            ((content === undefined || content === null) && !answered)
+            ((content === undefined || content === null) && !answered) ||
+            isReplyAudio(fields["audio"])
           : role === "tool" &&
             Array.isArray(content) &&
             content.some((part) => (part as { type?: unknown }).type !== "text");
@@ -72,4 +74,12 @@ function noteMends(
       return;
     }
   }
+}
+
+/** Whether an assistant message's `audio` holds more than the `{ id }` a request takes. */
+function isReplyAudio(audio: unknown): boolean {
+  if (audio === undefined || audio === null) return false;
+  if (typeof audio !== "object" || Array.isArray(audio)) return true;
+  const keys = Object.keys(audio);
+  return keys.length !== 1 || keys[0] !== "id";
 }
