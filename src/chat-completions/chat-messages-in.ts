@@ -25,7 +25,7 @@ import {
   withMessageFields,
 } from "./message-blocks.js";
 import { type ReadMessages, readQuickChatMessage } from "./messages-quick.js";
-import { isNoContent, requestAudio } from "./reply-audio.js";
+import { isNoContent, requestAudio } from "./request-audio.js";
 
 /** Options of {@link fromChatMessages}. */
 export interface FromChatMessagesOptions {

@@ -24,7 +24,7 @@ import {
 } from "./chat-fields.js";
 import { writeQuickChatMessage } from "./messages-quick-out.js";
 import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
-import { requestAudio } from "./reply-audio.js";
+import { requestAudio } from "./request-audio.js";
 
 /** What {@link toChatMessages} does with the reasoning a host returned: send it back, or not. */
 export type ReasoningPolicy = "keep" | "drop";
