@@ -351,6 +351,26 @@ describe("LLMCompactor", () => {
     );
   });
 
+  // Review 55b #5: a client that does not pass maxTokens on, its reply dropped as a summary that
+  // would not shrink the conversation, and nothing reported.
+  it("maps a summary over twice maxSummaryTokens by the estimate to summary_too_long", async () => {
+    const maxSummaryTokens = 60;
+    const atLimit = `Summary: ${"s".repeat(2 * maxSummaryTokens * CHARS_PER_TOKEN - 9)}`;
+    const kept = await new LLMCompactor(new MockLlmClient().reply(` ${atLimit}\n`), {
+      maxSummaryTokens,
+    }).compactAsync(fiveTurns(), new Map());
+    expect(kept.conversation[0]?.content[0]).toMatchObject({
+      text: expect.stringContaining(atLimit),
+    });
+    const error = await expectCode(
+      new LLMCompactor(new MockLlmClient().reply(`${atLimit}s`), {
+        maxSummaryTokens,
+      }).compactAsync(fiveTurns(), new Map()),
+      "summary_too_long",
+    );
+    expect(error.message).toMatch(/about 121 tokens, over 2x maxSummaryTokens \(60\)/);
+  });
+
   it("maps a hung client to timeout after summaryTimeoutMs, and aborts the request", async () => {
     vi.useFakeTimers();
     const client = new MockLlmClient().hang();

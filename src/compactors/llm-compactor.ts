@@ -45,7 +45,11 @@ export interface LLMCompactorOptions {
   keepRecentTurns: number;
   /** The summarizer's system prompt. @default DEFAULT_SUMMARY_PROMPT */
   summarySystemPrompt?: string;
-  /** The most tokens the summary may take. @default 2048 */
+  /**
+   * The most tokens the summary may take: each request's `maxTokens`. A reply over twice it by
+   * the local estimate (a client that does not pass `maxTokens` on) fails with
+   * `summary_too_long`. @default 2048
+   */
   maxSummaryTokens: number;
   /** Milliseconds before the summary call is abandoned (`timeout`); at most 2^31−1. @default 60000 */
   summaryTimeoutMs: number;

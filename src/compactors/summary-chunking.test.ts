@@ -117,6 +117,20 @@ describe("summarization that always fits", () => {
     expect(conversation).toEqual(history(40));
   });
 
+  it("fails with summary_too_long when one part's summary is far over maxSummaryTokens", async () => {
+    const client = new MockLlmClient({ defaultReply: "part summary" })
+      .reply("part 1")
+      .reply("far too long ".repeat(100));
+    const error = await new LLMCompactor(client, {
+      maxTranscriptTokens: BUDGET,
+      maxSummaryTokens: 100,
+    })
+      .compactAsync(history(40), new Map())
+      .catch((reason: unknown) => reason);
+    expect(CompactionError.isInstance(error) && error.code).toBe("summary_too_long");
+    expect(client.requests.every((request) => request.maxTokens === 100)).toBe(true);
+  });
+
   it("rejects with aborted when the signal fires between the parts and the combine step", async () => {
     const controller = new AbortController();
     const client = new MockLlmClient({

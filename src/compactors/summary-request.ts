@@ -4,6 +4,7 @@ import { isContextOverflowError } from "../core/context-overflow.js";
 import { CompactionError } from "../core/errors.js";
 import { type LlmClient, type LlmRequest, readLlmUsage } from "../core/llm-client.js";
 import type { Message } from "../core/message.js";
+import { charsToTokens } from "../core/tokens.js";
 import { addUsage, type CompactionUsage } from "../core/usage.js";
 import { conversationSummaryRequest } from "./conversation-summary.js";
 import type { FoldPlan } from "./fold-plan.js";
@@ -130,7 +131,8 @@ function cachedRequest(summarizer: Summarizer, input: SummarySource, system: str
  * usage when the client reported one. Rejects with `CompactionError`: `aborted` (checked before
  * the request is sent too), `timeout` (the request is then aborted), `llm_error` (the client
  * threw, replied with neither a string nor `{ text }`, or reported a usage whose counts are not
- * whole numbers ≥ 0: the `ValidationError` is the cause), or `empty_summary`.
+ * whole numbers ≥ 0: the `ValidationError` is the cause), `empty_summary`, or
+ * `summary_too_long` (see {@link SUMMARY_OVERRUN}).
  */
 async function requestSummary(
   { client, options }: Summarizer,
@@ -152,11 +154,28 @@ async function requestSummary(
     },
   );
   const { text, usage } = readReply(reply);
-  if (text.trim() === "") {
+  const summary = text.trim();
+  if (summary === "") {
     throw new CompactionError("empty_summary", "summarizer returned an empty summary");
   }
-  return { text: text.trim(), ...(usage === undefined ? {} : { usage }) };
+  const tokens = charsToTokens(summary.length);
+  if (tokens > SUMMARY_OVERRUN * options.maxSummaryTokens) {
+    throw new CompactionError(
+      "summary_too_long",
+      `summarizer returned about ${tokens} tokens, over ${SUMMARY_OVERRUN}x maxSummaryTokens (${options.maxSummaryTokens}): its client must pass maxTokens on to the model`,
+    );
+  }
+  return { text: summary, ...(usage === undefined ? {} : { usage }) };
 }
+
+/**
+ * How many times `maxSummaryTokens` a summary may take by the local estimate (4 characters a
+ * token: a tokenizer counts otherwise) before it is refused with `summary_too_long`. A longer
+ * one came from a client that did not pass `maxTokens` on: kept, it would hold most of the
+ * window and every step would pay for another summary; cut, it would be half a summary standing
+ * for the whole part (a built-in client refuses a reply cut at its token limit as `llm_error`).
+ */
+const SUMMARY_OVERRUN = 2;
 
 /** The text and checked usage of a client's reply; rejects anything else with `llm_error`. */
 function readReply(reply: unknown): { text: string; usage?: CompactionUsage } {

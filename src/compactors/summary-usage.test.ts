@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
+import { AgentSession } from "../session/agent-session.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { HybridCompactor } from "./hybrid-compactor.js";
@@ -197,5 +198,26 @@ describe("a summary request that sends the conversation", () => {
       },
     );
     expectSameMessages(client.lastRequest?.conversation, conversation);
+  });
+});
+
+describe("a summary far over its budget that would still shrink the conversation (review 54c L2)", () => {
+  it("fails with summary_too_long: not kept whole, the request still inside the window", async () => {
+    // A client that does not pass maxTokens on: about 12k tokens for a budget of 2048. Kept
+    // whole, it held 73% of the 20k window and every second step paid for another summary.
+    const client = new MockLlmClient({ defaultReply: `Summary. ${"detail ".repeat(6_900)}` });
+    const session = new AgentSession({
+      contextLimit: 20_000,
+      llmCompactor: new LLMCompactor(client, { keepRecentTurns: 1, maxSummaryTokens: 2048 }),
+    });
+    for (let step = 0; step < 12; step += 1) {
+      session.addUserText(`Step ${step}: fix module ${step}.`);
+      session.addAssistant([{ type: "text", text: `fixed ${step} ${"x".repeat(6_000)}` }]);
+    }
+    session.recordUsage({ inputTokens: 20_500 });
+    const report = await session.maybeCompact();
+    expect(report.error?.code).toBe("summary_too_long");
+    expect(session.messages.some((message) => message.generated === "summary")).toBe(false);
+    expect(session.contextUsed).toBeLessThanOrEqual(20_000);
   });
 });

@@ -38,7 +38,9 @@ export abstract class AgentCompactionError<Code extends string = string> extends
 /**
  * Why a compaction failed: `llm_error` the summarizer failed (the `LlmClient` or the Anthropic
  * API threw, or no string came back); `timeout` it took longer than `summaryTimeoutMs`;
- * `empty_summary` it returned only whitespace; `aborted` the caller's signal fired, the history
+ * `empty_summary` it returned only whitespace; `summary_too_long` it returned more than twice
+ * `maxSummaryTokens` by the local estimate (its client does not pass `maxTokens` on: kept, the
+ * summary would hold most of the window); `aborted` the caller's signal fired, the history
  * was replaced while compacting (or a message appended meanwhile took an id of the output, tool
  * calls appended meanwhile wait for their results, results were merged into a message the
  * compaction changed), or (stored sessions) other workers' compactions won every attempt; `compactor_error` a custom
@@ -53,6 +55,7 @@ export type CompactionErrorCode =
   | "llm_error"
   | "timeout"
   | "empty_summary"
+  | "summary_too_long"
   | "aborted"
   | "compactor_error"
   | "busy"

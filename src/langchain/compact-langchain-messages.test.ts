@@ -7,9 +7,11 @@ import {
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
+import { LLMCompactor } from "../compactors/llm-compactor.js";
 import { ValidationError } from "../core/errors.js";
 import { INTERRUPTED_NOTICE } from "../core/interrupted-calls.js";
 import { MemoryArchive } from "../store/index.js";
+import { MockLlmClient } from "../testing/index.js";
 import { compactLangChainMessages, recallTool } from "./index.js";
 
 /** A model's tool loop over `steps` files, as `model.invoke` would have built it. */
@@ -251,5 +253,24 @@ describe("compactLangChainMessages", () => {
     const once = new MemoryArchive();
     await compactLangChainMessages(long, { contextLimit: 30_000, archive: once });
     expect(archive.records("stateless")).toHaveLength(once.records("stateless").length);
+  });
+
+  // As the other one-call helpers (test/promises/stateless-failures.test.ts, review 55b #5): a
+  // summary far over maxSummaryTokens was dropped as a skip and never reported.
+  it("resolves with summary_too_long in error when the summary is far over maxSummaryTokens", async () => {
+    const messages: BaseMessage[] = [];
+    for (let step = 0; step < 30; step += 1)
+      messages.push(
+        new HumanMessage({ content: `Request ${step}: ${"keep the tests green, ".repeat(40)}` }),
+        new AIMessage({ content: `Done with ${step}: ${"all good. ".repeat(40)}` }),
+      );
+    const client = new MockLlmClient({ defaultReply: "summary ".repeat(20_000) });
+    const { error, compacted } = await compactLangChainMessages(messages, {
+      contextLimit: 8_000,
+      llmCompactor: new LLMCompactor(client),
+    });
+    expect(client.callCount).toBe(1);
+    expect(error?.code).toBe("summary_too_long");
+    expect(compacted).toBe(true);
   });
 });

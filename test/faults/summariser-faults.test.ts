@@ -114,6 +114,12 @@ const FAULTS: Fault[] = [
   },
   { name: "an empty summary", code: "empty_summary", replies: [""] },
   { name: "a whitespace summary", code: "empty_summary", replies: [" \n\t  "] },
+  {
+    // A client that does not pass maxTokens on (review 55b #5: it was dropped as a skip, unreported).
+    name: "a summary far over maxSummaryTokens",
+    code: "summary_too_long",
+    replies: ["summary ".repeat(20_000)],
+  },
   { name: "a timeout", code: "timeout", replies: [hang], drive: ({ timers }) => timers.fireAll() },
   {
     name: "an abort",
@@ -216,7 +222,9 @@ describe("summariser faults: history unchanged, failure reported once", () => {
 });
 
 describe("a summary that would not shrink the history is a skip, not a failure", () => {
-  const tooLarge = "summary ".repeat(20_000);
+  // Within maxSummaryTokens (2048), yet longer than the folded part (one far over it fails:
+  // summary_too_long, in FAULTS).
+  const tooLarge = "summary ".repeat(1_000);
 
   it("maybeCompact reports a skip, changes nothing, and leaves the breaker alone", async () => {
     const state = setup([tooLarge, tooLarge, tooLarge, tooLarge]);

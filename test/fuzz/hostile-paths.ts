@@ -226,7 +226,7 @@ export const HOSTILE_PATHS: readonly HostilePath[] = [
   },
   {
     // A window the text fits: it goes through the fold whole, and the summary the model
-    // returns is the hostile text itself.
+    // returns is the hostile text itself (within maxSummaryTokens: one far over it is refused).
     name: "a session's forced fold",
     group: SESSION,
     prepare: (text, size) => {
@@ -236,6 +236,7 @@ export const HOSTILE_PATHS: readonly HostilePath[] = [
         llmCompactor: new LLMCompactor(new MockLlmClient({ defaultReply: text }), {
           keepRecentTurns: 1,
           maxTranscriptTokens: scaled(400_000, size),
+          maxSummaryTokens: scaled(250_000, size),
         }),
       });
       session.addUserText(text);

@@ -148,6 +148,63 @@ describe("a summarizer's outage on a one-call helper", () => {
   });
 });
 
+/**
+ * A summarizer whose client does not pass `maxTokens` on: every reply about 40,000 tokens, far
+ * over `maxSummaryTokens` (2048).
+ */
+function overlongSummarizer(): LLMCompactor {
+  return new LLMCompactor(new MockLlmClient({ defaultReply: "summary ".repeat(20_000) }));
+}
+
+describe("a summary far over maxSummaryTokens on a stateless path (review 55b #5)", () => {
+  // It was dropped as a summary that would not shrink the conversation, and nothing told the
+  // caller: the same fallback as an outage, unreported. It fails as an outage does now.
+  for (const [name, helper] of Object.entries(HELPERS)) {
+    it(`${name}: resolves with summary_too_long, the request inside the window`, async () => {
+      const outcome = await helper.compact(longRun(30), {
+        contextLimit: WINDOW,
+        llmCompactor: overlongSummarizer(),
+      });
+      expect(CompactionError.isInstance(outcome.error)).toBe(true);
+      expect(outcome.error?.code).toBe("summary_too_long");
+      expect(outcome.compacted).toBe(true);
+      expect(helper.tokens(outcome.messages)).toBeLessThanOrEqual(0.95 * WINDOW);
+    });
+  }
+
+  it("compactionPrepareStep tells onError", async () => {
+    const errors: unknown[] = [];
+    const prepare = compactionPrepareStep({
+      contextLimit: WINDOW,
+      llmCompactor: overlongSummarizer(),
+      onError: (error) => errors.push(error),
+    });
+    const output = await prepare({
+      steps: [],
+      stepNumber: 0,
+      messages: toModelMessages(longRun(30)),
+    });
+    expect(errors.map((error) => (error as CompactionError).code)).toEqual(["summary_too_long"]);
+    expect(estimateTokens(fromModelMessages(output.messages ?? []))).toBeLessThanOrEqual(
+      0.95 * WINDOW,
+    );
+  });
+
+  it("compactionMiddleware tells onError", async () => {
+    const errors: unknown[] = [];
+    const wrapped = wrapLanguageModel({
+      model: replyingModel([]),
+      middleware: compactionMiddleware({
+        contextLimit: WINDOW,
+        llmCompactor: overlongSummarizer(),
+        onError: (error) => errors.push(error),
+      }),
+    });
+    await generateText({ model: wrapped, messages: toModelMessages(longRun(30)) });
+    expect(errors.map((error) => (error as CompactionError).code)).toEqual(["summary_too_long"]);
+  });
+});
+
 /** An archive whose every write fails (a store's outage); reads find nothing. */
 const brokenArchive: CompactionArchive = {
   put: () => {
@@ -252,22 +309,8 @@ describe("a summarizer's outage in the AI SDK's loops", () => {
   it("compactionMiddleware tells onError and sends the call inside the window", async () => {
     const errors: unknown[] = [];
     const prompts: number[] = [];
-    const model = new MockLanguageModelV3({
-      doGenerate: async ({ prompt }) => {
-        prompts.push(Math.ceil(JSON.stringify(prompt).length / 4));
-        return {
-          content: [{ type: "text", text: "ok" }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage: {
-            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-            outputTokens: { total: 1, text: 1, reasoning: undefined },
-          },
-          warnings: [],
-        };
-      },
-    });
     const wrapped = wrapLanguageModel({
-      model,
+      model: replyingModel(prompts),
       middleware: compactionMiddleware({
         contextLimit: WINDOW,
         llmCompactor: failingSummarizer(),
@@ -282,3 +325,21 @@ describe("a summarizer's outage in the AI SDK's loops", () => {
     expect(prompts[0]).toBeLessThanOrEqual(WINDOW);
   });
 });
+
+/** A model that answers "ok", noting each prompt's rough size (its JSON over 4) in `prompts`. */
+function replyingModel(prompts: number[]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      prompts.push(Math.ceil(JSON.stringify(prompt).length / 4));
+      return {
+        content: [{ type: "text", text: "ok" }],
+        finishReason: { unified: "stop", raw: "stop" },
+        usage: {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 1, text: 1, reasoning: undefined },
+        },
+        warnings: [],
+      };
+    },
+  });
+}
