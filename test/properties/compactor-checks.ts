@@ -4,6 +4,8 @@ import { expect } from "vitest";
 import {
   type AsyncCompactor,
   type CompactionContext,
+  CompactionError,
+  type CompactionOutput,
   type CompactionResult,
   type Compactor,
   LLMCompactor,
@@ -108,7 +110,10 @@ export const caseArbitrary = (conversations: fc.Arbitrary<Message[]>) =>
     })),
   );
 
-/** Short summaries mostly; now and then one too large to be worth applying. */
+/**
+ * Short summaries mostly; now and then one too large to be worth applying (a skip when within
+ * twice `maxSummaryTokens`, else refused: the mock passes no `maxTokens` on).
+ */
 export const summaryReplyArbitrary = fc.oneof(
   {
     weight: 5,
@@ -147,19 +152,57 @@ export function checkSync(
   });
 }
 
+/**
+ * Whether the mock answered one of its requests from the `from`th on over twice the request's
+ * `maxTokens` by the estimate: `reply`, or the mock's default reply when it is not given.
+ */
+function repliedOverBudget(client: MockLlmClient, reply: string | undefined, from: number) {
+  return client.requests.slice(from).some((request, index) => {
+    const text = reply ?? `Summary ${from + index + 1} of ${request.prompt.length} characters.`;
+    return Math.ceil(text.trim().length / 4) > 2 * (request.maxTokens ?? Number.POSITIVE_INFINITY);
+  });
+}
+
+/**
+ * The compactor's output, or `undefined` when it refused a reply over twice `maxSummaryTokens`
+ * (`summary_too_long`, the mock passing no `maxTokens` on): every such reply is refused, and
+ * nothing else is.
+ */
+async function compactOrRefused(
+  client: MockLlmClient,
+  reply: string | undefined,
+  run: () => Promise<CompactionOutput>,
+): Promise<CompactionOutput | undefined> {
+  const from = client.callCount;
+  const output = await run().catch((error: unknown) => {
+    expect(CompactionError.isInstance(error) && error.code).toBe("summary_too_long");
+    return undefined;
+  });
+  const overBudget = repliedOverBudget(client, reply, from);
+  expect(output === undefined, "a reply over twice maxTokens is refused, no other").toBe(
+    overBudget,
+  );
+  return output;
+}
+
 export async function checkAsync(
   compactor: AsyncCompactor,
   client: MockLlmClient,
   messages: Message[],
   summaries: Map<string, string>,
   context?: CompactionContext,
+  reply?: string,
 ) {
   const before = snapshot(messages);
   expect(validateConversation(messages)).toEqual([]);
   const callsBefore = client.callCount;
-  // A summary that would not shrink the conversation is a skip, never a rejection.
-  const first = await compactor.compactAsync(messages, summaries, context);
+  // A summary that would not shrink the conversation is a skip, never a rejection; one over
+  // twice maxSummaryTokens is refused, and changes nothing.
+  const first = await compactOrRefused(client, reply, () =>
+    compactor.compactAsync(messages, summaries, context),
+  );
   expect(snapshot(messages)).toEqual(before);
+  if (first === undefined) return;
   expectCompactionInvariants(messages, first.conversation, first.result);
   if (first.skipReason !== undefined) {
     expect(first.conversation).toEqual(messages);
@@ -168,11 +211,18 @@ export async function checkAsync(
   const calls = client.callCount;
   // A summary asked for and not applied (it would not shrink the conversation) is asked again.
   const summaryDeclined = calls > callsBefore && first.result.turnsCompacted === 0;
-  const second = await compactor.compactAsync(
-    deepFreeze(first.conversation),
-    summaries,
-    afterPass(context, first.result),
+  const second = await compactOrRefused(client, reply, () =>
+    compactor.compactAsync(
+      deepFreeze(first.conversation),
+      summaries,
+      afterPass(context, first.result),
+    ),
   );
+  // Asked again after a skip, the mock's default reply may come out a character longer.
+  if (second === undefined) {
+    expect(summaryDeclined).toBe(true);
+    return;
+  }
   if (!summaryDeclined)
     expect(client.callCount, "compacting a compacted conversation asks no summary").toBe(calls);
   expect(second.conversation).toEqual(first.conversation);

@@ -35,6 +35,7 @@ describe("compactor properties over random trajectories: summarising compactors"
               messages,
               summaries,
               context,
+              reply,
             );
           },
         ),
@@ -57,7 +58,7 @@ describe("compactor properties over random trajectories: summarising compactors"
             const client = new MockLlmClient({ defaultReply: reply });
             const compactor = new HybridCompactor({ client, ...config });
             checkSync(compactor, messages, summaries, context);
-            await checkAsync(compactor, client, messages, summaries, context);
+            await checkAsync(compactor, client, messages, summaries, context, reply);
           },
         ),
         { seed: seed(4006), numRuns: 1500 * RUNS },
