@@ -36,14 +36,18 @@ export interface SummarySource {
 /**
  * The budget of one summary request by the local estimate: `maxTranscriptTokens` (the
  * provider's tokens, see `tokenRatio`), and no more than the window the session knows leaves
- * beside the summary (a summarizer on the agent's model takes no more than the agent).
+ * beside the summary: a summarizer on the agent's model takes no more than the agent (a
+ * 6,000-token window refused a 25k-character transcript). A window that leaves less than the
+ * summary itself is not the summarizer's (no request there could hold a transcript worth
+ * summarizing): the budget stands.
  */
 function transcriptBudget(settings: LLMCompactorOptions, options: CompactAsyncOptions): number {
   const budget = inEstimateTokens(settings.maxTranscriptTokens, options);
   const window = options.contextLimit;
   if (window === undefined) return budget;
-  const room = Math.floor(window) - inEstimateTokens(settings.maxSummaryTokens, options);
-  return Math.max(1, Math.min(budget, room));
+  const summary = inEstimateTokens(settings.maxSummaryTokens, options);
+  const room = Math.floor(window) - summary;
+  return room < summary ? budget : Math.min(budget, room);
 }
 
 /**

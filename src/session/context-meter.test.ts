@@ -216,3 +216,26 @@ describe("tokenRatio", () => {
     expect(longest).toBeLessThanOrEqual((20_000 / 4) * CHARS_PER_TOKEN);
   });
 });
+
+describe("a summary's transcript request", () => {
+  it("stays within the window the session knows, less the summary, where that leaves room for one", async () => {
+    const builder = new ConversationBuilder();
+    for (let turn = 0; turn < 40; turn += 1)
+      builder.user(`request ${turn}`).toolCall({ name: "read", result: "x".repeat(2000) });
+    const conversation = builder.build();
+    const longest = async (contextLimit: number) => {
+      const client = new MockLlmClient();
+      const compactor = new LLMCompactor(client, { maxSummaryTokens: 1000 });
+      await compactor.compactAsync(conversation, new Map(), {
+        contextLimit,
+        contextUsed: contextLimit,
+        trigger: "manual",
+      });
+      return Math.max(...client.requests.map((request) => request.prompt.length));
+    };
+    // 6,000 - 1,000 tokens a request (about 20k characters), where the whole transcript is 84k.
+    expect(await longest(6_000)).toBeLessThanOrEqual(5_000 * CHARS_PER_TOKEN);
+    // A window that leaves less than the summary is another model's: the transcript in one.
+    expect(await longest(1_500)).toBeGreaterThan(80_000);
+  });
+});
