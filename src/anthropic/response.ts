@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock } from "../core/message.js";
-import { NON_NEGATIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import { NON_NEGATIVE_INT_SCHEMA, STRING_SCHEMA } from "../core/option-schemas.js";
 import type { Usage } from "../core/usage.js";
 import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
 import { emitEvents, type ReportingSession, responseEvents } from "./response-events.js";
@@ -64,14 +64,14 @@ export interface AppendedResponse {
 const count = NON_NEGATIVE_INT_SCHEMA;
 
 const AppliedEditSchema = z.looseObject({
-  type: z.string({ error: "must be a string" }),
+  type: STRING_SCHEMA,
   cleared_input_tokens: z.nullish(count),
   cleared_tool_uses: z.nullish(count),
   cleared_thinking_turns: z.nullish(count),
 });
 
 const CacheMissReasonSchema = z.looseObject({
-  type: z.string({ error: "must be a string" }),
+  type: STRING_SCHEMA,
   cache_missed_input_tokens: z.nullish(count),
 });
 

@@ -6,6 +6,7 @@
 import * as z from "zod/mini";
 import type { ValidationIssue } from "../core/errors.js";
 import type { JsonObject, JsonValue } from "../core/message.js";
+import { BOOLEAN_SCHEMA, STRING_SCHEMA } from "../core/option-schemas.js";
 import {
   checkWireBlock,
   ImageWireSchema,
@@ -20,16 +21,14 @@ type Path = (string | number)[];
 
 export { NonEmptyStringSchema };
 
-const anyString = z.string({ error: "must be a string" });
-
 const ThinkingWireSchema = z.looseObject({
   type: z.literal("thinking"),
-  thinking: anyString,
-  signature: anyString,
+  thinking: STRING_SCHEMA,
+  signature: STRING_SCHEMA,
 });
 const RedactedThinkingWireSchema = z.looseObject({
   type: z.literal("redacted_thinking"),
-  data: anyString,
+  data: STRING_SCHEMA,
 });
 const ToolUseWireSchema = z.looseObject({
   type: z.literal("tool_use"),
@@ -41,11 +40,11 @@ const ToolResultWireSchema = z.looseObject({
   type: z.literal("tool_result"),
   tool_use_id: NonEmptyStringSchema,
   content: z.optional(
-    z.union([anyString, z.array(z.unknown())], {
+    z.union([STRING_SCHEMA, z.array(z.unknown())], {
       error: "must be a string or an array of blocks",
     }),
   ),
-  is_error: z.optional(z.boolean({ error: "must be a boolean" })),
+  is_error: z.optional(BOOLEAN_SCHEMA),
 });
 
 // Blocks of other types are carried opaquely: any JSON object with a type will do.
@@ -62,7 +61,7 @@ const KNOWN_BLOCK_SCHEMAS: Record<string, z.ZodMiniType<object>> = {
 export const MessageParamWireSchema = z.strictObject({
   role: z.enum(["user", "assistant"], { error: 'must be "user", "assistant" or "system"' }),
   content: z.union(
-    [anyString, z.array(z.unknown()).check(z.minLength(1, "must hold at least one block"))],
+    [STRING_SCHEMA, z.array(z.unknown()).check(z.minLength(1, "must hold at least one block"))],
     {
       error: "must be a string or a non-empty array of blocks",
     },
@@ -77,7 +76,9 @@ export const MessageParamWireSchema = z.strictObject({
 export const SystemMessageWireSchema = z.looseObject({
   role: z.literal("system"),
   content: z.optional(
-    z.union([anyString, z.array(z.unknown())], { error: "must be a string or an array of blocks" }),
+    z.union([STRING_SCHEMA, z.array(z.unknown())], {
+      error: "must be a string or an array of blocks",
+    }),
   ),
   clear_at: z.nullish(
     z.enum(["next_user_message", "never"], { error: 'must be "next_user_message" or "never"' }),

@@ -30,6 +30,5 @@ export function minimumGain(clearAtLeast: number, context: CompactionContext | u
 
 /** `tokens` of the provider's as the local estimate counts them (see `tokenRatio`). */
 export function inEstimateTokens(tokens: number, context: CompactionContext | undefined): number {
-  const ratio = context?.tokenRatio;
-  return ratio === undefined || ratio === 1 ? tokens : Math.floor(tokens / ratio);
+  return Math.floor(tokens / (context?.tokenRatio ?? 1));
 }

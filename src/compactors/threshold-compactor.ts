@@ -10,7 +10,7 @@ import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import { estimateTokens, rememberConversation } from "../core/message-memo.js";
-import { CLOCK_SCHEMA } from "../core/option-schemas.js";
+import { BOOLEAN_SCHEMA, CLOCK_SCHEMA } from "../core/option-schemas.js";
 import {
   CLEAR_TOOL_INPUTS_SCHEMA,
   compactorOptions,
@@ -127,8 +127,8 @@ export const ThresholdCompactorOptionsSchema = z.strictObject({
   clearAtLeast: z.exactOptional(NON_NEGATIVE_INT_SCHEMA),
   excludeTools: z.exactOptional(TOOL_NAMES_SCHEMA),
   clearToolInputs: z.exactOptional(CLEAR_TOOL_INPUTS_SCHEMA),
-  keepPathMentions: z.exactOptional(z.boolean({ error: "must be a boolean" })),
-  dropOldest: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  keepPathMentions: z.exactOptional(BOOLEAN_SCHEMA),
+  dropOldest: z.exactOptional(BOOLEAN_SCHEMA),
   clock: z.exactOptional(CLOCK_SCHEMA),
 });
 

@@ -60,10 +60,14 @@ export interface CompactionOutput {
  * compacts everything its retention rules allow.
  */
 export interface CompactionContext {
-  /** The model's context window in tokens. @default unknown (no target applies) */
+  /**
+   * The model's context window in tokens (from a session: in the local estimate's tokens,
+   * divided by `tokenRatio` once it learned one). @default unknown (no target applies)
+   */
   contextLimit?: number;
   /**
-   * The context this conversation takes in a request (messages plus system prompt and tools).
+   * The context this conversation takes in a request (messages plus system prompt and tools;
+   * from a session: divided by `tokenRatio` as `contextLimit` is).
    * @default the local estimate of the messages
    */
   contextUsed?: number;

@@ -11,7 +11,12 @@ import {
   rememberValid,
   seemsNew,
 } from "./message-memo.js";
-import { ABORT_SIGNAL_SCHEMA, finiteNumber, TOKENS_SCHEMA } from "./option-schemas.js";
+import {
+  ABORT_SIGNAL_SCHEMA,
+  finiteNumber,
+  STRING_SCHEMA,
+  TOKENS_SCHEMA,
+} from "./option-schemas.js";
 import { MessagesSchema } from "./schemas.js";
 
 /**
@@ -123,8 +128,8 @@ export function assertMessages(value: unknown, subject: string): asserts value i
 const CompactOptionsSchema = z.object(
   {
     signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
-    instructions: z.exactOptional(z.string({ error: "must be a string" })),
-    runId: z.exactOptional(z.string({ error: "must be a string" })),
+    instructions: z.exactOptional(STRING_SCHEMA),
+    runId: z.exactOptional(STRING_SCHEMA),
     contextLimit: z.exactOptional(finiteNumber(0, true)),
     contextUsed: z.exactOptional(TOKENS_SCHEMA),
     trigger: z.exactOptional(z.enum(["auto", "manual"], { error: 'must be "auto" or "manual"' })),

@@ -17,6 +17,7 @@ import type {
   OpaqueBlock,
   ToolResultContentBlock,
 } from "./message.js";
+import { STRING_SCHEMA } from "./option-schemas.js";
 
 type Path = (string | number)[];
 
@@ -25,14 +26,12 @@ export const NonEmptyStringSchema = z
   .string({ error: "must be a string" })
   .check(z.minLength(1, "must be a non-empty string"));
 
-const anyString = z.string({ error: "must be a string" });
-
 /** Schema of a wire `text` block. */
-export const TextWireSchema = z.looseObject({ type: z.literal("text"), text: anyString });
+export const TextWireSchema = z.looseObject({ type: z.literal("text"), text: STRING_SCHEMA });
 /** Schema of a wire `image` block (a source we do not model is carried whole). */
 export const ImageWireSchema = z.looseObject({
   type: z.literal("image"),
-  source: z.looseObject({ type: anyString }, { error: "must be an object with a type" }),
+  source: z.looseObject({ type: STRING_SCHEMA }, { error: "must be an object with a type" }),
 });
 const BlockShapeSchema = z.looseObject(
   { type: NonEmptyStringSchema },

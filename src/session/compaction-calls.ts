@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
+import { STRING_SCHEMA } from "../core/option-schemas.js";
 import { type BackgroundGate, backgroundReport } from "./background.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import {
@@ -21,7 +22,7 @@ import type { SerialQueue } from "./serial-queue.js";
 
 /** What `requestCompaction` takes (and a snapshot's `compactionRequested`). */
 export const REQUEST_COMPACTION_SCHEMA = z.strictObject(
-  { instructions: z.exactOptional(z.string({ error: "must be a string" })) },
+  { instructions: z.exactOptional(STRING_SCHEMA) },
   { error: "must be an object" },
 );
 

@@ -3,7 +3,7 @@ import { type CompactionResult, emptyCompactionResult } from "../core/compactor.
 import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { ABORT_SIGNAL_SCHEMA } from "../core/option-schemas.js";
+import { ABORT_SIGNAL_SCHEMA, STRING_SCHEMA } from "../core/option-schemas.js";
 import { addUsage, type CompactionUsage } from "../core/usage.js";
 import type { CompactionBoundary } from "./hooks.js";
 
@@ -112,7 +112,7 @@ const notAnObject = {
 };
 export const MaybeCompactOptionsSchema = z.strictObject({ signal: signalSchema }, notAnObject);
 export const ForceCompactOptionsSchema = z.strictObject(
-  { signal: signalSchema, instructions: z.exactOptional(z.string({ error: "must be a string" })) },
+  { signal: signalSchema, instructions: z.exactOptional(STRING_SCHEMA) },
   notAnObject,
 );
 

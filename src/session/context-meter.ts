@@ -33,12 +33,6 @@ export function isUntrustedUsage(sent: number, estimate: number): boolean {
 const MIN_SPREAD_TOKENS = 2_000;
 /** The same, as a share of the larger estimate of the two. */
 const MIN_SPREAD_SHARE = 0.2;
-/**
- * The share of a fitted ratio's excess over 1 the meter takes: a ratio too high would make the
- * measure after a compaction too low (the request after it could go out over the window), one
- * too low only makes it high, as without a ratio; the next usage corrects either.
- */
-const RATIO_TRUST = 0.9;
 /** The highest ratio the meter takes (a hex dump, a list of UUIDs: 3 to 4 by o200k). */
 export const MAX_TOKEN_RATIO = 6;
 
@@ -56,10 +50,12 @@ export interface ContextMeterState {
   replyCounted: boolean;
   /**
    * What the provider counts for each token the local estimate counts of the messages, learned
-   * from two usages far enough apart (see {@link ContextMeter}), and the last usage it learned
-   * from; absent: 1, nothing learned.
+   * from two usages far enough apart (see {@link ContextMeter}); the last usage since the last
+   * compaction, to learn from with the next (`from`); the usage of the least estimate (`least`:
+   * its count is mostly overhead, the floor of the overhead after a compaction). Absent: 1,
+   * nothing learned.
    */
-  ratio?: { value: number; from: MeterCalibration };
+  ratio?: { value: number; from?: MeterCalibration; least?: MeterCalibration };
 }
 
 /**
@@ -70,11 +66,13 @@ export interface ContextMeterState {
  * The provider's count is modelled as `overhead + ratio × estimate`: the overhead is what the
  * request holds besides the messages (system prompt, tools), the ratio what it counts for each
  * token the local estimate (4 characters a token) counts (code and JSON 1.5 to 1.7 by o200k, CJK
- * text 2.5 and more). The ratio is learned from two usages whose estimates lie far enough apart
- * (taken at {@link RATIO_TRUST} of its excess, at most {@link MAX_TOKEN_RATIO}); until then it
- * is 1, and everything the usage counted beyond the estimate is taken for overhead. Messages
- * appended since the last usage count at the ratio; after a compaction, what the ratio said of
- * the removed messages goes with them (the overhead alone stays).
+ * text 2.5 and more). The ratio is learned from two usages between compactions whose estimates
+ * lie far enough apart (from 1 to {@link MAX_TOKEN_RATIO}); until then it is 1, and everything
+ * the usage counted beyond the estimate is taken for overhead. Messages appended since the last
+ * usage count at the ratio; after a compaction, what the ratio said of the removed messages goes
+ * with them, and the overhead stays, never below what the usage of the least estimate showed
+ * beyond its messages (a ratio learned on denser content than the conversation's start would
+ * otherwise take the system prompt for part of the messages).
  */
 export class ContextMeter {
   /**
@@ -87,8 +85,10 @@ export class ContextMeter {
   /** What the provider counts besides `ratio × estimate` (may be below 0 until a replacement). */
   #overhead = 0;
   #ratio = 1;
-  /** The last trusted usage, to learn the ratio from with the next one far enough from it. */
+  /** The last trusted usage since the last compaction, to learn the ratio from with the next one far enough from it. */
   #calibration: MeterCalibration | undefined;
+  /** The trusted usage of the least estimate: mostly overhead. */
+  #least: MeterCalibration | undefined;
   #replyCounted = false;
 
   /** The measure: the overhead and the estimate of the messages at the ratio. */
@@ -159,7 +159,9 @@ export class ContextMeter {
     const sent = lastIsReply ? input + output : input;
     const estimate = this.#estimate;
     if (isUntrustedUsage(sent, estimate)) return;
-    this.#learn({ estimate, tokens: sent });
+    const now = { estimate, tokens: sent };
+    this.#learn(now);
+    if (this.#least === undefined || estimate <= this.#least.estimate) this.#least = now;
     // When the reply is already appended, input + output covers it; otherwise output stands in for it.
     this.#overhead = input + output - this.#ratio * estimate;
     this.#replyCounted = !lastIsReply && output > 0;
@@ -179,8 +181,7 @@ export class ContextMeter {
       );
       if (Math.abs(spread) < least) return;
       const fitted = (now.tokens - before.tokens) / spread;
-      const trusted = 1 + RATIO_TRUST * (fitted - 1);
-      this.#ratio = Number.isFinite(trusted) ? Math.min(MAX_TOKEN_RATIO, Math.max(1, trusted)) : 1;
+      this.#ratio = Number.isFinite(fitted) ? Math.min(MAX_TOKEN_RATIO, Math.max(1, fitted)) : 1;
     }
     this.#calibration = now;
   }
@@ -199,8 +200,9 @@ export class ContextMeter {
   /**
    * Re-bases after the history was replaced (`previous`: the messages the estimate counted, when
    * it counted them all). What the usage counted beyond the messages (system prompt, tools)
-   * stays; what the ratio said of the removed messages goes with them, and so does an
-   * overestimate.
+   * stays, at least what the usage of the least estimate showed; what the ratio said of the
+   * removed messages goes with them, and so does an overestimate. The next ratio is learned from
+   * usages after it (one across it would measure the removed messages).
    */
   replaced(messages: readonly Message[], previous?: readonly Message[]): void {
     // The estimate is the sum over `previous` exactly: a version of it is estimated where it changed.
@@ -208,29 +210,42 @@ export class ContextMeter {
       previous === undefined
         ? estimateTokens(messages)
         : estimateEdited(previous, this.#estimate, messages);
-    this.#overhead = Math.max(0, this.#overhead);
+    this.#overhead = this.#overheadAfterReplace;
+    this.#calibration = undefined;
+  }
+
+  /** The overhead a replacement keeps: at least what the usage of the least estimate showed. */
+  get #overheadAfterReplace(): number {
+    const least = this.#least;
+    const floor = least === undefined ? 0 : least.tokens - this.#ratio * least.estimate;
+    return Math.max(0, this.#overhead, floor);
   }
 
   /** The state {@link ContextMeter.replaced} would leave for messages of `estimate` (a head written before it applies). */
   stateAfterReplace(estimate: number): ContextMeterState {
-    const correction = Math.max(0, this.#overhead) + (this.#ratio - 1) * estimate;
-    return this.#stateWith(correction);
+    const correction = this.#overheadAfterReplace + (this.#ratio - 1) * estimate;
+    return this.#stateWith(correction, undefined);
   }
 
   /** The state to store in a snapshot. */
   get state(): ContextMeterState {
-    return this.#stateWith(this.#overhead + (this.#ratio - 1) * this.#estimate);
+    return this.#stateWith(this.#overhead + (this.#ratio - 1) * this.#estimate, this.#calibration);
   }
 
-  #stateWith(correction: number): ContextMeterState {
-    const calibration = this.#calibration;
-    return {
-      correction,
+  /**
+   * The state with `correction` (whole: what any version reads) and `from`; the ratio once a
+   * usage was trusted (the least one is then known).
+   */
+  #stateWith(correction: number, from: MeterCalibration | undefined): ContextMeterState {
+    const state: ContextMeterState = {
+      correction: Math.round(correction),
       replyCounted: this.#replyCounted,
-      ...(calibration === undefined
-        ? {}
-        : { ratio: { value: this.#ratio, from: { ...calibration } } }),
     };
+    const least = this.#least;
+    if (least === undefined) return state;
+    state.ratio = { value: this.#ratio, least: { ...least } };
+    if (from !== undefined) state.ratio.from = { ...from };
+    return state;
   }
 
   /**
@@ -239,14 +254,16 @@ export class ContextMeter {
    */
   restore(state: ContextMeterState, messages: readonly Message[]): void {
     this.#estimate = estimateTokens(messages);
+    const { ratio } = state;
+    this.#ratio = ratio?.value ?? 1;
+    this.#calibration = ratio?.from === undefined ? undefined : { ...ratio.from };
+    this.#least = ratio?.least === undefined ? undefined : { ...ratio.least };
     const correction = restoredCorrection(
       state.correction,
       messages,
       this.#estimate,
-      this.contextLimit,
+      this.contextLimit + (this.#ratio - 1) * this.#estimate,
     );
-    this.#ratio = state.ratio === undefined ? 1 : state.ratio.value;
-    this.#calibration = state.ratio === undefined ? undefined : { ...state.ratio.from };
     this.#overhead = correction - (this.#ratio - 1) * this.#estimate;
     this.#replyCounted = state.replyCounted;
   }
@@ -254,13 +271,14 @@ export class ContextMeter {
 
 /**
  * A snapshot's correction held to `[-max(UNTRUSTED_USAGE_SHARE × estimate, UNTRUSTED_USAGE_GAP)
- * - reply, contextLimit]`, for the restored messages' `estimate`, `reply` the largest estimate of
+ * - reply, ceiling]`, for the restored messages' `estimate`, `reply` the largest estimate of
  * an assistant message. Below: the meter never trusts a usage that far under the estimate
  * ({@link isUntrustedUsage}), so no reported usage leaves it there, less the one reply a usage
  * recorded before it was appended counted already (review 55g #3); a lower one (an edited
  * snapshot's -1e300) would read 0 tokens however the conversation grew.
- * Above: what the usage counted beyond the messages (system prompt, tools) fits in the window;
- * a larger one puts every request over it whatever compaction removes (1e300 emptied the
+ * Above (`ceiling`: the window, plus what the meter's ratio counts of the messages beyond their
+ * estimate): what the usage counted beyond the messages (system prompt, tools) fits in the
+ * window; a larger one puts every request over it whatever compaction removes (1e300 emptied the
  * history and read 1e300 forever). Clamped, not refused: a snapshot of an older version, whose
  * estimate of the same messages differed a little, restores, with a measure at most a little
  * higher (an earlier compaction, never a request over the window).
@@ -269,12 +287,12 @@ function restoredCorrection(
   correction: number,
   messages: readonly Message[],
   estimate: number,
-  contextLimit: number,
+  ceiling: number,
 ): number {
   let reply = 0;
   for (const message of messages)
     if (message.role === "assistant") reply = Math.max(reply, estimateMessageTokens(message));
   const lowest = -Math.max(UNTRUSTED_USAGE_SHARE * estimate, UNTRUSTED_USAGE_GAP) - reply;
-  const highest = Number.isFinite(contextLimit) ? contextLimit : Number.MAX_SAFE_INTEGER;
+  const highest = Number.isFinite(ceiling) ? ceiling : Number.MAX_SAFE_INTEGER;
   return Math.min(highest, Math.max(lowest, correction));
 }

@@ -298,7 +298,8 @@ export class MessageIntake {
     const events: CompactionEvent[] = [];
     const archive: ArchiveRecord[] = [];
     const { archive: keeper, history, maxBlockShare, keepStaleThinking, clock } = this.#settings;
-    const maxBlockTokens = Math.floor(maxBlockShare * history.meter.contextLimit);
+    // In the estimate's tokens, as clamping counts (the window divided by the meter's ratio).
+    const maxBlockTokens = Math.floor(maxBlockShare * history.meter.planning.contextLimit);
     // Handles are taken in the order the blocks are cut, so the records follow that order too.
     let handles = 0;
     const nextHandle =

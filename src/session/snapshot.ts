@@ -93,6 +93,7 @@ export const ArchiveRecordSchema: z.ZodMiniType<ArchiveRecord, unknown> = z.disc
 );
 
 const count = NON_NEGATIVE_INT_SCHEMA;
+const CALIBRATION_SCHEMA = z.object({ estimate: TOKENS_SCHEMA, tokens: TOKENS_SCHEMA });
 
 /** A validated {@link SessionSnapshot}: its dates restored, its archive records parsed. */
 export interface ParsedSnapshot
@@ -123,7 +124,8 @@ export const SessionSnapshotSchema: z.ZodMiniType<ParsedSnapshot, unknown> = z
                 `must be a number from 1 to ${MAX_TOKEN_RATIO}`,
               ),
             ),
-          from: z.object({ estimate: TOKENS_SCHEMA, tokens: TOKENS_SCHEMA }),
+          from: z.exactOptional(CALIBRATION_SCHEMA),
+          least: z.exactOptional(CALIBRATION_SCHEMA),
         }),
       ),
     }) satisfies z.ZodMiniType<ContextMeterState>,

@@ -3,6 +3,7 @@ import type { AsyncCompactor, CompactionResult, Compactor } from "../core/compac
 import type { CompactionError } from "../core/errors.js";
 import {
   ABORT_SIGNAL_SCHEMA,
+  BOOLEAN_SCHEMA,
   NON_EMPTY_STRING_SCHEMA,
   positiveWholeNumber,
   SHARE_SCHEMA,
@@ -76,7 +77,7 @@ export const STATELESS_COMPACTION_SHAPE = {
   ),
   archive: z.exactOptional(ARCHIVE_OPTION_SCHEMA),
   sessionId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
-  keepStaleThinking: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  keepStaleThinking: z.exactOptional(BOOLEAN_SCHEMA),
   maxBlockShare: z.exactOptional(SHARE_SCHEMA),
   trimOnOverflow: z.exactOptional(booleanOrShare("targetUtilization")),
 };

@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { ToolResultBlock, ToolResultContentBlock } from "../core/message.js";
+import { BOOLEAN_SCHEMA, STRING_SCHEMA } from "../core/option-schemas.js";
 import { JsonObjectSchema, ToolResultContentBlockSchema } from "../core/schemas.js";
 import { resultPartsFromWire } from "../core/wire-result-parts.js";
 
@@ -12,8 +13,8 @@ const OwnShapeSchema = z.strictObject({
   content: z.union([z.string(), z.array(ToolResultContentBlockSchema)], {
     error: "must be a string or an array of text and image blocks",
   }),
-  isError: z.exactOptional(z.boolean({ error: "must be a boolean" })),
-  compactSummary: z.exactOptional(z.string({ error: "must be a string" })),
+  isError: z.exactOptional(BOOLEAN_SCHEMA),
+  compactSummary: z.exactOptional(STRING_SCHEMA),
   extra: z.exactOptional(JsonObjectSchema),
 });
 
@@ -25,7 +26,7 @@ const SdkShapeSchema = z.strictObject({
       error: "must be a string or an array of blocks",
     }),
   ),
-  is_error: z.exactOptional(z.boolean({ error: "must be a boolean" })),
+  is_error: z.exactOptional(BOOLEAN_SCHEMA),
   cache_control: z.exactOptional(JsonObjectSchema),
   compactSummary: z.exactOptional(z.string()),
 });
