@@ -85,6 +85,22 @@ describe("the Messages API's structure rules, turns merged (the loopback's)", ()
     expect(merged([user("go"), assistant([])])).toEqual([]);
   });
 
+  it("refuses a tool_use id used twice in the request, even where the first call was answered", () => {
+    const again = [
+      user("go"),
+      assistant([call("call_0")]),
+      user([result("call_0")]),
+      assistant([text("Once more."), call("call_0")]),
+      user([result("call_0")]),
+    ];
+    const repeated = "messages.3.content.1: `tool_use` ids must be unique";
+    expect(merged(again)).toEqual([repeated]);
+    expect(requestProblems(again)).toEqual([repeated]);
+    expect(merged([user("go"), assistant([call("call_0"), call("call_0")])])).toEqual([
+      "messages.1.content.1: `tool_use` ids must be unique",
+    ]);
+  });
+
   it("leaves the default (AnthropicStandIn's) reading of roles as it was", () => {
     expect(requestProblems([user("a"), user("b")])).toEqual([
       'messages.1: roles must alternate (found two "user" in a row)',

@@ -12,6 +12,9 @@
  * - "messages.N: Did not find K `tool_result` block(s) at the beginning of this message. Messages
  *   following `tool_use` blocks must begin with a matching number of `tool_result` blocks." (R:
  *   anthropics/claude-code#37, apify/tester-mcp-client#12): tool results come first.
+ * - "messages.N.content.M: `tool_use` ids must be unique" (R: anthropics/claude-code#20901,
+ *   #21317; anomalyco/opencode#1279): a `tool_use` id comes once in the whole request, even where
+ *   the call it repeats was answered (a provider numbering each reply's calls, `call_0` every time).
  *
  * Two ways to judge roles. `"alternate"` (the default, the `AnthropicStandIn`'s): two messages of
  * one role in a row are refused, and a `system` message is one more role. `"merged"` (the loopback
@@ -49,6 +52,8 @@ const orphanResult = (where: string, id: string) =>
   `${where}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
 const resultsNotFirst = (index: number, uses: number) =>
   `messages.${index}: Did not find ${uses} \`tool_result\` block(s) at the beginning of this message. Messages following \`tool_use\` blocks must begin with a matching number of \`tool_result\` blocks.`;
+const repeatedId = (index: number, blockIndex: number) =>
+  `messages.${index}.content.${blockIndex}: \`tool_use\` ids must be unique`;
 const emptyContent = (index: number) =>
   `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
 const resultInAssistant = (index: number) =>
@@ -64,7 +69,7 @@ export function requestProblems(messages: unknown, options: RequestProblemsOptio
     return ["messages: at least one message is required"];
   }
   const list = messages as WireMessage[];
-  if (options.roles === "merged") return mergedProblems(list);
+  if (options.roles === "merged") return [...mergedProblems(list), ...repeatedIdProblems(list)];
   const problems: string[] = [];
   // The API's own `compaction` block may lead as an assistant message of its own.
   const leadsWithCompaction = blocksOf(list[0] ?? {})[0]?.type === "compaction";
@@ -76,6 +81,22 @@ export function requestProblems(messages: unknown, options: RequestProblemsOptio
         ? toolUseProblems(list, index)
         : toolResultProblems(list, index)),
     );
+  });
+  problems.push(...repeatedIdProblems(list));
+  return problems;
+}
+
+/** Each `tool_use` block whose id an earlier one in the request had. */
+function repeatedIdProblems(list: readonly WireMessage[]): string[] {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  list.forEach((message, index) => {
+    blocksOf(message).forEach((block, blockIndex) => {
+      if (block.type !== "tool_use") return;
+      const id = String(block.id);
+      if (seen.has(id)) problems.push(repeatedId(index, blockIndex));
+      seen.add(id);
+    });
   });
   return problems;
 }
