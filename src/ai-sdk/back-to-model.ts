@@ -20,36 +20,33 @@ export interface ModelMessagesBack {
  * Our messages as AI SDK messages, giving back the very `ModelMessage` a message came from
  * while it is unchanged: `ours[index]` came from `sources[index]` (when defined). Compaction
  * keeps unchanged messages in order, so one forward pointer finds each; a lookup table only
- * when it loses track.
+ * when it loses track. `sending`, when given, is `conversation` as it goes (a reused call id
+ * renamed: `withDistinctCallIds`, each message in its place): a message it renamed is written
+ * from its source with the renamed parts converted, while `sources` still says which SDK
+ * message each of `conversation` stands for.
  */
 export function backToModel(
   conversation: readonly Message[],
   ours: readonly Message[],
   sources: readonly (ModelMessage | undefined)[],
+  sending: readonly Message[] = conversation,
 ): ModelMessagesBack {
   const messages: ModelMessage[] = [];
   const kept: (ModelMessage | undefined)[] = new Array(conversation.length);
-  const names = new CallNames(conversation);
+  const names = new CallNames(sending);
   let pointer = 0;
   let byMessage: Map<Message, number> | undefined;
   for (let position = 0; position < conversation.length; position += 1) {
     const message = conversation[position]!;
+    const sent = sending[position]!;
     const here = ours[pointer];
     names.position = position;
     if (conversation[position - 1]?.role === "assistant") names.lastAssistant = position - 1;
     if (here !== message && here?.id === message.id) {
-      // Changed in place (a masked result, a cleared input): patched from its source when
-      // some of its parts are unchanged, or when it had options of its own (a compactor's new
-      // block may not carry them); a message of one block is converted anew, without reading
-      // its source again.
+      // Changed in place (a masked result, a cleared input).
       const source = sources[pointer];
       pointer += 1;
-      const patch =
-        source === undefined || (here.content.length < 2 && messageOptions(here) === undefined)
-          ? undefined
-          : patched(message, here, source, names);
-      if (patch === undefined) messageToModel(message, names, messages);
-      else messages.push(patch);
+      writeChanged(sent, here, source, names, messages);
       continue;
     }
     let index = here === message ? pointer : -1;
@@ -60,13 +57,36 @@ export function backToModel(
     const source = index === -1 ? undefined : sources[index];
     if (index !== -1) pointer = index + 1;
     if (source === undefined) {
-      messageToModel(message, names, messages);
+      messageToModel(sent, names, messages);
       continue;
     }
     kept[position] = source;
-    messages.push(source);
+    // Unchanged, but for its renamed call ids: its source, those parts written anew.
+    if (sent === message) messages.push(source);
+    else writeChanged(sent, message, source, names, messages);
   }
   return { messages, sources: kept };
+}
+
+/**
+ * Writes `message`, a changed `original` that came from `source`: patched from its source when
+ * some of its parts are unchanged, or when it had options of its own (a compactor's new block
+ * may not carry them); a message of one block is converted anew, without reading its source
+ * again.
+ */
+function writeChanged(
+  message: Message,
+  original: Message,
+  source: ModelMessage | undefined,
+  names: ToolNames,
+  out: ModelMessage[],
+): void {
+  const patch =
+    source === undefined || (original.content.length < 2 && messageOptions(original) === undefined)
+      ? undefined
+      : patched(message, original, source, names);
+  if (patch === undefined) messageToModel(message, names, out);
+  else out.push(patch);
 }
 
 /**

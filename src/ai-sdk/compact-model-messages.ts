@@ -14,7 +14,10 @@ export type CompactedModelMessages = CompactedMessages<ModelMessage>;
  * Compacts a whole AI SDK conversation in one call, as a stateless server does for each
  * request it gets (an HTTP handler, a `prepareStep` without memory): converts it, runs the
  * compactor if its threshold is crossed, and converts back, handing unchanged messages back as
- * the same objects. Resolves to the input array itself when nothing changed.
+ * the same objects. Resolves to the input array itself when nothing changed. A call whose id
+ * an earlier, answered call had (a provider numbering each reply's calls, `call_0` every time)
+ * goes with its results and its approval request as `<id>_<n>`, as `toModelMessages` sends it:
+ * the providers behind the SDK refuse an id twice.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the messages in the window (as in a

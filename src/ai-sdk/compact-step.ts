@@ -13,6 +13,7 @@ import type { StatelessCompaction, StatelessOutcome } from "../session/stateless
 import type { IntakeFacts } from "../session/stateless-intake.js";
 import { backToModel } from "./back-to-model.js";
 import { withoutThinkingOverCompaction } from "./compacted-replies.js";
+import { withDistinctCallIds } from "./distinct-call-ids.js";
 import { convertModelMessages } from "./model-messages.js";
 
 /**
@@ -30,8 +31,18 @@ export interface LoopHistory {
   tokens: number | undefined;
   /** For each of `ours`, the SDK message it came from, unchanged (`undefined`: made here). */
   sources: readonly (ModelMessage | undefined)[];
-  /** What was sent; `undefined` while nothing changed (the SDK's own messages went). */
+  /**
+   * What was sent; `undefined` while nothing changed (the SDK's own messages went). A call id an
+   * earlier, answered call had goes renamed (`withDistinctCallIds`): `ours` and `sources` keep
+   * the SDK's ids, and each step renames the whole history again, the same way.
+   */
   sent: ModelMessage[] | undefined;
+  /**
+   * Whether what was sent differs from the SDK's messages beyond renamed call ids (a
+   * compaction, a clamp, at this step or before): thinking signed over it is stale on the
+   * SDK's own history.
+   */
+  compacted: boolean;
 }
 
 /** One step to compact: the SDK's messages, and what is known of the ones before. */
@@ -107,14 +118,18 @@ export async function compactStep(
   // Anything else thrown changes nothing: the messages go as they came (unclamped too).
   const final = outcome?.conversation ?? before;
   const sources = known === undefined ? taken.fresh : [...known.sources, ...taken.fresh];
+  const compacted = known?.compacted === true || conversationChanged(before, final);
+  // The providers refuse a call id twice: one a provider numbered anew in each reply goes
+  // renamed, the n-th use the same name at every step while the history only grows.
+  const sending = withDistinctCallIds(final);
   let sent: ModelMessage[] | undefined;
   let kept: readonly (ModelMessage | undefined)[] = sources;
-  if (conversationChanged(before, final) || known?.sent !== undefined) {
+  if (compacted || sending !== final || known?.sent !== undefined) {
     // Clamps change messages in place, as masking does: patched from their sources.
-    ({ messages: sent, sources: kept } = backToModel(final, before, sources));
+    ({ messages: sent, sources: kept } = backToModel(final, before, sources, sending));
   }
   const tokens = final === conversation ? estimate : undefined;
-  const history = { input: messages.slice(), ours: final, tokens, sources: kept, sent };
+  const history = { input: messages.slice(), ours: final, tokens, sources: kept, sent, compacted };
   const compaction =
     outcome?.changed === true
       ? {

@@ -132,9 +132,12 @@ class RecentConversations {
     if (history !== undefined && converted !== undefined) this.#usage.set(history, converted);
   }
 
-  /** Whether the prompt this middleware sent was compacted (its replies are marked so). */
+  /**
+   * Whether the prompt this middleware sent was compacted (its replies are marked so); one
+   * whose call ids alone were renamed is not (every path renames them the same way).
+   */
   compacted(prompt: object): boolean {
-    return this.#sent.get(prompt)?.sent !== undefined;
+    return this.#sent.get(prompt)?.compacted === true;
   }
 
   /** The usage reported for what `history` sent, if any. */

@@ -59,7 +59,7 @@ describe("toModelMessages with a call id used again once answered", () => {
     expect(uses).toEqual(["call_0", "call_0_2"]);
   });
 
-  it("keeps a renamed call's approval request with it, and distinct ids as they came", () => {
+  it("keeps a renamed call's approval request and response with it, and distinct ids as they came", () => {
     const history: ModelMessage[] = [
       { role: "user", content: "Delete both." },
       {
@@ -89,6 +89,24 @@ describe("toModelMessages with a call id used again once answered", () => {
     expect(sent[3]!.content).toEqual([
       { type: "tool-call", toolCallId: "call_0_2", toolName: "rm", input: {} },
       { type: "tool-approval-request", approvalId: "ap1", toolCallId: "call_0_2" },
+    ]);
+    // A response that names the call (beside its approval id) names it as its request does.
+    const answered: ModelMessage[] = [
+      ...history,
+      {
+        role: "tool",
+        content: [
+          {
+            type: "tool-approval-response",
+            approvalId: "ap1",
+            approved: true,
+            toolCallId: "call_0",
+          },
+        ] as never,
+      },
+    ];
+    expect(toModelMessages(fromModelMessages(answered, { sessionId: "s" }))[4]!.content).toEqual([
+      { type: "tool-approval-response", approvalId: "ap1", approved: true, toolCallId: "call_0_2" },
     ]);
     // Where no id comes twice, the round trip gives the messages back as they were.
     const distinct = history.slice(0, 3);
