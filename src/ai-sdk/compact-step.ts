@@ -5,7 +5,7 @@ import {
   conversationChanged,
   emptyCompactionResult,
 } from "../core/compactor.js";
-import type { CompactionError } from "../core/errors.js";
+import { type CompactionError, ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { contextTokens, type Usage } from "../core/usage.js";
@@ -98,7 +98,7 @@ export async function compactStep(
   stateless: StatelessCompaction,
   step: LoopStep,
 ): Promise<CompactedStep> {
-  const { messages, known } = step;
+  const { known } = step;
   const taken = takeIn(stateless, step);
   const { before, conversation, estimate } = taken;
   const reported = reportedContext(step, taken.added);
@@ -129,7 +129,9 @@ export async function compactStep(
     ({ messages: sent, sources: kept } = backToModel(final, before, sources, sending));
   }
   const tokens = final === conversation ? estimate : undefined;
-  const history = { input: messages.slice(), ours: final, tokens, sources: kept, sent, compacted };
+  // The SDK's messages as read once (a hostile array's getters are not read again).
+  const input = known === undefined ? taken.fresh : [...known.input, ...taken.fresh];
+  const history = { input, ours: final, tokens, sources: kept, sent, compacted };
   const compaction =
     outcome?.changed === true
       ? {
@@ -176,7 +178,7 @@ interface TakenIn {
 function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const { messages, known } = step;
   const from = known?.input.length ?? 0;
-  const fresh = messages.slice(from);
+  const fresh = sliced(messages, from);
   const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
   // Seen for the first time: thinking a reply made over a compacted prompt is stale here.
   const current =
@@ -212,4 +214,33 @@ function reportedContext(step: LoopStep, added: readonly Message[]): number | un
   // The reply is in the usage's output tokens; what follows it (tool results) is not.
   const after = added.filter((message) => message.role !== "assistant");
   return contextTokens(step.usage) + estimateTokens(after);
+}
+
+/**
+ * `messages` from `from` on, as `slice` copies them.
+ * @throws {ValidationError} naming the message whose getter (or the array's proxy) threw.
+ */
+function sliced(messages: readonly ModelMessage[], from: number): ModelMessage[] {
+  try {
+    return messages.slice(from);
+  } catch (error) {
+    let at: number | undefined;
+    for (let index = from; at === undefined && index < messages.length; index += 1) {
+      try {
+        messages[index];
+      } catch {
+        at = index;
+      }
+    }
+    throw new ValidationError(
+      "AI SDK messages",
+      [
+        {
+          path: at === undefined ? [] : [at],
+          message: "could not be read (a getter or proxy threw)",
+        },
+      ],
+      { cause: error },
+    );
+  }
 }

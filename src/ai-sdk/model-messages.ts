@@ -1,14 +1,8 @@
 import type { ModelMessage } from "ai";
 import { isCompactionBlock, readableMessages } from "../core/conversation-structure.js";
 import { assertMessages } from "../core/entry-validation.js";
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
-import {
-  type ContentBlock,
-  type JsonObject,
-  type Message,
-  SYSTEM_MESSAGE_BLOCK_TYPE,
-  type TurnId,
-} from "../core/message.js";
+import { ValidationError } from "../core/errors.js";
+import type { ContentBlock, Message, TurnId } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { keyed, listOf, messageOf, textBlock } from "../core/message-shapes.js";
@@ -21,9 +15,8 @@ import {
 } from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
-import { normalizeJson, setProperty } from "../internal/json-value.js";
-import { isPlainObject } from "../internal/plain-object.js";
 import { withDistinctCallIds } from "./distinct-call-ids.js";
+import { keepMessageOptions, systemBlock } from "./message-fields-in.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
 import {
@@ -35,7 +28,6 @@ import {
   reasoningPart,
   textPart,
 } from "./parts-in.js";
-import { aiSdkFields } from "./parts-out.js";
 import { toolCallPart, toolResultPart } from "./tool-parts-in.js";
 
 /** Options of {@link fromModelMessages}. */
@@ -64,8 +56,8 @@ const ASSISTANT_PARTS = new Set([
 ]);
 const TOOL_PARTS = new Set(["tool-result", "tool-approval-response"]);
 
-function partToBlock(context: PartContext, role: string, part: Part): ContentBlock {
-  switch (part.type) {
+function partToBlock(context: PartContext, role: string, part: Part, type: string): ContentBlock {
+  switch (type) {
     case "text":
       return textPart(context, part);
     case "image":
@@ -131,7 +123,8 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
   for (let index = 0; index < content.length; index += 1) {
     const part = content[index] as unknown;
     cursor.part = index;
-    if (!isObject(part) || typeof part["type"] !== "string" || !allowed.has(part["type"])) {
+    const type = isObject(part) ? part["type"] : undefined;
+    if (typeof type !== "string" || !allowed.has(type)) {
       issues.push({
         path: [cursor.message, "content", index, "type"],
         message: `must be one of ${[...allowed].join(", ")} in a ${role} message`,
@@ -139,7 +132,7 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
       continue;
     }
     cursor.inputLength = -1;
-    const block = partToBlock(cursor, role, part);
+    const block = partToBlock(cursor, role, part as Part, type);
     tokens +=
       block.type === "tool_use" && cursor.inputLength >= 0
         ? estimateToolUseTokens(block.id, block.name, cursor.inputLength)
@@ -147,60 +140,10 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
     blocks[length] = block;
     length += 1;
   }
+  cursor.part = -1;
   if (length !== blocks.length) blocks.length = length;
   cursor.tokens = tokens;
   return blocks;
-}
-
-/** Keeps a message's own `providerOptions` on its last block, where the way back finds them. */
-function keepMessageOptions(
-  blocks: ContentBlock[],
-  options: unknown,
-  issues: ValidationIssue[],
-  path: (string | number)[],
-): void {
-  if (options === undefined) return;
-  if (!isPlainObject(options)) {
-    issues.push({ path: [...path, "providerOptions"], message: "must be an object" });
-    return;
-  }
-  const last = blocks.length - 1;
-  const block = blocks[last];
-  if (block === undefined) return;
-  // Checked as JSON, a property holding `undefined` dropped (as the parts' options are).
-  const kept = normalizeJson(options, [...path, "providerOptions"], issues) as JsonObject;
-  if (block.type === "opaque") {
-    blocks[last] = {
-      type: "opaque",
-      block: { ...block.block, [`${AI_SDK_KEY}:messageProviderOptions`]: kept },
-    };
-    return;
-  }
-  const fields = { ...aiSdkFields(block), messageProviderOptions: kept };
-  blocks[last] = { ...block, extra: { ...block.extra, [AI_SDK_KEY]: fields } } as ContentBlock;
-}
-
-/**
- * A `system` message as the block that carries it verbatim: a JSON copy of its fields, not the
- * caller's object (a property holding `undefined` dropped, as JSON drops it, and as the other
- * messages' `providerOptions` are read); what JSON cannot hold is reported under its field.
- */
-function systemBlock(message: Record_, index: number, issues: ValidationIssue[]): ContentBlock {
-  if (typeof message["content"] !== "string")
-    issues.push({ path: [index, "content"], message: "must be a string" });
-  const carried: JsonObject = {};
-  for (const key of Object.keys(message)) {
-    const value = message[key];
-    if (value === undefined || (key === "content" && typeof value !== "string")) continue;
-    const path = [index, key];
-    if (value === message) {
-      issues.push({ path, message: "must not contain itself (circular reference)" });
-      continue;
-    }
-    const json = normalizeJson(value, path, issues);
-    if (json !== undefined) setProperty(carried, key, json);
-  }
-  return { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: carried } };
 }
 
 function turnOf(turns: TurnTracker, role: string, blocks: ContentBlock[], first: boolean): TurnId {
@@ -272,44 +215,75 @@ export function convertModelMessages(
   const out: Message[] = new Array(messages.length);
   const cursor = new PartCursor(out);
   cursor.copyInputs = copyInputs;
-  const { issues } = cursor;
+  const conversion: Conversion = { out, cursor, turns, sessionId, createdAt, idOf, after };
   let tokens = 0;
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = messages[index] as unknown;
-    const role = isObject(message) ? message["role"] : undefined;
-    if (
-      !isObject(message) ||
-      (role !== "user" && role !== "assistant" && role !== "tool" && role !== "system")
-    ) {
-      issues.push({
-        path: [index, "role"],
-        message: 'must be "system", "user", "assistant" or "tool"',
-      });
-      continue;
+  let index = 0;
+  // A getter (or a proxy's trap) that throws is bad input: an issue naming where it was read
+  // (see `unreadableAt`); the conversion goes on after that message. The `try` is around the
+  // loop, not each read: the hot path reads fields as it did.
+  while (index < messages.length)
+    try {
+      for (; index < messages.length; index += 1)
+        tokens += convertMessage(conversion, messages[index], index);
+    } catch (error) {
+      cursor.unreadableAt(messages, index, error);
+      index += 1;
     }
-    const id = idOf(index);
-    if (role === "system") {
-      const content = [systemBlock(message, index, issues)];
-      out[index] = messageOf("user", id, sessionId, turns.pending(), createdAt, content);
-      tokens += estimateContentTokens(content);
-      continue;
-    }
-    cursor.message = index;
-    const content = contentBlocks(message, role as string, cursor);
-    // The message's options go on a block (an opaque one measures them): estimated again.
-    if (message["providerOptions"] !== undefined) {
-      keepMessageOptions(content, message["providerOptions"], issues, [index]);
-      tokens += estimateContentTokens(content);
-    } else tokens += cursor.tokens;
-    const turnId = turnOf(turns, role as string, content, index === 0 && after === undefined);
-    if (role === "assistant") {
-      out[index] = messageOf("assistant", id, sessionId, turnId, createdAt, content);
-      cursor.calls.lastAssistant = index;
-    } else out[index] = messageOf("user", id, sessionId, turnId, createdAt, content);
-  }
-  if (issues.length > 0) throw new ValidationError("AI SDK messages", issues);
+  const { issues } = cursor;
+  if (issues.length > 0)
+    throw new ValidationError("AI SDK messages", issues, { cause: cursor.readError });
   if (options.generateId !== undefined) checkIds(out);
   return { messages: out, tokens };
+}
+
+/** What {@link convertMessage} writes to and reads from: one conversion's state. */
+interface Conversion {
+  out: Message[];
+  cursor: PartCursor;
+  turns: TurnTracker;
+  sessionId: string;
+  createdAt: Date;
+  idOf: (index: number) => string;
+  after: TurnId | undefined;
+}
+
+/** Converts the message at `index` into `out` (issues to the cursor); returns its estimate. */
+function convertMessage(conversion: Conversion, message: unknown, index: number): number {
+  const { out, cursor, turns, sessionId, createdAt } = conversion;
+  const { issues } = cursor;
+  cursor.part = -1;
+  const role = isObject(message) ? message["role"] : undefined;
+  if (
+    !isObject(message) ||
+    (role !== "user" && role !== "assistant" && role !== "tool" && role !== "system")
+  ) {
+    issues.push({
+      path: [index, "role"],
+      message: 'must be "system", "user", "assistant" or "tool"',
+    });
+    return 0;
+  }
+  const id = conversion.idOf(index);
+  if (role === "system") {
+    const content = [systemBlock(message, index, issues)];
+    out[index] = messageOf("user", id, sessionId, turns.pending(), createdAt, content);
+    return estimateContentTokens(content);
+  }
+  cursor.message = index;
+  const content = contentBlocks(message, role, cursor);
+  const options = message["providerOptions"];
+  let tokens = cursor.tokens;
+  // The message's options go on a block (an opaque one measures them): estimated again.
+  if (options !== undefined) {
+    keepMessageOptions(content, options, issues, [index]);
+    tokens = estimateContentTokens(content);
+  }
+  const turnId = turnOf(turns, role, content, index === 0 && conversion.after === undefined);
+  if (role === "assistant") {
+    out[index] = messageOf("assistant", id, sessionId, turnId, createdAt, content);
+    cursor.calls.lastAssistant = index;
+  } else out[index] = messageOf("user", id, sessionId, turnId, createdAt, content);
+  return tokens;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type OpaqueBlock,
 } from "../core/message.js";
 import { keyed, redactedThinkingBlock, textBlock, thinkingBlock } from "../core/message-shapes.js";
-import { normalizeJson } from "../internal/json-value.js";
+import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, setOwnProperty, spreadWith } from "../internal/plain-object.js";
 import { type DataKind, dataKind, dataToText } from "./binary.js";
 
@@ -135,18 +135,20 @@ export function withExtra<B extends object>(block: B, fields: AiSdkFields): B {
   return block;
 }
 
-/** The part's `providerOptions`, checked, into `fields`. */
+/** The part's `providerOptions`, checked, into `fields`; with `copy`, as a JSON copy. */
 export function keepProviderOptions(
   context: PartContext,
   part: Record_,
   fields: AiSdkFields,
+  copy = false,
 ): void {
-  if (part["providerOptions"] === undefined) return;
-  if (!isPlainObject(part["providerOptions"])) {
+  const value = part["providerOptions"];
+  if (value === undefined) return;
+  if (!isPlainObject(value)) {
     fail(context, "providerOptions", "must be an object");
     return;
   }
-  const options = jsonField(context, part["providerOptions"], "providerOptions");
+  const options = jsonField(context, copy ? (copyJson(value) ?? value) : value, "providerOptions");
   if (options !== undefined) fields["providerOptions"] = options;
 }
 
@@ -191,23 +193,24 @@ export function opaquePart(context: PartContext, part: Record_): OpaqueBlock {
  */
 export function textPart(context: PartContext, part: Record_): ContentBlock {
   const text = stringField(context, part["text"], "text");
-  if (part["providerOptions"] === undefined) return textBlock(text);
-  const anthropic = anthropicOptions(part);
-  if (anthropic?.["type"] === COMPACTION_BLOCK_TYPE) return compactionPart(context, part, text);
+  const options = part["providerOptions"];
+  if (options === undefined) return textBlock(text);
+  // Read once, into a JSON copy it is then read from: what was checked is what is kept.
   const fields: AiSdkFields = {};
-  keepProviderOptions(context, part, fields);
+  keepProviderOptions(context, { providerOptions: options }, fields, true);
+  const copy = fields["providerOptions"] as JsonObject | undefined;
+  const anthropic = anthropicOptions({ providerOptions: copy });
+  if (anthropic?.["type"] === COMPACTION_BLOCK_TYPE) return compactionPart(copy!, text);
   return withExtra(textBlock(text), fields);
 }
 
-function compactionPart(context: PartContext, part: Record_, text: string): OpaqueBlock {
+/** Anthropic's compaction block, from a JSON copy of its part's options. */
+function compactionPart(options: JsonObject, text: string): OpaqueBlock {
   const block: JsonObject = { type: COMPACTION_BLOCK_TYPE, content: text };
-  const options = jsonField(context, part["providerOptions"], "providerOptions");
-  if (isPlainObject(options)) {
-    const anthropic = options["anthropic"] as JsonObject;
-    if (typeof anthropic["signature"] === "string") block["signature"] = anthropic["signature"];
-    if (anthropic["cacheControl"] !== undefined) block["cache_control"] = anthropic["cacheControl"];
-    block[`${AI_SDK_KEY}:providerOptions`] = options;
-  }
+  const anthropic = options["anthropic"] as JsonObject;
+  if (typeof anthropic["signature"] === "string") block["signature"] = anthropic["signature"];
+  if (anthropic["cacheControl"] !== undefined) block["cache_control"] = anthropic["cacheControl"];
+  block[`${AI_SDK_KEY}:providerOptions`] = options;
   return { type: "opaque", block };
 }
 

@@ -14,7 +14,6 @@ import {
   child,
   fail,
   jsonField,
-  keepProviderOptions,
   opaquePart,
   type PartContext,
   type Record_,
@@ -23,15 +22,20 @@ import {
   withExtra,
 } from "./parts-in.js";
 
-/** A tool call the app runs (a provider-executed one is carried whole). */
+/**
+ * A tool call the app runs (a provider-executed one is carried whole). Each field is read once:
+ * what was checked is what is kept (a getter may answer differently the next time).
+ */
 export function toolCallPart(context: PartContext, part: Record_): ContentBlock {
-  if (part["providerExecuted"] === true) return opaquePart(context, part);
+  const executed = part["providerExecuted"];
+  if (executed === true) return opaquePart(context, part);
   const id = stringField(context, part["toolCallId"], "toolCallId", false);
   const name = stringField(context, part["toolName"], "toolName", false);
-  if (part["providerOptions"] === undefined && part["providerExecuted"] === undefined) {
+  const input = part["input"];
+  const options = part["providerOptions"];
+  if (options === undefined && executed === undefined) {
     // The common call: its input checked and measured by one walk, and kept as it is (or its
     // copy, for messages that outlive the call).
-    const input = part["input"];
     const length = checkedJsonObjectLength(input);
     if (length >= 0) {
       context.inputLength = length;
@@ -39,27 +43,36 @@ export function toolCallPart(context: PartContext, part: Record_): ContentBlock 
         context.copyInputs === true ? (copyJson(input) ?? normalizeJson(input, [], [])) : input;
       return toolUseBlock(id, name, kept as JsonObject);
     }
-    if (isPlainObject(input)) {
-      const checked = jsonField(context, input, "input", true);
-      return { type: "tool_use", id, name, input: (checked ?? {}) as JsonObject };
-    }
   }
   const fields: AiSdkFields = {};
-  let input: JsonObject = {};
-  if (isPlainObject(part["input"])) {
-    const checked = jsonField(context, part["input"], "input", true);
-    if (checked !== undefined) input = checked as JsonObject;
-  } else if (part["input"] === undefined) {
+  let checked: JsonObject = {};
+  if (isPlainObject(input)) {
+    // A copy where the quick check found something JSON holds otherwise (a property holding
+    // `undefined`); the same object, checked, otherwise.
+    const json = jsonField(context, input, "input", true);
+    if (isPlainObject(json)) checked = json as JsonObject;
+  } else if (input === undefined) {
     // No input at all (the part's `input` is `unknown`): it goes back without one.
     fields["noInput"] = true;
   } else {
     // A model's malformed arguments (a string, an array): kept as they were, outside `input`.
-    const raw = jsonField(context, part["input"], "input");
+    const raw = jsonField(context, input, "input");
     fields["input"] = raw ?? null;
   }
-  if (part["providerExecuted"] === false) fields["providerExecuted"] = false;
-  keepProviderOptions(context, part, fields);
-  return withExtra({ type: "tool_use", id, name, input }, fields);
+  if (executed === false) fields["providerExecuted"] = false;
+  keepOptions(context, options, fields);
+  return withExtra({ type: "tool_use", id, name, input: checked }, fields);
+}
+
+/** A part's `providerOptions`, read once by the caller, checked, into `fields`. */
+function keepOptions(context: PartContext, options: unknown, fields: AiSdkFields): void {
+  if (options === undefined) return;
+  if (!isPlainObject(options)) {
+    fail(context, "providerOptions", "must be an object");
+    return;
+  }
+  const kept = jsonField(context, options, "providerOptions");
+  if (kept !== undefined) fields["providerOptions"] = kept;
 }
 
 const OUTPUT_TYPES = new Set([
@@ -73,74 +86,92 @@ const OUTPUT_TYPES = new Set([
 
 /** One part of a `content` output. */
 function outputContentPart(context: PartContext, part: unknown): ToolResultContentBlock {
-  if (!isPlainObject(part) || typeof part["type"] !== "string") {
+  const type = isPlainObject(part) ? part["type"] : undefined;
+  if (!isPlainObject(part) || typeof type !== "string") {
     fail(context, undefined, "must be a tool output part with a type");
     return { type: "opaque", block: {} };
   }
-  switch (part["type"]) {
+  switch (type) {
     case "text":
       return textPart(context, part) as ToolResultContentBlock;
-    case "media":
+    case "media": {
       // An image is read as one; other media are carried whole. A part without a media type
       // string is refused, as an image part's is (its type decides how it is read).
-      if (typeof part["mediaType"] !== "string") {
-        stringField(context, part["mediaType"], "mediaType", false);
+      const mediaType = part["mediaType"];
+      if (typeof mediaType !== "string") {
+        stringField(context, mediaType, "mediaType", false);
         return { type: "opaque", block: {} };
       }
-      if (!part["mediaType"].startsWith("image/")) break;
-      return imagePart(context, part);
+      if (!mediaType.startsWith("image/")) break;
+      return imagePart(context, part, type, mediaType);
+    }
     case "image-data":
-      return imagePart(context, part);
+      return imagePart(context, part, type, part["mediaType"]);
     case "image-url":
       return withExtra(
         {
           type: "image",
           source: { type: "url", url: stringField(context, part["url"], "url", false) },
         },
-        partFields(context, part),
+        partFields(context, part, type),
       );
   }
   return opaquePart(context, part);
 }
 
-/** An `image-data` part, or a `media` part of an image type, as an image block. */
-function imagePart(context: PartContext, part: Record_): ToolResultContentBlock {
+/** An `image-data` part, or a `media` part of an image type, as an image block (`mediaType`: its, as read). */
+function imagePart(
+  context: PartContext,
+  part: Record_,
+  type: string,
+  mediaType: unknown,
+): ToolResultContentBlock {
   return withExtra(
     {
       type: "image",
       source: {
         type: "base64",
-        mediaType: stringField(context, part["mediaType"], "mediaType", false),
+        mediaType: stringField(context, mediaType, "mediaType", false),
         data: stringField(context, part["data"], "data"),
       },
     } satisfies ImageBlock,
-    partFields(context, part),
+    partFields(context, part, type),
   );
 }
 
-function partFields(context: PartContext, part: Record_): AiSdkFields {
-  const fields: AiSdkFields = { part: part["type"] as string };
-  keepProviderOptions(context, part, fields);
+/** The fields a part of `type` (its `type`, as read) keeps: its type and its `providerOptions`. */
+function partFields(context: PartContext, part: Record_, type: string): AiSdkFields {
+  const fields: AiSdkFields = { part: type };
+  keepOptions(context, part["providerOptions"], fields);
   return fields;
 }
 
-/** A tool result part of a `tool` message. */
+/**
+ * A tool result part of a `tool` message. Each field is read once: what was checked is what is
+ * kept (a getter may answer differently the next time).
+ */
 export function toolResultPart(context: PartContext, part: Record_): ToolResultBlock {
   const toolUseId = stringField(context, part["toolCallId"], "toolCallId", false);
   const toolName = stringField(context, part["toolName"], "toolName", false);
   const output = part["output"];
+  const options = part["providerOptions"];
+  const isOutput = isPlainObject(output);
+  const type = isOutput ? output["type"] : undefined;
+  const value = isOutput ? output["value"] : undefined;
+  const outputOptions = isOutput ? output["providerOptions"] : undefined;
   // The common case, text in and out: nothing to keep when the call named the same tool.
   if (
-    isPlainTextOutput(output) &&
-    part["providerOptions"] === undefined &&
+    (type === "text" || type === "error-text") &&
+    typeof value === "string" &&
+    outputOptions === undefined &&
+    options === undefined &&
     context.callName?.(toolUseId) === toolName
   ) {
-    const isError = output.type === "error-text";
-    return toolResultBlock(toolUseId, output.value, isError);
+    return toolResultBlock(toolUseId, value, type === "error-text");
   }
   const fields: AiSdkFields = { toolName };
-  keepProviderOptions(context, part, fields);
-  if (!isPlainObject(output) || !OUTPUT_TYPES.has(output["type"] as string)) {
+  keepOptions(context, options, fields);
+  if (!isOutput || typeof type !== "string" || !OUTPUT_TYPES.has(type)) {
     fail(
       context,
       "output",
@@ -148,30 +179,29 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
     );
     return { type: "tool_result", toolUseId, content: "", isError: false };
   }
-  const type = output["type"] as string;
   fields["output"] = type;
   const outputContext = child(context, "output");
-  if (output["providerOptions"] !== undefined) {
-    const options = jsonField(outputContext, output["providerOptions"], "providerOptions");
-    if (options !== undefined) fields["outputProviderOptions"] = options;
+  if (outputOptions !== undefined) {
+    const kept = jsonField(outputContext, outputOptions, "providerOptions");
+    if (kept !== undefined) fields["outputProviderOptions"] = kept;
   }
   const isError = type === "error-text" || type === "error-json" || type === "execution-denied";
   let content: ToolResultBlock["content"];
   if (type === "text" || type === "error-text") {
-    content = stringField(outputContext, output["value"], "value");
+    content = stringField(outputContext, value, "value");
   } else if (type === "json" || type === "error-json") {
     // No value is JSON's null, and comes back as no value.
-    if (output["value"] === undefined) fields["noValue"] = true;
-    const value = jsonField(outputContext, output["value"] ?? null, "value") ?? null;
-    content = JSON.stringify(value);
+    if (value === undefined) fields["noValue"] = true;
+    const json = jsonField(outputContext, value ?? null, "value") ?? null;
+    content = JSON.stringify(json);
     // Only this exact text is the JSON value: a masked or summarized result is text again.
     fields["jsonLength"] = content.length;
   } else if (type === "execution-denied") {
-    if (output["reason"] === undefined) fields["noReason"] = true;
-    content =
-      output["reason"] === undefined ? "" : stringField(outputContext, output["reason"], "reason");
-  } else if (Array.isArray(output["value"])) {
-    content = output["value"].map((item, index) =>
+    const reason = output["reason"];
+    if (reason === undefined) fields["noReason"] = true;
+    content = reason === undefined ? "" : stringField(outputContext, reason, "reason");
+  } else if (Array.isArray(value)) {
+    content = value.map((item, index) =>
       outputContentPart(child(outputContext, "value", index), item),
     );
   } else {
@@ -179,16 +209,4 @@ export function toolResultPart(context: PartContext, part: Record_): ToolResultB
     content = [];
   }
   return withExtra({ type: "tool_result", toolUseId, content, isError }, fields);
-}
-
-/** Whether an output is `text` or `error-text` with nothing else to keep. */
-function isPlainTextOutput(
-  output: unknown,
-): output is { type: "text" | "error-text"; value: string } {
-  return (
-    isPlainObject(output) &&
-    typeof output["value"] === "string" &&
-    output["providerOptions"] === undefined &&
-    (output["type"] === "text" || output["type"] === "error-text")
-  );
 }
