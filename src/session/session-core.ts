@@ -335,8 +335,9 @@ export class SessionCore {
   /** Takes a validated snapshot's state in place of this one's. */
   load(snapshot: ParsedSnapshot): void {
     this.history.restore(snapshot);
+    // The meter's state holds a whole correction: a fractional one in range reads rounded.
     const { correction } = this.history.meter.state;
-    if (correction !== snapshot.meter.correction)
+    if (correction !== Math.round(snapshot.meter.correction))
       this.#events.log("the snapshot's meter.correction is out of a meter's range: held to it", {
         correction: snapshot.meter.correction,
         held: correction,

@@ -135,6 +135,13 @@ describe("a snapshot's meter.correction (review 55c #4)", () => {
     expect(warnings).toEqual([]);
   });
 
+  it("restores a fractional one, within the meter's range, without a warning", () => {
+    const { logger, warnings } = warningLogger();
+    const restored = AgentSession.fromJSON(correctedSnapshot(1_000.4), { logger });
+    expect(restored.toJSON().meter.correction).toBe(1_000);
+    expect(warnings).toEqual([]);
+  });
+
   it("far below the estimate is held where a trusted usage could leave it: the measure grows", () => {
     const restored = AgentSession.fromJSON(correctedSnapshot(-1e300));
     const before = restored.contextUsed;
