@@ -175,11 +175,11 @@ export class ContextMeter {
     const before = this.#calibration;
     if (before !== undefined) {
       const spread = now.estimate - before.estimate;
-      const least = Math.max(
+      const needed = Math.max(
         MIN_SPREAD_TOKENS,
         MIN_SPREAD_SHARE * Math.max(now.estimate, before.estimate),
       );
-      if (Math.abs(spread) < least) return;
+      if (Math.abs(spread) < needed) return;
       const fitted = (now.tokens - before.tokens) / spread;
       this.#ratio = Number.isFinite(fitted) ? Math.min(MAX_TOKEN_RATIO, Math.max(1, fitted)) : 1;
     }
