@@ -3,12 +3,14 @@ import { basename, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromAnthropicMessages, toAnthropicMessages } from "../src/anthropic/index.js";
 import { AgentSession, LLMCompactor } from "../src/index.js";
+import { CompactionMemory } from "../src/store/index.js";
 import { extractiveClient } from "./extractive-summarizer.js";
 import { hasToken, type NextUseReferences, nextUseReferences, resultText } from "./next-use.js";
 import { type Bill, PrefixBill } from "./prefix-bill.js";
 import { asBlocks, type RecordedRun, readRun, runsIn } from "./replay.js";
 import { apiProblems, ThinkingBindings, type WireMessage } from "./request-checks.js";
 import { requestTexts } from "./request-texts.js";
+import { type ReplayedLoop, StatelessServer } from "./stateless-server.js";
 
 /**
  * The real-runs part (issue 30): published agent runs (`../shared/realdata`) replayed through
@@ -41,7 +43,7 @@ export interface RealRunPreset {
   description: string;
   /** Held to issue 30's dollar and retention targets (trim-only is the baseline). */
   targets: boolean;
-  session: (setup: RealRunSetup) => AgentSession;
+  session: (setup: RealRunSetup) => ReplayedLoop;
 }
 
 /** The strategies, `trim` (the baseline) first: one row per preset the README recommends. */
@@ -73,6 +75,21 @@ export const REAL_RUN_PRESETS: readonly RealRunPreset[] = [
           maxSummaryTokens: 512,
         }),
       }),
+  },
+  {
+    name: "stateless",
+    description:
+      "a stateless server sent the whole history with each request: `compactAnthropicMessages(history, { contextLimit })` before each",
+    targets: false,
+    session: ({ contextLimit, clock }) => new StatelessServer(contextLimit, clock),
+  },
+  {
+    name: "stateless+memory",
+    description:
+      "the same with a `CompactionMemory` (`compactAnthropicMessages(history, { contextLimit, memory })`, one memory per run)",
+    targets: true,
+    session: ({ contextLimit, clock }) =>
+      new StatelessServer(contextLimit, clock, new CompactionMemory()),
   },
 ];
 

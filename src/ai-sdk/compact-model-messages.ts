@@ -1,8 +1,9 @@
 import type { ModelMessage } from "ai";
 import { checkedCall, compactedMessages } from "../session/compact-messages.js";
+import { historiesOf } from "../session/compaction-memory.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
-import { compactStep } from "./compact-step.js";
+import { compactStep, type LoopHistory } from "./compact-step.js";
 
 /** Options of {@link compactModelMessages}: those of every one-call stateless helper. */
 export type CompactModelMessagesOptions = CompactMessagesOptions;
@@ -17,7 +18,8 @@ export type CompactedModelMessages = CompactedMessages<ModelMessage>;
  * the same objects. Resolves to the input array itself when nothing changed. A call whose id
  * an earlier, answered call had (a provider numbering each reply's calls, `call_0` every time)
  * goes with its results and its approval request as `<id>_<n>`, as `toModelMessages` sends it:
- * the providers behind the SDK refuse an id twice.
+ * the providers behind the SDK refuse an id twice. With a `memory` (`CompactionMemory`),
+ * messages that continue a conversation it compacted go on from what it sent, append-only.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the messages in the window (as in a
@@ -38,12 +40,18 @@ export async function compactModelMessages(
     entry: "compactModelMessages",
     what: "AI SDK messages",
   });
+  const histories =
+    parsed.memory === undefined
+      ? undefined
+      : historiesOf<LoopHistory>(parsed.memory, "compactModelMessages");
+  const known = histories?.find(messages);
   const step = await compactStep(new StatelessCompaction(parsed), {
     messages,
-    known: undefined,
+    known,
     contextUsed: parsed.contextUsed,
     signal: parsed.signal,
   });
+  histories?.remember(known, step.history);
   const { sent } = step;
   if (sent === undefined) return compactedMessages(messages as ModelMessage[], false, step);
   return compactedMessages(sent, true, step);

@@ -5,7 +5,7 @@ import { functionSchema, positiveWholeNumber } from "../core/option-schemas.js";
 import { charsToTokens } from "../core/tokens.js";
 import type { Usage } from "../core/usage.js";
 import { jsonLength } from "../internal/json-length.js";
-import { sameValue } from "../internal/same-value.js";
+import { REMEMBERED_CONVERSATIONS, RecentHistories } from "../internal/recent-histories.js";
 import { contextWindowOf } from "../models/model-limits.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
 import {
@@ -74,7 +74,7 @@ export interface MiddlewareCompaction extends StepCompaction {
 }
 
 /** Defaults of {@link CompactionMiddlewareOptions}' own options (the rest are the session's). */
-const DEFAULT_MIDDLEWARE_OPTIONS = Object.freeze({ conversations: 16 });
+const DEFAULT_MIDDLEWARE_OPTIONS = Object.freeze({ conversations: REMEMBERED_CONVERSATIONS });
 
 const OptionsSchema = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
@@ -90,38 +90,24 @@ const OptionsSchema = z.strictObject({
  * goes on from what was sent, append-only, as a `prepareStep` does between steps.
  */
 class RecentConversations {
-  readonly #histories: LoopHistory[] = [];
-  readonly #size: number;
+  readonly #histories: RecentHistories<LoopHistory>;
   /** The history each prompt sent stands for, so the call's usage reaches it. */
   readonly #sent = new WeakMap<object, LoopHistory>();
   /** The usage the model reported for what each history sent. */
   readonly #usage = new WeakMap<LoopHistory, Usage>();
 
   constructor(size: number) {
-    this.#size = size;
+    this.#histories = new RecentHistories(size);
   }
 
   /** The longest remembered conversation the prompt continues. */
   find(prompt: readonly ModelMessage[]): LoopHistory | undefined {
-    let found: LoopHistory | undefined;
-    for (const history of this.#histories) {
-      const { input } = history;
-      if (
-        input.length > prompt.length ||
-        (found !== undefined && input.length <= found.input.length)
-      )
-        continue;
-      if (input.every((message, index) => sameValue(message, prompt[index]))) found = history;
-    }
-    return found;
+    return this.#histories.find(prompt);
   }
 
   /** Remembers `next` in place of `previous` (the one it continued), newest first; `prompt` is what it sent. */
   remember(previous: LoopHistory | undefined, next: LoopHistory, prompt: object): void {
-    const at = previous === undefined ? -1 : this.#histories.indexOf(previous);
-    if (at !== -1) this.#histories.splice(at, 1);
-    this.#histories.unshift(next);
-    this.#histories.length = Math.min(this.#histories.length, this.#size);
+    this.#histories.remember(previous, next);
     this.#sent.set(prompt, next);
   }
 

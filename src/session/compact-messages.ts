@@ -6,6 +6,7 @@ import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ItemOrigins } from "../internal/item-origins.js";
+import { historiesOf } from "./compaction-memory.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
 import {
   COMPACT_MESSAGES_OPTIONS_SCHEMA,
@@ -46,12 +47,22 @@ export interface MessageFormat<T> {
 }
 
 /**
+ * A conversation a helper compacted, given as its `memory`: the caller's messages, and what was
+ * sent for them (`undefined`: they went as they came).
+ */
+interface SentHistory<T> {
+  readonly input: readonly T[];
+  readonly sent: readonly T[] | undefined;
+}
+
+/**
  * The one-call stateless helpers' common path (each adapter's `compact…`): the options
  * checked, the messages converted and taken in as the session's intake takes them (long texts
  * clamped), the context measured (a `contextUsed` far below the estimate not trusted), the
  * session's compaction run and landed ({@link StatelessCompaction}: its default compactors,
  * pins, stale thinking removed, the archive, the last resort), and the result converted back.
- * The input array itself comes back when nothing changed.
+ * The input array itself comes back when nothing changed. With a `memory`, messages that
+ * continue a conversation compacted before go on from what was sent for it (`CompactionMemory`).
  */
 export async function compactMessagesOnce<T>(
   input: readonly T[],
@@ -59,6 +70,37 @@ export async function compactMessagesOnce<T>(
   format: MessageFormat<T>,
 ): Promise<CompactedMessages<T>> {
   const parsed = checkedCall(input, options, format);
+  const histories =
+    parsed.memory === undefined
+      ? undefined
+      : historiesOf<SentHistory<T>>(parsed.memory, format.entry);
+  const known = histories?.find(input);
+  const sending = continued(input, known);
+  const done = await compactContinued(sending, parsed, format);
+  // What was sent before differs from the caller's messages: so does what goes on from it.
+  const result = sending === input || done.compacted ? done : { ...done, compacted: true };
+  // Copies: the caller may append to its arrays, and to the one it is given back.
+  histories?.remember(known, {
+    input: input.slice(),
+    sent: result.compacted ? result.messages.slice() : undefined,
+  });
+  return result;
+}
+
+/**
+ * What a conversation the helper compacted before (`known`) sent, and the messages added to it
+ * since; the input itself when it continues none, or one that went as it came.
+ */
+function continued<T>(input: readonly T[], known: SentHistory<T> | undefined): readonly T[] {
+  return known?.sent === undefined ? input : [...known.sent, ...input.slice(known.input.length)];
+}
+
+/** {@link compactMessagesOnce} on the messages to send, the options checked. */
+async function compactContinued<T>(
+  input: readonly T[],
+  parsed: CompactMessagesOptions,
+  format: MessageFormat<T>,
+): Promise<CompactedMessages<T>> {
   const stateless = new StatelessCompaction(parsed);
   const origins = new ItemOrigins(input);
   const converted = format.from(input, origins);

@@ -10,6 +10,7 @@ import {
   TOKENS_SCHEMA,
 } from "../core/option-schemas.js";
 import type { CompactionArchive } from "./archive.js";
+import { CompactionMemory } from "./compaction-memory.js";
 import { ARCHIVE_OPTION_SCHEMA, booleanOrShare, runnableCompactor } from "./options.js";
 
 /**
@@ -97,6 +98,13 @@ export interface CompactMessagesOptions extends StatelessCompactionOptions {
   contextUsed?: number;
   /** Cancels an asynchronous compactor and the archive's writes. @default none */
   signal?: AbortSignal;
+  /**
+   * Where the helper remembers what it sent, so that messages continuing a conversation it
+   * compacted go on from what it sent, append-only (see {@link CompactionMemory}): for a server
+   * whose clients send the whole, uncompacted history with each request. @default none (each
+   * call compacts the messages it is given; keep what it returns as the conversation)
+   */
+  memory?: CompactionMemory;
 }
 
 /** What a one-call stateless helper returns, in the format it was given. */
@@ -123,4 +131,10 @@ export const COMPACT_MESSAGES_OPTIONS_SCHEMA = z.strictObject({
   ...STATELESS_COMPACTION_SHAPE,
   contextUsed: z.exactOptional(TOKENS_SCHEMA),
   signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
+  memory: z.exactOptional(
+    z.custom<CompactionMemory>(
+      (value) => value instanceof CompactionMemory,
+      "must be a CompactionMemory",
+    ),
+  ),
 }) as unknown as z.ZodMiniType<CompactMessagesOptions>;

@@ -3,7 +3,8 @@
  * processes. The `SessionStore` contract, `openSession`, and `MemoryStore` for one process; the
  * stores for one machine and for many sit in `/file-store`, `/redis` and `/postgres`. Beside
  * them, the `CompactionArchive` contract (where a session keeps what compactions remove, for
- * `recall`) and `MemoryArchive`, every session's default.
+ * `recall`) and `MemoryArchive`, every session's default; and `CompactionMemory`, what the
+ * one-call helpers sent, for a server whose clients send the whole history with each request.
  *
  * @example
  * import { MemoryStore, openSession } from "agent-compaction/store";
@@ -19,6 +20,10 @@ export {
   type CompactionArchive,
   MemoryArchive,
 } from "../session/archive.js";
+export {
+  CompactionMemory,
+  type CompactionMemoryOptions,
+} from "../session/compaction-memory.js";
 export { MemoryStore, type MemoryStoreOptions } from "./memory-store.js";
 export type {
   AppendResult,

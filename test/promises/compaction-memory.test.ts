@@ -1,0 +1,234 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ModelMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
+import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
+import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
+import { isCompactionResultEmpty } from "../../src/core/compactor.js";
+import type { Message } from "../../src/core/message.js";
+import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
+import { ValidationError } from "../../src/index.js";
+import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
+import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
+import type {
+  CompactedMessages,
+  CompactMessagesOptions,
+} from "../../src/session/stateless-options.js";
+import { CompactionMemory } from "../../src/store/index.js";
+import { ConversationBuilder } from "../../src/testing/index.js";
+
+// A server whose clients send the whole, uncompacted history with each request: with a
+// `CompactionMemory`, each helper goes on from what it sent, so requests grow append-only
+// between compactions (the prompt cache reads them) instead of changing from the start at
+// every request as the history grows.
+
+interface Format {
+  /** A turn's messages in the helper's format (the client appends them to its history). */
+  to: (messages: readonly Message[]) => unknown[];
+  compact: (
+    wire: unknown[],
+    options: CompactMessagesOptions,
+  ) => Promise<CompactedMessages<unknown>>;
+}
+
+const FORMATS: Record<string, Format> = {
+  compactAnthropicMessages: {
+    to: (messages) => toAnthropicMessages(messages),
+    compact: (wire, options) => compactAnthropicMessages(wire, options),
+  },
+  compactResponsesInput: {
+    to: (messages) => toResponsesInput(messages),
+    compact: (wire, options) => compactResponsesInput(wire, options),
+  },
+  compactGeminiContents: {
+    to: (messages) => toGeminiContents(messages),
+    compact: (wire, options) => compactGeminiContents(wire, options),
+  },
+  compactChatMessages: {
+    to: (messages) => toChatMessages(messages),
+    compact: (wire, options) => compactChatMessages(wire, options),
+  },
+  compactModelMessages: {
+    to: (messages) => toModelMessages(messages),
+    compact: (wire, options) => compactModelMessages(wire as ModelMessage[], options),
+  },
+  compactLangChainMessages: {
+    to: (messages) => toLangChainMessages(messages),
+    compact: (wire, options) => compactLangChainMessages(wire as BaseMessage[], options),
+  },
+};
+
+/** Turns of a request, two reads and an answer each, their tool ids distinct. */
+const TURNS: readonly Message[][] = (() => {
+  const builder = new ConversationBuilder();
+  for (let number = 1; number <= 30; number += 1) {
+    builder.user(`Request ${number}: look at module ${number}.`);
+    for (let call = 1; call <= 2; call += 1)
+      builder.toolCall({
+        name: "read_file",
+        input: { path: `src/m${number}/f${call}.ts` },
+        result: `// src/m${number}/f${call}.ts\n${"export const value = 1;\n".repeat(80)}`,
+      });
+    builder.assistant(`Done with request ${number}.`);
+  }
+  const turns: Message[][] = [];
+  for (const message of builder.build()) {
+    if (message.role === "user" && message.content[0]?.type === "text") turns.push([]);
+    turns.at(-1)!.push(message);
+  }
+  return turns;
+})();
+
+/** The messages of turn `number` (from 1). */
+const turn = (number: number): Message[] => TURNS[number - 1]!;
+
+const serialized = (messages: readonly unknown[]) => messages.map((each) => JSON.stringify(each));
+
+/** Whether `request` starts with every message of `before`, the same data. */
+function continues(request: readonly string[], before: readonly string[]): boolean {
+  return before.every((message, index) => request[index] === message);
+}
+
+interface ServerRun {
+  requests: number;
+  /** Requests that do not start with the request before them. */
+  breaks: number;
+  /** Calls whose compactors changed something. */
+  compactions: number;
+}
+
+/**
+ * A client that appends a turn to its whole history and sends it all, `turns` times; the
+ * server compacts each with the helper (and `memory`, when given). The history's objects are
+ * the client's own throughout (what a LangChain app keeps); `parse` sends a copy parsed anew.
+ */
+async function serve(
+  format: Format,
+  turns: number,
+  options: CompactMessagesOptions,
+  parse = false,
+): Promise<ServerRun> {
+  const history: unknown[] = [];
+  const run = { requests: 0, breaks: 0, compactions: 0 };
+  let previous: string[] = [];
+  for (let number = 1; number <= turns; number += 1) {
+    history.push(...format.to(turn(number)));
+    const body = parse ? (JSON.parse(JSON.stringify(history)) as unknown[]) : history;
+    const { messages, result } = await format.compact(body, options);
+    const request = serialized(messages);
+    if (!continues(request, previous)) run.breaks += 1;
+    if (!isCompactionResultEmpty(result)) run.compactions += 1;
+    run.requests += 1;
+    previous = request;
+  }
+  return run;
+}
+
+describe("CompactionMemory: a whole history sent with each request compacts append-only", () => {
+  for (const [name, format] of Object.entries(FORMATS))
+    it(name, async () => {
+      const without = await serve(format, 24, { contextLimit: 12_000 });
+      const memory = new CompactionMemory();
+      const withMemory = await serve(format, 24, { contextLimit: 12_000, memory });
+      // Without it, every request over the threshold is compacted anew, from its start.
+      expect(without.compactions).toBeGreaterThan(10);
+      expect(without.breaks).toBe(without.compactions);
+      // With it, a request starts anew only where a compaction ran, and fewer run.
+      expect(withMemory.compactions).toBeGreaterThan(0);
+      expect(withMemory.breaks).toBe(withMemory.compactions);
+      expect(withMemory.compactions * 2).toBeLessThan(without.compactions);
+    });
+
+  it("finds the conversation in a body parsed anew (messages compared by value)", async () => {
+    const memory = new CompactionMemory();
+    const run = await serve(
+      FORMATS["compactAnthropicMessages"]!,
+      24,
+      {
+        contextLimit: 12_000,
+        memory,
+      },
+      true,
+    );
+    expect(run.compactions).toBeGreaterThan(0);
+    expect(run.breaks).toBe(run.compactions);
+  });
+});
+
+describe("CompactionMemory keeps what was sent apart from the caller's arrays", () => {
+  for (const appendsTo of ["its input", "what it got back"] as const)
+    it(`a caller appending to ${appendsTo} changes nothing remembered`, async () => {
+      const memory = new CompactionMemory();
+      const options = { contextLimit: 12_000, memory };
+      const history = Array.from({ length: 12 }, (_, at) =>
+        toAnthropicMessages(turn(at + 1)),
+      ).flat();
+      const first = await compactAnthropicMessages(history, options);
+      expect(first.compacted).toBe(true);
+      const sent = serialized(first.messages);
+      // The client appends the next turn to the array it sent, or to the one it got back (a
+      // view of its own), and sends its whole history.
+      const next = toAnthropicMessages(turn(13));
+      (appendsTo === "its input" ? history : first.messages).push(...next);
+      const whole = appendsTo === "its input" ? history : [...history, ...next];
+      const second = await compactAnthropicMessages(whole, options);
+      const request = serialized(second.messages);
+      expect(continues(request, sent)).toBe(true);
+      // The new turn once, after what was sent.
+      expect(request.slice(sent.length)).toEqual(serialized(next));
+    });
+
+  it("a history that changed before its end is compacted as it is, not continued", async () => {
+    const memory = new CompactionMemory();
+    const options = { contextLimit: 12_000, memory };
+    const history = Array.from({ length: 12 }, (_, at) => toAnthropicMessages(turn(at + 1))).flat();
+    await compactAnthropicMessages(history, options);
+    // The user edits their first request and the client sends the history again.
+    const edited = [{ role: "user" as const, content: "Request 1, edited." }, ...history.slice(1)];
+    const fresh = await compactAnthropicMessages(edited, { contextLimit: 12_000 });
+    const remembered = await compactAnthropicMessages(edited, options);
+    expect(serialized(remembered.messages)).toEqual(serialized(fresh.messages));
+  });
+
+  it("remembers the latest `conversations` of each helper", async () => {
+    const memory = new CompactionMemory({ conversations: 1 });
+    const options = { contextLimit: 12_000, memory };
+    const history = (tag: string) =>
+      Array.from({ length: 12 }, (_, at) =>
+        toAnthropicMessages(turn(at + 1)).map((message, index) =>
+          index === 0
+            ? { ...message, content: `${tag}: ${JSON.stringify(message.content)}` }
+            : message,
+        ),
+      ).flat();
+    const a = history("a");
+    const b = history("b");
+    const aFirst = serialized((await compactAnthropicMessages(a, options)).messages);
+    await compactAnthropicMessages(b, options);
+    // `a` was forgotten for `b`: its next request is compacted from its whole history again.
+    a.push(...toAnthropicMessages(turn(13)));
+    const fresh = await compactAnthropicMessages(a, { contextLimit: 12_000 });
+    const again = await compactAnthropicMessages(a, options);
+    expect(serialized(again.messages)).toEqual(serialized(fresh.messages));
+    expect(continues(serialized(again.messages), aFirst)).toBe(
+      continues(serialized(fresh.messages), aFirst),
+    );
+  });
+});
+
+describe("CompactionMemory's options", () => {
+  it("refuses a memory that is not one, naming the option", async () => {
+    const call = compactAnthropicMessages([], {
+      contextLimit: 12_000,
+      memory: {} as CompactionMemory,
+    });
+    await expect(call).rejects.toThrow(ValidationError);
+    await expect(call).rejects.toThrow(/memory: must be a CompactionMemory/);
+  });
+
+  it("refuses a count of conversations that is not a positive whole number", () => {
+    for (const conversations of [0, -1, 1.5, Number.NaN])
+      expect(() => new CompactionMemory({ conversations })).toThrow(/conversations/);
+    expect(() => new CompactionMemory({ size: 3 } as never)).toThrow(ValidationError);
+  });
+});
