@@ -76,7 +76,14 @@ export async function compactMessagesOnce<T>(
       : historiesOf<SentHistory<T>>(parsed.memory, format.entry);
   const known = histories?.find(input);
   const sending = continued(input, known);
-  const done = await compactContinued(sending, parsed, format);
+  let done: CompactedMessages<T>;
+  try {
+    done = await compactContinued(sending, parsed, format);
+  } catch (error) {
+    // A malformed message is named at its place in the caller's messages, checked as they came.
+    if (sending === input || !(error instanceof ValidationError)) throw error;
+    done = await compactContinued(input, parsed, format);
+  }
   // What was sent before differs from the caller's messages: so does what goes on from it.
   const result = sending === input || done.compacted ? done : { ...done, compacted: true };
   // Copies: the caller may append to its arrays, and to the one it is given back.

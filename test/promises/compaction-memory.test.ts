@@ -232,3 +232,22 @@ describe("CompactionMemory's options", () => {
     expect(() => new CompactionMemory({ size: 3 } as never)).toThrow(ValidationError);
   });
 });
+
+describe("CompactionMemory and malformed messages", () => {
+  it("names a malformed message added since at its place in the caller's messages", async () => {
+    const memory = new CompactionMemory();
+    const options = { contextLimit: 12_000, memory };
+    const history: unknown[] = Array.from({ length: 12 }, (_, at) =>
+      toAnthropicMessages(turn(at + 1)),
+    ).flat();
+    expect((await compactAnthropicMessages(history, options)).compacted).toBe(true);
+    history.push({ role: "user", content: [{ type: "text" }] });
+    const error = await compactAnthropicMessages(history, options).catch((caught) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(String(error.message)).toContain(`${history.length - 1}`);
+    expect((error as ValidationError).issues[0]?.path.slice(0, 2)).toEqual([
+      "messages",
+      history.length - 1,
+    ]);
+  });
+});
