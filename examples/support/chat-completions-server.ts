@@ -54,21 +54,56 @@ export type ChatScript = (
 
 export { roughTokens };
 
+/**
+ * The seconds of a WAV's base64 `data`, read from its header (its byte rate, at byte 28), or
+ * `undefined` for anything else (counted as its text).
+ */
+function wavSeconds(data: unknown): number | undefined {
+  if (typeof data !== "string") return undefined;
+  const head = Buffer.from(data.slice(0, 64), "base64");
+  if (head.length < 44 || head.toString("latin1", 8, 12) !== "WAVE") return undefined;
+  const byteRate = head.readUInt32LE(28);
+  return byteRate === 0 ? undefined : (Buffer.byteLength(data, "base64") - 44) / byteRate;
+}
+
+/**
+ * A message's tokens: its JSON at 4 characters a token, but a user's WAV `input_audio` part by
+ * its duration, at 10 tokens a second (D: "Audio tokens in user messages are 1 token per 100 ms
+ * of audio", the Realtime API's cost guide), and the part's other fields as text.
+ */
+function messageTokens(message: unknown): { tokens: number; audio: number } {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (!Array.isArray(content)) return { tokens: roughTokens(message), audio: 0 };
+  let audio = 0;
+  const counted = content.map((part) => {
+    const input = (part as { input_audio?: { data?: unknown } } | null)?.input_audio;
+    const seconds = wavSeconds(input?.data);
+    if (seconds === undefined) return part;
+    audio += Math.ceil(seconds * 10);
+    return { ...(part as object), input_audio: { ...input, data: "" } };
+  });
+  if (audio === 0) return { tokens: roughTokens(message), audio: 0 };
+  return { tokens: roughTokens({ ...(message as object), content: counted }) + audio, audio };
+}
+
 /** The tokens of a request's messages and tools, the per-prefix hashes, and the cached part. */
 function promptOf(body: Record<string, unknown>, seen: Set<string>) {
   const messages = Array.isArray(body["messages"]) ? (body["messages"] as unknown[]) : [];
   const hash: Hash = createHash("sha256").update(JSON.stringify(body["tools"] ?? []));
   let tokens = body["tools"] === undefined ? 0 : roughTokens(body["tools"]);
+  let audio = 0;
   let cached = 0;
   const prefixes: string[] = [];
   for (const message of messages) {
     hash.update(JSON.stringify(message));
-    tokens += roughTokens(message);
+    const counted = messageTokens(message);
+    tokens += counted.tokens;
+    audio += counted.audio;
     const prefix = hash.copy().digest("hex");
     if (seen.has(prefix)) cached = tokens;
     prefixes.push(prefix);
   }
-  return { tokens, cached, prefixes };
+  return { tokens, audio, cached, prefixes };
 }
 
 /** The loopback Chat Completions API. */
@@ -139,7 +174,7 @@ export class ChatCompletionsServer extends LoopbackApi {
   #completion(
     body: Record<string, unknown>,
     reply: ScriptedChatReply,
-    prompt: { tokens: number; cached: number },
+    prompt: { tokens: number; audio: number; cached: number },
   ): Record<string, unknown> {
     const calls = (reply.toolCalls ?? []).map((call) => ({
       id: call.id ?? this.id("call"),
@@ -176,7 +211,7 @@ export class ChatCompletionsServer extends LoopbackApi {
         prompt_tokens: prompt.tokens,
         completion_tokens: output,
         total_tokens: prompt.tokens + output,
-        prompt_tokens_details: { cached_tokens: prompt.cached, audio_tokens: 0 },
+        prompt_tokens_details: { cached_tokens: prompt.cached, audio_tokens: prompt.audio },
         completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
       },
     };

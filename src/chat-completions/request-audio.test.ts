@@ -195,20 +195,23 @@ describe("an assistant message's audio", () => {
 describe("a user's input_audio part", () => {
   const audioPart = {
     type: "input_audio",
-    input_audio: { data: "U".repeat(200_000), format: "wav" },
+    // 1.5 MB of WAV: over three minutes at the lowest byte rate a WAV is read at (8,000 a second).
+    input_audio: { data: "U".repeat(2_000_000), format: "wav" },
   };
   const voice = { role: "user", content: [{ type: "text", text: "listen" }, audioPart] };
 
   it("is counted, and kept whole or removed whole (recallable), never cut", async () => {
     const ours = fromChatMessages([voice]);
-    expect(estimateTokens(ours)).toBeGreaterThan(charsToTokens(200_000));
+    // Counted by its duration (187.5 s at 32 tokens a second), not as 2 MB of text.
+    expect(estimateTokens(ours)).toBeGreaterThan(6_000);
+    expect(estimateTokens(ours)).toBeLessThan(charsToTokens(2_000_000) / 50);
     const later = Array.from({ length: 4 }, (_, index) => [
       { role: "assistant", content: `a${index}` },
       { role: "user", content: `q${index}` },
     ]).flat();
     const archive = new MemoryArchive();
     const older = await compactChatMessages([voice, ...later] as ChatCompletionMessageParam[], {
-      contextLimit: 40_000,
+      contextLimit: 4_000,
       archive,
     });
     const sent = JSON.stringify(older.messages);
@@ -222,10 +225,10 @@ describe("a user's input_audio part", () => {
       voice,
     ];
     const kept = await compactChatMessages(newest as ChatCompletionMessageParam[], {
-      contextLimit: 8_000,
+      contextLimit: 4_000,
     });
     expect(JSON.stringify(kept.messages)).toContain(audioPart.input_audio.data);
-    expect(kept.contextUsed).toBeGreaterThan(charsToTokens(200_000));
+    expect(kept.contextUsed).toBeGreaterThan(6_000);
     expect(chatMessagesProblem(kept.messages, rules())).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { jsonLength } from "../internal/json-length.js";
+import { measureAudio } from "./audio-tokens.js";
 import type { ContentBlock, Message } from "./message.js";
 
 /**
@@ -43,7 +44,10 @@ export function charsToTokens(length: number): number {
   return Math.ceil(length / CHARS_PER_TOKEN);
 }
 
-/** Estimates the tokens of one content block (chars per token for text and JSON, a flat cost per image). */
+/**
+ * Estimates the tokens of one content block: chars per token for text and JSON, a flat cost per
+ * image, and audio (a provider's audio part, carried opaque) by its duration (`measureAudio`).
+ */
 export function estimateBlockTokens(block: ContentBlock): number {
   switch (block.type) {
     case "text":
@@ -67,8 +71,13 @@ export function estimateBlockTokens(block: ContentBlock): number {
       for (const part of block.content) total += estimateBlockTokens(part);
       return total;
     }
-    case "opaque":
-      return OVERHEAD_TOKENS + charsToTokens(jsonLength(block.block));
+    case "opaque": {
+      // Audio's base64 counted as text came to about 500 times what providers count.
+      const audio = measureAudio(block.block);
+      return audio === undefined
+        ? OVERHEAD_TOKENS + charsToTokens(jsonLength(block.block))
+        : OVERHEAD_TOKENS + audio.tokens + charsToTokens(audio.otherLength);
+    }
   }
 }
 

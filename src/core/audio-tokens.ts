@@ -1,0 +1,152 @@
+import { jsonLength } from "../internal/json-length.js";
+import type { JsonObject, JsonValue } from "./message.js";
+
+/**
+ * Tokens a second of audio takes by the local estimate: the highest rate a provider documents.
+ * Gemini counts 32 a second (ai.google.dev/gemini-api/docs/audio; Vertex AI 25), OpenAI 10 a
+ * second of a user's audio and 20 of the model's own (the Realtime API's cost guide).
+ */
+export const AUDIO_TOKENS_PER_SECOND = 32;
+
+/**
+ * Bytes a second of uncompressed audio holds at the lowest rate plausible: 8 kHz, 8 bits, mono
+ * (telephony's G.711 in a WAV). Fewer bytes a second would make the same data longer: the
+ * lowest rate gives the longest duration, so the estimate stays at or above what is counted.
+ */
+const UNCOMPRESSED_BYTES_PER_SECOND = 8_000;
+
+/**
+ * Bytes a second of compressed audio (MP3, AAC, Opus, Vorbis, FLAC, WebM, …) and of a format
+ * not known, at the lowest rate plausible: 8 kbps, MP3's lowest bitrate and at or below a voice
+ * note's (a messenger's Opus notes run at 10 to 24 kbps).
+ */
+const COMPRESSED_BYTES_PER_SECOND = 1_000;
+
+/**
+ * Tokens counted for audio a message holds no bytes of (a URL, a file id, Gemini's `fileData`):
+ * a minute's worth, as an image is counted at a flat rate. The provider's usage corrects it.
+ */
+export const AUDIO_REFERENCE_TOKENS = 60 * AUDIO_TOKENS_PER_SECOND;
+
+/** Formats of uncompressed audio (Chat Completions' `format`, a media type's subtype), lower case. */
+const UNCOMPRESSED_FORMATS = new Set([
+  "wav",
+  "wave",
+  "x-wav",
+  "vnd.wave",
+  "aiff",
+  "x-aiff",
+  "aif",
+  "pcm",
+  "pcm16",
+  "l16",
+  "l8",
+  "basic",
+  "pcmu",
+  "pcma",
+  "g711_ulaw",
+  "g711_alaw",
+]);
+
+/** Audio a block carries: its base64 data (`undefined`: none, a reference) and its format. */
+interface FoundAudio {
+  data: string | undefined;
+  format: string;
+  /** The object that holds `data`, when it is not the block itself. */
+  holder?: string;
+}
+
+/** A scheme at the start of a text (`https:`, `gs:`, `data:`): base64 holds no colon. */
+const SCHEME = /^[a-z][a-z0-9+.-]{0,31}:/i;
+
+function isAudioType(value: JsonValue | undefined): value is string {
+  return typeof value === "string" && value.slice(0, 6).toLowerCase() === "audio/";
+}
+
+function objectAt(block: JsonObject, key: string): JsonObject | undefined {
+  const value = block[key];
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+}
+
+/**
+ * The audio `block` (a provider's part, carried whole) holds, in each shape the adapters carry:
+ * Chat Completions' and the Responses API's `input_audio` (also as LangChain passes it), Gemini's
+ * `inlineData` and `fileData` of an `audio/*` type, the AI SDK's `file` (and a tool output's
+ * `media` and `file-data`) of an `audio/*` media type, LangChain's `audio` block. `undefined`
+ * for any other block, or one whose data is not a string (it is counted as its JSON).
+ */
+function audioIn(block: JsonObject): FoundAudio | undefined {
+  if (block["type"] === "input_audio") {
+    const audio = objectAt(block, "input_audio");
+    if (audio === undefined) return undefined;
+    const format = audio["format"];
+    return found(audio["data"], typeof format === "string" ? format : "", "input_audio");
+  }
+  const inline = objectAt(block, "inlineData");
+  if (inline !== undefined) {
+    const mimeType = inline["mimeType"];
+    return isAudioType(mimeType) ? found(inline["data"], mimeType, "inlineData") : undefined;
+  }
+  const file = objectAt(block, "fileData");
+  if (file !== undefined)
+    return isAudioType(file["mimeType"]) ? { data: undefined, format: "" } : undefined;
+  const mediaType = block["mediaType"] ?? block["mimeType"] ?? block["mime_type"];
+  if (isAudioType(mediaType)) return found(block["data"], mediaType);
+  if (block["type"] === "audio") return found(block["data"], "");
+  return undefined;
+}
+
+function found(
+  data: JsonValue | undefined,
+  format: string,
+  holder?: string,
+): FoundAudio | undefined {
+  if (data !== undefined && typeof data !== "string") return undefined;
+  // A URL in place of the bytes (the AI SDK's `URL`, an address as text): a reference.
+  const bytes =
+    data === undefined || (SCHEME.test(data) && !data.startsWith("data:")) ? undefined : data;
+  return holder === undefined ? { data: bytes, format } : { data: bytes, format, holder };
+}
+
+/** The bytes a second of `format` holds at the lowest rate plausible for it. */
+function bytesPerSecond(format: string): number {
+  const lower = format.toLowerCase();
+  const slash = lower.indexOf("/");
+  const semicolon = lower.indexOf(";");
+  const subtype = lower.slice(slash + 1, semicolon === -1 ? undefined : semicolon).trim();
+  return UNCOMPRESSED_FORMATS.has(subtype)
+    ? UNCOMPRESSED_BYTES_PER_SECOND
+    : COMPRESSED_BYTES_PER_SECOND;
+}
+
+/** What the local estimate counts of a block holding audio. */
+export interface AudioMeasure {
+  /** Tokens of the audio itself: by its duration, or {@link AUDIO_REFERENCE_TOKENS}. */
+  tokens: number;
+  /** Characters of the block's JSON besides the audio's data (its framing, counted as text). */
+  otherLength: number;
+}
+
+/**
+ * Measures the audio a provider's block holds (see `audioIn` for the shapes): its duration is
+ * its bytes (base64 length × 3/4, no decoding) over the lowest byte rate plausible for its
+ * format (8,000 a second uncompressed, 1,000 compressed or unknown), counted at
+ * {@link AUDIO_TOKENS_PER_SECOND}; audio without bytes counts {@link AUDIO_REFERENCE_TOKENS}.
+ * `undefined` when the block holds no audio.
+ */
+export function measureAudio(block: JsonObject): AudioMeasure | undefined {
+  const audio = audioIn(block);
+  if (audio === undefined) return undefined;
+  const { data } = audio;
+  if (data === undefined) return { tokens: AUDIO_REFERENCE_TOKENS, otherLength: jsonLength(block) };
+  // A `data:` URL's header (a few dozen characters) is counted as bytes too.
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  const bytes = Math.floor((data.length * 3) / 4) - padding;
+  const tokens = Math.ceil((bytes * AUDIO_TOKENS_PER_SECOND) / bytesPerSecond(audio.format));
+  const holder = audio.holder === undefined ? undefined : objectAt(block, audio.holder);
+  const emptied =
+    audio.holder === undefined || holder === undefined
+      ? { ...block, data: "" }
+      : { ...block, [audio.holder]: { ...holder, data: "" } };
+  return { tokens, otherLength: jsonLength(emptied) };
+}
