@@ -28,36 +28,17 @@ const COMPRESSED_BYTES_PER_SECOND = 1_000;
  */
 export const AUDIO_REFERENCE_TOKENS = 60 * AUDIO_TOKENS_PER_SECOND;
 
-/** Formats of uncompressed audio (Chat Completions' `format`, a media type's subtype), lower case. */
-const UNCOMPRESSED_FORMATS = new Set([
-  "wav",
-  "wave",
-  "x-wav",
-  "vnd.wave",
-  "aiff",
-  "x-aiff",
-  "aif",
-  "pcm",
-  "pcm16",
-  "l16",
-  "l8",
-  "basic",
-  "pcmu",
-  "pcma",
-  "g711_ulaw",
-  "g711_alaw",
-]);
-
-/** Audio a block carries: its base64 data (`undefined`: none, a reference) and its format. */
-interface FoundAudio {
-  data: string | undefined;
-  format: string;
-  /** The object that holds `data`, when it is not the block itself. */
-  holder?: string;
-}
+/**
+ * Formats of uncompressed audio (Chat Completions' `format`, a media type's subtype, lower case):
+ * WAV, AIFF, PCM (`L16`, `pcm16`), G.711 (`basic`, `pcmu`, `g711_ulaw`, …).
+ */
+const UNCOMPRESSED = /^(x-|vnd\.)?(wave?|aiff?|pcm(16|u|a)?|l8|l16|basic|g711_[ua]law)$/;
 
 /** A scheme at the start of a text (`https:`, `gs:`, `data:`): base64 holds no colon. */
 const SCHEME = /^[a-z][a-z0-9+.-]{0,31}:/i;
+
+/** Audio a block carries: its base64 data (`undefined`: a reference), format, and holder. */
+type FoundAudio = [data: string | undefined, format: string, holder: string | undefined];
 
 function isAudioType(value: JsonValue | undefined): value is string {
   return typeof value === "string" && value.slice(0, 6).toLowerCase() === "audio/";
@@ -72,51 +53,36 @@ function objectAt(block: JsonObject, key: string): JsonObject | undefined {
  * The audio `block` (a provider's part, carried whole) holds, in each shape the adapters carry:
  * Chat Completions' and the Responses API's `input_audio` (also as LangChain passes it), Gemini's
  * `inlineData` and `fileData` of an `audio/*` type, the AI SDK's `file` (and a tool output's
- * `media` and `file-data`) of an `audio/*` media type, LangChain's `audio` block. `undefined`
- * for any other block, or one whose data is not a string (it is counted as its JSON).
+ * `media`) of an `audio/*` media type, LangChain's `audio` block. `undefined` for any other
+ * block, or one whose data is not a string (it is counted as its JSON).
  */
 function audioIn(block: JsonObject): FoundAudio | undefined {
-  if (block["type"] === "input_audio") {
-    const audio = objectAt(block, "input_audio");
-    if (audio === undefined) return undefined;
-    const format = audio["format"];
-    return found(audio["data"], typeof format === "string" ? format : "", "input_audio");
-  }
+  const input = block["type"] === "input_audio" ? objectAt(block, "input_audio") : undefined;
+  if (input !== undefined) return found(input["data"], input["format"], "input_audio");
   const inline = objectAt(block, "inlineData");
-  if (inline !== undefined) {
-    const mimeType = inline["mimeType"];
-    return isAudioType(mimeType) ? found(inline["data"], mimeType, "inlineData") : undefined;
-  }
+  if (inline !== undefined)
+    return isAudioType(inline["mimeType"])
+      ? found(inline["data"], inline["mimeType"], "inlineData")
+      : undefined;
   const file = objectAt(block, "fileData");
   if (file !== undefined)
-    return isAudioType(file["mimeType"]) ? { data: undefined, format: "" } : undefined;
+    return isAudioType(file["mimeType"]) ? [undefined, "", undefined] : undefined;
   const mediaType = block["mediaType"] ?? block["mimeType"] ?? block["mime_type"];
-  if (isAudioType(mediaType)) return found(block["data"], mediaType);
-  if (block["type"] === "audio") return found(block["data"], "");
-  return undefined;
+  return isAudioType(mediaType) || block["type"] === "audio"
+    ? found(block["data"], mediaType)
+    : undefined;
 }
 
 function found(
   data: JsonValue | undefined,
-  format: string,
+  format: JsonValue | undefined,
   holder?: string,
 ): FoundAudio | undefined {
   if (data !== undefined && typeof data !== "string") return undefined;
-  // A URL in place of the bytes (the AI SDK's `URL`, an address as text): a reference.
+  // A URL in place of the bytes (the AI SDK's `URL`, an address as text) is a reference.
   const bytes =
     data === undefined || (SCHEME.test(data) && !data.startsWith("data:")) ? undefined : data;
-  return holder === undefined ? { data: bytes, format } : { data: bytes, format, holder };
-}
-
-/** The bytes a second of `format` holds at the lowest rate plausible for it. */
-function bytesPerSecond(format: string): number {
-  const lower = format.toLowerCase();
-  const slash = lower.indexOf("/");
-  const semicolon = lower.indexOf(";");
-  const subtype = lower.slice(slash + 1, semicolon === -1 ? undefined : semicolon).trim();
-  return UNCOMPRESSED_FORMATS.has(subtype)
-    ? UNCOMPRESSED_BYTES_PER_SECOND
-    : COMPRESSED_BYTES_PER_SECOND;
+  return [bytes, typeof format === "string" ? format.toLowerCase() : "", holder];
 }
 
 /** What the local estimate counts of a block holding audio. */
@@ -137,16 +103,25 @@ export interface AudioMeasure {
 export function measureAudio(block: JsonObject): AudioMeasure | undefined {
   const audio = audioIn(block);
   if (audio === undefined) return undefined;
-  const { data } = audio;
+  const [data, format, holder] = audio;
   if (data === undefined) return { tokens: AUDIO_REFERENCE_TOKENS, otherLength: jsonLength(block) };
+  // The subtype of a media type (`audio/L16;rate=24000`: `l16`), or the format itself.
+  const subtype = format
+    .slice(format.indexOf("/") + 1)
+    .split(";")[0]!
+    .trim();
+  const rate = UNCOMPRESSED.test(subtype)
+    ? UNCOMPRESSED_BYTES_PER_SECOND
+    : COMPRESSED_BYTES_PER_SECOND;
   // A `data:` URL's header (a few dozen characters) is counted as bytes too.
   const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
   const bytes = Math.floor((data.length * 3) / 4) - padding;
-  const tokens = Math.ceil((bytes * AUDIO_TOKENS_PER_SECOND) / bytesPerSecond(audio.format));
-  const holder = audio.holder === undefined ? undefined : objectAt(block, audio.holder);
   const emptied =
-    audio.holder === undefined || holder === undefined
+    holder === undefined
       ? { ...block, data: "" }
-      : { ...block, [audio.holder]: { ...holder, data: "" } };
-  return { tokens, otherLength: jsonLength(emptied) };
+      : { ...block, [holder]: { ...objectAt(block, holder), data: "" } };
+  return {
+    tokens: Math.ceil((bytes * AUDIO_TOKENS_PER_SECOND) / rate),
+    otherLength: jsonLength(emptied),
+  };
 }
