@@ -24,39 +24,44 @@ const WINDOWS_PATH = /^[A-Za-z]:\\[\w.@+~\\-]*[A-Za-z][\w.@+~\\-]*$/;
 const POSIX_CHARACTERS = /^[\w.@+~/-]+$/;
 const ROOTED = /^(?:\/|\.{1,2}\/|~\/)/;
 const FILE_LINE = /:\d+(?::\d+)?$/;
-const EXTENSIONS = new Set(
-  (
-    "ts tsx mts cts js jsx mjs cjs json jsonl md mdx txt csv tsv log py pyi ipynb rs go java kt kts " +
-    "scala rb php c h cc cpp hpp cs swift sh bash zsh fish ps1 bat yml yaml toml ini cfg conf " +
-    "lock sql html htm css scss sass less xml svg png jpg jpeg gif webp pdf zip gz tgz tar wasm " +
-    "proto graphql vue svelte dart lua ex exs tf gradle properties db sqlite pem"
-  ).split(" "),
-);
+// The sets and IDENTIFIER are built in `@__PURE__` calls: a bundle that does not reach the facts
+// check (a session's alone) drops them.
+const EXTENSIONS = /* @__PURE__ */ (() =>
+  new Set(
+    (
+      "ts tsx mts cts js jsx mjs cjs json jsonl md mdx txt csv tsv log py pyi ipynb rs go java kt kts " +
+      "scala rb php c h cc cpp hpp cs swift sh bash zsh fish ps1 bat yml yaml toml ini cfg conf " +
+      "lock sql html htm css scss sass less xml svg png jpg jpeg gif webp pdf zip gz tgz tar wasm " +
+      "proto graphql vue svelte dart lua ex exs tf gradle properties db sqlite pem"
+    ).split(" "),
+  ))();
 // Member accesses in code (`logger.info`, `self.db`) read as these; a bare name with one is no path.
 const CODE_LIKE_EXTENSIONS = new Set(["log", "db", "cfg"]);
 // Files known by name alone; a bare `.name` is more often an extension or a method (`.py`, `.format`).
-const NAMED_FILES = new Set(
-  (
-    "Makefile Dockerfile Jenkinsfile Gemfile Procfile .env .gitignore .gitattributes .dockerignore " +
-    ".npmrc .nvmrc .editorconfig .prettierrc .eslintrc .babelrc .bashrc .zshrc .profile .github .vscode"
-  ).split(" "),
-);
+const NAMED_FILES = /* @__PURE__ */ (() =>
+  new Set(
+    (
+      "Makefile Dockerfile Jenkinsfile Gemfile Procfile .env .gitignore .gitattributes .dockerignore " +
+      ".npmrc .nvmrc .editorconfig .prettierrc .eslintrc .babelrc .bashrc .zshrc .profile .github .vscode"
+    ).split(" "),
+  ))();
 // "Read/Write/Execute", "Phoenix/Bandit/Ash": capitalised words between slashes are prose.
 const CAPITALISED_WORDS = /^[A-Z][a-z]+(?:\/[A-Z][a-z]+)+$/;
 const VERSION_SUFFIX = "(?:-[0-9A-Za-z]+(?:\\.[0-9A-Za-z]+)*)?";
-const IDENTIFIER = new RegExp(
-  `(?<![\\w-])(?:${[
-    "[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", // uuid
-    `v\\d+(?:\\.\\d+)+${VERSION_SUFFIX}`, // v1.2, v1.2.3-beta.1
-    `\\d+(?:\\.\\d+){2,}${VERSION_SUFFIX}`, // 1.2.3
-    "[A-Z][A-Z0-9]{1,9}-\\d+", // ABC-123
-    "[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+", // snake_case, SCREAMING_CASE, toolu_01…
-    "[a-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+", // camelCase
-    "[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}", // PascalCase of three words or more
-    "(?<opaque>[A-Za-z0-9]{7,})", // hashes and opaque ids, filtered by isOpaqueId
-  ].join("|")})(?![\\w-])`,
-  "g",
-);
+const IDENTIFIER = /* @__PURE__ */ (() =>
+  new RegExp(
+    `(?<![\\w-])(?:${[
+      "[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}", // uuid
+      `v\\d+(?:\\.\\d+)+${VERSION_SUFFIX}`, // v1.2, v1.2.3-beta.1
+      `\\d+(?:\\.\\d+){2,}${VERSION_SUFFIX}`, // 1.2.3
+      "[A-Z][A-Z0-9]{1,9}-\\d+", // ABC-123
+      "[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+", // snake_case, SCREAMING_CASE, toolu_01…
+      "[a-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+", // camelCase
+      "[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}", // PascalCase of three words or more
+      "(?<opaque>[A-Za-z0-9]{7,})", // hashes and opaque ids, filtered by isOpaqueId
+    ].join("|")})(?![\\w-])`,
+    "g",
+  ))();
 
 /** A hex hash of 7 characters or more, or a long token of letters and digits (a ULID, a base62 id). */
 function isOpaqueId(text: string): boolean {
