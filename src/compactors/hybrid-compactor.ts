@@ -55,23 +55,29 @@ export interface HybridCompactorOptions
   toolCompaction: ThresholdCompactorOptions["toolCompaction"];
 }
 
-const { dropOldest: _dropOldest, ...MASKING_DEFAULTS } = DEFAULT_THRESHOLD_COMPACTOR_OPTIONS;
+// The defaults and the schema are built in `@__PURE__` calls: a bundle without the hybrid
+// compactor (a session's alone) drops them.
 
 /** The defaults of {@link HybridCompactorOptions}. */
-export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> = Object.freeze({
-  ...DEFAULT_LLM_COMPACTOR_OPTIONS,
-  ...MASKING_DEFAULTS,
-  targetUtilization: 0.5,
-  keepRecentToolUses: 10,
-  toolCompaction: "summarize_or_redact",
-  keepPathMentions: true,
-});
+export const DEFAULT_HYBRID_COMPACTOR_OPTIONS: Readonly<HybridCompactorOptions> =
+  /* @__PURE__ */ (() => {
+    const { dropOldest: _dropOldest, ...masking } = DEFAULT_THRESHOLD_COMPACTOR_OPTIONS;
+    return Object.freeze({
+      ...DEFAULT_LLM_COMPACTOR_OPTIONS,
+      ...masking,
+      targetUtilization: 0.5,
+      keepRecentToolUses: 10,
+      toolCompaction: "summarize_or_redact",
+      keepPathMentions: true,
+    });
+  })();
 
 /** Schema of a partial {@link HybridCompactorOptions}. */
-const HybridCompactorOptionsSchema = z.strictObject({
-  ...LLMCompactorOptionsSchema.shape,
-  ...z.omit(ThresholdCompactorOptionsSchema, { dropOldest: true, clock: true }).shape,
-});
+const HybridCompactorOptionsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    ...LLMCompactorOptionsSchema.shape,
+    ...z.omit(ThresholdCompactorOptionsSchema, { dropOldest: true, clock: true }).shape,
+  }))();
 
 /** What a hybrid compaction did: masking counts, summary counts, and whether it summarized. */
 export interface HybridCompactionResult extends CompactionResult {

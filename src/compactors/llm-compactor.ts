@@ -121,46 +121,51 @@ export interface LLMCompactorOptions {
 /** The seed's name of {@link LLMCompactorOptions}, kept for code written against it. */
 export type LLMCompactorConfig = LLMCompactorOptions;
 
+// The defaults and the schema are built in `@__PURE__` calls: a bundle without the LLM compactor
+// (a session's alone) drops them.
+
 /** The defaults of {@link LLMCompactorOptions}. */
-export const DEFAULT_LLM_COMPACTOR_OPTIONS: Readonly<LLMCompactorOptions> = Object.freeze({
-  threshold: 0.75,
-  keepRecentTurns: 3,
-  maxSummaryTokens: 2048,
-  summaryTimeoutMs: 60_000,
-  maxTranscriptTokens: 50_000,
-  summaryOverflow: "chunk",
-  clearAtLeast: 0,
-  maxToolInputChars: 2000,
-  maxToolResultChars: 4000,
-  targetUtilization: 0.2,
-  keepRecentToolUses: 8,
-  keepRecentShare: 0.1,
-});
+export const DEFAULT_LLM_COMPACTOR_OPTIONS: Readonly<LLMCompactorOptions> =
+  /* @__PURE__ */ Object.freeze({
+    threshold: 0.75,
+    keepRecentTurns: 3,
+    maxSummaryTokens: 2048,
+    summaryTimeoutMs: 60_000,
+    maxTranscriptTokens: 50_000,
+    summaryOverflow: "chunk",
+    clearAtLeast: 0,
+    maxToolInputChars: 2000,
+    maxToolResultChars: 4000,
+    targetUtilization: 0.2,
+    keepRecentToolUses: 8,
+    keepRecentShare: 0.1,
+  });
 
 const nonNegativeInt = NON_NEGATIVE_INT_SCHEMA;
 
 /** Schema of a partial {@link LLMCompactorOptions}. */
-export const LLMCompactorOptionsSchema = z.strictObject({
-  threshold: z.exactOptional(THRESHOLD_SCHEMA),
-  keepRecentTurns: z.exactOptional(KEEP_RECENT_TURNS_SCHEMA),
-  summarySystemPrompt: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
-  maxSummaryTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
-  summaryTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
-  maxTranscriptTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
-  summaryOverflow: z.exactOptional(
-    z.enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' }),
-  ),
-  targetUtilization: z.exactOptional(THRESHOLD_SCHEMA),
-  keepRecentToolUses: z.exactOptional(KEEP_RECENT_TOOL_USES_SCHEMA),
-  keepRecentShare: z.exactOptional(THRESHOLD_SCHEMA),
-  clearAtLeast: z.exactOptional(nonNegativeInt),
-  maxToolInputChars: z.exactOptional(nonNegativeInt),
-  maxToolResultChars: z.exactOptional(nonNegativeInt),
-  keepUserMessagesTokens: z.exactOptional(nonNegativeInt),
-  factsSectionTokens: z.exactOptional(nonNegativeInt),
-  timers: z.exactOptional(TIMERS_SCHEMA),
-  clock: z.exactOptional(CLOCK_SCHEMA),
-});
+export const LLMCompactorOptionsSchema = /* @__PURE__ */ (() =>
+  z.strictObject({
+    threshold: z.exactOptional(THRESHOLD_SCHEMA),
+    keepRecentTurns: z.exactOptional(KEEP_RECENT_TURNS_SCHEMA),
+    summarySystemPrompt: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
+    maxSummaryTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+    summaryTimeoutMs: z.exactOptional(TimerMillisecondsSchema),
+    maxTranscriptTokens: z.exactOptional(POSITIVE_INT_SCHEMA),
+    summaryOverflow: z.exactOptional(
+      z.enum(["chunk", "truncate"], { error: 'must be "chunk" or "truncate"' }),
+    ),
+    targetUtilization: z.exactOptional(THRESHOLD_SCHEMA),
+    keepRecentToolUses: z.exactOptional(KEEP_RECENT_TOOL_USES_SCHEMA),
+    keepRecentShare: z.exactOptional(THRESHOLD_SCHEMA),
+    clearAtLeast: z.exactOptional(nonNegativeInt),
+    maxToolInputChars: z.exactOptional(nonNegativeInt),
+    maxToolResultChars: z.exactOptional(nonNegativeInt),
+    keepUserMessagesTokens: z.exactOptional(nonNegativeInt),
+    factsSectionTokens: z.exactOptional(nonNegativeInt),
+    timers: z.exactOptional(TIMERS_SCHEMA),
+    clock: z.exactOptional(CLOCK_SCHEMA),
+  }))();
 
 /**
  * The asynchronous compactor: asks an LLM to summarize the turns older than
