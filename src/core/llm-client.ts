@@ -35,7 +35,10 @@ export interface LlmRequest {
 }
 
 /** An {@link LlmClient} given as an option: an object with `complete`. */
-export const LLM_CLIENT_SCHEMA = methodsSchema<LlmClient>("an LlmClient", "complete");
+export const LLM_CLIENT_SCHEMA = /* @__PURE__ */ methodsSchema<LlmClient>(
+  "an LlmClient",
+  "complete",
+);
 
 /** A reply with what it cost: its text, and the tokens the provider billed for it. */
 export interface LlmReply {

@@ -44,7 +44,9 @@ export function newIdSequence(first: string = uuidv7()): () => string {
 }
 
 /** Two hex digits for each byte. */
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+const HEX = /* @__PURE__ */ Array.from({ length: 256 }, (_, byte) =>
+  byte.toString(16).padStart(2, "0"),
+);
 
 /** What {@link createMessage} needs. */
 export interface CreateMessageOptions<R extends Message["role"]> {

@@ -194,7 +194,7 @@ export function falseOr<T extends object>(schema: z.ZodMiniType<T>) {
 }
 
 /** Injected timers: an object with `setTimeout` and `clearTimeout` functions. */
-export const TIMERS_SCHEMA = z.custom<Timers>(
+export const TIMERS_SCHEMA = /* @__PURE__ */ z.custom<Timers>(
   (value) =>
     typeof value === "object" &&
     value !== null &&

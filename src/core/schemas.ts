@@ -239,12 +239,16 @@ export const SerializedMessageSchema: z.ZodMiniType<Message, unknown> = z.discri
  * Schema of a message as `validateConversation` takes it: the fields of {@link MessageSchema},
  * but an empty `content` is an API problem to report, not a malformed message.
  */
-export const LenientMessageSchema: z.ZodMiniType<Message> = z.object({
-  role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }),
-  ...messageFields(validDate, contentBlocks),
-});
+export const LenientMessageSchema: z.ZodMiniType<Message> = /* @__PURE__ */ (() =>
+  z.object({
+    role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }),
+    ...messageFields(validDate, contentBlocks),
+  }))();
 
 /** Schema of what `validateConversation` takes: messages whose content may be empty. */
-export const LenientMessagesSchema: z.ZodMiniType<Message[]> = z.array(LenientMessageSchema, {
-  error: "must be an array of messages",
-});
+export const LenientMessagesSchema: z.ZodMiniType<Message[]> = /* @__PURE__ */ z.array(
+  LenientMessageSchema,
+  {
+    error: "must be an array of messages",
+  },
+);

@@ -18,14 +18,15 @@ type PricingPresets = {
  * the one table of windows and prices this is a view of). Prices change: pass your own
  * {@link ModelPricing} where they differ.
  */
-export const PRICING_PRESETS: PricingPresets = Object.freeze(
-  Object.fromEntries(
-    (Object.keys(MODEL_TABLE) as KnownModel[]).flatMap((id) => {
-      const row: ModelRow = MODEL_TABLE[id];
-      return row.pricing === undefined ? [] : [[id, row.pricing]];
-    }),
-  ) as PricingPresets,
-);
+export const PRICING_PRESETS: PricingPresets = /* @__PURE__ */ (() =>
+  Object.freeze(
+    Object.fromEntries(
+      (Object.keys(MODEL_TABLE) as KnownModel[]).flatMap((id) => {
+        const row: ModelRow = MODEL_TABLE[id];
+        return row.pricing === undefined ? [] : [[id, row.pricing]];
+      }),
+    ) as PricingPresets,
+  ))();
 
 /**
  * The prices of a model by its name, found as its window is (`modelLimitsOf`): dated ids,

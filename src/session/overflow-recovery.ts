@@ -47,16 +47,17 @@ export interface OverflowRecoveryOptions {
 }
 
 /** Schema of `withOverflowRecovery`'s arguments, checked as one. */
-const OverflowRecoveryArgumentsSchema = z.object({
-  session: methodsSchema<OverflowRecoverySession>("a session", "forceCompact"),
-  send: functionSchema<unknown>(),
-  options: optionsSchema({
-    isOverflow: z.exactOptional(functionSchema<OverflowRecoveryOptions["isOverflow"]>()),
-    instructions: z.exactOptional(STRING_SCHEMA),
-    signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
-    onRecovery: z.exactOptional(functionSchema<OverflowRecoveryOptions["onRecovery"]>()),
-  }),
-});
+const OverflowRecoveryArgumentsSchema = /* @__PURE__ */ (() =>
+  z.object({
+    session: methodsSchema<OverflowRecoverySession>("a session", "forceCompact"),
+    send: functionSchema<unknown>(),
+    options: optionsSchema({
+      isOverflow: z.exactOptional(functionSchema<OverflowRecoveryOptions["isOverflow"]>()),
+      instructions: z.exactOptional(STRING_SCHEMA),
+      signal: z.exactOptional(ABORT_SIGNAL_SCHEMA),
+      onRecovery: z.exactOptional(functionSchema<OverflowRecoveryOptions["onRecovery"]>()),
+    }),
+  }))();
 
 /**
  * Sends a model request and survives the provider's refusal for context length: on such a
