@@ -34,9 +34,12 @@ const PLATFORMS: { name: string; options: BuildOptions }[] = [
  * option is built apart from `createCompactor`), nor the other providers' validity rules, nor
  * `z.compile` (the message check's fast path answers valid input; the lazily compiled schemas
  * of `validateConversation` and the store's log are `@__PURE__`, as are the providers' token
- * count schema and the overflow phrases, so a bundle without them drops them). With those the
- * pair was 229,043; on classic zod 287,605 (87.0 kB), zod 133 kB: its `z` carries the whole
- * API, so one classic import anywhere brings it back (the check below names it).
+ * count schema, the overflow phrases, the facts check's tables and the LLM and hybrid
+ * compactors' defaults and schemas, so a bundle without them drops them: a call at the top of a
+ * module the build merges into `dist/index.js` or a chunk is kept unless marked, even one of
+ * zod's functions marked `@__NO_SIDE_EFFECTS__`, which esbuild reads within a file only). With
+ * those the pair was 229,043; on classic zod 287,605 (87.0 kB), zod 133 kB: its `z` carries
+ * the whole API, so one classic import anywhere brings it back (the check below names it).
  * `node scripts/bundle-size.mjs` measures and attributes the bytes.
  */
 const BUDGET = { root: 250_000, pair: 160_000 };
