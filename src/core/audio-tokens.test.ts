@@ -224,15 +224,23 @@ describe("the local estimate of audio", () => {
 
   it("leaves other blocks, and audio whose data is no string, to the JSON estimate", () => {
     const pdf = { type: "file", mediaType: "application/pdf", data: "JVBERi0x".repeat(1_000) };
-    const image = { inlineData: { mimeType: "image/png", data: "iVBOR".repeat(1_000) } };
     const broken = { type: "input_audio", input_audio: { data: 5, format: "wav" } };
     const notObject = { type: "input_audio", input_audio: "x" };
-    for (const block of [pdf, image, broken, notObject] as JsonObject[]) {
+    for (const block of [pdf, broken, notObject] as JsonObject[]) {
       expect(measureAudio(block)).toBeUndefined();
       expect(estimateBlockTokens(opaque(block))).toBe(
         4 + charsToTokens(JSON.stringify(block).length),
       );
     }
+    // Gemini's inline media of another type counts by its bytes, 64 a token (review 57c).
+    const data = "iVBOR".repeat(1_000);
+    const image = { inlineData: { mimeType: "image/png", data } } as JsonObject;
+    expect(measureAudio(image)).toBeUndefined();
+    expect(estimateBlockTokens(opaque(image))).toBe(
+      4 +
+        charsToTokens(JSON.stringify(image).length - data.length) +
+        Math.ceil((data.length * 3) / 4 / 64),
+    );
   });
 
   it("adds up block by block, as the memo and the edit estimate rely on", () => {

@@ -15,3 +15,33 @@ describe("the local estimate", () => {
     expect(estimateTokens(messages) / sent).toBeGreaterThanOrEqual(0.85);
   });
 });
+
+describe("the local estimate of media sent inline", () => {
+  // 400 kB of base64: some 12 s of 16 kHz speech, or a 10-page PDF (Gemini: 258 tokens a page).
+  const data = "QUJD".repeat(100_000);
+  const opaque = (block: Record<string, unknown>) =>
+    new ConversationBuilder()
+      .user("What is in this file?")
+      .build()
+      .map((message) => ({
+        ...message,
+        content: [...message.content, { type: "opaque" as const, block: block as never }],
+      }));
+
+  it("counts the bytes at 64 a token, not the base64 as text (a 400 kB file was 100k tokens)", () => {
+    const text = estimateTokens(opaque({}));
+    for (const block of [
+      { inlineData: { mimeType: "application/pdf", data } },
+      { inlineData: { mimeType: "video/mp4", data }, thoughtSignature: "S" },
+    ]) {
+      const media = estimateTokens(opaque(block)) - text;
+      expect(media).toBeGreaterThanOrEqual((data.length * 3) / 4 / 64);
+      expect(media).toBeLessThan((data.length * 3) / 4 / 64 + 20);
+    }
+  });
+
+  it("counts a file part of another shape as its JSON, as before", () => {
+    const file = { type: "file", file: { file_data: `data:application/pdf;base64,${data}` } };
+    expect(estimateTokens(opaque(file))).toBeGreaterThan(data.length / 4);
+  });
+});
