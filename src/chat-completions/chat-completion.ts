@@ -49,6 +49,25 @@ function firstChoice(completion: unknown): Record<string, unknown> | undefined {
   return isObject(first) ? first : fail(["choices", 0], "must be a choice object (with a message)");
 }
 
+/**
+ * The message without what the SDK's `parse()` and `stream().finalChatCompletion()` add to it,
+ * read from its `content` and `arguments`, never sent by the API nor taken by a request: its
+ * `parsed` and each call's `function.parsed_arguments`. Kept, they went back with every later
+ * request (a copy of every call's arguments, or a parse's `Date` refused as no JSON).
+ */
+function withoutParsed(message: Record<string, unknown>): Record<string, unknown> {
+  const { parsed: _parsed, ...rest } = message;
+  const calls = rest["tool_calls"];
+  if (Array.isArray(calls))
+    rest["tool_calls"] = calls.map((call: unknown) => {
+      const target = isObject(call) ? call["function"] : undefined;
+      if (!isObject(target) || !("parsed_arguments" in target)) return call;
+      const { parsed_arguments: _arguments, ...own } = target;
+      return { ...(call as Record<string, unknown>), function: own };
+    });
+  return rest;
+}
+
 /** The blocks of a reply's message, or none when it says nothing at all. */
 function replyBlocks(message: unknown): ContentBlock[] {
   const issues: ValidationIssue[] = [];
@@ -56,7 +75,11 @@ function replyBlocks(message: unknown): ContentBlock[] {
     issues.push({ path: ["choices", 0, "message"], message: "must be a message object" });
     throw new ValidationError(SUBJECT, issues);
   }
-  const copy = normalizeJson(message, ["choices", 0, "message"], issues) as JsonObject;
+  const copy = normalizeJson(
+    withoutParsed(message),
+    ["choices", 0, "message"],
+    issues,
+  ) as JsonObject;
   if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
   // An audio reply is read as the request takes it back (`audio: { id }`, not its data), what
   // it said (its transcript) as its text.
@@ -81,8 +104,9 @@ const isEmpty = (value: JsonValue): boolean =>
  * Takes a whole `chat.completions.create` completion into a session in one call: its first
  * choice's message (reasoning fields, content, refusal, `tool_calls`, in that order) becomes
  * one assistant message (an audio reply's `audio` as the request takes it back, `{ id }`, its
- * transcript as its text), and its usage (`cached_tokens` included) the context measure. For a
- * stream, pass `await stream.finalChatCompletion()` (the SDK's `chat.completions.stream`).
+ * transcript as its text; what the SDK's `parse()` adds, `parsed` and each call's
+ * `parsed_arguments`, left out), and its usage (`cached_tokens` included) the context measure.
+ * For a stream, pass `await stream.finalChatCompletion()` (the SDK's `chat.completions.stream`).
  * Everything is checked before anything is appended or recorded. A completion with
  * `choices: []` (what some hosts send for a prompt they filtered) appends nothing, and its
  * usage, if any, is still recorded.
