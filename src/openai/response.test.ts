@@ -131,3 +131,60 @@ describe("an incomplete response through the openai SDK and the loopback Respons
     ]);
   });
 });
+
+describe("a response read by the SDK's parse() and stream() helpers", () => {
+  let server: ResponsesApiServer;
+  let client: OpenAI;
+  // A call first, then an answer: both parsed by the SDK, which adds `parsed_arguments` to the
+  // call and `parsed` to each part of the message (its ParsedResponse), fields no input takes.
+  const script: ResponsesScript = (request, ids) =>
+    (request.body["input"] as unknown[]).length === 1
+      ? {
+          output: [
+            { type: "reasoning", id: ids("rs"), summary: [] },
+            {
+              type: "function_call",
+              id: ids("fc"),
+              call_id: ids("call"),
+              name: "read",
+              arguments: '{"path":"a.ts"}',
+              status: "completed",
+            },
+          ],
+        }
+      : { output: reasonedAnswer(ids, "Done.") };
+  beforeAll(async () => {
+    server = await ResponsesApiServer.start(script);
+    client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });
+  });
+  afterAll(() => server.close());
+
+  it("appends the output as the API wrote it, so the next input is accepted", async () => {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("Read a.ts");
+    const send = () =>
+      client.responses.parse({
+        model: MODEL,
+        input: toResponsesInput(session.messages),
+        store: false,
+        include: ["reasoning.encrypted_content"],
+      });
+    const call = await send();
+    expect(call.output[1]).toHaveProperty("parsed_arguments");
+    appendOpenAIResponse(session, call);
+    const callId = (call.output[1] as { call_id: string }).call_id;
+    session.addToolResults([{ type: "tool_result", toolUseId: callId, content: "export {}" }]);
+    const answer = await send();
+    appendOpenAIResponse(session, answer);
+    session.addUserText("Thanks");
+    await client.responses.create({ model: MODEL, input: toResponsesInput(session.messages) });
+    expect(server.refusals).toEqual([]);
+    const sent = JSON.stringify(server.requests.map((request) => request.body["input"]));
+    expect(sent).not.toMatch(/"parsed(_arguments)?":/);
+    // The rest of each item is kept: its id, status and the part's annotations.
+    expect(toResponsesInput(session.messages).slice(1, 3)).toMatchObject([
+      { type: "reasoning" },
+      { type: "function_call", id: (call.output[1] as { id: string }).id, status: "completed" },
+    ]);
+  });
+});

@@ -2,7 +2,7 @@ import type { Response } from "openai/resources/responses/responses";
 import * as z from "zod/mini";
 import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import type { AgentSession, AssistantMessage, Usage } from "../index.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { isPlainObject, without } from "../internal/plain-object.js";
 import { withoutLoneReasoning } from "./lone-reasoning.js";
 import { fromResponsesInput } from "./responses-input.js";
 import { type OpenAIUsageLike, usageFromOpenAI } from "./usage.js";
@@ -54,6 +54,23 @@ function checkModelSide(output: readonly Record<string, unknown>[]): void {
   if (issues.length > 0) throw new ValidationError("OpenAI response", issues);
 }
 
+/**
+ * An output item as the API wrote it: the SDK's `parse()` and `stream()` helpers add
+ * `parsed_arguments` to a function call and `parsed` to each part of a message, fields the API
+ * refuses in an input ("Unknown parameter: 'input[2].parsed_arguments'").
+ */
+function asWritten(item: Record<string, unknown>): Record<string, unknown> {
+  if (Object.hasOwn(item, "parsed_arguments")) return without(item, ["parsed_arguments"]);
+  const { content } = item;
+  if (!Array.isArray(content)) return item;
+  const parsed = (part: unknown) => isPlainObject(part) && Object.hasOwn(part, "parsed");
+  if (!content.some(parsed)) return item;
+  return {
+    ...item,
+    content: content.map((part) => (parsed(part) ? without(part, ["parsed"]) : part)),
+  };
+}
+
 /** `read()`, a `ValidationError` it throws re-issued about the response, each path under `field`. */
 function within<T>(field: string, read: () => T): T {
   try {
@@ -72,7 +89,9 @@ function within<T>(field: string, read: () => T): T {
  * (reasoning with its `encrypted_content`, messages, function calls, in order) become one
  * assistant message, and its usage (`cached_tokens` included) the context measure. A reasoning
  * item no item follows (an incomplete response's) is left out: the API refuses it alone in
- * the next input. Everything is checked before anything is appended or recorded.
+ * the next input. The fields the SDK's `parse()` and `stream()` helpers add (`parsed`,
+ * `parsed_arguments`) are left out, as the API refuses them in an input. Everything is checked
+ * before anything is appended or recorded.
  *
  * @example
  * const response = await client.responses.create({ model, input: toResponsesInput(session.messages) });
@@ -87,7 +106,9 @@ export function appendOpenAIResponse(
   const parsed = parseOrThrow(ResponseShapeSchema, response, "OpenAI response");
   checkModelSide(parsed.output);
   const content = within("output", () =>
-    fromResponsesInput(withoutLoneReasoning(parsed.output)).flatMap((message) => message.content),
+    fromResponsesInput(withoutLoneReasoning(parsed.output.map(asWritten))).flatMap(
+      (message) => message.content,
+    ),
   );
   const usage = within("usage", () =>
     usageFromOpenAI(parsed.usage as OpenAIUsageLike | null | undefined),

@@ -50,6 +50,21 @@ describe("the loopback Responses API's input rules", () => {
     );
   });
 
+  it("9: refuses the fields the SDK's parse() and stream() helpers add", () => {
+    const parsedCall = { ...call, parsed_arguments: null };
+    expect(problem([user, reasoning, parsedCall, output])).toBe(
+      "Unknown parameter: 'input[2].parsed_arguments'.",
+    );
+    const part = { type: "output_text", text: "hi", annotations: [] };
+    const answer = {
+      type: "message",
+      role: "assistant",
+      content: [part, { ...part, parsed: null }],
+    };
+    expect(problem([user, answer])).toBe("Unknown parameter: 'input[1].content[1].parsed'.");
+    expect(problem([user, { ...answer, content: [part] }])).toBeUndefined();
+  });
+
   it("3-4: keeps reasoning with the item that follows it", () => {
     expect(problem([user, reasoning])).toMatch(
       /'rs_1' of type 'reasoning' was provided without its required following item/,

@@ -33,6 +33,10 @@ import {
  * 8. A `call_id` is answered once (R: "Duplicate function_call_output for call_id '…'. Each
  *    function_call must have exactly one matching function_call_output", as gateways and
  *    agents that reuse per-reply ids such as `terminal:0` across turns reported).
+ * 9. An item holds no field the SDK's `parse()` and `stream()` helpers add to a response's
+ *    output: `parsed_arguments` on a function call, `parsed` on a message's part (R: "Unknown
+ *    parameter: 'input[2].parsed_arguments'.", openai/openai-python#2720; D: the API refuses
+ *    unknown parameters).
  *
  * `/responses/compact` answers, as documented, with the input's user messages followed by one
  * compaction item (`encrypted_content` this server can verify), and usage.
@@ -98,6 +102,17 @@ function isInputMessage(item: Item): boolean {
   return (item["type"] === undefined || item["type"] === "message") && item["role"] !== "assistant";
 }
 
+/** Where an item holds a field only the SDK's parsing helpers write (rule 9), or `undefined`. */
+function sdkField(item: Item): string | undefined {
+  if (Object.hasOwn(item, "parsed_arguments")) return ".parsed_arguments";
+  const { content } = item;
+  if (!Array.isArray(content)) return undefined;
+  const part = content.findIndex(
+    (value) => typeof value === "object" && value !== null && Object.hasOwn(value, "parsed"),
+  );
+  return part === -1 ? undefined : `.content[${part}].parsed`;
+}
+
 /** The first problem of an input, in the API's words, or `undefined` when it is accepted. */
 export function responsesInputProblem(input: unknown, issued: Issued): InputProblem | undefined {
   if (typeof input === "string" || input === undefined) return undefined;
@@ -110,6 +125,9 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
     const item = items[index]!;
     const param = `input[${index}]`;
     const type = item["type"] ?? "message";
+    const unknown = sdkField(item);
+    if (unknown !== undefined)
+      return { message: `Unknown parameter: '${param}${unknown}'.`, param: `${param}${unknown}` };
     if (type === "compaction_trigger" && index !== items.length - 1) {
       return { message: "The compaction_trigger item must be the final input item.", param };
     }
