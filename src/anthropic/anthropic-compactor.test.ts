@@ -62,6 +62,34 @@ describe("AnthropicCompactor as a compactor of ours", () => {
     expect(trusted.conversation.length).toBeLessThan(conversation.length);
   });
 
+  it("keeps the user's request, not the library's continuation after it, as the latest request", async () => {
+    // The pair the session writes when a compaction strips the thinking of an open tool
+    // exchange ("[Context compacted; continuing the task.]", "Continue."): the library's words.
+    const builder = new ConversationBuilder().user("Read every file. Never touch tests/.");
+    for (let call = 0; call < 4; call += 1)
+      builder.toolCall({ name: "read", input: { file: `f${call}.ts` }, result: "x".repeat(800) });
+    builder.assistant("[Context compacted; continuing the task.]").user("Continue.");
+    for (let call = 4; call < 8; call += 1)
+      builder.toolCall({ name: "read", input: { file: `f${call}.ts` }, result: "x".repeat(800) });
+    const conversation = builder
+      .build()
+      .map((message, index) =>
+        index === 9 || index === 10 ? { ...message, generated: "continuation" as const } : message,
+      );
+    const request = conversation[0]!;
+    expect(latestRequestIndex(conversation)).toBe(0);
+    const client = fakeClient();
+    const compactor = new AnthropicCompactor({ client, model: "claude-fable-5-1" });
+    const { conversation: out } = await runCompactor(compactor, conversation, new Map(), {
+      trigger: "auto",
+      contextLimit: 4_000,
+      contextUsed: 3_900,
+    });
+    // One long turn has no cut before its request: nothing is folded (the session trims).
+    expect(out).toContain(request);
+    expect(client.requests).toHaveLength(0);
+  });
+
   it("lands a manual compaction in a session without being refused", async () => {
     const client = fakeClient();
     const session = new AgentSession({

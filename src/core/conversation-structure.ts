@@ -93,12 +93,14 @@ export function latestSafeCut(safe: readonly boolean[], atMost: number): number 
 }
 
 /**
- * Whether a message holds the user's own words: a user message, not a summary (turn `u0`),
- * with a non-empty text block, tool results beside it or not.
+ * Whether a message holds the user's own words: a user message, not a summary (turn `u0`) nor
+ * one the library wrote in the user's place (a continuation's "Continue."), with a non-empty
+ * text block, tool results beside it or not.
  */
 export function hasUserText(message: Message): boolean {
   return (
     message.role === "user" &&
+    message.generated === undefined &&
     !isSummaryTurn(message.turnId) &&
     message.content.some((block) => block.type === "text" && block.text.trim() !== "")
   );
