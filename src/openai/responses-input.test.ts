@@ -250,6 +250,18 @@ describe("fromResponsesInput / toResponsesInput", () => {
     ]);
   });
 
+  it("reads an item reference whose type is left out, as the SDK's ItemReference allows", () => {
+    const input = [
+      { role: "user", content: "Go on from there." },
+      { id: "msg_1" },
+      { id: "fc_1", type: null },
+      { type: "item_reference", id: "fco_1" },
+    ] as ResponseInputItem[];
+    const messages = fromResponsesInput(input, { sessionId: "s" });
+    expect(MessagesSchema.safeParse(messages).success).toBe(true);
+    expect(toResponsesInput(messages)).toEqual(input);
+  });
+
   it("names the path of each malformed item", () => {
     let error: unknown;
     try {

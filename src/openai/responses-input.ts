@@ -41,9 +41,21 @@ export const COMPACTION_ITEM_TYPE = "compaction";
 /** Which message an item's blocks join: the user's side, the model's, or one of its own. */
 type Side = "user" | "assistant" | "system" | "compaction" | "tool";
 
+/**
+ * An item's type: a message when it names none, but for an `id` alone, which is a reference
+ * (the SDK's `ItemReference`, whose `type` may be left out or `null`).
+ */
+function itemType(item: Record<string, unknown>): unknown {
+  const type = item["type"];
+  if (type !== undefined && type !== null) return type;
+  const reference =
+    typeof item["id"] === "string" && item["role"] === undefined && item["content"] === undefined;
+  return reference ? "item_reference" : "message";
+}
+
 /** Which message an item's blocks join (`assistant`: an item the model produced). */
 export function sideOf(item: Record<string, unknown>): Side {
-  const type = item["type"] ?? "message";
+  const type = itemType(item);
   if (type === "message") {
     const role = item["role"];
     return role === "system" || role === "developer"
@@ -59,7 +71,8 @@ export function sideOf(item: Record<string, unknown>): Side {
 
 /** One item's blocks, by the full reading (issues reported under `context`). */
 export function itemBlocks(context: ItemContext, item: Record<string, unknown>): ContentBlock[] {
-  switch (item["type"] ?? "message") {
+  const type = itemType(item);
+  switch (type) {
     case "message":
       return messageBlocks(context, item);
     case "function_call":
@@ -70,15 +83,16 @@ export function itemBlocks(context: ItemContext, item: Record<string, unknown>):
       return listOf<ContentBlock>(outputBlock(context, item));
     default:
       // An item's type names it: anything else the API refuses.
-      if (!isNonEmptyString(item["type"])) {
+      if (!isNonEmptyString(type)) {
         context.issues.push({
           path: [...context.path, "type"],
           message: "must be a non-empty string naming the item's type",
         });
         return [];
       }
-      // Reasoning (its encrypted_content verbatim), compaction, hosted tools, references.
-      return [opaque(checkedJson(context, item))];
+      // Reasoning (its encrypted_content verbatim), compaction, hosted tools, references; a
+      // reference without its type marked as the API's own, so the writer sends it as it came.
+      return [opaque(checkedJson(context, item), type === item["type"] ? {} : { item: {} })];
   }
 }
 
@@ -192,7 +206,7 @@ class InputBuilder {
 
   /** Adds `item` when the quick reading takes it (`items-quick.ts`); `false` leaves it. */
   addQuick(item: Record<string, unknown>): boolean {
-    switch (item["type"] ?? "message") {
+    switch (itemType(item)) {
       case "message": {
         const blocks = quickMessageBlocks(item);
         if (blocks === undefined) return false;
