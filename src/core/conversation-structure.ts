@@ -100,7 +100,7 @@ export function latestSafeCut(safe: readonly boolean[], atMost: number): number 
 export function hasUserText(message: Message): boolean {
   return (
     message.role === "user" &&
-    message.generated === undefined &&
+    !message.generated &&
     !isSummaryTurn(message.turnId) &&
     message.content.some((block) => block.type === "text" && block.text.trim() !== "")
   );
