@@ -219,7 +219,9 @@ export class MessagesApiServer {
       response.on("close", () =>
         resolve(
           response.writableFinished
-            ? "answered"
+            ? response.statusCode < 400
+              ? "answered"
+              : "refused"
             : this.#dropped.has(response) || this.#closing
               ? "dropped"
               : "closed_by_client",

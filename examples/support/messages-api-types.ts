@@ -11,8 +11,8 @@ export type Endpoint = "messages" | "count_tokens";
 /** What answers a request: an endpoint's script, or (for compaction requests) the compaction script. */
 export type Script = Endpoint | "compaction";
 
-/** How a request ended. */
-export type RequestOutcome = "answered" | "dropped" | "closed_by_client";
+/** How a request ended: answered (2xx or 3xx), refused (an error status), dropped by the server, or closed by the client. */
+export type RequestOutcome = "answered" | "refused" | "dropped" | "closed_by_client";
 
 /** One request as the server received it. */
 export interface RecordedRequest {
@@ -25,7 +25,7 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The body parsed as JSON (the raw text when it is not JSON). */
   body: unknown;
-  /** Settles when the exchange ends: answered, dropped by the server, or closed by the client. */
+  /** Settles when the exchange ends: answered, refused with an error status, dropped by the server, or closed by the client. */
   outcome: Promise<RequestOutcome>;
 }
 

@@ -86,7 +86,8 @@ export function readLoop(calls: number) {
 export async function refusals(server: MessagesApiServer): Promise<string[]> {
   const refused: string[] = [];
   for (const request of server.requestsTo("messages")) {
-    if ((await request.outcome) !== "answered") refused.push(`${request.path}: not answered`);
+    const outcome = await request.outcome;
+    if (outcome !== "answered") refused.push(`${request.path}: ${outcome}`);
   }
   return refused;
 }

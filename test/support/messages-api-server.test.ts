@@ -168,6 +168,9 @@ describe("MessagesApiServer through @anthropic-ai/sdk", () => {
       user([result("toolu_1")]),
     ]);
     expect(answered.content).toMatchObject([{ type: "text", text: "ok" }]);
+    // Review 57d: a 400 is a refusal, not an answer, so `refusals` (ai-sdk-providers.ts) sees it.
+    const outcomes = await Promise.all(server.requests.slice(-3).map((request) => request.outcome));
+    expect(outcomes).toEqual(["refused", "refused", "answered"]);
   });
 
   it("refuses a body with a lone surrogate, which JSON.parse would have read", async () => {
