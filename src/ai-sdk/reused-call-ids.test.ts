@@ -1,9 +1,10 @@
-import { generateText, type ModelMessage } from "ai";
+import { generateText, type ModelMessage, stepCountIs, wrapLanguageModel } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
-import { anthropicModel, refusals } from "../../test/support/ai-sdk-providers.js";
-import { MessagesApiServer } from "../../test/support/messages-api-server.js";
+import { anthropicModel, read, refusals, THINKING } from "../../test/support/ai-sdk-providers.js";
+import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
 import { validateConversation } from "../core/validate-conversation.js";
 import { AgentSession } from "../session/agent-session.js";
+import { compactionMiddleware } from "./compaction-middleware.js";
 import { fromModelMessages, toModelMessages } from "./model-messages.js";
 
 /**
@@ -111,5 +112,46 @@ describe("toModelMessages with a call id used again once answered", () => {
     // Where no id comes twice, the round trip gives the messages back as they were.
     const distinct = history.slice(0, 3);
     expect(toModelMessages(fromModelMessages(distinct, { sessionId: "s" }))).toEqual(distinct);
+  });
+});
+
+// Review 57d: the new id of a reused call depended on the calls after it. A provider numbering
+// its calls gave the id the reuse had been renamed to (`call_0_2`), and the next request sent
+// the earlier call as `call_0_2_`: an edit before the signed thinking after it (a 400).
+describe("a loop whose provider gives the id a reuse was renamed to", () => {
+  it("sends each request's calls as the request before sent them: the thinking after them stays valid", async () => {
+    const given = ["call_0", "call_0", "call_0_2"];
+    const server = await MessagesApiServer.start({
+      onMessages: (request) => {
+        const usage = { input_tokens: roughTokens(request.body), output_tokens: 40 };
+        const id = given.shift();
+        if (id === undefined) return { type: "message", text: "Done.", usage };
+        const use = { type: "tool_use", id, name: "read", input: { path: `${id}.ts` } };
+        return { type: "message", content: [use], stopReason: "tool_use", usage };
+      },
+    });
+    servers.push(server);
+    const model = wrapLanguageModel({
+      model: anthropicModel(server),
+      middleware: compactionMiddleware({ contextLimit: 200_000 }),
+    });
+    const result = await generateText({
+      model,
+      tools: { read },
+      prompt: "Read three files.",
+      stopWhen: stepCountIs(6),
+      maxRetries: 0,
+      providerOptions: THINKING,
+    });
+    expect(result.text).toBe("Done.");
+    expect(await refusals(server)).toEqual([]);
+    const uses = server
+      .requestsTo("messages")
+      .map((request) =>
+        (request.body as { messages: { content: { type: string; id?: string }[] }[] }).messages
+          .flatMap((message) => message.content)
+          .flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
+      );
+    expect(uses.at(-1)).toEqual(["call_0", "call_0_2", "call_0_2_2"]);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromChatMessages } from "../chat-completions/index.js";
 import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
+import type { Message } from "../core/message.js";
 import { requestProblems } from "../testing/anthropic-rules/request.js";
 import { compactAnthropicMessages } from "./compact-messages.js";
 import { toAnthropicMessages } from "./request.js";
@@ -107,17 +108,28 @@ describe("tool ids another provider reused", () => {
       'result call_0_3 "d.ts"',
     ]);
     expect(toAnthropicMessages(messages)).toEqual(sent);
-    // The caller's own id after the reuse is never met either.
+    // The caller's own id after the reuse is never met either: it is renamed in turn, so the
+    // request before it (without it) went the same (review 57d: it renamed the earlier call).
     const later = fromChatMessages([
       start,
       ...exchange("call_0", "a.ts"),
       ...exchange("call_0", "b.ts"),
       ...exchange("call_0_2", "c.ts"),
     ]);
-    const ids = withDistinctToolIds(later).flatMap((message) =>
-      message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
+    const idsOf = (messages: readonly Message[]) =>
+      withDistinctToolIds(messages).flatMap((message) =>
+        message.content.flatMap((block) => (block.type === "tool_use" ? [block.id] : [])),
+      );
+    expect(idsOf(later)).toEqual(["call_0", "call_0_2", "call_0_2_2"]);
+    expect(idsOf(later.slice(0, 5))).toEqual(["call_0", "call_0_2"]);
+    const results = toAnthropicMessages(later).flatMap((message) =>
+      typeof message.content === "string"
+        ? []
+        : message.content.flatMap((block) =>
+            block.type === "tool_result" ? [block.tool_use_id] : [],
+          ),
     );
-    expect(ids).toEqual(["call_0", "call_0_2_", "call_0_2"]);
+    expect(results).toEqual(["call_0", "call_0_2", "call_0_2_2"]);
   });
 
   // Review 53's finding 8: two calls of one message with one id (malformed: the session

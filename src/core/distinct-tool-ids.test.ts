@@ -52,3 +52,30 @@ describe("withDistinctToolIds", () => {
     ]);
   });
 });
+
+describe("withDistinctToolIds on a growing conversation (review 57d)", () => {
+  it("names each call from the calls before it: a request sends the one before it unchanged", () => {
+    // A provider numbering its calls gave the id the reuse was renamed to (`c_2`): that later
+    // call is renamed, not the earlier one, which the request before had sent as `c_2`.
+    const messages = conversation(
+      ["user", [textBlock("go")]],
+      ["assistant", [toolUseBlock("c", "grep")]],
+      ["user", [toolResultBlock("c", "a")]],
+      ["assistant", [toolUseBlock("c", "read")]],
+      ["user", [toolResultBlock("c", "b")]],
+      ["assistant", [toolUseBlock("c_2", "ls")]],
+      ["user", [toolResultBlock("c_2", "c")]],
+    );
+    const before = ids(withDistinctToolIds(messages.slice(0, 5)));
+    const after = ids(withDistinctToolIds(messages));
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after).toEqual([
+      "use c grep",
+      "result c",
+      "use c_2 read",
+      "result c_2",
+      "use c_2_2 ls",
+      "result c_2_2",
+    ]);
+  });
+});

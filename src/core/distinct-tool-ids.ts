@@ -5,13 +5,15 @@ import type { ContentBlock, Message } from "./message.js";
  * it (400: "`tool_use` ids must be unique", "Duplicate function_call_output for call_id"): a
  * call whose id an earlier, answered call had (a provider that numbers each reply's calls,
  * `call_0` every time) is sent as `<id>_<n>`, its n-th use, and so are its results; `messages`
- * themselves when no id comes twice. The same conversation is always sent the same. Give it
- * `readableMessages` (a session's view is a proxy, slow to walk).
+ * themselves when no id comes twice. A call is named from the calls before it alone, so a
+ * request sends the one before it unchanged (its cache and its thinking stay valid): a later
+ * call that has an earlier one's new id is renamed in turn. Give it `readableMessages` (a
+ * session's view is a proxy, slow to walk).
  */
 export function withDistinctToolIds(messages: readonly Message[]): readonly Message[] {
-  // The ids taken, all of them: a new one never meets another call's.
-  const { taken, reused } = toolUseIds(messages);
-  if (!reused) return messages;
+  if (!toolUseIds(messages).reused) return messages;
+  /** The ids sent so far: a new one never meets an earlier call's. */
+  const taken = new Set<string>();
   const uses = new Map<string, number>();
   /** Each id's latest call, as sent, and whether a result answered it. */
   const latest = new Map<string, { sent: string; answered: boolean }>();
@@ -29,10 +31,12 @@ export function withDistinctToolIds(messages: readonly Message[]): readonly Mess
       }
       if (block.type !== "tool_use") return block;
       const before = latest.get(block.id);
-      // Only an answered call's id is sent anew: one given while the call of that id still
-      // waits (two in one message, malformed) goes as it came, as do its results (they answer
-      // the latest call of their id, not the one left waiting, even where that one was renamed).
-      if (before === undefined || !before.answered) {
+      // Sent anew: the id of an answered call, or one an earlier call was renamed to. One given
+      // while the call of that id still waits (two in one message, malformed) goes as it came,
+      // as do its results (they answer the latest call of their id, not the one left waiting,
+      // even where that one was renamed).
+      if (before === undefined ? !taken.has(block.id) : !before.answered) {
+        taken.add(block.id);
         latest.set(block.id, { sent: block.id, answered: false });
         return block;
       }
