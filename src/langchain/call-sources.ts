@@ -64,7 +64,8 @@ export class CallSources implements LangChainSources {
 
   /**
    * The tool message the result came from: the block at the cursor when it is that block or
-   * answers the same call (compaction edits results in place, in order), else the block itself
+   * answers the same call (compaction edits results in place, in order; its id maybe sent anew),
+   * else the block itself
    * wherever it stands, else the next one answering the same call (results of one call each
    * keep their own message); the cursor moves past it. Linear in the message's results when
    * they are written in order.
@@ -85,7 +86,10 @@ export class CallSources implements LangChainSources {
   #position(content: readonly ContentBlock[], count: number, block: ToolResultBlock): number {
     const cursor = this.#at;
     const here = content[cursor] as ToolResultBlock | undefined;
-    if (cursor < count && (here === block || here?.toolUseId === block.toolUseId)) return cursor;
+    const id = here?.toolUseId;
+    // Its call's id, or that id sent anew (`<id>_<n>`: `withDistinctToolIds`).
+    if (cursor < count && (id === block.toolUseId || block.toolUseId.startsWith(`${id}_`)))
+      return cursor;
     for (let at = 0; at < count; at += 1) if (content[at] === block) return at;
     for (let step = 0; step < count; step += 1) {
       const at = (cursor + step) % count;

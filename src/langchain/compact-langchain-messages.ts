@@ -37,6 +37,8 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
   return {
     entry: "compactLangChainMessages",
     what: "LangChain messages",
+    // `ChatAnthropic` and `ChatOpenAI` send a call's id as the API's own, which refuses it twice.
+    distinctToolIds: true,
     from: (messages, origins) => {
       const converted = convertedOf(messages, caller);
       input = messages;

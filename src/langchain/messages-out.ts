@@ -10,6 +10,7 @@ import {
   isSystemMessageBlock,
   readableMessages,
 } from "../core/conversation-structure.js";
+import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../core/message.js";
 import { isRecord, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
@@ -203,7 +204,10 @@ export function pushLangChain(
  * `SystemMessage`, every kept LangChain field (`extra.langchain`) returns to its place.
  * Messages written elsewhere (a summary, another adapter's) get LangChain's plain shapes, their
  * ids ours; a message the library wrote is marked in `additional_kwargs.agent_compaction`
- * (`"summary"`, `"notice"`, `"continuation"`).
+ * (`"summary"`, `"notice"`, `"continuation"`). A call whose id an earlier, answered call had
+ * (a provider numbering each reply's calls, `call_0` every time) goes with its results as
+ * `<id>_<n>`: `ChatAnthropic` and `ChatOpenAI` send the ids as they are, and the APIs refuse
+ * one twice.
  *
  * @example
  * const reply = await model.invoke(toLangChainMessages(session.messages));
@@ -211,7 +215,7 @@ export function pushLangChain(
  */
 export function toLangChainMessages(input: readonly Message[]): BaseMessage[] {
   assertMessages(input, "messages");
-  const messages = readableMessages(input);
+  const messages = withDistinctToolIds(readableMessages(input));
   const out: BaseMessage[] = [];
   for (let index = 0; index < messages.length; index += 1)
     pushLangChain(out, messages[index]!, undefined);

@@ -1,11 +1,23 @@
 import { fakeModel } from "@langchain/core/testing";
-import { AIMessage, type BaseMessage, createAgent, HumanMessage, tool } from "langchain";
+import {
+  AIMessage,
+  type BaseMessage,
+  createAgent,
+  HumanMessage,
+  ToolMessage,
+  tool,
+} from "langchain";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { pairingProblems } from "../../test/support/langchain-anthropic.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
 import { requestProblems } from "../testing/anthropic-rules/request.js";
-import { compactionMiddleware } from "./index.js";
+import {
+  compactionMiddleware,
+  compactLangChainMessages,
+  fromLangChainMessages,
+  toLangChainMessages,
+} from "./index.js";
 
 /**
  * A model whose server numbers each reply's calls (`call_0` every time, as OpenAI-compatible
@@ -100,5 +112,48 @@ describe("tool call ids a provider reuses, through the LangChain middleware", ()
       if (message.type === "ai") called = (message as AIMessage).tool_calls?.[0]?.name;
       if (message.type === "tool") expect((message as { name?: string }).name).toBe(called);
     }
+  });
+});
+
+// Review 57d: `toLangChainMessages` and `compactLangChainMessages` gave a reused id back as it
+// came, which `ChatAnthropic` and `ChatOpenAI` send as the API's own id (refused twice), where
+// every other adapter's conversion and helper sends it as `<id>_<n>`.
+describe("a call id reused, through toLangChainMessages and compactLangChainMessages", () => {
+  const history = (): BaseMessage[] => [
+    new HumanMessage("Read two files."),
+    new AIMessage({
+      content: "",
+      tool_calls: [{ id: "call_0", name: "read", args: { path: "a" } }],
+    }),
+    new ToolMessage({ content: "A", tool_call_id: "call_0", artifact: { bytes: 1 } }),
+    new AIMessage({
+      content: "",
+      tool_calls: [{ id: "call_0", name: "read", args: { path: "b" } }],
+    }),
+    new ToolMessage({ content: "B", tool_call_id: "call_0", artifact: { bytes: 2 } }),
+  ];
+  const pairs = (messages: readonly BaseMessage[]) =>
+    messages.flatMap((message) =>
+      message instanceof AIMessage
+        ? (message.tool_calls ?? []).map((call) => `call ${call.id}`)
+        : message instanceof ToolMessage
+          ? [`result ${message.tool_call_id} ${JSON.stringify(message.artifact)}`]
+          : [],
+    );
+  const expected = [
+    "call call_0",
+    'result call_0 {"bytes":1}',
+    "call call_0_2",
+    'result call_0_2 {"bytes":2}',
+  ];
+
+  it("sends the second call and its result as `<id>_2`, each result with its own artifact", async () => {
+    expect(pairs(toLangChainMessages(fromLangChainMessages(history())))).toEqual(expected);
+    const quiet = await compactLangChainMessages(history(), { contextLimit: 100_000 });
+    expect(pairs(quiet.messages)).toEqual(expected);
+    const due = [...history(), new AIMessage("Read."), new HumanMessage("x".repeat(40_000))];
+    const compacted = await compactLangChainMessages(due, { contextLimit: 12_000 });
+    expect(compacted.compacted).toBe(true);
+    expect(pairs(compacted.messages)).toEqual(expected);
   });
 });
