@@ -114,6 +114,66 @@ describe("compactLangChainMessages' input", () => {
     expect(Number.isFinite(out.contextUsed)).toBe(true);
   });
 
+  // Review 57d: a getter that threw deep in a message (a call's args, a part, the message's
+  // own `tool_calls` or `usage_metadata`) let its own error through, where the AI SDK's
+  // conversion names the message.
+  it("names the message whose getter throws, with its error as the cause, on every entry", async () => {
+    const boom = new Error("boom");
+    const throwing = <T extends object>(target: T, key: string): T =>
+      Object.defineProperty(target, key, {
+        enumerable: true,
+        get: () => {
+          throw boom;
+        },
+      });
+    const cases: [number, () => BaseMessage[]][] = [
+      [
+        1,
+        () => [
+          new HumanMessage("x"),
+          new AIMessage({
+            content: "",
+            tool_calls: [{ id: "c", name: "t", args: { a: throwing({}, "d") } }],
+          }),
+          new ToolMessage({ content: "ok", tool_call_id: "c" }),
+        ],
+      ],
+      [0, () => [new HumanMessage({ content: [throwing({ type: "text" }, "text")] as never })]],
+      [
+        1,
+        () => [
+          new HumanMessage("x"),
+          throwing(
+            new AIMessage({ content: "", tool_calls: [{ id: "c", name: "t", args: {} }] }),
+            "tool_calls",
+          ),
+          new ToolMessage({ content: "ok", tool_call_id: "c" }),
+          new HumanMessage("y"),
+        ],
+      ],
+      [
+        1,
+        () => [new HumanMessage("x"), throwing(new AIMessage({ content: "hi" }), "usage_metadata")],
+      ],
+    ];
+    for (const [at, make] of cases) {
+      for (const entry of [
+        async () => fromLangChainMessages(make()),
+        () => compactLangChainMessages(make(), { contextLimit: 100_000 }),
+      ]) {
+        const refused = await entry().then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(refused).toBeInstanceOf(ValidationError);
+        expect((refused as ValidationError).issues).toEqual([
+          { path: [at], message: "could not be read (a getter or proxy threw)" },
+        ]);
+        expect((refused as ValidationError).cause).toBe(boom);
+      }
+    }
+  });
+
   it("keeps an own __proto__ key of a part as one (JSON.parse makes them)", () => {
     for (const value of ['{"x":1}', "null", '"s"']) {
       const part = JSON.parse(`{"type":"text","text":"hi","__proto__":${value}}`);

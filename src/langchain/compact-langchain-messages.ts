@@ -62,26 +62,47 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
     // The last reply that reports its usage and came after the last compaction that changed a
     // message before it: its prompt and itself, and what came after it (as the intake took it:
     // a paste clamped counts clamped).
-    reportedContext: (taken) => {
-      const stale = staleReplies(input);
-      for (let index = taken.length - 1; index >= 0; index -= 1) {
-        if (taken[index]!.role !== "assistant") continue;
-        const at = starts[index];
-        if (at !== undefined && stale[at] === true) continue;
-        const reply = at === undefined ? undefined : (input[at] as { usage_metadata?: never });
-        const usage = usageFromLangChain(reply?.usage_metadata);
-        if (usage === undefined) continue;
-        // Counts the session's `recordUsage` would refuse (1e20, past 2^53) are refused here too.
-        if (usageIssues(usage).length > 0) {
-          throw new ValidationError("LangChain messages", [
-            { path: [at!, "usage_metadata"], message: "must count whole tokens below 2^53" },
-          ]);
-        }
-        return contextTokens(usage) + estimateTokens(taken.slice(index + 1) as Message[]);
-      }
-      return undefined;
-    },
+    reportedContext: (taken) => readingCaller(caller, () => reportedContext(taken)),
   };
+
+  function reportedContext(taken: readonly Message[]): number | undefined {
+    const stale = staleReplies(input);
+    for (let index = taken.length - 1; index >= 0; index -= 1) {
+      if (taken[index]!.role !== "assistant") continue;
+      const at = starts[index];
+      if (at !== undefined && stale[at] === true) continue;
+      const reply = at === undefined ? undefined : (input[at] as { usage_metadata?: never });
+      const usage = usageFromLangChain(reply?.usage_metadata);
+      if (usage === undefined) continue;
+      // Counts the session's `recordUsage` would refuse (1e20, past 2^53) are refused here too.
+      if (usageIssues(usage).length > 0) {
+        throw new ValidationError("LangChain messages", [
+          { path: [at!, "usage_metadata"], message: "must count whole tokens below 2^53" },
+        ]);
+      }
+      return contextTokens(usage) + estimateTokens(taken.slice(index + 1) as Message[]);
+    }
+    return undefined;
+  }
+}
+
+/**
+ * `read()`, which reads the caller's `messages` again after their conversion: a getter or a
+ * proxy's trap that throws there is bad input, named by the conversion (which reads every
+ * field) where it throws again, else a `ValidationError` of the list with it as the cause.
+ */
+function readingCaller<T>(messages: readonly BaseMessage[], read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (ValidationError.isInstance(error)) throw error;
+    convertLangChainMessages(messages, {});
+    throw new ValidationError(
+      "LangChain messages",
+      [{ path: [], message: "could not be read (a getter or proxy threw)" }],
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -143,7 +164,9 @@ export async function compactLangChainMessages(
   // Closed here, before the conversion (every other helper's intake closes them after it), as
   // tool messages of their own with the call's name and no id: messages the helper makes carry
   // none (the same request each time).
-  const closed = Array.isArray(messages) ? closeInterruptedCalls(messages, false) : messages;
+  const closed = Array.isArray(messages)
+    ? readingCaller(messages, () => closeInterruptedCalls(messages, false))
+    : messages;
   const result = await compactMessagesOnce(closed, options, langChainFormat(messages));
   return closed === messages || result.compacted
     ? result

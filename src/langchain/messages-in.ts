@@ -272,12 +272,21 @@ export function convertLangChainMessages(
   const builder = new MessagesBuilder(settings);
   const issues: ValidationIssue[] = [];
   const walked = { any: false };
+  let cause: unknown;
   // By index: a hole is no message, and is named (`forEach` and `map` skip holes).
   for (let index = 0; index < messages.length; index += 1) {
-    const value = messages[index];
-    convertOne(builder, value, index, settings.fieldsFromSources === true, issues, walked);
+    try {
+      const value = messages[index];
+      convertOne(builder, value, index, settings.fieldsFromSources === true, issues, walked);
+    } catch (error) {
+      // A getter or a proxy's trap that threw, anywhere in the message: bad input, named.
+      if (ValidationError.isInstance(error)) throw error;
+      cause = error;
+      issues.push({ path: [index], message: "could not be read (a getter or proxy threw)" });
+      break;
+    }
   }
-  if (issues.length > 0) throw new ValidationError("LangChain messages", issues);
+  if (issues.length > 0) throw new ValidationError("LangChain messages", issues, { cause });
   // Checked as read, built of what was checked: later checks (a compaction's, a session's
   // append) find them known, as every adapter's conversion leaves them. Unless a kept value was
   // checked by the full walk: then it may nest up to the schema's limit from where it stood, so
