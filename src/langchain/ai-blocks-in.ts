@@ -113,6 +113,20 @@ function redactedBlock(context: ReadContext, part: Record_): ContentBlock | unde
   return withFields({ type: "redacted_thinking", data }, shape === undefined ? {} : { shape });
 }
 
+/**
+ * A provider block LangChain's standard content wraps (`non_standard`), read when it is one the
+ * library models: `ChatAnthropic` with `outputVersion: "v1"` writes a `redacted_thinking` block
+ * so, and sends its `value` back as it is. Its shape keeps the wrapper, its data put back there.
+ */
+function wrappedBlock(context: ReadContext, part: Record_): ContentBlock | undefined {
+  const value = part["value"];
+  if (!isRecord(value) || value["type"] !== "redacted_thinking") return undefined;
+  const data = value["data"];
+  if (typeof data !== "string") return undefined;
+  const shape = json(context, { ...part, value: { ...value, data: null } }) as JsonObject;
+  return withFields({ type: "redacted_thinking", data }, { shape });
+}
+
 function contentBlock(
   context: ReadContext,
   part: unknown,
@@ -134,6 +148,8 @@ function contentBlock(
       return thinkingBlock(context, part) ?? opaque(context, part);
     case "redacted_thinking":
       return redactedBlock(context, part) ?? opaque(context, part);
+    case "non_standard":
+      return wrappedBlock(context, part) ?? opaque(context, part);
     case "tool_use":
     case "tool_call":
       if (call === undefined || call.name !== part["name"] || placed.has(call.id)) break;

@@ -85,7 +85,10 @@ export function contentPart(block: ContentBlock): Record_ | string {
             signature: block.signature,
           });
     case "redacted_thinking":
-      return fromShape(shape, { type: "redacted_thinking", data: block.data });
+      // Wrapped by LangChain's standard content (`non_standard`): the data goes back inside.
+      return isRecord(shape) && shape["type"] === "non_standard" && isRecord(shape["value"])
+        ? { ...shape, value: { ...shape["value"], data: block.data } }
+        : fromShape(shape, { type: "redacted_thinking", data: block.data });
     case "image":
       return imagePart(block);
     case "tool_use":

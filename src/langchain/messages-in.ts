@@ -304,7 +304,8 @@ export function convertLangChainMessages(
  * become one user message of results; a system message is carried verbatim in a message of
  * its own. An AI message's `tool_calls` become tool uses, in place where its content shows
  * them (Anthropic's `tool_use`, the standard `tool_call` block); signed reasoning (`thinking`,
- * or `reasoning` with a `signature`) becomes thinking, `redacted_thinking` redacted thinking,
+ * or `reasoning` with a `signature`) becomes thinking, `redacted_thinking` (also as the standard
+ * content's `non_standard` block wraps it) redacted thinking,
  * images images; other blocks are carried whole. A message's own fields (`id`, `name`,
  * `additional_kwargs`, `response_metadata`, `usage_metadata`, a tool message's `status`,
  * `artifact`, …) are kept under `extra.langchain`.

@@ -14,7 +14,12 @@ import {
   SUMMARY_TURN_ID,
   ValidationError,
 } from "../index.js";
-import { fromLangChainMessages, toLangChainMessages, usageFromLangChain } from "./index.js";
+import {
+  compactLangChainMessages,
+  fromLangChainMessages,
+  toLangChainMessages,
+  usageFromLangChain,
+} from "./index.js";
 
 /** A message's fields, as LangChain stores it (keys sorted: their order is not a difference). */
 function stored(message: BaseMessage): unknown {
@@ -153,6 +158,56 @@ describe("fromLangChainMessages / toLangChainMessages", () => {
     ]);
     // Signed reasoning is thinking (kept whole or removed whole); unsigned is carried as it came.
     expect(ours[1]!.content.map((block) => block.type)).toEqual(["thinking", "opaque", "tool_use"]);
+  });
+
+  // Review 57d: `ChatAnthropic` with `outputVersion: "v1"` wraps a redacted_thinking block in a
+  // `non_standard` one, and sends its `value` back. Carried whole, a compaction that made the
+  // thinking around it stale removed that and left it, which the API refuses.
+  it("reads a redacted_thinking block the standard content wraps (non_standard) as redacted thinking", async () => {
+    const wrapped = (index: number) => ({
+      type: "non_standard",
+      value: { type: "redacted_thinking", data: `redacted ${index}` },
+      index,
+    });
+    const input: BaseMessage[] = [new HumanMessage({ id: "u1", content: "Read them." })];
+    for (let index = 0; index < 8; index += 1) {
+      const call = { id: `c${index}`, name: "read", args: { index } };
+      input.push(
+        new AIMessage({
+          id: `a${index}`,
+          content: [
+            { type: "reasoning", reasoning: "Next.", signature: `sig${index}` },
+            wrapped(index),
+            { type: "tool_call", ...call },
+          ] as never,
+          tool_calls: [{ ...call, type: "tool_call" }],
+          response_metadata: { output_version: "v1", model_provider: "anthropic" },
+        }),
+        new ToolMessage({
+          id: `t${index}`,
+          tool_call_id: call.id,
+          content: "const x = 1;\n".repeat(400),
+        }),
+      );
+    }
+    const ours = fromLangChainMessages(input, { sessionId: "s" });
+    expect(ours[1]!.content.map((block) => block.type)).toEqual([
+      "thinking",
+      "redacted_thinking",
+      "tool_use",
+    ]);
+    expect(toLangChainMessages(ours).map(stored)).toEqual(input.map(stored));
+    const { messages, compacted } = await compactLangChainMessages(input, { contextLimit: 12_000 });
+    expect(compacted).toBe(true);
+    const kept = messages.flatMap((message) =>
+      message.type === "ai" && Array.isArray(message.content)
+        ? message.content.map((part) => (part as { type: string }).type)
+        : [],
+    );
+    // Whatever thinking the compaction removed went whole: no wrapped block is left without it.
+    expect(kept.filter((type) => type === "non_standard")).toHaveLength(
+      kept.filter((type) => type === "reasoning").length,
+    );
   });
 
   it("keeps tool calls the content does not show, in their order, and a message's missing id missing", () => {
