@@ -1,7 +1,7 @@
 import { generateText, type ModelMessage, stepCountIs, tool } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { anthropicModel, read, THINKING } from "../../test/support/ai-sdk-providers.js";
+import { anthropicModel, read, refusals, THINKING } from "../../test/support/ai-sdk-providers.js";
 import { answeringModel } from "../../test/support/answering-model.js";
 import { MessagesApiServer, roughTokens } from "../../test/support/messages-api-server.js";
 import { compactModelMessages } from "./compact-model-messages.js";
@@ -171,5 +171,80 @@ describe("a call awaiting its run after the user's approval (review 55b #2)", ()
       stopWhen: stepCountIs(2),
     });
     expect([result.text, ran]).toEqual(["Done.", [60_000]]);
+  });
+});
+
+// Review 57d: with a call that needed no approval made beside the ones that did, its result
+// stands before the user's approvals; the calls awaiting their run were taken as answered, the
+// exchange closed by a continuation after the approvals, and the SDK refused the history
+// (`AI_MissingToolResultsError`: it runs approved calls only at the end).
+describe("approvals beside a call that needed none, in a thinking loop", () => {
+  it("compactModelMessages leaves the calls awaiting their run whole: one denied, one approved, the loop goes on", async () => {
+    let replies = 0;
+    const server = await MessagesApiServer.start({
+      onMessages: (request) => {
+        const usage = { input_tokens: roughTokens(request.body), output_tokens: 40 };
+        replies += 1;
+        const call = (id: string, name: string, input: object) => ({
+          type: "tool_use",
+          id,
+          name,
+          input,
+        });
+        const content =
+          replies <= 8
+            ? [call(`toolu_r${replies}`, "read", { path: `src/f${replies}.ts` })]
+            : replies === 9
+              ? [
+                  call("toolu_d1", "remove", { path: "build/" }),
+                  call("toolu_d2", "remove", { path: "dist/" }),
+                  call("toolu_r9", "read", { path: "x.ts" }),
+                ]
+              : undefined;
+        return content === undefined
+          ? { type: "message", text: "Done.", usage }
+          : { type: "message", content, stopReason: "tool_use", usage };
+      },
+    });
+    servers.push(server);
+    const removed: string[] = [];
+    const remove = tool({
+      inputSchema: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute: async ({ path }) => {
+        removed.push(path);
+        return `removed ${path}`;
+      },
+    });
+    const options = {
+      model: anthropicModel(server),
+      tools: { read, remove },
+      maxRetries: 0,
+      providerOptions: THINKING,
+      stopWhen: stepCountIs(20),
+    } as const;
+    const start: ModelMessage[] = [{ role: "user", content: "Read the files, then clean." }];
+    const first = await generateText({ ...options, messages: start });
+    const asked = first.response.messages
+      .flatMap((message) =>
+        typeof message.content === "string"
+          ? []
+          : (message.content as { type: string; approvalId?: string }[]),
+      )
+      .flatMap((part) => (part.type === "tool-approval-request" ? [part.approvalId!] : []));
+    expect(asked).toHaveLength(2);
+    const answers: ModelMessage = {
+      role: "tool",
+      content: [
+        { type: "tool-approval-response", approvalId: asked[0]!, approved: false, reason: "no" },
+        { type: "tool-approval-response", approvalId: asked[1]!, approved: true },
+      ],
+    };
+    const history = [...start, ...first.response.messages, answers];
+    const { messages } = await compactModelMessages(history, { contextLimit: 6_000 });
+    expect(messages.at(-1)).toBe(answers);
+    const second = await generateText({ ...options, messages });
+    expect([second.text, removed]).toEqual(["Done.", ["dist/"]]);
+    expect(await refusals(server)).toEqual([]);
   });
 });

@@ -115,21 +115,24 @@ const isToolResult = (block: ContentBlock) => block.type === "tool_result";
 
 /**
  * Whether the conversation ends (system messages aside) in an assistant message of thinking and
- * tool calls none of which is answered yet, with nothing after it but messages of blocks carried
- * whole (the AI SDK's tool approvals): the caller runs the calls and sends their results after
- * it, which the Messages API takes only with that message's thinking valid, so nothing before
- * it may change ("a final assistant message must start with a thinking block").
+ * tool calls one of which is not answered yet, with nothing after it but messages of results and
+ * of blocks carried whole (the AI SDK's tool approvals; the results of the calls that needed
+ * none): the caller runs the calls and sends their results after it, which the Messages API
+ * takes only with that message's thinking valid, so nothing before it may change ("a final
+ * assistant message must start with a thinking block").
  */
 export function awaitsCallsWithThinking(conversation: readonly Message[]): boolean {
   let end = conversation.length;
   while (end > 0 && isSystemMessage(conversation[end - 1])) end -= 1;
   let call = end - 1;
+  const answered = new Set<string>();
   for (; call >= 0 && holdsResultsOnly(conversation[call]!); call -= 1)
-    if (conversation[call]!.content.some((block) => block.type === "tool_result")) return false;
+    for (const block of conversation[call]!.content)
+      if (block.type === "tool_result") answered.add(block.toolUseId);
   const caller = conversation[call];
   return (
     caller?.role === "assistant" &&
-    caller.content.some((block) => block.type === "tool_use") &&
+    caller.content.some((block) => block.type === "tool_use" && !answered.has(block.id)) &&
     holdsThinking(caller)
   );
 }
