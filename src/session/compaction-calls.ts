@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { abortedError, linkAbort } from "../core/abort.js";
 import { CompactionError, parseOrThrow } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -90,7 +91,22 @@ export class CompactionCalls {
     if (this.#requested !== undefined && pending === undefined && !runner.breaker.open)
       return this.#runRequested(parsed);
     if (background !== undefined) return this.#inBackground(background, parsed, pending);
-    return pending ?? this.#runAuto(parsed);
+    return pending === undefined ? this.#runAuto(parsed) : this.#joinWithin(pending, parsed);
+  }
+
+  /**
+   * A run another call started, waited for until this call's signal fires: then this call
+   * reports the abort at once, and the run goes on for the call that started it.
+   */
+  #joinWithin(
+    pending: Promise<MaybeCompactReport>,
+    { signal }: CompactionRunOptions,
+  ): Promise<MaybeCompactReport> {
+    if (signal === undefined) return pending;
+    const link = linkAbort(signal);
+    void pending.then(link.release, link.release);
+    const aborted = link.aborted.catch(() => abortedReport(this.#settings.history, signal));
+    return Promise.race([pending, aborted]);
   }
 
   /**
@@ -129,7 +145,7 @@ export class CompactionCalls {
     const outcome = await queue.enqueue(() => {
       before = history.messages;
       return runner.run("manual", parsed);
-    });
+    }, parsed.signal);
     this.#requested = undefined;
     await hooks.after(outcome.boundaries);
     return forceCompactResult(outcome, estimateTokens(before), estimateTokens(history.messages));
@@ -178,11 +194,18 @@ export class CompactionCalls {
     requested: { instructions?: string } | undefined,
   ): Promise<MaybeCompactReport> {
     const { history, queue, hooks, runner, background } = this.#settings;
+    const { signal } = options;
     let outcome: CompactionRunOutcome;
     try {
-      outcome = await queue.enqueue(() =>
-        requested === undefined ? runner.run(kind, options) : this.#answer(requested, options),
+      outcome = await queue.enqueue(
+        () =>
+          requested === undefined ? runner.run(kind, options) : this.#answer(requested, options),
+        signal,
       );
+    } catch (error) {
+      // The caller stopped waiting before its run began (queued behind another): reported.
+      if (signal?.aborted !== true) throw error;
+      return abortedReport(history, signal);
     } finally {
       if (this.#joined === joined) {
         this.#joined = undefined;
@@ -220,7 +243,7 @@ export class CompactionCalls {
     if (pending !== undefined) {
       if (!gate.waiting && underCeiling()) return report();
       gate.release();
-      return pending;
+      return this.#joinWithin(pending, options);
     }
     const started = gate.started();
     const run = this.#runAuto({ ...options, background: gate });
@@ -256,4 +279,10 @@ export class CompactionCalls {
     }
     return parsed as O & CompactionRunOptions;
   }
+}
+
+/** What a call reports when its signal fired before its run began (or while it joined one). */
+function abortedReport(history: History, signal: AbortSignal | undefined): MaybeCompactReport {
+  const { meter } = history;
+  return { ...idleReport(meter.contextUsed, meter.contextLimit), error: abortedError(signal) };
 }

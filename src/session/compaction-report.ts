@@ -75,7 +75,11 @@ export interface MaybeCompactReport {
 
 /** Options of `maybeCompact`. */
 export interface MaybeCompactOptions {
-  /** Cancels a summary in flight (reported as an `aborted` failure). @default none */
+  /**
+   * Cancels a summary in flight, or the call's wait for a run another call started (reported as
+   * an `aborted` failure, never a rejection by `maybeCompact`). After it the last resort trims
+   * only what needs no wait for the archive: the next call trims the rest. @default none
+   */
   signal?: AbortSignal;
 }
 

@@ -121,9 +121,10 @@ export class CompactionRunner {
       if (state.policy.resetsBreaker) this.breaker.succeeded();
       // A failed summary (or compactor, or archive) leaves the conversation as it found it, and
       // the request must still fit: the last resort runs above its line all the same, as when
-      // the breaker skips the summary. Only the caller's abort, or a lost race, stops it.
-      const { error, discarded } = state.outcome;
-      if (error?.code !== "aborted" && discarded !== "conflict") await this.#lastResort(state);
+      // the breaker skips the summary. Only a lost race stops it; after the caller's abort it
+      // lands only what needs no wait for the archive (see `trimOnOverflow`). An `aborted` that
+      // no signal asked for (a client's own, a landing's) is a failure like any other.
+      if (state.outcome.discarded !== "conflict") await this.#lastResort(state);
       this.#reportOverflow(trigger, state.outcome);
       return state.outcome;
     } finally {
@@ -272,10 +273,14 @@ export class CompactionRunner {
     if (state.policy.detaches) state.options.background?.detach();
   }
 
-  /** A failure: counted by the breaker (not a caller's abort), reported, thrown or kept. */
-  #failed(state: RunState, failure: CompactionError, strategy: string, summarizes: boolean): void {
+  /**
+   * A failure: reported, thrown or kept; `counts` (a summary's) counts it for the breaker,
+   * unless the caller's signal fired (an abort it asked for is no outage).
+   */
+  #failed(state: RunState, failure: CompactionError, strategy: string, counts: boolean): void {
     const { policy } = state;
-    if (policy.countsFailures && summarizes && failure.code !== "aborted") this.breaker.failed();
+    if (policy.countsFailures && counts && state.options.signal?.aborted !== true)
+      this.breaker.failed();
     this.#settings.events.emit({
       type: "compaction_failed",
       trigger: policy.trigger,
@@ -337,7 +342,9 @@ export class CompactionRunner {
       state.working = state.from;
       if (replaced.status === "archive_failed") state.archiveFailed = true;
       const strategy = pending.at(-1)?.strategy ?? "custom";
-      this.#failed(state, replaced.failure, strategy, summarized);
+      // The history moving under it is no summary's failure: the breaker does not count it.
+      const counts = summarized && replaced.status === "archive_failed";
+      this.#failed(state, replaced.failure, strategy, counts);
       return false;
     }
     if (replaced.status === "lost") {

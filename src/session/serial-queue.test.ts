@@ -38,4 +38,21 @@ describe("SerialQueue", () => {
     expect(await next).toBe("next");
     expect(queue.running).toBe(false);
   });
+
+  it("a task whose signal fires while it waits rejects at once (aborted) and never runs", async () => {
+    const queue = new SerialQueue();
+    const first = gate();
+    const running = queue.enqueue(() => first.opened);
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = queue.enqueue(async () => {
+      ran = true;
+    }, controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ code: "aborted" });
+    first.open();
+    await running;
+    expect(await queue.enqueue(async () => "next")).toBe("next");
+    expect(ran).toBe(false);
+  });
 });

@@ -10,7 +10,9 @@ import { lastResortTrim, type TrimShare } from "./trim-share.js";
  * outlived `archiveTimeoutMs`), they go without it, as with `archive: false`: the request must
  * fit, and the removed messages are in the report and event. Nothing while tool calls wait for
  * their results (no request goes out before them, and a trim would make their thinking stale),
- * found before or while it lands: the run then reports the landing's `aborted`.
+ * found before or while it lands: the run then reports the landing's `aborted`. After the caller's
+ * abort, it lands only without waiting for the archive: with one, the put is refused at once
+ * (`aborted`, reported) and nothing goes, for the next call to trim.
  */
 export async function trimOnOverflow(
   landing: Landing,
@@ -39,14 +41,13 @@ export async function trimOnOverflow(
     landing.replace(history.messages, history.generation, output.conversation, run.signal, options);
   let replaced: Replaced = await trim();
   if (replaced.status === "archive_failed") {
-    const { failure } = replaced;
-    if (failure.code === "aborted") throw failure;
-    outcome.error ??= failure;
+    outcome.error ??= replaced.failure;
+    // The caller stopped waiting for the archive: nothing goes without it (the next call trims).
+    if (run.signal?.aborted === true) return;
     replaced = await trim({ archive: false });
   }
   if (replaced.status === "moved") {
     // The history moved under it (calls appended that wait): reported, never a rejection.
-    if (run.signal?.aborted === true) throw replaced.failure;
     outcome.error ??= replaced.failure;
     return;
   }
