@@ -9,9 +9,9 @@ import {
   type OpaqueBlock,
 } from "../core/message.js";
 import { keyed, redactedThinkingBlock, textBlock, thinkingBlock } from "../core/message-shapes.js";
+import { type DataKind, dataKind, dataToText } from "../internal/binary.js";
 import { copyJson, normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, setOwnProperty, spreadWith } from "../internal/plain-object.js";
-import { type DataKind, dataKind, dataToText } from "./binary.js";
 
 /**
  * The key, in a block's `extra`, under which the AI SDK's fields that our blocks do not model

@@ -19,8 +19,8 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
+import { textToData } from "../internal/binary.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
-import { textToData } from "./binary.js";
 import { sentBlocks } from "./foreign-parts.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 

@@ -1,3 +1,4 @@
+import { BOOKKEEPING_FIELD_MESSAGE } from "../core/bookkeeping-keys.js";
 import type { ValidationIssue } from "../core/errors.js";
 import type {
   ContentBlock,
@@ -9,19 +10,25 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { keyed, textBlock } from "../core/message-shapes.js";
+import { bytesToBase64, dataKind } from "../internal/binary.js";
 import { copyJson, normalizeJsonByWalk } from "../internal/json-value.js";
 import { setOwnProperty, spreadWith } from "../internal/plain-object.js";
 
 /**
  * The key, in a block's `extra`, under which LangChain's fields that our blocks do not model
  * are kept: `shape` (the content block as it came, its modelled fields held in place by
- * `null`), `at` (where an image's data or URL goes back), `message` (the message's own fields,
- * on its last block), `call` (a tool call's own fields), `content` (`"string"`: the content was
- * a string).
+ * `null`), `at` (where an image's data or URL goes back), `data` (how an image's data was held:
+ * `"bytes"`, `"buffer"`), `message` (the message's own fields, on its last block), `call` (a
+ * tool call's own fields), `content` (`"string"`: the content was a string).
  */
 export const LANGCHAIN_KEY = "langchain";
 /** The key an opaque block carries the message's own fields under (an opaque block has no `extra`). */
 export const OPAQUE_MESSAGE_KEY = `${LANGCHAIN_KEY}:message`;
+/**
+ * The key an opaque block notes under how its `data` was held (`"bytes"`, `"buffer"`), when it
+ * was binary: the block carries it as base64, and the way back gives the same kind.
+ */
+export const OPAQUE_DATA_KEY = `${LANGCHAIN_KEY}:data`;
 
 export type Path = (string | number)[];
 type Record_ = Record<string, unknown>;
@@ -119,9 +126,35 @@ export function withFields<B extends Exclude<ContentBlock, OpaqueBlock>>(
   return block;
 }
 
-/** A content block carried whole (a provider block the library does not model). */
+/**
+ * How binary data was held (`"bytes"`: a `Uint8Array`, `"buffer"`: Node's `Buffer`), the kinds
+ * LangChain's standard blocks take besides base64 text; `undefined` for any other value.
+ */
+function binaryKind(value: unknown): "bytes" | "buffer" | undefined {
+  const kind = value instanceof Uint8Array ? dataKind(value) : undefined;
+  return kind === "bytes" || kind === "buffer" ? kind : undefined;
+}
+
+/**
+ * A content block carried whole (a provider block the library does not model). Binary `data`
+ * (an `audio`, `file` or `video` block's `Uint8Array` or `Buffer`) is carried as base64, its
+ * kind noted ({@link OPAQUE_DATA_KEY}): counted as the base64 a provider is sent (audio by its
+ * duration), not as a JSON array of numbers, and given back as it was held. A field named as
+ * this adapter's own marks (`langchain:…`) is refused: it would be read as one.
+ */
 export function opaque(context: ReadContext, part: Record_): OpaqueBlock {
-  return { type: "opaque", block: json(context, part) as JsonObject };
+  let copy: Record_ | undefined;
+  for (const key of Object.keys(part)) {
+    if (key.startsWith(`${LANGCHAIN_KEY}:`)) fail(context, key, BOOKKEEPING_FIELD_MESSAGE);
+    if (key !== "data") continue;
+    // Each field read once: the copy is what is checked and kept.
+    copy = { ...part };
+    const kind = binaryKind(copy["data"]);
+    if (kind === undefined) continue;
+    copy["data"] = bytesToBase64(copy["data"] as Uint8Array);
+    copy[OPAQUE_DATA_KEY] = kind;
+  }
+  return { type: "opaque", block: json(context, copy ?? part) as JsonObject };
 }
 
 /** The `data:` URL's parts, when it is exactly `data:<type>;base64,<data>`. */
@@ -146,7 +179,9 @@ function urlSource(url: string): ImageSource {
  * An image content block's source, and the path its data or URL goes back to. Each field is
  * read once: what was checked is what is kept (a getter's second answer aside).
  */
-function imageSource(part: Record_): { source: ImageSource; at: string[] } | undefined {
+function imageSource(
+  part: Record_,
+): { source: ImageSource; at: string[]; kind?: "bytes" | "buffer" } | undefined {
   const { source, image_url: imageUrl } = part;
   if (part["type"] === "image_url") {
     if (nonEmpty(imageUrl)) return { source: urlSource(imageUrl), at: ["image_url"] };
@@ -169,6 +204,12 @@ function imageSource(part: Record_): { source: ImageSource; at: string[] } | und
   if (nonEmpty(url)) return { source: { type: "url", url }, at: ["url"] };
   if (typeof data === "string" && nonEmpty(mimeType))
     return { source: { type: "base64", mediaType: mimeType, data }, at: ["data"] };
+  // Binary data (LangChain's types take a `Uint8Array`) as base64, its kind given back.
+  const kind = binaryKind(data);
+  if (kind !== undefined && nonEmpty(mimeType)) {
+    const base64 = bytesToBase64(data as Uint8Array);
+    return { source: { type: "base64", mediaType: mimeType, data: base64 }, at: ["data"], kind };
+  }
   if (nonEmpty(fileId)) return { source: { type: "file", fileId }, at: ["fileId"] };
   return undefined;
 }
@@ -191,6 +232,7 @@ export function imageBlock(context: ReadContext, part: Record_): ImageBlock | un
   const found = imageSource(part);
   if (found === undefined) return undefined;
   const fields: JsonObject = { shape: json(context, hollow(part, found.at)), at: found.at };
+  if (found.kind !== undefined) fields["data"] = found.kind;
   return withFields({ type: "image", source: found.source }, fields);
 }
 

@@ -5,7 +5,8 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { isRecord, LANGCHAIN_KEY, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
+import { textToData } from "../internal/binary.js";
+import { isRecord, LANGCHAIN_KEY, OPAQUE_DATA_KEY, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -24,11 +25,20 @@ function fromShape(shape: unknown, values: Record_): Record_ {
   return out;
 }
 
+/**
+ * The data of an image's base64 source, held as it came: base64 text, or the bytes of a
+ * `Uint8Array` or `Buffer` (its `data` field).
+ */
+function imageData(block: ImageBlock, data: string): string | Uint8Array {
+  const { data: kind } = fieldsOf(block);
+  return kind === "bytes" || kind === "buffer" ? (textToData(data, kind) as Uint8Array) : data;
+}
+
 /** The value an image's source puts back: data, a `data:` URL, a URL or a file id. */
-function imageValue(block: ImageBlock, asUrl: boolean): string {
+function imageValue(block: ImageBlock, asUrl: boolean): string | Uint8Array {
   const { source } = block;
   if (source.type === "base64")
-    return asUrl ? `data:${source.mediaType};base64,${source.data}` : source.data;
+    return asUrl ? `data:${source.mediaType};base64,${source.data}` : imageData(block, source.data);
   return source.type === "url" ? source.url : source.fileId;
 }
 
@@ -36,7 +46,7 @@ function imageValue(block: ImageBlock, asUrl: boolean): string {
 function standardImage(block: ImageBlock): Record_ {
   const { source } = block;
   if (source.type === "base64")
-    return { type: "image", data: source.data, mimeType: source.mediaType };
+    return { type: "image", data: imageData(block, source.data), mimeType: source.mediaType };
   return source.type === "url"
     ? { type: "image", url: source.url }
     : { type: "image", fileId: source.fileId };
@@ -58,11 +68,13 @@ function imagePart(block: ImageBlock): Record_ {
   return out;
 }
 
-/** An opaque block as it came, without the message fields it carried. */
+/** An opaque block as it came: without the message fields it carried, binary data as it was held. */
 function opaquePart(block: JsonObject): Record_ {
-  if (!(OPAQUE_MESSAGE_KEY in block)) return block;
-  const { [OPAQUE_MESSAGE_KEY]: _fields, ...rest } = block;
-  return rest;
+  if (!(OPAQUE_MESSAGE_KEY in block) && !(OPAQUE_DATA_KEY in block)) return block;
+  const { [OPAQUE_MESSAGE_KEY]: _fields, [OPAQUE_DATA_KEY]: kind, ...rest } = block;
+  const out: Record_ = rest;
+  if (kind !== undefined) out["data"] = textToData(String(rest["data"]), kind);
+  return out;
 }
 
 /**

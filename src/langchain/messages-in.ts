@@ -306,7 +306,8 @@ export function convertLangChainMessages(
  * them (Anthropic's `tool_use`, the standard `tool_call` block); signed reasoning (`thinking`,
  * or `reasoning` with a `signature`) becomes thinking, `redacted_thinking` (also as the standard
  * content's `non_standard` block wraps it) redacted thinking,
- * images images; other blocks are carried whole. A message's own fields (`id`, `name`,
+ * images images (binary data, a `Uint8Array` or `Buffer`, as base64: it comes back of the same
+ * kind); other blocks are carried whole. A message's own fields (`id`, `name`,
  * `additional_kwargs`, `response_metadata`, `usage_metadata`, a tool message's `status`,
  * `artifact`, …) are kept under `extra.langchain`.
  *

@@ -1,10 +1,10 @@
 /**
- * Binary data the AI SDK accepts (`Uint8Array`, `ArrayBuffer`, Node's `Buffer`) as the base64
- * text our messages carry, and back; platform-neutral (no `Buffer`), so the entry bundles for
- * browsers and edge runtimes.
+ * Binary data the adapters accept (the AI SDK's `Uint8Array`, `ArrayBuffer` and Node's `Buffer`,
+ * LangChain's `Uint8Array` and `Buffer`) as the base64 text our messages carry, and back, of the
+ * same kind; platform-neutral (no `Buffer`), so the entries bundle for browsers and edge runtimes.
  */
 
-/** How an AI SDK part held its data, so the way back gives the same kind. */
+/** How a part held its data, so the way back gives the same kind. */
 export type DataKind = "string" | "bytes" | "buffer" | "arraybuffer" | "URL";
 
 /** What is read of Node's `Buffer` class. */
