@@ -39,6 +39,13 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
     what: "LangChain messages",
     // `ChatAnthropic` and `ChatOpenAI` send a call's id as the API's own, which refuses it twice.
     distinctToolIds: true,
+    // Calls a later message went on without (a run interrupted between a model's calls and their
+    // results) closed by error results, as the middleware closes them: no provider takes them.
+    // Closed before the conversion (every other helper's intake closes them after it), as tool
+    // messages of their own with the call's name and no id: messages the helper makes carry
+    // none (the same request each time). Closed on what goes, so that a `memory` compares the
+    // caller's messages, not the closing results made anew at each call.
+    prepare: (messages) => readingCaller(caller, () => closeInterruptedCalls(messages, false)),
     from: (messages, origins) => {
       const converted = convertedOf(messages, caller);
       input = messages;
@@ -159,16 +166,5 @@ export async function compactLangChainMessages(
   messages: readonly BaseMessage[],
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
-  // Calls a later message went on without (a run interrupted between a model's calls and their
-  // results) closed by error results, as the middleware closes them: no provider takes them.
-  // Closed here, before the conversion (every other helper's intake closes them after it), as
-  // tool messages of their own with the call's name and no id: messages the helper makes carry
-  // none (the same request each time).
-  const closed = Array.isArray(messages)
-    ? readingCaller(messages, () => closeInterruptedCalls(messages, false))
-    : messages;
-  const result = await compactMessagesOnce(closed, options, langChainFormat(messages));
-  return closed === messages || result.compacted
-    ? result
-    : { ...result, messages: closed as BaseMessage[], compacted: true };
+  return compactMessagesOnce(messages, options, langChainFormat(messages));
 }

@@ -35,6 +35,12 @@ export interface MessageFormat<T> {
    * written anew (`withDistinctToolIds`). @default false
    */
   distinctToolIds?: boolean;
+  /**
+   * The messages as the conversion takes them, before it (LangChain's with interrupted calls
+   * closed): run on what goes (a remembered conversation continued), so the memory compares
+   * the caller's own messages. @default the messages themselves
+   */
+  prepare?: (input: readonly T[]) => readonly T[];
   /** Converts ours back, the caller's items for the messages `origins` knows unchanged. */
   to: (messages: readonly Message[], origins: ItemOrigins<T>) => T[];
   /**
@@ -104,6 +110,18 @@ function continued<T>(input: readonly T[], known: SentHistory<T> | undefined): r
 
 /** {@link compactMessagesOnce} on the messages to send, the options checked. */
 async function compactContinued<T>(
+  input: readonly T[],
+  parsed: CompactMessagesOptions,
+  format: MessageFormat<T>,
+): Promise<CompactedMessages<T>> {
+  const prepared = format.prepare?.(input) ?? input;
+  const done = await compactPrepared(prepared, parsed, format);
+  // What the conversion took differs from the messages given: so does what goes.
+  return prepared === input || done.compacted ? done : { ...done, compacted: true };
+}
+
+/** {@link compactContinued} on the messages as the conversion takes them. */
+async function compactPrepared<T>(
   input: readonly T[],
   parsed: CompactMessagesOptions,
   format: MessageFormat<T>,

@@ -1,4 +1,4 @@
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
 import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
@@ -249,5 +249,36 @@ describe("CompactionMemory and malformed messages", () => {
       "messages",
       history.length - 1,
     ]);
+  });
+});
+
+describe("CompactionMemory and LangChain's interrupted calls", () => {
+  it("finds a LangChain conversation with a call it went on without (closed anew at each call)", async () => {
+    const memory = new CompactionMemory();
+    // A run interrupted between the model's call and its result, then the user went on.
+    const history: BaseMessage[] = [
+      new HumanMessage("Start."),
+      new AIMessage({
+        content: "",
+        tool_calls: [{ id: "interrupted", name: "read_file", args: { path: "a.ts" } }],
+      }),
+    ];
+    const run = { breaks: 0, compactions: 0 };
+    let previous: string[] = [];
+    for (let number = 1; number <= 24; number += 1) {
+      history.push(...toLangChainMessages(turn(number)));
+      const { messages, result } = await compactLangChainMessages(history, {
+        contextLimit: 12_000,
+        memory,
+      });
+      const request = serialized(messages);
+      if (!continues(request, previous)) run.breaks += 1;
+      if (!isCompactionResultEmpty(result)) run.compactions += 1;
+      previous = request;
+    }
+    expect(run.compactions).toBeGreaterThan(0);
+    // Without the closing made after the continuation: never found, every request compacted anew.
+    expect(run.compactions).toBeLessThan(10);
+    expect(run.breaks).toBe(run.compactions);
   });
 });
