@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import type { RecentHistories } from "../internal/recent-histories.js";
 import { checkedCall, compactedMessages } from "../session/compact-messages.js";
 import { historiesOf } from "../session/compaction-memory.js";
 import { StatelessCompaction } from "../session/stateless-compaction.js";
@@ -40,10 +41,27 @@ export async function compactModelMessages(
     entry: "compactModelMessages",
     what: "AI SDK messages",
   });
-  const histories =
-    parsed.memory === undefined
-      ? undefined
-      : historiesOf<LoopHistory>(parsed.memory, "compactModelMessages");
+  if (parsed.memory === undefined) return compactRemembered(messages, parsed, undefined);
+  const histories = historiesOf<LoopHistory>(parsed.memory, "compactModelMessages");
+  // A retry of a request still running goes on from what that one sends: both send the same.
+  for (
+    let pending = histories.pending(messages, parsed.signal);
+    pending !== undefined;
+    pending = histories.pending(messages, parsed.signal)
+  )
+    await pending;
+  // Marked running before anything else runs: a retry arriving meanwhile waits for this one.
+  const call = compactRemembered(messages, parsed, histories);
+  histories.running(messages, call);
+  return call;
+}
+
+/** {@link compactModelMessages} with the options checked, the conversations `histories` holds. */
+async function compactRemembered(
+  messages: readonly ModelMessage[],
+  parsed: CompactModelMessagesOptions,
+  histories: RecentHistories<LoopHistory> | undefined,
+): Promise<CompactedModelMessages> {
   const known = histories?.find(messages);
   const step = await compactStep(new StatelessCompaction(parsed), {
     messages,

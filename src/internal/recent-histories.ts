@@ -1,3 +1,4 @@
+import { abortedError } from "../core/abort.js";
 import { sameValue } from "./same-value.js";
 
 /** How many conversations a stateless path remembers by default (the latest ones). */
@@ -19,6 +20,8 @@ export interface Remembered {
 export class RecentHistories<H extends Remembered> {
   readonly #histories: H[] = [];
   readonly #size: number;
+  /** The calls compacting right now, each with the messages it was given. */
+  readonly #running: { readonly input: readonly unknown[]; readonly done: Promise<unknown> }[] = [];
 
   constructor(size: number) {
     this.#size = size;
@@ -39,6 +42,33 @@ export class RecentHistories<H extends Remembered> {
     return found;
   }
 
+  /**
+   * A call compacting the same messages right now (a client's retry while its first request
+   * still runs), settling when it does, if any: wait for it and ask again, then this call goes
+   * on from what that one sent, so both send the same, whichever reply the client keeps (a
+   * summarizer asked twice writes two summaries, and thinking signed over one is refused over
+   * the other). Rejects with an `aborted` `CompactionError` when `signal` fires first.
+   */
+  pending(
+    messages: readonly unknown[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> | undefined {
+    const same = this.#running.find(
+      ({ input }) => input.length === messages.length && continues(messages, input),
+    );
+    return same === undefined ? undefined : untilSettled(same.done, signal);
+  }
+
+  /** Marks `messages` as being compacted until `done` settles. */
+  running(messages: readonly unknown[], done: Promise<unknown>): void {
+    const call = { input: messages, done };
+    this.#running.push(call);
+    const end = () => {
+      this.#running.splice(this.#running.indexOf(call), 1);
+    };
+    done.then(end, end);
+  }
+
   /** Remembers `next` in place of `previous` (the one it continued), newest first. */
   remember(previous: H | undefined, next: H): void {
     const at = previous === undefined ? -1 : this.#histories.indexOf(previous);
@@ -57,4 +87,18 @@ function continues(messages: readonly unknown[], input: readonly unknown[]): boo
   } catch {
     return false;
   }
+}
+
+/** Settles when `done` does, whatever its outcome; rejects when `signal` fires first. */
+function untilSettled(done: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted === true) return Promise.reject(abortedError(signal));
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(abortedError(signal));
+    signal?.addEventListener("abort", abort, { once: true });
+    const end = () => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    };
+    done.then(end, end);
+  });
 }

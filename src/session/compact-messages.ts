@@ -6,6 +6,7 @@ import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ItemOrigins } from "../internal/item-origins.js";
+import type { RecentHistories } from "../internal/recent-histories.js";
 import { historiesOf } from "./compaction-memory.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
 import {
@@ -76,10 +77,28 @@ export async function compactMessagesOnce<T>(
   format: MessageFormat<T>,
 ): Promise<CompactedMessages<T>> {
   const parsed = checkedCall(input, options, format);
-  const histories =
-    parsed.memory === undefined
-      ? undefined
-      : historiesOf<SentHistory<T>>(parsed.memory, format.entry);
+  if (parsed.memory === undefined) return compactRemembered(input, parsed, format, undefined);
+  const histories = historiesOf<SentHistory<T>>(parsed.memory, format.entry);
+  // A retry of a request still running goes on from what that one sends: both send the same.
+  for (
+    let pending = histories.pending(input, parsed.signal);
+    pending !== undefined;
+    pending = histories.pending(input, parsed.signal)
+  )
+    await pending;
+  // Marked running before anything else runs: a retry arriving meanwhile waits for this one.
+  const call = compactRemembered(input, parsed, format, histories);
+  histories.running(input, call);
+  return call;
+}
+
+/** {@link compactMessagesOnce} with the options checked, the conversations `histories` holds. */
+async function compactRemembered<T>(
+  input: readonly T[],
+  parsed: CompactMessagesOptions,
+  format: MessageFormat<T>,
+  histories: RecentHistories<SentHistory<T>> | undefined,
+): Promise<CompactedMessages<T>> {
   const known = histories?.find(input);
   const sending = continued(input, known);
   let done: CompactedMessages<T>;

@@ -7,7 +7,7 @@ import { compactChatMessages, toChatMessages } from "../../src/chat-completions/
 import { isCompactionResultEmpty } from "../../src/core/compactor.js";
 import type { Message } from "../../src/core/message.js";
 import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
-import { ValidationError } from "../../src/index.js";
+import { CompactionError, LLMCompactor, type LlmClient, ValidationError } from "../../src/index.js";
 import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
 import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
 import type {
@@ -280,5 +280,64 @@ describe("CompactionMemory and LangChain's interrupted calls", () => {
     // Without the closing made after the continuation: never found, every request compacted anew.
     expect(run.compactions).toBeLessThan(10);
     expect(run.breaks).toBe(run.compactions);
+  });
+});
+
+/** A summarizer whose answers wait for `answerNewest`, each summary numbered by its request. */
+function heldSummarizer() {
+  const answers: (() => void)[] = [];
+  let asked = 0;
+  const client: LlmClient = {
+    complete: () =>
+      new Promise((resolve) => {
+        const number = ++asked;
+        answers.push(() => resolve(`Summary ${number}: the user asked to read modules.`));
+      }),
+  };
+  return { client, answerNewest: () => answers.pop()?.() };
+}
+
+/** Runs `calls` to their end, answering the newest summary request at each tick. */
+async function settle<R>(calls: Promise<R>[], answerNewest: () => void): Promise<R[]> {
+  let settled = 0;
+  for (const call of calls) call.finally(() => (settled += 1)).catch(() => {});
+  while (settled < calls.length) {
+    await new Promise((resolve) => setImmediate(resolve));
+    answerNewest();
+  }
+  return Promise.all(calls);
+}
+
+describe("CompactionMemory and a retry while the first request still runs", () => {
+  for (const [name, format] of Object.entries(FORMATS))
+    it(`${name}: both send the same (one summary, whichever reply the client keeps)`, async () => {
+      const memory = new CompactionMemory();
+      const { client, answerNewest } = heldSummarizer();
+      const options = { contextLimit: 12_000, memory, compactor: new LLMCompactor(client) };
+      const history = Array.from({ length: 12 }, (_, at) => format.to(turn(at + 1))).flat();
+      // The client gave up on the first and sent the same history again; the retry's summary
+      // comes back first. Without waiting, each sent its own summary, and the next request
+      // went on from whichever finished last.
+      const [first, retry] = await settle(
+        [format.compact(history, options), format.compact(history, options)],
+        answerNewest,
+      );
+      expect(first!.compacted).toBe(true);
+      expect(serialized(retry!.messages)).toEqual(serialized(first!.messages));
+    });
+
+  it("a retry aborted while it waits rejects as aborted; the first goes on", async () => {
+    const memory = new CompactionMemory();
+    const { client, answerNewest } = heldSummarizer();
+    const options = { contextLimit: 12_000, memory, compactor: new LLMCompactor(client) };
+    const history = Array.from({ length: 12 }, (_, at) => toAnthropicMessages(turn(at + 1))).flat();
+    const first = compactAnthropicMessages(history, options);
+    const controller = new AbortController();
+    const retry = compactAnthropicMessages(history, { ...options, signal: controller.signal });
+    controller.abort();
+    const error = await retry.catch((caught: unknown) => caught);
+    expect(CompactionError.isInstance(error) && error.code).toBe("aborted");
+    const [done] = await settle([first], answerNewest);
+    expect(done!.compacted).toBe(true);
   });
 });
