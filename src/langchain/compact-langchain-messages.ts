@@ -39,12 +39,8 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
     what: "LangChain messages",
     // `ChatAnthropic` and `ChatOpenAI` send a call's id as the API's own, which refuses it twice.
     distinctToolIds: true,
-    // Calls a later message went on without (a run interrupted between a model's calls and their
-    // results) closed by error results, as the middleware closes them: no provider takes them.
-    // Closed before the conversion (every other helper's intake closes them after it), as tool
-    // messages of their own with the call's name and no id: messages the helper makes carry
-    // none (the same request each time). Closed on what goes, so that a `memory` compares the
-    // caller's messages, not the closing results made anew at each call.
+    // Calls a later message went on without closed by error results without ids (see
+    // compactLangChainMessages), on what goes: a `memory` compares the caller's own messages.
     prepare: (messages) => readingCaller(caller, () => closeInterruptedCalls(messages, false)),
     from: (messages, origins) => {
       const converted = convertedOf(messages, caller);
@@ -166,5 +162,10 @@ export async function compactLangChainMessages(
   messages: readonly BaseMessage[],
   options: CompactLangChainMessagesOptions,
 ): Promise<CompactedLangChainMessages> {
+  // Calls a later message went on without (a run interrupted between a model's calls and their
+  // results) are closed by error results, as the middleware closes them: no provider takes
+  // them. Closed before the conversion (every other helper's intake closes them after it), as
+  // tool messages of their own with the call's name and no id: messages the helper makes carry
+  // none (the same request each time). The format closes them (`prepare`) on what goes.
   return compactMessagesOnce(messages, options, langChainFormat(messages));
 }
