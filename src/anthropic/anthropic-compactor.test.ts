@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isTrustedCompactor, runCompactor } from "../core/compactor.js";
-import { latestRequestIndex } from "../core/conversation-structure.js";
+import { isCompactionBlock, latestRequestIndex } from "../core/conversation-structure.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import { AgentSession } from "../session/agent-session.js";
 import { ConversationBuilder } from "../testing/builders.js";
@@ -85,9 +85,13 @@ describe("AnthropicCompactor as a compactor of ours", () => {
       contextLimit: 4_000,
       contextUsed: 3_900,
     });
-    // One long turn has no cut before its request: nothing is folded (the session trims).
-    expect(out).toContain(request);
-    expect(client.requests).toHaveLength(0);
+    // One long turn has no cut before its request: it is folded inside the turn, the user's
+    // request (not the continuation) kept verbatim right after the block.
+    expect(client.requests).toHaveLength(1);
+    expect(isCompactionBlock(out[0]!.content[0])).toBe(true);
+    expect(out[1]).toBe(request);
+    expect(out.filter((message) => message === request)).toHaveLength(1);
+    expect(out.length).toBeLessThan(conversation.length);
   });
 
   it("lands a manual compaction in a session without being refused", async () => {

@@ -1,7 +1,9 @@
 import { compactorOptions } from "../compactors/config-schemas.js";
 import {
+  type CutLayout,
   cutLayout,
   firstFittingCut,
+  keptRequestEnd,
   remainderBudget,
   retentionCut,
 } from "../compactors/cut-plan.js";
@@ -182,7 +184,13 @@ export class AnthropicCompactor
       clock: this.#clock,
       generated: "summary",
     });
-    const compacted = [summary, ...conversation.slice(cut)];
+    // A fold inside the turn of the user's latest request keeps it verbatim after the block.
+    const latest = cutLayout(conversation).latestRequest;
+    const kept =
+      options.trigger === "manual" || latest === -1 || latest >= cut
+        ? []
+        : conversation.slice(latest, keptRequestEnd(conversation, latest, cut));
+    const compacted = [summary, ...kept, ...conversation.slice(cut)];
     const turns = new Set(
       older
         .filter((message) => !isSummaryTurn(message.turnId))
@@ -202,9 +210,11 @@ export class AnthropicCompactor
 
   /**
    * The cut: as far back as `keepRecentTurns` allows; later while the kept part would not fit
-   * `targetUtilization` of the window (when the context is known), never past the user's latest
-   * request (the session refuses an output without it); as late as the rules allow in a manual
-   * compaction (up to that request when `keepRequest`: the session's run).
+   * `targetUtilization` of the window (when the context is known), past the user's latest
+   * request only when there is no cut before it (one long turn): that request is then kept
+   * verbatim after the block (the session refuses an output without it), and the kept steps'
+   * thinking goes stale; as late as the rules allow in a manual compaction (up to that request
+   * when `keepRequest`: the session's run).
    */
   #planCut(
     conversation: readonly Message[],
@@ -221,7 +231,6 @@ export class AnthropicCompactor
     // A manual compaction with no cut before the request (one long turn) folds it too: the
     // signed block holds it, and a /compact that does nothing would leave the user stuck.
     if (manual) return cuts.at(-1) ?? all.at(-1);
-    if (cuts.length === 0) return undefined;
     const preferred = retentionCut(layout, this.config.keepRecentTurns, cuts);
     if (options.contextLimit === undefined || options.contextUsed === undefined) return preferred;
     const budget = remainderBudget(
@@ -231,9 +240,11 @@ export class AnthropicCompactor
       SUMMARY_RESERVE_TOKENS,
     );
     if (budget === undefined) return preferred;
+    // One long turn (no cut before the request): a cut inside it, the request kept verbatim.
+    const later = cuts.length > 0 ? cuts : inTurnCuts(layout, all);
     return firstFittingCut(
-      cuts.filter((cut) => cut >= (preferred ?? 0)),
-      (cut) => layout.suffix[cut]! <= budget,
+      later.filter((cut) => cut >= (preferred ?? 0)),
+      (cut) => keptTokens(layout, cut) <= budget,
     );
   }
 
@@ -292,4 +303,27 @@ export class AnthropicCompactor
     }
     return compaction;
   }
+}
+
+/**
+ * Cuts inside the turn of the user's latest request, which then stays verbatim after the block:
+ * each before an assistant message (the request, a user message, goes right before it), and
+ * only when the request holds no tool result (its call would be folded away).
+ */
+function inTurnCuts(layout: CutLayout, cuts: readonly number[]): number[] {
+  const { conversation, latestRequest: latest } = layout;
+  const request = conversation[latest];
+  if (request === undefined || request.content.some((block) => block.type === "tool_result"))
+    return [];
+  return cuts.filter(
+    (cut) =>
+      cut > keptRequestEnd(conversation, latest, cut) && conversation[cut]?.role === "assistant",
+  );
+}
+
+/** The tokens kept after a cut: what follows it, and the latest request kept before it. */
+function keptTokens(layout: CutLayout, cut: number): number {
+  const { conversation, suffix, latestRequest: latest } = layout;
+  if (latest === -1 || latest >= cut) return suffix[cut]!;
+  return suffix[cut]! + suffix[latest]! - suffix[keptRequestEnd(conversation, latest, cut)]!;
 }
