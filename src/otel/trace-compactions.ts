@@ -28,6 +28,13 @@ import {
   COMPACTION_SPAN_NAME,
   GEN_AI_ATTRIBUTES,
 } from "./attributes.js";
+import {
+  boundedAttributes,
+  boundedText,
+  endSafely,
+  MAX_STATUS_CHARS,
+  safely,
+} from "./safe-span.js";
 import { type SummarizerRuns, summarizerRuns } from "./summarizer-link.js";
 import { TRACER_SCHEMA, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes } from "./usage.js";
@@ -167,24 +174,30 @@ class CompactionTracing {
     this.#open = undefined;
     if (open === undefined) return;
     if (open.runId !== undefined) this.#runs?.close(open.runId);
-    open.span.end();
+    endSafely(open.span);
   }
 
-  #startSpan(strategy: string, trigger: string, extra: () => Attributes): Span {
-    const span = this.#tracer.startSpan(
-      COMPACTION_SPAN_NAME,
-      { kind: SpanKind.INTERNAL },
-      context.active(),
+  /**
+   * A run's span, its first attributes set; `undefined` when the tracer threw (the run goes
+   * untraced, the compaction on).
+   */
+  #startSpan(strategy: string, trigger: string, extra: () => Attributes): Span | undefined {
+    const span = safely(() =>
+      this.#tracer.startSpan(COMPACTION_SPAN_NAME, { kind: SpanKind.INTERNAL }, context.active()),
     );
-    if (span.isRecording()) {
+    if (span === undefined) return undefined;
+    safely(() => {
+      if (!span.isRecording()) return;
       const id = this.#session.sessionId;
-      span.setAttributes({
-        [A.STRATEGY]: strategy,
-        [A.TRIGGER]: trigger,
-        ...(typeof id === "string" ? { [GEN_AI_ATTRIBUTES.CONVERSATION_ID]: id } : {}),
-        ...extra(),
-      });
-    }
+      span.setAttributes(
+        boundedAttributes({
+          [A.STRATEGY]: strategy,
+          [A.TRIGGER]: trigger,
+          ...(typeof id === "string" ? { [GEN_AI_ATTRIBUTES.CONVERSATION_ID]: id } : {}),
+          ...extra(),
+        }),
+      );
+    });
     return span;
   }
 
@@ -197,6 +210,7 @@ class CompactionTracing {
     }));
     // A session gives each run an id its requests carry; a start event without one is tied
     // to requests naming no run.
+    if (span === undefined) return;
     const runId = event.runId ?? newId();
     this.#open = { span, strategy: event.strategy, trigger: event.trigger, runId };
     this.#runs?.open(runId, span);
@@ -206,7 +220,7 @@ class CompactionTracing {
    * The run an end event closes, and how many traced requests it sent: the open one when it
    * matches, else a run without a start (a sync compactor's).
    */
-  #take(event: RunEnd): { run: OpenRun; requests: number } {
+  #take(event: RunEnd): { run: OpenRun; requests: number } | undefined {
     const open = this.#open;
     if (open !== undefined && open.strategy === event.strategy && open.trigger === event.trigger) {
       this.#open = undefined;
@@ -214,6 +228,7 @@ class CompactionTracing {
       return { run: open, requests };
     }
     const span = this.#startSpan(event.strategy, event.trigger, () => ({}));
+    if (span === undefined) return undefined;
     return {
       run: { span, strategy: event.strategy, trigger: event.trigger, runId: undefined },
       requests: 0,
@@ -221,20 +236,26 @@ class CompactionTracing {
   }
 
   #finish(event: RunEnd): void {
-    const { run, requests } = this.#take(event);
+    const taken = this.#take(event);
+    if (taken === undefined) return;
+    const { run, requests } = taken;
     const { span } = run;
+    // Each step on its own: what one throws leaves the others, and the span always ends.
     if (event.type === "compaction_failed") {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message });
+      // The message may quote what the provider answered, of any length.
+      const message = boundedText(String(event.error.message), MAX_STATUS_CHARS);
+      safely(() => span.setStatus({ code: SpanStatusCode.ERROR, message }));
     }
-    if (span.isRecording()) {
-      span.setAttributes(this.#outcome(event));
+    if (safely(() => span.isRecording()) === true) {
+      safely(() => span.setAttributes(boundedAttributes(this.#outcome(event))));
       if (event.type === "compaction_end" && event.result.usage !== undefined) {
-        span.setAttributes(costAttributes(event.result.usage, this.#pricing));
+        const usage = event.result.usage;
+        safely(() => span.setAttributes(costAttributes(usage, this.#pricing)));
         // The summarizer's requests have spans of their own; a server-side compaction's not.
-        if (requests === 0) this.#usageSpan(span, event.result.usage);
+        if (requests === 0) safely(() => this.#usageSpan(span, usage));
       }
     }
-    span.end();
+    endSafely(span);
   }
 
   #outcome(event: RunEnd): Attributes {
@@ -275,18 +296,18 @@ class CompactionTracing {
   #usageSpan(parent: Span, usage: CompactionUsage): void {
     const model = this.#model;
     const span = this.#tracer.startSpan(
-      model === undefined ? "chat" : `chat ${model}`,
+      model === undefined ? "chat" : `chat ${boundedText(model)}`,
       {
         kind: SpanKind.CLIENT,
         attributes: {
           [GEN_AI_ATTRIBUTES.OPERATION_NAME]: "chat",
-          ...(model === undefined ? {} : { [GEN_AI_ATTRIBUTES.REQUEST_MODEL]: model }),
+          ...(model === undefined ? {} : { [GEN_AI_ATTRIBUTES.REQUEST_MODEL]: boundedText(model) }),
           ...genAiUsageAttributes(usage),
         },
       },
       trace.setSpan(context.active(), parent),
     );
-    span.end();
+    endSafely(span);
   }
 
   #trimmed(event: ContextTrimmedEvent): void {
@@ -297,7 +318,7 @@ class CompactionTracing {
       [A.MESSAGES_REMOVED]: event.removed.length,
       [A.THINKING_BLOCKS_DROPPED]: event.thinkingBlocksDropped,
     }));
-    span.end();
+    if (span !== undefined) endSafely(span);
   }
 }
 

@@ -1,4 +1,5 @@
 import {
+  type Context,
   context,
   type Span,
   SpanKind,
@@ -12,7 +13,8 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { LLM_CLIENT_SCHEMA, type LlmClient, type LlmRequest } from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
-import { attachSummarizerRuns } from "./summarizer-link.js";
+import { boundedText, endSafely, safely } from "./safe-span.js";
+import { attachSummarizerRuns, type SummarizerRuns } from "./summarizer-link.js";
 import { TRACER_SCHEMA, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes, replyUsage } from "./usage.js";
 
@@ -55,55 +57,102 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
     { ...given, client },
     "traceLlmClient options",
   );
+  const attributes = { model: boundedText(model), provider: optionalText(provider) };
   const traced: LlmClient = {
     // Kept, so a client that reads the prompt cache still gets the conversation.
     ...(client.acceptsConversation === true ? { acceptsConversation: true } : {}),
     async complete(request: LlmRequest) {
-      const parentSpan = runs.parentOf(request.runId);
-      const parent =
-        parentSpan === undefined ? context.active() : trace.setSpan(context.active(), parentSpan);
-      const span = tracerOf(tracer).startSpan(
-        `chat ${model}`,
-        {
-          kind: SpanKind.CLIENT,
-          attributes: {
-            [GEN_AI_ATTRIBUTES.OPERATION_NAME]: "chat",
-            [GEN_AI_ATTRIBUTES.REQUEST_MODEL]: model,
-            ...(provider === undefined ? {} : { [GEN_AI_ATTRIBUTES.PROVIDER_NAME]: provider }),
-            ...(request.maxTokens === undefined
-              ? {}
-              : { [GEN_AI_ATTRIBUTES.REQUEST_MAX_TOKENS]: request.maxTokens }),
-          },
-        },
-        parent,
-      );
+      // A tracer that throws leaves the request untraced, never failed.
+      const started = safely(() => startChatSpan(tracerOf(tracer), runs, request, attributes));
+      if (started === undefined) return client.complete(request);
+      const { span, within } = started;
       const ending = endOnAbort(span, request.signal);
       try {
-        const reply = await context.with(trace.setSpan(parent, span), () =>
-          client.complete(request),
-        );
-        if (!ending.ended && span.isRecording()) {
-          const { usage, refused } = replyUsage(reply);
-          if (usage !== undefined) span.setAttributes(genAiUsageAttributes(usage));
-          // The compaction fails with `llm_error` for this reply: its span says so too.
-          if (refused) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            span.setAttribute(GEN_AI_ATTRIBUTES.ERROR_TYPE, "llm_error");
-          }
-        }
+        const reply = await callWithin(within, () => client.complete(request));
+        if (!ending.ended) safely(() => recordReply(span, reply));
         return reply;
       } catch (error) {
         // Ended in `finally`, once.
-        if (!ending.ended) markFailed(span, errorType(error));
+        if (!ending.ended) safely(() => markFailed(span, errorType(error)));
         throw error;
       } finally {
         ending.release();
-        if (!ending.ended) span.end();
+        if (!ending.ended) endSafely(span);
       }
     },
   };
   const runs = attachSummarizerRuns(traced);
   return traced;
+}
+
+/** The model and provider a `chat` span names, bounded. */
+interface ChatNames {
+  model: string;
+  provider: string | undefined;
+}
+
+/** `text` bounded, when given. */
+function optionalText(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : boundedText(text);
+}
+
+/**
+ * A request's `chat` span, under the compaction span of the run it names (else the active
+ * context), and the context the client's call runs in (the span active there).
+ */
+function startChatSpan(
+  tracer: Tracer,
+  runs: SummarizerRuns,
+  request: LlmRequest,
+  names: ChatNames,
+): { span: Span; within: Context } {
+  const parentSpan = runs.parentOf(request.runId);
+  const parent =
+    parentSpan === undefined ? context.active() : trace.setSpan(context.active(), parentSpan);
+  const span = tracer.startSpan(
+    `chat ${names.model}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [GEN_AI_ATTRIBUTES.OPERATION_NAME]: "chat",
+        [GEN_AI_ATTRIBUTES.REQUEST_MODEL]: names.model,
+        ...(names.provider === undefined
+          ? {}
+          : { [GEN_AI_ATTRIBUTES.PROVIDER_NAME]: names.provider }),
+        ...(request.maxTokens === undefined
+          ? {}
+          : { [GEN_AI_ATTRIBUTES.REQUEST_MAX_TOKENS]: request.maxTokens }),
+      },
+    },
+    parent,
+  );
+  return { span, within: trace.setSpan(parent, span) };
+}
+
+/**
+ * Runs `call` with `within` the active context; a context manager that throws before the call
+ * runs leaves it to run outside it (once: a throw of the call itself is the call's).
+ */
+function callWithin<T>(within: Context, call: () => T): T {
+  let called = false;
+  try {
+    return context.with(within, () => {
+      called = true;
+      return call();
+    });
+  } catch (error) {
+    if (called) throw error;
+    return call();
+  }
+}
+
+/** The reply's usage on `span`; a usage the compactor refuses fails the span as the compaction fails. */
+function recordReply(span: Span, reply: unknown): void {
+  if (!span.isRecording()) return;
+  const { usage, refused } = replyUsage(reply);
+  if (usage !== undefined) span.setAttributes(genAiUsageAttributes(usage));
+  // The compaction fails with `llm_error` for this reply: its span says so too.
+  if (refused) markFailed(span, "llm_error");
 }
 
 /** Marks `span` as failed with `type` as its `error.type`. */
@@ -123,11 +172,12 @@ function endOnAbort(
 ): { readonly ended: boolean; release(): void } {
   const state = { ended: false, release: () => {} };
   if (!isAbortSignal(signal)) return state;
+  // Runs in the signal's dispatch, where a throw would surface as an uncaught exception.
   const end = () => {
     if (state.ended) return;
     state.ended = true;
-    markFailed(span, isTimeoutReason(signal.reason) ? "timeout" : "aborted");
-    span.end();
+    safely(() => markFailed(span, isTimeoutReason(signal.reason) ? "timeout" : "aborted"));
+    endSafely(span);
   };
   if (signal.aborted) end();
   else {
@@ -145,8 +195,12 @@ function isTimeoutReason(reason: unknown): boolean {
   return typeof reason === "object" && reason !== null && (reason as Error).name === "TimeoutError";
 }
 
-/** `error.type`: a `CompactionError`'s code, else the error's class name. */
+/** `error.type`: a `CompactionError`'s code, else the error's class name (bounded). */
 function errorType(error: unknown): string {
+  return boundedText(errorTypeOf(error));
+}
+
+function errorTypeOf(error: unknown): string {
   if (typeof error === "object" && error !== null) {
     // Bad input is named by its class, as before it had a code.
     if (ValidationError.isInstance(error)) return error.name;
