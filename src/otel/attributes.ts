@@ -29,7 +29,7 @@ export const COMPACTION_ATTRIBUTES = Object.freeze({
   TRIGGER: "agent_compaction.trigger",
   /** `compacted`, `skipped`, `failed` or `trimmed`. */
   OUTCOME: "agent_compaction.outcome",
-  /** For `skipped`: `circuit_open`, `vetoed` or `nothing_to_compact`. */
+  /** For `skipped`: `circuit_open`, `vetoed`, `nothing_to_compact` or `conflict` (a stored session's result discarded). */
   SKIP_REASON: "agent_compaction.skip_reason",
   /** For `failed`: the `CompactionError` code. */
   ERROR_CODE: "agent_compaction.error_code",

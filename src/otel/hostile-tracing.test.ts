@@ -1,9 +1,12 @@
 import type { Span, Tracer } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
+import { gate } from "../../test/support/gate.js";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import type { LlmClient } from "../core/llm-client.js";
 import { AgentSession } from "../session/agent-session.js";
+import { MemoryStore } from "../store/memory-store.js";
+import { openSession, type StoredSession } from "../store/stored-session.js";
 import { ConversationBuilder } from "../testing/builders.js";
 import {
   COMPACTION_ATTRIBUTES as A,
@@ -143,5 +146,66 @@ describe("span attributes stay bounded and carry no content", () => {
     expect(String(compaction?.attributes[A.STRATEGY])).toBe(
       `${strategy.slice(0, MAX_ATTRIBUTE_CHARS - 1)}…`,
     );
+  });
+});
+
+describe("a stored session's discarded run", () => {
+  it("ends its compaction span (skipped, conflict) when another worker compacted first", async () => {
+    const { tracer, spans } = memoryTracing();
+    const store = new MemoryStore();
+    const id = "conversation-traced";
+    const fill = async (session: StoredSession, turns: number, label: string) => {
+      for (let turn = 1; turn <= turns; turn += 1) {
+        await session.addUserText(`${label} ${turn}: ${"a request with some detail ".repeat(8)}`);
+        await session.addAssistant([
+          { type: "text", text: `answer ${turn} ${"words ".repeat(30)}` },
+        ]);
+      }
+    };
+    await fill(await openSession(store, id, { contextLimit: 200_000 }), 6, "turn");
+    const running = gate();
+    const late = gate();
+    const summarizer = traceLlmClient(
+      {
+        complete: async () => {
+          running.open();
+          await late.opened;
+          return "the late summary";
+        },
+      },
+      { model: "m", tracer },
+    );
+    const slow = await openSession(store, id, {
+      contextLimit: 200_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(summarizer, { keepRecentTurns: 1, threshold: 0.001 }),
+      maxAttempts: 1,
+    });
+    traceCompactions(slow, { tracer, summarizer });
+    const report = slow.maybeCompact();
+    await running.opened;
+    // Another worker, past the slow one's lease, compacts first.
+    const later = store.withClock(() => new Date(Date.now() + 3_600_000));
+    const fast = await openSession(later, id, {
+      contextLimit: 200_000,
+      compactor: false,
+      llmCompactor: new LLMCompactor(
+        { complete: async () => "the fast summary" },
+        {
+          keepRecentTurns: 1,
+        },
+      ),
+    });
+    await fill(fast, 1, "one more");
+    await fast.forceCompact();
+    late.open();
+    expect(await report).toMatchObject({ compacted: false, discarded: "conflict" });
+    const compaction = spans().find((span) => span.name === COMPACTION_SPAN_NAME);
+    expect(compaction?.attributes).toMatchObject({
+      [A.OUTCOME]: "skipped",
+      [A.SKIP_REASON]: "conflict",
+    });
+    const chat = spans().find((span) => span.name === "chat m");
+    expect(chat?.parentSpanContext?.spanId).toBe(compaction?.spanContext().spanId);
   });
 });

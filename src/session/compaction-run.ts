@@ -349,6 +349,16 @@ export class CompactionRunner {
     }
     if (replaced.status === "lost") {
       state.outcome.discarded = "conflict";
+      // Each step's run ends here, discarded: its observers (a tracer's open span) are told.
+      for (const step of pending) {
+        this.#settings.events.emit({
+          type: "compaction_skipped",
+          trigger: state.policy.trigger,
+          strategy: step.strategy,
+          reason: "conflict",
+          detail: "another worker compacted the session first: this result was discarded",
+        });
+      }
       return false;
     }
     this.#rebase(state);

@@ -68,9 +68,11 @@ export interface CompactionSkippedEvent {
   strategy: string;
   /**
    * `circuit_open`: automatic summaries are paused after repeated failures; `vetoed`: the
-   * `beforeCompact` hook vetoed it; `nothing_to_compact`: it ran and changed nothing.
+   * `beforeCompact` hook vetoed it; `nothing_to_compact`: it ran and changed nothing;
+   * `conflict`: a stored session's other worker compacted first, and this result was discarded
+   * (the report's `discarded`).
    */
-  reason: "circuit_open" | "vetoed" | "nothing_to_compact";
+  reason: "circuit_open" | "vetoed" | "nothing_to_compact" | "conflict";
   /** Why, in words (for `nothing_to_compact`, what the compactor said). */
   detail: string;
 }
