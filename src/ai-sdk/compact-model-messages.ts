@@ -43,17 +43,9 @@ export async function compactModelMessages(
   });
   if (parsed.memory === undefined) return compactRemembered(messages, parsed, undefined);
   const histories = historiesOf<LoopHistory>(parsed.memory, "compactModelMessages");
-  // A retry of a request still running goes on from what that one sends: both send the same.
-  for (
-    let pending = histories.pending(messages, parsed.signal);
-    pending !== undefined;
-    pending = histories.pending(messages, parsed.signal)
-  )
-    await pending;
-  // Marked running before anything else runs: a retry arriving meanwhile waits for this one.
-  const call = compactRemembered(messages, parsed, histories);
-  histories.running(messages, call);
-  return call;
+  return histories.alone(messages, parsed.signal, () =>
+    compactRemembered(messages, parsed, histories),
+  );
 }
 
 /** {@link compactModelMessages} with the options checked, the conversations `histories` holds. */

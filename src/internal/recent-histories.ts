@@ -43,30 +43,35 @@ export class RecentHistories<H extends Remembered> {
   }
 
   /**
-   * A call compacting the same messages right now (a client's retry while its first request
-   * still runs), settling when it does, if any: wait for it and ask again, then this call goes
-   * on from what that one sent, so both send the same, whichever reply the client keeps (a
-   * summarizer asked twice writes two summaries, and thinking signed over one is refused over
-   * the other). Rejects with an `aborted` `CompactionError` when `signal` fires first.
+   * Runs `compact` on `messages` once no call compacting the same messages runs (a client's
+   * retry while its first request still runs waits for it, then goes on from what that one
+   * sent, so both send the same, whichever reply the client keeps: a summarizer asked twice
+   * writes two summaries, and thinking signed over one is refused over the other). Marked
+   * running before anything else runs, so a retry arriving meanwhile waits for this one.
+   * Rejects with an `aborted` `CompactionError` when `signal` fires while it waits.
    */
-  pending(
+  async alone<R>(
     messages: readonly unknown[],
     signal: AbortSignal | undefined,
-  ): Promise<void> | undefined {
-    const same = this.#running.find(
-      ({ input }) => input.length === messages.length && continues(messages, input),
-    );
-    return same === undefined ? undefined : untilSettled(same.done, signal);
-  }
-
-  /** Marks `messages` as being compacted until `done` settles. */
-  running(messages: readonly unknown[], done: Promise<unknown>): void {
+    compact: () => Promise<R>,
+  ): Promise<R> {
+    for (let same = this.#runningOn(messages); same !== undefined; same = this.#runningOn(messages))
+      await untilSettled(same, signal);
+    const done = compact();
     const call = { input: messages, done };
     this.#running.push(call);
     const end = () => {
       this.#running.splice(this.#running.indexOf(call), 1);
     };
     done.then(end, end);
+    return done;
+  }
+
+  /** The call compacting the same messages right now, settling when it does, if any. */
+  #runningOn(messages: readonly unknown[]): Promise<unknown> | undefined {
+    return this.#running.find(
+      ({ input }) => input.length === messages.length && continues(messages, input),
+    )?.done;
   }
 
   /** Remembers `next` in place of `previous` (the one it continued), newest first. */

@@ -79,17 +79,9 @@ export async function compactMessagesOnce<T>(
   const parsed = checkedCall(input, options, format);
   if (parsed.memory === undefined) return compactRemembered(input, parsed, format, undefined);
   const histories = historiesOf<SentHistory<T>>(parsed.memory, format.entry);
-  // A retry of a request still running goes on from what that one sends: both send the same.
-  for (
-    let pending = histories.pending(input, parsed.signal);
-    pending !== undefined;
-    pending = histories.pending(input, parsed.signal)
-  )
-    await pending;
-  // Marked running before anything else runs: a retry arriving meanwhile waits for this one.
-  const call = compactRemembered(input, parsed, format, histories);
-  histories.running(input, call);
-  return call;
+  return histories.alone(input, parsed.signal, () =>
+    compactRemembered(input, parsed, format, histories),
+  );
 }
 
 /** {@link compactMessagesOnce} with the options checked, the conversations `histories` holds. */
@@ -101,16 +93,14 @@ async function compactRemembered<T>(
 ): Promise<CompactedMessages<T>> {
   const known = histories?.find(input);
   const sending = continued(input, known);
-  let done: CompactedMessages<T>;
+  let result: CompactedMessages<T>;
   try {
-    done = await compactContinued(sending, parsed, format);
+    result = await compactContinued(sending, input, parsed, format);
   } catch (error) {
     // A malformed message is named at its place in the caller's messages, checked as they came.
     if (sending === input || !(error instanceof ValidationError)) throw error;
-    done = await compactContinued(input, parsed, format);
+    result = await compactContinued(input, input, parsed, format);
   }
-  // What was sent before differs from the caller's messages: so does what goes on from it.
-  const result = sending === input || done.compacted ? done : { ...done, compacted: true };
   // Copies: the caller may append to its arrays, and to the one it is given back.
   histories?.remember(known, {
     input: input.slice(),
@@ -127,15 +117,20 @@ function continued<T>(input: readonly T[], known: SentHistory<T> | undefined): r
   return known?.sent === undefined ? input : [...known.sent, ...input.slice(known.input.length)];
 }
 
-/** {@link compactMessagesOnce} on the messages to send, the options checked. */
+/**
+ * {@link compactMessagesOnce} on the messages to send (`sending`: the caller's `input`, or what
+ * was sent before and the messages added since), the options checked. What goes differs from
+ * the caller's messages wherever what the conversion takes does (what was sent before, calls
+ * closed): it is then `compacted`.
+ */
 async function compactContinued<T>(
+  sending: readonly T[],
   input: readonly T[],
   parsed: CompactMessagesOptions,
   format: MessageFormat<T>,
 ): Promise<CompactedMessages<T>> {
-  const prepared = format.prepare?.(input) ?? input;
+  const prepared = format.prepare?.(sending) ?? sending;
   const done = await compactPrepared(prepared, parsed, format);
-  // What the conversion took differs from the messages given: so does what goes.
   return prepared === input || done.compacted ? done : { ...done, compacted: true };
 }
 
