@@ -8,13 +8,12 @@ import { CircuitBreaker } from "./circuit-breaker.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
 import { computeStep } from "./compute-step.js";
-import type { CompactionTrigger } from "./events.js";
 import { type ComputedStep, Landing } from "./landing.js";
 import { type RunKind, type RunPolicy, runPolicy } from "./run-policy.js";
 import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
 import { asCompactionError, strategyOf } from "./strategy.js";
 import { trimShare } from "./trim-share.js";
-import { trimOnOverflow } from "./trim-stage.js";
+import { reportOverflow, trimOnOverflow } from "./trim-stage.js";
 
 export type { CompactionRunnerSettings, CompactionRunOptions };
 
@@ -125,7 +124,7 @@ export class CompactionRunner {
       // lands only what needs no wait for the archive (see `trimOnOverflow`). An `aborted` that
       // no signal asked for (a client's own, a landing's) is a failure like any other.
       if (state.outcome.discarded !== "conflict") await this.#lastResort(state);
-      this.#reportOverflow(trigger, state.outcome);
+      reportOverflow(this.#landing, trigger, state.outcome, this.#settings.trimTarget);
       return state.outcome;
     } finally {
       if (state.began !== undefined) await commit.end();
@@ -385,22 +384,5 @@ export class CompactionRunner {
     state.outcome.skipped.push({ strategy, reason, detail });
     const { trigger } = state.policy;
     this.#settings.events.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
-  }
-
-  #reportOverflow(trigger: CompactionTrigger, outcome: CompactionRunOutcome): void {
-    const { trimTarget } = this.#settings;
-    const contextLimit = this.#contextLimit;
-    if (this.contextUsed <= contextLimit) return;
-    outcome.overWindow = true;
-    this.#settings.events.emit({
-      type: "context_overflow",
-      trigger,
-      contextUsed: this.contextUsed,
-      contextLimit,
-      detail:
-        trimTarget === undefined
-          ? "compaction could not bring the context under the window: configure a summarizer (llmCompactor, HybridCompactor) or trimOnOverflow"
-          : "even trimming could not bring the context under the window: the newest messages alone exceed it",
-    });
   }
 }

@@ -66,3 +66,28 @@ export async function trimOnOverflow(
   outcome.trimmed = output.removed;
   outcome.compacted = true;
 }
+
+/**
+ * After the last resort: a context still above the window marks the outcome `overWindow` and
+ * is told (`context_overflow`), with what would bring it under.
+ */
+export function reportOverflow(
+  landing: Landing,
+  trigger: CompactionTrigger,
+  outcome: CompactionRunOutcome,
+  trimTarget: number | undefined,
+): void {
+  const { contextUsed, contextLimit } = landing.history.meter;
+  if (contextUsed <= contextLimit) return;
+  outcome.overWindow = true;
+  landing.events.emit({
+    type: "context_overflow",
+    trigger,
+    contextUsed,
+    contextLimit,
+    detail:
+      trimTarget === undefined
+        ? "compaction could not bring the context under the window: configure a summarizer (llmCompactor, HybridCompactor) or trimOnOverflow"
+        : "even trimming could not bring the context under the window: the newest messages alone exceed it",
+  });
+}
