@@ -85,11 +85,11 @@ function found(
   return [bytes, typeof format === "string" ? format.toLowerCase() : "", holder];
 }
 
-/** What the local estimate counts of a block holding audio. */
-export interface AudioMeasure {
-  /** Tokens of the audio itself: by its duration, or {@link AUDIO_REFERENCE_TOKENS}. */
+/** What the local estimate counts of a block holding media (audio, or inline data). */
+export interface MediaMeasure {
+  /** Tokens of the media itself: audio by its duration (or {@link AUDIO_REFERENCE_TOKENS}), inline data by its bytes. */
   tokens: number;
-  /** Characters of the block's JSON besides the audio's data (its framing, counted as text). */
+  /** Characters of the block's JSON besides the media's data (its framing, counted as text). */
   otherLength: number;
 }
 
@@ -100,7 +100,7 @@ export interface AudioMeasure {
  * {@link AUDIO_TOKENS_PER_SECOND}; audio without bytes counts {@link AUDIO_REFERENCE_TOKENS}.
  * `undefined` when the block holds no audio.
  */
-export function measureAudio(block: JsonObject): AudioMeasure | undefined {
+export function measureAudio(block: JsonObject): MediaMeasure | undefined {
   const audio = audioIn(block);
   if (audio === undefined) return undefined;
   const [data, format, holder] = audio;
@@ -123,5 +123,31 @@ export function measureAudio(block: JsonObject): AudioMeasure | undefined {
   return {
     tokens: Math.ceil((bytes * AUDIO_TOKENS_PER_SECOND) / rate),
     otherLength: jsonLength(emptied),
+  };
+}
+
+/**
+ * Decoded bytes per token of media other than audio sent inline as base64 (Gemini's
+ * `inlineData`: a PDF, an image, a video): a provider counts them by page or frame (Gemini:
+ * 258 tokens a PDF page), never by their text; at 4 characters a token a 400 kB PDF was 100k
+ * tokens, a usage of 3k was not trusted, and the user's file went. 64 bytes a token is at or
+ * above the count of a PDF page of 16 kB.
+ */
+const MEDIA_BYTES_PER_TOKEN = 64;
+
+/**
+ * What the local estimate counts of media a provider's block carries, where that is not its
+ * JSON: audio by its duration ({@link measureAudio}), other media sent inline as base64
+ * (Gemini's `inlineData`) by its bytes, {@link MEDIA_BYTES_PER_TOKEN} a token. `undefined`
+ * for any other block.
+ */
+export function measureMedia(block: JsonObject): MediaMeasure | undefined {
+  const audio = measureAudio(block);
+  if (audio !== undefined) return audio;
+  const data = objectAt(block, "inlineData")?.["data"];
+  if (typeof data !== "string") return undefined;
+  return {
+    tokens: Math.ceil((data.length * 3) / 4 / MEDIA_BYTES_PER_TOKEN),
+    otherLength: jsonLength(block) - data.length,
   };
 }

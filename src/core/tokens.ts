@@ -1,5 +1,5 @@
 import { jsonLength } from "../internal/json-length.js";
-import { measureAudio } from "./audio-tokens.js";
+import { measureMedia } from "./audio-tokens.js";
 import type { ContentBlock, Message } from "./message.js";
 
 /**
@@ -23,14 +23,6 @@ export function tokensToChars(tokens: number): number {
 
 /** Tokens counted for each image by the local estimate. */
 const IMAGE_TOKENS = 1600;
-/**
- * Decoded bytes per token of media other than audio sent inline as base64 (Gemini's
- * `inlineData`: a PDF, an image, a video; audio counts by its duration, `measureAudio`): a
- * provider counts them by page or frame (Gemini: 258 tokens a PDF page), never by their text;
- * at 4 characters a token a 400 kB PDF was 100k tokens, a usage of 3k was not trusted, and the
- * user's file went. 64 bytes a token is at or above the count of a PDF page of 16 kB.
- */
-const MEDIA_BYTES_PER_TOKEN = 64;
 /** Tokens of framing counted for each block of another kind by the local estimate. */
 const OVERHEAD_TOKENS = 4;
 /**
@@ -54,7 +46,7 @@ export function charsToTokens(length: number): number {
 
 /**
  * Estimates the tokens of one content block: chars per token for text and JSON, a flat cost per
- * image, and audio (a provider's audio part, carried opaque) by its duration (`measureAudio`).
+ * image, and media a provider's part carries (opaque) by its duration or bytes (`measureMedia`).
  */
 export function estimateBlockTokens(block: ContentBlock): number {
   switch (block.type) {
@@ -80,18 +72,11 @@ export function estimateBlockTokens(block: ContentBlock): number {
       return total;
     }
     case "opaque": {
-      // Audio's base64 counted as text came to about 500 times what providers count.
-      const audio = measureAudio(block.block);
-      if (audio !== undefined)
-        return OVERHEAD_TOKENS + audio.tokens + charsToTokens(audio.otherLength);
-      // Other media sent inline (a PDF, an image, a video): by its bytes, not as text.
-      const data = (block.block["inlineData"] as { data?: unknown } | null | undefined)?.data;
-      const base64 = typeof data === "string" ? data.length : 0;
-      return (
-        OVERHEAD_TOKENS +
-        charsToTokens(jsonLength(block.block) - base64) +
-        Math.ceil((base64 * 3) / 4 / MEDIA_BYTES_PER_TOKEN)
-      );
+      // Media's base64 counted as text came to hundreds of times what providers count.
+      const media = measureMedia(block.block);
+      return media === undefined
+        ? OVERHEAD_TOKENS + charsToTokens(jsonLength(block.block))
+        : OVERHEAD_TOKENS + media.tokens + charsToTokens(media.otherLength);
     }
   }
 }
