@@ -4,6 +4,7 @@ import {
   cutLayout,
   firstFittingCut,
   keptRequestEnd,
+  keptTokens,
   remainderBudget,
   retentionCut,
 } from "../compactors/cut-plan.js";
@@ -17,6 +18,7 @@ import {
   emptyCompactionResult,
   onlyAsync,
 } from "../core/compactor.js";
+import { latestRequestIndex } from "../core/conversation-structure.js";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import type { ContentBlock, Message } from "../core/message.js";
 import { type Clock, createMessage, systemClock } from "../core/message-factory.js";
@@ -185,7 +187,7 @@ export class AnthropicCompactor
       generated: "summary",
     });
     // A fold inside the turn of the user's latest request keeps it verbatim after the block.
-    const latest = cutLayout(conversation).latestRequest;
+    const latest = latestRequestIndex(conversation);
     const kept =
       options.trigger === "manual" || latest === -1 || latest >= cut
         ? []
@@ -319,11 +321,4 @@ function inTurnCuts(layout: CutLayout, cuts: readonly number[]): number[] {
     (cut) =>
       cut > keptRequestEnd(conversation, latest, cut) && conversation[cut]?.role === "assistant",
   );
-}
-
-/** The tokens kept after a cut: what follows it, and the latest request kept before it. */
-function keptTokens(layout: CutLayout, cut: number): number {
-  const { conversation, suffix, latestRequest: latest } = layout;
-  if (latest === -1 || latest >= cut) return suffix[cut]!;
-  return suffix[cut]! + suffix[latest]! - suffix[keptRequestEnd(conversation, latest, cut)]!;
 }

@@ -128,6 +128,16 @@ export function keptRequestEnd(
 }
 
 /**
+ * The tokens kept after a cut at `cut`: what follows it, and the latest request kept verbatim
+ * before it ({@link keptRequestEnd}).
+ */
+export function keptTokens(layout: CutLayout, cut: number): number {
+  const { conversation, suffix, latestRequest: latest } = layout;
+  if (latest === -1 || latest >= cut) return suffix[cut]!;
+  return suffix[cut]! + suffix[latest]! - suffix[keptRequestEnd(conversation, latest, cut)]!;
+}
+
+/**
  * Whether the message at `index` stays verbatim before a cut at `cut`: the request at `request`
  * or a system message right after it ({@link keptRequestEnd}).
  */

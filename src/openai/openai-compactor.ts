@@ -4,11 +4,10 @@ import type {
 } from "openai/resources/responses/responses";
 import { compactorOptions } from "../compactors/config-schemas.js";
 import {
-  type CutLayout,
   cutLayout,
   firstFittingCut,
   innerSafeCuts,
-  keptRequestEnd,
+  keptTokens,
   recentToolUsesCut,
   remainderBudget,
   retentionCut,
@@ -173,7 +172,7 @@ export class OpenAICompactor
     const byToolUses =
       toolUses === undefined ? 0 : (recentToolUsesCut(layout, toolUses, cuts) ?? 0);
     let cut = Math.max(byTurns, byToolUses);
-    const kept = keptTokens(layout);
+    const kept = (cut: number) => keptTokens(layout, cut);
     const whole = layout.suffix[0]!;
     const ceiling = remainderBudget(threshold, options, whole, COMPACTION_RESERVE_TOKENS);
     const budget = remainderBudget(targetUtilization, options, whole, COMPACTION_RESERVE_TOKENS);
@@ -247,15 +246,6 @@ export class OpenAICompactor
     rememberValid(summary);
     return summary;
   }
-}
-
-/** The tokens kept after a cut: what follows it, and the latest request kept before it. */
-function keptTokens(layout: CutLayout): (cut: number) => number {
-  const { conversation, suffix, latestRequest: latest } = layout;
-  return (cut) =>
-    latest === -1 || latest >= cut
-      ? suffix[cut]!
-      : suffix[cut]! + suffix[latest]! - suffix[keptRequestEnd(conversation, latest, cut)]!;
 }
 
 /** Whether a message ends with a reasoning item: a cut after it would part it from its item. */
