@@ -22,6 +22,7 @@ import {
   isChatReasoningBlock,
   REASONING_FIELDS,
 } from "./chat-fields.js";
+import { joinedUserMessages } from "./joined-user-messages.js";
 import { writeQuickChatMessage } from "./messages-quick-out.js";
 import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
 import { requestAudio } from "./request-audio.js";
@@ -198,7 +199,10 @@ export function writeChatMessages(
 ): ChatCompletionMessageParam[] {
   const out: JsonObject[] = [];
   const reused = out as unknown as ChatCompletionMessageParam[];
+  // Where the library's own user messages were written: joined with a user message beside them.
+  const written: number[] = [];
   for (const message of readableMessages(messages)) {
+    if (message.generated !== undefined && message.role === "user") written.push(out.length);
     if (isSystemMessage(message)) {
       out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
     } else if (
@@ -207,7 +211,7 @@ export function writeChatMessages(
     )
       out.push(...chatMessagesInFull(message, reasoning));
   }
-  return reused;
+  return joinedUserMessages(out, written) as unknown as ChatCompletionMessageParam[];
 }
 
 /** The chat messages of one of our messages (not a system one), by the full writing. */
