@@ -41,7 +41,11 @@ import { responsesInputProblem } from "../support/openai-responses-server.js";
  * history so far in the helper's format, parsed anew (a request body), a 20k window. Each
  * request it sends must pass the loopback stand-in's rules of its API, fit the window by the
  * library's estimate, and, when no compaction ran at that request, start with the request
- * before it (append-only: the prompt cache reads it).
+ * before it (append-only: the prompt cache reads it). Where the format wants roles to alternate
+ * (Messages, Chat Completions hosts with a strict template, Gemini) it must write no two user
+ * messages in a row where the caller wrote none; not checked for the Responses API's items,
+ * which it takes, nor for the AI SDK's messages, where the library still writes its notice and
+ * the request as two.
  */
 const REALDATA =
   process.env["REALDATA_DIR"] ??
@@ -63,6 +67,11 @@ interface Helper {
     result: Parameters<typeof isCompactionResultEmpty>[0];
   }>;
   problem: (wire: unknown[]) => string | undefined;
+  /**
+   * Whether the library writes no two user messages in a row where the caller wrote none
+   * (Chat Completions hosts with a strict chat template refuse them).
+   */
+  alternates: boolean;
 }
 
 type AnyCompact = (wire: never, options: never) => Promise<unknown>;
@@ -87,6 +96,7 @@ function anthropicProblem(messages: unknown[]): string | undefined {
 const HELPERS: Helper[] = [
   {
     name: "compactAnthropicMessages",
+    alternates: true,
     to: toAnthropicMessages,
     from: anyFrom(fromAnthropicMessages),
     compact: loose(compactAnthropicMessages),
@@ -94,6 +104,7 @@ const HELPERS: Helper[] = [
   },
   {
     name: "compactChatMessages",
+    alternates: true,
     to: (messages) => toChatMessages(messages),
     from: anyFrom(fromChatMessages),
     compact: loose(compactChatMessages),
@@ -102,6 +113,7 @@ const HELPERS: Helper[] = [
   },
   {
     name: "compactGeminiContents",
+    alternates: true,
     to: toGeminiContents,
     from: anyFrom(fromGeminiContents),
     compact: loose(compactGeminiContents),
@@ -110,6 +122,7 @@ const HELPERS: Helper[] = [
   },
   {
     name: "compactResponsesInput",
+    alternates: false,
     to: (messages) => toResponsesInput(messages),
     from: anyFrom(fromResponsesInput),
     compact: loose(compactResponsesInput),
@@ -118,6 +131,7 @@ const HELPERS: Helper[] = [
   },
   {
     name: "compactModelMessages",
+    alternates: false,
     to: toModelMessages,
     from: anyFrom(fromModelMessages),
     compact: loose(compactModelMessages),
@@ -127,6 +141,15 @@ const HELPERS: Helper[] = [
     },
   },
 ];
+
+/** How many times a user message follows a user message (`role`, Gemini's included). */
+function userRuns(messages: readonly unknown[]): number {
+  let runs = 0;
+  const roleOf = (at: number) => (messages[at] as { role?: unknown }).role;
+  for (let at = 1; at < messages.length; at += 1)
+    if (roleOf(at) === "user" && roleOf(at - 1) === "user") runs += 1;
+  return runs;
+}
 
 /** What a helper did over every run: counts, and the first few problems where they were. */
 interface Tally {
@@ -157,6 +180,8 @@ async function serve(helper: Helper, runs: Message[][]): Promise<Tally> {
       if (sending.compacted) tally.compacted += 1;
       const problem = helper.problem(messages);
       if (problem !== undefined) tally.problems.push(`${where}: ${problem}`);
+      if (helper.alternates && userRuns(messages) > userRuns(body))
+        tally.problems.push(`${where}: two user messages in a row`);
       const tokens = estimateTokens(helper.from(messages));
       if (tokens > WINDOW) tally.problems.push(`${where}: ${tokens} tokens`);
       const sent = messages.map((message) => JSON.stringify(message));
