@@ -48,8 +48,10 @@ export abstract class AgentCompactionError<Code extends string = string> extends
  * `maybeCompact`/`forceCompact` was called from the session's running `beforeCompact` hook,
  * which would wait for the compaction that waits for the hook, or (stored sessions) another
  * worker held the compaction lease past `leaseMs`; `archive_error` the archive's `put` or `get`
- * threw (nothing of the compaction landed). A `beforeCompact` hook, a
- * custom compactor or the archive outliving its time limit is a `timeout` too.
+ * threw (nothing of the compaction landed); `store_error` (stored sessions) a store call failed
+ * or outlived `storeTimeoutMs` (`cause` is the store's error): nothing of the compaction was
+ * stored. A `beforeCompact` hook, a custom compactor or the archive outliving its time limit is
+ * a `timeout` too.
  */
 export type CompactionErrorCode =
   | "llm_error"
@@ -59,7 +61,8 @@ export type CompactionErrorCode =
   | "aborted"
   | "compactor_error"
   | "busy"
-  | "archive_error";
+  | "archive_error"
+  | "store_error";
 
 /** A compaction that failed; nothing of it was applied. */
 export class CompactionError extends AgentCompactionError<CompactionErrorCode> {

@@ -14,7 +14,8 @@ export interface CompactionCommit {
   /**
    * Whether this worker may compact now (`false`: another holds the lease), asked once per
    * attempt, before its first compactor runs (or its last resort trims). With `wait` (a manual
-   * run) it may wait, or reject with `busy`.
+   * run) it may wait, or reject with `busy`; `store_error` when the store failed the read
+   * before it or the lease (the run reports it, and its last resort still trims).
    */
   begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean>;
   /**
@@ -23,6 +24,11 @@ export interface CompactionCommit {
    * changed the history first.
    */
   land(history: History, replacement: Replacement): boolean | Promise<boolean>;
+  /**
+   * Lands the last resort's trim in this worker's copy alone, once `land` failed for the store
+   * (`store_error`): the request that follows fits; the next call undoes it. @default none
+   */
+  landLocally?(history: History, replacement: Replacement): Promise<boolean>;
   /** Once an attempt is over, whether it began or not. */
   end(): Promise<void>;
   /**

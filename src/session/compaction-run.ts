@@ -1,5 +1,5 @@
 import { type CompactionOutput, type Compactor, conversationChanged } from "../core/compactor.js";
-import type { CompactionError } from "../core/errors.js";
+import { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { newId } from "../core/message-factory.js";
 import { estimateTokens } from "../core/message-memo.js";
@@ -147,7 +147,7 @@ export class CompactionRunner {
         );
         continue;
       }
-      if (!(await this.#begin(state))) return;
+      if (!(await this.#begin(state, strategy))) return;
       state.ran = compactor;
       const computed = await this.#compute(state, compactor, strategy);
       if (computed === "stop") return;
@@ -197,12 +197,22 @@ export class CompactionRunner {
     return meter.contextOf(estimateTokens(state.working));
   }
 
-  /** The commit step's `begin`, once per run; `false` when another worker holds the lease. */
-  async #begin(state: RunState): Promise<boolean> {
+  /**
+   * The commit step's `begin`, once per run; `false` when another worker holds the lease, or
+   * the store failed (`store_error`: `strategy`'s failure; the last resort's is in the report).
+   */
+  async #begin(state: RunState, strategy?: string): Promise<boolean> {
     if (state.began === undefined) {
       state.began = this.#settings.commit.begin(state.policy.waitsForLease, state.options.signal);
     }
-    if (await state.began) return true;
+    try {
+      if (await state.began) return true;
+    } catch (error) {
+      if (!CompactionError.isInstance(error) || error.code !== "store_error") throw error;
+      if (strategy === undefined) state.outcome.error ??= error;
+      else this.#failed(state, error, strategy, false);
+      return false;
+    }
     state.outcome.discarded = "lease_held";
     return false;
   }

@@ -54,7 +54,8 @@ export interface LandingChange {
  * won and nothing landed (`lost`); the archive failed to keep what it removes (it threw or
  * outlived `archiveTimeoutMs`: `timeout`, `aborted`, `archive_error`) and nothing landed; or
  * the history moved under it (`moved`: replaced, results merged into a message it changed,
- * calls appended that wait: `History.landed`'s `aborted`) and nothing landed.
+ * calls appended that wait: `History.landed`'s `aborted`; or a stored session's store failed
+ * the swap: `store_error`) and nothing landed.
  */
 export type Replaced =
   | { status: "landed"; repair: ThinkingRepair }
@@ -110,17 +111,21 @@ export class Landing {
 
   /**
    * Replaces the prefix `from` (the history at `generation`) by `compacted`, keeping what was
-   * appended meanwhile after it; with `archive: false`, without keeping what it removes.
+   * appended meanwhile after it; with `archive: false`, without keeping what it removes; with
+   * `local`, in this worker's copy alone (see `CompactionCommit.landLocally`: the store keeps
+   * what it removes, so nothing is archived).
    */
   async replace(
     from: readonly Message[],
     generation: number,
     compacted: readonly Message[],
     signal: AbortSignal | undefined,
-    options: { archive?: false } = {},
+    options: { archive?: false; local?: true } = {},
   ): Promise<Replaced> {
     const { history, commit, limits } = this.#settings;
-    const archive = options.archive === false ? undefined : this.#settings.archive;
+    const local = options.local === true ? commit.landLocally : undefined;
+    const archive =
+      options.archive === false || local !== undefined ? undefined : this.#settings.archive;
     const rules: LandingRules = {
       pinned: history.pinned,
       keepStaleThinking: this.#settings.keepStaleThinking,
@@ -142,9 +147,13 @@ export class Landing {
     }
     let landed: boolean;
     try {
-      landed = await commit.land(history, { before, generation, conversation, rules });
+      const replacement = { before, generation, conversation, rules };
+      landed = await (local?.call(commit, history, replacement) ??
+        commit.land(history, replacement));
     } catch (error) {
-      if (!CompactionError.isInstance(error) || error.code !== "aborted") throw error;
+      // The history moved under it, or (a stored session) the store failed: nothing landed.
+      if (!CompactionError.isInstance(error)) throw error;
+      if (error.code !== "aborted" && error.code !== "store_error") throw error;
       return { status: "moved", failure: error };
     }
     return landed ? { status: "landed", repair } : { status: "lost" };

@@ -12,7 +12,8 @@ import { lastResortTrim, type TrimShare } from "./trim-share.js";
  * their results (no request goes out before them, and a trim would make their thinking stale),
  * found before or while it lands: the run then reports the landing's `aborted`. After the caller's
  * abort, it lands only without waiting for the archive: with one, the put is refused at once
- * (`aborted`, reported) and nothing goes, for the next call to trim.
+ * (`aborted`, reported) and nothing goes, for the next call to trim. A stored session's store
+ * that fails the swap (`store_error`, reported): the trim lands in the worker's copy alone.
  */
 export async function trimOnOverflow(
   landing: Landing,
@@ -37,7 +38,7 @@ export async function trimOnOverflow(
     clock: run.clock,
   });
   if (output === undefined) return;
-  const trim = (options: { archive?: false } = {}) =>
+  const trim = (options: { archive?: false; local?: true } = {}) =>
     landing.replace(history.messages, history.generation, output.conversation, run.signal, options);
   let replaced: Replaced = await trim();
   if (replaced.status === "archive_failed") {
@@ -45,6 +46,13 @@ export async function trimOnOverflow(
     // The caller stopped waiting for the archive: nothing goes without it (the next call trims).
     if (run.signal?.aborted === true) return;
     replaced = await trim({ archive: false });
+  }
+  if (replaced.status === "moved" && replaced.failure.code === "store_error") {
+    // The store failed the swap (a stored session): the request must fit all the same, so the
+    // trim lands in this worker's copy alone; the store keeps everything, and the next call
+    // undoes it (to trim again, stored, once the store answers).
+    outcome.error ??= replaced.failure;
+    replaced = await trim({ local: true });
   }
   if (replaced.status === "moved") {
     // The history moved under it (calls appended that wait): reported, never a rejection.

@@ -1,4 +1,4 @@
-import { CompactionError } from "../core/errors.js";
+import { CompactionError, ValidationError } from "../core/errors.js";
 import type { CompactionCommit } from "../session/compaction-commit.js";
 import type { CompactionRunOutcome } from "../session/compaction-report.js";
 import type { History, Replacement } from "../session/history.js";
@@ -22,6 +22,24 @@ export interface StoreCommitSettings {
 }
 
 /**
+ * `call`, its failure a `store_error` (a `StoreError`, or any error a store threw): an outage is
+ * no rejection of `maybeCompact` but a reported failure. Bad stored data (a `ValidationError`)
+ * and the session's own errors (`busy`, `aborted`) stay as they are.
+ */
+async function storeCall<T>(sessionId: string, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (ValidationError.isInstance(error) || CompactionError.isInstance(error)) throw error;
+    throw new CompactionError(
+      "store_error",
+      `session ${JSON.stringify(sessionId)}: the store failed ${what}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
  * A stored session's commit step: each attempt reads what other workers wrote first; the
  * session's lease is taken before a compactor runs (so one worker pays for a summary at a time;
  * a manual run waits for it at most `leaseMs`), and a replacement lands by the head's
@@ -34,6 +52,8 @@ export class StoreCommit implements CompactionCommit {
   #replica: StoreReplica | undefined;
   #shared: SharedState | undefined;
   #lease: Lease | undefined;
+  /** A refresh the store failed: the next `begin` reports it. */
+  #unread: CompactionError | undefined;
 
   constructor(settings: StoreCommitSettings) {
     this.#settings = settings;
@@ -46,8 +66,26 @@ export class StoreCommit implements CompactionCommit {
   }
 
   /** Reads what other workers appended or compacted, and what they share beyond the history. */
-  refresh(): Promise<void> {
+  read(): Promise<void> {
     return this.#settings.lock.enqueue(() => this.#read());
+  }
+
+  /**
+   * Before each attempt of a run: {@link read}. A store that fails it fails the attempt's
+   * `begin` (reported; the last resort still trims this worker's copy when it must).
+   */
+  async refresh(): Promise<void> {
+    this.#unread = undefined;
+    try {
+      await storeCall(
+        this.#settings.sessionId,
+        "the read before compacting (the compactors did not run)",
+        () => this.read(),
+      );
+    } catch (error) {
+      if (!CompactionError.isInstance(error) || error.code !== "store_error") throw error;
+      this.#unread = error;
+    }
   }
 
   /** The log and the shared state, read side by side: one round trip. */
@@ -60,10 +98,13 @@ export class StoreCommit implements CompactionCommit {
 
   async begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean> {
     const { store, sessionId, workerId, leaseMs } = this.#settings;
+    if (this.#unread !== undefined) throw this.#unread;
     const lease = new Lease(store, sessionId, workerId, leaseMs);
     this.#lease = lease;
-    if (!wait) return lease.acquire();
-    if (await lease.acquireWithin(leaseMs, signal)) return true;
+    if (!wait)
+      return storeCall(sessionId, "the lease (the compactors did not run)", () => lease.acquire());
+    const acquire = () => lease.acquireWithin(leaseMs, signal);
+    if (await storeCall(sessionId, "the lease (the compactors did not run)", acquire)) return true;
     throw new CompactionError(
       "busy",
       `another worker held the compaction lease of session ${JSON.stringify(sessionId)} for ${leaseMs} ms`,
@@ -72,7 +113,23 @@ export class StoreCommit implements CompactionCommit {
 
   land(history: History, replacement: Replacement): Promise<boolean> {
     const { replica } = this.#parts();
-    return this.#settings.lock.enqueue(() => replica.swap(history.landed(replacement)));
+    const swap = () => replica.swap(history.landed(replacement));
+    return this.#settings.lock.enqueue(() =>
+      storeCall(
+        this.#settings.sessionId,
+        "the head's swap (nothing of this compaction was stored)",
+        swap,
+      ),
+    );
+  }
+
+  /** The last resort's trim, the store out of reach: in this worker's copy alone, until its next call. */
+  landLocally(history: History, replacement: Replacement): Promise<boolean> {
+    const { replica } = this.#parts();
+    return this.#settings.lock.enqueue(async () => {
+      replica.landLocally(history.landed(replacement));
+      return true;
+    });
   }
 
   async end(): Promise<void> {
@@ -87,7 +144,11 @@ export class StoreCommit implements CompactionCommit {
    * @throws {CompactionError} `aborted` for a manual run out of attempts.
    */
   async retry(outcome: CompactionRunOutcome, kind: RunKind, attempt: number): Promise<boolean> {
-    await this.#parts().shared.writeCircuit();
+    // A store that fails to take the breaker fails no compaction: what landed stays, and the
+    // breaker goes on in this worker (the store's is advisory: it spares others a failing summary).
+    await this.#parts()
+      .shared.writeCircuit()
+      .catch(() => {});
     if (outcome.discarded !== "conflict") return false;
     if (attempt < this.#settings.maxAttempts) return true;
     if (kind === "manual") {

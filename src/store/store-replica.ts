@@ -1,7 +1,7 @@
 import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import type { SessionCore } from "../session/session-core.js";
-import { parseSnapshot } from "../session/snapshot.js";
+import { type ParsedSnapshot, parseSnapshot } from "../session/snapshot.js";
 import { decodeHead, decodeRecord, encodeHead, storedDataError } from "./records.js";
 import { Replay, strippedToolCall } from "./replay.js";
 import type { SessionStore, StoredState } from "./session-store.js";
@@ -22,6 +22,8 @@ export class StoreReplica {
   version = 0;
   /** Whether the store was read once (the session was opened). */
   read = false;
+  /** The session as stored, while a trim the store did not take holds in this copy alone. */
+  #stored: ParsedSnapshot | undefined;
 
   constructor(
     store: SessionStore,
@@ -37,6 +39,7 @@ export class StoreReplica {
 
   /** Brings the copy up to the store: the records appended since, or all of it after a new head. */
   async sync(known?: StoredState): Promise<void> {
+    this.reconcile();
     const sessionId = this.#sessionId;
     const state =
       known ?? (await this.#store.read(sessionId, this.tail, this.read ? this.version : undefined));
@@ -112,6 +115,26 @@ export class StoreReplica {
   }
 
   /**
+   * The last resort's trim when the store failed its swap: it lands in this copy alone, so the
+   * request that follows fits the window, and the next call undoes it ({@link reconcile}).
+   */
+  landLocally(conversation: Message[]): void {
+    this.#stored ??= parseSnapshot(this.#core.toJSON());
+    this.#core.history.replace(conversation);
+  }
+
+  /**
+   * Undoes a trim that landed in this copy alone (see {@link landLocally}): the copy is the
+   * store's again at its position, with nothing lost; every call does this before it reads or
+   * writes, and the trim is computed again, stored this time, once the store answers.
+   */
+  reconcile(): void {
+    const stored = this.#stored;
+    this.#stored = undefined;
+    if (stored !== undefined) this.#core.load(stored);
+  }
+
+  /**
    * The commit step's swap: the head as the session would be with `conversation`, by
    * compare-and-swap; it replaces the history once the swap succeeded.
    */
@@ -132,8 +155,9 @@ export class StoreReplica {
     this.#core.history.replace(conversation);
     this.version += 1;
     this.#replay.strippedToolCall = stripped;
-    // What others appended while this worker compacted follows the new head here too.
-    await this.sync();
+    // What others appended while this worker compacted follows the new head here too; the swap
+    // landed whether or not that read does (a failed one is read again at the next call).
+    await this.sync().catch(() => {});
     return true;
   }
 }

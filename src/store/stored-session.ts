@@ -155,7 +155,7 @@ export class StoredSession implements CompactingSession<"async"> {
    * share beyond the history (the circuit breaker, a window a refusal named).
    */
   refresh(): Promise<void> {
-    return this.#commit.refresh();
+    return this.#commit.read();
   }
 
   /**
@@ -246,7 +246,12 @@ export class StoredSession implements CompactingSession<"async"> {
    * holding it: `discarded: "lease_held"`), landed by compare-and-swap of the head: messages
    * appended meanwhile stay after the compacted prefix; when another worker changed the head
    * first, it is computed again on the new history (`maxAttempts` in all, then `discarded:
-   * "conflict"`). Never rejects for a summarizer failure; rejects when the store cannot be reached.
+   * "conflict"`). Never rejects for a summarizer's or the store's failure: a store that fails a
+   * read, the lease or the head's swap is a `store_error` in the report (nothing of the
+   * compaction stored), and when the context is above the window the last resort still trims,
+   * in this worker's copy alone when the store does not take it: the request that follows fits,
+   * and this worker's next call undoes that trim (the store kept everything) before it reads or
+   * writes.
    */
   maybeCompact(options: MaybeCompactOptions = {}): Promise<StoredCompactionReport> {
     return this.#core.maybeCompact(options);
@@ -254,8 +259,9 @@ export class StoredSession implements CompactingSession<"async"> {
 
   /**
    * Compacts now, all or nothing (see `AgentSession.forceCompact`): waits for the lease while
-   * another worker compacts (at most `leaseMs`, then rejects with `busy`), and rejects with
-   * `aborted` when other workers' compactions won `maxAttempts` times.
+   * another worker compacts (at most `leaseMs`, then rejects with `busy`), rejects with
+   * `aborted` when other workers' compactions won `maxAttempts` times, and with `store_error`
+   * when the store fails it.
    */
   forceCompact(options: ForceCompactOptions = {}): Promise<ForceCompactResult> {
     return this.#core.forceCompact(options);
@@ -307,6 +313,8 @@ export class StoredSession implements CompactingSession<"async"> {
   #write<T>(build: () => Intake<T>): Promise<T> {
     return this.#exclusive(async () => {
       this.#assertRead();
+      // A trim the store did not take is undone first: what is written follows what is stored.
+      this.#replica.reconcile();
       const headVersion = this.#replica.version;
       let synced = false;
       for (let conflicts = 0; ; ) {

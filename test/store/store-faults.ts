@@ -12,6 +12,7 @@ import {
   summarizing,
   summarizingWhenDue,
 } from "./store-contract.js";
+import { outageCases } from "./store-outage.js";
 import { delegate, signal } from "./support/delegate.js";
 
 const newId = () => `conversation-${randomUUID()}`;
@@ -186,10 +187,15 @@ export function faultCases(get: () => Promise<StoreHarness>): void {
     expect(await blocked.maybeCompact()).toMatchObject({ discarded: "lease_held" });
     expect(manual.pending).toContain(5_000);
     manual.fire(5_000);
-    await expect(report).rejects.toMatchObject({ name: "StoreError", code: "timeout" });
+    // A store outage is reported, never a rejection of maybeCompact (review 58f).
+    const failed = await report;
+    expect(failed).toMatchObject({ compacted: false, error: { code: "store_error" } });
+    expect(failed.error?.cause).toMatchObject({ name: "StoreError", code: "timeout" });
     const other = await openSession(await h.open(), id, summarizingWhenDue(ready("the summary")));
     const landed = await other.maybeCompact();
     expect(landed.discarded).toBeUndefined();
     expect(landed.compacted).toBe(true);
   });
+
+  outageCases(get);
 }
