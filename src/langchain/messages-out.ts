@@ -23,6 +23,7 @@ import {
   toolCall,
 } from "./blocks-out.js";
 import { GENERATED_KEY, OWN_FIELDS } from "./messages-in.js";
+import { markStaleFrom, showsCompaction } from "./stale-usage.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -207,7 +208,11 @@ export function pushLangChain(
  * (`"summary"`, `"notice"`, `"continuation"`). A call whose id an earlier, answered call had
  * (a provider numbering each reply's calls, `call_0` every time) goes with its results as
  * `<id>_<n>`: `ChatAnthropic` and `ChatOpenAI` send the ids as they are, and the APIs refuse
- * one twice.
+ * one twice. From the first message that shows a compaction (a summary, a masked result) on,
+ * each reply's `usage_metadata` may count what the compaction replaced: the first LangChain
+ * message made of it is marked (`additional_kwargs.agent_compaction_stale_usage`, as
+ * {@link compactLangChainMessages} marks what it writes), so that helper does not measure the
+ * context by it.
  *
  * @example
  * const reply = await model.invoke(toLangChainMessages(session.messages));
@@ -217,7 +222,13 @@ export function toLangChainMessages(input: readonly Message[]): BaseMessage[] {
   assertMessages(input, "messages");
   const messages = withDistinctToolIds(readableMessages(input));
   const out: BaseMessage[] = [];
-  for (let index = 0; index < messages.length; index += 1)
-    pushLangChain(out, messages[index]!, undefined);
+  let compacted = -1;
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
+    if (compacted === -1 && showsCompaction(message)) compacted = out.length;
+    pushLangChain(out, message, undefined);
+  }
+  // From the first sign of a compaction on, a reply's usage may count what it replaced.
+  if (compacted !== -1) markStaleFrom(out, compacted);
   return out;
 }

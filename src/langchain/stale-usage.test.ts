@@ -9,8 +9,9 @@ import {
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { fileText, pairingProblems } from "../../test/support/langchain-anthropic.js";
+import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../store/index.js";
-import { compactLangChainMessages } from "./index.js";
+import { compactLangChainMessages, fromLangChainMessages, toLangChainMessages } from "./index.js";
 import { STALE_USAGE_KEY } from "./stale-usage.js";
 
 // A reply the output keeps is the caller's own object, its `usage_metadata` counted before the
@@ -194,5 +195,47 @@ describe("compactLangChainMessages on its own output", () => {
       messages = once.messages;
     }
     expect(compactions).toBeGreaterThan(3);
+  });
+});
+
+// Review 58c: a session's compaction left the last reply's usage_metadata unmarked in
+// toLangChainMessages' output, and compactLangChainMessages on it measured that old figure and
+// compacted again (the workaround was passing contextUsed).
+describe("toLangChainMessages of a session that compacted", () => {
+  /** A session holding `history(answerTokens)`, its usage recorded, compacted if due. */
+  async function sessionOf(answerTokens: number): Promise<AgentSession> {
+    const session = new AgentSession({ contextLimit: LIMIT });
+    session.append(
+      ...fromLangChainMessages(history(answerTokens), { sessionId: session.sessionId }),
+    );
+    session.recordUsage({ inputTokens: answerTokens, outputTokens: 20 });
+    await session.maybeCompact();
+    return session;
+  }
+
+  it("marks the replies from the first compacted message on: the helper does not compact again", async () => {
+    const session = await sessionOf(5_000);
+    expect(session.contextUsed).toBeLessThan(0.75 * LIMIT);
+    const out = toLangChainMessages(session.messages);
+    const again = await compactLangChainMessages(out, { contextLimit: LIMIT });
+    // Before: measured at the answer's old 5,032 and compacted again.
+    expect(again.contextUsed).toBeLessThan(0.75 * LIMIT);
+    expect(again.compacted).toBe(false);
+    expect(again.messages).toBe(out);
+    // The first reply was sent nothing the compaction changed: unmarked; the masked result after it is.
+    expect(out[1]!.additional_kwargs[STALE_USAGE_KEY]).toBeUndefined();
+    expect(out[2]!.additional_kwargs[STALE_USAGE_KEY]).toBe(6);
+  });
+
+  it("trusts a reply given after the output, and marks nothing of a session that never compacted", async () => {
+    const out = toLangChainMessages((await sessionOf(5_000)).messages);
+    const answered = [...out, new AIMessage({ content: "Done.", usage_metadata: usage(4_700) })];
+    const measured = await compactLangChainMessages(answered, { contextLimit: LIMIT });
+    expect(measured.contextUsed).toBeGreaterThanOrEqual(4_700);
+    const quiet = await sessionOf(3_000);
+    const kept = toLangChainMessages(quiet.messages);
+    expect(kept.some((message) => STALE_USAGE_KEY in message.additional_kwargs)).toBe(false);
+    const trusted = await compactLangChainMessages(kept, { contextLimit: LIMIT });
+    expect(trusted.contextUsed).toBeGreaterThanOrEqual(3_000);
   });
 });

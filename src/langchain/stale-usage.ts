@@ -1,4 +1,10 @@
 import type { BaseMessage } from "@langchain/core/messages";
+import { isClearedToolInput } from "../compactors/cleared-tool-input.js";
+import { isPlaceholder } from "../compactors/result-placeholder.js";
+import { REDACTION_NOTICE } from "../compactors/tool-masking.js";
+import { startsWithCompaction } from "../core/conversation-structure.js";
+import type { ContentBlock, Message } from "../core/message.js";
+import { recallHandleIn } from "../internal/recall-mark.js";
 import { isRecord } from "./blocks-in.js";
 
 /**
@@ -35,6 +41,46 @@ export function markStaleUsage(out: readonly BaseMessage[], given: readonly Base
     const { [STALE_USAGE_KEY]: _old, ...rest } = kwargs;
     message.additional_kwargs = replies === 0 ? rest : { ...rest, [STALE_USAGE_KEY]: replies };
   }
+}
+
+/** Whether a block is one a compaction rewrote: a masked result, a cleared tool input. */
+function isRewritten(block: ContentBlock): boolean {
+  if (block.type === "tool_use") return isClearedToolInput(block.input);
+  if (block.type !== "tool_result" || typeof block.content !== "string") return false;
+  const { content, compactSummary } = block;
+  return (
+    isPlaceholder(content, REDACTION_NOTICE, REDACTION_NOTICE) ||
+    (compactSummary !== undefined && isPlaceholder(content, compactSummary, compactSummary)) ||
+    recallHandleIn(content) !== undefined
+  );
+}
+
+/**
+ * Whether a message of ours shows a compaction: one the library wrote (a summary, a notice, a
+ * continuation), the API's `compaction` block, or a block a compaction rewrote. A reply after
+ * it may have been sent what was there before: its usage is not trusted.
+ */
+export function showsCompaction(message: Message): boolean {
+  return (
+    message.generated !== undefined ||
+    startsWithCompaction(message) ||
+    message.content.some(isRewritten)
+  );
+}
+
+/**
+ * Marks `out[from]` ({@link STALE_USAGE_KEY}) with the number of AI messages from it to the
+ * end: each may have been sent a conversation a compaction has since changed. A reply given
+ * after `out` lies past the count, and is trusted.
+ */
+export function markStaleFrom(out: readonly BaseMessage[], from: number): void {
+  const message = out[from];
+  if (message === undefined) return;
+  let replies = 0;
+  for (let index = from; index < out.length; index += 1) if (isReply(out[index])) replies += 1;
+  if (replies === 0) return;
+  // Written anew: the fields may be the stored message's own, shared and frozen.
+  message.additional_kwargs = { ...message.additional_kwargs, [STALE_USAGE_KEY]: replies };
 }
 
 /** A message's mark ({@link STALE_USAGE_KEY}): a whole count above 0, else 0. */
