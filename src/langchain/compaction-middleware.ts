@@ -11,6 +11,7 @@ import {
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryArchive } from "../session/archive.js";
 import type { AgentSessionOptions } from "../session/options.js";
+import { withDistinctCallIds } from "./distinct-call-ids.js";
 import { closeInterruptedCalls } from "./interrupted-calls.js";
 import { threadRecallTool } from "./recall-tool.js";
 import { DEFAULT_THREAD_ID, threadIdOf } from "./thread-id.js";
@@ -159,7 +160,9 @@ async function compactThread(
  * `model` or `pricing` it counts dollars (`sessionOf(threadId).cost`). One session per thread
  * (`configurable.thread_id`), kept in the middleware; messages the compaction left unchanged
  * go back as the same objects, and between compactions the state is only appended to, so the
- * prompt cache stays warm.
+ * prompt cache stays warm. A call id an earlier, answered call had (a provider numbering each
+ * reply's calls, `call_0` every time) goes to the model as `<id>_<n>` with its results, named
+ * the same in every request; the state keeps the provider's ids.
  *
  * @example
  * const agent = createAgent({
@@ -183,6 +186,14 @@ export function compactionMiddleware(options: CompactionMiddlewareOptions): Comp
       const messages = await compactThread(threads, threadId, state.messages, runtime.signal);
       if (messages === undefined) return undefined;
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...messages] };
+    },
+    // A call id an earlier, answered call had (a provider numbering each reply's calls) goes as
+    // `<id>_<n>` in the request alone: the state keeps the provider's ids, its tools answer them.
+    wrapModelCall: (request, handler) => {
+      const messages = withDistinctCallIds(request.messages);
+      return messages === request.messages
+        ? handler(request)
+        : handler({ ...request, messages: messages as BaseMessage[] });
     },
     // The reply joins the session as it comes, its usage with it: every request is counted.
     afterModel: (state, runtime) => {

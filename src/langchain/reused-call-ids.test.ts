@@ -12,6 +12,7 @@ import * as z from "zod";
 import { pairingProblems } from "../../test/support/langchain-anthropic.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
 import { requestProblems } from "../testing/anthropic-rules/request.js";
+import { withDistinctCallIds } from "./distinct-call-ids.js";
 import {
   compactionMiddleware,
   compactLangChainMessages,
@@ -111,6 +112,121 @@ describe("tool call ids a provider reuses, through the LangChain middleware", ()
     for (const message of messages) {
       if (message.type === "ai") called = (message as AIMessage).tool_calls?.[0]?.name;
       if (message.type === "tool") expect((message as { name?: string }).name).toBe(called);
+    }
+  });
+});
+
+// Review 58c: the middleware sent the model the state's ids as they came (`call_0` at every
+// step), which `ChatAnthropic` and `ChatOpenAI` send as the API's own: refused twice.
+describe("the middleware's requests, a call id reused", () => {
+  /** Each request's call ids and result ids, in order (`call:<id>`, `result:<id>`, `content:<id>`). */
+  const idsOf = (messages: readonly BaseMessage[]) =>
+    messages.flatMap((message) => {
+      if (message instanceof ToolMessage) return [`result:${message.tool_call_id}`];
+      if (!(message instanceof AIMessage)) return [];
+      const content = Array.isArray(message.content) ? message.content : [];
+      return [
+        ...content.flatMap((part) =>
+          part.type === "tool_use" ? [`content:${(part as { id: string }).id}`] : [],
+        ),
+        ...(message.tool_calls ?? []).map((call) => `call:${call.id}`),
+      ];
+    });
+  const calls = (ids: readonly string[]) => ids.filter((id) => id.startsWith("call:"));
+
+  it("sends each id once, each call named as in the request before; the state keeps the provider's", async () => {
+    const model = fakeModel();
+    for (let call = 0; call < 5; call += 1) {
+      const input = { path: `f${call}.ts` };
+      model.respond(
+        new AIMessage({
+          // Anthropic's shape: the call in the content too, where ChatAnthropic reads it.
+          content: [
+            { type: "text", text: `Reading ${call}.` },
+            { type: "tool_use", id: "call_0", name: "read_file", input },
+          ],
+          tool_calls: [{ id: "call_0", name: "read_file", args: input }],
+        }),
+      );
+    }
+    model.respond(new AIMessage("Done."));
+    const agent = createAgent({
+      model,
+      tools: [read],
+      middleware: [compactionMiddleware({ contextLimit: 200_000 })],
+    });
+    const state = await agent.invoke(
+      { messages: [new HumanMessage("Read five files.")] },
+      { recursionLimit: 100 },
+    );
+    const requests = model.calls.map((call) => idsOf(call.messages as BaseMessage[]));
+    expect(requests).toHaveLength(6);
+    for (const [index, ids] of requests.entries()) {
+      expect(new Set(calls(ids)).size).toBe(calls(ids).length);
+      // Stable: a request begins with the one before it, as it was sent.
+      if (index > 0) expect(ids.slice(0, requests[index - 1]!.length)).toEqual(requests[index - 1]);
+    }
+    expect(requests.at(-1)!.slice(-3)).toEqual([
+      "content:call_0_5",
+      "call:call_0_5",
+      "result:call_0_5",
+    ]);
+    const kept = idsOf(state.messages as BaseMessage[]);
+    expect(new Set(kept.map((id) => id.split(":")[1]))).toEqual(new Set(["call_0"]));
+  });
+
+  it("copies only the messages it renames, with their own fields and OpenAI's raw calls", () => {
+    const reply = (path: string) =>
+      new AIMessage({
+        id: `reply-${path}`,
+        content: "",
+        tool_calls: [{ id: "call_0", name: "read", args: { path } }],
+        additional_kwargs: {
+          tool_calls: [
+            { id: "call_0", type: "function", function: { name: "read", arguments: "{}" } },
+          ],
+        },
+        usage_metadata: { input_tokens: 10, output_tokens: 2, total_tokens: 12 } as never,
+      });
+    const messages: BaseMessage[] = [
+      new HumanMessage("Read."),
+      reply("a"),
+      new ToolMessage({ content: "A", tool_call_id: "call_0", artifact: { n: 1 } }),
+      reply("b"),
+      new ToolMessage({ content: "B", tool_call_id: "call_0", artifact: { n: 2 }, id: "t2" }),
+    ];
+    const sent = withDistinctCallIds(messages);
+    for (let index = 0; index < 3; index += 1) expect(sent[index]).toBe(messages[index]);
+    const [, , , ai, result] = sent as [never, never, never, AIMessage, ToolMessage];
+    expect(ai.id).toBe("reply-b");
+    expect(ai.tool_calls?.[0]).toMatchObject({ id: "call_0_2", args: { path: "b" } });
+    expect((ai.additional_kwargs["tool_calls"] as { id: string }[])[0]?.id).toBe("call_0_2");
+    expect((ai.usage_metadata as { total_tokens?: number } | undefined)?.total_tokens).toBe(12);
+    expect([result.tool_call_id, result.id, result.artifact]).toEqual(["call_0_2", "t2", { n: 2 }]);
+    // The caller's messages are not written to; a request without a reused id is itself.
+    expect((messages[3] as AIMessage).tool_calls?.[0]?.id).toBe("call_0");
+    const head = messages.slice(0, 3);
+    expect(withDistinctCallIds(head)).toBe(head);
+  });
+
+  it("sends distinct ids while it compacts", async () => {
+    const model = numberingModel(8);
+    const events: string[] = [];
+    const compaction = compactionMiddleware({
+      contextLimit: 6_000,
+      onSession: (session) => session.on((event) => events.push(event.type)),
+    });
+    const agent = createAgent({ model, tools: [read], middleware: [compaction] });
+    await agent.invoke(
+      { messages: [new HumanMessage("Read eight files.")] },
+      { recursionLimit: 100 },
+    );
+    expect(model.callCount).toBe(9);
+    expect(events).toContain("compaction_end");
+    for (const call of model.calls) {
+      const ids = calls(idsOf(call.messages as BaseMessage[]));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(pairingProblems(call.messages as BaseMessage[])).toEqual([]);
     }
   });
 });
