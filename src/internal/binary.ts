@@ -1,3 +1,5 @@
+import { isPlainObject, setOwnProperty } from "./plain-object.js";
+
 /**
  * Binary data the adapters accept (the AI SDK's `Uint8Array`, `ArrayBuffer` and Node's `Buffer`,
  * LangChain's `Uint8Array` and `Buffer`) as the base64 text our messages carry, and back, of the
@@ -80,4 +82,76 @@ export function textToData(text: string, kind: unknown): string | Uint8Array | A
     default:
       return text;
   }
+}
+
+/** Where a value stands below another: the keys and indices that lead to it. */
+export type ValuePath = (string | number)[];
+
+/** How deep {@link replaceBinary} looks, and how many values it reads at most. */
+const MAX_BINARY_DEPTH = 64;
+const MAX_BINARY_VALUES = 100_000;
+
+/** Whether `value` is binary data: a `Uint8Array` (Node's `Buffer` is one) or an `ArrayBuffer`. */
+const isBinary = (value: unknown): value is Uint8Array | ArrayBuffer =>
+  value instanceof Uint8Array || value instanceof ArrayBuffer;
+
+/**
+ * A copy of `value` with each binary value below it (a `Uint8Array`, a `Buffer`, an
+ * `ArrayBuffer`, in plain objects and arrays) replaced by what `replace` gives for it at its
+ * path: the containers above it copied, the rest shared; `value` itself when it holds none.
+ * It looks 64 levels deep and reads at most 100,000 values (shared objects count each time
+ * they are reached): what lies past is left as it is, for a JSON check to refuse.
+ */
+export function replaceBinary(
+  value: unknown,
+  replace: (data: Uint8Array | ArrayBuffer, at: ValuePath) => unknown,
+): unknown {
+  const budget = { left: MAX_BINARY_VALUES };
+  const path: ValuePath = [];
+  const walk = (current: unknown): unknown => {
+    if (isBinary(current)) return replace(current, [...path]);
+    if (typeof current !== "object" || current === null) return current;
+    if (path.length >= MAX_BINARY_DEPTH || budget.left <= 0) return current;
+    const array = Array.isArray(current);
+    if (!array && !isPlainObject(current)) return current;
+    let copy: Record<string, unknown> | unknown[] | undefined;
+    const keys = array ? current.keys() : Object.keys(current);
+    for (const key of keys) {
+      budget.left -= 1;
+      const item = (current as Record<string | number, unknown>)[key];
+      path.push(key);
+      const out = walk(item);
+      path.pop();
+      if (out === item) continue;
+      copy ??= array ? current.slice() : { ...(current as Record<string, unknown>) };
+      if (Array.isArray(copy)) copy[key as number] = out;
+      else setOwnProperty(copy, key as string, out);
+    }
+    return copy ?? current;
+  };
+  return walk(value);
+}
+
+/**
+ * A copy of `value` with the base64 text at `at` given back as data of `kind` (the containers
+ * on the way copied); `value` itself when no text stands there.
+ */
+export function dataBackAt(value: unknown, at: readonly unknown[], kind: unknown): unknown {
+  if (at.length === 0) return typeof value === "string" ? textToData(value, kind) : value;
+  // A path read from a snapshot: no deeper than replaceBinary goes.
+  if (at.length > MAX_BINARY_DEPTH || typeof value !== "object" || value === null) return value;
+  const [key, ...rest] = at;
+  if (typeof key !== "string" && typeof key !== "number") return value;
+  const container = value as Record<string, unknown>;
+  if (!Object.hasOwn(container, key)) return value;
+  const inner = dataBackAt(container[key], rest, kind);
+  if (inner === container[key]) return value;
+  if (Array.isArray(value)) {
+    const copy = value.slice();
+    copy[Number(key)] = inner;
+    return copy;
+  }
+  const copy = { ...container };
+  setOwnProperty(copy, String(key), inner);
+  return copy;
 }

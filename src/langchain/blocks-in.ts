@@ -10,7 +10,7 @@ import type {
   ToolResultContentBlock,
 } from "../core/message.js";
 import { keyed, textBlock } from "../core/message-shapes.js";
-import { bytesToBase64, dataKind } from "../internal/binary.js";
+import { bytesToBase64, dataKind, replaceBinary } from "../internal/binary.js";
 import { copyJson, normalizeJsonByWalk } from "../internal/json-value.js";
 import { setOwnProperty, spreadWith } from "../internal/plain-object.js";
 
@@ -29,6 +29,18 @@ export const OPAQUE_MESSAGE_KEY = `${LANGCHAIN_KEY}:message`;
  * was binary: the block carries it as base64, and the way back gives the same kind.
  */
 export const OPAQUE_DATA_KEY = `${LANGCHAIN_KEY}:data`;
+
+/**
+ * The key a carried block (or system message) notes under where binary data below its top
+ * level stood and how it was held (`[{ at: ["source", "bytes"], kind: "bytes" }]`): it is
+ * carried there as base64, and the way back gives the same kind.
+ */
+export const OPAQUE_BINARY_KEY = `${LANGCHAIN_KEY}:binary`;
+
+/** What an `ArrayBuffer` in a LangChain message is refused with. */
+const ARRAY_BUFFER_MESSAGE =
+  "is an ArrayBuffer, which LangChain's content blocks do not take (its chat models send a " +
+  "Uint8Array, a Buffer or base64 text): pass new Uint8Array(buffer)";
 
 export type Path = (string | number)[];
 type Record_ = Record<string, unknown>;
@@ -136,11 +148,35 @@ function binaryKind(value: unknown): "bytes" | "buffer" | undefined {
 }
 
 /**
+ * `value` as JSON, binary data anywhere below it (a `Uint8Array`, a `Buffer`: Bedrock's
+ * `source.bytes`, say) as base64, where each stood noted ({@link OPAQUE_BINARY_KEY}). An
+ * `ArrayBuffer` is refused by name: LangChain's blocks do not take one, nor do its chat models
+ * send one.
+ */
+export function jsonWithBinary(context: ReadContext, value: Record_): JsonObject {
+  const quick = copyJson(value);
+  if (quick !== undefined) return quick as JsonObject;
+  const found: JsonObject[] = [];
+  const replaced = replaceBinary(value, (data, at) => {
+    const kind = binaryKind(data);
+    if (kind === undefined) {
+      context.issues.push({ path: [...context.path, ...at], message: ARRAY_BUFFER_MESSAGE });
+      return null;
+    }
+    found.push({ at, kind });
+    return bytesToBase64(data as Uint8Array);
+  }) as Record_;
+  const carried = found.length === 0 ? replaced : { ...replaced, [OPAQUE_BINARY_KEY]: found };
+  return json(context, carried) as JsonObject;
+}
+
+/**
  * A content block carried whole (a provider block the library does not model). Binary `data`
  * (an `audio`, `file` or `video` block's `Uint8Array` or `Buffer`) is carried as base64, its
  * kind noted ({@link OPAQUE_DATA_KEY}): counted as the base64 a provider is sent (audio by its
- * duration), not as a JSON array of numbers, and given back as it was held. A field named as
- * this adapter's own marks (`langchain:…`) is refused: it would be read as one.
+ * duration), not as a JSON array of numbers, and given back as it was held; binary data deeper
+ * in the block too ({@link jsonWithBinary}). A field named as this adapter's own marks
+ * (`langchain:…`) is refused: it would be read as one.
  */
 export function opaque(context: ReadContext, part: Record_): OpaqueBlock {
   let copy: Record_ | undefined;
@@ -154,7 +190,7 @@ export function opaque(context: ReadContext, part: Record_): OpaqueBlock {
     copy["data"] = bytesToBase64(copy["data"] as Uint8Array);
     copy[OPAQUE_DATA_KEY] = kind;
   }
-  return { type: "opaque", block: json(context, copy ?? part) as JsonObject };
+  return { type: "opaque", block: jsonWithBinary(context, copy ?? part) };
 }
 
 /** The `data:` URL's parts, when it is exactly `data:<type>;base64,<data>`. */

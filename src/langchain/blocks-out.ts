@@ -5,8 +5,14 @@ import type {
   ToolResultContentBlock,
   ToolUseBlock,
 } from "../core/message.js";
-import { textToData } from "../internal/binary.js";
-import { isRecord, LANGCHAIN_KEY, OPAQUE_DATA_KEY, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
+import { dataBackAt, textToData } from "../internal/binary.js";
+import {
+  isRecord,
+  LANGCHAIN_KEY,
+  OPAQUE_BINARY_KEY,
+  OPAQUE_DATA_KEY,
+  OPAQUE_MESSAGE_KEY,
+} from "./blocks-in.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -68,13 +74,36 @@ function imagePart(block: ImageBlock): Record_ {
   return out;
 }
 
+/**
+ * `value` (a carried block or system message, without its marks) with the binary data it noted
+ * ({@link OPAQUE_BINARY_KEY}) given back as it was held.
+ */
+export function withBinaryBack(value: Record_, found: unknown): Record_ {
+  if (!Array.isArray(found)) return value;
+  let out: unknown = value;
+  for (const entry of found)
+    if (isRecord(entry) && Array.isArray(entry["at"]))
+      out = dataBackAt(out, entry["at"], entry["kind"]);
+  return out as Record_;
+}
+
 /** An opaque block as it came: without the message fields it carried, binary data as it was held. */
 function opaquePart(block: JsonObject): Record_ {
-  if (!(OPAQUE_MESSAGE_KEY in block) && !(OPAQUE_DATA_KEY in block)) return block;
-  const { [OPAQUE_MESSAGE_KEY]: _fields, [OPAQUE_DATA_KEY]: kind, ...rest } = block;
+  if (
+    !(OPAQUE_MESSAGE_KEY in block) &&
+    !(OPAQUE_DATA_KEY in block) &&
+    !(OPAQUE_BINARY_KEY in block)
+  )
+    return block;
+  const {
+    [OPAQUE_MESSAGE_KEY]: _fields,
+    [OPAQUE_DATA_KEY]: kind,
+    [OPAQUE_BINARY_KEY]: found,
+    ...rest
+  } = block;
   const out: Record_ = rest;
   if (kind !== undefined) out["data"] = textToData(String(rest["data"]), kind);
-  return out;
+  return withBinaryBack(out, found);
 }
 
 /**

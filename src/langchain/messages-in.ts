@@ -20,7 +20,7 @@ import {
   contentParts,
   fail,
   isRecord,
-  json,
+  jsonWithBinary,
   jsonWithout,
   LANGCHAIN_KEY,
   OPAQUE_MESSAGE_KEY,
@@ -204,7 +204,8 @@ function systemBlock(context: ReadContext, message: Record_): ContentBlock {
   const fields: Record_ = { role: "system", content: message["content"] };
   for (const key of ["id", ...OWN_FIELDS.system])
     if (!isDefault(message[key])) fields[key] = message[key];
-  const carried = json(context, fields) as JsonObject;
+  // Binary data in its blocks is carried as base64, where it stood noted on the message.
+  const carried = jsonWithBinary(context, fields);
   return { type: "opaque", block: { type: SYSTEM_MESSAGE_BLOCK_TYPE, message: carried } };
 }
 
@@ -307,7 +308,8 @@ export function convertLangChainMessages(
  * or `reasoning` with a `signature`) becomes thinking, `redacted_thinking` (also as the standard
  * content's `non_standard` block wraps it) redacted thinking,
  * images images (binary data, a `Uint8Array` or `Buffer`, as base64: it comes back of the same
- * kind); other blocks are carried whole. A message's own fields (`id`, `name`,
+ * kind, as it does deeper in a block or in a system message's; an `ArrayBuffer`, which
+ * LangChain's blocks do not take, is refused); other blocks are carried whole. A message's own fields (`id`, `name`,
  * `additional_kwargs`, `response_metadata`, `usage_metadata`, a tool message's `status`,
  * `artifact`, …) are kept under `extra.langchain`.
  *

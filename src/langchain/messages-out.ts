@@ -13,7 +13,7 @@ import {
 import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../core/message.js";
-import { isRecord, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
+import { isRecord, OPAQUE_BINARY_KEY, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
 import {
   contentPart,
   fieldsOf,
@@ -21,6 +21,7 @@ import {
   joinedText,
   resultContent,
   toolCall,
+  withBinaryBack,
 } from "./blocks-out.js";
 import { GENERATED_KEY, OWN_FIELDS } from "./messages-in.js";
 import { markStaleFrom, showsCompaction } from "./stale-usage.js";
@@ -137,8 +138,8 @@ function humanMessage(
 function systemMessage(message: Message): BaseMessage {
   const block = message.content[0];
   const carried: Record_ = isSystemMessageBlock(block) ? { ...block.block.message } : {};
-  const { role: _role, ...fields } = carried;
-  return new SystemMessage(fields as never);
+  const { role: _role, [OPAQUE_BINARY_KEY]: found, ...fields } = carried;
+  return new SystemMessage(withBinaryBack(fields, found) as never);
 }
 
 /** A tool result as a tool message; `index` numbers the results of one message of ours. */
