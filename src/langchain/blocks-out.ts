@@ -1,3 +1,4 @@
+import { isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import type {
   ContentBlock,
   ImageBlock,
@@ -6,13 +7,7 @@ import type {
   ToolUseBlock,
 } from "../core/message.js";
 import { dataBackAt, textToData } from "../internal/binary.js";
-import {
-  isRecord,
-  LANGCHAIN_KEY,
-  OPAQUE_BINARY_KEY,
-  OPAQUE_DATA_KEY,
-  OPAQUE_MESSAGE_KEY,
-} from "./blocks-in.js";
+import { isRecord, LANGCHAIN_KEY, OPAQUE_BINARY_KEY, OPAQUE_DATA_KEY } from "./blocks-in.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -87,23 +82,31 @@ export function withBinaryBack(value: Record_, found: unknown): Record_ {
   return out as Record_;
 }
 
-/** An opaque block as it came: without the message fields it carried, binary data as it was held. */
+/**
+ * `part` without the library's bookkeeping (this adapter's marks, and those another adapter
+ * left on a block it carried: `aiSdk:data`, `openai:item`, …), which no LangChain model
+ * takes; `part` itself when it holds none.
+ */
+export function withoutMarks(part: Record_): Record_ {
+  let out: Record_ | undefined;
+  for (const key of Object.keys(part)) {
+    if (!isBookkeepingKey(key)) continue;
+    out ??= { ...part };
+    delete out[key];
+  }
+  return out ?? part;
+}
+
+/**
+ * An opaque block as it came: without the message fields it carried and any adapter's marks,
+ * binary data as it was held.
+ */
 function opaquePart(block: JsonObject): Record_ {
-  if (
-    !(OPAQUE_MESSAGE_KEY in block) &&
-    !(OPAQUE_DATA_KEY in block) &&
-    !(OPAQUE_BINARY_KEY in block)
-  )
-    return block;
-  const {
-    [OPAQUE_MESSAGE_KEY]: _fields,
-    [OPAQUE_DATA_KEY]: kind,
-    [OPAQUE_BINARY_KEY]: found,
-    ...rest
-  } = block;
-  const out: Record_ = rest;
-  if (kind !== undefined) out["data"] = textToData(String(rest["data"]), kind);
-  return withBinaryBack(out, found);
+  const out = withoutMarks(block);
+  if (out === block) return block;
+  const kind = block[OPAQUE_DATA_KEY];
+  if (kind !== undefined) out["data"] = textToData(String(block["data"]), kind);
+  return withBinaryBack(out, block[OPAQUE_BINARY_KEY]);
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   resultContent,
   toolCall,
   withBinaryBack,
+  withoutMarks,
 } from "./blocks-out.js";
 import { GENERATED_KEY, OWN_FIELDS } from "./messages-in.js";
 import { markStaleFrom, showsCompaction } from "./stale-usage.js";
@@ -135,11 +136,23 @@ function humanMessage(
   });
 }
 
+/**
+ * A carried system message as LangChain's: its content (each block without any adapter's
+ * marks) and LangChain's own fields; another adapter's (the AI SDK's `providerOptions`, a
+ * Responses item's `type`) are left out.
+ */
 function systemMessage(message: Message): BaseMessage {
   const block = message.content[0];
-  const carried: Record_ = isSystemMessageBlock(block) ? { ...block.block.message } : {};
-  const { role: _role, [OPAQUE_BINARY_KEY]: found, ...fields } = carried;
-  return new SystemMessage(withBinaryBack(fields, found) as never);
+  const carried: Record_ = isSystemMessageBlock(block) ? block.block.message : {};
+  const fields: Record_ = {};
+  for (const key of ["content", "id", ...OWN_FIELDS.system])
+    if (Object.hasOwn(carried, key)) fields[key] = carried[key];
+  const { content } = fields;
+  if (Array.isArray(content))
+    fields["content"] = content.map((part: unknown) =>
+      isRecord(part) ? withoutMarks(part) : part,
+    );
+  return new SystemMessage(withBinaryBack(fields, carried[OPAQUE_BINARY_KEY]) as never);
 }
 
 /** A tool result as a tool message; `index` numbers the results of one message of ours. */
