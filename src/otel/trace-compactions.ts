@@ -76,9 +76,15 @@ interface OpenRun {
   span: Span;
   strategy: string;
   trigger: string;
-  /** The run's id with the summarizer (the event's `runId`, else one of ours); none: no start event. */
-  runId: string | undefined;
+  /** Whether its start event named it (`runId`): then only an end event naming it ends it. */
+  named: boolean;
 }
+
+/**
+ * The most runs open at once (sessions sharing one tracing, each running one at a time): beyond
+ * it the oldest span ends, so a session that never ends its runs cannot grow the map.
+ */
+const MAX_OPEN_RUNS = 1_024;
 
 type RunEnd = CompactionEndEvent | CompactionFailedEvent | CompactionSkippedEvent;
 
@@ -135,7 +141,8 @@ class CompactionTracing {
   readonly #runs: SummarizerRuns | undefined;
   readonly #model: string | undefined;
   readonly #pricing: ModelPricing | undefined;
-  #open: OpenRun | undefined;
+  /** The runs open, by their id with the summarizer (the start event's `runId`, else one of ours), oldest first. */
+  readonly #open = new Map<string, OpenRun>();
 
   constructor(
     session: TracedSession,
@@ -168,12 +175,17 @@ class CompactionTracing {
     }
   }
 
-  /** Ends a span left open (tracing stopped mid-run). */
+  /** Ends the spans left open (tracing stopped mid-run). */
   close(): void {
-    const open = this.#open;
-    this.#open = undefined;
+    for (const runId of [...this.#open.keys()]) this.#end(runId);
+  }
+
+  /** Ends an open run's span as it is, outcome unknown. */
+  #end(runId: string): void {
+    const open = this.#open.get(runId);
     if (open === undefined) return;
-    if (open.runId !== undefined) this.#runs?.close(open.runId);
+    this.#open.delete(runId);
+    this.#runs?.close(runId);
     endSafely(open.span);
   }
 
@@ -202,7 +214,12 @@ class CompactionTracing {
   }
 
   #start(event: CompactionStartEvent): void {
-    this.close();
+    const runId = typeof event.runId === "string" ? event.runId : newId();
+    const named = runId === event.runId;
+    // A start naming no run is a session that runs one at a time: it ends the one it left open.
+    if (!named) for (const [runId, open] of this.#open) if (!open.named) this.#end(runId);
+    const oldest = this.#open.keys().next();
+    if (this.#open.size >= MAX_OPEN_RUNS && oldest.done !== true) this.#end(oldest.value);
     const span = this.#startSpan(event.strategy, event.trigger, () => ({
       [A.CONTEXT_LIMIT]: event.contextLimit,
       [A.CONTEXT_USED_BEFORE]: event.contextUsed,
@@ -211,28 +228,39 @@ class CompactionTracing {
     // A session gives each run an id its requests carry; a start event without one is tied
     // to requests naming no run.
     if (span === undefined) return;
-    const runId = event.runId ?? newId();
-    this.#open = { span, strategy: event.strategy, trigger: event.trigger, runId };
+    this.#end(runId);
+    this.#open.set(runId, { span, strategy: event.strategy, trigger: event.trigger, named });
     this.#runs?.open(runId, span);
   }
 
   /**
-   * The run an end event closes, and how many traced requests it sent: the open one when it
-   * matches, else a run without a start (a sync compactor's).
+   * The run an end event closes, and how many traced requests it sent: the open run the event
+   * names (`runId`), or for an event naming none the open run of a start that named none, with
+   * its strategy and trigger; else a run without a start (a sync compactor's).
    */
   #take(event: RunEnd): { run: OpenRun; requests: number } | undefined {
-    const open = this.#open;
-    if (open !== undefined && open.strategy === event.strategy && open.trigger === event.trigger) {
-      this.#open = undefined;
-      const requests = open.runId === undefined ? 0 : (this.#runs?.close(open.runId) ?? 0);
-      return { run: open, requests };
+    const runId = this.#openRunOf(event);
+    const open = runId === undefined ? undefined : this.#open.get(runId);
+    if (runId !== undefined && open !== undefined) {
+      this.#open.delete(runId);
+      return { run: open, requests: this.#runs?.close(runId) ?? 0 };
     }
     const span = this.#startSpan(event.strategy, event.trigger, () => ({}));
     if (span === undefined) return undefined;
     return {
-      run: { span, strategy: event.strategy, trigger: event.trigger, runId: undefined },
+      run: { span, strategy: event.strategy, trigger: event.trigger, named: false },
       requests: 0,
     };
+  }
+
+  /** The id of the open run an end event ends, if any (see {@link CompactionTracing.#take}). */
+  #openRunOf(event: RunEnd): string | undefined {
+    const { runId } = event;
+    if (typeof runId === "string") return this.#open.has(runId) ? runId : undefined;
+    for (const [id, open] of this.#open)
+      if (!open.named && open.strategy === event.strategy && open.trigger === event.trigger)
+        return id;
+    return undefined;
   }
 
   #finish(event: RunEnd): void {

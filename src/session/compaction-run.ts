@@ -9,6 +9,7 @@ import type { CompactionHooks } from "./compaction-hooks.js";
 import { type CompactionRunOutcome, countedNothing } from "./compaction-report.js";
 import { computeStep } from "./compute-step.js";
 import { type ComputedStep, Landing } from "./landing.js";
+import { failedEvent, type RunStep, skippedEvent } from "./run-events.js";
 import { type RunKind, type RunPolicy, runPolicy } from "./run-policy.js";
 import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
 import { asCompactionError, strategyOf } from "./strategy.js";
@@ -87,8 +88,17 @@ export class CompactionRunner {
     for (let attempt = 1; ; attempt += 1) {
       if (commit.refresh !== undefined) await commit.refresh();
       const outcome = await this.#attempt(kind, options);
-      if (commit.retry === undefined || !(await commit.retry(outcome, kind, attempt)))
-        return outcome;
+      if (commit.retry === undefined) return outcome;
+      try {
+        if (!(await commit.retry(outcome, kind, attempt))) return outcome;
+      } catch (error) {
+        // A manual run that lost every race rejects: reported as any failure of it is.
+        const step = outcome.steps.at(-1) ?? { strategy: "custom" };
+        const trigger = kind === "auto" ? "auto" : "manual";
+        if (CompactionError.isInstance(error))
+          this.#settings.events.emit(failedEvent(trigger, step, error, this.breaker.failures));
+        throw error;
+      }
     }
   }
 
@@ -141,7 +151,7 @@ export class CompactionRunner {
       if (gate === "circuit_open") {
         this.#skip(
           state,
-          strategy,
+          { strategy },
           "circuit_open",
           "automatic summaries paused after repeated failures",
         );
@@ -208,9 +218,15 @@ export class CompactionRunner {
     try {
       if (await state.began) return true;
     } catch (error) {
-      if (!CompactionError.isInstance(error) || error.code !== "store_error") throw error;
-      if (strategy === undefined) state.outcome.error ??= error;
-      else this.#failed(state, error, strategy, false);
+      if (!CompactionError.isInstance(error)) throw error;
+      if (strategy === undefined) {
+        if (error.code !== "store_error") throw error;
+        state.outcome.error ??= error;
+        return false;
+      }
+      // A manual run's `busy` or `aborted` is reported as any failure of it is, then thrown.
+      this.#failed(state, error, { strategy }, false);
+      if (error.code !== "store_error") throw error;
       return false;
     }
     state.outcome.discarded = "lease_held";
@@ -241,16 +257,17 @@ export class CompactionRunner {
       );
     } catch (error) {
       // The hook outlived its time or the caller's signal: no summary ran, none is counted.
-      this.#failed(state, asCompactionError(error, compactor), strategy, false);
+      this.#failed(state, asCompactionError(error, compactor), { strategy }, false);
       return "stop";
     }
     if (decision.veto === true) {
-      this.#skip(state, strategy, "vetoed", "the beforeCompact hook vetoed it");
+      this.#skip(state, { strategy }, "vetoed", "the beforeCompact hook vetoed it");
       return "unchanged";
     }
     // A summary's run has an id its requests carry (see `LlmRequest.runId`).
     const runId = summarizes ? newId() : undefined;
     if (runId !== undefined) this.#startSummary(state, strategy, runId);
+    const step: RunStep = { strategy, runId };
     // Nothing pending: computed on the conversation as it is now (the hook may have waited).
     if (state.pending.length === 0) this.#rebase(state);
     const input = state.working;
@@ -262,10 +279,10 @@ export class CompactionRunner {
         ...(runId === undefined ? {} : { runId }),
       });
     } catch (error) {
-      this.#failed(state, asCompactionError(error, compactor), strategy, summarizes);
+      this.#failed(state, asCompactionError(error, compactor), step, summarizes);
       return "stop";
     }
-    return this.#computed(state, output, input, strategy, summarizes);
+    return this.#computed(state, output, input, step);
   }
 
   /** A summary starts: its event, and background mode stops waiting for it. */
@@ -286,17 +303,11 @@ export class CompactionRunner {
    * A failure: reported, thrown or kept; `counts` (a summary's) counts it for the breaker,
    * unless the caller's signal fired (an abort it asked for is no outage).
    */
-  #failed(state: RunState, failure: CompactionError, strategy: string, counts: boolean): void {
+  #failed(state: RunState, failure: CompactionError, step: RunStep, counts: boolean): void {
     const { policy } = state;
     if (policy.countsFailures && counts && state.options.signal?.aborted !== true)
       this.breaker.failed();
-    this.#settings.events.emit({
-      type: "compaction_failed",
-      trigger: policy.trigger,
-      strategy,
-      error: failure,
-      consecutiveFailures: this.breaker.failures,
-    });
+    this.#settings.events.emit(failedEvent(policy.trigger, step, failure, this.breaker.failures));
     if (policy.rethrows) throw failure;
     state.outcome.error = failure;
   }
@@ -306,9 +317,9 @@ export class CompactionRunner {
     state: RunState,
     output: CompactionOutput,
     input: readonly Message[],
-    strategy: string,
-    summarizes: boolean,
+    step: RunStep,
   ): Computed | "unchanged" {
+    const { strategy, runId } = step;
     const { countsFailures } = state.policy;
     if (output.result.usage !== undefined) {
       this.#usage = addUsage(this.#usage, output.result.usage);
@@ -317,10 +328,11 @@ export class CompactionRunner {
     if (!conversationChanged(input, output.conversation)) {
       // A summary that would not have shrunk the conversation is no failure, and no success.
       state.outcome.steps.push({ strategy, result: countedNothing(output.result, input) });
-      this.#skip(state, strategy, "nothing_to_compact", output.skipReason ?? "nothing to compact");
+      this.#skip(state, step, "nothing_to_compact", output.skipReason ?? "nothing to compact");
       return "unchanged";
     }
-    if (countsFailures && summarizes) this.breaker.succeeded();
+    // A summary's run has an id.
+    if (countsFailures && runId !== undefined) this.breaker.succeeded();
     state.outcome.steps.push({ strategy, result: output.result });
     state.working = output.conversation;
     return {
@@ -328,6 +340,7 @@ export class CompactionRunner {
       result: output.result,
       tokensBefore: output.result.tokensBefore ?? estimateTokens(input),
       tokensAfter: output.result.tokensAfter ?? estimateTokens(output.conversation),
+      runId,
     };
   }
 
@@ -336,7 +349,8 @@ export class CompactionRunner {
     if (summarized) await state.options.background?.beforeApply();
     const pending = state.pending;
     state.pending = [];
-    const replaced = await this.#landing.land(state.policy.trigger, {
+    const { trigger } = state.policy;
+    const replaced = await this.#landing.land(trigger, {
       from: state.from,
       generation: state.generation,
       conversation: state.working,
@@ -350,24 +364,23 @@ export class CompactionRunner {
       // `forceCompact` does.
       state.working = state.from;
       if (replaced.status === "archive_failed") state.archiveFailed = true;
-      const strategy = pending.at(-1)?.strategy ?? "custom";
+      const { failure } = replaced;
+      const last = pending.at(-1) ?? { strategy: "custom" };
+      // Each earlier step's run ends here too (a tracer's open span): one failure, counted once.
+      for (const step of pending.slice(0, -1))
+        if (step.runId !== undefined)
+          this.#settings.events.emit(failedEvent(trigger, step, failure, this.breaker.failures));
       // The history moving under it is no summary's failure: the breaker does not count it.
       const counts = summarized && replaced.status === "archive_failed";
-      this.#failed(state, replaced.failure, strategy, counts);
+      this.#failed(state, failure, last, counts);
       return false;
     }
     if (replaced.status === "lost") {
       state.outcome.discarded = "conflict";
       // Each step's run ends here, discarded: its observers (a tracer's open span) are told.
-      for (const step of pending) {
-        this.#settings.events.emit({
-          type: "compaction_skipped",
-          trigger: state.policy.trigger,
-          strategy: step.strategy,
-          reason: "conflict",
-          detail: "another worker compacted the session first: this result was discarded",
-        });
-      }
+      const detail = "another worker compacted the session first: this result was discarded";
+      for (const step of pending)
+        this.#settings.events.emit(skippedEvent(trigger, step, "conflict", detail));
       return false;
     }
     this.#rebase(state);
@@ -387,12 +400,11 @@ export class CompactionRunner {
   /** A compactor that did not change the conversation: its event, and the run's record of why. */
   #skip(
     state: RunState,
-    strategy: string,
+    step: RunStep,
     reason: "circuit_open" | "vetoed" | "nothing_to_compact",
     detail: string,
   ): void {
-    state.outcome.skipped.push({ strategy, reason, detail });
-    const { trigger } = state.policy;
-    this.#settings.events.emit({ type: "compaction_skipped", trigger, strategy, reason, detail });
+    state.outcome.skipped.push({ strategy: step.strategy, reason, detail });
+    this.#settings.events.emit(skippedEvent(state.policy.trigger, step, reason, detail));
   }
 }

@@ -24,7 +24,8 @@ export interface CompactionStartEvent {
   /**
    * This run's id (a uuid v7), which the compactor passes on to its summarizer's requests
    * (`LlmRequest.runId`): a tracer parents their spans under this run's, whatever other
-   * session shares the summarizer. Set by the session.
+   * session shares the summarizer. The event that ends the run (`compaction_end`,
+   * `compaction_failed` or `compaction_skipped`) carries it too. Set by the session.
    */
   runId?: string;
 }
@@ -47,6 +48,8 @@ export interface CompactionEndEvent {
   /** The messages in the conversation before and after (messages appended meanwhile count in both). */
   messagesBefore?: number;
   messagesAfter?: number;
+  /** The `runId` of this run's `compaction_start` event, when it had one (a summarizing compactor's). */
+  runId?: string;
 }
 
 /** A compactor failed; the conversation is as it was before that compactor ran. */
@@ -58,6 +61,8 @@ export interface CompactionFailedEvent {
   error: CompactionError;
   /** Failures in a row of automatic summaries, this one included. */
   consecutiveFailures: number;
+  /** The `runId` of this run's `compaction_start` event, when it had one (a summarizing compactor's). */
+  runId?: string;
 }
 
 /** A compactor was due but changed nothing. */
@@ -75,6 +80,8 @@ export interface CompactionSkippedEvent {
   reason: "circuit_open" | "vetoed" | "nothing_to_compact" | "conflict";
   /** Why, in words (for `nothing_to_compact`, what the compactor said). */
   detail: string;
+  /** The `runId` of this run's `compaction_start` event, when it had one (a summarizing compactor's). */
+  runId?: string;
 }
 
 /**

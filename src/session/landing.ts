@@ -36,6 +36,8 @@ export interface ComputedStep {
   result: CompactionResult;
   tokensBefore: number;
   tokensAfter: number;
+  /** The run's id, when it started with a `compaction_start` event. */
+  runId?: string | undefined;
 }
 
 /** What one landing replaces: `from` (at `generation`) by `conversation`, and the steps that made it. */
@@ -169,7 +171,7 @@ export class Landing {
   ): void {
     const { history, events } = this.#settings;
     const { messagesBefore, ...cache } = split;
-    const { result, strategy, tokensBefore } = computed;
+    const { result, strategy, tokensBefore, runId } = computed;
     const tokensAfter = computed.tokensAfter - repair.thinkingTokensDropped;
     // One object reaches the `afterCompact` hooks, the `compaction_end` listeners and the report:
     // frozen, so none of them rewrites what the others read.
@@ -201,6 +203,7 @@ export class Landing {
       boundary,
       messagesBefore,
       messagesAfter: history.messages.length,
+      ...(runId === undefined ? {} : { runId }),
     });
   }
 }
