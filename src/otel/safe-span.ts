@@ -1,4 +1,4 @@
-import type { Attributes, Span } from "@opentelemetry/api";
+import type { Attributes, Exception, Span } from "@opentelemetry/api";
 
 /**
  * The most characters a string attribute carries: identifiers (a strategy, an `error.type`, a
@@ -11,6 +11,12 @@ export const MAX_ATTRIBUTE_CHARS = 256;
  * provider answered, of any length.
  */
 export const MAX_STATUS_CHARS = 1_024;
+
+/**
+ * The most characters of an exception event's stack trace: its frames after the message (itself
+ * cut to {@link MAX_STATUS_CHARS}).
+ */
+export const MAX_STACKTRACE_CHARS = 4_096;
 
 /** `text` cut to `max` characters (never half a surrogate pair), with `…` when cut. */
 export function boundedText(text: string, max: number = MAX_ATTRIBUTE_CHARS): string {
@@ -41,6 +47,32 @@ export function safely<T>(step: () => T): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Records `error` on `span` as an exception event (`exception.type`: its class name,
+ * `exception.message`, `exception.stacktrace`), each bounded as the span's attributes are: the
+ * message as a status description, the stack to {@link MAX_STACKTRACE_CHARS}.
+ */
+export function recordError(span: Span, error: unknown): void {
+  span.recordException(boundedException(error));
+}
+
+/** What {@link recordError} records of `error`, read once and bounded. */
+function boundedException(error: unknown): Exception {
+  if (typeof error !== "object" || error === null)
+    return { message: boundedText(String(error), MAX_STATUS_CHARS) };
+  const { name, message, stack } = error as { name?: unknown; message?: unknown; stack?: unknown };
+  const type = boundedText(typeof name === "string" ? name : "Error");
+  const text = typeof message === "string" ? message : "";
+  const bounded: Exception = { name: type, message: boundedText(text, MAX_STATUS_CHARS) };
+  if (typeof stack !== "string") return bounded;
+  // V8 starts the stack with `name: message`, which may be of any length: bounded as the message.
+  const head = `${String(name)}: ${text}`;
+  const frames = stack.startsWith(head)
+    ? `${type}: ${bounded.message}${stack.slice(head.length)}`
+    : stack;
+  return { ...bounded, stack: boundedText(frames, MAX_STACKTRACE_CHARS) };
 }
 
 /** Ends `span`, whatever its `end` throws. */

@@ -28,11 +28,13 @@ import {
   COMPACTION_SPAN_NAME,
   GEN_AI_ATTRIBUTES,
 } from "./attributes.js";
+import { providerOfModel } from "./provider-name.js";
 import {
   boundedAttributes,
   boundedText,
   endSafely,
   MAX_STATUS_CHARS,
+  recordError,
   safely,
 } from "./safe-span.js";
 import { type SummarizerRuns, summarizerRuns } from "./summarizer-link.js";
@@ -276,6 +278,7 @@ class CompactionTracing {
     }
     if (safely(() => span.isRecording()) === true) {
       safely(() => span.setAttributes(boundedAttributes(this.#outcome(event))));
+      if (event.type === "compaction_failed") safely(() => recordError(span, event.error));
       if (event.type === "compaction_end" && event.result.usage !== undefined) {
         const usage = event.result.usage;
         safely(() => span.setAttributes(costAttributes(usage, this.#pricing)));
@@ -323,6 +326,7 @@ class CompactionTracing {
    */
   #usageSpan(parent: Span, usage: CompactionUsage): void {
     const model = this.#model;
+    const provider = model === undefined ? undefined : providerOfModel(model);
     const span = this.#tracer.startSpan(
       model === undefined ? "chat" : `chat ${boundedText(model)}`,
       {
@@ -330,6 +334,7 @@ class CompactionTracing {
         attributes: {
           [GEN_AI_ATTRIBUTES.OPERATION_NAME]: "chat",
           ...(model === undefined ? {} : { [GEN_AI_ATTRIBUTES.REQUEST_MODEL]: boundedText(model) }),
+          ...(provider === undefined ? {} : { [GEN_AI_ATTRIBUTES.PROVIDER_NAME]: provider }),
           ...genAiUsageAttributes(usage),
         },
       },

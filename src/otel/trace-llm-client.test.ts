@@ -1,9 +1,10 @@
 import { DiagLogLevel, diag } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { memoryTracing } from "../../test/support/otel-tracing.js";
+import { FakeSession, memoryTracing } from "../../test/support/otel-tracing.js";
 import { ValidationError } from "../core/errors.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { GEN_AI_ATTRIBUTES as G } from "./attributes.js";
+import { traceCompactions } from "./trace-compactions.js";
 import { traceLlmClient } from "./trace-llm-client.js";
 
 describe("traceLlmClient", () => {
@@ -17,6 +18,8 @@ describe("traceLlmClient", () => {
     expect(spans()[0]?.attributes).toEqual({
       [G.OPERATION_NAME]: "chat",
       [G.REQUEST_MODEL]: "gpt-5.6-sol",
+      // Not given: inferred from the model, which the library knows.
+      [G.PROVIDER_NAME]: "openai",
     });
     expect(spans()[0]?.kind).toBe(2); // SpanKind.CLIENT
   });
@@ -151,5 +154,83 @@ describe("traceLlmClient", () => {
         expect(spans()[0]?.attributes[G.USAGE_INPUT_TOKENS]).toBeUndefined();
       },
     );
+  });
+});
+
+describe("gen_ai.provider.name", () => {
+  it("is inferred from a model the library knows, by the name the client sends", async () => {
+    const { tracer, spans } = memoryTracing();
+    const models: Array<[string, string | undefined]> = [
+      ["claude-haiku-4-5", "anthropic"],
+      ["claude-opus-4-5-20251101", "anthropic"],
+      ["gpt-5-mini", "openai"],
+      ["o3", "openai"],
+      ["gemini-2.5-flash", "gcp.gemini"],
+      ["models/gemini-2.5-flash", "gcp.gemini"],
+      ["us.anthropic.claude-sonnet-4-5-20250929-v1:0", "aws.bedrock"],
+      ["claude-opus-4-5@20251101", "gcp.vertex_ai"],
+      [
+        "projects/p/locations/us-central1/publishers/google/models/gemini-2.5-flash",
+        "gcp.vertex_ai",
+      ],
+      // A gateway's route, a deployment, a model the library does not know: not guessed.
+      ["anthropic/claude-opus-4-5", undefined],
+      ["my-azure-deployment", undefined],
+      ["llama-4-scout", undefined],
+    ];
+    for (const [model] of models)
+      await traceLlmClient(new MockLlmClient().reply("s"), { model, tracer }).complete({
+        prompt: "p",
+      });
+    expect(spans().map((span) => span.attributes[G.PROVIDER_NAME])).toEqual(
+      models.map(([, provider]) => provider),
+    );
+  });
+
+  it("is the one given when given", async () => {
+    const { tracer, spans } = memoryTracing();
+    const client = traceLlmClient(new MockLlmClient().reply("s"), {
+      model: "gemini-2.5-flash",
+      provider: "gcp.vertex_ai",
+      tracer,
+    });
+    await client.complete({ prompt: "p" });
+    expect(spans()[0]?.attributes[G.PROVIDER_NAME]).toBe("gcp.vertex_ai");
+  });
+
+  it("names the chat span traceCompactions builds from a server-side compaction's usage", () => {
+    const { tracer, spans } = memoryTracing();
+    const session = new FakeSession();
+    traceCompactions(session, { tracer, summarizerModel: "claude-fable-5-1" });
+    session.emit({
+      type: "compaction_end",
+      trigger: "auto",
+      strategy: "anthropic",
+      result: {
+        toolResultsSummarized: 0,
+        toolResultsRedacted: 0,
+        turnsCompacted: 3,
+        usage: { inputTokens: 3_000, outputTokens: 400 },
+      },
+      tokensBefore: 9_000,
+      tokensAfter: 2_000,
+      contextUsedBefore: 9_500,
+      contextUsedAfter: 2_400,
+      boundary: {
+        trigger: "auto",
+        strategy: "anthropic",
+        tokensBefore: 9_000,
+        tokensAfter: 2_000,
+        turnsCompacted: 3,
+        toolResultsCompacted: 0,
+        toolInputsCleared: 0,
+        messagesRemoved: 0,
+        thinkingBlocksDropped: 0,
+        thinkingTokensDropped: 0,
+        toolExchangeClosed: false,
+      },
+    });
+    const chat = spans().find((span) => span.name === "chat claude-fable-5-1");
+    expect(chat?.attributes[G.PROVIDER_NAME]).toBe("anthropic");
   });
 });

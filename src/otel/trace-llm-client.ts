@@ -13,7 +13,8 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { LLM_CLIENT_SCHEMA, type LlmClient, type LlmRequest } from "../core/llm-client.js";
 import { NON_EMPTY_STRING_SCHEMA, optionsSchema, STRING_SCHEMA } from "../core/option-schemas.js";
 import { GEN_AI_ATTRIBUTES } from "./attributes.js";
-import { boundedText, endSafely, safely } from "./safe-span.js";
+import { providerOfModel } from "./provider-name.js";
+import { boundedText, endSafely, recordError, safely } from "./safe-span.js";
 import { attachSummarizerRuns, type SummarizerRuns } from "./summarizer-link.js";
 import { TRACER_SCHEMA, tracerOf } from "./tracer.js";
 import { genAiUsageAttributes, replyUsage } from "./usage.js";
@@ -22,7 +23,11 @@ import { genAiUsageAttributes, replyUsage } from "./usage.js";
 export interface TraceLlmClientOptions {
   /** The model the client asks, as `gen_ai.request.model` (e.g. `"claude-haiku-4-5"`). */
   model: string;
-  /** `gen_ai.provider.name`, e.g. `"anthropic"` or `"openai"`. @default not set */
+  /**
+   * `gen_ai.provider.name`, e.g. `"anthropic"`, `"openai"`, `"gcp.vertex_ai"`.
+   * @default inferred from a model the library knows (`anthropic`, `openai`, `gcp.gemini`; a
+   * Bedrock or Vertex name `aws.bedrock`, `gcp.vertex_ai`), else not set
+   */
   provider?: string;
   /** The tracer. @default the global provider's tracer `agent-compaction` */
   tracer?: Tracer;
@@ -57,7 +62,10 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
     { ...given, client },
     "traceLlmClient options",
   );
-  const attributes = { model: boundedText(model), provider: optionalText(provider) };
+  const attributes = {
+    model: boundedText(model),
+    provider: optionalText(provider ?? providerOfModel(model)),
+  };
   const traced: LlmClient = {
     // Kept, so a client that reads the prompt cache still gets the conversation.
     ...(client.acceptsConversation === true ? { acceptsConversation: true } : {}),
@@ -73,7 +81,10 @@ export function traceLlmClient(client: LlmClient, options: TraceLlmClientOptions
         return reply;
       } catch (error) {
         // Ended in `finally`, once.
-        if (!ending.ended) safely(() => markFailed(span, errorType(error)));
+        if (!ending.ended) {
+          safely(() => markFailed(span, errorType(error)));
+          safely(() => recordError(span, error));
+        }
         throw error;
       } finally {
         ending.release();
