@@ -5,10 +5,11 @@ import {
   conversationChanged,
   emptyCompactionResult,
 } from "../core/compactor.js";
-import { type CompactionError, ValidationError } from "../core/errors.js";
+import type { CompactionError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateMessageTokens, estimateTokens } from "../core/message-memo.js";
 import { contextTokens, type Usage } from "../core/usage.js";
+import { messagesFrom } from "../session/compact-messages.js";
 import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
 import type { IntakeFacts } from "../session/stateless-intake.js";
 import { backToModel } from "./back-to-model.js";
@@ -178,7 +179,7 @@ interface TakenIn {
 function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const { messages, known } = step;
   const from = known?.input.length ?? 0;
-  const fresh = sliced(messages, from);
+  const fresh = messagesFrom(messages, from, "AI SDK messages");
   const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
   // Seen for the first time: thinking a reply made over a compacted prompt is stale here.
   const current =
@@ -214,33 +215,4 @@ function reportedContext(step: LoopStep, added: readonly Message[]): number | un
   // The reply is in the usage's output tokens; what follows it (tool results) is not.
   const after = added.filter((message) => message.role !== "assistant");
   return contextTokens(step.usage) + estimateTokens(after);
-}
-
-/**
- * `messages` from `from` on, as `slice` copies them.
- * @throws {ValidationError} naming the message whose getter (or the array's proxy) threw.
- */
-function sliced(messages: readonly ModelMessage[], from: number): ModelMessage[] {
-  try {
-    return messages.slice(from);
-  } catch (error) {
-    let at: number | undefined;
-    for (let index = from; at === undefined && index < messages.length; index += 1) {
-      try {
-        messages[index];
-      } catch {
-        at = index;
-      }
-    }
-    throw new ValidationError(
-      "AI SDK messages",
-      [
-        {
-          path: at === undefined ? [] : [at],
-          message: "could not be read (a getter or proxy threw)",
-        },
-      ],
-      { cause: error },
-    );
-  }
 }

@@ -79,9 +79,12 @@ export async function compactMessagesOnce<T>(
   const parsed = checkedCall(input, options, format);
   if (parsed.memory === undefined) return compactRemembered(input, parsed, format, undefined);
   const histories = historiesOf<SentHistory<T>>(parsed.memory, format.entry);
-  return histories.alone(input, parsed.signal, () =>
-    compactRemembered(input, parsed, format, histories),
+  // Each message read once, as without a memory: what is compared is what is converted.
+  const own = messagesFrom(input, 0, format.what);
+  const done = await histories.alone(own, parsed.signal, () =>
+    compactRemembered(own, parsed, format, histories),
   );
+  return done.messages === own ? { ...done, messages: input as T[] } : done;
 }
 
 /** {@link compactMessagesOnce} with the options checked, the conversations `histories` holds. */
@@ -167,6 +170,35 @@ async function compactPrepared<T>(
     return compactedMessages(input as T[], false, done);
   const sent = format.distinctToolIds === true ? withDistinctToolIds(conversation) : conversation;
   return compactedMessages(format.to(sent, origins), true, done);
+}
+
+/**
+ * `messages` from `from` on, each read once (as `slice` copies them).
+ * @throws {ValidationError} naming `what` and the message whose getter (or the array's proxy) threw.
+ */
+export function messagesFrom<T>(messages: readonly T[], from: number, what: string): T[] {
+  try {
+    return messages.slice(from);
+  } catch (error) {
+    let at: number | undefined;
+    for (let index = from; at === undefined && index < messages.length; index += 1) {
+      try {
+        messages[index];
+      } catch {
+        at = index;
+      }
+    }
+    throw new ValidationError(
+      what,
+      [
+        {
+          path: at === undefined ? [] : [at],
+          message: "could not be read (a getter or proxy threw)",
+        },
+      ],
+      { cause: error },
+    );
+  }
 }
 
 /**

@@ -1,93 +1,17 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
-import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { compactModelMessages, toModelMessages } from "../../src/ai-sdk/index.js";
 import { compactAnthropicMessages, toAnthropicMessages } from "../../src/anthropic/index.js";
-import { compactChatMessages, toChatMessages } from "../../src/chat-completions/index.js";
 import { isCompactionResultEmpty } from "../../src/core/compactor.js";
-import type { Message } from "../../src/core/message.js";
-import { compactGeminiContents, toGeminiContents } from "../../src/gemini/index.js";
 import { CompactionError, LLMCompactor, type LlmClient, ValidationError } from "../../src/index.js";
 import { compactLangChainMessages, toLangChainMessages } from "../../src/langchain/index.js";
-import { compactResponsesInput, toResponsesInput } from "../../src/openai/index.js";
-import type {
-  CompactedMessages,
-  CompactMessagesOptions,
-} from "../../src/session/stateless-options.js";
+import type { CompactMessagesOptions } from "../../src/session/stateless-options.js";
 import { CompactionMemory } from "../../src/store/index.js";
-import { ConversationBuilder } from "../../src/testing/index.js";
+import { continues, FORMATS, type Format, serialized, turn } from "./memory-formats.js";
 
 // A server whose clients send the whole, uncompacted history with each request: with a
 // `CompactionMemory`, each helper goes on from what it sent, so requests grow append-only
 // between compactions (the prompt cache reads them) instead of changing from the start at
 // every request as the history grows.
-
-interface Format {
-  /** A turn's messages in the helper's format (the client appends them to its history). */
-  to: (messages: readonly Message[]) => unknown[];
-  compact: (
-    wire: unknown[],
-    options: CompactMessagesOptions,
-  ) => Promise<CompactedMessages<unknown>>;
-}
-
-const FORMATS: Record<string, Format> = {
-  compactAnthropicMessages: {
-    to: (messages) => toAnthropicMessages(messages),
-    compact: (wire, options) => compactAnthropicMessages(wire, options),
-  },
-  compactResponsesInput: {
-    to: (messages) => toResponsesInput(messages),
-    compact: (wire, options) => compactResponsesInput(wire, options),
-  },
-  compactGeminiContents: {
-    to: (messages) => toGeminiContents(messages),
-    compact: (wire, options) => compactGeminiContents(wire, options),
-  },
-  compactChatMessages: {
-    to: (messages) => toChatMessages(messages),
-    compact: (wire, options) => compactChatMessages(wire, options),
-  },
-  compactModelMessages: {
-    to: (messages) => toModelMessages(messages),
-    compact: (wire, options) => compactModelMessages(wire as ModelMessage[], options),
-  },
-  compactLangChainMessages: {
-    to: (messages) => toLangChainMessages(messages),
-    compact: (wire, options) => compactLangChainMessages(wire as BaseMessage[], options),
-  },
-};
-
-/** Turns of a request, two reads and an answer each, their tool ids distinct. */
-const TURNS: readonly Message[][] = (() => {
-  const builder = new ConversationBuilder();
-  for (let number = 1; number <= 30; number += 1) {
-    builder.user(`Request ${number}: look at module ${number}.`);
-    for (let call = 1; call <= 2; call += 1)
-      builder.toolCall({
-        name: "read_file",
-        input: { path: `src/m${number}/f${call}.ts` },
-        result: `// src/m${number}/f${call}.ts\n${"export const value = 1;\n".repeat(80)}`,
-      });
-    builder.assistant(`Done with request ${number}.`);
-  }
-  const turns: Message[][] = [];
-  for (const message of builder.build()) {
-    if (message.role === "user" && message.content[0]?.type === "text") turns.push([]);
-    turns.at(-1)!.push(message);
-  }
-  return turns;
-})();
-
-/** The messages of turn `number` (from 1). */
-const turn = (number: number): Message[] => TURNS[number - 1]!;
-
-const serialized = (messages: readonly unknown[]) => messages.map((each) => JSON.stringify(each));
-
-/** Whether `request` starts with every message of `before`, the same data. */
-function continues(request: readonly string[], before: readonly string[]): boolean {
-  return before.every((message, index) => request[index] === message);
-}
 
 interface ServerRun {
   requests: number;
