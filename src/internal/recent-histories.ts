@@ -1,5 +1,5 @@
 import { abortedError } from "../core/abort.js";
-import { sameValue } from "./same-value.js";
+import { sameValue, type snapshotOf } from "./same-value.js";
 
 /** How many conversations a stateless path remembers by default (the latest ones). */
 export const REMEMBERED_CONVERSATIONS = 16;
@@ -8,6 +8,19 @@ export const REMEMBERED_CONVERSATIONS = 16;
 export interface Remembered {
   /** The caller's messages it stands for (a copy of their array: the caller may append to its own). */
   readonly input: readonly unknown[];
+  /**
+   * How many of those, the last ones, went as they came at the end of what was sent: a call that
+   * keeps the messages before them and changes or drops some of these (a client's "edit and
+   * resend" of its latest request) goes on from the rest of what was sent. @default 0
+   */
+  readonly verbatim?: number;
+}
+
+/** A remembered history a call goes on from, and how many of its messages the call still has. */
+export interface Continued<H> {
+  readonly history: H;
+  /** The messages the call starts with that are the history's, by value (at least those before its verbatim ones). */
+  readonly matched: number;
 }
 
 /**
@@ -15,7 +28,8 @@ export interface Remembered {
  * whose messages continue one of them (they start with the messages it stands for, the same
  * data) goes on from it. Messages are compared by value ({@link sameValue}), so a request body
  * parsed anew each time still finds its conversation; one that cannot be read (a getter that
- * throws) continues none.
+ * throws) is not the same. A history's messages kept as copies ({@link snapshotOf}) tell a
+ * message the caller changed in place since.
  */
 export class RecentHistories<H extends Remembered> {
   readonly #histories: H[] = [];
@@ -29,15 +43,25 @@ export class RecentHistories<H extends Remembered> {
 
   /** The longest remembered history `messages` continue, if any. */
   find(messages: readonly unknown[]): H | undefined {
-    let found: H | undefined;
+    const found = this.match(messages);
+    return found?.matched === found?.history.input.length ? found?.history : undefined;
+  }
+
+  /**
+   * The remembered history `messages` go on from furthest: one they continue, or one whose
+   * messages they keep up to one of its verbatim ones (then changed or dropped), if any.
+   */
+  match(messages: readonly unknown[]): Continued<H> | undefined {
+    let found: Continued<H> | undefined;
     for (const history of this.#histories) {
       const { input } = history;
-      if (
-        input.length > messages.length ||
-        (found !== undefined && input.length <= found.input.length)
-      )
-        continue;
-      if (continues(messages, input)) found = history;
+      const least = input.length - (history.verbatim ?? 0);
+      const most = Math.min(input.length, messages.length);
+      if (most < least || (found !== undefined && most <= found.matched)) continue;
+      const matched = matching(messages, input, least, most);
+      // Continued from none of its messages, it gives the call nothing.
+      if (matched >= least && matched > 0 && (found === undefined || matched > found.matched))
+        found = { history, matched };
     }
     return found;
   }
@@ -85,13 +109,28 @@ export class RecentHistories<H extends Remembered> {
 
 /** Whether `messages` start with `input`'s messages, by value; false when one cannot be read. */
 function continues(messages: readonly unknown[], input: readonly unknown[]): boolean {
+  return matching(messages, input, input.length, input.length) === input.length;
+}
+
+/**
+ * How many of `messages`, from the first, are `input`'s by value (at most `most`); less than
+ * `least` when not that many are (the message before it checked first, a quick refusal). One
+ * that cannot be read (a getter that throws) is not the same.
+ */
+function matching(
+  messages: readonly unknown[],
+  input: readonly unknown[],
+  least: number,
+  most: number,
+): number {
+  let index = 0;
   try {
-    for (let index = 0; index < input.length; index += 1)
-      if (!sameValue(input[index], messages[index])) return false;
-    return true;
+    if (least > 0 && !sameValue(input[least - 1], messages[least - 1])) return -1;
+    while (index < most && sameValue(input[index], messages[index])) index += 1;
   } catch {
-    return false;
+    // The message at `index` could not be read: not the same.
   }
+  return index;
 }
 
 /** Settles when `done` does, whatever its outcome; rejects when `signal` fires first. */

@@ -6,7 +6,8 @@ import type { LateResults } from "../core/late-results.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { ItemOrigins } from "../internal/item-origins.js";
-import type { RecentHistories } from "../internal/recent-histories.js";
+import type { Continued, RecentHistories } from "../internal/recent-histories.js";
+import { snapshotOf } from "../internal/same-value.js";
 import { historiesOf } from "./compaction-memory.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
 import {
@@ -54,12 +55,14 @@ export interface MessageFormat<T> {
 }
 
 /**
- * A conversation a helper compacted, given as its `memory`: the caller's messages, and what was
- * sent for them (`undefined`: they went as they came).
+ * A conversation a helper compacted, given as its `memory`: the caller's messages (copies: one
+ * the caller changes in place afterwards is not the same), and what was sent for them
+ * (`undefined`: they went as they came), its last `verbatim` items the caller's last messages.
  */
 interface SentHistory<T> {
-  readonly input: readonly T[];
+  readonly input: readonly unknown[];
   readonly sent: readonly T[] | undefined;
+  readonly verbatim: number;
 }
 
 /**
@@ -94,30 +97,74 @@ async function compactRemembered<T>(
   format: MessageFormat<T>,
   histories: RecentHistories<SentHistory<T>> | undefined,
 ): Promise<CompactedMessages<T>> {
-  const known = histories?.find(input);
-  const sending = continued(input, known);
+  const known = histories?.match(input);
+  let sending = continued(input, known);
   let result: CompactedMessages<T>;
   try {
     result = await compactContinued(sending, input, parsed, format);
   } catch (error) {
     // A malformed message is named at its place in the caller's messages, checked as they came.
     if (sending === input || !(error instanceof ValidationError)) throw error;
+    sending = input;
     result = await compactContinued(input, input, parsed, format);
   }
-  // Copies: the caller may append to its arrays, and to the one it is given back.
-  histories?.remember(known, {
-    input: input.slice(),
-    sent: result.compacted ? result.messages.slice() : undefined,
-  });
+  if (histories === undefined) return result;
+  // Continued to its end: in its place; up to a message changed since: beside it.
+  const { history, matched = 0 } = known ?? {};
+  const previous = matched === history?.input.length ? history : undefined;
+  histories.remember(previous, remembered(input, known, sending, result));
   return result;
 }
 
 /**
- * What a conversation the helper compacted before (`known`) sent, and the messages added to it
- * since; the input itself when it continues none, or one that went as it came.
+ * What a conversation the helper compacted before (`known`) sent, up to the messages the call
+ * changed or dropped since, and the call's messages after; the input itself when it continues
+ * none, or one that went as it came.
  */
-function continued<T>(input: readonly T[], known: SentHistory<T> | undefined): readonly T[] {
-  return known?.sent === undefined ? input : [...known.sent, ...input.slice(known.input.length)];
+function continued<T>(
+  input: readonly T[],
+  known: Continued<SentHistory<T>> | undefined,
+): readonly T[] {
+  if (known?.history.sent === undefined) return input;
+  const { history, matched } = known;
+  const kept = history.sent!.slice(0, history.sent!.length - (history.input.length - matched));
+  return [...kept, ...input.slice(matched)];
+}
+
+/**
+ * The history to remember of a call that sent `sending` (continuing `known`, or its `input`):
+ * its messages copied (those it kept of `known` as copied then), what it sent (copied: the
+ * caller may append to the array it is given back), and how many of those, the last ones, are
+ * the caller's last messages as they came (the same objects at the end of what was sent and
+ * of what went in, and the caller's own there).
+ */
+function remembered<T>(
+  input: readonly T[],
+  known: Continued<SentHistory<T>> | undefined,
+  sending: readonly T[],
+  result: CompactedMessages<T>,
+): SentHistory<T> {
+  const matched = known?.matched ?? 0;
+  const copies = [
+    ...(known?.history.input.slice(0, matched) ?? []),
+    ...input.slice(matched).map(snapshotOf),
+  ];
+  if (!result.compacted) return { input: copies, sent: undefined, verbatim: 0 };
+  const sent = result.messages;
+  let same = 0;
+  while (
+    same < sent.length &&
+    same < sending.length &&
+    sent[sent.length - 1 - same] === sending[sending.length - 1 - same]
+  )
+    same += 1;
+  const history = known?.history;
+  // The caller's messages at the end of `sending`: those after what was kept of `known`, and its verbatim ones kept.
+  const theirs =
+    sending === input || history === undefined
+      ? input.length
+      : input.length - history.input.length + history.verbatim;
+  return { input: copies, sent: sent.slice(), verbatim: Math.min(same, theirs) };
 }
 
 /**

@@ -24,13 +24,17 @@ let histories: (memory: CompactionMemory, entry: string) => RecentHistories<Reme
  * What the one-call helpers sent for the conversations they compacted, for a server whose
  * clients send the whole history with each request. Given as their `memory` option, a call
  * whose messages continue a conversation compacted before (they start with the messages that
- * call was given, compared by value, so a body parsed anew still finds it) goes on from what
- * that call sent: the compacted history, then the messages added since. Requests then grow
- * append-only between compactions, as a session's do, so the prompt cache stays warm, thinking
- * signed over what was sent stays valid, and the last response's usage measures the request.
- * Without it each request is compacted from the whole history anew, and what it sends first
- * changes as the history grows. Make one per process (or per tenant) and pass it to every
- * call; it holds the latest `conversations` of each helper, the caller's messages by reference.
+ * call was given, compared by value against copies it keeps, so a body parsed anew still finds
+ * it and a message changed in place since does not) goes on from what that call sent: the
+ * compacted history, then the messages added since. A call that changes or drops only the
+ * last messages, those that went as they came (an edited latest request sent again), goes on
+ * from what was sent up to them. Requests then grow append-only between compactions, as a
+ * session's do, so the prompt cache stays warm, thinking signed over what was sent stays
+ * valid, and the last response's usage measures the request. Without it each request is
+ * compacted from the whole history anew, and what it sends first changes as the history grows.
+ * Make one per process (or per tenant) and pass it to every call; it holds the latest
+ * `conversations` of each helper, copies of the caller's messages (each copied once). The
+ * messages a call hands back are what the next one goes on from: change a copy of them.
  *
  * @example
  * import { compactAnthropicMessages } from "agent-compaction/anthropic";

@@ -101,8 +101,11 @@ export interface CompactMessagesOptions extends StatelessCompactionOptions {
   /**
    * Where the helper remembers what it sent, so that messages continuing a conversation it
    * compacted go on from what it sent, append-only (see {@link CompactionMemory}): for a server
-   * whose clients send the whole, uncompacted history with each request. @default none (each
-   * call compacts the messages it is given; keep what it returns as the conversation)
+   * whose clients send the whole, uncompacted history with each request. Messages are compared
+   * by value with copies it keeps (a message changed in place is not the same); the messages a
+   * call hands back are what the next goes on from, so change a copy of them (to add
+   * `cache_control`, say), not them. @default none (each call compacts the messages it is
+   * given; keep what it returns as the conversation)
    */
   memory?: CompactionMemory;
 }
