@@ -165,24 +165,6 @@ export function fileActions(
 
 const RANK: Record<FileAction, number> = { mentioned: 0, read: 1, edited: 2, created: 3 };
 
-/** The ledger being built: files by path, in order of their last touch. */
-class Ledger {
-  readonly #files = new Map<string, FileTouch>();
-
-  touch(entry: FileTouch): void {
-    const known = this.#files.get(entry.path);
-    this.#files.delete(entry.path);
-    const action =
-      known !== undefined && RANK[known.action] > RANK[entry.action] ? known.action : entry.action;
-    this.#files.set(entry.path, { ...entry, action });
-  }
-
-  /** Oldest touch first. */
-  entries(): FileTouch[] {
-    return [...this.#files.values()];
-  }
-}
-
 /** A source as a line shows it: one short run of characters that cannot end the line's parts. */
 export function sourceLabel(value: string): string {
   let label = "";
@@ -249,24 +231,32 @@ export function isLedgerText(text: string): boolean {
  * mention (from the results' text, or the paths a placeholder kept), oldest touch first.
  */
 export function collectFileLedger(folded: readonly Message[]): FileTouch[] {
-  const ledger = new Ledger();
+  // Files by path, in order of their last touch, each with the strongest action done to it.
+  const files = new Map<string, FileTouch>();
+  const touch = (path: string, action: FileAction, source: string) => {
+    const known = files.get(path);
+    files.delete(path);
+    const strongest =
+      known !== undefined && RANK[known.action] > RANK[action] ? known.action : action;
+    files.set(path, { path, action: strongest, source });
+  };
   const state = newLedgerState();
   for (const message of folded) {
     const summary = isSummaryTurn(message.turnId) && message.role === "user";
     for (const block of message.content) {
       if (summary && block.type === "text" && isLedgerText(block.text)) {
         for (const line of block.text.split("\n"))
-          for (const entry of parseLedgerLine(line)) ledger.touch(entry);
+          for (const entry of parseLedgerLine(line)) touch(entry.path, entry.action, entry.source);
       } else if (block.type === "tool_use") {
-        for (const touch of fileActions(block.name, block.input, state))
-          ledger.touch({ ...touch, source: block.id });
+        for (const entry of fileActions(block.name, block.input, state))
+          touch(entry.path, entry.action, block.id);
       } else if (block.type === "tool_result") {
         for (const path of pathMentions(toolResultText(block.content)))
-          ledger.touch({ path, action: "mentioned", source: block.toolUseId });
+          touch(path, "mentioned", block.toolUseId);
       }
     }
   }
-  return ledger.entries();
+  return [...files.values()];
 }
 
 /**

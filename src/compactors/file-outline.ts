@@ -1,4 +1,4 @@
-import type { Message } from "../core/message.js";
+import type { Message, ToolResultBlock } from "../core/message.js";
 import { OUTLINE_HEADING, outlineHeadingLength } from "../core/summary-format.js";
 import { tokensToChars } from "../core/tokens.js";
 import { isSummaryTurn } from "../core/turn.js";
@@ -138,33 +138,42 @@ export function fileOutline(text: string): string {
  * blocks of earlier notices among them.
  */
 export function collectOutlines(messages: readonly Message[]): Map<string, string> {
-  const outlines = new Map<string, string>();
+  // Each path's candidates in order: an outline from a notice, or a read's result. Only the
+  // newest one giving an outline counts, so they are outlined newest first (a file read many
+  // times is outlined once), and each outline stands where its candidate did.
+  const candidates: [path: string, outline: string | ToolResultBlock][] = [];
   const reads = new Map<string, string>();
   const state = newLedgerState();
-  const put = (path: string, outline: string) => {
-    outlines.delete(path);
-    outlines.set(path, outline);
-  };
   for (const message of messages) {
     const notice = message.role === "user" && isSummaryTurn(message.turnId);
     for (const block of message.content) {
       if (notice && block.type === "text" && outlineHeadingLength(block.text) !== -1) {
-        for (const [path, outline] of parseOutlines(block.text)) put(path, outline);
+        for (const section of parseOutlines(block.text)) candidates.push(section);
       } else if (block.type === "tool_use") {
         const touched = fileActions(block.name, block.input, state);
         if (touched.length === 1 && touched[0]!.action === "read")
           reads.set(block.id, touched[0]!.path);
       } else if (block.type === "tool_result" && block.isError !== true) {
         const path = reads.get(block.toolUseId);
-        if (path === undefined) continue;
-        const text = toolResultText(block.content);
-        if (text.length < MIN_READ_CHARS) continue;
-        const outline = fileOutline(text);
-        if (outline !== "") put(path, outline);
+        if (path !== undefined) candidates.push([path, block]);
       }
     }
   }
-  return outlines;
+  const newestFirst = new Map<string, string>();
+  for (const [path, source] of candidates.reverse()) {
+    if (newestFirst.has(path)) continue;
+    const outline = typeof source === "string" ? source : readOutline(source);
+    if (outline !== undefined) newestFirst.set(path, outline);
+  }
+  return new Map([...newestFirst].reverse());
+}
+
+/** The outline of a read's result; undefined when it is too short or outlines to nothing. */
+function readOutline(result: ToolResultBlock): string | undefined {
+  const text = toolResultText(result.content);
+  if (text.length < MIN_READ_CHARS) return undefined;
+  const outline = fileOutline(text);
+  return outline === "" ? undefined : outline;
 }
 
 /** The paths of the files read in `messages` (whose outline is not needed while they stay). */
