@@ -1,18 +1,16 @@
 import type { Span, Tracer } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
+import { fourReads } from "../../test/support/four-reads.js";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import type { LlmClient } from "../core/llm-client.js";
 import { AgentSession } from "../session/agent-session.js";
 import { MemoryStore } from "../store/memory-store.js";
 import { openSession, type StoredSession } from "../store/stored-session.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import { COMPACTION_ATTRIBUTES as A, COMPACTION_SPAN_NAME } from "./attributes.js";
 import { MAX_ATTRIBUTE_CHARS, MAX_STACKTRACE_CHARS, MAX_STATUS_CHARS } from "./safe-span.js";
 import { traceCompactions } from "./trace-compactions.js";
 import { traceLlmClient } from "./trace-llm-client.js";
-
-const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
 
 /** A session due for a summary by `client`. */
 function dueSession(client: LlmClient): AgentSession {
@@ -21,14 +19,7 @@ function dueSession(client: LlmClient): AgentSession {
     compactor: false,
     llmCompactor: new LLMCompactor(client, { keepRecentTurns: 1 }),
   });
-  session.append(
-    ...new ConversationBuilder({ sessionId: session.sessionId })
-      .user("Fix the build.")
-      .toolCalls(["a.ts", "b.ts", "c.ts", "d.ts"].map(read))
-      .assistant("I read the four files.")
-      .user("Now run the tests.")
-      .build(),
-  );
+  session.append(...fourReads(session.sessionId));
   return session;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { fourReads } from "../../test/support/four-reads.js";
 import { gate } from "../../test/support/gate.js";
 import { FakeSession, memoryTracing } from "../../test/support/otel-tracing.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
@@ -6,22 +7,12 @@ import type { AsyncCompactor } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
 import { AgentSession } from "../session/agent-session.js";
 import type { CompactionEvent } from "../session/events.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import { COMPACTION_ATTRIBUTES as A, COMPACTION_SPAN_NAME } from "./attributes.js";
 import { traceCompactions } from "./trace-compactions.js";
 import { traceLlmClient } from "./trace-llm-client.js";
 
-const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
-
 function fill(session: AgentSession): void {
-  session.append(
-    ...new ConversationBuilder({ sessionId: session.sessionId })
-      .user("Fix the build.")
-      .toolCalls(["a.ts", "b.ts", "c.ts", "d.ts"].map(read))
-      .assistant("I read the four files.")
-      .user("Now run the tests.")
-      .build(),
-  );
+  session.append(...fourReads(session.sessionId));
 }
 
 const result = { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 2 };

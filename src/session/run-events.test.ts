@@ -1,17 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { fourReads } from "../../test/support/four-reads.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
 import type { AsyncCompactor } from "../core/compactor.js";
 import type { Message } from "../core/message.js";
 import { MemoryStore } from "../store/memory-store.js";
 import { openSession, type StoredSession } from "../store/stored-session.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
 import type { CompactionEvent } from "./events.js";
 
 const NOTHING = { toolResultsSummarized: 0, toolResultsRedacted: 0, turnsCompacted: 0 };
-const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
-
 /** A session due for a summary by `llmCompactor`, its events in `events`. */
 function dueSession(llmCompactor: AsyncCompactor, events: CompactionEvent[]): AgentSession {
   const session = new AgentSession({
@@ -20,14 +18,7 @@ function dueSession(llmCompactor: AsyncCompactor, events: CompactionEvent[]): Ag
     llmCompactor,
     onEvent: (event) => events.push(event),
   });
-  session.append(
-    ...new ConversationBuilder({ sessionId: session.sessionId })
-      .user("Fix the build.")
-      .toolCalls(["a.ts", "b.ts", "c.ts", "d.ts"].map(read))
-      .assistant("I read the four files.")
-      .user("Now run the tests.")
-      .build(),
-  );
+  session.append(...fourReads(session.sessionId));
   return session;
 }
 
