@@ -223,15 +223,20 @@ describe("the local estimate of audio", () => {
   });
 
   it("leaves other blocks, and audio whose data is no string, to the JSON estimate", () => {
-    const pdf = { type: "file", mediaType: "application/pdf", data: "JVBERi0x".repeat(1_000) };
     const broken = { type: "input_audio", input_audio: { data: 5, format: "wav" } };
     const notObject = { type: "input_audio", input_audio: "x" };
-    for (const block of [pdf, broken, notObject] as JsonObject[]) {
+    for (const block of [broken, notObject] as JsonObject[]) {
       expect(measureAudio(block)).toBeUndefined();
       expect(estimateBlockTokens(opaque(block))).toBe(
         4 + charsToTokens(JSON.stringify(block).length),
       );
     }
+    // A PDF is no audio; with no page object to count, it counts by its bytes too (pdf-tokens.test.ts).
+    const pdf = { type: "file", mediaType: "application/pdf", data: "JVBERi0x".repeat(1_000) };
+    expect(measureAudio(pdf)).toBeUndefined();
+    expect(estimateBlockTokens(opaque(pdf))).toBe(
+      4 + charsToTokens(JSON.stringify(pdf).length - pdf.data.length) + Math.ceil(6_000 / 64),
+    );
     // Gemini's inline media of another type counts by its bytes, 64 a token (review 57c).
     const data = "iVBOR".repeat(1_000);
     const image = { inlineData: { mimeType: "image/png", data } } as JsonObject;

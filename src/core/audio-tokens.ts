@@ -128,26 +128,86 @@ export function measureAudio(block: JsonObject): MediaMeasure | undefined {
 
 /**
  * Decoded bytes per token of media other than audio sent inline as base64 (Gemini's
- * `inlineData`: a PDF, an image, a video): a provider counts them by page or frame (Gemini:
- * 258 tokens a PDF page), never by their text; at 4 characters a token a 400 kB PDF was 100k
- * tokens, a usage of 3k was not trusted, and the user's file went. 64 bytes a token is at or
- * above the count of a PDF page of 16 kB.
+ * `inlineData`: an image, a video; a PDF whose pages are not counted): a provider counts them by
+ * page or frame, never by their text; at 4 characters a token a 400 kB PDF was 100k tokens, a
+ * usage of 3k was not trusted, and the user's file went. 64 bytes a token is at or above the
+ * count of a PDF page of 16 kB.
  */
 const MEDIA_BYTES_PER_TOKEN = 64;
 
 /**
+ * Tokens a PDF page takes by the local estimate, where a document block's pages are counted
+ * (`pdfPages`): the low end of what Claude documents, 1,500 to 3,000 a page (each page's text
+ * and its image; a scanned page some 1,600), and near what OpenAI counts (each page's text and
+ * an image of it). The low end, since a usage under half the estimate is not trusted (the
+ * user's file would be folded away on a usage that says it fits), while a higher real count is
+ * learned from the first usage, as the text's is.
+ */
+export const PDF_PAGE_TOKENS = 1_500;
+
+/** The same for Gemini's `inlineData`: 258 tokens a page (ai.google.dev's document processing guide). */
+const GEMINI_PDF_PAGE_TOKENS = 258;
+
+/**
+ * A page object of a PDF (`/Type /Page`, not `/Pages`): one literal, spaces, another literal,
+ * so a scan linear in the bytes.
+ */
+const PAGE_OBJECT = /\/Type\s*\/Page(?![A-Za-z])/g;
+
+/** Base64 characters of a PDF's first 1,024 bytes, where its `%PDF-` header may sit. */
+const HEADER_BASE64 = 1_368;
+
+/**
+ * The pages of the PDF `data` holds (base64, or a `data:` URL of it) by its page objects, one
+ * decoding and one linear scan; `0` when it hides them (in compressed object streams: PDF 1.5's
+ * writers, LaTeX's), `undefined` when `data` is no PDF (only its head is decoded then).
+ */
+function pdfPages(data: string): number | undefined {
+  const base64 = data.startsWith("data:") ? data.slice(data.indexOf(",") + 1) : data;
+  try {
+    if (!atob(base64.slice(0, HEADER_BASE64)).includes("%PDF-")) return undefined;
+    return atob(base64).match(PAGE_OBJECT)?.length ?? 0;
+  } catch {
+    return undefined; // Not base64: no file.
+  }
+}
+
+/**
+ * The file data of a document block, in each shape the adapters carry: Anthropic's `document`
+ * (`source.data`), Chat Completions' `file` (`file.file_data`), the Responses API's `input_file`
+ * (`file_data`), the AI SDK's and LangChain's `file` (`data`).
+ */
+function documentData(block: JsonObject): JsonValue | undefined {
+  return (
+    objectAt(block, "source")?.["data"] ??
+    objectAt(block, "file")?.["file_data"] ??
+    block["file_data"] ??
+    block["data"]
+  );
+}
+
+/**
  * What the local estimate counts of media a provider's block carries, where that is not its
- * JSON: audio by its duration ({@link measureAudio}), other media sent inline as base64
- * (Gemini's `inlineData`) by its bytes, {@link MEDIA_BYTES_PER_TOKEN} a token. `undefined`
- * for any other block.
+ * JSON: audio by its duration ({@link measureAudio}); a PDF (a document block's file, Gemini's
+ * `inlineData`) by its pages where its page objects can be counted ({@link PDF_PAGE_TOKENS}
+ * each, 258 for Gemini); other media sent inline as base64 (Gemini's `inlineData`), and a PDF
+ * whose pages are hidden, by its bytes, {@link MEDIA_BYTES_PER_TOKEN} a token (a scan's 200 kB
+ * page comes near what it costs; a text page's 5 kB under it, learned from the first usage).
+ * Base64 counted as text was 4 times the bytes of a scan at 1,600 tokens a page: 667k tokens
+ * for a 2 MB scan of 10 pages. `undefined` for any other block (a file of another type too).
  */
 export function measureMedia(block: JsonObject): MediaMeasure | undefined {
   const audio = measureAudio(block);
   if (audio !== undefined) return audio;
-  const data = objectAt(block, "inlineData")?.["data"];
+  const inline = objectAt(block, "inlineData")?.["data"];
+  const data = inline ?? documentData(block);
   if (typeof data !== "string") return undefined;
+  const pages = pdfPages(data);
+  if (pages === undefined && inline === undefined) return undefined;
   return {
-    tokens: Math.ceil((data.length * 3) / 4 / MEDIA_BYTES_PER_TOKEN),
+    tokens: pages
+      ? pages * (inline === undefined ? PDF_PAGE_TOKENS : GEMINI_PDF_PAGE_TOKENS)
+      : Math.ceil((data.length * 3) / 4 / MEDIA_BYTES_PER_TOKEN),
     otherLength: jsonLength(block) - data.length,
   };
 }
