@@ -45,7 +45,17 @@
  *    field the schema does not have is refused in the API's words for one (R: "Unknown
  *    parameter: 'messages[1].content[1].file.data'.", pydantic/pydantic-ai; I: that the API
  *    refuses rather than ignores the reply's fields here).
- * Rules 7-11 are worded as the API words a type or value its schema refuses (R: "Invalid type for
+ * 12. A message, each of its parts (and the object a part carries: `image_url`, `input_audio`,
+ *    `file`), each tool call (and its `function` or `custom`) and a legacy `function_call` hold
+ *    only fields the schema has (D: the SDK's `ChatCompletion…Param` types). One it does not
+ *    have is refused in the API's words (R: "Unknown parameter: 'messages[1].content[1].file.data'.",
+ *    pydantic/pydantic-ai; "Unknown parameter: 'messages[1].tool_calls[0].index'.",
+ *    songquanpeng/one-api#1319). At the message's own level OpenAI now lets some through (a
+ *    reply's `annotations`, microsoft/agent-framework#2344) where strict hosts refuse them (R:
+ *    "Extra inputs are not permitted, field: 'messages[0].custom_fields'",
+ *    epam/ai-dial-adapter-openai#527): a portable request keeps to the schema (as rule 3), but
+ *    for what OpenAI's own reply holds (`annotations`) and the reasoning fields rule 6 governs.
+ * Rules 7-12 are worded as the API words a type or value its schema refuses (R: "Invalid type for
  * 'messages[1].content': expected one of a string or array of objects, but got an object
  * instead.", pydantic/pydantic-ai#2653; "Invalid type for 'messages[0].content': expected a
  * string, but got an array instead.", danny-avila/LibreChat#3111; "Missing required parameter:
@@ -159,6 +169,70 @@ function imageProblem(part: Json, param: string): RequestProblem | undefined {
   if (detail !== undefined && !IMAGE_DETAILS.includes(String(detail)))
     return invalidValue(`${param}.image_url.detail`, detail, IMAGE_DETAILS);
   return undefined;
+}
+
+/** Rule 12: the fields each message, part and tool call may hold, by role or type. */
+const MESSAGE_FIELDS: Record<string, string[]> = {
+  user: ["role", "content", "name"],
+  system: ["role", "content", "name"],
+  developer: ["role", "content", "name"],
+  assistant: [
+    "role",
+    "content",
+    "name",
+    "tool_calls",
+    "function_call",
+    "audio",
+    "refusal",
+    "annotations",
+    ...REASONING_FIELDS,
+  ],
+  tool: ["role", "content", "tool_call_id"],
+  function: ["role", "content", "name"],
+};
+const PART_FIELDS: Record<string, [string[], string?, string[]?]> = {
+  text: [["type", "text"]],
+  refusal: [["type", "refusal"]],
+  image_url: [["type", "image_url"], "image_url", ["url", "detail"]],
+  input_audio: [["type", "input_audio"], "input_audio", ["data", "format"]],
+  file: [["type", "file"], "file", ["file_data", "file_id", "filename"]],
+};
+const CALL_FIELDS: Record<string, string[]> = {
+  function: ["name", "arguments"],
+  custom: ["name", "input"],
+};
+
+/** The first field of `value` (an object) not among `known`, as a problem at `param`. */
+function unknownField(value: unknown, known: readonly string[], param: string) {
+  if (!isObject(value)) return undefined;
+  const extra = Object.keys(value).find((key) => !known.includes(key));
+  return extra === undefined ? undefined : unknownParameter(`${param}.${extra}`);
+}
+
+/** Rule 12: no field the schema does not have, in a message, its parts and its tool calls. */
+function unknownFieldProblem(message: Json, index: number): RequestProblem | undefined {
+  const param = `messages[${index}]`;
+  const problem = unknownField(message, MESSAGE_FIELDS[String(message["role"])] ?? [], param);
+  if (problem !== undefined) return problem;
+  const content = Array.isArray(message["content"]) ? (message["content"] as unknown[]) : [];
+  for (const [at, part] of content.entries()) {
+    const [fields, inner, innerFields] = PART_FIELDS[String((part as Json)["type"])] ?? [[]];
+    const problem =
+      unknownField(part, fields, `${param}.content[${at}]`) ??
+      (inner === undefined
+        ? undefined
+        : unknownField((part as Json)[inner], innerFields!, `${param}.content[${at}].${inner}`));
+    if (problem !== undefined) return problem;
+  }
+  const calls = Array.isArray(message["tool_calls"]) ? (message["tool_calls"] as Json[]) : [];
+  for (const [at, call] of calls.entries()) {
+    const type = String(call["type"]);
+    const problem =
+      unknownField(call, ["id", "type", type], `${param}.tool_calls[${at}]`) ??
+      unknownField(call[type], CALL_FIELDS[type] ?? [], `${param}.tool_calls[${at}].${type}`);
+    if (problem !== undefined) return problem;
+  }
+  return unknownField(message["function_call"], CALL_FIELDS["function"]!, `${param}.function_call`);
 }
 
 /** Rule 11: an assistant message's `audio`, the id of a previous audio response alone. */
@@ -329,6 +403,7 @@ export function chatMessagesProblem(
       toolCallTypeProblem(message, index) ??
       audioProblem(message, index) ??
       reasoningProblem(message, index, state) ??
+      unknownFieldProblem(message, index) ??
       pairingProblem(message, index, pairing);
     if (problem !== undefined) return problem;
   }

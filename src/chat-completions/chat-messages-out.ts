@@ -1,5 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import * as z from "zod/mini";
+import { withoutBookkeeping } from "../core/bookkeeping-keys.js";
 import { isSystemMessage, readableMessages } from "../core/conversation-structure.js";
 import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
@@ -14,7 +15,7 @@ import type {
 } from "../core/message.js";
 import { optionsSchema } from "../core/option-schemas.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
-import { without } from "../internal/plain-object.js";
+import { isPlainObject, without } from "../internal/plain-object.js";
 import {
   type ChatFields,
   copyJson,
@@ -118,6 +119,47 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
   return out;
 }
 
+/**
+ * Fields other APIs' system messages carry that no chat message has: LangChain's `id`,
+ * `additional_kwargs` and `response_metadata`, the AI SDK's `providerOptions`.
+ */
+const FOREIGN_SYSTEM_FIELDS = ["id", "additional_kwargs", "response_metadata", "providerOptions"];
+
+/** The text of a system message's content: a string, or its parts' texts, one a line. */
+function systemText(content: JsonValue | undefined): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const texts: string[] = [];
+  for (const part of content) {
+    const text = isPlainObject(part) ? part["text"] : undefined;
+    if (typeof text === "string" && text !== "") texts.push(text);
+  }
+  return texts.join("\n");
+}
+
+/**
+ * A mid-conversation system message as Chat Completions takes it. One in its shape (`role`
+ * `system` or `developer`, no `type`, content a string or `text` parts: the API's own) goes as
+ * it came, less the library's bookkeeping and the fields of other APIs' system messages
+ * ({@link FOREIGN_SYSTEM_FIELDS}), which the API refuses (`Unknown parameter`) as strict hosts
+ * do; another (a Responses `developer` item of `input_text` parts) as `{ role, content }` of its
+ * text, or not at all when it has none. It went verbatim, and the API refused it.
+ */
+function chatSystemMessage(message: JsonObject): JsonObject | undefined {
+  const { role, content } = message;
+  const ownShape =
+    (role === "system" || role === "developer") &&
+    !Object.hasOwn(message, "type") &&
+    (typeof content === "string" ||
+      (Array.isArray(content) &&
+        content.every((part) => isPlainObject(part) && part["type"] === "text")));
+  if (ownShape) return without(withoutBookkeeping(copyJson(message)), FOREIGN_SYSTEM_FIELDS);
+  const text = systemText(content);
+  return text === ""
+    ? undefined
+    : { role: role === "developer" ? "developer" : "system", content: text };
+}
+
 /** A tool result as a `tool` message; parts a tool message cannot hold (images) go to `moved`. */
 function toolMessage(block: ToolResultBlock, moved: JsonObject[]): JsonObject {
   const kept = fieldsOf(block);
@@ -204,7 +246,8 @@ export function writeChatMessages(
   for (const message of readableMessages(messages)) {
     if (message.generated !== undefined && message.role === "user") written.push(out.length);
     if (isSystemMessage(message)) {
-      out.push(copyJson((message.content[0] as SystemMessageBlock).block.message));
+      const system = chatSystemMessage((message.content[0] as SystemMessageBlock).block.message);
+      if (system !== undefined) out.push(system);
     } else if (
       (origins === undefined || origins.put(message, reused, out.length) === -1) &&
       !writeQuickChatMessage(message, out)

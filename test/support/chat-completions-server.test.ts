@@ -206,6 +206,91 @@ describe("the loopback Chat Completions API's field rules", () => {
       "Invalid type for 'messages[1].audio': expected an object, but got a string instead.",
     );
   });
+
+  it("12: refuses a field the schema does not have, in a message, a part or a tool call", () => {
+    const pdf = { file_data: "data:application/pdf;base64,JVBERi0=", filename: "a.pdf" };
+    const parts = [
+      { type: "text", text: "look" },
+      { type: "image_url", image_url: { url: "https://example.com/a.png", detail: "low" } },
+      { type: "input_audio", input_audio: { data: "UklGR", format: "wav" } },
+      { type: "file", file: pdf },
+    ];
+    const reply = {
+      role: "assistant",
+      content: null,
+      refusal: null,
+      annotations: [],
+      name: "helper",
+      tool_calls: [call("c1"), { id: "c2", type: "custom", custom: { name: "sh", input: "ls" } }],
+    };
+    const schema = [
+      { ...system, name: "rules" },
+      { role: "developer", content: [{ type: "text", text: "Be kind." }] },
+      { role: "user", content: parts, name: "ann" },
+      reply,
+      tool("c1"),
+      tool("c2"),
+      { role: "assistant", content: [{ type: "refusal", refusal: "No." }] },
+      user,
+    ];
+    expect(problem(schema)).toBeUndefined();
+    // The reasoning fields are rule 6's (ignored here, refused by Groq).
+    expect(
+      problem([user, { role: "assistant", content: "hi", reasoning_content: "…" }, user]),
+    ).toBe(undefined);
+    const refused: [unknown[], string][] = [
+      [[{ ...user, id: "msg_1" }], "messages[0].id"],
+      [[{ ...system, providerOptions: {} }, user], "messages[0].providerOptions"],
+      [[user, { ...reply, tool_calls: [call("c1")], id: "m" }, tool("c1")], "messages[1].id"],
+      [[user, calls("c1"), { ...tool("c1"), name: "read" }], "messages[2].name"],
+      [
+        [{ role: "user", content: [{ type: "text", text: "a", cache_control: {} }] }],
+        "messages[0].content[0].cache_control",
+      ],
+      [
+        [{ role: "user", content: [{ type: "file", file: { ...pdf, data: "x" } }] }],
+        "messages[0].content[0].file.data",
+      ],
+      [
+        [{ role: "user", content: [{ type: "image_url", image_url: { url: "u", size: 1 } }] }],
+        "messages[0].content[0].image_url.size",
+      ],
+      [
+        [user, { ...calls("c1"), tool_calls: [{ ...call("c1"), index: 0 }] }, tool("c1")],
+        "messages[1].tool_calls[0].index",
+      ],
+      [
+        [
+          user,
+          {
+            ...calls("c1"),
+            tool_calls: [
+              { ...call("c1"), function: { name: "r", arguments: "{}", parsed_arguments: {} } },
+            ],
+          },
+          tool("c1"),
+        ],
+        "messages[1].tool_calls[0].function.parsed_arguments",
+      ],
+      [
+        [
+          user,
+          {
+            role: "assistant",
+            content: null,
+            function_call: { name: "f", arguments: "{}", id: "x" },
+          },
+        ],
+        "messages[1].function_call.id",
+      ],
+    ];
+    for (const [messages, param] of refused) {
+      expect(chatMessagesProblem(messages, state())).toEqual({
+        message: `Unknown parameter: '${param}'.`,
+        param,
+      });
+    }
+  });
 });
 
 describe("ChatCompletionsServer through the openai SDK", () => {
