@@ -2,6 +2,7 @@ import type { Content } from "@google/genai";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { geminiContentsToOurs } from "./contents-in.js";
 import { writeGeminiContents } from "./contents-out.js";
+import { withPartialResponsesClosed } from "./partial-responses.js";
 
 /** `gen-0`, `gen-1`, …: the same ids for the same contents at every call. */
 function positions(): () => string {
@@ -13,8 +14,10 @@ function positions(): () => string {
  * Compacts a whole Gemini conversation (`generateContent`'s `contents`) in one call, as a
  * stateless server does for each request it gets: converts it, compacts it as the session
  * does (its default compactors, clamps, pins, stale thought signatures removed, the archive,
- * the last resort) and converts back. Resolves to the input array itself when nothing changed,
- * else hands back the caller's own contents for the messages left as they were.
+ * the last resort) and converts back. Calls that a last content of function responses leaves
+ * unanswered are closed as interrupted (Gemini takes no later response to them). Resolves to the
+ * input array itself when nothing changed, else hands back the caller's own contents for the
+ * messages left as they were.
  *
  * A failure of its compactor (a summarizer's outage) or of the archive does not reject: the
  * result's `error` holds it, and the last resort still fits the contents in the window (as in a
@@ -34,5 +37,7 @@ export const compactGeminiContents = oneCallHelper<Content>({
   // are the calls Gemini sent without an id (never written back; they name archive handles).
   from: (input, origins) =>
     geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }, origins),
+  // A last content answering only some of its turn's calls can take no more: they are closed.
+  prepare: withPartialResponsesClosed,
   to: writeGeminiContents,
 });
