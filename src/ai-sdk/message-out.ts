@@ -18,6 +18,7 @@ import {
   type SystemMessageBlock,
 } from "../core/message.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { systemText } from "../internal/system-text.js";
 import { sentBlocks } from "./foreign-parts.js";
 import { AI_SDK_KEY } from "./parts-in.js";
 import {
@@ -201,11 +202,25 @@ function partsOf<P>(
  */
 export function messageToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
   if (isSystemMessage(message)) {
-    out.push(
-      (message.content[0] as SystemMessageBlock).block.message as unknown as SystemModelMessage,
-    );
+    const system = systemToModel((message.content[0] as SystemMessageBlock).block.message);
+    if (system !== undefined) out.push(system);
     return;
   }
   if (message.role === "assistant") assistantToModel(message, toolNames, out);
   else userToModel(message, toolNames, out);
+}
+
+/**
+ * A mid-conversation system message as the AI SDK takes it: one in its shape (`role: "system"`,
+ * a string `content`, no `type`: its own, Anthropic's and most Chat Completions ones) as it was
+ * read; another (a Chat `developer` message, a Responses `developer` item, a system message of
+ * text parts) as `{ role: "system", content }` of its text, or not at all when it has none. It
+ * went verbatim, and the SDK refused the prompt ("messages do not match the ModelMessage[] schema").
+ */
+function systemToModel(message: JsonObject): SystemModelMessage | undefined {
+  const { role, content } = message;
+  if (role === "system" && typeof content === "string" && !Object.hasOwn(message, "type"))
+    return message as unknown as SystemModelMessage;
+  const text = systemText(content);
+  return text === "" ? undefined : { role: "system", content: text };
 }

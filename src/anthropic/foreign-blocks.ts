@@ -1,6 +1,7 @@
 import { hasAdapterMark, RESPONSES_TYPE_FAMILIES } from "../core/adapter-marks.js";
 import { BOOKKEEPING_KEYS, isBookkeepingKey } from "../core/bookkeeping-keys.js";
 import { COMPACTION_BLOCK_TYPE, type ContentBlock, type JsonObject } from "../core/message.js";
+import { systemText } from "../internal/system-text.js";
 
 // Which opaque blocks the Messages API can read. Ours carry, besides Anthropic's own blocks
 // (server tools, documents, compaction, blocks newer than the SDK), what the other adapters
@@ -89,18 +90,6 @@ const FOREIGN_SYSTEM_FIELDS: ReadonlySet<string> = new Set([
 
 function isTextPart(part: unknown): boolean {
   return typeof part === "object" && part !== null && (part as JsonObject)["type"] === "text";
-}
-
-/** The text of a system message's content: a string, or its parts' texts, one a line. */
-function systemText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const texts: string[] = [];
-  for (const part of content) {
-    const text = typeof part === "object" && part !== null ? (part as JsonObject)["text"] : "";
-    if (typeof text === "string" && text !== "") texts.push(text);
-  }
-  return texts.join("\n");
 }
 
 /**

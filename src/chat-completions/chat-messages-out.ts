@@ -16,6 +16,7 @@ import type {
 import { optionsSchema } from "../core/option-schemas.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { isPlainObject, without } from "../internal/plain-object.js";
+import { systemText } from "../internal/system-text.js";
 import {
   type ChatFields,
   copyJson,
@@ -124,18 +125,6 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
  * `additional_kwargs` and `response_metadata`, the AI SDK's `providerOptions`.
  */
 const FOREIGN_SYSTEM_FIELDS = ["id", "additional_kwargs", "response_metadata", "providerOptions"];
-
-/** The text of a system message's content: a string, or its parts' texts, one a line. */
-function systemText(content: JsonValue | undefined): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const texts: string[] = [];
-  for (const part of content) {
-    const text = isPlainObject(part) ? part["text"] : undefined;
-    if (typeof text === "string" && text !== "") texts.push(text);
-  }
-  return texts.join("\n");
-}
 
 /**
  * A mid-conversation system message as Chat Completions takes it. One in its shape (`role`

@@ -25,6 +25,7 @@ import { keyed } from "../core/message-shapes.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { copyJson } from "../internal/json-value.js";
 import { spreadWith } from "../internal/plain-object.js";
+import { systemText } from "../internal/system-text.js";
 import { CallsSoFar, inCallOrder } from "./calls-so-far.js";
 import { responseText } from "./parts-in.js";
 import { quickPartOf } from "./parts-quick.js";
@@ -50,19 +51,6 @@ function imageData(block: ImageBlock, fields: JsonObject | undefined): JsonObjec
   return {
     fileData: { mimeType: typeof kept === "string" ? kept : guessedImageType(uri), fileUri: uri },
   };
-}
-
-/** The text of a system message written mid-conversation (as the user's words to Gemini). */
-function systemText(message: JsonObject): string {
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) =>
-      typeof part === "object" && part !== null && "text" in part ? part["text"] : "",
-    )
-    .filter((text): text is string => typeof text === "string")
-    .join("\n");
 }
 
 function callPart(block: ToolUseBlock, fields: JsonObject | undefined): JsonObject {
@@ -127,7 +115,7 @@ export function partOf(
   calls: Pick<ReadonlyMap<string, ToolUseBlock>, "get">,
 ): JsonObject {
   if (block.type === "opaque") {
-    if (isSystemMessageBlock(block)) return { text: systemText(block.block.message) };
+    if (isSystemMessageBlock(block)) return { text: systemText(block.block.message["content"]) };
     const { [GEMINI_CONTENT_MARKS_KEY]: _marks, ...part } = block.block;
     return part;
   }

@@ -138,8 +138,8 @@ function humanMessage(
 
 /**
  * A carried system message as LangChain's: its content (each block without any adapter's
- * marks) and LangChain's own fields; another adapter's (the AI SDK's `providerOptions`, a
- * Responses item's `type`) are left out.
+ * marks, another API's text parts as `text` blocks) and LangChain's own fields; another
+ * adapter's (the AI SDK's `providerOptions`, a Responses item's `type`) are left out.
  */
 function systemMessage(message: Message): BaseMessage {
   const block = message.content[0];
@@ -149,10 +149,18 @@ function systemMessage(message: Message): BaseMessage {
     if (Object.hasOwn(carried, key)) fields[key] = carried[key];
   const { content } = fields;
   if (Array.isArray(content))
-    fields["content"] = content.map((part: unknown) =>
-      isRecord(part) ? withoutMarks(part) : part,
-    );
+    fields["content"] = content.map((part: unknown) => (isRecord(part) ? systemPart(part) : part));
   return new SystemMessage(withBinaryBack(fields, carried[OPAQUE_BINARY_KEY]) as never);
+}
+
+/**
+ * A system message's part as LangChain's, without any adapter's marks: another API's text part
+ * (a Responses item's `input_text`) as a `text` block, which every chat model takes.
+ */
+function systemPart(part: Record_): unknown {
+  const { type, text } = part;
+  if (type !== "text" && typeof text === "string") return { type: "text", text };
+  return withoutMarks(part);
 }
 
 /** A tool result as a tool message; `index` numbers the results of one message of ours. */
