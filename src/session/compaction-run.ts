@@ -10,8 +10,8 @@ import { type CompactionRunOutcome, countedNothing } from "./compaction-report.j
 import { computeStep } from "./compute-step.js";
 import { type ComputedStep, Landing } from "./landing.js";
 import { failedEvent, type RunStep, skippedEvent } from "./run-events.js";
-import { type RunKind, type RunPolicy, runPolicy } from "./run-policy.js";
-import type { CompactionRunnerSettings, CompactionRunOptions } from "./run-settings.js";
+import { type RunKind, runPolicy } from "./run-policy.js";
+import type { CompactionRunnerSettings, CompactionRunOptions, RunState } from "./run-settings.js";
 import { asCompactionError, strategyOf } from "./strategy.js";
 import { trimShare } from "./trim-share.js";
 import { reportOverflow, trimOnOverflow } from "./trim-stage.js";
@@ -19,25 +19,6 @@ import { reportOverflow, trimOnOverflow } from "./trim-stage.js";
 export type { CompactionRunnerSettings, CompactionRunOptions };
 
 type Computed = ComputedStep;
-
-/** One run's state: the conversation the pending results were computed from, and them. */
-interface RunState {
-  readonly policy: RunPolicy;
-  readonly options: CompactionRunOptions;
-  readonly outcome: CompactionRunOutcome;
-  from: readonly Message[];
-  generation: number;
-  working: readonly Message[];
-  pending: Computed[];
-  /** The commit step's `begin`, once called: whether this worker may compact. */
-  began: Promise<boolean> | undefined;
-  /** The last compactor this run ran (it was due), whether or not it changed anything. */
-  ran?: Compactor;
-  /** Whether a compactor's change landed in this run. */
-  landed?: boolean;
-  /** Whether the run's failure is the archive's (a compactor's result could not be kept). */
-  archiveFailed?: boolean;
-}
 
 /**
  * The stage loop of every compaction, automatic and manual alike: plan (is each compactor

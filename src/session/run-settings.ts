@@ -1,5 +1,6 @@
 import type { Compactor } from "../core/compactor.js";
 import { compactorTarget } from "../core/compactor.js";
+import type { Message } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
 import type { CostAccumulator } from "../models/cost-accumulator.js";
 import type { ResolvedModelPricing } from "../models/model-pricing.js";
@@ -8,8 +9,11 @@ import type { ArchiveKeeper } from "./archive-keeper.js";
 import type { BackgroundGate } from "./background.js";
 import type { CompactionCommit } from "./compaction-commit.js";
 import type { CompactionHooks } from "./compaction-hooks.js";
+import type { CompactionRunOutcome } from "./compaction-report.js";
 import type { History } from "./history.js";
+import type { ComputedStep } from "./landing.js";
 import type { SessionLimits } from "./options.js";
+import type { RunPolicy } from "./run-policy.js";
 import type { SessionEvents } from "./session-events.js";
 
 /** Options of one run. */
@@ -72,4 +76,23 @@ export function pricedTiming(
     return { budget: new RewriteBudget(pricing, Math.floor(target * contextLimit)), compactor };
   }
   return undefined;
+}
+
+/** One run's state: the conversation the pending results were computed from, and them. */
+export interface RunState {
+  readonly policy: RunPolicy;
+  readonly options: CompactionRunOptions;
+  readonly outcome: CompactionRunOutcome;
+  from: readonly Message[];
+  generation: number;
+  working: readonly Message[];
+  pending: ComputedStep[];
+  /** The commit step's `begin`, once called: whether this worker may compact. */
+  began: Promise<boolean> | undefined;
+  /** The last compactor this run ran (it was due), whether or not it changed anything. */
+  ran?: Compactor;
+  /** Whether a compactor's change landed in this run. */
+  landed?: boolean;
+  /** Whether the run's failure is the archive's (a compactor's result could not be kept). */
+  archiveFailed?: boolean;
 }
