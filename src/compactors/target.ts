@@ -17,6 +17,9 @@ export function targetBudget(
   const used = context?.contextUsed;
   const overhead =
     used === undefined || !Number.isFinite(used) ? 0 : Math.max(0, used - messagesEstimate);
+  // The system prompt and tools alone over the window (or a usage far above the estimate): no
+  // target can be met, and removing everything down to one would only lose context.
+  if (overhead >= limit) return undefined;
   return Math.floor(targetUtilization * limit) - overhead;
 }
 

@@ -65,7 +65,9 @@ export function trimShareOf(
   const { contextUsed, contextLimit } = measure;
   const due = run.failed ? {} : stillDue(measure, settings, run, overheadAboveTrigger);
   let share = due.below;
-  const mustFit = contextUsed > TRIM_AT * contextLimit;
+  // The system prompt and tools alone over the window (or a usage far above the estimate): no
+  // trim makes the request fit, and one down to the latest request would only lose context.
+  const mustFit = contextUsed > TRIM_AT * contextLimit && measure.overhead < contextLimit;
   const { trimTarget } = settings;
   if (mustFit && trimTarget !== undefined) share = Math.min(share ?? trimTarget, trimTarget);
   if (share === undefined) return undefined;
