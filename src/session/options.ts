@@ -246,7 +246,7 @@ export function backgroundCeiling(option: AgentSessionOptions["background"]): nu
 }
 
 /** What is wrong with a `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor. */
-function compactorOptionProblem(value: unknown): string | undefined {
+export function compactorOptionProblem(value: unknown): string | undefined {
   if (value === false) return undefined;
   if (isPlainObject(value) && "type" in value) {
     if (value["type"] === "llm" || value["type"] === "hybrid") {

@@ -1,4 +1,5 @@
 import { runStages } from "../compactors/stage-loop.js";
+import { throwIfAborted } from "../core/abort.js";
 import type { ArchiveRecord } from "../core/archive-record.js";
 import {
   type CompactionOutput,
@@ -151,6 +152,9 @@ export class StatelessCompaction {
       facts?: IntakeFacts | undefined;
     },
   ): Promise<StatelessOutcome> {
+    // Aborted before it starts: nothing runs, as an abort during it rejects (a compactor that
+    // never reads the signal would otherwise compact anyway).
+    throwIfAborted(options.signal);
     const estimate = options.estimate ?? estimateTokens(conversation);
     const overhead = Math.max(0, contextUsed - estimate);
     const { facts } = options;

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { type CompactorType, thresholdFromType } from "../compactors/compactor-type.js";
 import type { AsyncCompactor, CompactionResult, Compactor } from "../core/compactor.js";
 import type { CompactionError } from "../core/errors.js";
 import {
@@ -9,9 +10,15 @@ import {
   SHARE_SCHEMA,
   TOKENS_SCHEMA,
 } from "../core/option-schemas.js";
+import { isPlainObject } from "../internal/plain-object.js";
 import type { CompactionArchive } from "./archive.js";
 import { CompactionMemory } from "./compaction-memory.js";
-import { ARCHIVE_OPTION_SCHEMA, booleanOrShare, runnableCompactor } from "./options.js";
+import {
+  ARCHIVE_OPTION_SCHEMA,
+  booleanOrShare,
+  compactorOptionProblem,
+  runnableCompactor,
+} from "./options.js";
 
 /**
  * What a stateless path (one that gets the whole conversation with each request and keeps
@@ -22,10 +29,12 @@ export interface StatelessCompactionOptions {
   /** The model's context window in tokens. */
   contextLimit: number;
   /**
-   * What compacts: any `Compactor` (run with `compact`) or `AsyncCompactor` (`compactAsync`).
+   * What compacts, as the session's option: any `Compactor` (run with `compact`) or
+   * `AsyncCompactor` (`compactAsync`), `{ type: "threshold", config? }`, or `false` for none (the
+   * `llmCompactor` alone, or only the last resort).
    * @default the session's: what `new AgentSession({ contextLimit })` runs
    */
-  compactor?: Compactor | AsyncCompactor;
+  compactor?: Compactor | AsyncCompactor | CompactorType | false;
   /**
    * A summarizer run after `compactor`, judged on what it left, as the session's `llmCompactor`
    * (the default compactor then drops nothing: the summarizer folds the old turns). @default none
@@ -67,7 +76,20 @@ function isStringMap(map: Map<unknown, unknown>): boolean {
 /** The schemas of {@link StatelessCompactionOptions}, for each entry's strict schema. */
 export const STATELESS_COMPACTION_SHAPE = {
   contextLimit: positiveWholeNumber("tokens"),
-  compactor: z.exactOptional(runnableCompactor<Compactor>()),
+  compactor: z.exactOptional(
+    z.pipe(
+      z.unknown().check(
+        z.superRefine((value, context) => {
+          const problem = compactorOptionProblem(value);
+          if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+        }),
+      ),
+      // A type is built where it enters, its config checked once (not at each step).
+      z.transform((value) =>
+        isPlainObject(value) && "type" in value ? thresholdFromType(value as CompactorType) : value,
+      ),
+    ),
+  ) as unknown as z.ZodMiniOptional<z.ZodMiniType<Compactor | CompactorType | false>>,
   llmCompactor: z.exactOptional(runnableCompactor<AsyncCompactor>()),
   overheadTokens: z.exactOptional(TOKENS_SCHEMA),
   summaries: z.exactOptional(
