@@ -41,7 +41,7 @@ export const COMPACTION_ATTRIBUTES = Object.freeze({
   TOKENS_AFTER: "agent_compaction.tokens.after",
   MESSAGES_BEFORE: "agent_compaction.messages.before",
   MESSAGES_AFTER: "agent_compaction.messages.after",
-  /** For `trimmed`: the oldest messages removed. */
+  /** For `trimmed`, and a compaction that removed messages (`dropOldest`): how many. */
   MESSAGES_REMOVED: "agent_compaction.messages.removed",
   TURNS_COMPACTED: "agent_compaction.turns_compacted",
   TOOL_RESULTS_SUMMARIZED: "agent_compaction.tool_results.summarized",

@@ -6,7 +6,7 @@ import { toModelMessages } from "../ai-sdk/model-messages.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
 import { toChatMessages } from "../chat-completions/chat-messages-out.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
-import { SUMMARY_PREFIX } from "../core/summary-format.js";
+import { SUMMARY_PREFIX, TRIM_NOTICE } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { toGeminiContents } from "../gemini/contents-out.js";
 import { toLangChainMessages } from "../langchain/messages-out.js";
@@ -80,6 +80,43 @@ describe("holdsCompaction on every converter's output", () => {
       expect([name, holdsCompaction(convert(before))]).toEqual([name, false]);
       expect([name, holdsCompaction(convert(session.messages))]).toEqual([name, true]);
     }
+  });
+});
+
+describe("holdsCompaction after the default session's compaction", () => {
+  it("finds the notice of messages removed in each provider's messages, as in the session's own", async () => {
+    const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
+    const session = new AgentSession({ contextLimit: 4_000 });
+    session.append(
+      ...new ConversationBuilder({ sessionId: session.sessionId })
+        .user("Fix.")
+        .toolCalls(["a", "b", "c", "d"].map(read))
+        .assistant("ok")
+        .user("next")
+        .build(),
+    );
+    const before = session.messages;
+    const report = await session.maybeCompact();
+    expect(report.boundaries[0]?.messagesRemoved).toBeGreaterThan(0);
+    expect(session.messages.some((message) => message.generated === "notice")).toBe(true);
+    expect(holdsCompaction(session.messages)).toBe(true);
+    const converters = {
+      toAnthropicMessages,
+      toResponsesInput,
+      toModelMessages,
+      toChatMessages,
+      toGeminiContents,
+      toLangChainMessages,
+    } as const;
+    for (const [name, convert] of Object.entries(converters)) {
+      expect([name, holdsCompaction(convert(before))]).toEqual([name, false]);
+      expect([name, holdsCompaction(convert(session.messages))]).toEqual([name, true]);
+    }
+    // A client that joins the notice and the request into one text.
+    expect(holdsCompaction([{ role: "user", content: `${TRIM_NOTICE}\nnext` }])).toBe(true);
+    expect(holdsCompaction([{ role: "user", content: `${TRIM_NOTICE}, said the user` }])).toBe(
+      false,
+    );
   });
 });
 

@@ -335,3 +335,27 @@ describe("traceCompactions on a real session", () => {
     expect(compaction?.attributes[A.MESSAGES_AFTER]).toBe(session.messages.length);
   });
 });
+
+describe("the span of a run without a start event (a synchronous compactor's)", () => {
+  it("records the window and the messages the default compactor removed (review 59f, F4)", async () => {
+    const { tracer, spans } = memoryTracing();
+    const session = new AgentSession({ contextLimit: 4_000 });
+    traceCompactions(session, { tracer });
+    const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
+    session.append(
+      ...new ConversationBuilder({ sessionId: session.sessionId })
+        .user("Fix.")
+        .toolCalls(["a", "b", "c", "d"].map(read))
+        .assistant("ok")
+        .user("next")
+        .build(),
+    );
+    const report = await session.maybeCompact();
+    const removed = report.boundaries[0]?.messagesRemoved ?? 0;
+    expect(removed).toBeGreaterThan(0);
+    const span = spans().find((each) => each.name === COMPACTION_SPAN_NAME);
+    expect(span?.attributes[A.STRATEGY]).toBe("threshold");
+    expect(span?.attributes[A.MESSAGES_REMOVED]).toBe(removed);
+    expect(span?.attributes[A.CONTEXT_LIMIT]).toBe(4_000);
+  });
+});

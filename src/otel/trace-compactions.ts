@@ -49,6 +49,8 @@ export interface TracedSession {
   readonly sessionId?: string;
   /** Read for the message counts before and after a run. */
   readonly messages: readonly unknown[];
+  /** Recorded as `agent_compaction.context_limit` on a run without a start event (a sync compactor's). */
+  readonly contextLimit?: number;
 }
 
 /** Options of {@link traceCompactions}. */
@@ -247,7 +249,10 @@ class CompactionTracing {
       this.#open.delete(runId);
       return { run: open, requests: this.#runs?.close(runId) ?? 0 };
     }
-    const span = this.#startSpan(event.strategy, event.trigger, () => ({}));
+    const span = this.#startSpan(event.strategy, event.trigger, () => {
+      const limit = this.#session.contextLimit;
+      return typeof limit === "number" ? { [A.CONTEXT_LIMIT]: limit } : {};
+    });
     if (span === undefined) return undefined;
     return {
       run: { span, strategy: event.strategy, trigger: event.trigger, named: false },
@@ -311,6 +316,9 @@ class CompactionTracing {
             ? {}
             : { [A.MESSAGES_BEFORE]: event.messagesBefore }),
           [A.MESSAGES_AFTER]: event.messagesAfter ?? this.#session.messages.length,
+          ...(result.messagesRemoved === undefined
+            ? {}
+            : { [A.MESSAGES_REMOVED]: result.messagesRemoved }),
           [A.TURNS_COMPACTED]: result.turnsCompacted,
           [A.TOOL_RESULTS_SUMMARIZED]: result.toolResultsSummarized,
           [A.TOOL_RESULTS_REDACTED]: result.toolResultsRedacted,
