@@ -45,13 +45,33 @@ describe("errors", () => {
     expect(thrown?.issues).toEqual([
       { path: ["id"], message: "Invalid input: expected string, received number" },
       { path: ["kind"], message: 'Invalid input: expected "text"' },
-      { path: [], message: 'Unrecognized key: "bogus"' },
+      { path: ["bogus"], message: 'Unrecognized key: "bogus"' },
     ]);
     expect(safeParse(schema, {}).error?.issues[0]?.message).toBe(
       "Invalid input: expected string, received undefined",
     );
     expect(z.config().localeError).toBeUndefined();
     expect(schema.safeParse({}).error?.issues[0]?.message).toBe("Invalid input");
+  });
+});
+
+describe("an unknown key", () => {
+  it("is named by its path, each of several apart, nested ones under their object", () => {
+    const schema = z.strictObject({ inner: z.strictObject({ a: z.number() }) });
+    let thrown: ValidationError | undefined;
+    try {
+      parseOrThrow(schema, { inner: { a: 1, b: 2 }, c: 3, d: 4 }, "options");
+    } catch (error) {
+      thrown = error as ValidationError;
+    }
+    expect(thrown?.issues).toEqual(
+      expect.arrayContaining([
+        { path: ["inner", "b"], message: 'Unrecognized key: "b"' },
+        { path: ["c"], message: 'Unrecognized key: "c"' },
+        { path: ["d"], message: 'Unrecognized key: "d"' },
+      ]),
+    );
+    expect(thrown?.issues).toHaveLength(3);
   });
 });
 

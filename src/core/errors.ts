@@ -227,10 +227,16 @@ export function parseOrThrow<T>(schema: z.ZodMiniType<T>, value: unknown, subjec
   if (parsed.success) return parsed.data;
   throw new ValidationError(
     subject,
-    parsed.error.issues.map((issue) => ({
-      path: issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
-      message: issue.message,
-    })),
+    parsed.error.issues.flatMap((issue) => {
+      const path = issue.path.map((part) => (typeof part === "symbol" ? String(part) : part));
+      // Each unknown key named by its path, as every other issue's field is.
+      if (issue.code === "unrecognized_keys")
+        return issue.keys.map((key) => ({
+          path: [...path, key],
+          message: `Unrecognized key: ${quoted(key)}`,
+        }));
+      return [{ path, message: issue.message }];
+    }),
   );
 }
 

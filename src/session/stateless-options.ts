@@ -140,7 +140,7 @@ export interface CompactedMessages<T> {
   compacted: boolean;
   /** What the compactor reported. */
   result: CompactionResult;
-  /** The context the decision was taken on. */
+  /** The context the decision was taken on: the messages' before compaction (and the overhead). */
   contextUsed: number;
   /**
    * A compactor's failure (a summarizer's outage, a timeout) or the archive's, when one failed:
