@@ -143,7 +143,10 @@ export function fromChatMessages(
 
 /**
  * {@link fromChatMessages} of an array, its options checked (a one-call helper's `idPrefix`
- * too); `origins` told of the chat messages each message was read from alone.
+ * too); `origins` told of the chat messages each message was read from alone, and whether the
+ * writing mends one (`mends`).
+ * @throws {ValidationError} naming each malformed message, and one a getter or proxy of which
+ * threw (its error the cause).
  */
 export function chatMessagesToOurs(
   messages: readonly unknown[],
@@ -164,15 +167,18 @@ export function chatMessagesToOurs(
     builder = new MessageBuilder(once, origins);
     readInFull(messages, issues, builder);
   }
-  if (issues.length > 0) throw new ValidationError("Chat Completions messages", issues);
+  if (issues.length > 0) throw new ValidationError(WHAT, issues);
   const built = checkMadeByOptions(builder.messages, "fromChatMessages options");
   // Read quickly, every value nests at most 64 levels, and so does its place under `extra`.
   // Read in full, a value was checked from where it stood, up to 256 levels: kept 2 or 3
   // levels deeper under `extra`, it may pass the messages' limit, so they are checked whole.
   if (quick) rememberBuilt(built);
-  else assertMessages(built, "Chat Completions messages");
+  else assertMessages(built, WHAT);
+  if (origins !== undefined && builder.mends) origins.mends = true;
   return builder.messages;
 }
+
+const WHAT = "Chat Completions messages";
 
 /** One message (a copy) read into `read`, its issues reported. */
 function readMessage(
@@ -192,28 +198,74 @@ function readMessage(
     });
     return;
   }
-  read.add(message["role"], messageBlocks({ issues, path: [index] }, message as JsonObject));
+  const copy = message as JsonObject;
+  const blocks = messageBlocks({ issues, path: [index] }, copy);
+  read.add(message["role"], blocks, false, isMended(copy));
+}
+
+/**
+ * Whether the writing mends `message` (a copy, read): one the API refuses (review 52b's finding
+ * 8: with nothing to compact, the caller's array went out as it came). A user message without
+ * content (or `null`), an assistant message of neither content nor calls (nor a function call
+ * or a refusal), an empty `tool_calls`, an `audio` as the response gave it (its base64 data,
+ * written `{ id }`), a tool message holding a part other than text (written to a user message
+ * of its own). The quick reading tells of the messages it reads.
+ */
+function isMended(message: JsonObject): boolean {
+  const { role, content } = message;
+  const calls = message["tool_calls"];
+  if (role === "user") return content === undefined || content === null;
+  if (role === "tool")
+    return (
+      Array.isArray(content) && content.some((part) => (part as JsonObject)["type"] !== "text")
+    );
+  if (role !== "assistant") return false;
+  // An assistant message answers with content, calls, a deprecated function call or a refusal.
+  const answered =
+    calls !== undefined ||
+    message["function_call"] !== undefined ||
+    message["refusal"] !== undefined;
+  return (
+    (Array.isArray(calls) && calls.length === 0) ||
+    ((content === undefined || content === null) && !answered) ||
+    isReplyAudio(message["audio"])
+  );
+}
+
+/** Whether an assistant message's `audio` holds more than the `{ id }` a request takes. */
+function isReplyAudio(audio: unknown): boolean {
+  if (audio === undefined || audio === null) return false;
+  if (typeof audio !== "object" || Array.isArray(audio)) return true;
+  const keys = Object.keys(audio);
+  return keys.length !== 1 || keys[0] !== "id";
 }
 
 /**
  * Reads the messages into `read` from a copy of the whole: nothing of the caller's is shared,
  * and whatever JSON cannot hold is reported.
+ * @throws {ValidationError} when a getter or proxy of a message threw (see {@link unreadable}).
  */
 export function readInFull(
   messages: readonly unknown[],
   issues: ValidationIssue[],
   read: ReadMessages,
 ): void {
-  // Each message copied apart: an issue (one nesting too deep too) names the message it is in.
-  for (let index = 0; index < messages.length; index += 1)
-    readMessage(normalizeJson(messages[index], [index], issues) ?? null, index, issues, read);
+  let index = 0;
+  try {
+    // Each message copied apart: an issue (one nesting too deep too) names the message it is in.
+    for (; index < messages.length; index += 1)
+      readMessage(normalizeJson(messages[index], [index], issues) ?? null, index, issues, read);
+  } catch (error) {
+    throw unreadable(issues, index, error);
+  }
 }
 
 /**
  * Reads the messages into `read` as {@link readInFull} reads them, the common ones from the
- * caller's own message (their blocks hold only its strings), each other one from a copy of it
- * alone; `false` (nothing reported, `read` to be dropped) when one cannot be copied so: the
- * full reading names why.
+ * caller's own message (their blocks hold only its strings, each field read once), each other
+ * one from a copy of it alone; `false` (nothing reported, `read` to be dropped) when one cannot
+ * be copied so: the full reading names why.
+ * @throws {ValidationError} when a getter or proxy of a message threw (see {@link unreadable}).
  */
 export function readQuickly(
   messages: readonly unknown[],
@@ -221,16 +273,31 @@ export function readQuickly(
   read: ReadMessages,
 ): boolean {
   const found: ValidationIssue[] = [];
-  for (let index = 0; index < messages.length; index += 1) {
-    const message = messages[index];
-    if (readQuickChatMessage(message, read)) continue;
-    // The depth of a message inside the array, as the copy of the whole would meet it.
-    const one = copyJson(message, 1);
-    if (one === undefined) return false;
-    readMessage(one, index, found, read);
+  let index = 0;
+  try {
+    for (; index < messages.length; index += 1) {
+      const message = messages[index];
+      if (readQuickChatMessage(message, read)) continue;
+      // The depth of a message inside the array, as the copy of the whole would meet it.
+      const one = copyJson(message, 1);
+      if (one === undefined) return false;
+      readMessage(one, index, found, read);
+    }
+  } catch (error) {
+    throw unreadable([...issues, ...found], index, error);
   }
   for (const issue of found) issues.push(issue);
   return true;
+}
+
+/**
+ * The error of a message that could not be read (a getter or a proxy's trap threw, anywhere in
+ * it): bad input, named by its index beside the issues found before it, the error its cause.
+ */
+function unreadable(issues: ValidationIssue[], index: number, error: unknown): ValidationError {
+  if (ValidationError.isInstance(error)) return error;
+  const issue = { path: [index], message: "could not be read (a getter or proxy threw)" };
+  return new ValidationError(WHAT, [...issues, issue], { cause: error });
 }
 
 /** Builds our messages in order: joins a run of tool messages into one, numbers turns. */
@@ -243,6 +310,8 @@ class MessageBuilder implements ReadMessages {
   #toolsFrom = 0;
   /** The chat message {@link add} is given next (it is given each, in order). */
   #item = 0;
+  /** Whether the writing mends a message read (see `isMended`). */
+  mends = false;
 
   constructor(options: TurnBuilderOptions, origins?: ItemOrigins<ChatCompletionMessageParam>) {
     this.#turns = new TurnBuilder(options);
@@ -253,8 +322,9 @@ class MessageBuilder implements ReadMessages {
     return this.#turns.messages;
   }
 
-  add(role: string, blocks: ContentBlock[], exact = false): void {
+  add(role: string, blocks: ContentBlock[], exact = false, mended = false): void {
     const item = this.#item++;
+    if (mended) this.mends = true;
     const made = this.messages.length;
     if (role === "tool" || role === "function") {
       if (this.#tools !== undefined) this.#tools.push(...blocks);

@@ -25,9 +25,10 @@ export function joinedUserMessages(out: JsonObject[], written: readonly number[]
   };
   for (let index = 0; index < out.length; index += 1) {
     const message = out[index]!;
-    const user = message["role"] === "user";
-    if (user && library.has(index))
-      pending = pending === undefined ? message : join(pending, message, true);
+    const ours = library.has(index);
+    // A role read only where it matters: most messages are the caller's own, read before.
+    const user = (ours || pending !== undefined) && message["role"] === "user";
+    if (user && ours) pending = pending === undefined ? message : join(pending, message, true);
     else if (user && pending !== undefined) {
       joined.push(join(pending, message, false));
       pending = undefined;

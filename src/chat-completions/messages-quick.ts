@@ -13,36 +13,49 @@ import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
  * message `{ role, content }` of a string; a tool message `{ role, tool_call_id, content }` of
  * strings; an assistant message `{ role, content?, tool_calls? }` whose content is a string or
  * `null` and whose calls are `{ id, type: "function", function: { name, arguments } }` of
- * strings, the id and name not empty. Each value is read once, checked, then used, so the blocks
- * hold nothing of the caller's but the strings checked. `false`, nothing read, for any other
- * field or value: the full reading decides (and names the issues). `messages-quick.test.ts`
- * holds it to that.
+ * strings, the id and name not empty. Each field is read once (in one walk over the keys),
+ * checked, then used, so the blocks hold nothing of the caller's but the strings checked, and a
+ * getter is asked once. `false`, nothing read, for any other field or value: the full reading
+ * decides (and names the issues). `messages-quick.test.ts` holds it to that.
  */
 export function readQuickChatMessage(message: unknown, read: ReadMessages): boolean {
-  const role = isPlainObject(message) ? message["role"] : undefined;
-  if (role !== "user" && role !== "tool" && role !== "assistant") return false;
-  const blocks = quickChatBlocks(message as Record<string, unknown>, role);
-  if (blocks === undefined) return false;
-  read.add(role, blocks, role !== "assistant" || writtenAsRead(message as Record<string, unknown>));
-  return true;
-}
-
-/**
- * Whether the writing gives back an assistant message the quick reading took as it was: one of
- * calls, or of a string content alone (without calls, `null` or no content is written `""`,
- * and an empty `tool_calls` is left out).
- */
-function writtenAsRead(message: Record<string, unknown>): boolean {
-  const calls = message["tool_calls"];
-  return calls === undefined
-    ? typeof message["content"] === "string"
-    : (calls as unknown[]).length > 0;
+  if (!isPlainObject(message)) return false;
+  let role: unknown;
+  let content: unknown;
+  let toolCallId: unknown;
+  let calls: unknown;
+  let count = 0;
+  for (const key in message) {
+    if (!HAS_OWN.call(message, key)) return false;
+    const value = message[key];
+    if (value === undefined) return false;
+    if (key === "role") role = value;
+    else if (key === "content") content = value;
+    else if (key === "tool_call_id") toolCallId = value;
+    else if (key === "tool_calls") calls = value;
+    else return false;
+    count += 1;
+  }
+  if (role === "user") {
+    if (count !== 2 || typeof content !== "string") return false;
+    read.add(role, listOf<ContentBlock>(textBlock(content, FORM_EXTRA.string)), true);
+    return true;
+  }
+  if (role === "tool") {
+    if (count !== 3 || !isNonEmptyString(toolCallId) || typeof content !== "string") return false;
+    read.add(role, listOf<ContentBlock>(toolResultBlock(toolCallId, content, false)), true);
+    return true;
+  }
+  return role === "assistant" && toolCallId === undefined && quickAssistant(content, calls, read);
 }
 
 /** Where messages read go, in order: each one's role and blocks. */
 export interface ReadMessages {
-  /** `exact`: the writing gives the message back as it was read (the quick reading knows). */
-  add(role: string, blocks: ContentBlock[], exact?: boolean): void;
+  /**
+   * `exact`: the writing gives the message back as it was read (the quick reading knows);
+   * `mended`: the writing mends it (a message the API refuses: see `compact-messages.ts`).
+   */
+  add(role: string, blocks: ContentBlock[], exact?: boolean, mended?: boolean): void;
 }
 
 const NOWHERE: ReadMessages = { add() {} };
@@ -52,45 +65,7 @@ export function isQuickChatMessage(message: unknown): boolean {
   return readQuickChatMessage(message, NOWHERE);
 }
 
-function quickChatBlocks(
-  message: Record<string, unknown>,
-  role: "user" | "tool" | "assistant",
-): ContentBlock[] | undefined {
-  switch (role) {
-    case "user": {
-      if (!hasExactly(message, USER_KEYS)) return undefined;
-      const content = message["content"];
-      if (typeof content !== "string") return undefined;
-      return listOf<ContentBlock>(textBlock(content, FORM_EXTRA.string));
-    }
-    case "tool": {
-      if (!hasExactly(message, TOOL_KEYS)) return undefined;
-      const toolUseId = message["tool_call_id"];
-      const content = message["content"];
-      if (!isNonEmptyString(toolUseId) || typeof content !== "string") return undefined;
-      return listOf<ContentBlock>(toolResultBlock(toolUseId, content, false));
-    }
-    default:
-      return quickAssistantBlocks(message);
-  }
-}
-
-const USER_KEYS = ["role", "content"];
-const TOOL_KEYS = ["role", "tool_call_id", "content"];
-const ASSISTANT_KEYS = ["role", "content", "tool_calls"];
-const CALL_KEYS = ["id", "type", "function"];
-const FUNCTION_KEYS = ["name", "arguments"];
 const NO_CALLS: readonly unknown[] = [];
-
-/** Whether `value`'s own keys are all among `keys` (`exact`: all of them), none `undefined`. */
-function hasExactly(value: Record<string, unknown>, keys: readonly string[], exact = true) {
-  let count = 0;
-  for (const key in value) {
-    if (!HAS_OWN.call(value, key) || !keys.includes(key) || value[key] === undefined) return false;
-    count += 1;
-  }
-  return !exact || count === keys.length;
-}
 
 /** The form of an assistant message's content, as the full reading keeps it; `undefined` for another. */
 type ContentForm = "string" | "null" | "absent";
@@ -101,12 +76,10 @@ function contentForm(content: unknown): ContentForm | undefined {
   return content === undefined ? "absent" : undefined;
 }
 
-function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] | undefined {
-  if (!hasExactly(message, ASSISTANT_KEYS, false)) return undefined;
-  const content = message["content"];
-  const listed = message["tool_calls"];
+/** Reads into `read` an assistant message of its `content` and `tool_calls` (as read once). */
+function quickAssistant(content: unknown, listed: unknown, read: ReadMessages): boolean {
   const form = contentForm(content);
-  if (form === undefined || (listed !== undefined && !Array.isArray(listed))) return undefined;
+  if (form === undefined || (listed !== undefined && !Array.isArray(listed))) return false;
   const calls: readonly unknown[] = listed ?? NO_CALLS;
   const count = calls.length;
   // The form of the content is kept on the first block: the text, or else the first call.
@@ -118,22 +91,48 @@ function quickAssistantBlocks(message: Record<string, unknown>): ContentBlock[] 
   else if (count === 0) blocks[0] = textBlock("", FORM_EXTRA[form]);
   for (let index = 0; index < count; index += 1) {
     const call = quickCall(calls[index], index + text === 0 ? form : undefined);
-    if (call === undefined) return undefined;
+    if (call === undefined) return false;
     blocks[index + text] = call;
   }
-  return blocks;
+  // Written as read: one of calls, or of a string content alone. Without calls, `null` or no
+  // content is written `""`, and an empty `tool_calls` is left out: the writing mends those.
+  const exact = listed === undefined ? text === 1 : count > 0;
+  read.add("assistant", blocks, exact, !exact);
+  return true;
 }
 
 /** A function call as a block, its content `form` kept when it is the message's first block. */
 function quickCall(call: unknown, form: ContentForm | undefined): ContentBlock | undefined {
-  if (!isPlainObject(call) || !hasExactly(call, CALL_KEYS)) return undefined;
-  const id = call["id"];
-  const target = call["function"];
-  if (call["type"] !== "function" || !isNonEmptyString(id)) return undefined;
-  if (!isPlainObject(target) || !hasExactly(target, FUNCTION_KEYS)) return undefined;
-  const name = target["name"];
-  const raw = target["arguments"];
-  if (!isNonEmptyString(name) || typeof raw !== "string") return undefined;
+  if (!isPlainObject(call)) return undefined;
+  let id: unknown;
+  let type: unknown;
+  let target: unknown;
+  let count = 0;
+  for (const key in call) {
+    if (!HAS_OWN.call(call, key)) return undefined;
+    const value = call[key];
+    if (value === undefined) return undefined;
+    if (key === "id") id = value;
+    else if (key === "type") type = value;
+    else if (key === "function") target = value;
+    else return undefined;
+    count += 1;
+  }
+  if (count !== 3 || type !== "function" || !isNonEmptyString(id) || !isPlainObject(target))
+    return undefined;
+  let name: unknown;
+  let raw: unknown;
+  count = 0;
+  for (const key in target) {
+    if (!HAS_OWN.call(target, key)) return undefined;
+    const value = target[key];
+    if (value === undefined) return undefined;
+    if (key === "name") name = value;
+    else if (key === "arguments") raw = value;
+    else return undefined;
+    count += 1;
+  }
+  if (count !== 2 || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
   const { input, keep } = parseToolArguments(raw);
   if (!keep)
     return toolUseBlock(id, name, input, form === undefined ? undefined : FORM_EXTRA[form]);

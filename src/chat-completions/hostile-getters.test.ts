@@ -1,0 +1,164 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { describe, expect, it } from "vitest";
+import { ValidationError } from "../core/errors.js";
+import { fromChatMessages } from "./chat-messages-in.js";
+import { compactChatMessages } from "./compact-messages.js";
+
+/**
+ * Chat messages whose fields are getters that answer once and then throw, or throw at once
+ * (review 58b's leftover: without a memory, `compactChatMessages` read some fields twice, and
+ * a getter that threw anywhere gave a raw `Error`). Each field of a common message is read once,
+ * so what was checked is what is kept; a getter that throws is bad input like any other: a
+ * `ValidationError` naming the message, its error as the `cause`.
+ */
+
+const boom = new Error("boom");
+const throwing = () => {
+  throw boom;
+};
+
+/** A getter that answers `value` once, then throws. */
+function once(value: unknown): () => unknown {
+  let reads = 0;
+  return () => {
+    reads += 1;
+    if (reads > 1) throw boom;
+    return value;
+  };
+}
+
+/** A getter named `key` on `target`, answering `read`. */
+function withGetter<T extends object>(target: T, key: string, read: () => unknown): T {
+  return Object.defineProperty(target, key, { get: read, enumerable: true });
+}
+
+const asMessages = (messages: unknown[]) => messages as ChatCompletionMessageParam[];
+const call = () => ({ id: "c1", type: "function", function: { name: "read", arguments: "{}" } });
+
+/** A conversation of common messages, `key` of the message at `at` a getter answering once. */
+function conversation(at: number, key: string): unknown[] {
+  const messages: Record<string, unknown>[] = [
+    { role: "user", content: "hi" },
+    { role: "assistant", content: null, tool_calls: [call()] },
+    { role: "tool", tool_call_id: "c1", content: "ok" },
+    { role: "assistant", content: "done" },
+  ];
+  const message = messages[at]!;
+  const value = message[key];
+  delete message[key];
+  withGetter(message, key, once(value));
+  return messages;
+}
+
+describe("chat messages whose getters answer once", () => {
+  const cases: [number, string][] = [
+    [0, "role"],
+    [0, "content"],
+    [1, "content"],
+    [1, "tool_calls"],
+    [2, "tool_call_id"],
+    [2, "content"],
+    [3, "content"],
+  ];
+
+  it.each(cases)("message %i's %s is read once, through compactChatMessages", async (at, key) => {
+    const messages = conversation(at, key);
+    const { messages: sent, compacted } = await compactChatMessages(asMessages(messages), {
+      contextLimit: 10_000,
+    });
+    expect(compacted).toBe(false);
+    expect(sent).toBe(messages);
+  });
+
+  it.each(cases)("message %i's %s is read once, through fromChatMessages", (at, key) => {
+    const ours = fromChatMessages(conversation(at, key));
+    expect(ours.map((message) => message.content.length)).toEqual([1, 1, 1, 1]);
+  });
+
+  it("a call's fields are read once", async () => {
+    for (const [part, key] of [
+      ["call", "id"],
+      ["call", "function"],
+      ["function", "arguments"],
+    ] as const) {
+      const made = call();
+      const target: Record<string, unknown> = part === "call" ? made : made.function;
+      const value = target[key];
+      delete target[key];
+      withGetter(target, key, once(value));
+      const messages = [
+        { role: "user", content: "hi" },
+        { role: "assistant", tool_calls: [made] },
+        { role: "tool", tool_call_id: "c1", content: "ok" },
+      ];
+      const { compacted } = await compactChatMessages(asMessages(messages), {
+        contextLimit: 10_000,
+      });
+      expect(compacted).toBe(false);
+    }
+  });
+
+  it("a message the writing mends is known from the one read", async () => {
+    // No content and no calls: written `content: ""`, so never sent as it came.
+    const messages = [
+      { role: "user", content: "hi" },
+      withGetter({ role: "assistant" }, "content", once(null)),
+    ];
+    const { messages: sent, compacted } = await compactChatMessages(asMessages(messages), {
+      contextLimit: 10_000,
+    });
+    expect(compacted).toBe(true);
+    expect(sent[1]).toEqual({ role: "assistant", content: "" });
+  });
+});
+
+describe("chat messages whose getters throw", () => {
+  const holed: unknown[] = [{ role: "user", content: "hi" }];
+  withGetter(holed, "1", throwing);
+  const cases: [string, unknown[], number][] = [
+    ["a common message's content", [withGetter({ role: "user" }, "content", throwing)], 0],
+    [
+      "another message's field",
+      [
+        { role: "user", content: "hi" },
+        withGetter({ role: "user", content: "x" }, "name", throwing),
+      ],
+      1,
+    ],
+    [
+      "a call's arguments",
+      [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          tool_calls: [
+            {
+              id: "c1",
+              type: "function",
+              function: withGetter({ name: "r" }, "arguments", throwing),
+            },
+          ],
+        },
+      ],
+      1,
+    ],
+    ["a message of the array", holed, 1],
+    ["a proxy's trap", [new Proxy({ role: "user", content: "hi" }, { ownKeys: throwing })], 0],
+  ];
+
+  it.each(cases)("%s: a ValidationError naming the message", async (_, messages, at) => {
+    const expected = `Invalid Chat Completions messages: [${at}]: could not be read (a getter or proxy threw)`;
+    for (const run of [
+      async () => fromChatMessages(messages),
+      () => compactChatMessages(asMessages(messages), { contextLimit: 10_000 }),
+    ]) {
+      const error = await run().then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toBe(expected);
+      expect((error as ValidationError).cause).toBe(boom);
+    }
+  });
+});
