@@ -12,7 +12,7 @@ import {
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { isPlainObject, spreadWith, without } from "../internal/plain-object.js";
+import { HAS_OWN, isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { type PartContext, partBlock, partBlockInFull } from "./parts-in.js";
 import { quickPartBlock } from "./parts-quick.js";
@@ -249,7 +249,7 @@ class ContentsReader implements PartContext {
 /** Whether `content` has an own field besides `role` and `parts` (as `Object.keys` finds them). */
 function hasOtherFields(content: Record<string, unknown>): boolean {
   for (const key in content)
-    if (Object.hasOwn(content, key) && key !== "role" && key !== "parts") return true;
+    if (HAS_OWN.call(content, key) && key !== "role" && key !== "parts") return true;
   return false;
 }
 

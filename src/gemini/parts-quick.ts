@@ -3,7 +3,7 @@ import type { ContentBlock, JsonObject } from "../core/message.js";
 import { keyed, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { copyJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
-import { isPlainObject } from "../internal/plain-object.js";
+import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 
 /**
  * `partBlockInFull`'s block for the parts a conversation is mostly made of, read without the
@@ -17,7 +17,7 @@ import { isPlainObject } from "../internal/plain-object.js";
 export function quickPartBlock(part: Record<string, unknown>): ContentBlock | undefined {
   let only: string | undefined;
   for (const key in part) {
-    if (!Object.hasOwn(part, key) || only !== undefined) return undefined;
+    if (only !== undefined || !HAS_OWN.call(part, key)) return undefined;
     only = key;
   }
   const value = only === undefined ? undefined : part[only];
@@ -38,7 +38,7 @@ function hasExactly(value: unknown, keys: readonly string[]): value is Record<st
   if (!isPlainObject(value)) return false;
   let count = 0;
   for (const key in value) {
-    if (!Object.hasOwn(value, key) || !keys.includes(key)) return false;
+    if (!HAS_OWN.call(value, key) || !keys.includes(key)) return false;
     count += 1;
   }
   return count === keys.length;
@@ -55,25 +55,47 @@ const WIRE = {
   output: { output: "" },
 } as const;
 
-const CALL_KEYS = ["id", "name", "args"];
-const RESPONSE_KEYS = ["id", "name", "response"];
-
+/** A function call of exactly `id`, `name` and `args`, each read once (in the walk over its keys). */
 function quickCall(call: unknown): ContentBlock | undefined {
-  if (!hasExactly(call, CALL_KEYS)) return undefined;
-  const { id, name, args } = call;
-  if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(args)) return undefined;
+  if (!isPlainObject(call)) return undefined;
+  let id: unknown;
+  let name: unknown;
+  let args: unknown;
+  let count = 0;
+  for (const key in call) {
+    if (!HAS_OWN.call(call, key)) return undefined;
+    if (key === "id") id = call[key];
+    else if (key === "name") name = call[key];
+    else if (key === "args") args = call[key];
+    else return undefined;
+    count += 1;
+  }
+  if (count !== 3 || !isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(args))
+    return undefined;
   const input = copyJson(args);
   return input === undefined ? undefined : toolUseBlock(id, name, input as JsonObject);
 }
 
+/** A function response of exactly `id`, `name` and `response`, each read once. */
 function quickResponse(answer: unknown): ContentBlock | undefined {
-  if (!hasExactly(answer, RESPONSE_KEYS)) return undefined;
-  const { id, name, response } = answer;
-  if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(response))
+  if (!isPlainObject(answer)) return undefined;
+  let id: unknown;
+  let name: unknown;
+  let response: unknown;
+  let count = 0;
+  for (const key in answer) {
+    if (!HAS_OWN.call(answer, key)) return undefined;
+    if (key === "id") id = answer[key];
+    else if (key === "name") name = answer[key];
+    else if (key === "response") response = answer[key];
+    else return undefined;
+    count += 1;
+  }
+  if (count !== 3 || !isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(response))
     return undefined;
   let only: string | undefined;
   for (const key in response) {
-    if (!Object.hasOwn(response, key) || only !== undefined) return undefined;
+    if (only !== undefined || !HAS_OWN.call(response, key)) return undefined;
     only = key;
   }
   const text = only === undefined ? undefined : response[only];
