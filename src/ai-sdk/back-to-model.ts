@@ -1,6 +1,7 @@
 import type { ModelMessage } from "ai";
 import type { Message } from "../core/message.js";
 import { CallNames } from "./call-names.js";
+import { isLibraryUserMessage, joinedUserMessages } from "./joined-user-messages.js";
 import {
   blockToPart,
   isToolSide,
@@ -10,10 +11,26 @@ import {
 } from "./message-out.js";
 import { toolResultToPart } from "./parts-out.js";
 
+/**
+ * The caller's message two of ours were read from (a summary or notice and the request a writer
+ * joined after it, read apart): the source of the first, the second's being `undefined`. It is
+ * handed back only with both unchanged, in order; either alone is written anew (and joined
+ * again with what is beside it).
+ */
+export class ReadApart {
+  readonly message: ModelMessage;
+  constructor(message: ModelMessage) {
+    this.message = message;
+  }
+}
+
+/** What one of ours came from: an SDK message, one read apart, or nothing (`undefined`: made here). */
+export type MessageSource = ModelMessage | ReadApart | undefined;
+
 /** AI SDK messages, and for each of ours the message it came from (`undefined`: made here). */
 export interface ModelMessagesBack {
   messages: ModelMessage[];
-  sources: (ModelMessage | undefined)[];
+  sources: MessageSource[];
 }
 
 /**
@@ -28,12 +45,20 @@ export interface ModelMessagesBack {
 export function backToModel(
   conversation: readonly Message[],
   ours: readonly Message[],
-  sources: readonly (ModelMessage | undefined)[],
+  sources: readonly MessageSource[],
   sending: readonly Message[] = conversation,
 ): ModelMessagesBack {
   const messages: ModelMessage[] = [];
-  const kept: (ModelMessage | undefined)[] = new Array(conversation.length);
+  const kept: MessageSource[] = new Array(conversation.length);
   const names = new CallNames(sending);
+  // Where the library's own user messages were written anew: joined with a user message beside them.
+  const written: number[] = [];
+  const write = (message: Message, changed?: Message, source?: ModelMessage) => {
+    const before = messages.length;
+    if (changed === undefined) messageToModel(message, names, messages);
+    else writeChanged(message, changed, source, names, messages);
+    if (messages.length > before && isLibraryUserMessage(message)) written.push(before);
+  };
   let pointer = 0;
   let byMessage: Map<Message, number> | undefined;
   for (let position = 0; position < conversation.length; position += 1) {
@@ -46,7 +71,7 @@ export function backToModel(
       // Changed in place (a masked result, a cleared input).
       const source = sources[pointer];
       pointer += 1;
-      writeChanged(sent, here, source, names, messages);
+      write(sent, here, source instanceof ReadApart ? undefined : source);
       continue;
     }
     let index = here === message ? pointer : -1;
@@ -56,16 +81,32 @@ export function backToModel(
     }
     const source = index === -1 ? undefined : sources[index];
     if (index !== -1) pointer = index + 1;
+    if (source instanceof ReadApart) {
+      // Its source only with the request read from it after it, both unchanged.
+      const request = ours[index + 1];
+      const whole =
+        request !== undefined &&
+        conversation[position + 1] === request &&
+        sending[position + 1] === request &&
+        sent === message;
+      if (whole) {
+        messages.push(source.message);
+        kept[position] = source;
+        position += 1;
+        pointer += 1;
+      } else write(sent);
+      continue;
+    }
     if (source === undefined) {
-      messageToModel(sent, names, messages);
+      write(sent);
       continue;
     }
     kept[position] = source;
     // Unchanged, but for its renamed call ids: its source, those parts written anew.
     if (sent === message) messages.push(source);
-    else writeChanged(sent, message, source, names, messages);
+    else write(sent, message, source);
   }
-  return { messages, sources: kept };
+  return { messages: joinedUserMessages(messages, written), sources: kept };
 }
 
 /**

@@ -12,7 +12,7 @@ import { contextTokens, type Usage } from "../core/usage.js";
 import { messagesFrom } from "../session/compact-messages.js";
 import type { StatelessCompaction, StatelessOutcome } from "../session/stateless-compaction.js";
 import type { IntakeFacts } from "../session/stateless-intake.js";
-import { backToModel } from "./back-to-model.js";
+import { backToModel, type MessageSource, ReadApart } from "./back-to-model.js";
 import { withoutThinkingOverCompaction } from "./compacted-replies.js";
 import { withDistinctCallIds } from "./distinct-call-ids.js";
 import { convertModelMessages } from "./model-messages.js";
@@ -30,8 +30,11 @@ export interface LoopHistory {
   ours: readonly Message[];
   /** Their local estimate, once worked out (a conversation seen once never needs it). */
   tokens: number | undefined;
-  /** For each of `ours`, the SDK message it came from, unchanged (`undefined`: made here). */
-  sources: readonly (ModelMessage | undefined)[];
+  /**
+   * For each of `ours`, the SDK message it came from, unchanged (`undefined`: made here, or the
+   * request of a message read apart: see {@link ReadApart}).
+   */
+  sources: readonly MessageSource[];
   /**
    * What was sent; `undefined` while nothing changed (the SDK's own messages went). A call id an
    * earlier, answered call had goes renamed (`withDistinctCallIds`): `ours` and `sources` keep
@@ -118,13 +121,13 @@ export async function compactStep(
   if (outcome?.error !== undefined) step.onError?.(outcome.error);
   // Anything else thrown changes nothing: the messages go as they came (unclamped too).
   const final = outcome?.conversation ?? before;
-  const sources = known === undefined ? taken.fresh : [...known.sources, ...taken.fresh];
+  const sources = known === undefined ? taken.sources : [...known.sources, ...taken.sources];
   const compacted = known?.compacted === true || conversationChanged(before, final);
   // The providers refuse a call id twice: one a provider numbered anew in each reply goes
   // renamed, the n-th use the same name at every step while the history only grows.
   const sending = withDistinctCallIds(final);
   let sent: ModelMessage[] | undefined;
-  let kept: readonly (ModelMessage | undefined)[] = sources;
+  let kept: readonly MessageSource[] = sources;
   if (compacted || sending !== final || known?.sent !== undefined) {
     // Clamps change messages in place, as masking does: patched from their sources.
     ({ messages: sent, sources: kept } = backToModel(final, before, sources, sending));
@@ -157,6 +160,8 @@ export async function compactStep(
 interface TakenIn {
   /** The SDK's messages added since the known history. */
   fresh: readonly ModelMessage[];
+  /** For each of the added messages converted, the SDK message it came from ({@link LoopHistory.sources}). */
+  sources: readonly MessageSource[];
   /** The conversation as it came (the known history, then the added messages converted). */
   before: Message[];
   /** The same with the added messages clamped (the intake's). */
@@ -195,6 +200,7 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   if (known !== undefined) estimate += known.tokens ?? estimateTokens(known.ours);
   return {
     fresh,
+    sources: converted.readApart === undefined ? fresh : sourcesOf(fresh, converted.readApart),
     before: known === undefined ? converted.messages : [...known.ours, ...converted.messages],
     conversation: known === undefined ? intake.messages : [...known.ours, ...intake.messages],
     added: intake.messages,
@@ -202,6 +208,23 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
     facts: intake.facts,
     estimate,
   };
+}
+
+/**
+ * The sources of messages converted from `fresh` where some were read apart (`readApart`: the
+ * indices of their first parts): those two stand for one SDK message.
+ */
+function sourcesOf(fresh: readonly ModelMessage[], readApart: readonly number[]): MessageSource[] {
+  const sources: MessageSource[] = [];
+  let next = 0;
+  for (const message of fresh) {
+    if (readApart[next] !== sources.length) sources.push(message);
+    else {
+      sources.push(new ReadApart(message), undefined);
+      next += 1;
+    }
+  }
+  return sources;
 }
 
 /**

@@ -6,16 +6,18 @@ import type { ContentBlock, Message, TurnId } from "../core/message.js";
 import { type Clock, newId, systemClock } from "../core/message-factory.js";
 import { rememberBuilt } from "../core/message-memo.js";
 import { keyed, listOf, messageOf, textBlock } from "../core/message-shapes.js";
-import { isWholeSummaryText } from "../core/summary-format.js";
+import { isWholeSummaryText, leadsSummary } from "../core/summary-format.js";
 import {
   estimateBlockTokens,
   estimateContentTokens,
   estimateToolUseTokens,
   MESSAGE_OVERHEAD_TOKENS,
 } from "../core/tokens.js";
+import { isSummaryTurn } from "../core/turn.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import { withDistinctCallIds } from "./distinct-call-ids.js";
+import { isLibraryUserMessage, joinedUserMessages } from "./joined-user-messages.js";
 import { keepMessageOptions, systemBlock } from "./message-fields-in.js";
 import { messageToModel } from "./message-out.js";
 import { PartCursor } from "./part-cursor.js";
@@ -28,6 +30,7 @@ import {
   reasoningPart,
   textPart,
 } from "./parts-in.js";
+import { type ApartConversion, readApart, withApart } from "./read-apart.js";
 import { toolCallPart, toolResultPart } from "./tool-parts-in.js";
 
 /** Options of {@link fromModelMessages}. */
@@ -184,6 +187,12 @@ export interface ConvertedMessages {
   messages: Message[];
   /** What `estimateTokens(messages)` gives, worked out while each message was at hand. */
   tokens: number;
+  /**
+   * Where a message was read as two (a summary or notice and the request a writer joined after
+   * it): the index of the library's part, the request's right after it. Absent when none was:
+   * then each message stands for the caller's message at its index.
+   */
+  readApart?: readonly number[];
 }
 
 /**
@@ -215,7 +224,18 @@ export function convertModelMessages(
   const out: Message[] = new Array(messages.length);
   const cursor = new PartCursor(out);
   cursor.copyInputs = copyInputs;
-  const conversion: Conversion = { out, cursor, turns, sessionId, createdAt, idOf, after };
+  const { generateId } = options;
+  const conversion: Conversion = {
+    out,
+    apart: [],
+    generateId,
+    cursor,
+    turns,
+    sessionId,
+    createdAt,
+    idOf,
+    after,
+  };
   let tokens = 0;
   let index = 0;
   // A getter (or a proxy's trap) that throws is bad input: an issue naming where it was read
@@ -232,13 +252,16 @@ export function convertModelMessages(
   const { issues } = cursor;
   if (issues.length > 0)
     throw new ValidationError("AI SDK messages", issues, { cause: cursor.readError });
-  if (options.generateId !== undefined) checkIds(out);
-  return { messages: out, tokens };
+  const converted: ConvertedMessages =
+    conversion.apart.length === 0
+      ? { messages: out, tokens }
+      : { ...withApart(out, conversion.apart), tokens };
+  if (generateId !== undefined) checkIds(converted.messages);
+  return converted;
 }
 
 /** What {@link convertMessage} writes to and reads from: one conversion's state. */
-interface Conversion {
-  out: Message[];
+interface Conversion extends ApartConversion {
   cursor: PartCursor;
   turns: TurnTracker;
   sessionId: string;
@@ -282,7 +305,9 @@ function convertMessage(conversion: Conversion, message: unknown, index: number)
   if (role === "assistant") {
     out[index] = messageOf("assistant", id, sessionId, turnId, createdAt, content);
     cursor.calls.lastAssistant = index;
-  } else out[index] = messageOf("user", id, sessionId, turnId, createdAt, content);
+  } else if (turnId.number === 0 && isSummaryTurn(turnId) && leadsSummary(content[0]))
+    return readApart(conversion, index, id, turnId, content) ?? tokens;
+  else out[index] = messageOf("user", id, sessionId, turnId, createdAt, content);
   return tokens;
 }
 
@@ -348,6 +373,12 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
 export function writeModelMessages(messages: readonly Message[]): ModelMessage[] {
   const toolNames = new Map<string, string>();
   const out: ModelMessage[] = [];
-  for (const message of messages) messageToModel(message, toolNames, out);
-  return out;
+  // Where the library's own user messages were written: joined with a user message beside them.
+  const written: number[] = [];
+  for (const message of messages) {
+    const before = out.length;
+    messageToModel(message, toolNames, out);
+    if (out.length > before && isLibraryUserMessage(message)) written.push(out.length - 1);
+  }
+  return joinedUserMessages(out, written);
 }

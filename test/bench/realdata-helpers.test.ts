@@ -42,10 +42,9 @@ import { responsesInputProblem } from "../support/openai-responses-server.js";
  * request it sends must pass the loopback stand-in's rules of its API, fit the window by the
  * library's estimate, and, when no compaction ran at that request, start with the request
  * before it (append-only: the prompt cache reads it). Where the format wants roles to alternate
- * (Messages, Chat Completions hosts with a strict template, Gemini) it must write no two user
- * messages in a row where the caller wrote none; not checked for the Responses API's items,
- * which it takes, nor for the AI SDK's messages, where the library still writes its notice and
- * the request as two.
+ * (Messages, Chat Completions hosts with a strict template, Gemini, and the AI SDK's messages,
+ * which `@ai-sdk/google` sends as Gemini contents) it must write no two user messages in a row
+ * where the caller wrote none; not checked for the Responses API's items, which it takes.
  */
 const REALDATA =
   process.env["REALDATA_DIR"] ??
@@ -131,7 +130,7 @@ const HELPERS: Helper[] = [
   },
   {
     name: "compactModelMessages",
-    alternates: false,
+    alternates: true,
     to: toModelMessages,
     from: anyFrom(fromModelMessages),
     compact: loose(compactModelMessages),
