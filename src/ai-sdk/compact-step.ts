@@ -185,7 +185,11 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const { messages, known } = step;
   const from = known?.input.length ?? 0;
   const fresh = messagesFrom(messages, from, "AI SDK messages");
-  const converted = convertModelMessages(fresh, {}, known?.ours.at(-1)?.turnId, from);
+  // With an archive, what is removed outlives the call (the memory archive freezes it): tool
+  // inputs are copied, not shared with the caller's parts.
+  const copyInputs = stateless.keeper !== undefined;
+  const after = known?.ours.at(-1)?.turnId;
+  const converted = convertModelMessages(fresh, {}, after, from, copyInputs);
   // Seen for the first time: thinking a reply made over a compacted prompt is stale here.
   const current =
     known === undefined ? withoutThinkingOverCompaction(converted.messages) : converted.messages;
