@@ -8,6 +8,7 @@ import {
 } from "../../test/support/foreign-conversations.js";
 import { fromAnthropicMessages } from "../anthropic/index.js";
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
+import { fromGeminiContents } from "../gemini/index.js";
 import { fromResponsesInput } from "../openai/index.js";
 import { isAiSdkOpaque } from "./foreign-parts.js";
 import { fromModelMessages, toModelMessages } from "./model-messages.js";
@@ -201,5 +202,33 @@ describe("toModelMessages sends only AI SDK parts", () => {
       { type: "custom", [`${BOOKKEEPING_KEYS.langchain}:message`]: {} },
     ];
     for (const block of foreign) expect(isAiSdkOpaque(block), JSON.stringify(block)).toBe(false);
+  });
+});
+
+describe("another model's image in an assistant message", () => {
+  it("goes as the file part the AI SDK's assistant content takes (review 59f, F1)", async () => {
+    const ours = fromGeminiContents([
+      { role: "user", parts: [{ text: "Draw a cat." }] },
+      {
+        role: "model",
+        parts: [
+          { inlineData: { mimeType: "image/png", data: "iVBORw0KGgo=" } },
+          { text: "Here is the cat." },
+        ],
+      },
+      { role: "user", parts: [{ text: "Make it blue." }] },
+    ]);
+    const messages = toModelMessages(ours);
+    expect(messages[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "file", data: "iVBORw0KGgo=", mediaType: "image/png" },
+        { type: "text", text: "Here is the cat." },
+      ],
+    });
+    expect(strayParts(messages)).toEqual([]);
+    await expect(generateText({ model: model(), messages })).resolves.toMatchObject({
+      text: "Done.",
+    });
   });
 });

@@ -1,6 +1,8 @@
 import type {
   AssistantContent,
   AssistantModelMessage,
+  FilePart,
+  ImagePart,
   ModelMessage,
   SystemModelMessage,
   ToolContent,
@@ -144,7 +146,22 @@ function assistantToModel(message: Message, toolNames: ToolNames, out: ModelMess
   const blocks = sentBlocks(message.content);
   if (blocks.length === 0) return;
   const content = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames);
+  // An image another model made (Gemini's, LangChain's) goes as the file part the AI SDK's
+  // assistant content takes: an image part there is refused ("do not match the ModelMessage[]
+  // schema").
+  for (let index = 0; index < content.length; index += 1) {
+    const part = content[index]!;
+    if (part.type === ("image" as string))
+      content[index] = imageAsFile(part as unknown as ImagePart);
+  }
   out.push(withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content }, options));
+}
+
+/** An image part as a file part of its data and media type (`image/*` when it names none). */
+function imageAsFile({ image, mediaType, providerOptions }: ImagePart): FilePart {
+  const file: FilePart = { type: "file", data: image, mediaType: mediaType ?? "image/*" };
+  if (providerOptions !== undefined) file.providerOptions = providerOptions;
+  return file;
 }
 
 /**
