@@ -59,13 +59,14 @@ const argumentsText = fc.oneof(
 
 /** The quick reading of one item: its blocks, or `undefined` when it leaves the item. */
 function quickBlocks(item: Record<string, unknown>): ContentBlock[] | undefined {
-  const type = item["type"] ?? "message";
-  if (type === "message") return quickMessageBlocks(item);
+  const { type } = item;
+  if ((type ?? "message") === "message")
+    return quickMessageBlocks(item, type, item["role"], item["content"]);
   const block =
     type === "function_call"
-      ? quickCallBlock(item)
+      ? quickCallBlock(item, type)
       : type === "function_call_output"
-        ? quickOutputBlock(item)
+        ? quickOutputBlock(item, type)
         : undefined;
   return block === undefined ? undefined : [block];
 }

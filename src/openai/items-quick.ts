@@ -37,6 +37,11 @@ const MESSAGE_OWN = ["content"];
 const MESSAGE_SHAPE = ["type", "role", "content"];
 const CALL_SHAPE = ["type", "call_id", "name", "arguments"];
 const OUTPUT_SHAPE = ["type", "call_id", "output"];
+/** The item's `type` and `role` as the reader read them (each field is read once). */
+interface ReadFields {
+  type: unknown;
+  role?: unknown;
+}
 
 /** Whether `item`'s keys are `keys`, in that order, all its own. */
 export function keysAre(item: Record_, keys: readonly string[]): boolean {
@@ -46,16 +51,6 @@ export function keysAre(item: Record_, keys: readonly string[]): boolean {
     index += 1;
   }
   return index === keys.length;
-}
-
-/**
- * `{ type }`, the fields {@link itemFields} keeps of an item whose keys are `shape` and whose
- * `type` is a string, built from a shape (the general walk's keyed stores cost more than the
- * rest of the item's reading); `undefined` for any other item.
- */
-function typeOnly(item: Record_, shape: readonly string[]): { type: string } | undefined {
-  const { type } = item;
-  return typeof type === "string" && keysAre(item, shape) ? { ...SHAPE.type, type } : undefined;
 }
 
 /** What the reading makes, each a spread of its shape, every field set (see `core/message-shapes.ts`). */
@@ -76,8 +71,8 @@ const openaiExtra = (marks: JsonObject): JsonObject => keyed(BOOKKEEPING_KEYS.op
 /**
  * The `extra` of the commonest blocks, the same for every item of their form (`{ type,
  * call_id, output }`, `{ type, call_id, name, arguments }` of arguments kept as JSON,
- * `{ type: "message", role, content }`): one frozen object each, shared, rather than four made
- * per block.
+ * `{ type: "message", role, content }`, its parts `input_text` or `output_text` of no
+ * annotations): one frozen object each, shared, rather than four made per block.
  */
 const COMMON_EXTRA = {
   output: freezeDeeply(openaiExtra({ item: { type: "function_call_output" } })),
@@ -92,29 +87,57 @@ const COMMON_EXTRA = {
     user: freezeDeeply(openaiExtra({ item: { type: "message", role: "user" } })),
     assistant: freezeDeeply(openaiExtra({ item: { type: "message", role: "assistant" } })),
   },
+  /** An `output_text` part `{ type, text, annotations: [] }` heading its item. */
+  firstOutputText: {
+    user: freezeDeeply(
+      openaiExtra({ item: { type: "message", role: "user" }, part: outputTextPart() }),
+    ),
+    assistant: freezeDeeply(
+      openaiExtra({ item: { type: "message", role: "assistant" }, part: outputTextPart() }),
+    ),
+  },
   continues: freezeDeeply(openaiExtra({ continues: true })),
+  continuesOutputText: freezeDeeply(openaiExtra({ continues: true, part: outputTextPart() })),
 };
 
+function outputTextPart(): JsonObject {
+  return { type: "output_text", annotations: [] };
+}
+
 /**
- * The item's fields but `own` (a new object of its strings, in its key order), or `undefined`
- * when it has a key not among `keys` or a field not among `own` that is not a string.
+ * The item's fields but `own` (a new object of its strings, in its key order; its `type` and
+ * `role` those `read`), or `undefined` when it has a key not among `keys` or a field not among
+ * `own` that is not a string.
  */
-function itemFields(item: Record_, keys: readonly string[], own: readonly string[]) {
+function itemFields(
+  item: Record_,
+  keys: readonly string[],
+  own: readonly string[],
+  read: ReadFields,
+): JsonObject | undefined {
   const fields: JsonObject = {};
   for (const key in item) {
     if (!HAS_OWN.call(item, key) || !keys.includes(key)) return undefined;
     if (own.includes(key)) continue;
-    const value = item[key];
+    const value = key === "type" ? read.type : key === "role" ? read.role : item[key];
     if (typeof value !== "string") return undefined;
     fields[key] = value;
   }
   return fields;
 }
 
-/** A `message` item (of role `user` or `assistant`) read quickly. */
-export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
-  // Each value read once: what is checked is what is kept (a getter may answer differently).
-  const { type, role, content } = item;
+/**
+ * A `message` item (of role `user` or `assistant`) read quickly, of the `type`, `role` and
+ * `content` read from it (each field of an item is read once: what is checked is what is kept,
+ * and a getter is not asked twice). An assistant's `input_text` part is left to the full
+ * reading, which marks the item as not given back as it came.
+ */
+export function quickMessageBlocks(
+  item: Record_,
+  type: unknown,
+  role: unknown,
+  content: unknown,
+): ContentBlock[] | undefined {
   if (role !== "user" && role !== "assistant") return undefined;
   const shaped = typeof type === "string" && keysAre(item, MESSAGE_SHAPE);
   // The commonest item: its fields are the shared extras' (see COMMON_EXTRA).
@@ -123,7 +146,7 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
     ? undefined
     : shaped
       ? { ...SHAPE.typeAndRole, type, role }
-      : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN);
+      : itemFields(item, MESSAGE_KEYS, MESSAGE_OWN, { type, role });
   if (!common && fields === undefined) return undefined;
   if (typeof content === "string") {
     const extra =
@@ -136,7 +159,7 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
   const blocks: ContentBlock[] = new Array(content.length);
   for (let index = 0; index < content.length; index += 1) {
     const first = index === 0 ? (fields ?? role) : undefined;
-    const block = quickPart(content[index], first);
+    const block = quickPart(content[index], first, role);
     if (block === undefined) return undefined;
     blocks[index] = block;
   }
@@ -144,13 +167,14 @@ export function quickMessageBlocks(item: Record_): ContentBlock[] | undefined {
 }
 
 /**
- * An `input_text` part `{ type, text }`, or an `output_text` one with no annotations; marked
- * with the item's `fields` when it is the item's first part (its role alone: the commonest
- * item's), else as continuing it.
+ * An `input_text` part `{ type, text }` (not of an assistant's item), or an `output_text` one
+ * with no annotations; marked with the item's `fields` when it is the item's first part (its
+ * role alone: the commonest item's), else as continuing it.
  */
 function quickPart(
   part: unknown,
   fields: JsonObject | "user" | "assistant" | undefined,
+  role: "user" | "assistant",
 ): ContentBlock | undefined {
   if (!isPlainObject(part)) return undefined;
   const { type, text } = part;
@@ -162,26 +186,27 @@ function quickPart(
     if (count === 0) typeFirst = key === "type";
     count += 1;
   }
-  let kept: JsonObject | undefined;
-  if (type === "input_text" && count === 2) kept = undefined;
-  else if (type !== "output_text") return undefined;
-  else if (count === 2) kept = { ...SHAPE.type, type };
+  if (type === "input_text" && count === 2 && role === "user") {
+    if (fields === undefined) return textBlock(text, COMMON_EXTRA.continues);
+    if (typeof fields === "string") return textBlock(text, COMMON_EXTRA.firstPart[fields]);
+    return textBlock(text, openaiExtra({ ...SHAPE.item, item: fields }));
+  }
+  if (type !== "output_text") return undefined;
+  let kept: JsonObject;
+  if (count === 2) kept = { ...SHAPE.type, type };
   else if (count === 3 && typeFirst && isEmptyArray(part["annotations"])) {
     // The part's fields but its text, in its key order (`type` first here, or left to the full).
+    if (fields === undefined) return textBlock(text, COMMON_EXTRA.continuesOutputText);
+    if (typeof fields === "string") return textBlock(text, COMMON_EXTRA.firstOutputText[fields]);
     kept = { ...SHAPE.outputText, type, annotations: emptyList() };
   } else return undefined;
-  if (kept === undefined && fields === undefined) return textBlock(text, COMMON_EXTRA.continues);
-  if (kept === undefined && typeof fields === "string")
-    return textBlock(text, COMMON_EXTRA.firstPart[fields]);
   const item =
     typeof fields === "string" ? { ...SHAPE.typeAndRole, type: "message", role: fields } : fields;
   // Each mark made whole from its shape (a field added later costs a new property store).
   const marks: JsonObject =
     item === undefined
-      ? { ...SHAPE.continuesPart, part: kept as JsonObject }
-      : kept === undefined
-        ? { ...SHAPE.item, item }
-        : { ...SHAPE.itemAndPart, item, part: kept };
+      ? { ...SHAPE.continuesPart, part: kept }
+      : { ...SHAPE.itemAndPart, item, part: kept };
   return textBlock(text, openaiExtra(marks));
 }
 
@@ -189,31 +214,36 @@ function isEmptyArray(value: unknown): boolean {
   return Array.isArray(value) && value.length === 0;
 }
 
-/** A `function_call` item read quickly. */
-export function quickCallBlock(item: Record_): ToolUseBlock | undefined {
+/** A `function_call` item read quickly, of the `type` read from it. */
+export function quickCallBlock(item: Record_, type: unknown): ToolUseBlock | undefined {
   const { call_id: id, name, arguments: raw } = item;
   if (!isNonEmptyString(id) || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
-  const fields = typeOnly(item, CALL_SHAPE) ?? itemFields(item, CALL_KEYS, CALL_OWN);
-  if (fields === undefined) return undefined;
+  // The commonest item: no object made for its fields (see COMMON_EXTRA).
+  const common = type === "function_call" && keysAre(item, CALL_SHAPE);
+  const fields = common ? undefined : itemFields(item, CALL_KEYS, CALL_OWN, { type });
+  if (!common && fields === undefined) return undefined;
   const read = readToolArguments(raw);
   if (read === undefined) return undefined;
-  if (!read.keep && isOnly(fields, "function_call"))
+  if (!read.keep && (fields === undefined || isOnly(fields, "function_call")))
     return toolUseBlock(id, name, read.input, COMMON_EXTRA.call);
-  const kept: JsonObject = read.keep
-    ? { ...SHAPE.itemAndArguments, item: fields, arguments: raw }
-    : { ...SHAPE.item, item: fields };
-  return toolUseBlock(id, name, read.input, openaiExtra(kept));
+  const kept = fields ?? { ...SHAPE.type, type: "function_call" };
+  const marks: JsonObject = read.keep
+    ? { ...SHAPE.itemAndArguments, item: kept, arguments: raw }
+    : { ...SHAPE.item, item: kept };
+  return toolUseBlock(id, name, read.input, openaiExtra(marks));
 }
 
-/** A `function_call_output` item (its output a string) read quickly. */
-export function quickOutputBlock(item: Record_): ToolResultBlock | undefined {
+/** A `function_call_output` item (its output a string) read quickly, of the `type` read from it. */
+export function quickOutputBlock(item: Record_, type: unknown): ToolResultBlock | undefined {
   const { call_id: toolUseId, output } = item;
   if (!isNonEmptyString(toolUseId) || typeof output !== "string") return undefined;
-  const fields = typeOnly(item, OUTPUT_SHAPE) ?? itemFields(item, OUTPUT_KEYS, OUTPUT_OWN);
-  if (fields === undefined) return undefined;
-  const extra = isOnly(fields, "function_call_output")
-    ? COMMON_EXTRA.output
-    : openaiExtra({ ...SHAPE.item, item: fields });
+  const common = type === "function_call_output" && keysAre(item, OUTPUT_SHAPE);
+  const fields = common ? undefined : itemFields(item, OUTPUT_KEYS, OUTPUT_OWN, { type });
+  if (!common && fields === undefined) return undefined;
+  const extra =
+    fields === undefined || isOnly(fields, "function_call_output")
+      ? COMMON_EXTRA.output
+      : openaiExtra({ ...SHAPE.item, item: fields });
   return toolResultBlock(toolUseId, output, false, extra);
 }
 

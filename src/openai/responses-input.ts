@@ -151,15 +151,28 @@ export function readItems(
 ): Message[] {
   const issues: ValidationIssue[] = [];
   const builder = new InputBuilder(options, origins);
-  for (let index = 0; index < items.length; index += 1) {
-    const item = items[index];
-    builder.item = index;
-    if (!isPlainObject(item))
-      issues.push({ path: [index], message: "must be an input item object" });
-    else if (!quick || !builder.addQuick(item))
-      builder.add(item, itemBlocks({ issues, path: [index] }, item), !holdsInputText(item));
+  let cause: unknown;
+  let index = 0;
+  // A getter (or a proxy's trap) that throws is bad input: an issue naming the item, the first
+  // error the cause; the reading goes on after it. The `try` is around the loop, not each item.
+  while (index < items.length) {
+    try {
+      for (; index < items.length; index += 1) {
+        const item = items[index];
+        builder.item = index;
+        if (!isPlainObject(item))
+          issues.push({ path: [index], message: "must be an input item object" });
+        else if (!quick || !builder.addQuick(item))
+          builder.add(item, itemBlocks({ issues, path: [index] }, item), !holdsInputText(item));
+      }
+    } catch (error) {
+      cause ??= error;
+      issues.push({ path: [index], message: "could not be read (a getter or proxy threw)" });
+      index += 1;
+    }
   }
-  if (issues.length > 0) throw new ValidationError("Responses input", issues);
+  if (issues.length > 0)
+    throw new ValidationError("Responses input", issues, cause === undefined ? {} : { cause });
   builder.item = items.length;
   return builder.finish();
 }
@@ -204,22 +217,21 @@ class InputBuilder {
     return this.#turns.messages;
   }
 
-  /** Adds `item` when the quick reading takes it (`items-quick.ts`); `false` leaves it. */
+  /**
+   * Adds `item` when the quick reading takes it (`items-quick.ts`); `false` leaves it. Each
+   * field is read once: what is checked is what is kept, and a getter is not asked twice.
+   */
   addQuick(item: Record<string, unknown>): boolean {
-    switch (itemType(item)) {
-      case "message": {
-        const blocks = quickMessageBlocks(item);
-        if (blocks === undefined) return false;
-        this.add(item, blocks, !holdsInputText(item));
-        return true;
-      }
-      case "function_call":
-        return this.#joinOne("assistant", quickCallBlock(item));
-      case "function_call_output":
-        return this.#joinOne("tool", quickOutputBlock(item));
-      default:
-        return false;
-    }
+    const type = item["type"];
+    if (type === "function_call") return this.#joinOne("assistant", quickCallBlock(item, type));
+    if (type === "function_call_output") return this.#joinOne("tool", quickOutputBlock(item, type));
+    // A message item (with no `type`, it is one when it has a role: see `itemType`).
+    if (type !== "message" && type !== undefined && type !== null) return false;
+    const { role, content } = item;
+    const blocks = quickMessageBlocks(item, type, role, content);
+    if (blocks === undefined) return false;
+    this.#addOf(role === "assistant" ? "assistant" : "user", item, blocks, true);
+    return true;
   }
 
   /**
@@ -227,7 +239,11 @@ class InputBuilder {
    * `exact`: the writing gives the item back as it came.
    */
   add(item: Record<string, unknown>, blocks: ContentBlock[], exact: boolean): void {
-    const side = sideOf(item);
+    this.#addOf(sideOf(item), item, blocks, exact);
+  }
+
+  /** {@link add} of an item whose side is known. */
+  #addOf(side: Side, item: Record<string, unknown>, blocks: ContentBlock[], exact: boolean): void {
     if (side === "assistant" || side === "tool") {
       this.#join(side, blocks);
       this.#exact &&= exact;
