@@ -24,6 +24,7 @@ import {
   outputBlock,
 } from "./items-in.js";
 import { quickCallBlock, quickMessageBlocks, quickOutputBlock } from "./items-quick.js";
+import { sendsAsRead } from "./responses-output.js";
 
 /** Options of {@link fromResponsesInput}. */
 export interface FromResponsesInputOptions {
@@ -205,6 +206,8 @@ class InputBuilder {
   #from = 0;
   /** Whether the writing gives back every item of the open message as it came. */
   #exact = true;
+  /** Whether each of its blocks was read quickly: none the writing leaves out, then. */
+  #quick = true;
 
   constructor(options: TurnBuilderOptions, origins?: ItemOrigins<ResponseInputItem>) {
     this.#turns = new TurnBuilder(options);
@@ -230,7 +233,7 @@ class InputBuilder {
     const { role, content } = item;
     const blocks = quickMessageBlocks(item, type, role, content);
     if (blocks === undefined) return false;
-    this.#addOf(role === "assistant" ? "assistant" : "user", item, blocks, true);
+    this.#addOf(role === "assistant" ? "assistant" : "user", item, blocks, true, true);
     return true;
   }
 
@@ -239,14 +242,21 @@ class InputBuilder {
    * `exact`: the writing gives the item back as it came.
    */
   add(item: Record<string, unknown>, blocks: ContentBlock[], exact: boolean): void {
-    this.#addOf(sideOf(item), item, blocks, exact);
+    this.#addOf(sideOf(item), item, blocks, exact, false);
   }
 
-  /** {@link add} of an item whose side is known. */
-  #addOf(side: Side, item: Record<string, unknown>, blocks: ContentBlock[], exact: boolean): void {
+  /** {@link add} of an item whose side is known; `quick`: its blocks were read quickly. */
+  #addOf(
+    side: Side,
+    item: Record<string, unknown>,
+    blocks: ContentBlock[],
+    exact: boolean,
+    quick: boolean,
+  ): void {
     if (side === "assistant" || side === "tool") {
       this.#join(side, blocks);
       this.#exact &&= exact;
+      this.#quick &&= quick;
       return;
     }
     this.#close();
@@ -261,7 +271,10 @@ class InputBuilder {
       // A compaction item stands for what it compacted.
       this.#turns.addCompacted("assistant", blocks);
     } else this.#turns.addUser(blocks);
-    if (exact) this.#origins?.noteRead(made, this.#turns.messages.length, this.item);
+    const { messages } = this.#turns;
+    // A system message is written as it was read, by the writer itself.
+    if (exact && (quick || side === "system" || sendsAsRead(messages[made]!)))
+      this.#origins?.noteRead(made, messages.length, this.item);
   }
 
   /** Adds a quickly read block of `side` (`false` when it was not read). */
@@ -297,6 +310,7 @@ class InputBuilder {
     this.#length = length;
     this.#from = this.item;
     this.#exact = true;
+    this.#quick = true;
   }
 
   /** Moves the open message's blocks into the reused run, for more to join them. */
@@ -312,8 +326,11 @@ class InputBuilder {
     if (side === undefined) return;
     this.#side = undefined;
     const content = this.#content === this.#run ? this.#run.slice(0, this.#length) : this.#content;
-    // The run's items: from its first to the one before the item that ended it (or the end).
-    if (this.#exact) this.#origins?.note(this.#turns.messages.length, this.#from, this.item);
+    const { messages } = this.#turns;
+    const made = messages.length;
     this.#turns.addInTurn(side === "tool" ? "user" : "assistant", content);
+    // The run's items: from its first to the one before the item that ended it (or the end).
+    if (this.#exact && (this.#quick || sendsAsRead(messages[made]!)))
+      this.#origins?.note(made, this.#from, this.item);
   }
 }

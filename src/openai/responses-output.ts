@@ -255,8 +255,8 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
 
 /**
  * {@link toResponsesInput} of messages checked where they entered (a one-call helper's): a
- * message that `origins` knows unchanged, sent whole, with no lone reasoning item, goes as the
- * caller's items it came from.
+ * message that `origins` knows unchanged goes as the caller's items it came from (the
+ * conversion notes only those it gives back as they were read: {@link sendsAsRead}).
  */
 export function writeResponsesInput(
   messages: readonly Message[],
@@ -271,13 +271,8 @@ export function writeResponsesInput(
     }
     // A new message never continues the last part of the one before.
     writer.close();
-    if (
-      origins !== undefined &&
-      sendsWhole(message, sendsToResponses) &&
-      !hasLoneReasoning(message) &&
-      origins.put(message, items, items.length) !== -1
-    )
-      continue;
+    // The conversion noted only the messages it gives back as they were read (`sendsAsRead`).
+    if (origins !== undefined && origins.put(message, items, items.length) !== -1) continue;
     if (pushQuickItems(message, writer.items)) continue;
     const { content, role } = message;
     for (let index = 0; index < content.length; index += 1)
@@ -286,9 +281,14 @@ export function writeResponsesInput(
   return items;
 }
 
-/** Whether a message holds a reasoning item the writing leaves out ({@link isLoneReasoning}). */
-function hasLoneReasoning(message: Message): boolean {
+/**
+ * Whether the writing sends every block of a message read from Responses items, and every part
+ * of its tool results, with no lone reasoning item ({@link isLoneReasoning}): it then gives
+ * back the items the message was read from.
+ */
+export function sendsAsRead(message: Message): boolean {
+  if (!sendsWhole(message, sendsToResponses)) return false;
   for (let index = 0; index < message.content.length; index += 1)
-    if (isLoneReasoning(message, index)) return true;
-  return false;
+    if (isLoneReasoning(message, index)) return false;
+  return true;
 }
