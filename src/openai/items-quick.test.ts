@@ -64,7 +64,7 @@ function quickBlocks(item: Record<string, unknown>): ContentBlock[] | undefined 
     return quickMessageBlocks(item, type, item["role"], item["content"]);
   const block =
     type === "function_call"
-      ? quickCallBlock(item, type)
+      ? quickCallBlock(item, type, { tokens: 0 })
       : type === "function_call_output"
         ? quickOutputBlock(item, type)
         : undefined;

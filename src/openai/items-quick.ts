@@ -18,6 +18,7 @@ import {
   toolResultBlock,
   toolUseBlock,
 } from "../core/message-shapes.js";
+import { estimateBlockTokens, estimateToolUseTokens } from "../core/tokens.js";
 import { freezeDeeply } from "../internal/frozen.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
@@ -214,8 +215,20 @@ function isEmptyArray(value: unknown): boolean {
   return Array.isArray(value) && value.length === 0;
 }
 
-/** A `function_call` item read quickly, of the `type` read from it. */
-export function quickCallBlock(item: Record_, type: unknown): ToolUseBlock | undefined {
+/** Where {@link quickCallBlock} adds the estimate of the block it reads. */
+export interface CallEstimate {
+  tokens: number;
+}
+
+/**
+ * A `function_call` item read quickly, of the `type` read from it; the block's estimate
+ * (`estimateBlockTokens`') added to `estimate`.
+ */
+export function quickCallBlock(
+  item: Record_,
+  type: unknown,
+  estimate: CallEstimate,
+): ToolUseBlock | undefined {
   const { call_id: id, name, arguments: raw } = item;
   if (!isNonEmptyString(id) || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
   // The commonest item: no object made for its fields (see COMMON_EXTRA).
@@ -224,13 +237,22 @@ export function quickCallBlock(item: Record_, type: unknown): ToolUseBlock | und
   if (!common && fields === undefined) return undefined;
   const read = readToolArguments(raw);
   if (read === undefined) return undefined;
-  if (!read.keep && (fields === undefined || isOnly(fields, "function_call")))
-    return toolUseBlock(id, name, read.input, COMMON_EXTRA.call);
+  if (!read.keep && (fields === undefined || isOnly(fields, "function_call"))) {
+    const block = toolUseBlock(id, name, read.input, COMMON_EXTRA.call);
+    // The arguments are the input's JSON: with nothing in them escaped, their length is the
+    // input's as the estimate measures it (`jsonLength`), which need not walk the input again.
+    estimate.tokens += raw.includes("\\")
+      ? estimateBlockTokens(block)
+      : estimateToolUseTokens(id, name, raw.length);
+    return block;
+  }
   const kept = fields ?? { ...SHAPE.type, type: "function_call" };
   const marks: JsonObject = read.keep
     ? { ...SHAPE.itemAndArguments, item: kept, arguments: raw }
     : { ...SHAPE.item, item: kept };
-  return toolUseBlock(id, name, read.input, openaiExtra(marks));
+  const block = toolUseBlock(id, name, read.input, openaiExtra(marks));
+  estimate.tokens += estimateBlockTokens(block);
+  return block;
 }
 
 /** A `function_call_output` item (its output a string) read quickly, of the `type` read from it. */

@@ -3,8 +3,9 @@ import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
 import { objectsIn } from "../../test/support/quick-path.js";
 import { ValidationError } from "../core/errors.js";
+import { estimateTokens } from "../core/message-memo.js";
 import { MessagesSchema } from "../core/schemas.js";
-import { fromResponsesInput } from "./responses-input.js";
+import { fromResponsesInput, readEstimated } from "./responses-input.js";
 import { toResponsesInput } from "./responses-output.js";
 
 const text = fc.string({ maxLength: 10 });
@@ -288,6 +289,55 @@ describe("fromResponsesInput / toResponsesInput", () => {
       type: "text",
       text: "hello",
     });
+  });
+});
+
+describe("the reading's estimate", () => {
+  // Texts JSON escapes (quotes, backslashes, control characters, lone surrogates), short and
+  // past the 64 characters from which the estimate measures escapes.
+  const escapable = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 8 }),
+    fc.string({
+      unit: fc.constantFrom('"', "\\", "\n", "\ud800", "\ud83d\ude00", "a"),
+      minLength: 60,
+      maxLength: 80,
+    }),
+  );
+  /** A call of the commonest shape, its arguments a JSON object as JSON.stringify writes it. */
+  const plainCall = fc
+    .tuple(
+      fc.constantFrom("c1", "c2"),
+      fc.dictionary(
+        fc.oneof(escapable, fc.constantFrom("1", "__proto__")),
+        fc.oneof(escapable, fc.integer(), fc.double()),
+      ),
+    )
+    .map(([callId, input]) => ({
+      type: "function_call",
+      call_id: callId,
+      name: "read",
+      arguments: JSON.stringify(input),
+    }));
+  const said = text.map((value) => ({
+    type: "message",
+    role: "assistant",
+    content: [{ type: "output_text", text: value, annotations: [] }],
+  }));
+
+  it("is estimateTokens' for the messages it reads, quickly or fully, escaped arguments and all", () => {
+    const options = { sessionId: "s", clock: () => new Date(0) };
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(item, plainCall, said), { maxLength: 8 }),
+        fc.boolean(),
+        (items, quick) => {
+          const { messages, tokens } = readEstimated(items, options, quick);
+          // A copy: the messages' remembered estimate is not asked, it is measured anew.
+          expect(tokens).toBe(estimateTokens(structuredClone(messages)));
+        },
+      ),
+      { seed: 3_100_529, numRuns: 1500 },
+    );
   });
 });
 

@@ -7,8 +7,13 @@ import {
   SYSTEM_MESSAGE_BLOCK_TYPE,
 } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { rememberBuilt } from "../core/message-memo.js";
+import { rememberConversation } from "../core/message-memo.js";
 import { listOf } from "../core/message-shapes.js";
+import {
+  estimateBlockTokens,
+  estimateContentTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+} from "../core/tokens.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
@@ -23,7 +28,12 @@ import {
   opaque,
   outputBlock,
 } from "./items-in.js";
-import { quickCallBlock, quickMessageBlocks, quickOutputBlock } from "./items-quick.js";
+import {
+  type CallEstimate,
+  quickCallBlock,
+  quickMessageBlocks,
+  quickOutputBlock,
+} from "./items-quick.js";
 import { sendsAsRead } from "./responses-output.js";
 
 /** Options of {@link fromResponsesInput}. */
@@ -134,8 +144,9 @@ export function responsesInputMessages(
   options: TurnBuilderOptions,
   origins?: ItemOrigins<ResponseInputItem>,
 ): Message[] {
-  const messages = readItems(items, options, true, origins);
-  rememberBuilt(checkMadeByOptions(messages, "fromResponsesInput options"));
+  const { messages, tokens } = readEstimated(items, options, true, origins);
+  // Remembered as checked, of the estimate made as each message was (`rememberBuilt`'s).
+  rememberConversation(checkMadeByOptions(messages, "fromResponsesInput options"), tokens);
   return messages;
 }
 
@@ -150,6 +161,16 @@ export function readItems(
   quick: boolean,
   origins?: ItemOrigins<ResponseInputItem>,
 ): Message[] {
+  return readEstimated(items, options, quick, origins).messages;
+}
+
+/** {@link readItems}, and the messages' estimate (`estimateTokens`'). */
+export function readEstimated(
+  items: readonly unknown[],
+  options: TurnBuilderOptions,
+  quick: boolean,
+  origins?: ItemOrigins<ResponseInputItem>,
+): { messages: Message[]; tokens: number } {
   const issues: ValidationIssue[] = [];
   const builder = new InputBuilder(options, origins);
   let cause: unknown;
@@ -175,7 +196,8 @@ export function readItems(
   if (issues.length > 0)
     throw new ValidationError("Responses input", issues, cause === undefined ? {} : { cause });
   builder.item = items.length;
-  return builder.finish();
+  const messages = builder.finish();
+  return { messages, tokens: builder.tokens };
 }
 
 /** Whether an assistant message item holds an `input_text` part (written back as `output_text`). */
@@ -208,6 +230,12 @@ class InputBuilder {
   #exact = true;
   /** Whether each of its blocks was read quickly: none the writing leaves out, then. */
   #quick = true;
+  /** The estimate of the messages made (`estimateTokens`'), each as it was made. */
+  tokens = 0;
+  /** The estimate of the open message's blocks. */
+  #blockTokens = 0;
+  /** Where the quick reading of a call adds its block's estimate. */
+  readonly #read: CallEstimate = { tokens: 0 };
 
   constructor(options: TurnBuilderOptions, origins?: ItemOrigins<ResponseInputItem>) {
     this.#turns = new TurnBuilder(options);
@@ -226,8 +254,15 @@ class InputBuilder {
    */
   addQuick(item: Record<string, unknown>): boolean {
     const type = item["type"];
-    if (type === "function_call") return this.#joinOne("assistant", quickCallBlock(item, type));
-    if (type === "function_call_output") return this.#joinOne("tool", quickOutputBlock(item, type));
+    if (type === "function_call") {
+      const read = this.#read;
+      read.tokens = 0;
+      return this.#joinOne("assistant", quickCallBlock(item, type, read), read.tokens);
+    }
+    if (type === "function_call_output") {
+      const block = quickOutputBlock(item, type);
+      return this.#joinOne("tool", block, block === undefined ? 0 : estimateBlockTokens(block));
+    }
     // A message item (with no `type`, it is one when it has a role: see `itemType`).
     if (type !== "message" && type !== undefined && type !== null) return false;
     const { role, content } = item;
@@ -272,35 +307,38 @@ class InputBuilder {
       this.#turns.addCompacted("assistant", blocks);
     } else this.#turns.addUser(blocks);
     const { messages } = this.#turns;
+    for (let index = made; index < messages.length; index += 1)
+      this.tokens += estimateContentTokens(messages[index]!.content);
     // A system message is written as it was read, by the writer itself.
     if (exact && (quick || side === "system" || sendsAsRead(messages[made]!)))
       this.#origins?.noteRead(made, messages.length, this.item);
   }
 
-  /** Adds a quickly read block of `side` (`false` when it was not read). */
-  #joinOne(side: "assistant" | "tool", block: ContentBlock | undefined): boolean {
+  /** Adds a quickly read block of `side`, of that estimate (`false` when it was not read). */
+  #joinOne(side: "assistant" | "tool", block: ContentBlock | undefined, tokens: number): boolean {
     if (block === undefined) return false;
-    if (this.#side !== side) {
-      this.#open(side, listOf(block), 1);
-      return true;
+    if (this.#side !== side) this.#open(side, listOf(block), 1);
+    else {
+      if (this.#content !== this.#run) this.#toRun();
+      this.#run[this.#length] = block;
+      this.#length += 1;
     }
-    if (this.#content !== this.#run) this.#toRun();
-    this.#run[this.#length] = block;
-    this.#length += 1;
+    this.#blockTokens += tokens;
     return true;
   }
 
   /** Adds an item's blocks to the open message of `side`, or opens one with them. */
   #join(side: "assistant" | "tool", blocks: ContentBlock[]): void {
-    if (this.#side !== side) {
-      this.#open(side, blocks, blocks.length);
-      return;
+    if (this.#side !== side) this.#open(side, blocks, blocks.length);
+    else {
+      if (this.#content !== this.#run) this.#toRun();
+      for (let index = 0; index < blocks.length; index += 1) {
+        this.#run[this.#length] = blocks[index]!;
+        this.#length += 1;
+      }
     }
-    if (this.#content !== this.#run) this.#toRun();
-    for (let index = 0; index < blocks.length; index += 1) {
-      this.#run[this.#length] = blocks[index]!;
-      this.#length += 1;
-    }
+    for (let index = 0; index < blocks.length; index += 1)
+      this.#blockTokens += estimateBlockTokens(blocks[index]!);
   }
 
   #open(side: "assistant" | "tool", content: ContentBlock[], length: number): void {
@@ -311,6 +349,7 @@ class InputBuilder {
     this.#from = this.item;
     this.#exact = true;
     this.#quick = true;
+    this.#blockTokens = 0;
   }
 
   /** Moves the open message's blocks into the reused run, for more to join them. */
@@ -329,6 +368,7 @@ class InputBuilder {
     const { messages } = this.#turns;
     const made = messages.length;
     this.#turns.addInTurn(side === "tool" ? "user" : "assistant", content);
+    this.tokens += MESSAGE_OVERHEAD_TOKENS + this.#blockTokens;
     // The run's items: from its first to the one before the item that ended it (or the end).
     if (this.#exact && (this.#quick || sendsAsRead(messages[made]!)))
       this.#origins?.note(made, this.#from, this.item);
