@@ -18,6 +18,7 @@ import { isModelItem, opaqueType } from "../core/provider-validity.js";
 import { type ItemOrigins, sendsWhole } from "../internal/item-origins.js";
 import { normalizeJson } from "../internal/json-value.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
+import { systemText } from "../internal/system-text.js";
 import { toolArgumentsText } from "../internal/tool-arguments.js";
 import { sendsToResponses } from "./foreign-items.js";
 import { OPAQUE_CONTINUES_KEY, OPAQUE_ITEM_KEY, OPENAI_KEY, PART_TYPES } from "./items-in.js";
@@ -253,6 +254,33 @@ export function toResponsesInput(messages: readonly Message[]): ResponseInputIte
   return writeResponsesInput(withDistinctToolIds(readableMessages(messages)));
 }
 
+/** The fields a Responses API system or developer message may hold. */
+const SYSTEM_ITEM_KEYS: ReadonlySet<string> = new Set(["type", "role", "content", "id", "status"]);
+
+/**
+ * A mid-conversation system message as the Responses API takes it: one in its shape (`system`
+ * or `developer`, a string or `input_text` parts) as it was read, a copy; another API's (a Chat
+ * Completions or LangChain one of `text` parts, its own fields) as `{ role, content }` of its
+ * text, or none when it has no text. It went as it was read, and the API refused its `text`
+ * parts.
+ */
+function systemItem(message: JsonObject): JsonObject | undefined {
+  const { role, content, type } = message;
+  const own =
+    (role === "system" || role === "developer") &&
+    (type === undefined || type === "message") &&
+    Object.keys(message).every((key) => SYSTEM_ITEM_KEYS.has(key)) &&
+    (typeof content === "string" ||
+      (Array.isArray(content) &&
+        content.length > 0 &&
+        content.every((part) => isPlainObject(part) && part["type"] === "input_text")));
+  if (own) return copied(message);
+  const text = systemText(content);
+  return text === ""
+    ? undefined
+    : { role: role === "developer" ? "developer" : "system", content: text };
+}
+
 /**
  * {@link toResponsesInput} of messages checked where they entered (a one-call helper's): a
  * message that `origins` knows unchanged goes as the caller's items it came from (the
@@ -266,7 +294,8 @@ export function writeResponsesInput(
   const items = writer.items as unknown as ResponseInputItem[];
   for (const message of readableMessages(messages)) {
     if (isSystemMessage(message)) {
-      writer.whole(copied((message.content[0] as SystemMessageBlock).block.message));
+      const system = systemItem((message.content[0] as SystemMessageBlock).block.message);
+      if (system !== undefined) writer.whole(system);
       continue;
     }
     // A new message never continues the last part of the one before.

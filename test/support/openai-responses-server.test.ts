@@ -50,6 +50,16 @@ describe("the loopback Responses API's input rules", () => {
     );
   });
 
+  it("10: takes an input message's parts of the API's own types only", () => {
+    const text = { type: "text", text: "Be terse." };
+    expect(problem([{ role: "developer", content: [text] }, user])).toBe(
+      "Invalid value: 'text'. Supported values are: 'input_text', 'input_image', 'output_text', 'refusal', 'input_file', 'computer_screenshot', 'summary_text'.",
+    );
+    const own = { type: "input_text", text: "Be terse." };
+    expect(problem([{ role: "developer", content: [own] }, user])).toBeUndefined();
+    expect(problem([{ type: "message", role: "user", content: [own] }])).toBeUndefined();
+  });
+
   it("9: refuses the fields the SDK's parse() and stream() helpers add", () => {
     const parsedCall = { ...call, parsed_arguments: null };
     expect(problem([user, reasoning, parsedCall, output])).toBe(

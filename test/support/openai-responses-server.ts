@@ -113,6 +113,36 @@ function sdkField(item: Item): string | undefined {
   return part === -1 ? undefined : `.content[${part}].parsed`;
 }
 
+/** The part types an input message's content may hold (the API's list in its refusal). */
+const INPUT_PART_TYPES = new Set([
+  "input_text",
+  "input_image",
+  "output_text",
+  "refusal",
+  "input_file",
+  "computer_screenshot",
+  "summary_text",
+]);
+
+/**
+ * A part of an input message (user, system, developer) of a type the API does not take: the
+ * Chat Completions and AI SDK `text` part is refused ("Invalid value: 'text'. Supported values
+ * are: …").
+ */
+function inputPartProblem(item: Item, param: string): InputProblem | undefined {
+  const { content } = item;
+  if (!Array.isArray(content)) return undefined;
+  for (let at = 0; at < content.length; at += 1) {
+    const type = (content[at] as Item | null)?.["type"];
+    if (INPUT_PART_TYPES.has(String(type))) continue;
+    return {
+      message: `Invalid value: '${String(type)}'. Supported values are: ${[...INPUT_PART_TYPES].map((each) => `'${each}'`).join(", ")}.`,
+      param: `${param}.content[${at}].type`,
+    };
+  }
+  return undefined;
+}
+
 /** The first problem of an input, in the API's words, or `undefined` when it is accepted. */
 export function responsesInputProblem(input: unknown, issued: Issued): InputProblem | undefined {
   if (typeof input === "string" || input === undefined) return undefined;
@@ -128,6 +158,8 @@ export function responsesInputProblem(input: unknown, issued: Issued): InputProb
     const unknown = sdkField(item);
     if (unknown !== undefined)
       return { message: `Unknown parameter: '${param}${unknown}'.`, param: `${param}${unknown}` };
+    const partProblem = isInputMessage(item) ? inputPartProblem(item, param) : undefined;
+    if (partProblem !== undefined) return partProblem;
     if (type === "compaction_trigger" && index !== items.length - 1) {
       return { message: "The compaction_trigger item must be the final input item.", param };
     }
