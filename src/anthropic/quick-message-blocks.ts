@@ -13,10 +13,17 @@ import {
   toolResultBlock,
   toolUseBlock,
 } from "../core/message-shapes.js";
+import {
+  estimateBlockTokens,
+  estimateToolUseTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+} from "../core/tokens.js";
+import { checkedJsonObjectLength } from "../internal/json-length.js";
 import { copyJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { blockFromWire, contentFromWire } from "./blocks.js";
+import { isSendableToolId } from "./tool-ids.js";
 
 type Record_ = Record<string, unknown>;
 
@@ -29,7 +36,68 @@ type Record_ = Record<string, unknown>;
 export class QuickMessageReader {
   /** The role of the message {@link read} last took. */
   role: "user" | "assistant" = "user";
-  readonly #fields = new BlockFields();
+  /** What `estimateContentTokens` gives for the blocks read (or {@link noted}) last. */
+  tokens = 0;
+  /** Whether a tool use or result among the blocks read (or noted) last has an id the API refuses (see `sendableToolId`). */
+  unsendable = false;
+  /** Whether a tool use read (or noted) so far had the id of an earlier one (told only with `toolIds`). */
+  reused = false;
+  readonly #shareInputs: boolean;
+  readonly #toolIds: Set<string> | undefined;
+  /** The JSON length of the tool use's input the last block's reading measured, else -1. */
+  #inputLength = -1;
+
+  /**
+   * `shareInputs`: a tool use's input is checked and kept as it is, not copied (for messages
+   * that die with the call: a one-call helper's). `toolIds`: where the ids of the tool uses
+   * read go, to tell {@link reused}.
+   */
+  constructor(shareInputs = false, toolIds?: Set<string>) {
+    this.#shareInputs = shareInputs;
+    this.#toolIds = toolIds;
+  }
+
+  /**
+   * Notes blocks read otherwise (by the schemas) as {@link read} notes its own: their estimate,
+   * and their tool ids.
+   */
+  noted(blocks: readonly ContentBlock[]): void {
+    this.tokens = MESSAGE_OVERHEAD_TOKENS;
+    this.unsendable = false;
+    this.#inputLength = -1;
+    for (let index = 0; index < blocks.length; index += 1) this.#note(blocks[index]!);
+    this.#noteToolIds(blocks);
+  }
+
+  /** Adds the ids of the tool uses of a message read to the conversation's, telling {@link reused}. */
+  #noteToolIds(blocks: readonly ContentBlock[]): void {
+    const ids = this.#toolIds;
+    if (ids === undefined) return;
+    for (let index = 0; index < blocks.length; index += 1) {
+      const block = blocks[index]!;
+      if (block.type !== "tool_use") continue;
+      // One lookup: the set grows unless the id was in it.
+      const size = ids.size;
+      if (ids.add(block.id).size === size) this.reused = true;
+    }
+  }
+
+  /** Adds `block`'s estimate to {@link tokens}, and notes its tool id. */
+  #note(block: ContentBlock): void {
+    let id = "";
+    if (block.type === "tool_use") {
+      id = block.id;
+      // Measured as it was checked: the estimate does not walk the input again.
+      this.tokens +=
+        this.#inputLength >= 0
+          ? estimateToolUseTokens(id, block.name, this.#inputLength)
+          : estimateBlockTokens(block);
+    } else {
+      this.tokens += estimateBlockTokens(block);
+      if (block.type === "tool_result") id = block.toolUseId;
+    }
+    if (id !== "" && !this.unsendable && !isSendableToolId(id)) this.unsendable = true;
+  }
 
   /**
    * The blocks of a user or assistant message of a string or of blocks: a text, thinking,
@@ -49,15 +117,22 @@ export class QuickMessageReader {
     if (role !== "user" && role !== "assistant") return undefined;
     if (typeof content === "string") {
       this.role = role;
-      return contentFromWire(content);
+      const blocks = contentFromWire(content);
+      this.noted(blocks);
+      return blocks;
     }
     if (!Array.isArray(content) || content.length === 0) return undefined;
     const blocks: ContentBlock[] = new Array(content.length);
+    this.tokens = MESSAGE_OVERHEAD_TOKENS;
+    this.unsendable = false;
     for (let index = 0; index < content.length; index += 1) {
+      this.#inputLength = -1;
       const block = this.#block(content[index]);
       if (block === undefined) return undefined;
+      this.#note(block);
       blocks[index] = block;
     }
+    this.#noteToolIds(blocks);
     this.role = role;
     return blocks;
   }
@@ -65,100 +140,135 @@ export class QuickMessageReader {
   /** One block, read field by field when it has a common shape, else by its checked copy. */
   #block(block: unknown): ContentBlock | undefined {
     if (!isPlainObject(block)) return undefined;
-    const read = this.#fields.read(block);
-    if (read === undefined) return copiedBlock(block);
-    const { type } = read;
-    if (type === "text" && read.size === 2 && typeof read.text === "string")
-      return textBlock(read.text);
-    if (type === "tool_use" && read.size === 4) {
-      const { id, name, input } = read;
-      if (!isNonEmptyString(id) || !isNonEmptyString(name) || !isPlainObject(input))
-        return copiedBlock(block);
-      const copy = copyJson(input);
-      return copy === undefined ? copiedBlock(block) : toolUseBlock(id, name, copy as JsonObject);
+    const fields = fieldsOf(block);
+    // Each field read below is among its own enumerable ones (`fields`), read once.
+    switch (fields) {
+      case TEXT: {
+        const text = block["text"];
+        if (typeof text === "string") return textBlock(text);
+        break;
+      }
+      case TOOL_USE:
+        return this.#toolUse(block);
+      case THINKING: {
+        const thinking = block["thinking"];
+        if (typeof thinking !== "string") break;
+        const signature = block["signature"];
+        if (typeof signature === "string") return thinkingBlock(thinking, signature);
+        break;
+      }
+      case REDACTED_THINKING: {
+        const data = block["data"];
+        if (typeof data === "string") return redactedThinkingBlock(data);
+        break;
+      }
+      default:
+        if ((fields & ~RESULT_FIELDS) === 0 && (fields & RESULT) === RESULT)
+          return quickToolResult(block, fields) ?? copiedBlock(block);
     }
-    if (type === "tool_result") return quickToolResult(read) ?? copiedBlock(block);
-    if (type === "thinking" && read.size === 3) {
-      const { thinking, signature } = read;
-      if (typeof thinking === "string" && typeof signature === "string")
-        return thinkingBlock(thinking, signature);
-    }
-    if (type === "redacted_thinking" && read.size === 2 && typeof read.data === "string")
-      return redactedThinkingBlock(read.data);
     return copiedBlock(block);
+  }
+
+  /** A tool use of exactly its four fields, `block`: its input kept (see `shareInputs`) or copied. */
+  #toolUse(block: Record_): ContentBlock | undefined {
+    const id = block["id"];
+    if (!isNonEmptyString(id)) return copiedBlock(block);
+    const name = block["name"];
+    if (!isNonEmptyString(name)) return copiedBlock(block);
+    const input = block["input"];
+    if (!isPlainObject(input)) return copiedBlock(block);
+    if (this.#shareInputs) {
+      // Checked and measured by one walk, and kept as it is: the messages die with the call.
+      const length = checkedJsonObjectLength(input);
+      if (length < 0) return copiedBlock(block);
+      this.#inputLength = length;
+      return toolUseBlock(id, name, input as JsonObject);
+    }
+    const copy = copyJson(input);
+    return copy === undefined ? copiedBlock(block) : toolUseBlock(id, name, copy as JsonObject);
   }
 }
 
-/**
- * The fields of a block the quick reading models, each read once, and how many the block has.
- * Its values are taken before the next block is read into it.
+/*
+ * A block's fields as bits, one per field the quick reading models, and the sets of its shapes
+ * (`type` and each modelled field). A shape is known by its fields before any value is read.
  */
-class BlockFields {
-  size = 0;
-  type: unknown;
-  text: unknown;
-  id: unknown;
-  name: unknown;
-  input: unknown;
-  toolUseId: unknown;
-  content: unknown;
-  isError: unknown;
-  thinking: unknown;
-  signature: unknown;
-  data: unknown;
+const TYPE = 1;
+const TEXT_FIELD = 2;
+const ID = 4;
+const NAME = 8;
+const INPUT = 16;
+const TOOL_USE_ID = 32;
+const CONTENT = 64;
+const IS_ERROR = 128;
+const THINKING_FIELD = 256;
+const SIGNATURE = 512;
+const DATA = 1024;
+/** A field of another name, or one inherited: the block goes to its checked copy. */
+const OTHER = 2048;
+const TEXT = TYPE | TEXT_FIELD;
+const TOOL_USE = TYPE | ID | NAME | INPUT;
+const THINKING = TYPE | THINKING_FIELD | SIGNATURE;
+const REDACTED_THINKING = TYPE | DATA;
+const RESULT = TYPE | TOOL_USE_ID;
+const RESULT_FIELDS = RESULT | CONTENT | IS_ERROR;
 
-  /** This, holding `block`'s fields; `undefined` when it has a key of another name, an inherited one, or no `type`. */
-  read(block: Record_): this | undefined {
-    this.size = 0;
-    this.type = this.text = this.id = this.name = this.input = undefined;
-    this.toolUseId = this.content = this.isError = undefined;
-    this.thinking = this.signature = this.data = undefined;
-    for (const key in block) {
-      if (!HAS_OWN.call(block, key) || !this.#set(key, block[key])) return undefined;
-      this.size += 1;
-    }
-    return this.type === undefined ? undefined : this;
+/**
+ * The fields of `block` (its enumerable ones, as the schemas' copy takes them), as bits; with
+ * {@link OTHER} for one the quick reading does not model or one not its own. Only the type's
+ * value tells the shape: a text block of type "text" and its text, and so on.
+ */
+function fieldsOf(block: Record_): number {
+  let fields = 0;
+  for (const key in block) {
+    if (!HAS_OWN.call(block, key)) return OTHER;
+    fields |= fieldBit(key);
   }
+  if ((fields & TYPE) === 0) return OTHER;
+  const type = block["type"];
+  const shape =
+    type === "text"
+      ? TEXT
+      : type === "tool_use"
+        ? TOOL_USE
+        : type === "thinking"
+          ? THINKING
+          : type === "redacted_thinking"
+            ? REDACTED_THINKING
+            : type === "tool_result"
+              ? RESULT_FIELDS
+              : 0;
+  // Fields of another shape than its type's are the checked copy's to judge.
+  return (fields & ~shape) === 0 ? fields : OTHER;
+}
 
-  /** Sets the field that wire field `key` is, or answers false when it is none. */
-  #set(key: string, value: unknown): boolean {
-    switch (key) {
-      case "type":
-        this.type = value;
-        return true;
-      case "text":
-        this.text = value;
-        return true;
-      case "id":
-        this.id = value;
-        return true;
-      case "name":
-        this.name = value;
-        return true;
-      case "input":
-        this.input = value;
-        return true;
-      case "tool_use_id":
-        this.toolUseId = value;
-        return true;
-      case "content":
-        this.content = value;
-        return true;
-      case "is_error":
-        this.isError = value;
-        return true;
-      case "thinking":
-        this.thinking = value;
-        return true;
-      case "signature":
-        this.signature = value;
-        return true;
-      case "data":
-        this.data = value;
-        return true;
-      default:
-        return false;
-    }
+/** The bit of wire field `key` (see {@link fieldsOf}). */
+function fieldBit(key: string): number {
+  switch (key) {
+    case "type":
+      return TYPE;
+    case "text":
+      return TEXT_FIELD;
+    case "id":
+      return ID;
+    case "name":
+      return NAME;
+    case "input":
+      return INPUT;
+    case "tool_use_id":
+      return TOOL_USE_ID;
+    case "content":
+      return CONTENT;
+    case "is_error":
+      return IS_ERROR;
+    case "thinking":
+      return THINKING_FIELD;
+    case "signature":
+      return SIGNATURE;
+    case "data":
+      return DATA;
+    default:
+      return OTHER;
   }
 }
 
@@ -167,11 +277,14 @@ class BlockFields {
  * or one of plain text blocks and `is_error: true` (the forms the full path keeps in `extra`,
  * `is_error: false` and `content: ""`, are left to it).
  */
-function quickToolResult(fields: BlockFields): ToolResultBlock | undefined {
-  const { toolUseId, content, isError } = fields;
+function quickToolResult(block: Record_, fields: number): ToolResultBlock | undefined {
+  const toolUseId = block["tool_use_id"];
   if (!isNonEmptyString(toolUseId)) return undefined;
-  const expected = 2 + (content === undefined ? 0 : 1) + (isError === undefined ? 0 : 1);
-  if (fields.size !== expected || (isError !== undefined && isError !== true)) return undefined;
+  // A field given as `undefined` is the schemas' to judge.
+  const content = (fields & CONTENT) === 0 ? undefined : block["content"];
+  if (content === undefined && (fields & CONTENT) !== 0) return undefined;
+  const isError = (fields & IS_ERROR) === 0 ? undefined : block["is_error"];
+  if ((fields & IS_ERROR) !== 0 && isError !== true) return undefined;
   if (content === undefined || isNonEmptyString(content))
     return toolResultBlock(toolUseId, content ?? "", isError === true);
   if (!Array.isArray(content)) return undefined;

@@ -11,13 +11,13 @@ import {
 } from "../core/message.js";
 import { type Clock, newIdSequence } from "../core/message-factory.js";
 import { isValidDate } from "../core/message-fast-check.js";
-import { rememberBuilt } from "../core/message-memo.js";
+import { rememberConversation } from "../core/message-memo.js";
+import { estimateContentTokens } from "../core/tokens.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
-import { isSendableToolId } from "./tool-ids.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
 
 /** Options of {@link fromAnthropicMessages}. */
@@ -32,24 +32,36 @@ export interface FromAnthropicOptions {
   generateId?: () => string;
 }
 
-/** The messages read from the params: each one's role, and its blocks or, for a system message, its JSON. */
+/**
+ * The messages read from the params: each one's role, and its blocks or, for a system message,
+ * its JSON; for those of blocks, their estimate (`estimateContentTokens`) and whether a tool id
+ * among them is one the API refuses; and whether a tool use had an earlier one's id (told only
+ * when asked).
+ */
 interface ReadMessages {
   roles: WireRole[];
   bodies: (ContentBlock[] | JsonObject)[];
+  tokens: Float64Array;
+  unsendable: Uint8Array;
+  reused: boolean;
 }
 
 type WireRole = WireMessage["role"];
 
 /**
  * Reads every message param (the common shapes by {@link QuickMessageReader}, the rest by the
- * schemas), throwing one ValidationError that names each bad path.
+ * schemas), throwing one ValidationError that names each bad path. `stateless`: the messages
+ * die with the call (a one-call helper's): tool inputs are kept, not copied, and reused tool
+ * ids are told.
  */
-function readMessages(params: readonly unknown[]): ReadMessages {
+function readMessages(params: readonly unknown[], stateless: boolean): ReadMessages {
   const issues: ValidationIssue[] = [];
   // One entry per param (each is read or reported), so made at their size, never grown.
   const roles: WireRole[] = new Array(params.length);
   const bodies: (ContentBlock[] | JsonObject)[] = new Array(params.length);
-  const reader = new QuickMessageReader();
+  const tokens = new Float64Array(params.length);
+  const unsendable = new Uint8Array(params.length);
+  const reader = new QuickMessageReader(stateless, stateless ? new Set() : undefined);
   let first: number | undefined;
   for (let index = 0; index < params.length; index += 1) {
     const param = params[index];
@@ -61,8 +73,16 @@ function readMessages(params: readonly unknown[]): ReadMessages {
       const message = parseWireMessage(param, ["messages", index], issues);
       if (message === undefined) continue;
       roles[index] = message.role;
-      bodies[index] =
-        message.role === "system" ? message.message : contentFromWire(message.content);
+      if (message.role === "system") bodies[index] = message.message;
+      else {
+        const read = contentFromWire(message.content);
+        reader.noted(read);
+        bodies[index] = read;
+      }
+    }
+    if (roles[index] !== "system") {
+      tokens[index] = reader.tokens;
+      unsendable[index] = reader.unsendable ? 1 : 0;
     }
     first ??= index;
   }
@@ -79,7 +99,7 @@ function readMessages(params: readonly unknown[]): ReadMessages {
     });
   }
   if (issues.length > 0) throw new ValidationError("Anthropic messages", issues);
-  return { roles, bodies };
+  return { roles, bodies, tokens, unsendable, reused: reader.reused };
 }
 
 function carriesContent(message: JsonObject): boolean {
@@ -125,38 +145,54 @@ export function fromAnthropicMessages(
 
 /**
  * {@link fromAnthropicMessages} of an array, its options checked; with `idPrefix` (a one-call
- * helper's), ids are it and the message's position, the same at each call; `origins` told of
- * each message read from one param alone.
+ * helper's), ids are it and the message's position, the same at each call. With `origins` (a
+ * one-call helper's, whose messages die with the call), tool inputs are the caller's own, not
+ * copies; `origins` is told of each message read from one param alone, and `mends` when a tool
+ * id is one the API refuses or a tool use has an earlier one's id (both written anew).
  */
 export function anthropicMessagesToOurs(
   params: readonly unknown[],
   parsedOptions: FromAnthropicOptions & { idPrefix?: string },
   origins?: ItemOrigins<MessageParam>,
 ): Message[] {
-  const { roles, bodies } = readMessages(params);
+  const read = readMessages(params, origins !== undefined);
+  const { roles, bodies } = read;
   const { generateId, idPrefix } = parsedOptions;
   const builder = new TurnBuilder({
     ...parsedOptions,
     // A uuid v7 per message unless the caller (or a one-call helper's position) names them.
     messageId: generateId ?? (idPrefix === undefined ? newIdSequence() : undefined),
   });
+  const { messages } = builder;
+  // The estimate of the messages, from each param's as read (a message split or a system
+  // message is estimated as built).
+  let tokens = 0;
   let opening = true;
   for (let index = 0; index < roles.length; index += 1) {
     const role = roles[index]!;
-    if (role === "system") builder.addSystem([systemMessageBlock(bodies[index] as JsonObject)]);
-    else {
-      const made = builder.messages.length;
-      const blocks = bodies[index] as ContentBlock[];
-      addMessage(builder, role, blocks, opening);
-      opening = false;
-      // A tool id the API refuses is written anew (see sendableToolId), not as it came.
-      if (origins === undefined) continue;
-      if (holdsUnsendableId(blocks)) origins.mends = true;
-      else origins.noteRead(made, builder.messages.length, index);
+    const made = messages.length;
+    if (role === "system") {
+      builder.addSystem([systemMessageBlock(bodies[index] as JsonObject)]);
+      tokens += estimateContentTokens(messages[made]!.content);
+      continue;
     }
+    const blocks = bodies[index] as ContentBlock[];
+    addMessage(builder, role, blocks, opening);
+    opening = false;
+    const after = messages.length;
+    if (after === made + 1 && messages[made]!.content === blocks) tokens += read.tokens[index]!;
+    else
+      for (let at = made; at < after; at += 1)
+        tokens += estimateContentTokens(messages[at]!.content);
+    // A tool id the API refuses is written anew (see sendableToolId), not as it came.
+    if (origins === undefined) continue;
+    if (read.unsendable[index] === 1) origins.mends = true;
+    else origins.noteRead(made, after, index);
   }
-  checkBuilt(builder, parsedOptions);
-  return builder.messages;
+  // A tool use's id an earlier one had is written anew (see `withDistinctToolIds`).
+  if (read.reused && origins !== undefined) origins.mends = true;
+  checkBuilt(builder, parsedOptions, tokens);
+  return messages;
 }
 
 /**
@@ -165,7 +201,7 @@ export function anthropicMessagesToOurs(
  * compaction's, `toAnthropicMessages`) find them known; anything amiss goes to the full check,
  * which names it.
  */
-function checkBuilt(builder: TurnBuilder, options: FromAnthropicOptions): void {
+function checkBuilt(builder: TurnBuilder, options: FromAnthropicOptions, tokens: number): void {
   const { messages } = builder;
   // Turns past 2^53 - 1 are the options' doing: named there, as every converter names them.
   if (!Number.isSafeInteger(messages.at(-1)?.turnId.number ?? 0))
@@ -175,7 +211,9 @@ function checkBuilt(builder: TurnBuilder, options: FromAnthropicOptions): void {
     (messages.length === 0 || isValidDate(messages[0]!.createdAt)) &&
     Number.isSafeInteger(builder.lastTurnNumber + 1)
   ) {
-    rememberBuilt(messages);
+    // As `rememberBuilt` remembers them, with the estimate worked out as they were read.
+    if (Number.isSafeInteger(messages.at(-1)?.turnId.number ?? 0))
+      rememberConversation(messages, tokens);
     return;
   }
   assertMessages(messages, "messages from fromAnthropicMessages (see its generateId and clock)");
@@ -214,14 +252,4 @@ function addMessage(
   else if (role === "assistant" || (builder.inTurn && hasToolResult(content)))
     builder.addInTurn(role, content);
   else builder.addUser(content);
-}
-
-/** Whether a tool use or result among `blocks` has an id the API refuses (see `sendableToolId`). */
-function holdsUnsendableId(blocks: readonly ContentBlock[]): boolean {
-  for (const block of blocks) {
-    const id =
-      block.type === "tool_use" ? block.id : block.type === "tool_result" ? block.toolUseId : "";
-    if (id !== "" && !isSendableToolId(id)) return true;
-  }
-  return false;
 }

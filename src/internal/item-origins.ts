@@ -62,6 +62,11 @@ export class ItemOrigins<T> {
     if (after === made + 1) this.note(made, item, item + 1);
   }
 
+  /** The conversion's messages, as {@link made} set them. */
+  get messages(): readonly Message[] {
+    return this.#messages;
+  }
+
   /** Sets the conversion's messages (those {@link note} numbered), for a writing from the start. */
   made(messages: readonly Message[]): void {
     this.#messages = messages;
