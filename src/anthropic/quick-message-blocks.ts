@@ -176,14 +176,15 @@ export class QuickMessageReader {
     const name = block["name"];
     if (!isNonEmptyString(name)) return copiedBlock(block);
     const input = block["input"];
-    if (!isPlainObject(input)) return copiedBlock(block);
     if (this.#shareInputs) {
-      // Checked and measured by one walk, and kept as it is: the messages die with the call.
+      // Checked (a plain object of JSON values) and measured by one walk, and kept as it is:
+      // the messages die with the call.
       const length = checkedJsonObjectLength(input);
       if (length < 0) return copiedBlock(block);
       this.#inputLength = length;
       return toolUseBlock(id, name, input as JsonObject);
     }
+    if (!isPlainObject(input)) return copiedBlock(block);
     const copy = copyJson(input);
     return copy === undefined ? copiedBlock(block) : toolUseBlock(id, name, copy as JsonObject);
   }
