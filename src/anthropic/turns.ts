@@ -147,7 +147,7 @@ export function fromAnthropicMessages(
  * {@link fromAnthropicMessages} of an array, its options checked; with `idPrefix` (a one-call
  * helper's), ids are it and the message's position, the same at each call. With `origins` (a
  * one-call helper's, whose messages die with the call), tool inputs are the caller's own, not
- * copies; `origins` is told of each message read from one param alone, and `mends` when a tool
+ * copies (unless an archive keeps what is removed: `origins.sharesItems`); `origins` is told of each message read from one param alone, and `mends` when a tool
  * id is one the API refuses or a tool use has an earlier one's id (both written anew).
  */
 export function anthropicMessagesToOurs(
@@ -155,7 +155,7 @@ export function anthropicMessagesToOurs(
   parsedOptions: FromAnthropicOptions & { idPrefix?: string },
   origins?: ItemOrigins<MessageParam>,
 ): Message[] {
-  const read = readMessages(params, origins !== undefined);
+  const read = readMessages(params, origins?.sharesItems === true);
   const { roles, bodies } = read;
   const { generateId, idPrefix } = parsedOptions;
   const builder = new TurnBuilder({

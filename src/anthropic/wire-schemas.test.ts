@@ -93,7 +93,7 @@ describe("validation where messages enter (fromAnthropicMessages)", () => {
     [
       "an unknown message field",
       [{ role: "user", content: "a", name: "x" }],
-      "messages[0]",
+      "messages[0].name",
       /name/,
     ],
     [

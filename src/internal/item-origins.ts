@@ -35,9 +35,16 @@ export class ItemOrigins<T> {
    * the caller's input is then never sent as it came.
    */
   mends = false;
+  /**
+   * Whether the conversion may share the caller's objects (tool inputs) instead of copying them:
+   * only when nothing it makes outlives the call (no archive keeps what compaction removes; the
+   * memory archive freezes what it keeps).
+   */
+  readonly sharesItems: boolean;
 
-  constructor(items: readonly T[]) {
+  constructor(items: readonly T[], sharesItems = true) {
     this.#items = items;
+    this.sharesItems = sharesItems;
     // Conversions make about a message per item (a few more when one is split).
     this.#spans = new Int32Array(items.length * 2 + 2).fill(-1);
   }

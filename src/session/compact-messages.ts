@@ -191,7 +191,7 @@ async function compactPrepared<T>(
   format: MessageFormat<T>,
 ): Promise<CompactedMessages<T>> {
   const stateless = new StatelessCompaction(parsed);
-  const origins = new ItemOrigins(input);
+  const origins = new ItemOrigins(input, parsed.archive === undefined || parsed.archive === false);
   const converted = format.from(input, origins);
   origins.made(converted);
   if (format.distinctToolIds === true && reusesToolIds(converted)) origins.mends = true;
