@@ -1,5 +1,6 @@
 import type { ContentBlock, JsonObject, JsonValue, ToolUseBlock } from "../core/message.js";
 import { emptyList, textBlock, toolUseBlock } from "../core/message-shapes.js";
+import { copyJson } from "../internal/json-value.js";
 import { isPlainObject } from "../internal/plain-object.js";
 import {
   fail,
@@ -7,6 +8,7 @@ import {
   inside,
   isRecord,
   json,
+  jsonByWalk,
   opaque,
   type ReadContext,
   readTextPart,
@@ -29,24 +31,40 @@ interface Call {
 const CALL_KEYS = ["name", "args", "id", "type"];
 
 function readCall(context: ReadContext, value: unknown, index: number): Call | undefined {
-  const at = inside(context, "tool_calls", index);
   if (!isRecord(value)) {
-    context.issues.push({ path: at.path, message: "must be a tool call object" });
+    context.issues.push({
+      path: [...context.path, "tool_calls", index],
+      message: "must be a tool call object",
+    });
     return undefined;
   }
   const { id, name, args } = value;
-  if (typeof id !== "string" || id === "") fail(at, "id", "must be a non-empty string");
-  if (typeof name !== "string" || name === "") fail(at, "name", "must be a non-empty string");
-  if (!isPlainObject(args)) fail(at, "args", "must be an object");
-  if (typeof id !== "string" || typeof name !== "string" || !isPlainObject(args)) return undefined;
+  const plainArgs = isPlainObject(args);
+  // Where it stands, only for an issue (a context a call would cost every call).
+  if (
+    typeof id !== "string" ||
+    id === "" ||
+    typeof name !== "string" ||
+    name === "" ||
+    !plainArgs
+  ) {
+    const at = inside(context, "tool_calls", index);
+    if (typeof id !== "string" || id === "") fail(at, "id", "must be a non-empty string");
+    if (typeof name !== "string" || name === "") fail(at, "name", "must be a non-empty string");
+    if (!plainArgs) fail(at, "args", "must be an object");
+    if (typeof id !== "string" || typeof name !== "string" || !plainArgs) return undefined;
+  }
   // A call holding only its name, args, id and `type: "tool_call"` goes back as LangChain
   // writes one (key order aside); any other field is kept.
   const plain = value["type"] === "tool_call" && onlyCallKeys(value);
+  const copy = copyJson(args);
   return {
     id,
     name,
-    args: json(inside(at, "args"), args) as JsonObject,
-    shape: plain ? undefined : shapeOf(at, value, ["name", "args", "id"], []),
+    args: (copy ?? jsonByWalk(inside(context, "tool_calls", index, "args"), args)) as JsonObject,
+    shape: plain
+      ? undefined
+      : shapeOf(inside(context, "tool_calls", index), value, ["name", "args", "id"], []),
     index,
   };
 }
@@ -76,6 +94,8 @@ export function jsonEqual(a: unknown, b: unknown, depth = 0): boolean {
 
 /** A tool call as a tool use; `part`, when given, is the content block that stood for it. */
 function toolUse(context: ReadContext, call: Call, part: Record_ | undefined): ToolUseBlock {
+  if (call.shape === undefined && part === undefined)
+    return toolUseBlock(call.id, call.name, call.args);
   const fields: JsonObject = {};
   if (call.shape !== undefined) fields["call"] = call.shape;
   if (part !== undefined) {
@@ -163,8 +183,44 @@ function contentBlock(
 }
 
 /** The calls of an AI message without `tool_calls`, and what it placed: nothing is added to either. */
-const NO_CALLS: Map<string, Call> = new Map();
+const NO_CALLS: readonly Call[] = [];
 const NOTHING_PLACED: Set<string> = new Set();
+
+/** Calls of one message up to which a duplicate id is looked for in the list itself. */
+const FEW_CALLS = 16;
+
+/**
+ * An AI message's `tool_calls`, read in order: each malformed one or one whose id an earlier
+ * one has is named (those left out: the conversion then fails).
+ */
+function readCalls(context: ReadContext, rawCalls: unknown): readonly Call[] {
+  if (!Array.isArray(rawCalls)) {
+    fail(context, "tool_calls", "must be an array");
+    return NO_CALLS;
+  }
+  // Most AI messages make no call: they share one empty list.
+  if (rawCalls.length === 0) return NO_CALLS;
+  const calls: Call[] = [];
+  // The ids read, once there are more than a few (a few are looked for in the list).
+  let ids: Set<string> | undefined;
+  // By index, here and below: a hole is named (`forEach` would skip it).
+  for (let index = 0; index < rawCalls.length; index += 1) {
+    const call = readCall(context, rawCalls[index], index);
+    if (call === undefined) continue;
+    if (ids === undefined ? hasCall(calls, call.id) : ids.has(call.id))
+      fail(inside(context, "tool_calls", index), "id", "must be unique");
+    calls.push(call);
+    if (ids !== undefined) ids.add(call.id);
+    else if (calls.length > FEW_CALLS) ids = new Set(calls.map((each) => each.id));
+  }
+  return calls;
+}
+
+/** Whether one of `calls` has the id `id`. */
+function hasCall(calls: readonly Call[], id: string): boolean {
+  for (let index = 0; index < calls.length; index += 1) if (calls[index]!.id === id) return true;
+  return false;
+}
 
 /**
  * The blocks of an AI message: its content in order (a `tool_use` or `tool_call` block that
@@ -173,31 +229,30 @@ const NOTHING_PLACED: Set<string> = new Set();
  * when that order differs from the blocks'.
  */
 export function aiBlocks(context: ReadContext, message: Record_): ContentBlock[] {
-  const rawCalls = message["tool_calls"] ?? [];
-  // Most AI messages make no call: they share one empty map and set.
-  const calls =
-    Array.isArray(rawCalls) && rawCalls.length === 0 ? NO_CALLS : new Map<string, Call>();
-  if (Array.isArray(rawCalls)) {
-    // By index, here and below: a hole is named (`forEach` would skip it).
-    for (let index = 0; index < rawCalls.length; index += 1) {
-      const call = readCall(context, rawCalls[index], index);
-      if (call === undefined) continue;
-      if (calls.has(call.id)) fail(inside(context, "tool_calls", index), "id", "must be unique");
-      calls.set(call.id, call);
-    }
-  } else fail(context, "tool_calls", "must be an array");
+  const calls = readCalls(context, message["tool_calls"] ?? []);
   const { content } = message;
-  const placed = calls.size === 0 ? NOTHING_PLACED : new Set<string>();
-  const blocks: ContentBlock[] = emptyList();
+  // A string content shows no call: its text, then the calls in order, in an array of its
+  // final length (one pushed to from empty reserves room for 17 blocks).
   if (typeof content === "string") {
-    if (content !== "") blocks.push(textBlock(content));
-  } else if (Array.isArray(content)) {
+    const text = content === "" ? 0 : 1;
+    const blocks: ContentBlock[] = new Array(text + calls.length);
+    if (text === 1) blocks[0] = textBlock(content);
+    for (let index = 0; index < calls.length; index += 1)
+      blocks[text + index] = toolUse(context, calls[index]!, undefined);
+    return blocks;
+  }
+  // By id, for the content's blocks that stand for them (of a duplicate id, the last).
+  const byId = new Map<string, Call>();
+  for (const call of calls) byId.set(call.id, call);
+  const placed = byId.size === 0 ? NOTHING_PLACED : new Set<string>();
+  const blocks: ContentBlock[] = emptyList();
+  if (Array.isArray(content)) {
     for (let index = 0; index < content.length; index += 1)
-      blocks.push(contentBlock(inside(context, "content", index), content[index], calls, placed));
+      blocks.push(contentBlock(inside(context, "content", index), content[index], byId, placed));
   } else fail(context, "content", "must be a string or an array of content blocks");
-  for (const call of calls.values())
+  for (const call of byId.values())
     if (!placed.has(call.id)) blocks.push(toolUse(context, call, undefined));
-  numberCalls(blocks, calls);
+  numberCalls(blocks, byId);
   return blocks;
 }
 

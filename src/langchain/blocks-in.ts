@@ -68,10 +68,15 @@ export function fail(context: ReadContext, field: string | number, message: stri
 
 /** `value` as JSON (a copy, `undefined` properties dropped); what is not JSON is reported. */
 export function json(context: ReadContext, value: unknown): JsonValue {
-  const quick = copyJson(value);
-  if (quick !== undefined) return quick;
+  return copyJson(value) ?? jsonByWalk(context, value);
+}
+
+/**
+ * {@link json} for a value its quick copy (`copyJson`) refused: copied by the walk that names
+ * each issue (`normalizeJson` without the quick copy in front, just tried).
+ */
+export function jsonByWalk(context: ReadContext, value: unknown): JsonValue {
   context.walked.any = true;
-  // `normalizeJson` without its quick copy in front: it was just tried.
   return normalizeJsonByWalk(value, context.path, context.issues) ?? null;
 }
 

@@ -25,6 +25,8 @@ export class CallSources implements LangChainSources {
   #at = 0;
   /** Where the next search by id starts. */
   #next = 0;
+  /** The caller's tool messages {@link result} gave back unchanged (made only for one). */
+  #given: Set<BaseMessage> | undefined;
 
   constructor(
     fresh: readonly BaseMessage[],
@@ -79,7 +81,18 @@ export class CallSources implements LangChainSources {
     const at = this.#position(content, count, block);
     if (at === -1) return undefined;
     this.#at = at + 1;
-    return { source: this.#fresh[start + at]!, unchanged: content[at] === block };
+    const source = this.#fresh[start + at]!;
+    const unchanged = content[at] === block;
+    if (unchanged) {
+      this.#given ??= new Set();
+      this.#given.add(source);
+    }
+    return { source, unchanged };
+  }
+
+  /** Whether `message`, written for a changed message, is the caller's own, given back by {@link result}. */
+  gaveBack(message: BaseMessage): boolean {
+    return this.#given?.has(message) === true;
   }
 
   /** Where `block`'s source stands among the first `count` of `content` (see {@link result}). */

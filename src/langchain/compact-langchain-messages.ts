@@ -4,6 +4,7 @@ import { ValidationError } from "../core/errors.js";
 import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
 import { contextTokens, usageIssues } from "../core/usage.js";
+import type { ItemOrigins } from "../internal/item-origins.js";
 import { compactMessagesOnce, type MessageFormat } from "../session/compact-messages.js";
 import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
 import { CallSources } from "./call-sources.js";
@@ -52,16 +53,7 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
       sources = new CallSources(messages, made, starts);
       return made;
     },
-    to: (messages, origins) => {
-      const out: BaseMessage[] = [];
-      for (const message of readableMessages(messages)) {
-        if (origins.put(message, out, out.length) !== -1) continue;
-        sources!.writing(message);
-        pushLangChain(out, message, sources);
-      }
-      markStaleUsage(out, input);
-      return out;
-    },
+    to: (messages, origins) => writeBack(messages, origins, sources!),
     // The last reply that reports its usage and came after the last compaction that changed a
     // message before it: its prompt and itself, and what came after it (as the intake took it:
     // a paste clamped counts clamped).
@@ -87,6 +79,29 @@ function langChainFormat(caller: readonly BaseMessage[]): MessageFormat<BaseMess
     }
     return undefined;
   }
+}
+
+/**
+ * Our messages as LangChain's: those compaction left unchanged as the caller's (`origins`),
+ * each other written anew from its source, and those written marked ({@link markStaleUsage}).
+ */
+function writeBack(
+  messages: readonly Message[],
+  origins: ItemOrigins<BaseMessage>,
+  sources: CallSources,
+): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  // Where the messages written here stand (not the caller's: those put back, a result kept).
+  const written: number[] = [];
+  for (const message of readableMessages(messages)) {
+    if (origins.put(message, out, out.length) !== -1) continue;
+    sources.writing(message);
+    const from = out.length;
+    pushLangChain(out, message, sources);
+    for (let at = from; at < out.length; at += 1) if (!sources.gaveBack(out[at]!)) written.push(at);
+  }
+  markStaleUsage(out, written);
+  return out;
 }
 
 /**

@@ -10,6 +10,100 @@ import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { isRecord } from "./blocks-in.js";
 
 type Call = { id?: string; name: string };
+type OpenCall = Call & { id: string };
+
+/** Calls of one message up to which an id is looked for in the list itself. */
+const FEW_CALLS = 16;
+
+/**
+ * The calls of the last AI message not yet answered, in order, as a map of them by id holds
+ * them (of a repeated id, the later call in the first one's place), in one list for the whole
+ * walk: a `Map` made, cleared or shrunk for each message allocated more than the walk itself.
+ * Looked up in the list while few, by an index of their positions past that.
+ */
+class OpenCalls {
+  readonly #calls: OpenCall[] = [];
+  /** Whether each of {@link #calls} is still unanswered. */
+  readonly #open: boolean[] = [];
+  /** How many of {@link #calls} are the message's. */
+  #count = 0;
+  /** How many of those are unanswered. */
+  #size = 0;
+  #positions: Map<string, number> | undefined;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Opens the tool calls of `message` that have an id (and a name) to close them by, alone. */
+  openOf(message: BaseMessage): void {
+    this.clear();
+    const calls: unknown = (message as { tool_calls?: unknown }).tool_calls;
+    if (!Array.isArray(calls)) return;
+    for (let index = 0; index < calls.length; index += 1) {
+      const call: unknown = calls[index];
+      if (!isRecord(call) || !isNonEmptyString(call["id"]) || typeof call["name"] !== "string")
+        continue;
+      const at = this.#find(call["id"]);
+      if (at !== -1) {
+        this.#calls[at] = call as OpenCall;
+        continue;
+      }
+      const position = this.#count;
+      this.#calls[position] = call as OpenCall;
+      this.#open[position] = true;
+      this.#count += 1;
+      this.#size += 1;
+      if (this.#positions !== undefined) this.#positions.set(call["id"], position);
+      else if (this.#count > FEW_CALLS) this.#positions = this.#indexed();
+    }
+  }
+
+  /** Answers the call `id`: whether it was open (as a map's `delete` would tell). */
+  answer(id: unknown): boolean {
+    const at = this.#find(id);
+    if (at === -1) return false;
+    this.#open[at] = false;
+    this.#size -= 1;
+    return true;
+  }
+
+  /** Whether the call `id` is open. */
+  has(id: unknown): boolean {
+    return this.#find(id) !== -1;
+  }
+
+  /** The calls unanswered, in order. */
+  values(): OpenCall[] {
+    const values: OpenCall[] = [];
+    for (let at = 0; at < this.#count; at += 1) if (this.#open[at]) values.push(this.#calls[at]!);
+    return values;
+  }
+
+  clear(): void {
+    this.#count = 0;
+    this.#size = 0;
+    this.#positions = undefined;
+  }
+
+  /** Where the unanswered call `id` stands, -1 when none. */
+  #find(id: unknown): number {
+    if (this.#size === 0) return -1;
+    if (this.#positions !== undefined) {
+      const at = this.#positions.get(id as string);
+      return at !== undefined && this.#open[at] === true ? at : -1;
+    }
+    for (let at = 0; at < this.#count; at += 1)
+      if (this.#open[at] === true && this.#calls[at]!.id === id) return at;
+    return -1;
+  }
+
+  #indexed(): Map<string, number> {
+    const positions = new Map<string, number>();
+    for (let at = 0; at < this.#count; at += 1) positions.set(this.#calls[at]!.id, at);
+    return positions;
+  }
+}
 
 /** The error result that closes a call a later message went on without (`withId`: its id). */
 function closing(call: Call & { id: string }, withId: boolean): ToolMessage {
@@ -42,24 +136,30 @@ export function closeInterruptedCalls(
   withIds = true,
 ): readonly BaseMessage[] {
   let out: BaseMessage[] | undefined;
-  let open = new Map<string, Call & { id: string }>();
-  const moved = new Set<number>();
+  const open = new OpenCalls();
+  let moved: Set<number> | undefined;
   // The calls closed here: a result of one given later is told as text.
-  const closed = new Set<string>();
-  messages.forEach((message, index) => {
-    if (moved.has(index)) return;
+  let closed: Set<string> | undefined;
+  // Its length read once, as `forEach` reads it.
+  const { length } = messages;
+  for (let index = 0; index < length; index += 1) {
+    const message = messages[index];
+    // A hole is skipped, as `forEach` skips it (the conversion names it).
+    if ((message === undefined && !(index in messages)) || moved?.has(index) === true) continue;
     // Not yet checked (a one-call helper's input): what is no message is left to the conversion.
     const type = isRecord(message) ? message.type : undefined;
     if (type === "tool") {
       const id = (message as ToolMessage).tool_call_id;
-      if (!open.delete(id) && closed.has(id)) {
+      if (!open.answer(id) && closed?.has(id) === true) {
         out ??= messages.slice(0, index);
         out.push(toldAsText(message as ToolMessage, withIds));
-        return;
+        continue;
       }
     } else if (open.size > 0) {
       out ??= messages.slice(0, index);
       const later = laterResults(messages, index, open);
+      closed ??= new Set();
+      moved ??= new Set();
       // One at a time: a spread of many calls would overflow the stack.
       for (const call of open.values()) {
         const at = later.get(call.id);
@@ -71,11 +171,11 @@ export function closeInterruptedCalls(
           moved.add(at);
         }
       }
-      open = new Map();
+      open.clear();
     }
-    if (type === "ai") open = new Map(callsOf(message).map((call) => [call.id, call]));
-    out?.push(message);
-  });
+    if (type === "ai") open.openOf(message as BaseMessage);
+    out?.push(message as BaseMessage);
+  }
   return out ?? messages;
 }
 
@@ -99,7 +199,7 @@ function toldAsText(message: ToolMessage, withId: boolean): HumanMessage {
 function laterResults(
   messages: readonly BaseMessage[],
   index: number,
-  open: ReadonlyMap<string, Call>,
+  open: OpenCalls,
 ): Map<string, number> {
   const found = new Map<string, number>();
   for (let at = index + 1; at < messages.length; at += 1) {
@@ -110,14 +210,4 @@ function laterResults(
     if (id !== undefined && open.has(id) && !found.has(id)) found.set(id, at);
   }
   return found;
-}
-
-/** An AI message's tool calls that have an id (and a name) to close them by. */
-function callsOf(message: BaseMessage): (Call & { id: string })[] {
-  const calls: unknown = (message as { tool_calls?: unknown }).tool_calls;
-  if (!Array.isArray(calls)) return [];
-  return calls.filter(
-    (call): call is Call & { id: string } =>
-      isRecord(call) && isNonEmptyString(call["id"]) && typeof call["name"] === "string",
-  );
 }

@@ -8,6 +8,11 @@ import type {
 import { newId, systemClock } from "../core/message-factory.js";
 import { listOf } from "../core/message-shapes.js";
 import { isWholeSummaryText } from "../core/summary-format.js";
+import {
+  estimateBlockTokens,
+  estimateContentTokens,
+  MESSAGE_OVERHEAD_TOKENS,
+} from "../core/tokens.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { spreadWith } from "../internal/plain-object.js";
 import { fail, type ReadContext } from "./blocks-in.js";
@@ -27,6 +32,8 @@ export class MessagesBuilder {
   #results: ToolResultBlock[] | undefined;
   /** For each message built, the index of the LangChain message it starts at. */
   readonly starts: number[] = [];
+  /** The local estimate of the messages built (`estimateTokens`), counted as each is built. */
+  tokens = 0;
 
   constructor(settings: ConversionSettings) {
     this.#sessionId = settings.sessionId ?? newId();
@@ -35,24 +42,29 @@ export class MessagesBuilder {
     this.#turns = new TurnTracker(settings.firstTurnNumber ?? 1, settings.after);
   }
 
-  /** The id of a message: LangChain's, or a new one marked so it does not go back. */
-  id(context: ReadContext, value: Record_, index: number): { id: string; generated: boolean } {
+  /** Whether the id {@link id} gave last was made here (the message had none). */
+  madeId = false;
+
+  /** The id of a message: LangChain's, or a new one ({@link madeId}) marked so it does not go back. */
+  id(context: ReadContext, value: Record_, index: number): string {
     const given = value["id"];
     if (given !== undefined && (typeof given !== "string" || given === ""))
       fail(context, "id", "must be a non-empty string");
     // A new id is unique already: its prefix is a new uuid, no given id can hold it.
-    if (typeof given !== "string" || given === "")
-      return { id: `${this.#prefix}-${index}`, generated: true };
-    if (this.#ids.has(given)) fail(context, "id", "must be unique in the conversation");
-    this.#ids.add(given);
-    return { id: given, generated: false };
+    this.madeId = typeof given !== "string" || given === "";
+    if (this.madeId) return `${this.#prefix}-${index}`;
+    if (this.#ids.has(given as string)) fail(context, "id", "must be unique in the conversation");
+    this.#ids.add(given as string);
+    return given as string;
   }
 
   result(block: ToolResultBlock, id: string, index: number): void {
+    this.tokens += estimateBlockTokens(block);
     if (this.#results !== undefined) {
       this.#results.push(block);
       return;
     }
+    this.tokens += MESSAGE_OVERHEAD_TOKENS;
     this.#results = listOf(block);
     this.starts.push(index);
     this.#push("user", this.#turns.current(), this.#results, id, undefined);
@@ -66,6 +78,7 @@ export class MessagesBuilder {
     generated?: GeneratedKind,
   ): void {
     this.#results = undefined;
+    this.tokens += estimateContentTokens(blocks);
     this.starts.push(index);
     let turn: TurnId;
     if (kind === "system") turn = this.#turns.pending();

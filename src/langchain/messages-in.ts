@@ -5,13 +5,14 @@ import {
   type GeneratedKind,
   type JsonObject,
   type Message,
+  type OpaqueBlock,
   SYSTEM_MESSAGE_BLOCK_TYPE,
   type ToolResultBlock,
   type TurnId,
 } from "../core/message.js";
 import type { Clock } from "../core/message-factory.js";
-import { rememberBuilt } from "../core/message-memo.js";
-import { keyed, listOf, textBlock, toolResultBlock } from "../core/message-shapes.js";
+import { rememberConversation } from "../core/message-memo.js";
+import { keyed, listOf, textBlock, toolResultBlock, toolUseBlock } from "../core/message-shapes.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import { freezeDeeply } from "../internal/frozen.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
@@ -80,14 +81,8 @@ function isDefault(value: unknown): boolean {
   return isPlainObject(value) && Object.keys(value).length === 0;
 }
 
-/** A message's own fields as JSON (what is not JSON is refused); none with `fieldsFromSources`. */
-function ownFields(
-  context: ReadContext,
-  message: Record_,
-  kind: Kind,
-  fieldsFromSources: boolean,
-): JsonObject {
-  if (fieldsFromSources) return {};
+/** A message's own fields as JSON (what is not JSON is refused). */
+function ownFields(context: ReadContext, message: Record_, kind: Kind): JsonObject {
   const fields: Record_ = {};
   for (const key of OWN_FIELDS[kind]) if (!isDefault(message[key])) fields[key] = message[key];
   return jsonWithout(context, fields, []) ?? {};
@@ -102,37 +97,72 @@ function generatedOf(message: Record_): GeneratedKind | undefined {
     : undefined;
 }
 
-/** Whether `fields` is `{ content: "string" }` and nothing else. */
-function isStringContent(fields: JsonObject): boolean {
-  let keys = 0;
-  for (const _key in fields) keys += 1;
-  return keys === 1 && fields["content"] === "string";
-}
-
 /** Whether `fields` has no key (without the array `Object.keys` makes, once a message). */
 function isEmpty(fields: JsonObject): boolean {
   for (const _key in fields) return false;
   return true;
 }
 
-/**
- * The last block's fields when all its message keeps is that its content was a string (the
- * commonest message: the fields its original holds come back from it by reference), shared by
- * every such block: frozen, never written into.
- */
-const STRING_CONTENT = freezeDeeply({
-  extra: { [LANGCHAIN_KEY]: { message: { content: "string" } } },
-});
+/** What a message's content was when its blocks do not show it: a string, or empty. */
+type ContentMark = "string" | "empty" | undefined;
 
-/** Keeps `fields` on the last block, where the way back finds them. */
-function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
+/** A last block's `extra` holding `message` alone: shared by every such block, frozen. */
+const marksExtra = (message: JsonObject): JsonObject =>
+  freezeDeeply(keyed(LANGCHAIN_KEY, keyed("message", message)) as JsonObject);
+
+/**
+ * The last block's `extra` when all its message keeps are the marks (its content a string or
+ * empty, its id made here): the commonest messages (the fields their originals hold come back
+ * from them by reference), sharing one object for each combination.
+ */
+const MARKS_EXTRA = {
+  string: marksExtra({ content: "string" }),
+  stringNoId: marksExtra({ content: "string", noId: true }),
+  empty: marksExtra({ content: "empty" }),
+  emptyNoId: marksExtra({ content: "empty", noId: true }),
+  noId: marksExtra({ noId: true }),
+};
+
+/** The shared `extra` of {@link MARKS_EXTRA} for these marks; `undefined` for none. */
+function marksExtraOf(content: ContentMark, noId: boolean): JsonObject | undefined {
+  if (content === "string") return noId ? MARKS_EXTRA.stringNoId : MARKS_EXTRA.string;
+  if (content === "empty") return noId ? MARKS_EXTRA.emptyNoId : MARKS_EXTRA.empty;
+  return noId ? MARKS_EXTRA.noId : undefined;
+}
+
+/**
+ * `block`, which has no `extra`, with `extra`: a text block and a tool use (each made of its
+ * shape's fields alone) made anew from their shapes, any other copied.
+ */
+function withExtra(block: Exclude<ContentBlock, OpaqueBlock>, extra: JsonObject): ContentBlock {
+  if (block.type === "text") return textBlock(block.text, extra);
+  if (block.type === "tool_use") return toolUseBlock(block.id, block.name, block.input, extra);
+  return spreadWith(block, keyed("extra", extra)) as ContentBlock;
+}
+
+/**
+ * Keeps the message's fields on its last block, where the way back finds them: its own
+ * (`own`: none when they come back from its original), then the marks of its content and of an
+ * id made here (`noId`).
+ */
+function keepOnLast(
+  blocks: ContentBlock[],
+  own: JsonObject | undefined,
+  content: ContentMark,
+  noId: boolean,
+): void {
   const last = blocks.length - 1;
   const block = blocks[last];
-  if (block === undefined || isEmpty(fields)) return;
-  if (block.type !== "opaque" && block.extra === undefined && isStringContent(fields)) {
-    blocks[last] = spreadWith(block, STRING_CONTENT) as ContentBlock;
+  if (block === undefined) return;
+  if (block.type !== "opaque" && block.extra === undefined && (own === undefined || isEmpty(own))) {
+    const shared = marksExtraOf(content, noId);
+    if (shared !== undefined) blocks[last] = withExtra(block, shared);
     return;
   }
+  const fields = own ?? {};
+  if (content !== undefined) fields["content"] = content;
+  if (noId) fields["noId"] = true;
+  if (isEmpty(fields)) return;
   if (block.type === "opaque") {
     blocks[last] = {
       type: "opaque",
@@ -140,23 +170,24 @@ function keepOnLast(blocks: ContentBlock[], fields: JsonObject): void {
     };
     return;
   }
-  const own = (block.extra?.[LANGCHAIN_KEY] ?? {}) as JsonObject;
+  const langchain = (block.extra?.[LANGCHAIN_KEY] ?? {}) as JsonObject;
   const extra = spreadWith(block.extra ?? {}, {
-    [LANGCHAIN_KEY]: spreadWith(own, { message: fields }),
+    [LANGCHAIN_KEY]: spreadWith(langchain, { message: fields }),
   });
   blocks[last] = spreadWith(block, { extra }) as ContentBlock;
 }
 
-/** The blocks of a human or AI message, its own fields on the last. */
+/** The blocks of a human or AI message, its own fields (and `noId`) on the last. */
 function messageBlocks(
   context: ReadContext,
   message: Record_,
   kind: "human" | "ai",
   fieldsFromSources: boolean,
+  noId: boolean,
 ): ContentBlock[] {
-  const fields = ownFields(context, message, kind, fieldsFromSources);
+  const own = fieldsFromSources ? undefined : ownFields(context, message, kind);
   const { content } = message;
-  if (typeof content === "string") fields["content"] = "string";
+  let mark: ContentMark = typeof content === "string" ? "string" : undefined;
   let blocks: ContentBlock[];
   if (kind === "ai") blocks = aiBlocks(context, message);
   else if (typeof content === "string") blocks = listOf<ContentBlock>(textBlock(content));
@@ -167,12 +198,18 @@ function messageBlocks(
   }
   // A message holds at least one block: empty content is an empty text, marked.
   if (blocks.length === 0) {
-    blocks.push({ type: "text", text: "" });
-    if (fields["content"] === undefined) fields["content"] = "empty";
+    blocks.push(textBlock(""));
+    mark ??= "empty";
   }
-  keepOnLast(blocks, fields);
+  keepOnLast(blocks, own, mark, noId);
   return blocks;
 }
+
+/**
+ * The `extra` of a tool result that keeps nothing of its message but that its id was made here
+ * (`noId`): shared by every such block, frozen.
+ */
+const NO_ID_RESULT_EXTRA = marksExtra({ noId: true });
 
 /** A tool message as a tool result: its own fields (its id too) kept on the block. */
 function resultBlock(
@@ -181,8 +218,7 @@ function resultBlock(
   fieldsFromSources: boolean,
   noId: boolean,
 ): ToolResultBlock {
-  const fields = ownFields(context, message, "tool", fieldsFromSources);
-  if (noId) fields["noId"] = true;
+  const fields = fieldsFromSources ? undefined : ownFields(context, message, "tool");
   const toolUseId = message["tool_call_id"];
   if (typeof toolUseId !== "string" || toolUseId === "")
     fail(context, "tool_call_id", "must be a non-empty string");
@@ -191,12 +227,12 @@ function resultBlock(
   if (typeof content === "string") output = content;
   else if (Array.isArray(content)) output = contentParts(context, content);
   else fail(context, "content", "must be a string or an array of content blocks");
-  const block = toolResultBlock(
-    typeof toolUseId === "string" ? toolUseId : "",
-    output,
-    message["status"] === "error",
-  );
-  return isEmpty(fields) ? block : withFields(block, keyed("message", fields));
+  const id = typeof toolUseId === "string" ? toolUseId : "";
+  const isError = message["status"] === "error";
+  if (fields === undefined || isEmpty(fields))
+    return toolResultBlock(id, output, isError, noId ? NO_ID_RESULT_EXTRA : undefined);
+  if (noId) fields["noId"] = true;
+  return withFields(toolResultBlock(id, output, isError), keyed("message", fields));
 }
 
 /** A system message as the block that carries it, verbatim. */
@@ -231,27 +267,18 @@ function convertOne(
     fail(context, "type", 'must be a message of type "human", "ai", "tool" or "system"');
     return;
   }
-  const { id, generated } = builder.id(context, value, index);
+  const id = builder.id(context, value, index);
+  const noId = builder.madeId;
   if (kind === "tool") {
-    builder.result(resultBlock(context, value, fieldsFromSources, generated), id, index);
+    builder.result(resultBlock(context, value, fieldsFromSources, noId), id, index);
     return;
   }
   if (kind === "system") {
     builder.add("system", [systemBlock(context, value)], id, index);
     return;
   }
-  const blocks = messageBlocks(context, value, kind, fieldsFromSources);
-  if (generated) keepOnLast(blocks, spreadWith(messageFieldsOf(blocks), { noId: true }));
+  const blocks = messageBlocks(context, value, kind, fieldsFromSources, noId);
   builder.add(kind, blocks, id, index, generatedOf(value));
-}
-
-/** The message fields {@link keepOnLast} put on the last block. */
-function messageFieldsOf(blocks: readonly ContentBlock[]): JsonObject {
-  const last = blocks.at(-1);
-  if (last === undefined) return {};
-  if (last.type === "opaque") return (last.block[OPAQUE_MESSAGE_KEY] ?? {}) as JsonObject;
-  const own = last.extra?.[LANGCHAIN_KEY];
-  return (isRecord(own) && isRecord(own["message"]) ? own["message"] : {}) as JsonObject;
 }
 
 /** Converted messages, and for each the index of the LangChain message it starts at. */
@@ -294,8 +321,12 @@ export function convertLangChainMessages(
   // past it under `extra`, and the message check runs again. Copied quickly, it nests at most 64
   // levels. A caller's clock is answered for by `fromLangChainMessages` (`checkMadeByOptions`),
   // which throws these messages away with a bad date.
-  if (!walked.any) rememberBuilt(builder.messages);
-  return { messages: builder.messages, starts: builder.starts };
+  // Remembered with the estimate counted as each message was built, as `rememberBuilt` does
+  // after a walk of its own (turns past 2^53 are refused by the check: not remembered).
+  const { messages: built, tokens } = builder;
+  if (!walked.any && Number.isSafeInteger(built.at(-1)?.turnId.number ?? 0))
+    rememberConversation(built, tokens);
+  return { messages: built, starts: builder.starts };
 }
 
 /**

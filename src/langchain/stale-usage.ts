@@ -21,18 +21,20 @@ export const STALE_USAGE_KEY = "agent_compaction_stale_usage";
 const isReply = (message: unknown): boolean => isRecord(message) && message["type"] === "ai";
 
 /**
- * Marks the messages of `out` that are not the caller's (`given`), each with the number of AI
- * messages from it to the end ({@link STALE_USAGE_KEY}); one after every reply has no mark (a
- * mark its original carried is dropped). Every mark holds when it is written: each reply in the
- * output came before the compaction. A reply appended after it lies past every mark's count.
+ * Marks the messages of `out` that are not the caller's (at the positions `written`, in
+ * order), each with the number of AI messages from it to the end ({@link STALE_USAGE_KEY}); one
+ * after every reply has no mark (a mark its original carried is dropped). Every mark holds when
+ * it is written: each reply in the output came before the compaction. A reply appended after it
+ * lies past every mark's count.
  */
-export function markStaleUsage(out: readonly BaseMessage[], given: readonly BaseMessage[]): void {
-  const caller = new Set(given);
+export function markStaleUsage(out: readonly BaseMessage[], written: readonly number[]): void {
   let replies = 0;
-  for (let index = out.length - 1; index >= 0; index -= 1) {
+  let next = written.length - 1;
+  for (let index = out.length - 1; next >= 0 && index >= 0; index -= 1) {
     const message = out[index]!;
     if (isReply(message)) replies += 1;
-    if (caller.has(message)) continue;
+    if (written[next] !== index) continue;
+    next -= 1;
     // A rebuilt message holds its original's `additional_kwargs` by reference: written anew.
     const kwargs: Record<string, unknown> = isRecord(message.additional_kwargs)
       ? message.additional_kwargs
