@@ -39,6 +39,15 @@ export class CallSources implements LangChainSources {
   }
 
   /**
+   * Notes that `message`, one of the conversion's, went back unchanged (`ItemOrigins` put the
+   * caller's): the search for the next one written starts after it. Found by the object, not
+   * by its id: two ids of the same length compare character by character.
+   */
+  passing(message: Message): void {
+    if (this.#converted[this.#next] === message) this.#next += 1;
+  }
+
+  /**
    * Takes `message` (changed, or made by compaction) as the one written next: the converted
    * message of its id, searched from after the last one found, then from the start.
    */

@@ -94,7 +94,10 @@ function writeBack(
   // Where the messages written here stand (not the caller's: those put back, a result kept).
   const written: number[] = [];
   for (const message of readableMessages(messages)) {
-    if (origins.put(message, out, out.length) !== -1) continue;
+    if (origins.put(message, out, out.length) !== -1) {
+      sources.passing(message);
+      continue;
+    }
     sources.writing(message);
     const from = out.length;
     pushLangChain(out, message, sources);

@@ -13,6 +13,7 @@ import {
 import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
 import { assertMessages } from "../core/entry-validation.js";
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from "../core/message.js";
+import { setOwnProperty } from "../internal/plain-object.js";
 import { isRecord, OPAQUE_BINARY_KEY, OPAQUE_MESSAGE_KEY } from "./blocks-in.js";
 import {
   contentPart,
@@ -173,10 +174,15 @@ function toolMessage(
   const found = sources?.result(block);
   if (found?.unchanged === true) return found.source;
   const { message: stored } = fieldsOf(block);
-  // One object for the constructor, its keys in the order copies of it would have.
-  const fields: Record_ = isRecord(stored) ? { ...stored } : {};
-  const noId = fields["noId"];
-  if (Object.hasOwn(fields, "noId")) delete fields["noId"];
+  // One object for the constructor, its keys in the order copies of it would have (`noId`,
+  // our mark, left out: a `delete` would turn it into a dictionary).
+  const fields: Record_ = {};
+  let noId: unknown;
+  if (isRecord(stored))
+    for (const key of Object.keys(stored)) {
+      if (key === "noId") noId = stored[key];
+      else setOwnProperty(fields, key, stored[key]);
+    }
   const source = found?.source as unknown as Record_ | undefined;
   if (source !== undefined)
     for (const key of OWN_FIELDS.tool) if (source[key] !== undefined) fields[key] = source[key];

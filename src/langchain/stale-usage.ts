@@ -4,6 +4,7 @@ import { isPlaceholder } from "../compactors/result-placeholder.js";
 import { REDACTION_NOTICE } from "../compactors/tool-masking.js";
 import { startsWithCompaction } from "../core/conversation-structure.js";
 import type { ContentBlock, Message } from "../core/message.js";
+import { setOwnProperty } from "../internal/plain-object.js";
 import { recallHandleIn } from "../internal/recall-mark.js";
 import { isRecord } from "./blocks-in.js";
 
@@ -40,9 +41,24 @@ export function markStaleUsage(out: readonly BaseMessage[], written: readonly nu
       ? message.additional_kwargs
       : {};
     if (replies === 0 && !Object.hasOwn(kwargs, STALE_USAGE_KEY)) continue;
-    const { [STALE_USAGE_KEY]: _old, ...rest } = kwargs;
-    message.additional_kwargs = replies === 0 ? rest : { ...rest, [STALE_USAGE_KEY]: replies };
+    message.additional_kwargs = withStaleCount(kwargs, replies);
   }
+}
+
+/**
+ * `kwargs` without a mark, then marked with `replies` unless none: built key by key, as a rest
+ * and a spread with a computed key make it field by field on V8's slow path.
+ */
+function withStaleCount(kwargs: Record<string, unknown>, replies: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(kwargs))
+    if (key !== STALE_USAGE_KEY) setOwnProperty(out, key, kwargs[key]);
+  // What a rest copies besides: enumerable symbol keys (listed after every string key either way).
+  for (const symbol of Object.getOwnPropertySymbols(kwargs))
+    if (Object.prototype.propertyIsEnumerable.call(kwargs, symbol))
+      (out as Record<symbol, unknown>)[symbol] = (kwargs as Record<symbol, unknown>)[symbol];
+  if (replies > 0) out[STALE_USAGE_KEY] = replies;
+  return out;
 }
 
 /** Whether a block is one a compaction rewrote: a masked result, a cleared tool input. */
