@@ -1,7 +1,6 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
-import { withDistinctToolIds } from "../core/distinct-tool-ids.js";
-import type { Message } from "../core/message.js";
 import { oneCallHelper } from "../session/compact-messages.js";
+import { distinctSent } from "../session/distinct-sent-ids.js";
 import { writeAnthropicMessages } from "./request.js";
 import { anthropicMessagesToOurs } from "./turns.js";
 
@@ -31,43 +30,5 @@ export const compactAnthropicMessages = oneCallHelper<MessageParam>({
   from: (input, origins) => anthropicMessagesToOurs(input, { idPrefix: "" }, origins),
   // A tool use id twice is refused: a reused one is written anew, as toAnthropicMessages does.
   to: (messages, origins) =>
-    writeAnthropicMessages(
-      origins.mends || holdsOtherToolUse(origins.messages, messages)
-        ? withDistinctToolIds(messages)
-        : messages,
-      origins,
-    ),
+    writeAnthropicMessages(distinctSent(origins.messages, messages, origins.mends), origins),
 });
-
-/**
- * Whether a message of `sent` other than one of `converted` (as the conversion made it) holds
- * a tool use. When none does, and the conversion's own tool uses had no id twice (no `mends`),
- * no id comes twice in `sent` ({@link withDistinctToolIds} would leave it as it is), and it is
- * not walked again: a compaction keeps messages in order, and one it changed (a masked result)
- * stands where it stood. The conversion's messages are found by their ids, their positions.
- */
-function holdsOtherToolUse(converted: readonly Message[], sent: readonly Message[]): boolean {
-  let next = 0;
-  for (let index = 0; index < sent.length; index += 1) {
-    const message = sent[index]!;
-    const expected: Message | undefined = converted[next];
-    if (expected === message) {
-      next += 1;
-      continue;
-    }
-    // Changed where it stood; else where its id (its position) says, past messages removed
-    // (one met again, or out of order, is walked).
-    if (expected !== undefined && expected.id === message.id) next += 1;
-    else {
-      const at = Number(message.id);
-      if (at > next && converted[at] === message) {
-        next = at + 1;
-        continue;
-      }
-    }
-    const { content } = message;
-    for (let block = 0; block < content.length; block += 1)
-      if (content[block]!.type === "tool_use") return true;
-  }
-  return false;
-}

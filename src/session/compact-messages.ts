@@ -1,5 +1,5 @@
 import { type CompactionResult, conversationChanged } from "../core/compactor.js";
-import { reusesToolIds, withDistinctToolIds } from "../core/distinct-tool-ids.js";
+import { reusesToolIds } from "../core/distinct-tool-ids.js";
 import { validatedEstimate } from "../core/entry-validation.js";
 import { type CompactionError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LateResults } from "../core/late-results.js";
@@ -9,6 +9,7 @@ import { ItemOrigins } from "../internal/item-origins.js";
 import type { Continued, RecentHistories } from "../internal/recent-histories.js";
 import { snapshotOf } from "../internal/same-value.js";
 import { historiesOf } from "./compaction-memory.js";
+import { distinctSent } from "./distinct-sent-ids.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
 import {
   COMPACT_MESSAGES_OPTIONS_SCHEMA,
@@ -215,7 +216,10 @@ async function compactPrepared<T>(
   const done = { ...outcome, contextUsed };
   if (!conversationChanged(converted, conversation) && !origins.mends)
     return compactedMessages(input as T[], false, done);
-  const sent = format.distinctToolIds === true ? withDistinctToolIds(conversation) : conversation;
+  const sent =
+    format.distinctToolIds === true
+      ? distinctSent(converted, conversation, origins.mends)
+      : conversation;
   return compactedMessages(format.to(sent, origins), true, done);
 }
 
