@@ -219,6 +219,6 @@ describe("GeminiLlmClient", () => {
     expect(problem({ client: {}, model: "m" })).toEqual(["client"]);
     expect(problem({ client: ai, model: "m", maxOutputTokens: 0 })).toEqual(["maxOutputTokens"]);
     expect(problem({ client: ai, request: { config: {} } })).toEqual(["request.model"]);
-    expect(problem({ client: ai, model: "m", extra: 1 })).toEqual([""]);
+    expect(problem({ client: ai, model: "m", extra: 1 })).toEqual(["extra"]);
   });
 });
