@@ -9,7 +9,8 @@
  *    system and developer parts `text` only (D: API reference; R: "Invalid value: 'image_url'.
  *    Supported values are: 'text'."). An assistant message has content unless it has
  *    `tool_calls` (D: "Required unless tool_calls or function_call is specified"; R: "Invalid
- *    value for 'content': expected a string, got null.").
+ *    value for 'content': expected a string, got null."), or an `audio` (I: the API's own audio
+ *    reply has `content: null`, and apps send it back as `{ role: "assistant", audio: { id } }`).
  * 3. After the system and developer messages the first message is the user's (I: the chat
  *    templates of open models behind vLLM and Ollama refuse a conversation that opens
  *    otherwise; OpenAI itself accepts it, so portable requests keep this).
@@ -257,7 +258,8 @@ function contentProblem(message: Json, index: number): RequestProblem | undefine
   const calls = Array.isArray(message["tool_calls"]) && message["tool_calls"].length > 0;
   const legacyCall = isObject(message["function_call"]);
   if (content === null || content === undefined) {
-    if (role === "assistant" && (calls || legacyCall)) return undefined;
+    if (role === "assistant" && (calls || legacyCall || isObject(message["audio"])))
+      return undefined;
     return { message: "Invalid value for 'content': expected a string, got null.", param };
   }
   if (typeof content === "string") return undefined;

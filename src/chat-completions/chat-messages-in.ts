@@ -220,15 +220,18 @@ function isMended(message: JsonObject): boolean {
       Array.isArray(content) && content.some((part) => (part as JsonObject)["type"] !== "text")
     );
   if (role !== "assistant") return false;
-  // An assistant message answers with content, calls, a deprecated function call or a refusal.
+  // An assistant message answers with content, calls, a deprecated function call, a refusal,
+  // or the audio of a previous response (`{ id }`: the API's own reply has `content: null`).
+  const { audio } = message;
   const answered =
     calls !== undefined ||
     message["function_call"] !== undefined ||
-    message["refusal"] !== undefined;
+    message["refusal"] !== undefined ||
+    (isPlainObject(audio) && !isReplyAudio(audio));
   return (
     (Array.isArray(calls) && calls.length === 0) ||
     ((content === undefined || content === null) && !answered) ||
-    isReplyAudio(message["audio"])
+    isReplyAudio(audio)
   );
 }
 

@@ -111,9 +111,12 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
   const content = contentOf(parts, form);
   // A deprecated `function_call` (kept with the message's fields) answers as calls do.
   const answered = calls.length > 0 || refusal !== undefined || out["function_call"] !== undefined;
-  // Content goes as it came; without calls or a refusal, an assistant message needs some.
-  if (content !== undefined && (content !== null || answered)) out["content"] = content;
-  else if (!answered) out["content"] = transcript ?? "";
+  // An audio reply the request names by its id needs no text: `null` as the API gave it. Kept
+  // with its transcript (by an earlier version), the transcript is its text.
+  const voiced = isPlainObject(audio) && transcript === undefined;
+  // Content goes as it came; without calls, a refusal or audio, an assistant message needs some.
+  if (content !== undefined && (content !== null || answered || voiced)) out["content"] = content;
+  else if (!answered && !voiced) out["content"] = transcript ?? "";
   else if (form !== "absent") out["content"] = null;
   if (refusal !== undefined) out["refusal"] = refusal;
   if (calls.length > 0) out["tool_calls"] = calls;

@@ -139,6 +139,25 @@ describe("an assistant message's audio", () => {
     expect(toChatMessages(fromChatMessages(param))).toEqual(param);
   });
 
+  it("goes back with its content null or absent, as the reply gave it (review 59f F7)", async () => {
+    for (const reply of [
+      { role: "assistant", content: null, audio: { id: "audio_1" } },
+      { role: "assistant", audio: { id: "audio_1" } },
+    ]) {
+      const history = [
+        { role: "user", content: "Say hi." },
+        reply,
+        { role: "user", content: "Again." },
+      ] as ChatCompletionMessageParam[];
+      expect(toChatMessages(fromChatMessages(history))).toEqual(history);
+      expect(chatMessagesProblem(history, rules())).toBeUndefined();
+      // Far below the threshold: the input itself, nothing compacted.
+      const result = await compactChatMessages(history, { contextLimit: 1_000_000 });
+      expect(result.messages).toBe(history);
+      expect(result.compacted).toBe(false);
+    }
+  });
+
   it("leaves out an audio no request can refer to, and names one that is no audio", () => {
     const { id: _, ...withoutId } = replyAudio("x");
     expect(read({ role: "assistant", content: null, audio: withoutId })).toEqual({

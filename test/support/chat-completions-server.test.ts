@@ -186,6 +186,10 @@ describe("the loopback Chat Completions API's field rules", () => {
   it("11: takes an assistant's audio as the id of a previous audio response, nothing more", () => {
     const spoken = (audio: unknown) => ({ role: "assistant", content: "Hello!", audio });
     expect(problem([user, spoken({ id: "audio_abc" }), user])).toBeUndefined();
+    // The API's own audio reply has no text: sent back without content, or with `null`.
+    const voiced = { role: "assistant", audio: { id: "audio_abc" } };
+    expect(problem([user, voiced, user])).toBeUndefined();
+    expect(problem([user, { ...voiced, content: null }, user])).toBeUndefined();
     expect(problem([user, spoken(null), user])).toBeUndefined();
     // The response's audio, as a stored history keeps it.
     const reply = { id: "audio_abc", data: "UklGR", expires_at: 1, transcript: "Hello!" };
