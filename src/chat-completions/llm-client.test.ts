@@ -152,6 +152,6 @@ describe("ChatCompletionsLlmClient through the openai SDK", () => {
     expect(issues({ client, request: { model: "m", reasoning: "strip" } })).toEqual([
       "request.reasoning",
     ]);
-    expect(issues({ client, model: "m", temperature: 0 })).toEqual([""]);
+    expect(issues({ client, model: "m", temperature: 0 })).toEqual(["temperature"]);
   });
 });
