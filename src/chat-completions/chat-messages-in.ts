@@ -208,8 +208,9 @@ function readMessage(
  * 8: with nothing to compact, the caller's array went out as it came). A user message without
  * content (or `null`), an assistant message of neither content nor calls (nor a function call
  * or a refusal), an empty `tool_calls`, an `audio` as the response gave it (its base64 data,
- * written `{ id }`), a tool message holding a part other than text (written to a user message
- * of its own). The quick reading tells of the messages it reads.
+ * written `{ id }`), a tool message holding a part other than text, an assistant message an
+ * image (each written to a user message of its own). The quick reading tells of the messages it
+ * reads.
  */
 function isMended(message: JsonObject): boolean {
   const { role, content } = message;
@@ -220,6 +221,11 @@ function isMended(message: JsonObject): boolean {
       Array.isArray(content) && content.some((part) => (part as JsonObject)["type"] !== "text")
     );
   if (role !== "assistant") return false;
+  if (
+    Array.isArray(content) &&
+    content.some((part) => (part as JsonObject)["type"] === "image_url")
+  )
+    return true;
   // An assistant message answers with content, calls, a deprecated function call, a refusal,
   // or the audio of a previous response (`{ id }`: the API's own reply has `content: null`).
   const { audio } = message;

@@ -26,7 +26,15 @@ import {
 } from "./chat-fields.js";
 import { joinedUserMessages } from "./joined-user-messages.js";
 import { writeQuickChatMessage } from "./messages-quick-out.js";
-import { carriedMessage, contentPart, isPlainTextPart, textPart, toolCall } from "./parts-out.js";
+import {
+  carriedMessage,
+  contentPart,
+  imagePart,
+  isCarriedMessage,
+  isPlainTextPart,
+  textPart,
+  toolCall,
+} from "./parts-out.js";
 import { requestAudio } from "./request-audio.js";
 
 /** What {@link toChatMessages} does with the reasoning a host returned: send it back, or not. */
@@ -82,7 +90,17 @@ function contentOf(parts: JsonObject[], form: JsonValue | undefined): JsonValue 
   return parts;
 }
 
-function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObject {
+/**
+ * An assistant message as Chat Completions takes it; its images (another model's: a Gemini
+ * image model's reply, a LangChain `AIMessage`'s), which an assistant message cannot hold
+ * (text and refusal parts only), go to `moved`. `undefined` when it has nothing the API reads
+ * (only another API's blocks: Anthropic's thinking or server tools, Responses hosted tools).
+ */
+function assistantMessage(
+  message: Message,
+  reasoning: ReasoningPolicy,
+  moved: JsonObject[],
+): JsonObject | undefined {
   const { fields, form } = messageFields(message);
   const parts: JsonObject[] = [];
   const calls: JsonObject[] = [];
@@ -96,7 +114,8 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
       refusal = refusal === undefined ? block.text : `${refusal}\n${block.text}`;
     } else if (isChatReasoningBlock(block)) {
       thoughts = { ...thoughts, ...without(copyJson(block.block), ["type"]) };
-    } else {
+    } else if (block.type === "image") moved.push(imagePart(block, kept));
+    else {
       const part = contentPart(block);
       if (part !== undefined) parts.push(part);
     }
@@ -108,6 +127,10 @@ function assistantMessage(message: Message, reasoning: ReasoningPolicy): JsonObj
   else out["audio"] = audio;
   if (reasoning === "drop") for (const key of REASONING_FIELDS) delete out[key];
   else Object.assign(out, thoughts);
+  const sends = parts.length > 0 || calls.length > 0 || refusal !== undefined;
+  // A message of no block goes as it was (as `toAnthropicMessages` sends it).
+  if (!sends && form === undefined && Object.keys(out).length === 1 && message.content.length > 0)
+    return undefined;
   const content = contentOf(parts, form);
   // A deprecated `function_call` (kept with the message's fields) answers as calls do.
   const answered = calls.length > 0 || refusal !== undefined || out["function_call"] !== undefined;
@@ -199,7 +222,11 @@ function userMessages(message: Message): JsonObject[] {
  * calls, `name`, parts, refusals, the exact `arguments`). A user message's tool results become
  * `tool` messages, in order, before the rest of it; an image in a tool result (which a `tool`
  * message cannot hold) moves to a user message right after them; a result's `isError` has no
- * field in Chat Completions (its content says it). A call whose id an earlier, answered call had
+ * field in Chat Completions (its content says it). Another model's image in an assistant
+ * message (which holds text and refusals only) goes in the user message after it, after the
+ * `tool` messages answering its calls; an assistant message of only another API's blocks is
+ * left out, but between two user messages, where it stays empty so the roles alternate (see
+ * `joinedUserMessages`). A call whose id an earlier, answered call had
  * (a host numbering each reply's calls, `call_0` every time) goes with its result as
  * `<id>_<n>`, as the API refuses a `tool_call_id` twice in a request. Messages written elsewhere
  * get plain shapes (a summary as a user message with string content); Anthropic's thinking
@@ -235,24 +262,58 @@ export function writeChatMessages(
   const reused = out as unknown as ChatCompletionMessageParam[];
   // Where the library's own user messages were written: joined with a user message beside them.
   const written: number[] = [];
+  // Where an assistant message of nothing to send stands: left out (see joinedUserMessages).
+  const silent: number[] = [];
+  // The images of the assistant message before, for a user message after its calls' results.
+  let moved: JsonObject[] = [];
+  const placeImages = (at: number) => {
+    written.push(at);
+    out.splice(at, 0, { role: "user", content: moved });
+    moved = [];
+  };
   for (const message of readableMessages(messages)) {
-    if (message.generated !== undefined && message.role === "user") written.push(out.length);
+    // The tool messages this message starts with: those that answer the calls before.
+    const results = moved.length === 0 ? 0 : toolMessagesOf(message);
+    if (moved.length > 0 && results === 0) placeImages(out.length);
+    const start = out.length;
+    if (message.generated !== undefined && message.role === "user") written.push(start);
     if (isSystemMessage(message)) {
       const system = chatSystemMessage((message.content[0] as SystemMessageBlock).block.message);
       if (system !== undefined) out.push(system);
     } else if (
-      (origins === undefined || origins.put(message, reused, out.length) === -1) &&
+      (origins === undefined || origins.put(message, reused, start) === -1) &&
       !writeQuickChatMessage(message, out)
-    )
-      out.push(...chatMessagesInFull(message, reasoning));
+    ) {
+      if (message.role !== "assistant") out.push(...userMessages(message));
+      else {
+        const assistant = assistantMessage(message, reasoning, moved);
+        if (assistant === undefined) silent.push(start);
+        out.push(assistant ?? { role: "assistant", content: "" });
+      }
+    }
+    if (results > 0) placeImages(start + results);
   }
-  return joinedUserMessages(out, written) as unknown as ChatCompletionMessageParam[];
+  if (moved.length > 0) placeImages(out.length);
+  return joinedUserMessages(out, written, silent) as unknown as ChatCompletionMessageParam[];
 }
 
-/** The chat messages of one of our messages (not a system one), by the full writing. */
+/** How many `tool` (or legacy `function`) messages a message is written as first. */
+function toolMessagesOf(message: Message): number {
+  if (message.role !== "user") return 0;
+  let count = 0;
+  for (const block of message.content)
+    if (block.type === "tool_result" || isCarriedMessage(block)) count += 1;
+  return count;
+}
+
+/**
+ * The chat messages of one of our messages (not a system one), by the full writing: an
+ * assistant message's images are left out (see {@link writeChatMessages}), and one of nothing
+ * to send is `{ role: "assistant", content: "" }`.
+ */
 export function chatMessagesInFull(message: Message, reasoning: ReasoningPolicy): JsonObject[] {
   return message.role === "assistant"
-    ? [assistantMessage(message, reasoning)]
+    ? [assistantMessage(message, reasoning, []) ?? { role: "assistant", content: "" }]
     : userMessages(message);
 }
 

@@ -1,40 +1,65 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
 
 /**
- * The chat messages `out` with each user message the library wrote (a summary, a notice: its
- * index in `written`) joined with the user message after it, the library's parts first (or,
- * when none follows, with the user message before it): one user message of parts, the fields of
- * the caller's message kept. A host whose chat template wants user and assistant to alternate
- * (vLLM or llama.cpp serving Gemma or an older Mistral: "Conversation roles must alternate
- * user/assistant/user/assistant/...") refuses two user messages in a row; text parts are the
- * API's own form of a user message, and `fromChatMessages` reads the library's parts back apart
- * from the request. `out` itself when there is nothing to join.
+ * The chat messages `out` with each user message the library wrote (a summary, a notice, an
+ * assistant message's images: its index in `written`) joined with the user message after it,
+ * the library's parts first (or, when none follows, with the user message before it): one user
+ * message of parts, the fields of the caller's message kept. A host whose chat template wants
+ * user and assistant to alternate (vLLM or llama.cpp serving Gemma or an older Mistral:
+ * "Conversation roles must alternate user/assistant/user/assistant/...") refuses two user
+ * messages in a row; text parts are the API's own form of a user message, and
+ * `fromChatMessages` reads the library's parts back apart from the request.
+ *
+ * An assistant message of nothing to send (its index in `silent`: only another API's blocks)
+ * is left out, as the other writers leave it out and strict hosts refuse an empty assistant
+ * turn; but where that would put two of the caller's user messages in a row, it stays
+ * (`content: ""`) between them, which keeps the roles alternating without making the caller's
+ * two messages one. `out` itself when there is nothing to join or leave out.
  */
-export function joinedUserMessages(out: JsonObject[], written: readonly number[]): JsonObject[] {
-  if (written.length === 0) return out;
+export function joinedUserMessages(
+  out: JsonObject[],
+  written: readonly number[],
+  silent: readonly number[] = [],
+): JsonObject[] {
+  if (written.length === 0 && silent.length === 0) return out;
   const library = new Set(written);
+  const left = new Set(silent);
   const joined: JsonObject[] = [];
   // The library's messages not yet joined: they go with the user message after them.
   let pending: JsonObject | undefined;
+  // The first message left out since the last one pushed: put back between two user messages.
+  let skipped: JsonObject | undefined;
+  const push = (message: JsonObject) => {
+    if (skipped !== undefined && joined.at(-1)?.["role"] === "user" && message["role"] === "user")
+      joined.push(skipped);
+    skipped = undefined;
+    joined.push(message);
+  };
   const flush = () => {
     if (pending === undefined) return;
     const before = joined.at(-1);
-    if (before?.["role"] === "user") joined[joined.length - 1] = join(before, pending, true);
-    else joined.push(pending);
+    // Not across a message left out: what came before it is not joined with what came after.
+    if (before?.["role"] === "user" && skipped === undefined)
+      joined[joined.length - 1] = join(before, pending, true);
+    else push(pending);
     pending = undefined;
   };
   for (let index = 0; index < out.length; index += 1) {
     const message = out[index]!;
+    if (left.has(index)) {
+      skipped ??= message;
+      continue;
+    }
     const ours = library.has(index);
     // A role read only where it matters: most messages are the caller's own, read before.
     const user = (ours || pending !== undefined) && message["role"] === "user";
     if (user && ours) pending = pending === undefined ? message : join(pending, message, true);
     else if (user && pending !== undefined) {
-      joined.push(join(pending, message, false));
+      push(join(pending, message, false));
       pending = undefined;
     } else {
       flush();
-      joined.push(message);
+      push(message);
     }
   }
   flush();

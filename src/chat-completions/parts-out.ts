@@ -3,6 +3,7 @@ import type {
   ImageBlock,
   JsonObject,
   JsonValue,
+  OpaqueBlock,
   TextBlock,
   ToolUseBlock,
 } from "../core/message.js";
@@ -43,10 +44,15 @@ export function opaquePart(block: ContentBlock): JsonObject | undefined {
   return without(copyJson(block.block), OUR_KEYS);
 }
 
+/** Whether a block is a whole message carried in place (the deprecated `function` role). */
+export function isCarriedMessage(block: ContentBlock): boolean {
+  return block.type === "opaque" && block.block[OPAQUE_PART_KEY] === "message";
+}
+
 /** A whole message carried in place (the deprecated `function` role). */
 export function carriedMessage(block: ContentBlock): JsonObject | undefined {
-  if (block.type !== "opaque" || block.block[OPAQUE_PART_KEY] !== "message") return undefined;
-  return without(copyJson(block.block), OUR_KEYS);
+  if (!isCarriedMessage(block)) return undefined;
+  return without(copyJson((block as OpaqueBlock).block), OUR_KEYS);
 }
 
 /** A content part for a text, image or carried block; `undefined` for the rest. */

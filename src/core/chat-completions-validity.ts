@@ -1,9 +1,29 @@
 import { isSystemMessage } from "./conversation-structure.js";
-import type { Message } from "./message.js";
+import type { ContentBlock, Message } from "./message.js";
 import { checkCommon, type PendingCall, type Report, reportMissing } from "./provider-validity.js";
 
-/** The mark of a deprecated `function` role message the Chat Completions adapter carries whole. */
+/**
+ * The Chat Completions adapter's marks on an opaque block: a content part carried whole
+ * (`true`) or a deprecated `function` role message (`"message"`); a message's own fields and
+ * content form; its host's reasoning.
+ */
 const CARRIED_MESSAGE_KEY = "chatCompletions:part";
+const MESSAGE_FIELDS_KEY = "chatCompletions:message";
+const CONTENT_FORM_KEY = "chatCompletions:content";
+const CHAT_REASONING = "chatCompletions:reasoning";
+
+/**
+ * Whether `toChatMessages` writes a block (other than a call or a result) in its message's
+ * chat message: text, an image, a part or the fields this adapter keeps; not another API's
+ * blocks (Anthropic's thinking and server tools, a Responses hosted tool, a Gemini part).
+ */
+function writesInMessage(block: ContentBlock): boolean {
+  if (block.type === "text" || block.type === "image") return true;
+  if (block.type !== "opaque") return false;
+  const { block: carried } = block;
+  if (carried["type"] === CHAT_REASONING || carried[CARRIED_MESSAGE_KEY] === true) return true;
+  return carried[MESSAGE_FIELDS_KEY] !== undefined || carried[CONTENT_FORM_KEY] !== undefined;
+}
 
 /** One message of the request `toChatMessages` sends, as the rules read it. */
 interface Entry {
@@ -20,7 +40,8 @@ interface Entry {
 /**
  * The request's messages in order, as `toChatMessages` writes ours: a system message as
  * itself, an assistant message as one (its `tool_use` blocks its `tool_calls`), a user message
- * as a `tool` message per tool result first, then one user message for the rest (if any).
+ * as a `tool` message per tool result first, then one user message for the rest (if any);
+ * another API's blocks are not written.
  */
 function entries(messages: readonly Message[]): Entry[] {
   const out: Entry[] = [];
@@ -31,10 +52,17 @@ function entries(messages: readonly Message[]): Entry[] {
     }
     if (message.role === "assistant") {
       const calls = new Map<string, PendingCall>();
+      let sends = message.content.length === 0;
+      let images = false;
       message.content.forEach((block, blockIndex) => {
         if (block.type === "tool_use") calls.set(block.id, { messageIndex, blockIndex });
+        if (block.type === "image") images = true;
+        else sends ||= block.type === "tool_use" || writesInMessage(block);
       });
-      out.push({ role: "assistant", messageIndex, calls });
+      // Its images go in a user message after it (and its calls' results); one of nothing else
+      // is left out, or stays empty between two user messages, where no rule tells.
+      if (sends) out.push({ role: "assistant", messageIndex, calls });
+      else if (images) out.push({ role: "user", messageIndex });
       return;
     }
     let rest = false;
@@ -43,7 +71,7 @@ function entries(messages: readonly Message[]): Entry[] {
         out.push({ role: "tool", messageIndex, blockIndex, toolCallId: block.toolUseId });
       } else if (block.type === "opaque" && block.block[CARRIED_MESSAGE_KEY] === "message") {
         out.push({ role: "function", messageIndex, blockIndex });
-      } else rest = true;
+      } else rest ||= writesInMessage(block);
     });
     if (rest) out.push({ role: "user", messageIndex });
   });
@@ -88,6 +116,10 @@ function reportUnanswerable(entry: Entry, afterCalls: boolean, answered: boolean
 export function chatCompletionsProblems(messages: readonly Message[], report: Report): void {
   if (!checkCommon(messages, report)) return;
   const all = entries(messages);
+  if (all.length === 0) {
+    report({ code: "empty_conversation", message: "messages: at least one message is required" });
+    return;
+  }
   const first = all.find((entry) => entry.role !== "system");
   if (first?.role === "assistant") {
     report({

@@ -359,6 +359,13 @@ describe("ChatCompletionsServer through the openai SDK", () => {
 // first converted by toChatMessages for the second.
 const ids = fc.constantFrom("a", "b", "c");
 const base = { sessionId: "s", turnId: { owner: "u", number: 1 }, createdAt: new Date(0) };
+// Another model's image (a Gemini image model's reply), and another API's block (Anthropic's
+// server tools), which Chat Completions has no place for.
+const image: ContentBlock = { type: "image", source: { type: "url", url: "https://x/y.png" } };
+const foreign: ContentBlock = {
+  type: "opaque",
+  block: { type: "mcp_tool_use", id: "m1", name: "n", server_name: "s", input: {} },
+};
 const block = fc.oneof(
   fc.constant<ContentBlock>({ type: "text", text: "hi" }),
   ids.map<ContentBlock>((id) => ({
@@ -367,18 +374,23 @@ const block = fc.oneof(
     content: "ok",
     isError: false,
   })),
+  fc.constant(foreign),
 );
 const message = fc.oneof(
   fc
     .array(block, { minLength: 1, maxLength: 3 })
     .map((content) => ({ role: "user" as const, content })),
-  fc.tuple(fc.boolean(), fc.uniqueArray(ids, { maxLength: 2 })).map(([says, calls]) => ({
-    role: "assistant" as const,
-    content: [
-      ...(says ? [{ type: "text" as const, text: "ok" }] : []),
-      ...calls.map((id) => ({ type: "tool_use" as const, id, name: "read", input: {} })),
-    ],
-  })),
+  fc
+    .tuple(fc.boolean(), fc.uniqueArray(ids, { maxLength: 2 }), fc.constantFrom(0, 1, 2, 3))
+    .map(([says, calls, others]) => ({
+      role: "assistant" as const,
+      content: [
+        ...(others & 1 ? [image] : []),
+        ...(says ? [{ type: "text" as const, text: "ok" }] : []),
+        ...(others & 2 ? [foreign] : []),
+        ...calls.map((id) => ({ type: "tool_use" as const, id, name: "read", input: {} })),
+      ],
+    })),
   fc.constant({
     role: "user" as const,
     content: [
