@@ -51,6 +51,10 @@ describe("the loopback Chat Completions API's message rules", () => {
     expect(
       problem([{ role: "user", content: [image, { type: "text", text: "see" }] }]),
     ).toBeUndefined();
+    // An assistant message holds text and refusal parts only (the SDK's assistant param).
+    expect(problem([user, { role: "assistant", content: [image] }])).toBe(
+      "Invalid value: 'image_url'. Supported values are: 'text', 'refusal'.",
+    );
     expect(problem([user, { role: "assistant", content: null }])).toBe(
       "Invalid value for 'content': expected a string, got null.",
     );
