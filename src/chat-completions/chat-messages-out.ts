@@ -264,26 +264,44 @@ export function writeChatMessages(
   const written: number[] = [];
   // Where an assistant message of nothing to send stands: left out (see joinedUserMessages).
   const silent: number[] = [];
+  // The caller's messages beside the library's, as read (so not read again: joinedUserMessages).
+  const seen = new Map<number, JsonObject>();
+  // The message of ours whose caller's messages `origins` put last, and where they are.
+  let put: Message | undefined;
+  let putStart = 0;
+  let putEnd = 0;
+  const noteSeen = (index: number) => {
+    if (put !== undefined && index >= putStart && index < putEnd)
+      seen.set(index, asRead(put, index - putStart, out[index]!));
+  };
   // The images of the assistant message before, for a user message after its calls' results.
   let moved: JsonObject[] = [];
   const placeImages = (at: number) => {
     written.push(at);
     out.splice(at, 0, { role: "user", content: moved });
     moved = [];
+    noteSeen(at - 1);
   };
   for (const message of readableMessages(messages)) {
     // The tool messages this message starts with: those that answer the calls before.
     const results = moved.length === 0 ? 0 : toolMessagesOf(message);
     if (moved.length > 0 && results === 0) placeImages(out.length);
     const start = out.length;
-    if (message.generated !== undefined && message.role === "user") written.push(start);
+    const library = message.generated !== undefined && message.role === "user";
+    if (library) {
+      written.push(start);
+      noteSeen(start - 1);
+    }
+    const after = written.at(-1) === start - 1;
     if (isSystemMessage(message)) {
       const system = chatSystemMessage((message.content[0] as SystemMessageBlock).block.message);
       if (system !== undefined) out.push(system);
-    } else if (
-      (origins === undefined || origins.put(message, reused, start) === -1) &&
-      !writeQuickChatMessage(message, out)
-    ) {
+    } else if (origins !== undefined && origins.put(message, reused, start) !== -1) {
+      put = message;
+      putStart = start;
+      putEnd = out.length;
+      if (after) noteSeen(start);
+    } else if (!writeQuickChatMessage(message, out)) {
       if (message.role !== "assistant") out.push(...userMessages(message));
       else {
         const assistant = assistantMessage(message, reasoning, moved);
@@ -294,7 +312,22 @@ export function writeChatMessages(
     if (results > 0) placeImages(start + results);
   }
   if (moved.length > 0) placeImages(out.length);
-  return joinedUserMessages(out, written, silent) as unknown as ChatCompletionMessageParam[];
+  return joinedUserMessages(out, written, silent, seen) as unknown as ChatCompletionMessageParam[];
+}
+
+/**
+ * The caller's chat message `caller`, put for the block at `offset` of `message` (read by the
+ * quick reading: what it holds is in our blocks), as read: a user message `{ role, content }`
+ * written anew in the caller's key order (the keys alone are read: no getter runs), another by
+ * its role alone.
+ */
+function asRead(message: Message, offset: number, caller: JsonObject): JsonObject {
+  if (message.role === "assistant") return { role: "assistant" };
+  const block = message.content[offset];
+  if (block?.type !== "text") return { role: "tool" };
+  return Object.keys(caller)[0] === "content"
+    ? { content: block.text, role: "user" }
+    : { role: "user", content: block.text };
 }
 
 /** How many `tool` (or legacy `function`) messages a message is written as first. */

@@ -112,6 +112,56 @@ describe("chat messages whose getters answer once", () => {
   });
 });
 
+describe("a request joined with the library's notice, its getters answering once", () => {
+  // Review 59c's leftover: the notice goes in one user message with the request after it, and
+  // the join read the request's role and fields a second time (a raw `Error`).
+  const FILE = "export const value = 42;\n".repeat(160);
+  const REQUEST = "Read the files under src/ one by one.";
+  /** A request (`key` first, `key` a getter answering once) and 30 read steps after it. */
+  function loop(key: "role" | "content", first: "role" | "content"): unknown[] {
+    const request: Record<string, unknown> = {};
+    for (const field of first === "role" ? ["role", "content"] : ["content", "role"]) {
+      const value = field === "role" ? "user" : REQUEST;
+      if (field === key) withGetter(request, field, once(value));
+      else request[field] = value;
+    }
+    const messages: unknown[] = [request];
+    for (let step = 1; step <= 30; step += 1) {
+      const id = `call_${step}`;
+      const args = JSON.stringify({ path: `src/f${step}.ts` });
+      messages.push(
+        {
+          role: "assistant",
+          content: `Reading file ${step}.`,
+          tool_calls: [{ id, type: "function", function: { name: "read", arguments: args } }],
+        },
+        { role: "tool", tool_call_id: id, content: FILE },
+      );
+    }
+    return messages;
+  }
+  const cases = [
+    ["role", "role"],
+    ["role", "content"],
+    ["content", "role"],
+    ["content", "content"],
+  ] as const;
+
+  it.each(cases)("its %s read once, %s first: the caller's key order kept", async (key, first) => {
+    const { messages, compacted } = await compactChatMessages(asMessages(loop(key, first)), {
+      contextLimit: 12_000,
+    });
+    expect(compacted).toBe(true);
+    const joined = messages[0] as { role: string; content: { type: string; text: string }[] };
+    expect(Object.keys(joined)).toEqual(
+      first === "role" ? ["role", "content"] : ["content", "role"],
+    );
+    expect(joined.role).toBe("user");
+    expect(joined.content[0]!.text).toMatch(/^\[Earlier messages were removed/);
+    expect(joined.content.at(-1)).toEqual({ type: "text", text: REQUEST });
+  });
+});
+
 describe("chat messages whose getters throw", () => {
   const holed: unknown[] = [{ role: "user", content: "hi" }];
   withGetter(holed, "1", throwing);

@@ -1,5 +1,6 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../core/message.js";
 import { AgentSession } from "../session/agent-session.js";
 import { fromChatMessages } from "./chat-messages-in.js";
 import { toChatMessages } from "./chat-messages-out.js";
@@ -109,5 +110,46 @@ describe("the library's user message and the request beside it go as one", () =>
     expect(joinedUserMessages(alone, [1])).toEqual(alone);
     const callers = [request, request];
     expect(joinedUserMessages(callers, [])).toBe(callers);
+  });
+
+  it("joinedUserMessages: the caller's messages beside the library's read from `seen`, not again", () => {
+    /** A caller's message whose every field throws when read (as a getter that answered once). */
+    const spent = (keys: string[]) => {
+      const message: JsonObject = {};
+      for (const key of keys)
+        Object.defineProperty(message, key, {
+          enumerable: true,
+          get: () => {
+            throw new Error("read again");
+          },
+        });
+      return message;
+    };
+    const notice = { role: "user", content: "notice" };
+    const request = spent(["content", "role"]);
+    const asRead = { content: "request", role: "user" };
+    const reply = spent(["role", "content"]);
+    const parts = [
+      { type: "text", text: "notice" },
+      { type: "text", text: "request" },
+    ];
+    const seen = (entries: [number, JsonObject][]) => new Map(entries);
+    // With the request after it: the caller's key order; the reply handed back, not read.
+    const after = joinedUserMessages([notice, request, reply], [0], [], seen([[1, asRead]]));
+    expect(after[0]).toEqual({ content: parts, role: "user" });
+    expect(Object.keys(after[0]!)).toEqual(["content", "role"]);
+    expect(after[1]).toBe(reply);
+    // With the request before it, the message after it being no user message.
+    const before = joinedUserMessages(
+      [request, notice, reply],
+      [1],
+      [],
+      seen([
+        [0, asRead],
+        [2, { role: "assistant" }],
+      ]),
+    );
+    expect(before[0]).toEqual({ content: [parts[1], parts[0]], role: "user" });
+    expect(before[1]).toBe(reply);
   });
 });

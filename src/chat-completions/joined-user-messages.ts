@@ -15,11 +15,17 @@ import type { JsonObject, JsonValue } from "../core/message.js";
  * turn; but where that would put two of the caller's user messages in a row, it stays
  * (`content: ""`) between them, which keeps the roles alternating without making the caller's
  * two messages one. `out` itself when there is nothing to join or leave out.
+ *
+ * `seen` holds, by index, the caller's messages beside the library's as they were read (a user
+ * message written anew, in the caller's key order; another by its role): their roles are read,
+ * and they are joined, from there, never from the caller's objects a second time (a getter
+ * that answered once may throw).
  */
 export function joinedUserMessages(
   out: JsonObject[],
   written: readonly number[],
   silent: readonly number[] = [],
+  seen?: ReadonlyMap<number, JsonObject>,
 ): JsonObject[] {
   if (written.length === 0 && silent.length === 0) return out;
   const library = new Set(written);
@@ -29,19 +35,22 @@ export function joinedUserMessages(
   let pending: JsonObject | undefined;
   // The first message left out since the last one pushed: put back between two user messages.
   let skipped: JsonObject | undefined;
-  const push = (message: JsonObject) => {
-    if (skipped !== undefined && joined.at(-1)?.["role"] === "user" && message["role"] === "user")
+  // The last message pushed, as read.
+  let last: JsonObject | undefined;
+  const push = (message: JsonObject, read = message) => {
+    if (skipped !== undefined && last?.["role"] === "user" && read["role"] === "user")
       joined.push(skipped);
     skipped = undefined;
     joined.push(message);
+    last = read;
   };
   const flush = () => {
     if (pending === undefined) return;
-    const before = joined.at(-1);
     // Not across a message left out: what came before it is not joined with what came after.
-    if (before?.["role"] === "user" && skipped === undefined)
-      joined[joined.length - 1] = join(before, pending, true);
-    else push(pending);
+    if (last?.["role"] === "user" && skipped === undefined) {
+      last = join(last, pending, true);
+      joined[joined.length - 1] = last;
+    } else push(pending);
     pending = undefined;
   };
   for (let index = 0; index < out.length; index += 1) {
@@ -50,16 +59,17 @@ export function joinedUserMessages(
       skipped ??= message;
       continue;
     }
+    const read = seen?.get(index) ?? message;
     const ours = library.has(index);
     // A role read only where it matters: most messages are the caller's own, read before.
-    const user = (ours || pending !== undefined) && message["role"] === "user";
-    if (user && ours) pending = pending === undefined ? message : join(pending, message, true);
+    const user = (ours || pending !== undefined) && read["role"] === "user";
+    if (user && ours) pending = pending === undefined ? read : join(pending, read, true);
     else if (user && pending !== undefined) {
-      push(join(pending, message, false));
+      push(join(pending, read, false));
       pending = undefined;
     } else {
       flush();
-      push(message);
+      push(message, read);
     }
   }
   flush();
