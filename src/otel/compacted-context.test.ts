@@ -1,11 +1,13 @@
 import { readFileSync } from "node:fs";
 import { trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
+import { fourReads } from "../../test/support/four-reads.js";
 import { memoryTracing } from "../../test/support/otel-tracing.js";
 import { toModelMessages } from "../ai-sdk/model-messages.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
 import { toChatMessages } from "../chat-completions/chat-messages-out.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
+import type { Message } from "../core/message.js";
 import { SUMMARY_PREFIX, TRIM_NOTICE } from "../core/summary-format.js";
 import { SUMMARY_TURN_ID } from "../core/turn.js";
 import { toGeminiContents } from "../gemini/contents-out.js";
@@ -63,55 +65,41 @@ function threeTurns(): AgentSession {
   return session;
 }
 
+/** `holdsCompaction` on each provider's form: none in `before`, one in `after`. */
+function expectFoundInEveryForm(before: readonly Message[], after: readonly Message[]): void {
+  const converters = {
+    toAnthropicMessages,
+    toResponsesInput,
+    toModelMessages,
+    toChatMessages,
+    toGeminiContents,
+    toLangChainMessages,
+  } as const;
+  for (const [name, convert] of Object.entries(converters)) {
+    expect([name, holdsCompaction(convert(before))]).toEqual([name, false]);
+    expect([name, holdsCompaction(convert(after))]).toEqual([name, true]);
+  }
+}
+
 describe("holdsCompaction on every converter's output", () => {
   it("finds the summary in each provider's messages, and none before it", async () => {
     const session = threeTurns();
     const before = session.messages;
     await session.forceCompact();
-    const converters = {
-      toAnthropicMessages,
-      toResponsesInput,
-      toModelMessages,
-      toChatMessages,
-      toGeminiContents,
-      toLangChainMessages,
-    } as const;
-    for (const [name, convert] of Object.entries(converters)) {
-      expect([name, holdsCompaction(convert(before))]).toEqual([name, false]);
-      expect([name, holdsCompaction(convert(session.messages))]).toEqual([name, true]);
-    }
+    expectFoundInEveryForm(before, session.messages);
   });
 });
 
 describe("holdsCompaction after the default session's compaction", () => {
   it("finds the notice of messages removed in each provider's messages, as in the session's own", async () => {
-    const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
     const session = new AgentSession({ contextLimit: 4_000 });
-    session.append(
-      ...new ConversationBuilder({ sessionId: session.sessionId })
-        .user("Fix.")
-        .toolCalls(["a", "b", "c", "d"].map(read))
-        .assistant("ok")
-        .user("next")
-        .build(),
-    );
+    session.append(...fourReads(session.sessionId));
     const before = session.messages;
     const report = await session.maybeCompact();
     expect(report.boundaries[0]?.messagesRemoved).toBeGreaterThan(0);
     expect(session.messages.some((message) => message.generated === "notice")).toBe(true);
     expect(holdsCompaction(session.messages)).toBe(true);
-    const converters = {
-      toAnthropicMessages,
-      toResponsesInput,
-      toModelMessages,
-      toChatMessages,
-      toGeminiContents,
-      toLangChainMessages,
-    } as const;
-    for (const [name, convert] of Object.entries(converters)) {
-      expect([name, holdsCompaction(convert(before))]).toEqual([name, false]);
-      expect([name, holdsCompaction(convert(session.messages))]).toEqual([name, true]);
-    }
+    expectFoundInEveryForm(before, session.messages);
     // A client that joins the notice and the request into one text.
     expect(holdsCompaction([{ role: "user", content: `${TRIM_NOTICE}\nnext` }])).toBe(true);
     expect(holdsCompaction([{ role: "user", content: `${TRIM_NOTICE}, said the user` }])).toBe(

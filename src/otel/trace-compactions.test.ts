@@ -1,5 +1,6 @@
 import { context, trace } from "@opentelemetry/api";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { fourReads } from "../../test/support/four-reads.js";
 import {
   FakeSession,
   memoryTracing,
@@ -341,15 +342,7 @@ describe("the span of a run without a start event (a synchronous compactor's)", 
     const { tracer, spans } = memoryTracing();
     const session = new AgentSession({ contextLimit: 4_000 });
     traceCompactions(session, { tracer });
-    const read = (path: string) => ({ name: "read", input: { path }, result: "x".repeat(3_600) });
-    session.append(
-      ...new ConversationBuilder({ sessionId: session.sessionId })
-        .user("Fix.")
-        .toolCalls(["a", "b", "c", "d"].map(read))
-        .assistant("ok")
-        .user("next")
-        .build(),
-    );
+    session.append(...fourReads(session.sessionId));
     const report = await session.maybeCompact();
     const removed = report.boundaries[0]?.messagesRemoved ?? 0;
     expect(removed).toBeGreaterThan(0);

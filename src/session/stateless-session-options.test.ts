@@ -1,29 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { fourReads } from "../../test/support/four-reads.js";
 import { compactionPrepareStep } from "../ai-sdk/prepare-step.js";
 import { compactAnthropicMessages } from "../anthropic/compact-messages.js";
 import { toAnthropicMessages } from "../anthropic/request.js";
 import { LLMCompactor } from "../compactors/llm-compactor.js";
-import type { Message } from "../core/message.js";
 import { estimateTokens } from "../core/message-memo.js";
-import { ConversationBuilder } from "../testing/builders.js";
 import { MockLlmClient } from "../testing/mock-llm-client.js";
 import { AgentSession } from "./agent-session.js";
-
-/** A request, four reads of 3,600 characters each, a reply and the next request. */
-function fourReads(sessionId = "s"): Message[] {
-  return new ConversationBuilder({ sessionId })
-    .user("Fix the failing test.")
-    .toolCalls(
-      ["a", "b", "c", "d"].map((path) => ({
-        name: "read",
-        input: { path },
-        result: "x".repeat(3_600),
-      })),
-    )
-    .assistant("ok")
-    .user("next")
-    .build();
-}
 
 // The one-call helpers take the session's `compactor` option as the session does (review 59f,
 // F6), and a signal aborted before the call starts rejects, as one aborted during it does (F5).
@@ -33,7 +16,7 @@ describe("a one-call helper's options, as the session's", () => {
       keepRecentTurns: 1,
     });
     const { compacted, result, error } = await compactAnthropicMessages(
-      toAnthropicMessages(fourReads()),
+      toAnthropicMessages(fourReads("s")),
       { contextLimit: 4_000, compactor: false, llmCompactor },
     );
     expect(error).toBeUndefined();
@@ -44,7 +27,7 @@ describe("a one-call helper's options, as the session's", () => {
 
   it('takes { type: "threshold", config } and compacts as a session given the same', async () => {
     const compactor = { type: "threshold" as const, config: { threshold: 0.95 } };
-    const conversation = fourReads();
+    const conversation = fourReads("s");
     // Above the default's trigger, below this one's.
     const contextLimit = Math.ceil(estimateTokens(conversation) / 0.85);
     const session = new AgentSession({ contextLimit, compactor, sessionId: "s" });
@@ -65,7 +48,7 @@ describe("a one-call helper's options, as the session's", () => {
   it("checks a type's config where it enters, naming what is wrong", async () => {
     const compactor = { type: "threshold" as const, config: { threshold: 2 } };
     await expect(
-      compactAnthropicMessages(toAnthropicMessages(fourReads()), {
+      compactAnthropicMessages(toAnthropicMessages(fourReads("s")), {
         contextLimit: 4_000,
         compactor,
       }),
@@ -77,7 +60,7 @@ describe("a one-call helper's options, as the session's", () => {
   });
 
   it("rejects with aborted when the signal fired before the call, the default compactor too", async () => {
-    const input = toAnthropicMessages(fourReads());
+    const input = toAnthropicMessages(fourReads("s"));
     // Due: the default compacts these messages in this window.
     expect((await compactAnthropicMessages(input, { contextLimit: 4_000 })).compacted).toBe(true);
     await expect(
