@@ -216,6 +216,14 @@ function userMessages(message: Message): JsonObject[] {
   return out;
 }
 
+/** Whether `message` (not a system one) has nothing Chat Completions reads: other APIs' blocks only. */
+function writesNothing(message: Message, reasoning: ReasoningPolicy): boolean {
+  if (isSystemMessage(message)) return false;
+  return message.role === "assistant"
+    ? assistantMessage(message, reasoning, []) === undefined
+    : userMessages(message).length === 0;
+}
+
 /**
  * Converts our messages to a Chat Completions `messages` array, the inverse of
  * {@link fromChatMessages}: what it read comes back as it was (`tool_call_id` pairing, parallel
@@ -285,7 +293,12 @@ export function writeChatMessages(
   for (const message of readableMessages(messages)) {
     // The tool messages this message starts with: those that answer the calls before.
     const results = moved.length === 0 ? 0 : toolMessagesOf(message);
-    if (moved.length > 0 && results === 0) placeImages(out.length);
+    // An assistant message of nothing to send (other APIs' blocks) between the calls and their
+    // results is left out: the images wait for the results after it.
+    // A message that writes nothing (of other APIs' blocks only) between the calls and their
+    // results is left out: the images wait for the results after it.
+    if (moved.length > 0 && results === 0 && !writesNothing(message, reasoning))
+      placeImages(out.length);
     const start = out.length;
     const library = message.generated !== undefined && message.role === "user";
     if (library) {
@@ -309,7 +322,8 @@ export function writeChatMessages(
         out.push(assistant ?? { role: "assistant", content: "" });
       }
     }
-    if (results > 0) placeImages(start + results);
+    // After its results, unless more results may follow (a message of results alone).
+    if (results > 0 && out.length > start + results) placeImages(start + results);
   }
   if (moved.length > 0) placeImages(out.length);
   return joinedUserMessages(out, written, silent, seen) as unknown as ChatCompletionMessageParam[];

@@ -45,36 +45,55 @@ interface Entry {
  */
 function entries(messages: readonly Message[]): Entry[] {
   const out: Entry[] = [];
+  // An assistant message's images (another model's) go in a user message after its calls'
+  // results: before the next message that writes anything but results (see writeChatMessages).
+  let images: number | undefined;
+  const placeImages = () => {
+    if (images !== undefined) out.push({ role: "user", messageIndex: images });
+    images = undefined;
+  };
   messages.forEach((message, messageIndex) => {
     if (isSystemMessage(message)) {
+      placeImages();
       out.push({ role: "system", messageIndex });
       return;
     }
     if (message.role === "assistant") {
       const calls = new Map<string, PendingCall>();
       let sends = message.content.length === 0;
-      let images = false;
+      let holdsImages = false;
       message.content.forEach((block, blockIndex) => {
         if (block.type === "tool_use") calls.set(block.id, { messageIndex, blockIndex });
-        if (block.type === "image") images = true;
+        if (block.type === "image") holdsImages = true;
         else sends ||= block.type === "tool_use" || writesInMessage(block);
       });
-      // Its images go in a user message after it (and its calls' results); one of nothing else
-      // is left out, or stays empty between two user messages, where no rule tells.
-      if (sends) out.push({ role: "assistant", messageIndex, calls });
-      else if (images) out.push({ role: "user", messageIndex });
+      // One of nothing else is left out, or stays empty between two user messages, where no
+      // rule tells.
+      if (sends) {
+        placeImages();
+        out.push({ role: "assistant", messageIndex, calls });
+      }
+      if (holdsImages) images ??= messageIndex;
       return;
     }
+    const own: Entry[] = [];
     let rest = false;
     message.content.forEach((block, blockIndex) => {
       if (block.type === "tool_result") {
-        out.push({ role: "tool", messageIndex, blockIndex, toolCallId: block.toolUseId });
+        own.push({ role: "tool", messageIndex, blockIndex, toolCallId: block.toolUseId });
       } else if (block.type === "opaque" && block.block[CARRIED_MESSAGE_KEY] === "message") {
-        out.push({ role: "function", messageIndex, blockIndex });
+        own.push({ role: "function", messageIndex, blockIndex });
       } else rest ||= writesInMessage(block);
     });
-    if (rest) out.push({ role: "user", messageIndex });
+    const results = own.length;
+    if (rest) own.push({ role: "user", messageIndex });
+    // Waiting images go before a message of no results, after the results of one with more.
+    if (results === 0 && rest) placeImages();
+    out.push(...own.slice(0, results));
+    if (results > 0 && rest) placeImages();
+    if (rest) out.push(own[results]!);
   });
+  placeImages();
   return out;
 }
 

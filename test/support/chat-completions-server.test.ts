@@ -427,4 +427,57 @@ describe("validateConversation({ provider: 'chat-completions' })", () => {
       { numRuns: 1_000 },
     );
   });
+
+  // Found by the property above (review of 59g's F1): an image waiting for its calls' results
+  // was written between the calls and results a later message gave.
+  const mcp = { type: "mcp_tool_use", id: "m1", name: "n", server_name: "s", input: {} };
+  const image: ContentBlock = { type: "image", source: { type: "url", url: "https://x/y.png" } };
+  const result = (id: string): ContentBlock => ({
+    type: "tool_result",
+    toolUseId: id,
+    content: "ok",
+    isError: false,
+  });
+  const call = (id: string): ContentBlock => ({ type: "tool_use", id, name: "read", input: {} });
+  it.each<[string, Pick<Message, "role" | "content">[]]>([
+    [
+      "past an assistant message left out",
+      [
+        { role: "assistant", content: [image, { type: "opaque", block: mcp }, call("c")] },
+        { role: "assistant", content: [{ type: "opaque", block: mcp }] },
+        { role: "user", content: [result("c")] },
+      ],
+    ],
+    [
+      "past a user message of nothing it writes",
+      [
+        { role: "assistant", content: [image, call("c")] },
+        { role: "user", content: [{ type: "opaque", block: mcp }] },
+        { role: "user", content: [result("c")] },
+      ],
+    ],
+    [
+      "after results given in two messages",
+      [
+        { role: "assistant", content: [image, call("c"), call("a")] },
+        { role: "user", content: [result("c")] },
+        { role: "user", content: [result("a")] },
+        { role: "user", content: [{ type: "text", text: "go on" }] },
+      ],
+    ],
+    [
+      "from an assistant message of the image alone, after the calls before it",
+      [
+        { role: "assistant", content: [call("a")] },
+        { role: "assistant", content: [image, { type: "opaque", block: mcp }] },
+        { role: "user", content: [result("a")] },
+      ],
+    ],
+  ])("takes another model's image after its calls' results, %s", (_name, specs) => {
+    const messages = [{ role: "user", content: [{ type: "text", text: "hi" }] }, ...specs].map(
+      (spec, index) => ({ ...base, id: `m${index}`, ...spec }) as Message,
+    );
+    expect(validateConversation(messages, { provider: "chat-completions" })).toEqual([]);
+    expect(chatMessagesProblem(toChatMessages(messages), state())).toBeUndefined();
+  });
 });
