@@ -1,8 +1,6 @@
 import type {
   AssistantContent,
   AssistantModelMessage,
-  FilePart,
-  ImagePart,
   ModelMessage,
   SystemModelMessage,
   ToolContent,
@@ -79,13 +77,20 @@ function opaqueToModelPart<P>(block: OpaqueBlock): P {
   return opaqueToPart<P>({ type: "opaque", block: rest });
 }
 
-/** One block as the AI SDK part it stands for. */
-export function blockToPart(block: ContentBlock, toolNames: ToolNames): AssistantPart {
+/**
+ * One block as the AI SDK part it stands for; in an assistant message (`assistant`), an image
+ * as a file part (see `imageToPart`).
+ */
+export function blockToPart(
+  block: ContentBlock,
+  toolNames: ToolNames,
+  assistant = false,
+): AssistantPart {
   switch (block.type) {
     case "text":
       return textToPart(block);
     case "image":
-      return imageToPart(block) as AssistantPart;
+      return imageToPart(block, assistant) as AssistantPart;
     case "thinking":
     case "redacted_thinking":
       return thinkingToPart(block);
@@ -145,23 +150,8 @@ function assistantToModel(message: Message, toolNames: ToolNames, out: ModelMess
   }
   const blocks = sentBlocks(message.content);
   if (blocks.length === 0) return;
-  const content = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames);
-  // An image another model made (Gemini's, LangChain's) goes as the file part the AI SDK's
-  // assistant content takes: an image part there is refused ("do not match the ModelMessage[]
-  // schema").
-  for (let index = 0; index < content.length; index += 1) {
-    const part = content[index]!;
-    if (part.type === ("image" as string))
-      content[index] = imageAsFile(part as unknown as ImagePart);
-  }
+  const content = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames, true);
   out.push(withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content }, options));
-}
-
-/** An image part as a file part of its data and media type (`image/*` when it names none). */
-function imageAsFile({ image, mediaType, providerOptions }: ImagePart): FilePart {
-  const file: FilePart = { type: "file", data: image, mediaType: mediaType ?? "image/*" };
-  if (providerOptions !== undefined) file.providerOptions = providerOptions;
-  return file;
 }
 
 /**
@@ -206,10 +196,11 @@ function partsOf<P>(
   from: number,
   to: number,
   toolNames: ToolNames,
+  assistant = false,
 ): P[] {
   const parts: P[] = new Array(to - from);
   for (let index = from; index < to; index += 1)
-    parts[index - from] = blockToPart(blocks[index]!, toolNames) as P;
+    parts[index - from] = blockToPart(blocks[index]!, toolNames, assistant) as P;
   return parts;
 }
 

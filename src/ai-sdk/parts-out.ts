@@ -68,8 +68,12 @@ export function textToPart(block: TextBlock): TextPart {
   return withOptions({ ...PART.text, text: block.text }, providerOptionsOf(aiSdkFields(block)));
 }
 
-/** An image block as an image part, or as the file part it came from. */
-export function imageToPart(block: ImageBlock): ImagePart | FilePart {
+/**
+ * An image block as an image part, or as the file part it came from; in an assistant message
+ * (`asFile`) always a file part: the AI SDK's assistant content takes no image part ("do not
+ * match the ModelMessage[] schema"), and another model's image (Gemini's, LangChain's) has none.
+ */
+export function imageToPart(block: ImageBlock, asFile = false): ImagePart | FilePart {
   const fields = aiSdkFields(block);
   const { source } = block;
   const text =
@@ -82,7 +86,7 @@ export function imageToPart(block: ImageBlock): ImagePart | FilePart {
         ? fields["mediaType"]
         : undefined;
   const options = providerOptionsOf(fields);
-  if (fields["part"] === "file") {
+  if (asFile || fields["part"] === "file") {
     const file: FilePart = { type: "file", data, mediaType: mediaType ?? "image/*" };
     if (typeof fields["filename"] === "string") file.filename = fields["filename"];
     return withOptions(file, options);
