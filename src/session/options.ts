@@ -246,7 +246,7 @@ export function backgroundCeiling(option: AgentSessionOptions["background"]): nu
 }
 
 /** What is wrong with a `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor. */
-export function compactorOptionProblem(value: unknown): string | undefined {
+function compactorOptionProblem(value: unknown): string | undefined {
   if (value === false) return undefined;
   if (isPlainObject(value) && "type" in value) {
     if (value["type"] === "llm" || value["type"] === "hybrid") {
@@ -259,6 +259,14 @@ export function compactorOptionProblem(value: unknown): string | undefined {
   }
   return compactorProblem(value);
 }
+
+/** The `compactor` option: `false`, `{ type: "threshold", config? }` or a compactor (the session's and the stateless paths'). */
+export const COMPACTOR_OPTION_SCHEMA = z.unknown().check(
+  z.superRefine((value, context) => {
+    const problem = compactorOptionProblem(value);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+  }),
+);
 
 /** A compactor the session can run (see `compactorProblem`). */
 export const runnableCompactor = <T extends Compactor>() =>
@@ -289,14 +297,9 @@ export const AgentSessionOptionsSchema = z
   .strictObject({
     contextLimit: z.exactOptional(positiveWholeNumber("tokens")),
     sessionId: z.exactOptional(NON_EMPTY_STRING_SCHEMA),
-    compactor: z.exactOptional(
-      z.unknown().check(
-        z.superRefine((value, context) => {
-          const problem = compactorOptionProblem(value);
-          if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-        }),
-      ),
-    ) as unknown as z.ZodMiniOptional<z.ZodMiniType<Compactor | CompactorType | false>>,
+    compactor: z.exactOptional(COMPACTOR_OPTION_SCHEMA) as unknown as z.ZodMiniOptional<
+      z.ZodMiniType<Compactor | CompactorType | false>
+    >,
     llmCompactor: z.exactOptional(runnableCompactor<AsyncCompactor>()),
     clock: z.exactOptional(CLOCK_SCHEMA),
     onEvent: z.exactOptional(functionSchema<(event: CompactionEvent) => void>()),

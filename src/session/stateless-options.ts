@@ -16,7 +16,7 @@ import { CompactionMemory } from "./compaction-memory.js";
 import {
   ARCHIVE_OPTION_SCHEMA,
   booleanOrShare,
-  compactorOptionProblem,
+  COMPACTOR_OPTION_SCHEMA,
   runnableCompactor,
 } from "./options.js";
 
@@ -78,12 +78,7 @@ export const STATELESS_COMPACTION_SHAPE = {
   contextLimit: positiveWholeNumber("tokens"),
   compactor: z.exactOptional(
     z.pipe(
-      z.unknown().check(
-        z.superRefine((value, context) => {
-          const problem = compactorOptionProblem(value);
-          if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
-        }),
-      ),
+      COMPACTOR_OPTION_SCHEMA,
       // A type is built where it enters, its config checked once (not at each step).
       z.transform((value) =>
         isPlainObject(value) && "type" in value ? thresholdFromType(value as CompactorType) : value,
