@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatCompletionsServer } from "../../test/support/chat-completions-server.js";
+import { aroundSystem } from "../../test/support/foreign-conversations.js";
 import { fromModelMessages } from "../ai-sdk/model-messages.js";
 import { fromAnthropicMessages } from "../anthropic/turns.js";
 import { BOOKKEEPING_KEYS } from "../core/bookkeeping-keys.js";
@@ -17,15 +18,6 @@ import { toChatMessages } from "./chat-messages-out.js";
 // the AI SDK's `providerOptions`, LangChain's `id` and `additional_kwargs`. The API refuses each
 // (a part type it does not know; "Unknown parameter", as strict hosts refuse a message's field
 // too): the loopback API's rule 12 found it (review 58e #2).
-
-const around = (system: Message[]): Message[] => [
-  ...fromChatMessages([
-    { role: "user", content: "Plan the release." },
-    { role: "assistant", content: "Step one: freeze." },
-  ]),
-  ...system,
-  ...fromChatMessages([{ role: "user", content: "And then?" }]),
-];
 
 describe("a system message another adapter read, sent to Chat Completions", () => {
   let server: ChatCompletionsServer;
@@ -85,7 +77,7 @@ describe("a system message another adapter read, sent to Chat Completions", () =
       ],
     ];
     for (const [format, system, written] of read) {
-      const messages = toChatMessages(around(system));
+      const messages = toChatMessages(aroundSystem(system));
       expect([format, messages[2]]).toEqual([format, written]);
       const completion = await send(messages);
       expect(completion.choices[0]?.message.content).toBe("Step two.");
@@ -96,7 +88,7 @@ describe("a system message another adapter read, sent to Chat Completions", () =
   it("goes as it came when it is a chat message, less the library's bookkeeping", async () => {
     const own = { role: "system" as const, content: "Be brief.", name: "rules" };
     const system = fromChatMessages([own]);
-    expect(toChatMessages(around(system))[2]).toEqual(own);
+    expect(toChatMessages(aroundSystem(system))[2]).toEqual(own);
     const block = system[0]!.content[0]!;
     const marked = {
       ...system[0]!,
@@ -110,7 +102,7 @@ describe("a system message another adapter read, sent to Chat Completions", () =
         },
       ],
     } as Message;
-    const messages = toChatMessages(around([marked]));
+    const messages = toChatMessages(aroundSystem([marked]));
     expect(messages[2]).toEqual(own);
     await send(messages);
     expect(server.refusals).toEqual([]);

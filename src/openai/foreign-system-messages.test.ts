@@ -1,5 +1,6 @@
 import { SystemMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { aroundSystem } from "../../test/support/foreign-conversations.js";
 import { responsesInputProblem } from "../../test/support/openai-responses-server.js";
 import { fromModelMessages } from "../ai-sdk/model-messages.js";
 import { fromChatMessages } from "../chat-completions/chat-messages-in.js";
@@ -12,15 +13,6 @@ import { toResponsesInput } from "./responses-output.js";
 // API as it was read: a Chat Completions `developer` message or a LangChain `SystemMessage` of
 // `text` parts, which the API refuses ("Invalid value: 'text'"), and other APIs' own fields
 // (review 59f, F2). The other writers were fixed in 585862b and 35df4e8.
-
-const around = (system: Message[]): Message[] => [
-  ...fromChatMessages([
-    { role: "user", content: "Plan the release." },
-    { role: "assistant", content: "Step one: freeze." },
-  ]),
-  ...system,
-  ...fromChatMessages([{ role: "user", content: "And then?" }]),
-];
 
 const issued = () => ({ encrypted: new Map(), requiresReasoning: new Map() });
 
@@ -67,13 +59,15 @@ describe("another API's system message, sent to the Responses API", () => {
   ];
   for (const [name, system, expected] of cases)
     it(`${name}: goes in the API's shape, and the API takes it`, () => {
-      const input = toResponsesInput(around(system()));
+      const input = toResponsesInput(aroundSystem(system()));
       expect(input[2]).toEqual(expected);
       expect(responsesInputProblem(input, issued())).toBeUndefined();
     });
 
   it("is left out when it has no text", () => {
-    const input = toResponsesInput(around(fromChatMessages([{ role: "developer", content: [] }])));
+    const input = toResponsesInput(
+      aroundSystem(fromChatMessages([{ role: "developer", content: [] }])),
+    );
     expect(input).toHaveLength(3);
   });
 });

@@ -19,6 +19,19 @@ function twentyTurns(): Message[] {
 
 const WINDOW = 200_000;
 
+/** A session of {@link twentyTurns} without a compactor, compacted after a usage `overhead` above them. */
+async function lastResortAfter(overhead: number) {
+  const session = new AgentSession({
+    contextLimit: WINDOW,
+    compactor: false,
+    logger: { warn: () => {} },
+  });
+  session.append(...twentyTurns());
+  const before = session.messages.length;
+  session.recordUsage({ inputTokens: overhead + estimateTokens(session.messages) });
+  return { session, before, report: await session.maybeCompact() };
+}
+
 // A usage of ten times the estimate (a gateway summing a loop's steps) puts the system prompt
 // and tools alone over the window: no compaction can make the request fit, and removing the
 // messages down to the latest request, as the drop and the last resort did, only lost them.
@@ -35,15 +48,7 @@ describe("a usage whose overhead alone is over the window", () => {
   });
 
   it("is not trimmed by the last resort alone (no compactor)", async () => {
-    const session = new AgentSession({
-      contextLimit: WINDOW,
-      compactor: false,
-      logger: { warn: () => {} },
-    });
-    session.append(...twentyTurns());
-    const before = session.messages.length;
-    session.recordUsage({ inputTokens: WINDOW + estimateTokens(session.messages) });
-    const report = await session.maybeCompact();
+    const { session, before, report } = await lastResortAfter(WINDOW);
     expect(report.trimmed).toBeUndefined();
     expect(session.messages.length).toBe(before);
     expect(report.overWindow).toBe(true);
@@ -60,15 +65,7 @@ describe("a usage whose overhead alone is over the window", () => {
   });
 
   it("still trims when the overhead leaves room for the latest messages", async () => {
-    const session = new AgentSession({
-      contextLimit: WINDOW,
-      compactor: false,
-      logger: { warn: () => {} },
-    });
-    session.append(...twentyTurns());
-    const before = session.messages.length;
-    session.recordUsage({ inputTokens: 0.9 * WINDOW + estimateTokens(session.messages) });
-    const report = await session.maybeCompact();
+    const { session, before, report } = await lastResortAfter(0.9 * WINDOW);
     expect(report.trimmed?.length).toBeGreaterThan(0);
     expect(session.messages.length).toBeLessThan(before);
   });

@@ -294,3 +294,13 @@ export const ANTHROPIC_BLOCK_TYPES: Record<
   mcp_tool_listing: true,
   fallback: true,
 };
+
+/** `system` (another adapter's system messages) between a chat's first exchange and its next request. */
+export const aroundSystem = (system: Message[]): Message[] => [
+  ...fromChatMessages([
+    { role: "user", content: "Plan the release." },
+    { role: "assistant", content: "Step one: freeze." },
+  ]),
+  ...system,
+  ...fromChatMessages([{ role: "user", content: "And then?" }]),
+];
