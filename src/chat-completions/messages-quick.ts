@@ -5,7 +5,6 @@ import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject } from "../internal/plain-object.js";
 import { parseToolArguments } from "../internal/tool-arguments.js";
 import { CHAT_COMPLETIONS_KEY } from "./chat-fields.js";
-import { flatArguments } from "./flat-arguments.js";
 
 /**
  * Reads into `read` one of the chat messages a conversation is mostly made of, as the full
@@ -134,10 +133,7 @@ function quickCall(call: unknown, form: ContentForm | undefined): ContentBlock |
     count += 1;
   }
   if (count !== 2 || !isNonEmptyString(name) || typeof raw !== "string") return undefined;
-  // A model's usual arguments, read in one pass; any other text the way every reading takes it.
-  const flat = flatArguments(raw);
-  if (flat !== undefined)
-    return toolUseBlock(id, name, flat, form === undefined ? undefined : FORM_EXTRA[form]);
+  // A model's usual arguments are read in one pass (`flatArguments`), any other text as every reading takes it.
   const { input, keep } = parseToolArguments(raw);
   if (!keep)
     return toolUseBlock(id, name, input, form === undefined ? undefined : FORM_EXTRA[form]);

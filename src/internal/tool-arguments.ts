@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from "../core/message.js";
+import { flatArguments } from "./flat-arguments.js";
 import { checkedJsonObjectLength } from "./json-length.js";
 import { isStringifyOf } from "./json-text.js";
 import { MAX_JSON_DEPTH } from "./json-value.js";
@@ -18,9 +19,11 @@ export function parseToolArguments(raw: string): { input: JsonObject; keep: bool
  * one nesting deeper than `MAX_JSON_DEPTH` (no session takes such an input, and every walk over
  * it would risk the stack: it is kept as text, as malformed arguments are). The text is compared
  * with the input in place ({@link isStringifyOf}), the input's JSON written only when that
- * cannot tell.
+ * cannot tell; a model's usual flat arguments are read in one pass ({@link flatArguments}).
  */
 export function readToolArguments(raw: string): { input: JsonObject; keep: boolean } | undefined {
+  const flat = flatArguments(raw);
+  if (flat !== undefined) return { input: flat, keep: false };
   if (nestsTooDeep(raw)) return undefined;
   let input: unknown;
   try {

@@ -1,5 +1,5 @@
 import type { JsonObject } from "../core/message.js";
-import { HAS_OWN } from "../internal/plain-object.js";
+import { HAS_OWN } from "./plain-object.js";
 
 const QUOTE = 34;
 const BACKSLASH = 92;
