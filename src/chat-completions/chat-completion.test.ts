@@ -1,5 +1,7 @@
+import OpenAI from "openai";
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import { ChatCompletionsServer } from "../../test/support/chat-completions-server.js";
 import { ValidationError } from "../core/errors.js";
 import { AgentSession } from "../index.js";
 import { appendChatCompletion } from "./chat-completion.js";
@@ -82,14 +84,37 @@ describe("appendChatCompletion", () => {
       session,
       completion({ content: null, refusal: "I can't." }),
     );
+    // Its `content: null` read as the request takes it back, `""` (review 60f #2).
     expect(refused.message?.content).toEqual([
-      {
-        type: "text",
-        text: "I can't.",
-        extra: { chatCompletions: { refusal: "message", content: "null" } },
-      },
+      { type: "text", text: "", extra: { chatCompletions: { content: "string" } } },
+      { type: "text", text: "I can't.", extra: { chatCompletions: { refusal: "message" } } },
     ]);
     expect(appendChatCompletion(session, { choices: [] }).message).toBeUndefined();
+  });
+
+  it("sends a refusal back with content, which the API requires of a message without calls (review 60f #2)", async () => {
+    const server = await ChatCompletionsServer.start(() => ({ content: "ok" }));
+    try {
+      const client = new OpenAI({ baseURL: server.url, apiKey: "test", maxRetries: 0 });
+      const session = new AgentSession({ contextLimit: 100_000 });
+      session.addUserText("Write something you must refuse.");
+      // OpenAI's refusal: no content, the refusal in its own field.
+      appendChatCompletion(session, completion({ content: null, refusal: "I can't help." }));
+      session.addUserText("Then something else.");
+      const messages = toChatMessages(session.messages);
+      expect(messages[1]).toEqual({ role: "assistant", content: "", refusal: "I can't help." });
+      await client.chat.completions.create({ model: "gpt-6-luna", messages });
+      expect(server.refusals).toEqual([]);
+      // A legacy function call, an audio reply or calls may still go without content.
+      const calls = [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }];
+      appendChatCompletion(
+        session,
+        completion({ content: null, refusal: "No.", tool_calls: calls }),
+      );
+      expect(toChatMessages(session.messages).at(-1)).toMatchObject({ content: null });
+    } finally {
+      await server.close();
+    }
   });
 
   it("appends a reply whose content is null when it said it by audio or a legacy function_call (review 54a #1)", () => {

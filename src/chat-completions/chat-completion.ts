@@ -68,6 +68,23 @@ function withoutParsed(message: Record<string, unknown>): Record<string, unknown
   return rest;
 }
 
+/**
+ * A refusal's `content: null` as the request takes it back: `""`. The API takes an assistant
+ * message without content only with calls (a legacy `function_call`, an audio reply), and
+ * refuses the reply's own `{ content: null, refusal }` sent back ("Invalid value for
+ * 'content': expected a string, got null.").
+ */
+function withRefusalContent(message: JsonObject): JsonObject {
+  const calls = message["tool_calls"];
+  const answered =
+    (Array.isArray(calls) && calls.length > 0) ||
+    isPlainObject(message["function_call"]) ||
+    isPlainObject(message["audio"]);
+  return message["content"] === null && typeof message["refusal"] === "string" && !answered
+    ? { ...message, content: "" }
+    : message;
+}
+
 /** The blocks of a reply's message, or none when it says nothing at all. */
 function replyBlocks(message: unknown): ContentBlock[] {
   const issues: ValidationIssue[] = [];
@@ -75,12 +92,9 @@ function replyBlocks(message: unknown): ContentBlock[] {
     issues.push({ path: ["choices", 0, "message"], message: "must be a message object" });
     throw new ValidationError(SUBJECT, issues);
   }
-  const copy = normalizeJson(
-    withoutParsed(message),
-    ["choices", 0, "message"],
-    issues,
-  ) as JsonObject;
+  const read = normalizeJson(withoutParsed(message), ["choices", 0, "message"], issues);
   if (issues.length > 0) throw new ValidationError(SUBJECT, issues);
+  const copy = withRefusalContent(read as JsonObject);
   // An audio reply is read as the request takes it back (`audio: { id }`, not its data), what
   // it said (its transcript) as its text.
   const blocks = assistantBlocks({ issues, path: ["choices", 0, "message"] }, copy);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ChatCompletionsServer } from "../../test/support/chat-completions-server.js";
 import { ValidationError } from "../core/errors.js";
 import { AgentSession, CompactionError, LLMCompactor } from "../index.js";
+import { fromChatMessages } from "./chat-messages-in.js";
 import { ChatCompletionsLlmClient } from "./llm-client.js";
 import { chatCompletionsRequest } from "./request.js";
 
@@ -84,6 +85,35 @@ describe("ChatCompletionsLlmClient through the openai SDK", () => {
     expect(reply.usage?.cacheReadInputTokens).toBe(
       (await client.chat.completions.create(agentRequest)).usage?.prompt_tokens,
     );
+  });
+
+  it("appends the instruction to a last user message, never a second user message in a row (review 60f #3)", async () => {
+    const summarizer = new ChatCompletionsLlmClient({ client, request: AGENT });
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("Fix the bug in a.ts");
+    session.addAssistant([{ type: "text", text: "Fixed." }]);
+    session.addUserText("Now b.ts, please");
+    const agentRequest = chatCompletionsRequest(AGENT, session.messages);
+    await summarizer.complete({ prompt: "Summarize.", conversation: session.messages });
+    const sent = server.requests.at(-1)?.body["messages"] as { role: string; content: unknown }[];
+    // Gemma's and older Mistral's chat templates refuse user, user.
+    expect(sent.map((message) => message.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(sent.slice(0, -1)).toEqual(agentRequest.messages.slice(0, -1));
+    expect(sent.at(-1)).toEqual({ role: "user", content: "Now b.ts, please\n\nSummarize." });
+
+    // A user message of parts takes the instruction as a text part of its own.
+    const parts = [
+      { role: "user" as const, content: [{ type: "text" as const, text: "Look at this" }] },
+    ];
+    const withParts = new ChatCompletionsLlmClient({ client, request: AGENT });
+    await withParts.complete({ prompt: "Summarize.", conversation: fromChatMessages(parts) });
+    expect((server.requests.at(-1)!.body["messages"] as unknown[]).at(-1)).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Look at this" },
+        { type: "text", text: "Summarize." },
+      ],
+    });
   });
 
   it("throws the SDK's error, which LLMCompactor reports as llm_error", async () => {

@@ -56,8 +56,9 @@ export interface ChatCompletionsLlmClientOptions {
   /**
    * The agent's request description (the one its loop passes to `chatCompletionsRequest`).
    * With it the client takes the conversation: a summary request is the agent's system prompt,
-   * messages and tools with the instruction appended as a final user message (and
-   * `tool_choice: "none"`), so the host reads its prefix from the prompt cache. Without it
+   * messages and tools with the instruction appended as the final user text (after a last user
+   * message's own text, so the roles still alternate; and `tool_choice: "none"`), so the host
+   * reads its prefix from the prompt cache. Without it
    * every summary is a transcript in one user message. @default none
    */
   request?: ChatCompletionsRequestDescription;
@@ -205,15 +206,40 @@ export class ChatCompletionsLlmClient implements LlmClient {
     return { model: this.model, messages };
   }
 
-  /** The agent's request with the instruction appended as the final user message. */
+  /** The agent's request with the instruction appended as the final user text. */
   #conversationBody(request: LlmRequest): ChatCompletionCreateParamsNonStreaming {
     const description = this.#description ?? { model: this.model };
     const instruction =
       request.system === undefined ? request.prompt : `${request.system}\n\n${request.prompt}`;
     const built = chatCompletionsRequest(description, request.conversation ?? []);
-    built.messages.push({ role: "user", content: instruction });
+    withFinalUserText(built.messages, instruction);
     return { ...built, ...(built.tools === undefined ? {} : { tool_choice: "none" }) };
   }
+}
+
+/**
+ * Appends `text` to `messages` as the final user text: after the text of a last user message
+ * (a request the conversation ends with), else as a user message of its own. Two user
+ * messages in a row are refused by hosts whose chat template wants user and assistant to
+ * alternate (Gemma, older Mistral on vLLM or llama.cpp), as `toChatMessages` knows. The
+ * messages are the request's own copies.
+ */
+function withFinalUserText(messages: ChatCompletionMessageParam[], text: string): void {
+  const last = messages.at(-1);
+  if (last?.role !== "user") {
+    messages.push({ role: "user", content: text });
+    return;
+  }
+  const { content } = last;
+  messages[messages.length - 1] = {
+    ...last,
+    content:
+      typeof content === "string"
+        ? content === ""
+          ? text
+          : `${content}\n\n${text}`
+        : [...content, { type: "text", text }],
+  };
 }
 
 /** The finish reasons that leave a summary unfinished, and what to do. */

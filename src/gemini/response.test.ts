@@ -23,6 +23,45 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("appendGeminiResponse", () => {
+  it("takes a stream as the docs say: one response of every chunk's parts, the last chunk's usage", async () => {
+    const signature = server.sign();
+    const chunk = (parts: object[], usage?: object) => ({
+      candidates: [{ content: { role: "model", parts } }],
+      responseId: "resp-stream",
+      ...(usage === undefined ? {} : { usageMetadata: usage }),
+    });
+    const chunks = [
+      chunk([{ text: "Weighing it", thought: true }]),
+      chunk([{ text: "The answer " }]),
+      chunk([{ text: "is 42." }]),
+      chunk([{ text: "", thoughtSignature: signature }], {
+        promptTokenCount: 20,
+        candidatesTokenCount: 6,
+        totalTokenCount: 26,
+      }),
+    ];
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("What is the answer?");
+    // A chunk at a time: the same response id twice.
+    const oneByOne = new AgentSession({ contextLimit: 100_000 });
+    oneByOne.addUserText("What is the answer?");
+    appendGeminiResponse(oneByOne, chunks[0]!);
+    expect(() => appendGeminiResponse(oneByOne, chunks[1]!)).toThrow(ValidationError);
+
+    const parts = chunks.flatMap((each) => each.candidates[0]!.content.parts);
+    const { message, usage } = appendGeminiResponse(session, {
+      ...chunks.at(-1)!,
+      candidates: [{ content: { role: "model", parts } }],
+    });
+    expect(message?.content).toHaveLength(4);
+    expect(usage?.inputTokens).toBe(20);
+    session.addUserText("And why?");
+    const contents = toGeminiContents(session.messages);
+    expect(contents[1]?.parts).toEqual(parts);
+    await ai.models.generateContent({ model: MODEL, contents });
+    expect(server.refusals).toEqual([]);
+  });
+
   it("appends the candidate's parts as one assistant message, its calls to answer, and its usage", async () => {
     const session = new AgentSession({ contextLimit: 100_000 });
     session.addUserText("Read a.ts");

@@ -86,6 +86,88 @@ describe("LangChainLlmClient", () => {
     expect((failure as CompactionError).cause).toBe(overloaded);
   });
 
+  it.each([
+    [
+      "a tool call in place of the summary (the conversation's tools bound)",
+      {
+        content: "Let me read a.ts again first.",
+        tool_calls: [{ id: "c1", name: "read_file", args: { path: "a.ts" }, type: "tool_call" }],
+      },
+      /"tool_calls": the model called a tool/,
+    ],
+    [
+      "ChatAnthropic's reply cut at max_tokens",
+      { content: "The user asked to fix", response_metadata: { stop_reason: "max_tokens" } },
+      /"max_tokens": the summary was cut off/,
+    ],
+    [
+      "ChatOpenAI's reply cut at its length",
+      { content: "The user asked", response_metadata: { finish_reason: "length" } },
+      /"length": the summary was cut off/,
+    ],
+    [
+      "ChatOpenAI's filtered reply",
+      { content: "I", response_metadata: { finish_reason: "content_filter" } },
+      /"content_filter": the request was declined/,
+    ],
+    [
+      "Gemini's reply cut at MAX_TOKENS",
+      { content: "The user", response_metadata: { finishReason: "MAX_TOKENS" } },
+      /"MAX_TOKENS": the summary was cut off/,
+    ],
+    [
+      "Bedrock Converse's reply cut at max_tokens",
+      { content: "The user", response_metadata: { stopReason: "max_tokens" } },
+      /"max_tokens"/,
+    ],
+    [
+      "Ollama's reply cut at its length",
+      { content: "The user", response_metadata: { done_reason: "length" } },
+      /"length"/,
+    ],
+    [
+      "an incomplete Responses API reply",
+      {
+        content: "The user",
+        response_metadata: {
+          status: "incomplete",
+          incomplete_details: { reason: "max_output_tokens" },
+        },
+      },
+      /"max_output_tokens"/,
+    ],
+  ])(
+    "takes no unfinished reply as a summary: %s is an llm_error (review 60f #1)",
+    async (_, fields, message) => {
+      const model = fakeModel().respond(new AIMessage(fields as never));
+      const client = new LangChainLlmClient({
+        model,
+        conversation: { systemPrompt: "You are a coding agent.", tools: [readFileTool] },
+      });
+      const failure = await client.complete({ prompt: "Summarize." }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(CompactionError.isInstance(failure) && failure.code).toBe("llm_error");
+      expect((failure as Error).message).toMatch(message);
+    },
+  );
+
+  it("takes a finished reply, whatever its stop reason's key, as the summary", async () => {
+    for (const response_metadata of [
+      { stop_reason: "end_turn" },
+      { finish_reason: "stop" },
+      { finishReason: "STOP" },
+      { stopReason: "end_turn" },
+      { done_reason: "stop" },
+      { status: "completed" },
+    ]) {
+      const model = fakeModel().respond(new AIMessage({ content: "Summary.", response_metadata }));
+      expect(await new LangChainLlmClient({ model }).complete({ prompt: "Summarize." })).toBe(
+        "Summary.",
+      );
+    }
+  });
   it("refuses bad options by name", () => {
     expect(() => new LangChainLlmClient({ model: {} as never })).toThrow(/model/);
     expect(

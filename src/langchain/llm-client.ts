@@ -6,7 +6,14 @@ import type {
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import * as z from "zod/mini";
 import { parseOrThrow } from "../core/errors.js";
-import type { LlmClient, LlmReply, LlmRequest } from "../core/llm-client.js";
+import {
+  assertSummaryFinished,
+  type LlmClient,
+  type LlmReply,
+  type LlmRequest,
+  SUMMARY_CALLED_A_TOOL,
+  SUMMARY_DECLINED,
+} from "../core/llm-client.js";
 import {
   falseOr,
   methodsSchema,
@@ -74,6 +81,75 @@ const LangChainLlmClientOptionsSchema = optionsSchema({
   }),
 );
 
+/** What a reply cut at its token limit is told with. */
+const CUT_OFF = "the summary was cut off: raise the model's maxTokens";
+
+/**
+ * The stop reasons that leave a summary unfinished, as LangChain's chat models report them in
+ * `response_metadata` (each provider's own words), and what to do.
+ */
+const UNFINISHED_REPLY: Readonly<Record<string, string>> = {
+  // Chat Completions and compatible hosts, Ollama (`done_reason`), the Responses API.
+  length: CUT_OFF,
+  tool_calls: SUMMARY_CALLED_A_TOOL,
+  function_call: SUMMARY_CALLED_A_TOOL,
+  content_filter: SUMMARY_DECLINED,
+  max_output_tokens: CUT_OFF,
+  // Anthropic, Bedrock Converse.
+  max_tokens: CUT_OFF,
+  tool_use: SUMMARY_CALLED_A_TOOL,
+  refusal: SUMMARY_DECLINED,
+  pause_turn: "the turn paused (a server tool ran long): continue without a summary",
+  guardrail_intervened: SUMMARY_DECLINED,
+  content_filtered: SUMMARY_DECLINED,
+  // Gemini.
+  MAX_TOKENS: CUT_OFF,
+  MALFORMED_FUNCTION_CALL: SUMMARY_CALLED_A_TOOL,
+  UNEXPECTED_TOOL_CALL: SUMMARY_CALLED_A_TOOL,
+  SAFETY: SUMMARY_DECLINED,
+  RECITATION: SUMMARY_DECLINED,
+  BLOCKLIST: SUMMARY_DECLINED,
+  PROHIBITED_CONTENT: SUMMARY_DECLINED,
+  SPII: SUMMARY_DECLINED,
+};
+
+/**
+ * Where LangChain's chat models put why a reply stopped: `finish_reason` (`ChatOpenAI`,
+ * Mistral, Groq), `stop_reason` (`ChatAnthropic`), `finishReason` (Gemini), `stopReason`
+ * (Bedrock Converse), `done_reason` (Ollama).
+ */
+const STOP_REASON_KEYS = [
+  "finish_reason",
+  "stop_reason",
+  "finishReason",
+  "stopReason",
+  "done_reason",
+];
+
+/**
+ * Throws an `llm_error` for a reply that is no whole summary: one that called a tool (its
+ * text a preamble to the call), or stopped cut at its token limit or declined, by the stop
+ * reason its `response_metadata` reports (an incomplete Responses API reply's
+ * `incomplete_details.reason`).
+ */
+function assertWholeSummary(reply: BaseMessage): void {
+  const calls = (reply as { tool_calls?: unknown }).tool_calls;
+  if (Array.isArray(calls) && calls.length > 0)
+    assertSummaryFinished("the summary reply", "tool_calls", UNFINISHED_REPLY);
+  const metadata: unknown = reply.response_metadata;
+  if (typeof metadata !== "object" || metadata === null) return;
+  const fields = metadata as Record<string, unknown>;
+  for (const key of STOP_REASON_KEYS)
+    assertSummaryFinished("the summary reply", fields[key], UNFINISHED_REPLY);
+  const incomplete = fields["incomplete_details"];
+  if (fields["status"] === "incomplete" && typeof incomplete === "object" && incomplete !== null)
+    assertSummaryFinished(
+      "the summary reply",
+      (incomplete as Record<string, unknown>)["reason"],
+      UNFINISHED_REPLY,
+    );
+}
+
 /** A reply's usage as a compaction's cost, when the model reported it. */
 function replyUsage(reply: BaseMessage): CompactionUsage | undefined {
   const usage = usageFromLangChain((reply as { usage_metadata?: never }).usage_metadata);
@@ -87,7 +163,10 @@ function replyUsage(reply: BaseMessage): CompactionUsage | undefined {
  * the reply's text and its `usage_metadata` (cache reads and writes included) come back, so a
  * compaction's cost is counted. With `conversation`, it takes the agent's conversation and
  * sends the agent's own request with the instruction appended. Errors are thrown as they are:
- * `LLMCompactor` reports them as `llm_error` with the original as `cause`. The summary's
+ * `LLMCompactor` reports them as `llm_error` with the original as `cause`. A reply that is no
+ * whole summary is an `llm_error` too, as with every built-in client: one that called a tool,
+ * or stopped at its token limit or declined (the stop reason in its `response_metadata`:
+ * `finish_reason` `length`, `stop_reason` `max_tokens`, `finishReason` `MAX_TOKENS`, …). The summary's
  * length is the model's own `maxTokens` setting (LangChain has no per-call limit).
  *
  * @example
@@ -121,6 +200,7 @@ export class LangChainLlmClient implements LlmClient {
     const options = { ...this.#options.callOptions };
     if (request.signal !== undefined) options.signal = request.signal;
     const reply = await this.#model.invoke(messages, options);
+    assertWholeSummary(reply);
     const usage = replyUsage(reply);
     return usage === undefined ? reply.text : { text: reply.text, usage };
   }
