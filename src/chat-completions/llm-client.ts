@@ -15,6 +15,7 @@ import {
   SUMMARY_DECLINED,
 } from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
+import { reasoningReserve } from "../internal/reasoning-reserve.js";
 import {
   type ChatCompletionsRequestDescription,
   ChatCompletionsRequestDescriptionSchema,
@@ -62,7 +63,10 @@ export interface ChatCompletionsLlmClientOptions {
    * every summary is a transcript in one user message. @default none
    */
   request?: ChatCompletionsRequestDescription;
-  /** The summary's token budget when the request sets none. @default 2048 */
+  /**
+   * The summary's token budget when the request sets none. With `max_completion_tokens`, as
+   * much again is added for reasoning, unless `reasoning_effort` is `"none"`. @default 2048
+   */
   maxTokens?: number;
   /**
    * The body field the budget goes in: OpenAI's `max_completion_tokens` (its reasoning models
@@ -180,8 +184,14 @@ export class ChatCompletionsLlmClient implements LlmClient {
       ...(request.conversation === undefined
         ? this.#transcriptBody(request)
         : this.#conversationBody(request)),
-      [this.#maxTokensField]: request.maxTokens ?? this.#maxTokens,
     };
+    const budget = request.maxTokens ?? this.#maxTokens;
+    // OpenAI's `max_completion_tokens` counts reasoning too: room for it beside the summary.
+    // `max_tokens` hosts (DeepSeek, older servers) get the budget alone: some cap it low.
+    body[this.#maxTokensField] =
+      this.#maxTokensField === "max_completion_tokens"
+        ? budget + reasoningReserve(body.reasoning_effort, budget)
+        : budget;
     const completion = await this.#client.chat.completions.create(body, {
       ...this.#requestOptions,
       ...(request.signal === undefined ? {} : { signal: request.signal }),

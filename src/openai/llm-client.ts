@@ -18,6 +18,7 @@ import {
   POSITIVE_INT_SCHEMA,
   plainObjectSchema,
 } from "../core/option-schemas.js";
+import { reasoningReserve } from "../internal/reasoning-reserve.js";
 
 /** Options of one SDK request (`timeout`, `headers`, `maxRetries`, `signal`, …). */
 export type OpenAIRequestOptions = NonNullable<Parameters<OpenAI["responses"]["compact"]>[1]>;
@@ -42,7 +43,10 @@ export interface OpenAILlmClientOptions {
   client?: OpenAIResponsesClient;
   /** The model that writes summaries. */
   model: string;
-  /** The summary's token budget when the request sets none. @default 2048 */
+  /**
+   * The summary's token budget when the request sets none; as much again is added for
+   * reasoning, unless `params.reasoning.effort` is `"none"`. @default 2048
+   */
   maxOutputTokens?: number;
   /** Extra parameters for every request. @default none */
   params?: OpenAIExtraParams;
@@ -93,14 +97,16 @@ export class OpenAILlmClient implements LlmClient {
   /** Sends the prompt as the input and returns the reply's text. */
   async complete(request: LlmRequest): Promise<string> {
     const options = this.#options;
+    const budget =
+      request.maxTokens ??
+      options.maxOutputTokens ??
+      DEFAULT_OPENAI_LLM_CLIENT_OPTIONS.maxOutputTokens;
     const body: ResponseCreateParamsNonStreaming = {
       ...options.params,
       model: this.model,
       input: request.prompt,
-      max_output_tokens:
-        request.maxTokens ??
-        options.maxOutputTokens ??
-        DEFAULT_OPENAI_LLM_CLIENT_OPTIONS.maxOutputTokens,
+      // Reasoning counts in `max_output_tokens`: room for it beside the summary.
+      max_output_tokens: budget + reasoningReserve(options.params?.reasoning?.effort, budget),
       ...(request.system === undefined ? {} : { instructions: request.system }),
     };
     const response = await this.#client.responses.create(body, {
