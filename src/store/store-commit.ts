@@ -52,8 +52,8 @@ export class StoreCommit implements CompactionCommit {
   #replica: StoreReplica | undefined;
   #shared: SharedState | undefined;
   #lease: Lease | undefined;
-  /** A refresh the store failed: the next `begin` reports it. */
-  #unread: CompactionError | undefined;
+  /** This attempt's read before compacting, when the store failed it, and whether `begin` threw it. */
+  #unread: { error: CompactionError; thrown: boolean } | undefined;
 
   constructor(settings: StoreCommitSettings) {
     this.#settings = settings;
@@ -72,7 +72,8 @@ export class StoreCommit implements CompactionCommit {
 
   /**
    * Before each attempt of a run: {@link read}. A store that fails it fails the attempt's
-   * `begin` (reported; the last resort still trims this worker's copy when it must).
+   * `begin` (reported; the last resort still trims this worker's copy when it must), or, when
+   * nothing began (nothing was due, as last read), the attempt's report.
    */
   async refresh(): Promise<void> {
     this.#unread = undefined;
@@ -84,7 +85,7 @@ export class StoreCommit implements CompactionCommit {
       );
     } catch (error) {
       if (!CompactionError.isInstance(error) || error.code !== "store_error") throw error;
-      this.#unread = error;
+      this.#unread = { error, thrown: false };
     }
   }
 
@@ -98,7 +99,11 @@ export class StoreCommit implements CompactionCommit {
 
   async begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean> {
     const { store, sessionId, workerId, leaseMs } = this.#settings;
-    if (this.#unread !== undefined) throw this.#unread;
+    const unread = this.#unread;
+    if (unread !== undefined) {
+      unread.thrown = true;
+      throw unread.error;
+    }
     const lease = new Lease(store, sessionId, workerId, leaseMs);
     this.#lease = lease;
     if (!wait)
@@ -139,11 +144,15 @@ export class StoreCommit implements CompactionCommit {
   }
 
   /**
-   * The breaker is the session's: the next worker finds what this attempt did to it. Another
-   * attempt after a lost race, `maxAttempts` in all; a manual run that lost every one rejects.
+   * The breaker is the session's: the next worker finds what this attempt did to it. The read
+   * before an attempt where nothing began, failed, is the report's (it has no failure before it).
+   * Another attempt after a lost race, `maxAttempts` in all; a manual run that lost every one
+   * rejects.
    * @throws {CompactionError} `aborted` for a manual run out of attempts.
    */
   async retry(outcome: CompactionRunOutcome, kind: RunKind, attempt: number): Promise<boolean> {
+    const unread = this.#unread;
+    if (unread !== undefined && !unread.thrown) outcome.error ??= unread.error;
     // A store that fails to take the breaker fails no compaction: what landed stays, and the
     // breaker goes on in this worker (the store's is advisory: it spares others a failing summary).
     await this.#parts()

@@ -14,7 +14,10 @@ import { delegate, signal } from "./support/delegate.js";
 const newId = () => `conversation-${randomUUID()}`;
 const LIMIT = 10_000;
 
-/** The store calls a test makes fail: `down.has(call)` rejects it, as a lost connection does. */
+/**
+ * The store calls a test makes fail: `down.has(call)` rejects it, as a lost connection does;
+ * `archive` fails the writes of the archive's keys alone.
+ */
 function outage(base: SessionStore) {
   const down = new Set<keyof SessionStore | "archive">();
   const fail = (call: string, sessionId: string) =>
@@ -25,6 +28,7 @@ function outage(base: SessionStore) {
       down.has("swapHead") ? fail("swapHead", id) : base.swapHead(id, ...rest),
     acquireLease: (id, ...rest) =>
       down.has("acquireLease") ? fail("acquireLease", id) : base.acquireLease(id, ...rest),
+    getValue: (id, key) => (down.has("getValue") ? fail("getValue", id) : base.getValue(id, key)),
     setValue: (id, key, value) =>
       down.has("setValue") || (down.has("archive") && key.startsWith("archive:"))
         ? fail("setValue", id)
@@ -66,6 +70,13 @@ const storeFailure = (error: unknown) =>
 
 const failures = (events: CompactionEvent[]) =>
   events.flatMap((event) => (event.type === "compaction_failed" ? [event.error.code] : []));
+
+/** A summarizer that is down, and the options of a session that summarizes with it when due. */
+function down503() {
+  const client = new MockLlmClient({ defaultReply: new Error("503 service unavailable") });
+  const options = { llmCompactor: new LLMCompactor(client, { keepRecentTurns: 1 }) };
+  return { client, options };
+}
 
 /** A store outage never fails the request: every store passes these (review 58f). */
 export function outageCases(get: () => Promise<StoreHarness>): void {
@@ -222,5 +233,35 @@ export function outageCases(get: () => Promise<StoreHarness>): void {
       }),
     });
     await expect(forced.forceCompact()).rejects.toSatisfy(storeFailure);
+  });
+
+  it("an idle maybeCompact on a store it cannot read resolves with a store_error, nothing due or the breaker open", async () => {
+    const h = await get();
+    for (const call of ["read", "getValue"] as const) {
+      // Nothing due: the copy as last read says so, but the caller learns the store is down.
+      const id = newId();
+      const { store, down } = outage(await h.open());
+      const { session, events } = await filled(store, id, 1);
+      down.add(call);
+      const report = await session.maybeCompact();
+      expect(report).toMatchObject({ compacted: false, overWindow: false, results: [] });
+      expect(report.error).toSatisfy(storeFailure);
+      expect(failures(events)).toEqual([]);
+      down.clear();
+      expect((await session.maybeCompact()).error).toBeUndefined();
+    }
+    // Due, but the breaker is open (as last read): paused, and the read's failure reported.
+    const id = newId();
+    const { store, down } = outage(await h.open());
+    const a = down503();
+    const { session } = await filled(store, id, 8, a.options);
+    for (let call = 1; call <= 3; call += 1) await session.maybeCompact();
+    const tried = a.client.callCount;
+    down.add("read");
+    const report = await session.maybeCompact();
+    expect(a.client.callCount).toBe(tried);
+    expect(report.error).toSatisfy(storeFailure);
+    down.clear();
+    expect((await session.maybeCompact()).error).toBeUndefined();
   });
 }
