@@ -18,6 +18,11 @@ export class CircuitBreaker {
   #failures = 0;
   /** When it last opened (ms since the epoch); `undefined` when closed or restored. */
   #openedAt: number | undefined;
+  /**
+   * Told of each change a run makes (`true`: a failure counted; `false`: closed), never of a
+   * restore: a stored session keeps what its store has not taken yet.
+   */
+  declare onChange?: (failed: boolean) => void;
 
   constructor(maxFailures: number, cooldownMs: number, clock: Clock) {
     this.#maxFailures = maxFailures;
@@ -30,19 +35,14 @@ export class CircuitBreaker {
     return this.#failures;
   }
 
-  /** When it last opened (ms since the epoch), while it counts failures; else `undefined`. */
-  get openedAt(): number | undefined {
-    return this.#failures >= this.#maxFailures ? this.#openedAt : undefined;
-  }
-
   /** Whether it pauses automatic summaries now. */
   get open(): boolean {
     return this.state === "open";
   }
 
-  /** The breaker as a snapshot carries it: the count, and when it opened (ISO 8601). */
+  /** The breaker as a snapshot carries it: the count, and when it opened (ISO 8601) while it counts failures. */
   get snapshot(): Pick<SessionSnapshot, "consecutiveFailures" | "circuitOpenedAt"> {
-    const { openedAt } = this;
+    const openedAt = this.#failures < this.#maxFailures ? undefined : this.#openedAt;
     return {
       consecutiveFailures: this.#failures,
       ...(openedAt === undefined ? {} : { circuitOpenedAt: new Date(openedAt).toISOString() }),
@@ -67,11 +67,13 @@ export class CircuitBreaker {
   failed(): void {
     this.#failures += 1;
     if (this.#failures >= this.#maxFailures) this.#openedAt = this.#clock().getTime();
+    this.onChange?.(true);
   }
 
   /** A summary succeeded (or a manual run finished): closed. */
   succeeded(): void {
     this.#failures = 0;
     this.#openedAt = undefined;
+    this.onChange?.(false);
   }
 }

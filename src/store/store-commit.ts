@@ -52,8 +52,10 @@ export class StoreCommit implements CompactionCommit {
   #replica: StoreReplica | undefined;
   #shared: SharedState | undefined;
   #lease: Lease | undefined;
-  /** A refresh the store failed: the next `begin` reports it. */
-  #unread: CompactionError | undefined;
+  /** This attempt's read before compacting, when the store failed it, and whether `begin` threw it. */
+  #unread: { error: CompactionError; thrown: boolean } | undefined;
+  /** This attempt's write of the breaker, once tried: its failure, if it failed. */
+  #circuit: Promise<CompactionError | undefined> | undefined;
 
   constructor(settings: StoreCommitSettings) {
     this.#settings = settings;
@@ -72,10 +74,12 @@ export class StoreCommit implements CompactionCommit {
 
   /**
    * Before each attempt of a run: {@link read}. A store that fails it fails the attempt's
-   * `begin` (reported; the last resort still trims this worker's copy when it must).
+   * `begin` (reported; the last resort still trims this worker's copy when it must), or, when
+   * nothing began (nothing was due, as last read), the attempt's report.
    */
   async refresh(): Promise<void> {
     this.#unread = undefined;
+    this.#circuit = undefined;
     try {
       await storeCall(
         this.#settings.sessionId,
@@ -84,7 +88,7 @@ export class StoreCommit implements CompactionCommit {
       );
     } catch (error) {
       if (!CompactionError.isInstance(error) || error.code !== "store_error") throw error;
-      this.#unread = error;
+      this.#unread = { error, thrown: false };
     }
   }
 
@@ -98,7 +102,11 @@ export class StoreCommit implements CompactionCommit {
 
   async begin(wait: boolean, signal: AbortSignal | undefined): Promise<boolean> {
     const { store, sessionId, workerId, leaseMs } = this.#settings;
-    if (this.#unread !== undefined) throw this.#unread;
+    const unread = this.#unread;
+    if (unread !== undefined) {
+      unread.thrown = true;
+      throw unread.error;
+    }
     const lease = new Lease(store, sessionId, workerId, leaseMs);
     this.#lease = lease;
     if (!wait)
@@ -135,20 +143,50 @@ export class StoreCommit implements CompactionCommit {
   async end(): Promise<void> {
     const lease = this.#lease;
     this.#lease = undefined;
-    await lease?.release();
+    try {
+      // Written before the lease goes: no other worker's summary comes between its read and write.
+      this.#circuit ??= this.#writeCircuit();
+      await this.#circuit;
+    } finally {
+      await lease?.release();
+    }
   }
 
   /**
-   * The breaker is the session's: the next worker finds what this attempt did to it. Another
-   * attempt after a lost race, `maxAttempts` in all; a manual run that lost every one rejects.
+   * Stores what this worker's runs did to the breaker (see `SharedState.writeCircuit`); a store
+   * that fails it fails no compaction: what landed stays, and the breaker goes on in this worker,
+   * what the store did not take kept for the next write. Not tried after the read before failed
+   * (the store is out: one wait for it per call is enough). Its failure, a `store_error`.
+   */
+  async #writeCircuit(): Promise<CompactionError | undefined> {
+    if (this.#unread !== undefined) return undefined;
+    try {
+      await storeCall(
+        this.#settings.sessionId,
+        "the circuit breaker's write (kept by this worker for the next)",
+        () => this.#parts().shared.writeCircuit(),
+      );
+      return undefined;
+    } catch (error) {
+      if (!CompactionError.isInstance(error) || error.code !== "store_error") throw error;
+      return error;
+    }
+  }
+
+  /**
+   * The breaker is the session's: the next worker finds what this attempt did to it. A store
+   * failure no `begin` threw (the read before an attempt where nothing began; the breaker's write
+   * when nothing landed) is the report's, unless it has a failure already. Another attempt after
+   * a lost race, `maxAttempts` in all; a manual run that lost every one rejects.
    * @throws {CompactionError} `aborted` for a manual run out of attempts.
    */
   async retry(outcome: CompactionRunOutcome, kind: RunKind, attempt: number): Promise<boolean> {
-    // A store that fails to take the breaker fails no compaction: what landed stays, and the
-    // breaker goes on in this worker (the store's is advisory: it spares others a failing summary).
-    await this.#parts()
-      .shared.writeCircuit()
-      .catch(() => {});
+    const unread = this.#unread;
+    if (unread !== undefined && !unread.thrown) outcome.error ??= unread.error;
+    const unwritten = await (this.#circuit ?? this.#writeCircuit());
+    this.#circuit = undefined;
+    // What landed stays landed, as after a swap whose read back failed: no failure of the run.
+    if (unwritten !== undefined && !outcome.compacted) outcome.error ??= unwritten;
     if (outcome.discarded !== "conflict") return false;
     if (attempt < this.#settings.maxAttempts) return true;
     if (kind === "manual") {

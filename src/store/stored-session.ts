@@ -248,7 +248,8 @@ export class StoredSession implements CompactingSession<"async"> {
    * first, it is computed again on the new history (`maxAttempts` in all, then `discarded:
    * "conflict"`). Never rejects for a summarizer's or the store's failure: a store that fails a
    * read, the lease or the head's swap is a `store_error` in the report (nothing of the
-   * compaction stored), and when the context is above the window the last resort still trims,
+   * compaction stored; the breaker's write too when nothing landed, its count kept for this
+   * worker's next write), and when the context is above the window the last resort still trims,
    * in this worker's copy alone when the store does not take it: the request that follows fits,
    * and this worker's next call undoes that trim (the store kept everything) before it reads or
    * writes.

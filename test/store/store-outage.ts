@@ -14,9 +14,12 @@ import { delegate, signal } from "./support/delegate.js";
 const newId = () => `conversation-${randomUUID()}`;
 const LIMIT = 10_000;
 
-/** The store calls a test makes fail: `down.has(call)` rejects it, as a lost connection does. */
+/**
+ * The store calls a test makes fail: `down.has(call)` rejects it, as a lost connection does;
+ * `archive` and `circuit` fail the writes of the archive's keys or of the breaker's alone.
+ */
 function outage(base: SessionStore) {
-  const down = new Set<keyof SessionStore | "archive">();
+  const down = new Set<keyof SessionStore | "archive" | "circuit">();
   const fail = (call: string, sessionId: string) =>
     Promise.reject(new StoreError("io_error", sessionId, `${call}: connection reset`));
   const store = delegate(base, {
@@ -25,8 +28,11 @@ function outage(base: SessionStore) {
       down.has("swapHead") ? fail("swapHead", id) : base.swapHead(id, ...rest),
     acquireLease: (id, ...rest) =>
       down.has("acquireLease") ? fail("acquireLease", id) : base.acquireLease(id, ...rest),
+    getValue: (id, key) => (down.has("getValue") ? fail("getValue", id) : base.getValue(id, key)),
     setValue: (id, key, value) =>
-      down.has("setValue") || (down.has("archive") && key.startsWith("archive:"))
+      down.has("setValue") ||
+      (down.has("archive") && key.startsWith("archive:")) ||
+      (down.has("circuit") && key === "circuit")
         ? fail("setValue", id)
         : base.setValue(id, key, value),
   });
@@ -66,6 +72,19 @@ const storeFailure = (error: unknown) =>
 
 const failures = (events: CompactionEvent[]) =>
   events.flatMap((event) => (event.type === "compaction_failed" ? [event.error.code] : []));
+
+/** A summarizer that is down, and the options of a session that summarizes with it when due. */
+function down503() {
+  const client = new MockLlmClient({ defaultReply: new Error("503 service unavailable") });
+  const options = { llmCompactor: new LLMCompactor(client, { keepRecentTurns: 1 }) };
+  return { client, options };
+}
+
+/** Another worker of the session, with its own connection and (by default) a summarizer that is down. */
+async function worker(h: StoreHarness, id: string, summarizer = down503()) {
+  const options = { contextLimit: LIMIT, compactor: false as const, ...summarizer.options };
+  return openSession(await h.open(), id, options);
+}
 
 /** A store outage never fails the request: every store passes these (review 58f). */
 export function outageCases(get: () => Promise<StoreHarness>): void {
@@ -222,5 +241,128 @@ export function outageCases(get: () => Promise<StoreHarness>): void {
       }),
     });
     await expect(forced.forceCompact()).rejects.toSatisfy(storeFailure);
+  });
+
+  it("a breaker write the store fails loses no failure: this worker's count goes into the next write that lands, with another worker's, and the failure is reported", async () => {
+    const h = await get();
+    const id = newId();
+    const { store, down } = outage(await h.open());
+    const a = down503();
+    const { session, events } = await filled(store, id, 8, a.options);
+    down.add("circuit");
+    for (let call = 1; call <= 3; call += 1) {
+      // The run's own failure is its report's (the first failure of a run is).
+      expect((await session.maybeCompact()).error?.code).toBe("llm_error");
+    }
+    expect(failures(events)).toEqual(["llm_error", "llm_error", "llm_error"]);
+    const tried = a.client.callCount;
+    // Three in a row: open in this worker, though the store took none of them; the write of
+    // the three fails again, and with nothing else to report, the report says so.
+    const paused = await session.maybeCompact();
+    expect(a.client.callCount).toBe(tried);
+    expect(paused.error).toSatisfy(storeFailure);
+    expect(paused.compacted).toBe(false);
+    // Meanwhile another worker finds no failure stored: it tries, fails, and stores its one.
+    const b = down503();
+    const other = await worker(h, id, b);
+    expect((await other.maybeCompact()).error?.code).toBe("llm_error");
+    expect(b.client.callCount).toBeGreaterThan(0);
+    // The store takes writes again: this worker's three are stored with the other's one.
+    down.clear();
+    const merged = await session.maybeCompact();
+    expect(merged.error).toBeUndefined();
+    expect(a.client.callCount).toBe(tried);
+    const c = down503();
+    const fresh = await worker(h, id, c);
+    expect(fresh.toJSON()).toMatchObject({
+      consecutiveFailures: 4,
+      circuitOpenedAt: expect.any(String),
+    });
+    await fresh.maybeCompact();
+    expect(c.client.callCount).toBe(0);
+  });
+
+  it("a close of the breaker the store did not take is merged too: the failures it forgave go, another worker's since stay", async () => {
+    const h = await get();
+    const id = newId();
+    // Two failures stored by one worker.
+    const b = down503();
+    const { session: first } = await filled(await h.open(), id, 8, b.options);
+    for (let call = 1; call <= 2; call += 1) await first.maybeCompact();
+    expect((await worker(h, id)).toJSON().consecutiveFailures).toBe(2);
+    // This worker's summary succeeds (a manual run closes the breaker); the store does not take it.
+    const { store, down } = outage(await h.open());
+    const summarizer = new LLMCompactor(new MockLlmClient({ defaultReply: "the summary" }), {
+      keepRecentTurns: 1,
+      threshold: 0.99,
+    });
+    const closing = await openSession(store, id, {
+      contextLimit: LIMIT,
+      compactor: false,
+      llmCompactor: summarizer,
+    });
+    down.add("circuit");
+    expect((await closing.forceCompact()).turnsCompacted).toBeGreaterThan(0);
+    // Meanwhile a third worker, which never saw the close, fails once more: three stored, open.
+    const third = await worker(h, id);
+    for (let turn = 0; turn < 8; turn += 1) await third.addUserText(`more ${"q".repeat(4_000)}`);
+    expect((await third.maybeCompact()).error?.code).toBe("llm_error");
+    expect((await worker(h, id)).toJSON().consecutiveFailures).toBe(3);
+    // The store takes writes again: the close is stored, and the failure it never saw stays.
+    down.clear();
+    expect((await closing.maybeCompact()).error).toBeUndefined();
+    expect((await worker(h, id)).toJSON().consecutiveFailures).toBe(1);
+  });
+
+  it("a breaker write that landed though its answer never came is counted once", async () => {
+    const h = await get();
+    const id = newId();
+    const base = await h.open();
+    let lostAnswers = 1;
+    const store = delegate(base, {
+      setValue: async (id, key, value) => {
+        await base.setValue(id, key, value);
+        if (key === "circuit" && lostAnswers > 0) {
+          lostAnswers -= 1;
+          throw new StoreError("io_error", id, "setValue: connection reset");
+        }
+      },
+    });
+    const a = down503();
+    const { session } = await filled(store, id, 8, a.options);
+    expect((await session.maybeCompact()).error?.code).toBe("llm_error");
+    expect((await worker(h, id)).toJSON().consecutiveFailures).toBe(1);
+    expect((await session.maybeCompact()).error?.code).toBe("llm_error");
+    expect((await worker(h, id)).toJSON().consecutiveFailures).toBe(2);
+  });
+
+  it("an idle maybeCompact on a store it cannot read resolves with a store_error, nothing due or the breaker open", async () => {
+    const h = await get();
+    for (const call of ["read", "getValue"] as const) {
+      // Nothing due: the copy as last read says so, but the caller learns the store is down.
+      const id = newId();
+      const { store, down } = outage(await h.open());
+      const { session, events } = await filled(store, id, 1);
+      down.add(call);
+      const report = await session.maybeCompact();
+      expect(report).toMatchObject({ compacted: false, overWindow: false, results: [] });
+      expect(report.error).toSatisfy(storeFailure);
+      expect(failures(events)).toEqual([]);
+      down.clear();
+      expect((await session.maybeCompact()).error).toBeUndefined();
+    }
+    // Due, but the breaker is open (as last read): paused, and the read's failure reported.
+    const id = newId();
+    const { store, down } = outage(await h.open());
+    const a = down503();
+    const { session } = await filled(store, id, 8, a.options);
+    for (let call = 1; call <= 3; call += 1) await session.maybeCompact();
+    const tried = a.client.callCount;
+    down.add("read");
+    const report = await session.maybeCompact();
+    expect(a.client.callCount).toBe(tried);
+    expect(report.error).toSatisfy(storeFailure);
+    down.clear();
+    expect((await session.maybeCompact()).error).toBeUndefined();
   });
 }
