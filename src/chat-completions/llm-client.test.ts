@@ -45,8 +45,26 @@ describe("ChatCompletionsLlmClient through the openai SDK", () => {
         { role: "system", content: "Be terse." },
         { role: "user", content: "Summarize: …" },
       ],
-      max_completion_tokens: 2048,
+      // The summary's 2,048, and as much again for reasoning, which the field counts.
+      max_completion_tokens: 4096,
     });
+  });
+
+  it("leaves no room for reasoning where it is off, or in a host's max_tokens", async () => {
+    const off = new ChatCompletionsLlmClient({
+      client,
+      model: "gpt-5.6-nano",
+      params: { reasoning_effort: "none" },
+    });
+    await off.complete({ prompt: "Summarize: …", maxTokens: 500 });
+    expect(server.requests.at(-1)?.body).toMatchObject({ max_completion_tokens: 500 });
+    const host = new ChatCompletionsLlmClient({
+      client,
+      model: "deepseek-chat",
+      maxTokensField: "max_tokens",
+    });
+    await host.complete({ prompt: "Summarize: …" });
+    expect(server.requests.at(-1)?.body).toMatchObject({ max_tokens: 2048 });
   });
 
   it("sends the agent's own request with the instruction appended, read from the prompt cache", async () => {

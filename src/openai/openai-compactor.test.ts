@@ -177,8 +177,17 @@ describe("OpenAICompactor through the openai SDK and the loopback Responses API"
       model: MODEL,
       input: "Summarize",
       instructions: "Be terse.",
-      max_output_tokens: 300,
+      // The summary's 300, and as much again for the model's reasoning, which the field counts.
+      max_output_tokens: 600,
     });
+    const thinkingOff = new OpenAILlmClient({
+      client,
+      model: MODEL,
+      maxOutputTokens: 300,
+      params: { reasoning: { effort: "none" } },
+    });
+    await thinkingOff.complete({ prompt: "Summarize", maxTokens: 200 });
+    expect(server.requests.at(-1)!.body).toMatchObject({ max_output_tokens: 200 });
     const compactor = new LLMCompactor(summarizer, { keepRecentTurns: 1 });
     expect(compactor.isAsync).toBe(true);
   });
