@@ -189,7 +189,8 @@ function toolMessage(block: ToolResultBlock, moved: JsonObject[]): JsonObject {
       if (written["type"] === "text") parts.push(written);
       else moved.push(written);
     }
-    content = parts.length === 0 && block.content.length > 0 ? "" : parts;
+    // No part to send: `""`, as the API refuses an empty array (its schema: at least one part).
+    content = parts.length === 0 ? "" : parts;
   }
   return { role: "tool", ...own, tool_call_id: block.toolUseId, content };
 }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../core/errors.js";
+import { AgentSession } from "../index.js";
 import type { Message } from "../core/message.js";
 import { MessagesSchema } from "../core/schemas.js";
 import { SUMMARY_PREFIX } from "../core/summary-format.js";
@@ -102,8 +103,9 @@ const assistant = fc
     if (calls.length > 0) message["tool_calls"] = calls;
     return withName(message, who);
   });
+// A tool message's parts: at least one (the API's schema refuses `[]`, which is written `""`).
 const tool = fc
-  .tuple(id("call"), fc.oneof(text, fc.array(textPart, { maxLength: 2 })))
+  .tuple(id("call"), fc.oneof(text, fc.array(textPart, { minLength: 1, maxLength: 2 })))
   .map(([callId, content]) => ({ role: "tool", tool_call_id: callId, content }));
 const legacyFunction = text.map((content) => ({ role: "function", name: "f", content }));
 const chatMessage = fc.oneof(system, user, assistant, tool, legacyFunction);
@@ -260,6 +262,18 @@ describe("fromChatMessages / toChatMessages", () => {
       { role: "user", content: "hi" },
       { role: "assistant", content: "", reasoning_content: "only thought" },
     ]);
+  });
+
+  it("sends a tool result of no parts as an empty string: the API refuses an empty array (review 60f #6)", () => {
+    const session = new AgentSession({ contextLimit: 100_000 });
+    session.addUserText("go");
+    session.addAssistant([{ type: "tool_use", id: "c1", name: "noop", input: {} }]);
+    session.addToolResults([{ type: "tool_result", toolUseId: "c1", content: [] }]);
+    expect(toChatMessages(session.messages).at(-1)).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: "",
+    });
   });
 
   it("gives back the null content of a message that answered by a deprecated function_call", () => {
