@@ -103,6 +103,8 @@ export function geminiContentsToOurs(
         if (reader.exact) origins?.noteRead(made, messages.length, index);
       }
     } catch (error) {
+      // What the options' `generateId` threw (a `ValidationError` for what it returned) is its own.
+      if (reader.idFailed || ValidationError.isInstance(error)) throw error;
       cause ??= error;
       issues.push(unreadableIssue(list, index));
       index += 1;
@@ -135,6 +137,8 @@ class ContentsReader implements PartContext {
    * names by its own id a call that came without one (it is written without an id then).
    */
   exact = true;
+  /** Whether the options' `generateId` threw (not a fault of the contents). */
+  idFailed = false;
 
   constructor(
     options: FromGeminiContentsOptions & { idPrefix?: string },
@@ -142,7 +146,15 @@ class ContentsReader implements PartContext {
   ) {
     this.issues = issues;
     this.#turns = new TurnBuilder(options);
-    this.#generateId = checkedGenerateId(options.generateId, "fromGeminiContents options") ?? newId;
+    const generate = checkedGenerateId(options.generateId, "fromGeminiContents options") ?? newId;
+    this.#generateId = () => {
+      try {
+        return generate();
+      } catch (error) {
+        this.idFailed = true;
+        throw error;
+      }
+    };
   }
 
   /** The messages read so far. */

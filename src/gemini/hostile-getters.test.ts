@@ -214,6 +214,15 @@ describe("Gemini contents whose getters or proxies throw", () => {
     expectNamed(await errorsOf(() => changed((list) => withGetter(list, "1", throwing))), "[1]");
   });
 
+  it("what the options' generateId throws stays its own (no content is named)", () => {
+    const failing = new Error("no more ids");
+    const contents = [{ role: "model", parts: [{ functionCall: { name: "read", args: {} } }] }];
+    const generateId = () => {
+      throw failing;
+    };
+    expect(thrownBy(() => fromGeminiContents(contents, { generateId }))).toBe(failing);
+  });
+
   it("names each content that threw, beside the other issues, reading on after it", () => {
     const contents = changed((list) => {
       withGetter(list[0]!, "parts", throwing);
