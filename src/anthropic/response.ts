@@ -3,6 +3,7 @@ import { parseOrThrow } from "../core/errors.js";
 import type { AssistantMessage, ContentBlock } from "../core/message.js";
 import { NON_NEGATIVE_INT_SCHEMA, STRING_SCHEMA } from "../core/option-schemas.js";
 import type { Usage } from "../core/usage.js";
+import { unreadableError } from "../internal/unreadable.js";
 import { type AnthropicBlock, fromAnthropicContent } from "./blocks.js";
 import { emitEvents, type ReportingSession, responseEvents } from "./response-events.js";
 import { type AnthropicUsageLike, usageFromAnthropic } from "./usage.js";
@@ -131,7 +132,8 @@ export interface AsyncResponseTarget extends ReportingSession {
  * appendAnthropicResponse(session, response);
  * @throws {ValidationError} naming the field when the response is malformed (its content, its
  * usage, or, for a session that takes their events, an `input_transformations`, `applied_edits`
- * or `cache_miss_reason` entry that is not JSON), or when no turn is open.
+ * or `cache_miss_reason` entry that is not JSON) or a getter (or proxy's trap) of it threw, or
+ * when no turn is open.
  */
 export function appendAnthropicResponse(
   session: ResponseTarget,
@@ -146,18 +148,14 @@ export function appendAnthropicResponse(
   session: ResponseTarget | AsyncResponseTarget,
   response: AnthropicResponseLike,
 ): AppendedResponse | Promise<AppendedResponse> {
-  const parsed = parseOrThrow(ResponseShapeSchema, response, "Anthropic response");
-  const content: ContentBlock[] = fromAnthropicContent(parsed.content);
-  const usage = usageFromAnthropic(parsed.usage as AnthropicUsageLike | null | undefined);
-  const edits = parsed.context_management?.applied_edits;
-  const reason =
-    parsed.diagnostics === undefined ? undefined : (parsed.diagnostics?.cache_miss_reason ?? null);
-  // Checked before anything is applied: a response is taken whole or not at all.
-  const events = responseEvents(session, {
-    inputTransformations: parsed.input_transformations ?? [],
-    appliedEdits: edits ?? [],
-    cacheMissReason: reason,
-  });
+  let read: ReadResponse;
+  try {
+    read = readResponse(session, response);
+  } catch (error) {
+    // A getter (or a proxy's trap) of the response that throws is bad input, named.
+    throw unreadableError("Anthropic response", response, error);
+  }
+  const { parsed, content, usage, edits, reason, events } = read;
   const report = (message: AssistantMessage | undefined): AppendedResponse => {
     const appended: AppendedResponse = { message, usage };
     if (parsed.context_management != null) appended.appliedEdits = (edits ?? []).map(appliedEdit);
@@ -177,6 +175,25 @@ export function appendAnthropicResponse(
   const recorded = usage === undefined ? undefined : session.recordUsage(usage);
   if (isPromise(recorded)) return recorded.then(() => report(added));
   return report(added);
+}
+
+/** What {@link appendAnthropicResponse} reads of a response, checked, before it applies any. */
+type ReadResponse = ReturnType<typeof readResponse>;
+
+/** Reads and checks a response, as {@link appendAnthropicResponse} takes it: whole or not at all. */
+function readResponse(session: ResponseTarget | AsyncResponseTarget, response: unknown) {
+  const parsed = parseOrThrow(ResponseShapeSchema, response, "Anthropic response");
+  const content: ContentBlock[] = fromAnthropicContent(parsed.content);
+  const usage = usageFromAnthropic(parsed.usage as AnthropicUsageLike | null | undefined);
+  const edits = parsed.context_management?.applied_edits;
+  const reason =
+    parsed.diagnostics === undefined ? undefined : (parsed.diagnostics?.cache_miss_reason ?? null);
+  const events = responseEvents(session, {
+    inputTransformations: parsed.input_transformations ?? [],
+    appliedEdits: edits ?? [],
+    cacheMissReason: reason,
+  });
+  return { parsed, content, usage, edits, reason, events };
 }
 
 function isPromise<T>(value: T | Promise<T>): value is Promise<T> {

@@ -16,6 +16,7 @@ import { estimateContentTokens } from "../core/tokens.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
+import { unreadableIssue } from "../internal/unreadable.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
@@ -63,28 +64,41 @@ function readMessages(params: readonly unknown[], stateless: boolean): ReadMessa
   const unsendable = new Uint8Array(params.length);
   const reader = new QuickMessageReader(stateless, stateless ? new Set() : undefined);
   let first: number | undefined;
-  for (let index = 0; index < params.length; index += 1) {
-    const param = params[index];
-    const blocks = reader.read(param);
-    if (blocks !== undefined) {
-      roles[index] = reader.role;
-      bodies[index] = blocks;
-    } else {
-      const message = parseWireMessage(param, ["messages", index], issues);
-      if (message === undefined) continue;
-      roles[index] = message.role;
-      if (message.role === "system") bodies[index] = message.message;
-      else {
-        const read = contentFromWire(message.content);
-        reader.noted(read);
-        bodies[index] = read;
+  let index = 0;
+  let cause: unknown;
+  // A getter (or a proxy's trap) that throws is bad input: an issue naming where it throws, the
+  // first error the cause; the reading goes on after it. The `try` is around the loop, not each
+  // message (nothing on the happy path).
+  while (index < params.length) {
+    try {
+      for (; index < params.length; index += 1) {
+        const param = params[index];
+        const blocks = reader.read(param);
+        if (blocks !== undefined) {
+          roles[index] = reader.role;
+          bodies[index] = blocks;
+        } else {
+          const message = parseWireMessage(param, ["messages", index], issues);
+          if (message === undefined) continue;
+          roles[index] = message.role;
+          if (message.role === "system") bodies[index] = message.message;
+          else {
+            const read = contentFromWire(message.content);
+            reader.noted(read);
+            bodies[index] = read;
+          }
+        }
+        if (roles[index] !== "system") {
+          tokens[index] = reader.tokens;
+          unsendable[index] = reader.unsendable ? 1 : 0;
+        }
+        first ??= index;
       }
+    } catch (error) {
+      cause ??= error;
+      issues.push(unreadableIssue(params, index, ["messages"]));
+      index += 1;
     }
-    if (roles[index] !== "system") {
-      tokens[index] = reader.tokens;
-      unsendable[index] = reader.unsendable ? 1 : 0;
-    }
-    first ??= index;
   }
   // The first message read: the first param unless it was malformed (then this adds to its issues).
   if (
@@ -98,7 +112,8 @@ function readMessages(params: readonly unknown[], stateless: boolean): ReadMessa
         'a "system" message with content cannot be the first message: pass the system prompt as the request\'s `system`',
     });
   }
-  if (issues.length > 0) throw new ValidationError("Anthropic messages", issues);
+  if (issues.length > 0)
+    throw new ValidationError("Anthropic messages", issues, cause === undefined ? {} : { cause });
   return { roles, bodies, tokens, unsendable, reused: reader.reused };
 }
 
@@ -129,8 +144,9 @@ function systemMessageBlock(message: JsonObject): SystemMessageBlock {
  * @example
  * const messages = fromAnthropicMessages(params, { sessionId: "s1" });
  * session.append(...messages);
- * @throws {ValidationError} naming the path of each malformed message or block, or a system
- * message with content in the first place.
+ * @throws {ValidationError} naming the path of each malformed message or block, of a field
+ * whose getter (or proxy's trap) threw (its error the cause), or a system message with content
+ * in the first place.
  */
 export function fromAnthropicMessages(
   params: readonly MessageParam[] | readonly unknown[],

@@ -161,12 +161,12 @@ export function chatMessagesToOurs(
     sessionId: options.sessionId ?? newId(),
     clock: () => createdAt,
   };
-  let builder = new MessageBuilder(once, origins);
-  const quick = readQuickly(messages, issues, builder);
-  if (!quick) {
-    builder = new MessageBuilder(once, origins);
-    readInFull(messages, issues, builder);
-  }
+  const builder = new MessageBuilder(once, origins);
+  // Where the quick reading stopped, the full one goes on: no message is read twice (a getter
+  // or a proxy's key listing that answered once may throw).
+  const stopped = readQuickly(messages, issues, builder);
+  const quick = stopped === messages.length;
+  if (!quick) readInFull(messages, issues, builder, stopped);
   if (issues.length > 0) throw new ValidationError(WHAT, issues);
   const built = checkMadeByOptions(builder.messages, "fromChatMessages options");
   // Read quickly, every value nests at most 64 levels, and so does its place under `extra`.
@@ -250,16 +250,17 @@ function isReplyAudio(audio: unknown): boolean {
 }
 
 /**
- * Reads the messages into `read` from a copy of the whole: nothing of the caller's is shared,
- * and whatever JSON cannot hold is reported.
+ * Reads the messages into `read` (from the one at `from` on) from a copy of the whole: nothing
+ * of the caller's is shared, and whatever JSON cannot hold is reported.
  * @throws {ValidationError} when a getter or proxy of a message threw (see {@link unreadable}).
  */
 export function readInFull(
   messages: readonly unknown[],
   issues: ValidationIssue[],
   read: ReadMessages,
+  from = 0,
 ): void {
-  let index = 0;
+  let index = from;
   try {
     // Each message copied apart: an issue (one nesting too deep too) names the message it is in.
     for (; index < messages.length; index += 1)
@@ -272,16 +273,16 @@ export function readInFull(
 /**
  * Reads the messages into `read` as {@link readInFull} reads them, the common ones from the
  * caller's own message (their blocks hold only its strings, each field read once), each other
- * one from a copy of it alone; `false` (nothing reported, `read` to be dropped) when one cannot
- * be copied so: the full reading names why.
+ * one from a copy of it alone, up to one that cannot be copied so: its index is returned
+ * (nothing reported for it: {@link readInFull} goes on from there, and names why), else the
+ * messages' length.
  * @throws {ValidationError} when a getter or proxy of a message threw (see {@link unreadable}).
  */
 export function readQuickly(
   messages: readonly unknown[],
   issues: ValidationIssue[],
   read: ReadMessages,
-): boolean {
-  const found: ValidationIssue[] = [];
+): number {
   let index = 0;
   try {
     for (; index < messages.length; index += 1) {
@@ -289,14 +290,13 @@ export function readQuickly(
       if (readQuickChatMessage(message, read)) continue;
       // The depth of a message inside the array, as the copy of the whole would meet it.
       const one = copyJson(message, 1);
-      if (one === undefined) return false;
-      readMessage(one, index, found, read);
+      if (one === undefined) break;
+      readMessage(one, index, issues, read);
     }
   } catch (error) {
-    throw unreadable([...issues, ...found], index, error);
+    throw unreadable(issues, index, error);
   }
-  for (const issue of found) issues.push(issue);
-  return true;
+  return index;
 }
 
 /**

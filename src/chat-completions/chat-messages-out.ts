@@ -340,9 +340,22 @@ function asRead(message: Message, offset: number, caller: JsonObject): JsonObjec
   if (message.role === "assistant") return { role: "assistant" };
   const block = message.content[offset];
   if (block?.type !== "text") return { role: "tool" };
-  return Object.keys(caller)[0] === "content"
+  return contentFirst(caller)
     ? { content: block.text, role: "user" }
     : { role: "user", content: block.text };
+}
+
+/**
+ * Whether the caller's message lists `content` first; not when its keys cannot be listed again
+ * (a proxy whose key listing answered the reading, then threw): the message was read, and
+ * `role` first is the order of the API's own messages.
+ */
+function contentFirst(caller: JsonObject): boolean {
+  try {
+    return Object.keys(caller)[0] === "content";
+  } catch {
+    return false;
+  }
 }
 
 /** How many `tool` (or legacy `function`) messages a message is written as first. */

@@ -162,6 +162,67 @@ describe("a request joined with the library's notice, its getters answering once
   });
 });
 
+/** `target` behind a proxy whose key listing answers once, then throws. */
+function keysOnce<T extends object>(target: T): T {
+  let listings = 0;
+  return new Proxy(target, {
+    ownKeys(inner) {
+      listings += 1;
+      if (listings > 1) throw boom;
+      return Reflect.ownKeys(inner);
+    },
+  });
+}
+
+describe("chat messages whose keys are listed once (review 60a)", () => {
+  // The quick reading walks a message's keys once; where it stopped (a message it leaves to the
+  // full reading), the full reading read every message again from the first, and the joining of
+  // the library's notice with the request listed the request's keys again (a raw `Error`).
+  /** A quick message, then one the full reading takes (a field it drops: `undefined`). */
+  const inFull = (first: object) => [first, { role: "assistant", content: "ok", name: undefined }];
+
+  it.each([
+    ["a proxy's key listing", () => inFull(keysOnce({ role: "user", content: "hi" }))],
+    ["a getter", () => inFull(withGetter({ role: "user" }, "content", once("hi")))],
+  ])("%s: a message read quickly is not read again by the full reading", async (_, made) => {
+    const [first, second] = fromChatMessages(made());
+    expect(first!.content).toMatchObject([{ type: "text", text: "hi" }]);
+    expect(second!.content).toMatchObject([{ type: "text", text: "ok" }]);
+    const input = made();
+    const { messages, compacted } = await compactChatMessages(asMessages(input), {
+      contextLimit: 10_000,
+    });
+    expect(compacted).toBe(false);
+    expect(messages).toBe(input);
+  });
+
+  it("the request joined with the library's notice: its keys not listed again", async () => {
+    const FILE = "export const value = 42;\n".repeat(160);
+    for (const request of [
+      keysOnce({ role: "user", content: "Read the files." }),
+      keysOnce({ content: "Read the files.", role: "user" }),
+    ]) {
+      const messages: unknown[] = [request];
+      for (let step = 1; step <= 30; step += 1) {
+        const id = `call_${step}`;
+        messages.push(
+          { role: "assistant", content: `Reading ${step}.`, tool_calls: [{ ...call(), id }] },
+          { role: "tool", tool_call_id: id, content: FILE },
+        );
+      }
+      const { messages: sent, compacted } = await compactChatMessages(asMessages(messages), {
+        contextLimit: 12_000,
+      });
+      expect(compacted).toBe(true);
+      const joined = sent[0] as { role: string; content: { type: string; text: string }[] };
+      // Its keys not listed again: in the API's order, role first.
+      expect(Object.keys(joined)).toEqual(["role", "content"]);
+      expect(joined.content[0]!.text).toMatch(/^\[Earlier messages were removed/);
+      expect(joined.content.at(-1)).toEqual({ type: "text", text: "Read the files." });
+    }
+  });
+});
+
 describe("chat messages whose getters throw", () => {
   const holed: unknown[] = [{ role: "user", content: "hi" }];
   withGetter(holed, "1", throwing);

@@ -95,14 +95,15 @@ function collected() {
   };
 }
 
-/** What the conversion reads from `messages`: the quick way, and by the copy of the whole. */
+/**
+ * What the conversion reads from `messages`: the quick way (the full reading going on where it
+ * stops), and by the copy of the whole.
+ */
 function bothWays(messages: unknown[]) {
   const quickIssues: ValidationIssue[] = [];
-  let quick = collected();
-  if (!readQuickly(messages, quickIssues, quick)) {
-    quick = collected();
-    readInFull(messages, quickIssues, quick);
-  }
+  const quick = collected();
+  const stopped = readQuickly(messages, quickIssues, quick);
+  if (stopped < messages.length) readInFull(messages, quickIssues, quick, stopped);
   const fullIssues: ValidationIssue[] = [];
   const full = collected();
   readInFull(messages, fullIssues, full);
@@ -185,7 +186,7 @@ describe("readQuickly: the common chat messages read without a copy of the whole
       { role: "user", content: "hi", name: Number.NaN },
     ];
     const issues: ValidationIssue[] = [];
-    expect(readQuickly(messages, issues, collected())).toBe(false);
+    expect(readQuickly(messages, issues, collected())).toBe(1);
     expect(issues).toEqual([]);
     const { quickIssues } = bothWays(messages);
     expect(quickIssues).toEqual([{ path: [1, "name"], message: "must be a finite number" }]);

@@ -1,4 +1,6 @@
 import type { Content } from "@google/genai";
+import { ValidationError } from "../core/errors.js";
+import { UNREADABLE } from "../internal/unreadable.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { geminiContentsToOurs } from "./contents-in.js";
 import { writeGeminiContents } from "./contents-out.js";
@@ -27,8 +29,8 @@ function positions(): () => string {
  * @example
  * const { messages: contents } = await compactGeminiContents(history, { contextLimit: 1_000_000 });
  * const response = await ai.models.generateContent({ model, contents, config });
- * @throws {ValidationError} for bad options or malformed contents; the caller's abort rejects
- * with an `aborted` `CompactionError`.
+ * @throws {ValidationError} for bad options or malformed contents (a getter or proxy of theirs
+ * that threw among them); the caller's abort rejects with an `aborted` `CompactionError`.
  */
 export const compactGeminiContents = oneCallHelper<Content>({
   entry: "compactGeminiContents",
@@ -38,6 +40,23 @@ export const compactGeminiContents = oneCallHelper<Content>({
   from: (input, origins) =>
     geminiContentsToOurs(input, { idPrefix: "", generateId: positions() }, origins),
   // A last content answering only some of its turn's calls can take no more: they are closed.
-  prepare: withPartialResponsesClosed,
+  prepare: closedOrNamed,
   to: writeGeminiContents,
 });
+
+/**
+ * {@link withPartialResponsesClosed}, which reads the last contents before their conversion: a
+ * getter (or a proxy's trap) that throws there is bad input, named by the conversion (which
+ * reads every field) where it throws again, else a `ValidationError` of the contents with it as
+ * the cause.
+ */
+function closedOrNamed(contents: readonly Content[]): readonly Content[] {
+  try {
+    return withPartialResponsesClosed(contents);
+  } catch (error) {
+    geminiContentsToOurs(contents, {});
+    throw new ValidationError("Gemini contents", [{ path: [], message: UNREADABLE }], {
+      cause: error,
+    });
+  }
+}

@@ -14,7 +14,8 @@ import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
-import { type PartContext, partBlock, partBlockInFull } from "./parts-in.js";
+import { unreadableIssue } from "../internal/unreadable.js";
+import { copiedPart, type PartContext, partBlock, partBlockOfCopy } from "./parts-in.js";
 import { quickPartBlock } from "./parts-quick.js";
 
 /** Options of {@link fromGeminiContents}. */
@@ -57,7 +58,8 @@ interface OpenCalls {
  *
  * @example
  * const messages = fromGeminiContents(history, { sessionId: session.sessionId });
- * @throws {ValidationError} naming the path of each malformed content or part.
+ * @throws {ValidationError} naming the path of each malformed content or part, and of a field
+ * whose getter (or proxy's trap) threw (its error the cause).
  */
 export function fromGeminiContents(
   contents: string | readonly Content[] | readonly unknown[],
@@ -87,13 +89,29 @@ export function geminiContentsToOurs(
   const issues: ValidationIssue[] = [];
   const reader = new ContentsReader(options, issues);
   const { messages } = reader;
-  // By index: a hole is no content, and is named (`forEach` would skip it).
-  for (let index = 0; index < list.length; index += 1) {
-    const made = messages.length;
-    reader.add(list[index], index);
-    if (reader.exact) origins?.noteRead(made, messages.length, index);
+  let index = 0;
+  let cause: unknown;
+  // A getter (or a proxy's trap) that throws is bad input: an issue naming where it throws, the
+  // first error the cause; the reading goes on after it. The `try` is around the loop, not each
+  // content (nothing on the happy path).
+  while (index < list.length) {
+    try {
+      // By index: a hole is no content, and is named (`forEach` would skip it).
+      for (; index < list.length; index += 1) {
+        const made = messages.length;
+        reader.add(list[index], index);
+        if (reader.exact) origins?.noteRead(made, messages.length, index);
+      }
+    } catch (error) {
+      // What the options' `generateId` threw (a `ValidationError` for what it returned) is its own.
+      if (reader.idFailed || ValidationError.isInstance(error)) throw error;
+      cause ??= error;
+      issues.push(unreadableIssue(list, index));
+      index += 1;
+    }
   }
-  if (issues.length > 0) throw new ValidationError("Gemini contents", issues);
+  if (issues.length > 0)
+    throw new ValidationError("Gemini contents", issues, cause === undefined ? {} : { cause });
   rememberBuilt(checkMadeByOptions(reader.messages, "fromGeminiContents options"));
   return reader.messages;
 }
@@ -119,6 +137,8 @@ class ContentsReader implements PartContext {
    * names by its own id a call that came without one (it is written without an id then).
    */
   exact = true;
+  /** Whether the options' `generateId` threw (not a fault of the contents). */
+  idFailed = false;
 
   constructor(
     options: FromGeminiContentsOptions & { idPrefix?: string },
@@ -126,7 +146,15 @@ class ContentsReader implements PartContext {
   ) {
     this.issues = issues;
     this.#turns = new TurnBuilder(options);
-    this.#generateId = checkedGenerateId(options.generateId, "fromGeminiContents options") ?? newId;
+    const generate = checkedGenerateId(options.generateId, "fromGeminiContents options") ?? newId;
+    this.#generateId = () => {
+      try {
+        return generate();
+      } catch (error) {
+        this.idFailed = true;
+        throw error;
+      }
+    };
   }
 
   /** The messages read so far. */
@@ -179,8 +207,10 @@ class ContentsReader implements PartContext {
     }
     this.path = [index, "parts", partIndex];
     if (!plain) return partBlock(this, part);
-    const block = partBlockInFull(this, part);
-    const call = part["functionCall"] ?? part["functionResponse"];
+    // Its ids told from the copy read: the caller's part is read once.
+    const copy = copiedPart(this, part);
+    const block = partBlockOfCopy(this, copy);
+    const call = copy["functionCall"] ?? copy["functionResponse"];
     const id = isPlainObject(call) ? call["id"] : undefined;
     if (id !== undefined && !isNonEmptyString(id)) this.exact = false;
     else if (block.type === "tool_result" && id !== undefined && this.#generated?.has(id))

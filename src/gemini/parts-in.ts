@@ -48,7 +48,7 @@ function nonEmptyString(context: PartContext, value: JsonObject, path: Path): st
 }
 
 /** `part` copied as JSON (what JSON cannot hold is reported and left out). */
-function copied(context: PartContext, part: unknown): JsonObject {
+export function copiedPart(context: PartContext, part: unknown): JsonObject {
   const copy = normalizeJson(part, context.path, context.issues);
   return isPlainObject(copy) ? (copy as JsonObject) : {};
 }
@@ -272,7 +272,11 @@ export function partBlockInFull(
   context: PartContext,
   value: Record<string, unknown>,
 ): ContentBlock {
-  const part = copied(context, value);
+  return partBlockOfCopy(context, copiedPart(context, value));
+}
+
+/** {@link partBlockInFull} of the part's copy ({@link copiedPart}). */
+export function partBlockOfCopy(context: PartContext, part: JsonObject): ContentBlock {
   if (!wellTyped(context, part)) return opaque(part);
   // A thought (`thought: true`, with its signature if any) is carried whole: Gemini has no rule
   // binding it to what came before, so no compaction edit ever makes it stale or strips it.

@@ -4,6 +4,7 @@ import type { AssistantMessage, ContentBlock, Message, ToolUseBlock } from "../c
 import type { ToolResultInput } from "../core/tool-result-input.js";
 import type { Usage } from "../core/usage.js";
 import { isPlainObject } from "../internal/plain-object.js";
+import { unreadableError } from "../internal/unreadable.js";
 import { fromGeminiContents } from "./contents-in.js";
 import { callsTheSdkRan } from "./ran-calls.js";
 import { type GeminiUsageLike, usageFromGemini } from "./usage.js";
@@ -67,6 +68,7 @@ function within<T>(read: () => T, move: (path: (string | number)[]) => (string |
     throw new ValidationError(
       SUBJECT,
       error.issues.map((issue) => ({ ...issue, path: move(issue.path) })),
+      error.cause === undefined ? {} : { cause: error.cause },
     );
   }
 }
@@ -105,6 +107,45 @@ function candidateContent(response: unknown): Content | undefined {
   return content as Content;
 }
 
+/** What {@link appendGeminiResponse} reads of a response, checked, before it applies any. */
+type ReadResponse = ReturnType<typeof readResponse>;
+
+/**
+ * Reads and checks a response, as {@link appendGeminiResponse} takes it: whole or not at all.
+ * The calls the SDK ran are read with the reply, so each response meets its call's id.
+ */
+function readResponse(
+  session: GeminiResponseTarget | AsyncGeminiResponseTarget,
+  response: GeminiResponseLike,
+) {
+  const content = candidateContent(response);
+  const parts = content?.parts;
+  const ran = callsTheSdkRan(session, response.automaticFunctionCallingHistory);
+  const final =
+    content === undefined || !Array.isArray(parts) || parts.length === 0
+      ? undefined
+      : { ...content, role: "model" };
+  const contents = final === undefined ? ran : [...ran, final];
+  const read =
+    contents.length === 0
+      ? []
+      : within(
+          () => fromGeminiContents(contents),
+          // A content's path in the list it was read from, as its path in the response.
+          (path) =>
+            (path[0] as number) < ran.length
+              ? ["automaticFunctionCallingHistory", ...path]
+              : ["candidates", 0, "content", ...path.slice(1)],
+        );
+  const usage = within(
+    () => usageFromGemini(response.usageMetadata as GeminiUsageLike | null | undefined),
+    (path) => ["usageMetadata", ...path],
+  );
+  const id = response.responseId;
+  const options = typeof id === "string" && id !== "" ? { id } : {};
+  return { final, read, usage, options };
+}
+
 /**
  * Takes a whole `generateContent` response into a session in one call: its first candidate's
  * parts (thoughts with their signatures, text, function calls with theirs, in order) become one
@@ -125,7 +166,7 @@ function candidateContent(response: unknown): Content | undefined {
  * @throws {ValidationError} naming the field when the response is not a `generateContent`
  * response (`candidates` an array, its first an object whose `content` holds a `parts` array;
  * without `candidates`, a `promptFeedback` or `usageMetadata`: another API's response is
- * refused), or a part or the usage is malformed.
+ * refused), or a part or the usage is malformed, or a getter (or proxy's trap) of it threw.
  */
 export function appendGeminiResponse(
   session: GeminiResponseTarget,
@@ -139,32 +180,14 @@ export function appendGeminiResponse(
   session: GeminiResponseTarget | AsyncGeminiResponseTarget,
   response: GeminiResponseLike,
 ): AppendedGeminiResponse | Promise<AppendedGeminiResponse> {
-  const content = candidateContent(response);
-  const parts = content?.parts;
-  const ran = callsTheSdkRan(session, response.automaticFunctionCallingHistory);
-  const final =
-    content === undefined || !Array.isArray(parts) || parts.length === 0
-      ? undefined
-      : { ...content, role: "model" };
-  const contents = final === undefined ? ran : [...ran, final];
-  // The calls the SDK ran are read with the reply, so each response meets its call's id.
-  const read =
-    contents.length === 0
-      ? []
-      : within(
-          () => fromGeminiContents(contents),
-          // A content's path in the list it was read from, as its path in the response.
-          (path) =>
-            (path[0] as number) < ran.length
-              ? ["automaticFunctionCallingHistory", ...path]
-              : ["candidates", 0, "content", ...path.slice(1)],
-        );
-  const usage = within(
-    () => usageFromGemini(response.usageMetadata as GeminiUsageLike | null | undefined),
-    (path) => ["usageMetadata", ...path],
-  );
-  const id = response.responseId;
-  const options = typeof id === "string" && id !== "" ? { id } : {};
+  let taken: ReadResponse;
+  try {
+    taken = readResponse(session, response);
+  } catch (error) {
+    // A getter (or a proxy's trap) of the response that throws is bad input, named.
+    throw unreadableError(SUBJECT, response, error);
+  }
+  const { final, read, usage, options } = taken;
   // In order: each call the SDK ran and its responses, then the reply (named by the response).
   const steps = read.map((message, index) => {
     if (message.role === "user") return () => session.addToolResults!(message.content as never);
