@@ -4,6 +4,7 @@ import {
 } from "../../src/testing/anthropic-rules/compaction.js";
 import { requestProblems } from "../../src/testing/anthropic-rules/request.js";
 import { judgeThinking } from "../../src/testing/anthropic-rules/thinking.js";
+import { toolChoiceProblem } from "../../src/testing/anthropic-rules/tool-choice.js";
 import {
   type ApiProblem,
   betasOf,
@@ -81,8 +82,9 @@ export function checkRequest(
 }
 
 /**
- * What the API refuses a request for before the model sees it (compaction, system messages, the
- * messages' structure: `anthropic-rules/request.ts`, context editing).
+ * What the API refuses a request for before the model sees it (compaction, `tool_choice`:
+ * `anthropic-rules/tool-choice.ts`, system messages, the messages' structure:
+ * `anthropic-rules/request.ts`, context editing).
  */
 function requestProblem(
   rules: RuleRequest,
@@ -91,6 +93,8 @@ function requestProblem(
 ): ApiProblem | undefined {
   const compaction = endpoint === "messages" ? compactionProblem(rules) : undefined;
   if (compaction !== undefined) return compaction;
+  const toolChoice = toolChoiceProblem(rules.body);
+  if (toolChoice !== undefined) return toolChoice;
   const system = systemMessageProblem(rules);
   if (system !== undefined) return { status: 400, message: system };
   const messages = (rules.body as { messages?: unknown }).messages;

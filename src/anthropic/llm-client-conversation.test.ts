@@ -1,8 +1,10 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MessagesApiServer } from "../../test/support/messages-api-server.js";
+import { roughTokens } from "../testing/anthropic-rules/responses.js";
 import { ConversationBuilder } from "../testing/builders.js";
-import { AnthropicLlmClient } from "./llm-client.js";
+import { AnthropicStandIn } from "../testing/index.js";
+import { AnthropicLlmClient, type AnthropicMessagesClient } from "./llm-client.js";
 import { anthropicRequest, toAnthropicMessages } from "./request.js";
 
 let server: MessagesApiServer;
@@ -117,5 +119,105 @@ describe("AnthropicLlmClient with the agent's request description", () => {
     expect(
       () => new AnthropicLlmClient({ client: sdk(), request: { model: "m", tools: "x" } as never }),
     ).toThrow(/request\.tools/);
+  });
+});
+
+// The tool use docs (https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools):
+// "`none` prevents Claude from using any tools", and "When using prompt caching, changes to the
+// `tool_choice` parameter will invalidate cached message blocks. Tool definitions and system
+// prompts remain cached, but message content must be reprocessed." So the summary request sets
+// no `tool_choice` (its messages are read from the cache), and only a reply that called a tool
+// anyway is asked again with `none`, the tools kept (the history's `tool_use` blocks need them).
+describe("AnthropicLlmClient when the model calls a tool instead of summarizing", () => {
+  const conversation = new ConversationBuilder()
+    .user("fix the build")
+    .toolCall({ name: "bash", input: { command: "npm test" }, result: "1 failing" })
+    .build();
+  const callsBash = {
+    type: "message" as const,
+    content: [
+      { type: "text", text: "Let me re-run the tests first.", citations: null },
+      { type: "tool_use", id: "toolu_again", name: "bash", input: { command: "npm test" } },
+    ],
+    usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 900 },
+  };
+
+  it("asks once more with tool_choice none, the tools kept, and reports both calls' usage", async () => {
+    server.queue("messages", callsBash, {
+      type: "message",
+      text: "## Summary\nThe build fails one test.",
+      usage: { input_tokens: 30, output_tokens: 40, cache_creation_input_tokens: 800 },
+    });
+    const client = new AnthropicLlmClient({ client: sdk(), request: AGENT as never });
+    await expect(client.complete({ prompt: "Summarize.", conversation })).resolves.toEqual({
+      text: "## Summary\nThe build fails one test.",
+      usage: {
+        inputTokens: 40,
+        outputTokens: 60,
+        cacheCreationInputTokens: 800,
+        cacheReadInputTokens: 900,
+      },
+    });
+    const [first, second] = server
+      .requestsTo("messages")
+      .map((request) => request.body as Record<string, unknown>);
+    expect(first).not.toHaveProperty("tool_choice");
+    expect(second).toEqual({ ...first, tool_choice: { type: "none" } });
+    expect(second?.["tools"]).toEqual(AGENT.tools);
+  });
+
+  it("fails with llm_error when the reply to tool_choice none still calls a tool", async () => {
+    server.queue("messages", callsBash, callsBash);
+    const client = new AnthropicLlmClient({ client: sdk(), request: AGENT as never });
+    await expect(client.complete({ prompt: "Summarize.", conversation })).rejects.toMatchObject({
+      code: "llm_error",
+      message: expect.stringMatching(
+        /^the summary response, asked again with tool_choice none stopped with "tool_use": the model called a tool/,
+      ),
+    });
+    expect(server.requestsTo("messages")).toHaveLength(2);
+  });
+
+  it("does not ask again when the request offers no tools, or already says none", async () => {
+    server.queue("messages", callsBash, callsBash);
+    const bare = new AnthropicLlmClient({ client: sdk(), request: { model: AGENT.model } });
+    await expect(bare.complete({ prompt: "Summarize." })).rejects.toThrow(/"tool_use"/);
+    const none = new AnthropicLlmClient({
+      client: sdk(),
+      request: AGENT as never,
+      params: { tool_choice: { type: "none" } },
+    });
+    await expect(none.complete({ prompt: "Summarize.", conversation })).rejects.toThrow(
+      /^the summary response stopped with "tool_use"/,
+    );
+    expect(server.requestsTo("messages")).toHaveLength(2);
+  });
+
+  it("reads the agent's messages from the cache; only the second ask, with none, pays them again", async () => {
+    const standIn = new AnthropicStandIn({ promptCache: true });
+    const reads: number[] = [];
+    const recording: AnthropicMessagesClient = {
+      messages: {
+        create: async (body, options) => {
+          const response = await standIn.messages.create(body, options);
+          reads.push(response.usage.cache_read_input_tokens ?? 0);
+          return response;
+        },
+        countTokens: (body, options) => standIn.messages.countTokens(body, options),
+      },
+    };
+    await recording.messages.create(
+      anthropicRequest(AGENT as never, conversation, { maxTokens: 1 }),
+    );
+    standIn.reply({ toolCalls: [{ name: "bash", input: { command: "npm test" } }] }, "## Summary");
+    const client = new AnthropicLlmClient({ client: recording, request: AGENT as never });
+    await client.complete({ prompt: "Summarize.", conversation, maxTokens: 100 });
+    const [, first] = standIn.requests.map((request) => request.body);
+    const cached = (messages: unknown[]) =>
+      roughTokens({ system: AGENT.system, tools: AGENT.tools, messages });
+    // The first ask reads every message the agent's request wrote (the instruction joins the
+    // last one); the second, with another tool_choice, only the tools and the system prompt.
+    const sent = (first as { messages: unknown[] }).messages;
+    expect(reads).toEqual([0, cached(sent.slice(0, -1)), cached([])]);
   });
 });

@@ -14,7 +14,7 @@ import {
   type LlmRequest,
 } from "../core/llm-client.js";
 import { POSITIVE_INT_SCHEMA } from "../core/option-schemas.js";
-import type { CompactionUsage } from "../core/usage.js";
+import { addUsage, type CompactionUsage } from "../core/usage.js";
 import { UNFINISHED_SUMMARY } from "./compaction-response.js";
 import { ModelNameSchema } from "./param-schemas.js";
 import { clientSecrets, redactSecrets } from "./redact.js";
@@ -131,6 +131,14 @@ export function responseText(response: Pick<AnthropicMessage, "content">): strin
  * connection errors) are thrown as they are, minus the API key, so `LLMCompactor` reports
  * them as `llm_error` with the original as `cause`.
  *
+ * The summary request sets no `tool_choice`, as the agent's requests set none: "changes to the
+ * `tool_choice` parameter will invalidate cached message blocks", so `none` on every summary
+ * would pay the whole conversation again. A reply that calls a tool instead (the agent's tools
+ * are offered) is asked once more with `tool_choice: { type: "none" }`, which "prevents Claude
+ * from using any tools" (its tools and system prompt still read from the cache, its messages
+ * not); both calls' usage is reported. A reply that still calls one, or stops before its text
+ * is whole, is an `llm_error` naming the stop reason.
+ *
  * @example
  * const AGENT = { model: "claude-sonnet-5-5", system: SYSTEM, tools: TOOLS };
  * const compactor = new LLMCompactor(new AnthropicLlmClient({ client: new Anthropic(), request: AGENT }));
@@ -165,17 +173,32 @@ export class AnthropicLlmClient implements LlmClient {
   /**
    * Sends one summary request and returns the reply's text and usage: the conversation with
    * the prompt appended when `request.conversation` is set, else the prompt as one user message.
+   * A reply that called one of the request's tools instead is asked once more with
+   * `tool_choice: { type: "none" }` (see the class).
    */
   async complete(request: LlmRequest): Promise<LlmReply> {
     const body =
       request.conversation === undefined
         ? this.#transcriptBody(request)
         : this.#conversationBody(request);
+    const response = await this.#send(body, request.signal);
+    if (response.stop_reason !== "tool_use" || !mayCallTools(body)) {
+      return summaryReply(response, "the summary response");
+    }
+    const again = await this.#send({ ...body, tool_choice: NO_TOOL_CALLS }, request.signal);
+    return summaryReply(again, "the summary response, asked again with tool_choice none", response);
+  }
+
+  /** One `messages.create`, its response checked for a content array; errors without the key. */
+  async #send(
+    body: MessageCreateParamsNonStreaming,
+    signal: AbortSignal | undefined,
+  ): Promise<AnthropicMessage> {
     let response: AnthropicMessage;
     try {
       response = await this.#client.messages.create(body, {
         ...this.#requestOptions,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
       throw redactSecrets(error, clientSecrets(this.#client));
@@ -183,11 +206,7 @@ export class AnthropicLlmClient implements LlmClient {
     if (!isObject(response) || !Array.isArray(response.content)) {
       throw new TypeError("Anthropic response has no content array");
     }
-    // No tool_choice is set (a change of it invalidates the cached messages): a reply that
-    // called a tool instead, or was cut off, is refused here.
-    assertSummaryFinished("the summary response", response.stop_reason, UNFINISHED_SUMMARY);
-    const usage = replyUsage(response.usage);
-    return { text: responseText(response), ...(usage === undefined ? {} : { usage }) };
+    return response;
   }
 
   #transcriptBody(request: LlmRequest): MessageCreateParamsNonStreaming {
@@ -217,6 +236,37 @@ export class AnthropicLlmClient implements LlmClient {
       }),
     };
   }
+}
+
+/**
+ * "`none` prevents Claude from using any tools", and it is valid with extended thinking (the
+ * tool use docs: https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools).
+ */
+const NO_TOOL_CALLS = Object.freeze({ type: "none" as const });
+
+/**
+ * Whether a summary request lets the model call a tool: it has tools and no `tool_choice` of
+ * `none` already. Only such a request is asked again with `none`: `tool_choice` needs tools,
+ * and the tools stay, as a request whose messages hold `tool_use` blocks must define them.
+ */
+function mayCallTools(body: MessageCreateParamsNonStreaming): boolean {
+  return Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice?.type !== "none";
+}
+
+/**
+ * The text and usage of a summary response (`earlier`'s usage added: a reply that called a tool
+ * cost tokens too); an `llm_error` when it stopped before its text was whole.
+ */
+function summaryReply(
+  response: AnthropicMessage,
+  what: string,
+  earlier?: AnthropicMessage,
+): LlmReply {
+  assertSummaryFinished(what, response.stop_reason, UNFINISHED_SUMMARY);
+  const own = replyUsage(response.usage);
+  const before = earlier === undefined ? undefined : replyUsage(earlier.usage);
+  const usage = before === undefined ? own : own === undefined ? before : addUsage(before, own);
+  return { text: responseText(response), ...(usage === undefined ? {} : { usage }) };
 }
 
 /**

@@ -4,6 +4,7 @@ import type {
   MessageParam,
 } from "@anthropic-ai/sdk/resources/messages";
 import * as z from "zod/mini";
+import { anyAssistantImage, withAssistantImagesMoved } from "../core/assistant-images.js";
 import {
   isSystemMessage,
   isSystemMessageBlock,
@@ -126,6 +127,10 @@ export function writeAnthropicMessages(
       )
         index += 1;
     }
+    // The API refuses an image in an assistant turn: written again with the images in the user
+    // message after (rare; found here, where the blocks are read anyway).
+    if (role === "assistant" && anyAssistantImage(messages, start, index))
+      return writeAnthropicMessages(withAssistantImagesMoved(readable), origins);
     // A message alone (the common case) lends its own blocks; only a group is joined.
     const single = index - start === 1;
     if (

@@ -1,3 +1,4 @@
+import { anyAssistantImage, placeImages } from "./assistant-images.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import {
   isCompactionBlock,
@@ -343,4 +344,47 @@ function checkSystemMessages(
           : `messages.${start}: a \`system\` message that carries content must follow a \`user\` turn (or an \`assistant\` turn ending in a server tool result) and precede an \`assistant\` turn or end \`messages\``,
     });
   }
+}
+
+/** A problem about the `sent` message at `at`, told of the caller's message at `index`. */
+function atCallersIndex(problem: ConversationProblem, at: number, index: number) {
+  if (at === index) return problem;
+  // The API's words name the message by its index ("messages.3: …"): the caller's, as elsewhere.
+  const named = `messages.${at}`;
+  const next = problem.message.charAt(named.length);
+  const message =
+    problem.message.startsWith(named) && (next === "." || next === ":")
+      ? `messages.${index}${problem.message.slice(named.length)}`
+      : problem.message;
+  return { ...problem, messageIndex: index, message };
+}
+
+/**
+ * `validateConversation`'s Anthropic rules on the messages as `toAnthropicMessages` sends their
+ * images ({@link withAssistantImagesMoved}): an assistant message of images alone is left out,
+ * and images waiting at the end make a last user message (so the calls of the assistant message
+ * before it must be answered). An image moved into a user message, after its tool results,
+ * changes no rule; so the rules read the caller's messages, and report the caller's indices.
+ */
+export function anthropicProblemsAsSent(
+  messages: readonly Message[],
+  report: (problem: ConversationProblem) => void,
+): void {
+  if (!anyAssistantImage(messages)) {
+    anthropicProblems(messages, report);
+    return;
+  }
+  const sent: Message[] = [];
+  const sources: number[] = [];
+  const keep = (message: Message, index: number) => {
+    sent.push(message);
+    sources.push(index);
+  };
+  placeImages(messages, keep, keep, (images, from) =>
+    keep({ ...messages[from]!, role: "user", content: images }, from),
+  );
+  anthropicProblems(sent, (problem) => {
+    const at = problem.messageIndex;
+    report(at === undefined ? problem : atCallersIndex(problem, at, sources[at] ?? at));
+  });
 }

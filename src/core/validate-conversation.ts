@@ -1,6 +1,6 @@
 import { LazilyCompiled } from "../internal/compiled-schema.js";
 import { isPlainObject } from "../internal/plain-object.js";
-import { anthropicProblems } from "./anthropic-validity.js";
+import { anthropicProblemsAsSent } from "./anthropic-validity.js";
 import { chatCompletionsProblems } from "./chat-completions-validity.js";
 import type { ConversationProblem } from "./conversation-problem.js";
 import { withDistinctToolIds } from "./distinct-tool-ids.js";
@@ -98,7 +98,7 @@ export function validateConversation(
   if (provider === "openai") openAIProblems(sent, report);
   else if (provider === "ai-sdk") aiSdkProblems(sent, report);
   else if (provider === "chat-completions") chatCompletionsProblems(sent, report);
-  else anthropicProblems(sent, report);
+  else anthropicProblemsAsSent(sent, report);
   return problems;
 }
 

@@ -185,6 +185,19 @@ describe("AnthropicStandIn rules", () => {
     expect(unanswered.apiMessage).toContain("without `tool_result` blocks immediately after");
   });
 
+  it("takes tool_choice none with tools, and refuses a tool_choice without tools (tool-choice.ts)", async () => {
+    const client = new AnthropicStandIn();
+    const tools = [{ name: "read", input_schema: { type: "object" as const } }];
+    const body = { model, max_tokens: 1, messages: [ask("a")] };
+    await expect(
+      client.messages.create({ ...body, tools, tool_choice: { type: "none" } }),
+    ).resolves.toMatchObject({ type: "message" });
+    const refused = await rejection(
+      client.messages.create({ ...body, tool_choice: { type: "none" } }),
+    );
+    expect(refused.apiMessage).toBe("tool_choice.none may only be specified while providing tools");
+  });
+
   it("refuses a request above the window with 'prompt is too long'", async () => {
     const client = new AnthropicStandIn({ contextWindow: 1_000 });
     await client.messages.create({ model, max_tokens: 1, messages: [ask("x".repeat(3_000))] });

@@ -31,6 +31,7 @@ import {
   type StandInMessageReply,
 } from "./anthropic-rules/responses.js";
 import { judgeThinking } from "./anthropic-rules/thinking.js";
+import { toolChoiceProblem } from "./anthropic-rules/tool-choice.js";
 import { type ApiProblem, betasOf, isRecord } from "./anthropic-rules/wire.js";
 
 /** Which client method a request came through. */
@@ -256,10 +257,10 @@ export class AnthropicStandIn {
     );
   }
 
-  /** The 400 a request gets before the model reads it: compaction, pairing and roles. */
+  /** The 400 a request gets before the model reads it: compaction, `tool_choice`, pairing and roles. */
   #problem(request: StandInRequest): ApiProblem | undefined {
-    const compaction = compactionProblem(request);
-    if (compaction !== undefined) return compaction;
+    const early = compactionProblem(request) ?? toolChoiceProblem(request.body);
+    if (early !== undefined) return early;
     const [first] = requestProblems(request.body["messages"]);
     return first === undefined ? undefined : { status: 400, message: first };
   }

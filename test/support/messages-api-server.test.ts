@@ -189,4 +189,36 @@ describe("MessagesApiServer through @anthropic-ai/sdk", () => {
     const whole = await send([user("a whole emoji: \ud83d\ude00")]);
     expect(whole.type).toBe("message");
   });
+
+  // The tool use docs (https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools):
+  // "`none` prevents Claude from using any tools. This is the default value when no `tools` are
+  // provided", and forced tool use "(any, tool) [is] not supported [with extended thinking] and
+  // will result in an error. Only `tool_choice: {"type": "auto"}` (the default) and
+  // `tool_choice: {"type": "none"}` are compatible with extended thinking."
+  it("takes tool_choice none with tools, thinking or not; refuses one without tools or forced with thinking", async () => {
+    const tools = [{ name: "read", input_schema: { type: "object" as const } }];
+    const messages = [user("Read a.ts")];
+    const create = (extra: Partial<Anthropic.MessageCreateParamsNonStreaming>) =>
+      client.messages.create({ model: "claude-sonnet-5-5", max_tokens: 64, messages, ...extra });
+    const thinking = { type: "enabled" as const, budget_tokens: 1024 };
+    await expect(create({ tools, tool_choice: { type: "none" } })).resolves.toMatchObject({
+      type: "message",
+    });
+    await expect(
+      create({ tools, tool_choice: { type: "none" }, thinking, max_tokens: 2048 }),
+    ).resolves.toMatchObject({ type: "message" });
+    const message = (pattern: RegExp) => ({ status: 400, error: { error: { message: pattern } } });
+    await expect(create({ tool_choice: { type: "none" } })).rejects.toMatchObject(
+      message(/^tool_choice\.none may only be specified while providing tools$/),
+    );
+    await expect(
+      create({ tools, tool_choice: { type: "any" }, thinking, max_tokens: 2048 }),
+    ).rejects.toMatchObject(message(/not supported with extended thinking/));
+    await expect(
+      create({ tools, tool_choice: { type: "tool", name: "write" } }),
+    ).rejects.toMatchObject(message(/^tool_choice\.name: no tool named "write"/));
+    await expect(create({ tools, tool_choice: { type: "never" } as never })).rejects.toMatchObject(
+      message(/^tool_choice\.type: Input should be/),
+    );
+  });
 });

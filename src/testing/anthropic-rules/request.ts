@@ -15,6 +15,10 @@
  * - "messages.N.content.M: `tool_use` ids must be unique" (R: anthropics/claude-code#20901,
  *   #21317; anomalyco/opencode#1279): a `tool_use` id comes once in the whole request, even where
  *   the call it repeats was answered (a provider numbering each reply's calls, `call_0` every time).
+ * - "messages.N.content: 'image' blocks are not permitted within assistant turns" (R: measured
+ *   against the live API, request ids in a stored client's comment; SEMOSS/Semoss#2323,
+ *   epam/ai-dial-adapter-bedrock#306): an image goes in a user turn. The docs show images in user
+ *   messages only and say nothing of assistant turns.
  *
  * Two ways to judge roles. `"alternate"` (the default, the `AnthropicStandIn`'s): two messages of
  * one role in a row are refused, and a `system` message is one more role. `"merged"` (the loopback
@@ -59,6 +63,8 @@ const emptyContent = (index: number) =>
 const resultInAssistant = (index: number) =>
   `messages.${index}: \`tool_result\` blocks can only be in \`user\` messages`;
 const FIRST_NOT_USER = 'messages: first message must use the "user" role';
+const imageInAssistant = (index: number) =>
+  `messages.${index}.content: 'image' blocks are not permitted within assistant turns`;
 
 const isEmpty = (message: WireMessage) =>
   message.content === "" || (Array.isArray(message.content) && message.content.length === 0);
@@ -115,13 +121,17 @@ function shapeProblems(list: readonly WireMessage[], index: number): string[] {
   return problems;
 }
 
-/** An assistant message: no tool results in it, and each tool call answered in the next message. */
+/**
+ * An assistant message: no tool results or images in it, and each tool call answered in the next
+ * message.
+ */
 function toolUseProblems(list: readonly WireMessage[], index: number): string[] {
   const blocks = blocksOf(list[index]!);
   const problems: string[] = [];
   if (blocks.some((block) => block.type === "tool_result")) {
     problems.push(resultInAssistant(index));
   }
+  if (blocks.some((block) => block.type === "image")) problems.push(imageInAssistant(index));
   const uses = idsOf(blocks, "tool_use", "id");
   if (index === list.length - 1 || uses.length === 0) return problems;
   const answered = new Set(idsOf(blocksOf(list[index + 1] ?? {}), "tool_result", "tool_use_id"));
@@ -198,7 +208,7 @@ function mergedProblems(list: readonly WireMessage[]): string[] {
   return problems;
 }
 
-/** An assistant turn: no tool results in it, each tool call answered in the next turn. */
+/** An assistant turn: no tool results or images in it, each tool call answered in the next turn. */
 function mergedToolUseProblems(
   list: readonly WireMessage[],
   turn: Turn,
@@ -214,6 +224,7 @@ function mergedToolUseProblems(
     const blocks = blocksOf(list[index]!);
     if (blocks.some((block) => block.type === "tool_result"))
       problems.push(resultInAssistant(index));
+    if (blocks.some((block) => block.type === "image")) problems.push(imageInAssistant(index));
     if (next === undefined) continue;
     const missing = idsOf(blocks, "tool_use", "id").filter((id) => !answered.has(id));
     if (missing.length > 0) problems.push(missingResults(index, missing));
