@@ -202,6 +202,25 @@ describe("Anthropic messages whose getters or proxies throw", () => {
       expect((error as ValidationError).cause).toBe(boom);
   });
 
+  it.each([
+    ["whose proxy's traps throw", () => trapsThrow(conversation())],
+    [
+      "a revoked proxy",
+      () => {
+        const { proxy, revoke } = Proxy.revocable(conversation(), {});
+        revoke();
+        return proxy;
+      },
+    ],
+  ])("the array itself, %s: a ValidationError, from every entry", async (_, list) => {
+    for (const error of await errorsOf(list)) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toBe(
+        "Invalid Anthropic messages: could not be read (a getter or proxy threw)",
+      );
+    }
+  });
+
   it("names each message that threw, beside the other issues, reading on after it", () => {
     const params = changed((list) => {
       withGetter(list[0]!, "content", throwing);

@@ -223,6 +223,25 @@ describe("Gemini contents whose getters or proxies throw", () => {
     expect(thrownBy(() => fromGeminiContents(contents, { generateId }))).toBe(failing);
   });
 
+  it.each([
+    ["whose proxy's traps throw", () => trapsThrow(conversation())],
+    [
+      "a revoked proxy",
+      () => {
+        const { proxy, revoke } = Proxy.revocable(conversation(), {});
+        revoke();
+        return proxy;
+      },
+    ],
+  ])("the array itself, %s: a ValidationError, from every entry", async (_, list) => {
+    for (const error of await errorsOf(list)) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toBe(
+        "Invalid Gemini contents: could not be read (a getter or proxy threw)",
+      );
+    }
+  });
+
   it("names each content that threw, beside the other issues, reading on after it", () => {
     const contents = changed((list) => {
       withGetter(list[0]!, "parts", throwing);

@@ -89,3 +89,16 @@ export function unreadableError(subject: string, value: unknown, error: unknown)
   if (path === undefined) return error;
   return new ValidationError(subject, [{ path, message: UNREADABLE }], { cause: error });
 }
+
+/**
+ * The length of `value` when it is an array (or a proxy of one), else `undefined`: a
+ * `ValidationError` about `subject` naming `path` when that cannot be read (a proxy's trap
+ * threw, or it was revoked), its error the cause. Read once: the readings loop to it.
+ */
+export function arrayLength(value: unknown, subject: string, path: Path = []): number | undefined {
+  try {
+    return Array.isArray(value) ? value.length : undefined;
+  } catch (error) {
+    throw new ValidationError(subject, [{ path, message: UNREADABLE }], { cause: error });
+  }
+}
