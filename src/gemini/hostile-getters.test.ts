@@ -7,6 +7,7 @@ import { CompactionMemory } from "../session/compaction-memory.js";
 import { compactGeminiContents } from "./compact-contents.js";
 import { fromGeminiContents } from "./contents-in.js";
 import { appendGeminiResponse } from "./response.js";
+import { usageFromGemini } from "./usage.js";
 
 /**
  * Gemini contents whose fields are getters that throw, or proxies whose traps throw (review 60a:
@@ -343,5 +344,17 @@ describe("appendGeminiResponse: a response whose getters throw", () => {
     );
     expect((error as ValidationError).cause).toBe(boom);
     expect(session.messages.length).toBe(1);
+  });
+});
+
+describe("usageFromGemini: a usage whose getter throws", () => {
+  it("is a ValidationError naming the field", () => {
+    const usage = withGetter({ candidatesTokenCount: 1 }, "promptTokenCount", throwing);
+    const error = thrownBy(() => usageFromGemini(usage as never));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toBe(
+      "Invalid Gemini usageMetadata: promptTokenCount: could not be read (a getter or proxy threw)",
+    );
+    expect((error as ValidationError).cause).toBe(boom);
   });
 });

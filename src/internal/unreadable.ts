@@ -1,4 +1,5 @@
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import type * as z from "zod/mini";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import { MAX_JSON_DEPTH } from "./json-value.js";
 
 type Path = (string | number)[];
@@ -100,5 +101,17 @@ export function arrayLength(value: unknown, subject: string, path: Path = []): n
     return Array.isArray(value) ? value.length : undefined;
   } catch (error) {
     throw new ValidationError(subject, [{ path, message: UNREADABLE }], { cause: error });
+  }
+}
+
+/**
+ * `parseOrThrow`, a getter (or a proxy's trap) of `value` that throws named as a field that
+ * could not be read ({@link unreadableError}) rather than let out: zod reads the caller's fields.
+ */
+export function parseReadable<T>(schema: z.ZodMiniType<T>, value: unknown, subject: string): T {
+  try {
+    return parseOrThrow(schema, value, subject);
+  } catch (error) {
+    throw unreadableError(subject, value, error);
   }
 }
