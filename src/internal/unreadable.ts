@@ -77,7 +77,7 @@ function faultBelow(value: unknown, path: Path, seen: Set<object>): boolean {
 }
 
 /** How many objects {@link faultBelow} walks at most: a search, not a second reading of any size. */
-const MAX_OBJECTS = 1_000_000;
+const MAX_OBJECTS = 100_000;
 
 /**
  * `error`, thrown while `value` (and what else a reading asked) was read: bad input when reading
