@@ -2,6 +2,7 @@ import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { CompactionError, ValidationError } from "../core/errors.js";
 import { oneCallHelper } from "../session/compact-messages.js";
 import { distinctSent } from "../session/distinct-sent-ids.js";
+import type { CompactedMessages, CompactMessagesOptions } from "../session/stateless-options.js";
 import { writeAnthropicMessages } from "./request.js";
 import { anthropicMessagesToOurs } from "./turns.js";
 
@@ -34,7 +35,10 @@ const compactShared = oneCallHelper<MessageParam>({
  * @throws {ValidationError} for bad options or malformed messages (a getter or proxy of theirs
  * that threw among them); the caller's abort rejects with an `aborted` `CompactionError`.
  */
-export const compactAnthropicMessages: typeof compactShared = async (messages, options) => {
+export const compactAnthropicMessages = async (
+  messages: readonly MessageParam[] | readonly unknown[],
+  options: CompactMessagesOptions,
+): Promise<CompactedMessages<MessageParam>> => {
   try {
     return await compactShared(messages, options);
   } catch (error) {

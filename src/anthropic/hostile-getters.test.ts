@@ -6,6 +6,7 @@ import { CompactionMemory } from "../session/compaction-memory.js";
 import { compactAnthropicMessages } from "./compact-messages.js";
 import { appendAnthropicResponse } from "./response.js";
 import { fromAnthropicMessages } from "./turns.js";
+import { usageFromAnthropic } from "./usage.js";
 
 /**
  * Anthropic messages whose fields are getters that throw, or proxies whose traps throw (review
@@ -202,6 +203,25 @@ describe("Anthropic messages whose getters or proxies throw", () => {
       expect((error as ValidationError).cause).toBe(boom);
   });
 
+  it.each([
+    ["whose proxy's traps throw", () => trapsThrow(conversation())],
+    [
+      "a revoked proxy",
+      () => {
+        const { proxy, revoke } = Proxy.revocable(conversation(), {});
+        revoke();
+        return proxy;
+      },
+    ],
+  ])("the array itself, %s: a ValidationError, from every entry", async (_, list) => {
+    for (const error of await errorsOf(list)) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toBe(
+        "Invalid Anthropic messages: could not be read (a getter or proxy threw)",
+      );
+    }
+  });
+
   it("names each message that threw, beside the other issues, reading on after it", () => {
     const params = changed((list) => {
       withGetter(list[0]!, "content", throwing);
@@ -250,18 +270,18 @@ describe("Anthropic messages whose getters answer once", () => {
 
 describe("appendAnthropicResponse: a response whose getters throw", () => {
   const cases: [string, () => object, string][] = [
-    ["its content", () => withGetter({}, "content", throwing), "content"],
+    ["its content", () => withGetter({}, "content", throwing), "response: content"],
     [
       "a block's text",
       () => ({ content: [withGetter({ type: "text" }, "text", throwing)] }),
-      "content[0].text",
+      "response: content[0].text",
     ],
     [
       "a tool use's input",
       () => ({
         content: [{ type: "tool_use", id: "t1", name: "read", input: trapsThrow({}) }],
       }),
-      "content[0].input",
+      "response: content[0].input",
     ],
     [
       "its usage",
@@ -269,7 +289,8 @@ describe("appendAnthropicResponse: a response whose getters throw", () => {
         content: [{ type: "text", text: "ok" }],
         usage: withGetter({ output_tokens: 1 }, "input_tokens", throwing),
       }),
-      "usage.input_tokens",
+      // Named as a malformed usage is, by usageFromAnthropic.
+      "usage: input_tokens",
     ],
   ];
 
@@ -279,9 +300,21 @@ describe("appendAnthropicResponse: a response whose getters throw", () => {
     const error = thrownBy(() => appendAnthropicResponse(session, response() as never));
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).message).toBe(
-      `Invalid Anthropic response: ${at}: could not be read (a getter or proxy threw)`,
+      `Invalid Anthropic ${at}: could not be read (a getter or proxy threw)`,
     );
     expect((error as ValidationError).cause).toBe(boom);
     expect(session.messages.length).toBe(1);
+  });
+});
+
+describe("usageFromAnthropic: a usage whose getter throws", () => {
+  it("is a ValidationError naming the field", () => {
+    const usage = withGetter({ output_tokens: 1 }, "input_tokens", throwing);
+    const error = thrownBy(() => usageFromAnthropic(usage as never));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toBe(
+      "Invalid Anthropic usage: input_tokens: could not be read (a getter or proxy threw)",
+    );
+    expect((error as ValidationError).cause).toBe(boom);
   });
 });

@@ -16,7 +16,7 @@ import { estimateContentTokens } from "../core/tokens.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
 import type { ItemOrigins } from "../internal/item-origins.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
-import { unreadableIssue } from "../internal/unreadable.js";
+import { arrayLength, unreadableIssue } from "../internal/unreadable.js";
 import { contentFromWire } from "./blocks.js";
 import { QuickMessageReader } from "./quick-message-blocks.js";
 import { MessageParamsWireSchema, parseWireMessage, type WireMessage } from "./wire-schemas.js";
@@ -57,11 +57,12 @@ type WireRole = WireMessage["role"];
  */
 function readMessages(params: readonly unknown[], stateless: boolean): ReadMessages {
   const issues: ValidationIssue[] = [];
+  const count = arrayLength(params, "Anthropic messages") ?? 0;
   // One entry per param (each is read or reported), so made at their size, never grown.
-  const roles: WireRole[] = new Array(params.length);
-  const bodies: (ContentBlock[] | JsonObject)[] = new Array(params.length);
-  const tokens = new Float64Array(params.length);
-  const unsendable = new Uint8Array(params.length);
+  const roles: WireRole[] = new Array(count);
+  const bodies: (ContentBlock[] | JsonObject)[] = new Array(count);
+  const tokens = new Float64Array(count);
+  const unsendable = new Uint8Array(count);
   const reader = new QuickMessageReader(stateless, stateless ? new Set() : undefined);
   let first: number | undefined;
   let index = 0;
@@ -69,9 +70,9 @@ function readMessages(params: readonly unknown[], stateless: boolean): ReadMessa
   // A getter (or a proxy's trap) that throws is bad input: an issue naming where it throws, the
   // first error the cause; the reading goes on after it. The `try` is around the loop, not each
   // message (nothing on the happy path).
-  while (index < params.length) {
+  while (index < count) {
     try {
-      for (; index < params.length; index += 1) {
+      for (; index < count; index += 1) {
         const param = params[index];
         const blocks = reader.read(param);
         if (blocks !== undefined) {
@@ -155,7 +156,8 @@ export function fromAnthropicMessages(
   const parsedOptions = checkConversionOptions(options, "fromAnthropicMessages options", {
     generateId: true,
   });
-  if (!Array.isArray(params)) parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages");
+  if (arrayLength(params, "Anthropic messages") === undefined)
+    parseOrThrow(MessageParamsWireSchema, params, "Anthropic messages");
   return anthropicMessagesToOurs(params, parsedOptions);
 }
 

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
-import { parseOrThrow } from "../core/errors.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA, type Usage } from "../core/usage.js";
+import { parseReadable } from "../internal/unreadable.js";
 
 /**
  * The token fields of an Anthropic usage object: the SDK's `Usage`, `MessageDeltaUsage`
@@ -31,14 +31,15 @@ const AnthropicUsageSchema = z.looseObject(
  * @example
  * const usage = usageFromAnthropic(response.usage);
  * if (usage) session.recordUsage(usage);
- * @throws {ValidationError} when a field is present but not a whole number ≥ 0.
+ * @throws {ValidationError} when a field is present but not a whole number ≥ 0, or a getter
+ * (or proxy's trap) of it threw.
  */
 export function usageFromAnthropic(usage: AnthropicUsageLike & { input_tokens: number }): Usage;
 export function usageFromAnthropic(usage: AnthropicUsageLike | null | undefined): Usage | undefined;
 export function usageFromAnthropic(
   usage: AnthropicUsageLike | null | undefined,
 ): Usage | undefined {
-  const parsed = parseOrThrow(z.nullish(AnthropicUsageSchema), usage, "Anthropic usage");
+  const parsed = parseReadable(z.nullish(AnthropicUsageSchema), usage, "Anthropic usage");
   if (parsed == null || parsed.input_tokens == null) return undefined;
   const out: Usage = { inputTokens: parsed.input_tokens };
   if (parsed.cache_creation_input_tokens != null)

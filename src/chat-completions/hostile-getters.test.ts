@@ -223,6 +223,23 @@ describe("chat messages whose keys are listed once (review 60a)", () => {
   });
 });
 
+describe("the messages array itself, a proxy whose traps throw (review 60a)", () => {
+  // The one-call helpers' first look at the array (is it one?) read it raw.
+  it("a ValidationError from compactChatMessages, as from fromChatMessages", async () => {
+    const messages = new Proxy([{ role: "user", content: "hi" }], { get: throwing });
+    const error = await compactChatMessages(asMessages(messages), { contextLimit: 10_000 }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toBe(
+      "Invalid Chat Completions messages: could not be read (a getter or proxy threw)",
+    );
+    expect((error as ValidationError).cause).toBe(boom);
+    expect(() => fromChatMessages(messages)).toThrow(ValidationError);
+  });
+});
+
 describe("chat messages whose getters throw", () => {
   const holed: unknown[] = [{ role: "user", content: "hi" }];
   withGetter(holed, "1", throwing);

@@ -14,7 +14,7 @@ import { normalizeJson } from "../internal/json-value.js";
 import { isNonEmptyString } from "../internal/non-empty-string.js";
 import { HAS_OWN, isPlainObject, spreadWith, without } from "../internal/plain-object.js";
 import { TurnBuilder } from "../internal/turn-builder.js";
-import { unreadableIssue } from "../internal/unreadable.js";
+import { arrayLength, unreadableIssue } from "../internal/unreadable.js";
 import { copiedPart, type PartContext, partBlock, partBlockOfCopy } from "./parts-in.js";
 import { quickPartBlock } from "./parts-quick.js";
 
@@ -68,7 +68,7 @@ export function fromGeminiContents(
   checkConversionOptions(options, "fromGeminiContents options", { generateId: true });
   const list: readonly unknown[] =
     typeof contents === "string" ? [{ role: "user", parts: [{ text: contents }] }] : contents;
-  if (!Array.isArray(list)) {
+  if (arrayLength(list, "Gemini contents") === undefined) {
     throw new ValidationError("Gemini contents", [
       { path: [], message: "must be a string or an array of contents" },
     ]);
@@ -89,15 +89,16 @@ export function geminiContentsToOurs(
   const issues: ValidationIssue[] = [];
   const reader = new ContentsReader(options, issues);
   const { messages } = reader;
+  const count = arrayLength(list, "Gemini contents") ?? 0;
   let index = 0;
   let cause: unknown;
   // A getter (or a proxy's trap) that throws is bad input: an issue naming where it throws, the
   // first error the cause; the reading goes on after it. The `try` is around the loop, not each
   // content (nothing on the happy path).
-  while (index < list.length) {
+  while (index < count) {
     try {
       // By index: a hole is no content, and is named (`forEach` would skip it).
-      for (; index < list.length; index += 1) {
+      for (; index < count; index += 1) {
         const made = messages.length;
         reader.add(list[index], index);
         if (reader.exact) origins?.noteRead(made, messages.length, index);

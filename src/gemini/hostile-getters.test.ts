@@ -7,6 +7,7 @@ import { CompactionMemory } from "../session/compaction-memory.js";
 import { compactGeminiContents } from "./compact-contents.js";
 import { fromGeminiContents } from "./contents-in.js";
 import { appendGeminiResponse } from "./response.js";
+import { usageFromGemini } from "./usage.js";
 
 /**
  * Gemini contents whose fields are getters that throw, or proxies whose traps throw (review 60a:
@@ -223,6 +224,25 @@ describe("Gemini contents whose getters or proxies throw", () => {
     expect(thrownBy(() => fromGeminiContents(contents, { generateId }))).toBe(failing);
   });
 
+  it.each([
+    ["whose proxy's traps throw", () => trapsThrow(conversation())],
+    [
+      "a revoked proxy",
+      () => {
+        const { proxy, revoke } = Proxy.revocable(conversation(), {});
+        revoke();
+        return proxy;
+      },
+    ],
+  ])("the array itself, %s: a ValidationError, from every entry", async (_, list) => {
+    for (const error of await errorsOf(list)) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toBe(
+        "Invalid Gemini contents: could not be read (a getter or proxy threw)",
+      );
+    }
+  });
+
   it("names each content that threw, beside the other issues, reading on after it", () => {
     const contents = changed((list) => {
       withGetter(list[0]!, "parts", throwing);
@@ -324,5 +344,17 @@ describe("appendGeminiResponse: a response whose getters throw", () => {
     );
     expect((error as ValidationError).cause).toBe(boom);
     expect(session.messages.length).toBe(1);
+  });
+});
+
+describe("usageFromGemini: a usage whose getter throws", () => {
+  it("is a ValidationError naming the field", () => {
+    const usage = withGetter({ candidatesTokenCount: 1 }, "promptTokenCount", throwing);
+    const error = thrownBy(() => usageFromGemini(usage as never));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).message).toBe(
+      "Invalid Gemini usageMetadata: promptTokenCount: could not be read (a getter or proxy threw)",
+    );
+    expect((error as ValidationError).cause).toBe(boom);
   });
 });

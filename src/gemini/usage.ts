@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
-import { parseOrThrow } from "../core/errors.js";
 import type { CompactionUsage, Usage } from "../core/usage.js";
 import { PROVIDER_TOKEN_COUNT_SCHEMA } from "../core/usage.js";
+import { parseReadable } from "../internal/unreadable.js";
 
 /** What {@link usageFromGemini} reads of a response's `usageMetadata` (the SDK's `GenerateContentResponseUsageMetadata`). */
 export interface GeminiUsageLike {
@@ -39,10 +39,11 @@ const GeminiUsageSchema = z.looseObject(
  * @example
  * const usage = usageFromGemini(response.usageMetadata);
  * if (usage !== undefined) session.recordUsage(usage);
- * @throws {ValidationError} when a count is present but not a whole number ≥ 0.
+ * @throws {ValidationError} when a count is present but not a whole number ≥ 0, or a getter
+ * (or proxy's trap) of it threw.
  */
 export function usageFromGemini(usage: GeminiUsageLike | null | undefined): Usage | undefined {
-  const parsed = parseOrThrow(z.nullish(GeminiUsageSchema), usage, "Gemini usageMetadata");
+  const parsed = parseReadable(z.nullish(GeminiUsageSchema), usage, "Gemini usageMetadata");
   if (parsed == null || parsed.promptTokenCount == null) return undefined;
   const prompt = parsed.promptTokenCount;
   const cached = Math.min(prompt, parsed.cachedContentTokenCount ?? 0);

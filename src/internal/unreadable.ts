@@ -1,4 +1,5 @@
-import { ValidationError, type ValidationIssue } from "../core/errors.js";
+import type * as z from "zod/mini";
+import { parseOrThrow, ValidationError, type ValidationIssue } from "../core/errors.js";
 import { MAX_JSON_DEPTH } from "./json-value.js";
 
 type Path = (string | number)[];
@@ -76,7 +77,7 @@ function faultBelow(value: unknown, path: Path, seen: Set<object>): boolean {
 }
 
 /** How many objects {@link faultBelow} walks at most: a search, not a second reading of any size. */
-const MAX_OBJECTS = 1_000_000;
+const MAX_OBJECTS = 100_000;
 
 /**
  * `error`, thrown while `value` (and what else a reading asked) was read: bad input when reading
@@ -88,4 +89,29 @@ export function unreadableError(subject: string, value: unknown, error: unknown)
   const path = faultPath(value);
   if (path === undefined) return error;
   return new ValidationError(subject, [{ path, message: UNREADABLE }], { cause: error });
+}
+
+/**
+ * The length of `value` when it is an array (or a proxy of one), else `undefined`: a
+ * `ValidationError` about `subject` naming `path` when that cannot be read (a proxy's trap
+ * threw, or it was revoked), its error the cause. Read once: the readings loop to it.
+ */
+export function arrayLength(value: unknown, subject: string, path: Path = []): number | undefined {
+  try {
+    return Array.isArray(value) ? value.length : undefined;
+  } catch (error) {
+    throw new ValidationError(subject, [{ path, message: UNREADABLE }], { cause: error });
+  }
+}
+
+/**
+ * `parseOrThrow`, a getter (or a proxy's trap) of `value` that throws named as a field that
+ * could not be read ({@link unreadableError}) rather than let out: zod reads the caller's fields.
+ */
+export function parseReadable<T>(schema: z.ZodMiniType<T>, value: unknown, subject: string): T {
+  try {
+    return parseOrThrow(schema, value, subject);
+  } catch (error) {
+    throw unreadableError(subject, value, error);
+  }
 }

@@ -8,6 +8,7 @@ import { estimateTokens } from "../core/message-memo.js";
 import { ItemOrigins } from "../internal/item-origins.js";
 import type { Continued, RecentHistories } from "../internal/recent-histories.js";
 import { snapshotOf } from "../internal/same-value.js";
+import { arrayLength, UNREADABLE } from "../internal/unreadable.js";
 import { historiesOf } from "./compaction-memory.js";
 import { distinctSent } from "./distinct-sent-ids.js";
 import { StatelessCompaction } from "./stateless-compaction.js";
@@ -244,7 +245,7 @@ export function messagesFrom<T>(messages: readonly T[], from: number, what: stri
       [
         {
           path: at === undefined ? [] : [at],
-          message: "could not be read (a getter or proxy threw)",
+          message: UNREADABLE,
         },
       ],
       { cause: error },
@@ -262,7 +263,8 @@ export function checkedCall(
   options: CompactMessagesOptions,
   names: { entry: string; what: string },
 ): CompactMessagesOptions {
-  if (!Array.isArray(input)) {
+  // Told apart before anything reads them: an array whose proxy's traps throw is named.
+  if (arrayLength(input, names.what) === undefined) {
     throw new ValidationError(names.what, [{ path: [], message: "must be an array of messages" }]);
   }
   return parseOrThrow(COMPACT_MESSAGES_OPTIONS_SCHEMA, options, `${names.entry} options`);
