@@ -123,13 +123,21 @@ function takeIn(
       if (type === "tool_use") {
         callIds.add(block.id);
         calls += 1;
-      } else if (type === "tool_result") {
+        continue;
+      }
+      if (type === "tool_result") {
         results += 1;
-        if (!callIds.has(block.toolUseId) || answered.has(block.toolUseId)) callsLeft = true;
-        answered.add(block.toolUseId);
-      } else if (type === "opaque") carried += 1;
-      if (isThinking(block)) facts.thinking = true;
-      else if (!long && isUser) long = holdsLongText(block, maxChars);
+        const id = block.toolUseId;
+        if (!callIds.has(id) || answered.has(id)) callsLeft = true;
+        answered.add(id);
+      } else if (type === "opaque") {
+        carried += 1;
+        continue;
+      } else if (isThinking(block)) {
+        facts.thinking = true;
+        continue;
+      }
+      if (!long && isUser) long = holdsLongText(block, maxChars);
     }
     const system = content.length === 1 && isSystemMessage(message);
     if (system && facts.leadingSystemIds.size === index) facts.leadingSystemIds.add(message.id);
@@ -167,29 +175,39 @@ function takeIn(
   return { intake, callsLeft };
 }
 
-/** Ids in order, looked up in a set once there are many (one message of thousands of calls). */
+/**
+ * Ids in order, looked up in a set once there are many (one message of thousands of calls).
+ * Cleared by its count: the array is written over, not made again, at each message.
+ */
 class IdList {
   #ids: string[];
+  #count: number;
   #set: Set<string> | undefined;
 
   constructor(ids: readonly string[]) {
     this.#ids = ids.slice();
+    this.#count = ids.length;
   }
 
   has(id: string): boolean {
-    if (this.#ids.length <= 8) return this.#ids.includes(id);
-    this.#set ??= new Set(this.#ids);
+    const ids = this.#ids;
+    const count = this.#count;
+    if (count <= 8) {
+      for (let at = 0; at < count; at += 1) if (ids[at] === id) return true;
+      return false;
+    }
+    this.#set ??= new Set(ids.slice(0, count));
     return this.#set.has(id);
   }
 
   add(id: string): void {
-    this.#ids.push(id);
+    this.#ids[this.#count] = id;
+    this.#count += 1;
     this.#set?.add(id);
   }
 
   clear(): void {
-    if (this.#ids.length === 0) return;
-    this.#ids = [];
+    this.#count = 0;
     this.#set = undefined;
   }
 }
