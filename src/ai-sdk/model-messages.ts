@@ -16,6 +16,7 @@ import {
 import { isSummaryTurn } from "../core/turn.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
+import { WrittenCallNames } from "./call-names.js";
 import { withDistinctCallIds } from "./distinct-call-ids.js";
 import { isLibraryUserMessage, joinedUserMessages } from "./joined-user-messages.js";
 import { keepMessageOptions, systemBlock } from "./message-fields-in.js";
@@ -371,12 +372,14 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
  * gave them.
  */
 export function writeModelMessages(messages: readonly Message[]): ModelMessage[] {
-  const toolNames = new Map<string, string>();
+  const toolNames = new WrittenCallNames(messages);
   const out: ModelMessage[] = [];
   // Where the library's own user messages were written: joined with a user message beside them.
   const written: number[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
     const before = out.length;
+    toolNames.at(index);
     messageToModel(message, toolNames, out);
     if (out.length > before && isLibraryUserMessage(message)) written.push(out.length - 1);
   }
