@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContentBlock, Message } from "../core/message.js";
 import { CallNames } from "./call-names.js";
-import { fromModelMessages } from "./model-messages.js";
+import { fromModelMessages, writeModelMessages } from "./model-messages.js";
 
 /** The lookup as it was before the table of a large message: every result scanned the message. */
 function scanningGet(
@@ -137,5 +137,62 @@ describe("fromModelMessages with many calls in one message", () => {
     expect(blocks).toHaveLength(count);
     // A result whose call names its tool keeps nothing beside it.
     for (const result of blocks) expect(result).not.toHaveProperty("extra");
+  });
+});
+
+/** The tool name of each result in `messages`, in order, from a table of every call before it. */
+function tabledNames(messages: readonly Message[]): string[] {
+  const table = new Map<string, string>();
+  const names: string[] = [];
+  for (const { content } of messages)
+    for (const block of content) {
+      if (block.type === "tool_use") table.set(block.id, block.name);
+      else if (block.type === "tool_result") names.push(table.get(block.toolUseId) ?? "unknown");
+    }
+  return names;
+}
+
+const written = fc.record({
+  role: fc.constantFrom("user" as const, "assistant" as const),
+  // Calls and results in either role, a result after its call in one message, ids reused;
+  // past 16 calls a message's calls are looked up in a table: both sides of it.
+  content: fc.array(
+    fc.oneof(
+      block,
+      fc.record({
+        type: fc.constant("tool_result" as const),
+        toolUseId: fc.constantFrom(...ids, "z"),
+        content: fc.constant("ok"),
+        isError: fc.constant(false),
+      }),
+    ),
+    { minLength: 1, maxLength: 40 },
+  ),
+});
+
+describe("writeModelMessages' tool names", () => {
+  it("name each result as a table of every call written before it did", () => {
+    fc.assert(
+      fc.property(fc.array(written, { maxLength: 10 }), (drawn) => {
+        const messages = drawn.map(
+          (entry, index) =>
+            ({
+              ...base,
+              id: `m${index}`,
+              turnId: { owner: "u", number: 1 },
+              createdAt: new Date(0),
+              ...entry,
+            }) as unknown as Message,
+        );
+        const names = writeModelMessages(messages).flatMap((message) =>
+          typeof message.content === "string"
+            ? []
+            : message.content.flatMap((part) =>
+                part.type === "tool-result" ? [part.toolName] : [],
+              ),
+        );
+        expect(names).toEqual(tabledNames(messages));
+      }),
+    );
   });
 });

@@ -192,7 +192,9 @@ function takeIn(stateless: StatelessCompaction, step: LoopStep): TakenIn {
   const converted = convertModelMessages(fresh, {}, after, from, copyInputs);
   // Seen for the first time: thinking a reply made over a compacted prompt is stale here.
   const current =
-    known === undefined ? withoutThinkingOverCompaction(converted.messages) : converted.messages;
+    known === undefined && converted.reasoning
+      ? withoutThinkingOverCompaction(converted.messages)
+      : converted.messages;
   const intake = stateless.intake(current, known?.ours);
   let estimate = converted.tokens;
   if (intake.repaired || current !== converted.messages) estimate = estimateTokens(intake.messages);

@@ -11,10 +11,11 @@ type UserPart = Exclude<UserContent, string>[number];
  * joins with the user message beside it.
  */
 export function isLibraryUserMessage(message: Message): boolean {
+  // The first block before the turn: the writer has just read it, and it rules out nearly all.
   return (
     message.role === "user" &&
     (message.generated !== undefined ||
-      (isSummaryTurn(message.turnId) && isSummaryText(message.content[0])))
+      (isSummaryText(message.content[0]) && isSummaryTurn(message.turnId)))
   );
 }
 

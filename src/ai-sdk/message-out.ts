@@ -8,14 +8,13 @@ import type {
   UserContent,
   UserModelMessage,
 } from "ai";
-import { isCompactionBlock, isSystemMessage } from "../core/conversation-structure.js";
+import { isCompactionBlock, isSystemMessageBlock } from "../core/conversation-structure.js";
 import {
   COMPACTION_BLOCK_TYPE,
   type ContentBlock,
   type JsonObject,
   type Message,
   type OpaqueBlock,
-  type SystemMessageBlock,
 } from "../core/message.js";
 import { isPlainObject, spreadWith } from "../internal/plain-object.js";
 import { systemText } from "../internal/system-text.js";
@@ -106,7 +105,12 @@ export function blockToPart(
 
 /** The message's own `providerOptions`, kept on its last block. */
 export function messageOptions(message: Message): ProviderOptions | undefined {
-  const last = message.content.at(-1);
+  const { content } = message;
+  return keptMessageOptions(content[content.length - 1]);
+}
+
+/** The message options kept on `last`, a message's last block. */
+function keptMessageOptions(last: ContentBlock | undefined): ProviderOptions | undefined {
   if (last === undefined) return undefined;
   const options =
     last.type === "opaque"
@@ -116,8 +120,10 @@ export function messageOptions(message: Message): ProviderOptions | undefined {
 }
 
 /** How the content was written: a string, an empty array (of a `tool` message), or parts. */
-function contentForm(message: Message): "string" | "empty" | "emptyTool" | "parts" {
-  const only = message.content.length === 1 ? message.content[0] : undefined;
+type ContentForm = "string" | "empty" | "emptyTool" | "parts";
+
+/** The form of a message whose only block is `only`. */
+function contentForm(only: ContentBlock | undefined): ContentForm {
   if (only?.type !== "text") return "parts";
   const form = aiSdkFields(only)["content"];
   return form === "string" || form === "empty" || form === "emptyTool" ? form : "parts";
@@ -138,55 +144,74 @@ function withMessageOptions<M extends ModelMessage>(
   return options === undefined ? message : spreadWith(message, { providerOptions: options });
 }
 
-/** An assistant message; none when it held only other APIs' blocks (see `sendsToAiSdk`). */
-function assistantToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
-  const options = messageOptions(message);
-  const form = contentForm(message);
-  const only = message.content[0];
+/**
+ * An assistant message of `content` (its form and options read by {@link messageToModel});
+ * none when it held only other APIs' blocks (see `sendsToAiSdk`).
+ */
+function assistantToModel(
+  content: readonly ContentBlock[],
+  form: ContentForm,
+  options: ProviderOptions | undefined,
+  toolNames: ToolNames,
+  out: ModelMessage[],
+): void {
+  const only = content[0];
   if (form !== "parts" && only?.type === "text") {
-    const content = form === "string" ? only.text : [];
-    out.push(withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content }, options));
+    const written = form === "string" ? only.text : [];
+    out.push(
+      withMessageOptions<AssistantModelMessage>(
+        { ...MESSAGE.assistant, content: written },
+        options,
+      ),
+    );
     return;
   }
-  const blocks = sentBlocks(message.content);
+  const blocks = sentBlocks(content);
   if (blocks.length === 0) return;
-  const content = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames, true);
-  out.push(withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content }, options));
+  const parts = partsOf<AssistantPart>(blocks, 0, blocks.length, toolNames, true);
+  out.push(
+    withMessageOptions<AssistantModelMessage>({ ...MESSAGE.assistant, content: parts }, options),
+  );
 }
 
 /**
- * A user message: its leading tool results (and tool approvals) as a `tool` message, the rest
- * as a `user` message, each only when it has parts (other APIs' blocks left out first).
+ * A user message of `content`: its leading tool results (and tool approvals) as a `tool`
+ * message, the rest as a `user` message, each only when it has parts (other APIs' blocks left
+ * out first).
  */
-function userToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
-  const options = messageOptions(message);
-  const form = contentForm(message);
-  const only = message.content[0];
+function userToModel(
+  content: readonly ContentBlock[],
+  form: ContentForm,
+  options: ProviderOptions | undefined,
+  toolNames: ToolNames,
+  out: ModelMessage[],
+): void {
+  const only = content[0];
   if (form === "emptyTool") {
     out.push(withMessageOptions<ToolModelMessage>({ role: "tool", content: [] }, options));
     return;
   }
   if (form !== "parts" && only?.type === "text") {
-    const content = form === "string" ? only.text : [];
-    out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content }, options));
+    const written = form === "string" ? only.text : [];
+    out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content: written }, options));
     return;
   }
-  const blocks = sentBlocks(message.content);
+  const blocks = sentBlocks(content);
   let split = 0;
   while (split < blocks.length && isToolSide(blocks[split]!)) split += 1;
   const rest = blocks.length - split;
   if (split > 0) {
-    const content = partsOf<ToolPart>(blocks, 0, split, toolNames);
+    const parts = partsOf<ToolPart>(blocks, 0, split, toolNames);
     out.push(
       withMessageOptions<ToolModelMessage>(
-        { ...MESSAGE.tool, content },
+        { ...MESSAGE.tool, content: parts },
         rest === 0 ? options : undefined,
       ),
     );
   }
   if (rest > 0) {
-    const content = partsOf<UserPart>(blocks, split, blocks.length, toolNames);
-    out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content }, options));
+    const parts = partsOf<UserPart>(blocks, split, blocks.length, toolNames);
+    out.push(withMessageOptions<UserModelMessage>({ ...MESSAGE.user, content: parts }, options));
   }
 }
 
@@ -209,13 +234,18 @@ function partsOf<P>(
  * other APIs' blocks, which are left out (see `sendsToAiSdk`).
  */
 export function messageToModel(message: Message, toolNames: ToolNames, out: ModelMessage[]): void {
-  if (isSystemMessage(message)) {
-    const system = systemToModel((message.content[0] as SystemMessageBlock).block.message);
+  // Its content read once here: a session's is frozen, which V8 reads several times slower.
+  const { content } = message;
+  const only = content.length === 1 ? content[0] : undefined;
+  if (isSystemMessageBlock(only)) {
+    const system = systemToModel(only.block.message);
     if (system !== undefined) out.push(system);
     return;
   }
-  if (message.role === "assistant") assistantToModel(message, toolNames, out);
-  else userToModel(message, toolNames, out);
+  const options = keptMessageOptions(content[content.length - 1]);
+  const form = contentForm(only);
+  if (message.role === "assistant") assistantToModel(content, form, options, toolNames, out);
+  else userToModel(content, form, options, toolNames, out);
 }
 
 /**

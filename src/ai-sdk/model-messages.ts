@@ -16,6 +16,7 @@ import {
 import { isSummaryTurn } from "../core/turn.js";
 import { TurnTracker } from "../core/turn-tracker.js";
 import { checkConversionOptions, checkMadeByOptions } from "../internal/conversion-options.js";
+import { WrittenCallNames } from "./call-names.js";
 import { withDistinctCallIds } from "./distinct-call-ids.js";
 import { isLibraryUserMessage, joinedUserMessages } from "./joined-user-messages.js";
 import { keepMessageOptions, systemBlock } from "./message-fields-in.js";
@@ -79,6 +80,17 @@ function partToBlock(context: PartContext, role: string, part: Part, type: strin
   }
 }
 
+/**
+ * Whether a part of `type` may stand in a message of `role` (`allowed`: its {@link allowedParts}):
+ * the common parts of each role by comparison, the rest by a lookup.
+ */
+function isAllowed(role: string, type: string, allowed: Set<string>): boolean {
+  if (type === "text") return role !== "tool";
+  if (type === "tool-call") return role === "assistant";
+  if (type === "tool-result") return role !== "user";
+  return allowed.has(type);
+}
+
 function allowedParts(role: string): Set<string> {
   return role === "user" ? USER_PARTS : role === "assistant" ? ASSISTANT_PARTS : TOOL_PARTS;
 }
@@ -127,7 +139,7 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
     const part = content[index] as unknown;
     cursor.part = index;
     const type = isObject(part) ? part["type"] : undefined;
-    if (typeof type !== "string" || !allowed.has(type)) {
+    if (typeof type !== "string" || !isAllowed(role, type, allowed)) {
       issues.push({
         path: [cursor.message, "content", index, "type"],
         message: `must be one of ${[...allowed].join(", ")} in a ${role} message`,
@@ -135,6 +147,7 @@ function readBlocks(message: Record_, role: string, cursor: PartCursor): Content
       continue;
     }
     cursor.inputLength = -1;
+    if (type === "reasoning") cursor.reasoning = true;
     const block = partToBlock(cursor, role, part as Part, type);
     tokens +=
       block.type === "tool_use" && cursor.inputLength >= 0
@@ -193,6 +206,8 @@ export interface ConvertedMessages {
    * then each message stands for the caller's message at its index.
    */
   readApart?: readonly number[];
+  /** Whether a message held a `reasoning` part: without one, no block is thinking. */
+  reasoning: boolean;
 }
 
 /**
@@ -252,10 +267,11 @@ export function convertModelMessages(
   const { issues } = cursor;
   if (issues.length > 0)
     throw new ValidationError("AI SDK messages", issues, { cause: cursor.readError });
+  const { reasoning } = cursor;
   const converted: ConvertedMessages =
     conversion.apart.length === 0
-      ? { messages: out, tokens }
-      : { ...withApart(out, conversion.apart), tokens };
+      ? { messages: out, tokens, reasoning }
+      : { ...withApart(out, conversion.apart), tokens, reasoning };
   if (generateId !== undefined) checkIds(converted.messages);
   return converted;
 }
@@ -371,12 +387,14 @@ export function toModelMessages(messages: readonly Message[]): ModelMessage[] {
  * gave them.
  */
 export function writeModelMessages(messages: readonly Message[]): ModelMessage[] {
-  const toolNames = new Map<string, string>();
+  const toolNames = new WrittenCallNames(messages);
   const out: ModelMessage[] = [];
   // Where the library's own user messages were written: joined with a user message beside them.
   const written: number[] = [];
-  for (const message of messages) {
+  for (let index = 0; index < messages.length; index += 1) {
+    const message = messages[index]!;
     const before = out.length;
+    toolNames.at(index);
     messageToModel(message, toolNames, out);
     if (out.length > before && isLibraryUserMessage(message)) written.push(out.length - 1);
   }

@@ -17,6 +17,8 @@ export class PartCursor implements PartContext {
   inputLength = -1;
   /** See {@link PartContext.copyInputs}. */
   copyInputs = false;
+  /** Whether a `reasoning` part was read (only those become thinking blocks). */
+  reasoning = false;
   /** The estimate of the message's blocks read last (`-1`: not worked out). */
   tokens = -1;
   /** What the first field that could not be read threw (a hostile getter's error). */

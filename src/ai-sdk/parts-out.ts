@@ -55,6 +55,8 @@ function providerOptionsOf(
   fields: JsonObject,
   key = "providerOptions",
 ): ProviderOptions | undefined {
+  // A block made elsewhere, nearly all in a session: no lookup by a key not known in advance.
+  if (fields === NO_FIELDS) return undefined;
   const options = fields[key];
   return isPlainObject(options) ? (options as ProviderOptions) : undefined;
 }
