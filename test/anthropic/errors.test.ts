@@ -145,9 +145,11 @@ describe("summariser failures through the SDK", () => {
     expect(session.messages).toHaveLength(4);
   });
 
-  it("times out a hung response with a real 50 ms deadline", async () => {
+  it("times out a hung response with a real 500 ms deadline", async () => {
     server.setDefault("messages", { type: "hang" });
-    const session = sessionWith(sdk(), { summaryTimeoutMs: 50 });
+    // Long enough for the request to reach the server on a loaded machine (at 50 ms, under load,
+    // the deadline came first, and there was no request whose close to check).
+    const session = sessionWith(sdk(), { summaryTimeoutMs: 500 });
     const error = await failure(session.forceCompact());
     expect(error.code).toBe("timeout");
     await expect(server.requestsTo("messages")[0]!.outcome).resolves.toBe("closed_by_client");
